@@ -1,0 +1,146 @@
+"""Running a plan: the inline loop for plans that cannot block, and the trio loop.
+
+Every op fires when its inputs (data and control) are ready. A plan with no blocking
+op is walked in its precomputed topological order on the calling thread: for cheap
+kernels the walk is the whole cost, and a task per op would dominate it (see
+docs/executor.md for the numbers). A plan with a blocking op (queue ops) runs on trio:
+readiness counts are decremented as ops finish, sync kernels run inline in whichever
+task made them ready, and each async kernel runs as its own task in the step's
+nursery, so a blocked dequeue blocks only its own branch and its own run. The first
+failure cancels the step and surfaces as one ``OpError`` naming the op.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import trio
+
+from .. import errors
+
+
+class RunContext:
+    """What kernels see of the run: the session's state and the run's options."""
+
+    __slots__ = ("session", "resources", "deadline", "step_id", "stats")
+
+    def __init__(self, session, resources, deadline=None, step_id=0, stats=None):
+        self.session = session
+        self.resources = resources
+        self.deadline = deadline
+        self.step_id = step_id
+        self.stats = stats
+
+
+def op_error(exc: BaseException, op) -> errors.OpError:
+    """Wraps a kernel's plain exception as InvalidArgumentError naming the op."""
+    if isinstance(exc, errors.OpError):
+        if exc.op is None:
+            exc.op = op
+        return exc
+    msg = str(exc) or type(exc).__name__
+    return errors.InvalidArgumentError(None, op, "%s: %s" % (op.describe(), msg))
+
+
+def run_sync(plan, ctx: RunContext, feed_values) -> list:
+    """Runs a non-blocking plan inline; returns the fetched values."""
+    vals = list(plan.init)
+    for s, v in zip(plan.feed_slots, feed_values):
+        vals[s] = v
+    stats = ctx.stats
+    with np.errstate(all="ignore"):
+        for kernel, op, ins, outs in plan.sync_steps:
+            t0 = time.perf_counter() if stats is not None else 0.0
+            try:
+                res = kernel(ctx, op, *[vals[i] for i in ins])
+            except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+                raise op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
+            if type(outs) is int:
+                vals[outs] = res[0]
+            else:
+                for o, r in zip(outs, res):
+                    vals[o] = r
+            if stats is not None:
+                stats.append((op, t0, time.perf_counter()))
+    return [vals[s] for s in plan.fetch_slots]
+
+
+async def run_async(plan, ctx: RunContext, feed_values) -> list:
+    """Runs a plan on trio: ops fire as their inputs become ready."""
+    vals = list(plan.init)
+    for s, v in zip(plan.feed_slots, feed_values):
+        vals[s] = v
+    pending = list(plan.npred)
+    steps = plan.steps
+    stats = ctx.stats
+
+    def finish(st, res):
+        outs = st.outs
+        if len(outs) == 1:
+            vals[outs[0]] = res[0]
+        else:
+            for o, r in zip(outs, res):
+                vals[o] = r
+        ready = []
+        for j in st.succ:
+            pending[j] -= 1
+            if pending[j] == 0:
+                ready.append(j)
+        return ready
+
+    def drive(ready, nursery):
+        while ready:
+            st = steps[ready.pop()]
+            if st.akernel is not None:
+                nursery.start_soon(run_blocking, st, nursery, name=st.op.name)
+                continue
+            t0 = time.perf_counter() if stats is not None else 0.0
+            try:
+                with np.errstate(all="ignore"):
+                    res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
+            except Exception as e:  # noqa: BLE001
+                raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
+            if stats is not None:
+                stats.append((st.op, t0, time.perf_counter()))
+            ready.extend(finish(st, res))
+
+    async def run_blocking(st, nursery):
+        t0 = time.perf_counter() if stats is not None else 0.0
+        try:
+            res = await st.akernel(ctx, st.op, *[vals[i] for i in st.ins])
+        except trio.Cancelled:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
+        if stats is not None:
+            stats.append((st.op, t0, time.perf_counter()))
+        drive(finish(st, res), nursery)
+
+    try:
+        async with trio.open_nursery() as nursery:
+            drive(list(reversed(plan.roots)), nursery)
+    except BaseExceptionGroup as eg:
+        raise _first_error(eg) from None
+    return [vals[s] for s in plan.fetch_slots]
+
+
+def _first_error(eg: BaseExceptionGroup) -> BaseException:
+    """The error to surface from a failed step: the first OpError, else the first error."""
+    flat = []
+
+    def walk(e):
+        if isinstance(e, BaseExceptionGroup):
+            for x in e.exceptions:
+                walk(x)
+        else:
+            flat.append(e)
+
+    walk(eg)
+    for e in flat:
+        if isinstance(e, errors.OpError):
+            return e
+    for e in flat:
+        if not isinstance(e, trio.Cancelled):
+            return e
+    return flat[0]

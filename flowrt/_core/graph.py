@@ -1,0 +1,757 @@
+"""The client graph: ``Graph``, ``Operation``, ``Tensor``, naming, scopes and collections.
+
+Building an op goes through ``Graph.create_op``: inputs are converted to tensors, the
+name is made unique under the current name scope, the op's registered ``infer`` rule
+gives output dtypes and static shapes, and the control-dependency and device stacks
+are applied. Errors from ``infer`` are re-raised naming the op and where user code
+created it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .registry import get_op_def
+from .shape import TensorShape, as_shape
+
+# Python operators on tensors are implemented by the op layer, which fills this table
+# (``_core`` must not import the layers above it).
+OPERATORS: dict[str, Callable] = {}
+
+_FLOWRT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _creation_site() -> tuple[str, int] | None:
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_FLOWRT_DIR):
+        f = f.f_back
+    if f is None:
+        return None
+    return f.f_code.co_filename, f.f_lineno
+
+
+class GraphKeys:
+    """Standard collection names, as in TF1."""
+
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+
+
+# --------------------------------------------------------------------------------------
+# Tensors
+# --------------------------------------------------------------------------------------
+
+
+def _binary(name):
+    def forward(self, other):
+        return OPERATORS[name](self, other)
+
+    def reverse(self, other):
+        return OPERATORS[name](other, self)
+
+    forward.__name__ = "__%s__" % name
+    reverse.__name__ = "__r%s__" % name
+    return forward, reverse
+
+
+class TensorOperators:
+    """Python operators shared by ``Tensor`` and tensor-like objects (variables)."""
+
+    __slots__ = ()
+    __array_priority__ = 100
+
+    __add__, __radd__ = _binary("add")
+    __sub__, __rsub__ = _binary("sub")
+    __mul__, __rmul__ = _binary("mul")
+    __truediv__, __rtruediv__ = _binary("truediv")
+    __floordiv__, __rfloordiv__ = _binary("floordiv")
+    __mod__, __rmod__ = _binary("mod")
+    __pow__, __rpow__ = _binary("pow")
+    __matmul__, __rmatmul__ = _binary("matmul")
+    __and__, __rand__ = _binary("and")
+    __or__, __ror__ = _binary("or")
+    __xor__, __rxor__ = _binary("xor")
+    __lt__, _ = _binary("lt")
+    __le__, _ = _binary("le")
+    __gt__, _ = _binary("gt")
+    __ge__, _ = _binary("ge")
+    del _
+
+    def __neg__(self):
+        return OPERATORS["neg"](self)
+
+    def __abs__(self):
+        return OPERATORS["abs"](self)
+
+    def __invert__(self):
+        return OPERATORS["invert"](self)
+
+    def __getitem__(self, key):
+        return OPERATORS["getitem"](self, key)
+
+    def __bool__(self):
+        raise TypeError(
+            "Using a `fr.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
+            "instead of `if t:` or use flowrt ops such as fr.cond to execute subgraphs "
+            "conditioned on the value of a tensor.")
+
+    def __iter__(self):
+        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
+                        "To iterate over this tensor use fr.unstack.")
+
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+
+class Tensor(TensorOperators):
+    """A symbolic handle to one output of an ``Operation``."""
+
+    __slots__ = ("op", "value_index", "dtype", "_shape", "_consumers", "__weakref__")
+
+    def __init__(self, op: "Operation", value_index: int, dtype: _dt.DType, shape: TensorShape):
+        self.op = op
+        self.value_index = value_index
+        self.dtype = dtype
+        self._shape = shape
+        self._consumers: list[Operation] = []
+
+    @property
+    def name(self) -> str:
+        return "%s:%d" % (self.op.name, self.value_index)
+
+    @property
+    def graph(self) -> "Graph":
+        return self.op.graph
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    def set_shape(self, shape):
+        """Refines the static shape; raises ValueError if incompatible."""
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    @property
+    def device(self) -> str:
+        return self.op.device
+
+    def consumers(self) -> list["Operation"]:
+        return list(self._consumers)
+
+    def eval(self, feed_dict=None, session=None):
+        """Runs the graph to compute this tensor in ``session`` or the default session."""
+        return _session_for(self.graph, session).run(self, feed_dict)
+
+    def _as_tensor(self):
+        return self
+
+    def __repr__(self):
+        return "<fr.Tensor '%s' shape=%s dtype=%s>" % (self.name, self._shape, self.dtype.name)
+
+    def __str__(self):
+        return 'Tensor("%s", shape=%s, dtype=%s)' % (self.name, self._shape, self.dtype.name)
+
+
+# --------------------------------------------------------------------------------------
+# Operations
+# --------------------------------------------------------------------------------------
+
+
+class Operation:
+    """A node of the graph: an op type applied to input tensors, with attributes."""
+
+    __slots__ = ("graph", "name", "type", "inputs", "outputs", "control_inputs", "attrs",
+                 "device", "_id", "_site", "_grad_type", "_control_outputs", "_output_mask",
+                 "__weakref__")
+
+    def __init__(self, graph, name, op_type, inputs, attrs, device, site):
+        self.graph = graph
+        self.name = name
+        self.type = op_type
+        self.inputs = inputs
+        self.attrs = attrs
+        self.device = device
+        self.control_inputs: list[Operation] = []
+        self._control_outputs: list[Operation] = []
+        self.outputs: list[Tensor] = []
+        self._site = site
+        self._grad_type = None
+
+    @property
+    def node_def(self):
+        return None
+
+    @property
+    def op_def(self):
+        return get_op_def(self.type)
+
+    @property
+    def traceback(self):
+        return [self._site] if self._site else []
+
+    def values(self):
+        return tuple(self.outputs)
+
+    def get_attr(self, name: str):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError("Operation '%s' has no attr named '%s'." % (self.name, name)) \
+                from None
+
+    def run(self, feed_dict=None, session=None):
+        """Runs this op (for its side effects) in ``session`` or the default session."""
+        _session_for(self.graph, session).run(self, feed_dict)
+
+    def _add_control_input(self, op: "Operation"):
+        if op not in self.control_inputs:
+            self.control_inputs.append(op)
+            op._control_outputs.append(self)
+            self.graph._version += 1
+
+    def describe(self) -> str:
+        """``Type op 'name'`` plus the user code line that created it, for messages."""
+        where = " (created at %s:%d)" % (os.path.basename(self._site[0]), self._site[1]) \
+            if self._site else ""
+        return "%s op '%s'%s" % (self.type, self.name, where)
+
+    def __repr__(self):
+        return "<fr.Operation '%s' type=%s>" % (self.name, self.type)
+
+
+# --------------------------------------------------------------------------------------
+# Graph
+# --------------------------------------------------------------------------------------
+
+
+class Graph:
+    """A dataflow graph: ops, their names, collections and scoping state."""
+
+    def __init__(self):
+        self._ops: list[Operation] = []
+        self._by_name: dict[str, Operation] = {}
+        self._names_in_use: dict[str, int] = {}
+        self._name_stack = ""
+        self._control_stack: list[list[Operation] | None] = []
+        self._device_stack: list[str] = []
+        self._collections: dict[str, list] = {}
+        self._version = 0
+        self._finalized = False
+        self.seed: int | None = None
+        self._gradient_override_map: dict[str, str] = {}
+        self._lock = threading.RLock()
+        self._scratch: dict[str, Any] = {}
+
+    # --- ops ---------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def finalize(self):
+        """Makes the graph read-only; adding an op then raises RuntimeError."""
+        self._finalized = True
+
+    def _unsafe_unfinalize(self):
+        self._finalized = False
+
+    def get_operations(self) -> list[Operation]:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError("Operation names are strings (or similar), not %s."
+                            % type(name).__name__)
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        if not isinstance(name, str):
+            raise TypeError("Tensor names are strings (or similar), not %s."
+                            % type(name).__name__)
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """Resolves a Tensor, Operation or name string to an element of this graph."""
+        if isinstance(obj, str):
+            if ":" in obj:
+                if not allow_tensor:
+                    raise ValueError("Name '%s' appears to refer to a Tensor, not an "
+                                     "Operation." % obj)
+                op_name, _, idx = obj.rpartition(":")
+                try:
+                    idx = int(idx)
+                except ValueError:
+                    raise ValueError("The name %r looks a like a Tensor name, but is not a "
+                                     "valid one. Tensor names must be of the form "
+                                     "\"<op_name>:<output_index>\"." % obj) from None
+                op = self._by_name.get(op_name)
+                if op is None:
+                    raise KeyError("The name %r refers to a Tensor which does not exist. The "
+                                   "operation, %r, does not exist in the graph.%s"
+                                   % (obj, op_name, self._suggest(op_name)))
+                if idx >= len(op.outputs):
+                    raise KeyError("The name %r refers to a Tensor which does not exist. The "
+                                   "operation, %r, exists but only has %d outputs."
+                                   % (obj, op_name, len(op.outputs)))
+                return op.outputs[idx]
+            if not allow_operation:
+                raise ValueError("The name %r refers to an Operation, not a Tensor. Tensor "
+                                 "names must be of the form \"<op_name>:<output_index>\"."
+                                 % obj)
+            op = self._by_name.get(obj)
+            if op is None:
+                raise KeyError("The name %r refers to an Operation not in the graph.%s"
+                               % (obj, self._suggest(obj)))
+            return op
+        tensor = getattr(obj, "_as_tensor", None)
+        if isinstance(obj, Tensor) or (tensor is not None and not isinstance(obj, Operation)):
+            t = obj if isinstance(obj, Tensor) else tensor()
+            if not allow_tensor:
+                raise TypeError("Can not convert a %s into an Operation." % type(obj).__name__)
+            if t.graph is not self:
+                raise ValueError("Tensor %s is not an element of this graph." % t.name)
+            return t
+        if isinstance(obj, Operation):
+            if not allow_operation:
+                raise TypeError("Can not convert an Operation into a Tensor.")
+            if obj.graph is not self:
+                raise ValueError("Operation %s is not an element of this graph." % obj.name)
+            return obj
+        raise TypeError("Can not convert a %s into a Tensor or Operation."
+                        % type(obj).__name__)
+
+    def _suggest(self, name: str) -> str:
+        import difflib
+
+        close = difflib.get_close_matches(name, self._by_name.keys(), n=3)
+        return " Did you mean %s?" % ", ".join(repr(c) for c in close) if close else ""
+
+    def create_op(self, op_type: str, inputs, attrs: dict | None = None, name: str | None = None,
+                  dtypes=None, input_types=None, **_ignored) -> Operation:
+        """Adds an op of a registered type; returns the ``Operation``."""
+        return self._create_op(op_type, list(inputs), attrs or {}, name)
+
+    def _create_op(self, op_type: str, inputs: list, attrs: dict, name: str | None,
+                   default_name: str | None = None) -> Operation:
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        op_def = get_op_def(op_type)
+        site = _creation_site()
+        tensors = []
+        for i, x in enumerate(inputs):
+            if not isinstance(x, Tensor):
+                x = convert_to_tensor(x)
+            if x.op.graph is not self:
+                raise ValueError("%s op %r: input %d (%s) is from a different graph."
+                                 % (op_type, name or default_name or op_type, i, x.name))
+            tensors.append(x)
+        full = self.unique_name(name or default_name or op_def.default_name)
+        device = self._device_stack[-1] if self._device_stack else ""
+        op = Operation(self, full, op_type, tuple(tensors), attrs, device, site)
+        try:
+            specs = op_def.infer(op)
+        except (ValueError, TypeError) as e:
+            self._names_in_use.pop(full.lower(), None)
+            raise type(e)("%s: %s" % (op.describe(), e)) from None
+        op.outputs = [Tensor(op, i, dt, shape) for i, (dt, shape) in enumerate(specs)]
+        for t in tensors:
+            t._consumers.append(op)
+        if self._control_stack:
+            input_ops = {t.op for t in tensors}
+            for ctrl in self._control_stack:
+                if ctrl is None:
+                    continue
+                for c in ctrl:
+                    if c not in input_ops and c not in op.control_inputs:
+                        op.control_inputs.append(c)
+                        c._control_outputs.append(op)
+        if self._gradient_override_map:
+            op._grad_type = self._gradient_override_map.get(op_type)
+        with self._lock:
+            self._ops.append(op)
+            op._id = len(self._ops) - 1
+            self._by_name[full] = op
+            self._version += 1
+        return op
+
+    # --- naming ------------------------------------------------------------------
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """TF1's rule: ``name`` under the current scope, made unique with ``_N`` suffixes
+        (case-insensitively)."""
+        if self._name_stack:
+            name = self._name_stack + "/" + name
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = key
+            while key in self._names_in_use:
+                key = "%s_%d" % (base, i)
+                i += 1
+            if mark_as_used:
+                self._names_in_use[key] = 1
+            name = "%s_%d" % (name, i - 1)
+        return name
+
+    def get_name_scope(self) -> str:
+        return self._name_stack
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Pushes a name scope; yields the scope string ending in '/' (or '')."""
+        old = self._name_stack
+        if name is None or name == "":
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            new = self.unique_name(name)
+        self._name_stack = new
+        try:
+            yield new + "/" if new else ""
+        finally:
+            self._name_stack = old
+
+    # --- control dependencies and devices -----------------------------------------
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside run after ``control_inputs`` (None clears the stack)."""
+        if control_inputs is None:
+            saved = self._control_stack
+            self._control_stack = []
+            try:
+                yield
+            finally:
+                self._control_stack = saved
+            return
+        ops = []
+        for c in control_inputs:
+            if hasattr(c, "_as_control_op"):
+                c = c._as_control_op()
+            elif not isinstance(c, Operation):
+                c = self.as_graph_element(c)
+                if isinstance(c, Tensor):
+                    c = c.op
+            ops.append(c)
+        self._control_stack.append(ops)
+        try:
+            yield
+        finally:
+            self._control_stack.pop()
+
+    @contextlib.contextmanager
+    def device(self, device_name):
+        """Records ``device_name`` on the ops created inside (placement is always CPU)."""
+        if callable(device_name):
+            raise NotImplementedError("device functions are not supported; pass a string")
+        self._device_stack.append(device_name or "")
+        try:
+            yield
+        finally:
+            self._device_stack.pop()
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict):
+        """Uses the gradient of another registered type for ops created inside."""
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
+    # --- collections ---------------------------------------------------------------
+
+    def add_to_collection(self, name, value):
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        for n in [names] if isinstance(names, str) else set(names):
+            self.add_to_collection(n, value)
+
+    def get_collection(self, name, scope=None) -> list:
+        items = self._collections.get(name, [])
+        if scope is None:
+            return list(items)
+        import re
+
+        pat = re.compile(scope)
+        return [x for x in items if hasattr(x, "name") and pat.match(x.name)]
+
+    def get_collection_ref(self, name) -> list:
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list:
+        return list(self._collections)
+
+    def clear_collection(self, name):
+        self._collections.pop(name, None)
+
+    # --- default graph ---------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Makes this graph the default graph of the current thread inside the block."""
+        _graph_stack().append(self)
+        try:
+            yield self
+        finally:
+            _graph_stack().pop()
+
+    @property
+    def building_function(self):
+        return False
+
+    def __repr__(self):
+        return "<fr.Graph with %d ops>" % len(self._ops)
+
+
+_local = threading.local()
+_global_default_graph: Graph | None = None
+
+
+def _graph_stack() -> list:
+    try:
+        return _local.graphs
+    except AttributeError:
+        _local.graphs = []
+        return _local.graphs
+
+
+def get_default_graph() -> Graph:
+    """The innermost ``as_default`` graph of this thread, else the global default graph."""
+    stack = _graph_stack()
+    if stack:
+        return stack[-1]
+    global _global_default_graph
+    if _global_default_graph is None:
+        _global_default_graph = Graph()
+    return _global_default_graph
+
+
+def reset_default_graph():
+    """Replaces the global default graph with a new, empty one."""
+    if _graph_stack():
+        raise AssertionError("Do not use fr.reset_default_graph() to clear nested graphs. "
+                             "If you need a cleared graph, exit the nesting and create a "
+                             "new graph.")
+    global _global_default_graph
+    _global_default_graph = Graph()
+
+
+# --- default session stack (Session registers itself here) ----------------------------
+
+
+def _session_stack() -> list:
+    try:
+        return _local.sessions
+    except AttributeError:
+        _local.sessions = []
+        return _local.sessions
+
+
+def get_default_session():
+    stack = _session_stack()
+    return stack[-1] if stack else None
+
+
+def _session_for(graph, session):
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
+                             "registered. Use `with sess.as_default()` or pass an explicit "
+                             "session to `eval(session=sess)`")
+    if session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's "
+                         "graph is different from the session's graph.")
+    return session
+
+
+# --------------------------------------------------------------------------------------
+# Conversion of Python values to tensors
+# --------------------------------------------------------------------------------------
+
+
+def _numpy_value(value, dtype: _dt.DType | None):
+    """The numpy array a Python value becomes as a constant, with TF1's dtype defaults."""
+    if dtype is not None and dtype is _dt.string:
+        return _string_array(value)
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        arr = np.asarray(value)
+        if arr.dtype.kind in "SUO":
+            return _string_array(arr)
+        if dtype is None:
+            return arr
+        return _cast_checked(arr, dtype, value)
+    if isinstance(value, (str, bytes)):
+        return _string_array(value)
+    arr = np.asarray(value)
+    if arr.dtype.kind in "SUO":
+        return _string_array(value)
+    if dtype is None:
+        if arr.dtype.kind == "f":
+            return arr.astype(np.float32)
+        if arr.dtype.kind in "iu":
+            if arr.size and (arr.max() > np.iinfo(np.int32).max
+                             or arr.min() < np.iinfo(np.int32).min):
+                return arr.astype(np.int64)
+            return arr.astype(np.int32)
+        return arr
+    return _cast_checked(arr, dtype, value)
+
+
+def _cast_checked(arr: np.ndarray, dtype: _dt.DType, original):
+    if arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool):
+        raise TypeError("Expected %s, but got %r of type '%s'."
+                        % (dtype.name, original, type(original).__name__))
+    if arr.dtype.kind == "b" and not dtype.is_bool:
+        raise TypeError("Expected %s, but got %r of type 'bool'." % (dtype.name, original))
+    if dtype.is_integer and arr.size and arr.dtype.kind in "iu":
+        info = np.iinfo(dtype.np)
+        if arr.max() > info.max or arr.min() < info.min:
+            raise TypeError("Value %r is out of range for dtype %s." % (original, dtype.name))
+    return arr.astype(dtype.np, copy=False)
+
+
+def _string_array(value) -> np.ndarray:
+    arr = np.asarray(value, dtype=object)
+    flat = arr.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, str):
+            flat[i] = v.encode("utf-8")
+        elif isinstance(v, np.bytes_):
+            flat[i] = bytes(v)
+        elif isinstance(v, np.str_):
+            flat[i] = str(v).encode("utf-8")
+        elif not isinstance(v, bytes):
+            raise TypeError("Expected string, got %r of type '%s' instead."
+                            % (v, type(v).__name__))
+    return flat.reshape(arr.shape)
+
+
+def constant_op(value, dtype=None, shape=None, name=None, graph: Graph | None = None) -> Tensor:
+    """Creates a ``Const`` op holding ``value`` (TF1's ``fr.constant``)."""
+    dtype = None if dtype is None else _dt.as_dtype(dtype)
+    arr = _numpy_value(value, dtype)
+    if shape is not None:
+        shape = [int(d) for d in as_shape(shape).as_list()]
+        if arr.size == 1 and int(np.prod(shape)) != 1:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        else:
+            raise TypeError("Eager execution of tf.constant with unsupported shape. Tensor "
+                            "%r (converted from %r) has %d elements, but got `shape` %s with "
+                            "%d elements)." % (arr, value, arr.size, shape,
+                                               int(np.prod(shape))))
+    arr.flags.writeable = False
+    g = graph or get_default_graph()
+    return g._create_op("Const", [], {"value": arr, "dtype": _dt.as_dtype(arr.dtype)},
+                        name, "Const").outputs[0]
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None,
+                      dtype_hint=None) -> Tensor:
+    """Converts tensors, tensor-like objects (variables) and Python/numpy values."""
+    dtype = None if dtype is None else _dt.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        t = value
+    else:
+        as_tensor = getattr(value, "_as_tensor", None)
+        if as_tensor is not None:
+            t = as_tensor()
+        elif isinstance(value, Operation):
+            raise TypeError("Can't convert Operation '%s' to Tensor (target dtype=%s, "
+                            "name=%s)" % (value.name, dtype, name))
+        else:
+            if isinstance(value, (list, tuple)) and any(
+                    isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in _flat(value)):
+                return OPERATORS["pack"](value, dtype, name)
+            hint = dtype or preferred_dtype or dtype_hint
+            if dtype is None and hint is not None:
+                try:
+                    return constant_op(value, _dt.as_dtype(hint), name=name)
+                except (TypeError, ValueError):
+                    return constant_op(value, None, name=name)
+            return constant_op(value, dtype, name=name)
+    if dtype is not None and t.dtype is not dtype:
+        raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
+                         % (dtype.name, t.dtype.name, t))
+    return t
+
+
+def _flat(x):
+    for v in x:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def constant_value(t: Tensor):
+    """The value of ``t`` if it is known at graph construction time, else None."""
+    op = t.op
+    if op.type == "Const":
+        return op.attrs["value"]
+    if op.type == "Shape" and op.inputs[0].shape.is_fully_defined():
+        return np.array(op.inputs[0].shape.as_list(), dtype=op.outputs[0].dtype.np)
+    if op.type == "Size" and op.inputs[0].shape.is_fully_defined():
+        return np.array(op.inputs[0].shape.num_elements(), dtype=op.outputs[0].dtype.np)
+    if op.type == "Rank" and op.inputs[0].shape.ndims is not None:
+        return np.array(op.inputs[0].shape.ndims, dtype=np.int32)
+    if op.type in ("Identity", "StopGradient"):
+        return constant_value(op.inputs[0])
+    if op.type == "Pack":
+        vals = [constant_value(x) for x in op.inputs]
+        if all(v is not None for v in vals):
+            return np.stack(vals, axis=op.attrs.get("axis", 0))
+    return None

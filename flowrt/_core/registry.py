@@ -1,0 +1,131 @@
+"""The op registry: each op type is registered once with all of its rules.
+
+A row holds the type's shape/dtype inference, its kernel (sync, or async when it may
+block), and its gradient. Op type strings are TF's, so ``RegisterGradient`` and
+``gradient_override_map`` work as TF1 users expect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["OpDef", "register_op", "get_op_def", "NOT_DIFFERENTIABLE", "RegisterGradient",
+           "NotDifferentiable", "gradient_function", "registered_ops"]
+
+
+class _NotDifferentiable:
+    def __repr__(self):
+        return "NOT_DIFFERENTIABLE"
+
+
+NOT_DIFFERENTIABLE = _NotDifferentiable()
+"""Marks a type whose gradient is None by definition (argmax, comparisons, ...)."""
+
+
+@dataclass(eq=False)
+class OpDef:
+    """Everything about one op type.
+
+    Attributes:
+      type: TF's op type string.
+      infer: ``infer(op) -> [(dtype, TensorShape), ...]``, pure; raises ValueError or
+        TypeError with a plain message (the graph adds op name and creation site).
+      kernel: ``kernel(ctx, op, *inputs) -> tuple`` of numpy outputs; never mutates inputs.
+      akernel: ``async akernel(ctx, op, *inputs) -> tuple`` for ops that may block.
+      grad: ``grad(op, *output_grads) -> [input_grad or None, ...]``, NOT_DIFFERENTIABLE,
+        or None for "no gradient defined".
+      stateful: the op reads or writes session state, so it is never folded or deduped.
+      default_name: the name an op of this type gets when none is given.
+      ne_expr: numexpr template over inputs ``x``, ``y`` (elementwise fusion), or None.
+    """
+
+    type: str
+    infer: Callable
+    kernel: Callable | None = None
+    akernel: Callable | None = None
+    grad: Any = None
+    stateful: bool = False
+    default_name: str = ""
+    ne_expr: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def may_block(self) -> bool:
+        return self.akernel is not None
+
+
+_OPS: dict[str, OpDef] = {}
+_GRADIENTS: dict[str, Any] = {}
+
+
+def register_op(op_type: str, *, infer, kernel=None, akernel=None, grad=None, stateful=False,
+                default_name=None, ne_expr=None, **extra) -> OpDef:
+    """Registers an op type once; a second registration of the same type is an error."""
+    if op_type in _OPS:
+        raise KeyError("op type %r is already registered" % op_type)
+    if (kernel is None) == (akernel is None):
+        raise ValueError("op type %r needs exactly one of kernel= and akernel=" % op_type)
+    d = OpDef(op_type, infer, kernel, akernel, grad, stateful, default_name or op_type,
+              ne_expr, extra)
+    _OPS[op_type] = d
+    if grad is not None:
+        _GRADIENTS[op_type] = grad
+    return d
+
+
+def get_op_def(op_type: str) -> OpDef:
+    try:
+        return _OPS[op_type]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(op_type, _OPS.keys(), n=3)
+        hint = " Did you mean %s?" % ", ".join(map(repr, close)) if close else ""
+        raise KeyError("op type %r is not registered.%s" % (op_type, hint)) from None
+
+
+def registered_ops() -> dict[str, OpDef]:
+    return dict(_OPS)
+
+
+class RegisterGradient:
+    """Decorator registering a gradient function for an op type (TF1's API).
+
+    Example:
+      @fr.RegisterGradient("MySquare")
+      def _my_square_grad(op, grad):
+          return [grad * 2.0 * op.inputs[0]]
+    """
+
+    def __init__(self, op_type: str):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        if self._op_type in _GRADIENTS:
+            raise KeyError("Registering two gradient with name '%s'! (Previous registration "
+                           "was in %s)" % (self._op_type, getattr(
+                               _GRADIENTS[self._op_type], "__module__", "?")))
+        _GRADIENTS[self._op_type] = f
+        return f
+
+
+def NotDifferentiable(op_type: str):  # noqa: N802 - TF1's name
+    """Declares that ops of ``op_type`` have no gradient (their gradients are None)."""
+    _GRADIENTS[op_type] = NOT_DIFFERENTIABLE
+
+
+NoGradient = NotDifferentiable
+
+
+def gradient_function(op):
+    """The gradient rule for ``op`` (honouring gradient_override_map); LookupError if none."""
+    op_type = op._grad_type or op.type
+    g = _GRADIENTS.get(op_type)
+    if g is None:
+        raise LookupError("No gradient defined for operation '%s' (op type: %s). In general "
+                          "every operation must have an associated `@fr.RegisterGradient` for "
+                          "correct autodiff." % (op.name, op_type))
+    return g

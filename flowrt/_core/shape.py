@@ -1,0 +1,170 @@
+"""Partially known static shapes (``fr.TensorShape``) and broadcasting of them."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+Dim = Optional[int]
+
+
+class TensorShape:
+    """A static shape: unknown rank (``dims is None``) or a list of ints / None.
+
+    Indexing gives an int or None (TF2-style ``TensorShape`` semantics, which is what
+    ``tensorflow.compat.v1`` shows by default).
+    """
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims: Iterable[Dim] | None | "TensorShape"):
+        if isinstance(dims, TensorShape):
+            self._dims = dims._dims
+        elif dims is None:
+            self._dims = None
+        else:
+            self._dims = tuple(None if d is None else int(_dim_value(d)) for d in dims)
+
+    @property
+    def dims(self):
+        return None if self._dims is None else list(self._dims)
+
+    @property
+    def ndims(self) -> int | None:
+        return None if self._dims is None else len(self._dims)
+
+    rank = ndims
+
+    def as_list(self) -> list:
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def as_tuple(self):
+        return self._dims
+
+    def is_fully_defined(self) -> bool:
+        return self._dims is not None and all(d is not None for d in self._dims)
+
+    def num_elements(self) -> int | None:
+        if not self.is_fully_defined():
+            return None
+        n = 1
+        for d in self._dims:
+            n *= d
+        return n
+
+    def is_compatible_with(self, other) -> bool:
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return True
+        if len(self._dims) != len(other._dims):
+            return False
+        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+
+    def merge_with(self, other) -> "TensorShape":
+        other = as_shape(other)
+        if self._dims is None:
+            return other
+        if other._dims is None:
+            return self
+        if not self.is_compatible_with(other):
+            raise ValueError("Shapes %s and %s are not compatible" % (self, other))
+        return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+
+    def assert_is_compatible_with(self, other):
+        if not self.is_compatible_with(other):
+            raise ValueError("Shapes %s and %s are incompatible" % (self, other))
+
+    def with_rank(self, rank: int) -> "TensorShape":
+        if self._dims is None:
+            return unknown_shape(rank)
+        if len(self._dims) != rank:
+            raise ValueError("Shape %s must have rank %d" % (self, rank))
+        return self
+
+    def concatenate(self, other) -> "TensorShape":
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
+
+    def __len__(self):
+        if self._dims is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return len(self._dims)
+
+    def __iter__(self):
+        if self._dims is None:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
+        return iter(self._dims)
+
+    def __getitem__(self, key):
+        if self._dims is None:
+            if isinstance(key, slice):
+                return TensorShape(None)
+            return None
+        if isinstance(key, slice):
+            return TensorShape(self._dims[key])
+        return self._dims[key]
+
+    def __eq__(self, other):
+        try:
+            other = as_shape(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return self._dims == other._dims
+
+    def __hash__(self):
+        return hash(self._dims)
+
+    def __bool__(self):
+        return self._dims is not None
+
+    def __repr__(self):
+        return "TensorShape(%s)" % (None if self._dims is None else list(self._dims))
+
+    def __str__(self):
+        if self._dims is None:
+            return "<unknown>"
+        inner = ", ".join("?" if d is None else str(d) for d in self._dims)
+        return "(%s,)" % inner if len(self._dims) == 1 else "(%s)" % inner
+
+
+def _dim_value(d):
+    return getattr(d, "value", d)
+
+
+def as_shape(shape) -> TensorShape:
+    return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+
+
+def unknown_shape(rank: int | None = None) -> TensorShape:
+    return TensorShape(None if rank is None else [None] * rank)
+
+
+def scalar() -> TensorShape:
+    return TensorShape(())
+
+
+def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
+    """Static numpy-style broadcast of two shapes; raises ValueError when incompatible."""
+    if a._dims is None or b._dims is None:
+        return TensorShape(None)
+    x, y = a._dims, b._dims
+    n = max(len(x), len(y))
+    x = (1,) * (n - len(x)) + x
+    y = (1,) * (n - len(y)) + y
+    out = []
+    for p, q in zip(x, y):
+        if p == 1:
+            out.append(q)
+        elif q == 1:
+            out.append(p)
+        elif p is None:
+            out.append(q)
+        elif q is None or p == q:
+            out.append(p)
+        else:
+            raise ValueError("Dimensions must be equal, but are %d and %d for shapes %s and %s"
+                             % (p, q, list(a._dims), list(b._dims)))
+    return TensorShape(out)

@@ -1,0 +1,144 @@
+"""TF1 dtypes: ``fr.float32`` and friends, backed by numpy dtypes.
+
+Strings are numpy object arrays holding ``bytes`` (as TF1 returns them).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+__all__ = [
+    "DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
+    "int64", "uint8", "uint16", "bool", "string", "half", "double",
+]
+
+
+class DType:
+    """A tensor element type; compares equal to its name's other spellings."""
+
+    __slots__ = ("name", "_np", "_kind")
+
+    def __init__(self, name: str, np_dtype):
+        self.name = name
+        self._np = np.dtype(np_dtype)
+        self._kind = "string" if name == "string" else self._np.kind
+
+    @property
+    def as_numpy_dtype(self):
+        return self._np.type
+
+    @property
+    def np(self) -> np.dtype:
+        return self._np
+
+    @property
+    def base_dtype(self) -> "DType":
+        return self
+
+    @property
+    def real_dtype(self) -> "DType":
+        return self
+
+    @property
+    def is_floating(self) -> bool:
+        return self._kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self._kind in "iu"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self._kind == "u"
+
+    @property
+    def is_bool(self) -> bool:
+        return self._kind == "b"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self._kind in "fiu"
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def min(self):
+        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+
+    @property
+    def max(self):
+        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    @property
+    def size(self) -> int:
+        return self._np.itemsize
+
+    def is_compatible_with(self, other) -> bool:
+        return self == as_dtype(other)
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self is other
+        try:
+            return self is as_dtype(other)
+        except TypeError:
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return "tf.%s" % self.name
+
+    def __reduce__(self):
+        return as_dtype, (self.name,)
+
+
+float16 = half = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = double = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+bool = DType("bool", np.bool_)  # noqa: A001 - TF1's public name
+string = DType("string", object)
+
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string]
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update({"half": float16, "double": float64, "float": float32, "str": string,
+                 "bytes": string, "object": string})
+_BY_NP = {d.np: d for d in _ALL if d is not string}
+_BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string, bytes: string}
+
+
+def as_dtype(value) -> DType:
+    """Converts a DType, numpy dtype, numpy type, Python type or name to a DType."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        try:
+            return _BY_NAME[value]
+        except KeyError:
+            raise TypeError("Cannot convert %r to a flowrt DType" % (value,)) from None
+    if value in _BY_PY:
+        return _BY_PY[value]
+    try:
+        npd = np.dtype(value)
+    except TypeError:
+        raise TypeError("Cannot convert %r to a flowrt DType" % (value,)) from None
+    if npd.kind in "OSU":
+        return string
+    try:
+        return _BY_NP[npd]
+    except KeyError:
+        raise TypeError("Cannot convert %r to a flowrt DType" % (value,)) from None

@@ -1,0 +1,175 @@
+"""``fr.gradients``: adds the gradient subgraph of ``ys`` with respect to ``xs``.
+
+Processing order (as TF1): find the ops between ``xs`` and ``ys``; walk them from the
+``ys`` backwards, each op once all of its consumers on the path have contributed;
+sum the contributions to each tensor (``add_n``, or concatenated ``IndexedSlices``);
+call the op's registered gradient rule under ``gradients/<op>_grad``. Gradients only
+flow through floating-point tensors; unconnected ``xs`` get None.
+"""
+
+from __future__ import annotations
+
+from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from ._core.registry import NOT_DIFFERENTIABLE, gradient_function
+from .ops import array_ops, math_ops
+from .ops.indexed_slices import IndexedSlices
+
+__all__ = ["gradients", "AggregationMethod"]
+
+
+class AggregationMethod:
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _backprop_ok(t: Tensor) -> bool:
+    return t.dtype.is_floating
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients="none"):
+    """Symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
+
+    Args:
+      ys: a tensor or list of tensors to differentiate.
+      xs: a tensor (or variable) or list of them.
+      grad_ys: optional initial gradients for ``ys`` (default: ones).
+      stop_gradients: tensors held constant (no gradient flows through them).
+      unconnected_gradients: "none" (TF1 default) or "zero".
+
+    Returns:
+      A list with one gradient per ``x``: a Tensor, an ``IndexedSlices`` (for
+      ``gather``/``embedding_lookup`` paths), or None when ``x`` is unconnected.
+    """
+    ys = [convert_to_tensor(y) for y in _as_list(ys)]
+    xs = [convert_to_tensor(x) for x in _as_list(xs)]
+    if grad_ys is not None:
+        grad_ys = _as_list(grad_ys)
+        if len(grad_ys) != len(ys):
+            raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
+    stop_ops = {convert_to_tensor(t).op for t in _as_list(stop_gradients or [])}
+    g = get_default_graph()
+    with g.name_scope(name or "gradients"):
+        between = _between(ys, xs)
+        pending = _pending_counts(between)
+        contribs: dict[Tensor, list] = {}
+        for i, y in enumerate(ys):
+            gy = grad_ys[i] if grad_ys is not None else None
+            if gy is None:
+                gy = array_ops.fill(array_ops.shape(y), math_ops.cast(1, y.dtype),
+                                    name="grad_ys_%d" % i) if not y.shape.is_fully_defined() \
+                    else array_ops.ones(y.shape.as_list(), y.dtype, name="grad_ys_%d" % i)
+            else:
+                gy = convert_to_tensor(gy)
+                if gy.dtype is not y.dtype:
+                    raise TypeError("Gradient type %s generated for y %s does not match "
+                                    "its type %s" % (gy.dtype.name, y.name, y.dtype.name))
+            contribs.setdefault(y, []).append(gy)
+        ready = [op for op in between if pending[op] == 0]
+        while ready:
+            op = ready.pop()
+            out_grads = [_aggregate(contribs.get(t), t) for t in op.outputs]
+            if (op not in stop_ops and any(gr is not None for gr in out_grads)
+                    and any(t.op in between for t in op.inputs)):
+                in_grads = _call_grad(g, op, out_grads)
+                for t, gr in zip(op.inputs, in_grads):
+                    if gr is not None and _backprop_ok(t) and t.op in between:
+                        contribs.setdefault(t, []).append(gr)
+            for t in op.inputs:
+                p = t.op
+                if p in pending:
+                    pending[p] -= 1
+                    if pending[p] == 0:
+                        ready.append(p)
+        results = []
+        for x in xs:
+            gr = _aggregate(contribs.get(x), x)
+            if gr is None and unconnected_gradients == "zero":
+                gr = array_ops.zeros_like(x)
+            results.append(gr)
+        return results
+
+
+def _between(ys, xs) -> list[Operation]:
+    """Ops on some path from an x to a y (including xs' producers), in graph order."""
+    from_x: set[Operation] = set()
+    stack = [x.op for x in xs]
+    while stack:
+        op = stack.pop()
+        if op in from_x:
+            continue
+        from_x.add(op)
+        for t in op.outputs:
+            stack.extend(c for c in t._consumers if c not in from_x)
+    to_y: set[Operation] = set()
+    stack = [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in to_y or op not in from_x:
+            continue
+        to_y.add(op)
+        stack.extend(t.op for t in op.inputs)
+    return sorted(to_y, key=lambda o: o._id)
+
+
+def _pending_counts(between: list[Operation]) -> dict[Operation, int]:
+    inside = set(between)
+    pending = {op: 0 for op in between}
+    for op in between:
+        for t in op.inputs:
+            if t.op in inside:
+                pending[t.op] += 1
+    return pending
+
+
+def _call_grad(g, op: Operation, out_grads):
+    fn = gradient_function(op)
+    if fn is NOT_DIFFERENTIABLE:
+        return [None] * len(op.inputs)
+    out_grads = [gr if gr is not None or not t.dtype.is_floating
+                 else array_ops.zeros_like(t) for gr, t in zip(out_grads, op.outputs)]
+    if not getattr(fn, "accepts_indexed_slices", False):
+        out_grads = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr
+                     for gr in out_grads]
+    with g.name_scope(op.name + "_grad"):
+        in_grads = fn(op, *out_grads)
+    in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+    if len(in_grads) != len(op.inputs):
+        raise ValueError("Num gradients %d generated for op %s do not match num inputs %d"
+                         % (len(in_grads), op.describe(), len(op.inputs)))
+    for t, gr in zip(op.inputs, in_grads):
+        if isinstance(gr, Tensor) and t.dtype.is_floating and gr.dtype is not t.dtype:
+            raise TypeError("Gradient of %s for input %s has dtype %s, expected %s"
+                            % (op.describe(), t.name, gr.dtype.name, t.dtype.name))
+        if isinstance(gr, Tensor) and not gr.shape.is_compatible_with(t.shape):
+            raise ValueError("Incompatible shapes between op input and calculated input "
+                             "gradient. Forward operation: %s. Input index: %d. Original "
+                             "input shape: %s. Calculated input gradient shape: %s"
+                             % (op.name, list(op.inputs).index(t), t.shape, gr.shape))
+    return in_grads
+
+
+def _aggregate(grads, t: Tensor):
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    if all(isinstance(gr, IndexedSlices) for gr in grads):
+        values = array_ops_concat([gr.values for gr in grads])
+        indices = array_ops_concat([gr.indices for gr in grads])
+        return IndexedSlices(values, indices, grads[0].dense_shape)
+    dense = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr for gr in grads]
+    return math_ops.add_n(dense)
+
+
+def array_ops_concat(ts):
+    from ._core.graph import OPERATORS
+
+    return OPERATORS["concat"](ts, 0)

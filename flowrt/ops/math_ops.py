@@ -1,0 +1,703 @@
+"""Elementwise math, reductions, casts: one table row per op type.
+
+Unary and binary elementwise ops are tables: (type, numpy kernel, numexpr template,
+gradient). Binary gradients are written in the broadcast (output) shape; the family
+wrapper ``_binary_grad`` sums them back to each input's shape once, centrally.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.elementwise import binary_kernel, unary_kernel
+from .._core.graph import OPERATORS, Tensor, convert_to_tensor
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
+from . import array_ops
+from .common import FLOATS, INTS, NUMERIC, binary_args, check_dtype, int_list, make, same_as
+
+__all__ = [
+    "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p",
+    "sin", "cos", "tanh", "sigmoid", "floor", "ceil", "round", "logical_not", "add", "subtract",
+    "multiply", "floordiv", "floor_div", "floormod", "mod", "pow", "maximum", "minimum",
+    "squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "logical_and", "logical_or", "logical_xor", "realdiv", "truediv",
+    "divide", "div", "where", "add_n", "cast", "to_float", "to_int32", "to_int64",
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+    "reduce_all", "broadcast_to",
+]
+
+_BOOL = (_dt.bool,)
+_ANY = None
+
+# --------------------------------------------------------------------------------------
+# Unary elementwise
+# --------------------------------------------------------------------------------------
+
+
+def _unary_infer(allowed, out_dtype=None):
+    def infer(op):
+        x = op.inputs[0]
+        if allowed is not None:
+            check_dtype(x, allowed)
+        return [(out_dtype or x.dtype, x.shape)]
+    return infer
+
+
+def _y(op):
+    return op.outputs[0]
+
+
+def _x(op):
+    return op.inputs[0]
+
+
+def _round_half_even(x):
+    return np.round(x)
+
+
+# type, public name, allowed dtypes, numpy fn, numexpr template, gradient(op, g) -> [dx]
+_UNARY = [
+    ("Neg", "negative", NUMERIC, np.negative, "-x", lambda op, g: [-g]),
+    ("Abs", "abs", NUMERIC, np.abs, "abs(x)", lambda op, g: [g * sign(_x(op))]),
+    ("Sign", "sign", NUMERIC, np.sign, None, lambda op, g: [array_ops.zeros_like(_x(op))]),
+    ("Square", "square", NUMERIC, np.square, "x * x",
+     lambda op, g: [g * (_x(op) * 2.0 if _x(op).dtype.is_floating else _x(op) * 2)]),
+    ("Sqrt", "sqrt", FLOATS, np.sqrt, "sqrt(x)", lambda op, g: [g * 0.5 / _y(op)]),
+    ("Rsqrt", "rsqrt", FLOATS, lambda x: 1.0 / np.sqrt(x), "1 / sqrt(x)",
+     lambda op, g: [g * -0.5 * _y(op) * _y(op) * _y(op)]),
+    ("Reciprocal", "reciprocal", FLOATS, np.reciprocal, "1 / x",
+     lambda op, g: [-g * _y(op) * _y(op)]),
+    ("Exp", "exp", FLOATS, np.exp, "exp(x)", lambda op, g: [g * _y(op)]),
+    ("Log", "log", FLOATS, np.log, "log(x)", lambda op, g: [g / _x(op)]),
+    ("Log1p", "log1p", FLOATS, np.log1p, "log1p(x)", lambda op, g: [g / (1.0 + _x(op))]),
+    ("Sin", "sin", FLOATS, np.sin, "sin(x)", lambda op, g: [g * cos(_x(op))]),
+    ("Cos", "cos", FLOATS, np.cos, "cos(x)", lambda op, g: [-g * sin(_x(op))]),
+    ("Tanh", "tanh", FLOATS, np.tanh, "tanh(x)",
+     lambda op, g: [g * (1.0 - _y(op) * _y(op))]),
+    ("Sigmoid", "sigmoid", FLOATS, lambda x: _sigmoid(x), None,
+     lambda op, g: [g * _y(op) * (1.0 - _y(op))]),
+    ("Floor", "floor", FLOATS, np.floor, "floor(x)", lambda op, g: [None]),
+    ("Ceil", "ceil", FLOATS, np.ceil, "ceil(x)", lambda op, g: [None]),
+    ("Round", "round", NUMERIC, _round_half_even, None, lambda op, g: [None]),
+    ("LogicalNot", "logical_not", _BOOL, np.logical_not, None, NOT_DIFFERENTIABLE),
+]
+
+
+def _sigmoid(x):
+    # Stable for large |x|: never exponentiates a positive number.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+
+
+def _unary_fn(op_type, pub):
+    def fn(x, name=None):
+        return make(op_type, [convert_to_tensor(x)], None, name, op_type)
+    fn.__name__ = pub
+    fn.__doc__ = "Elementwise %s (op type %s)." % (pub, op_type)
+    return fn
+
+
+for _t, _pub, _allowed, _np_fn, _ne, _grad in _UNARY:
+    register_op(_t, infer=_unary_infer(_allowed), kernel=unary_kernel(_np_fn, _ne), grad=_grad,
+                ne_expr=_ne)
+    globals()[_pub] = _unary_fn(_t, _pub)
+
+negative, abs, sign, square, sqrt, rsqrt = negative, abs, sign, square, sqrt, rsqrt  # noqa
+reciprocal, exp, log, log1p, sin, cos = reciprocal, exp, log, log1p, sin, cos  # noqa
+tanh, sigmoid, floor, ceil, round, logical_not = tanh, sigmoid, floor, ceil, round, logical_not  # noqa
+
+
+# --------------------------------------------------------------------------------------
+# Binary elementwise
+# --------------------------------------------------------------------------------------
+
+
+def _binary_infer(allowed, out_dtype=None):
+    def infer(op):
+        x, y = op.inputs
+        if x.dtype is not y.dtype:
+            raise TypeError("Input 'y' of '%s' Op has type %s that does not match type %s of "
+                            "argument 'x'." % (op.type, y.dtype.name, x.dtype.name))
+        if allowed is not None:
+            check_dtype(x, allowed)
+        return [(out_dtype or x.dtype, broadcast_shapes(x.shape, y.shape))]
+    return infer
+
+
+def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
+    """Sums a gradient computed in the broadcast shape back to ``x``'s shape."""
+    if g is None:
+        return None
+    xs, os_ = x.shape, out_shape
+    if xs.is_fully_defined() and os_.is_fully_defined():
+        if xs == os_:
+            return g
+        xd, od = xs.as_list(), os_.as_list()
+        lead = len(od) - len(xd)
+        axes = list(range(lead)) + [lead + i for i, d in enumerate(xd)
+                                    if d == 1 and od[lead + i] != 1]
+        r = reduce_sum(g, axes) if axes else g
+        return array_ops.reshape(r, xd) if r.shape != xs else r
+    sx, so = array_ops.shape(x), array_ops.shape(other)
+    rx, _ = array_ops.broadcast_gradient_args(sx, so)
+    return array_ops.reshape(reduce_sum(g, rx), sx)
+
+
+def _binary_grad(rule):
+    """A gradient rule written in the broadcast shape, summed back per input."""
+    def grad(op, g):
+        x, y = op.inputs
+        gx, gy = rule(op, g)
+        out = op.outputs[0].shape
+        return [_sum_to(gx, x, y, out), _sum_to(gy, y, x, out)]
+    grad.rule = rule
+    return grad
+
+
+def _int_div_check(op, y):
+    if np.any(y == 0):
+        raise errors.InvalidArgumentError(None, op, "Integer division by zero")
+
+
+def _floordiv(x, y):
+    return np.floor_divide(x, y)
+
+
+def _floordiv_kernel(ctx, op, x, y):
+    if x.dtype.kind in "iu":
+        _int_div_check(op, y)
+    return (np.floor_divide(x, y),)
+
+
+def _mod_kernel(ctx, op, x, y):
+    if x.dtype.kind in "iu":
+        _int_div_check(op, y)
+    return (np.mod(x, y),)
+
+
+def _pow_kernel(ctx, op, x, y):
+    if x.dtype.kind in "iu" and np.any(y < 0):
+        raise errors.InvalidArgumentError(
+            None, op, "Integers to negative integer powers are not allowed")
+    return (np.power(x, y),)
+
+
+def _pow_grad(op, g):
+    x, y = op.inputs
+    z = op.outputs[0]
+    gx = g * y * pow(x, y - array_ops.ones_like(y))
+    safe_x = where(greater(x, array_ops.zeros_like(x)), x, array_ops.ones_like(x))
+    gy = g * z * where(greater(x, array_ops.zeros_like(x)), log(safe_x),
+                       array_ops.zeros_like(x))
+    return gx, gy
+
+
+def _max_min_grad(cmp):
+    def rule(op, g):
+        x, y = op.inputs
+        mask = cmp(x, y)
+        zeros = array_ops.zeros_like(g)
+        return where(mask, g, zeros), where(mask, zeros, g)
+    return rule
+
+
+def _is_int(op):
+    return op.inputs[0].dtype in INTS
+
+
+# type, default name, allowed dtypes, out dtype, numpy fn, numexpr template, kernel, grad rule
+_BINARY = [
+    ("AddV2", NUMERIC + (_dt.string,), None, np.add, "x + y", None,
+     _binary_grad(lambda op, g: (g, g))),
+    ("Sub", NUMERIC, None, np.subtract, "x - y", None, _binary_grad(lambda op, g: (g, -g))),
+    ("Mul", NUMERIC, None, np.multiply, "x * y", None,
+     _binary_grad(lambda op, g: (g * op.inputs[1], op.inputs[0] * g))),
+    ("RealDiv", FLOATS, None, np.true_divide, "x / y", None,
+     _binary_grad(lambda op, g: (g / op.inputs[1],
+                                 -g * op.inputs[0] / (op.inputs[1] * op.inputs[1])))),
+    ("FloorDiv", NUMERIC, None, _floordiv, None, _floordiv_kernel, NOT_DIFFERENTIABLE),
+    ("FloorMod", NUMERIC, None, np.mod, None, _mod_kernel,
+     _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1])))),
+    ("Pow", NUMERIC, None, np.power, None, _pow_kernel, _binary_grad(_pow_grad)),
+    ("Maximum", NUMERIC, None, np.maximum, None, None,
+     _binary_grad(_max_min_grad(lambda x, y: greater_equal(x, y)))),
+    ("Minimum", NUMERIC, None, np.minimum, None, None,
+     _binary_grad(_max_min_grad(lambda x, y: less_equal(x, y)))),
+    ("SquaredDifference", NUMERIC, None, lambda x, y: np.square(x - y), "(x - y) * (x - y)",
+     None, _binary_grad(lambda op, g: (g * 2.0 * (op.inputs[0] - op.inputs[1]),
+                                       g * -2.0 * (op.inputs[0] - op.inputs[1])))),
+    ("Equal", None, _dt.bool, np.equal, None, None, NOT_DIFFERENTIABLE),
+    ("NotEqual", None, _dt.bool, np.not_equal, None, None, NOT_DIFFERENTIABLE),
+    ("Less", NUMERIC, _dt.bool, np.less, None, None, NOT_DIFFERENTIABLE),
+    ("LessEqual", NUMERIC, _dt.bool, np.less_equal, None, None, NOT_DIFFERENTIABLE),
+    ("Greater", NUMERIC, _dt.bool, np.greater, None, None, NOT_DIFFERENTIABLE),
+    ("GreaterEqual", NUMERIC, _dt.bool, np.greater_equal, None, None, NOT_DIFFERENTIABLE),
+    ("LogicalAnd", _BOOL, None, np.logical_and, None, None, NOT_DIFFERENTIABLE),
+    ("LogicalOr", _BOOL, None, np.logical_or, None, None, NOT_DIFFERENTIABLE),
+]
+
+for _t, _allowed, _out, _np_fn, _ne, _kernel, _grad in _BINARY:
+    register_op(_t, infer=_binary_infer(_allowed, _out),
+                kernel=_kernel or binary_kernel(_np_fn, _ne), grad=_grad, ne_expr=_ne)
+
+
+def _binary_fn(op_type, pub, default_name=None):
+    def fn(x, y, name=None):
+        x, y = binary_args(x, y, op_type)
+        return make(op_type, [x, y], None, name, default_name or op_type)
+    fn.__name__ = pub
+    fn.__doc__ = "Elementwise %s with broadcasting (op type %s)." % (pub, op_type)
+    return fn
+
+
+add = _binary_fn("AddV2", "add")
+subtract = _binary_fn("Sub", "subtract")
+multiply = _binary_fn("Mul", "multiply")
+floordiv = _binary_fn("FloorDiv", "floordiv", "floordiv")
+floor_div = _binary_fn("FloorDiv", "floor_div")
+floor_div_ = floor_div
+floormod = mod = _binary_fn("FloorMod", "mod")
+pow = _binary_fn("Pow", "pow")  # noqa: A001 - TF1's name
+maximum = _binary_fn("Maximum", "maximum")
+minimum = _binary_fn("Minimum", "minimum")
+squared_difference = _binary_fn("SquaredDifference", "squared_difference")
+equal = _binary_fn("Equal", "equal")
+not_equal = _binary_fn("NotEqual", "not_equal")
+less = _binary_fn("Less", "less")
+less_equal = _binary_fn("LessEqual", "less_equal")
+greater = _binary_fn("Greater", "greater")
+greater_equal = _binary_fn("GreaterEqual", "greater_equal")
+logical_and = _binary_fn("LogicalAnd", "logical_and")
+logical_or = _binary_fn("LogicalOr", "logical_or")
+_real_div = _binary_fn("RealDiv", "realdiv")
+realdiv = _real_div
+
+
+def logical_xor(x, y, name="LogicalXor"):
+    """Elementwise exclusive or of two bool tensors."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+
+_TRUEDIV_CAST = {_dt.int8: _dt.float32, _dt.int16: _dt.float32, _dt.uint8: _dt.float32,
+                 _dt.uint16: _dt.float32, _dt.int32: _dt.float64, _dt.int64: _dt.float64}
+
+
+def truediv(x, y, name=None):
+    """``x / y`` in floating point; integers are cast first, as in TF1."""
+    x, y = binary_args(x, y, "RealDiv")
+    target = _TRUEDIV_CAST.get(x.dtype)
+    if target is not None:
+        x, y = cast(x, target), cast(y, target)
+    return make("RealDiv", [x, y], None, name, "truediv")
+
+
+def divide(x, y, name=None):
+    """Python-style division ``x / y`` (true division)."""
+    return truediv(x, y, name=name)
+
+
+div = divide
+
+
+OPERATORS.update({
+    "add": lambda x, y: _with_default(add, x, y, "add"),
+    "sub": lambda x, y: _with_default(subtract, x, y, "sub"),
+    "mul": lambda x, y: _with_default(multiply, x, y, "mul"),
+    "truediv": lambda x, y: truediv(x, y),
+    "floordiv": lambda x, y: _with_default(floordiv, x, y, "floordiv"),
+    "mod": lambda x, y: _with_default(mod, x, y, "mod"),
+    "pow": lambda x, y: _with_default(pow, x, y, "pow"),
+    "lt": lambda x, y: _with_default(less, x, y, "Less"),
+    "le": lambda x, y: _with_default(less_equal, x, y, "LessEqual"),
+    "gt": lambda x, y: _with_default(greater, x, y, "Greater"),
+    "ge": lambda x, y: _with_default(greater_equal, x, y, "GreaterEqual"),
+    "and": lambda x, y: _with_default(logical_and, x, y, "LogicalAnd"),
+    "or": lambda x, y: _with_default(logical_or, x, y, "LogicalOr"),
+    "xor": lambda x, y: logical_xor(x, y),
+    "neg": lambda x: make("Neg", [convert_to_tensor(x)], None, None, "Neg"),
+    "abs": lambda x: abs(x),
+    "invert": lambda x: logical_not(x),
+})
+
+
+def _with_default(fn, x, y, default):
+    """Operators name their op like TF1's Python wrappers (``add``, ``mul``, ...)."""
+    x, y = binary_args(x, y, default)
+    op_type = _FN_TYPES.get(fn)
+    if op_type is None:
+        return fn(x, y)
+    return make(op_type, [x, y], None, None, default)
+
+
+_FN_TYPES = {add: "AddV2", subtract: "Sub", multiply: "Mul", floordiv: "FloorDiv",
+             mod: "FloorMod", pow: "Pow", less: "Less", less_equal: "LessEqual",
+             greater: "Greater", greater_equal: "GreaterEqual", logical_and: "LogicalAnd",
+             logical_or: "LogicalOr"}
+
+
+# --------------------------------------------------------------------------------------
+# Select (where), add_n, cast
+# --------------------------------------------------------------------------------------
+
+
+def _select_infer(op):
+    c, x, y = op.inputs
+    if c.dtype is not _dt.bool:
+        raise TypeError("condition must be bool, got %s" % c.dtype.name)
+    if x.dtype is not y.dtype:
+        raise TypeError("x and y must have the same dtype, got %s and %s"
+                        % (x.dtype.name, y.dtype.name))
+    s = broadcast_shapes(x.shape, y.shape)
+    if c.shape.ndims is not None and s.ndims is not None and c.shape.ndims == s.ndims:
+        s = broadcast_shapes(c.shape, s)
+    return [(x.dtype, s)]
+
+
+def _select_kernel(ctx, op, c, x, y):
+    if c.ndim == 1 and np.ndim(x) > 1:
+        c = c.reshape((-1,) + (1,) * (np.ndim(x) - 1))
+    return (np.where(c, x, y),)
+
+
+def _select_grad(op, g):
+    c, x, y = op.inputs
+    zeros = array_ops.zeros_like(g)
+    return [None, where(c, g, zeros), where(c, zeros, g)]
+
+
+register_op("Select", infer=_select_infer, kernel=_select_kernel, grad=_select_grad)
+
+
+def _where_infer(op):
+    x = op.inputs[0]
+    return [(_dt.int64, TensorShape([None, x.shape.ndims]))]
+
+
+register_op("Where", infer=_where_infer,
+            kernel=lambda ctx, op, c: (np.argwhere(c).astype(np.int64),),
+            grad=NOT_DIFFERENTIABLE)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise select (``x`` where ``condition``, else ``y``), or with only a
+    condition the int64 coordinates of its true elements."""
+    c = convert_to_tensor(condition)
+    if x is None and y is None:
+        return make("Where", [c], None, name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    x, y = binary_args(x, y, "Select")
+    return make("Select", [c, x, y], None, name)
+
+
+def add_n(inputs, name=None):
+    """Adds all input tensors elementwise."""
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a non-empty list of tensors")
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if len(inputs) == 1:
+        return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
+    return make("AddN", inputs, None, name)
+
+
+def _add_n_infer(op):
+    xs = op.inputs
+    s = xs[0].shape
+    for x in xs[1:]:
+        if x.dtype is not xs[0].dtype:
+            raise TypeError("AddN inputs must all have the same dtype, got %s"
+                            % [t.dtype.name for t in xs])
+        if not s.is_compatible_with(x.shape):
+            raise ValueError("AddN inputs must all have the same shape, got %s"
+                             % [str(t.shape) for t in xs])
+        s = s.merge_with(x.shape)
+    return [(xs[0].dtype, s)]
+
+
+def _add_n_kernel(ctx, op, *xs):
+    acc = xs[0] + xs[1]
+    for x in xs[2:]:
+        acc = acc + x
+    return (acc,)
+
+
+register_op("AddN", infer=_add_n_infer, kernel=_add_n_kernel,
+            grad=lambda op, g: [g] * len(op.inputs))
+
+
+def cast(x, dtype, name=None):
+    """Casts ``x`` to ``dtype`` (floats to ints truncate toward zero)."""
+    dtype = _dt.as_dtype(dtype)
+    comps = getattr(x, "_cast", None)
+    if comps is not None:
+        return comps(dtype)
+    x = convert_to_tensor(x)
+    if x.dtype is dtype:
+        return x
+    return make("Cast", [x], {"DstT": dtype}, name)
+
+
+def _cast_grad(op, g):
+    src, dst = op.inputs[0].dtype, op.outputs[0].dtype
+    if src.is_floating and dst.is_floating:
+        return [cast(g, src)]
+    return [None]
+
+
+register_op("Cast", infer=lambda op: [(op.attrs["DstT"], op.inputs[0].shape)],
+            kernel=lambda ctx, op, x: (np.asarray(x).astype(op.attrs["DstT"].np),),
+            grad=_cast_grad)
+
+
+def to_float(x, name="ToFloat"):
+    return cast(x, _dt.float32, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, _dt.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, _dt.int64, name=name)
+
+
+# --------------------------------------------------------------------------------------
+# Reductions
+# --------------------------------------------------------------------------------------
+
+
+def _axis_tensor(x: Tensor, axis):
+    if axis is None:
+        r = x.shape.ndims
+        if r is not None:
+            return convert_to_tensor(np.arange(r, dtype=np.int32))
+        return OPERATORS["range"](0, array_ops.rank(x))
+    if isinstance(axis, Tensor):
+        return axis
+    return convert_to_tensor(axis, dtype=_dt.int32)
+
+
+def _reduce_infer(allowed):
+    def infer(op):
+        x, axis = op.inputs
+        if allowed is not None:
+            check_dtype(x, allowed, "input")
+        kd = op.attrs["keep_dims"]
+        axes = int_list(axis)
+        r = x.shape.ndims
+        if axes is None or r is None:
+            if kd and r is not None:
+                return [(x.dtype, unknown_shape(r))]
+            return [(x.dtype, unknown_shape())]
+        norm = set()
+        for a in axes:
+            if not -r <= a < max(r, 1):
+                raise ValueError("Invalid reduction dimension %d for input with %d dimensions."
+                                 % (a, r))
+            norm.add(a % r if r else 0)
+        dims = x.shape.as_list()
+        if kd:
+            out = [1 if i in norm else d for i, d in enumerate(dims)]
+        else:
+            out = [d for i, d in enumerate(dims) if i not in norm]
+        return [(x.dtype, TensorShape(out))]
+    return infer
+
+
+def _axes(x, axis):
+    nd = np.ndim(x)
+    return tuple(sorted({int(a) % nd for a in np.reshape(axis, -1)})) if nd else ()
+
+
+def _sum_kernel(ctx, op, x, axis):
+    return (np.sum(x, axis=_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]),)
+
+
+def _mean_kernel(ctx, op, x, axis):
+    ax = _axes(x, axis)
+    kd = op.attrs["keep_dims"]
+    if x.dtype.kind in "iu":
+        n = int(np.prod([np.shape(x)[a] for a in ax])) if ax else 1
+        s = np.sum(x, axis=ax, dtype=np.int64, keepdims=kd)
+        q = np.abs(s) // max(n, 1) * np.sign(s)
+        return (np.asarray(q).astype(x.dtype),)
+    return (np.mean(x, axis=ax, dtype=x.dtype, keepdims=kd).astype(x.dtype, copy=False),)
+
+
+def _extreme_kernel(np_fn, float_init, int_init):
+    def kernel(ctx, op, x, axis):
+        ax = _axes(x, axis)
+        kd = op.attrs["keep_dims"]
+        if x.size == 0:
+            init = float_init if x.dtype.kind == "f" else int_init(x.dtype)
+            return (np.asarray(np_fn(x, axis=ax, keepdims=kd, initial=init)),)
+        return (np.asarray(np_fn(x, axis=ax, keepdims=kd)),)
+    return kernel
+
+
+def _prod_kernel(ctx, op, x, axis):
+    return (np.prod(x, axis=_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]),)
+
+
+def _bool_kernel(np_fn):
+    return lambda ctx, op, x, axis: (np.asarray(np_fn(x, axis=_axes(x, axis),
+                                                      keepdims=op.attrs["keep_dims"])),)
+
+
+def _reduced_shape_kernel(ctx, op, s, axis):
+    s = np.array(s, dtype=np.int32)
+    if s.size:
+        s[np.reshape(axis, -1) % s.size] = 1
+    return (s,)
+
+
+register_op("ReducedShape", infer=lambda op: [(_dt.int32, unknown_shape(1))],
+            kernel=_reduced_shape_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def _kept_shape_grad(op, g):
+    """``g`` reshaped so that it broadcasts against the reduction's input."""
+    x, axis = op.inputs
+    if op.attrs["keep_dims"]:
+        return g
+    out = op.outputs[0].shape
+    if x.shape.ndims is not None and int_list(axis) is not None:
+        r = x.shape.ndims
+        axes = {a % r for a in int_list(axis)} if r else set()
+        if x.shape.is_fully_defined():
+            kept = [1 if i in axes else d for i, d in enumerate(x.shape.as_list())]
+            return array_ops.reshape(g, kept)
+        del out
+    kept = make("ReducedShape", [array_ops.shape(x), axis])
+    return array_ops.reshape(g, kept)
+
+
+def _sum_grad(op, g):
+    x = op.inputs[0]
+    return [broadcast_to_like(_kept_shape_grad(op, g), x), None]
+
+
+def _mean_grad(op, g):
+    x = op.inputs[0]
+    gs = _sum_grad(op, g)[0]
+    y = op.outputs[0]
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
+        factor = max(x.shape.num_elements() // max(y.shape.num_elements(), 1), 1)
+        return [gs / np.asarray(factor, dtype=x.dtype.np), None]
+    n = cast(array_ops.size(x), x.dtype) / cast(
+        maximum(array_ops.size(y), 1), x.dtype)
+    return [gs / n, None]
+
+
+def _extreme_grad(op, g):
+    x = op.inputs[0]
+    y = _kept_shape_grad(op, op.outputs[0])
+    gk = _kept_shape_grad(op, g)
+    ind = cast(equal(broadcast_to_like(y, x), x), g.dtype)
+    num = reduce_sum(ind, op.inputs[1], keepdims=True)
+    return [ind / num * gk, None]
+
+
+def _prod_grad(op, g):
+    # Product of all other elements, computed without dividing by x (safe for zeros).
+    x, axis = op.inputs
+    gk = broadcast_to_like(_kept_shape_grad(op, g), x)
+    return [gk * make("ProdOthers", [x, axis]), None]
+
+
+def _prod_others_kernel(ctx, op, x, axis):
+    ax = _axes(x, axis)
+    xt = np.moveaxis(x, ax, tuple(range(len(ax))))
+    lead = xt.shape[:len(ax)]
+    flat = xt.reshape((int(np.prod(lead)) if lead else 1,) + xt.shape[len(ax):])
+    ones = np.ones((1,) + flat.shape[1:], dtype=x.dtype)
+    left = np.concatenate([ones, np.cumprod(flat, axis=0)[:-1]], axis=0)
+    right = np.concatenate([np.cumprod(flat[::-1], axis=0)[::-1][1:], ones], axis=0)
+    out = (left * right).reshape(xt.shape)
+    return (np.moveaxis(out, tuple(range(len(ax))), ax),)
+
+
+register_op("ProdOthers", infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+            kernel=_prod_others_kernel, grad=None)
+
+
+_REDUCTIONS = [
+    # type, public name, allowed, kernel, gradient
+    ("Sum", "reduce_sum", NUMERIC, _sum_kernel, _sum_grad),
+    ("Mean", "reduce_mean", NUMERIC, _mean_kernel, _mean_grad),
+    ("Max", "reduce_max", NUMERIC, _extreme_kernel(np.max, -np.inf,
+                                                    lambda d: np.iinfo(d).min), _extreme_grad),
+    ("Min", "reduce_min", NUMERIC, _extreme_kernel(np.min, np.inf,
+                                                    lambda d: np.iinfo(d).max), _extreme_grad),
+    ("Prod", "reduce_prod", NUMERIC, _prod_kernel, _prod_grad),
+    ("Any", "reduce_any", _BOOL, _bool_kernel(np.any), NOT_DIFFERENTIABLE),
+    ("All", "reduce_all", _BOOL, _bool_kernel(np.all), NOT_DIFFERENTIABLE),
+]
+
+
+def _reduce_fn(op_type, pub):
+    def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+           keep_dims=None):
+        x = convert_to_tensor(input_tensor)
+        if axis is None:
+            axis = reduction_indices
+        kd = bool(keepdims if keepdims is not None else keep_dims)
+        return make(op_type, [x, _axis_tensor(x, axis)], {"keep_dims": kd}, name, op_type)
+    fn.__name__ = pub
+    fn.__doc__ = ("Reduces ``input_tensor`` along ``axis`` (all axes if None) with %s; "
+                  "``keepdims`` keeps reduced axes with length 1 (op type %s)."
+                  % (pub[7:], op_type))
+    return fn
+
+
+for _t, _pub, _allowed, _kernel, _grad in _REDUCTIONS:
+    register_op(_t, infer=_reduce_infer(_allowed), kernel=_kernel, grad=_grad)
+    globals()[_pub] = _reduce_fn(_t, _pub)
+
+reduce_sum, reduce_mean, reduce_max, reduce_min = (  # noqa: F821
+    reduce_sum, reduce_mean, reduce_max, reduce_min)  # noqa: F821
+reduce_prod, reduce_any, reduce_all = reduce_prod, reduce_any, reduce_all  # noqa: F821
+OPERATORS["reduce_sum"] = reduce_sum
+
+
+# --------------------------------------------------------------------------------------
+# BroadcastTo (used by reduction gradients)
+# --------------------------------------------------------------------------------------
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """``input`` broadcast to ``shape``."""
+    s = shape if isinstance(shape, Tensor) else convert_to_tensor(shape, dtype=_dt.int32)
+    return make("BroadcastTo", [input, s], None, name)
+
+
+def broadcast_to_like(x, like: Tensor):
+    """``x`` broadcast to the shape of ``like`` (static shape when known)."""
+    if x.shape == like.shape and like.shape.is_fully_defined():
+        return x
+    if like.shape.is_fully_defined():
+        return broadcast_to(x, like.shape.as_list())
+    return broadcast_to(x, array_ops.shape(like))
+
+
+def _broadcast_to_infer(op):
+    x, s = op.inputs
+    dims = int_list(s)
+    if dims is None:
+        return [(x.dtype, unknown_shape(s.shape[0] if s.shape.ndims == 1 else None))]
+    out = TensorShape(dims)
+    broadcast_shapes(x.shape, out)
+    return [(x.dtype, out)]
+
+
+def _broadcast_to_grad(op, g):
+    x = op.inputs[0]
+    return [_sum_to(g, x, op.outputs[0], op.outputs[0].shape), None]
+
+
+register_op("BroadcastTo", infer=_broadcast_to_infer,
+            kernel=lambda ctx, op, x, s: (np.broadcast_to(x, tuple(s)).copy(),),
+            grad=_broadcast_to_grad)
