@@ -14,7 +14,8 @@ from .dtypes import as_dtype  # noqa: F401
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import *  # noqa: F401,F403
 from .ops.data_flow_ops import *  # noqa: F401,F403
-from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: F401
+from .ops.indexed_slices import (IndexedSlices, IndexedSlicesValue,  # noqa: F401
+                                 unsorted_segment_sum)
 from .ops.io_ops import *  # noqa: F401,F403
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.random_ops import *  # noqa: F401,F403

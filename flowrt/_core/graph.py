@@ -650,6 +650,8 @@ def _numpy_value(value, dtype: _dt.DType | None):
 
 
 def _cast_checked(arr: np.ndarray, dtype: _dt.DType, original):
+    if arr.size == 0:
+        return arr.astype(dtype.np)
     if arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool):
         raise TypeError("Expected %s, but got %r of type '%s'."
                         % (dtype.name, original, type(original).__name__))

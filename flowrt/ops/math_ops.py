@@ -79,9 +79,9 @@ _UNARY = [
      lambda op, g: [g * (1.0 - _y(op) * _y(op))]),
     ("Sigmoid", "sigmoid", FLOATS, lambda x: _sigmoid(x), None,
      lambda op, g: [g * _y(op) * (1.0 - _y(op))]),
-    ("Floor", "floor", FLOATS, np.floor, "floor(x)", lambda op, g: [None]),
-    ("Ceil", "ceil", FLOATS, np.ceil, "ceil(x)", lambda op, g: [None]),
-    ("Round", "round", NUMERIC, _round_half_even, None, lambda op, g: [None]),
+    ("Floor", "floor", FLOATS, np.floor, "floor(x)", NOT_DIFFERENTIABLE),
+    ("Ceil", "ceil", FLOATS, np.ceil, "ceil(x)", NOT_DIFFERENTIABLE),
+    ("Round", "round", NUMERIC, _round_half_even, None, NOT_DIFFERENTIABLE),
     ("LogicalNot", "logical_not", _BOOL, np.logical_not, None, NOT_DIFFERENTIABLE),
 ]
 

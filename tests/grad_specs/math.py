@@ -1,0 +1,57 @@
+"""Gradient specs for the elementwise math and reduction families."""
+
+import numpy as np
+
+import flowrt as fr
+from tests.gradcheck import GradSpec
+
+_r = np.random.default_rng(42)
+A = _r.standard_normal((3, 4))
+B = _r.standard_normal((3, 4))
+POS = _r.uniform(0.5, 2.0, (3, 4))
+COL = _r.standard_normal((3, 1))
+ROW = _r.standard_normal((4,))
+
+SPECS = [
+    GradSpec("Neg", lambda x: -x, [A]),
+    GradSpec("Abs", fr.abs, [POS * np.sign(A)]),
+    GradSpec("Sign", lambda x: fr.sign(x) * x, [A]),
+    GradSpec("Square", fr.square, [A]),
+    GradSpec("Sqrt", fr.sqrt, [POS]),
+    GradSpec("Rsqrt", fr.rsqrt, [POS]),
+    GradSpec("Reciprocal", fr.reciprocal, [POS]),
+    GradSpec("Exp", fr.exp, [A]),
+    GradSpec("Log", fr.log, [POS]),
+    GradSpec("Log1p", fr.log1p, [POS]),
+    GradSpec("Sin", fr.sin, [A]),
+    GradSpec("Cos", fr.cos, [A]),
+    GradSpec("Tanh", fr.tanh, [A]),
+    GradSpec("Sigmoid", fr.sigmoid, [A]),
+    GradSpec("AddV2", lambda x, y: x + y, [A, COL], id="AddV2-broadcast"),
+    GradSpec("Sub", lambda x, y: x - y, [A, ROW], id="Sub-broadcast"),
+    GradSpec("Mul", lambda x, y: x * y, [A, B]),
+    GradSpec("RealDiv", lambda x, y: x / y, [A, POS]),
+    GradSpec("FloorMod", fr.mod, [POS * 3.0 + 0.1, POS], eps=1e-7),
+    GradSpec("Pow", fr.pow, [POS, B]),
+    GradSpec("Maximum", fr.maximum, [A, B]),
+    GradSpec("Minimum", fr.minimum, [A, B]),
+    GradSpec("SquaredDifference", fr.squared_difference, [A, COL]),
+    GradSpec("Select", lambda x, y: fr.where(fr.constant(A > 0), x, y), [A, B]),
+    GradSpec("AddN", lambda x, y: fr.add_n([x, y, x]), [A, B]),
+    GradSpec("Cast", lambda x: fr.cast(fr.cast(x, fr.float32), fr.float64) * x, [A],
+             eps=1e-2, rtol=1e-4, atol=1e-5),
+    GradSpec("Sum", lambda x: fr.reduce_sum(x, axis=1), [A]),
+    GradSpec("Mean", lambda x: fr.reduce_mean(x, axis=0, keepdims=True), [A]),
+    GradSpec("Max", lambda x: fr.reduce_max(x, axis=1), [A]),
+    GradSpec("Min", lambda x: fr.reduce_min(x), [A]),
+    GradSpec("Prod", lambda x: fr.reduce_prod(x, axis=0), [A]),
+    GradSpec("BroadcastTo", lambda x: fr.broadcast_to(x, [3, 4]), [ROW]),
+    GradSpec("Identity", fr.identity, [A]),
+    GradSpec("PlaceholderWithDefault",
+             lambda x: fr.placeholder_with_default(x, [3, 4]) * 2.0, [A]),
+    GradSpec("Reshape", lambda x: fr.reshape(x, [4, 3]) * fr.constant(B.reshape(4, 3)), [A]),
+    GradSpec("Pack", lambda x, y: fr.stack([x, y], axis=1), [A, B]),
+    GradSpec("Fill", lambda x: fr.fill([2, 3], x), [np.array(1.5)]),
+    GradSpec("UnsortedSegmentSum",
+             lambda x: fr.unsorted_segment_sum(x, fr.constant([0, 2, 0]), 3), [A]),
+]
