@@ -253,7 +253,7 @@ def _binary_fn(op_type, pub, default_name=None):
     return fn
 
 
-add = _binary_fn("AddV2", "add")
+add = _binary_fn("AddV2", "add", "Add")
 subtract = _binary_fn("Sub", "subtract")
 multiply = _binary_fn("Mul", "multiply")
 floordiv = _binary_fn("FloorDiv", "floordiv", "floordiv")
