@@ -13,6 +13,7 @@ import contextlib
 import os
 import sys
 import threading
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -248,6 +249,7 @@ class Operation:
         if op not in self.control_inputs:
             self.control_inputs.append(op)
             op._control_outputs.append(self)
+            self.graph._late_control_inputs = True
             self.graph._version += 1
 
     def describe(self) -> str:
@@ -280,7 +282,8 @@ class Graph:
         self._finalized = False
         self.seed: int | None = None
         self._gradient_override_map: dict[str, str] = {}
-        self._lock = threading.RLock()
+        self._late_control_inputs = False
+        self._lock = threading.Lock()
         self._scratch: dict[str, Any] = {}
 
     # --- ops ---------------------------------------------------------------------
@@ -492,7 +495,12 @@ class Graph:
         """Records ``device_name`` on the ops created inside (placement is always CPU)."""
         if callable(device_name):
             raise NotImplementedError("device functions are not supported; pass a string")
-        self._device_stack.append(device_name or "")
+        if device_name is None:
+            new = ""  # TF1: device(None) clears the enclosing device
+        else:
+            outer = self._device_stack[-1] if self._device_stack else ""
+            new = merge_device(outer, device_name)
+        self._device_stack.append(new)
         try:
             yield
         finally:
@@ -552,6 +560,44 @@ class Graph:
 
     def __repr__(self):
         return "<fr.Graph with %d ops>" % len(self._ops)
+
+
+_DEVICE_FIELDS = ("job", "replica", "task")
+
+
+def _parse_device(spec: str) -> dict:
+    """TF's DeviceSpec parse: ``/job:j/replica:r/task:t/device:TYPE:i`` with the short
+    forms ``/cpu:0`` and ``CPU:0``; raises ValueError as TF does."""
+    out: dict = {}
+    for part in spec.split("/"):
+        if not part:
+            continue
+        ps = part.split(":")
+        key = ps[0].lower()
+        if len(ps) == 2 and key in _DEVICE_FIELDS:
+            out[key] = ps[1]
+        elif (len(ps) == 2 and key in ("cpu", "gpu", "tpu")) or (
+                len(ps) == 3 and key == "device"):
+            dev_type, index = (ps[0], ps[1]) if len(ps) == 2 else (ps[1], ps[2])
+            if "type" in out:
+                raise ValueError("Multiple device types are not allowed while parsing the "
+                                 "device spec: %s." % spec)
+            out["type"] = dev_type.upper()
+            out["index"] = index
+        else:
+            raise ValueError("Unknown attribute '%s' is encountered while parsing the device "
+                             "spec: '%s'." % (ps[0], spec))
+    return out
+
+
+def merge_device(outer: str, inner: str) -> str:
+    """The canonical device string of ``inner`` with unset fields taken from ``outer``."""
+    spec = _parse_device(outer)
+    spec.update(_parse_device(inner))
+    parts = ["/%s:%s" % (k, spec[k]) for k in _DEVICE_FIELDS if k in spec]
+    if "type" in spec:
+        parts.append("/device:%s:%s" % (spec["type"], spec["index"]))
+    return "".join(parts)
 
 
 _local = threading.local()
@@ -622,46 +668,72 @@ def _session_for(graph, session):
 
 
 def _numpy_value(value, dtype: _dt.DType | None):
-    """The numpy array a Python value becomes as a constant, with TF1's dtype defaults."""
+    """The numpy array a Python value becomes as a constant, with TF1's dtype rules.
+
+    As TF: Python elements are checked against ``dtype`` (no float -> int, only bools
+    -> bool, bool -> number is fine), numpy values are cast; out-of-range integers wrap.
+    """
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is not None and dtype is _dt.string:
         return _string_array(value)
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+    if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
         if arr.dtype.kind in "SUO":
+            if dtype is not None:
+                raise TypeError("Expected %s, but got %r of type '%s'."
+                                % (dtype.name, value, type(value).__name__))
             return _string_array(arr)
         if dtype is None:
             return arr
-        return _cast_checked(arr, dtype, value)
+        return _wrap_cast(arr, dtype)
+    if dtype is not None:
+        _check_elements(value, dtype)
+        if isinstance(value, (list, tuple)) and not _flat_list(value):
+            return np.zeros(np.shape(value), dtype.np)
+        return _wrap_cast(np.asarray(value), dtype)
     if isinstance(value, (str, bytes)):
         return _string_array(value)
     arr = np.asarray(value)
     if arr.dtype.kind in "SUO":
         return _string_array(value)
-    if dtype is None:
-        if arr.dtype.kind == "f":
-            return arr.astype(np.float32)
-        if arr.dtype.kind in "iu":
-            if arr.size and (arr.max() > np.iinfo(np.int32).max
-                             or arr.min() < np.iinfo(np.int32).min):
-                return arr.astype(np.int64)
-            return arr.astype(np.int32)
+    if arr.dtype.kind == "f":
+        return arr.astype(np.float32)
+    if arr.dtype.kind in "iu":
+        if arr.size and (arr.max() > np.iinfo(np.int32).max
+                         or arr.min() < np.iinfo(np.int32).min):
+            return arr.astype(np.int64)
+        return arr.astype(np.int32)
+    if arr.dtype.kind == "b" or arr.size:
         return arr
-    return _cast_checked(arr, dtype, value)
+    return arr.astype(np.float32)  # TF: an empty list is float32
 
 
-def _cast_checked(arr: np.ndarray, dtype: _dt.DType, original):
-    if arr.size == 0:
-        return arr.astype(dtype.np)
-    if arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool):
+def _flat_list(value) -> list:
+    return list(_flat(value)) if isinstance(value, (list, tuple)) else [value]
+
+
+def _check_elements(value, dtype: _dt.DType):
+    """TF's per-element type check of a Python value converted to ``dtype``."""
+    if dtype.is_bool:
+        ok = (bool, np.bool_)
+    elif dtype.is_integer:
+        ok = (int, np.integer, np.bool_)
+    else:
+        ok = (int, float, np.number, np.bool_)
+    for v in _flat_list(value):
+        if not isinstance(v, ok):
+            raise TypeError("Expected %s, but got %s of type '%s'."
+                            % (dtype.name, v, type(v).__name__))
+
+
+def _wrap_cast(arr: np.ndarray, dtype: _dt.DType) -> np.ndarray:
+    if arr.dtype.kind in "SUO":
         raise TypeError("Expected %s, but got %r of type '%s'."
-                        % (dtype.name, original, type(original).__name__))
-    if arr.dtype.kind == "b" and not dtype.is_bool:
-        raise TypeError("Expected %s, but got %r of type 'bool'." % (dtype.name, original))
-    if dtype.is_integer and arr.size and arr.dtype.kind in "iu":
-        info = np.iinfo(dtype.np)
-        if arr.max() > info.max or arr.min() < info.min:
-            raise TypeError("Value %r is out of range for dtype %s." % (original, dtype.name))
-    return arr.astype(dtype.np, copy=False)
+                        % (dtype.name, arr, type(arr).__name__))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # TF wraps out-of-range values too
+        return arr.astype(dtype.np, copy=False)
 
 
 def _string_array(value) -> np.ndarray:

@@ -126,7 +126,7 @@ class TensorShape:
     def __str__(self):
         if self._dims is None:
             return "<unknown>"
-        inner = ", ".join("?" if d is None else str(d) for d in self._dims)
+        inner = ", ".join(str(d) for d in self._dims)  # TF 2.x prints None, not ?
         return "(%s,)" % inner if len(self._dims) == 1 else "(%s)" % inner
 
 
