@@ -140,6 +140,23 @@ class _Fetches:
         self.build = walk(fetches)
 
 
+_CONTAINERS = (list, tuple, dict)
+
+
+def _fetch_key(fetches):
+    """A hashable key for fetch structures whose flattening can be cached: a single
+    element, or a flat list/tuple of elements; None for anything else."""
+    t = type(fetches)
+    if t is list or t is tuple:
+        for x in fetches:
+            if isinstance(x, _CONTAINERS) or getattr(x, "__hash__", None) is None:
+                return None
+        return (t,) + tuple(fetches)
+    if isinstance(fetches, _CONTAINERS) or getattr(fetches, "__hash__", None) is None:
+        return None
+    return fetches
+
+
 def _fetch_value(v):
     """TF1 hands back fresh numpy values: scalars as numpy scalars, strings as bytes."""
     if isinstance(v, np.ndarray):
@@ -230,24 +247,40 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
 
     def _prepare(self, fetches, feed_dict, options, run_metadata):
-        self._check_open()
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
         g = self._graph
-        if g.version != self._plans_version:
+        if g._version != self._plans_version:
             self._plans = {}
-            self._plans_version = g.version
-        fm = _Fetches(g, fetches)
-        feed_tensors, feed_values = self._feeds(feed_dict)
-        key = (tuple(fm.tensors), tuple(fm.targets), tuple(feed_tensors))
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = Plan(fm.tensors, fm.targets, feed_tensors)
-        stats = [] if (options is not None and run_metadata is not None
-                       and getattr(options, "trace_level", 0)) else None
+            self._plans_version = g._version
+        if feed_dict:
+            feed_tensors, feed_values = self._feeds(feed_dict)
+        else:
+            feed_tensors = feed_values = ()
+        fkey = _fetch_key(fetches)
+        entry = None
+        if fkey is not None:
+            key = (fkey, feed_tensors)
+            entry = self._plans.get(key)
+        if entry is None:
+            fm = _Fetches(g, fetches)
+            pkey = (tuple(fm.tensors), tuple(fm.targets), feed_tensors)
+            plan = self._plans.get(pkey)
+            if plan is None:
+                plan = self._plans[pkey] = Plan(fm.tensors, fm.targets, feed_tensors)
+            entry = (fm, plan)
+            if fkey is not None:
+                self._plans[key] = entry
+        fm, plan = entry
+        stats = None
+        timeout = None
+        if options is not None:
+            if run_metadata is not None and getattr(options, "trace_level", 0):
+                stats = []
+            if getattr(options, "timeout_in_ms", 0):
+                timeout = options.timeout_in_ms / 1000.0
         self._step_counter += 1
         ctx = RunContext(self, self._resources, None, self._step_counter, stats)
-        timeout = None
-        if options is not None and getattr(options, "timeout_in_ms", 0):
-            timeout = options.timeout_in_ms / 1000.0
         return fm, plan, feed_values, ctx, timeout
 
     def _feeds(self, feed_dict):
@@ -256,6 +289,10 @@ class Session:
         g = self._graph
         tensors, values = [], []
         for key, value in feed_dict.items():
+            if type(key) is Tensor and key.op.graph is g:
+                tensors.append(key)
+                values.append(_feed_value(key, value))
+                continue
             comps = getattr(key, "_feed_components", None)
             if comps is not None:
                 pairs = comps(value)
@@ -269,7 +306,7 @@ class Session:
                                     % (e.args[0] if e.args else e)) from None
                 tensors.append(t)
                 values.append(_feed_value(t, v))
-        return tensors, values
+        return tuple(tensors), values
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in ``fetches``.

@@ -43,8 +43,22 @@ def op_error(exc: BaseException, op) -> errors.OpError:
     return errors.InvalidArgumentError(None, op, "%s: %s" % (op.describe(), msg))
 
 
+# A plan run this many times is compiled to straight-line Python (``compile_sync``);
+# before that the generic loop runs it, so a one-off signature pays no compile cost.
+COMPILE_AFTER_RUNS = 2
+
+
 def run_sync(plan, ctx: RunContext, feed_values) -> list:
     """Runs a non-blocking plan inline; returns the fetched values."""
+    fn = plan.sync_fn
+    if fn is not None and ctx.stats is None:
+        if not plan.steps:
+            return fn(ctx, feed_values)
+        with np.errstate(all="ignore"):
+            return fn(ctx, feed_values)
+    plan.runs += 1
+    if plan.runs >= COMPILE_AFTER_RUNS and fn is None:
+        plan.sync_fn = compile_sync(plan)
     vals = list(plan.init)
     for s, v in zip(plan.feed_slots, feed_values):
         vals[s] = v
@@ -64,6 +78,48 @@ def run_sync(plan, ctx: RunContext, feed_values) -> list:
             if stats is not None:
                 stats.append((op, t0, time.perf_counter()))
     return [vals[s] for s in plan.fetch_slots]
+
+
+def compile_sync(plan):
+    """Compiles a non-blocking plan to one Python function of straight-line calls.
+
+    Each step becomes ``s7 = k3(ctx, o3, s2, s5)[0]`` with kernels, ops and constants
+    bound as globals of the generated code: no per-step list indexing, tuple tests or
+    loop overhead remain. ``n`` tracks the current step so an error still names its op.
+    """
+    env = {"op_error": op_error, "OpError": errors.OpError}
+    init = plan.init
+    fed = set(plan.feed_slots)
+
+    def ref(slot):
+        if slot in fed or init[slot] is None:
+            return "s%d" % slot
+        name = "c%d" % slot
+        env[name] = init[slot]
+        return name
+
+    lines = ["def run(ctx, feeds):", "    n = -1", "    try:"]
+    for j, slot in enumerate(plan.feed_slots):
+        lines.append("        s%d = feeds[%d]" % (slot, j))
+    for i, st in enumerate(plan.steps):
+        env["k%d" % i], env["o%d" % i] = st.kernel, st.op
+        call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
+        lines.append("        n = %d" % i)
+        if len(st.outs) == 1:
+            lines.append("        s%d = %s[0]" % (st.outs[0], call))
+        elif not st.outs:
+            lines.append("        " + call)
+        else:
+            lines.append("        %s, = %s" % (", ".join("s%d" % o for o in st.outs), call))
+    lines.append("        return [%s]" % ", ".join(ref(s) for s in plan.fetch_slots))
+    lines.append("    except Exception as e:")
+    lines.append("        if n < 0:")
+    lines.append("            raise")
+    lines.append("        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)")
+    env["OPS"] = tuple(st.op for st in plan.steps)
+    code = compile("\n".join(lines), "<flowrt plan of %d steps>" % len(plan.steps), "exec")
+    exec(code, env)
+    return env["run"]
 
 
 async def run_async(plan, ctx: RunContext, feed_values) -> list:

@@ -20,25 +20,34 @@ def prune(fetch_tensors: Sequence[Tensor], target_ops: Sequence[Operation],
     """The ops a run needs, in a topological order (producers before consumers).
 
     ``fed`` holds the fed tensors; the subgraph above a fed tensor is cut off unless
-    something else needs it.
+    something else needs it. Creation order is topological (an op's inputs and control
+    inputs exist before it), so sorting by creation id orders the pruned set; graphs
+    that had control inputs added after creation are ordered by Kahn's algorithm.
     """
-    needed: dict[Operation, None] = {}
-    stack = [t.op for t in fetch_tensors if t not in fed] + list(target_ops)
+    needed: set[Operation] = set()
+    stack = [t.op for t in fetch_tensors if t not in fed]
+    stack.extend(target_ops)
+    add = needed.add
     while stack:
         op = stack.pop()
         if op in needed:
             continue
-        needed[op] = None
+        add(op)
         for t in op.inputs:
-            if t not in fed and t.op not in needed:
+            if t.op not in needed and t not in fed:
                 stack.append(t.op)
-        for c in op.control_inputs:
-            if c not in needed:
-                stack.append(c)
-    return _topo_order(needed, fed)
+        if op.control_inputs:
+            stack.extend(op.control_inputs)
+    if needed and next(iter(needed)).graph._late_control_inputs:
+        return _topo_order(needed, fed)
+    return sorted(needed, key=_op_id)
 
 
-def _topo_order(needed: dict, fed: set) -> list[Operation]:
+def _op_id(op):
+    return op._id
+
+
+def _topo_order(needed: set, fed: set) -> list[Operation]:
     indeg = {}
     users: dict[Operation, list] = {op: [] for op in needed}
     for op in needed:
@@ -51,7 +60,7 @@ def _topo_order(needed: dict, fed: set) -> list[Operation]:
             users[c].append(op)
             n += 1
         indeg[op] = n
-    ready = sorted((op for op, n in indeg.items() if n == 0), key=lambda o: o._id)
+    ready = sorted((op for op, n in indeg.items() if n == 0), key=_op_id, reverse=True)
     order = []
     while ready:
         op = ready.pop()
@@ -71,8 +80,7 @@ class Step:
 
     __slots__ = ("op", "kernel", "akernel", "ins", "outs", "succ", "npred", "index")
 
-    def __init__(self, op: Operation, ins: tuple, outs: tuple):
-        d = get_op_def(op.type)
+    def __init__(self, op: Operation, d, ins: tuple, outs: tuple, index: int):
         self.op = op
         self.kernel = d.kernel
         self.akernel = d.akernel
@@ -80,7 +88,7 @@ class Step:
         self.outs = outs
         self.succ: list[int] = []
         self.npred = 0
-        self.index = -1
+        self.index = index
 
 
 class Plan:
@@ -92,48 +100,64 @@ class Plan:
       feed_slots / fetch_slots: where fed values go and fetched values come from.
       blocking: True if some step may block (has an async kernel).
       roots: indices of the steps with no predecessor in the plan.
+      npred: per step, how many predecessor steps it waits for.
+      runs / sync_fn: run count, and the compiled straight-line function once built.
     """
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors):
         fed = set(feed_tensors)
         ops = prune(fetch_tensors, target_ops, fed)
         slot: dict[Tensor, int] = {}
-        init: list = []
-
-        def slot_of(t):
-            s = slot.get(t)
-            if s is None:
-                s = slot[t] = len(init)
-                init.append(None)
-            return s
-
-        self.feed_slots = tuple(slot_of(t) for t in feed_tensors)
+        init: list = [None] * len(feed_tensors)
+        for i, t in enumerate(feed_tensors):
+            slot[t] = i
         steps: list[Step] = []
         producer: dict[Operation, Step] = {}
+        blocking = False
         for op in ops:
+            outs = op.outputs
             if op.type == "Const" and not op.control_inputs:
-                init[slot_of(op.outputs[0])] = op.attrs["value"]
+                v = op.attrs["value"]
+                if outs[0] not in fed:
+                    slot[outs[0]] = len(init)
+                    # Numeric scalars as numpy scalars: their arithmetic is ~10x cheaper
+                    # than on 0-d arrays, and results are numpy scalars either way.
+                    init.append(v[()] if v.ndim == 0 and v.dtype.kind in "biuf" else v)
                 continue
-            ins = tuple(slot_of(t) for t in op.inputs)
-            outs = tuple(slot_of(t) for t in op.outputs)
-            st = Step(op, ins, outs)
-            st.index = len(steps)
-            steps.append(st)
-            producer[op] = st
-        for st in steps:
-            preds = [producer.get(t.op) for t in st.op.inputs if t not in fed]
-            preds += [producer.get(c) for c in st.op.control_inputs]
-            for p in preds:
+            d = get_op_def(op.type)
+            ins = tuple(slot[t] for t in op.inputs)
+            out_slots = []
+            for t in outs:
+                # A fed output keeps its fed value; the kernel's goes to a scratch slot.
+                if t not in fed:
+                    slot[t] = len(init)
+                out_slots.append(len(init))
+                init.append(None)
+            st = Step(op, d, ins, tuple(out_slots), len(steps))
+            if d.akernel is not None:
+                blocking = True
+            for t in op.inputs:
+                p = producer.get(t.op)
+                if p is not None and t not in fed:
+                    p.succ.append(st.index)
+                    st.npred += 1
+            for c in op.control_inputs:
+                p = producer.get(c)
                 if p is not None:
                     p.succ.append(st.index)
                     st.npred += 1
-        self.fetch_slots = tuple(slot_of(t) for t in fetch_tensors)
+            steps.append(st)
+            producer[op] = st
+        self.feed_slots = tuple(range(len(feed_tensors)))
+        self.fetch_slots = tuple(slot[t] for t in fetch_tensors)
         self.steps = steps
         self.init = init
-        self.blocking = any(st.akernel is not None for st in steps)
+        self.blocking = blocking
         self.roots = tuple(st.index for st in steps if st.npred == 0)
         self.npred = [st.npred for st in steps]
         self.ops = ops
+        self.runs = 0
+        self.sync_fn = None
         # Flat tuples for the sync loop: no attribute lookups per step.
         self.sync_steps = tuple((st.kernel, st.op, st.ins, st.outs[0] if len(st.outs) == 1
                                  else st.outs) for st in steps)
