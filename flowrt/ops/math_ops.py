@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.elementwise import binary_kernel, unary_kernel
-from .._core.graph import OPERATORS, Tensor, convert_to_tensor
+from .._core.graph import OPERATORS, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
 from . import array_ops
@@ -26,7 +26,8 @@ __all__ = [
     "greater_equal", "logical_and", "logical_or", "logical_xor", "realdiv", "truediv",
     "divide", "div", "where", "add_n", "cast", "to_float", "to_int32", "to_int64",
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-    "reduce_all", "broadcast_to",
+    "reduce_all", "broadcast_to", "matmul", "argmax", "argmin", "arg_max", "arg_min",
+    "clip_by_value",
 ]
 
 _BOOL = (_dt.bool,)
@@ -63,7 +64,7 @@ _UNARY = [
     ("Neg", "negative", NUMERIC, np.negative, "-x", lambda op, g: [-g]),
     ("Abs", "abs", NUMERIC, np.abs, "abs(x)", lambda op, g: [g * sign(_x(op))]),
     ("Sign", "sign", NUMERIC, np.sign, None, lambda op, g: [array_ops.zeros_like(_x(op))]),
-    ("Square", "square", NUMERIC, np.square, "x * x",
+    ("Square", "square", NUMERIC, np.square, "x**2",
      lambda op, g: [g * (_x(op) * 2.0 if _x(op).dtype.is_floating else _x(op) * 2)]),
     ("Sqrt", "sqrt", FLOATS, np.sqrt, "sqrt(x)", lambda op, g: [g * 0.5 / _y(op)]),
     ("Rsqrt", "rsqrt", FLOATS, lambda x: 1.0 / np.sqrt(x), "1 / sqrt(x)",
@@ -77,7 +78,7 @@ _UNARY = [
     ("Cos", "cos", FLOATS, np.cos, "cos(x)", lambda op, g: [-g * sin(_x(op))]),
     ("Tanh", "tanh", FLOATS, np.tanh, "tanh(x)",
      lambda op, g: [g * (1.0 - _y(op) * _y(op))]),
-    ("Sigmoid", "sigmoid", FLOATS, lambda x: _sigmoid(x), None,
+    ("Sigmoid", "sigmoid", FLOATS, lambda x: _sigmoid(x), "1 / (1 + exp(-x))",
      lambda op, g: [g * _y(op) * (1.0 - _y(op))]),
     ("Floor", "floor", FLOATS, np.floor, "floor(x)", NOT_DIFFERENTIABLE),
     ("Ceil", "ceil", FLOATS, np.ceil, "ceil(x)", NOT_DIFFERENTIABLE),
@@ -163,19 +164,31 @@ def _int_div_check(op, y):
 
 
 def _floordiv(x, y):
+    if x.dtype.kind == "f":
+        # TF computes floor(x / y) for floats (1 // 0.1 == 10); numpy's fmod-based
+        # floor_divide gives 9.
+        return np.floor(np.true_divide(x, y))
     return np.floor_divide(x, y)
 
 
 def _floordiv_kernel(ctx, op, x, y):
     if x.dtype.kind in "iu":
         _int_div_check(op, y)
-    return (np.floor_divide(x, y),)
+    return (_floordiv(x, y),)
+
+
+def _floormod(x, y):
+    if x.dtype.kind == "f":
+        # TF: fmod, shifted by y when the signs differ (so -4 mod 2 is -0.0, as in TF).
+        m = np.fmod(x, y)
+        return np.where((m != 0) & ((y < 0) != (m < 0)), m + y, m).astype(m.dtype, copy=False)
+    return np.mod(x, y)
 
 
 def _mod_kernel(ctx, op, x, y):
     if x.dtype.kind in "iu":
         _int_div_check(op, y)
-    return (np.mod(x, y),)
+    return (_floormod(x, y),)
 
 
 def _pow_kernel(ctx, op, x, y):
@@ -219,14 +232,14 @@ _BINARY = [
      _binary_grad(lambda op, g: (g / op.inputs[1],
                                  -g * op.inputs[0] / (op.inputs[1] * op.inputs[1])))),
     ("FloorDiv", NUMERIC, None, _floordiv, None, _floordiv_kernel, NOT_DIFFERENTIABLE),
-    ("FloorMod", NUMERIC, None, np.mod, None, _mod_kernel,
+    ("FloorMod", NUMERIC, None, _floormod, None, _mod_kernel,
      _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1])))),
     ("Pow", NUMERIC, None, np.power, None, _pow_kernel, _binary_grad(_pow_grad)),
-    ("Maximum", NUMERIC, None, np.maximum, None, None,
+    ("Maximum", NUMERIC, None, np.maximum, "where((x >= y) | (x != x), x, y)", None,
      _binary_grad(_max_min_grad(lambda x, y: greater_equal(x, y)))),
-    ("Minimum", NUMERIC, None, np.minimum, None, None,
+    ("Minimum", NUMERIC, None, np.minimum, "where((x <= y) | (x != x), x, y)", None,
      _binary_grad(_max_min_grad(lambda x, y: less_equal(x, y)))),
-    ("SquaredDifference", NUMERIC, None, lambda x, y: np.square(x - y), "(x - y) * (x - y)",
+    ("SquaredDifference", NUMERIC, None, lambda x, y: np.square(x - y), "(x - y)**2",
      None, _binary_grad(lambda op, g: (g * 2.0 * (op.inputs[0] - op.inputs[1]),
                                        g * -2.0 * (op.inputs[0] - op.inputs[1])))),
     ("Equal", None, _dt.bool, np.equal, None, None, NOT_DIFFERENTIABLE),
@@ -244,12 +257,53 @@ for _t, _allowed, _out, _np_fn, _ne, _kernel, _grad in _BINARY:
                 kernel=_kernel or binary_kernel(_np_fn, _ne), grad=_grad, ne_expr=_ne)
 
 
+def _scoped(op_type, name, default_name, build, attrs=None):
+    """Creates an op as TF's op-def library does: Python operands are converted inside a
+    name scope (becoming ``add/y``, ``ArgMax/dimension``) and the op takes the scope's
+    own name."""
+    g = get_default_graph()
+    with g.name_scope(name or default_name) as scope:
+        inputs = build()
+    full = scope[:-1]
+    with g.name_scope(None):
+        g._names_in_use.pop(full.lower(), None)  # the scope reserved it for this op
+        return make(op_type, inputs, attrs, full)
+
+
+def _is_tensor(v):
+    return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+
+
+def _convert_named(v, dtype, op_type, arg):
+    """A Python/numpy operand as a tensor of the other operand's dtype, named ``arg``."""
+    try:
+        return convert_to_tensor(v, dtype=dtype, name=arg)
+    except (TypeError, ValueError):
+        raise TypeError("Expected %s passed to parameter '%s' of op '%s', got %r of type '%s' "
+                        "instead; pass a value of that dtype or fr.cast the tensor operand."
+                        % (dtype.name, arg, op_type, v, type(v).__name__)) from None
+
+
+def _binary_inputs(x, y, op_type):
+    if _is_tensor(x):
+        x = convert_to_tensor(x)
+        y = convert_to_tensor(y) if _is_tensor(y) else _convert_named(y, x.dtype, op_type, "y")
+    elif _is_tensor(y):
+        y = convert_to_tensor(y)
+        x = _convert_named(x, y.dtype, op_type, "x")
+    else:
+        x = convert_to_tensor(x, name="x")
+        y = _convert_named(y, x.dtype, op_type, "y")
+    return [x, y]
+
+
 def _binary_fn(op_type, pub, default_name=None):
     def fn(x, y, name=None):
-        x, y = binary_args(x, y, op_type)
-        return make(op_type, [x, y], None, name, default_name or op_type)
+        return _scoped(op_type, name, default_name or op_type,
+                       lambda: _binary_inputs(x, y, op_type))
     fn.__name__ = pub
     fn.__doc__ = "Elementwise %s with broadcasting (op type %s)." % (pub, op_type)
+    fn.op_type = op_type
     return fn
 
 
@@ -286,12 +340,15 @@ _TRUEDIV_CAST = {_dt.int8: _dt.float32, _dt.int16: _dt.float32, _dt.uint8: _dt.f
 
 
 def truediv(x, y, name=None):
-    """``x / y`` in floating point; integers are cast first, as in TF1."""
-    x, y = binary_args(x, y, "RealDiv")
-    target = _TRUEDIV_CAST.get(x.dtype)
-    if target is not None:
-        x, y = cast(x, target), cast(y, target)
-    return make("RealDiv", [x, y], None, name, "truediv")
+    """``x / y`` in floating point; integers are cast first, as in TF1 (int8/16 and
+    uint8/16 to float32, int32/64 to float64)."""
+    def build():
+        a, b = _binary_inputs(x, y, "RealDiv")
+        target = _TRUEDIV_CAST.get(a.dtype)
+        if target is not None:
+            a, b = cast(a, target), cast(b, target)
+        return [a, b]
+    return _scoped("RealDiv", name, "truediv", build)
 
 
 def divide(x, y, name=None):
@@ -318,6 +375,7 @@ OPERATORS.update({
     "or": lambda x, y: _with_default(logical_or, x, y, "LogicalOr"),
     "xor": lambda x, y: logical_xor(x, y),
     "neg": lambda x: make("Neg", [convert_to_tensor(x)], None, None, "Neg"),
+    "matmul": lambda x, y: matmul(x, y, name="matmul"),
     "abs": lambda x: abs(x),
     "invert": lambda x: logical_not(x),
 })
@@ -325,17 +383,7 @@ OPERATORS.update({
 
 def _with_default(fn, x, y, default):
     """Operators name their op like TF1's Python wrappers (``add``, ``mul``, ...)."""
-    x, y = binary_args(x, y, default)
-    op_type = _FN_TYPES.get(fn)
-    if op_type is None:
-        return fn(x, y)
-    return make(op_type, [x, y], None, None, default)
-
-
-_FN_TYPES = {add: "AddV2", subtract: "Sub", multiply: "Mul", floordiv: "FloorDiv",
-             mod: "FloorMod", pow: "Pow", less: "Less", less_equal: "LessEqual",
-             greater: "Greater", greater_equal: "GreaterEqual", logical_and: "LogicalAnd",
-             logical_or: "LogicalOr"}
+    return _scoped(fn.op_type, None, default, lambda: _binary_inputs(x, y, fn.op_type))
 
 
 # --------------------------------------------------------------------------------------
@@ -701,3 +749,239 @@ def _broadcast_to_grad(op, g):
 register_op("BroadcastTo", infer=_broadcast_to_infer,
             kernel=lambda ctx, op, x, s: (np.broadcast_to(x, tuple(s)).copy(),),
             grad=_broadcast_to_grad)
+
+
+# --------------------------------------------------------------------------------------
+# Matrix multiply: MatMul for two matrices, BatchMatMulV2 (broadcast batch dims) else
+# --------------------------------------------------------------------------------------
+
+_MATMUL_TYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.uint8,
+                 _dt.uint16)
+
+
+def _shape_str(s: TensorShape) -> str:
+    return "<unknown>" if s.ndims is None else "[%s]" % ", ".join(
+        "?" if d is None else str(d) for d in s.as_list())
+
+
+def _matmul_check(op, ta, tb):
+    a, b = op.inputs
+    check_dtype(a, _MATMUL_TYPES, "a")
+    if a.dtype is not b.dtype:
+        raise TypeError("Input 'b' of '%s' Op has type %s that does not match type %s of "
+                        "argument 'a'." % (op.type, b.dtype.name, a.dtype.name))
+    sa, sb = a.shape, b.shape
+    if sa.ndims is None or sb.ndims is None:
+        return None
+    m, ka = (sa[-1], sa[-2]) if ta else (sa[-2], sa[-1])
+    kb, n = (sb[-1], sb[-2]) if tb else (sb[-2], sb[-1])
+    if ka is not None and kb is not None and ka != kb:
+        raise ValueError("Dimensions must be equal, but are %d and %d: the inner dimensions "
+                         "of a %s and b %s (transpose_a=%s, transpose_b=%s) must agree; "
+                         "fix the shapes or set transpose_a/transpose_b."
+                         % (ka, kb, _shape_str(sa), _shape_str(sb), ta, tb))
+    return m, n
+
+
+def _matmul_infer(op):
+    a, b = op.inputs
+    for t in (a, b):
+        if t.shape.ndims is not None and t.shape.ndims != 2:
+            raise ValueError("Shape must be rank 2 but is rank %d (input shapes: %s, %s); "
+                             "MatMul multiplies matrices, use fr.reshape or fr.expand_dims."
+                             % (t.shape.ndims, _shape_str(a.shape), _shape_str(b.shape)))
+    mn = _matmul_check(op, op.attrs["transpose_a"], op.attrs["transpose_b"])
+    return [(a.dtype, TensorShape(list(mn) if mn else [None, None]))]
+
+
+def _batch_matmul_infer(op):
+    a, b = op.inputs
+    for t in (a, b):
+        if t.shape.ndims is not None and t.shape.ndims < 2:
+            raise ValueError("Shape must be at least rank 2 but is rank %d (input shapes: "
+                             "%s, %s)." % (t.shape.ndims, _shape_str(a.shape),
+                                           _shape_str(b.shape)))
+    mn = _matmul_check(op, op.attrs["adj_x"], op.attrs["adj_y"])
+    if mn is None:
+        return [(a.dtype, unknown_shape())]
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return [(a.dtype, batch.concatenate(list(mn)))]
+
+
+def _t(x, flag):
+    return np.swapaxes(x, -1, -2) if flag else x
+
+
+def _matmul_kernel(ctx, op, a, b):
+    return (np.matmul(_t(a, op.attrs["transpose_a"]), _t(b, op.attrs["transpose_b"])),)
+
+
+def _batch_matmul_kernel(ctx, op, a, b):
+    return (np.matmul(_t(a, op.attrs["adj_x"]), _t(b, op.attrs["adj_y"])),)
+
+
+def _matmul_grad_pair(g, a, b, ta, tb, mm):
+    """TF's rule: the two input gradients as products, without explicit transposes."""
+    if not ta and not tb:
+        return mm(g, b, False, True), mm(a, g, True, False)
+    if not ta and tb:
+        return mm(g, b, False, False), mm(g, a, True, False)
+    if ta and not tb:
+        return mm(b, g, False, True), mm(a, g, False, False)
+    return mm(b, g, True, True), mm(g, a, True, True)
+
+
+def _matmul_grad(op, g):
+    a, b = op.inputs
+    return list(_matmul_grad_pair(
+        g, a, b, op.attrs["transpose_a"], op.attrs["transpose_b"],
+        lambda x, y, tx, ty: make("MatMul", [x, y], {"transpose_a": tx, "transpose_b": ty})))
+
+
+def _batch_matmul_grad(op, g):
+    a, b = op.inputs
+    ga, gb = _matmul_grad_pair(
+        g, a, b, op.attrs["adj_x"], op.attrs["adj_y"],
+        lambda x, y, tx, ty: make("BatchMatMulV2", [x, y], {"adj_x": tx, "adj_y": ty}))
+    # Sum over the batch dims each input was broadcast along (its matrix dims match).
+    return [_sum_to(ga, a, ga, ga.shape), _sum_to(gb, b, gb, gb.shape)]
+
+
+register_op("MatMul", infer=_matmul_infer, kernel=_matmul_kernel, grad=_matmul_grad)
+register_op("BatchMatMulV2", infer=_batch_matmul_infer, kernel=_batch_matmul_kernel,
+            grad=_batch_matmul_grad, default_name="MatMul")
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False,
+           grad_b=False, name=None):
+    """Matrix product ``a @ b`` (after optional transposes).
+
+    Two matrices give a ``MatMul`` op; a rank above 2 (or unknown) on either side gives
+    ``BatchMatMulV2``, whose leading (batch) dimensions broadcast, as in TF.
+
+    Note (flowrt): ``adjoint_*`` equal ``transpose_*`` (no complex dtypes); the sparsity
+    hints and ``grad_*`` are accepted and ignored; ``output_type`` must be None or the
+    inputs' dtype.
+    """
+    if transpose_a and adjoint_a:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    if transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+    ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
+
+    def build():
+        x = convert_to_tensor(a, name="a")
+        y = convert_to_tensor(b, dtype=x.dtype if not _is_tensor(b) else None, name="b")
+        if output_type is not None and _dt.as_dtype(output_type) is not x.dtype:
+            raise TypeError("matmul: output_type %s differs from the inputs' dtype %s; "
+                            "flowrt only supports output_type=None."
+                            % (_dt.as_dtype(output_type).name, x.dtype.name))
+        return [x, y]
+
+    g = get_default_graph()
+    with g.name_scope(name or "MatMul") as scope:
+        inputs = build()
+    ra, rb = inputs[0].shape.ndims, inputs[1].shape.ndims
+    batched = ra is None or rb is None or ra > 2 or rb > 2
+    op_type = "BatchMatMulV2" if batched else "MatMul"
+    attrs = {"adj_x": ta, "adj_y": tb} if batched else {"transpose_a": ta, "transpose_b": tb}
+    full = scope[:-1]
+    with g.name_scope(None):
+        g._names_in_use.pop(full.lower(), None)
+        return make(op_type, inputs, attrs, full)
+
+
+# --------------------------------------------------------------------------------------
+# ArgMax / ArgMin
+# --------------------------------------------------------------------------------------
+
+
+def _arg_infer(op):
+    x, dim = op.inputs
+    check_dtype(x, NUMERIC + (_dt.bool,), "input")
+    if dim.dtype not in (_dt.int32, _dt.int64):
+        raise TypeError("dimension must be int32 or int64, got %s" % dim.dtype.name)
+    out = op.attrs["output_type"]
+    r = x.shape.ndims
+    axes = int_list(dim)
+    if r is None or axes is None:
+        return [(out, unknown_shape(None if r is None else max(r - 1, 0)))]
+    a = axes[0]
+    if not -max(r, 1) <= a < max(r, 1):
+        raise ValueError("Dimension (%d) must be in the range [%d, %d), where %d is the "
+                         "number of dimensions in the input." % (a, -r, r, r))
+    a %= max(r, 1)
+    dims = x.shape.as_list()
+    return [(out, TensorShape(dims[:a] + dims[a + 1:]))]
+
+
+def _arg_kernel(np_arg, nan_fill):
+    def kernel(ctx, op, x, dim):
+        x = np.asarray(x)
+        a = int(dim) % max(x.ndim, 1)
+        if x.ndim and x.shape[a] == 0:
+            raise errors.InvalidArgumentError(
+                None, op, "Reduction axis %d is empty in shape %s" % (a, list(x.shape)))
+        if x.dtype.kind == "f" and np.isnan(x).any():
+            # TF never picks a NaN (all-NaN gives 0); numpy picks the first NaN.
+            x = np.where(np.isnan(x), nan_fill, x)
+        return (np_arg(x, axis=a if x.ndim else None).astype(op.attrs["output_type"].np),)
+    return kernel
+
+
+register_op("ArgMax", infer=_arg_infer, kernel=_arg_kernel(np.argmax, -np.inf),
+            grad=NOT_DIFFERENTIABLE)
+register_op("ArgMin", infer=_arg_infer, kernel=_arg_kernel(np.argmin, np.inf),
+            grad=NOT_DIFFERENTIABLE)
+
+
+def _arg_fn(op_type, pub):
+    def fn(input, axis=None, name=None, dimension=None, output_type=_dt.int64):  # noqa: A002
+        if axis is not None and dimension is not None:
+            raise ValueError("Cannot specify both 'dimension' and 'axis'.")
+        axis = dimension if axis is None else axis
+        out = _dt.as_dtype(output_type)
+        if out not in (_dt.int32, _dt.int64):
+            raise TypeError("Value passed to parameter 'output_type' has DataType %s not in "
+                            "list of allowed values: int32, int64" % out.name)
+
+        def build():
+            x = convert_to_tensor(input, name="input")
+            d = convert_to_tensor(0 if axis is None else axis, name="dimension")
+            return [x, d]
+        return _scoped(op_type, name, op_type, build, {"output_type": out})
+    fn.__name__ = pub
+    fn.__doc__ = ("Index of the %s value along ``axis`` (default 0), as ``output_type`` "
+                  "(int64 by default); NaNs never win (op type %s)."
+                  % ("largest" if op_type == "ArgMax" else "smallest", op_type))
+    return fn
+
+
+argmax = arg_max = _arg_fn("ArgMax", "argmax")
+argmin = arg_min = _arg_fn("ArgMin", "argmin")
+
+
+# --------------------------------------------------------------------------------------
+# clip_by_value (TF2 builds it from Minimum and Maximum)
+# --------------------------------------------------------------------------------------
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clips ``t`` elementwise to ``[clip_value_min, clip_value_max]``.
+
+    Built as ``Maximum(Minimum(t, max), min)`` like TF2, so gradients flow to all three
+    arguments. Raises ValueError if the clip bounds would broadcast ``t`` to a larger shape.
+    """
+    g = get_default_graph()
+    with g.name_scope(name or "clip_by_value") as scope:
+        values = convert_to_tensor(t, name="t")
+        t_min = minimum(values, clip_value_max)
+    # The Maximum takes the scope's own name, as in TF ("clip_by_value", "clip_by_value/y").
+    t_max = _scoped("Maximum", scope, None,
+                    lambda: _binary_inputs(t_min, clip_value_min, "Maximum"))
+    if not values.shape.is_compatible_with(t_max.shape):
+        raise ValueError("clip_by_value: Shapes %s and %s are incompatible: the clip bounds "
+                         "must not broadcast t to a larger shape."
+                         % (_shape_str(values.shape), _shape_str(t_max.shape)))
+    return t_max
