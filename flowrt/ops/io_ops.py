@@ -1,3 +1,314 @@
-"""(to be written)."""
+"""File input ops: ``TextLineReader``, ``decode_csv``, ``read_file``, ``string_to_number``.
 
-__all__ = []
+A reader is per-session state (which file is open, at which line) kept in
+``ctx.resources``. Its read op takes the filename queue's handle as an input and, when
+it needs a new file, awaits the queue's dequeue directly, so a read blocks only its own
+run, exactly like a dequeue.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .common import TensorShape, make, make_op, to_tensor
+
+__all__ = ["decode_csv", "read_file", "string_to_number",
+           "write_file", "matching_files"]
+
+_CSV_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.string)
+
+
+# --------------------------------------------------------------------------------------
+# decode_csv
+# --------------------------------------------------------------------------------------
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
+               na_value="", select_cols=None):
+    """Converts CSV records to tensors, one per column.
+
+    Args:
+      records: a string tensor; every record is one CSV line.
+      record_defaults: one entry per column: a scalar or 1-element list giving the
+        column's default (used for an empty or ``na_value`` field) and its dtype, or an
+        empty list/tensor for a required column. Dtypes: float32, float64, int32,
+        int64, string.
+      field_delim: the one-character field separator.
+      use_quote_delim: if True, double quotes delimit fields that may contain the
+        separator (``""`` inside is a literal quote); if False quotes are plain text.
+      name: a name for the op.
+      na_value: a field text that counts as missing.
+      select_cols: optional sorted column indices to parse; others are skipped.
+
+    Returns:
+      A list of tensors of the shape of ``records``, with the dtypes of the defaults.
+
+    Raises (at run time):
+      InvalidArgumentError: a record with the wrong field count, a field that does not
+        parse, or a missing required field, naming the field and the record.
+    """
+    records = to_tensor(records, _dt.string, name="records")
+    defaults = []
+    for i, d in enumerate(record_defaults):
+        if isinstance(d, (list, tuple)) and len(d) == 0:
+            d = to_tensor(np.zeros([0], np.float32), name="record_defaults_%d" % i)
+        else:
+            d = to_tensor(d, name="record_defaults_%d" % i)
+        defaults.append(d)
+    if not isinstance(field_delim, str) or len(field_delim) != 1:
+        raise ValueError("field_delim should be only 1 char, got %r" % (field_delim,))
+    if select_cols is not None:
+        select_cols = [int(c) for c in select_cols]
+        if any(b <= a for a, b in zip(select_cols, select_cols[1:])):
+            raise ValueError("select_cols is not strictly increasing.")
+        if select_cols and select_cols[0] < 0:
+            raise ValueError("select_cols contains negative values.")
+        if len(select_cols) != len(defaults):
+            raise ValueError("Length of select_cols and record_defaults do not match.")
+    attrs = {"OUT_TYPE": [d.dtype for d in defaults], "field_delim": field_delim,
+             "use_quote_delim": bool(use_quote_delim), "na_value": na_value,
+             "select_cols": list(select_cols or [])}
+    op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
+    return list(op.outputs)
+
+
+def _decode_csv_infer(op):
+    records = op.inputs[0]
+    for i, d in enumerate(op.inputs[1:]):
+        if d.dtype not in _CSV_TYPES:
+            raise TypeError("record_defaults[%d] has DataType %s not in list of allowed "
+                            "values: float32, float64, int32, int64, string"
+                            % (i, d.dtype.name))
+        s = d.shape
+        if s.ndims is not None and (s.ndims > 1 or (s.ndims == 1 and s.as_list()[0]
+                                                     not in (None, 0, 1))):
+            raise ValueError("Shape of a default must be a length-0 or length-1 vector, "
+                             "or a scalar.")
+    return [(d.dtype, records.shape) for d in op.inputs[1:]]
+
+
+def _split_record(rec: bytes, delim: bytes, quote: bool) -> list:
+    if not quote or not (b'"' in rec or b"\r" in rec or b"\n" in rec):
+        return rec.split(delim)
+    fields, i, n = [], 0, len(rec)
+    while True:
+        if i < n and rec[i:i + 1] == b'"':
+            buf = bytearray()
+            i += 1
+            while True:
+                j = rec.find(b'"', i)
+                if j < 0:
+                    raise errors.InvalidArgumentError(
+                        None, None, "Quoted field has to end with quote followed by delim "
+                        "or end")
+                buf += rec[i:j]
+                if rec[j + 1:j + 2] == b'"':
+                    buf += b'"'
+                    i = j + 2
+                    continue
+                i = j + 1
+                break
+            if i < n and rec[i:i + 1] != delim:
+                raise errors.InvalidArgumentError(
+                    None, None, "Quoted field has to end with quote followed by delim or end")
+            fields.append(bytes(buf))
+        else:
+            j = rec.find(delim, i)
+            end = n if j < 0 else j
+            field = rec[i:end]
+            if b'"' in field or b"\r" in field or b"\n" in field:
+                raise errors.InvalidArgumentError(
+                    None, None, "Unquoted fields cannot have quotes/CRLFs inside")
+            fields.append(field)
+            i = end
+        if i >= n:
+            return fields
+        i += 1  # past the delimiter
+        if i == n:
+            fields.append(b"")
+            return fields
+
+
+_TF_TYPE_NAME = {_dt.float32: "float", _dt.float64: "double"}
+_INT_RANGE = {_dt.int32: (-2 ** 31, 2 ** 31 - 1), _dt.int64: (-2 ** 63, 2 ** 63 - 1)}
+
+
+def _parse_number(text: bytes, dtype):
+    s = text.decode("utf-8", "replace").strip()
+    if "_" in s or not s:
+        raise ValueError(s)
+    if dtype.is_integer:
+        v = int(s, 10)
+        lo, hi = _INT_RANGE[dtype]
+        if not lo <= v <= hi:
+            raise ValueError(s)
+        return v
+    low = s.lower()
+    if low.startswith(("0x", "-0x", "+0x")):
+        return float(int(low, 16))
+    return float(s)
+
+
+def _decode_csv_kernel(ctx, op, records, *defaults):
+    out_types = op.attrs["OUT_TYPE"]
+    delim = op.attrs["field_delim"].encode()
+    quote = op.attrs["use_quote_delim"]
+    na = op.attrs["na_value"].encode()
+    select = op.attrs["select_cols"]
+    ncols = len(out_types)
+    defs = []
+    for d in defaults:
+        d = np.asarray(d).reshape(-1)
+        defs.append(d[0] if d.size else None)
+    flat = np.asarray(records, dtype=object).reshape(-1)
+    cols = [np.empty(flat.shape, dtype=object if t is _dt.string else t.np)
+            for t in out_types]
+    for r, rec in enumerate(flat):
+        fields = _split_record(rec, delim, quote)
+        if select:
+            if len(fields) <= select[-1]:
+                raise errors.InvalidArgumentError(
+                    None, None, "Expect %d fields but have %d in record %d"
+                    % (select[-1] + 1, len(fields), r))
+            fields = [fields[c] for c in select]
+        elif len(fields) != ncols:
+            raise errors.InvalidArgumentError(
+                None, None, "Expect %d fields but have %d in record %d"
+                % (ncols, len(fields), r))
+        for c, (field, t) in enumerate(zip(fields, out_types)):
+            if field == b"" or field == na:
+                if defs[c] is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, "Field %d is required but missing in record %d!" % (c, r))
+                cols[c][r] = defs[c]
+            elif t is _dt.string:
+                cols[c][r] = field
+            else:
+                try:
+                    cols[c][r] = _parse_number(field, t)
+                except (ValueError, OverflowError):
+                    raise errors.InvalidArgumentError(
+                        None, None, "Field %d in record %d is not a valid %s: %s"
+                        % (c, r, _TF_TYPE_NAME.get(t, t.name),
+                           field.decode("utf-8", "replace"))) from None
+    shape = np.shape(records)
+    return tuple(col.reshape(shape) for col in cols)
+
+
+register_op("DecodeCSV", infer=_decode_csv_infer, kernel=_decode_csv_kernel,
+            grad=NOT_DIFFERENTIABLE)
+
+
+# --------------------------------------------------------------------------------------
+# string_to_number, read_file, write_file, matching_files
+# --------------------------------------------------------------------------------------
+
+
+def string_to_number(string_tensor=None, out_type=_dt.float32, name=None, input=None):  # noqa: A002
+    """Parses each string of ``string_tensor`` as a number of ``out_type`` (float32,
+    float64, int32 or int64); InvalidArgumentError at run time if one does not parse."""
+    if string_tensor is None:
+        string_tensor = input
+    out_type = _dt.as_dtype(out_type)
+    if out_type not in _CSV_TYPES[:4]:
+        raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
+                        "allowed values: float32, float64, int32, int64" % out_type.name)
+    return make("StringToNumber", [to_tensor(string_tensor, _dt.string)],
+                {"out_type": out_type}, name, "StringToNumber")
+
+
+def _string_to_number_kernel(ctx, op, x):
+    t = op.attrs["out_type"]
+    flat = np.asarray(x, dtype=object).reshape(-1)
+    out = np.empty(flat.shape, dtype=t.np)
+    for i, s in enumerate(flat):
+        try:
+            out[i] = _parse_number(s, t)
+        except (ValueError, OverflowError):
+            raise errors.InvalidArgumentError(
+                None, None, "StringToNumberOp could not correctly convert string: %s"
+                % s.decode("utf-8", "replace")) from None
+    return (out.reshape(np.shape(x)),)
+
+
+register_op("StringToNumber", infer=lambda op: [(op.attrs["out_type"], op.inputs[0].shape)],
+            kernel=_string_to_number_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def read_file(filename, name=None):
+    """The whole contents of the file ``filename`` as a scalar string."""
+    return make("ReadFile", [to_tensor(filename, _dt.string)], {}, name, "ReadFile")
+
+
+def _scalar_string(op, i=0, what="filename"):
+    s = op.inputs[i].shape
+    if s.ndims is not None and s.ndims != 0:
+        raise ValueError("Shape must be rank 0 but is rank %d (%s)" % (s.ndims, what))
+
+
+def _read_file_infer(op):
+    _scalar_string(op)
+    return [(_dt.string, TensorShape([]))]
+
+
+def _open_error(e: OSError, path: str):
+    cls = errors.NotFoundError if isinstance(e, FileNotFoundError) else (
+        errors.PermissionDeniedError if isinstance(e, PermissionError) else errors.UnknownError)
+    return cls(None, None, "%s; %s" % (path, e.strerror or e))
+
+
+def _read_file_kernel(ctx, op, filename):
+    path = os.fsdecode(bytes(np.asarray(filename, dtype=object)[()]))
+    try:
+        with open(path, "rb") as f:
+            return (np.array(f.read(), dtype=object),)
+    except OSError as e:
+        raise _open_error(e, path) from None
+
+
+register_op("ReadFile", infer=_read_file_infer, kernel=_read_file_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def write_file(filename, contents, name=None):
+    """An op writing the scalar string ``contents`` to the file ``filename``."""
+    return make_op("WriteFile", [to_tensor(filename, _dt.string),
+                                 to_tensor(contents, _dt.string)], {}, name, "WriteFile")
+
+
+def _write_file_kernel(ctx, op, filename, contents):
+    path = os.fsdecode(bytes(np.asarray(filename, dtype=object)[()]))
+    try:
+        with open(path, "wb") as f:
+            f.write(bytes(np.asarray(contents, dtype=object)[()]))
+    except OSError as e:
+        raise _open_error(e, path) from None
+    return ()
+
+
+register_op("WriteFile", infer=lambda op: [], kernel=_write_file_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def matching_files(pattern, name=None):
+    """The sorted file names matching the glob ``pattern`` (a string or 1-D strings)."""
+    return make("MatchingFiles", [to_tensor(pattern, _dt.string)], {}, name, "MatchingFiles")
+
+
+def _matching_files_kernel(ctx, op, pattern):
+    import glob
+
+    found = set()
+    for p in np.asarray(pattern, dtype=object).reshape(-1):
+        found.update(glob.glob(os.fsdecode(bytes(p))))
+    return (np.array([os.fsencode(f) for f in sorted(found)], dtype=object).reshape(-1),)
+
+
+register_op("MatchingFiles", infer=lambda op: [(_dt.string, TensorShape([None]))],
+            kernel=_matching_files_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
