@@ -1,3 +1,421 @@
-"""(to be written)."""
+"""``fr.Variable`` and the variable collections and initializers of TF1.
 
-__all__ = []
+A variable is a handle op (``VarHandleOp``, named like the variable) plus, built once
+with it: ``<name>/Initializer/...`` (the initial value), ``<name>/Assign`` (the
+initializer), ``<name>/IsInitialized/VarIsInitializedOp`` and the variable's snapshot
+``<name>/Read/ReadVariableOp``. Its value lives in each session (see
+``flowrt/ops/state_ops.py``). Wherever a tensor is expected the variable stands for
+its snapshot, one tensor per variable, so ``fr.gradients(loss, v)`` differentiates
+with respect to that tensor and optimizers update ``v.handle``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._core.graph import (GraphKeys, Operation, Tensor, TensorOperators, _session_for,
+                          convert_to_tensor, get_default_graph)
+from ._core.registry import NOT_DIFFERENTIABLE, register_op
+from ._core.shape import TensorShape, as_shape
+from .ops import state_ops
+
+__all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
+           "global_variables", "all_variables", "trainable_variables", "local_variables",
+           "model_variables", "moving_average_variables", "variables_initializer",
+           "initialize_variables", "global_variables_initializer",
+           "initialize_all_variables", "local_variables_initializer",
+           "initialize_local_variables", "report_uninitialized_variables",
+           "assert_variables_initialized"]
+
+
+class VariableSynchronization(enum.Enum):
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3
+
+
+class Variable(TensorOperators):
+    """A tensor whose value persists across runs of a session (TF1 ``tf.Variable``).
+
+    Args:
+      initial_value: a tensor or a value convertible to one, or a callable with no
+        arguments returning one. Required.
+      trainable: if True (default), also added to ``GraphKeys.TRAINABLE_VARIABLES``,
+        the default list optimizers train.
+      collections: graph collections to add it to (default ``[GLOBAL_VARIABLES]``).
+      validate_shape: if False, the variable's shape is unknown and assignments may
+        change it.
+      name: the variable's name (default "Variable"), made unique under the current
+        name scope.
+      dtype: if set, ``initial_value`` is converted to it.
+      constraint: a function applied by optimizers after updates (stored only).
+      shape: the static shape, if different from ``initial_value``'s (e.g. ``[None]``).
+
+    Note (flowrt): variables are TF's resource variables. ``assign`` and friends return
+    the value they stored (a tensor), not a variable-like object.
+    """
+
+    def __init__(self, initial_value=None, trainable=None, collections=None,
+                 validate_shape=True, caching_device=None, name=None, variable_def=None,
+                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                 use_resource=None, synchronization=VariableSynchronization.AUTO,
+                 aggregation=VariableAggregation.NONE, shape=None):
+        if variable_def is not None:
+            raise NotImplementedError("variable_def (protocol buffers) is not supported by "
+                                      "flowrt; create the variable from an initial value")
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        init_from_fn = callable(initial_value)
+        if trainable is None:
+            trainable = synchronization != VariableSynchronization.ON_READ
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError("collections argument to Variable constructor must be a list, "
+                             "tuple, or set. Got %s of type %s" % (collections,
+                                                                 type(collections)))
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        g = _graph_of(initial_value)
+        with g.as_default(), g.control_dependencies(None), \
+                g.name_scope(name or "Variable") as scope:
+            full = scope[:-1]
+            with g.name_scope("Initializer"):
+                value = initial_value() if init_from_fn else initial_value
+                value = convert_to_tensor(value, dtype=dtype,
+                                          name=None if init_from_fn else "initial_value")
+            if shape is not None:
+                static = as_shape(shape)
+                if validate_shape and not static.is_compatible_with(value.shape):
+                    raise ValueError("The initial value's shape (%s) is not compatible with "
+                                     "the explicitly supplied `shape` argument (%s)."
+                                     % (value.shape, static))
+            elif validate_shape:
+                static = value.shape
+            else:
+                static = TensorShape(None)
+            self._handle = state_ops.var_handle(value.dtype, static, full)
+            with g.name_scope("IsInitialized"):
+                self._is_initialized = state_ops.is_variable_initialized(self)
+            self._initializer_op = state_ops.assign_op(
+                self._handle, value, name="Assign", validate_shape=validate_shape).op
+            with g.name_scope("Read"):
+                self._snapshot = g._create_op("ReadVariableOp", [self._handle],
+                                              {"dtype": value.dtype}, "ReadVariableOp") \
+                    .outputs[0]
+        self._initial_value = value
+        self._trainable = bool(trainable)
+        self._constraint = constraint
+        self._caching_device = caching_device
+        self._synchronization = synchronization
+        self._aggregation = aggregation
+        self._save_slice_info = None
+        g.add_to_collections(collections, self)
+
+    # --- identity --------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._handle.name
+
+    @property
+    def op(self) -> Operation:
+        return self._handle.op
+
+    @property
+    def handle(self) -> Tensor:
+        """The ``VarHandleOp`` output; inputs of fused update ops take it."""
+        return self._handle
+
+    @property
+    def graph(self):
+        return self._handle.graph
+
+    @property
+    def device(self) -> str:
+        return self._handle.op.device
+
+    @property
+    def dtype(self) -> _dt.DType:
+        return self._handle.op.attrs["dtype"]
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._handle.op.attrs["shape"]
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def synchronization(self):
+        return self._synchronization
+
+    @property
+    def aggregation(self):
+        return self._aggregation
+
+    @property
+    def initializer(self) -> Operation:
+        """The op that assigns the initial value (``<name>/Assign``)."""
+        return self._initializer_op
+
+    @property
+    def create(self) -> Operation:
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    # --- reading ---------------------------------------------------------------------
+
+    def value(self) -> Tensor:
+        """The variable's snapshot tensor (the same tensor every call)."""
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        """A new read of the variable (ordered by control dependencies where created)."""
+        g = self.graph
+        with g.as_default(), g.name_scope("Read"):
+            v = g._create_op("ReadVariableOp", [self._handle], {"dtype": self.dtype},
+                             "ReadVariableOp").outputs[0]
+        with g.as_default():
+            return g._create_op("Identity", [v], {}, None, "Identity").outputs[0]
+
+    def sparse_read(self, indices, name=None) -> Tensor:
+        from ._core.graph import OPERATORS
+
+        return OPERATORS["gather"](self._snapshot, indices)
+
+    def initialized_value(self) -> Tensor:
+        """The value if initialized in the running session, else the initial value."""
+        g = self.graph
+        with g.as_default(), g.control_dependencies(None):
+            return g._create_op("ReadVariableOrDefault", [self._handle, self._initial_value],
+                                {}, None, "ReadVariableOrDefault").outputs[0]
+
+    def is_initialized(self, name=None) -> Tensor:
+        return state_ops.is_variable_initialized(self)
+
+    def eval(self, session=None):
+        """The variable's value in ``session`` (or the default session)."""
+        return _session_for(self.graph, session).run(self._snapshot)
+
+    def _as_tensor(self) -> Tensor:
+        return self._snapshot
+
+    def _as_graph_element(self) -> Tensor:
+        return self._snapshot
+
+    # --- writing ---------------------------------------------------------------------
+
+    def _update(self, op_type, value, name, read_value):
+        g = self.graph
+        with g.as_default():
+            out = state_ops.assign_op(self._handle, value, name=name, op_type=op_type)
+        return out if read_value else out.op
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Stores ``value``; returns a tensor of the stored value (or the op if
+        ``read_value=False``)."""
+        return self._update("AssignVariableOp", value, name, read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Adds ``delta`` atomically; returns a tensor of the new value."""
+        return self._update("AssignAddVariableOp", delta, name, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtracts ``delta`` atomically; returns a tensor of the new value."""
+        return self._update("AssignSubVariableOp", delta, name, read_value)
+
+    def _scatter(self, fn, sparse_delta, use_locking, name):
+        with self.graph.as_default():
+            return fn(self, sparse_delta.indices, sparse_delta.values,
+                      use_locking=use_locking, name=name)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(state_ops.scatter_add, sparse_delta, use_locking, name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
+
+    def load(self, value, session=None):
+        """Writes ``value`` into the variable in ``session`` (no new ops are added)."""
+        sess = _session_for(self.graph, session)
+        sess.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    # --- misc -------------------------------------------------------------------------
+
+    def set_shape(self, shape):
+        raise NotImplementedError("Variable.set_shape is not supported; create the "
+                                  "variable with `shape=`")
+
+    def __repr__(self):
+        return "<fr.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape,
+                                                         self.dtype.name)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            "Cannot convert a symbolic fr.Variable (%s) to a numpy array; fetch it with "
+            "sess.run(v) or v.eval(session)." % self.name)
+
+
+VariableV1 = Variable
+
+
+def _graph_of(initial_value):
+    if isinstance(initial_value, Tensor):
+        return initial_value.graph
+    if isinstance(initial_value, Variable):
+        return initial_value.graph
+    return get_default_graph()
+
+
+def _read_or_default_kernel(ctx, op, handle, default):
+    return (handle.value if handle.value is not None else default,)
+
+
+register_op("ReadVariableOrDefault", infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape)],
+            kernel=_read_or_default_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+# --------------------------------------------------------------------------------------
+# Collections and initializers
+# --------------------------------------------------------------------------------------
+
+
+def global_variables(scope=None) -> list:
+    """The variables in ``GraphKeys.GLOBAL_VARIABLES`` (optionally filtered by a name
+    regex ``scope``)."""
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+all_variables = global_variables
+
+
+def trainable_variables(scope=None) -> list:
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None) -> list:
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope=None) -> list:
+    return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None) -> list:
+    return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init") -> Operation:
+    """An op running the initializers of ``var_list`` (a no-op for an empty list)."""
+    from .ops.array_ops import group, no_op
+
+    var_list = list(var_list)
+    if var_list:
+        return group(*[v.initializer for v in var_list], name=name)
+    return no_op(name=name)
+
+
+initialize_variables = variables_initializer
+
+
+def global_variables_initializer() -> Operation:
+    """The op initializing every global variable (name "init")."""
+    return variables_initializer(global_variables())
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def local_variables_initializer() -> Operation:
+    return variables_initializer(local_variables())
+
+
+initialize_local_variables = local_variables_initializer
+
+
+def _report_infer(op):
+    return [(_dt.string, TensorShape([None]))]
+
+
+def _report_kernel(ctx, op, *handles):
+    names = [n for n, h in zip(op.attrs["names"], handles) if h.value is None]
+    out = np.empty(len(names), dtype=object)
+    out[:] = [n.encode("utf-8") for n in names]
+    return (out,)
+
+
+register_op("ReportUninitializedVariables", infer=_report_infer, kernel=_report_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor: the names of the variables not yet initialized."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    var_list = list(var_list)
+    g = get_default_graph()
+    with g.name_scope(name):
+        return g._create_op("ReportUninitializedVariables", [v.handle for v in var_list],
+                            {"names": [v.op.name for v in var_list]}, None,
+                            "ReportUninitializedVariables").outputs[0]
+
+
+def _assert_init_kernel(ctx, op, *handles):
+    from . import errors
+
+    for n, h in zip(op.attrs["names"], handles):
+        if h.value is None:
+            raise errors.FailedPreconditionError(
+                None, op, "Attempting to use uninitialized value %s: run "
+                "fr.global_variables_initializer() first." % n)
+    return ()
+
+
+register_op("AssertVariablesInitialized", infer=lambda op: [], kernel=_assert_init_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def assert_variables_initialized(var_list=None):
+    """An op that raises FailedPreconditionError if some variable is uninitialized
+    (None when there are no variables)."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    var_list = list(var_list)
+    if not var_list:
+        return None
+    return get_default_graph()._create_op(
+        "AssertVariablesInitialized", [v.handle for v in var_list],
+        {"names": [v.op.name for v in var_list]}, None, "AssertVariablesInitialized")

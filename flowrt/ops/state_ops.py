@@ -1,3 +1,446 @@
-"""(to be written)."""
+"""Variable state ops (TF's resource-variable types) and the variable-update API.
 
-__all__ = []
+A variable's value lives in the session, not the graph: ``ctx.resources`` maps
+``("var", shared_name)`` to a ``VariableResource`` holding the current numpy value and
+a ``threading.Lock``. Every run of one session shares it; two sessions on one graph
+have separate state. Stored arrays are read-only and never mutated: an update stores
+a fresh array (copy-on-write), so a reader holding the old array is never disturbed,
+and each read-modify-write happens under the variable's lock, so concurrent runs
+(threads or trio tasks) never lose an update.
+
+Op types (all ``stateful=True``):
+  ``VarHandleOp``          -> the variable's handle (its ``VariableResource``)
+  ``ReadVariableOp``       handle -> value (gradient passes through to the handle's reader)
+  ``AssignVariableOp``     handle, value -> the value stored
+  ``AssignAddVariableOp``  handle, delta -> the value stored
+  ``AssignSubVariableOp``  handle, delta -> the value stored
+  ``VarIsInitializedOp``   handle -> bool
+  ``ResourceScatterUpdate/Add/Sub`` handle, indices, updates -> the value stored
+Flowrt's assign ops output the value they stored (TF's have no output and re-read):
+the result is exactly the written value even under concurrent updates.
+
+Internal API for fused update kernels (optimizers). A kernel receives the value of a
+variable's ``handle`` tensor (``Variable.handle``) as an input; pass it (or the
+variable's op name) as ``handle``:
+
+  ``update_variable(ctx, op, handle, fn)``: ``fn(old) -> new`` under the lock; ``new``
+      must be a fresh array the kernel owns (e.g. ``old - lr * g``); it is stored
+      read-only and returned. Raises FailedPreconditionError if uninitialized.
+  ``update_variables(ctx, op, handles, fn)``: ``fn([old, ...]) -> [new, ...]`` for
+      several variables at once (a variable and its slots), locks taken in key order.
+  ``scatter_variable(ctx, op, handle, indices, updates, mode)``: a sparse row update
+      (``mode`` in "update", "add", "sub", "mul", "div", "min", "max"); duplicate
+      indices accumulate for add/sub. Use it for ``IndexedSlices`` gradients.
+  ``update_variable_rows(ctx, op, handle, indices, fn)``: ``fn(old_rows) -> new_rows``
+      on the unique ``indices`` (the rows they name, in the order of ``np.unique``).
+  ``read_variable(ctx, op, handle)`` -> the current (read-only) value.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape, as_shape
+
+__all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add",
+           "scatter_sub", "is_variable_initialized"]
+
+# The handle of a variable: TF's ``resource`` dtype (not numeric, never differentiated).
+resource = _dt.DType("resource", object)
+
+
+class VariableResource:
+    """The per-session state of one variable: its value (None until initialized)."""
+
+    __slots__ = ("name", "value", "lock")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.value: np.ndarray | None = None
+        self.lock = threading.Lock()
+
+    def __repr__(self):
+        return "<VariableResource %r %s>" % (
+            self.name, "uninitialized" if self.value is None else
+            "shape=%s dtype=%s" % (list(self.value.shape), self.value.dtype))
+
+
+def _key(name: str):
+    return ("var", name)
+
+
+def _resource(ctx, handle) -> VariableResource:
+    if isinstance(handle, VariableResource):
+        return handle
+    if isinstance(handle, str):
+        return ctx.resources.get_or_create(_key(handle), lambda: VariableResource(handle))
+    raise TypeError("expected a variable handle or a variable name, got %r" % (handle,))
+
+
+def uninitialized_error(op, name: str) -> errors.FailedPreconditionError:
+    return errors.FailedPreconditionError(
+        None, op, "Attempting to use uninitialized value %s: variable '%s' is uninitialized "
+        "in this session; run fr.global_variables_initializer() (or the variable's "
+        "initializer) first." % (name, name))
+
+
+def _freeze(new, dtype) -> np.ndarray:
+    """``new`` as a read-only array of ``dtype``, copied unless it is a fresh array."""
+    arr = np.asarray(new, dtype=dtype)
+    if not (arr.flags.writeable and arr.flags.owndata):
+        arr = arr.copy()
+    arr.flags.writeable = False
+    return arr
+
+
+def read_variable(ctx, op, handle) -> np.ndarray:
+    """The current value of a variable (read-only); FailedPreconditionError if unset."""
+    res = _resource(ctx, handle)
+    value = res.value
+    if value is None:
+        raise uninitialized_error(op, res.name)
+    return value
+
+
+def update_variable(ctx, op, handle, fn) -> np.ndarray:
+    """Applies ``fn(old) -> new`` atomically; stores ``new`` read-only and returns it."""
+    res = _resource(ctx, handle)
+    with res.lock:
+        old = res.value
+        if old is None:
+            raise uninitialized_error(op, res.name)
+        new = _freeze(fn(old), old.dtype)
+        if new.shape != old.shape:
+            raise errors.InvalidArgumentError(
+                None, op, "update of variable '%s' changed its shape from %s to %s"
+                % (res.name, list(old.shape), list(new.shape)))
+        res.value = new
+    return new
+
+
+def update_variables(ctx, op, handles, fn) -> list:
+    """Applies ``fn([old, ...]) -> [new, ...]`` to several variables atomically."""
+    resources = [_resource(ctx, h) for h in handles]
+    order = sorted(set(resources), key=lambda r: r.name)
+    for r in order:
+        r.lock.acquire()
+    try:
+        olds = []
+        for r in resources:
+            if r.value is None:
+                raise uninitialized_error(op, r.name)
+            olds.append(r.value)
+        news = [_freeze(n, o.dtype) for n, o in zip(fn(olds), olds)]
+        for r, o, n in zip(resources, olds, news):
+            if n.shape != o.shape:
+                raise errors.InvalidArgumentError(
+                    None, op, "update of variable '%s' changed its shape from %s to %s"
+                    % (r.name, list(o.shape), list(n.shape)))
+        for r, n in zip(resources, news):
+            r.value = n
+    finally:
+        for r in reversed(order):
+            r.lock.release()
+    return news
+
+
+def _check_rows(op, name, old, indices):
+    idx = np.asarray(indices).reshape(-1).astype(np.int64, copy=False)
+    n = old.shape[0] if old.ndim else 0
+    bad = idx[(idx < 0) | (idx >= n)]
+    if bad.size:
+        raise errors.InvalidArgumentError(
+            None, op, "indices[%d] = %d is not in [0, %d) for variable '%s'"
+            % (int(np.flatnonzero((idx < 0) | (idx >= n))[0]), int(bad[0]), n, name))
+    return idx
+
+
+_SCATTER = {
+    "add": np.add.at, "sub": np.subtract.at, "mul": np.multiply.at,
+    "div": np.divide.at, "min": np.minimum.at, "max": np.maximum.at,
+}
+
+
+def scatter_variable(ctx, op, handle, indices, updates, mode="add") -> np.ndarray:
+    """Sparse row update ``var[indices] (op)= updates`` done copy-on-write, atomically."""
+    res = _resource(ctx, handle)
+    with res.lock:
+        old = res.value
+        if old is None:
+            raise uninitialized_error(op, res.name)
+        idx = _check_rows(op, res.name, old, indices)
+        upd = np.asarray(updates, dtype=old.dtype).reshape((idx.size,) + old.shape[1:])
+        new = old.copy()
+        if mode == "update":
+            new[idx] = upd
+        else:
+            _SCATTER[mode](new, idx, upd)
+        new.flags.writeable = False
+        res.value = new
+    return new
+
+
+def update_variable_rows(ctx, op, handle, indices, fn) -> np.ndarray:
+    """``fn(old_rows) -> new_rows`` on the unique rows named by ``indices``."""
+    res = _resource(ctx, handle)
+    with res.lock:
+        old = res.value
+        if old is None:
+            raise uninitialized_error(op, res.name)
+        idx = np.unique(_check_rows(op, res.name, old, indices))
+        new = old.copy()
+        new[idx] = fn(old[idx])
+        new.flags.writeable = False
+        res.value = new
+    return new
+
+
+# --------------------------------------------------------------------------------------
+# Op registrations
+# --------------------------------------------------------------------------------------
+
+
+def _handle_op(handle: Tensor):
+    op = handle.op
+    while op.type != "VarHandleOp" and op.inputs:
+        op = op.inputs[0].op
+    if op.type != "VarHandleOp":
+        raise TypeError("expected a variable handle (VarHandleOp output), got %s" % handle.name)
+    return op
+
+
+def _var_spec(handle: Tensor):
+    h = _handle_op(handle)
+    return h.attrs["dtype"], h.attrs["shape"]
+
+
+def _var_handle_kernel(ctx, op):
+    name = op.attrs["shared_name"]
+    return (ctx.resources.get_or_create(_key(name), lambda: VariableResource(name)),)
+
+
+register_op("VarHandleOp", infer=lambda op: [(resource, TensorShape([]))],
+            kernel=_var_handle_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _read_infer(op):
+    dtype, shape = _var_spec(op.inputs[0])
+    return [(dtype, shape)]
+
+
+def _read_kernel(ctx, op, handle):
+    value = handle.value
+    if value is None:
+        raise uninitialized_error(op, handle.name)
+    return (value,)
+
+
+register_op("ReadVariableOp", infer=_read_infer, kernel=_read_kernel,
+            grad=lambda op, g: [g], stateful=True)
+
+
+def _is_init_kernel(ctx, op, handle):
+    return (np.array(handle.value is not None),)
+
+
+register_op("VarIsInitializedOp", infer=lambda op: [(_dt.bool, TensorShape([]))],
+            kernel=_is_init_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _assign_infer(op):
+    dtype, shape = _var_spec(op.inputs[0])
+    v = op.inputs[1]
+    if v.dtype is not dtype:
+        raise TypeError("value has dtype %s but the variable has dtype %s"
+                        % (v.dtype.name, dtype.name))
+    if op.type != "AssignVariableOp" or op.attrs.get("validate_shape", True):
+        if not shape.is_compatible_with(v.shape):
+            raise ValueError("Shape mismatch: the variable shape %s and the value shape %s "
+                             "are incompatible" % (shape, v.shape))
+    out = shape if shape.is_fully_defined() or op.type != "AssignVariableOp" else v.shape
+    return [(dtype, out)]
+
+
+def _check_static_shape(op, name, shape: TensorShape, value):
+    if op.attrs.get("validate_shape", True) and shape.ndims is not None \
+            and not shape.is_compatible_with(np.shape(value)):
+        raise errors.InvalidArgumentError(
+            None, op, "Trying to assign to variable '%s' a value of shape %s; the variable "
+            "has shape %s" % (name, list(np.shape(value)), shape))
+
+
+def _assign_kernel(ctx, op, handle, value):
+    dtype, shape = _var_spec(op.inputs[0])
+    _check_static_shape(op, handle.name, shape, value)
+    # Always copy: the value may be a caller's fed array, which must stay theirs.
+    new = np.array(value, dtype=dtype.np, copy=True)
+    new.flags.writeable = False
+    with handle.lock:
+        handle.value = new
+    return (new,)
+
+
+def _assign_delta_kernel(sign):
+    def kernel(ctx, op, handle, delta):
+        def fn(old):
+            if np.shape(delta) != old.shape:
+                raise errors.InvalidArgumentError(
+                    None, op, "Cannot update variable '%s' with shape %s using a value with "
+                    "shape %s, shapes must be equal." % (handle.name, list(old.shape),
+                                                         list(np.shape(delta))))
+            return np.add(old, delta) if sign > 0 else np.subtract(old, delta)
+
+        return (update_variable(ctx, op, handle, fn),)
+
+    return kernel
+
+
+register_op("AssignVariableOp", infer=_assign_infer, kernel=_assign_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("AssignAddVariableOp", infer=_assign_infer, kernel=_assign_delta_kernel(1),
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("AssignSubVariableOp", infer=_assign_infer, kernel=_assign_delta_kernel(-1),
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _scatter_infer(op):
+    dtype, shape = _var_spec(op.inputs[0])
+    idx, upd = op.inputs[1], op.inputs[2]
+    if not idx.dtype.is_integer:
+        raise TypeError("indices must be int32 or int64, got %s" % idx.dtype.name)
+    if upd.dtype is not dtype:
+        raise TypeError("updates have dtype %s but the variable has dtype %s"
+                        % (upd.dtype.name, dtype.name))
+    if shape.ndims is not None and idx.shape.ndims is not None and upd.shape.ndims is not None:
+        want = TensorShape(idx.shape.as_list() + shape.as_list()[1:])
+        if upd.shape.ndims != 0 and not want.is_compatible_with(upd.shape):
+            raise ValueError("updates must have shape indices.shape + variable.shape[1:] = "
+                             "%s, got %s" % (want, upd.shape))
+    return [(dtype, shape)]
+
+
+def _scatter_kernel(mode):
+    def kernel(ctx, op, handle, indices, updates):
+        old = read_variable(ctx, op, handle)
+        upd = np.broadcast_to(updates, np.shape(indices) + old.shape[1:])
+        return (scatter_variable(ctx, op, handle, indices, upd, mode),)
+
+    return kernel
+
+
+for _t, _mode in (("ResourceScatterUpdate", "update"), ("ResourceScatterAdd", "add"),
+                  ("ResourceScatterSub", "sub"), ("ResourceScatterMul", "mul"),
+                  ("ResourceScatterDiv", "div"), ("ResourceScatterMin", "min"),
+                  ("ResourceScatterMax", "max")):
+    register_op(_t, infer=_scatter_infer, kernel=_scatter_kernel(_mode),
+                grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+# --------------------------------------------------------------------------------------
+# Graph-building helpers used by fr.Variable, and TF1's state functions
+# --------------------------------------------------------------------------------------
+
+
+def create_exact(op_type: str, inputs, attrs: dict, full_name: str):
+    """Creates an op named exactly ``full_name`` (TF's ``name_scope`` "/" rule): the name
+    was already reserved by a name scope of the same name."""
+    g = get_default_graph()
+    saved_stack = g._name_stack
+    g._name_stack = ""
+    used = g._names_in_use.pop(full_name.lower(), None)
+    try:
+        return g._create_op(op_type, list(inputs), attrs, full_name)
+    except BaseException:
+        if used is not None:
+            g._names_in_use[full_name.lower()] = used
+        raise
+    finally:
+        g._name_stack = saved_stack
+
+
+def var_handle(dtype, shape, full_name: str) -> Tensor:
+    return create_exact("VarHandleOp", [], {"dtype": _dt.as_dtype(dtype),
+                                            "shape": as_shape(shape),
+                                            "shared_name": full_name}, full_name).outputs[0]
+
+
+def _value_for(handle: Tensor, value, what="value"):
+    dtype, _ = _var_spec(handle)
+    try:
+        return convert_to_tensor(value, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        t = convert_to_tensor(value) if not isinstance(value, Tensor) else value
+        raise TypeError("Cannot assign a %s of dtype %s to variable '%s' of dtype %s (%s)."
+                        % (what, t.dtype.name, _handle_op(handle).name, dtype.name, e)) \
+            from None
+
+
+def assign_op(handle: Tensor, value, name=None, op_type="AssignVariableOp",
+              validate_shape=True) -> Tensor:
+    value = _value_for(handle, value)
+    g = get_default_graph()
+    attrs = {"dtype": value.dtype, "validate_shape": validate_shape}
+    return g._create_op(op_type, [handle, value], attrs, name, op_type).outputs[0]
+
+
+def _ref_method(ref, method, fn_name):
+    m = getattr(ref, method, None)
+    if m is None:
+        raise TypeError("%s needs a variable as its first argument (`ref`), got %r; create "
+                        "one with fr.Variable or fr.get_variable." % (fn_name, ref))
+    return m
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Stores ``value`` in the variable ``ref``; returns a tensor of the stored value."""
+    return _ref_method(ref, "assign", "assign")(value, use_locking=use_locking, name=name)
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Adds ``value`` to the variable ``ref``; returns a tensor of the new value."""
+    return _ref_method(ref, "assign_add", "assign_add")(value, use_locking=use_locking,
+                                                         name=name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtracts ``value`` from the variable ``ref``; returns a tensor of the new value."""
+    return _ref_method(ref, "assign_sub", "assign_sub")(value, use_locking=use_locking,
+                                                         name=name)
+
+
+def _scatter(op_type, ref, indices, updates, use_locking, name):
+    handle = getattr(ref, "handle", None)
+    if handle is None:
+        raise TypeError("%s needs a variable as its first argument (`ref`), got %r"
+                        % (op_type, ref))
+    indices = convert_to_tensor(indices)
+    updates = _value_for(handle, updates, "update")
+    return get_default_graph()._create_op(op_type, [handle, indices, updates],
+                                          {"dtype": updates.dtype}, name, op_type).outputs[0]
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """Sets rows ``ref[indices] = updates``; returns the new value."""
+    return _scatter("ResourceScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """Adds ``updates`` to rows ``ref[indices]`` (duplicates add up); returns the new value."""
+    return _scatter("ResourceScatterAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """Subtracts ``updates`` from rows ``ref[indices]``; returns the new value."""
+    return _scatter("ResourceScatterSub", ref, indices, updates, use_locking, name)
+
+
+def is_variable_initialized(variable):
+    """A bool tensor: whether ``variable`` has been initialized in the running session."""
+    return get_default_graph()._create_op("VarIsInitializedOp", [variable.handle], {}, None,
+                                          "VarIsInitializedOp").outputs[0]
