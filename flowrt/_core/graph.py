@@ -399,7 +399,6 @@ class Graph:
         try:
             specs = op_def.infer(op)
         except (ValueError, TypeError) as e:
-            self._names_in_use.pop(full.lower(), None)
             raise type(e)("%s: %s" % (op.describe(), e)) from None
         op.outputs = [Tensor(op, i, dt, shape) for i, (dt, shape) in enumerate(specs)]
         for t in tensors:

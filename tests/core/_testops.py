@@ -1,0 +1,117 @@
+"""Test-only op types for the core tests: a counting op and a blocking op.
+
+``_TestCount`` counts its kernel invocations (to prove pruning); ``_TestWaitGate``
+blocks its run on a ``Gate`` the test opens (blocking behaviour without queues).
+Both pass through their first input (or yield 0.0 without inputs).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import trio
+
+import flowrt as fr
+from flowrt._core.registry import NOT_DIFFERENTIABLE, register_op
+from flowrt._core.shape import TensorShape
+
+
+def _infer(op):
+    if op.inputs:
+        return [(op.inputs[0].dtype, op.inputs[0].shape)]
+    return [(fr.float32, TensorShape([]))]
+
+
+def _first(inputs):
+    return inputs[0] if inputs else np.float32(0.0)
+
+
+class Counter:
+    """Counts kernel invocations per op name (thread-safe)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.calls: dict[str, int] = {}
+
+    def hit(self, name):
+        with self._lock:
+            self.calls[name] = self.calls.get(name, 0) + 1
+
+    @property
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+
+def _count_kernel(ctx, op, *inputs):
+    op.attrs["counter"].hit(op.name)
+    return (_first(inputs),)
+
+
+class Gate:
+    """A one-shot gate that ops in any trio loop wait on, opened from any thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._open = False
+        self._waiters: list = []  # (trio token, trio.Event) of blocked kernels
+        self._entered = 0
+        self._entered_cond = threading.Condition(self._lock)
+        self.cancelled = 0
+
+    @property
+    def entered(self) -> int:
+        with self._lock:
+            return self._entered
+
+    async def wait(self):
+        ev = trio.Event()
+        with self._lock:
+            self._entered += 1
+            self._entered_cond.notify_all()
+            if self._open:
+                return
+            self._waiters.append((trio.lowlevel.current_trio_token(), ev))
+        try:
+            await ev.wait()
+        except trio.Cancelled:
+            with self._lock:
+                self.cancelled += 1
+            raise
+
+    def open(self):
+        with self._lock:
+            self._open = True
+            waiters, self._waiters = self._waiters, []
+        for token, ev in waiters:
+            try:
+                token.run_sync_soon(ev.set)
+            except trio.RunFinishedError:
+                pass
+
+    def wait_entered(self, n: int = 1, timeout: float = 10.0):
+        """Blocks this (non-trio) thread until ``n`` kernels are waiting."""
+        with self._lock:
+            if not self._entered_cond.wait_for(lambda: self._entered >= n, timeout):
+                raise AssertionError("only %d of %d gate waiters arrived" % (self._entered, n))
+
+
+async def _wait_akernel(ctx, op, *inputs):
+    await op.attrs["gate"].wait()
+    return (_first(inputs),)
+
+
+register_op("_TestCount", infer=_infer, kernel=_count_kernel, grad=NOT_DIFFERENTIABLE)
+register_op("_TestWaitGate", infer=_infer, akernel=_wait_akernel, grad=NOT_DIFFERENTIABLE,
+            stateful=True)
+
+
+def count(inputs, counter: Counter, name=None, graph=None) -> fr.Tensor:
+    g = graph or fr.get_default_graph()
+    return g.create_op("_TestCount", list(inputs), {"counter": counter}, name).outputs[0]
+
+
+def wait_gate(gate: Gate, x=None, name=None) -> fr.Tensor:
+    g = fr.get_default_graph()
+    inputs = [] if x is None else [x]
+    return g.create_op("_TestWaitGate", inputs, {"gate": gate}, name).outputs[0]
