@@ -81,8 +81,10 @@ class DType:
         return self == as_dtype(other)
 
     def __eq__(self, other):
-        if isinstance(other, DType):
-            return self is other
+        if other is self:
+            return True
+        if type(other) is DType:
+            return False
         try:
             return self is as_dtype(other)
         except TypeError:

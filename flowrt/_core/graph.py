@@ -29,13 +29,22 @@ OPERATORS: dict[str, Callable] = {}
 _FLOWRT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+_INTERNAL_CODE: dict = {}
+
+
 def _creation_site() -> tuple[str, int] | None:
+    """(file, line) of the user code creating an op: the first frame outside flowrt."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_FLOWRT_DIR):
+    internal = _INTERNAL_CODE
+    while f is not None:
+        code = f.f_code
+        inside = internal.get(code)
+        if inside is None:
+            inside = internal[code] = code.co_filename.startswith(_FLOWRT_DIR)
+        if not inside:
+            return code.co_filename, f.f_lineno
         f = f.f_back
-    if f is None:
-        return None
-    return f.f_code.co_filename, f.f_lineno
+    return None
 
 
 class GraphKeys:
@@ -387,7 +396,7 @@ class Graph:
         site = _creation_site()
         tensors = []
         for i, x in enumerate(inputs):
-            if not isinstance(x, Tensor):
+            if type(x) is not Tensor:
                 x = convert_to_tensor(x)
             if x.op.graph is not self:
                 raise ValueError("%s op %r: input %d (%s) is from a different graph."
@@ -415,8 +424,8 @@ class Graph:
         if self._gradient_override_map:
             op._grad_type = self._gradient_override_map.get(op_type)
         with self._lock:
+            op._id = len(self._ops)
             self._ops.append(op)
-            op._id = len(self._ops) - 1
             self._by_name[full] = op
             self._version += 1
         return op
@@ -672,6 +681,18 @@ def _numpy_value(value, dtype: _dt.DType | None):
     As TF: Python elements are checked against ``dtype`` (no float -> int, only bools
     -> bool, bool -> number is fine), numpy values are cast; out-of-range integers wrap.
     """
+    t = type(value)
+    if t is float or t is int:
+        # The common case (``x + 1.0``): a Python scalar, no element checks needed.
+        if dtype is None:
+            if t is float:
+                return np.array(value, np.float32)
+            if -2147483648 <= value <= 2147483647:
+                return np.array(value, np.int32)
+        elif dtype.is_floating or (t is int and dtype.is_integer
+                                   and np.iinfo(dtype.np).min <= value
+                                   <= np.iinfo(dtype.np).max):
+            return np.array(value, dtype.np)
     if value is None:
         raise ValueError("None values not supported.")
     if dtype is not None and dtype is _dt.string:

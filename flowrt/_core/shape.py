@@ -17,7 +17,9 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims: Iterable[Dim] | None | "TensorShape"):
-        if isinstance(dims, TensorShape):
+        if type(dims) is tuple and all(type(d) is int for d in dims):
+            self._dims = dims
+        elif isinstance(dims, TensorShape):
             self._dims = dims._dims
         elif dims is None:
             self._dims = None
@@ -148,6 +150,8 @@ def scalar() -> TensorShape:
 
 def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
     """Static numpy-style broadcast of two shapes; raises ValueError when incompatible."""
+    if a._dims == b._dims and (a._dims is None or None not in a._dims):
+        return a
     if a._dims is None or b._dims is None:
         return TensorShape(None)
     x, y = a._dims, b._dims

@@ -81,8 +81,14 @@ def same_as(i: int = 0):
     return infer
 
 
+_ALLOWED: dict = {}
+
+
 def check_dtype(t: Tensor, allowed, arg: str = "x"):
-    if t.dtype not in allowed:
+    ids = _ALLOWED.get(id(allowed))
+    if ids is None:
+        ids = _ALLOWED[id(allowed)] = (allowed, frozenset(id(d) for d in allowed))
+    if id(t.dtype) not in ids[1]:
         raise TypeError("Value passed to parameter '%s' has DataType %s not in list of allowed "
                         "values: %s" % (arg, t.dtype.name, ", ".join(d.name for d in allowed)))
 
