@@ -30,6 +30,11 @@ __all__ = ["Session", "InteractiveSession", "RunOptions", "RunMetadata", "Config
            "GPUOptions"]
 
 
+# ``arun`` runs a non-blocking plan on a worker thread once its running average time
+# exceeds this; below it the thread hand-off (~50-100 us) costs more than it frees.
+ARUN_THREAD_SECONDS = 0.002
+
+
 class RunOptions:
     """Per-run options: ``timeout_in_ms`` and ``trace_level`` (FULL_TRACE records stats)."""
 
@@ -349,8 +354,13 @@ class Session:
         t0 = time.time()
         if not plan.blocking:
             await trio.lowlevel.checkpoint_if_cancelled()
-            vals = run_sync(plan, ctx, feeds)
-            await trio.lowlevel.cancel_shielded_checkpoint()
+            if plan.seconds > ARUN_THREAD_SECONDS:
+                # A heavy plan would stall every other task of this loop; numpy releases
+                # the GIL, so running it on a worker thread lets them go on meanwhile.
+                vals = await trio.to_thread.run_sync(self._timed_run, plan, ctx, feeds)
+            else:
+                vals = self._timed_run(plan, ctx, feeds)
+                await trio.lowlevel.cancel_shielded_checkpoint()
         else:
             current = trio.lowlevel.current_trio_token()
             token = self._bind(current)
@@ -359,6 +369,13 @@ class Session:
             else:
                 vals = await self._bridge(token, plan, ctx, feeds, timeout)
         return self._finish(fm, vals, ctx, run_metadata, t0)
+
+    @staticmethod
+    def _timed_run(plan, ctx, feeds):
+        t0 = time.perf_counter()
+        vals = run_sync(plan, ctx, feeds)
+        plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
+        return vals
 
     def _finish(self, fm, vals, ctx, run_metadata, t0):
         if ctx.stats is not None and run_metadata is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .graph import Operation, Tensor
+from .fusion import fuse_steps
 from .registry import get_op_def
 
 
@@ -150,6 +151,7 @@ class Plan:
             producer[op] = st
         self.feed_slots = tuple(range(len(feed_tensors)))
         self.fetch_slots = tuple(slot[t] for t in fetch_tensors)
+        steps = fuse_steps(steps, self.fetch_slots)  # elementwise fusion (fusion.py)
         self.steps = steps
         self.init = init
         self.blocking = blocking
@@ -157,6 +159,7 @@ class Plan:
         self.npred = [st.npred for st in steps]
         self.ops = ops
         self.runs = 0
+        self.seconds = 0.0
         self.sync_fn = None
         # Flat tuples for the sync loop: no attribute lookups per step.
         self.sync_steps = tuple((st.kernel, st.op, st.ins, st.outs[0] if len(st.outs) == 1
