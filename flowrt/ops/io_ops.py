@@ -64,7 +64,7 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
         raise ValueError("field_delim should be only 1 char, got %r" % (field_delim,))
     if select_cols is not None:
         select_cols = [int(c) for c in select_cols]
-        if any(b <= a for a, b in zip(select_cols, select_cols[1:])):
+        if any(b <= a for a, b in zip(select_cols, select_cols[1:], strict=False)):
             raise ValueError("select_cols is not strictly increasing.")
         if select_cols and select_cols[0] < 0:
             raise ValueError("select_cols contains negative values.")
@@ -180,7 +180,7 @@ def _decode_csv_kernel(ctx, op, records, *defaults):
             raise errors.InvalidArgumentError(
                 None, None, "Expect %d fields but have %d in record %d"
                 % (ncols, len(fields), r))
-        for c, (field, t) in enumerate(zip(fields, out_types)):
+        for c, (field, t) in enumerate(zip(fields, out_types, strict=True)):
             if field == b"" or field == na:
                 if defs[c] is None:
                     raise errors.InvalidArgumentError(

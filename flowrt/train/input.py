@@ -1,3 +1,453 @@
-"""(to be written)."""
+"""Queue-based input pipelines of TF1: producers of filenames / slices, and batching.
 
-__all__ = []
+Each function builds a queue, the ops that fill it, and registers a ``QueueRunner`` in
+``GraphKeys.QUEUE_RUNNERS``; ``fr.train.start_queue_runners`` (threads) or
+``fr.train.queue_runners`` (trio tasks) then keep it filled. A producer limited to
+``num_epochs`` counts epochs in a local variable (run
+``fr.local_variables_initializer()``); after the last epoch its enqueue op fails with
+``OutOfRangeError``, its runner closes the queue, and consumers downstream see
+``OutOfRangeError`` once the queues are drained.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape, as_shape
+from ..scopes import control_dependencies, name_scope
+from .queue_runner import QueueRunner, add_queue_runner
+
+__all__ = ["limit_epochs", "input_producer", "string_input_producer",
+           "range_input_producer", "slice_input_producer", "batch", "batch_join",
+           "shuffle_batch", "shuffle_batch_join", "match_filenames_once"]
+
+
+# --------------------------------------------------------------------------------------
+# Epoch counting
+# --------------------------------------------------------------------------------------
+
+
+def _count_up_to_infer(op):
+    return [(op.attrs["T"], TensorShape([]))]
+
+
+def _count_up_to_kernel(ctx, op, handle):
+    from ..ops.state_ops import update_variable
+
+    limit = op.attrs["limit"]
+    seen = []
+
+    def bump(old):
+        if old >= limit:
+            raise errors.OutOfRangeError(None, op, "Reached limit of %d" % limit)
+        seen.append(old)
+        return old + 1
+
+    update_variable(ctx, op, handle, bump)
+    return (seen[0],)
+
+
+# TF's ResourceCountUpTo under a private type name, so the state ops can register the
+# public one without a clash.
+register_op("_InputCountUpTo", infer=_count_up_to_infer, kernel=_count_up_to_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True, default_name="ResourceCountUpTo")
+
+
+def _count_up_to(var, limit):
+    """``var.count_up_to(limit)``: the old value, incremented atomically;
+    OutOfRangeError once it reached ``limit``."""
+    return get_default_graph()._create_op(
+        "_InputCountUpTo", [var.handle], {"limit": int(limit), "T": var.dtype}, None,
+        "ResourceCountUpTo").outputs[0]
+
+
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """Returns ``tensor`` ``num_epochs`` times, then raises OutOfRangeError.
+
+    Counts in a local variable ``<scope>/epochs``; run
+    ``fr.local_variables_initializer()`` before using it.
+
+    Args:
+      tensor: any tensor.
+      num_epochs: a positive int, or None for no limit (``tensor`` is returned as is).
+      name: a name for the operations.
+
+    Raises:
+      ValueError: if ``num_epochs`` is not positive.
+    """
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError("num_epochs must be > 0 not %d." % num_epochs)
+    from ..ops.array_ops import constant
+    from ..ops.state_ops import create_exact
+    from ..variables import Variable
+
+    with name_scope(name, "limit_epochs", [tensor]) as scope:
+        zero64 = constant(0, dtype=_dt.int64)
+        epochs = Variable(zero64, name="epochs", trainable=False,
+                          collections=[GraphKeys.LOCAL_VARIABLES])
+        counter = _count_up_to(epochs, num_epochs)
+        with control_dependencies([counter]):
+            return create_exact("Identity", [convert_to_tensor(tensor)], {}, scope[:-1]) \
+                .outputs[0]
+
+
+# --------------------------------------------------------------------------------------
+# Producers
+# --------------------------------------------------------------------------------------
+
+
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None,
+                   capacity=32, shared_name=None, summary_name=None, name=None,
+                   cancel_op=None):
+    """Outputs the rows (slices along the first dimension) of ``input_tensor`` to a queue.
+
+    Args:
+      input_tensor: a tensor with at least one dimension.
+      element_shape: the shape of a row, if ``input_tensor``'s is not fully known.
+      num_epochs: produce every row this many times, then close the queue (None:
+        forever). Needs ``fr.local_variables_initializer()``.
+      shuffle: shuffle the rows within each epoch.
+      seed: the op seed for shuffling.
+      capacity: the queue's capacity.
+      shared_name: a shared name for the queue.
+      summary_name: accepted for compatibility (flowrt adds no summary).
+      name: a name for the queue.
+      cancel_op: the cancel op for the ``QueueRunner``.
+
+    Returns:
+      A ``FIFOQueue`` of rows, with its ``QueueRunner`` in ``QUEUE_RUNNERS``.
+    """
+    from ..ops import data_flow_ops
+
+    with name_scope(name, "input_producer", [input_tensor]):
+        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = _row_shape(input_tensor.shape).merge_with(as_shape(element_shape))
+        if not element_shape.is_fully_defined():
+            raise ValueError("Either `input_tensor` must have a fully defined shape or "
+                             "`element_shape` must be specified")
+        if shuffle:
+            input_tensor = _random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
+        q = data_flow_ops.FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype],
+                                    shapes=[element_shape], shared_name=shared_name)
+        enq = q.enqueue_many([input_tensor])
+        add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        return q
+
+
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None,
+                          capacity=32, shared_name=None, name=None, cancel_op=None):
+    """Outputs strings (e.g. filenames) to a queue for an input pipeline.
+
+    Args:
+      string_tensor: a 1-D string tensor (or list) of the strings to produce.
+      num_epochs: produce every string this many times, then close the queue (None:
+        forever). Needs ``fr.local_variables_initializer()``.
+      shuffle: shuffle the strings within each epoch.
+      seed, capacity, shared_name, name, cancel_op: as for ``input_producer``.
+
+    Returns:
+      A ``FIFOQueue`` of scalar strings, with its ``QueueRunner`` in ``QUEUE_RUNNERS``.
+
+    Raises:
+      ValueError: if ``string_tensor`` is an empty list (an empty tensor fails at run
+        time with InvalidArgumentError).
+    """
+    not_null_err = "string_input_producer requires a non-null input tensor"
+    if not isinstance(string_tensor, Tensor) and not hasattr(string_tensor, "_as_tensor") \
+            and not len(string_tensor):
+        raise ValueError(not_null_err)
+    with name_scope(name, "input_producer", [string_tensor]):
+        string_tensor = convert_to_tensor(string_tensor, dtype=_dt.string)
+        string_tensor = _assert_not_empty(string_tensor, not_null_err)
+        return input_producer(input_tensor=string_tensor, element_shape=[],
+                              num_epochs=num_epochs, shuffle=shuffle, seed=seed,
+                              capacity=capacity, shared_name=shared_name,
+                              summary_name="fraction_of_%d_full" % capacity,
+                              cancel_op=cancel_op)
+
+
+def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                         shared_name=None, name=None):
+    """Outputs the integers 0 .. limit-1 to a queue (see ``input_producer``)."""
+    from ..ops.array_ops import range as _range
+
+    with name_scope(name, "input_producer", [limit]):
+        range_tensor = _range(limit)
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity,
+                              shared_name, "fraction_of_%d_full" % capacity)
+
+
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                         shared_name=None, name=None):
+    """Produces a slice (row) of each tensor of ``tensor_list``, the same row of all.
+
+    Args:
+      tensor_list: tensors with the same size of the first dimension.
+      num_epochs, shuffle, seed, capacity, shared_name, name: as for
+        ``input_producer``.
+
+    Returns:
+      A list of tensors, the i-th a row of ``tensor_list[i]``.
+
+    Raises:
+      ValueError: if ``tensor_list`` is empty.
+    """
+    from ..ops.array_ops import gather, shape
+
+    with name_scope(name, "input_producer", list(tensor_list)):
+        tensor_list = [convert_to_tensor(t) for t in tensor_list]
+        if not tensor_list:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        range_size = shape(tensor_list[0])[0]
+        queue = range_input_producer(range_size, num_epochs=num_epochs, shuffle=shuffle,
+                                     seed=seed, capacity=capacity, shared_name=shared_name)
+        index = queue.dequeue()
+        return [gather(t, index) for t in tensor_list]
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the file names matching ``pattern``, computed once
+    (by ``fr.local_variables_initializer()``)."""
+    from ..ops.io_ops import matching_files
+    from ..variables import Variable
+
+    with name_scope(name, "matching_filenames", [pattern]) as scope:
+        return Variable(name=scope[:-1].rsplit("/", 1)[-1],
+                        initial_value=matching_files(pattern), trainable=False,
+                        validate_shape=False, collections=[GraphKeys.LOCAL_VARIABLES])
+
+
+def _random_shuffle(t, seed=None):
+    from ..ops import random_ops
+
+    return random_ops.random_shuffle(t, seed=seed)
+
+
+def _assert_not_empty(t, message):
+    """``t`` after a run-time check that it has elements (TF's Assert(size > 0))."""
+    return get_default_graph()._create_op("_InputAssertNotEmpty", [t], {"message": message},
+                                          None, "Assert").outputs[0]
+
+
+def _assert_not_empty_kernel(ctx, op, x):
+    if x.size == 0:
+        raise errors.InvalidArgumentError(
+            None, op, "assertion failed: [%s]" % op.attrs["message"])
+    return (x,)
+
+
+register_op("_InputAssertNotEmpty", infer=lambda op: [(op.inputs[0].dtype,
+                                                       op.inputs[0].shape)],
+            kernel=_assert_not_empty_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+# --------------------------------------------------------------------------------------
+# Batching
+# --------------------------------------------------------------------------------------
+
+
+def _as_tensor_list(tensors):
+    if isinstance(tensors, dict):
+        return [tensors[k] for k in sorted(tensors, key=str)]
+    if isinstance(tensors, (Tensor,)) or hasattr(tensors, "_as_tensor"):
+        raise TypeError("`tensors` must be a list, tuple or dict of tensors, not a single "
+                        "Tensor (TF1 cannot iterate a symbolic Tensor); wrap it: [t]")
+    return list(tensors)
+
+
+def _as_tensor_list_list(tensors_list):
+    if not tensors_list:
+        raise ValueError("Expected at least one set of tensors")
+    if isinstance(tensors_list[0], dict):
+        expected = set(tensors_list[0])
+        for tensors in tensors_list[1:]:
+            if set(tensors) != expected:
+                raise ValueError("All dictionaries in tensors_list must have the same keys")
+    return [_as_tensor_list(t) for t in tensors_list]
+
+
+def _as_original_type(original, dequeued):
+    if isinstance(dequeued, (list, tuple)):
+        dequeued = list(dequeued)
+    else:
+        dequeued = [dequeued]
+    if isinstance(original, dict):
+        return {k: dequeued[i] for i, k in enumerate(sorted(original, key=str))}
+    # TF1: a single-tensor list gives back the tensor itself.
+    return dequeued[0] if len(dequeued) == 1 else dequeued
+
+
+def _validate(tensor_list, fn="batch"):
+    tensor_list = [convert_to_tensor(t) for t in tensor_list]
+    if not tensor_list:
+        raise ValueError("Expected at least one tensor in %s()." % fn)
+    return tensor_list
+
+
+def _dtypes(tensor_list_list):
+    types = [t.dtype for t in tensor_list_list[0]]
+    for tl in tensor_list_list[1:]:
+        other = [t.dtype for t in tl]
+        if other != types:
+            raise TypeError("Expected types to be consistent: %s vs. %s."
+                            % (", ".join(x.name for x in types),
+                               ", ".join(x.name for x in other)))
+    return types
+
+
+def _row_shape(s: TensorShape) -> TensorShape:
+    """The shape of one example of a tensor whose first dimension indexes examples."""
+    if s.ndims is None:
+        return TensorShape(None)
+    if s.ndims == 0:
+        raise ValueError("Shape %s must have rank at least 1 (enqueue_many=True)" % s)
+    return TensorShape(s.dims[1:])
+
+
+def _merge_shapes(shape_list, enqueue_many):
+    shape_list = [as_shape(s) for s in shape_list]
+    if enqueue_many:
+        shape_list = [_row_shape(s) for s in shape_list]
+    merged = shape_list[0]
+    for s in shape_list[1:]:
+        merged = merged.merge_with(s)
+    return merged.as_list()
+
+
+def _shapes(tensor_list_list, shapes, enqueue_many):
+    if shapes is not None:
+        return shapes
+    n = len(tensor_list_list[0])
+    for tl in tensor_list_list:
+        if len(tl) != n:
+            raise ValueError("Expected the same number of tensors in every set: %d vs. %d"
+                             % (n, len(tl)))
+        for t in tl:
+            if t.shape.ndims is None:
+                raise ValueError("Cannot infer Tensor's rank: %s" % t)
+    return [_merge_shapes([tl[i].shape for tl in tensor_list_list], enqueue_many)
+            for i in range(n)]
+
+
+def _dequeue(queue, batch_size, allow_smaller_final_batch):
+    if allow_smaller_final_batch:
+        return queue.dequeue_up_to(batch_size)
+    return queue.dequeue_many(batch_size)
+
+
+def _batch_impl(tensors_list, batch_size, enqueue_ops_per_list, capacity, enqueue_many,
+                shapes, allow_smaller_final_batch, make_queue, scope_name, name, fn):
+    original = tensors_list[0]
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    flat = [t for tl in tensor_list_list for t in tl]
+    with name_scope(name, scope_name, flat):
+        tensor_list_list = [_validate(tl, fn) for tl in tensor_list_list]
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue = make_queue(types, shapes)
+        enqueue_ops = []
+        for tl in tensor_list_list:
+            enq = queue.enqueue_many(tl) if enqueue_many else queue.enqueue(tl)
+            enqueue_ops.extend([enq] * enqueue_ops_per_list)
+        add_queue_runner(QueueRunner(queue, enqueue_ops))
+        return _as_original_type(original, _dequeue(queue, batch_size,
+                                                    allow_smaller_final_batch))
+
+
+def _fifo_factory(capacity, dynamic_pad, shared_name):
+    from ..ops import data_flow_ops
+
+    cls = data_flow_ops.PaddingFIFOQueue if dynamic_pad else data_flow_ops.FIFOQueue
+    return lambda types, shapes: cls(capacity=capacity, dtypes=types, shapes=shapes,
+                                     shared_name=shared_name)
+
+
+def _shuffle_factory(capacity, min_after_dequeue, seed, shared_name):
+    from ..ops import data_flow_ops
+
+    if capacity <= min_after_dequeue:
+        raise ValueError("capacity %d must be bigger than min_after_dequeue %d."
+                         % (capacity, min_after_dequeue))
+    return lambda types, shapes: data_flow_ops.RandomShuffleQueue(
+        capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
+        shapes=shapes, shared_name=shared_name)
+
+
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+          dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Creates batches of tensors in ``tensors``, filled by ``num_threads`` runners.
+
+    Args:
+      tensors: a list or dict of tensors to enqueue (one example, or many with
+        ``enqueue_many``).
+      batch_size: the number of examples per batch.
+      num_threads: the number of enqueue loops (threads or tasks).
+      capacity: the queue's capacity.
+      enqueue_many: each tensor's first dimension indexes examples.
+      shapes: the example shapes (default: the tensors' static shapes).
+      dynamic_pad: pad variable-size dimensions (``None`` in ``shapes``) to the
+        longest in each batch (a ``PaddingFIFOQueue``).
+      allow_smaller_final_batch: after the input closes, give the remaining examples
+        as a smaller final batch (the batch dimension is then None).
+      shared_name: a shared name for the queue.
+      name: a name for the operations.
+
+    Returns:
+      Batched tensors in the structure of ``tensors`` (a single tensor for a list of
+      one).
+
+    Raises:
+      ValueError: if the shapes cannot be inferred.
+    """
+    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch", name,
+                       "batch")
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
+               dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
+               name=None):
+    """Like ``batch``, with one enqueue loop per element of ``tensors_list`` (a list of
+    tensor lists or dicts of the same structure)."""
+    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch_join",
+                       name, "batch_join")
+
+
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
+                  enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                  shared_name=None, name=None):
+    """Creates batches by randomly shuffling ``tensors`` in a ``RandomShuffleQueue``.
+
+    Args:
+      tensors, batch_size, num_threads, enqueue_many, shapes,
+      allow_smaller_final_batch, shared_name, name: as for ``batch``.
+      capacity: the queue's capacity; must exceed ``min_after_dequeue``.
+      min_after_dequeue: the fewest elements left after a dequeue (until the input
+        closes), which bounds how well the examples mix.
+      seed: the op seed for the shuffling.
+
+    Raises:
+      ValueError: if ``capacity <= min_after_dequeue``.
+    """
+    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+                       "shuffle_batch", name, "batch")
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
+                       enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                       shared_name=None, name=None):
+    """Like ``shuffle_batch``, with one enqueue loop per element of ``tensors_list``."""
+    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+                       "shuffle_batch_join", name, "batch_join")
