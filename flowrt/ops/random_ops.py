@@ -1,3 +1,260 @@
-"""(to be written)."""
+"""Random ops with TF1's seed semantics, each drawing from a per-session generator.
 
-__all__ = []
+Seeds: ``fr.set_random_seed`` sets the graph seed; an op's ``seed`` argument is its op
+seed. With both unset an op is nondeterministic. With only the graph seed, the op seed
+is the graph's count of random ops created so far (TF 2.x's rule), so rebuilding the same
+program gives the same seeds. ``(graph seed, op seed)`` seeds the op's numpy generator,
+which lives in the session (``ResourceManager.rng``): successive runs of one session
+continue the stream, and a new session restarts it.
+
+Note (flowrt): the streams are numpy's, not TF's Philox, so seeded values differ from
+TensorFlow's; their distributions and reproducibility rules are the same.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape, unknown_shape
+from .array_ops import _scope_op_name
+from .common import FLOATS, check_dtype, int_list, make
+
+__all__ = ["set_random_seed", "get_seed", "random_normal", "random_uniform",
+           "truncated_normal", "random_shuffle", "multinomial"]
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+_op_seed_counters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def set_random_seed(seed):
+    """Sets the graph-level seed of the default graph (TF1 ``tf.set_random_seed``)."""
+    get_default_graph().seed = seed
+
+
+def get_seed(op_seed):
+    """The ``(seed, seed2)`` pair an op uses, from the graph seed and ``op_seed``
+    (TF1's ``random_seed.get_seed``); ``(None, None)`` means nondeterministic."""
+    g = get_default_graph()
+    if g.seed is not None:
+        if op_seed is None:
+            op_seed = _op_seed_counters.get(g, 0)
+            _op_seed_counters[g] = op_seed + 1
+        seeds = int(g.seed) % _MAXINT32, int(op_seed) % _MAXINT32
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32
+    else:
+        seeds = None, None
+    if seeds == (0, 0):
+        return 0, _MAXINT32
+    return seeds
+
+
+def _seed_attrs(seed):
+    s1, s2 = get_seed(seed)
+    pair = None if s1 is None else [s1, s2]
+    return {"seed": s1 or 0, "seed2": s2 or 0, "seed2_pair": pair}
+
+
+def _shape_tensor(shape):
+    if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
+        return convert_to_tensor(shape)
+    if hasattr(shape, "as_list"):
+        shape = shape.as_list()
+    return convert_to_tensor(np.asarray(shape, dtype=np.int32).reshape(-1)
+                             if not isinstance(shape, np.ndarray) else shape, name="shape")
+
+
+def _shape_infer(allowed):
+    def infer(op):
+        s = op.inputs[0]
+        check_dtype(s, (_dt.int32, _dt.int64), "shape")
+        if s.shape.ndims not in (None, 1):
+            raise ValueError("shape must be a vector, got a tensor of shape %s" % s.shape)
+        dt = op.attrs["dtype"]
+        if dt not in allowed:
+            raise TypeError("Value passed to parameter 'dtype' has DataType %s not in list of "
+                            "allowed values: %s" % (dt.name, ", ".join(d.name for d in allowed)))
+        dims = int_list(s)
+        if dims is None:
+            return [(dt, unknown_shape(s.shape[0] if s.shape.ndims == 1 else None))]
+        if any(d < 0 for d in dims):
+            raise ValueError("shape %s has a negative dimension" % dims)
+        return [(dt, TensorShape(dims))]
+    return infer
+
+
+def _sampler(draw):
+    """A kernel drawing ``draw(rng, shape)`` from the op's per-session generator."""
+    def kernel(ctx, op, shape, *args):
+        dims = tuple(int(d) for d in np.reshape(shape, -1))
+        if any(d < 0 for d in dims):
+            raise ValueError("shape %s has a negative dimension" % list(dims))
+        out = draw(ctx.resources.rng(op), dims, *args)
+        return (np.asarray(out).astype(op.outputs[0].dtype.np, copy=False),)
+    return kernel
+
+
+def _truncated(rng, dims):
+    out = rng.standard_normal(dims)
+    bad = np.abs(out) > 2.0
+    while bad.any():  # resample until every value is within two standard deviations
+        out[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2.0
+    return out
+
+
+def _uniform_int(rng, dims, lo, hi):
+    if not lo < hi:
+        raise ValueError("Need minval < maxval, got %d >= %d" % (lo, hi))
+    return rng.integers(int(lo), int(hi), size=dims)
+
+
+# type, allowed dtypes, draw(rng, dims, *scalar inputs)
+_SAMPLERS = [
+    ("RandomStandardNormal", FLOATS, lambda rng, dims: rng.standard_normal(dims)),
+    ("RandomUniform", FLOATS, lambda rng, dims: rng.random(dims)),
+    ("TruncatedNormal", FLOATS, _truncated),
+]
+for _t, _allowed, _draw in _SAMPLERS:
+    register_op(_t, infer=_shape_infer(_allowed), kernel=_sampler(_draw),
+                grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
+    """TF1's normal samplers: ``Sampler(shape) * stddev + mean`` under one name scope."""
+    from .math_ops import add, multiply
+
+    dtype = _dt.as_dtype(dtype)
+    g = get_default_graph()
+    with g.name_scope(name or default) as scope:
+        s = _shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        std_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        attrs = {"dtype": dtype, **_seed_attrs(seed)}
+        rnd = make(op_type, [s], attrs, op_type)
+        mul = multiply(rnd, std_t, name="mul")
+    return add(mul, mean_t, name=_scope_op_name(g, scope))
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
+    """Samples from a normal distribution (op type RandomStandardNormal, scaled)."""
+    return _scaled("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed,
+                   name)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
+    """Samples from a normal distribution, redrawing values more than two standard
+    deviations from the mean (op type TruncatedNormal, scaled)."""
+    return _scaled("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, seed,
+                   name)
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
+    """Samples uniformly from ``[minval, maxval)``; ints need ``maxval``
+    (op types RandomUniform and RandomUniformInt)."""
+    from .math_ops import add, multiply
+
+    dtype = _dt.as_dtype(dtype)
+    accepted = FLOATS + (_dt.int32, _dt.int64)
+    if dtype not in accepted:
+        raise ValueError("Argument `dtype` got invalid value %s. Accepted dtypes are %s."
+                         % (dtype.name, ", ".join(d.name for d in accepted)))
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError("Must specify maxval for integer dtype %s" % dtype.name)
+        maxval = 1
+    g = get_default_graph()
+    with g.name_scope(name or "random_uniform") as scope:
+        s = _shape_tensor(shape)
+        min_zero = isinstance(minval, int) and not isinstance(minval, bool) and minval == 0
+        max_one = isinstance(maxval, int) and not isinstance(maxval, bool) and maxval == 1
+        if not min_zero or not max_one or dtype.is_integer:
+            minval = convert_to_tensor(minval, dtype=dtype, name="min")
+            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+        attrs = {"dtype": dtype, **_seed_attrs(seed)}
+        if not dtype.is_integer:
+            rnd = make("RandomUniform", [s], attrs, "RandomUniform")
+            if min_zero:
+                return rnd if max_one else multiply(rnd, maxval)
+            scaled = rnd * (maxval - minval)
+    if dtype.is_integer:
+        return make("RandomUniformInt", [s, minval, maxval], attrs, _scope_op_name(g, scope))
+    return add(scaled, minval, name=_scope_op_name(g, scope))
+
+
+def _uniform_int_infer(op):
+    s, lo, hi = op.inputs
+    for t, what in ((lo, "minval"), (hi, "maxval")):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError("%s must be a scalar, got shape %s" % (what, t.shape))
+    return _shape_infer((_dt.int32, _dt.int64))(op)
+
+
+register_op("RandomUniformInt", infer=_uniform_int_infer, kernel=_sampler(_uniform_int),
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def random_shuffle(value, seed=None, name=None):
+    """``value`` with its first dimension shuffled."""
+    return make("RandomShuffle", [convert_to_tensor(value)],
+                _seed_attrs(seed), name)
+
+
+def _shuffle_kernel(ctx, op, x):
+    if np.ndim(x) == 0:
+        return (x,)
+    return (x[ctx.resources.rng(op).permutation(len(x))],)
+
+
+register_op("RandomShuffle", infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+            kernel=_shuffle_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """Draws ``num_samples`` class indices per row of unnormalized log-probabilities
+    ``logits`` of shape ``[batch, classes]``; returns ``[batch, num_samples]`` int64."""
+    g = get_default_graph()
+    dt = _dt.as_dtype(output_dtype or _dt.int64)
+    with g.name_scope(name or "multinomial"):
+        logits = convert_to_tensor(logits, name="logits")
+        with g.name_scope("Multinomial") as scope:
+            n = convert_to_tensor(num_samples, dtype=_dt.int32, name="num_samples")
+        return make("Multinomial", [logits, n], {"output_dtype": dt, **_seed_attrs(seed)},
+                    _scope_op_name(g, scope))
+
+
+def _multinomial_infer(op):
+    logits, n = op.inputs
+    check_dtype(logits, FLOATS, "logits")
+    if logits.shape.ndims not in (None, 2):
+        raise ValueError("logits should be a matrix, got shape %s" % logits.shape)
+    if n.shape.ndims not in (None, 0):
+        raise ValueError("num_samples should be a scalar, got shape %s" % n.shape)
+    k = int_list(n)
+    batch = logits.shape[0] if logits.shape.ndims == 2 else None
+    return [(op.attrs["output_dtype"], TensorShape([batch, k[0] if k else None]))]
+
+
+def _multinomial_kernel(ctx, op, logits, n):
+    n = int(n)
+    if n < 0:
+        raise ValueError("num_samples should be nonnegative, got %d" % n)
+    lg = np.asarray(logits, dtype=np.float64)
+    if lg.shape[1] == 0:
+        raise ValueError("num_classes should be positive, got 0")
+    rng = ctx.resources.rng(op)
+    # Gumbel-max: argmax(logits + Gumbel noise) samples from softmax(logits); -inf logits
+    # never win.
+    noise = rng.gumbel(size=(lg.shape[0], n, lg.shape[1]))
+    out = np.argmax(lg[:, None, :] + noise, axis=-1)
+    return (out.astype(op.attrs["output_dtype"].np),)
+
+
+register_op("Multinomial", infer=_multinomial_infer, kernel=_multinomial_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
