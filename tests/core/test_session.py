@@ -1,0 +1,281 @@
+"""fr.Session: fetch structures, feeds, errors before running, callables, default
+session, timeouts, tracing, closing."""
+
+import collections
+import json
+import threading
+
+import numpy as np
+import pytest
+import trio
+import trio.testing
+
+import flowrt as fr
+
+from ._testops import Counter, Gate, count, wait_gate
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+def test_sync_and_async_context_managers():
+    c = fr.constant(1.0)
+    with fr.Session() as sess:
+        assert fr.get_default_session() is sess
+        assert sess.run(c) == 1.0
+    assert fr.get_default_session() is None
+    with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
+        sess.run(c)
+
+
+async def test_async_context_manager():
+    c = fr.constant(2.0)
+    async with fr.Session() as sess:
+        assert fr.get_default_session() is sess
+        assert await sess.arun(c) == 2.0
+    with pytest.raises(RuntimeError, match="closed Session"):
+        await sess.arun(c)
+
+
+def test_fetch_structures_and_duplicates():
+    a = fr.constant(1, name="a")
+    b = fr.constant([2.0, 3.0])
+    op = fr.no_op()
+    with fr.Session() as sess:
+        assert sess.run(a) == 1 and isinstance(sess.run(a), np.int32)
+        assert sess.run("a:0") == 1 and sess.run("a") is None and sess.run(op) is None
+        lst = sess.run([a, b])
+        assert type(lst) is list and lst[0] == 1 and lst[1].tolist() == [2.0, 3.0]
+        assert type(sess.run((a, b))) is tuple
+        d = sess.run({"x": a, "y": [b, op]})
+        assert d["x"] == 1 and d["y"][0].tolist() == [2.0, 3.0] and d["y"][1] is None
+        nt = sess.run(Pair(a, (b, {"k": [a, "a:0"]})))
+        assert isinstance(nt, Pair) and nt.first == 1 and nt.second[1]["k"] == [1, 1]
+        assert sess.run([a, a, a]) == [1, 1, 1]
+        assert sess.run([]) == [] and sess.run(()) == () and sess.run({}) == {}
+        assert sess.run(fr.constant("ab")) == b"ab"
+
+
+def test_fetched_arrays_are_fresh_and_writable():
+    b = fr.constant([1.0, 2.0])
+    with fr.Session() as sess:
+        v = sess.run(b)
+        v[0] = 9.0
+        assert sess.run(b).tolist() == [1.0, 2.0]
+
+
+def test_feeding_an_intermediate_cuts_the_graph_above_it():
+    x = fr.placeholder(fr.float32, [None, 2], name="x")
+    y = fr.identity(x * 2.0, name="y")
+    z = y + 1.0
+    with fr.Session() as sess:
+        with pytest.raises(fr.errors.InvalidArgumentError,
+                           match="must feed a value for placeholder tensor 'x'"):
+            sess.run(z)
+        assert sess.run(z, {y: [[1.0, 2.0]]}).tolist() == [[2.0, 3.0]]
+        assert sess.run(z, {"y:0": [[0.0, 0.0]]}).tolist() == [[1.0, 1.0]]
+        assert sess.run(z, {x: [[1, 2]]}).tolist() == [[3.0, 5.0]]  # ints converted
+        assert sess.run(x, {x: [[1, 2]]}).dtype == np.float32
+        c = fr.constant(3)
+        assert sess.run(c * 2, {c: 5}) == 10  # constants are feedable too
+
+
+def test_fed_intermediate_does_not_run_ops_above_it():
+    n = Counter()
+    a = count([], n, name="a")
+    b = count([a], n, name="b")
+    c = count([b], n, name="c")
+    with fr.Session() as sess:
+        sess.run(c, {b: 1.0})
+        assert n.calls == {"c": 1}
+
+
+@pytest.mark.parametrize("feed,err,msg", [
+    ({"x:0": [1.0, 2.0]}, ValueError,
+     "Cannot feed value of shape (2,) for Tensor"),
+    ({"x:0": [[1.0, 2.0, 3.0]]}, ValueError, "Cannot feed value of shape (1, 3)"),
+    ({"x:0": [["a", "b"]]}, ValueError, "could not convert string to float"),
+    ({"nope:0": 1.0}, TypeError, "Cannot interpret feed_dict key as Tensor"),
+    ({3: 1.0}, TypeError, "Cannot interpret feed_dict key as Tensor"),
+])
+def test_bad_feeds_raise_before_anything_runs(feed, err, msg):
+    n = Counter()
+    fr.placeholder(fr.float32, [None, 2], name="x")
+    c = count([], n)
+    with fr.Session() as sess:
+        with pytest.raises(err, match=msg.replace("(", r"\(").replace(")", r"\)")):
+            sess.run(c, feed)
+    assert n.total == 0
+
+
+def test_feeding_a_tensor_or_an_op_is_a_type_error():
+    x = fr.placeholder(fr.float32)
+    c = fr.constant(1.0)
+    op = fr.no_op()
+    with fr.Session() as sess:
+        with pytest.raises(TypeError, match="The value of a feed cannot be a fr.Tensor"):
+            sess.run(x, {x: c})
+        with pytest.raises(TypeError, match="Can not convert an? Operation into a Tensor"):
+            sess.run(c, {op: 1.0})
+
+
+@pytest.mark.parametrize("fetch,err,msg", [
+    ("nope:0", ValueError, "cannot be interpreted as a Tensor"),
+    ("nope", ValueError, "cannot be interpreted as a Tensor"),
+    (3, TypeError, "has invalid type"),
+    (None, TypeError, "has invalid type"),
+    ([fr.no_op, 3], TypeError, "has invalid type"),
+])
+def test_bad_fetches_raise_before_anything_runs(fetch, err, msg):
+    n = Counter()
+    c = count([], n)
+    with fr.Session() as sess:
+        with pytest.raises(err, match=msg):
+            sess.run([c, fetch])
+    assert n.total == 0
+
+
+def test_fetch_from_another_graph():
+    with fr.Graph().as_default():
+        other = fr.constant(1)
+    with fr.Session() as sess:
+        with pytest.raises(ValueError, match="is not an element of this graph"):
+            sess.run(other)
+
+
+def test_make_callable():
+    x = fr.placeholder(fr.float32, name="x")
+    y = x * 2.0
+    op = fr.no_op()
+    with fr.Session() as sess:
+        f = sess.make_callable([y, op], [x])
+        assert f(3.0) == [6.0, None]
+        g = sess.make_callable(y, ["x:0"])
+        assert g(np.float32(1.5)) == 3.0
+        assert sess.make_callable(op)() is None
+        opts = fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE)
+        md = fr.RunMetadata()
+        h = sess.make_callable(y, [x], accept_options=True)
+        assert h(1.0, options=opts, run_metadata=md) == 2.0
+        assert [s.node_name for s in md.step_stats] == [y.op.name]
+
+
+def test_eval_and_run_with_the_default_session():
+    x = fr.placeholder(fr.float32)
+    y = x + 1.0
+    n = Counter()
+    side = count([], n, name="side").op
+    with pytest.raises(ValueError, match="No default session is registered"):
+        y.eval({x: 1.0})
+    sess = fr.Session()
+    with sess.as_default():
+        assert y.eval({x: 1.0}) == 2.0
+        side.run()
+    assert y.eval({x: 2.0}, session=sess) == 3.0
+    side.run(session=sess)
+    assert n.calls == {"side": 2}
+    other = fr.Session(graph=fr.Graph())
+    with pytest.raises(ValueError, match="graph is different"):
+        y.eval({x: 1.0}, session=other)
+    sess.close()
+    other.close()
+
+
+def test_run_metadata_full_trace_and_chrome_trace():
+    x = fr.placeholder(fr.float32, name="x")
+    y = fr.identity(x * 2.0, name="y")
+    opts = fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE)
+    md = fr.RunMetadata()
+    with fr.Session() as sess:
+        sess.run(y, {x: 1.0}, options=opts, run_metadata=md)
+        untraced = fr.RunMetadata()
+        sess.run(y, {x: 1.0}, run_metadata=untraced)
+    names = [s.node_name for s in md.step_stats]
+    assert sorted(names) == ["mul", "y"]  # the fed placeholder and the folded const don't run
+    for s in md.step_stats:
+        assert s.end_micros >= s.start_micros > 0 and s.op_type in ("Mul", "Identity")
+    trace = json.loads(md.chrome_trace())
+    events = trace["traceEvents"]
+    assert sorted(e["name"] for e in events) == ["mul", "y"]
+    assert all(e["ph"] == "X" and e["dur"] >= 0 for e in events)
+    assert untraced.step_stats == []
+
+
+def test_op_errors_name_the_op_and_leave_the_session_usable():
+    x = fr.placeholder(fr.float32, name="x")
+    y = fr.identity(x, name="y")
+    with fr.Session() as sess:
+        with pytest.raises(fr.errors.InvalidArgumentError) as info:
+            sess.run(y)
+        assert info.value.op is x.op and "[[node x]]" in str(info.value)
+        assert isinstance(info.value, fr.errors.OpError)
+        assert sess.run(y, {x: 1.0}) == 1.0
+
+
+def test_timeout_in_ms_raises_deadline_exceeded_and_session_stays_usable():
+    gate = Gate()
+    w = wait_gate(gate, name="w")
+    with fr.Session() as sess:
+        with pytest.raises(fr.errors.DeadlineExceededError, match="_TestWaitGate op 'w'"):
+            sess.run(w, options=fr.RunOptions(timeout_in_ms=50))
+        assert gate.cancelled == 1
+        assert sess.run(fr.constant(1.0)) == 1.0
+        gate.open()
+        assert sess.run(w, options=fr.RunOptions(timeout_in_ms=10_000)) == 0.0
+
+
+async def test_arun_timeout_uses_the_trio_clock(autojump_clock):
+    gate = Gate()
+    w = wait_gate(gate)
+    async with fr.Session() as sess:
+        t0 = trio.current_time()
+        with pytest.raises(fr.errors.DeadlineExceededError, match="Timed out after 5000 ms"):
+            await sess.arun(w, options=fr.RunOptions(timeout_in_ms=5000))
+        assert trio.current_time() - t0 == pytest.approx(5.0)
+        gate.open()
+        assert await sess.arun(w) == 0.0
+
+
+def test_close_cancels_an_in_flight_run_from_another_thread():
+    gate = Gate()
+    w = wait_gate(gate)
+    sess = fr.Session()
+    result = []
+
+    def runner():
+        try:
+            sess.run(w)
+        except BaseException as e:  # noqa: BLE001
+            result.append(e)
+
+    t = threading.Thread(target=runner)
+    t.start()
+    gate.wait_entered(1)
+    sess.close()
+    t.join(timeout=10)
+    assert not t.is_alive()
+    assert isinstance(result[0], fr.errors.CancelledError)
+    assert "Session was closed" in result[0].message
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(w)
+    sess.close()  # idempotent
+
+
+async def test_close_cancels_an_in_flight_arun():
+    gate = Gate()
+    w = wait_gate(gate)
+    sess = fr.Session()
+    errors = []
+
+    async def runner():
+        try:
+            await sess.arun(w)
+        except fr.errors.CancelledError as e:
+            errors.append(e)
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(runner)
+            await trio.testing.wait_all_tasks_blocked()
+            assert gate.entered == 1
+            sess.close()
+    assert len(errors) == 1 and gate.cancelled == 1
