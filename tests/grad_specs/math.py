@@ -11,6 +11,13 @@ B = _r.standard_normal((3, 4))
 POS = _r.uniform(0.5, 2.0, (3, 4))
 COL = _r.standard_normal((3, 1))
 ROW = _r.standard_normal((4,))
+M34 = _r.standard_normal((3, 4))
+M45 = _r.standard_normal((4, 5))
+M43 = _r.standard_normal((4, 3))
+M54 = _r.standard_normal((5, 4))
+B234 = _r.standard_normal((2, 3, 4))
+B145 = _r.standard_normal((1, 4, 5))
+B243 = _r.standard_normal((2, 4, 3))
 
 SPECS = [
     GradSpec("Neg", lambda x: -x, [A]),
@@ -46,6 +53,19 @@ SPECS = [
     GradSpec("Min", lambda x: fr.reduce_min(x), [A]),
     GradSpec("Prod", lambda x: fr.reduce_prod(x, axis=0), [A]),
     GradSpec("BroadcastTo", lambda x: fr.broadcast_to(x, [3, 4]), [ROW]),
+    GradSpec("MatMul", fr.matmul, [M34, M45]),
+    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_a=True), [M43, M45],
+             id="MatMul-ta"),
+    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_b=True), [M34, M54],
+             id="MatMul-tb"),
+    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_a=True, transpose_b=True),
+             [M43, M54], id="MatMul-tab"),
+    GradSpec("MatMul", lambda a, b: a @ b, [M34, M45], id="MatMul-operator"),
+    GradSpec("BatchMatMulV2", fr.matmul, [B234, B145], id="BatchMatMulV2-broadcast"),
+    GradSpec("BatchMatMulV2", fr.matmul, [B234, M45], id="BatchMatMulV2-rank2-rhs"),
+    GradSpec("BatchMatMulV2", lambda a, b: fr.matmul(a, b, adjoint_a=True, transpose_b=True),
+             [B243, _r.standard_normal((2, 5, 4))], id="BatchMatMulV2-adj"),
+    GradSpec("Maximum", lambda t: fr.clip_by_value(t, -0.5, 0.5), [A], id="clip_by_value"),
     GradSpec("Identity", fr.identity, [A]),
     GradSpec("PlaceholderWithDefault",
              lambda x: fr.placeholder_with_default(x, [3, 4]) * 2.0, [A]),

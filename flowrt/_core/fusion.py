@@ -1,0 +1,240 @@
+"""Elementwise fusion: a plan rewrite that turns a tree of elementwise steps into one.
+
+A group is grown backwards from a root step through producers whose every consumer
+(data and control) is already in the group and whose output is not fetched; every
+member has a numexpr template (``OpDef.ne_expr``) and works on one float dtype
+(float32 or float64, known statically). The group becomes one step whose kernel
+evaluates a single numexpr expression over the group's external inputs: one
+multi-threaded pass, no temporaries. Below ``FUSED_MIN_SIZE`` elements, or when the
+values are not uniformly of the group's dtype, the fused step runs the original
+kernels one by one instead, so results are those of the unfused plan. See
+``docs/fusion.md`` for the design and the measurements behind the thresholds.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numexpr as ne
+import numpy as np
+
+from .. import errors
+from .executor import op_error
+from .registry import get_op_def
+
+__all__ = ["fuse_steps", "ENABLED", "FUSED_MIN_SIZE", "MAX_INPUTS"]
+
+ENABLED = True
+"""Set to False to build unfused plans (benchmarks, tests); plans already cached keep
+their form."""
+
+# Below this many elements the member kernels one by one beat one numexpr call
+# (benchmarks/elementwise.py; docs/fusion.md).
+FUSED_MIN_SIZE = 16384
+
+# numexpr passes inputs and the output to one numpy iterator: NPY_MAXARGS operands
+# (64 with numpy 2, 32 before).
+MAX_INPUTS = (64 if int(np.__version__.split(".")[0]) >= 2 else 32) - 1
+
+# A longer expression is a sign of templates duplicating their arguments
+# (Maximum/Minimum use x three times); past this, growing the group stops.
+MAX_EXPR_CHARS = 2000
+
+_FLOAT_KINDS = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
+# numexpr's names for the two dtypes in a signature.
+_NE_TYPE = {np.dtype(np.float32): float, np.dtype(np.float64): np.float64}
+_ARG = re.compile(r"\b[xy]\b")
+
+
+def _fusible(st) -> np.dtype | None:
+    """The float dtype of a step that may join a group, else None."""
+    if st.akernel is not None or len(st.outs) != 1:
+        return None
+    op = st.op
+    d = get_op_def(op.type)
+    if d.ne_expr is None or st.kernel is not d.kernel or len(op.inputs) > 2:
+        return None
+    dt = op.outputs[0].dtype.np
+    dt = _FLOAT_KINDS.get(np.dtype(dt).name)
+    if dt is None or any(t.dtype.np != dt for t in op.inputs):
+        return None
+    return dt
+
+
+class _Group:
+    __slots__ = ("root", "members", "dtype")
+
+    def __init__(self, root, dtype):
+        self.root = root
+        self.members = {root.index: root}
+        self.dtype = dtype
+
+
+def _expression(group, producer) -> tuple[str, list[int]]:
+    """The group's numexpr expression and its external input slots, in first-use order."""
+    ext: list[int] = []
+
+    def of(st) -> str:
+        d = get_op_def(st.op.type)
+        args = []
+        for s in st.ins:
+            p = producer.get(s)
+            if p is not None and p.index in group.members:
+                args.append("(%s)" % of(p))
+            else:
+                if s not in ext:
+                    ext.append(s)
+                args.append("v%d" % ext.index(s))
+        names = dict(zip("xy", args))
+        return _ARG.sub(lambda m: names[m.group(0)], d.ne_expr)
+
+    return of(group.root), ext
+
+
+def _grow(group, producer, readers, fetched, fusible):
+    """Adds producers whose every consumer is in the group, while limits allow."""
+    changed = True
+    while changed:
+        changed = False
+        for st in list(group.members.values()):
+            for s in st.ins:
+                p = producer.get(s)
+                # (compare with `is`: numpy treats dtype == None as dtype == float64)
+                if (p is None or p.index in group.members or fusible.get(p.index)
+                        is not group.dtype or s in fetched):
+                    continue
+                if any(r not in group.members for r in readers[s]):
+                    continue
+                if any(j not in group.members for j in p.succ):
+                    continue
+                group.members[p.index] = p
+                expr, ext = _expression(group, producer)
+                if len(ext) > MAX_INPUTS or len(expr) > MAX_EXPR_CHARS:
+                    del group.members[p.index]
+                    continue
+                changed = True
+
+
+class FusedKernel:
+    """The kernel of a fused step: ``(ctx, op, *external_inputs) -> (result,)``."""
+
+    def __init__(self, members, ext_slots, out_slot, expr, dtype, program):
+        self.members = tuple((st.kernel, st.op, st.ins, st.outs[0]) for st in members)
+        self.ext_slots = tuple(ext_slots)
+        self.out_slot = out_slot
+        self.expr = expr
+        self.dtype = dtype
+        self.program = program
+        self.ops = tuple(st.op for st in members)
+
+    def __call__(self, ctx, op, *xs):
+        dt = self.dtype
+        big = False
+        for x in xs:
+            if getattr(x, "dtype", None) != dt:
+                return self.unfused(ctx, xs)
+            if x.size >= FUSED_MIN_SIZE:
+                big = True
+        if big:
+            try:
+                return (self.program(*xs),)
+            except Exception:  # noqa: BLE001 - the unfused path raises naming the member op
+                pass
+        return self.unfused(ctx, xs)
+
+    def unfused(self, ctx, xs):
+        """Runs the original kernels in order; a failure names the member op."""
+        vals = dict(zip(self.ext_slots, xs))
+        for kernel, mop, ins, out in self.members:
+            try:
+                vals[out] = kernel(ctx, mop, *[vals[i] for i in ins])[0]
+            except Exception as e:  # noqa: BLE001 - as the executor does for any kernel
+                raise op_error(e, mop) from (None if isinstance(e, errors.OpError) else e)
+        return (vals[self.out_slot],)
+
+    def __repr__(self):
+        return "<FusedKernel %d ops: %s>" % (len(self.members), self.expr)
+
+
+def fuse_steps(steps: list, fetch_slots) -> list:
+    """The plan's steps with each fusible elementwise group replaced by one step.
+
+    ``steps`` are in topological order with ``succ``/``npred`` filled in; the result is
+    too, renumbered. A step keeps the (kernel, op, ins, outs) contract: a fused step's
+    op is its root (last) op, its ins are the group's external input slots.
+    """
+    if not ENABLED or len(steps) < 2:
+        return steps
+    fusible = {}
+    for st in steps:
+        dt = _fusible(st)
+        if dt is not None:
+            fusible[st.index] = dt
+    if len(fusible) < 2:
+        return steps
+    producer = {st.outs[0]: st for st in steps if len(st.outs) == 1}
+    readers: dict[int, list[int]] = {}
+    for st in steps:
+        for s in st.ins:
+            readers.setdefault(s, []).append(st.index)
+    fetched = set(fetch_slots)
+
+    owner: dict[int, _Group] = {}
+    groups = []
+    for st in reversed(steps):
+        if st.index in owner or st.index not in fusible:
+            continue
+        g = _Group(st, fusible[st.index])
+        _grow(g, producer, readers, fetched, fusible)
+        for i in g.members:
+            owner[i] = g
+        if len(g.members) > 1:
+            groups.append(g)
+    if not groups:
+        return steps
+
+    from .plan import Step  # plan imports this module
+
+    fused = {}
+    root_of: dict[int, int] = {}  # member's old index -> its fused root's old index
+    for g in groups:
+        expr, ext = _expression(g, producer)
+        try:
+            program = ne.NumExpr(expr, signature=[("v%d" % i, _NE_TYPE[g.dtype])
+                                                  for i in range(len(ext))])
+        except Exception:  # noqa: BLE001 - numexpr's register/operand limits: stay unfused
+            continue
+        members = sorted(g.members.values(), key=lambda s: s.index)
+        root = g.root
+        st = Step(root.op, get_op_def(root.op.type), tuple(ext), root.outs, -1)
+        st.kernel = FusedKernel(members, ext, root.outs[0], expr, g.dtype, program)
+        fused[root.index] = st
+        for i in g.members:
+            root_of[i] = root.index
+    if not fused:
+        return steps
+    # A fused step sits at its root's position: all its external inputs are produced
+    # earlier, and every consumer of a member's output other than the root's is a member.
+    out = []
+    new_index: dict[int, int] = {}
+    for pos, st in enumerate(steps):
+        r = root_of.get(pos)
+        if r is not None and r != pos:
+            continue
+        new_index[pos] = len(out)
+        out.append(fused[pos] if r is not None else st)
+    for i, r in root_of.items():
+        new_index[i] = new_index[r]
+    succ = [set() for _ in out]
+    for pos, st in enumerate(steps):
+        a = new_index[pos]
+        succ[a].update(new_index[j] for j in st.succ)
+    for a, nst in enumerate(out):
+        nst.index = a
+        succ[a].discard(a)
+        nst.succ = sorted(succ[a])
+        nst.npred = 0
+    for nst in out:
+        for j in nst.succ:
+            out[j].npred += 1
+    return out
