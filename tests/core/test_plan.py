@@ -134,6 +134,10 @@ def test_random_dag_plans_hold_exactly_the_needed_ancestors(dag):
         for i in range(n):
             with fr.control_dependencies([ts[j] for j in ctrl[i]]):
                 ts.append(count([ts[j] for j in data[i]], counter, name="n%d" % i))
+        # as in TF, control_dependencies skips ops that are already data inputs
+        ctrl = [[j for j in c if j not in d] for c, d in zip(ctrl, data)]
+        assert all([c.name for c in t.op.control_inputs] == ["n%d" % j for j in ctrl[i]]
+                   for i, t in enumerate(ts))
         for src, dst in late:
             if src < dst:  # keep it acyclic; the later op gains a control input
                 ts[dst].op._add_control_input(ts[src].op)
