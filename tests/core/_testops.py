@@ -58,6 +58,8 @@ class Gate:
         self._entered = 0
         self._entered_cond = threading.Condition(self._lock)
         self.cancelled = 0
+        self.loops: list = []  # trio token of the loop each waiting kernel ran in
+        self._entered_waiters: list = []  # (trio token, trio.Event, n) of async watchers
 
     @property
     def entered(self) -> int:
@@ -67,8 +69,12 @@ class Gate:
     async def wait(self):
         ev = trio.Event()
         with self._lock:
+            self.loops.append(trio.lowlevel.current_trio_token())
             self._entered += 1
             self._entered_cond.notify_all()
+            for token, ev, n in self._entered_waiters:
+                if self._entered >= n:
+                    token.run_sync_soon(ev.set)
             if self._open:
                 return
             self._waiters.append((trio.lowlevel.current_trio_token(), ev))
@@ -88,6 +94,15 @@ class Gate:
                 token.run_sync_soon(ev.set)
             except trio.RunFinishedError:
                 pass
+
+    async def wait_entered_async(self, n: int = 1):
+        """Waits in a trio task until ``n`` kernels (in any loop) are waiting."""
+        ev = trio.Event()
+        with self._lock:
+            if self._entered >= n:
+                return
+            self._entered_waiters.append((trio.lowlevel.current_trio_token(), ev, n))
+        await ev.wait()
 
     def wait_entered(self, n: int = 1, timeout: float = 10.0):
         """Blocks this (non-trio) thread until ``n`` kernels are waiting."""

@@ -1,0 +1,183 @@
+"""The concurrency contract: concurrent arun tasks, threads sharing a session, the sync
+bridge to the session's loop, close() and cancellation."""
+
+import threading
+
+import pytest
+import trio
+import trio.testing
+
+import flowrt as fr
+
+from ._testops import Counter, Gate, count, wait_gate
+
+
+async def test_two_aruns_in_one_nursery_run_at_once():
+    gate = Gate()
+    blocked = wait_gate(gate, fr.constant(5.0), name="blocked")
+    quick = fr.constant(1.0) + 1.0
+    done = []
+    async with fr.Session() as sess:
+        async def slow():
+            done.append(("slow", await sess.arun(blocked)))
+
+        async def fast():
+            done.append(("fast", await sess.arun(quick)))
+
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(slow)
+                await trio.testing.wait_all_tasks_blocked()
+                assert gate.entered == 1
+                nursery.start_soon(fast)
+                await trio.testing.wait_all_tasks_blocked()
+                assert done == [("fast", 2.0)]  # completed while the other run is blocked
+                gate.open()
+    assert done == [("fast", 2.0), ("slow", 5.0)]
+
+
+def test_threads_share_one_session():
+    x = fr.placeholder(fr.float32, name="x")
+    y = x * 2.0
+    n = Counter()
+    c = count([y], n)
+    results, errors = {}, []
+    with fr.Session() as sess:
+        def worker(k):
+            try:
+                results[k] = [float(sess.run(c, {x: float(k)})) for _ in range(50)]
+            except BaseException as e:  # noqa: BLE001
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+        assert not any(t.is_alive() for t in threads)
+    assert errors == []
+    assert results == {k: [2.0 * k] * 50 for k in range(6)}
+    assert n.total == 300
+
+
+def test_threads_block_concurrently_on_the_sessions_loop():
+    gate = Gate()
+    w = wait_gate(gate, fr.placeholder(fr.float32, name="x"))
+    results, errors = [], []
+    with fr.Session() as sess:
+        def worker(k):
+            try:
+                results.append(float(sess.run(w, {"x:0": float(k)})))
+            except BaseException as e:  # noqa: BLE001
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        gate.wait_entered(4)  # all four runs are blocked at once
+        assert results == []
+        gate.open()
+        for t in threads:
+            t.join(timeout=10)
+        assert not any(t.is_alive() for t in threads)
+    assert errors == [] and sorted(results) == [0.0, 1.0, 2.0, 3.0]
+
+
+async def test_sync_run_from_a_worker_thread_uses_the_bound_loop():
+    bind_gate, gate = Gate(), Gate()
+    bind_gate.open()
+    binder = wait_gate(bind_gate)
+    w = wait_gate(gate, fr.constant(3.0))
+    async with fr.Session() as sess:
+        await sess.arun(binder)  # binds the session to this test's loop
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                out = []
+
+                async def in_thread():
+                    out.append(await trio.to_thread.run_sync(sess.run, w))
+
+                nursery.start_soon(in_thread)
+                # the blocking op runs as a task of *this* loop
+                await gate.wait_entered_async(1)
+                assert out == []
+                assert gate.loops == [trio.lowlevel.current_trio_token()]
+                gate.open()
+        assert out == [3.0]
+
+
+async def test_sync_run_inside_the_trio_thread_raises():
+    async with fr.Session() as sess:
+        with pytest.raises(RuntimeError, match=r"await sess\.arun"):
+            sess.run(fr.constant(1.0))
+
+
+async def test_close_from_another_thread_cancels_a_blocked_arun():
+    gate = Gate()
+    w = wait_gate(gate)
+    sess = fr.Session()
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            errs = []
+
+            async def runner():
+                try:
+                    await sess.arun(w)
+                except fr.errors.CancelledError as e:
+                    errs.append(e)
+
+            nursery.start_soon(runner)
+            await trio.testing.wait_all_tasks_blocked()
+            await trio.to_thread.run_sync(sess.close)
+    assert len(errs) == 1 and gate.cancelled == 1
+
+
+def test_close_from_another_thread_ends_a_blocked_sync_run():
+    gate = Gate()
+    w = wait_gate(gate)
+    sess = fr.Session()
+    errs = []
+
+    def runner():
+        try:
+            sess.run(w)
+        except fr.errors.CancelledError as e:
+            errs.append(e)
+
+    t = threading.Thread(target=runner)
+    t.start()
+    gate.wait_entered(1)
+    closer = threading.Thread(target=sess.close)
+    closer.start()
+    closer.join(timeout=10)
+    t.join(timeout=10)
+    assert not t.is_alive() and not closer.is_alive()
+    assert len(errs) == 1
+
+
+async def test_cancelled_arun_leaves_the_session_usable():
+    gate = Gate()
+    w = wait_gate(gate, fr.constant(7.0))
+    async with fr.Session() as sess:
+        with trio.CancelScope() as cs:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(sess.arun, w)
+                await trio.testing.wait_all_tasks_blocked()
+                cs.cancel()
+        assert cs.cancelled_caught and gate.cancelled == 1
+        assert await sess.arun(fr.constant(1.0) + 1.0) == 2.0
+        gate.open()
+        with trio.fail_after(10):
+            assert await sess.arun(w) == 7.0
+
+
+async def test_cancelled_before_start_runs_nothing():
+    n = Counter()
+    c = count([], n)
+    async with fr.Session() as sess:
+        with trio.CancelScope() as cs:
+            cs.cancel()
+            await sess.arun(c)
+        assert cs.cancelled_caught and n.total == 0
+        await sess.arun(c)
+        assert n.total == 1
