@@ -1,0 +1,229 @@
+"""Elementwise fusion (flowrt/_core/fusion.py): grouping, numexpr path, fallback, errors."""
+
+import numpy as np
+import pytest
+
+import flowrt as fr
+from flowrt._core import fusion
+from flowrt._core.fusion import FusedKernel
+from flowrt._core.plan import Plan
+
+
+@pytest.fixture
+def unfused():
+    """Builds plans without fusion inside the block."""
+    class _Off:
+        def __enter__(self):
+            fusion.ENABLED = False
+
+        def __exit__(self, *exc):
+            fusion.ENABLED = True
+    return _Off()
+
+
+@pytest.fixture
+def always_numexpr(monkeypatch):
+    """The fused numexpr program runs at any size (no small-array fallback)."""
+    monkeypatch.setattr(fusion, "FUSED_MIN_SIZE", 0)
+
+
+def chain10(x):
+    y = x * 1.5
+    y = fr.exp(y)
+    y = fr.tanh(y)
+    y = y + x
+    y = fr.sigmoid(y)
+    y = fr.maximum(y, 0.1)
+    y = fr.square(y)
+    y = fr.abs(y)
+    y = y - 1.0
+    return -y
+
+
+def fused_steps(plan):
+    return [st for st in plan.steps if isinstance(st.kernel, FusedKernel)]
+
+
+def run_both(fetches, feed, unfused):
+    with fr.Session() as sess:
+        a = sess.run(fetches, feed)
+    with unfused, fr.Session() as sess:
+        b = sess.run(fetches, feed)
+    return a, b
+
+
+def assert_same(a, b, rtol=1e-6):
+    for x, y in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.dtype == y.dtype and x.shape == y.shape
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-6)
+
+
+def test_chain_of_ten_on_a_million_float32_is_one_step(unfused):
+    x = fr.placeholder(fr.float32, [1000, 1000])
+    y = chain10(x)
+    plan = Plan([y], [], [x])
+    assert len(plan.steps) == 1
+    k = plan.steps[0].kernel
+    assert isinstance(k, FusedKernel) and len(k.members) == 10
+    assert plan.steps[0].op is y.op  # the root op names the step
+    xv = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
+    a, b = run_both(y, {x: xv}, unfused)
+    assert a.dtype == np.float32
+    assert_same(a, b)
+
+
+@pytest.mark.parametrize("dtype", [fr.float32, fr.float64])
+@pytest.mark.parametrize("n", [7, 50000])
+def test_fused_equals_unfused(dtype, n, unfused):
+    rng = np.random.default_rng(1)
+    x = fr.placeholder(dtype, [None])
+    w = fr.placeholder(dtype, [None])
+    y = fr.sqrt(fr.abs(x * w - 3.0)) / (fr.exp(-x) + 1.0) + fr.rsqrt(w * w + 1.0)
+    y = fr.minimum(fr.log1p(fr.square(y)), fr.cos(w)) - fr.reciprocal(fr.sin(x) + 2.0)
+    feed = {x: rng.standard_normal(n).astype(dtype.np),
+            w: rng.standard_normal(n).astype(dtype.np)}
+    plan = Plan([y], [], [x, w])
+    assert len(fused_steps(plan)) == 1 and len(plan.steps) == 1
+    a, b = run_both(y, feed, unfused)
+    assert a.dtype == dtype.np
+    assert_same(a, b, rtol=1e-5 if dtype is fr.float32 else 1e-12)
+
+
+def test_numexpr_program_agrees_at_small_sizes(always_numexpr, unfused):
+    x = fr.placeholder(fr.float32, [None, 3])
+    b = fr.constant([1.0, -2.0, 0.5])
+    y = fr.tanh(x * b) + fr.sigmoid(x - b)
+    xv = np.random.default_rng(2).standard_normal((4, 3)).astype(np.float32)
+    a, u = run_both(y, {x: xv}, unfused)
+    assert_same(a, u)
+
+
+def test_nan_propagation_through_fused_maximum(always_numexpr, unfused):
+    x = fr.placeholder(fr.float64, [None])
+    y = fr.maximum(x * 1.0, x - 1.0)
+    z = fr.minimum(y + 0.0, 0.5)
+    xv = np.array([np.nan, 1.0, -3.0, np.inf])
+    a, b = run_both(z, {x: xv}, unfused)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_fetched_intermediate_is_not_fused_away(unfused):
+    x = fr.placeholder(fr.float32, [None])
+    mid = fr.exp(x * 2.0)
+    y = fr.tanh(mid + 1.0) * 3.0
+    plan = Plan([mid, y], [], [x])
+    fs = fused_steps(plan)
+    assert {st.op for st in fs} == {mid.op, y.op}
+    assert all(mid.op not in st.kernel.ops[:-1] for st in fs)
+    xv = np.linspace(-1, 1, 40000).astype(np.float32)
+    a, b = run_both([mid, y], {x: xv}, unfused)
+    assert_same(a, b)
+
+
+def test_intermediate_used_outside_the_group_stays_a_step(unfused):
+    x = fr.placeholder(fr.float32, [None])
+    mid = fr.exp(x)
+    y = fr.tanh(mid) * 2.0
+    s = fr.reduce_sum(mid)
+    plan = Plan([y, s], [], [x])
+    owners = [st.kernel.ops if isinstance(st.kernel, FusedKernel) else (st.op,)
+              for st in plan.steps]
+    assert (mid.op,) in owners  # Exp is its own step: Sum reads it
+    xv = np.linspace(-1, 1, 40000).astype(np.float32)
+    a, b = run_both([y, s], {x: xv}, unfused)
+    assert_same(a, b, rtol=1e-5)
+
+
+def test_control_dependency_on_an_intermediate_keeps_it_out(unfused):
+    x = fr.placeholder(fr.float32, [None])
+    mid = fr.exp(x)
+    with fr.control_dependencies([mid.op]):
+        side = fr.identity(x)
+    y = fr.tanh(mid + side)
+    plan = Plan([y], [], [x])
+    assert all(mid.op not in st.kernel.ops for st in fused_steps(plan))
+    xv = np.linspace(-1, 1, 40000).astype(np.float32)
+    a, b = run_both(y, {x: xv}, unfused)
+    assert_same(a, b)
+
+
+def test_integer_and_mixed_dtype_chains_are_not_fused():
+    i = fr.placeholder(fr.int32, [None])
+    yi = (i * 2 + 1) - i
+    h = fr.placeholder(fr.float16, [None])
+    yh = fr.exp(h) * h
+    c = fr.placeholder(fr.float32, [None])
+    yc = fr.cast(fr.exp(c), fr.float64) * 2.0
+    plan = Plan([yi, yh, yc], [], [i, h, c])
+    assert not fused_steps(plan)
+
+
+def test_fused_kernel_falls_back_for_other_dtypes():
+    x = fr.placeholder(fr.float32, [None])
+    y = fr.exp(x) + x
+    (st,) = Plan([y], [], [x]).steps
+    v = np.linspace(0, 1, 50000)  # float64 values into the float32 group
+    (out,) = st.kernel(None, st.op, v)
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, np.exp(v) + v)
+
+
+def test_operand_limit_is_respected(unfused):
+    phs = [fr.placeholder(fr.float64, [None]) for _ in range(fusion.MAX_INPUTS + 10)]
+    y = phs[0]
+    for p in phs[1:]:
+        y = y + p
+    plan = Plan([y], [], phs)
+    fs = fused_steps(plan)
+    assert fs and all(len(st.ins) <= fusion.MAX_INPUTS for st in fs)
+    rng = np.random.default_rng(3)
+    feed = {p: rng.standard_normal(20000) for p in phs}
+    a, b = run_both(y, feed, unfused)
+    assert_same(a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [3, 40000])
+def test_runtime_error_names_the_member_op(n, always_numexpr):
+    x = fr.placeholder(fr.float32, [None])
+    w = fr.placeholder(fr.float32, [None])
+    inner = fr.add(x, w, name="inner_add")
+    y = fr.exp(inner) * 2.0
+    assert len(Plan([y], [], [x, w]).steps) == 1
+    with fr.Session() as sess:
+        with pytest.raises(fr.errors.InvalidArgumentError) as ei:
+            sess.run(y, {x: np.ones(n, np.float32), w: np.ones(n + 1, np.float32)})
+    assert ei.value.op.name == "inner_add"
+    assert "inner_add" in ei.value.message
+
+
+def test_gradients_still_work_with_fusion(unfused):
+    x = fr.placeholder(fr.float32, [None])
+    y = fr.reduce_sum(chain10(x))
+    (g,) = fr.gradients(y, [x])
+    xv = np.linspace(-1, 1, 50000).astype(np.float32)
+    a, b = run_both([y, g], {x: xv}, unfused)
+    assert_same(a, b, rtol=1e-4)
+
+
+async def test_fused_step_in_arun(unfused):
+    x = fr.placeholder(fr.float32, [None])
+    y = chain10(x)
+    xv = np.linspace(-1, 1, 50000).astype(np.float32)
+    with fr.Session() as sess:
+        a = await sess.arun(y, {x: xv})
+    with unfused, fr.Session() as sess:
+        b = await sess.arun(y, {x: xv})
+    assert_same(a, b)
+
+
+def test_fused_plan_is_a_valid_dag():
+    x = fr.placeholder(fr.float32, [None])
+    a = fr.exp(x)
+    b = fr.tanh(a) + a  # a is read twice inside the group
+    c = fr.reduce_sum(b)
+    d = fr.sigmoid(c * b)
+    plan = Plan([d], [], [x])
+    for st in plan.steps:
+        assert all(j > st.index for j in st.succ)
+    assert plan.npred == [sum(st.index in p.succ for p in plan.steps) for st in plan.steps]
