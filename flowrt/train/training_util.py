@@ -1,3 +1,71 @@
-"""(to be written)."""
+"""The global step: an int64 scalar variable in the ``GLOBAL_STEP`` collection."""
 
-__all__ = []
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._core.graph import GraphKeys, Tensor, get_default_graph
+from ..init_ops import zeros_initializer
+from ..var_scope import get_variable
+from ..variables import Variable, VariableAggregation
+
+__all__ = ["global_step", "get_global_step", "create_global_step",
+           "get_or_create_global_step", "assert_global_step"]
+
+
+def global_step(sess, global_step_tensor) -> int:
+    """The value of ``global_step_tensor`` (a variable, tensor or name) in ``sess``."""
+    return int(sess.run(global_step_tensor))
+
+
+def assert_global_step(global_step_tensor):
+    """Raises TypeError unless the argument is a scalar integer Variable or Tensor."""
+    if not isinstance(global_step_tensor, (Variable, Tensor)):
+        raise TypeError('Existing "global_step" must be a Variable or Tensor: %s.'
+                        % global_step_tensor)
+    if not global_step_tensor.dtype.is_integer:
+        raise TypeError('Existing "global_step" does not have integer type: %s'
+                        % global_step_tensor.dtype)
+    shape = global_step_tensor.get_shape()
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError('Existing "global_step" is not scalar: %s' % shape)
+
+
+def get_global_step(graph=None):
+    """The global step variable of ``graph`` (default graph), or None.
+
+    Looked up in the ``GLOBAL_STEP`` collection, then as the tensor ``global_step:0``.
+    """
+    graph = graph or get_default_graph()
+    found = graph.get_collection(GraphKeys.GLOBAL_STEP)
+    if len(found) > 1:
+        return None  # TF logs "Multiple tensors in global_step collection." and gives up.
+    if found:
+        step = found[0]
+    else:
+        try:
+            step = graph.get_tensor_by_name("global_step:0")
+        except KeyError:
+            return None
+    assert_global_step(step)
+    return step
+
+
+def create_global_step(graph=None):
+    """Creates the global step (int64, 0, not trainable); ValueError if it exists."""
+    graph = graph or get_default_graph()
+    if get_global_step(graph) is not None:
+        raise ValueError('"global_step" already exists.')
+    with graph.as_default() as g, g.name_scope(None):
+        return get_variable(GraphKeys.GLOBAL_STEP, shape=[], dtype=_dt.int64,
+                            initializer=zeros_initializer(), trainable=False,
+                            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
+                            collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
+
+
+def get_or_create_global_step(graph=None):
+    """The global step of ``graph``, created if it does not exist yet."""
+    graph = graph or get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        step = create_global_step(graph)
+    return step
