@@ -1,3 +1,858 @@
-"""(to be written)."""
+"""Control flow: ``fr.cond``, ``fr.case`` and ``fr.while_loop`` as functional ops.
 
-__all__ = []
+As TF 2.x builds them for ``tensorflow.compat.v1`` graphs, a conditional is one ``If``
+op and a loop one ``While`` op, whose outputs reach the user through ``Identity`` ops
+(``cond/Identity:0``, ``while/Identity_2:0``). Processing order:
+
+1. **Trace.** Each branch (the loop's cond and body) is called once and the ops it
+   creates are recorded. They live in the main graph under the ``cond/`` (``while/``)
+   scope, as in TF1. Outside tensors they consume are *captures*: inputs of the
+   functional op, fed to the branch when it runs. Control inputs on outside ops move to
+   the functional op. Nothing outside consumes a branch op, so ordinary plans never
+   reach one; the loop body sees its loop variables as placeholders.
+2. **Run.** The kernel prunes the taken branch (the cond, the body) to a sub-``Plan``
+   with the captures fed, cached on the op per graph version, and runs it with the
+   step's ``RunContext``: only the taken branch runs, and its state ops share the
+   session's state. A branch that may block (a queue op) makes the op async
+   (``AsyncIf``/``AsyncWhile``), and its sub-plan runs on trio.
+3. **Differentiate.** The gradient of an ``If`` is an ``If`` over the gradients of its
+   branches (traced with ``fr.gradients`` inside the gradient branches). Forward-branch
+   tensors that a gradient branch needs become extra outputs of the forward ``If``,
+   zeros when the other branch ran, as TF's cond_v2 does. ``While`` has no gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.executor import run_async, run_sync
+from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from .._core.plan import Plan
+from .._core.registry import get_op_def, register_op
+from .._core.shape import TensorShape, as_shape, unknown_shape
+from . import array_ops
+
+__all__ = ["cond", "case", "while_loop"]
+
+# --------------------------------------------------------------------------------------
+# Nests (lists, tuples, namedtuples, dicts; None and tensors are leaves), as tf.nest
+# --------------------------------------------------------------------------------------
+
+
+def _is_seq(x):
+    return isinstance(x, (list, tuple, dict))
+
+
+def _children(x):
+    if isinstance(x, dict):
+        return [x[k] for k in sorted(x)]
+    return list(x)
+
+
+def _flatten(x) -> list:
+    if not _is_seq(x):
+        return [x]
+    out = []
+    for c in _children(x):
+        out.extend(_flatten(c))
+    return out
+
+
+def _pack(structure, flat) -> object:
+    it = iter(flat)
+
+    def build(s):
+        if not _is_seq(s):
+            return next(it)
+        vals = [build(c) for c in _children(s)]
+        if isinstance(s, dict):
+            return type(s)(zip(sorted(s), vals))
+        if isinstance(s, tuple) and hasattr(s, "_fields"):
+            return type(s)(*vals)
+        return type(s)(vals)
+
+    return build(structure)
+
+
+def _structure_error(a, b, check_types):
+    """Why ``a`` and ``b`` are not the same nest, or None (tf.nest.assert_same_structure)."""
+    if _is_seq(a) != _is_seq(b):
+        seq, other = (a, b) if _is_seq(a) else (b, a)
+        return ("Substructure %r is a sequence, while substructure %r is not"
+                % (seq, other))
+    if not _is_seq(a):
+        return None
+    if check_types and type(a) is not type(b):
+        return ("The two namedtuples don't have the same sequence type. First structure "
+                "%r has type %s, while second structure %r has type %s"
+                % (a, type(a).__name__, b, type(b).__name__))
+    if isinstance(a, dict) != isinstance(b, dict):
+        return "The two structures don't have the same sequence type."
+    if isinstance(a, dict) and sorted(a) != sorted(b):
+        return ("The two dictionaries don't have the same set of keys. First structure has "
+                "keys %s, while second structure has keys %s" % (sorted(a), sorted(b)))
+    ca, cb = _children(a), _children(b)
+    if len(ca) != len(cb):
+        return ("The two structures don't have the same number of elements. First "
+                "structure: %r, second structure: %r" % (a, b))
+    for x, y in zip(ca, cb):
+        err = _structure_error(x, y, check_types)
+        if err:
+            return err
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Tracing
+# --------------------------------------------------------------------------------------
+
+
+def _nested_ops(g) -> set:
+    """Ops inside some branch or loop body of ``g`` (never run by an ordinary plan)."""
+    return g._scratch.setdefault("control_flow_bodies", set())
+
+
+class _Body:
+    """One traced function: its ops, flat outputs, and what its sub-plan is fed.
+
+    ``feeds[i]`` is the tensor the body's ops consume and ``providers[i]`` the outside
+    tensor whose value it gets: the same tensor for a capture; a loop-var placeholder and
+    the loop var; a forward branch's intermediate and the forward If's output for it.
+    """
+
+    __slots__ = ("all_ops", "ops", "outputs", "feeds", "providers", "control", "input_idx",
+                 "exports")
+
+    def __init__(self, all_ops, outputs, feeds=(), providers=()):
+        self.all_ops = list(all_ops)
+        self.outputs = list(outputs)
+        self.feeds = list(feeds)
+        self.providers = list(providers)
+        self.control: list[Operation] = []
+        self.input_idx: tuple = ()
+        self.exports: dict[int, Tensor] = {}  # output index of the If -> branch tensor
+        self.ops: list[Operation] = []
+
+    def extend(self, new_ops):
+        self.all_ops.extend(new_ops)
+
+    def finish_captures(self, g):
+        """Finds captures (outside tensors consumed) and moves outside control inputs."""
+        nested = _nested_ops(g)
+        inside = set(self.all_ops)
+        self.ops = [op for op in self.all_ops if op not in nested]
+        fed = set(self.feeds)
+        for op in self.ops:
+            for t in op.inputs:
+                if t.op not in inside and t not in fed:
+                    fed.add(t)
+                    self.feeds.append(t)
+                    self.providers.append(t)
+            for c in list(op.control_inputs):
+                if c in inside:
+                    continue
+                op.control_inputs.remove(c)
+                c._control_outputs.remove(op)
+                if c not in nested and c not in self.control:
+                    self.control.append(c)
+        for t in self.outputs:
+            if t.op not in inside and t not in fed:
+                fed.add(t)
+                self.feeds.append(t)
+                self.providers.append(t)
+
+
+def _trace(g, fn, args=(), convert=None):
+    """Calls ``fn(*args)`` recording the ops it creates; returns (result, ops).
+
+    Outer control dependencies do not reach into the body (the functional op gets them).
+    """
+    start = len(g._ops)
+    with g.control_dependencies(None):
+        result = fn(*args)
+        if convert is not None:
+            result = convert(result)
+    return result, g._ops[start:]
+
+
+def _create_named(g, op_type, inputs, attrs, full_name):
+    """Creates an op named exactly ``full_name`` (a name already taken by its scope)."""
+    with g.name_scope(None):
+        g._names_in_use[full_name.lower()] = 0
+        return g._create_op(op_type, inputs, attrs, full_name)
+
+
+def _may_block(ops) -> bool:
+    return any(get_op_def(op.type).may_block for op in ops)
+
+
+def _stateful(ops) -> bool:
+    return any(get_op_def(op.type).stateful for op in ops)
+
+
+def _wire_inputs(bodies, first_inputs, n_fixed=0):
+    """The functional op's inputs: ``first_inputs``, then every body's unique providers.
+
+    The first ``n_fixed`` feeds of each body (loop variables) take the last ``n_fixed``
+    of ``first_inputs``.
+    """
+    inputs = list(first_inputs)
+    base = len(inputs) - n_fixed
+    index = {}
+    for b in bodies:
+        idx = list(range(base, base + n_fixed))
+        for p in b.providers[n_fixed:]:
+            k = index.get(p)
+            if k is None:
+                k = index[p] = len(inputs)
+                inputs.append(p)
+            idx.append(k)
+        b.input_idx = tuple(idx)
+    return inputs
+
+
+def _merged_shape(shapes) -> TensorShape:
+    """The most specific shape compatible with all of ``shapes``."""
+    ranks = {s.ndims for s in shapes}
+    if None in ranks or len(ranks) != 1:
+        return unknown_shape()
+    dims = []
+    for ds in zip(*[s.as_list() for s in shapes]):
+        dims.append(ds[0] if all(d == ds[0] for d in ds) else None)
+    return TensorShape(dims)
+
+
+def _filler(dtype, shape: TensorShape):
+    """The value an untaken branch gives for the other branch's intermediate."""
+    dims = [] if shape.ndims is None else [d or 0 for d in shape.as_list()]
+    if dtype is _dt.string:
+        return np.full(dims, b"", dtype=object)
+    if dtype.name == "resource":
+        return None
+    return np.zeros(dims, dtype=dtype.np)
+
+
+def _specs_infer(op):
+    return list(op.attrs["_specs"])
+
+
+def _sub_plan(op, key, build):
+    """A sub-plan cached on ``op`` for the current graph version."""
+    cache = op.attrs["_plans"]
+    version = op.graph.version
+    hit = cache.get(key)
+    if hit is not None and hit[0] == version:
+        return hit[1]
+    entry = build()
+    cache[key] = (version, entry)
+    return entry
+
+
+# --------------------------------------------------------------------------------------
+# cond: the If op
+# --------------------------------------------------------------------------------------
+
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """Returns ``true_fn()`` if ``pred`` is true else ``false_fn()``; only that one runs.
+
+    Args:
+      pred: a scalar bool tensor.
+      true_fn, false_fn: callables returning the same nest (lists, tuples, dicts) of
+        tensors, with matching dtypes. A returned op stands for ``pred`` run after it.
+      strict: accepted for compatibility (see the note).
+      name: the name scope (default ``cond``).
+      fn1, fn2: deprecated aliases of ``true_fn`` and ``false_fn``.
+
+    Returns:
+      The taken branch's results, in the branches' structure; static shapes are the most
+      specific shapes compatible with both branches.
+
+    Only ops that the returned tensors depend on run: a side effect inside a branch must
+    feed the result or be one of its control dependencies (as in TF1).
+
+    Note (flowrt): as in TF 2.x graph mode, singleton lists are never unpacked, so
+    ``strict`` changes nothing. A non-bool ``pred`` is a TypeError when the graph is
+    built (TF fails when it runs).
+    """
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): 'true_fn' and 'fn1' may not be set simultaneously.")
+        true_fn = fn1
+    elif true_fn is None:
+        raise TypeError("cond(): 'true_fn' argument required")
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): 'false_fn' and 'fn2' may not be set simultaneously.")
+        false_fn = fn2
+    elif false_fn is None:
+        raise TypeError("cond(): 'false_fn' argument required")
+    if not callable(true_fn):
+        raise TypeError("'true_fn' must be callable.")
+    if not callable(false_fn):
+        raise TypeError("'false_fn' must be callable.")
+    if isinstance(pred, (bool, np.bool_)):
+        raise TypeError("pred must not be a Python bool", pred)
+    g = get_default_graph()
+    with g.name_scope(name or "cond") as scope:
+        pred = convert_to_tensor(pred)
+        if pred.dtype is not _dt.bool:
+            raise TypeError("cond op '%s': pred must be a bool tensor, got %s of dtype %s; "
+                            "compare it first, e.g. fr.not_equal(x, 0)"
+                            % (scope[:-1], pred.name, pred.dtype.name))
+        structs, bodies = [], []
+        for fn in (true_fn, false_fn):
+            res, ops = _trace(g, fn, convert=lambda r: _convert_branch_result(r, pred))
+            structs.append(res)
+            bodies.append(_Body(ops, [t for t in _flatten(res) if t is not None]))
+        _check_same_outputs(structs[0], structs[1], "true_fn", "false_fn")
+        structure = structs[0]
+        outs = _build_if(g, scope[:-1], pred, bodies)
+        results = [array_ops.identity(t, name="Identity") for t in outs]
+    flat = iter(results)
+    return _pack(structure, [None if x is None else next(flat) for x in _flatten(structure)])
+
+
+def _convert_branch_result(res, pred):
+    def conv(x):
+        if x is None:
+            return None
+        if isinstance(x, Operation):
+            g = x.graph
+            with g.control_dependencies([x]):
+                return array_ops.identity(pred)
+        return convert_to_tensor(x)
+
+    flat = [conv(x) for x in _flatten(res)]
+    return _pack(res, flat) if _is_seq(res) else flat[0]
+
+
+def _check_same_outputs(a, b, a_name, b_name, what="tf.cond"):
+    def fail(detail):
+        raise TypeError("%s and %s arguments to %s must have the same number, type, and "
+                        "overall structure of return values.\n\n%s output: %s\n%s output: "
+                        "%s\n\nError details:\n%s" % (a_name, b_name, what, a_name, a,
+                                                      b_name, b, detail))
+
+    err = _structure_error(a, b, check_types=True)
+    if err:
+        fail("The two structures don't have the same nested structure.\n\n" + err)
+    for x, y in zip(_flatten(a), _flatten(b)):
+        if (x is None) != (y is None):
+            fail("%s and %s have different types" % (x, y))
+        if x is not None and x.dtype is not y.dtype:
+            fail("%s and %s have different types" % (x, y))
+
+
+def _build_if(g, full_name, pred, bodies):
+    """Creates the If op over traced ``bodies``; returns its first (user) outputs."""
+    for b in bodies:
+        b.finish_captures(g)
+    inputs = _wire_inputs(bodies, [pred])
+    n = len(bodies[0].outputs)
+    specs = [(bodies[0].outputs[i].dtype,
+              _merged_shape([b.outputs[i].shape for b in bodies])) for i in range(n)]
+    all_ops = [op for b in bodies for op in b.ops]
+    if _may_block(all_ops):
+        op_type = "AsyncIf"
+    else:
+        op_type = "If" if _stateful(all_ops) else "StatelessIf"
+    attrs = {"Tout": [d for d, _ in specs], "output_shapes": [s for _, s in specs],
+             "branches": bodies, "_specs": specs, "_plans": {},
+             "_fillers": [None] * n, "_n_user": n}
+    op = _create_named(g, op_type, inputs, attrs, full_name)
+    for b in bodies:
+        for c in b.control:
+            op._add_control_input(c)
+    _nested_ops(g).update(x for b in bodies for x in b.all_ops)
+    return op.outputs[:n]
+
+
+def _branch_index(op, pred) -> int:
+    p = np.asarray(pred)
+    if p.shape != ():
+        if p.size != 1:
+            raise errors.InvalidArgumentError(
+                None, op, "%s: the predicate must be a scalar, got shape %s"
+                % (op.describe(), list(p.shape)))
+        p = p.reshape(())
+    return 0 if bool(p) else 1
+
+
+def _if_entry(op, b):
+    def build():
+        body = op.attrs["branches"][b]
+        n = op.attrs["_n_user"]
+        fetch = body.outputs + list(body.exports.values())
+        slots = tuple(range(n)) + tuple(body.exports)
+        return Plan(fetch, [], body.feeds), body.input_idx, slots
+
+    return _sub_plan(op, b, build)
+
+
+def _scatter(op, slots, vals):
+    out = list(op.attrs["_fillers"])
+    for s, v in zip(slots, vals):
+        out[s] = v
+    return tuple(out)
+
+
+def _if_kernel(ctx, op, pred, *args):
+    plan, idx, slots = _if_entry(op, _branch_index(op, pred))
+    vals = run_sync(plan, ctx, [args[i - 1] for i in idx])
+    return _scatter(op, slots, vals)
+
+
+async def _if_akernel(ctx, op, pred, *args):
+    plan, idx, slots = _if_entry(op, _branch_index(op, pred))
+    feeds = [args[i - 1] for i in idx]
+    vals = await run_async(plan, ctx, feeds) if plan.blocking else run_sync(plan, ctx, feeds)
+    return _scatter(op, slots, vals)
+
+
+def _export(op, b, t: Tensor) -> Tensor:
+    """The output of forward If ``op`` carrying branch ``b``'s tensor ``t`` (added once)."""
+    body = op.attrs["branches"][b]
+    for k, u in body.exports.items():
+        if u is t:
+            return op.outputs[k]
+    k = len(op.outputs)
+    out = Tensor(op, k, t.dtype, t.shape)
+    op.outputs.append(out)
+    op.attrs["_specs"].append((t.dtype, t.shape))
+    op.attrs["_fillers"].append(_filler(t.dtype, t.shape))
+    body.exports[k] = t
+    op.graph._version += 1
+    return out
+
+
+def _if_grad(op, *grads):
+    """The gradient of an If: an If over its branches' gradients (TF's _IfGrad)."""
+    from ..gradients import gradients  # gradients imports the op layer
+
+    g = op.graph
+    n = op.attrs["_n_user"]
+    # fr.gradients stands in ZerosLike(output) for a missing gradient: treat it as None.
+    grads = [None if gr is None or (isinstance(gr, Tensor) and gr.op.type == "ZerosLike"
+                                    and gr.op.inputs[0] is out) else gr
+             for gr, out in zip(grads, op.outputs)]
+    fwd = op.attrs["branches"]
+    wrt = [i for i in range(1, len(op.inputs)) if op.inputs[i].dtype.is_floating]
+    with g.name_scope(g.get_name_scope() + "/") as scope:
+        bodies, results = [], []
+        for body in fwd:
+            def grad_fn(body=body):
+                ys, gys = [], []
+                pairs = list(zip(body.outputs, grads[:n]))
+                pairs += [(t, grads[k]) for k, t in body.exports.items() if k < len(grads)]
+                for y, gy in pairs:
+                    if gy is not None and y.dtype.is_floating:
+                        ys.append(y)
+                        gys.append(gy)
+                mine = {op.inputs[body.input_idx[j]]: j for j in range(len(body.feeds))}
+                xs = [body.feeds[mine[op.inputs[i]]] for i in wrt if op.inputs[i] in mine]
+                got = dict(zip(xs, gradients(ys, xs, grad_ys=gys, stop_gradients=xs)
+                               if ys and xs else [None] * len(xs)))
+                out = []
+                for i in wrt:
+                    x = op.inputs[i]
+                    gr = got.get(body.feeds[mine[x]]) if x in mine else None
+                    if gr is not None and not isinstance(gr, Tensor):
+                        gr = gr._as_tensor()
+                    out.append(gr)
+                return out
+
+            res, ops = _trace(g, grad_fn)
+            bodies.append(_Body(ops, []))
+            results.append(res)
+        keep = []
+        for j, i in enumerate(wrt):
+            if all(r[j] is None for r in results):
+                continue
+            keep.append((j, i))
+            for b, r in zip(bodies, results):
+                if r[j] is None:
+                    z, ops = _trace(g, array_ops.zeros_like, (op.inputs[i],))
+                    b.extend(ops)
+                    r[j] = z
+        for b, r in zip(bodies, results):
+            b.outputs = [r[j] for j, _ in keep]
+        # Tensors of a forward branch the gradient consumes: the branch's own feeds come
+        # from the forward If's inputs, its intermediates from new forward If outputs.
+        nested = _nested_ops(g)
+        for b, (body, fb) in enumerate(zip(bodies, fwd)):
+            inside = set(body.all_ops)
+            fwd_ops = set(fb.ops)
+            fwd_feeds = {t: op.inputs[k] for t, k in zip(fb.feeds, fb.input_idx)}
+            seen = set()
+            tops = [x for x in body.all_ops if x not in nested]
+            for t in [t for x in tops for t in x.inputs] + body.outputs:
+                if t.op in inside or t in seen:
+                    continue
+                if t in fwd_feeds:
+                    provider = fwd_feeds[t]
+                elif t.op in fwd_ops:
+                    provider = _export(op, b, t)
+                else:
+                    continue
+                seen.add(t)
+                body.feeds.append(t)
+                body.providers.append(provider)
+        if not keep:
+            return [None] * len(op.inputs)
+        outs = _build_if(g, scope[:-1], op.inputs[0], bodies)
+        outs = [array_ops.identity(t, name="Identity") for t in outs]
+    in_grads = [None] * len(op.inputs)
+    for (_, i), t in zip(keep, outs):
+        in_grads[i] = t
+    return in_grads
+
+
+for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
+    register_op(_t, infer=_specs_infer, kernel=_if_kernel, grad=_if_grad,
+                stateful=_stateful_flag)
+register_op("AsyncIf", infer=_specs_infer, akernel=_if_akernel, grad=_if_grad, stateful=True)
+
+
+# --------------------------------------------------------------------------------------
+# case
+# --------------------------------------------------------------------------------------
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """Runs the function of the first true predicate, else ``default`` (TF1 ``tf.case``).
+
+    Args:
+      pred_fn_pairs: a list of ``(pred, fn)`` pairs (a dict only with ``exclusive``).
+      default: a callable for when no predicate is true. Without one, the last pair's
+        function is the default and running it when its predicate is false is an
+        ``InvalidArgumentError``.
+      exclusive: if True, more than one true predicate is an ``InvalidArgumentError``.
+      strict: as in ``cond``.
+      name: the name scope.
+
+    Built as nested ``cond`` ops, as TF does.
+    """
+    if isinstance(pred_fn_pairs, dict):
+        if not exclusive:
+            raise ValueError("Unordered dictionaries are not supported for the "
+                             "'pred_fn_pairs' argument when `exclusive=False` and "
+                             "eager mode is enabled.")
+        pairs = list(pred_fn_pairs.items())
+    elif isinstance(pred_fn_pairs, (list, tuple)):
+        pairs = list(pred_fn_pairs)
+    else:
+        raise TypeError("'pred_fn_pairs' must be a list, tuple, or dict. Received: %s"
+                        % type(pred_fn_pairs))
+    preds, fns = [], []
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError("Each entry in 'pred_fn_pairs' must be a 2-tuple. "
+                            "Received %s." % (pair,))
+        p, f = pair
+        if isinstance(p, Tensor):
+            if p.dtype is not _dt.bool:
+                raise TypeError("pred must be Tensor of type bool: %s" % p.name)
+        else:
+            raise TypeError("pred must be a Tensor, got: %s" % (p,))
+        if not callable(f):
+            raise TypeError("fn for pred %s must be callable." % p.name)
+        preds.append(p)
+        fns.append(f)
+    if default is not None and not callable(default):
+        raise TypeError("'default' must be callable.")
+    g = get_default_graph()
+    with g.name_scope(name or "case"):
+        check = None
+        if exclusive and len(preds) > 1:
+            check = _at_most_one_true(preds, "Input error: exclusive=True")
+        if default is None:
+            if not preds:
+                raise ValueError("'pred_fn_pairs' must not be empty when there is no default.")
+            last_p, last_f = preds[-1], fns[-1]
+            preds, fns = preds[:-1], fns[:-1]
+            others = list(preds)
+
+            def default():
+                checks = [_check_op([last_p], "Input error: None of conditions evaluated "
+                                    "as True", "none_true")]
+                if others:
+                    checks.append(_at_most_one_true(others, "Implementation error: selected "
+                                                    "default action was called, but some "
+                                                    "of other predicates are True", n=0))
+                with g.control_dependencies(checks):
+                    return _with_deps(last_f())
+
+        def chain(p, f, rest):
+            return lambda: cond(p, f, rest, strict=strict)
+
+        fn = default
+        for p, f in reversed(list(zip(preds, fns))):
+            fn = chain(p, f, fn)
+        if check is not None:
+            with g.control_dependencies([check]):
+                return _with_deps(fn())
+        return fn()
+
+
+def _with_deps(res):
+    """Re-emits ``res`` under the current control dependencies."""
+    def conv(x):
+        if isinstance(x, Operation):
+            return array_ops.group(x)
+        return None if x is None else array_ops.identity(x)
+
+    flat = [conv(x) for x in _flatten(res)]
+    return _pack(res, flat) if _is_seq(res) else flat[0]
+
+
+def _check_kernel(ctx, op, *preds):
+    vals = [bool(np.asarray(p)) for p in preds]
+    n = op.attrs["n"]
+    if op.attrs["kind"] == "none_true":
+        ok = any(vals)
+    else:
+        ok = sum(vals) <= n
+    if not ok:
+        raise errors.InvalidArgumentError(
+            None, op, "%s: %s (%s) -> %s" % (op.name, op.attrs["msg"],
+                                             ", ".join(p.name for p in op.inputs), vals))
+    return ()
+
+
+register_op("CaseCheck", infer=lambda op: [], kernel=_check_kernel, stateful=True)
+
+
+def _check_op(preds, msg, kind, n=0):
+    return get_default_graph()._create_op("CaseCheck", list(preds),
+                                          {"msg": msg, "kind": kind, "n": n}, None,
+                                          "Assert")
+
+
+def _at_most_one_true(preds, msg, n=1):
+    return _check_op(preds, "%s: more than %d conditions evaluated as True" % (msg, n),
+                     "at_most", n)
+
+
+# --------------------------------------------------------------------------------------
+# while_loop: the While op
+# --------------------------------------------------------------------------------------
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
+               return_same_structure=False):
+    """Repeats ``body`` while ``cond`` is true (TF1 ``tf.while_loop``).
+
+    Args:
+      cond: callable taking the loop variables, returning a scalar bool tensor.
+      body: callable taking the loop variables, returning new values in the same nest
+        (a single tensor for a single variable).
+      loop_vars: a list or tuple (possibly nested) of tensors or values.
+      shape_invariants: per-variable shapes the body may relax to (same nest).
+      parallel_iterations, swap_memory: accepted for compatibility.
+      back_prop: if False the outputs stop gradients.
+      name: the name scope (default ``while``).
+      maximum_iterations: an optional scalar int bound on the number of iterations.
+      return_same_structure: if True a single variable comes back in its nest.
+
+    Returns:
+      The final loop variables in the nest of ``loop_vars`` (a single one bare).
+
+    Note (flowrt): ``cond``/``body`` run as sub-plans once per iteration, one after the
+    other; there is no gradient through a ``While`` op yet (``fr.gradients`` raises
+    LookupError, unless ``back_prop=False``). A non-bool ``cond`` result and a shape
+    invariant incompatible with a variable's shape are errors at graph construction.
+    """
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("'parallel_iterations' must be a positive integer.")
+    if not isinstance(loop_vars, (list, tuple)):
+        raise TypeError("loop_vars must be a list or tuple of tensors, got %r" % (loop_vars,))
+    flat_vars = [convert_to_tensor(v) for v in _flatten(loop_vars)]
+    loop_vars = _pack(loop_vars, flat_vars)
+    if shape_invariants is not None:
+        err = _structure_error(loop_vars, shape_invariants, check_types=False)
+        if err:
+            raise ValueError("The two structures don't have the same nested structure.\n\n"
+                             + err)
+        invariants = [as_shape(s) for s in _flatten_shapes(shape_invariants)]
+        for v, s in zip(flat_vars, invariants):
+            if not s.is_compatible_with(v.shape):
+                raise ValueError(
+                    "The shape invariant specified for %s is not compatible with the "
+                    "initial shape of the loop variable. It enters the loop with shape "
+                    "%s, but the specified shape invariant is %s." % (v.name, v.shape, s))
+    else:
+        invariants = [v.shape for v in flat_vars]
+    g = get_default_graph()
+    with g.name_scope(name or "while") as scope:
+        if maximum_iterations is None:
+            max_iter = array_ops.constant(-1, name="maximum_iterations")
+        else:
+            max_iter = convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            if max_iter.shape.ndims != 0:
+                raise ValueError("'maximum_iterations' must be a scalar. Received shape: %s"
+                                 % max_iter.shape)
+            if not max_iter.dtype.is_integer:
+                raise TypeError("'maximum_iterations' must be an integer, got dtype %s"
+                                % max_iter.dtype.name)
+        counter = array_ops.constant(0, dtype=max_iter.dtype, name="loop_counter")
+        with g.control_dependencies(None):
+            phs = [array_ops.placeholder(v.dtype, s, name="loop_var")
+                   for v, s in zip(flat_vars, invariants)]
+        args = _children(_pack(loop_vars, phs))
+
+        def conv_pred(p):
+            p = convert_to_tensor(p)
+            if p.dtype is not _dt.bool:
+                raise TypeError("while_loop op '%s': cond must return a bool tensor, got %s "
+                                "of dtype %s" % (scope[:-1], p.name, p.dtype.name))
+            return p
+
+        pred, cond_ops = _trace(g, cond, args, conv_pred)
+
+        def conv_body(res):
+            if not _is_seq(res):
+                res = [res]
+            err = _structure_error(res, loop_vars, check_types=False)
+            if err:
+                raise ValueError("The two structures don't have the same nested structure."
+                                 "\n\nFirst structure: %r\n\nSecond structure: %r\n\nMore "
+                                 "specifically: %s" % (res, loop_vars, err))
+            return [convert_to_tensor(x) for x in _flatten(res)]
+
+        outs, body_ops = _trace(g, body, args, conv_body)
+        for v, ph, o in zip(flat_vars, phs, outs):
+            if o.dtype is not v.dtype:
+                raise TypeError("Loop var %s enters the loop with type %r but has type %r "
+                                "after 1 iteration. %s type should remain constant."
+                                % (v.name, v.dtype, o.dtype, v.name))
+            if not _shape_le(o.shape, ph.shape):
+                raise ValueError(
+                    "Input tensor `%s` enters the loop with shape %s, but has shape %s after "
+                    "one iteration. To allow the shape to vary across iterations, use the "
+                    "`shape_invariants` argument of tf.while_loop to specify a less-specific "
+                    "shape." % (v.name, v.shape, o.shape))
+        cb = _Body(cond_ops, [pred], phs, flat_vars)
+        bb = _Body(body_ops, outs, phs, flat_vars)
+        for b in (cb, bb):
+            b.finish_captures(g)
+        nv = len(flat_vars)
+        inputs = _wire_inputs([cb, bb], [counter, max_iter] + flat_vars, nv)
+        all_ops = cb.ops + bb.ops
+        if _may_block(all_ops):
+            op_type = "AsyncWhile"
+        else:
+            op_type = "While" if _stateful(all_ops) else "StatelessWhile"
+        specs = [(max_iter.dtype, TensorShape([])), (max_iter.dtype, TensorShape([]))]
+        specs += [(v.dtype, ph.shape) for v, ph in zip(flat_vars, phs)]
+        attrs = {"T": [d for d, _ in specs], "output_shapes": [s for _, s in specs],
+                 "cond": cb, "body": bb, "_specs": specs, "_plans": {},
+                 "parallel_iterations": parallel_iterations, "_n_vars": nv}
+        op = _create_named(g, op_type, inputs, attrs, scope[:-1])
+        for c in cb.control + bb.control:
+            op._add_control_input(c)
+        _nested_ops(g).update(cond_ops + body_ops + phs)
+        results = [array_ops.identity(t, name="Identity") for t in op.outputs]
+    results = results[2:]
+    if not back_prop:
+        results = [array_ops.stop_gradient(t) for t in results]
+    packed = _pack(loop_vars, results)
+    if return_same_structure:
+        return packed
+    return results[0] if len(results) == 1 else packed
+
+
+def _flatten_shapes(x):
+    """Flattens a nest of shapes (a TensorShape or a list of dims is one leaf)."""
+    if isinstance(x, TensorShape) or x is None:
+        return [x]
+    if isinstance(x, (list, tuple)) and all(d is None or isinstance(d, (int, np.integer))
+                                            for d in x) and not hasattr(x, "_fields"):
+        return [x]
+    out = []
+    for c in _children(x):
+        out.extend(_flatten_shapes(c))
+    return out
+
+
+def _shape_le(s1: TensorShape, s2: TensorShape) -> bool:
+    """True if ``s1`` is at least as specific as ``s2`` (TF's _ShapeLessThanOrEqual)."""
+    if s2.ndims is None:
+        return True
+    if s1.ndims != s2.ndims:
+        return False
+    return all(b is None or a == b for a, b in zip(s1.as_list(), s2.as_list()))
+
+
+def _while_entry(op):
+    def build():
+        cb, bb = op.attrs["cond"], op.attrs["body"]
+        return (Plan(cb.outputs, [], cb.feeds), cb.input_idx,
+                Plan(bb.outputs, [], bb.feeds), bb.input_idx)
+
+    return _sub_plan(op, 0, build)
+
+
+def _while_setup(op, inputs):
+    nv = op.attrs["_n_vars"]
+    count, limit = inputs[0], int(inputs[1])
+    return nv, count, limit, list(inputs[2:2 + nv]), inputs
+
+
+def _feeds(idx, nv, vars_, inputs):
+    # Indices 2..2+nv are the loop variables; the rest are captures.
+    return [vars_[i - 2] if i < 2 + nv else inputs[i] for i in idx]
+
+
+def _stop(op, pred, count, limit) -> bool:
+    p = np.asarray(pred)
+    if p.size != 1:
+        raise errors.InvalidArgumentError(
+            None, op, "%s: cond must return a scalar, got shape %s"
+            % (op.describe(), list(p.shape)))
+    return not bool(p.reshape(())) or (limit >= 0 and count >= limit)
+
+
+def _while_kernel(ctx, op, *inputs):
+    nv, count, limit, vars_, inputs = _while_setup(op, inputs)
+    cplan, cidx, bplan, bidx = _while_entry(op)
+    dtype = op.outputs[0].dtype.np
+    while True:
+        (pred,) = run_sync(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
+        if _stop(op, pred, count, limit):
+            break
+        vars_ = run_sync(bplan, ctx, _feeds(bidx, nv, vars_, inputs))
+        count = count + 1
+    return (np.asarray(count, dtype), inputs[1], *vars_)
+
+
+async def _while_akernel(ctx, op, *inputs):
+    nv, count, limit, vars_, inputs = _while_setup(op, inputs)
+    cplan, cidx, bplan, bidx = _while_entry(op)
+    dtype = op.outputs[0].dtype.np
+
+    async def run(plan, feeds):
+        if plan.blocking:
+            return await run_async(plan, ctx, feeds)
+        return run_sync(plan, ctx, feeds)
+
+    while True:
+        (pred,) = await run(cplan, _feeds(cidx, nv, vars_, inputs))
+        if _stop(op, pred, count, limit):
+            break
+        vars_ = await run(bplan, _feeds(bidx, nv, vars_, inputs))
+        count = count + 1
+    return (np.asarray(count, dtype), inputs[1], *vars_)
+
+
+# No gradient yet: fr.gradients through a While raises TF's LookupError.
+for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
+    register_op(_t, infer=_specs_infer, kernel=_while_kernel, stateful=_stateful_flag)
+register_op("AsyncWhile", infer=_specs_infer, akernel=_while_akernel, stateful=True)
