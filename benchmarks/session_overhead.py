@@ -1,0 +1,164 @@
+"""Session overhead: graph construction, first run and steady-state runs, flowrt vs TF1.
+
+Run: ``python benchmarks/session_overhead.py [--profile]``. With tensorflow importable,
+the same figures for ``tensorflow.compat.v1`` (graph mode) are printed side by side
+with the ratio flowrt/TF. ``--profile`` prints cProfile summaries of flowrt's
+construction path and its steady-state 100-op chain run.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import flowrt as fr  # noqa: E402
+
+
+def _chain(m, n):
+    x = m.constant(1.0)
+    for _ in range(n):
+        x = x + 1.0
+    return x
+
+
+def _median_run(fn, min_runs=30, min_time=0.5):
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_runs or time.perf_counter() - start < min_time:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 20000:
+            break
+    return statistics.median(times)
+
+
+def measure(m, is_tf: bool) -> dict:
+    """All figures in seconds for module ``m`` (flowrt or tensorflow.compat.v1)."""
+    out = {}
+    # construction: 1000 scalar adds
+    with m.Graph().as_default():
+        c = m.constant(1.0)
+        t0 = time.perf_counter()
+        x = c
+        for _ in range(1000):
+            x = x + c
+        out["construct per op"] = (time.perf_counter() - t0) / 1000
+    # first run of a new 1000-op graph fetching 10 ops
+    with m.Graph().as_default():
+        c = m.constant(1.0)
+        x, fetches = c, []
+        for i in range(1000):
+            x = x + c
+            if i % 100 == 99:
+                fetches.append(x)
+        with m.Session() as sess:
+            t0 = time.perf_counter()
+            sess.run(fetches)
+            out["first run 1000-op"] = time.perf_counter() - t0
+    # steady state
+    with m.Graph().as_default() as g:
+        const = m.constant(1.0)
+        c100 = _chain(m, 100)
+        c1000 = _chain(m, 1000)
+        with m.Session(graph=g) as sess:
+            out["run const"] = _median_run(lambda: sess.run(const))
+            out["run 100 chain"] = _median_run(lambda: sess.run(c100))
+            out["run 1000 chain"] = _median_run(lambda: sess.run(c1000), min_runs=20)
+    # the same chains from a fed placeholder: TF's grappler cannot constant-fold them
+    with m.Graph().as_default() as g:
+        p = m.placeholder(m.float32, [])
+        f100, f1000 = p, p
+        for i in range(1000):
+            f1000 = f1000 + 1.0
+            if i == 99:
+                f100 = f1000
+        with m.Session(graph=g) as sess:
+            out["run 100 chain, fed"] = _median_run(lambda: sess.run(f100, {p: 1.0}))
+            out["run 1000 chain, fed"] = _median_run(lambda: sess.run(f1000, {p: 1.0}),
+                                                     min_runs=20)
+    if not is_tf:
+        import trio
+
+        async def main():
+            with m.Graph().as_default() as g:
+                const = m.constant(1.0)
+                c100 = _chain(m, 100)
+                c1000 = _chain(m, 1000)
+            async with m.Session(graph=g) as sess:
+                res = {}
+                for key, t in (("arun const", const), ("arun 100 chain", c100),
+                               ("arun 1000 chain", c1000)):
+                    await sess.arun(t)
+                    times = []
+                    for _ in range(300 if "1000" not in key else 50):
+                        t0 = time.perf_counter()
+                        await sess.arun(t)
+                        times.append(time.perf_counter() - t0)
+                    res[key] = statistics.median(times)
+                return res
+
+        out.update(trio.run(main))
+    return out
+
+
+def profile_flowrt(n_lines=18):
+    print("\n== cProfile: flowrt construction of 1000 scalar adds ==")
+    with fr.Graph().as_default():
+        c = fr.constant(1.0)
+        pr = cProfile.Profile()
+        pr.enable()
+        x = c
+        for _ in range(1000):
+            x = x + c
+        pr.disable()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(n_lines)
+    print("\n== cProfile: flowrt steady-state run of a 100-op chain (x2000) ==")
+    with fr.Graph().as_default() as g:
+        c100 = _chain(fr, 100)
+        with fr.Session(graph=g) as sess:
+            for _ in range(5):
+                sess.run(c100)
+            pr = cProfile.Profile()
+            pr.enable()
+            for _ in range(2000):
+                sess.run(c100)
+            pr.disable()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(n_lines)
+
+
+def _fmt(s):
+    return "%9.1f us" % (s * 1e6) if s < 0.1 else "%9.1f ms" % (s * 1e3)
+
+
+def main():
+    res_fr = measure(fr, False)
+    try:
+        import tensorflow.compat.v1 as tf
+
+        tf.disable_eager_execution()
+        res_tf = measure(tf, True)
+    except ImportError:
+        res_tf = {}
+    print("%-30s %12s %12s %8s" % ("figure", "flowrt", "TF1", "fr/TF"))
+    for key, v in res_fr.items():
+        t = res_tf.get(key)
+        if key.startswith("arun"):
+            t = res_tf.get("run" + key[4:])
+            key += " (vs TF run)"
+        ratio = "%8.2f" % (v / t) if t else ""
+        print("%-30s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
+    if "--profile" in sys.argv:
+        profile_flowrt()
+
+
+if __name__ == "__main__":
+    main()
