@@ -1317,13 +1317,21 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                    {k: int(v) for k, v in masks.items()}, name).outputs[0]
 
 
+def _partial_ints(t):
+    """A constant int vector's values; for a Pack of scalars, the known ones (else None)."""
+    v = int_list(t)
+    if v is not None or t.op.type != "Pack":
+        return v
+    return [None if (c := constant_value(x)) is None else int(c) for x in t.op.inputs]
+
+
 def _ss_infer(op):
     x, b, e, s = op.inputs
     vals = []
     for t, what in ((b, "begin"), (e, "end"), (s, "strides")):
         check_dtype(t, (_dt.int32, _dt.int64), what)
         _check_rank(t, 1, what)
-        vals.append(int_list(t))
+        vals.append(_partial_ints(t))
     n = next((len(v) for v in vals if v is not None),
              next((t.shape[0] for t in (b, e, s) if t.shape.ndims == 1), None))
     if any(v is not None and len(v) != n for v in vals):
@@ -1653,17 +1661,18 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             raise ValueError("mask cannot be scalar.")
         a = 0 if axis is None else int(axis)
         ts = tensor.shape
-        if ts.ndims is not None:
-            ts[a:a + k].assert_is_compatible_with(mask.shape)
-            lead = ts.as_list()[a:a + k]
-            n = int(np.prod(lead)) if all(d is not None for d in lead) else -1
-            new = ts.as_list()[:a] + [n] + ts.as_list()[a + k:]
-            if any(d is None for i, d in enumerate(new) if i != a):
-                raise ValueError("boolean_mask: flowrt needs the dims of %s outside the mask "
-                                 "to be known" % ts)
-        else:
+        if ts.ndims is None:
             raise ValueError("boolean_mask needs a tensor of known rank, got %s" % ts)
+        ts[a:a + k].assert_is_compatible_with(mask.shape)
+        dims = ts.as_list()
+        outer = dims[:a] + dims[a + k:]
+        if all(d is not None for d in outer):
+            new = dims[:a] + [-1] + dims[a + k:]
+        else:
+            s = shape(tensor)
+            new = concat([s[:a], [-1], s[a + k:]], 0)
         flat = reshape(tensor, new)
+        flat.set_shape(dims[:a] + [None] + dims[a + k:])
         idx = squeeze(math_ops.where(reshape(mask, [-1])), axis=[1])
         return gather(flat, idx, axis=a)
 
