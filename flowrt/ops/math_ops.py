@@ -572,6 +572,9 @@ def _mean_kernel(ctx, op, x, axis):
         s = np.sum(x, axis=ax, dtype=np.int64, keepdims=kd)
         q = np.abs(s) // max(n, 1) * np.sign(s)
         return (np.asarray(q).astype(x.dtype),)
+    if x.size == 0:  # NaN (0 / 0) where nothing is averaged, without numpy's warning
+        s = np.sum(x, axis=ax, dtype=x.dtype, keepdims=kd)
+        return (np.asarray(s / x.dtype.type(0) if s.size else s),)
     return (np.mean(x, axis=ax, dtype=x.dtype, keepdims=kd).astype(x.dtype, copy=False),)
 
 
