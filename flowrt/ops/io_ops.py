@@ -11,13 +11,15 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import trio
 
 from .. import dtypes as _dt
 from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import TensorShape, make, make_op, to_tensor
+from .state_ops import resource
 
-__all__ = ["decode_csv", "read_file", "string_to_number",
+__all__ = ["decode_csv", "read_file", "string_to_number", "TextLineReader", "ReaderBase",
            "write_file", "matching_files"]
 
 _CSV_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.string)
@@ -312,3 +314,232 @@ def _matching_files_kernel(ctx, op, pattern):
 register_op("MatchingFiles", infer=lambda op: [(_dt.string, TensorShape([None]))],
             kernel=_matching_files_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
+
+
+# --------------------------------------------------------------------------------------
+# Readers
+# --------------------------------------------------------------------------------------
+
+
+class _ReaderState:
+    """One reader's per-session state: the open file, its position and counters."""
+
+    def __init__(self, name: str, skip_header_lines: int):
+        self.name = name
+        self.skip = skip_header_lines
+        self.file = None
+        self.path = b""
+        self.line = 0
+        self.records = 0
+        self.work_units = 0
+        self.lock = None  # a trio.Lock, made in the loop that runs the reads
+
+    def close_file(self):
+        if self.file is not None:
+            self.file.close()
+        self.file = None
+
+    def reset(self):
+        self.close_file()
+        self.records = 0
+        self.work_units = 0
+
+    on_session_close = close_file
+
+    def open(self, op, path: bytes):
+        fs_path = os.fsdecode(path)
+        try:
+            f = open(fs_path, "rb")  # noqa: SIM115 - kept open across reads
+        except OSError as e:
+            raise _open_error(e, fs_path) from None
+        self.file, self.path, self.line = f, path, 0
+        for _ in range(self.skip):
+            if not f.readline():
+                break
+            self.line += 1
+
+    def next_line(self):
+        """The next line (without its line end), or None at the end of the file."""
+        raw = self.file.readline()
+        if not raw:
+            self.close_file()
+            self.work_units += 1
+            return None
+        self.line += 1
+        self.records += 1
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+        return b"%s:%d" % (self.path, self.line), raw
+
+
+class ReaderBase:
+    """Base of the readers: a reader op whose state (open file, position) lives in the
+    session, and the ops that read through it.
+
+    Note (flowrt): the read ops take the filename queue's dequeue as an attribute, not
+    as an input: a read dequeues a new work unit only when the current one is done.
+    """
+
+    def __init__(self, reader_ref, supports_serialize=False):
+        self._reader_ref = reader_ref
+        self._supports_serialize = supports_serialize
+
+    @property
+    def reader_ref(self):
+        """The reader op's output (its handle)."""
+        return self._reader_ref
+
+    @property
+    def supports_serialize(self) -> bool:
+        return self._supports_serialize
+
+    def _dequeue_of(self, queue):
+        deq = getattr(queue, "_reader_dequeue", None)
+        if deq is None or deq.graph is not self._reader_ref.graph:
+            if isinstance(queue, str) or not hasattr(queue, "dequeue"):
+                raise TypeError("queue must be a queue object (e.g. fr.FIFOQueue of strings "
+                                "from fr.train.string_input_producer), got %r" % (queue,))
+            deq = queue.dequeue()
+            try:
+                queue._reader_dequeue = deq
+            except AttributeError:
+                pass
+        if deq.dtype is not _dt.string:
+            raise TypeError("a reader's queue must hold scalar strings (file names), got %s"
+                            % deq.dtype.name)
+        return deq
+
+    def read(self, queue, name=None):
+        """The next record: ``(key, value)`` scalar strings.
+
+        When the current file is done this dequeues the next file name from ``queue``,
+        blocking while it is empty; OutOfRangeError once it is closed and drained.
+        """
+        op = make_op("ReaderReadV2", [self._reader_ref],
+                     {"dequeue": self._dequeue_of(queue)}, name, "ReaderReadV2")
+        return op.outputs[0], op.outputs[1]
+
+    def read_up_to(self, queue, num_records, name=None):
+        """Up to ``num_records`` records of the current file: ``(keys, values)``, 1-D
+        strings; fewer when the file ends first."""
+        op = make_op("ReaderReadUpToV2",
+                     [self._reader_ref, to_tensor(num_records, _dt.int64)],
+                     {"dequeue": self._dequeue_of(queue)}, name, "ReaderReadUpToV2")
+        return op.outputs[0], op.outputs[1]
+
+    def num_records_produced(self, name=None):
+        """An int64 scalar: the records this reader produced in the session."""
+        return make("ReaderNumRecordsProducedV2", [self._reader_ref], {}, name,
+                    "ReaderNumRecordsProducedV2")
+
+    def num_work_units_completed(self, name=None):
+        """An int64 scalar: the work units (files) this reader finished."""
+        return make("ReaderNumWorkUnitsCompletedV2", [self._reader_ref], {}, name,
+                    "ReaderNumWorkUnitsCompletedV2")
+
+    def reset(self, name=None):
+        """An op returning the reader to its initial state (no file, zero counters)."""
+        return make_op("ReaderResetV2", [self._reader_ref], {}, name, "ReaderResetV2")
+
+    def serialize_state(self, name=None):
+        raise NotImplementedError("flowrt readers cannot serialize their state")
+
+    def restore_state(self, state, name=None):
+        raise NotImplementedError("flowrt readers cannot restore a serialized state")
+
+
+class TextLineReader(ReaderBase):
+    """A reader giving the lines of files, one record per line.
+
+    Args:
+      skip_header_lines: the number of lines to skip at the start of every file.
+      name: a name for the reader op.
+
+    The key of a record is ``b"<file name>:<line number>"`` (1-based); the value is the
+    line without its ``\\n`` or ``\\r\\n``.
+    """
+
+    def __init__(self, skip_header_lines=None, name=None):
+        ref = make("TextLineReaderV2", [], {"skip_header_lines": int(skip_header_lines or 0),
+                                            "container": "", "shared_name": ""},
+                   name, "TextLineReaderV2")
+        super().__init__(ref)
+
+
+
+
+def _reader_kernel(ctx, op):
+    skip = op.attrs["skip_header_lines"]
+    return (ctx.resources.get_or_create(("reader", op.name),
+                                        lambda: _ReaderState(op.name, skip)),)
+
+
+register_op("TextLineReaderV2", infer=lambda op: [(resource, TensorShape([]))],
+            kernel=_reader_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+async def _next_work(ctx, op, state):
+    """Dequeues the next file name (a nested run of the queue's dequeue) and opens it."""
+    path = await ctx.session.arun(op.attrs["dequeue"])
+    state.open(op, bytes(path))
+
+
+async def _locked(state):
+    if state.lock is None:
+        state.lock = trio.Lock()
+    return state.lock
+
+
+async def _read_akernel(ctx, op, state):
+    async with await _locked(state):
+        while True:
+            if state.file is None:
+                await _next_work(ctx, op, state)
+            rec = state.next_line()
+            if rec is not None:
+                return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
+
+
+async def _read_up_to_akernel(ctx, op, state, n):
+    n = int(n)
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, op, "num_records must be positive, got %d"
+                                          % n)
+    keys, values = [], []
+    async with await _locked(state):
+        while not keys:
+            if state.file is None:
+                await _next_work(ctx, op, state)
+            while len(keys) < n:
+                rec = state.next_line()
+                if rec is None:
+                    break
+                keys.append(rec[0])
+                values.append(rec[1])
+    return (np.array(keys, dtype=object), np.array(values, dtype=object))
+
+
+_KV = [(_dt.string, TensorShape([])), (_dt.string, TensorShape([]))]
+register_op("ReaderReadV2", infer=lambda op: list(_KV), akernel=_read_akernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("ReaderReadUpToV2",
+            infer=lambda op: [(_dt.string, TensorShape([None]))] * 2,
+            akernel=_read_up_to_akernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("ReaderNumRecordsProducedV2", infer=lambda op: [(_dt.int64, TensorShape([]))],
+            kernel=lambda ctx, op, s: (np.array(s.records, np.int64),),
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("ReaderNumWorkUnitsCompletedV2",
+            infer=lambda op: [(_dt.int64, TensorShape([]))],
+            kernel=lambda ctx, op, s: (np.array(s.work_units, np.int64),),
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _reset_kernel(ctx, op, state):
+    state.reset()
+    return ()
+
+
+register_op("ReaderResetV2", infer=lambda op: [], kernel=_reset_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
