@@ -1,3 +1,838 @@
-"""(to be written)."""
+"""TF1's optimizers: ``Optimizer`` and its GradientDescent, Momentum, Adam, Adagrad and
+RMSProp subclasses.
 
-__all__ = []
+Processing order of ``minimize`` (as TF1): ``compute_gradients`` (``fr.gradients`` of
+the loss with respect to every read of each variable) -> ``apply_gradients``: create
+the slots (``w/Adam``, ...) and non-slot variables (``beta1_power``) once, then one
+update op per variable under ``<Optimizer>/update_<var>/``, a final group op named
+like the optimizer, and, with ``global_step``, an increment after all the updates.
+
+Each update is ONE kernel (the ``Resource[Sparse]Apply*`` table below) that reads,
+computes and writes the variable and its slots under their locks
+(``state_ops.update_variables``), so concurrent runs never lose an update. Dense
+gradients of large variables are computed with numexpr (one pass, no temporaries).
+``IndexedSlices`` gradients (from ``gather``/``embedding_lookup``) are deduplicated
+(duplicate rows summed, as TF) and applied to the touched rows only; Adam follows
+TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
+"""
+
+from __future__ import annotations
+
+import numexpr as ne
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.elementwise import NUMEXPR_MIN_SIZE
+from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape
+from ..gradients import gradients
+from ..ops import array_ops, math_ops, state_ops
+from ..ops.indexed_slices import IndexedSlices
+
+__all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
+           "AdagradOptimizer", "RMSPropOptimizer"]
+
+_VALID_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
+
+# --------------------------------------------------------------------------------------
+# Update kernels: one op type per (optimizer, dense|sparse), TF's types and input order.
+# --------------------------------------------------------------------------------------
+
+
+def _big(a) -> bool:
+    return a.size >= NUMEXPR_MIN_SIZE and a.dtype.kind == "f" and a.dtype.itemsize >= 4
+
+
+def _dedup(op, indices, values, nrows):
+    """Unique indices and their summed values (TF's ``_deduplicate_indexed_slices``)."""
+    indices = np.asarray(indices)
+    idx = indices.reshape(-1).astype(np.int64, copy=False)
+    vals = values.reshape((idx.size,) + values.shape[indices.ndim:])
+    if idx.size and (idx.min() < 0 or idx.max() >= nrows):
+        bad = idx[(idx < 0) | (idx >= nrows)][0]
+        raise errors.InvalidArgumentError(
+            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad)))
+    uniq, inv = np.unique(idx, return_inverse=True)
+    if uniq.size == idx.size:
+        order = np.argsort(idx, kind="stable")
+        return uniq, vals[order]
+    summed = np.zeros((uniq.size,) + vals.shape[1:], dtype=vals.dtype)
+    np.add.at(summed, inv, vals)
+    return uniq, summed
+
+
+# Dense rules: fn(olds, s, g) -> news, with ``s`` the scalar hyperparameters as numpy
+# scalars of the variable's dtype. Sparse rules: fn(olds, s, rows, g) -> news on copies.
+
+
+def _sgd_dense(olds, s, g):
+    (w,) = olds
+    if _big(w):
+        return [ne.evaluate("w - alpha * g", local_dict={"w": w, "g": g, "alpha": s["alpha"]})]
+    return [w - s["alpha"] * g]
+
+
+def _sgd_sparse(olds, s, rows, g):
+    w = olds[0].copy()
+    w[rows] -= s["alpha"] * g
+    return [w]
+
+
+def _momentum_dense(olds, s, g):
+    w, acc = olds
+    lr, mom = s["lr"], s["momentum"]
+    d = {"w": w, "a": acc, "g": g, "lr": lr, "mom": mom}
+    if _big(w):
+        acc = ne.evaluate("a * mom + g", local_dict=d)
+        d["a"] = acc
+        if s["use_nesterov"]:
+            return [ne.evaluate("w - (g * lr + a * mom * lr)", local_dict=d), acc]
+        return [ne.evaluate("w - lr * a", local_dict=d), acc]
+    acc = acc * mom + g
+    if s["use_nesterov"]:
+        return [w - (g * lr + acc * mom * lr), acc]
+    return [w - lr * acc, acc]
+
+
+def _momentum_sparse(olds, s, rows, g):
+    w, acc = olds[0].copy(), olds[1].copy()
+    lr, mom = s["lr"], s["momentum"]
+    a = acc[rows] * mom + g
+    acc[rows] = a
+    if s["use_nesterov"]:
+        w[rows] -= g * lr + a * mom * lr
+    else:
+        w[rows] -= lr * a
+    return [w, acc]
+
+
+def _adam_alpha(s, dt):
+    one = dt(1)
+    return dt(s["lr"] * np.sqrt(one - s["beta2_power"]) / (one - s["beta1_power"]))
+
+
+def _adam_dense(olds, s, g):
+    w, m, v = olds
+    dt = w.dtype.type
+    alpha = _adam_alpha(s, dt)
+    b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
+    if _big(w):
+        d = {"w": w, "m": m, "v": v, "g": g, "b1": b1, "b2": b2, "eps": eps, "alpha": alpha}
+        m = ne.evaluate("m + (g - m) * (1 - b1)", local_dict=d)
+        v = ne.evaluate("v + (g * g - v) * (1 - b2)", local_dict=d)
+        d["m"], d["v"] = m, v
+        return [ne.evaluate("w - (m * alpha) / (sqrt(v) + eps)", local_dict=d), m, v]
+    m = m + (g - m) * (1 - b1)
+    v = v + (g * g - v) * (1 - b2)
+    return [w - (m * alpha) / (np.sqrt(v) + eps), m, v]
+
+
+def _adam_sparse(olds, s, rows, g):
+    # TF1's AdamOptimizer._apply_sparse_shared: m = m * b1 (all rows), m[rows] += (1-b1) g;
+    # v likewise with g * g; then the dense var update.
+    w, m, v = olds
+    dt = w.dtype.type
+    alpha = _adam_alpha(s, dt)
+    b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
+    m = m * b1
+    m[rows] += g * (1 - b1)
+    v = v * b2
+    v[rows] += (g * g) * (1 - b2)
+    if _big(w):
+        w = ne.evaluate("w - alpha * m / (sqrt(v) + eps)",
+                        local_dict={"w": w, "m": m, "v": v, "alpha": alpha, "eps": eps})
+    else:
+        w = w - alpha * m / (np.sqrt(v) + eps)
+    return [w, m, v]
+
+
+def _adagrad_dense(olds, s, g):
+    w, acc = olds
+    if _big(w):
+        d = {"w": w, "a": acc, "g": g, "lr": s["lr"]}
+        acc = ne.evaluate("a + g * g", local_dict=d)
+        d["a"] = acc
+        return [ne.evaluate("w - g * lr / sqrt(a)", local_dict=d), acc]
+    acc = acc + g * g
+    return [w - g * s["lr"] / np.sqrt(acc), acc]
+
+
+def _adagrad_sparse(olds, s, rows, g):
+    w, acc = olds[0].copy(), olds[1].copy()
+    a = acc[rows] + g * g
+    acc[rows] = a
+    w[rows] -= g * s["lr"] / np.sqrt(a)
+    return [w, acc]
+
+
+def _rms_math(w, ms, mom, g, s, mg=None):
+    rho, momentum, eps, lr = s["rho"], s["momentum"], s["epsilon"], s["lr"]
+    if _big(w):
+        d = {"w": w, "ms": ms, "mom": mom, "g": g, "rho": rho, "mo": momentum, "eps": eps,
+             "lr": lr}
+        ms = ne.evaluate("ms + (g * g - ms) * (1 - rho)", local_dict=d)
+        d["ms"] = ms
+        if mg is not None:
+            d["mg"] = mg
+            mg = ne.evaluate("mg + (g - mg) * (1 - rho)", local_dict=d)
+            d["mg"] = mg
+            mom = ne.evaluate("mom * mo + (g * lr) / sqrt(ms - mg * mg + eps)", local_dict=d)
+        else:
+            mom = ne.evaluate("mom * mo + (g * lr) / sqrt(ms + eps)", local_dict=d)
+        d["mom"] = mom
+        return ne.evaluate("w - mom", local_dict=d), ms, mom, mg
+    ms = ms + (g * g - ms) * (1 - rho)
+    if mg is not None:
+        mg = mg + (g - mg) * (1 - rho)
+        denom = ms - mg * mg + eps
+    else:
+        denom = ms + eps
+    mom = mom * momentum + (g * lr) / np.sqrt(denom)
+    return w - mom, ms, mom, mg
+
+
+def _rms_dense(olds, s, g):
+    w, ms, mom = olds
+    w, ms, mom, _ = _rms_math(w, ms, mom, g, s)
+    return [w, ms, mom]
+
+
+def _rms_sparse(olds, s, rows, g):
+    w, ms, mom = (a.copy() for a in olds)
+    w[rows], ms[rows], mom[rows], _ = _rms_math(w[rows], ms[rows], mom[rows], g, s)
+    return [w, ms, mom]
+
+
+def _crms_dense(olds, s, g):
+    w, mg, ms, mom = olds
+    w, ms, mom, mg = _rms_math(w, ms, mom, g, s, mg)
+    return [w, mg, ms, mom]
+
+
+def _crms_sparse(olds, s, rows, g):
+    w, mg, ms, mom = (a.copy() for a in olds)
+    w[rows], ms[rows], mom[rows], mg[rows] = _rms_math(w[rows], ms[rows], mom[rows], g, s,
+                                                       mg[rows])
+    return [w, mg, ms, mom]
+
+
+# op type, inputs in TF's order (handles first; "grad" the gradient; "indices" for
+# sparse), number of variable handles, rule.
+_APPLY = [
+    ("ResourceApplyGradientDescent", ("var", "alpha", "grad"), 1, _sgd_dense),
+    ("ResourceApplyMomentum", ("var", "accum", "lr", "grad", "momentum"), 2, _momentum_dense),
+    ("ResourceApplyAdam", ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1",
+                           "beta2", "epsilon", "grad"), 3, _adam_dense),
+    ("ResourceApplyAdagrad", ("var", "accum", "lr", "grad"), 2, _adagrad_dense),
+    ("ResourceApplyRMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
+     3, _rms_dense),
+    ("ResourceApplyCenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum",
+                                      "epsilon", "grad"), 4, _crms_dense),
+    # flowrt's one-kernel forms of TF's composite sparse updates (scatter_add for SGD,
+    # assign + scatter_add + assign_sub for Adam):
+    ("ResourceSparseApplyGradientDescent", ("var", "alpha", "grad", "indices"), 1,
+     _sgd_sparse),
+    ("ResourceSparseApplyAdam", ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1",
+                                 "beta2", "epsilon", "grad", "indices"), 3, _adam_sparse),
+    ("ResourceSparseApplyMomentum", ("var", "accum", "lr", "grad", "indices", "momentum"), 2,
+     _momentum_sparse),
+    ("ResourceSparseApplyAdagrad", ("var", "accum", "lr", "grad", "indices"), 2,
+     _adagrad_sparse),
+    ("ResourceSparseApplyRMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon",
+                                    "grad", "indices"), 3, _rms_sparse),
+    ("ResourceSparseApplyCenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum",
+                                            "epsilon", "grad", "indices"), 4, _crms_sparse),
+]
+
+
+def _apply_infer(op):
+    return []
+
+
+def _apply_kernel(names, n_handles, rule, sparse):
+    gi = names.index("grad")
+    ii = names.index("indices") if sparse else -1
+    scalar_pos = [(n, i) for i, n in enumerate(names)
+                  if i >= n_handles and n not in ("grad", "indices")]
+
+    def kernel(ctx, op, *args):
+        handles = args[:n_handles]
+        grad = args[gi]
+
+        def fn(olds):
+            w = olds[0]
+            dt = w.dtype.type
+            s = {n: dt(args[i]) for n, i in scalar_pos}
+            s["use_nesterov"] = op.attrs.get("use_nesterov", False)
+            g = np.asarray(grad, dtype=w.dtype)
+            if sparse:
+                rows, gv = _dedup(op, args[ii], g, w.shape[0])
+                return rule(olds, s, rows, gv)
+            if g.shape != w.shape:
+                raise errors.InvalidArgumentError(
+                    None, op, "var and grad do not have the same shape%s %s"
+                    % (list(w.shape), list(g.shape)))
+            return rule(olds, s, g)
+
+        state_ops.update_variables(ctx, op, handles, fn)
+        return ()
+
+    return kernel
+
+
+for _t, _names, _nh, _rule in _APPLY:
+    register_op(_t, infer=_apply_infer,
+                kernel=_apply_kernel(_names, _nh, _rule, "indices" in _names),
+                grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _assign_mul_kernel(ctx, op, handle, factor):
+    state_ops.update_variable(ctx, op, handle, lambda old: old * factor.astype(old.dtype))
+    return ()
+
+
+# beta1_power *= beta1, atomically (TF assigns a product read earlier in the step).
+register_op("AssignMulVariableOp", infer=_apply_infer, kernel=_assign_mul_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def _apply_op(op_type, inputs: dict, attrs=None):
+    """Creates an update op from a dict of inputs keyed by the names in ``_APPLY``."""
+    for t, names, nh, _ in _APPLY:
+        if t == op_type:
+            break
+    ins = [inputs[n] for n in names]
+    return get_default_graph()._create_op(op_type, ins, attrs or {}, None, op_type)
+
+
+# --------------------------------------------------------------------------------------
+# Optimizer
+# --------------------------------------------------------------------------------------
+
+
+def _call_if_callable(v):
+    return v() if callable(v) else v
+
+
+def _var_key(var):
+    return var.handle.op.name if hasattr(var, "handle") else var.op.name
+
+
+def _reads_of(var) -> list:
+    """Every tensor reading ``var`` (its snapshot first), so that gradients through
+    ``read_value()`` and through the snapshot both count."""
+    snap = convert_to_tensor(var)
+    reads = [snap]
+    for c in var.handle.consumers():
+        if c.type == "ReadVariableOp" and c.outputs[0] is not snap:
+            reads.append(c.outputs[0])
+    return reads
+
+
+class Optimizer:
+    """Base class for optimizers (TF1's ``tf.train.Optimizer``).
+
+    Subclasses create their slots in ``_create_slots``, their hyperparameter tensors in
+    ``_prepare``, and one update op per variable in ``_apply_dense`` / ``_apply_sparse``.
+    """
+
+    GATE_NONE = 0
+    GATE_OP = 1
+    GATE_GRAPH = 2
+
+    def __init__(self, use_locking, name):
+        if not name:
+            raise ValueError("Must specify the optimizer name")
+        self._use_locking = use_locking
+        self._name = name
+        self._slots: dict[str, dict] = {}
+        self._non_slot_dict: dict = {}
+
+    def get_name(self):
+        return self._name
+
+    # --- the three steps ----------------------------------------------------------
+
+    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
+                 aggregation_method=None, colocate_gradients_with_ops=False, name=None,
+                 grad_loss=None):
+        """Adds ops to minimize ``loss`` by updating ``var_list`` (default: the
+        ``TRAINABLE_VARIABLES`` collection); increments ``global_step`` afterwards.
+
+        Returns:
+          The training op (named like the optimizer, e.g. ``GradientDescent``).
+        """
+        grads_and_vars = self.compute_gradients(
+            loss, var_list=var_list, gate_gradients=gate_gradients,
+            aggregation_method=aggregation_method,
+            colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss)
+        vars_with_grad = [v for g, v in grads_and_vars if g is not None]
+        if not vars_with_grad:
+            raise ValueError(
+                "No gradients provided for any variable, check your graph for ops that do "
+                "not support gradients, between variables %s and loss %s."
+                % ([str(v) for _, v in grads_and_vars], loss))
+        return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP,
+                          aggregation_method=None, colocate_gradients_with_ops=False,
+                          grad_loss=None):
+        """``[(gradient, variable), ...]`` for ``var_list`` (default: the trainable
+        variables); the gradient is None for a variable the loss does not depend on,
+        and an ``IndexedSlices`` for one reached through ``gather``."""
+        if callable(loss):
+            loss = loss()
+        loss = convert_to_tensor(loss)
+        self._assert_valid_dtypes([loss])
+        if grad_loss is not None:
+            grad_loss = convert_to_tensor(grad_loss)
+            self._assert_valid_dtypes([grad_loss])
+        if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP,
+                                  Optimizer.GATE_GRAPH):
+            raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, "
+                             "Optimizer.GATE_OP, Optimizer.GATE_GRAPH.  Not %s"
+                             % gate_gradients)
+        g = loss.graph
+        if var_list is None:
+            var_list = (g.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+                        + g.get_collection(GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
+        else:
+            var_list = list(_flatten(var_list))
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        for v in var_list:
+            if not hasattr(v, "handle"):
+                raise NotImplementedError("Trying to update a Tensor %s" % (v,))
+        reads = [_reads_of(v) for v in var_list]
+        flat = [t for rs in reads for t in rs]
+        with g.as_default():
+            grads = gradients(loss, flat, grad_ys=None if grad_loss is None else [grad_loss],
+                              aggregation_method=aggregation_method,
+                              colocate_gradients_with_ops=colocate_gradients_with_ops)
+            out, i = [], 0
+            for v, rs in zip(var_list, reads):
+                parts = [gr for gr in grads[i:i + len(rs)] if gr is not None]
+                i += len(rs)
+                out.append((_sum_grads(parts), v))
+        self._assert_valid_dtypes([v for gr, v in out if gr is not None])
+        return out
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Applies ``(gradient, variable)`` pairs: one update op per variable with a
+        gradient, then ``global_step += 1`` if given.
+
+        Returns:
+          The training op. Raises ValueError "No gradients provided for any variable"
+          when every gradient is None.
+        """
+        grads_and_vars = tuple(grads_and_vars)
+        if not grads_and_vars:
+            raise ValueError("No variables provided.")
+        converted = []
+        for gr, v in grads_and_vars:
+            if gr is not None and not isinstance(gr, IndexedSlices):
+                try:
+                    gr = convert_to_tensor(gr)
+                except (TypeError, ValueError):
+                    raise TypeError("Gradient must be convertible to a Tensor or "
+                                    "IndexedSlices, or None: %s" % (gr,)) from None
+            if not hasattr(v, "handle"):
+                raise NotImplementedError("Trying to update a Tensor %s" % (v,))
+            converted.append((gr, v))
+        var_list = [v for gr, v in converted if gr is not None]
+        if not var_list:
+            raise ValueError("No gradients provided for any variable: %s."
+                             % ([str(v) for _, v in converted],))
+        g = var_list[0].graph
+        with g.as_default():
+            with g.control_dependencies(None):
+                self._create_slots(var_list)
+            update_ops = []
+            with g.name_scope(name or self._name) as scope:
+                full = scope[:-1]
+                self._prepare()
+                for gr, v in converted:
+                    if gr is None:
+                        continue
+                    with g.name_scope("update_" + v.op.name):
+                        if isinstance(gr, IndexedSlices):
+                            update_ops.append(self._apply_sparse(gr, v))
+                        else:
+                            update_ops.append(self._apply_dense(gr, v))
+                if global_step is None:
+                    train_op = self._finish(update_ops, full, exact=True)
+                else:
+                    with g.control_dependencies([self._finish(update_ops, "update")]):
+                        train_op = _increment(global_step, full)
+            train_ops = g.get_collection_ref(GraphKeys.TRAIN_OP)
+            if train_op not in train_ops:
+                train_ops.append(train_op)
+            return train_op
+
+    # --- slots ------------------------------------------------------------------------
+
+    def get_slot(self, var, name):
+        """The slot variable ``name`` (e.g. "m") created for ``var``, or None."""
+        named = self._slots.get(name)
+        if not named:
+            return None
+        return named.get(_var_key(var))
+
+    def get_slot_names(self):
+        """Sorted names of the slots this optimizer creates (e.g. ``['m', 'v']``)."""
+        return sorted(self._slots)
+
+    def variables(self):
+        """The optimizer's variables in the current graph (slots and non-slot
+        variables such as ``beta1_power``), sorted by name."""
+        g = get_default_graph()
+        out = [v for (name, graph), v in self._non_slot_dict.items() if graph is g]
+        for named in self._slots.values():
+            out.extend(v for v in named.values() if v.graph is g)
+        return sorted(out, key=lambda v: v.name)
+
+    def _slot_dict(self, slot_name):
+        return self._slots.setdefault(slot_name, {})
+
+    def _get_or_make_slot(self, var, value, slot_name, op_name):
+        """A slot for ``var`` initialized to the scalar ``value``, named
+        ``<var>/<op_name>`` (made unique: ``w/Adam``, ``w/Adam_1``)."""
+        named = self._slot_dict(slot_name)
+        key = _var_key(var)
+        if key not in named:
+            named[key] = _create_slot_var(var, value, op_name)
+        return named[key]
+
+    def _zeros_slot(self, var, slot_name, op_name):
+        return self._get_or_make_slot(var, 0.0, slot_name, op_name)
+
+    def _get_non_slot_variable(self, name, graph=None):
+        return self._non_slot_dict.get((name, graph or get_default_graph()))
+
+    def _create_non_slot_variable(self, initial_value, name, colocate_with):
+        from ..variables import Variable
+
+        g = colocate_with.graph
+        key = (name, g)
+        v = self._non_slot_dict.get(key)
+        if v is None:
+            with g.as_default():
+                v = Variable(initial_value, name=name, trainable=False)
+            self._non_slot_dict[key] = v
+        return v
+
+    # --- hooks for subclasses ---------------------------------------------------------
+
+    def _create_slots(self, var_list):
+        pass
+
+    def _prepare(self):
+        pass
+
+    def _apply_dense(self, grad, var):
+        raise NotImplementedError()
+
+    def _apply_sparse(self, grad, var):
+        raise NotImplementedError()
+
+    def _finish(self, update_ops, name, exact=False):
+        if exact:
+            return _group_exact(update_ops, name)
+        return array_ops.group(*update_ops, name=name)
+
+    def _assert_valid_dtypes(self, tensors):
+        for t in tensors:
+            dtype = t.dtype
+            if dtype not in _VALID_DTYPES:
+                raise ValueError("Invalid type %r for %s, expected: %s."
+                                 % (dtype, t.name, [v for v in _VALID_DTYPES]))
+
+    def _hyper(self, name, var):
+        """A hyperparameter as a tensor of ``var``'s dtype (TF casts in each update)."""
+        t = self._tensors[name]
+        return math_ops.cast(t, var.dtype) if t.dtype is not var.dtype else t
+
+    def _make_tensors(self, **values):
+        self._tensors = {n: convert_to_tensor(_call_if_callable(v), name=n)
+                         if not isinstance(v, Tensor) else v for n, v in values.items()}
+
+
+def _flatten(x):
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            yield from _flatten(y)
+    elif isinstance(x, dict):
+        for y in x.values():
+            yield from _flatten(y)
+    else:
+        yield x
+
+
+def _sum_grads(parts):
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    if all(isinstance(p, IndexedSlices) for p in parts):
+        return IndexedSlices(array_ops.concat([p.values for p in parts], 0),
+                             array_ops.concat([p.indices for p in parts], 0),
+                             parts[0].dense_shape)
+    return math_ops.add_n([p._as_tensor() if isinstance(p, IndexedSlices) else p
+                           for p in parts])
+
+
+def _create_slot_var(var, value, op_name):
+    from ..variables import Variable
+
+    g = var.graph
+    shape = var.shape
+    dtype = var.dtype
+
+    def init():
+        if shape.is_fully_defined():
+            dims = shape.as_list()
+            if int(np.prod(dims)) <= 1024:
+                return array_ops.constant(np.full(dims, value, dtype.np),
+                                          name="zeros" if value == 0 else "Const")
+            return array_ops.fill(dims, array_ops.constant(value, dtype),
+                                  name="zeros" if value == 0 else "Const")
+        return array_ops.fill(array_ops.shape(var.initial_value),
+                              array_ops.constant(value, dtype))
+
+    with g.as_default(), g.name_scope(None), g.control_dependencies(None):
+        return Variable(init, name=var.op.name + "/" + op_name, trainable=False, dtype=dtype,
+                        validate_shape=shape.is_fully_defined())
+
+
+def _group_exact(ops, full_name):
+    g = get_default_graph()
+    deps = [o.op if isinstance(o, Tensor) else o for o in ops]
+    with g.control_dependencies(deps):
+        return state_ops.create_exact("NoOp", [], {}, full_name)
+
+
+def _increment(global_step, full_name):
+    handle = getattr(global_step, "handle", None)
+    if handle is None:
+        raise TypeError("global_step must be a variable, got %r" % (global_step,))
+    one = array_ops.constant(1, global_step.dtype)
+    return state_ops.create_exact("AssignAddVariableOp", [handle, one],
+                                  {"dtype": global_step.dtype, "validate_shape": True},
+                                  full_name)
+
+
+def _sparse_parts(grad: IndexedSlices):
+    return grad.values, grad.indices
+
+
+# --------------------------------------------------------------------------------------
+# The optimizers
+# --------------------------------------------------------------------------------------
+
+
+class GradientDescentOptimizer(Optimizer):
+    """``var -= learning_rate * grad``."""
+
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+
+    def _prepare(self):
+        self._make_tensors(learning_rate=self._learning_rate)
+
+    def _apply_dense(self, grad, var):
+        return _apply_op("ResourceApplyGradientDescent", {
+            "var": var.handle, "alpha": self._hyper("learning_rate", var),
+            "grad": grad})
+
+    def _apply_sparse(self, grad, var):
+        return _apply_op("ResourceSparseApplyGradientDescent", {
+            "var": var.handle, "alpha": self._hyper("learning_rate", var),
+            "grad": grad.values, "indices": grad.indices})
+
+
+class MomentumOptimizer(Optimizer):
+    """``accum = momentum * accum + grad; var -= learning_rate * accum`` (Nesterov:
+    ``var -= learning_rate * (grad + momentum * accum)``); slot ``momentum``."""
+
+    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum",
+                 use_nesterov=False):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._momentum = momentum
+        self._use_nesterov = use_nesterov
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "momentum", self._name)
+
+    def _prepare(self):
+        self._make_tensors(learning_rate=self._learning_rate, momentum=self._momentum)
+
+    def _inputs(self, var):
+        return {"var": var.handle, "accum": self.get_slot(var, "momentum").handle,
+                "lr": self._hyper("learning_rate", var),
+                "momentum": self._hyper("momentum", var)}
+
+    def _apply_dense(self, grad, var):
+        return _apply_op("ResourceApplyMomentum", {**self._inputs(var), "grad": grad},
+                         {"use_nesterov": self._use_nesterov})
+
+    def _apply_sparse(self, grad, var):
+        return _apply_op("ResourceSparseApplyMomentum",
+                         {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
+                         {"use_nesterov": self._use_nesterov})
+
+
+class AdamOptimizer(Optimizer):
+    """Adam (Kingma & Ba) with TF1's update
+    ``var -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon)``.
+
+    Slots ``m`` and ``v`` (variables ``<var>/Adam`` and ``<var>/Adam_1``); non-slot
+    variables ``beta1_power`` and ``beta2_power``, multiplied by ``beta1``/``beta2``
+    after each step's updates.
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 use_locking=False, name="Adam"):
+        super().__init__(use_locking, name)
+        self._lr = learning_rate
+        self._beta1 = beta1
+        self._beta2 = beta2
+        self._epsilon = epsilon
+
+    def _get_beta_accumulators(self):
+        g = get_default_graph()
+        return (self._get_non_slot_variable("beta1_power", graph=g),
+                self._get_non_slot_variable("beta2_power", graph=g))
+
+    def _create_slots(self, var_list):
+        first = min(var_list, key=lambda x: x.name)
+        self._create_non_slot_variable(initial_value=self._beta1, name="beta1_power",
+                                       colocate_with=first)
+        self._create_non_slot_variable(initial_value=self._beta2, name="beta2_power",
+                                       colocate_with=first)
+        for v in var_list:
+            self._zeros_slot(v, "m", self._name)
+            self._zeros_slot(v, "v", self._name)
+
+    def _prepare(self):
+        self._make_tensors(learning_rate=self._lr, beta1=self._beta1, beta2=self._beta2,
+                           epsilon=self._epsilon)
+
+    def _inputs(self, var):
+        b1p, b2p = self._get_beta_accumulators()
+        return {"var": var.handle, "m": self.get_slot(var, "m").handle,
+                "v": self.get_slot(var, "v").handle,
+                "beta1_power": math_ops.cast(b1p, var.dtype),
+                "beta2_power": math_ops.cast(b2p, var.dtype),
+                "lr": self._hyper("learning_rate", var),
+                "beta1": self._hyper("beta1", var),
+                "beta2": self._hyper("beta2", var),
+                "epsilon": self._hyper("epsilon", var)}
+
+    def _apply_dense(self, grad, var):
+        return _apply_op("ResourceApplyAdam", {**self._inputs(var), "grad": grad})
+
+    def _apply_sparse(self, grad, var):
+        return _apply_op("ResourceSparseApplyAdam",
+                         {**self._inputs(var), "grad": grad.values, "indices": grad.indices})
+
+    def _finish(self, update_ops, name, exact=False):
+        g = get_default_graph()
+        b1p, b2p = self._get_beta_accumulators()
+        with g.control_dependencies(update_ops):
+            u1 = g._create_op("AssignMulVariableOp", [b1p.handle, self._tensors["beta1"]],
+                              {}, None, "AssignMulVariableOp")
+            u2 = g._create_op("AssignMulVariableOp", [b2p.handle, self._tensors["beta2"]],
+                              {}, None, "AssignMulVariableOp")
+        return super()._finish(list(update_ops) + [u1, u2], name, exact)
+
+
+class AdagradOptimizer(Optimizer):
+    """``accum += grad ** 2; var -= learning_rate * grad / sqrt(accum)``; slot
+    ``accumulator`` (variable ``<var>/Adagrad``) starting at
+    ``initial_accumulator_value``."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False,
+                 name="Adagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError("initial_accumulator_value must be positive: %s"
+                             % initial_accumulator_value)
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_accumulator_value = initial_accumulator_value
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._get_or_make_slot(v, self._initial_accumulator_value, "accumulator",
+                                   self._name)
+
+    def _prepare(self):
+        self._make_tensors(learning_rate=self._learning_rate)
+
+    def _inputs(self, var):
+        return {"var": var.handle, "accum": self.get_slot(var, "accumulator").handle,
+                "lr": self._hyper("learning_rate", var)}
+
+    def _apply_dense(self, grad, var):
+        return _apply_op("ResourceApplyAdagrad", {**self._inputs(var), "grad": grad})
+
+    def _apply_sparse(self, grad, var):
+        return _apply_op("ResourceSparseApplyAdagrad",
+                         {**self._inputs(var), "grad": grad.values, "indices": grad.indices})
+
+
+class RMSPropOptimizer(Optimizer):
+    """RMSProp: ``ms = decay * ms + (1 - decay) * grad ** 2``;
+    ``mom = momentum * mom + lr * grad / sqrt(ms + epsilon)``; ``var -= mom``.
+
+    Slots ``rms`` (starting at 1.0), ``momentum`` and, when ``centered``, ``mg`` (the
+    mean gradient, subtracted as ``ms - mg ** 2``).
+    """
+
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10,
+                 use_locking=False, centered=False, name="RMSProp"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._decay = decay
+        self._momentum = momentum
+        self._epsilon = epsilon
+        self._centered = centered
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._get_or_make_slot(v, 1.0, "rms", self._name)
+            if self._centered:
+                self._zeros_slot(v, "mg", self._name)
+            self._zeros_slot(v, "momentum", self._name)
+
+    def _prepare(self):
+        self._make_tensors(learning_rate=self._learning_rate, decay=self._decay,
+                           momentum=self._momentum, epsilon=self._epsilon)
+
+    def _inputs(self, var):
+        d = {"var": var.handle, "ms": self.get_slot(var, "rms").handle,
+             "mom": self.get_slot(var, "momentum").handle,
+             "lr": self._hyper("learning_rate", var),
+             "rho": self._hyper("decay", var),
+             "momentum": self._hyper("momentum", var),
+             "epsilon": self._hyper("epsilon", var)}
+        if self._centered:
+            d["mg"] = self.get_slot(var, "mg").handle
+        return d
+
+    def _apply_dense(self, grad, var):
+        t = "ResourceApplyCenteredRMSProp" if self._centered else "ResourceApplyRMSProp"
+        return _apply_op(t, {**self._inputs(var), "grad": grad})
+
+    def _apply_sparse(self, grad, var):
+        t = "ResourceSparseApplyCenteredRMSProp" if self._centered \
+            else "ResourceSparseApplyRMSProp"
+        return _apply_op(t, {**self._inputs(var), "grad": grad.values,
+                             "indices": grad.indices})
+
+
+del TensorShape
