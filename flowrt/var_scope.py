@@ -18,9 +18,14 @@ from . import dtypes as _dt
 from . import init_ops
 from ._core.graph import GraphKeys, convert_to_tensor, get_default_graph
 from ._core.shape import as_shape
-from .variables import (Variable, VariableAggregation, VariableSynchronization,
-                        global_variables_initializer, local_variables_initializer,
-                        variables_initializer)
+from .variables import (
+    Variable,
+    VariableAggregation,
+    VariableSynchronization,
+    global_variables_initializer,
+    local_variables_initializer,
+    variables_initializer,
+)
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable_scope",
            "get_variable", "get_local_variable", "no_regularizer"]

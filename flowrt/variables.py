@@ -16,8 +16,15 @@ import enum
 import numpy as np
 
 from . import dtypes as _dt
-from ._core.graph import (GraphKeys, Operation, Tensor, TensorOperators, _session_for,
-                          convert_to_tensor, get_default_graph)
+from ._core.graph import (
+    GraphKeys,
+    Operation,
+    Tensor,
+    TensorOperators,
+    _session_for,
+    convert_to_tensor,
+    get_default_graph,
+)
 from ._core.registry import NOT_DIFFERENTIABLE, register_op
 from ._core.shape import TensorShape, as_shape
 from .ops import state_ops
@@ -371,7 +378,7 @@ def _report_infer(op):
 
 
 def _report_kernel(ctx, op, *handles):
-    names = [n for n, h in zip(op.attrs["names"], handles) if h.value is None]
+    names = [n for n, h in zip(op.attrs["names"], handles, strict=True) if h.value is None]
     out = np.empty(len(names), dtype=object)
     out[:] = [n.encode("utf-8") for n in names]
     return (out,)
@@ -396,7 +403,7 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
 def _assert_init_kernel(ctx, op, *handles):
     from . import errors
 
-    for n, h in zip(op.attrs["names"], handles):
+    for n, h in zip(op.attrs["names"], handles, strict=True):
         if h.value is None:
             raise errors.FailedPreconditionError(
                 None, op, "Attempting to use uninitialized value %s: run "

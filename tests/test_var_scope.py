@@ -113,8 +113,8 @@ def test_get_variable_argument_errors():
 def test_trainable_collections_regularizer_custom_getter():
     n = fr.get_variable("frozen", [2], trainable=False)
     loc = fr.get_local_variable("loc", [1])
-    r = fr.get_variable("r", [2], initializer=fr.ones_initializer(),
-                        regularizer=lambda v: fr.reduce_sum(v) * 0.5)
+    fr.get_variable("r", [2], initializer=fr.ones_initializer(),
+                    regularizer=lambda v: fr.reduce_sum(v) * 0.5)
     assert n not in fr.trainable_variables() and n in fr.global_variables()
     assert loc in fr.local_variables() and loc not in fr.global_variables()
     losses = fr.get_collection(fr.GraphKeys.REGULARIZATION_LOSSES)

@@ -136,13 +136,13 @@ def update_variables(ctx, op, handles, fn) -> list:
             if r.value is None:
                 raise uninitialized_error(op, r.name)
             olds.append(r.value)
-        news = [_freeze(n, o.dtype) for n, o in zip(fn(olds), olds)]
-        for r, o, n in zip(resources, olds, news):
+        news = [_freeze(n, o.dtype) for n, o in zip(fn(olds), olds, strict=True)]
+        for r, o, n in zip(resources, olds, news, strict=True):
             if n.shape != o.shape:
                 raise errors.InvalidArgumentError(
                     None, op, "update of variable '%s' changed its shape from %s to %s"
                     % (r.name, list(o.shape), list(n.shape)))
-        for r, n in zip(resources, news):
+        for r, n in zip(resources, news, strict=True):
             r.value = n
     finally:
         for r in reversed(order):

@@ -384,7 +384,7 @@ class Saver:
             raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
         names = sorted(self._vars)
         values = sess.run([self._vars[n] for n in names]) if names else []
-        index, entries = _encode(dict(zip(names, values)))
+        index, entries = _encode(dict(zip(names, values, strict=True)))
         _write_atomic(prefix + _DATA_SUFFIX, lambda f: _write_arrays(f, index, entries))
         text = json.dumps(index).encode("utf-8")
         _write_atomic(prefix + _INDEX_SUFFIX, lambda f: f.write(text))

@@ -61,7 +61,7 @@ def test_restore_into_fresh_graph_by_name_and_missing_variable(tmp_path):
     assert path == str(tmp_path / "m")
     with fr.Graph().as_default():
         v2 = fr.Variable([0.0, 0.0], name="v")
-        w = fr.Variable(3.0, name="w")
+        fr.Variable(3.0, name="w")
         with fr.Session() as sess:
             fr.train.Saver([v2]).restore(sess, path)
             np.testing.assert_array_equal(sess.run(v2), [1.0, 2.0])
