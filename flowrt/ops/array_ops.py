@@ -199,8 +199,11 @@ def _reshape_infer(op):
         raise ValueError("Shape must be rank 1 but is rank %d" % s.shape.ndims)
     dims = int_list(s)
     if dims is None:
-        n = s.shape[0] if s.shape.ndims == 1 else None
-        return [(x.dtype, unknown_shape(n))]
+        part = _partial_shape(s)
+        if part is None:
+            n = s.shape[0] if s.shape.ndims == 1 else None
+            return [(x.dtype, unknown_shape(n))]
+        return [(x.dtype, TensorShape([None if d == -1 else d for d in part]))]
     if sum(d == -1 for d in dims) > 1:
         raise ValueError("Cannot infer multiple unknown dimensions in shape %s" % dims)
     total = x.shape.num_elements()
@@ -217,6 +220,24 @@ def _reshape_infer(op):
         raise ValueError("Cannot reshape a tensor with %d elements to shape %s (%d elements)"
                          % (total, dims, int(np.prod(dims))))
     return [(x.dtype, TensorShape(dims))]
+
+
+def _partial_shape(s: Tensor):
+    """The known entries of a shape vector (None where unknown), TF1's
+    ``constant_value_as_shape``: through Shape, Pack and ConcatV2; None if nothing is known."""
+    v = int_list(s)
+    if v is not None:
+        return v
+    op = s.op
+    if op.type == "Shape" and op.inputs[0].shape.ndims is not None:
+        return op.inputs[0].shape.as_list()
+    if op.type == "Pack" and all(x.shape.ndims == 0 for x in op.inputs):
+        return [None if (c := constant_value(x)) is None else int(c) for x in op.inputs]
+    if op.type == "ConcatV2":
+        parts = [_partial_shape(x) for x in op.inputs[:-1]]
+        if all(p is not None for p in parts):
+            return [d for p in parts for d in p]
+    return None
 
 
 def _reshape_kernel(ctx, op, x, s):

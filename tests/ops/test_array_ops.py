@@ -367,3 +367,12 @@ def test_cross_check_getitem_shapes_with_tensorflow():
         with fr.Graph().as_default():
             got = fr.placeholder(fr.float32, [None, 3, 4])[key].shape.as_list()
         assert got == want, key
+
+
+def test_reshape_to_a_dynamic_shape_keeps_its_known_dims():
+    p = fr.placeholder(fr.float32, [None, 2])
+    q = fr.placeholder(fr.float32, [None, 3, None])
+    assert fr.reshape(fr.zeros([6]), fr.shape(p)).shape.as_list() == [None, 2]
+    n = fr.placeholder(fr.int32, [])
+    assert fr.reshape(q, fr.stack([n, 3, -1])).shape.as_list() == [None, 3, None]
+    assert fr.reshape(q, fr.concat([fr.shape(p), [5]], 0)).shape.as_list() == [None, 2, 5]
