@@ -119,3 +119,86 @@ def test_matching_files(tmp_path):
         (tmp_path / n).write_text("")
     got = _run(fr.matching_files(str(tmp_path / "*.csv")))
     assert [g.rsplit(b"/", 1)[-1] for g in got] == [b"a.csv", b"b.csv"]
+
+
+# --- TextLineReader ---------------------------------------------------------------------
+
+needs_queue = pytest.mark.skipif(not hasattr(fr, "FIFOQueue"), reason="needs fr.FIFOQueue")
+
+
+def _files(tmp_path):
+    contents = {"a.csv": "h\n1\n2\n3\n", "b.csv": "h\r\n4\r\n5", "e.csv": ""}
+    for n, c in contents.items():
+        (tmp_path / n).write_bytes(c.encode())
+    return [str(tmp_path / n) for n in ("a.csv", "e.csv", "b.csv")]
+
+
+@needs_queue
+def test_text_line_reader_reads_files_in_order_as_tf(tmp_path):
+    files = _files(tmp_path)
+    q = fr.FIFOQueue(10, fr.string, shapes=[])
+    r = fr.TextLineReader(skip_header_lines=1)
+    k, v = r.read(q)
+    assert (k.dtype, v.dtype) == (fr.string, fr.string) and k.shape.as_list() == []
+    assert r.reader_ref.op.type == "TextLineReaderV2" and k.op.type == "ReaderReadV2"
+    ku, vu = r.read_up_to(q, 4)
+    assert ku.shape.as_list() == [None]
+    n, w = r.num_records_produced(), r.num_work_units_completed()
+    a, b = (f.encode() for f in (files[0], files[2]))
+    with fr.Session() as s:
+        s.run(q.enqueue_many([files]))
+        s.run(q.enqueue_many([files]))
+        s.run(q.close())
+        assert s.run([k, v]) == [a + b":2", b"1"]
+        assert (s.run(n), s.run(w)) == (1, 0)
+        keys, vals = s.run([ku, vu])  # the rest of a.csv only
+        assert list(keys) == [a + b":3", a + b":4"] and list(vals) == [b"2", b"3"]
+        keys, vals = s.run([ku, vu])  # e.csv is empty; b.csv's lines lose their \r
+        assert list(keys) == [b + b":2", b + b":3"] and list(vals) == [b"4", b"5"]
+        assert list(s.run(vu)) == [b"1", b"2", b"3"]
+        assert (s.run(n), s.run(w)) == (8, 4)
+        s.run(r.reset())
+        assert (s.run(n), s.run(w)) == (0, 0)
+        assert list(s.run(vu)) == [b"4", b"5"]
+        with pytest.raises(fr.errors.OutOfRangeError):
+            s.run([k, v])
+
+
+@needs_queue
+def test_text_line_reader_missing_file_is_not_found(tmp_path):
+    q = fr.FIFOQueue(10, fr.string, shapes=[])
+    k, v = fr.TextLineReader().read(q)
+    with fr.Session() as s:
+        s.run(q.enqueue([str(tmp_path / "nope.csv")]))
+        with pytest.raises(fr.errors.NotFoundError, match="nope.csv; No such file"):
+            s.run([k, v])
+
+
+@needs_queue
+async def test_text_line_reader_read_blocks_until_a_file_name_arrives(tmp_path):
+    import trio
+    import trio.testing
+
+    (tmp_path / "x.txt").write_text("only\n")
+    q = fr.FIFOQueue(10, fr.string, shapes=[])
+    k, v = fr.TextLineReader().read(q)
+    enq = q.enqueue([str(tmp_path / "x.txt")])
+    got = []
+    with trio.fail_after(5):
+        async with fr.Session() as s:
+            async with trio.open_nursery() as nursery:
+                async def reader():
+                    got.append(await s.arun(v))
+                nursery.start_soon(reader)
+                await trio.testing.wait_all_tasks_blocked()
+                assert got == []  # blocked on the empty filename queue
+                await s.arun(enq)
+    assert got == [b"only"]
+
+
+@needs_queue
+def test_reader_needs_a_string_queue():
+    with pytest.raises(TypeError, match="must hold scalar strings"):
+        fr.TextLineReader().read(fr.FIFOQueue(2, fr.int32, shapes=[]))
+    with pytest.raises(TypeError, match="queue must be a queue object"):
+        fr.TextLineReader().read("files")
