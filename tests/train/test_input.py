@@ -229,7 +229,8 @@ def _csv_pipeline(paths, batch_size):
 
 
 def _check_rows(batches, expected):
-    rows = [(float(x), int(lab), n) for xb, lb, nb in batches for x, lab, n in zip(xb, lb, nb)]
+    rows = [(float(x), int(lab), n) for xb, lb, nb in batches
+            for x, lab, n in zip(xb, lb, nb, strict=True)]
     assert sorted(rows) == sorted(expected * 2)  # every row, once per epoch
 
 

@@ -1,5 +1,7 @@
 """QueueRunner with threads and as trio tasks; add/start_queue_runners."""
 
+import pathlib
+import runpy
 import time
 
 import numpy as np
@@ -292,3 +294,18 @@ async def test_start_queue_runners_async_in_own_nursery():
                 await trio.testing.wait_all_tasks_blocked()
                 await tasks.stop()
                 assert tasks.running == 0
+
+
+# --- examples ----------------------------------------------------------------------------
+
+_EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_example_producer_consumer():
+    main = runpy.run_path(str(_EXAMPLES / "producer_consumer.py"))["main"]
+    assert main(steps=5) == sum(k * k for k in range(1, 16))
+
+
+async def test_example_async_producer_consumer():
+    main = runpy.run_path(str(_EXAMPLES / "async_producer_consumer.py"))["main"]
+    await main()
