@@ -148,11 +148,14 @@ def _call_grad(g, op: Operation, out_grads):
         if isinstance(gr, Tensor) and t.dtype.is_floating and gr.dtype is not t.dtype:
             raise TypeError("Gradient of %s for input %s has dtype %s, expected %s"
                             % (op.describe(), t.name, gr.dtype.name, t.dtype.name))
-        if isinstance(gr, Tensor) and not gr.shape.is_compatible_with(t.shape):
-            raise ValueError("Incompatible shapes between op input and calculated input "
-                             "gradient. Forward operation: %s. Input index: %d. Original "
-                             "input shape: %s. Calculated input gradient shape: %s"
-                             % (op.name, list(op.inputs).index(t), t.shape, gr.shape))
+        if isinstance(gr, Tensor):
+            if not gr.shape.is_compatible_with(t.shape):
+                raise ValueError("Incompatible shapes between op input and calculated input "
+                                 "gradient. Forward operation: %s. Input index: %d. Original "
+                                 "input shape: %s. Calculated input gradient shape: %s"
+                                 % (op.name, list(op.inputs).index(t), t.shape, gr.shape))
+            # A gradient has its input's shape; keep what is statically known of it.
+            gr.set_shape(t.shape)
     return in_grads
 
 

@@ -35,6 +35,9 @@ __all__ = ["Session", "InteractiveSession", "RunOptions", "RunMetadata", "Config
 ARUN_THREAD_SECONDS = 0.002
 
 
+_CLOSED_MSG = "Session was closed while this run was in progress; the run was cancelled."
+
+
 class RunOptions:
     """Per-run options: ``timeout_in_ms`` and ``trace_level`` (FULL_TRACE records stats)."""
 
@@ -406,8 +409,7 @@ class Session:
             finally:
                 self._inflight.discard(entry)
         if self._closed:
-            raise errors.CancelledError(None, None, "Session was closed while this run was "
-                                        "in progress; the run was cancelled.")
+            raise errors.CancelledError(None, None, _CLOSED_MSG)
         waiting = ", ".join("%s op '%s'" % (s.type, s.name) for s in
                             _blocked_ops(plan, ctx)) or "no op"
         raise errors.DeadlineExceededError(
@@ -422,6 +424,11 @@ class Session:
                                             trio_token=token)
             except trio.RunFinishedError:
                 self._unbind(token)
+            except trio.Cancelled:
+                # The session's own loop shut down under the run (close()).
+                if self._closed:
+                    raise errors.CancelledError(None, None, _CLOSED_MSG) from None
+                raise
         self._check_open()
         raise RuntimeError("could not reach a trio loop to run a blocking op")
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from .graph import Operation, Tensor
 from .fusion import fuse_steps
 from .registry import get_op_def
@@ -76,6 +78,32 @@ def _topo_order(needed: set, fed: set) -> list[Operation]:
     return order
 
 
+# Constant folding keeps results up to this many elements in the plan.
+FOLD_MAX_ELEMENTS = 1 << 16
+
+
+def _fold(d, op, values):
+    """The outputs of a pure op whose inputs are all constants, computed once when the
+    plan is built (as TF's constant folding does), or None to leave it a step."""
+    try:
+        with np.errstate(all="ignore"):
+            outs = d.kernel(None, op, *values)
+    except Exception:  # noqa: BLE001 - the op then fails at run time, naming itself
+        return None
+    if len(outs) != len(op.outputs):
+        return None
+    res = []
+    for v in outs:
+        if isinstance(v, np.ndarray):
+            if v.size > FOLD_MAX_ELEMENTS or v.dtype == object:
+                return None
+            v.flags.writeable = False  # fetched copies are made from it (Session)
+        elif not isinstance(v, np.generic):
+            return None
+        res.append(v)
+    return res
+
+
 class Step:
     """One op in a plan: its kernel, input and output slots, and its successors."""
 
@@ -107,6 +135,7 @@ class Plan:
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors):
         fed = set(feed_tensors)
+        n_fed = len(feed_tensors)
         ops = prune(fetch_tensors, target_ops, fed)
         slot: dict[Tensor, int] = {}
         init: list = [None] * len(feed_tensors)
@@ -127,6 +156,15 @@ class Plan:
                 continue
             d = get_op_def(op.type)
             ins = tuple(slot[t] for t in op.inputs)
+            if ins and not d.stateful and d.kernel is not None and not op.control_inputs \
+                    and all(init[i] is not None and i >= n_fed for i in ins):
+                folded = _fold(d, op, [init[i] for i in ins])
+                if folded is not None:
+                    for t, v in zip(outs, folded):
+                        if t not in fed:
+                            slot[t] = len(init)
+                        init.append(v)
+                    continue
             out_slots = []
             for t in outs:
                 # A fed output keeps its fed value; the kernel's goes to a scratch slot.
