@@ -402,7 +402,10 @@ class Graph:
                 raise ValueError("%s op %r: input %d (%s) is from a different graph."
                                  % (op_type, name or default_name or op_type, i, x.name))
             tensors.append(x)
-        full = self.unique_name(name or default_name or op_def.default_name)
+        if name and name[-1] == "/":
+            full = name[:-1]  # TF1: a scope name used as an op name, taken exactly
+        else:
+            full = self.unique_name(name or default_name or op_def.default_name)
         device = self._device_stack[-1] if self._device_stack else ""
         op = Operation(self, full, op_type, tuple(tensors), attrs, device, site)
         try:
