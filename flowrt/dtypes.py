@@ -11,7 +11,7 @@ import numpy as np
 
 __all__ = [
     "DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "uint8", "uint16", "bool", "string", "half", "double",
+    "int64", "uint8", "uint16", "bool", "string", "resource", "half", "double",
 ]
 
 
@@ -114,12 +114,14 @@ uint8 = DType("uint8", np.uint8)
 uint16 = DType("uint16", np.uint16)
 bool = DType("bool", np.bool_)  # noqa: A001 - TF1's public name
 string = DType("string", object)
+resource = DType("resource", object)  # handles of stateful resources (variables)
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string]
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
+        resource]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32, "str": string,
                  "bytes": string, "object": string})
-_BY_NP = {d.np: d for d in _ALL if d is not string}
+_BY_NP = {d.np: d for d in _ALL if d.np.kind != "O"}
 _BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string, bytes: string}
 
 
