@@ -1,3 +1,607 @@
-"""(to be written)."""
+"""Queues (TF1's data_flow_ops): FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue,
+PriorityQueue, and their ops.
 
-__all__ = []
+A queue lives in the session (``ctx.resources``, keyed by ``shared_name`` or the queue
+op's name), so every run of the session, from threads through ``sess.run`` or tasks
+through ``await sess.arun``, shares it. The state machine is ``_core/queues.py``; the
+ops here check and convert values and await it. Queue ops that may block are async
+kernels on trio: a blocked op holds no thread and blocks only its own run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core import queues as _q
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape, as_shape, unknown_shape
+from .common import int_list
+
+__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
+           "PriorityQueue"]
+
+# A queue handle is TF's ``resource`` dtype (shared with variables when they define it).
+try:
+    from .state_ops import resource as _resource_dtype
+except ImportError:  # pragma: no cover - state_ops always defines it today
+    _resource_dtype = _dt.DType("resource", object)
+
+
+# --------------------------------------------------------------------------------------
+# Python API
+# --------------------------------------------------------------------------------------
+
+
+def _as_type_list(dtypes):
+    if isinstance(dtypes, (list, tuple)):
+        return [_dt.as_dtype(d) for d in dtypes]
+    return [_dt.as_dtype(dtypes)]
+
+
+def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allowed=False):
+    """TF1's rule: None, one shape for one dtype, or one shape per dtype."""
+    if shapes is None:
+        return None
+    if isinstance(shapes, TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, (tuple, list)):
+        raise TypeError("Shapes must be a TensorShape or a list or tuple of TensorShapes.")
+    if all(s is None or isinstance(s, int) for s in shapes):
+        shapes = [shapes]  # a single shape given as a list of dims
+    shapes = [as_shape(s) for s in shapes]
+    if not unknown_dim_allowed and any(not s.is_fully_defined() for s in shapes):
+        raise ValueError("All shapes must be fully defined: %s" % shapes)
+    if not unknown_rank_allowed and any(s.ndims is None for s in shapes):
+        raise ValueError("All shapes must have a defined rank: %s" % shapes)
+    return shapes
+
+
+class QueueBase:
+    """Base class of the queues: the ops that enqueue, dequeue, close and measure one.
+
+    A queue is created in a session when one of its ops first runs there; every run of
+    that session shares it.
+
+    Args:
+      dtypes: one DType per component of an element.
+      shapes: one TensorShape per component, or None (unknown).
+      names: one name per component (elements are then dicts), or None.
+      queue_ref: the queue's handle tensor.
+    """
+
+    def __init__(self, dtypes, shapes, names, queue_ref):
+        self._dtypes = list(dtypes)
+        if shapes is not None:
+            if len(shapes) != len(dtypes):
+                raise ValueError("Queue shapes must have the same length as dtypes, received "
+                                 "len(shapes)=%d, len(dtypes)=%d" % (len(shapes), len(dtypes)))
+            self._shapes = [as_shape(s) for s in shapes]
+        else:
+            self._shapes = [unknown_shape() for _ in self._dtypes]
+        if names is not None:
+            if len(names) != len(dtypes):
+                raise ValueError("List of names must have the same length as the list of "
+                                 "dtypes, received len(names)=%d,len(dtypes)=%d"
+                                 % (len(names), len(dtypes)))
+            self._names = list(names)
+        else:
+            self._names = None
+        self._queue_ref = queue_ref
+        self._name = queue_ref.op.name.split("/")[-1]
+
+    # --- properties -------------------------------------------------------------------
+
+    @property
+    def queue_ref(self) -> Tensor:
+        """The queue's handle tensor."""
+        return self._queue_ref
+
+    @property
+    def name(self) -> str:
+        """The name of the queue op."""
+        return self._queue_ref.op.name
+
+    @property
+    def dtypes(self):
+        return self._dtypes
+
+    @property
+    def shapes(self):
+        return self._shapes
+
+    @property
+    def names(self):
+        return self._names
+
+    # --- building ops -----------------------------------------------------------------
+
+    def _scoped(self, name, default, make_inputs):
+        """Creates inputs under ``<op name>/`` and returns (inputs, op name): TF names an
+        enqueue ``fifo_queue_enqueue`` with its constants under ``fifo_queue_enqueue/``."""
+        g = self._queue_ref.graph
+        with g.as_default():
+            full = g.unique_name(name or default, mark_as_used=False)
+            with g.name_scope(full + "/"):
+                inputs = make_inputs()
+            return inputs, (name or default)
+
+    def _check_enqueue_dtypes(self, vals):
+        if isinstance(vals, dict):
+            if not self._names:
+                raise ValueError("Queue must have names to enqueue a dictionary")
+            if sorted(self._names, key=str) != sorted(vals.keys(), key=str):
+                raise ValueError("Keys in dictionary to enqueue do not match names of Queue.  "
+                                 "Dictionary: %s,Queue: %s" % (sorted(vals.keys(), key=str),
+                                                               sorted(self._names, key=str)))
+            vals = [vals[k] for k in self._names]
+        else:
+            if self._names:
+                raise ValueError("You must enqueue a dictionary in a Queue with names")
+            if not isinstance(vals, (list, tuple)):
+                vals = [vals]
+        tensors = []
+        for i, (val, dtype) in enumerate(zip(vals, self._dtypes, strict=False)):
+            try:
+                tensors.append(convert_to_tensor(val, dtype=dtype, name="component_%d" % i))
+            except (TypeError, ValueError) as e:
+                raise type(e)("component_%d: %s" % (i, e)) from None
+        return tensors
+
+    def _op(self, op_type, inputs, attrs, name):
+        g = self._queue_ref.graph
+        with g.as_default():
+            return g._create_op(op_type, [self._queue_ref] + list(inputs), attrs, name)
+
+    def _component_attrs(self):
+        return {"component_types": list(self._dtypes), "shapes": list(self._shapes),
+                "names": self._names, "timeout_ms": -1}
+
+    def enqueue(self, vals, name=None):
+        """An op that adds one element (a tensor, a list/tuple of them, or a dict when the
+        queue has names). When the queue is full, the op waits for room.
+
+        Returns:
+          The enqueue ``Operation``; running it returns None.
+        """
+        vals, name = self._scoped(name, "%s_enqueue" % self._name,
+                                  lambda: self._check_enqueue_dtypes(vals))
+        for val, shape in zip(vals, self._shapes, strict=False):
+            val.shape.assert_is_compatible_with(shape)
+        return self._op("QueueEnqueueV2", vals, self._component_attrs(), name)
+
+    def enqueue_many(self, vals, name=None):
+        """An op that adds the rows of ``vals`` (split along dimension 0) as elements.
+
+        Note (flowrt): a batch that fits the capacity enters at once when there is room
+        for all of it (a cancelled or timed-out run leaves nothing); a longer batch
+        enters as room frees, ahead of every later enqueue.
+        """
+        vals, name = self._scoped(name, "%s_EnqueueMany" % self._name,
+                                  lambda: self._check_enqueue_dtypes(vals))
+        batch_dim = None
+        for val, shape in zip(vals, self._shapes, strict=False):
+            s = val.shape
+            if s.ndims is not None:
+                if s.ndims < 1:
+                    raise ValueError("Shape %s must have rank at least 1" % s)
+                d = s.as_list()[0]
+                if d is not None:
+                    if batch_dim is not None and batch_dim != d:
+                        raise ValueError("Dimensions %d and %d are not compatible"
+                                         % (batch_dim, d))
+                    batch_dim = d
+                TensorShape(s.as_list()[1:]).assert_is_compatible_with(shape)
+        return self._op("QueueEnqueueManyV2", vals, self._component_attrs(), name)
+
+    def _dequeue_return_value(self, outputs):
+        if self._names:
+            return dict(zip(self._names, outputs, strict=False))
+        if len(outputs) == 1:
+            return outputs[0]
+        return list(outputs)
+
+    def dequeue(self, name=None):
+        """An op that removes one element; it waits while the queue is empty.
+
+        Running it on a closed queue with no element left raises
+        ``fr.errors.OutOfRangeError``.
+
+        Returns:
+          A tensor (one component), a list of tensors, or a dict (a queue with names).
+        """
+        op = self._op("QueueDequeueV2", [], self._component_attrs(),
+                      name or "%s_Dequeue" % self._name)
+        return self._dequeue_return_value(op.outputs)
+
+    def _many(self, op_type, n, name, default):
+        n, name = self._scoped(name, default,
+                               lambda: convert_to_tensor(n, dtype=_dt.int32, name="n"))
+        nv = int_list(n)
+        if nv is not None and nv[0] < 0:
+            raise ValueError("Input 'n' must be >= 0, but is %d for %s op '%s'"
+                             % (nv[0], op_type, name))
+        return self._op(op_type, [n], self._component_attrs(), name)
+
+    def dequeue_many(self, n, name=None):
+        """An op that removes ``n`` elements at once and stacks them along a new first
+        dimension; it waits until ``n`` are there. A cancelled run takes nothing.
+
+        Running it on a closed queue with fewer than ``n`` left raises
+        ``fr.errors.OutOfRangeError`` and leaves them in the queue.
+        """
+        op = self._many("QueueDequeueManyV2", n, name, "%s_DequeueMany" % self._name)
+        return self._dequeue_return_value(op.outputs)
+
+    def dequeue_up_to(self, n, name=None):
+        """Like ``dequeue_many``, but on a closed queue returns the fewer than ``n``
+        elements that are left (OutOfRangeError when none is)."""
+        op = self._many("QueueDequeueUpToV2", n, name, "%s_DequeueUpTo" % self._name)
+        return self._dequeue_return_value(op.outputs)
+
+    def close(self, cancel_pending_enqueues=False, name=None):
+        """An op that closes the queue: later enqueues fail (CancelledError), and
+        dequeues that cannot be served by what is left fail (OutOfRangeError), at once.
+
+        With ``cancel_pending_enqueues=True`` the enqueues waiting for room fail too.
+        """
+        return self._op("QueueCloseV2", [],
+                        {"cancel_pending_enqueues": bool(cancel_pending_enqueues)},
+                        name or "%s_Close" % self._name)
+
+    def size(self, name=None):
+        """A scalar int32 tensor: the number of elements in the queue."""
+        return self._op("QueueSizeV2", [], {}, name or "%s_Size" % self._name).outputs[0]
+
+    def is_closed(self, name=None):
+        """A scalar bool tensor: whether the queue is closed."""
+        return self._op("QueueIsClosedV2", [], {},
+                        name or "%s_Is_Closed" % self._name).outputs[0]
+
+    def statistics(self, session):
+        """A frozen snapshot of this queue in ``session``: size, capacity, closed, and
+        how many enqueues and dequeues are waiting.
+
+        Note (flowrt): not in TF1; for tests and monitoring. Safe from any thread.
+        """
+        return _queue(session.resources, self._queue_ref.op).statistics()
+
+    @staticmethod
+    def from_list(index, queues):
+        raise NotImplementedError("QueueBase.from_list is not supported by flowrt")
+
+
+class FIFOQueue(QueueBase):
+    """A queue that gives elements back in the order they were enqueued (TF1).
+
+    Args:
+      capacity: the most elements it holds.
+      dtypes: a DType or a list of them, one per component.
+      shapes: None, or one (fully defined) shape per component; needed by
+        ``dequeue_many`` and ``dequeue_up_to``.
+      names: None, or one name per component (elements are then dicts).
+      shared_name: if set, the queue is shared under this name by every queue op with
+        the same ``shared_name`` in a session.
+      name: the name of the queue op.
+    """
+
+    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None,
+                 name="fifo_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, dtypes)
+        names = _as_name_list(names, dtypes)
+        ref = _handle("FIFOQueueV2", capacity, dtypes, shapes, shared_name, name)
+        super().__init__(dtypes, shapes, names, ref)
+
+
+class PaddingFIFOQueue(QueueBase):
+    """A FIFO queue whose ``dequeue_many`` pads each unknown (None) dimension with zeros
+    (empty strings) to the largest in the batch (TF1)."""
+
+    def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None,
+                 name="padding_fifo_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, dtypes, unknown_dim_allowed=True)
+        names = _as_name_list(names, dtypes)
+        if len(dtypes) != len(shapes):
+            raise ValueError("Shapes must be provided for all components, but received %d "
+                             "dtypes and %d shapes." % (len(dtypes), len(shapes)))
+        ref = _handle("PaddingFIFOQueueV2", capacity, dtypes, shapes, shared_name, name)
+        super().__init__(dtypes, shapes, names, ref)
+
+
+class RandomShuffleQueue(QueueBase):
+    """A queue that dequeues elements in a random order (TF1).
+
+    A dequeue waits until more than ``min_after_dequeue`` elements are in the queue,
+    unless it is closed. With a graph or op ``seed`` the order is reproducible (each
+    session restarts it).
+    """
+
+    def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None,
+                 seed=None, shared_name=None, name="random_shuffle_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, dtypes)
+        names = _as_name_list(names, dtypes)
+        seed1, seed2 = _get_seed(seed)
+        if seed1 is None and seed2 is None:
+            seed1, seed2 = 0, 0
+        elif seed is None and shared_name is not None:
+            seed2 = 0  # a shared queue does not depend on its op's position (as TF)
+        ref = _handle("RandomShuffleQueueV2", capacity, dtypes, shapes, shared_name, name,
+                      min_after_dequeue=int(min_after_dequeue), seed=seed1, seed2=seed2)
+        super().__init__(dtypes, shapes, names, ref)
+
+
+class PriorityQueue(QueueBase):
+    """A queue that dequeues the element with the smallest priority first (TF1).
+
+    Elements are ``(priority, *components)``: the first component is a scalar int64.
+    """
+
+    def __init__(self, capacity, types, shapes=None, names=None, shared_name=None,
+                 name="priority_queue"):
+        types = _as_type_list(types)
+        shapes = _as_shape_list(shapes, types)
+        ref = _handle("PriorityQueueV2", capacity, types, shapes, shared_name, name)
+        dtypes = [_dt.int64] + types
+        shapes = [TensorShape([])] + shapes if shapes else shapes
+        super().__init__(dtypes, shapes, _as_name_list(names, dtypes), ref)
+
+
+def _as_name_list(names, dtypes):
+    if names is None:
+        return None
+    if not isinstance(names, (list, tuple)):
+        names = [names]
+    if len(names) != len(dtypes):
+        raise ValueError("List of names must have the same length as the list of dtypes")
+    return list(names)
+
+
+def _get_seed(seed):
+    from . import random_ops
+
+    return random_ops.get_seed(seed)
+
+
+def _handle(op_type, capacity, dtypes, shapes, shared_name, name, **extra):
+    attrs = {"component_types": list(dtypes), "shapes": list(shapes or []),
+             "capacity": int(capacity), "container": "", "shared_name": shared_name or ""}
+    attrs.update(extra)
+    return get_default_graph()._create_op(op_type, [], attrs, name).outputs[0]
+
+
+# --------------------------------------------------------------------------------------
+# Ops: the handle creates the session's queue; the rest await it.
+# --------------------------------------------------------------------------------------
+
+_KINDS = {
+    "FIFOQueueV2": lambda name, a: _q.Queue(name, a["capacity"]),
+    "PaddingFIFOQueueV2": lambda name, a: _q.PaddingQueue(name, a["capacity"]),
+    "PriorityQueueV2": lambda name, a: _q.PriorityQueue(name, a["capacity"]),
+    "RandomShuffleQueueV2": lambda name, a: _q.RandomShuffleQueue(
+        name, a["capacity"], a["min_after_dequeue"],
+        None if a["seed"] == 0 and a["seed2"] == 0 else (a["seed"], a["seed2"])),
+}
+
+
+def _queue(resources, op) -> _q.Queue:
+    """The queue of handle op ``op`` in a session's resources, created on first use."""
+    a = op.attrs
+    key = ("queue", a["shared_name"]) if a["shared_name"] else ("queue-op", op.name)
+    q = resources.get_or_create(key, lambda: _make_queue(op))
+    if q.op_type != op.type or q.attrs["capacity"] != a["capacity"] or \
+            q.attrs["component_types"] != a["component_types"]:
+        raise errors.InvalidArgumentError(
+            None, op, "Shared queue '%s' was created by %s op '%s' with capacity %d and "
+            "types [%s]; %s op '%s' asks for capacity %d and types [%s]. Give the two "
+            "queues different shared_name values."
+            % (a["shared_name"], q.op_type, q.op_name, q.attrs["capacity"],
+               ", ".join(d.name for d in q.attrs["component_types"]), op.type, op.name,
+               a["capacity"], ", ".join(d.name for d in a["component_types"])))
+    return q
+
+
+def _make_queue(op):
+    a = op.attrs
+    q = _KINDS[op.type](a["shared_name"] or op.name, a)
+    q.op_type, q.op_name, q.attrs = op.type, op.name, a
+    q.ncomp = len(a["component_types"]) + (1 if op.type == "PriorityQueueV2" else 0)
+    return q
+
+
+def _handle_infer(op):
+    return [(_resource_dtype, TensorShape([]))]
+
+
+def _handle_kernel(ctx, op):
+    return (_queue(ctx.resources, op),)
+
+
+for _t in _KINDS:
+    register_op(_t, infer=_handle_infer, kernel=_handle_kernel, grad=NOT_DIFFERENTIABLE,
+                stateful=True)
+
+
+# --- enqueue ----------------------------------------------------------------------------
+
+
+def _frozen(v: np.ndarray) -> np.ndarray:
+    """A read-only copy the queue can keep: later writes to the fed array don't reach it,
+    and fetching it hands out a copy."""
+    if v.flags.writeable or not v.flags.owndata:
+        v = np.array(v, copy=True)
+    v.flags.writeable = False
+    return v
+
+
+def _shape_str(shape):
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
+
+
+def _check_component(q, op, i, v, shape, batch=None):
+    expected = op.attrs["shapes"][i] if i < len(op.attrs["shapes"]) else None
+    if expected is not None and expected.ndims is not None:
+        exp = expected.as_list()
+        got = list(v.shape[1:]) if batch is not None else list(v.shape)
+        if len(got) != len(exp) or any(e is not None and e != d for e, d in zip(exp, got, strict=False)):
+            full = ([batch if batch is not None else "?"] + exp) if batch is not None else exp
+            raise errors.InvalidArgumentError(
+                None, op, "Shape mismatch in tuple component %d. Expected %s, got %s "
+                "(%s '%s', enqueued by %s op '%s')"
+                % (i, _shape_str(full), _shape_str(v.shape), q.kind, q.name, op.type,
+                   op.name))
+
+
+def _check_priority(q, op, prio, batch):
+    want = 1 if batch else 0
+    if prio.ndim != want:
+        raise errors.InvalidArgumentError(
+            None, op, "Expected the priority element to be a scalar, but received shape: "
+            "%s (%s '%s')" % (_shape_str(prio.shape[1:] if batch else prio.shape), q.kind,
+                              q.name))
+
+
+def _element_values(q, op, comps):
+    types = op.attrs["component_types"]
+    if len(comps) != len(types):
+        raise errors.InvalidArgumentError(
+            None, op, "%s '%s' expects %d components, got %d"
+            % (q.kind, q.name, len(types), len(comps)))
+    out = []
+    for i, (v, dt) in enumerate(zip(comps, types, strict=False)):
+        v = np.asarray(v)
+        if dt is not _dt.string and v.dtype != dt.np:
+            raise errors.InvalidArgumentError(
+                None, op, "Type mismatch in tuple component %d. Expected %s, got %s "
+                "(%s '%s')" % (i, dt.name, _dt.as_dtype(v.dtype).name, q.kind, q.name))
+        out.append(v)
+    return out
+
+
+async def _enqueue_akernel(ctx, op, q, *comps):
+    vals = _element_values(q, op, comps)
+    for i, v in enumerate(vals):
+        _check_component(q, op, i, v, v.shape)
+    if op.attrs["component_types"][0] is _dt.int64 and q.op_type == "PriorityQueueV2":
+        _check_priority(q, op, vals[0], False)
+    await q.put([tuple(_frozen(v) for v in vals)], who=_who(op))
+    return ()
+
+
+async def _enqueue_many_akernel(ctx, op, q, *comps):
+    vals = _element_values(q, op, comps)
+    if any(v.ndim == 0 for v in vals):
+        bad = next(i for i, v in enumerate(vals) if v.ndim == 0)
+        raise errors.InvalidArgumentError(
+            None, op, "Shape mismatch in tuple component %d. Expected a batch (rank >= 1), "
+            "got [] (%s '%s', EnqueueMany)" % (bad, q.kind, q.name))
+    n = vals[0].shape[0]
+    for i, v in enumerate(vals):
+        if v.shape[0] != n:
+            raise errors.InvalidArgumentError(
+                None, op, "EnqueueMany requires the same number of elements in each "
+                "component: component 0 has %d, component %d has %d (%s '%s')"
+                % (n, i, v.shape[0], q.kind, q.name))
+        _check_component(q, op, i, v, v.shape, batch=n)
+    if q.op_type == "PriorityQueueV2":
+        _check_priority(q, op, vals[0], True)
+    vals = [_frozen(v) for v in vals]
+    if len(vals) == 1:
+        v = vals[0]
+        elems = [(v[j],) for j in range(n)]
+    else:
+        elems = list(zip(*vals, strict=False))
+    await q.put(elems, who=_who(op))
+    return ()
+
+
+def _who(op):
+    return "%s op '%s'" % (op.type, op.name)
+
+
+register_op("QueueEnqueueV2", infer=lambda op: [], akernel=_enqueue_akernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("QueueEnqueueManyV2", infer=lambda op: [], akernel=_enqueue_many_akernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+# --- dequeue ----------------------------------------------------------------------------
+
+
+def _dequeue_infer(op):
+    return [(dt, s) for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)]
+
+
+def _many_infer(op, up_to):
+    n = None if up_to else int_list(op.inputs[1])
+    batch = TensorShape([None if n is None else n[0]])
+    return [(dt, batch.concatenate(s)) for dt, s in
+            zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)]
+
+
+async def _dequeue_akernel(ctx, op, q):
+    (elem,) = await q.get(1, who=_who(op))
+    return tuple(elem)
+
+
+def _many_kernel(up_to):
+    async def akernel(ctx, op, q, n):
+        n = int(n)
+        if n < 0:
+            raise errors.InvalidArgumentError(
+                None, op, "Request failed: n = %d, but must be >= 0 (%s '%s')"
+                % (n, q.kind, q.name))
+        shapes = op.attrs["shapes"]
+        pad = q.op_type == "PaddingFIFOQueueV2"
+        if not pad and (len(shapes) != q.ncomp or
+                        any(not s.is_fully_defined() for s in shapes)):
+            raise errors.InvalidArgumentError(
+                None, op, "%s's DequeueMany and DequeueUpTo require the components to have "
+                "specified shapes." % q.kind)
+        elems = await q.get(n, up_to=up_to, who=_who(op))
+        if not elems:
+            return tuple(np.zeros([0] + [d or 0 for d in s.as_list()], dtype=dt.np)
+                         for dt, s in zip(op.attrs["component_types"], shapes, strict=False))
+        return _q.batch(elems, [dt.np for dt in op.attrs["component_types"]], pad=pad)
+    return akernel
+
+
+register_op("QueueDequeueV2", infer=_dequeue_infer, akernel=_dequeue_akernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("QueueDequeueManyV2", infer=lambda op: _many_infer(op, False),
+            akernel=_many_kernel(False), grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("QueueDequeueUpToV2", infer=lambda op: _many_infer(op, True),
+            akernel=_many_kernel(True), grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+# --- close, size, is_closed -------------------------------------------------------------
+
+
+async def _close_akernel(ctx, op, q):
+    await _checkpoint()
+    q.close(op.attrs["cancel_pending_enqueues"])
+    return ()
+
+
+async def _checkpoint():
+    import trio
+
+    await trio.lowlevel.checkpoint()
+
+
+register_op("QueueCloseV2", infer=lambda op: [], akernel=_close_akernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+# Size and IsClosed only read the queue, so they are plain kernels: a run fetching only
+# them stays on the caller's thread (a read of one int is atomic; mutations happen on
+# the session's loop).
+register_op("QueueSizeV2", infer=lambda op: [(_dt.int32, TensorShape([]))],
+            kernel=lambda ctx, op, q: (np.int32(len(q)),), grad=NOT_DIFFERENTIABLE,
+            stateful=True)
+register_op("QueueIsClosedV2", infer=lambda op: [(_dt.bool, TensorShape([]))],
+            kernel=lambda ctx, op, q: (np.bool_(q.closed),), grad=NOT_DIFFERENTIABLE,
+            stateful=True)

@@ -1,0 +1,505 @@
+"""Queue state machines on trio: FIFO, random-shuffle, padding and priority queues.
+
+Independent of the graph: a queue holds elements (tuples of numpy arrays) and serves
+put and get requests. Every mutation happens on the trio loop the session is bound to;
+only ``size``, ``closed`` and ``statistics()`` are read from other threads.
+
+Requests are served in arrival order by ``_flush``: waiting putters and getters form
+two lines, and only the head of a line is served. Serving a waiting request is a
+two-step hand-off, so that an op either completes or has no effect:
+
+* *grant*: the head's elements are set aside for it (a getter's are moved out of
+  storage and still count against capacity, a putter's room is reserved) and its task
+  is woken. The head stays at the front of its line until it confirms.
+* *confirm*: the woken task checks that it was not cancelled in the meantime and
+  commits (a putter's elements enter storage); if it was cancelled, it gives the
+  grant back and the next request is served. Nothing is lost and order is kept.
+
+A batch that fits the capacity enters at once (a cancelled one leaves nothing); a
+batch larger than the capacity streams in as room frees, ahead of every later put.
+A ``get(n)`` takes ``n`` elements at once; it only gathers a partial batch when it
+could never be served otherwise (``n`` exceeds the capacity, or the producers wait
+for room), and gives the partial batch back to the front if cancelled or closed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import math
+import os
+import random as _random
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import trio
+
+from .. import errors
+
+__all__ = ["Queue", "RandomShuffleQueue", "PaddingQueue", "PriorityQueue", "QueueStatistics",
+           "STALL_WARNING_SECONDS"]
+
+logger = logging.getLogger("flowrt")
+
+
+def _env_stall_seconds() -> float:
+    raw = os.environ.get("FLOWRT_QUEUE_STALL_WARNING_SECS", "10")
+    try:
+        return float(raw)
+    except ValueError:
+        return 10.0
+
+
+STALL_WARNING_SECONDS: float = _env_stall_seconds()
+"""A queue op blocked this long with no progress on its queue logs one warning
+(logger ``flowrt``). Set ``FLOWRT_QUEUE_STALL_WARNING_SECS`` or assign this attribute;
+0 or less turns the warning off."""
+
+_WAITING, _GRANTED, _FAILED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class QueueStatistics:
+    """A snapshot of one queue.
+
+    Attributes:
+      name: the queue's name.
+      size: elements in the queue now.
+      capacity: the most elements it holds.
+      closed: whether ``close()`` was called.
+      waiting_enqueuers: enqueue requests blocked for room.
+      waiting_dequeuers: dequeue requests blocked for elements.
+    """
+
+    name: str
+    size: int
+    capacity: int
+    closed: bool
+    waiting_enqueuers: int
+    waiting_dequeuers: int
+
+
+class _Request:
+    """A put or get waiting in its line."""
+
+    __slots__ = ("items", "n", "up_to", "state", "event", "error", "who")
+
+    def __init__(self, items, n, up_to, who):
+        self.items = items      # putter: elements still to enter; getter: gathered so far
+        self.n = n              # getter: elements wanted
+        self.up_to = up_to
+        self.state = _WAITING
+        self.event = trio.Event()
+        self.error = None
+        self.who = who
+
+
+class Queue:
+    """A bounded FIFO queue of elements, served in order, on trio.
+
+    Args:
+      name: used in messages and statistics.
+      capacity: the most elements it holds (> 0).
+      kind: the TF class name used in messages (``FIFOQueue``, ...).
+    """
+
+    kind = "FIFOQueue"
+
+    def __init__(self, name: str, capacity: int, kind: str | None = None):
+        if capacity <= 0:
+            raise ValueError("queue %r: capacity must be positive, got %d" % (name, capacity))
+        self.name = name
+        self.capacity = int(capacity)
+        if kind is not None:
+            self.kind = kind
+        self._closed = False
+        self._putters: deque[_Request] = deque()
+        self._getters: deque[_Request] = deque()
+        self._reserved = 0      # room granted to the head putter, not yet committed
+        self._held = 0          # elements granted to the head getter, not yet confirmed
+        self._puts = 0          # progress counters for the stall warning
+        self._takes = 0
+        self._init_storage()
+
+    # --- storage policy (overridden by subclasses) -----------------------------------
+
+    def _init_storage(self):
+        self._items: deque = deque()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _push(self, elems):
+        self._items.extend(elems)
+
+    def _take(self, k: int) -> list:
+        pop = self._items.popleft
+        return [pop() for _ in range(k)]
+
+    def _give_back(self, elems):
+        """Returns elements taken by a request that did not complete to the front."""
+        self._items.extendleft(reversed(elems))
+
+    def _available(self) -> int:
+        """How many elements a getter may take now."""
+        return len(self)
+
+    # --- observing --------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def size(self) -> int:
+        return len(self)
+
+    def statistics(self) -> QueueStatistics:
+        """A frozen snapshot: size, capacity, closed, waiting enqueuers and dequeuers."""
+        return QueueStatistics(self.name, len(self), self.capacity, self._closed,
+                               sum(r.state == _WAITING for r in list(self._putters)),
+                               sum(r.state == _WAITING for r in list(self._getters)))
+
+    def __repr__(self):
+        return "<%s %r size=%d capacity=%d%s>" % (self.kind, self.name, len(self),
+                                                  self.capacity,
+                                                  " closed" if self._closed else "")
+
+    # --- errors -----------------------------------------------------------------------
+
+    def _closed_error(self):
+        return errors.CancelledError(None, None, "%s '%s' is closed." % (self.kind, self.name))
+
+    def _insufficient(self, n, have):
+        return errors.OutOfRangeError(
+            None, None, "%s '%s' is closed and has insufficient elements (requested %d, "
+            "current size %d)" % (self.kind, self.name, n, have))
+
+    # --- put ----------------------------------------------------------------------------
+
+    def _room(self) -> int:
+        return self.capacity - len(self) - self._reserved - self._held
+
+    def put_nowait(self, elems: list) -> None:
+        """Adds all of ``elems`` at once, or raises ``trio.WouldBlock`` and adds nothing.
+
+        Raises fr.errors.CancelledError if the queue is closed.
+        """
+        if self._closed:
+            raise self._closed_error()
+        if self._putters or len(elems) > self._room():
+            raise trio.WouldBlock
+        self._commit_put(elems)
+
+    async def put(self, elems: list, who: str = "") -> None:
+        """Adds ``elems`` (a list of element tuples) in order, waiting for room.
+
+        A list that fits the capacity enters at once, when there is room for all of it;
+        a longer one enters as room frees, ahead of every later put. Cancelled before it
+        entered, it leaves nothing (a longer one leaves the part that already entered).
+        """
+        await trio.lowlevel.checkpoint()
+        try:
+            self.put_nowait(elems)
+            return
+        except trio.WouldBlock:
+            pass
+        req = _Request(list(elems), 0, False, who)
+        self._putters.append(req)
+        self._flush()
+        await self._wait(req, putter=True)
+
+    def _commit_put(self, elems):
+        if elems:
+            self._push(elems)
+            self._puts += 1
+            self._flush()
+
+    # --- get ----------------------------------------------------------------------------
+
+    def get_nowait(self, n: int = 1, up_to: bool = False) -> list:
+        """Takes ``n`` elements at once, or raises ``trio.WouldBlock`` and takes nothing.
+
+        On a closed queue with fewer than ``n`` left: raises fr.errors.OutOfRangeError,
+        or with ``up_to`` returns what is left (OutOfRangeError if nothing is).
+        """
+        if not self._getters:
+            avail = self._available()
+            if n <= avail:
+                return self._commit_get(self._take(n))
+            if self._closed:
+                if up_to and avail > 0:
+                    return self._commit_get(self._take(avail))
+                raise self._insufficient(n, len(self))
+        raise trio.WouldBlock
+
+    async def get(self, n: int = 1, up_to: bool = False, who: str = "") -> list:
+        """Takes ``n`` elements, waiting for them; a cancelled get takes nothing."""
+        await trio.lowlevel.checkpoint()
+        try:
+            return self.get_nowait(n, up_to)
+        except trio.WouldBlock:
+            pass
+        req = _Request([], n, up_to, who)
+        self._getters.append(req)
+        self._flush()
+        return await self._wait(req, putter=False)
+
+    def _commit_get(self, elems):
+        self._takes += 1
+        self._flush()
+        return elems
+
+    # --- close --------------------------------------------------------------------------
+
+    def close(self, cancel_pending_enqueues: bool = False) -> None:
+        """Closes the queue: later puts fail, and gets that cannot be served fail now.
+
+        With ``cancel_pending_enqueues`` the waiting puts fail too (CancelledError).
+        Closing a closed queue raises CancelledError unless ``cancel_pending_enqueues``
+        (as in TF).
+        """
+        if cancel_pending_enqueues:
+            self._closed = True
+            for req in list(self._putters):
+                if req.state == _WAITING:
+                    self._putters.remove(req)
+                    self._fail(req, errors.CancelledError(
+                        None, None, "Enqueue operation was cancelled: %s '%s' was closed "
+                        "with cancel_pending_enqueues=True." % (self.kind, self.name)))
+        elif self._closed:
+            raise errors.CancelledError(None, None, "Queue '%s' is already closed."
+                                        % self.name)
+        self._closed = True
+        self._flush()
+
+    # --- serving the lines ----------------------------------------------------------------
+
+    def _fail(self, req, err):
+        req.state = _FAILED
+        req.error = err
+        req.event.set()
+
+    def _grant(self, req):
+        req.state = _GRANTED
+        req.event.set()
+
+    def _flush(self):
+        """Serves the heads of both lines until neither can move."""
+        putters, getters = self._putters, self._getters
+        while True:
+            moved = False
+            if putters and putters[0].state == _WAITING:
+                p = putters[0]
+                room = self._room()
+                need = len(p.items)
+                if need <= room:
+                    self._reserved = need
+                    self._grant(p)
+                    moved = True
+                elif room > 0 and (need > self.capacity or self._getter_starved()):
+                    # Stream: a batch that can never fit at once, or one a waiting
+                    # getter needs to make progress, enters as room frees.
+                    self._push(p.items[:room])
+                    del p.items[:room]
+                    self._puts += 1
+                    moved = True
+            if getters and getters[0].state == _WAITING:
+                g = getters[0]
+                need = g.n - len(g.items)
+                avail = self._available()
+                if need <= avail:
+                    g.items.extend(self._take(need))
+                    self._held = g.n
+                    self._grant(g)
+                    moved = True
+                elif self._closed and not (putters and putters[0].state == _GRANTED):
+                    if g.up_to and len(g.items) + avail > 0:
+                        g.items.extend(self._take(avail))
+                        self._held = len(g.items)
+                        self._grant(g)
+                    else:
+                        getters.popleft()
+                        self._give_back(g.items)
+                        g.items = []
+                        self._fail(g, self._insufficient(g.n, len(self)))
+                    moved = True
+                elif avail > 0 and (g.n > self.capacity or (
+                        putters and putters[0].state == _WAITING)):
+                    # Gather a partial batch: it could never be served whole otherwise.
+                    g.items.extend(self._take(avail))
+                    self._takes += 1
+                    moved = True
+            if not moved:
+                return
+
+    def _getter_starved(self) -> bool:
+        return bool(self._getters) and self._getters[0].state == _WAITING \
+            and self._available() == 0
+
+    # --- waiting ------------------------------------------------------------------------
+
+    async def _wait(self, req, putter: bool):
+        """Waits for ``req`` to be granted or failed, then confirms or gives it back."""
+        try:
+            warn = STALL_WARNING_SECONDS
+            deadline = trio.current_time() + warn if warn > 0 else math.inf
+            mark = self._takes if putter else self._puts
+            while req.state == _WAITING:
+                with trio.move_on_at(deadline):
+                    await req.event.wait()
+                if req.state == _WAITING:
+                    now = self._takes if putter else self._puts
+                    if now != mark:        # the queue moved: not stalled
+                        mark, deadline = now, trio.current_time() + warn
+                    else:
+                        self._warn_stalled(req, putter, warn)
+                        deadline = math.inf
+            if req.state == _GRANTED and trio.current_effective_deadline() == -math.inf:
+                # Cancelled after the grant but before this task ran: give it back.
+                await trio.lowlevel.checkpoint()
+        except BaseException:
+            self._abandon(req, putter)
+            raise
+        if req.state == _FAILED:
+            raise req.error
+        return self._confirm(req, putter)
+
+    def _confirm(self, req, putter):
+        if putter:
+            self._putters.popleft()
+            self._reserved = 0
+            self._commit_put(req.items)
+            return None
+        self._getters.popleft()
+        self._held = 0
+        return self._commit_get(req.items)
+
+    def _abandon(self, req, putter):
+        """Undoes a request whose task was cancelled: it takes and leaves nothing."""
+        line = self._putters if putter else self._getters
+        if req.state == _FAILED:
+            return
+        if req.state == _GRANTED:
+            if putter:
+                self._reserved = 0
+            else:
+                self._held = 0
+        line.remove(req)
+        if not putter and req.items:
+            self._give_back(req.items)
+            req.items = []
+        req.state = _FAILED
+        self._flush()
+
+    def _warn_stalled(self, req, putter, secs):
+        who = ("%s " % req.who) if req.who else ""
+        if putter:
+            logger.warning(
+                "A run has been blocked for %.0f s: %swaits for room to enqueue %d "
+                "element(s) in %s '%s' (size %d, capacity %d), and nothing has dequeued "
+                "from it since. Run the op that consumes this queue (e.g. the training "
+                "step) in another thread or task, or raise the capacity.",
+                secs, who, len(req.items), self.kind, self.name, len(self), self.capacity)
+        else:
+            logger.warning(
+                "A run has been blocked for %.0f s: %swaits for %d element(s) from %s '%s' "
+                "(size %d, capacity %d%s), and nothing has enqueued to it since. If a queue "
+                "runner feeds this queue, start it with fr.train.start_queue_runners(sess, "
+                "coord) before running this op (or enqueue from another thread or task).",
+                secs, who, req.n - len(req.items), self.kind, self.name, len(self),
+                self.capacity, ", closed" if self._closed else "")
+
+
+class RandomShuffleQueue(Queue):
+    """Dequeues in a random order, keeping ``min_after_dequeue`` elements until closed.
+
+    Args:
+      seed: an int, a sequence of ints, or None (nondeterministic).
+    """
+
+    kind = "RandomShuffleQueue"
+
+    def __init__(self, name, capacity, min_after_dequeue=0, seed=None):
+        self.min_after_dequeue = int(min_after_dequeue)
+        self._rng = _random.Random(seed if seed is None or isinstance(seed, int)
+                                   else hash(tuple(seed)))
+        super().__init__(name, capacity)
+
+    def _init_storage(self):
+        self._items = []
+
+    def _push(self, elems):
+        self._items.extend(elems)
+
+    def _take(self, k):
+        items, rand = self._items, self._rng.randrange
+        out = []
+        for _ in range(k):
+            i = rand(len(items))
+            items[i], items[-1] = items[-1], items[i]
+            out.append(items.pop())
+        return out
+
+    def _give_back(self, elems):
+        self._items.extend(elems)
+
+    def _available(self):
+        if self._closed:
+            return len(self._items)
+        return max(0, len(self._items) - self.min_after_dequeue)
+
+
+class PaddingQueue(Queue):
+    """A FIFO queue whose batches pad dimensions of unknown size (see ``batch``)."""
+
+    kind = "PaddingFIFOQueue"
+
+
+class PriorityQueue(Queue):
+    """Dequeues the element with the smallest int64 first component first (ties FIFO)."""
+
+    kind = "PriorityQueue"
+
+    def _init_storage(self):
+        self._items = []
+        self._seq = itertools.count()
+        self._front = itertools.count(-1, -1)
+
+    def _push(self, elems):
+        items, seq = self._items, self._seq
+        for e in elems:
+            heapq.heappush(items, (int(e[0]), next(seq), e))
+
+    def _take(self, k):
+        pop, items = heapq.heappop, self._items
+        return [pop(items)[2] for _ in range(k)]
+
+    def _give_back(self, elems):
+        for e in reversed(elems):   # ahead of equal priorities, in their old order
+            heapq.heappush(self._items, (int(e[0]), next(self._front), e))
+
+
+def batch(elems: list, dtypes: list, pad: bool = False) -> tuple:
+    """Stacks elements into one array per component (numpy dtypes ``dtypes``); pads
+    dimensions of differing size with zeros (empty strings) when ``pad``."""
+    out = []
+    for i, dt in enumerate(dtypes):
+        parts = [e[i] for e in elems]
+        shapes = {np.shape(p) for p in parts}
+        if len(shapes) > 1:
+            if not pad:
+                raise ValueError("elements of component %d have different shapes %s"
+                                 % (i, sorted(shapes)))
+            shape = tuple(max(s) for s in zip(*shapes, strict=False))
+        else:
+            shape = shapes.pop()
+        if np.dtype(dt).kind == "O" or len(shapes) > 1 or pad:
+            arr = np.full((len(parts),) + shape, b"" if np.dtype(dt).kind == "O" else 0, dtype=dt)
+            for j, p in enumerate(parts):
+                arr[(j,) + tuple(slice(0, d) for d in np.shape(p))] = p
+        else:
+            arr = np.stack(parts)
+        out.append(arr)
+    return tuple(out)
