@@ -2,7 +2,7 @@
 temporaries) from a measured size on.
 
 The crossover is measured by ``benchmarks/elementwise.py`` and documented in
-``docs/executor.md``; results are identical in dtype to the numpy path because
+``docs/fusion.md``; results are identical in dtype to the numpy path because
 numexpr is used only where its type rules agree with numpy's (float32/float64 inputs
 of one dtype).
 """
@@ -12,8 +12,11 @@ from __future__ import annotations
 import numexpr as ne
 import numpy as np
 
-# Below this many elements numpy's per-call cost beats numexpr's setup and threads.
-NUMEXPR_MIN_SIZE = 32768
+# Below this many elements numpy beats numexpr for one op: numpy 2's SIMD loops against
+# numexpr's setup, thread hand-off and (without VML) scalar libm calls. Measured on the
+# 2-core host: numexpr/numpy time 0.03x..0.43x up to 2**20 elements, ~1.3x at 2**22
+# (benchmarks/elementwise.py, docs/fusion.md).
+NUMEXPR_MIN_SIZE = 1 << 22
 
 _NE_KINDS = (np.dtype(np.float32), np.dtype(np.float64))
 

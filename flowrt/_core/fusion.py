@@ -22,15 +22,24 @@ from .. import errors
 from .executor import op_error
 from .registry import get_op_def
 
-__all__ = ["fuse_steps", "ENABLED", "FUSED_MIN_SIZE", "MAX_INPUTS"]
+__all__ = ["fuse_steps", "FusedKernel", "ENABLED", "FUSED_MIN_SIZE",
+           "FUSED_MIN_SIZE_TRANSCENDENTAL", "MAX_INPUTS"]
 
 ENABLED = True
 """Set to False to build unfused plans (benchmarks, tests); plans already cached keep
 their form."""
 
-# Below this many elements the member kernels one by one beat one numexpr call
-# (benchmarks/elementwise.py; docs/fusion.md).
-FUSED_MIN_SIZE = 16384
+# Below this many elements the member kernels one by one (numpy) beat one numexpr call
+# (benchmarks/elementwise.py; docs/fusion.md): numpy 2's SIMD loops make numpy faster
+# than numexpr per op on the measured host, and fusion pays only where saving the
+# temporaries' memory traffic dominates.
+FUSED_MIN_SIZE = 1 << 20
+
+# Groups calling a transcendental function: numpy vectorizes exp/log/tanh/sin/cos/sqrt
+# with SIMD, numexpr (without VML) calls libm per element; fused chains with them did
+# not beat numpy up to 1e7 elements on the measured host.
+FUSED_MIN_SIZE_TRANSCENDENTAL = 1 << 24
+_TRANSCENDENTAL = re.compile(r"\b(exp|log|log1p|expm1|sin|cos|tan|tanh|sqrt|arc\w+)\(")
 
 # numexpr passes inputs and the output to one numpy iterator: NPY_MAXARGS operands
 # (64 with numpy 2, 32 before).
@@ -85,7 +94,7 @@ def _expression(group, producer) -> tuple[str, list[int]]:
                 if s not in ext:
                     ext.append(s)
                 args.append("v%d" % ext.index(s))
-        names = dict(zip("xy", args))
+        names = dict(zip("xy", args, strict=False))
         return _ARG.sub(lambda m: names[m.group(0)], d.ne_expr)
 
     return of(group.root), ext
@@ -126,14 +135,16 @@ class FusedKernel:
         self.dtype = dtype
         self.program = program
         self.ops = tuple(st.op for st in members)
+        self.transcendental = _TRANSCENDENTAL.search(expr) is not None
 
     def __call__(self, ctx, op, *xs):
         dt = self.dtype
+        limit = FUSED_MIN_SIZE_TRANSCENDENTAL if self.transcendental else FUSED_MIN_SIZE
         big = False
         for x in xs:
-            if getattr(x, "dtype", None) != dt:
+            if getattr(x, "dtype", None) is not dt:
                 return self.unfused(ctx, xs)
-            if x.size >= FUSED_MIN_SIZE:
+            if x.size >= limit:
                 big = True
         if big:
             try:
@@ -144,7 +155,7 @@ class FusedKernel:
 
     def unfused(self, ctx, xs):
         """Runs the original kernels in order; a failure names the member op."""
-        vals = dict(zip(self.ext_slots, xs))
+        vals = dict(zip(self.ext_slots, xs, strict=True))
         for kernel, mop, ins, out in self.members:
             try:
                 vals[out] = kernel(ctx, mop, *[vals[i] for i in ins])[0]

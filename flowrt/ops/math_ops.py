@@ -16,7 +16,7 @@ from .._core.graph import OPERATORS, Tensor, convert_to_tensor, get_default_grap
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
 from . import array_ops
-from .common import FLOATS, INTS, NUMERIC, binary_args, check_dtype, int_list, make, same_as
+from .common import FLOATS, INTS, NUMERIC, binary_args, check_dtype, int_list, make
 
 __all__ = [
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p",

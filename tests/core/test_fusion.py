@@ -25,6 +25,7 @@ def unfused():
 def always_numexpr(monkeypatch):
     """The fused numexpr program runs at any size (no small-array fallback)."""
     monkeypatch.setattr(fusion, "FUSED_MIN_SIZE", 0)
+    monkeypatch.setattr(fusion, "FUSED_MIN_SIZE_TRANSCENDENTAL", 0)
 
 
 def chain10(x):
@@ -53,13 +54,14 @@ def run_both(fetches, feed, unfused):
 
 
 def assert_same(a, b, rtol=1e-6):
-    for x, y in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]):
+    for x, y in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b],
+                    strict=True):
         x, y = np.asarray(x), np.asarray(y)
         assert x.dtype == y.dtype and x.shape == y.shape
         np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-6)
 
 
-def test_chain_of_ten_on_a_million_float32_is_one_step(unfused):
+def test_chain_of_ten_on_a_million_float32_is_one_step(unfused, always_numexpr):
     x = fr.placeholder(fr.float32, [1000, 1000])
     y = chain10(x)
     plan = Plan([y], [], [x])
@@ -75,7 +77,11 @@ def test_chain_of_ten_on_a_million_float32_is_one_step(unfused):
 
 @pytest.mark.parametrize("dtype", [fr.float32, fr.float64])
 @pytest.mark.parametrize("n", [7, 50000])
-def test_fused_equals_unfused(dtype, n, unfused):
+@pytest.mark.parametrize("forced", [False, True], ids=["shipped", "numexpr"])
+def test_fused_equals_unfused(dtype, n, forced, unfused, monkeypatch):
+    if forced:
+        monkeypatch.setattr(fusion, "FUSED_MIN_SIZE", 0)
+        monkeypatch.setattr(fusion, "FUSED_MIN_SIZE_TRANSCENDENTAL", 0)
     rng = np.random.default_rng(1)
     x = fr.placeholder(dtype, [None])
     w = fr.placeholder(dtype, [None])
@@ -159,7 +165,7 @@ def test_integer_and_mixed_dtype_chains_are_not_fused():
     assert not fused_steps(plan)
 
 
-def test_fused_kernel_falls_back_for_other_dtypes():
+def test_fused_kernel_falls_back_for_other_dtypes(always_numexpr):
     x = fr.placeholder(fr.float32, [None])
     y = fr.exp(x) + x
     (st,) = Plan([y], [], [x]).steps
@@ -197,7 +203,7 @@ def test_runtime_error_names_the_member_op(n, always_numexpr):
     assert "inner_add" in ei.value.message
 
 
-def test_gradients_still_work_with_fusion(unfused):
+def test_gradients_still_work_with_fusion(unfused, always_numexpr):
     x = fr.placeholder(fr.float32, [None])
     y = fr.reduce_sum(chain10(x))
     (g,) = fr.gradients(y, [x])
@@ -206,7 +212,7 @@ def test_gradients_still_work_with_fusion(unfused):
     assert_same(a, b, rtol=1e-4)
 
 
-async def test_fused_step_in_arun(unfused):
+async def test_fused_step_in_arun(unfused, always_numexpr):
     x = fr.placeholder(fr.float32, [None])
     y = chain10(x)
     xv = np.linspace(-1, 1, 50000).astype(np.float32)

@@ -274,7 +274,7 @@ def test_operators_cover_the_python_surface():
     vals = run(exprs)
     xv, yv = np.array([[2.0, 3.0]]), np.array([[1.0], [2.0]])
     ref = [xv + yv, xv - yv, xv * yv, xv / yv, xv // yv, xv % yv, xv ** yv, -xv, xv, xv @ yv]
-    for t, v, r in zip(exprs, vals, ref):
+    for t, v, r in zip(exprs, vals, ref, strict=True):
         assert t.shape.as_list() == list(r.shape)
         np.testing.assert_allclose(v, r, rtol=1e-6)
 
@@ -303,7 +303,7 @@ def test_numexpr_and_numpy_paths_agree(op_type, shape, drop, ones, dtype, seed):
     d = get_op_def(op_type)
     rng = np.random.default_rng(seed)
     # A second operand broadcasting against the first: fewer dims and/or size-1 dims.
-    shape2 = [1 if o else s for s, o in zip(shape, ones)][min(drop, len(shape)):]
+    shape2 = [1 if o else s for s, o in zip(shape, ones, strict=False)][min(drop, len(shape)):]
     xs = [(rng.standard_normal(shape) * 3).astype(dtype)]
     if _nargs(op_type) == 2:
         xs.append((rng.standard_normal(shape2) * 3).astype(dtype))
