@@ -692,11 +692,19 @@ _REDUCTIONS = [
 def _reduce_fn(op_type, pub):
     def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
            keep_dims=None):
+        if axis is not None and reduction_indices is not None:
+            raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+        if keepdims is not None and keep_dims is not None:
+            raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
         x = convert_to_tensor(input_tensor)
         if axis is None:
             axis = reduction_indices
         kd = bool(keepdims if keepdims is not None else keep_dims)
-        return make(op_type, [x, _axis_tensor(x, axis)], {"keep_dims": kd}, name, op_type)
+        if axis is None or _is_tensor(axis):
+            ax = _axis_tensor(x, axis)  # TF builds the all-axes range outside the op's scope
+            return _scoped(op_type, name, op_type, lambda: [x, ax], {"keep_dims": kd})
+        return _scoped(op_type, name, op_type, lambda: [x, convert_to_tensor(
+            axis, dtype=_dt.int32, name="reduction_indices")], {"keep_dims": kd})
     fn.__name__ = pub
     fn.__doc__ = ("Reduces ``input_tensor`` along ``axis`` (all axes if None) with %s; "
                   "``keepdims`` keeps reduced axes with length 1 (op type %s)."

@@ -214,6 +214,15 @@ def test_argmax_argmin_dtypes_axes_and_names():
     assert fr.gradients(fr.cast(fr.argmax(x), fr.float32), x) == [None]
 
 
+def test_reduction_names_like_tf():
+    x = fr.constant([[1.0, 2.0]])
+    assert fr.reduce_sum(x, 1).op.inputs[1].op.name == "Sum/reduction_indices"
+    m = fr.reduce_mean(x, name="m")
+    assert m.op.name == "m" and m.op.inputs[1].op.name == "Const_1"
+    with pytest.raises(ValueError, match="Can not specify both 'axis' and 'reduction_indices'"):
+        fr.reduce_sum(x, 0, reduction_indices=0)
+
+
 def test_tf_names_for_python_operands():
     x = fr.constant([1.0])
     assert fr.add(x, 2.0).op.inputs[1].op.name == "Add/y"
