@@ -67,11 +67,17 @@ def _dedup(op, indices, values, nrows):
 # scalars of the variable's dtype. Sparse rules: fn(olds, s, rows, g) -> news on copies.
 
 
+def _new(x):
+    """A fresh writable ndarray (numpy turns 0-d results into scalars)."""
+    return x if type(x) is np.ndarray else np.array(x)
+
+
 def _sgd_dense(olds, s, g):
     (w,) = olds
     if _big(w):
         return [ne.evaluate("w - alpha * g", local_dict={"w": w, "g": g, "alpha": s["alpha"]})]
-    return [w - s["alpha"] * g]
+    out = _new(np.multiply(g, s["alpha"]))
+    return [np.subtract(w, out, out=out)]
 
 
 def _sgd_sparse(olds, s, rows, g):
@@ -83,17 +89,22 @@ def _sgd_sparse(olds, s, rows, g):
 def _momentum_dense(olds, s, g):
     w, acc = olds
     lr, mom = s["lr"], s["momentum"]
-    d = {"w": w, "a": acc, "g": g, "lr": lr, "mom": mom}
     if _big(w):
+        d = {"w": w, "a": acc, "g": g, "lr": lr, "mom": mom}
         acc = ne.evaluate("a * mom + g", local_dict=d)
         d["a"] = acc
         if s["use_nesterov"]:
             return [ne.evaluate("w - (g * lr + a * mom * lr)", local_dict=d), acc]
         return [ne.evaluate("w - lr * a", local_dict=d), acc]
-    acc = acc * mom + g
+    acc = _new(np.multiply(acc, mom))
+    acc += g
     if s["use_nesterov"]:
-        return [w - (g * lr + acc * mom * lr), acc]
-    return [w - lr * acc, acc]
+        t = _new(np.multiply(acc, mom))
+        t *= lr
+        t += g * lr
+    else:
+        t = _new(np.multiply(acc, lr))
+    return [np.subtract(w, t, out=t), acc]
 
 
 def _momentum_sparse(olds, s, rows, g):
@@ -114,9 +125,10 @@ def _adam_alpha(s, dt):
 
 
 def _adam_dense(olds, s, g):
+    # TF's ApplyAdam: m += (g - m)(1 - b1); v += (g^2 - v)(1 - b2);
+    # var -= m * alpha / (sqrt(v) + eps), alpha = lr sqrt(1 - b2^t) / (1 - b1^t).
     w, m, v = olds
-    dt = w.dtype.type
-    alpha = _adam_alpha(s, dt)
+    alpha = _adam_alpha(s, w.dtype.type)
     b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
     if _big(w):
         d = {"w": w, "m": m, "v": v, "g": g, "b1": b1, "b2": b2, "eps": eps, "alpha": alpha}
@@ -124,17 +136,26 @@ def _adam_dense(olds, s, g):
         v = ne.evaluate("v + (g * g - v) * (1 - b2)", local_dict=d)
         d["m"], d["v"] = m, v
         return [ne.evaluate("w - (m * alpha) / (sqrt(v) + eps)", local_dict=d), m, v]
-    m = m + (g - m) * (1 - b1)
-    v = v + (g * g - v) * (1 - b2)
-    return [w - (m * alpha) / (np.sqrt(v) + eps), m, v]
+    # In-place on fresh arrays: fewer temporaries and memory passes.
+    m2 = _new(np.subtract(g, m))
+    m2 *= 1 - b1
+    m2 += m
+    v2 = _new(np.multiply(g, g))
+    v2 -= v
+    v2 *= 1 - b2
+    v2 += v
+    den = _new(np.sqrt(v2))
+    den += eps
+    t = _new(np.multiply(m2, alpha))
+    t /= den
+    return [np.subtract(w, t, out=t), m2, v2]
 
 
 def _adam_sparse(olds, s, rows, g):
     # TF1's AdamOptimizer._apply_sparse_shared: m = m * b1 (all rows), m[rows] += (1-b1) g;
     # v likewise with g * g; then the dense var update.
     w, m, v = olds
-    dt = w.dtype.type
-    alpha = _adam_alpha(s, dt)
+    alpha = _adam_alpha(s, w.dtype.type)
     b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
     m = m * b1
     m[rows] += g * (1 - b1)
@@ -144,7 +165,11 @@ def _adam_sparse(olds, s, rows, g):
         w = ne.evaluate("w - alpha * m / (sqrt(v) + eps)",
                         local_dict={"w": w, "m": m, "v": v, "alpha": alpha, "eps": eps})
     else:
-        w = w - alpha * m / (np.sqrt(v) + eps)
+        den = _new(np.sqrt(v))
+        den += eps
+        t = _new(np.multiply(m, alpha))
+        t /= den
+        w = np.subtract(w, t, out=t)
     return [w, m, v]
 
 
@@ -155,8 +180,11 @@ def _adagrad_dense(olds, s, g):
         acc = ne.evaluate("a + g * g", local_dict=d)
         d["a"] = acc
         return [ne.evaluate("w - g * lr / sqrt(a)", local_dict=d), acc]
-    acc = acc + g * g
-    return [w - g * s["lr"] / np.sqrt(acc), acc]
+    acc = _new(np.multiply(g, g))
+    acc += olds[1]
+    t = _new(np.multiply(g, s["lr"]))
+    t /= np.sqrt(acc)
+    return [np.subtract(w, t, out=t), acc]
 
 
 def _adagrad_sparse(olds, s, rows, g):
@@ -168,6 +196,7 @@ def _adagrad_sparse(olds, s, rows, g):
 
 
 def _rms_math(w, ms, mom, g, s, mg=None):
+    # TF's ApplyRMSProp / ApplyCenteredRMSProp.
     rho, momentum, eps, lr = s["rho"], s["momentum"], s["epsilon"], s["lr"]
     if _big(w):
         d = {"w": w, "ms": ms, "mom": mom, "g": g, "rho": rho, "mo": momentum, "eps": eps,

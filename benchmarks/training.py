@@ -1,0 +1,136 @@
+"""Training step times: flowrt vs TensorFlow 2.21 (tensorflow.compat.v1, graph mode).
+
+  python benchmarks/training.py [--steps N] [--no-tf] [--profile mlp_adam|mlp_sgd|nce]
+
+Workloads (same graph built with ``tf = flowrt`` and ``tf = tensorflow.compat.v1``):
+  * mlp_adam / mlp_sgd: a 784-256-10 MLP (relu, softmax cross entropy), batch 128 fed
+    by feed_dict, one ``sess.run(train_op)`` per step.
+  * nce: a skip-gram step, vocabulary 50,000, embedding 128, batch 128, 64 negative
+    samples (``nce_loss``), SGD (sparse row updates of the embedding and NCE weights).
+Prints the median step time (ms) per framework. ``--profile`` runs cProfile on flowrt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def build_mlp(tf, opt):
+    x = tf.placeholder(tf.float32, [None, 784], name="x")
+    y = tf.placeholder(tf.float32, [None, 10], name="y")
+    r = np.random.default_rng(0)
+    w1 = tf.Variable((r.standard_normal((784, 256)) * 0.05).astype(np.float32), name="w1")
+    b1 = tf.Variable(np.zeros(256, np.float32), name="b1")
+    w2 = tf.Variable((r.standard_normal((256, 10)) * 0.05).astype(np.float32), name="w2")
+    b2 = tf.Variable(np.zeros(10, np.float32), name="b2")
+    h = tf.nn.relu(tf.matmul(x, w1) + b1)
+    logits = tf.matmul(h, w2) + b2
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+    if opt == "adam":
+        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
+    else:
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    r = np.random.default_rng(1)
+    xs = r.random((128, 784), dtype=np.float32)
+    ys = np.eye(10, dtype=np.float32)[r.integers(0, 10, 128)]
+    return train, {x: xs, y: ys}
+
+
+def build_nce(tf, vocab=50_000, dim=128, batch=128, num_sampled=64):
+    centers = tf.placeholder(tf.int32, [batch], name="centers")
+    contexts = tf.placeholder(tf.int64, [batch, 1], name="contexts")
+    r = np.random.default_rng(0)
+    emb = tf.Variable(r.uniform(-1, 1, (vocab, dim)).astype(np.float32), name="emb")
+    nce_w = tf.Variable((r.standard_normal((vocab, dim)) / np.sqrt(dim)).astype(np.float32),
+                        name="nce_w")
+    nce_b = tf.Variable(np.zeros(vocab, np.float32), name="nce_b")
+    embed = tf.nn.embedding_lookup(emb, centers)
+    loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_w, biases=nce_b, labels=contexts,
+                                         inputs=embed, num_sampled=num_sampled,
+                                         num_classes=vocab))
+    train = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+    c = r.integers(0, vocab, batch).astype(np.int32)
+    ctx = r.integers(0, vocab, (batch, 1)).astype(np.int64)
+    return train, {centers: c, contexts: ctx}
+
+
+WORKLOADS = {
+    "mlp_adam": lambda tf: build_mlp(tf, "adam"),
+    "mlp_sgd": lambda tf: build_mlp(tf, "sgd"),
+    "nce": build_nce,
+}
+
+
+def time_steps(tf, name, steps, warmup=20):
+    with tf.Graph().as_default():
+        train, feed = WORKLOADS[name](tf)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(warmup):
+                sess.run(train, feed)
+            times = []
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                sess.run(train, feed)
+                times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def profile(tf, name, steps):
+    with tf.Graph().as_default():
+        train, feed = WORKLOADS[name](tf)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(20):
+                sess.run(train, feed)
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(steps):
+                sess.run(train, feed)
+            prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--no-tf", action="store_true")
+    ap.add_argument("--profile", choices=sorted(WORKLOADS))
+    ap.add_argument("-k", help="only workloads containing this text")
+    args = ap.parse_args()
+    import flowrt
+
+    if args.profile:
+        profile(flowrt, args.profile, args.steps)
+        return
+    tf = None
+    if not args.no_tf:
+        try:
+            os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+            import tensorflow.compat.v1 as tf
+
+            tf.disable_eager_execution()
+        except ImportError:
+            tf = None
+    print("%-10s %12s %12s" % ("workload", "flowrt ms", "TF ms" if tf else ""))
+    for name in WORKLOADS:
+        if args.k and args.k not in name:
+            continue
+        fr_ms = time_steps(flowrt, name, args.steps)
+        tf_ms = time_steps(tf, name, args.steps) if tf is not None else None
+        print("%-10s %12.3f %12s" % (name, fr_ms, "%.3f" % tf_ms if tf_ms else "-"),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
