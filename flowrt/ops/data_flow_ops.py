@@ -11,6 +11,7 @@ kernels on trio: a blocked op holds no thread and blocks only its own run.
 from __future__ import annotations
 
 import numpy as np
+import trio
 
 from .. import dtypes as _dt
 from .. import errors
@@ -23,11 +24,7 @@ from .common import int_list
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
            "PriorityQueue"]
 
-# A queue handle is TF's ``resource`` dtype (shared with variables when they define it).
-try:
-    from .state_ops import resource as _resource_dtype
-except ImportError:  # pragma: no cover - state_ops always defines it today
-    _resource_dtype = _dt.DType("resource", object)
+_resource_dtype = _dt.resource  # a queue handle, as in TF
 
 
 # --------------------------------------------------------------------------------------
@@ -447,7 +444,8 @@ def _check_component(q, op, i, v, shape, batch=None):
     if expected is not None and expected.ndims is not None:
         exp = expected.as_list()
         got = list(v.shape[1:]) if batch is not None else list(v.shape)
-        if len(got) != len(exp) or any(e is not None and e != d for e, d in zip(exp, got, strict=False)):
+        if len(got) != len(exp) or any(e is not None and e != d
+                                       for e, d in zip(exp, got, strict=False)):
             full = ([batch if batch is not None else "?"] + exp) if batch is not None else exp
             raise errors.InvalidArgumentError(
                 None, op, "Shape mismatch in tuple component %d. Expected %s, got %s "
@@ -488,7 +486,7 @@ async def _enqueue_akernel(ctx, op, q, *comps):
         _check_component(q, op, i, v, v.shape)
     if op.attrs["component_types"][0] is _dt.int64 and q.op_type == "PriorityQueueV2":
         _check_priority(q, op, vals[0], False)
-    await q.put([tuple(_frozen(v) for v in vals)], who=_who(op))
+    await _put(q, op, [tuple(_frozen(v) for v in vals)])
     return ()
 
 
@@ -515,12 +513,35 @@ async def _enqueue_many_akernel(ctx, op, q, *comps):
         elems = [(v[j],) for j in range(n)]
     else:
         elems = list(zip(*vals, strict=False))
-    await q.put(elems, who=_who(op))
+    await _put(q, op, elems)
     return ()
 
 
 def _who(op):
     return "%s op '%s'" % (op.type, op.name)
+
+
+# The fast paths below are a cancellation point but not a schedule point: the executor
+# runs each async kernel in a task it has just started, so the run has yielded already,
+# and not yielding after the commit means the step cannot be cancelled between the queue
+# changing and the run returning (see docs/queues.md). A wait goes through the queue's
+# full checkpointing path.
+
+
+async def _put(q, op, elems):
+    await trio.lowlevel.checkpoint_if_cancelled()
+    try:
+        q.put_nowait(elems)
+    except trio.WouldBlock:
+        await q.put(elems, who=_who(op))
+
+
+async def _get(q, op, n, up_to=False):
+    await trio.lowlevel.checkpoint_if_cancelled()
+    try:
+        return q.get_nowait(n, up_to)
+    except trio.WouldBlock:
+        return await q.get(n, up_to=up_to, who=_who(op))
 
 
 register_op("QueueEnqueueV2", infer=lambda op: [], akernel=_enqueue_akernel,
@@ -544,7 +565,7 @@ def _many_infer(op, up_to):
 
 
 async def _dequeue_akernel(ctx, op, q):
-    (elem,) = await q.get(1, who=_who(op))
+    (elem,) = await _get(q, op, 1)
     return tuple(elem)
 
 
@@ -562,7 +583,7 @@ def _many_kernel(up_to):
             raise errors.InvalidArgumentError(
                 None, op, "%s's DequeueMany and DequeueUpTo require the components to have "
                 "specified shapes." % q.kind)
-        elems = await q.get(n, up_to=up_to, who=_who(op))
+        elems = await _get(q, op, n, up_to)
         if not elems:
             return tuple(np.zeros([0] + [d or 0 for d in s.as_list()], dtype=dt.np)
                          for dt, s in zip(op.attrs["component_types"], shapes, strict=False))
@@ -582,15 +603,9 @@ register_op("QueueDequeueUpToV2", infer=lambda op: _many_infer(op, True),
 
 
 async def _close_akernel(ctx, op, q):
-    await _checkpoint()
+    await trio.lowlevel.checkpoint_if_cancelled()
     q.close(op.attrs["cancel_pending_enqueues"])
     return ()
-
-
-async def _checkpoint():
-    import trio
-
-    await trio.lowlevel.checkpoint()
 
 
 register_op("QueueCloseV2", infer=lambda op: [], akernel=_close_akernel,

@@ -1,0 +1,399 @@
+"""The queue state machines on trio, without a graph: order, atomicity, cancellation,
+closing, stall warnings, statistics."""
+
+import dataclasses
+import logging
+
+import pytest
+import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from flowrt import errors
+from flowrt._core import queues
+from flowrt._core.queues import PriorityQueue, Queue, RandomShuffleQueue
+
+
+def els(*xs):
+    return [(x,) for x in xs]
+
+
+def vals(elems):
+    return [e[0] for e in elems]
+
+
+async def test_fifo_order_and_nowait_twins():
+    q = Queue("q", 3)
+    q.put_nowait(els(1, 2))
+    await q.put(els(3))
+    with pytest.raises(trio.WouldBlock):
+        q.put_nowait(els(4))
+    assert vals(q.get_nowait(2)) == [1, 2]
+    assert vals(await q.get(1)) == [3]
+    with pytest.raises(trio.WouldBlock):
+        q.get_nowait(1)
+
+
+async def test_blocked_get_is_woken_by_put():
+    q = Queue("q", 2)
+    got = []
+
+    async def consumer():
+        got.extend(vals(await q.get(1)))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(consumer)
+        await trio.testing.wait_all_tasks_blocked()
+        assert q.statistics().waiting_dequeuers == 1
+        await q.put(els(7))
+    assert got == [7]
+    assert q.statistics() == queues.QueueStatistics("q", 0, 2, False, 0, 0)
+
+
+def test_statistics_is_frozen():
+    s = Queue("q", 2).statistics()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.size = 3
+
+
+async def test_cancelled_get_takes_nothing_and_queue_keeps_working():
+    q = Queue("q", 4)
+    async with trio.open_nursery() as nursery:
+        cs = trio.CancelScope()
+
+        async def consumer():
+            with cs:
+                await q.get(2)
+
+        nursery.start_soon(consumer)
+        await trio.testing.wait_all_tasks_blocked()
+        q.put_nowait(els(1))          # not enough for get(2): it keeps waiting
+        cs.cancel()
+    assert q.statistics().waiting_dequeuers == 0
+    assert len(q) == 1
+    q.put_nowait(els(2))
+    assert vals(await q.get(2)) == [1, 2]
+
+
+async def test_get_cancelled_between_grant_and_wakeup_gives_elements_back():
+    # The put hands the element to the blocked getter, and the getter's run is cancelled
+    # before it runs again: the element must stay in the queue, in order.
+    q = Queue("q", 4)
+    result = []
+    async with trio.open_nursery() as nursery:
+        cs = trio.CancelScope()
+
+        async def consumer():
+            with cs:
+                result.append(await q.get(1))
+
+        nursery.start_soon(consumer)
+        await trio.testing.wait_all_tasks_blocked()
+        q.put_nowait(els(1, 2))       # grants 1 to the consumer ...
+        cs.cancel()                   # ... which is cancelled before it confirms
+    assert result == []
+    assert vals(q.get_nowait(2)) == [1, 2]
+
+
+async def test_put_cancelled_between_grant_and_wakeup_leaves_nothing():
+    q = Queue("q", 1)
+    q.put_nowait(els(0))
+    async with trio.open_nursery() as nursery:
+        cs = trio.CancelScope()
+
+        async def producer():
+            with cs:
+                await q.put(els(1))
+
+        nursery.start_soon(producer)
+        await trio.testing.wait_all_tasks_blocked()
+        assert vals(q.get_nowait(1)) == [0]   # grants the room to the producer ...
+        cs.cancel()                           # ... which is cancelled before it commits
+    assert len(q) == 0
+    q.put_nowait(els(2))
+    assert vals(q.get_nowait(1)) == [2]
+
+
+async def test_batch_that_fits_enters_at_once_and_cancelled_leaves_nothing():
+    q = Queue("q", 4)
+    q.put_nowait(els(0, 0))
+    with trio.move_on_after(1):
+        await q.put(els(1, 2, 3))     # needs 3 slots, only 2 free: waits, enters nothing
+    assert len(q) == 2
+    assert q.statistics().waiting_enqueuers == 0
+    q.get_nowait(2)
+    await q.put(els(1, 2, 3))
+    assert vals(q.get_nowait(3)) == [1, 2, 3]
+
+
+async def test_batch_larger_than_capacity_streams_contiguously():
+    q = Queue("q", 2)
+    got = []
+
+    async def big():
+        await q.put(els(*range(6)))
+
+    async def small():
+        await q.put(els(100))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(big)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(small)
+        await trio.testing.wait_all_tasks_blocked()
+        assert q.statistics().waiting_enqueuers == 2
+        for _ in range(7):
+            got.extend(vals(await q.get(1)))
+    assert got == [0, 1, 2, 3, 4, 5, 100]
+
+
+async def test_get_many_is_atomic_and_cancelled_takes_nothing():
+    q = Queue("q", 10)
+    q.put_nowait(els(1, 2, 3))
+    with trio.move_on_after(1):
+        await q.get(5)
+    assert len(q) == 3
+    assert vals(q.get_nowait(3)) == [1, 2, 3]
+
+
+async def test_get_more_than_capacity_gathers_and_gives_back_in_order():
+    q = Queue("q", 2)
+    async with trio.open_nursery() as nursery:
+        cs = trio.CancelScope()
+
+        async def consumer():
+            with cs:
+                await q.get(5)
+
+        nursery.start_soon(consumer)
+        await q.put(els(1, 2))
+        await q.put(els(3, 4))
+        await trio.testing.wait_all_tasks_blocked()
+        cs.cancel()
+    assert vals(q.get_nowait(2)) == [1, 2]
+    assert vals(q.get_nowait(2)) == [3, 4]
+
+
+async def test_full_queue_batch_put_and_batch_get_do_not_deadlock():
+    # 3 of 4 slots used; get(4) needs one more, put of 2 needs two slots.
+    q = Queue("q", 4)
+    q.put_nowait(els(1, 2, 3))
+    got = []
+    with trio.fail_after(1):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(q.put, els(4, 5))
+
+            async def consumer():
+                got.extend(vals(await q.get(4)))
+
+            nursery.start_soon(consumer)
+    assert got == [1, 2, 3, 4]
+    assert vals(q.get_nowait(1)) == [5]
+
+
+async def test_close_wakes_every_dequeuer_at_once(autojump_clock):
+    q = Queue("q", 4)
+    q.put_nowait(els(1))
+    outcomes = []
+
+    async def consumer(n, up_to):
+        try:
+            outcomes.append(vals(await q.get(n, up_to=up_to)))
+        except errors.OutOfRangeError as e:
+            outcomes.append(type(e).__name__)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(consumer, 3, False)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(consumer, 3, True)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(consumer, 1, False)
+        await trio.testing.wait_all_tasks_blocked()
+        assert q.statistics().waiting_dequeuers == 3
+        t0 = trio.current_time()
+        q.close()
+    assert trio.current_time() == t0
+    # get(3) fails and leaves the element; up_to(3) takes it; the last finds none.
+    assert outcomes == ["OutOfRangeError", [1], "OutOfRangeError"]
+
+
+async def test_close_cancel_pending_enqueues_wakes_every_enqueuer(autojump_clock):
+    q = Queue("q", 1)
+    q.put_nowait(els(0))
+    outcomes = []
+
+    async def producer(x):
+        try:
+            await q.put(els(x))
+            outcomes.append("ok")
+        except errors.CancelledError as e:
+            outcomes.append(str(e))
+
+    async with trio.open_nursery() as nursery:
+        for x in range(3):
+            nursery.start_soon(producer, x)
+        await trio.testing.wait_all_tasks_blocked()
+        assert q.statistics().waiting_enqueuers == 3
+        t0 = trio.current_time()
+        q.close(cancel_pending_enqueues=True)
+    assert trio.current_time() == t0
+    assert len(outcomes) == 3
+    assert all(o.startswith("Enqueue operation was cancelled") for o in outcomes)
+    assert vals(q.get_nowait(1)) == [0]
+
+
+async def test_close_keeps_pending_enqueues_without_cancel():
+    q = Queue("q", 1)
+    q.put_nowait(els(0))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(q.put, els(1))
+        await trio.testing.wait_all_tasks_blocked()
+        q.close()
+        assert vals(await q.get(1)) == [0]
+    assert vals(await q.get(1)) == [1]
+
+
+async def test_closed_queue_errors():
+    q = Queue("q", 2)
+    q.close()
+    with pytest.raises(errors.CancelledError, match=r"^FIFOQueue 'q' is closed\.$"):
+        await q.put(els(1))
+    with pytest.raises(errors.OutOfRangeError, match=r"is closed and has insufficient "
+                       r"elements \(requested 1, current size 0\)"):
+        await q.get(1)
+    with pytest.raises(errors.CancelledError, match=r"Queue 'q' is already closed\."):
+        q.close()
+    q.close(cancel_pending_enqueues=True)    # no error, as in TF
+
+
+async def test_stall_warning_logged_once(autojump_clock, caplog, monkeypatch):
+    monkeypatch.setattr(queues, "STALL_WARNING_SECONDS", 10.0)
+    q = Queue("input_queue", 5)
+    with caplog.at_level(logging.WARNING, logger="flowrt"):
+        with trio.move_on_after(100):
+            await q.get(1, who="QueueDequeueV2 op 'deq'")
+    msgs = [r.getMessage() for r in caplog.records if r.name == "flowrt"]
+    assert len(msgs) == 1
+    assert "FIFOQueue 'input_queue'" in msgs[0]
+    assert "size 0, capacity 5" in msgs[0]
+    assert "fr.train.start_queue_runners" in msgs[0]
+    assert "QueueDequeueV2 op 'deq'" in msgs[0]
+    assert q.statistics().waiting_dequeuers == 0
+
+
+async def test_no_stall_warning_while_the_queue_is_fed(autojump_clock, caplog, monkeypatch):
+    monkeypatch.setattr(queues, "STALL_WARNING_SECONDS", 10.0)
+    q = Queue("q", 10)
+
+    async def slow_producer():
+        for i in range(5):
+            await trio.sleep(6)
+            await q.put(els(i))
+
+    with caplog.at_level(logging.WARNING, logger="flowrt"):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(slow_producer)
+            assert vals(await q.get(5)) == [0, 1, 2, 3, 4]   # takes 30 s
+    assert not [r for r in caplog.records if r.name == "flowrt"]
+
+
+async def test_stall_warning_for_enqueue_on_full_queue(autojump_clock, caplog, monkeypatch):
+    monkeypatch.setattr(queues, "STALL_WARNING_SECONDS", 2.0)
+    q = Queue("q", 1)
+    q.put_nowait(els(0))
+    with caplog.at_level(logging.WARNING, logger="flowrt"):
+        with trio.move_on_after(30):
+            await q.put(els(1))
+    (rec,) = [r for r in caplog.records if r.name == "flowrt"]
+    assert "waits for room" in rec.getMessage() and "size 1, capacity 1" in rec.getMessage()
+
+
+async def test_random_shuffle_keeps_min_after_dequeue_until_closed():
+    q = RandomShuffleQueue("r", 10, min_after_dequeue=3, seed=1)
+    q.put_nowait(els(*range(4)))
+    q.get_nowait(1)
+    with pytest.raises(trio.WouldBlock):
+        q.get_nowait(1)
+    q.close()
+    assert len(q.get_nowait(3)) == 3
+    with pytest.raises(errors.OutOfRangeError):
+        q.get_nowait(1)
+
+
+def test_random_shuffle_is_reproducible_with_a_seed():
+    def order(seed):
+        q = RandomShuffleQueue("r", 100, 0, seed=seed)
+        q.put_nowait(els(*range(50)))
+        return vals(q.get_nowait(50))
+
+    assert order((5, 7)) == order((5, 7))
+    assert order((5, 7)) != order((5, 8))
+    assert sorted(order(3)) == list(range(50))
+
+
+def test_priority_queue_orders_by_priority_then_arrival():
+    q = PriorityQueue("p", 10)
+    q.put_nowait([(3, "c"), (1, "a"), (2, "b"), (1, "a2")])
+    assert [e[1] for e in q.get_nowait(4)] == ["a", "a2", "b", "c"]
+
+
+# --- FIFO order under random interleavings ----------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(capacity=st.integers(1, 6),
+       producers=st.lists(st.lists(st.integers(1, 6), min_size=1, max_size=5),
+                          min_size=1, max_size=3),
+       takes=st.lists(st.tuples(st.integers(0, 6), st.booleans(), st.integers(0, 3)),
+                      min_size=1, max_size=12),
+       seed=st.integers(0, 2**32 - 1))
+def test_fifo_order_under_random_interleavings(capacity, producers, takes, seed):
+    """Producers put batches (streaming the ones larger than the capacity); consumers
+    take batches, some cancelled at random times. Everything taken comes out in the
+    order it went in, each batch contiguous, and cancelled requests take nothing."""
+    import random
+
+    rnd = random.Random(seed)
+
+    async def main():
+        q = Queue("q", capacity)
+        put_log, got_log = [], []
+        counter = iter(range(10**6))
+
+        async def producer(sizes):
+            for n in sizes:
+                batch = [(p, next(counter)) for p in range(n)]
+                await trio.sleep(rnd.random())
+                await q.put(batch)
+                put_log.append(batch)
+
+        async def consumer(n, up_to, cancel_after):
+            await trio.sleep(rnd.random())
+            with trio.move_on_after(cancel_after if cancel_after else 1e9):
+                try:
+                    got = await q.get(n, up_to=up_to)
+                except errors.OutOfRangeError:
+                    return
+                got_log.append(got)
+
+        async with trio.open_nursery() as nursery:
+            for sizes in producers:
+                nursery.start_soon(producer, sizes)
+            async with trio.open_nursery() as consumers:
+                for n, up_to, cancel_after in takes:
+                    consumers.start_soon(consumer, n, up_to, cancel_after)
+            await trio.sleep(20)  # producers finish or stay blocked on a full queue
+            rest = len(q)
+            nursery.cancel_scope.cancel()
+        taken = [e for g in got_log for e in g] + q.get_nowait(rest)
+        # Puts commit right before they return, so put_log is the commit order; a batch
+        # larger than the capacity may have been cut off midway by the final cancel.
+        committed = [e for b in put_log for e in b]
+        assert taken[:len(committed)] == committed, "elements came out of order"
+        tail = taken[len(committed):]
+        assert [e[0] for e in tail] == list(range(len(tail)))
+        assert len({e[1] for e in tail}) == len(tail) and (
+            not tail or tail[-1][1] - tail[0][1] == len(tail) - 1)
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
