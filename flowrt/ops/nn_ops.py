@@ -13,6 +13,7 @@ these losses sit on the training hot path.
 
 from __future__ import annotations
 
+import collections
 import math
 import numbers
 
@@ -26,7 +27,7 @@ from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops
-from .common import FLOATS, NUMERIC, check_dtype, int_list, make, make_op, same_as
+from .common import FLOATS, NUMERIC, check_dtype, int_list, make, make_op
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "selu", "softplus", "sigmoid", "tanh", "softmax",
@@ -840,7 +841,7 @@ def _sharded_lookup(params, ids, strategy, max_norm):
                                           for p in params],
                     {"n": n, "strategy": strategy}).outputs
     shard_rows, positions = parts[:n], parts[n:]
-    rows = [array_ops.gather(p, r) for p, r in zip(params, shard_rows)]
+    rows = [array_ops.gather(p, r) for p, r in zip(params, shard_rows, strict=True)]
     stitched = make("StitchRows", list(positions) + rows, {"n": n})
     if ids.shape.is_fully_defined() and params[0].shape.ndims is not None:
         tail = params[0].shape.as_list()[1:]
@@ -892,7 +893,7 @@ def _stitch_kernel(ctx, op, *args):
     pos, rows = args[:n], args[n:]
     total = sum(len(p) for p in pos)
     out = np.empty((total,) + rows[0].shape[1:], dtype=rows[0].dtype)
-    for p, r in zip(pos, rows):
+    for p, r in zip(pos, rows, strict=True):
         out[p] = r
     return (out,)
 
@@ -1024,18 +1025,12 @@ def _candidate_sampler(op_type, dist, true_classes, num_true, num_sampled, uniqu
     tc = convert_to_tensor(true_classes, _dt.int64) if not isinstance(true_classes, Tensor) \
         else true_classes
     op = make_op(op_type, [tc], attrs, name, op_type)
-    return _SamplerResult(*op.outputs)
+    return _SamplerResult._make(op.outputs)
 
 
-class _SamplerResult(tuple):
-    """(sampled_candidates, true_expected_count, sampled_expected_count)."""
-
-    def __new__(cls, a, b, c):
-        return super().__new__(cls, (a, b, c))
-
-    sampled_candidates = property(lambda self: self[0])
-    true_expected_count = property(lambda self: self[1])
-    sampled_expected_count = property(lambda self: self[2])
+_SamplerResult = collections.namedtuple(
+    "CandidateSamplerResult", ["sampled_candidates", "true_expected_count",
+                               "sampled_expected_count"])
 
 
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,

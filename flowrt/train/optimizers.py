@@ -327,12 +327,12 @@ register_op("AssignMulVariableOp", infer=_apply_infer, kernel=_assign_mul_kernel
             grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
+_INPUT_NAMES = {t: names for t, names, _, _ in _APPLY}
+
+
 def _apply_op(op_type, inputs: dict, attrs=None):
     """Creates an update op from a dict of inputs keyed by the names in ``_APPLY``."""
-    for t, names, nh, _ in _APPLY:
-        if t == op_type:
-            break
-    ins = [inputs[n] for n in names]
+    ins = [inputs[n] for n in _INPUT_NAMES[op_type]]
     return get_default_graph()._create_op(op_type, ins, attrs or {}, None, op_type)
 
 
@@ -441,7 +441,7 @@ class Optimizer:
                               aggregation_method=aggregation_method,
                               colocate_gradients_with_ops=colocate_gradients_with_ops)
             out, i = [], 0
-            for v, rs in zip(var_list, reads):
+            for v, rs in zip(var_list, reads, strict=True):
                 parts = [gr for gr in grads[i:i + len(rs)] if gr is not None]
                 i += len(rs)
                 out.append((_sum_grads(parts), v))

@@ -39,7 +39,7 @@ def _np_train(update, state_init):
     states = [state_init(p) for p in params]
     for t in range(1, STEPS + 1):
         grads = _np_grads(*params)
-        for i, (p, g) in enumerate(zip(params, grads)):
+        for i, (p, g) in enumerate(zip(params, grads, strict=True)):
             params[i], states[i] = update(p, g, states[i], t)
     return params
 
@@ -311,7 +311,7 @@ def test_sparse_matches_dense_reference_on_touched_rows(name, make, update, init
             p[rows] = new_p
             if s is not None:
                 if isinstance(s, tuple):
-                    for full, part in zip(s, new_s):
+                    for full, part in zip(s, new_s, strict=True):
                         full[rows] = part
                 else:
                     s[rows] = new_s
@@ -418,5 +418,5 @@ def test_matches_tensorflow(opt_name):
     ref_loss, ref_vars = _mlp_run(tf, opt_name)
     loss, vs = _mlp_run(fr, opt_name)
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-4, atol=1e-5)
-    for a, b in zip(vs, ref_vars):
+    for a, b in zip(vs, ref_vars, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
