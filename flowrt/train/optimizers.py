@@ -46,21 +46,28 @@ def _big(a) -> bool:
 
 
 def _dedup(op, indices, values, nrows):
-    """Unique indices and their summed values (TF's ``_deduplicate_indexed_slices``)."""
+    """Sorted unique indices and their summed values (TF's
+    ``_deduplicate_indexed_slices``), by one sort and ``add.reduceat``."""
     indices = np.asarray(indices)
     idx = indices.reshape(-1).astype(np.int64, copy=False)
     vals = values.reshape((idx.size,) + values.shape[indices.ndim:])
-    if idx.size and (idx.min() < 0 or idx.max() >= nrows):
+    if idx.size == 0:
+        return idx, vals
+    lo, hi = idx.min(), idx.max()
+    if lo < 0 or hi >= nrows:
         bad = idx[(idx < 0) | (idx >= nrows)][0]
         raise errors.InvalidArgumentError(
             None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad)))
-    uniq, inv = np.unique(idx, return_inverse=True)
-    if uniq.size == idx.size:
-        order = np.argsort(idx, kind="stable")
-        return uniq, vals[order]
-    summed = np.zeros((uniq.size,) + vals.shape[1:], dtype=vals.dtype)
-    np.add.at(summed, inv, vals)
-    return uniq, summed
+    order = np.argsort(idx, kind="stable")
+    sidx = idx[order]
+    first = np.empty(sidx.size, dtype=bool)
+    first[0] = True
+    np.not_equal(sidx[1:], sidx[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    svals = vals[order]
+    if starts.size == sidx.size:
+        return sidx, svals
+    return sidx[starts], np.add.reduceat(svals, starts, axis=0)
 
 
 # Dense rules: fn(olds, s, g) -> news, with ``s`` the scalar hyperparameters as numpy
