@@ -1,0 +1,13 @@
+"""``fr.summary``: summary ops and the event-file writer TensorBoard reads.
+
+``scalar``, ``histogram``, ``merge`` and ``merge_all`` build ops whose values are
+serialized ``Summary`` protobufs; ``FileWriter`` writes them, and the graph, to
+``events.out.tfevents.*`` files. See docs/summary.md.
+"""
+
+from .protos import Event, HistogramProto, Summary  # noqa: F401
+from .summary_ops import histogram, merge, merge_all, scalar  # noqa: F401
+from .writer import FileWriter  # noqa: F401
+
+__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "Summary",
+           "HistogramProto", "Event"]

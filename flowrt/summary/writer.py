@@ -1,0 +1,218 @@
+"""``FileWriter``: event files that TensorBoard reads, and ``read_events`` to read them back.
+
+An event file is a TFRecord stream of serialized ``Event`` protos; the first one holds
+``file_version = "brain.Event:2"``. The file is named like TF's:
+``events.out.tfevents.<seconds, 10 digits>.<hostname><filename_suffix>``.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import Iterator
+
+import numpy as np
+
+from .._core.graph import Graph
+from . import _wire as w
+from .protos import Event
+from .protos import graph_def as _graph_def
+
+__all__ = ["FileWriter", "read_events"]
+
+FILE_VERSION = "brain.Event:2"
+
+
+def _serialized(obj, what: str) -> bytes:
+    """bytes from bytes, a 0-d string array (a fetched string tensor), or a protobuf-like
+    object with ``SerializeToString``."""
+    if isinstance(obj, np.ndarray) and obj.shape == () and obj.dtype == object:
+        obj = obj[()]
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return bytes(obj)
+    ser = getattr(obj, "SerializeToString", None)
+    if ser is None:
+        raise TypeError("%s must be serialized protobuf bytes (the value of a fetched summary "
+                        "tensor) or have SerializeToString(); got %s" % (what, type(obj).__name__))
+    return ser()
+
+
+class FileWriter:
+    """Writes summaries, graphs and events to an event file in ``logdir``.
+
+    Example:
+      merged = fr.summary.merge_all()
+      with fr.summary.FileWriter("/tmp/run1", fr.get_default_graph()) as writer:
+          for step in range(100):
+              writer.add_summary(sess.run(merged), step)
+
+    Args:
+      logdir: the directory for the event file; created if missing.
+      graph: a ``Graph`` to write at once (TensorBoard's graph tab).
+      max_queue: events held in memory before they are written out.
+      flush_secs: the longest time, in seconds, an event is held in memory.
+      graph_def: deprecated TF1 argument: a serialized ``GraphDef`` to write.
+      filename_suffix: appended to the event file's name.
+
+    Note (flowrt): there is no background thread. Held events are written and flushed when
+    ``max_queue`` are pending, when an event is added ``flush_secs`` or more after the last
+    flush, and on ``flush()``/``close()``; so close the writer (or use it as a context
+    manager) for the last events to reach the disk. A second writer opened in the same
+    directory in the same second gets a ``.1``, ``.2``... before the suffix instead of
+    overwriting the first one's file. The graph is written without a ``MetaGraphDef``.
+    """
+
+    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+                 filename_suffix=None, session=None):
+        if session is not None:
+            raise NotImplementedError("FileWriter(session=...) writes to a database in TF1; "
+                                      "flowrt writes event files only, so omit session")
+        self._logdir = os.fspath(logdir)
+        self._max_queue = max(1, int(max_queue))
+        self._flush_secs = float(flush_secs)
+        self._suffix = filename_suffix or ""
+        self._lock = threading.Lock()
+        self._file = None
+        self._path = None
+        self._open()
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph, graph_def=graph_def)
+
+    # --- file -----------------------------------------------------------------------
+
+    def _open(self):
+        os.makedirs(self._logdir, exist_ok=True)
+        now = int(time.time())
+        base = os.path.join(self._logdir, "events.out.tfevents.%010d.%s"
+                            % (now, socket.gethostname()))
+        for n in range(1 << 16):
+            path = base + ("" if n == 0 else ".%d" % n) + self._suffix
+            try:
+                self._file = open(path, "xb")
+                break
+            except FileExistsError:
+                continue
+        self._path = path
+        self._pending: list[bytes] = []
+        self._file.write(w.record(Event(wall_time=float(now),
+                                        file_version=FILE_VERSION).SerializeToString()))
+        self._file.flush()
+        self._last_flush = time.monotonic()
+
+    def get_logdir(self) -> str:
+        """The directory the event file is in."""
+        return self._logdir
+
+    @property
+    def path(self) -> str:
+        """The event file being written (flowrt)."""
+        return self._path
+
+    # --- adding -----------------------------------------------------------------------
+
+    def add_event(self, event):
+        """Adds an ``Event`` (or its serialized bytes) as given; ignored after ``close()``."""
+        self._add(_serialized(event, "event"))
+
+    def _add(self, data: bytes):
+        with self._lock:
+            if self._file is None:
+                return  # TF1 drops events added to a closed writer
+            self._pending.append(w.record(data))
+            if (len(self._pending) >= self._max_queue
+                    or time.monotonic() - self._last_flush >= self._flush_secs):
+                self._flush_locked()
+
+    def _add_what(self, field: int, payload: bytes, global_step):
+        step = b"" if global_step is None else w.opt_int(2, int(global_step))
+        self._add(w.double_field(1, time.time()) + step + w.bytes_field(field, payload))
+
+    def add_summary(self, summary, global_step=None):
+        """Adds a ``Summary``: the value of a fetched summary tensor (bytes) or a
+        ``fr.summary.Summary``.
+
+        Args:
+          summary: serialized ``Summary`` bytes, or an object with ``SerializeToString``.
+          global_step: the step to record with it (TensorBoard's x axis).
+        """
+        data = _serialized(summary, "summary")
+        try:
+            for _ in w.fields(data):
+                pass
+        except ValueError as e:
+            raise ValueError("add_summary: the summary is not a serialized Summary protobuf "
+                             "(%s); pass the value of a summary tensor" % e) from None
+        self._add_what(5, data, global_step)
+
+    def add_graph(self, graph, global_step=None, graph_def=None):
+        """Adds a ``Graph`` for TensorBoard's graph tab.
+
+        Args:
+          graph: a ``Graph``.
+          global_step: the step to record with it.
+          graph_def: deprecated TF1 argument: a serialized ``GraphDef`` (bytes, or an object
+            with ``SerializeToString``) instead of ``graph``.
+        """
+        if graph is not None and graph_def is not None:
+            raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
+        if isinstance(graph, Graph):
+            data = _graph_def(graph)
+        elif graph is None and graph_def is not None:
+            data = _serialized(graph_def, "graph_def")
+        else:
+            raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
+                            "`GraphDef`")
+        self._add_what(4, data, global_step)
+
+    # --- flushing and closing -----------------------------------------------------------
+
+    def _flush_locked(self):
+        if self._file is None:
+            return
+        if self._pending:
+            self._file.write(b"".join(self._pending))
+            self._pending = []
+        self._file.flush()
+        self._last_flush = time.monotonic()
+
+    def flush(self):
+        """Writes the held events to the event file and flushes it to the OS."""
+        with self._lock:
+            self._flush_locked()
+
+    def close(self):
+        """Flushes and closes the event file; a second close does nothing."""
+        with self._lock:
+            if self._file is None:
+                return
+            self._flush_locked()
+            self._file.close()
+            self._file = None
+
+    def reopen(self):
+        """After ``close()``, starts a new event file in the same directory."""
+        with self._lock:
+            if self._file is None:
+                self._open()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return "<fr.summary.FileWriter %r%s>" % (self._path,
+                                                 " (closed)" if self._file is None else "")
+
+
+def read_events(path) -> Iterator[Event]:
+    """The ``Event`` records of an event file, in order; ValueError if a record is corrupt.
+
+    Note (flowrt): TF1 has this as ``tf.train.summary_iterator``.
+    """
+    with open(path, "rb") as f:
+        for data in w.read_records(f):
+            yield Event.FromString(data)
