@@ -29,5 +29,6 @@ from .session import (ConfigProto, GPUOptions, InteractiveSession, RunMetadata, 
 from .scopes import (add_to_collection, add_to_collections, control_dependencies,  # noqa
                      device, get_collection, get_collection_ref, name_scope)
 from . import nn, train  # noqa: F401,E402
+from . import summary  # noqa: F401
 
 __version__ = "0.1.0"
