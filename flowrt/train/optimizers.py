@@ -70,8 +70,9 @@ def _dedup(op, indices, values, nrows):
     return sidx[starts], np.add.reduceat(svals, starts, axis=0)
 
 
-# Dense rules: fn(olds, s, g) -> news, with ``s`` the scalar hyperparameters as numpy
-# scalars of the variable's dtype. Sparse rules: fn(olds, s, rows, g) -> news on copies.
+# Dense rules: fn(olds, s, g) -> news (fresh arrays), with ``s`` the scalar
+# hyperparameters as numpy scalars of the variable's dtype. Sparse rules:
+# fn(arrs, s, rows, g) mutate ``arrs`` (see _apply_kernel) for the deduplicated rows.
 
 
 def _new(x):
@@ -87,10 +88,8 @@ def _sgd_dense(olds, s, g):
     return [np.subtract(w, out, out=out)]
 
 
-def _sgd_sparse(olds, s, rows, g):
-    w = olds[0].copy()
-    w[rows] -= s["alpha"] * g
-    return [w]
+def _sgd_sparse(arrs, s, rows, g):
+    arrs[0][rows] -= s["alpha"] * g
 
 
 def _momentum_dense(olds, s, g):
@@ -114,8 +113,8 @@ def _momentum_dense(olds, s, g):
     return [np.subtract(w, t, out=t), acc]
 
 
-def _momentum_sparse(olds, s, rows, g):
-    w, acc = olds[0].copy(), olds[1].copy()
+def _momentum_sparse(arrs, s, rows, g):
+    w, acc = arrs
     lr, mom = s["lr"], s["momentum"]
     a = acc[rows] * mom + g
     acc[rows] = a
@@ -123,7 +122,6 @@ def _momentum_sparse(olds, s, rows, g):
         w[rows] -= g * lr + a * mom * lr
     else:
         w[rows] -= lr * a
-    return [w, acc]
 
 
 def _adam_alpha(s, dt):
@@ -158,26 +156,25 @@ def _adam_dense(olds, s, g):
     return [np.subtract(w, t, out=t), m2, v2]
 
 
-def _adam_sparse(olds, s, rows, g):
+def _adam_sparse(arrs, s, rows, g):
     # TF1's AdamOptimizer._apply_sparse_shared: m = m * b1 (all rows), m[rows] += (1-b1) g;
     # v likewise with g * g; then the dense var update.
-    w, m, v = olds
+    w, m, v = arrs
     alpha = _adam_alpha(s, w.dtype.type)
     b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
-    m = m * b1
+    m *= b1
     m[rows] += g * (1 - b1)
-    v = v * b2
+    v *= b2
     v[rows] += (g * g) * (1 - b2)
     if _big(w):
-        w = ne.evaluate("w - alpha * m / (sqrt(v) + eps)",
-                        local_dict={"w": w, "m": m, "v": v, "alpha": alpha, "eps": eps})
+        ne.evaluate("w - alpha * m / (sqrt(v) + eps)", out=w, casting="same_kind",
+                    local_dict={"w": w, "m": m, "v": v, "alpha": alpha, "eps": eps})
     else:
         den = _new(np.sqrt(v))
         den += eps
         t = _new(np.multiply(m, alpha))
         t /= den
-        w = np.subtract(w, t, out=t)
-    return [w, m, v]
+        w -= t
 
 
 def _adagrad_dense(olds, s, g):
@@ -194,12 +191,11 @@ def _adagrad_dense(olds, s, g):
     return [np.subtract(w, t, out=t), acc]
 
 
-def _adagrad_sparse(olds, s, rows, g):
-    w, acc = olds[0].copy(), olds[1].copy()
+def _adagrad_sparse(arrs, s, rows, g):
+    w, acc = arrs
     a = acc[rows] + g * g
     acc[rows] = a
     w[rows] -= g * s["lr"] / np.sqrt(a)
-    return [w, acc]
 
 
 def _rms_math(w, ms, mom, g, s, mg=None):
@@ -235,10 +231,9 @@ def _rms_dense(olds, s, g):
     return [w, ms, mom]
 
 
-def _rms_sparse(olds, s, rows, g):
-    w, ms, mom = (a.copy() for a in olds)
+def _rms_sparse(arrs, s, rows, g):
+    w, ms, mom = arrs
     w[rows], ms[rows], mom[rows], _ = _rms_math(w[rows], ms[rows], mom[rows], g, s)
-    return [w, ms, mom]
 
 
 def _crms_dense(olds, s, g):
@@ -247,11 +242,10 @@ def _crms_dense(olds, s, g):
     return [w, mg, ms, mom]
 
 
-def _crms_sparse(olds, s, rows, g):
-    w, mg, ms, mom = (a.copy() for a in olds)
+def _crms_sparse(arrs, s, rows, g):
+    w, mg, ms, mom = arrs
     w[rows], ms[rows], mom[rows], mg[rows] = _rms_math(w[rows], ms[rows], mom[rows], g, s,
                                                        mg[rows])
-    return [w, mg, ms, mom]
 
 
 # op type, inputs in TF's order (handles first; "grad" the gradient; "indices" for
@@ -287,6 +281,12 @@ def _apply_infer(op):
     return []
 
 
+# Sparse rules mutate the arrays they are given: private copies (copy-on-write), or,
+# with state_ops' in-place helper, the stored arrays when no run holds a read of them
+# (a vocabulary-sized copy per step would dominate sparse training).
+_INPLACE = getattr(state_ops, "update_variables_inplace", None)
+
+
 def _apply_kernel(names, n_handles, rule, sparse):
     gi = names.index("grad")
     ii = names.index("indices") if sparse else -1
@@ -305,14 +305,21 @@ def _apply_kernel(names, n_handles, rule, sparse):
             g = np.asarray(grad, dtype=w.dtype)
             if sparse:
                 rows, gv = _dedup(op, args[ii], g, w.shape[0])
-                return rule(olds, s, rows, gv)
+                rule(olds, s, rows, gv)
+                return olds
             if g.shape != w.shape:
                 raise errors.InvalidArgumentError(
                     None, op, "var and grad do not have the same shape%s %s"
                     % (list(w.shape), list(g.shape)))
             return rule(olds, s, g)
 
-        state_ops.update_variables(ctx, op, handles, fn)
+        if not sparse:
+            state_ops.update_variables(ctx, op, handles, fn)
+        elif _INPLACE is not None:
+            _INPLACE(ctx, op, handles, fn)
+        else:
+            state_ops.update_variables(ctx, op, handles, lambda olds: fn([o.copy()
+                                                                          for o in olds]))
         return ()
 
     return kernel
