@@ -46,8 +46,9 @@ def double_field(field: int, x: float) -> bytes:
 
 
 def float_field(field: int, x: float) -> bytes:
-    # numpy rounds like C's (float)x: out-of-range values become +-inf instead of raising.
-    return key(field, I32) + np.float32(x).tobytes()
+    # Rounds like C's (float)x, as TF does: out-of-range values become +-inf, silently.
+    with np.errstate(over="ignore"):
+        return key(field, I32) + np.float32(x).tobytes()
 
 
 def bytes_field(field: int, data) -> bytes:

@@ -284,7 +284,8 @@ def _list_value(vs: list) -> bytes | None:
     if all(_is_int(v) for v in vs):
         return w.packed_varints(3, vs)
     if all(isinstance(v, (float, np.floating)) for v in vs):
-        return w.bytes_field(4, np.asarray(vs, dtype="<f4").tobytes())
+        with np.errstate(over="ignore"):
+            return w.bytes_field(4, np.asarray(vs, dtype="<f4").tobytes())
     if all(isinstance(v, _dt.DType) for v in vs):
         return w.packed_varints(6, [_DT_ENUM[v.name] for v in vs])
     if all(isinstance(v, TensorShape) for v in vs):

@@ -180,7 +180,7 @@ def merge(inputs, collections=None, name=None):
                          "than minimum length 1.")
     name = _clean_tag(name)
     with name_scope(name, "Merge", inputs):
-        tensors = [to_tensor(x, _dt.string) for x in inputs]
+        tensors = [to_tensor(x) for x in inputs]
         val = make("MergeSummary", tensors, {"N": len(tensors)}, name=name,
                    default_name="MergeSummary")
         _collect(val, collections, [])
