@@ -21,7 +21,7 @@ import trio
 from . import dtypes as _dt
 from . import errors
 from ._core import graph as _graph
-from ._core.executor import RunContext, run_async, run_sync
+from ._core.executor import RunContext, resume_async, run_async, run_prefix, run_sync
 from ._core.graph import Graph, Operation, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
@@ -341,8 +341,14 @@ class Session:
         t0 = time.time()
         if not plan.blocking:
             vals = run_sync(plan, ctx, feeds)
+        elif plan.sequential:
+            # Try on this thread first: a queue op that need not wait completes here,
+            # without a round trip to the trio loop.
+            partial, k = run_prefix(plan, ctx, feeds)
+            vals = k if partial is None else self._run_on_loop(
+                resume_async, (plan, ctx, partial, k), plan, ctx, timeout)
         else:
-            vals = self._run_on_loop(plan, ctx, feeds, timeout)
+            vals = self._run_on_loop(run_async, (plan, ctx, feeds), plan, ctx, timeout)
         return self._finish(fm, vals, ctx, run_metadata, t0)
 
     async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -365,12 +371,20 @@ class Session:
                 vals = self._timed_run(plan, ctx, feeds)
                 await trio.lowlevel.cancel_shielded_checkpoint()
         else:
+            await trio.lowlevel.checkpoint_if_cancelled()
+            work = (run_async, (plan, ctx, feeds))
+            if plan.sequential:
+                partial, k = run_prefix(plan, ctx, feeds)
+                if partial is None:
+                    await trio.lowlevel.cancel_shielded_checkpoint()
+                    return self._finish(fm, k, ctx, run_metadata, t0)
+                work = (resume_async, (plan, ctx, partial, k))
             current = trio.lowlevel.current_trio_token()
             token = self._bind(current)
             if token is current:
-                vals = await self._step(plan, ctx, feeds, timeout)
+                vals = await self._step(work[0], work[1], plan, ctx, timeout)
             else:
-                vals = await self._bridge(token, plan, ctx, feeds, timeout)
+                vals = await self._bridge(token, work, plan, ctx, timeout)
         return self._finish(fm, vals, ctx, run_metadata, t0)
 
     @staticmethod
@@ -391,9 +405,9 @@ class Session:
 
     # --- the trio side ----------------------------------------------------------------
 
-    async def _step(self, plan, ctx, feeds, timeout, box=None):
-        """Runs a blocking plan in the bound loop under a cancel scope that close() and
-        the run's timeout can cancel."""
+    async def _step(self, fn, args, plan, ctx, timeout, box=None):
+        """Runs ``await fn(*args)`` (a blocking plan, or the rest of one) in the bound
+        loop under a cancel scope that close() and the run's timeout can cancel."""
         token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as cs:
             entry = (token, cs)
@@ -405,7 +419,7 @@ class Session:
             if self._closed:
                 cs.cancel()
             try:
-                return await run_async(plan, ctx, feeds)
+                return await fn(*args)
             finally:
                 self._inflight.discard(entry)
         if self._closed:
@@ -416,11 +430,11 @@ class Session:
             None, None, "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
             % (round(timeout * 1000), waiting))
 
-    def _run_on_loop(self, plan, ctx, feeds, timeout):
+    def _run_on_loop(self, fn, args, plan, ctx, timeout):
         for _ in range(2):
             token = self._bind(None)
             try:
-                return trio.from_thread.run(self._step, plan, ctx, feeds, timeout,
+                return trio.from_thread.run(self._step, fn, args, plan, ctx, timeout,
                                             trio_token=token)
             except trio.RunFinishedError:
                 self._unbind(token)
@@ -432,7 +446,7 @@ class Session:
         self._check_open()
         raise RuntimeError("could not reach a trio loop to run a blocking op")
 
-    async def _bridge(self, token, plan, ctx, feeds, timeout):
+    async def _bridge(self, token, work, plan, ctx, timeout):
         """Runs a blocking plan on the session's loop from a task of another loop."""
         box: dict = {}
         here = trio.lowlevel.current_trio_token()
@@ -440,8 +454,9 @@ class Session:
 
         def in_thread():
             try:
-                return trio.from_thread.run(self._step, plan, ctx, feeds, timeout, box,
-                                            trio_token=token)
+                box["result"] = trio.from_thread.run(self._step, work[0], work[1], plan, ctx,
+                                                     timeout, box, trio_token=token)
+                return box["result"]
             finally:
                 try:
                     here.run_sync_soon(done.set)
@@ -459,6 +474,10 @@ class Session:
                     pass
             with trio.CancelScope(shield=True):
                 await done.wait()
+            if "result" in box:
+                # The run completed before the cancel reached it: its effects happened,
+                # so hand back its result rather than losing, e.g., a dequeued element.
+                return box["result"]
             raise
 
     def _bind(self, current):
@@ -599,6 +618,8 @@ class _DefaultSession:
 
 
 def _blocked_ops(plan, ctx):
+    if ctx.waiting is not None:
+        return [ctx.waiting]
     return [st.op for st in plan.steps if st.akernel is not None]
 
 

@@ -23,7 +23,7 @@ from .. import errors
 class RunContext:
     """What kernels see of the run: the session's state and the run's options."""
 
-    __slots__ = ("session", "resources", "deadline", "step_id", "stats")
+    __slots__ = ("session", "resources", "deadline", "step_id", "stats", "waiting")
 
     def __init__(self, session, resources, deadline=None, step_id=0, stats=None):
         self.session = session
@@ -31,6 +31,7 @@ class RunContext:
         self.deadline = deadline
         self.step_id = step_id
         self.stats = stats
+        self.waiting = None  # the blocking op a sequential run awaits, for messages
 
 
 def op_error(exc: BaseException, op) -> errors.OpError:
@@ -120,6 +121,70 @@ def compile_sync(plan):
     code = compile("\n".join(lines), "<flowrt plan of %d steps>" % len(plan.steps), "exec")
     exec(code, env)
     return env["run"]
+
+
+def _store(vals, st, res):
+    outs = st.outs
+    if len(outs) == 1:
+        vals[outs[0]] = res[0]
+    else:
+        for o, r in zip(outs, res):
+            vals[o] = r
+
+
+def run_prefix(plan, ctx: RunContext, feed_values):
+    """Runs a sequential plan on the calling thread as far as it goes without blocking.
+
+    The blocking step runs through its ``try_kernel``. Returns ``(None, fetched)`` when
+    the plan completed, or ``(vals, k)`` when step ``k`` would block: nothing of step
+    ``k`` happened, and ``resume_async`` continues from there on the trio loop.
+    """
+    vals = list(plan.init)
+    for s, v in zip(plan.feed_slots, feed_values):
+        vals[s] = v
+    stats = ctx.stats
+    with np.errstate(all="ignore"):
+        for st in plan.steps:
+            t0 = time.perf_counter() if stats is not None else 0.0
+            try:
+                if st.akernel is None:
+                    res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
+                elif st.try_kernel is None:
+                    return vals, st.index
+                else:
+                    try:
+                        res = st.try_kernel(ctx, st.op, *[vals[i] for i in st.ins])
+                    except trio.WouldBlock:
+                        return vals, st.index
+            except Exception as e:  # noqa: BLE001
+                raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
+            if stats is not None:
+                stats.append((st.op, t0, time.perf_counter()))
+            _store(vals, st, res)
+    return None, [vals[s] for s in plan.fetch_slots]
+
+
+async def resume_async(plan, ctx: RunContext, vals: list, k: int) -> list:
+    """Runs steps ``k``.. of a sequential plan in this task, awaiting the blocking one."""
+    stats = ctx.stats
+    for st in plan.steps[k:]:
+        t0 = time.perf_counter() if stats is not None else 0.0
+        try:
+            with np.errstate(all="ignore"):
+                if st.akernel is None:
+                    res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
+                else:
+                    ctx.waiting = st.op
+                    res = await st.akernel(ctx, st.op, *[vals[i] for i in st.ins])
+                    ctx.waiting = None
+        except trio.Cancelled:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
+        if stats is not None:
+            stats.append((st.op, t0, time.perf_counter()))
+        _store(vals, st, res)
+    return [vals[s] for s in plan.fetch_slots]
 
 
 async def run_async(plan, ctx: RunContext, feed_values) -> list:

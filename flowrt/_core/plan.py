@@ -107,12 +107,14 @@ def _fold(d, op, values):
 class Step:
     """One op in a plan: its kernel, input and output slots, and its successors."""
 
-    __slots__ = ("op", "kernel", "akernel", "ins", "outs", "succ", "npred", "index")
+    __slots__ = ("op", "kernel", "akernel", "try_kernel", "ins", "outs", "succ", "npred",
+                 "index")
 
     def __init__(self, op: Operation, d, ins: tuple, outs: tuple, index: int):
         self.op = op
         self.kernel = d.kernel
         self.akernel = d.akernel
+        self.try_kernel = d.try_kernel
         self.ins = ins
         self.outs = outs
         self.succ: list[int] = []
@@ -131,6 +133,7 @@ class Plan:
       roots: indices of the steps with no predecessor in the plan.
       npred: per step, how many predecessor steps it waits for.
       runs / sync_fn: run count, and the compiled straight-line function once built.
+      sequential: exactly one step may block (see ``executor.run_prefix``).
     """
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors):
@@ -194,6 +197,9 @@ class Plan:
         self.init = init
         self.blocking = blocking
         self.roots = tuple(st.index for st in steps if st.npred == 0)
+        # With a single blocking step, running the steps in order cannot wait on the run
+        # itself: such a plan runs in one task, awaiting that step in place.
+        self.sequential = sum(st.akernel is not None for st in steps) == 1
         self.npred = [st.npred for st in steps]
         self.ops = ops
         self.runs = 0

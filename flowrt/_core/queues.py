@@ -1,8 +1,10 @@
 """Queue state machines on trio: FIFO, random-shuffle, padding and priority queues.
 
 Independent of the graph: a queue holds elements (tuples of numpy arrays) and serves
-put and get requests. Every mutation happens on the trio loop the session is bound to;
-only ``size``, ``closed`` and ``statistics()`` are read from other threads.
+put and get requests. Waiting requests live on the trio loop the session is bound to;
+the non-blocking ``put_nowait`` / ``get_nowait`` / ``close`` may be called from any
+thread (a ``sess.run`` tries them on its own thread first). A lock guards the state,
+and a request granted from another thread is woken through its loop's token.
 
 Requests are served in arrival order by ``_flush``: waiting putters and getters form
 two lines, and only the head of a line is served. Serving a waiting request is a
@@ -30,6 +32,7 @@ import logging
 import math
 import os
 import random as _random
+import threading
 from collections import deque
 from dataclasses import dataclass
 
@@ -84,7 +87,7 @@ class QueueStatistics:
 class _Request:
     """A put or get waiting in its line."""
 
-    __slots__ = ("items", "n", "up_to", "state", "event", "error", "who")
+    __slots__ = ("items", "n", "up_to", "state", "event", "error", "who", "token", "thread")
 
     def __init__(self, items, n, up_to, who):
         self.items = items      # putter: elements still to enter; getter: gathered so far
@@ -94,6 +97,18 @@ class _Request:
         self.event = trio.Event()
         self.error = None
         self.who = who
+        self.token = trio.lowlevel.current_trio_token()
+        self.thread = threading.get_ident()
+
+    def wake(self):
+        """Sets the event on the waiter's own loop (trio events are not thread-safe)."""
+        if threading.get_ident() == self.thread:
+            self.event.set()
+        else:
+            try:
+                self.token.run_sync_soon(self.event.set)
+            except trio.RunFinishedError:
+                pass
 
 
 class Queue:
@@ -115,6 +130,7 @@ class Queue:
         if kind is not None:
             self.kind = kind
         self._closed = False
+        self._lock = threading.RLock()
         self._putters: deque[_Request] = deque()
         self._getters: deque[_Request] = deque()
         self._reserved = 0      # room granted to the head putter, not yet committed
@@ -186,11 +202,12 @@ class Queue:
 
         Raises fr.errors.CancelledError if the queue is closed.
         """
-        if self._closed:
-            raise self._closed_error()
-        if self._putters or len(elems) > self._room():
-            raise trio.WouldBlock
-        self._commit_put(elems)
+        with self._lock:
+            if self._closed:
+                raise self._closed_error()
+            if self._putters or len(elems) > self._room():
+                raise trio.WouldBlock
+            self._commit_put(elems)
 
     async def put(self, elems: list, who: str = "") -> None:
         """Adds ``elems`` (a list of element tuples) in order, waiting for room.
@@ -206,8 +223,9 @@ class Queue:
         except trio.WouldBlock:
             pass
         req = _Request(list(elems), 0, False, who)
-        self._putters.append(req)
-        self._flush()
+        with self._lock:
+            self._putters.append(req)
+            self._flush()
         await self._wait(req, putter=True)
 
     def _commit_put(self, elems):
@@ -224,14 +242,15 @@ class Queue:
         On a closed queue with fewer than ``n`` left: raises fr.errors.OutOfRangeError,
         or with ``up_to`` returns what is left (OutOfRangeError if nothing is).
         """
-        if not self._getters:
-            avail = self._available()
-            if n <= avail:
-                return self._commit_get(self._take(n))
-            if self._closed:
-                if up_to and avail > 0:
-                    return self._commit_get(self._take(avail))
-                raise self._insufficient(n, len(self))
+        with self._lock:
+            if not self._getters:
+                avail = self._available()
+                if n <= avail:
+                    return self._commit_get(self._take(n))
+                if self._closed:
+                    if up_to and avail > 0:
+                        return self._commit_get(self._take(avail))
+                    raise self._insufficient(n, len(self))
         raise trio.WouldBlock
 
     async def get(self, n: int = 1, up_to: bool = False, who: str = "") -> list:
@@ -242,8 +261,9 @@ class Queue:
         except trio.WouldBlock:
             pass
         req = _Request([], n, up_to, who)
-        self._getters.append(req)
-        self._flush()
+        with self._lock:
+            self._getters.append(req)
+            self._flush()
         return await self._wait(req, putter=False)
 
     def _commit_get(self, elems):
@@ -260,6 +280,10 @@ class Queue:
         Closing a closed queue raises CancelledError unless ``cancel_pending_enqueues``
         (as in TF).
         """
+        with self._lock:
+            self._close(cancel_pending_enqueues)
+
+    def _close(self, cancel_pending_enqueues):
         if cancel_pending_enqueues:
             self._closed = True
             for req in list(self._putters):
@@ -279,11 +303,11 @@ class Queue:
     def _fail(self, req, err):
         req.state = _FAILED
         req.error = err
-        req.event.set()
+        req.wake()
 
     def _grant(self, req):
         req.state = _GRANTED
-        req.event.set()
+        req.wake()
 
     def _flush(self):
         """Serves the heads of both lines until neither can move."""
@@ -360,11 +384,13 @@ class Queue:
                 # Cancelled after the grant but before this task ran: give it back.
                 await trio.lowlevel.checkpoint()
         except BaseException:
-            self._abandon(req, putter)
+            with self._lock:
+                self._abandon(req, putter)
             raise
-        if req.state == _FAILED:
-            raise req.error
-        return self._confirm(req, putter)
+        with self._lock:
+            if req.state == _FAILED:
+                raise req.error
+            return self._confirm(req, putter)
 
     def _confirm(self, req, putter):
         if putter:

@@ -33,6 +33,10 @@ class OpDef:
         TypeError with a plain message (the graph adds op name and creation site).
       kernel: ``kernel(ctx, op, *inputs) -> tuple`` of numpy outputs; never mutates inputs.
       akernel: ``async akernel(ctx, op, *inputs) -> tuple`` for ops that may block.
+      try_kernel: for an op with an ``akernel``, ``try_kernel(ctx, op, *inputs) -> tuple``
+        that completes without blocking, from any thread, or raises ``trio.WouldBlock``
+        having changed nothing. A run whose only blocking op has one tries it on the
+        caller's thread first and goes to the trio loop only if it would block.
       grad: ``grad(op, *output_grads) -> [input_grad or None, ...]``, NOT_DIFFERENTIABLE,
         or None for "no gradient defined".
       stateful: the op reads or writes session state, so it is never folded or deduped.
@@ -49,6 +53,7 @@ class OpDef:
     default_name: str = ""
     ne_expr: str | None = None
     extra: dict = field(default_factory=dict)
+    try_kernel: Callable | None = None
 
     @property
     def may_block(self) -> bool:
@@ -60,14 +65,16 @@ _GRADIENTS: dict[str, Any] = {}
 
 
 def register_op(op_type: str, *, infer, kernel=None, akernel=None, grad=None, stateful=False,
-                default_name=None, ne_expr=None, **extra) -> OpDef:
+                default_name=None, ne_expr=None, try_kernel=None, **extra) -> OpDef:
     """Registers an op type once; a second registration of the same type is an error."""
     if op_type in _OPS:
         raise KeyError("op type %r is already registered" % op_type)
     if (kernel is None) == (akernel is None):
         raise ValueError("op type %r needs exactly one of kernel= and akernel=" % op_type)
+    if try_kernel is not None and akernel is None:
+        raise ValueError("op type %r: try_kernel= goes with akernel=" % op_type)
     d = OpDef(op_type, infer, kernel, akernel, grad, stateful, default_name or op_type,
-              ne_expr, extra)
+              ne_expr, extra, try_kernel)
     _OPS[op_type] = d
     if grad is not None:
         _GRADIENTS[op_type] = grad

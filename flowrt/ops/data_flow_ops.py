@@ -480,17 +480,26 @@ def _element_values(q, op, comps):
     return out
 
 
-async def _enqueue_akernel(ctx, op, q, *comps):
+def _enqueue_elems(op, q, comps):
     vals = _element_values(q, op, comps)
     for i, v in enumerate(vals):
         _check_component(q, op, i, v, v.shape)
     if op.attrs["component_types"][0] is _dt.int64 and q.op_type == "PriorityQueueV2":
         _check_priority(q, op, vals[0], False)
-    await _put(q, op, [tuple(_frozen(v) for v in vals)])
+    return [tuple(_frozen(v) for v in vals)]
+
+
+async def _enqueue_akernel(ctx, op, q, *comps):
+    await _put(q, op, _enqueue_elems(op, q, comps))
     return ()
 
 
-async def _enqueue_many_akernel(ctx, op, q, *comps):
+def _enqueue_try(ctx, op, q, *comps):
+    q.put_nowait(_enqueue_elems(op, q, comps))
+    return ()
+
+
+def _enqueue_many_elems(op, q, comps):
     vals = _element_values(q, op, comps)
     if any(v.ndim == 0 for v in vals):
         bad = next(i for i, v in enumerate(vals) if v.ndim == 0)
@@ -510,10 +519,17 @@ async def _enqueue_many_akernel(ctx, op, q, *comps):
     vals = [_frozen(v) for v in vals]
     if len(vals) == 1:
         v = vals[0]
-        elems = [(v[j],) for j in range(n)]
-    else:
-        elems = list(zip(*vals, strict=False))
-    await _put(q, op, elems)
+        return [(v[j],) for j in range(n)]
+    return list(zip(*vals, strict=False))
+
+
+async def _enqueue_many_akernel(ctx, op, q, *comps):
+    await _put(q, op, _enqueue_many_elems(op, q, comps))
+    return ()
+
+
+def _enqueue_many_try(ctx, op, q, *comps):
+    q.put_nowait(_enqueue_many_elems(op, q, comps))
     return ()
 
 
@@ -545,9 +561,9 @@ async def _get(q, op, n, up_to=False):
 
 
 register_op("QueueEnqueueV2", infer=lambda op: [], akernel=_enqueue_akernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+            try_kernel=_enqueue_try, grad=NOT_DIFFERENTIABLE, stateful=True)
 register_op("QueueEnqueueManyV2", infer=lambda op: [], akernel=_enqueue_many_akernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+            try_kernel=_enqueue_many_try, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 # --- dequeue ----------------------------------------------------------------------------
@@ -569,8 +585,13 @@ async def _dequeue_akernel(ctx, op, q):
     return tuple(elem)
 
 
+def _dequeue_try(ctx, op, q):
+    (elem,) = q.get_nowait(1)
+    return tuple(elem)
+
+
 def _many_kernel(up_to):
-    async def akernel(ctx, op, q, n):
+    def check(op, q, n):
         n = int(n)
         if n < 0:
             raise errors.InvalidArgumentError(
@@ -583,20 +604,35 @@ def _many_kernel(up_to):
             raise errors.InvalidArgumentError(
                 None, op, "%s's DequeueMany and DequeueUpTo require the components to have "
                 "specified shapes." % q.kind)
-        elems = await _get(q, op, n, up_to)
+        return n, pad
+
+    def result(op, elems, pad):
         if not elems:
             return tuple(np.zeros([0] + [d or 0 for d in s.as_list()], dtype=dt.np)
-                         for dt, s in zip(op.attrs["component_types"], shapes, strict=False))
+                         for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"],
+                                          strict=False))
         return _q.batch(elems, [dt.np for dt in op.attrs["component_types"]], pad=pad)
-    return akernel
+
+    async def akernel(ctx, op, q, n):
+        n, pad = check(op, q, n)
+        return result(op, await _get(q, op, n, up_to), pad)
+
+    def try_kernel(ctx, op, q, n):
+        n, pad = check(op, q, n)
+        return result(op, q.get_nowait(n, up_to), pad)
+
+    return akernel, try_kernel
 
 
+_many_ak, _many_try = _many_kernel(False)
+_up_to_ak, _up_to_try = _many_kernel(True)
 register_op("QueueDequeueV2", infer=_dequeue_infer, akernel=_dequeue_akernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+            try_kernel=_dequeue_try, grad=NOT_DIFFERENTIABLE, stateful=True)
 register_op("QueueDequeueManyV2", infer=lambda op: _many_infer(op, False),
-            akernel=_many_kernel(False), grad=NOT_DIFFERENTIABLE, stateful=True)
+            akernel=_many_ak, try_kernel=_many_try, grad=NOT_DIFFERENTIABLE, stateful=True)
 register_op("QueueDequeueUpToV2", infer=lambda op: _many_infer(op, True),
-            akernel=_many_kernel(True), grad=NOT_DIFFERENTIABLE, stateful=True)
+            akernel=_up_to_ak, try_kernel=_up_to_try, grad=NOT_DIFFERENTIABLE,
+            stateful=True)
 
 
 # --- close, size, is_closed -------------------------------------------------------------
@@ -608,7 +644,12 @@ async def _close_akernel(ctx, op, q):
     return ()
 
 
-register_op("QueueCloseV2", infer=lambda op: [], akernel=_close_akernel,
+def _close_try(ctx, op, q):
+    q.close(op.attrs["cancel_pending_enqueues"])
+    return ()
+
+
+register_op("QueueCloseV2", infer=lambda op: [], akernel=_close_akernel, try_kernel=_close_try,
             grad=NOT_DIFFERENTIABLE, stateful=True)
 
 # Size and IsClosed only read the queue, so they are plain kernels: a run fetching only
