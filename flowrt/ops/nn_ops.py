@@ -766,11 +766,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         r = _random_ops().random_uniform(noise_shape, seed=seed, dtype=x.dtype)
         keep = math_ops.greater_equal(r, rate if isinstance(rate, Tensor)
                                       else convert_to_tensor(rate, x.dtype))
-        zero = convert_to_tensor(np.zeros(x.shape.as_list() if x.shape.is_fully_defined()
-                                          else (), x.dtype.np)) \
-            if x.shape.is_fully_defined() else array_ops.zeros_like(ret)
-        out = math_ops.where(keep, ret, zero) if keep.shape == ret.shape \
-            else ret * math_ops.cast(keep, x.dtype)
+        out = math_ops.where(keep, ret, convert_to_tensor(0, x.dtype))
         out.set_shape(x.shape)
         return out
 
@@ -914,16 +910,7 @@ register_op("StitchRows", infer=_stitch_infer, kernel=_stitch_kernel, grad=_stit
 
 
 def _get_seed(op_seed):
-    ro = _random_ops()
-    fn = getattr(ro, "get_seed", None)
-    if fn is not None:
-        return fn(op_seed)
-    g = get_default_graph()
-    if g.seed is not None:
-        return g.seed, op_seed if op_seed is not None else len(g.get_operations())
-    if op_seed is not None:
-        return 87654321, op_seed
-    return None, None
+    return _random_ops().get_seed(op_seed)
 
 
 def _sampler_infer(op):

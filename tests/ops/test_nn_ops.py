@@ -396,3 +396,11 @@ def test_matches_tensorflow(name):
         out = run(build(fr))
     assert out.dtype == ref.dtype and out.shape == ref.shape
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_dropout_gradient_is_the_kept_mask_scaled():
+    x = fr.constant(np.full((30, 20), 3.0, np.float32))
+    y = fr.nn.dropout(x, rate=0.4, seed=2)
+    (g,) = fr.gradients(y, [x])
+    yv, gv = run(y, g)
+    np.testing.assert_allclose(gv, yv / 3.0, rtol=1e-6)
