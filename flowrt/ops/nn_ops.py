@@ -766,7 +766,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         r = _random_ops().random_uniform(noise_shape, seed=seed, dtype=x.dtype)
         keep = math_ops.greater_equal(r, rate if isinstance(rate, Tensor)
                                       else convert_to_tensor(rate, x.dtype))
-        out = math_ops.where(keep, ret, convert_to_tensor(0, x.dtype))
+        out = math_ops.where(keep, ret, array_ops.zeros_like(ret))
         out.set_shape(x.shape)
         return out
 
