@@ -42,7 +42,7 @@ import trio
 from .. import errors
 
 __all__ = ["Queue", "RandomShuffleQueue", "PaddingQueue", "PriorityQueue", "QueueStatistics",
-           "STALL_WARNING_SECONDS"]
+           "STALL_WARNING_SECONDS", "Row", "rows", "batch"]
 
 logger = logging.getLogger("flowrt")
 
@@ -507,25 +507,88 @@ class PriorityQueue(Queue):
             heapq.heappush(self._items, (int(e[0]), next(self._front), e))
 
 
+class Row:
+    """Element ``j`` of a batch that ``enqueue_many`` put in: a lazy tuple of its
+    components (``batch[i][j]``). Batching rows back keeps them as slices of that batch
+    instead of copying row by row (see ``batch``)."""
+
+    __slots__ = ("batch", "j")
+
+    def __init__(self, batch: tuple, j: int):
+        self.batch = batch
+        self.j = j
+
+    def __getitem__(self, i):
+        return self.batch[i][self.j]
+
+    def __len__(self):
+        return len(self.batch)
+
+    def __iter__(self):
+        j = self.j
+        return (c[j] for c in self.batch)
+
+
+def rows(components: tuple) -> list:
+    """The elements of a batch (one array per component, rows along axis 0)."""
+    return list(map(Row, itertools.repeat(components, len(components[0])),
+                    range(len(components[0]))))
+
+
+def _runs(elems):
+    """Splits elements into (batch, start, stop) runs of consecutive rows of one batch;
+    an element that is not a Row is a run (None, element, 0)."""
+    runs = []
+    cur = None
+    for e in elems:
+        if type(e) is Row:
+            if cur is not None and cur[0] is e.batch and cur[2] == e.j:
+                cur[2] += 1
+                continue
+            cur = [e.batch, e.j, e.j + 1]
+        else:
+            cur = [None, e, 0]
+        runs.append(cur)
+        if cur[0] is None:
+            cur = None
+    return runs
+
+
 def batch(elems: list, dtypes: list, pad: bool = False) -> tuple:
     """Stacks elements into one array per component (numpy dtypes ``dtypes``); pads
     dimensions of differing size with zeros (empty strings) when ``pad``."""
+    if not pad:
+        runs = _runs(elems)
+        if len(runs) <= 8 or len(runs) * 8 <= len(elems):
+            # Rows that came in batches go out as slices of those batches.
+            try:
+                out = []
+                for i, dt in enumerate(dtypes):
+                    pieces = [b[i][a:z] if b is not None else np.asarray(a[i])[None]
+                              for b, a, z in runs]
+                    arr = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+                    out.append(arr if arr.dtype == dt else arr.astype(dt))
+                return tuple(out)
+            except ValueError:
+                pass  # differing shapes: the general path says which
     out = []
+    n = len(elems)
     for i, dt in enumerate(dtypes):
         parts = [e[i] for e in elems]
-        shapes = {np.shape(p) for p in parts}
-        if len(shapes) > 1:
+        first = np.shape(parts[0])
+        if not all(np.shape(p) == first for p in parts):
+            shapes = {np.shape(p) for p in parts}
             if not pad:
                 raise ValueError("elements of component %d have different shapes %s"
                                  % (i, sorted(shapes)))
             shape = tuple(max(s) for s in zip(*shapes, strict=False))
-        else:
-            shape = shapes.pop()
-        if np.dtype(dt).kind == "O" or len(shapes) > 1 or pad:
-            arr = np.full((len(parts),) + shape, b"" if np.dtype(dt).kind == "O" else 0, dtype=dt)
+            fill = b"" if np.dtype(dt).kind == "O" else 0
+            arr = np.full((n,) + shape, fill, dtype=dt)
             for j, p in enumerate(parts):
                 arr[(j,) + tuple(slice(0, d) for d in np.shape(p))] = p
         else:
-            arr = np.stack(parts)
+            arr = np.empty((n,) + first, dtype=dt)
+            for j, p in enumerate(parts):
+                arr[j] = p
         out.append(arr)
     return tuple(out)

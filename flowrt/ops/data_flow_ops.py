@@ -517,10 +517,7 @@ def _enqueue_many_elems(op, q, comps):
     if q.op_type == "PriorityQueueV2":
         _check_priority(q, op, vals[0], True)
     vals = [_frozen(v) for v in vals]
-    if len(vals) == 1:
-        v = vals[0]
-        return [(v[j],) for j in range(n)]
-    return list(zip(*vals, strict=False))
+    return _q.rows(tuple(vals))
 
 
 async def _enqueue_many_akernel(ctx, op, q, *comps):
