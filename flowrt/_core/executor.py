@@ -12,6 +12,7 @@ failure cancels the step and surfaces as one ``OpError`` naming the op.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -123,6 +124,9 @@ def compile_sync(plan):
     return env["run"]
 
 
+_NO_CONTEXT = contextlib.nullcontext()
+
+
 def _store(vals, st, res):
     outs = st.outs
     if len(outs) == 1:
@@ -143,7 +147,7 @@ def run_prefix(plan, ctx: RunContext, feed_values):
     for s, v in zip(plan.feed_slots, feed_values):
         vals[s] = v
     stats = ctx.stats
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore") if plan.numeric else _NO_CONTEXT:
         for st in plan.steps:
             t0 = time.perf_counter() if stats is not None else 0.0
             try:
@@ -170,7 +174,7 @@ async def resume_async(plan, ctx: RunContext, vals: list, k: int) -> list:
     for st in plan.steps[k:]:
         t0 = time.perf_counter() if stats is not None else 0.0
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore") if plan.numeric else _NO_CONTEXT:
                 if st.akernel is None:
                     res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
                 else:

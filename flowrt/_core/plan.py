@@ -200,6 +200,9 @@ class Plan:
         # With a single blocking step, running the steps in order cannot wait on the run
         # itself: such a plan runs in one task, awaiting that step in place.
         self.sequential = sum(st.akernel is not None for st in steps) == 1
+        # Whether some kernel may compute in floating point (and so needs numpy's
+        # warnings silenced, as TF is silent on inf/nan); queue plans usually do not.
+        self.numeric = any(not get_op_def(st.op.type).extra.get("quiet") for st in steps)
         self.npred = [st.npred for st in steps]
         self.ops = ops
         self.runs = 0

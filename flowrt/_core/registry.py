@@ -42,6 +42,8 @@ class OpDef:
       stateful: the op reads or writes session state, so it is never folded or deduped.
       default_name: the name an op of this type gets when none is given.
       ne_expr: numexpr template over inputs ``x``, ``y`` (elementwise fusion), or None.
+      extra: further flags; ``quiet=True`` marks a kernel that does no floating-point
+        math, so a plan of only such kernels skips silencing numpy's warnings.
     """
 
     type: str

@@ -107,7 +107,8 @@ def no_op(name=None):
     return make_op("NoOp", [], None, name)
 
 
-register_op("NoOp", infer=lambda op: [], kernel=lambda ctx, op: (), grad=NOT_DIFFERENTIABLE)
+register_op("NoOp", infer=lambda op: [], kernel=lambda ctx, op: (), grad=NOT_DIFFERENTIABLE,
+            quiet=True)
 
 
 def group(*inputs, **kwargs):

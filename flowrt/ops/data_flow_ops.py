@@ -420,7 +420,7 @@ def _handle_kernel(ctx, op):
 
 for _t in _KINDS:
     register_op(_t, infer=_handle_infer, kernel=_handle_kernel, grad=NOT_DIFFERENTIABLE,
-                stateful=True)
+                stateful=True, quiet=True)
 
 
 # --- enqueue ----------------------------------------------------------------------------
@@ -558,9 +558,9 @@ async def _get(q, op, n, up_to=False):
 
 
 register_op("QueueEnqueueV2", infer=lambda op: [], akernel=_enqueue_akernel,
-            try_kernel=_enqueue_try, grad=NOT_DIFFERENTIABLE, stateful=True)
+            try_kernel=_enqueue_try, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
 register_op("QueueEnqueueManyV2", infer=lambda op: [], akernel=_enqueue_many_akernel,
-            try_kernel=_enqueue_many_try, grad=NOT_DIFFERENTIABLE, stateful=True)
+            try_kernel=_enqueue_many_try, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
 
 
 # --- dequeue ----------------------------------------------------------------------------
@@ -624,12 +624,13 @@ def _many_kernel(up_to):
 _many_ak, _many_try = _many_kernel(False)
 _up_to_ak, _up_to_try = _many_kernel(True)
 register_op("QueueDequeueV2", infer=_dequeue_infer, akernel=_dequeue_akernel,
-            try_kernel=_dequeue_try, grad=NOT_DIFFERENTIABLE, stateful=True)
+            try_kernel=_dequeue_try, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
 register_op("QueueDequeueManyV2", infer=lambda op: _many_infer(op, False),
-            akernel=_many_ak, try_kernel=_many_try, grad=NOT_DIFFERENTIABLE, stateful=True)
+            akernel=_many_ak, try_kernel=_many_try, grad=NOT_DIFFERENTIABLE, stateful=True,
+            quiet=True)
 register_op("QueueDequeueUpToV2", infer=lambda op: _many_infer(op, True),
             akernel=_up_to_ak, try_kernel=_up_to_try, grad=NOT_DIFFERENTIABLE,
-            stateful=True)
+            stateful=True, quiet=True)
 
 
 # --- close, size, is_closed -------------------------------------------------------------
@@ -647,7 +648,7 @@ def _close_try(ctx, op, q):
 
 
 register_op("QueueCloseV2", infer=lambda op: [], akernel=_close_akernel, try_kernel=_close_try,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+            grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
 
 # Size and IsClosed only read the queue, so they are plain kernels: a run fetching only
 # them stays on the caller's thread (a read of one int is atomic; mutations happen on
