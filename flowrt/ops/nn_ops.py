@@ -560,10 +560,8 @@ def _sparse_xent_infer(op):
     ls = logits.shape
     if ls.ndims is None:
         return [(logits.dtype, labels.shape), (logits.dtype, unknown_shape())]
-    batch = ls[:-1] if hasattr(ls, "__getitem__") else None
     out = TensorShape(ls.as_list()[:-1]).merge_with(labels.shape) \
         if labels.shape.ndims is not None else TensorShape(ls.as_list()[:-1])
-    del batch
     return [(logits.dtype, out), (logits.dtype, TensorShape(out.as_list() + [ls.as_list()[-1]]))]
 
 
@@ -1286,10 +1284,8 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 def xw_plus_b(x, weights, biases, name=None):
     """``matmul(x, weights) + biases`` (a ``BiasAdd``)."""
-    g = get_default_graph()
     with _OwnScope(name, "xw_plus_b") as s:
         mm = math_ops.matmul(x, weights)
-    del g
     return bias_add(mm, biases, name=s.name)
 
 

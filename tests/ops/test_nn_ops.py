@@ -404,3 +404,16 @@ def test_dropout_gradient_is_the_kept_mask_scaled():
     (g,) = fr.gradients(y, [x])
     yv, gv = run(y, g)
     np.testing.assert_allclose(gv, yv / 3.0, rtol=1e-6)
+
+
+def test_small_composites():
+    w = _r.standard_normal((5, 2)).astype(np.float32)
+    b = np.array([0.5, -0.5], np.float32)
+    y = fr.nn.xw_plus_b(A, w, b)
+    z = fr.nn.relu_layer(A, w, b)
+    assert (y.name, y.op.type, z.name) == ("xw_plus_b:0", "BiasAdd", "relu_layer:0")
+    yv, zv, fv, nv = run(y, z, fr.nn.zero_fraction(z), fr.nn.l2_normalize(A, axis=1))
+    np.testing.assert_allclose(yv, A @ w + b, rtol=1e-5)
+    np.testing.assert_allclose(zv, np.maximum(A @ w + b, 0), rtol=1e-5)
+    np.testing.assert_allclose(fv, np.mean(zv == 0), rtol=1e-6)
+    np.testing.assert_allclose(nv, A / np.linalg.norm(A, axis=1, keepdims=True), rtol=1e-5)
