@@ -1,3 +1,5 @@
-"""``fr.nn``: neural-network ops (to be written)."""
+"""``fr.nn``: activations, softmax, losses, dropout, embeddings and candidate sampling
+(TF1's ``tf.nn``). Definitions live in ``flowrt/ops/nn_ops.py``; this module only
+re-exports them."""
 
 from .ops.nn_ops import *  # noqa: F401,F403
