@@ -21,7 +21,7 @@ import trio
 from . import dtypes as _dt
 from . import errors
 from ._core import graph as _graph
-from ._core.executor import RunContext, resume_async, run_async, run_prefix, run_sync
+from ._core.executor import RunContext, resume, run_prefix, run_sync
 from ._core.graph import Graph, Operation, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
@@ -341,14 +341,13 @@ class Session:
         t0 = time.time()
         if not plan.blocking:
             vals = run_sync(plan, ctx, feeds)
-        elif plan.sequential:
-            # Try on this thread first: a queue op that need not wait completes here,
-            # without a round trip to the trio loop.
+        else:
+            # Try on this thread first: queue ops that need not wait complete here,
+            # without a round trip to the trio loop; the rest goes there from the step
+            # that would block.
             partial, k = run_prefix(plan, ctx, feeds)
             vals = k if partial is None else self._run_on_loop(
-                resume_async, (plan, ctx, partial, k), plan, ctx, timeout)
-        else:
-            vals = self._run_on_loop(run_async, (plan, ctx, feeds), plan, ctx, timeout)
+                resume, (plan, ctx, partial, k), plan, ctx, timeout)
         return self._finish(fm, vals, ctx, run_metadata, t0)
 
     async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -372,13 +371,11 @@ class Session:
                 await trio.lowlevel.cancel_shielded_checkpoint()
         else:
             await trio.lowlevel.checkpoint_if_cancelled()
-            work = (run_async, (plan, ctx, feeds))
-            if plan.sequential:
-                partial, k = run_prefix(plan, ctx, feeds)
-                if partial is None:
-                    await trio.lowlevel.cancel_shielded_checkpoint()
-                    return self._finish(fm, k, ctx, run_metadata, t0)
-                work = (resume_async, (plan, ctx, partial, k))
+            partial, k = run_prefix(plan, ctx, feeds)
+            if partial is None:
+                await trio.lowlevel.cancel_shielded_checkpoint()
+                return self._finish(fm, k, ctx, run_metadata, t0)
+            work = (resume, (plan, ctx, partial, k))
             current = trio.lowlevel.current_trio_token()
             token = self._bind(current)
             if token is current:

@@ -137,11 +137,13 @@ def _store(vals, st, res):
 
 
 def run_prefix(plan, ctx: RunContext, feed_values):
-    """Runs a sequential plan on the calling thread as far as it goes without blocking.
+    """Runs a blocking plan on the calling thread as far as it goes without blocking.
 
-    The blocking step runs through its ``try_kernel``. Returns ``(None, fetched)`` when
-    the plan completed, or ``(vals, k)`` when step ``k`` would block: nothing of step
-    ``k`` happened, and ``resume_async`` continues from there on the trio loop.
+    Steps run in order; blocking steps through their ``try_kernel``. Returns
+    ``(None, fetched)`` when the plan completed, or ``(vals, k)`` when step ``k`` would
+    block: nothing of step ``k`` happened, and ``resume`` continues from there on the
+    trio loop. (Any order of completed steps is one the concurrent executor could
+    have taken, so the result is the same.)
     """
     vals = list(plan.init)
     for s, v in zip(plan.feed_slots, feed_values):
@@ -168,8 +170,19 @@ def run_prefix(plan, ctx: RunContext, feed_values):
     return None, [vals[s] for s in plan.fetch_slots]
 
 
-async def resume_async(plan, ctx: RunContext, vals: list, k: int) -> list:
-    """Runs steps ``k``.. of a sequential plan in this task, awaiting the blocking one."""
+async def resume(plan, ctx: RunContext, vals: list, k: int) -> list:
+    """Runs steps ``k``.. of a plan after ``run_prefix`` stopped at step ``k``.
+
+    With one blocking step left, in order in this task, awaiting it in place (a run
+    cannot then wait on itself); with several, concurrently (``run_async``), since one
+    may wait for another of the same run.
+    """
+    if plan.blocking_after[k] > 1:
+        return await run_async(plan, ctx, None, vals, k)
+    return await _resume_in_order(plan, ctx, vals, k)
+
+
+async def _resume_in_order(plan, ctx: RunContext, vals: list, k: int) -> list:
     stats = ctx.stats
     for st in plan.steps[k:]:
         t0 = time.perf_counter() if stats is not None else 0.0
@@ -191,14 +204,25 @@ async def resume_async(plan, ctx: RunContext, vals: list, k: int) -> list:
     return [vals[s] for s in plan.fetch_slots]
 
 
-async def run_async(plan, ctx: RunContext, feed_values) -> list:
-    """Runs a plan on trio: ops fire as their inputs become ready."""
-    vals = list(plan.init)
-    for s, v in zip(plan.feed_slots, feed_values):
-        vals[s] = v
+async def run_async(plan, ctx: RunContext, feed_values, vals=None, start: int = 0) -> list:
+    """Runs a plan on trio: ops fire as their inputs become ready.
+
+    With ``vals`` and ``start``, steps before ``start`` have already run (``run_prefix``)
+    and their outputs are in ``vals``; the rest runs from there.
+    """
+    if vals is None:
+        vals = list(plan.init)
+        for s, v in zip(plan.feed_slots, feed_values):
+            vals[s] = v
     pending = list(plan.npred)
     steps = plan.steps
     stats = ctx.stats
+    roots = plan.roots
+    if start:
+        for st in steps[:start]:
+            for j in st.succ:
+                pending[j] -= 1
+        roots = [j for j in range(start, len(steps)) if pending[j] == 0]
 
     def finish(st, res):
         outs = st.outs
@@ -244,7 +268,7 @@ async def run_async(plan, ctx: RunContext, feed_values) -> list:
 
     try:
         async with trio.open_nursery() as nursery:
-            drive(list(reversed(plan.roots)), nursery)
+            drive(list(reversed(roots)), nursery)
     except BaseExceptionGroup as eg:
         raise _first_error(eg) from None
     return [vals[s] for s in plan.fetch_slots]

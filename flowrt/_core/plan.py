@@ -133,7 +133,7 @@ class Plan:
       roots: indices of the steps with no predecessor in the plan.
       npred: per step, how many predecessor steps it waits for.
       runs / sync_fn: run count, and the compiled straight-line function once built.
-      sequential: exactly one step may block (see ``executor.run_prefix``).
+      blocking_after: per step index, how many steps from there on may block.
     """
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors):
@@ -197,9 +197,12 @@ class Plan:
         self.init = init
         self.blocking = blocking
         self.roots = tuple(st.index for st in steps if st.npred == 0)
-        # With a single blocking step, running the steps in order cannot wait on the run
-        # itself: such a plan runs in one task, awaiting that step in place.
-        self.sequential = sum(st.akernel is not None for st in steps) == 1
+        # blocking_after[k]: how many steps from k on may block (see executor.resume).
+        after, n = [0] * (len(steps) + 1), 0
+        for i in range(len(steps) - 1, -1, -1):
+            n += steps[i].akernel is not None
+            after[i] = n
+        self.blocking_after = after
         # Whether some kernel may compute in floating point (and so needs numpy's
         # warnings silenced, as TF is silent on inf/nan); queue plans usually do not.
         self.numeric = any(not get_op_def(st.op.type).extra.get("quiet") for st in steps)

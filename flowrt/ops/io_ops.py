@@ -9,6 +9,7 @@ run, exactly like a dequeue.
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 import trio
@@ -333,6 +334,8 @@ class _ReaderState:
         self.records = 0
         self.work_units = 0
         self.lock = None  # a trio.Lock, made in the loop that runs the reads
+        # Guards the open file against the thread-side reads (``_read_try``).
+        self.tlock = threading.Lock()
 
     def close_file(self):
         if self.file is not None:
@@ -483,7 +486,13 @@ register_op("TextLineReaderV2", infer=lambda op: [(resource, TensorShape([]))],
 async def _next_work(ctx, op, state):
     """Dequeues the next file name (a nested run of the queue's dequeue) and opens it."""
     path = await ctx.session.arun(op.attrs["dequeue"])
-    state.open(op, bytes(path))
+    with state.tlock:
+        state.open(op, bytes(path))
+
+
+def _next_line(state):
+    with state.tlock:
+        return state.next_line()
 
 
 async def _locked(state):
@@ -497,9 +506,22 @@ async def _read_akernel(ctx, op, state):
         while True:
             if state.file is None:
                 await _next_work(ctx, op, state)
-            rec = state.next_line()
+            rec = _next_line(state)
             if rec is not None:
                 return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
+
+
+def _read_try(ctx, op, state):
+    """The next line of the open file, from any thread; WouldBlock when a new file is
+    needed (that takes a dequeue from the filename queue, which may wait). Reaching
+    the end of a file closes it, as the waiting path would."""
+    if state.lock is not None and state.lock.locked():
+        raise trio.WouldBlock  # a waiting read is opening the next file
+    with state.tlock:
+        rec = state.next_line() if state.file is not None else None
+    if rec is None:
+        raise trio.WouldBlock
+    return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
 
 
 async def _read_up_to_akernel(ctx, op, state, n):
@@ -513,7 +535,7 @@ async def _read_up_to_akernel(ctx, op, state, n):
             if state.file is None:
                 await _next_work(ctx, op, state)
             while len(keys) < n:
-                rec = state.next_line()
+                rec = _next_line(state)
                 if rec is None:
                     break
                 keys.append(rec[0])
@@ -523,7 +545,7 @@ async def _read_up_to_akernel(ctx, op, state, n):
 
 _KV = [(_dt.string, TensorShape([])), (_dt.string, TensorShape([]))]
 register_op("ReaderReadV2", infer=lambda op: list(_KV), akernel=_read_akernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+            try_kernel=_read_try, grad=NOT_DIFFERENTIABLE, stateful=True)
 register_op("ReaderReadUpToV2",
             infer=lambda op: [(_dt.string, TensorShape([None]))] * 2,
             akernel=_read_up_to_akernel, grad=NOT_DIFFERENTIABLE, stateful=True)
