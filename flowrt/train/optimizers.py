@@ -149,10 +149,12 @@ def _adam_dense(olds, s, g):
     v2 -= v
     v2 *= 1 - b2
     v2 += v
-    den = _new(np.sqrt(v2))
-    den += eps
-    t = _new(np.multiply(m2, alpha))
-    t /= den
+    # Three fresh arrays in all (fresh large arrays cost page faults): the new var is
+    # built in the buffer of sqrt(v) as w - m / (sqrt(v) + eps) * alpha.
+    t = _new(np.sqrt(v2))
+    t += eps
+    np.divide(m2, t, out=t)
+    t *= alpha
     return [np.subtract(w, t, out=t), m2, v2]
 
 
@@ -215,14 +217,26 @@ def _rms_math(w, ms, mom, g, s, mg=None):
             mom = ne.evaluate("mom * mo + (g * lr) / sqrt(ms + eps)", local_dict=d)
         d["mom"] = mom
         return ne.evaluate("w - mom", local_dict=d), ms, mom, mg
-    ms = ms + (g * g - ms) * (1 - rho)
+    ms2 = _new(np.multiply(g, g))
+    ms2 -= ms
+    ms2 *= 1 - rho
+    ms2 += ms
     if mg is not None:
-        mg = mg + (g - mg) * (1 - rho)
-        denom = ms - mg * mg + eps
+        mg2 = _new(np.subtract(g, mg))
+        mg2 *= 1 - rho
+        mg2 += mg
+        mg = mg2
+        t = _new(np.multiply(mg, mg))
+        np.subtract(ms2, t, out=t)
+        t += eps
     else:
-        denom = ms + eps
-    mom = mom * momentum + (g * lr) / np.sqrt(denom)
-    return w - mom, ms, mom, mg
+        t = _new(np.add(ms2, eps))
+    np.sqrt(t, out=t)
+    np.divide(g * lr, t, out=t)
+    mom2 = _new(np.multiply(mom, momentum))
+    mom2 += t
+    np.subtract(w, mom2, out=t)
+    return t, ms2, mom2, mg
 
 
 def _rms_dense(olds, s, g):
