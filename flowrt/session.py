@@ -74,11 +74,32 @@ class GPUOptions:
 
 
 class ConfigProto:
-    """Accepted for compatibility; flowrt has no devices to configure."""
+    """Session configuration. flowrt acts on ``intra_op_parallelism_threads``; the other
+    TF1 fields are accepted and ignored (there are no devices to configure).
 
-    def __init__(self, **kwargs):
+    Args:
+      intra_op_parallelism_threads: threads one op may use (numpy's BLAS pool); 0 leaves
+        numpy's default. Note (flowrt): the BLAS pool is process-wide, so the value of the
+        last session created with a non-zero value applies to all. Runs that overlap
+        (queue runners and a training loop) are usually fastest with 1 on few cores:
+        the runs themselves are the parallelism, and BLAS threads then only contend.
+      inter_op_parallelism_threads: ignored (independent ops overlap on trio).
+    """
+
+    def __init__(self, intra_op_parallelism_threads=0, inter_op_parallelism_threads=0,
+                 **kwargs):
+        self.intra_op_parallelism_threads = int(intra_op_parallelism_threads or 0)
+        self.inter_op_parallelism_threads = int(inter_op_parallelism_threads or 0)
         self.__dict__.update(kwargs)
         self.gpu_options = kwargs.get("gpu_options", GPUOptions())
+
+
+def _apply_config(config):
+    n = getattr(config, "intra_op_parallelism_threads", 0) if config is not None else 0
+    if n > 0:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=n, user_api="blas")
 
 
 # --------------------------------------------------------------------------------------
@@ -194,6 +215,7 @@ class Session:
     def __init__(self, target: str = "", graph: Graph | None = None, config=None):
         self._graph = graph if graph is not None else _graph.get_default_graph()
         self._config = config
+        _apply_config(config)
         self._resources = ResourceManager()
         self._plans: dict = {}
         self._plans_version = self._graph.version
