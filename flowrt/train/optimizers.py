@@ -70,9 +70,12 @@ def _dedup(op, indices, values, nrows):
     return sidx[starts], np.add.reduceat(svals, starts, axis=0)
 
 
-# Dense rules: fn(olds, s, g) -> news (fresh arrays), with ``s`` the scalar
-# hyperparameters as numpy scalars of the variable's dtype. Sparse rules:
-# fn(arrs, s, rows, g) mutate ``arrs`` (see _apply_kernel) for the deduplicated rows.
+# Update rules mutate the arrays they are given, ``arrs`` = [var, slot, ...]:
+# private copies of the stored values (copy-on-write) or, with state_ops' in-place
+# helper, the stored arrays themselves when no run holds a read of them. ``s`` holds the
+# scalar hyperparameters as numpy scalars of the variable's dtype. Dense rules get the
+# gradient ``g``; sparse rules the deduplicated ``rows`` and their gradient rows.
+# Large arrays go through numexpr (``out=`` the array itself: elementwise, in place).
 
 
 def _new(x):
@@ -80,29 +83,32 @@ def _new(x):
     return x if type(x) is np.ndarray else np.array(x)
 
 
-def _sgd_dense(olds, s, g):
-    (w,) = olds
+def _ne(expr, out, **operands):
+    ne.evaluate(expr, local_dict=operands, out=out, casting="same_kind")
+
+
+def _sgd_dense(arrs, s, g):
+    (w,) = arrs
     if _big(w):
-        return [ne.evaluate("w - alpha * g", local_dict={"w": w, "g": g, "alpha": s["alpha"]})]
-    out = _new(np.multiply(g, s["alpha"]))
-    return [np.subtract(w, out, out=out)]
+        return _ne("w - alpha * g", w, w=w, g=g, alpha=s["alpha"])
+    w -= g * s["alpha"]
 
 
 def _sgd_sparse(arrs, s, rows, g):
     arrs[0][rows] -= s["alpha"] * g
 
 
-def _momentum_dense(olds, s, g):
-    w, acc = olds
+def _momentum_dense(arrs, s, g):
+    # TF's ApplyMomentum: accum = accum * momentum + g; var -= lr * accum
+    # (Nesterov: var -= g * lr + accum * momentum * lr).
+    w, acc = arrs
     lr, mom = s["lr"], s["momentum"]
     if _big(w):
-        d = {"w": w, "a": acc, "g": g, "lr": lr, "mom": mom}
-        acc = ne.evaluate("a * mom + g", local_dict=d)
-        d["a"] = acc
+        _ne("a * mom + g", acc, a=acc, mom=mom, g=g)
         if s["use_nesterov"]:
-            return [ne.evaluate("w - (g * lr + a * mom * lr)", local_dict=d), acc]
-        return [ne.evaluate("w - lr * a", local_dict=d), acc]
-    acc = _new(np.multiply(acc, mom))
+            return _ne("w - (g * lr + a * mom * lr)", w, w=w, g=g, a=acc, lr=lr, mom=mom)
+        return _ne("w - lr * a", w, w=w, a=acc, lr=lr)
+    acc *= mom
     acc += g
     if s["use_nesterov"]:
         t = _new(np.multiply(acc, mom))
@@ -110,7 +116,7 @@ def _momentum_dense(olds, s, g):
         t += g * lr
     else:
         t = _new(np.multiply(acc, lr))
-    return [np.subtract(w, t, out=t), acc]
+    w -= t
 
 
 def _momentum_sparse(arrs, s, rows, g):
@@ -129,33 +135,29 @@ def _adam_alpha(s, dt):
     return dt(s["lr"] * np.sqrt(one - s["beta2_power"]) / (one - s["beta1_power"]))
 
 
-def _adam_dense(olds, s, g):
+def _adam_dense(arrs, s, g):
     # TF's ApplyAdam: m += (g - m)(1 - b1); v += (g^2 - v)(1 - b2);
     # var -= m * alpha / (sqrt(v) + eps), alpha = lr sqrt(1 - b2^t) / (1 - b1^t).
-    w, m, v = olds
+    w, m, v = arrs
     alpha = _adam_alpha(s, w.dtype.type)
     b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
     if _big(w):
-        d = {"w": w, "m": m, "v": v, "g": g, "b1": b1, "b2": b2, "eps": eps, "alpha": alpha}
-        m = ne.evaluate("m + (g - m) * (1 - b1)", local_dict=d)
-        v = ne.evaluate("v + (g * g - v) * (1 - b2)", local_dict=d)
-        d["m"], d["v"] = m, v
-        return [ne.evaluate("w - (m * alpha) / (sqrt(v) + eps)", local_dict=d), m, v]
-    # In-place on fresh arrays: fewer temporaries and memory passes.
-    m2 = _new(np.subtract(g, m))
-    m2 *= 1 - b1
-    m2 += m
-    v2 = _new(np.multiply(g, g))
-    v2 -= v
-    v2 *= 1 - b2
-    v2 += v
-    # Three fresh arrays in all (fresh large arrays cost page faults): the new var is
-    # built in the buffer of sqrt(v) as w - m / (sqrt(v) + eps) * alpha.
-    t = _new(np.sqrt(v2))
+        _ne("m + (g - m) * (1 - b1)", m, m=m, g=g, b1=b1)
+        _ne("v + (g * g - v) * (1 - b2)", v, v=v, g=g, b2=b2)
+        return _ne("w - (m * alpha) / (sqrt(v) + eps)", w, w=w, m=m, v=v, alpha=alpha,
+                   eps=eps)
+    t = _new(np.subtract(g, m))  # the one temporary buffer
+    t *= 1 - b1
+    m += t
+    np.multiply(g, g, out=t)
+    t -= v
+    t *= 1 - b2
+    v += t
+    np.sqrt(v, out=t)
     t += eps
-    np.divide(m2, t, out=t)
+    np.divide(m, t, out=t)
     t *= alpha
-    return [np.subtract(w, t, out=t), m2, v2]
+    w -= t
 
 
 def _adam_sparse(arrs, s, rows, g):
@@ -169,28 +171,26 @@ def _adam_sparse(arrs, s, rows, g):
     v *= b2
     v[rows] += (g * g) * (1 - b2)
     if _big(w):
-        ne.evaluate("w - alpha * m / (sqrt(v) + eps)", out=w, casting="same_kind",
-                    local_dict={"w": w, "m": m, "v": v, "alpha": alpha, "eps": eps})
-    else:
-        den = _new(np.sqrt(v))
-        den += eps
-        t = _new(np.multiply(m, alpha))
-        t /= den
-        w -= t
+        return _ne("w - alpha * m / (sqrt(v) + eps)", w, w=w, m=m, v=v, alpha=alpha, eps=eps)
+    t = _new(np.sqrt(v))
+    t += eps
+    np.divide(m, t, out=t)
+    t *= alpha
+    w -= t
 
 
-def _adagrad_dense(olds, s, g):
-    w, acc = olds
+def _adagrad_dense(arrs, s, g):
+    # TF's ApplyAdagrad: accum += g^2; var -= lr * g / sqrt(accum).
+    w, acc = arrs
     if _big(w):
-        d = {"w": w, "a": acc, "g": g, "lr": s["lr"]}
-        acc = ne.evaluate("a + g * g", local_dict=d)
-        d["a"] = acc
-        return [ne.evaluate("w - g * lr / sqrt(a)", local_dict=d), acc]
-    acc = _new(np.multiply(g, g))
-    acc += olds[1]
-    t = _new(np.multiply(g, s["lr"]))
-    t /= np.sqrt(acc)
-    return [np.subtract(w, t, out=t), acc]
+        _ne("a + g * g", acc, a=acc, g=g)
+        return _ne("w - g * lr / sqrt(a)", w, w=w, a=acc, g=g, lr=s["lr"])
+    t = _new(np.multiply(g, g))
+    acc += t
+    np.sqrt(acc, out=t)
+    np.divide(g, t, out=t)
+    t *= s["lr"]
+    w -= t
 
 
 def _adagrad_sparse(arrs, s, rows, g):
@@ -200,66 +200,63 @@ def _adagrad_sparse(arrs, s, rows, g):
     w[rows] -= g * s["lr"] / np.sqrt(a)
 
 
-def _rms_math(w, ms, mom, g, s, mg=None):
-    # TF's ApplyRMSProp / ApplyCenteredRMSProp.
+def _rms_update(w, ms, mom, g, s, mg=None):
+    # TF's ApplyRMSProp / ApplyCenteredRMSProp, in place:
+    # ms += (g^2 - ms)(1 - rho); [mg += (g - mg)(1 - rho)];
+    # mom = mom * momentum + lr * g / sqrt(ms [- mg^2] + eps); var -= mom.
     rho, momentum, eps, lr = s["rho"], s["momentum"], s["epsilon"], s["lr"]
     if _big(w):
-        d = {"w": w, "ms": ms, "mom": mom, "g": g, "rho": rho, "mo": momentum, "eps": eps,
-             "lr": lr}
-        ms = ne.evaluate("ms + (g * g - ms) * (1 - rho)", local_dict=d)
-        d["ms"] = ms
+        _ne("ms + (g * g - ms) * (1 - rho)", ms, ms=ms, g=g, rho=rho)
         if mg is not None:
-            d["mg"] = mg
-            mg = ne.evaluate("mg + (g - mg) * (1 - rho)", local_dict=d)
-            d["mg"] = mg
-            mom = ne.evaluate("mom * mo + (g * lr) / sqrt(ms - mg * mg + eps)", local_dict=d)
+            _ne("mg + (g - mg) * (1 - rho)", mg, mg=mg, g=g, rho=rho)
+            _ne("mom * mo + (g * lr) / sqrt(ms - mg * mg + eps)", mom, mom=mom, mo=momentum,
+                g=g, lr=lr, ms=ms, mg=mg, eps=eps)
         else:
-            mom = ne.evaluate("mom * mo + (g * lr) / sqrt(ms + eps)", local_dict=d)
-        d["mom"] = mom
-        return ne.evaluate("w - mom", local_dict=d), ms, mom, mg
-    ms2 = _new(np.multiply(g, g))
-    ms2 -= ms
-    ms2 *= 1 - rho
-    ms2 += ms
+            _ne("mom * mo + (g * lr) / sqrt(ms + eps)", mom, mom=mom, mo=momentum, g=g,
+                lr=lr, ms=ms, eps=eps)
+        return _ne("w - mom", w, w=w, mom=mom)
+    t = _new(np.multiply(g, g))
+    t -= ms
+    t *= 1 - rho
+    ms += t
     if mg is not None:
-        mg2 = _new(np.subtract(g, mg))
-        mg2 *= 1 - rho
-        mg2 += mg
-        mg = mg2
-        t = _new(np.multiply(mg, mg))
-        np.subtract(ms2, t, out=t)
+        np.subtract(g, mg, out=t)
+        t *= 1 - rho
+        mg += t
+        np.multiply(mg, mg, out=t)
+        np.subtract(ms, t, out=t)
         t += eps
     else:
-        t = _new(np.add(ms2, eps))
+        np.add(ms, eps, out=t)
     np.sqrt(t, out=t)
     np.divide(g * lr, t, out=t)
-    mom2 = _new(np.multiply(mom, momentum))
-    mom2 += t
-    np.subtract(w, mom2, out=t)
-    return t, ms2, mom2, mg
+    mom *= momentum
+    mom += t
+    w -= mom
 
 
-def _rms_dense(olds, s, g):
-    w, ms, mom = olds
-    w, ms, mom, _ = _rms_math(w, ms, mom, g, s)
-    return [w, ms, mom]
+def _rms_dense(arrs, s, g):
+    w, ms, mom = arrs
+    _rms_update(w, ms, mom, g, s)
 
 
 def _rms_sparse(arrs, s, rows, g):
     w, ms, mom = arrs
-    w[rows], ms[rows], mom[rows], _ = _rms_math(w[rows], ms[rows], mom[rows], g, s)
+    sub = [w[rows], ms[rows], mom[rows]]
+    _rms_update(*sub, g, s)
+    w[rows], ms[rows], mom[rows] = sub
 
 
-def _crms_dense(olds, s, g):
-    w, mg, ms, mom = olds
-    w, ms, mom, mg = _rms_math(w, ms, mom, g, s, mg)
-    return [w, mg, ms, mom]
+def _crms_dense(arrs, s, g):
+    w, mg, ms, mom = arrs
+    _rms_update(w, ms, mom, g, s, mg)
 
 
 def _crms_sparse(arrs, s, rows, g):
     w, mg, ms, mom = arrs
-    w[rows], ms[rows], mom[rows], mg[rows] = _rms_math(w[rows], ms[rows], mom[rows], g, s,
-                                                       mg[rows])
+    sub = [w[rows], ms[rows], mom[rows], mg[rows]]
+    _rms_update(*sub[:3], g, s, sub[3])
+    w[rows], ms[rows], mom[rows], mg[rows] = sub
 
 
 # op type, inputs in TF's order (handles first; "grad" the gradient; "indices" for
@@ -295,10 +292,17 @@ def _apply_infer(op):
     return []
 
 
-# Sparse rules mutate the arrays they are given: private copies (copy-on-write), or,
-# with state_ops' in-place helper, the stored arrays when no run holds a read of them
-# (a vocabulary-sized copy per step would dominate sparse training).
+# state_ops' in-place helper, when present (see the rules above); else copy-on-write.
 _INPLACE = getattr(state_ops, "update_variables_inplace", None)
+
+
+def _copy_and_apply(ctx, op, handles, fn):
+    def on_copies(olds):
+        arrs = [o.copy() for o in olds]
+        fn(arrs)
+        return arrs
+
+    state_ops.update_variables(ctx, op, handles, on_copies)
 
 
 def _apply_kernel(names, n_handles, rule, sparse):
@@ -306,34 +310,28 @@ def _apply_kernel(names, n_handles, rule, sparse):
     ii = names.index("indices") if sparse else -1
     scalar_pos = [(n, i) for i, n in enumerate(names)
                   if i >= n_handles and n not in ("grad", "indices")]
+    apply = _INPLACE or _copy_and_apply
 
     def kernel(ctx, op, *args):
-        handles = args[:n_handles]
         grad = args[gi]
 
-        def fn(olds):
-            w = olds[0]
+        def fn(arrs):
+            w = arrs[0]
             dt = w.dtype.type
             s = {n: dt(args[i]) for n, i in scalar_pos}
             s["use_nesterov"] = op.attrs.get("use_nesterov", False)
             g = np.asarray(grad, dtype=w.dtype)
             if sparse:
                 rows, gv = _dedup(op, args[ii], g, w.shape[0])
-                rule(olds, s, rows, gv)
-                return olds
-            if g.shape != w.shape:
+                rule(arrs, s, rows, gv)
+            elif g.shape != w.shape:
                 raise errors.InvalidArgumentError(
                     None, op, "var and grad do not have the same shape%s %s"
                     % (list(w.shape), list(g.shape)))
-            return rule(olds, s, g)
+            else:
+                rule(arrs, s, g)
 
-        if not sparse:
-            state_ops.update_variables(ctx, op, handles, fn)
-        elif _INPLACE is not None:
-            _INPLACE(ctx, op, handles, fn)
-        else:
-            state_ops.update_variables(ctx, op, handles, lambda olds: fn([o.copy()
-                                                                          for o in olds]))
+        apply(ctx, op, args[:n_handles], fn)
         return ()
 
     return kernel

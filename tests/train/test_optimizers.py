@@ -120,9 +120,14 @@ def test_trajectory_matches_numpy_reference(name, make, update, init):
     np.testing.assert_allclose(b, rb, rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.parametrize("numexpr", [False, True], ids=["numpy", "numexpr"])
 @pytest.mark.parametrize("name,make,update,init", CASES, ids=[c[0] for c in CASES])
-def test_large_float32_variable_uses_the_same_rule(name, make, update, init):
-    # 200k elements: the numexpr path; compared with the float64 reference.
+def test_large_float32_variable_uses_the_same_rule(name, make, update, init, numexpr,
+                                                   monkeypatch):
+    # Both kernels (numpy in place, numexpr in place) against the float64 reference.
+    from flowrt.train import optimizers
+
+    monkeypatch.setattr(optimizers, "NUMEXPR_MIN_SIZE", 1000 if numexpr else 1 << 40)
     n = 200_000
     c = np.linspace(-1.0, 1.0, n)
     w = fr.Variable(np.full(n, 0.5, np.float32), name="w")
