@@ -326,3 +326,38 @@ def test_initializer_argument_errors():
         _init_value(fr.random_uniform_initializer(), [2], fr.int32)
     assert fr.glorot_uniform_initializer(seed=1).get_config() == {"seed": 1,
                                                                   "dtype": "float32"}
+
+
+def test_updates_write_in_place_only_when_nothing_else_holds_the_array():
+    """A sparse update of an embedding reuses its array once no step holds it (no copy
+    of the whole matrix per step), yet a fetch in the same run sees the old value."""
+    from flowrt.ops import state_ops
+
+    emb = fr.Variable(np.zeros((1000, 4), np.float32), name="emb")
+    ids = fr.placeholder(fr.int32, [None])
+    loss = fr.reduce_sum(fr.nn.embedding_lookup(emb, ids))
+    train = fr.train.GradientDescentOptimizer(1.0).minimize(loss)
+    with fr.Session() as sess:
+        sess.run(emb.initializer)
+        res = sess.resources.get(("var", "emb"))
+        for _ in range(3):  # the plan is compiled from its second run on
+            sess.run(train, {ids: [1, 2]})
+        before = id(res.value)  # an id: holding the array itself would force a copy
+        sess.run(train, {ids: [1, 2]})
+        assert id(res.value) == before  # updated in place
+        assert not res.value.flags.writeable
+        old, _ = sess.run([emb, train], {ids: [3]})  # fetched: must not be mutated
+        assert old[3, 0] == 0.0 and sess.run(emb)[3, 0] == -1.0
+        assert state_ops.read_variable is not None
+
+
+def test_in_place_update_never_mutates_an_array_a_run_still_holds():
+    v = fr.Variable(np.zeros(3, np.float32), name="v")
+    read = v.read_value()
+    inc = fr.assign_add(v, np.ones(3, np.float32))
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+        for _ in range(3):
+            a, _ = sess.run([read, inc])
+        b = sess.run(read)
+        assert a.tolist() == [2.0, 2.0, 2.0] and b.tolist() == [3.0, 3.0, 3.0]

@@ -103,6 +103,13 @@ def compile_sync(plan):
     lines = ["def run(ctx, feeds):", "    n = -1", "    try:"]
     for j, slot in enumerate(plan.feed_slots):
         lines.append("        s%d = feeds[%d]" % (slot, j))
+    # Each value is dropped after its last use: a variable's array that no step still
+    # holds may then be updated in place (state_ops), and memory peaks lower.
+    last = {}
+    for i, st in enumerate(plan.steps):
+        for x in st.ins:
+            last[x] = i
+    keep = set(plan.fetch_slots)
     for i, st in enumerate(plan.steps):
         env["k%d" % i], env["o%d" % i] = st.kernel, st.op
         call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
@@ -113,6 +120,10 @@ def compile_sync(plan):
             lines.append("        " + call)
         else:
             lines.append("        %s, = %s" % (", ".join("s%d" % o for o in st.outs), call))
+        dead = [x for x in dict.fromkeys(st.ins) if last[x] == i and x not in keep
+                and (x in fed or init[x] is None)]
+        if dead:
+            lines.append("        del %s" % ", ".join("s%d" % x for x in dead))
     lines.append("        return [%s]" % ", ".join(ref(s) for s in plan.fetch_slots))
     lines.append("    except Exception as e:")
     lines.append("        if n < 0:")

@@ -33,11 +33,19 @@ variable's op name) as ``handle``:
       indices accumulate for add/sub. Use it for ``IndexedSlices`` gradients.
   ``update_variable_rows(ctx, op, handle, indices, fn)``: ``fn(old_rows) -> new_rows``
       on the unique ``indices`` (the rows they name, in the order of ``np.unique``).
+  ``update_variables_inplace(ctx, op, handles, fn)``: ``fn([arr, ...])`` writes into
+      the arrays, which are the stored arrays themselves when nothing else references
+      them (else copies); they are stored read-only again afterwards.
   ``read_variable(ctx, op, handle)`` -> the current (read-only) value.
+
+Stored arrays are never written while anything else (a run's value, a view, a
+fetch) references them; when nothing does, updates write in place instead of
+copying, which for a vocabulary-sized embedding is most of a training step.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
@@ -167,6 +175,51 @@ _SCATTER = {
 }
 
 
+def _owned(v: np.ndarray) -> bool:
+    """True when the stored array ``v`` is referenced only by its resource and the
+    caller's two names for it (the ``v`` parameter and the caller's local): no run,
+    view or fetch holds it, so it may be updated in place under the variable's lock.
+    Reads take the same lock, so no new reference can appear meanwhile."""
+    return sys.getrefcount(v) <= 4 and v.base is None and v.flags.owndata
+
+
+def update_variables_inplace(ctx, op, handles, fn) -> None:
+    """``fn([arr, ...])`` mutates arrays in place: each variable's stored array itself
+    when nothing else references it (no copy of a large matrix per step), else a copy.
+
+    All are stored read-only afterwards. Locks are taken in name order, as in
+    ``update_variables``. ``fn`` should validate before it writes: a failure after a
+    partial in-place write cannot be undone.
+    """
+    resources = [_resource(ctx, h) for h in handles]
+    order = sorted(set(resources), key=lambda r: r.name)
+    shared = len(order) != len(resources)
+    for r in order:
+        r.lock.acquire()
+    try:
+        arrs = []
+        for r in resources:
+            v = r.value
+            if v is None:
+                raise uninitialized_error(op, r.name)
+            if not shared and _owned(v):
+                v.flags.writeable = True
+            else:
+                v = v.copy()
+            arrs.append(v)
+            del v
+        try:
+            fn(arrs)
+        finally:
+            for a in arrs:
+                a.flags.writeable = False
+        for r, a in zip(resources, arrs, strict=True):
+            r.value = a
+    finally:
+        for r in reversed(order):
+            r.lock.release()
+
+
 def scatter_variable(ctx, op, handle, indices, updates, mode="add") -> np.ndarray:
     """Sparse row update ``var[indices] (op)= updates`` done copy-on-write, atomically."""
     res = _resource(ctx, handle)
@@ -176,7 +229,8 @@ def scatter_variable(ctx, op, handle, indices, updates, mode="add") -> np.ndarra
             raise uninitialized_error(op, res.name)
         idx = _check_rows(op, res.name, old, indices)
         upd = np.asarray(updates, dtype=old.dtype).reshape((idx.size,) + old.shape[1:])
-        new = old.copy()
+        new = _writable(old)
+        del old
         if mode == "update":
             new[idx] = upd
         else:
@@ -184,6 +238,15 @@ def scatter_variable(ctx, op, handle, indices, updates, mode="add") -> np.ndarra
         new.flags.writeable = False
         res.value = new
     return new
+
+
+def _writable(old: np.ndarray) -> np.ndarray:
+    """The stored array made writable in place when nothing else holds it, else a copy
+    (a sparse update then touches its rows, not a copy of the whole matrix)."""
+    if sys.getrefcount(old) <= 4 and old.base is None and old.flags.owndata:
+        old.flags.writeable = True
+        return old
+    return old.copy()
 
 
 def update_variable_rows(ctx, op, handle, indices, fn) -> np.ndarray:
@@ -194,8 +257,10 @@ def update_variable_rows(ctx, op, handle, indices, fn) -> np.ndarray:
         if old is None:
             raise uninitialized_error(op, res.name)
         idx = np.unique(_check_rows(op, res.name, old, indices))
-        new = old.copy()
-        new[idx] = fn(old[idx])
+        rows = fn(old[idx])
+        new = _writable(old)
+        del old
+        new[idx] = rows
         new.flags.writeable = False
         res.value = new
     return new
@@ -235,7 +300,8 @@ def _read_infer(op):
 
 
 def _read_kernel(ctx, op, handle):
-    value = handle.value
+    with handle.lock:  # an in-place update (update_variables_inplace) excludes readers
+        value = handle.value
     if value is None:
         raise uninitialized_error(op, handle.name)
     return (value,)
