@@ -404,6 +404,7 @@ class Graph:
             tensors.append(x)
         if name and name[-1] == "/":
             full = name[:-1]  # TF1: a scope name used as an op name, taken exactly
+            self._names_in_use.setdefault(full.lower(), 1)
         else:
             full = self.unique_name(name or default_name or op_def.default_name)
         device = self._device_stack[-1] if self._device_stack else ""

@@ -421,18 +421,6 @@ def _is_tensor(x):
     return isinstance(x, Tensor) or hasattr(x, "_as_tensor")
 
 
-def _scope_op_name(g, scope: str) -> str:
-    """The ``name`` that makes the next op be called exactly like ``scope``.
-
-    TF1 wrappers open ``name_scope(name)``, build helper ops inside, and name the result op
-    after the scope itself; the graph has already marked that name as used by the scope.
-    """
-    full = scope[:-1]
-    g._names_in_use.pop(full.lower(), None)
-    stack = g.get_name_scope()
-    return full[len(stack) + 1:] if stack else full
-
-
 def _gen_op(op_type, args, attrs=None, name=None, default=None):
     """Creates an op like TF's generated wrappers: non-tensor arguments become Consts
     named after the argument inside the op's name scope; the op takes the scope's name.
@@ -443,7 +431,7 @@ def _gen_op(op_type, args, attrs=None, name=None, default=None):
     with g.name_scope(name or default or op_type) as scope:
         ins = [convert_to_tensor(v) if _is_tensor(v) else convert_to_tensor(v, dtype=dt, name=a)
                for a, v, dt in args]
-    return g._create_op(op_type, ins, attrs or {}, _scope_op_name(g, scope))
+    return g._create_op(op_type, ins, attrs or {}, scope)
 
 
 def _index_arg(v):
@@ -494,7 +482,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
             from .math_ops import cast
 
             vals = [v if v.dtype is dt else cast(v, dt) for v in vals]
-    return make("Range", vals, {"Tidx": dt}, _scope_op_name(g, scope))
+    return make("Range", vals, {"Tidx": dt}, scope)
 
 
 def _range_size(start, limit, delta):
@@ -570,7 +558,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         idx = convert_to_tensor(indices, name="indices")
         d = convert_to_tensor(depth, dtype=_dt.int32, name="depth")
     return make("OneHot", [idx, d, on, off], {"axis": -1 if axis is None else int(axis)},
-                _scope_op_name(g, scope))
+                scope)
 
 
 def _one_hot_infer(op):
@@ -626,7 +614,7 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 perm = np.arange(r - 1, -1, -1, dtype=np.int32)
         if not _is_tensor(perm):
             perm = convert_to_tensor(perm, dtype=_dt.int32, name="perm")
-    return make("Transpose", [a, perm], None, _scope_op_name(g, scope))
+    return make("Transpose", [a, perm], None, scope)
 
 
 def _check_perm(p, n):
@@ -712,7 +700,7 @@ def concat(values, axis, name="concat"):
         ax = axis if _is_tensor(axis) else convert_to_tensor(axis, dtype=_dt.int32,
                                                               name="axis")
     return make("ConcatV2", xs + [convert_to_tensor(ax)], {"N": len(xs)},
-                _scope_op_name(g, scope))
+                scope)
 
 
 def _concat_infer(op):
@@ -1453,7 +1441,7 @@ def _getitem(tensor, key):
                 strides.append(1)
                 masks["shrink_axis_mask"] |= bit
         packed = [_pack_spec(v, g) for v in (begin, end, strides)]
-    return make("StridedSlice", [tensor] + packed, masks, _scope_op_name(g, scope))
+    return make("StridedSlice", [tensor] + packed, masks, scope)
 
 
 OPERATORS["getitem"] = _getitem

@@ -179,9 +179,7 @@ def _trace(g, fn, args=(), convert=None):
 
 def _create_named(g, op_type, inputs, attrs, full_name):
     """Creates an op named exactly ``full_name`` (a name already taken by its scope)."""
-    with g.name_scope(None):
-        g._names_in_use[full_name.lower()] = 0
-        return g._create_op(op_type, inputs, attrs, full_name)
+    return g._create_op(op_type, inputs, attrs, full_name + "/")
 
 
 def _may_block(ops) -> bool:

@@ -264,10 +264,7 @@ def _scoped(op_type, name, default_name, build, attrs=None):
     g = get_default_graph()
     with g.name_scope(name or default_name) as scope:
         inputs = build()
-    full = scope[:-1]
-    with g.name_scope(None):
-        g._names_in_use.pop(full.lower(), None)  # the scope reserved it for this op
-        return make(op_type, inputs, attrs, full)
+    return make(op_type, inputs, attrs, scope)  # named exactly like its scope
 
 
 def _is_tensor(v):
@@ -897,10 +894,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     batched = ra is None or rb is None or ra > 2 or rb > 2
     op_type = "BatchMatMulV2" if batched else "MatMul"
     attrs = {"adj_x": ta, "adj_y": tb} if batched else {"transpose_a": ta, "transpose_b": tb}
-    full = scope[:-1]
-    with g.name_scope(None):
-        g._names_in_use.pop(full.lower(), None)
-        return make(op_type, inputs, attrs, full)
+    return make(op_type, inputs, attrs, scope)
 
 
 # --------------------------------------------------------------------------------------

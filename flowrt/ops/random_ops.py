@@ -21,7 +21,6 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
-from .array_ops import _scope_op_name
 from .common import FLOATS, check_dtype, int_list, make
 
 __all__ = ["set_random_seed", "get_seed", "random_normal", "random_uniform",
@@ -139,7 +138,7 @@ def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
         attrs = {"dtype": dtype, **_seed_attrs(seed)}
         rnd = make(op_type, [s], attrs, op_type)
         mul = multiply(rnd, std_t, name="mul")
-    return add(mul, mean_t, name=_scope_op_name(g, scope))
+    return add(mul, mean_t, name=scope)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
@@ -184,8 +183,8 @@ def random_uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, n
                 return rnd if max_one else multiply(rnd, maxval)
             scaled = rnd * (maxval - minval)
     if dtype.is_integer:
-        return make("RandomUniformInt", [s, minval, maxval], attrs, _scope_op_name(g, scope))
-    return add(scaled, minval, name=_scope_op_name(g, scope))
+        return make("RandomUniformInt", [s, minval, maxval], attrs, scope)
+    return add(scaled, minval, name=scope)
 
 
 def _uniform_int_infer(op):
@@ -226,7 +225,7 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
         with g.name_scope("Multinomial") as scope:
             n = convert_to_tensor(num_samples, dtype=_dt.int32, name="num_samples")
         return make("Multinomial", [logits, n], {"output_dtype": dt, **_seed_attrs(seed)},
-                    _scope_op_name(g, scope))
+                    scope)
 
 
 def _multinomial_infer(op):

@@ -416,18 +416,7 @@ for _t, _mode in (("ResourceScatterUpdate", "update"), ("ResourceScatterAdd", "a
 def create_exact(op_type: str, inputs, attrs: dict, full_name: str):
     """Creates an op named exactly ``full_name`` (TF's ``name_scope`` "/" rule): the name
     was already reserved by a name scope of the same name."""
-    g = get_default_graph()
-    saved_stack = g._name_stack
-    g._name_stack = ""
-    used = g._names_in_use.pop(full_name.lower(), None)
-    try:
-        return g._create_op(op_type, list(inputs), attrs, full_name)
-    except BaseException:
-        if used is not None:
-            g._names_in_use[full_name.lower()] = used
-        raise
-    finally:
-        g._name_stack = saved_stack
+    return get_default_graph()._create_op(op_type, list(inputs), attrs, full_name + "/")
 
 
 def var_handle(dtype, shape, full_name: str) -> Tensor:
