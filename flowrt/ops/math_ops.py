@@ -133,18 +133,41 @@ def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
     if g is None:
         return None
     xs, os_ = x.shape, out_shape
-    if xs.is_fully_defined() and os_.is_fully_defined():
-        if xs == os_:
+    axes = _static_reduction_axes(xs, other.shape)
+    if axes is not None:
+        if not axes:
             return g
-        xd, od = xs.as_list(), os_.as_list()
-        lead = len(od) - len(xd)
-        axes = list(range(lead)) + [lead + i for i, d in enumerate(xd)
-                                    if d == 1 and od[lead + i] != 1]
-        r = reduce_sum(g, axes) if axes else g
-        return array_ops.reshape(r, xd) if r.shape != xs else r
+        r = reduce_sum(g, axes)
+        if r.shape.is_compatible_with(xs) and r.shape.ndims == xs.ndims:
+            return r
+        if xs.is_fully_defined():
+            return array_ops.reshape(r, xs.as_list())
     sx, so = array_ops.shape(x), array_ops.shape(other)
     rx, _ = array_ops.broadcast_gradient_args(sx, so)
     return array_ops.reshape(reduce_sum(g, rx), sx)
+
+
+def _static_reduction_axes(xs: TensorShape, ys: TensorShape):
+    """The axes of the broadcast of shapes ``xs`` and ``ys`` to sum a gradient over to
+    get back to ``xs``, when the static shapes decide it (e.g. a bias [256] against
+    activations [None, 256] sums axis 0 whatever the batch size), else None."""
+    if xs.ndims is None or ys.ndims is None:
+        return None
+    xd, yd = xs.as_list(), ys.as_list()
+    n = max(len(xd), len(yd))
+    lead = n - len(xd)
+    yp = [1] * (n - len(yd)) + yd
+    axes = list(range(lead))
+    for i, d in enumerate(xd):
+        other = yp[lead + i]
+        if d == 1:
+            if other is None:
+                return None
+            if other != 1:
+                axes.append(lead + i)
+        elif d is None and other != 1:
+            return None  # x may be 1 here and broadcast against the other operand
+    return axes
 
 
 def _binary_grad(rule):
@@ -611,14 +634,13 @@ def _kept_shape_grad(op, g):
     x, axis = op.inputs
     if op.attrs["keep_dims"]:
         return g
-    out = op.outputs[0].shape
     if x.shape.ndims is not None and int_list(axis) is not None:
         r = x.shape.ndims
         axes = {a % r for a in int_list(axis)} if r else set()
-        if x.shape.is_fully_defined():
-            kept = [1 if i in axes else d for i, d in enumerate(x.shape.as_list())]
-            return array_ops.reshape(g, kept)
-        del out
+        dims = x.shape.as_list()
+        # Statically known when every kept dim is (always so for a full reduction).
+        if all(d is not None for i, d in enumerate(dims) if i not in axes):
+            return array_ops.reshape(g, [1 if i in axes else d for i, d in enumerate(dims)])
     kept = make("ReducedShape", [array_ops.shape(x), axis])
     return array_ops.reshape(g, kept)
 
@@ -635,6 +657,8 @@ def _mean_grad(op, g):
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
         factor = max(x.shape.num_elements() // max(y.shape.num_elements(), 1), 1)
         return [gs / np.asarray(factor, dtype=x.dtype.np), None]
+    if y.shape.num_elements() == 1:  # a full reduction: divide by the input's size
+        return [gs / cast(array_ops.size(x), x.dtype), None]
     n = cast(array_ops.size(x), x.dtype) / cast(
         maximum(array_ops.size(y), 1), x.dtype)
     return [gs / n, None]
