@@ -83,14 +83,27 @@ def run_sync(plan, ctx: RunContext, feed_values) -> list:
 
 
 def compile_sync(plan):
-    """Compiles a non-blocking plan to one Python function of straight-line calls.
+    """Compiles a plan to one Python function of straight-line calls.
 
     Each step becomes ``s7 = k3(ctx, o3, s2, s5)[0]`` with kernels, ops and constants
     bound as globals of the generated code: no per-step list indexing, tuple tests or
     loop overhead remain. ``n`` tracks the current step so an error still names its op.
+    For a blocking plan the function is ``run_prefix``'s compiled form: blocking steps
+    call their ``try_kernel``, and on ``trio.WouldBlock`` (or a blocking step without
+    one) it returns ``(vals, k)`` for ``resume``; completed, it returns
+    ``(None, fetched)``.
     """
-    env = {"op_error": op_error, "OpError": errors.OpError}
     init = plan.init
+
+    def handoff(locs, k):
+        vals = list(init)
+        for name, v in locs.items():
+            if name[0] == "s" and name[1:].isdigit():
+                vals[int(name[1:])] = v
+        return vals, k
+
+    env = {"op_error": op_error, "OpError": errors.OpError, "WouldBlock": trio.WouldBlock,
+           "handoff": handoff}
     fed = set(plan.feed_slots)
 
     def ref(slot):
@@ -110,21 +123,36 @@ def compile_sync(plan):
         for x in st.ins:
             last[x] = i
     keep = set(plan.fetch_slots)
+    fetched = "[%s]" % ", ".join(ref(s) for s in plan.fetch_slots)
     for i, st in enumerate(plan.steps):
-        env["k%d" % i], env["o%d" % i] = st.kernel, st.op
+        kernel = st.kernel
+        if st.akernel is not None:
+            if st.try_kernel is None:
+                lines.append("        return handoff(locals(), %d)" % i)
+                fetched = None
+                break
+            kernel = st.try_kernel
+        env["k%d" % i], env["o%d" % i] = kernel, st.op
         call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
         lines.append("        n = %d" % i)
         if len(st.outs) == 1:
-            lines.append("        s%d = %s[0]" % (st.outs[0], call))
+            line = "s%d = %s[0]" % (st.outs[0], call)
         elif not st.outs:
-            lines.append("        " + call)
+            line = call
         else:
-            lines.append("        %s, = %s" % (", ".join("s%d" % o for o in st.outs), call))
+            line = "%s, = %s" % (", ".join("s%d" % o for o in st.outs), call)
+        if st.akernel is not None:
+            lines += ["        try:", "            " + line, "        except WouldBlock:",
+                      "            return handoff(locals(), %d)" % i]
+        else:
+            lines.append("        " + line)
         dead = [x for x in dict.fromkeys(st.ins) if last[x] == i and x not in keep
                 and (x in fed or init[x] is None)]
         if dead:
             lines.append("        del %s" % ", ".join("s%d" % x for x in dead))
-    lines.append("        return [%s]" % ", ".join(ref(s) for s in plan.fetch_slots))
+    if fetched is not None:
+        lines.append("        return %s" % ("(None, %s)" % fetched if plan.blocking
+                                              else fetched))
     lines.append("    except Exception as e:")
     lines.append("        if n < 0:")
     lines.append("            raise")
@@ -156,6 +184,16 @@ def run_prefix(plan, ctx: RunContext, feed_values):
     trio loop. (Any order of completed steps is one the concurrent executor could
     have taken, so the result is the same.)
     """
+    fn = plan.sync_fn
+    if fn is None:
+        plan.runs += 1
+        if plan.runs >= COMPILE_AFTER_RUNS:
+            fn = plan.sync_fn = compile_sync(plan)
+    if fn is not None and ctx.stats is None:
+        if not plan.numeric:
+            return fn(ctx, feed_values)
+        with np.errstate(all="ignore"):
+            return fn(ctx, feed_values)
     vals = list(plan.init)
     for s, v in zip(plan.feed_slots, feed_values):
         vals[s] = v
