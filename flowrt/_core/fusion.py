@@ -67,6 +67,9 @@ def _fusible(st) -> np.dtype | None:
     dt = _FLOAT_KINDS.get(np.dtype(dt).name)
     if dt is None or any(t.dtype.np != dt for t in op.inputs):
         return None
+    n = op.outputs[0].shape.num_elements()
+    if n is not None and n < FUSED_MIN_SIZE:
+        return None  # statically too small ever to take the numexpr path
     return dt
 
 

@@ -7,6 +7,8 @@ wrapper ``_binary_grad`` sums them back to each input's shape once, centrally.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -61,7 +63,7 @@ def _round_half_even(x):
 
 # type, public name, allowed dtypes, numpy fn, numexpr template, gradient(op, g) -> [dx]
 _UNARY = [
-    ("Neg", "negative", NUMERIC, np.negative, "-x", lambda op, g: [-g]),
+    ("Neg", "negative", NUMERIC, operator.neg, "-x", lambda op, g: [-g]),
     ("Abs", "abs", NUMERIC, np.abs, "abs(x)", lambda op, g: [g * sign(_x(op))]),
     ("Sign", "sign", NUMERIC, np.sign, None, lambda op, g: [array_ops.zeros_like(_x(op))]),
     ("Square", "square", NUMERIC, np.square, "x**2",
@@ -246,12 +248,14 @@ def _is_int(op):
 
 # type, default name, allowed dtypes, out dtype, numpy fn, numexpr template, kernel, grad rule
 _BINARY = [
-    ("AddV2", NUMERIC + (_dt.string,), None, np.add, "x + y", None,
+    # Python's operators, not the ufuncs: the same numpy semantics, but on numpy scalars
+    # (a scalar chain) ~10x cheaper than a ufunc call.
+    ("AddV2", NUMERIC + (_dt.string,), None, operator.add, "x + y", None,
      _binary_grad(lambda op, g: (g, g))),
-    ("Sub", NUMERIC, None, np.subtract, "x - y", None, _binary_grad(lambda op, g: (g, -g))),
-    ("Mul", NUMERIC, None, np.multiply, "x * y", None,
+    ("Sub", NUMERIC, None, operator.sub, "x - y", None, _binary_grad(lambda op, g: (g, -g))),
+    ("Mul", NUMERIC, None, operator.mul, "x * y", None,
      _binary_grad(lambda op, g: (g * op.inputs[1], op.inputs[0] * g))),
-    ("RealDiv", FLOATS, None, np.true_divide, "x / y", None,
+    ("RealDiv", FLOATS, None, operator.truediv, "x / y", None,
      _binary_grad(lambda op, g: (g / op.inputs[1],
                                  -g * op.inputs[0] / (op.inputs[1] * op.inputs[1])))),
     ("FloorDiv", NUMERIC, None, _floordiv, None, _floordiv_kernel, NOT_DIFFERENTIABLE),
