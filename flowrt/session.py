@@ -394,12 +394,18 @@ class Session:
         else:
             await trio.lowlevel.checkpoint_if_cancelled()
             partial, k = run_prefix(plan, ctx, feeds)
+            current = trio.lowlevel.current_trio_token()
+            token = self._bind(current)
+            if partial is not None and token is current:
+                # The task that would unblock this step (a producer) is likely runnable
+                # in this loop: yield once and try the step again before paying for a
+                # wait (a cancel here is like one while waiting: nothing of step k ran).
+                await trio.lowlevel.checkpoint()
+                partial, k = run_prefix(plan, ctx, None, partial, k)
             if partial is None:
                 await trio.lowlevel.cancel_shielded_checkpoint()
                 return self._finish(fm, k, ctx, run_metadata, t0)
             work = (resume, (plan, ctx, partial, k))
-            current = trio.lowlevel.current_trio_token()
-            token = self._bind(current)
             if token is current:
                 vals = await self._step(work[0], work[1], plan, ctx, timeout)
             else:

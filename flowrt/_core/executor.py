@@ -175,31 +175,33 @@ def _store(vals, st, res):
             vals[o] = r
 
 
-def run_prefix(plan, ctx: RunContext, feed_values):
+def run_prefix(plan, ctx: RunContext, feed_values, vals=None, start: int = 0):
     """Runs a blocking plan on the calling thread as far as it goes without blocking.
 
     Steps run in order; blocking steps through their ``try_kernel``. Returns
     ``(None, fetched)`` when the plan completed, or ``(vals, k)`` when step ``k`` would
     block: nothing of step ``k`` happened, and ``resume`` continues from there on the
     trio loop. (Any order of completed steps is one the concurrent executor could
-    have taken, so the result is the same.)
+    have taken, so the result is the same.) With ``vals`` and ``start`` it tries again
+    from step ``start`` of an earlier attempt.
     """
-    fn = plan.sync_fn
-    if fn is None:
-        plan.runs += 1
-        if plan.runs >= COMPILE_AFTER_RUNS:
-            fn = plan.sync_fn = compile_sync(plan)
-    if fn is not None and ctx.stats is None:
-        if not plan.numeric:
-            return fn(ctx, feed_values)
-        with np.errstate(all="ignore"):
-            return fn(ctx, feed_values)
-    vals = list(plan.init)
-    for s, v in zip(plan.feed_slots, feed_values):
-        vals[s] = v
+    if vals is None:
+        fn = plan.sync_fn
+        if fn is None:
+            plan.runs += 1
+            if plan.runs >= COMPILE_AFTER_RUNS:
+                fn = plan.sync_fn = compile_sync(plan)
+        if fn is not None and ctx.stats is None:
+            if not plan.numeric:
+                return fn(ctx, feed_values)
+            with np.errstate(all="ignore"):
+                return fn(ctx, feed_values)
+        vals = list(plan.init)
+        for s, v in zip(plan.feed_slots, feed_values):
+            vals[s] = v
     stats = ctx.stats
     with np.errstate(all="ignore") if plan.numeric else _NO_CONTEXT:
-        for st in plan.steps:
+        for st in plan.steps[start:]:
             t0 = time.perf_counter() if stats is not None else 0.0
             try:
                 if st.akernel is None:

@@ -216,12 +216,16 @@ class Queue:
         a longer one enters as room frees, ahead of every later put. Cancelled before it
         entered, it leaves nothing (a longer one leaves the part that already entered).
         """
-        await trio.lowlevel.checkpoint()
+        # A cancel point before anything happens, and a schedule point after a put that
+        # needed no wait (shielded: a completed put is never reported as cancelled).
+        await trio.lowlevel.checkpoint_if_cancelled()
         try:
             self.put_nowait(elems)
-            return
         except trio.WouldBlock:
             pass
+        else:
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return
         req = _Request(list(elems), 0, False, who)
         with self._lock:
             self._putters.append(req)
@@ -255,11 +259,14 @@ class Queue:
 
     async def get(self, n: int = 1, up_to: bool = False, who: str = "") -> list:
         """Takes ``n`` elements, waiting for them; a cancelled get takes nothing."""
-        await trio.lowlevel.checkpoint()
+        await trio.lowlevel.checkpoint_if_cancelled()
         try:
-            return self.get_nowait(n, up_to)
+            got = self.get_nowait(n, up_to)
         except trio.WouldBlock:
             pass
+        else:
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return got
         req = _Request([], n, up_to, who)
         with self._lock:
             self._getters.append(req)
