@@ -121,6 +121,7 @@ class Queue:
     """
 
     kind = "FIFOQueue"
+    ordered = True  # dequeues in enqueue order (see ``batch``)
 
     def __init__(self, name: str, capacity: int, kind: str | None = None):
         if capacity <= 0:
@@ -453,6 +454,7 @@ class RandomShuffleQueue(Queue):
     """
 
     kind = "RandomShuffleQueue"
+    ordered = False
 
     def __init__(self, name, capacity, min_after_dequeue=0, seed=None):
         self.min_after_dequeue = int(min_after_dequeue)
@@ -494,6 +496,7 @@ class PriorityQueue(Queue):
     """Dequeues the element with the smallest int64 first component first (ties FIFO)."""
 
     kind = "PriorityQueue"
+    ordered = False
 
     def _init_storage(self):
         self._items = []
@@ -561,9 +564,20 @@ def _runs(elems):
     return runs
 
 
-def batch(elems: list, dtypes: list, pad: bool = False) -> tuple:
+def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -> tuple:
     """Stacks elements into one array per component (numpy dtypes ``dtypes``); pads
-    dimensions of differing size with zeros (empty strings) when ``pad``."""
+    dimensions of differing size with zeros (empty strings) when ``pad``.
+
+    ``ordered``: the elements came out of a FIFO queue, where one batch's rows stay
+    contiguous and in order, so a first and last row of one batch ``n - 1`` apart
+    bound a single slice of it.
+    """
+    first, last = elems[0], elems[-1]
+    if ordered and not pad and type(first) is Row and type(last) is Row \
+            and first.batch is last.batch and last.j - first.j == len(elems) - 1:
+        a, z = first.j, last.j + 1
+        return tuple(c[a:z] if c.dtype == dt else c[a:z].astype(dt)
+                     for c, dt in zip(first.batch, dtypes, strict=True))
     if not pad:
         runs = _runs(elems)
         if len(runs) <= 8 or len(runs) * 8 <= len(elems):

@@ -603,20 +603,21 @@ def _many_kernel(up_to):
                 "specified shapes." % q.kind)
         return n, pad
 
-    def result(op, elems, pad):
+    def result(op, q, elems, pad):
         if not elems:
             return tuple(np.zeros([0] + [d or 0 for d in s.as_list()], dtype=dt.np)
                          for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"],
                                           strict=False))
-        return _q.batch(elems, [dt.np for dt in op.attrs["component_types"]], pad=pad)
+        return _q.batch(elems, [dt.np for dt in op.attrs["component_types"]], pad=pad,
+                        ordered=q.ordered)
 
     async def akernel(ctx, op, q, n):
         n, pad = check(op, q, n)
-        return result(op, await _get(q, op, n, up_to), pad)
+        return result(op, q, await _get(q, op, n, up_to), pad)
 
     def try_kernel(ctx, op, q, n):
         n, pad = check(op, q, n)
-        return result(op, q.get_nowait(n, up_to), pad)
+        return result(op, q, q.get_nowait(n, up_to), pad)
 
     return akernel, try_kernel
 

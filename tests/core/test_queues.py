@@ -400,3 +400,18 @@ def test_fifo_order_under_random_interleavings(capacity, producers, takes, seed)
             not tail or tail[-1][1] - tail[0][1] == len(tail) - 1)
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_batch_of_rows_is_a_slice_or_a_concatenation_with_the_right_values():
+    from flowrt._core.queues import batch, rows
+
+    a = (np.arange(12, dtype=np.float32).reshape(4, 3),)
+    b = (np.arange(12, 24, dtype=np.float32).reshape(4, 3),)
+    ra, rb = rows(a), rows(b)
+    whole = batch(ra[1:4], [np.float32], ordered=True)[0]
+    assert np.shares_memory(whole, a[0]) and whole.tolist() == a[0][1:4].tolist()
+    mixed = batch(ra[2:] + rb[:3], [np.float32], ordered=True)[0]
+    assert mixed.tolist() == a[0][2:].tolist() + b[0][:3].tolist()
+    # Unordered queues (shuffle, priority) never take the first/last shortcut.
+    shuffled = batch([ra[0], rb[1], ra[3]], [np.float32], ordered=False)[0]
+    assert shuffled.tolist() == [a[0][0].tolist(), b[0][1].tolist(), a[0][3].tolist()]
