@@ -403,6 +403,8 @@ def test_fifo_order_under_random_interleavings(capacity, producers, takes, seed)
 
 
 def test_batch_of_rows_is_a_slice_or_a_concatenation_with_the_right_values():
+    import numpy as np
+
     from flowrt._core.queues import batch, rows
 
     a = (np.arange(12, dtype=np.float32).reshape(4, 3),)
