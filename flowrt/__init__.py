@@ -16,9 +16,11 @@ from .ops.control_flow_ops import *  # noqa: F401,F403
 from .ops.data_flow_ops import *  # noqa: F401,F403
 from .ops.indexed_slices import (IndexedSlices, IndexedSlicesValue,  # noqa: F401
                                  unsorted_segment_sum)
+from .ops.indexing_ops import *  # noqa: F401,F403
 from .ops.io_ops import *  # noqa: F401,F403
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.random_ops import *  # noqa: F401,F403
+from .ops.slicing_ops import *  # noqa: F401,F403
 from .ops.state_ops import *  # noqa: F401,F403
 from .init_ops import *  # noqa: F401,F403
 from .variables import *  # noqa: F401,F403

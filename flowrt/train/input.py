@@ -197,7 +197,8 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
     Raises:
       ValueError: if ``tensor_list`` is empty.
     """
-    from ..ops.array_ops import gather, shape
+    from ..ops.array_ops import shape
+    from ..ops.slicing_ops import gather
 
     with name_scope(name, "input_producer", list(tensor_list)):
         tensor_list = [convert_to_tensor(t) for t in tensor_list]

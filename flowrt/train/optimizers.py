@@ -28,7 +28,7 @@ from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_grap
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from ..gradients import gradients
-from ..ops import array_ops, math_ops, state_ops
+from ..ops import array_ops, math_ops, slicing_ops, state_ops
 from ..ops.indexed_slices import IndexedSlices
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
@@ -631,8 +631,8 @@ def _sum_grads(parts):
     if len(parts) == 1:
         return parts[0]
     if all(isinstance(p, IndexedSlices) for p in parts):
-        return IndexedSlices(array_ops.concat([p.values for p in parts], 0),
-                             array_ops.concat([p.indices for p in parts], 0),
+        return IndexedSlices(slicing_ops.concat([p.values for p in parts], 0),
+                             slicing_ops.concat([p.indices for p in parts], 0),
                              parts[0].dense_shape)
     return math_ops.add_n([p._as_tensor() if isinstance(p, IndexedSlices) else p
                            for p in parts])

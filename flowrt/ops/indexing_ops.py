@@ -1,0 +1,406 @@
+"""Indexing ops: strided slice (``Tensor.__getitem__``), boolean_mask, and the
+index-built tensors one_hot, sequence_mask and meshgrid.
+
+Each op type is registered once below its public wrapper functions, with its infer
+rule, kernel and gradient together.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._core.graph import (
+    OPERATORS,
+    constant_op,
+    constant_value,
+    convert_to_tensor,
+    get_default_graph,
+)
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape, unknown_shape
+from .array_ops import (
+    _check_rank,
+    _gen_op,
+    _is_tensor,
+    _static_dims,
+    expand_dims,
+    ones,
+    ones_like,
+    range,
+    reshape,
+    shape,
+    size,
+    squeeze,
+    stack,
+)
+from .common import check_dtype, int_list, make
+from .slicing_ops import concat, gather
+
+# ``range`` here is TF1's (from array_ops); the builtins keep these names.
+_prange, _pslice = builtins.range, builtins.slice
+
+__all__ = ["strided_slice", "one_hot", "sequence_mask", "boolean_mask", "meshgrid"]
+
+# --------------------------------------------------------------------------------------
+# StridedSlice (Tensor.__getitem__)
+# --------------------------------------------------------------------------------------
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+class _Unknown:
+    """An index entry whose value is not known at graph construction."""
+
+    def __init__(self, shrinks):
+        self.shrinks = shrinks
+
+
+def _ss_index(begin, end, strides, attrs):
+    """The numpy index equivalent to a StridedSlice spec (None values: unknown)."""
+    idx = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides, strict=False)):
+        bit = 1 << i
+        if attrs["ellipsis_mask"] & bit:
+            if Ellipsis in idx:
+                raise ValueError("Multiple ellipses in slice spec not allowed")
+            idx.append(Ellipsis)
+        elif attrs["new_axis_mask"] & bit:
+            idx.append(None)
+        elif attrs["shrink_axis_mask"] & bit:
+            idx.append(_Unknown(True) if b is None else int(b))
+        else:
+            if s is not None and int(s) == 0:
+                raise ValueError("strides[%d] must be non-zero" % i)
+            bv = None if attrs["begin_mask"] & bit else b
+            ev = None if attrs["end_mask"] & bit else e
+            if s is None or (bv is None and not attrs["begin_mask"] & bit) or (
+                    ev is None and not attrs["end_mask"] & bit):
+                idx.append(_Unknown(False))
+            else:
+                idx.append(_pslice(None if bv is None else int(bv),
+                                   None if ev is None else int(ev), int(s)))
+    return tuple(idx)
+
+
+def _ss_dims(idx, dims):
+    """Output dims of indexing ``dims`` with ``idx``; ValueError on a bad shrink index."""
+    consumers = sum(1 for k in idx if k is not None and k is not Ellipsis)
+    if consumers > len(dims):
+        raise ValueError("Index out of range using input dim %d; input has only %d dims"
+                         % (len(dims), len(dims)))
+    if Ellipsis not in idx:
+        idx = idx + (Ellipsis,)
+    out, d = [], 0
+    for k in idx:
+        if k is Ellipsis:
+            take = len(dims) - consumers
+            out.extend(dims[d:d + take])
+            d += take
+        elif k is None:
+            out.append(1)
+        elif isinstance(k, _Unknown):
+            if not k.shrinks:
+                out.append(None)
+            d += 1
+        elif isinstance(k, int):
+            n = dims[d]
+            if n is not None and not -n <= k < n:
+                raise ValueError("slice index %d of dimension %d out of bounds." % (k, d))
+            d += 1
+        else:
+            n = dims[d]
+            out.append(None if n is None else len(_prange(*k.indices(n))))
+            d += 1
+    return out
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """The strided slice of ``input_`` (what ``Tensor.__getitem__`` builds)."""
+    if strides is None:
+        b = convert_to_tensor(begin, dtype=None if _is_tensor(begin) else _dt.int32)
+        bv = int_list(b)
+        strides = np.ones(len(bv), np.int32) if bv is not None else ones_like(b)
+    masks = dict(zip(_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                              shrink_axis_mask), strict=False))
+    return _gen_op("StridedSlice", [("input", input_, None), ("begin", begin, _dt.int32),
+                                    ("end", end, _dt.int32), ("strides", strides, _dt.int32)],
+                   {k: int(v) for k, v in masks.items()}, name).outputs[0]
+
+
+def _partial_ints(t):
+    """A constant int vector's values; for a Pack of scalars, the known ones (else None)."""
+    v = int_list(t)
+    if v is not None or t.op.type != "Pack":
+        return v
+    return [None if (c := constant_value(x)) is None else int(c) for x in t.op.inputs]
+
+
+def _ss_infer(op):
+    x, b, e, s = op.inputs
+    vals = []
+    for t, what in ((b, "begin"), (e, "end"), (s, "strides")):
+        check_dtype(t, (_dt.int32, _dt.int64), what)
+        _check_rank(t, 1, what)
+        vals.append(_partial_ints(t))
+    n = next((len(v) for v in vals if v is not None),
+             next((t.shape[0] for t in (b, e, s) if t.shape.ndims == 1), None))
+    if any(v is not None and len(v) != n for v in vals):
+        raise ValueError("begin, end and strides must have the same length, got %s"
+                         % [None if v is None else len(v) for v in vals])
+    if n is None or x.shape.ndims is None:
+        return [(x.dtype, unknown_shape())]
+    vals = [v if v is not None else [None] * n for v in vals]
+    idx = _ss_index(*vals, op.attrs)
+    return [(x.dtype, TensorShape(_ss_dims(idx, x.shape.as_list())))]
+
+
+def _ss_kernel(ctx, op, x, b, e, s):
+    idx = _ss_index(b, e, s, op.attrs)
+    _ss_dims(idx, list(x.shape))
+    return (np.asarray(x[idx]),)
+
+
+def _ss_grad(op, g):
+    x, b, e, s = op.inputs
+    return [make("StridedSliceGrad", [_static_dims(x), b, e, s, g], dict(op.attrs)),
+            None, None, None]
+
+
+register_op("StridedSlice", infer=_ss_infer, kernel=_ss_kernel, grad=_ss_grad)
+
+
+def _ssg_infer(op):
+    dims = int_list(op.inputs[0])
+    dy = op.inputs[4]
+    if dims is None:
+        return [(dy.dtype, unknown_shape(op.inputs[0].shape[0]
+                                         if op.inputs[0].shape.ndims == 1 else None))]
+    return [(dy.dtype, TensorShape(dims))]
+
+
+def _ssg_kernel(ctx, op, shp, b, e, s, dy):
+    out = np.zeros(tuple(int(d) for d in shp), dtype=dy.dtype)
+    idx = _ss_index(b, e, s, op.attrs)
+    out[idx] = np.reshape(dy, np.shape(out[idx]))
+    return (out,)
+
+
+register_op("StridedSliceGrad", infer=_ssg_infer, kernel=_ssg_kernel, grad=None)
+
+
+def _check_index(v):
+    if v is None or isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return
+    if _is_tensor(v):
+        t = convert_to_tensor(v)
+        if t.dtype in (_dt.int32, _dt.int64) and t.shape.ndims in (None, 0):
+            return
+    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), fr.newaxis (`None`) and "
+                    "scalar fr.int32/fr.int64 tensors are valid indices, got %r" % (v,))
+
+
+def _pack_spec(values, g):
+    if not values:
+        return constant_op(np.zeros(0, np.int32), name="Const")
+    if all(not _is_tensor(v) for v in values):
+        return convert_to_tensor(values, name="stack")
+    return stack(values, name="stack")
+
+
+def _getitem(tensor, key):
+    """``tensor[key]`` with TF1's rules: ints, slices with steps, negative indices,
+    ``...``, ``None`` (new axis) and scalar int tensors."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    tensor = convert_to_tensor(tensor)
+    g = get_default_graph()
+    begin, end, strides = [], [], []
+    masks = dict.fromkeys(_MASKS, 0)
+    with g.name_scope("strided_slice") as scope:
+        for i, k in enumerate(key):
+            bit = 1 << i
+            if isinstance(k, _pslice):
+                for v in (k.start, k.stop, k.step):
+                    _check_index(v)
+                begin.append(0 if k.start is None else k.start)
+                end.append(0 if k.stop is None else k.stop)
+                strides.append(1 if k.step is None else k.step)
+                masks["begin_mask"] |= bit if k.start is None else 0
+                masks["end_mask"] |= bit if k.stop is None else 0
+            elif k is Ellipsis or k is None:
+                begin.append(0)
+                end.append(0)
+                strides.append(1)
+                masks["ellipsis_mask" if k is Ellipsis else "new_axis_mask"] |= bit
+            else:
+                _check_index(k)
+                if k is None or isinstance(k, (list, tuple)):
+                    _check_index(object())
+                begin.append(k)
+                end.append(k + 1)
+                strides.append(1)
+                masks["shrink_axis_mask"] |= bit
+        packed = [_pack_spec(v, g) for v in (begin, end, strides)]
+    return make("StridedSlice", [tensor] + packed, masks, scope)
+
+
+OPERATORS["getitem"] = _getitem
+
+
+# --------------------------------------------------------------------------------------
+# OneHot
+# --------------------------------------------------------------------------------------
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """A one-hot tensor: ``on_value`` where the last (or ``axis``) index equals ``indices``.
+
+    The dtype is ``dtype``, else that of ``on_value``/``off_value``, else float32.
+    Out-of-range indices give an all-``off_value`` row.
+    """
+    g = get_default_graph()
+    dt = None if dtype is None else _dt.as_dtype(dtype)
+    with g.name_scope(name or "one_hot") as scope:
+        on = None if on_value is None else convert_to_tensor(on_value, preferred_dtype=dt)
+        off = None if off_value is None else convert_to_tensor(off_value, preferred_dtype=dt)
+        for v, what in ((on, "on_value"), (off, "off_value")):
+            if v is not None and dt is not None and v.dtype is not dt:
+                raise TypeError("dtype %s of %s does not match dtype parameter %s"
+                                % (v.dtype.name, what, dt.name))
+        if on is not None and off is not None and on.dtype is not off.dtype:
+            raise TypeError("dtype %s of on_value does not match dtype %s of off_value"
+                            % (on.dtype.name, off.dtype.name))
+        dt = dt or (on.dtype if on is not None else off.dtype if off is not None
+                    else _dt.float32)
+        on = convert_to_tensor(1 if on is None else on, dtype=dt, name="on_value")
+        off = convert_to_tensor(0 if off is None else off, dtype=dt, name="off_value")
+        idx = convert_to_tensor(indices, name="indices")
+        d = convert_to_tensor(depth, dtype=_dt.int32, name="depth")
+    return make("OneHot", [idx, d, on, off], {"axis": -1 if axis is None else int(axis)},
+                scope)
+
+
+def _one_hot_infer(op):
+    idx, depth, on, off = op.inputs
+    check_dtype(idx, (_dt.uint8, _dt.int32, _dt.int64), "indices")
+    for t, what in ((depth, "depth"), (on, "on_value"), (off, "off_value")):
+        if t.shape.ndims not in (None, 0):
+            raise ValueError("%s must be a scalar, but got shape %s" % (what, t.shape))
+    d = constant_value(depth)
+    if d is not None and int(d) < 0:
+        raise ValueError("depth must be non-negative, got: %d" % int(d))
+    axis = op.attrs["axis"]
+    if idx.shape.ndims is None:
+        return [(on.dtype, unknown_shape())]
+    r = idx.shape.ndims
+    if not -1 <= axis <= r:
+        raise ValueError("Expected axis to be -1 or between [0, %d].  But received: %d"
+                         % (r, axis))
+    dims = idx.shape.as_list()
+    dims.insert(r if axis == -1 else axis, None if d is None else int(d))
+    return [(on.dtype, TensorShape(dims))]
+
+
+def _one_hot_kernel(ctx, op, idx, depth, on, off):
+    depth = int(depth)
+    if depth < 0:
+        raise ValueError("depth must be non-negative, got: %d" % depth)
+    out = np.where(np.expand_dims(idx, -1) == np.arange(depth), on, off)
+    out = out.astype(op.outputs[0].dtype.np, copy=False)
+    axis = op.attrs["axis"]
+    return (out if axis == -1 else np.moveaxis(out, -1, axis),)
+
+
+register_op("OneHot", infer=_one_hot_infer, kernel=_one_hot_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+# --------------------------------------------------------------------------------------
+# Compositions: sequence_mask, boolean_mask, meshgrid
+# --------------------------------------------------------------------------------------
+
+
+def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
+    """``mask[i, j] = j < lengths[i]`` with ``maxlen`` columns (default: max length)."""
+    from . import math_ops
+
+    g = get_default_graph()
+    with g.name_scope(name or "SequenceMask"):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = math_ops.reduce_max(lengths, [])
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        row = range(constant_op(np.zeros((), maxlen.dtype.np)), maxlen,
+                    constant_op(np.ones((), maxlen.dtype.np)))
+        matrix = math_ops.cast(expand_dims(lengths, -1), maxlen.dtype)
+        result = math_ops.less(row, matrix)
+        dtype = _dt.as_dtype(dtype)
+        return result if dtype is _dt.bool else math_ops.cast(result, dtype)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The elements (or slices along ``axis``) of ``tensor`` where ``mask`` is true."""
+    from . import math_ops
+
+    g = get_default_graph()
+    with g.name_scope(name or "boolean_mask"):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        k = mask.shape.ndims
+        if k is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some "
+                             "dimensions are None.  E.g. shape=[None] is ok, but shape=None "
+                             "is not.")
+        if k == 0:
+            raise ValueError("mask cannot be scalar.")
+        a = 0 if axis is None else int(axis)
+        ts = tensor.shape
+        if ts.ndims is None:
+            raise ValueError("boolean_mask needs a tensor of known rank, got %s" % ts)
+        ts[a:a + k].assert_is_compatible_with(mask.shape)
+        dims = ts.as_list()
+        outer = dims[:a] + dims[a + k:]
+        if all(d is not None for d in outer):
+            new = dims[:a] + [-1] + dims[a + k:]
+        else:
+            s = shape(tensor)
+            new = concat([s[:a], [-1], s[a + k:]], 0)
+        flat = reshape(tensor, new)
+        flat.set_shape(dims[:a] + [None] + dims[a + k:])
+        idx = squeeze(math_ops.where(reshape(mask, [-1])), axis=[1])
+        return gather(flat, idx, axis=a)
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids from 1-D ``args``; ``indexing`` is "xy" (default) or "ij"."""
+    from . import math_ops
+
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError("'%s' is an invalid keyword argument for this function"
+                        % next(iter(kwargs)))
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Argument `indexing` parameter must be either 'xy' or 'ij', got '%s'"
+                         % indexing)
+    g = get_default_graph()
+    with g.name_scope(name):
+        xs = [convert_to_tensor(x) for x in args]
+        n = len(xs)
+        outs = []
+        for i, x in enumerate(xs):
+            s = [1] * n
+            s[i] = -1
+            outs.append(reshape(x, s))
+        sizes = [size(x) for x in xs]
+        if indexing == "xy" and n > 1:
+            outs[0] = reshape(xs[0], [1, -1] + [1] * (n - 2))
+            outs[1] = reshape(xs[1], [-1, 1] + [1] * (n - 2))
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        dt = xs[0].dtype if xs else _dt.float32
+        mult = ones(stack(sizes), dtype=dt) if xs else None
+        return [math_ops.multiply(o, mult) for o in outs]
