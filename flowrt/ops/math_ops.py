@@ -134,7 +134,7 @@ def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
     """Sums a gradient computed in the broadcast shape back to ``x``'s shape."""
     if g is None:
         return None
-    xs, os_ = x.shape, out_shape
+    xs = x.shape
     axes = _static_reduction_axes(xs, other.shape)
     if axes is not None:
         if not axes:
