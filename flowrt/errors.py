@@ -46,7 +46,7 @@ class OpError(Exception):
 def _make(name, code, doc):
     cls = type(name, (OpError,), {"error_code": code, "__doc__": doc})
 
-    def __init__(self, node_def, op, message, *args):
+    def __init__(self, node_def, op, message, *args):  # noqa: N807 - set as the method
         OpError.__init__(self, node_def, op, message)
 
     cls.__init__ = __init__

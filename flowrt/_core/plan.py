@@ -13,8 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .graph import Operation, Tensor
 from .fusion import fuse_steps
+from .graph import Operation, Tensor
 from .registry import get_op_def
 
 

@@ -1,5 +1,17 @@
 """Op definitions by family; importing this package registers every op type."""
 
-from . import (array_ops, candidate_sampling_ops, control_flow_ops, data_flow_ops,  # noqa: F401
-               embedding_ops, indexed_slices, indexing_ops, io_ops, math_ops, nn_ops,
-               random_ops, slicing_ops, state_ops)
+from . import (  # noqa: F401
+               array_ops,
+               candidate_sampling_ops,
+               control_flow_ops,
+               data_flow_ops,
+               embedding_ops,
+               indexed_slices,
+               indexing_ops,
+               io_ops,
+               math_ops,
+               nn_ops,
+               random_ops,
+               slicing_ops,
+               state_ops,
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import (Tensor, constant_value, convert_to_tensor, get_default_graph)
+from .._core.graph import Tensor, constant_value, convert_to_tensor, get_default_graph
 from .._core.shape import TensorShape, as_shape
 
 __all__ = ["make_op", "make", "to_tensor", "binary_args", "same_as", "static_value",
