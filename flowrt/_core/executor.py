@@ -61,9 +61,7 @@ def run_sync(plan, ctx: RunContext, feed_values) -> list:
     plan.runs += 1
     if plan.runs >= COMPILE_AFTER_RUNS and fn is None:
         plan.sync_fn = compile_sync(plan)
-    vals = list(plan.init)
-    for s, v in zip(plan.feed_slots, feed_values):
-        vals[s] = v
+    vals = _initial_vals(plan, feed_values)
     stats = ctx.stats
     with np.errstate(all="ignore"):
         for kernel, op, ins, outs in plan.sync_steps:
@@ -166,6 +164,13 @@ def compile_sync(plan):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def _initial_vals(plan, feed_values) -> list:
+    vals = list(plan.init)
+    for s, v in zip(plan.feed_slots, feed_values):
+        vals[s] = v
+    return vals
+
+
 def _store(vals, st, res):
     outs = st.outs
     if len(outs) == 1:
@@ -196,9 +201,7 @@ def run_prefix(plan, ctx: RunContext, feed_values, vals=None, start: int = 0):
                 return fn(ctx, feed_values)
             with np.errstate(all="ignore"):
                 return fn(ctx, feed_values)
-        vals = list(plan.init)
-        for s, v in zip(plan.feed_slots, feed_values):
-            vals[s] = v
+        vals = _initial_vals(plan, feed_values)
     stats = ctx.stats
     with np.errstate(all="ignore") if plan.numeric else _NO_CONTEXT:
         for st in plan.steps[start:]:
@@ -262,9 +265,7 @@ async def run_async(plan, ctx: RunContext, feed_values, vals=None, start: int = 
     and their outputs are in ``vals``; the rest runs from there.
     """
     if vals is None:
-        vals = list(plan.init)
-        for s, v in zip(plan.feed_slots, feed_values):
-            vals[s] = v
+        vals = _initial_vals(plan, feed_values)
     pending = list(plan.npred)
     steps = plan.steps
     stats = ctx.stats
@@ -276,12 +277,7 @@ async def run_async(plan, ctx: RunContext, feed_values, vals=None, start: int = 
         roots = [j for j in range(start, len(steps)) if pending[j] == 0]
 
     def finish(st, res):
-        outs = st.outs
-        if len(outs) == 1:
-            vals[outs[0]] = res[0]
-        else:
-            for o, r in zip(outs, res):
-                vals[o] = r
+        _store(vals, st, res)
         ready = []
         for j in st.succ:
             pending[j] -= 1
