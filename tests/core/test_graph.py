@@ -160,8 +160,6 @@ def test_logical_operators():
         assert sess.run([~t, t & False, False | t]) == [False, False, True]
 
 
-@pytest.mark.xfail(strict=True, reason="math_ops names &/| ops LogicalAnd/LogicalOr; TF "
-                   "names them 'and'/'or' (binary_op_wrapper's name scope)")
 def test_logical_operator_names():
     t = fr.constant(True)
     assert [(t & t).name, (t | t).name] == ["and:0", "or:0"]
