@@ -33,6 +33,7 @@ from .ops.data_flow_ops import *  # noqa: F401,F403
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401
 from .ops.indexing_ops import *  # noqa: F401,F403
 from .ops.io_ops import *  # noqa: F401,F403
+from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.random_ops import *  # noqa: F401,F403
 from .ops.slicing_ops import *  # noqa: F401,F403

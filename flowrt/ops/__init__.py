@@ -9,6 +9,7 @@ from . import (  # noqa: F401
                indexed_slices,
                indexing_ops,
                io_ops,
+               linalg_ops,
                math_ops,
                nn_ops,
                random_ops,

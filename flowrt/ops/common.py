@@ -10,7 +10,7 @@ from .._core.shape import TensorShape, as_shape
 
 __all__ = ["make_op", "make", "to_tensor", "binary_args", "same_as", "static_value",
            "check_dtype", "FLOATS", "INTS", "NUMERIC", "TensorShape", "as_shape",
-           "int_list", "axis_value"]
+           "int_list", "axis_value", "shape_str"]
 
 FLOATS = (_dt.float16, _dt.float32, _dt.float64)
 INTS = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16)
@@ -91,6 +91,12 @@ def check_dtype(t: Tensor, allowed, arg: str = "x"):
     if id(t.dtype) not in ids[1]:
         raise TypeError("Value passed to parameter '%s' has DataType %s not in list of allowed "
                         "values: %s" % (arg, t.dtype.name, ", ".join(d.name for d in allowed)))
+
+
+def shape_str(s: TensorShape) -> str:
+    """A static shape for messages: ``[?, 3]``, or ``<unknown>``."""
+    return "<unknown>" if s.ndims is None else "[%s]" % ", ".join(
+        "?" if d is None else str(d) for d in s.as_list())
 
 
 def static_value(t: Tensor):

@@ -24,7 +24,7 @@ from .._core.elementwise import NUMEXPR_MIN_SIZE, unary_kernel
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from . import array_ops, math_ops
+from . import array_ops, linalg_ops, math_ops
 from .common import FLOATS, NUMERIC, check_dtype, int_list, make, make_op
 
 __all__ = [
@@ -809,14 +809,14 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 def xw_plus_b(x, weights, biases, name=None):
     """``matmul(x, weights) + biases`` (a ``BiasAdd``)."""
     with _OwnScope(name, "xw_plus_b") as s:
-        mm = math_ops.matmul(x, weights)
+        mm = linalg_ops.matmul(x, weights)
     return bias_add(mm, biases, name=s.name)
 
 
 def relu_layer(x, weights, biases, name=None):
     """``relu(matmul(x, weights) + biases)``."""
     with _OwnScope(name, "relu_layer") as s:
-        h = bias_add(math_ops.matmul(x, weights), biases)
+        h = bias_add(linalg_ops.matmul(x, weights), biases)
     return relu(h, name=s.name)
 
 
