@@ -308,7 +308,9 @@ def _graph_of(initial_value):
 
 
 def _read_or_default_kernel(ctx, op, handle, default):
-    return (handle.value if handle.value is not None else default,)
+    with handle.lock:  # excludes an in-place update in progress
+        value = handle.value
+    return (value if value is not None else default,)
 
 
 register_op("ReadVariableOrDefault", infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape)],

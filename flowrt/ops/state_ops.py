@@ -110,7 +110,8 @@ def _freeze(new, dtype) -> np.ndarray:
 def read_variable(ctx, op, handle) -> np.ndarray:
     """The current value of a variable (read-only); FailedPreconditionError if unset."""
     res = _resource(ctx, handle)
-    value = res.value
+    with res.lock:  # excludes an in-place update in progress
+        value = res.value
     if value is None:
         raise uninitialized_error(op, res.name)
     return value
