@@ -361,3 +361,34 @@ def test_in_place_update_never_mutates_an_array_a_run_still_holds():
             a, _ = sess.run([read, inc])
         b = sess.run(read)
         assert a.tolist() == [2.0, 2.0, 2.0] and b.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_reads_never_see_an_in_place_update_half_done():
+    """One thread trains (in-place updates of a large variable) while another reads it:
+    every value read is uniform, i.e. taken wholly before or after an update."""
+    import threading
+
+    v = fr.Variable(np.zeros(200_000, np.float32), name="big")
+    train = fr.train.GradientDescentOptimizer(1.0).minimize(fr.reduce_sum(v))
+    torn = []
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+        stop = threading.Event()
+
+        def read():
+            while not stop.is_set():
+                x = sess.run(v)
+                if x.min() != x.max():
+                    torn.append((x.min(), x.max()))
+
+        t = threading.Thread(target=read)
+        t.start()
+        try:
+            for _ in range(300):
+                sess.run(train)
+        finally:
+            stop.set()
+            t.join(10)
+        assert not t.is_alive()
+        assert sess.run(v)[0] == -300.0
+    assert not torn
