@@ -99,6 +99,7 @@ def _unary_fn(op_type, pub):
     def fn(x, name=None):
         return make(op_type, [convert_to_tensor(x)], None, name, op_type)
     fn.__name__ = pub
+    fn.__qualname__ = pub
     fn.__doc__ = "Elementwise %s (op type %s)." % (pub, op_type)
     return fn
 
@@ -326,6 +327,7 @@ def _binary_fn(op_type, pub, default_name=None):
         return _scoped(op_type, name, default_name or op_type,
                        lambda: _binary_inputs(x, y, op_type))
     fn.__name__ = pub
+    fn.__qualname__ = pub
     fn.__doc__ = "Elementwise %s with broadcasting (op type %s)." % (pub, op_type)
     fn.op_type = op_type
     return fn
@@ -730,6 +732,7 @@ def _reduce_fn(op_type, pub):
         return _scoped(op_type, name, op_type, lambda: [x, convert_to_tensor(
             axis, dtype=_dt.int32, name="reduction_indices")], {"keep_dims": kd})
     fn.__name__ = pub
+    fn.__qualname__ = pub
     fn.__doc__ = ("Reduces ``input_tensor`` along ``axis`` (all axes if None) with %s; "
                   "``keepdims`` keeps reduced axes with length 1 (op type %s)."
                   % (pub[7:], op_type))
@@ -846,6 +849,7 @@ def _arg_fn(op_type, pub):
             return [x, d]
         return _scoped(op_type, name, op_type, build, {"output_type": out})
     fn.__name__ = pub
+    fn.__qualname__ = pub
     fn.__doc__ = ("Index of the %s value along ``axis`` (default 0), as ``output_type`` "
                   "(int64 by default); NaNs never win (op type %s)."
                   % ("largest" if op_type == "ArgMax" else "smallest", op_type))
