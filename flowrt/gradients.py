@@ -49,7 +49,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
       ``gather``/``embedding_lookup`` paths), or None when ``x`` is unconnected.
     """
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs = [convert_to_tensor(x) for x in _as_list(xs)]
+    # A variable's gradient sums over every read of it (its snapshot, read_value(),
+    # reads made under control dependencies), as TF's does through the handle.
+    groups = [_reads(x) for x in _as_list(xs)]
+    xs = [t for group in groups for t in group]
     if grad_ys is not None:
         grad_ys = _as_list(grad_ys)
         if len(grad_ys) != len(ys):
@@ -89,12 +92,24 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     if pending[p] == 0:
                         ready.append(p)
         results = []
-        for x in xs:
-            gr = _aggregate(contribs.get(x), x)
+        for group in groups:
+            parts = [gr for gr in (_aggregate(contribs.get(x), x) for x in group)
+                     if gr is not None]
+            gr = _aggregate(parts, group[0])
             if gr is None and unconnected_gradients == "zero":
-                gr = array_ops.zeros_like(x)
+                gr = array_ops.zeros_like(group[0])
             results.append(gr)
         return results
+
+
+def _reads(x) -> list:
+    """The tensors to differentiate for ``x``: all reads of a variable, else ``x``."""
+    handle = getattr(x, "handle", None)
+    if isinstance(handle, Tensor) and handle.op.type == "VarHandleOp":
+        snap = x.value()
+        return [snap] + [c.outputs[0] for c in handle.consumers()
+                         if c.type == "ReadVariableOp" and c.outputs[0] is not snap]
+    return [convert_to_tensor(x)]
 
 
 def _between(ys, xs) -> list[Operation]:

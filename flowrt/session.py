@@ -409,7 +409,15 @@ class Session:
             if token is current:
                 vals = await self._step(work[0], work[1], plan, ctx, timeout)
             else:
-                vals = await self._bridge(token, work, plan, ctx, timeout)
+                try:
+                    vals = await self._bridge(token, work, plan, ctx, timeout)
+                except trio.RunFinishedError:
+                    # The loop this session was bound to has exited: bind to this one
+                    # (nothing of the waiting step has run) and wait here.
+                    self._unbind(token)
+                    if self._bind(current) is not current:
+                        raise
+                    vals = await self._step(work[0], work[1], plan, ctx, timeout)
         return self._finish(fm, vals, ctx, run_metadata, t0)
 
     @staticmethod
@@ -439,6 +447,8 @@ class Session:
             self._inflight.add(entry)
             if box is not None:
                 box["cs"] = cs
+                if box.get("cancel"):  # the bridged caller was cancelled before we began
+                    cs.cancel()
             if timeout is not None:
                 cs.deadline = trio.current_time() + timeout
             if self._closed:
@@ -449,6 +459,8 @@ class Session:
                 self._inflight.discard(entry)
         if self._closed:
             raise errors.CancelledError(None, None, _CLOSED_MSG)
+        if timeout is None or trio.current_time() < cs.deadline:
+            raise errors.CancelledError(None, None, "The run was cancelled by its caller.")
         waiting = ", ".join("%s op '%s'" % (s.type, s.name) for s in
                             _blocked_ops(plan, ctx)) or "no op"
         raise errors.DeadlineExceededError(
@@ -464,10 +476,14 @@ class Session:
             except trio.RunFinishedError:
                 self._unbind(token)
             except trio.Cancelled:
-                # The session's own loop shut down under the run (close()).
+                # The loop shut down under the run: close() stopped the session's own
+                # loop, or the program's loop this session was bound to exited.
                 if self._closed:
                     raise errors.CancelledError(None, None, _CLOSED_MSG) from None
-                raise
+                self._unbind(token)
+                raise errors.CancelledError(
+                    None, None, "The trio loop running this session's blocking ops exited "
+                    "while the run waited; the run was cancelled.") from None
         self._check_open()
         raise RuntimeError("could not reach a trio loop to run a blocking op")
 
@@ -482,6 +498,11 @@ class Session:
                 box["result"] = trio.from_thread.run(self._step, work[0], work[1], plan, ctx,
                                                      timeout, box, trio_token=token)
                 return box["result"]
+            except trio.Cancelled:
+                # Cancelled on the other loop (its shutdown): not this loop's cancel.
+                raise errors.CancelledError(None, None, _CLOSED_MSG if self._closed else
+                                            "The trio loop running this session's blocking "
+                                            "ops exited; the run was cancelled.") from None
             finally:
                 try:
                     here.run_sync_soon(done.set)
@@ -489,8 +510,12 @@ class Session:
                     pass
 
         try:
-            return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True)
+            # A limiter of its own: waiting runs must not use up trio's default 40
+            # worker threads, which other to_thread calls (heavy aruns) need.
+            return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True,
+                                                 limiter=trio.CapacityLimiter(1))
         except trio.Cancelled:
+            box["cancel"] = True
             cs = box.get("cs")
             if cs is not None:
                 try:

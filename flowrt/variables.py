@@ -232,6 +232,10 @@ class Variable(TensorOperators):
         return _session_for(self.graph, session).run(self._snapshot)
 
     def _as_tensor(self) -> Tensor:
+        # Inside control_dependencies a use of the variable is a new read ordered after
+        # them (as TF's resource variables read afresh); elsewhere, the one snapshot.
+        if any(ctrl for ctrl in self.graph._control_stack):
+            return self.read_value()
         return self._snapshot
 
     def _as_graph_element(self) -> Tensor:

@@ -786,6 +786,11 @@ def constant_op(value, dtype=None, shape=None, name=None, graph: Graph | None = 
             arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
         elif arr.size == int(np.prod(shape)):
             arr = arr.reshape(shape)
+        elif 0 < arr.size < int(np.prod(shape)) and arr.ndim <= 1:
+            # TF1: a shorter list is padded with its last value.
+            flat = np.concatenate([arr.reshape(-1), np.repeat(arr.reshape(-1)[-1:],
+                                                              int(np.prod(shape)) - arr.size)])
+            arr = flat.reshape(shape)
         else:
             raise TypeError("Eager execution of tf.constant with unsupported shape. Tensor "
                             "%r (converted from %r) has %d elements, but got `shape` %s with "

@@ -382,7 +382,13 @@ def divide(x, y, name=None):
     return truediv(x, y, name=name)
 
 
-div = divide
+def div(x, y, name=None):
+    """Division with Python 2 semantics (TF1's ``tf.div``): floor division for
+    integers, true division for floats."""
+    x, y = binary_args(x, y, "Div")
+    if x.dtype in INTS:
+        return make("FloorDiv", [x, y], None, name, "div")
+    return make("RealDiv", [x, y], None, name, "div")
 
 
 OPERATORS.update({

@@ -2,6 +2,7 @@
 bridge to the session's loop, close() and cancellation."""
 
 import threading
+import time
 
 import pytest
 import trio
@@ -181,3 +182,101 @@ async def test_cancelled_before_start_runs_nothing():
         assert cs.cancelled_caught and n.total == 0
         await sess.arun(c)
         assert n.total == 1
+
+
+# --- runs that cross between trio loops (review findings) ----------------------------
+
+
+def _queue_graph():
+    q = fr.FIFOQueue(4, [fr.float32], shapes=[[]])
+    x = fr.placeholder(fr.float32, [])
+    return q, x, q.enqueue([x]), q.dequeue()
+
+
+def test_arun_after_the_bound_loop_exited_rebinds_to_the_current_loop():
+    q, x, enq, deq = _queue_graph()
+    sess = fr.Session()
+
+    async def first():
+        await sess.arun(enq, {x: 1.0})  # binds the session to this loop
+        return await sess.arun(deq)
+
+    async def second():
+        async with trio.open_nursery() as nursery:
+            async def produce():
+                await trio.sleep(0.05)
+                await sess.arun(enq, {x: 2.0})
+
+            nursery.start_soon(produce)
+            with trio.fail_after(10):
+                return await sess.arun(deq)  # must wait: the old loop is gone
+
+    assert trio.run(first) == 1.0
+    assert trio.run(second) == 2.0
+    sess.close()
+
+
+def test_cancelling_a_bridged_arun_takes_nothing_and_returns_promptly():
+    q, x, enq, deq = _queue_graph()
+    sess = fr.Session()
+    sess.run(q.size())
+    blocked = threading.Thread(target=lambda: _swallow(lambda: sess.run(deq)))
+    blocked.start()  # binds the session to a loop of its own; waits for an element
+
+    async def main():
+        with trio.fail_after(10):
+            with trio.move_on_after(0.2) as cs:
+                await sess.arun(deq)  # bridged to the session's loop, then cancelled
+        return cs.cancelled_caught
+
+    try:
+        assert trio.run(main)
+        sess.run(enq, {x: 5.0})  # goes to the still-waiting thread, not the cancelled run
+        blocked.join(10)
+        assert not blocked.is_alive()
+        assert sess.run(q.size()) == 0
+    finally:
+        sess.close()
+        blocked.join(10)
+
+
+def test_close_during_a_bridged_arun_raises_flowrt_cancelled_error():
+    q, x, enq, deq = _queue_graph()
+    sess = fr.Session()
+    out = {}
+    t1 = threading.Thread(target=lambda: out.update(sync=_swallow(lambda: sess.run(deq))))
+    t1.start()
+
+    async def user():
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, _close_when_waiting, sess, q, 2)
+            out["arun"] = await _aswallow(sess.arun(deq))
+
+    trio.run(user)
+    t1.join(10)
+    assert not t1.is_alive()
+    assert out["sync"] is fr.errors.CancelledError
+    assert out["arun"] is fr.errors.CancelledError
+
+
+def _close_when_waiting(sess, q, n):
+    deadline = time.monotonic() + 10
+    while q.statistics(sess).waiting_dequeuers < n and time.monotonic() < deadline:
+        time.sleep(0.01)  # polls a thread-side statistic; there is no thread-side wait
+    sess.close()
+
+
+def _swallow(f):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001
+        return type(e)
+    return None
+
+
+async def _aswallow(coro):
+    try:
+        await coro
+    except Exception as e:  # noqa: BLE001
+        return type(e)
+    return None
