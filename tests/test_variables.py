@@ -392,3 +392,23 @@ def test_reads_never_see_an_in_place_update_half_done():
         assert not t.is_alive()
         assert sess.run(v)[0] == -300.0
     assert not torn
+
+
+def test_a_variable_used_under_control_dependencies_is_read_after_them():
+    v = fr.Variable(1.0, name="v")
+    a = fr.assign_add(v, 2.0)
+    with fr.control_dependencies([a]):
+        r = fr.identity(v)
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(r) == 3.0  # TF1 pattern: return identity(var) after an update
+
+
+def test_gradient_with_respect_to_a_variable_sums_over_all_its_reads():
+    v = fr.Variable(2.0, name="v")
+    with fr.control_dependencies([fr.no_op()]):
+        fresh = v * 1.0  # a second read of v, made under control dependencies
+    (g,) = fr.gradients(v * 3.0 + fresh * 4.0 + v.read_value() * 5.0, v)
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(g) == 12.0

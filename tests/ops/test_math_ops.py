@@ -333,3 +333,10 @@ def test_numexpr_and_numpy_paths_agree(op_type, shape, drop, ones, dtype, seed):
     rtol = 2e-6 if dtype == np.float32 else 1e-13
     np.testing.assert_allclose(got, ref, rtol=rtol, atol=1e-30, equal_nan=True,
                                err_msg=op_type)
+
+
+def test_div_has_python2_semantics_and_constant_pads_short_lists():
+    with fr.Session() as sess:
+        assert sess.run(fr.div(fr.constant([7, -7]), 2)).tolist() == [3, -4]
+        assert sess.run(fr.div(fr.constant([7.0, -7.0]), 2.0)).tolist() == [3.5, -3.5]
+        assert sess.run(fr.constant([1, 2, 3], shape=[2, 2])).tolist() == [[1, 2], [3, 3]]
