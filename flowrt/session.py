@@ -370,7 +370,7 @@ class Session:
             partial, k = run_prefix(plan, ctx, feeds)
             vals = k if partial is None else self._run_on_loop(
                 resume, (plan, ctx, partial, k), plan, ctx, timeout)
-        return self._finish(fm, vals, ctx, run_metadata, t0)
+        return self._finish(fm, plan, vals, ctx, run_metadata, t0)
 
     async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """``run`` for trio tasks: awaits blocking ops without blocking the loop.
@@ -404,7 +404,7 @@ class Session:
                 partial, k = run_prefix(plan, ctx, None, partial, k)
             if partial is None:
                 await trio.lowlevel.cancel_shielded_checkpoint()
-                return self._finish(fm, k, ctx, run_metadata, t0)
+                return self._finish(fm, plan, k, ctx, run_metadata, t0)
             work = (resume, (plan, ctx, partial, k))
             if token is current:
                 vals = await self._step(work[0], work[1], plan, ctx, timeout)
@@ -418,7 +418,7 @@ class Session:
                     if self._bind(current) is not current:
                         raise
                     vals = await self._step(work[0], work[1], plan, ctx, timeout)
-        return self._finish(fm, vals, ctx, run_metadata, t0)
+        return self._finish(fm, plan, vals, ctx, run_metadata, t0)
 
     @staticmethod
     def _timed_run(plan, ctx, feeds):
@@ -427,13 +427,17 @@ class Session:
         plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
         return vals
 
-    def _finish(self, fm, vals, ctx, run_metadata, t0):
+    def _finish(self, fm, plan, vals, ctx, run_metadata, t0):
         if ctx.stats is not None and run_metadata is not None:
             base = t0 * 1e6
             p0 = ctx.stats[0][1] if ctx.stats else 0.0
             run_metadata.step_stats = [
                 NodeStats(op.name, op.type, base + (a - p0) * 1e6, base + (b - p0) * 1e6,
                           threading.get_ident()) for op, a, b in ctx.stats]
+        if plan.fetches_fed:
+            # As TF1: a fetched fed tensor comes back as the fed array (0-d included).
+            return fm.build([v if fed else _fetch_value(v)
+                             for v, fed in zip(vals, plan.fetch_is_fed)])
         return fm.build([_fetch_value(v) for v in vals])
 
     # --- the trio side ----------------------------------------------------------------

@@ -192,6 +192,8 @@ class Plan:
             producer[op] = st
         self.feed_slots = tuple(range(len(feed_tensors)))
         self.fetch_slots = tuple(slot[t] for t in fetch_tensors)
+        self.fetch_is_fed = tuple(t in fed for t in fetch_tensors)
+        self.fetches_fed = any(self.fetch_is_fed)
         steps = fuse_steps(steps, self.fetch_slots)  # elementwise fusion (fusion.py)
         self.steps = steps
         self.init = init

@@ -279,3 +279,11 @@ async def test_close_cancels_an_in_flight_arun():
             assert gate.entered == 1
             sess.close()
     assert len(errors) == 1 and gate.cancelled == 1
+
+
+def test_a_fetched_fed_tensor_comes_back_as_the_fed_array_like_tf1():
+    p = fr.placeholder(fr.float32, [])
+    with fr.Session() as sess:
+        got, computed = sess.run([p, p + 1.0], {p: 3.0})
+    assert isinstance(got, np.ndarray) and got.shape == () and got == 3.0
+    assert isinstance(computed, np.float32)
