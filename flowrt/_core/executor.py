@@ -52,15 +52,9 @@ COMPILE_AFTER_RUNS = 2
 
 def run_sync(plan, ctx: RunContext, feed_values) -> list:
     """Runs a non-blocking plan inline; returns the fetched values."""
-    fn = plan.sync_fn
+    fn = _compiled(plan)
     if fn is not None and ctx.stats is None:
-        if not plan.steps:
-            return fn(ctx, feed_values)
-        with np.errstate(all="ignore"):
-            return fn(ctx, feed_values)
-    plan.runs += 1
-    if plan.runs >= COMPILE_AFTER_RUNS and fn is None:
-        plan.sync_fn = compile_sync(plan)
+        return _call_compiled(plan, fn, ctx, feed_values)
     vals = _initial_vals(plan, feed_values)
     stats = ctx.stats
     with np.errstate(all="ignore"):
@@ -164,6 +158,23 @@ def compile_sync(plan):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def _compiled(plan):
+    """The plan's compiled function, compiled on its ``COMPILE_AFTER_RUNS``-th run."""
+    fn = plan.sync_fn
+    if fn is None:
+        plan.runs += 1
+        if plan.runs >= COMPILE_AFTER_RUNS:
+            fn = plan.sync_fn = compile_sync(plan)
+    return fn
+
+
+def _call_compiled(plan, fn, ctx, feed_values):
+    if not plan.numeric:
+        return fn(ctx, feed_values)
+    with np.errstate(all="ignore"):
+        return fn(ctx, feed_values)
+
+
 def _initial_vals(plan, feed_values) -> list:
     vals = list(plan.init)
     for s, v in zip(plan.feed_slots, feed_values):
@@ -191,16 +202,9 @@ def run_prefix(plan, ctx: RunContext, feed_values, vals=None, start: int = 0):
     from step ``start`` of an earlier attempt.
     """
     if vals is None:
-        fn = plan.sync_fn
-        if fn is None:
-            plan.runs += 1
-            if plan.runs >= COMPILE_AFTER_RUNS:
-                fn = plan.sync_fn = compile_sync(plan)
+        fn = _compiled(plan)
         if fn is not None and ctx.stats is None:
-            if not plan.numeric:
-                return fn(ctx, feed_values)
-            with np.errstate(all="ignore"):
-                return fn(ctx, feed_values)
+            return _call_compiled(plan, fn, ctx, feed_values)
         vals = _initial_vals(plan, feed_values)
     stats = ctx.stats
     with np.errstate(all="ignore") if plan.numeric else _NO_CONTEXT:

@@ -159,18 +159,21 @@ register_op("LeakyReluGrad", infer=_grad_infer, kernel=_leaky_grad_kernel,
             grad=lambda op, g: [make("LeakyReluGrad", [g, op.inputs[1]],
                                      {"alpha": op.attrs["alpha"]}),
                                 _zeros_like(op.inputs[1])])
+def _exp_grad_grad(grad_type):
+    """The gradient of EluGrad/SeluGrad (whose second input is the activation's output)."""
+    return lambda op, g: [make(grad_type, [g, op.inputs[1]]),
+                          math_ops.where(math_ops.less(op.inputs[1], 0.0),
+                                         g * op.inputs[0], _zeros_like(op.inputs[1]))]
+
+
 register_op("Elu", infer=_act_infer, kernel=_elu_kernel,
             grad=lambda op, g: [make("EluGrad", [g, op.outputs[0]])])
 register_op("EluGrad", infer=_grad_infer, kernel=_elu_grad_kernel,
-            grad=lambda op, g: [make("EluGrad", [g, op.inputs[1]]),
-                                math_ops.where(math_ops.less(op.inputs[1], 0.0),
-                                               g * op.inputs[0], _zeros_like(op.inputs[1]))])
+            grad=_exp_grad_grad("EluGrad"))
 register_op("Selu", infer=_act_infer, kernel=_selu_kernel,
             grad=lambda op, g: [make("SeluGrad", [g, op.outputs[0]])])
 register_op("SeluGrad", infer=_grad_infer, kernel=_selu_grad_kernel,
-            grad=lambda op, g: [make("SeluGrad", [g, op.inputs[1]]),
-                                math_ops.where(math_ops.less(op.inputs[1], 0.0),
-                                               g * op.inputs[0], _zeros_like(op.inputs[1]))])
+            grad=_exp_grad_grad("SeluGrad"))
 register_op("Softplus", infer=_act_infer, kernel=_softplus_kernel,
             grad=lambda op, g: [make("SoftplusGrad", [g, op.inputs[0]])])
 register_op("SoftplusGrad", infer=_grad_infer, kernel=_softplus_grad_kernel,
