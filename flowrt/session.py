@@ -1,30 +1,34 @@
 """``fr.Session``: prunes the graph to a run's fetches, caches the plan, and runs it.
 
-Runs come from threads (``sess.run``) or trio tasks (``await sess.arun``) and share the
-session's variables and queues. A plan that cannot block runs inline on the caller's
-thread. A plan that may block (queue ops) runs on the trio loop the session is bound
-to: the loop of the first ``arun`` that needed one, else a loop the session starts on
-a background thread for its sync callers. ``sess.run`` from other threads reaches that
-loop through ``trio.from_thread``; ``arun`` from another loop is bridged to it.
+Runs come from threads (``sess.run``) or trio tasks in any trio loop (``await
+sess.arun``) and share the session's variables and queues. A straight plan (every plan
+whose blocking ops are ordered by its dependencies) runs its compiled body where it is
+called: a waiting op parks the calling thread, or awaits in the calling task. The
+session has no thread or loop of its own. See ``_core/executor.py``.
 """
 
 from __future__ import annotations
 
 import collections
+import collections.abc
+import contextlib
 import json
+import math
 import threading
 import time
 
 import numpy as np
+import outcome
 import trio
 
 from . import dtypes as _dt
 from . import errors
 from ._core import graph as _graph
-from ._core.executor import RunContext, resume, run_prefix, run_sync
+from ._core.executor import ConcurrentRun, RunContext, run_concurrent
 from ._core.graph import Graph, Operation, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
+from ._core.waiting import drive_async, drive_sync
 
 __all__ = ["Session", "InteractiveSession", "RunOptions", "RunMetadata", "ConfigProto",
            "GPUOptions"]
@@ -39,7 +43,11 @@ _CLOSED_MSG = "Session was closed while this run was in progress; the run was ca
 
 
 class RunOptions:
-    """Per-run options: ``timeout_in_ms`` and ``trace_level`` (FULL_TRACE records stats)."""
+    """Per-run options: ``timeout_in_ms`` and ``trace_level`` (FULL_TRACE records stats).
+
+    ``timeout_in_ms`` of 0 or less means no timeout (as in TF1), unless the session's
+    ``ConfigProto(operation_timeout_in_ms=...)`` sets one.
+    """
 
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
 
@@ -74,8 +82,9 @@ class GPUOptions:
 
 
 class ConfigProto:
-    """Session configuration. flowrt acts on ``intra_op_parallelism_threads``; the other
-    TF1 fields are accepted and ignored (there are no devices to configure).
+    """Session configuration. flowrt acts on ``intra_op_parallelism_threads`` and
+    ``operation_timeout_in_ms``; the other TF1 fields are accepted and ignored (there
+    are no devices to configure).
 
     Args:
       intra_op_parallelism_threads: threads one op may use (numpy's BLAS pool); 0 leaves
@@ -84,12 +93,15 @@ class ConfigProto:
         (queue runners and a training loop) are usually fastest with 1 on few cores:
         the runs themselves are the parallelism, and BLAS threads then only contend.
       inter_op_parallelism_threads: ignored (independent ops overlap on trio).
+      operation_timeout_in_ms: the timeout of every run of the session whose
+        ``RunOptions`` set none; 0 or less means none.
     """
 
     def __init__(self, intra_op_parallelism_threads=0, inter_op_parallelism_threads=0,
-                 **kwargs):
+                 operation_timeout_in_ms=0, **kwargs):
         self.intra_op_parallelism_threads = int(intra_op_parallelism_threads or 0)
         self.inter_op_parallelism_threads = int(inter_op_parallelism_threads or 0)
+        self.operation_timeout_in_ms = int(operation_timeout_in_ms or 0)
         self.__dict__.update(kwargs)
         self.gpu_options = kwargs.get("gpu_options", GPUOptions())
 
@@ -216,15 +228,13 @@ class Session:
         self._graph = graph if graph is not None else _graph.get_default_graph()
         self._config = config
         _apply_config(config)
+        self._timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         self._resources = ResourceManager()
         self._plans: dict = {}
         self._plans_version = self._graph.version
         self._closed = False
-        self._token = None
-        self._loop_thread: threading.Thread | None = None
-        self._loop_stop = None
-        self._bind_lock = threading.Lock()
-        self._inflight: set = set()
+        self._inflight: set = set()  # RunContexts of the runs in progress
+        self._inflight_lock = threading.Lock()
         self._step_counter = 0
         self._default_ctx = []
 
@@ -303,19 +313,20 @@ class Session:
                 self._plans[key] = entry
         fm, plan = entry
         stats = None
-        timeout = None
+        timeout_ms = self._timeout_ms
         if options is not None:
             if run_metadata is not None and getattr(options, "trace_level", 0):
                 stats = []
-            if getattr(options, "timeout_in_ms", 0):
-                timeout = options.timeout_in_ms / 1000.0
+            timeout_ms = getattr(options, "timeout_in_ms", 0) or timeout_ms
         self._step_counter += 1
-        ctx = RunContext(self, self._resources, None, self._step_counter, stats)
-        return fm, plan, feed_values, ctx, timeout
+        ctx = RunContext(self, self._resources, self._step_counter, stats,
+                         timeout_ms / 1000.0 if timeout_ms > 0 else None)
+        return fm, plan, feed_values, ctx
 
     def _feeds(self, feed_dict):
-        if not feed_dict:
-            return (), ()
+        if not isinstance(feed_dict, collections.abc.Mapping):
+            raise TypeError("feed_dict must be a dictionary or collections.abc.Mapping "
+                            "from tensors to values, got %s" % type(feed_dict).__name__)
         g = self._graph
         tensors, values = [], []
         for key, value in feed_dict.items():
@@ -351,6 +362,10 @@ class Session:
         Returns:
           ``fetches`` with every tensor replaced by its numpy value and every op by None.
 
+        A waiting queue op parks the calling thread (no trio loop is involved). A run
+        that is interrupted before it completes (``Session.close()``, its timeout,
+        KeyboardInterrupt) gives back every element it dequeued (docs/queues.md).
+
         Note (flowrt): calling it from inside a trio loop's thread raises RuntimeError:
         there it would block the loop; use ``await sess.arun(...)``.
         """
@@ -358,72 +373,92 @@ class Session:
             raise RuntimeError(
                 "Session.run() was called from a thread that is running a trio event loop; "
                 "it would block that loop. Use `await sess.arun(...)` there instead.")
-        fm, plan, feeds, ctx, timeout = self._prepare(fetches, feed_dict, options,
-                                                      run_metadata)
+        fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
         t0 = time.time()
         if not plan.blocking:
-            vals = run_sync(plan, ctx, feeds)
+            vals = (plan.fn if ctx.stats is None else plan.traced_fn)(ctx, feeds)
         else:
-            # Try on this thread first: queue ops that need not wait complete here,
-            # without a round trip to the trio loop; the rest goes there from the step
-            # that would block.
-            partial, k = run_prefix(plan, ctx, feeds)
-            vals = k if partial is None else self._run_on_loop(
-                resume, (plan, ctx, partial, k), plan, ctx, timeout)
+            with self._running(ctx):
+                if plan.straight:
+                    vals = drive_sync((plan.fn if ctx.stats is None else plan.traced_fn)(
+                        ctx, feeds), plan)
+                else:
+                    vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
         return self._finish(fm, plan, vals, ctx, run_metadata, t0)
 
     async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        """``run`` for trio tasks: awaits blocking ops without blocking the loop.
+        """``run`` for trio tasks, from any trio loop: a waiting op awaits in this task.
 
         Several ``arun`` calls from tasks of one nursery run at once and share the
-        session's state. Cancelling the calling task cancels the run; a cancelled
-        queue op takes or leaves nothing.
+        session's state. Cancelling the calling task cancels the run: it takes or
+        leaves nothing and gives back every element it dequeued. A plan whose compute
+        time exceeds ``ARUN_THREAD_SECONDS`` runs on a worker thread, so other tasks of
+        the loop go on meanwhile.
         """
-        fm, plan, feeds, ctx, timeout = self._prepare(fetches, feed_dict, options,
-                                                      run_metadata)
+        fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
         t0 = time.time()
+        await trio.lowlevel.checkpoint_if_cancelled()
+        fn = plan.fn if ctx.stats is None else plan.traced_fn
         if not plan.blocking:
-            await trio.lowlevel.checkpoint_if_cancelled()
             if plan.seconds > ARUN_THREAD_SECONDS:
-                # A heavy plan would stall every other task of this loop; numpy releases
-                # the GIL, so running it on a worker thread lets them go on meanwhile.
-                vals = await trio.to_thread.run_sync(self._timed_run, plan, ctx, feeds)
+                vals = await trio.to_thread.run_sync(self._timed_run, plan, fn, ctx, feeds)
             else:
-                vals = self._timed_run(plan, ctx, feeds)
+                vals = self._timed_run(plan, fn, ctx, feeds)
                 await trio.lowlevel.cancel_shielded_checkpoint()
-        else:
-            await trio.lowlevel.checkpoint_if_cancelled()
-            partial, k = run_prefix(plan, ctx, feeds)
-            current = trio.lowlevel.current_trio_token()
-            token = self._bind(current)
-            if partial is not None and token is current:
-                # The task that would unblock this step (a producer) is likely runnable
-                # in this loop: yield once and try the step again before paying for a
-                # wait (a cancel here is like one while waiting: nothing of step k ran).
-                await trio.lowlevel.checkpoint()
-                partial, k = run_prefix(plan, ctx, None, partial, k)
-            if partial is None:
-                await trio.lowlevel.cancel_shielded_checkpoint()
-                return self._finish(fm, plan, k, ctx, run_metadata, t0)
-            work = (resume, (plan, ctx, partial, k))
-            if token is current:
-                vals = await self._step(work[0], work[1], plan, ctx, timeout)
-            else:
-                try:
-                    vals = await self._bridge(token, work, plan, ctx, timeout)
-                except trio.RunFinishedError:
-                    # The loop this session was bound to has exited: bind to this one
-                    # (nothing of the waiting step has run) and wait here.
-                    self._unbind(token)
-                    if self._bind(current) is not current:
-                        raise
-                    vals = await self._step(work[0], work[1], plan, ctx, timeout)
+            return self._finish(fm, plan, vals, ctx, run_metadata, t0)
+        with self._running(ctx):
+            vals = await self._arun_blocking(plan, fn, ctx, feeds)
         return self._finish(fm, plan, vals, ctx, run_metadata, t0)
 
+    async def _arun_blocking(self, plan, fn, ctx, feeds):
+        token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as cs:
+            def cancel():
+                try:
+                    token.run_sync_soon(cs.cancel)
+                except trio.RunFinishedError:
+                    pass
+
+            ctx.cancel_hook = cancel
+            ctx.check_interrupted()
+            if plan.straight and plan.seconds > ARUN_THREAD_SECONDS:
+                # On the thread, waits time out by the run's own deadline.
+                return await _in_thread(lambda: drive_sync(fn(ctx, feeds), plan), ctx)
+            if ctx.timeout is not None:
+                cs.deadline = trio.current_time() + ctx.timeout
+            if not plan.straight:
+                return await run_concurrent(plan, ctx, feeds)
+            vals = await drive_async(fn(ctx, feeds), plan)
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return vals
+        # The run's own scope was cancelled: by close() or its timeout.
+        if ctx.interrupt is None:
+            ctx.timed_out()
+        raise ctx.interrupt
+
+    @contextlib.contextmanager
+    def _running(self, ctx):
+        """Registers a run for ``close()``; an interrupted run gives its dequeues back."""
+        with self._inflight_lock:
+            self._check_open()
+            self._inflight.add(ctx)
+        try:
+            yield
+        except BaseException as e:
+            # Interrupted (close, timeout, a caller's cancel, KeyboardInterrupt) rather
+            # than failed on an op error: as if it never ran. A failed run consumes what
+            # it took, as in TF, so a bad element cannot come back forever.
+            if ctx.interrupt is not None or not isinstance(e, Exception):
+                ctx.rollback()
+            raise
+        finally:
+            with self._inflight_lock:
+                self._inflight.discard(ctx)
+
     @staticmethod
-    def _timed_run(plan, ctx, feeds):
+    def _timed_run(plan, fn, ctx, feeds):
         t0 = time.perf_counter()
-        vals = run_sync(plan, ctx, feeds)
+        vals = fn(ctx, feeds)
         plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
         return vals
 
@@ -440,171 +475,23 @@ class Session:
                              for v, fed in zip(vals, plan.fetch_is_fed)])
         return fm.build([_fetch_value(v) for v in vals])
 
-    # --- the trio side ----------------------------------------------------------------
-
-    async def _step(self, fn, args, plan, ctx, timeout, box=None):
-        """Runs ``await fn(*args)`` (a blocking plan, or the rest of one) in the bound
-        loop under a cancel scope that close() and the run's timeout can cancel."""
-        token = trio.lowlevel.current_trio_token()
-        with trio.CancelScope() as cs:
-            entry = (token, cs)
-            self._inflight.add(entry)
-            if box is not None:
-                box["cs"] = cs
-                if box.get("cancel"):  # the bridged caller was cancelled before we began
-                    cs.cancel()
-            if timeout is not None:
-                cs.deadline = trio.current_time() + timeout
-            if self._closed:
-                cs.cancel()
-            try:
-                return await fn(*args)
-            finally:
-                self._inflight.discard(entry)
-        if self._closed:
-            raise errors.CancelledError(None, None, _CLOSED_MSG)
-        if timeout is None or trio.current_time() < cs.deadline:
-            raise errors.CancelledError(None, None, "The run was cancelled by its caller.")
-        waiting = ", ".join("%s op '%s'" % (s.type, s.name) for s in
-                            _blocked_ops(plan, ctx)) or "no op"
-        raise errors.DeadlineExceededError(
-            None, None, "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
-            % (round(timeout * 1000), waiting))
-
-    def _run_on_loop(self, fn, args, plan, ctx, timeout):
-        for _ in range(2):
-            token = self._bind(None)
-            try:
-                return trio.from_thread.run(self._step, fn, args, plan, ctx, timeout,
-                                            trio_token=token)
-            except trio.RunFinishedError:
-                self._unbind(token)
-            except trio.Cancelled:
-                # The loop shut down under the run: close() stopped the session's own
-                # loop, or the program's loop this session was bound to exited.
-                if self._closed:
-                    raise errors.CancelledError(None, None, _CLOSED_MSG) from None
-                self._unbind(token)
-                raise errors.CancelledError(
-                    None, None, "The trio loop running this session's blocking ops exited "
-                    "while the run waited; the run was cancelled.") from None
-        self._check_open()
-        raise RuntimeError("could not reach a trio loop to run a blocking op")
-
-    async def _bridge(self, token, work, plan, ctx, timeout):
-        """Runs a blocking plan on the session's loop from a task of another loop."""
-        box: dict = {}
-        here = trio.lowlevel.current_trio_token()
-        done = trio.Event()
-
-        def in_thread():
-            try:
-                box["result"] = trio.from_thread.run(self._step, work[0], work[1], plan, ctx,
-                                                     timeout, box, trio_token=token)
-                return box["result"]
-            except trio.Cancelled:
-                # Cancelled on the other loop (its shutdown): not this loop's cancel.
-                raise errors.CancelledError(None, None, _CLOSED_MSG if self._closed else
-                                            "The trio loop running this session's blocking "
-                                            "ops exited; the run was cancelled.") from None
-            finally:
-                try:
-                    here.run_sync_soon(done.set)
-                except trio.RunFinishedError:
-                    pass
-
-        try:
-            # A limiter of its own: waiting runs must not use up trio's default 40
-            # worker threads, which other to_thread calls (heavy aruns) need.
-            return await trio.to_thread.run_sync(in_thread, abandon_on_cancel=True,
-                                                 limiter=trio.CapacityLimiter(1))
-        except trio.Cancelled:
-            box["cancel"] = True
-            cs = box.get("cs")
-            if cs is not None:
-                try:
-                    token.run_sync_soon(cs.cancel)
-                except trio.RunFinishedError:
-                    pass
-            with trio.CancelScope(shield=True):
-                await done.wait()
-            if "result" in box:
-                # The run completed before the cancel reached it: its effects happened,
-                # so hand back its result rather than losing, e.g., a dequeued element.
-                return box["result"]
-            raise
-
-    def _bind(self, current):
-        """The token of the loop that runs this session's blocking plans.
-
-        ``current`` is the caller's loop (arun) or None (sync run): an unbound session
-        binds to the caller's loop, or starts its own for sync callers.
-        """
-        token = self._token
-        if token is not None:
-            return token
-        with self._bind_lock:
-            if self._token is None:
-                self._check_open()
-                if current is not None:
-                    self._token = current
-                else:
-                    self._start_loop()
-            return self._token
-
-    def _unbind(self, token):
-        with self._bind_lock:
-            if self._token is token:
-                self._token = None
-                self._loop_thread = None
-
-    def _start_loop(self):
-        started = threading.Event()
-
-        async def main():
-            self._loop_stop = trio.Event()
-            self._token = trio.lowlevel.current_trio_token()
-            started.set()
-            await self._loop_stop.wait()
-
-        t = threading.Thread(target=trio.run, args=(main,), daemon=True,
-                             name="flowrt-session-loop")
-        t.start()
-        started.wait()
-        self._loop_thread = t
-
     # --- closing ----------------------------------------------------------------------
 
     def close(self):
-        """Closes the session: cancels in-flight runs (they raise CancelledError) and
-        frees its state. Using a closed session raises RuntimeError."""
-        if self._closed:
-            return
-        self._closed = True
-        for token, cs in list(self._inflight):
-            try:
-                token.run_sync_soon(cs.cancel)
-            except trio.RunFinishedError:
-                pass
-        thread, stop = self._loop_thread, self._loop_stop
-        if thread is not None and stop is not None:
-            try:
-                self._token.run_sync_soon(stop.set)
-            except trio.RunFinishedError:
-                pass
-            if thread is not threading.current_thread() and not trio.lowlevel.in_trio_run():
-                thread.join(timeout=10)
+        """Closes the session: in-flight runs end with CancelledError (giving back what
+        they dequeued) and its state is freed. Using a closed session raises
+        RuntimeError."""
+        with self._inflight_lock:
+            if self._closed:
+                return
+            self._closed = True
+            runs = list(self._inflight)
+        for ctx in runs:
+            ctx.cancel(errors.CancelledError(None, None, _CLOSED_MSG))
         for _, res in self._resources.items():
             closer = getattr(res, "on_session_close", None)
             if closer is not None:
                 closer()
-
-    def __del__(self):
-        try:
-            if not self._closed and self._loop_thread is not None:
-                self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
-            pass
 
     # --- callables --------------------------------------------------------------------
 
@@ -671,10 +558,38 @@ class _DefaultSession:
             stack.pop()
 
 
-def _blocked_ops(plan, ctx):
-    if ctx.waiting is not None:
-        return [ctx.waiting]
-    return [st.op for st in plan.steps if st.akernel is not None]
+async def _in_thread(call, ctx):
+    """Runs ``call()`` (a run's body) on a worker thread from a trio task.
+
+    Cancelling the task interrupts the run (``ctx.cancel``: a waiting op gives up and
+    the run gives back what it dequeued) and waits for the thread to return, so the run
+    never outlives its task. A run that completed before the cancel reached it hands
+    back its result: its effects happened.
+    """
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    box: list = []
+
+    def target():
+        box.append(outcome.capture(call))
+
+    def report(_):
+        try:
+            token.run_sync_soon(done.set)
+        except trio.RunFinishedError:
+            pass
+
+    trio.lowlevel.start_thread_soon(target, report)
+    try:
+        await done.wait()
+    except trio.Cancelled:
+        ctx.cancel(errors.CancelledError(None, None, "The run was cancelled by its caller."))
+        with trio.CancelScope(shield=True):
+            await done.wait()
+        if isinstance(box[0], outcome.Value):
+            return box[0].unwrap()
+        raise
+    return box[0].unwrap()
 
 
 def _feed_value(t: Tensor, value):

@@ -1,38 +1,101 @@
-"""Running a plan: the inline loop for plans that cannot block, and the trio loop.
+"""Running a plan: one compiled body for straight plans, a readiness loop for the rest.
 
-Every op fires when its inputs (data and control) are ready. A plan with no blocking
-op is walked in its precomputed topological order on the calling thread: for cheap
-kernels the walk is the whole cost, and a task per op would dominate it (see
-docs/executor.md for the numbers). A plan with a blocking op (queue ops) runs on trio:
-readiness counts are decremented as ops finish, sync kernels run inline in whichever
-task made them ready, and each async kernel runs as its own task in the step's
-nursery, so a blocked dequeue blocks only its own branch and its own run. The first
-failure cancels the step and surfaces as one ``OpError`` naming the op.
+A plan whose blocking steps are totally ordered by its dependencies is *straight*
+(every pipeline plan): it is compiled, when built, to one Python function of
+straight-line kernel calls. Without blocking steps that function is the whole run, on
+the caller's thread. With them it is a generator: a blocking step runs its kernel
+(``yield from``) and, when that must wait, the wait travels out to the driver, which
+parks a thread (``run``) or awaits in a trio task (``arun``) — the same body either way
+(``waiting.drive_sync`` / ``drive_async``). Only a plan whose blocking steps could wait
+on each other is *concurrent*: ``run_concurrent`` fires ops as trio tasks when their
+inputs are ready, each blocking op in its own task. The first failure surfaces as one
+``OpError`` naming the op. ``docs/executor.md`` has the measurements behind each choice.
 """
 
 from __future__ import annotations
 
-import contextlib
+import math
+import threading
 import time
 
 import numpy as np
 import trio
 
 from .. import errors
+from .waiting import Wait, drive_async
+
+__all__ = ["RunContext", "op_error", "compile_plan", "run_concurrent", "run_sync", "run_nested",
+           "ConcurrentRun"]
 
 
 class RunContext:
-    """What kernels see of the run: the session's state and the run's options."""
+    """What kernels see of one run, and how the run is interrupted.
 
-    __slots__ = ("session", "resources", "deadline", "step_id", "stats", "waiting")
+    Attributes:
+      session, resources: the session and its state.
+      step_id: the run's sequence number in its session.
+      stats: a list collecting ``(op, start, end)`` per step when traced, else None.
+      journal: ``(queue, elements)`` for every dequeue of the run, in order: an
+        interrupted run gives them back (``rollback``).
+      deadline: ``time.monotonic()`` value at which a thread-side wait times out.
+      timeout: the run's timeout in seconds, or None.
+    """
 
-    def __init__(self, session, resources, deadline=None, step_id=0, stats=None):
+    __slots__ = ("session", "resources", "step_id", "stats", "journal", "deadline",
+                 "timeout", "waiter", "waiting_on", "interrupt", "cancel_hook", "_lock")
+
+    def __init__(self, session, resources, step_id=0, stats=None, timeout=None):
         self.session = session
         self.resources = resources
-        self.deadline = deadline
         self.step_id = step_id
         self.stats = stats
-        self.waiting = None  # the blocking op a sequential run awaits, for messages
+        self.journal: list = []
+        self.timeout = timeout
+        self.deadline = math.inf if timeout is None else time.monotonic() + timeout
+        self.waiter = None        # the request a thread-side wait is parked on
+        self.waiting_on = None    # the last wait of the run, named in a timeout's message
+        self.interrupt = None     # the error that ends an interrupted run
+        self.cancel_hook = None   # cancels the run's trio cancel scope, from any thread
+        self._lock = threading.Lock()
+
+    def cancel(self, error: errors.OpError) -> None:
+        """Interrupts the run from any thread: a waiting op gives up, takes and leaves
+        nothing, and the run raises ``error``."""
+        with self._lock:
+            if self.interrupt is None:
+                self.interrupt = error
+            waiter, hook = self.waiter, self.cancel_hook
+        if waiter is not None:
+            waiter.wake()
+        if hook is not None:
+            hook()
+
+    def check_interrupted(self) -> None:
+        if self.interrupt is not None:
+            raise self.interrupt
+
+    def timed_out(self) -> None:
+        """Ends the run with DeadlineExceededError naming what it waited for."""
+        w = self.waiter or self.waiting_on
+        what = w.describe() if w is not None else "a blocking op"
+        self.cancel(errors.DeadlineExceededError(
+            None, None, "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
+            % (round(self.timeout * 1000), what)))
+        self.check_interrupted()
+
+    def keep(self, elems: list) -> None:
+        """Takes dequeued ``elems`` out of the journal: a resource (a reader) owns them
+        now, so an interrupted run must not give them back."""
+        for i in range(len(self.journal) - 1, -1, -1):
+            if self.journal[i][1] is elems:
+                del self.journal[i]
+                return
+
+    def rollback(self) -> None:
+        """Gives every element the run dequeued back to its queue's front, in order."""
+        journal, self.journal = self.journal, []
+        for q, elems in reversed(journal):
+            q.give_back(elems)
 
 
 def op_error(exc: BaseException, op) -> errors.OpError:
@@ -41,61 +104,27 @@ def op_error(exc: BaseException, op) -> errors.OpError:
         if exc.op is None:
             exc.op = op
         return exc
+    if isinstance(exc, MemoryError):
+        return errors.ResourceExhaustedError(
+            None, op, "%s: OOM when allocating the op's output (%s)"
+            % (op.describe(), str(exc) or "MemoryError"))
     msg = str(exc) or type(exc).__name__
     return errors.InvalidArgumentError(None, op, "%s: %s" % (op.describe(), msg))
 
 
-# A plan run this many times is compiled to straight-line Python (``compile_sync``);
-# before that the generic loop runs it, so a one-off signature pays no compile cost.
-COMPILE_AFTER_RUNS = 2
-
-
-def run_sync(plan, ctx: RunContext, feed_values) -> list:
-    """Runs a non-blocking plan inline; returns the fetched values."""
-    fn = _compiled(plan)
-    if fn is not None and ctx.stats is None:
-        return _call_compiled(plan, fn, ctx, feed_values)
-    vals = _initial_vals(plan, feed_values)
-    stats = ctx.stats
-    with np.errstate(all="ignore"):
-        for kernel, op, ins, outs in plan.sync_steps:
-            t0 = time.perf_counter() if stats is not None else 0.0
-            try:
-                res = kernel(ctx, op, *[vals[i] for i in ins])
-            except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
-                raise op_error(e, op) from (None if isinstance(e, errors.OpError) else e)
-            if type(outs) is int:
-                vals[outs] = res[0]
-            else:
-                for o, r in zip(outs, res):
-                    vals[o] = r
-            if stats is not None:
-                stats.append((op, t0, time.perf_counter()))
-    return [vals[s] for s in plan.fetch_slots]
-
-
-def compile_sync(plan):
-    """Compiles a plan to one Python function of straight-line calls.
+def compile_plan(plan, traced: bool = False):
+    """Compiles a straight plan to one Python function ``run(ctx, feeds)``.
 
     Each step becomes ``s7 = k3(ctx, o3, s2, s5)[0]`` with kernels, ops and constants
-    bound as globals of the generated code: no per-step list indexing, tuple tests or
-    loop overhead remain. ``n`` tracks the current step so an error still names its op.
-    For a blocking plan the function is ``run_prefix``'s compiled form: blocking steps
-    call their ``try_kernel``, and on ``trio.WouldBlock`` (or a blocking step without
-    one) it returns ``(vals, k)`` for ``resume``; completed, it returns
-    ``(None, fetched)``.
+    bound as globals of the generated code: no per-step list indexing or loop overhead
+    remains. A blocking step becomes ``s7, = yield from k3(...)``, which makes the
+    function a generator for ``waiting.drive_sync``/``drive_async``. Each value is
+    dropped after its last use, so memory peaks lower. ``n`` tracks the current step
+    so an error names its op. ``traced`` adds the timing of each step to ``ctx.stats``.
     """
     init = plan.init
-
-    def handoff(locs, k):
-        vals = list(init)
-        for name, v in locs.items():
-            if name[0] == "s" and name[1:].isdigit():
-                vals[int(name[1:])] = v
-        return vals, k
-
-    env = {"op_error": op_error, "OpError": errors.OpError, "WouldBlock": trio.WouldBlock,
-           "handoff": handoff}
+    env = {"op_error": op_error, "OpError": errors.OpError, "clock": time.perf_counter,
+           "OPS": tuple(st.op for st in plan.steps)}
     fed = set(plan.feed_slots)
 
     def ref(slot):
@@ -105,183 +134,75 @@ def compile_sync(plan):
         env[name] = init[slot]
         return name
 
-    lines = ["def run(ctx, feeds):", "    n = -1", "    try:"]
-    for j, slot in enumerate(plan.feed_slots):
-        lines.append("        s%d = feeds[%d]" % (slot, j))
-    # Each value is dropped after its last use: a variable's array that no step still
-    # holds may then be updated in place (state_ops), and memory peaks lower.
+    body = []
+    if traced:
+        body.append("stats = ctx.stats")
+    body += ["s%d = feeds[%d]" % (slot, j) for j, slot in enumerate(plan.feed_slots)]
     last = {}
     for i, st in enumerate(plan.steps):
         for x in st.ins:
             last[x] = i
     keep = set(plan.fetch_slots)
-    fetched = "[%s]" % ", ".join(ref(s) for s in plan.fetch_slots)
     for i, st in enumerate(plan.steps):
-        kernel = st.kernel
-        if st.akernel is not None:
-            if st.try_kernel is None:
-                lines.append("        return handoff(locals(), %d)" % i)
-                fetched = None
-                break
-            kernel = st.try_kernel
-        env["k%d" % i], env["o%d" % i] = kernel, st.op
+        env["k%d" % i], env["o%d" % i] = st.kernel, st.op
         call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
-        lines.append("        n = %d" % i)
-        if len(st.outs) == 1:
-            line = "s%d = %s[0]" % (st.outs[0], call)
+        body.append("n = %d" % i)
+        if traced:
+            body.append("t0 = clock()")
+        if st.blocking:
+            outs = "".join("s%d, " % o for o in st.outs)
+            body.append("%s = yield from %s" % (outs or "_", call))
+        elif len(st.outs) == 1:
+            body.append("s%d = %s[0]" % (st.outs[0], call))
         elif not st.outs:
-            line = call
+            body.append(call)
         else:
-            line = "%s, = %s" % (", ".join("s%d" % o for o in st.outs), call)
-        if st.akernel is not None:
-            lines += ["        try:", "            " + line, "        except WouldBlock:",
-                      "            return handoff(locals(), %d)" % i]
-        else:
-            lines.append("        " + line)
+            body.append("%s, = %s" % (", ".join("s%d" % o for o in st.outs), call))
+        if traced:
+            body.append("stats.append((o%d, t0, clock()))" % i)
         dead = [x for x in dict.fromkeys(st.ins) if last[x] == i and x not in keep
                 and (x in fed or init[x] is None)]
         if dead:
-            lines.append("        del %s" % ", ".join("s%d" % x for x in dead))
-    if fetched is not None:
-        lines.append("        return %s" % ("(None, %s)" % fetched if plan.blocking
-                                              else fetched))
-    lines.append("    except Exception as e:")
-    lines.append("        if n < 0:")
-    lines.append("            raise")
-    lines.append("        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)")
-    env["OPS"] = tuple(st.op for st in plan.steps)
+            body.append("del %s" % ", ".join("s%d" % x for x in dead))
+    body.append("return [%s]" % ", ".join(ref(s) for s in plan.fetch_slots))
+    lines = ["def run(ctx, feeds):", "    n = -1", "    try:"]
+    if plan.numeric:
+        # TF is silent on inf/nan: so are the kernels (queue-only plans skip the cost).
+        lines.append("      with errstate(all='ignore'):")
+        env["errstate"] = np.errstate
+        lines += ["        " + b for b in body]
+    else:
+        lines += ["      " + b for b in body]
+    lines += ["    except Exception as e:",
+              "        if n < 0:",
+              "            raise",
+              "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)"]
     code = compile("\n".join(lines), "<flowrt plan of %d steps>" % len(plan.steps), "exec")
     exec(code, env)
     return env["run"]
 
 
-_NO_CONTEXT = contextlib.nullcontext()
+async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
+    """Runs a concurrent plan on trio: ops fire as their inputs become ready.
 
-
-def _compiled(plan):
-    """The plan's compiled function, compiled on its ``COMPILE_AFTER_RUNS``-th run."""
-    fn = plan.sync_fn
-    if fn is None:
-        plan.runs += 1
-        if plan.runs >= COMPILE_AFTER_RUNS:
-            fn = plan.sync_fn = compile_sync(plan)
-    return fn
-
-
-def _call_compiled(plan, fn, ctx, feed_values):
-    if not plan.numeric:
-        return fn(ctx, feed_values)
-    with np.errstate(all="ignore"):
-        return fn(ctx, feed_values)
-
-
-def _initial_vals(plan, feed_values) -> list:
+    Non-blocking kernels run inline in whichever task made them ready; each blocking
+    kernel runs in a task of its own in the step's nursery, so one waiting op blocks
+    only its own branch. The first failure cancels the rest.
+    """
     vals = list(plan.init)
     for s, v in zip(plan.feed_slots, feed_values):
         vals[s] = v
-    return vals
-
-
-def _store(vals, st, res):
-    outs = st.outs
-    if len(outs) == 1:
-        vals[outs[0]] = res[0]
-    else:
-        for o, r in zip(outs, res):
-            vals[o] = r
-
-
-def run_prefix(plan, ctx: RunContext, feed_values, vals=None, start: int = 0):
-    """Runs a blocking plan on the calling thread as far as it goes without blocking.
-
-    Steps run in order; blocking steps through their ``try_kernel``. Returns
-    ``(None, fetched)`` when the plan completed, or ``(vals, k)`` when step ``k`` would
-    block: nothing of step ``k`` happened, and ``resume`` continues from there on the
-    trio loop. (Any order of completed steps is one the concurrent executor could
-    have taken, so the result is the same.) With ``vals`` and ``start`` it tries again
-    from step ``start`` of an earlier attempt.
-    """
-    if vals is None:
-        fn = _compiled(plan)
-        if fn is not None and ctx.stats is None:
-            return _call_compiled(plan, fn, ctx, feed_values)
-        vals = _initial_vals(plan, feed_values)
-    stats = ctx.stats
-    with np.errstate(all="ignore") if plan.numeric else _NO_CONTEXT:
-        for st in plan.steps[start:]:
-            t0 = time.perf_counter() if stats is not None else 0.0
-            try:
-                if st.akernel is None:
-                    res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
-                elif st.try_kernel is None:
-                    return vals, st.index
-                else:
-                    try:
-                        res = st.try_kernel(ctx, st.op, *[vals[i] for i in st.ins])
-                    except trio.WouldBlock:
-                        return vals, st.index
-            except Exception as e:  # noqa: BLE001
-                raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
-            if stats is not None:
-                stats.append((st.op, t0, time.perf_counter()))
-            _store(vals, st, res)
-    return None, [vals[s] for s in plan.fetch_slots]
-
-
-async def resume(plan, ctx: RunContext, vals: list, k: int) -> list:
-    """Runs steps ``k``.. of a plan after ``run_prefix`` stopped at step ``k``.
-
-    With one blocking step left, in order in this task, awaiting it in place (a run
-    cannot then wait on itself); with several, concurrently (``run_async``), since one
-    may wait for another of the same run.
-    """
-    if plan.blocking_after[k] > 1:
-        return await run_async(plan, ctx, None, vals, k)
-    return await _resume_in_order(plan, ctx, vals, k)
-
-
-async def _resume_in_order(plan, ctx: RunContext, vals: list, k: int) -> list:
-    stats = ctx.stats
-    for st in plan.steps[k:]:
-        t0 = time.perf_counter() if stats is not None else 0.0
-        try:
-            with np.errstate(all="ignore") if plan.numeric else _NO_CONTEXT:
-                if st.akernel is None:
-                    res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
-                else:
-                    ctx.waiting = st.op
-                    res = await st.akernel(ctx, st.op, *[vals[i] for i in st.ins])
-                    ctx.waiting = None
-        except trio.Cancelled:
-            raise
-        except Exception as e:  # noqa: BLE001
-            raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
-        if stats is not None:
-            stats.append((st.op, t0, time.perf_counter()))
-        _store(vals, st, res)
-    return [vals[s] for s in plan.fetch_slots]
-
-
-async def run_async(plan, ctx: RunContext, feed_values, vals=None, start: int = 0) -> list:
-    """Runs a plan on trio: ops fire as their inputs become ready.
-
-    With ``vals`` and ``start``, steps before ``start`` have already run (``run_prefix``)
-    and their outputs are in ``vals``; the rest runs from there.
-    """
-    if vals is None:
-        vals = _initial_vals(plan, feed_values)
     pending = list(plan.npred)
     steps = plan.steps
     stats = ctx.stats
-    roots = plan.roots
-    if start:
-        for st in steps[:start]:
-            for j in st.succ:
-                pending[j] -= 1
-        roots = [j for j in range(start, len(steps)) if pending[j] == 0]
 
     def finish(st, res):
-        _store(vals, st, res)
+        outs = st.outs
+        if len(outs) == 1:
+            vals[outs[0]] = res[0]
+        else:
+            for o, r in zip(outs, res):
+                vals[o] = r
         ready = []
         for j in st.succ:
             pending[j] -= 1
@@ -292,14 +213,14 @@ async def run_async(plan, ctx: RunContext, feed_values, vals=None, start: int = 
     def drive(ready, nursery):
         while ready:
             st = steps[ready.pop()]
-            if st.akernel is not None:
+            if st.blocking:
                 nursery.start_soon(run_blocking, st, nursery, name=st.op.name)
                 continue
             t0 = time.perf_counter() if stats is not None else 0.0
             try:
                 with np.errstate(all="ignore"):
                     res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
                 raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
             if stats is not None:
                 stats.append((st.op, t0, time.perf_counter()))
@@ -308,9 +229,7 @@ async def run_async(plan, ctx: RunContext, feed_values, vals=None, start: int = 
     async def run_blocking(st, nursery):
         t0 = time.perf_counter() if stats is not None else 0.0
         try:
-            res = await st.akernel(ctx, st.op, *[vals[i] for i in st.ins])
-        except trio.Cancelled:
-            raise
+            res = await drive_async(st.kernel(ctx, st.op, *[vals[i] for i in st.ins]))
         except Exception as e:  # noqa: BLE001
             raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
         if stats is not None:
@@ -319,7 +238,7 @@ async def run_async(plan, ctx: RunContext, feed_values, vals=None, start: int = 
 
     try:
         async with trio.open_nursery() as nursery:
-            drive(list(reversed(roots)), nursery)
+            drive(list(reversed(plan.roots)), nursery)
     except BaseExceptionGroup as eg:
         raise _first_error(eg) from None
     return [vals[s] for s in plan.fetch_slots]
@@ -344,3 +263,51 @@ def _first_error(eg: BaseExceptionGroup) -> BaseException:
         if not isinstance(e, trio.Cancelled):
             return e
     return flat[0]
+
+
+def run_sync(plan, ctx: RunContext, feed_values) -> list:
+    """Runs a plan with no blocking step on this thread (a sub-plan of a kernel)."""
+    return plan.fn(ctx, feed_values)
+
+
+def run_nested(plan, ctx: RunContext, feed_values):
+    """A blocking kernel's part (a generator) that runs a sub-plan (a cond branch, a
+    loop body) within the kernel's run, waiting as the run waits."""
+    if not plan.blocking:
+        return plan.fn(ctx, feed_values)
+    if plan.straight:
+        return (yield from plan.fn(ctx, feed_values))
+    return (yield ConcurrentRun(plan, ctx, feed_values))
+
+
+class ConcurrentRun(Wait):
+    """A concurrent plan as one wait: a trio task runs it in place; a thread runs it
+    in a trio loop of its own for the duration (a concurrent plan needs trio tasks)."""
+
+    __slots__ = ("plan", "ctx", "feeds")
+
+    def __init__(self, plan, ctx: RunContext, feeds):
+        self.plan, self.ctx, self.feeds = plan, ctx, feeds
+
+    async def wait_async(self):
+        return await run_concurrent(self.plan, self.ctx, self.feeds)
+
+    def wait_sync(self):
+        return trio.run(self._in_own_loop)
+
+    async def _in_own_loop(self):
+        ctx = self.ctx
+        token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as cs:
+            if ctx.deadline != math.inf:
+                cs.deadline = trio.current_time() + (ctx.deadline - time.monotonic())
+            outer = ctx.cancel_hook
+            ctx.cancel_hook = lambda: token.run_sync_soon(cs.cancel)
+            try:
+                ctx.check_interrupted()
+                return await run_concurrent(self.plan, ctx, self.feeds)
+            finally:
+                ctx.cancel_hook = outer
+        if ctx.interrupt is None:
+            ctx.timed_out()
+        ctx.check_interrupted()

@@ -57,7 +57,7 @@ _ARG = re.compile(r"\b[xy]\b")
 
 def _fusible(st) -> np.dtype | None:
     """The float dtype of a step that may join a group, else None."""
-    if st.akernel is not None or len(st.outs) != 1:
+    if st.blocking or len(st.outs) != 1:
         return None
     op = st.op
     d = get_op_def(op.type)

@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .executor import compile_plan
 from .fusion import fuse_steps
 from .graph import Operation, Tensor
 from .registry import get_op_def
@@ -107,14 +108,12 @@ def _fold(d, op, values):
 class Step:
     """One op in a plan: its kernel, input and output slots, and its successors."""
 
-    __slots__ = ("op", "kernel", "akernel", "try_kernel", "ins", "outs", "succ", "npred",
-                 "index")
+    __slots__ = ("op", "kernel", "blocking", "ins", "outs", "succ", "npred", "index")
 
     def __init__(self, op: Operation, d, ins: tuple, outs: tuple, index: int):
         self.op = op
         self.kernel = d.kernel
-        self.akernel = d.akernel
-        self.try_kernel = d.try_kernel
+        self.blocking = d.blocking
         self.ins = ins
         self.outs = outs
         self.succ: list[int] = []
@@ -129,11 +128,11 @@ class Plan:
       steps: Steps in topological order.
       init: the initial value list (pre-filled constants, None elsewhere).
       feed_slots / fetch_slots: where fed values go and fetched values come from.
-      blocking: True if some step may block (has an async kernel).
-      roots: indices of the steps with no predecessor in the plan.
+      blocking: True if some step may block (its kernel is a generator).
+      straight: its blocking steps are totally ordered, so it runs as ``fn``.
+      fn: the compiled body (``executor.compile_plan``) of a straight plan, else None.
+      roots: indices of the steps with no predecessor (``run_concurrent``).
       npred: per step, how many predecessor steps it waits for.
-      runs / sync_fn: run count, and the compiled straight-line function once built.
-      blocking_after: per step index, how many steps from there on may block.
     """
 
     def __init__(self, fetch_tensors, target_ops, feed_tensors):
@@ -176,7 +175,7 @@ class Plan:
                 out_slots.append(len(init))
                 init.append(None)
             st = Step(op, d, ins, tuple(out_slots), len(steps))
-            if d.akernel is not None:
+            if d.blocking:
                 blocking = True
             for t in op.inputs:
                 p = producer.get(t.op)
@@ -199,23 +198,43 @@ class Plan:
         self.init = init
         self.blocking = blocking
         self.roots = tuple(st.index for st in steps if st.npred == 0)
-        # blocking_after[k]: how many steps from k on may block (see executor.resume).
-        after, n = [0] * (len(steps) + 1), 0
-        for i in range(len(steps) - 1, -1, -1):
-            n += steps[i].akernel is not None
-            after[i] = n
-        self.blocking_after = after
+        self.npred = [st.npred for st in steps]
         # Whether some kernel may compute in floating point (and so needs numpy's
         # warnings silenced, as TF is silent on inf/nan); queue plans usually do not.
         self.numeric = any(not get_op_def(st.op.type).extra.get("quiet") for st in steps)
-        self.npred = [st.npred for st in steps]
+        self.straight = _straight(steps)
         self.ops = ops
-        self.runs = 0
-        self.seconds = 0.0
-        self.sync_fn = None
-        # Flat tuples for the sync loop: no attribute lookups per step.
-        self.sync_steps = tuple((st.kernel, st.op, st.ins, st.outs[0] if len(st.outs) == 1
-                                 else st.outs) for st in steps)
+        self.seconds = 0.0  # running average of a run's compute time (Session.arun)
+        self.fn = compile_plan(self) if self.straight else None
+        self._traced_fn = None
+
+    @property
+    def traced_fn(self):
+        """The compiled body with per-step timing (``RunOptions.FULL_TRACE``)."""
+        if self._traced_fn is None and self.straight:
+            self._traced_fn = compile_plan(self, traced=True)
+        return self._traced_fn
 
     def __repr__(self):
-        return "<Plan %d steps%s>" % (len(self.steps), " blocking" if self.blocking else "")
+        kind = "" if not self.blocking else " straight" if self.straight else " concurrent"
+        return "<Plan %d steps%s>" % (len(self.steps), kind)
+
+
+def _straight(steps) -> bool:
+    """Whether the blocking steps are totally ordered by the plan's dependencies, so
+    that running the steps in order never waits on a step that comes later."""
+    blocking = [st.index for st in steps if st.blocking]
+    for a, b in zip(blocking, blocking[1:]):
+        # b must be reachable from a: walk successors of a up to index b.
+        seen, stack = set(), [a]
+        while stack:
+            i = stack.pop()
+            if i == b:
+                break
+            for j in steps[i].succ:
+                if j <= b and j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        else:
+            return False
+    return True

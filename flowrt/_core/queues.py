@@ -1,10 +1,10 @@
 """Queue state machines on trio: FIFO, random-shuffle, padding and priority queues.
 
 Independent of the graph: a queue holds elements (tuples of numpy arrays) and serves
-put and get requests. Waiting requests live on the trio loop the session is bound to;
-the non-blocking ``put_nowait`` / ``get_nowait`` / ``close`` may be called from any
-thread (a ``sess.run`` tries them on its own thread first). A lock guards the state,
-and a request granted from another thread is woken through its loop's token.
+put and get requests from any thread and any trio loop. ``enqueue``/``dequeue`` are
+the blocking kernels' part: they complete at once when they can, else park a request
+and yield it (``waiting.Wait``); a thread waits for it on a ``threading.Event``, a trio
+task on a ``trio.Event`` woken through its loop's token. A lock guards the state.
 
 Requests are served in arrival order by ``_flush``: waiting putters and getters form
 two lines, and only the head of a line is served. Serving a waiting request is a
@@ -33,6 +33,7 @@ import math
 import os
 import random as _random
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ import numpy as np
 import trio
 
 from .. import errors
+from .waiting import Wait, drive_async, park_thread
 
 __all__ = ["Queue", "RandomShuffleQueue", "PaddingQueue", "PriorityQueue", "QueueStatistics",
            "STALL_WARNING_SECONDS", "Row", "rows", "batch"]
@@ -84,31 +86,90 @@ class QueueStatistics:
     waiting_dequeuers: int
 
 
-class _Request:
-    """A put or get waiting in its line."""
+class _Request(Wait):
+    """A put or get waiting in its line, woken by a thread or trio primitive.
 
-    __slots__ = ("items", "n", "up_to", "state", "event", "error", "who", "token", "thread")
+    A request made in a trio task is woken through a ``trio.Event`` (set on its own
+    loop through the loop's token when granted from another thread); one made in a
+    plain thread parks on a ``threading.Event``. Both wait through the same
+    grant/confirm protocol (``Queue._settle``).
+    """
 
-    def __init__(self, items, n, up_to, who):
+    __slots__ = ("queue", "putter", "items", "n", "up_to", "state", "error", "who", "ctx",
+                 "event", "token", "thread")
+
+    def __init__(self, queue, putter, items, n, up_to, who, ctx):
+        self.queue = queue
+        self.putter = putter
         self.items = items      # putter: elements still to enter; getter: gathered so far
         self.n = n              # getter: elements wanted
         self.up_to = up_to
         self.state = _WAITING
-        self.event = trio.Event()
         self.error = None
         self.who = who
-        self.token = trio.lowlevel.current_trio_token()
-        self.thread = threading.get_ident()
+        self.ctx = ctx
+        if trio.lowlevel.in_trio_run():
+            self.event = trio.Event()
+            self.token = trio.lowlevel.current_trio_token()
+            self.thread = threading.get_ident()
+        else:
+            self.event = threading.Event()
+            self.token = None
 
     def wake(self):
-        """Sets the event on the waiter's own loop (trio events are not thread-safe)."""
-        if threading.get_ident() == self.thread:
+        """Wakes the waiter, from any thread (trio events are set on their own loop)."""
+        if self.token is None or threading.get_ident() == self.thread:
             self.event.set()
         else:
             try:
                 self.token.run_sync_soon(self.event.set)
             except trio.RunFinishedError:
                 pass
+
+    def _done(self) -> bool:
+        return self.state != _WAITING
+
+    def describe(self) -> str:
+        q = self.queue
+        return "%s%s %s '%s' (size %d, capacity %d%s)" % (
+            (self.who + ": ") if self.who else "",
+            "enqueue of %d element(s) into" % len(self.items) if self.putter else
+            "dequeue of %d element(s) from" % (self.n - len(self.items)),
+            q.kind, q.name, len(q), q.capacity, ", closed" if q.closed else "")
+
+    def wait_sync(self):
+        q, warn = self.queue, STALL_WARNING_SECONDS
+        try:
+            stall_at = time.monotonic() + warn if warn > 0 else math.inf
+            mark = q._progress(self.putter)
+            while not park_thread(self.event, self._done, self.ctx, self, stall_at):
+                stall_at = q._stall_check(self, mark, warn)
+                mark = q._progress(self.putter)
+        except BaseException:
+            q._abandon(self)
+            raise
+        return q._settle(self)
+
+    async def wait_async(self):
+        q, warn = self.queue, STALL_WARNING_SECONDS
+        if self.ctx is not None:
+            self.ctx.waiting_on = self
+        try:
+            stall_at = trio.current_time() + warn if warn > 0 else math.inf
+            mark = q._progress(self.putter)
+            while self.state == _WAITING:
+                with trio.move_on_at(stall_at):
+                    await self.event.wait()
+                if self.state == _WAITING:
+                    stall_at = q._stall_check(self, mark, warn, trio.current_time())
+                    mark = q._progress(self.putter)
+            if self.state == _GRANTED and trio.current_effective_deadline() == -math.inf:
+                # Cancelled after the grant but before this task ran: give it back.
+                await trio.lowlevel.checkpoint()
+        except BaseException:
+            q._abandon(self)
+            raise
+        return q._settle(self)
 
 
 class Queue:
@@ -210,28 +271,25 @@ class Queue:
                 raise trio.WouldBlock
             self._commit_put(elems)
 
-    async def put(self, elems: list, who: str = "") -> None:
-        """Adds ``elems`` (a list of element tuples) in order, waiting for room.
+    def enqueue(self, elems: list, who: str = "", ctx=None):
+        """A blocking kernel's part (a generator, see ``waiting``): adds ``elems`` in
+        order, yielding a wait while there is no room.
 
         A list that fits the capacity enters at once, when there is room for all of it;
-        a longer one enters as room frees, ahead of every later put. Cancelled before it
-        entered, it leaves nothing (a longer one leaves the part that already entered).
+        a longer one enters as room frees, ahead of every later put. Interrupted before
+        it entered, it leaves nothing (a longer one leaves the part that already
+        entered).
         """
-        # A cancel point before anything happens, and a schedule point after a put that
-        # needed no wait (shielded: a completed put is never reported as cancelled).
-        await trio.lowlevel.checkpoint_if_cancelled()
-        try:
-            self.put_nowait(elems)
-        except trio.WouldBlock:
-            pass
-        else:
-            await trio.lowlevel.cancel_shielded_checkpoint()
-            return
-        req = _Request(list(elems), 0, False, who)
         with self._lock:
+            if self._closed:
+                raise self._closed_error()
+            if not self._putters and len(elems) <= self._room():
+                self._commit_put(elems)
+                return None
+            req = _Request(self, True, list(elems), 0, False, who, ctx)
             self._putters.append(req)
             self._flush()
-        await self._wait(req, putter=True)
+        return (yield req)
 
     def _commit_put(self, elems):
         if elems:
@@ -241,43 +299,75 @@ class Queue:
 
     # --- get ----------------------------------------------------------------------------
 
-    def get_nowait(self, n: int = 1, up_to: bool = False) -> list:
+    def get_nowait(self, n: int = 1, up_to: bool = False, ctx=None) -> list:
         """Takes ``n`` elements at once, or raises ``trio.WouldBlock`` and takes nothing.
 
         On a closed queue with fewer than ``n`` left: raises fr.errors.OutOfRangeError,
         or with ``up_to`` returns what is left (OutOfRangeError if nothing is).
         """
         with self._lock:
-            if not self._getters:
-                avail = self._available()
-                if n <= avail:
-                    return self._commit_get(self._take(n))
-                if self._closed:
-                    if up_to and avail > 0:
-                        return self._commit_get(self._take(avail))
-                    raise self._insufficient(n, len(self))
-        raise trio.WouldBlock
+            got = self._try_get(n, up_to, ctx)
+        if got is None:
+            raise trio.WouldBlock
+        return got
 
-    async def get(self, n: int = 1, up_to: bool = False, who: str = "") -> list:
-        """Takes ``n`` elements, waiting for them; a cancelled get takes nothing."""
-        await trio.lowlevel.checkpoint_if_cancelled()
-        try:
-            got = self.get_nowait(n, up_to)
-        except trio.WouldBlock:
-            pass
-        else:
-            await trio.lowlevel.cancel_shielded_checkpoint()
-            return got
-        req = _Request([], n, up_to, who)
+    def _try_get(self, n, up_to, ctx):
+        if self._getters:
+            return None
+        avail = self._available()
+        if n <= avail:
+            return self._commit_get(self._take(n), ctx)
+        if self._closed:
+            if up_to and avail > 0:
+                return self._commit_get(self._take(avail), ctx)
+            raise self._insufficient(n, len(self))
+        return None
+
+    def dequeue(self, n: int = 1, up_to: bool = False, who: str = "", ctx=None):
+        """A blocking kernel's part (a generator): takes ``n`` elements, yielding a wait
+        while there are too few. An interrupted wait takes nothing.
+
+        With a run context ``ctx`` the elements taken are recorded in its journal, so an
+        interrupted run can give them back (``give_back``).
+        """
         with self._lock:
+            got = self._try_get(n, up_to, ctx)
+            if got is not None:
+                return got
+            req = _Request(self, False, [], n, up_to, who, ctx)
             self._getters.append(req)
             self._flush()
-        return await self._wait(req, putter=False)
+        return (yield req)
 
-    def _commit_get(self, elems):
+    def _commit_get(self, elems, ctx=None):
         self._takes += 1
+        if ctx is not None:
+            ctx.journal.append((self, elems))
         self._flush()
         return elems
+
+    def give_back(self, elems: list) -> None:
+        """Returns elements a run took to the front of the queue, in their order: the
+        run was interrupted before it completed (see docs/queues.md). They may take
+        the queue over its capacity until dequeued; a closed queue takes them too."""
+        with self._lock:
+            self._give_back(elems)
+            self._flush()
+
+    # --- the trio-task API (tests and tools; kernels use ``enqueue``/``dequeue``) -------
+
+    async def put(self, elems: list, who: str = "") -> None:
+        """``enqueue`` awaited in a trio task; a checkpoint either way."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        await drive_async(self.enqueue(elems, who))
+        await trio.lowlevel.cancel_shielded_checkpoint()
+
+    async def get(self, n: int = 1, up_to: bool = False, who: str = "") -> list:
+        """``dequeue`` awaited in a trio task; a cancelled get takes nothing."""
+        await trio.lowlevel.checkpoint_if_cancelled()
+        got = await drive_async(self.dequeue(n, up_to, who))
+        await trio.lowlevel.cancel_shielded_checkpoint()
+        return got
 
     # --- close --------------------------------------------------------------------------
 
@@ -370,80 +460,72 @@ class Queue:
         return bool(self._getters) and self._getters[0].state == _WAITING \
             and self._available() == 0
 
-    # --- waiting ------------------------------------------------------------------------
+    # --- waiting (see _Request.wait_sync / wait_async) ----------------------------------
 
-    async def _wait(self, req, putter: bool):
-        """Waits for ``req`` to be granted or failed, then confirms or gives it back."""
-        try:
-            warn = STALL_WARNING_SECONDS
-            deadline = trio.current_time() + warn if warn > 0 else math.inf
-            mark = self._takes if putter else self._puts
-            while req.state == _WAITING:
-                with trio.move_on_at(deadline):
-                    await req.event.wait()
-                if req.state == _WAITING:
-                    now = self._takes if putter else self._puts
-                    if now != mark:        # the queue moved: not stalled
-                        mark, deadline = now, trio.current_time() + warn
-                    else:
-                        self._warn_stalled(req, putter, warn)
-                        deadline = math.inf
-            if req.state == _GRANTED and trio.current_effective_deadline() == -math.inf:
-                # Cancelled after the grant but before this task ran: give it back.
-                await trio.lowlevel.checkpoint()
-        except BaseException:
-            with self._lock:
-                self._abandon(req, putter)
-            raise
+    def _progress(self, putter: bool) -> int:
+        return self._takes if putter else self._puts
+
+    def _stall_check(self, req, mark, warn, now=None) -> float:
+        """After ``warn`` seconds of waiting: the next check time, warning once if the
+        queue made no progress for the waiter since ``mark``."""
+        now = time.monotonic() if now is None else now
+        if self._progress(req.putter) != mark:
+            return now + warn
+        self._warn_stalled(req, warn)
+        return math.inf
+
+    def _settle(self, req):
+        """Confirms a woken request (its elements enter, or are handed over) or raises
+        its failure."""
         with self._lock:
             if req.state == _FAILED:
                 raise req.error
-            return self._confirm(req, putter)
-
-    def _confirm(self, req, putter):
-        if putter:
-            self._putters.popleft()
-            self._reserved = 0
-            self._commit_put(req.items)
-            return None
-        self._getters.popleft()
-        self._held = 0
-        return self._commit_get(req.items)
-
-    def _abandon(self, req, putter):
-        """Undoes a request whose task was cancelled: it takes and leaves nothing."""
-        line = self._putters if putter else self._getters
-        if req.state == _FAILED:
-            return
-        if req.state == _GRANTED:
-            if putter:
+            if req.putter:
+                self._putters.popleft()
                 self._reserved = 0
-            else:
-                self._held = 0
-        line.remove(req)
-        if not putter and req.items:
-            self._give_back(req.items)
-            req.items = []
-        req.state = _FAILED
-        self._flush()
+                self._commit_put(req.items)
+                return None
+            self._getters.popleft()
+            self._held = 0
+            return self._commit_get(req.items, req.ctx)
 
-    def _warn_stalled(self, req, putter, secs):
+    def _abandon(self, req):
+        """Undoes a request whose waiter was interrupted: it takes and leaves nothing."""
+        with self._lock:
+            if req.state == _FAILED:
+                return
+            if req.state == _GRANTED:
+                if req.putter:
+                    self._reserved = 0
+                else:
+                    self._held = 0
+            (self._putters if req.putter else self._getters).remove(req)
+            if not req.putter and req.items:
+                self._give_back(req.items)
+                req.items = []
+            req.state = _FAILED
+            self._flush()
+
+    def _warn_stalled(self, req, secs):
         who = ("%s " % req.who) if req.who else ""
-        if putter:
+        if req.putter:
             logger.warning(
                 "A run has been blocked for %.0f s: %swaits for room to enqueue %d "
                 "element(s) in %s '%s' (size %d, capacity %d), and nothing has dequeued "
                 "from it since. Run the op that consumes this queue (e.g. the training "
                 "step) in another thread or task, or raise the capacity.",
                 secs, who, len(req.items), self.kind, self.name, len(self), self.capacity)
-        else:
-            logger.warning(
-                "A run has been blocked for %.0f s: %swaits for %d element(s) from %s '%s' "
-                "(size %d, capacity %d%s), and nothing has enqueued to it since. If a queue "
-                "runner feeds this queue, start it with fr.train.start_queue_runners(sess, "
-                "coord) before running this op (or enqueue from another thread or task).",
-                secs, who, req.n - len(req.items), self.kind, self.name, len(self),
-                self.capacity, ", closed" if self._closed else "")
+            return
+        start = ("run them as trio tasks with `async with fr.train.queue_runners(sess):`"
+                 if req.token is not None else
+                 "start them with fr.train.start_queue_runners(sess, coord)")
+        logger.warning(
+            "A run has been blocked for %.0f s: %swaits for %d element(s) from %s '%s' "
+            "(size %d, capacity %d%s), and nothing has enqueued to it since. If queue "
+            "runners feed this queue, %s before running this op (or enqueue from another "
+            "thread or task).",
+            secs, who, req.n - len(req.items), self.kind, self.name, len(self),
+            self.capacity, ", closed" if self._closed else "", start)
 
 
 class RandomShuffleQueue(Queue):

@@ -7,6 +7,7 @@ block), and its gradient. Op type strings are TF's, so ``RegisterGradient`` and
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -32,11 +33,10 @@ class OpDef:
       infer: ``infer(op) -> [(dtype, TensorShape), ...]``, pure; raises ValueError or
         TypeError with a plain message (the graph adds op name and creation site).
       kernel: ``kernel(ctx, op, *inputs) -> tuple`` of numpy outputs; never mutates inputs.
-      akernel: ``async akernel(ctx, op, *inputs) -> tuple`` for ops that may block.
-      try_kernel: for an op with an ``akernel``, ``try_kernel(ctx, op, *inputs) -> tuple``
-        that completes without blocking, from any thread, or raises ``trio.WouldBlock``
-        having changed nothing. A run whose only blocking op has one tries it on the
-        caller's thread first and goes to the trio loop only if it would block.
+        For a ``blocking`` op it is a generator function returning that tuple: it yields
+        a ``waiting.Wait`` whenever it must wait and is sent the wait's result, so the
+        same kernel waits in a thread or in a trio task (see ``waiting``).
+      blocking: the kernel may wait (queue ops, readers).
       grad: ``grad(op, *output_grads) -> [input_grad or None, ...]``, NOT_DIFFERENTIABLE,
         or None for "no gradient defined".
       stateful: the op reads or writes session state, so it is never folded or deduped.
@@ -48,35 +48,28 @@ class OpDef:
 
     type: str
     infer: Callable
-    kernel: Callable | None = None
-    akernel: Callable | None = None
+    kernel: Callable
+    blocking: bool = False
     grad: Any = None
     stateful: bool = False
     default_name: str = ""
     ne_expr: str | None = None
     extra: dict = field(default_factory=dict)
-    try_kernel: Callable | None = None
-
-    @property
-    def may_block(self) -> bool:
-        return self.akernel is not None
 
 
 _OPS: dict[str, OpDef] = {}
 _GRADIENTS: dict[str, Any] = {}
 
 
-def register_op(op_type: str, *, infer, kernel=None, akernel=None, grad=None, stateful=False,
-                default_name=None, ne_expr=None, try_kernel=None, **extra) -> OpDef:
+def register_op(op_type: str, *, infer, kernel, blocking=False, grad=None, stateful=False,
+                default_name=None, ne_expr=None, **extra) -> OpDef:
     """Registers an op type once; a second registration of the same type is an error."""
     if op_type in _OPS:
         raise KeyError("op type %r is already registered" % op_type)
-    if (kernel is None) == (akernel is None):
-        raise ValueError("op type %r needs exactly one of kernel= and akernel=" % op_type)
-    if try_kernel is not None and akernel is None:
-        raise ValueError("op type %r: try_kernel= goes with akernel=" % op_type)
-    d = OpDef(op_type, infer, kernel, akernel, grad, stateful, default_name or op_type,
-              ne_expr, extra, try_kernel)
+    if blocking and not inspect.isgeneratorfunction(kernel):
+        raise ValueError("op type %r: a blocking kernel is a generator function" % op_type)
+    d = OpDef(op_type, infer, kernel, blocking, grad, stateful, default_name or op_type,
+              ne_expr, extra)
     _OPS[op_type] = d
     if grad is not None:
         _GRADIENTS[op_type] = grad

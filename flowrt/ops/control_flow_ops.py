@@ -13,8 +13,8 @@ op and a loop one ``While`` op, whose outputs reach the user through ``Identity`
 2. **Run.** The kernel prunes the taken branch (the cond, the body) to a sub-``Plan``
    with the captures fed, cached on the op per graph version, and runs it with the
    step's ``RunContext``: only the taken branch runs, and its state ops share the
-   session's state. A branch that may block (a queue op) makes the op async
-   (``AsyncIf``/``AsyncWhile``), and its sub-plan runs on trio.
+   session's state. A branch that may block (a queue op) makes the op a blocking one
+   (``AsyncIf``/``AsyncWhile``), whose sub-plan waits as its run waits.
 3. **Differentiate.** The gradient of an ``If`` is an ``If`` over the gradients of its
    branches (traced with ``fr.gradients`` inside the gradient branches). Forward-branch
    tensors that a gradient branch needs become extra outputs of the forward ``If``,
@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.executor import run_async, run_sync
+from .._core.executor import run_nested, run_sync
 from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.plan import Plan
 from .._core.registry import get_op_def, register_op
@@ -183,7 +183,7 @@ def _create_named(g, op_type, inputs, attrs, full_name):
 
 
 def _may_block(ops) -> bool:
-    return any(get_op_def(op.type).may_block for op in ops)
+    return any(get_op_def(op.type).blocking for op in ops)
 
 
 def _stateful(ops) -> bool:
@@ -403,10 +403,9 @@ def _if_kernel(ctx, op, pred, *args):
     return _scatter(op, slots, vals)
 
 
-async def _if_akernel(ctx, op, pred, *args):
+def _if_blocking_kernel(ctx, op, pred, *args):
     plan, idx, slots = _if_entry(op, _branch_index(op, pred))
-    feeds = [args[i - 1] for i in idx]
-    vals = await run_async(plan, ctx, feeds) if plan.blocking else run_sync(plan, ctx, feeds)
+    vals = yield from run_nested(plan, ctx, [args[i - 1] for i in idx])
     return _scatter(op, slots, vals)
 
 
@@ -511,7 +510,8 @@ def _if_grad(op, *grads):
 for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
     register_op(_t, infer=_specs_infer, kernel=_if_kernel, grad=_if_grad,
                 stateful=_stateful_flag)
-register_op("AsyncIf", infer=_specs_infer, akernel=_if_akernel, grad=_if_grad, stateful=True)
+register_op("AsyncIf", infer=_specs_infer, kernel=_if_blocking_kernel, blocking=True,
+            grad=_if_grad, stateful=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -831,21 +831,15 @@ def _while_kernel(ctx, op, *inputs):
     return (np.asarray(count, dtype), inputs[1], *vars_)
 
 
-async def _while_akernel(ctx, op, *inputs):
+def _while_blocking_kernel(ctx, op, *inputs):
     nv, count, limit, vars_, inputs = _while_setup(op, inputs)
     cplan, cidx, bplan, bidx = _while_entry(op)
     dtype = op.outputs[0].dtype.np
-
-    async def run(plan, feeds):
-        if plan.blocking:
-            return await run_async(plan, ctx, feeds)
-        return run_sync(plan, ctx, feeds)
-
     while True:
-        (pred,) = await run(cplan, _feeds(cidx, nv, vars_, inputs))
+        (pred,) = yield from run_nested(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
         if _stop(op, pred, count, limit):
             break
-        vars_ = await run(bplan, _feeds(bidx, nv, vars_, inputs))
+        vars_ = yield from run_nested(bplan, ctx, _feeds(bidx, nv, vars_, inputs))
         count = count + 1
     return (np.asarray(count, dtype), inputs[1], *vars_)
 
@@ -853,4 +847,5 @@ async def _while_akernel(ctx, op, *inputs):
 # No gradient yet: fr.gradients through a While raises TF's LookupError.
 for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
     register_op(_t, infer=_specs_infer, kernel=_while_kernel, stateful=_stateful_flag)
-register_op("AsyncWhile", infer=_specs_infer, akernel=_while_akernel, stateful=True)
+register_op("AsyncWhile", infer=_specs_infer, kernel=_while_blocking_kernel, blocking=True,
+            stateful=True)

@@ -4,14 +4,14 @@ PriorityQueue, and their ops.
 A queue lives in the session (``ctx.resources``, keyed by ``shared_name`` or the queue
 op's name), so every run of the session, from threads through ``sess.run`` or tasks
 through ``await sess.arun``, shares it. The state machine is ``_core/queues.py``; the
-ops here check and convert values and await it. Queue ops that may block are async
-kernels on trio: a blocked op holds no thread and blocks only its own run.
+ops here check and convert values and call it. Queue ops that may block are blocking
+kernels (generators, see ``_core/waiting.py``): a blocked op parks only its own run,
+a thread on a threading primitive or a task on a trio one.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import trio
 
 from .. import dtypes as _dt
 from .. import errors
@@ -263,7 +263,7 @@ class QueueBase:
 
         Note (flowrt): not in TF1; for tests and monitoring. Safe from any thread.
         """
-        return _queue(session.resources, self._queue_ref.op).statistics()
+        return queue_of(session.resources, self._queue_ref.op).statistics()
 
     @staticmethod
     def from_list(index, queues):
@@ -385,7 +385,7 @@ _KINDS = {
 }
 
 
-def _queue(resources, op) -> _q.Queue:
+def queue_of(resources, op) -> _q.Queue:
     """The queue of handle op ``op`` in a session's resources, created on first use."""
     a = op.attrs
     key = ("queue", a["shared_name"]) if a["shared_name"] else ("queue-op", op.name)
@@ -415,7 +415,7 @@ def _handle_infer(op):
 
 
 def _handle_kernel(ctx, op):
-    return (_queue(ctx.resources, op),)
+    return (queue_of(ctx.resources, op),)
 
 
 for _t in _KINDS:
@@ -489,13 +489,8 @@ def _enqueue_elems(op, q, comps):
     return [tuple(_frozen(v) for v in vals)]
 
 
-async def _enqueue_akernel(ctx, op, q, *comps):
-    await _put(q, op, _enqueue_elems(op, q, comps))
-    return ()
-
-
-def _enqueue_try(ctx, op, q, *comps):
-    q.put_nowait(_enqueue_elems(op, q, comps))
+def _enqueue_kernel(ctx, op, q, *comps):
+    yield from q.enqueue(_enqueue_elems(op, q, comps), _who(op), ctx)
     return ()
 
 
@@ -520,13 +515,8 @@ def _enqueue_many_elems(op, q, comps):
     return _q.rows(tuple(vals))
 
 
-async def _enqueue_many_akernel(ctx, op, q, *comps):
-    await _put(q, op, _enqueue_many_elems(op, q, comps))
-    return ()
-
-
-def _enqueue_many_try(ctx, op, q, *comps):
-    q.put_nowait(_enqueue_many_elems(op, q, comps))
+def _enqueue_many_kernel(ctx, op, q, *comps):
+    yield from q.enqueue(_enqueue_many_elems(op, q, comps), _who(op), ctx)
     return ()
 
 
@@ -534,33 +524,10 @@ def _who(op):
     return "%s op '%s'" % (op.type, op.name)
 
 
-# The fast paths below are a cancellation point but not a schedule point: the executor
-# runs each async kernel in a task it has just started, so the run has yielded already,
-# and not yielding after the commit means the step cannot be cancelled between the queue
-# changing and the run returning (see docs/queues.md). A wait goes through the queue's
-# full checkpointing path.
-
-
-async def _put(q, op, elems):
-    await trio.lowlevel.checkpoint_if_cancelled()
-    try:
-        q.put_nowait(elems)
-    except trio.WouldBlock:
-        await q.put(elems, who=_who(op))
-
-
-async def _get(q, op, n, up_to=False):
-    await trio.lowlevel.checkpoint_if_cancelled()
-    try:
-        return q.get_nowait(n, up_to)
-    except trio.WouldBlock:
-        return await q.get(n, up_to=up_to, who=_who(op))
-
-
-register_op("QueueEnqueueV2", infer=lambda op: [], akernel=_enqueue_akernel,
-            try_kernel=_enqueue_try, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
-register_op("QueueEnqueueManyV2", infer=lambda op: [], akernel=_enqueue_many_akernel,
-            try_kernel=_enqueue_many_try, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
+register_op("QueueEnqueueV2", infer=lambda op: [], kernel=_enqueue_kernel, blocking=True,
+            grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
+register_op("QueueEnqueueManyV2", infer=lambda op: [], kernel=_enqueue_many_kernel,
+            blocking=True, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
 
 
 # --- dequeue ----------------------------------------------------------------------------
@@ -577,13 +544,8 @@ def _many_infer(op, up_to):
             zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)]
 
 
-async def _dequeue_akernel(ctx, op, q):
-    (elem,) = await _get(q, op, 1)
-    return tuple(elem)
-
-
-def _dequeue_try(ctx, op, q):
-    (elem,) = q.get_nowait(1)
+def _dequeue_kernel(ctx, op, q):
+    (elem,) = yield from q.dequeue(1, False, _who(op), ctx)
     return tuple(elem)
 
 
@@ -611,49 +573,37 @@ def _many_kernel(up_to):
         return _q.batch(elems, [dt.np for dt in op.attrs["component_types"]], pad=pad,
                         ordered=q.ordered)
 
-    async def akernel(ctx, op, q, n):
+    def kernel(ctx, op, q, n):
         n, pad = check(op, q, n)
-        return result(op, q, await _get(q, op, n, up_to), pad)
+        elems = yield from q.dequeue(n, up_to, _who(op), ctx)
+        return result(op, q, elems, pad)
 
-    def try_kernel(ctx, op, q, n):
-        n, pad = check(op, q, n)
-        return result(op, q, q.get_nowait(n, up_to), pad)
-
-    return akernel, try_kernel
+    return kernel
 
 
-_many_ak, _many_try = _many_kernel(False)
-_up_to_ak, _up_to_try = _many_kernel(True)
-register_op("QueueDequeueV2", infer=_dequeue_infer, akernel=_dequeue_akernel,
-            try_kernel=_dequeue_try, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
+register_op("QueueDequeueV2", infer=_dequeue_infer, kernel=_dequeue_kernel, blocking=True,
+            grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
 register_op("QueueDequeueManyV2", infer=lambda op: _many_infer(op, False),
-            akernel=_many_ak, try_kernel=_many_try, grad=NOT_DIFFERENTIABLE, stateful=True,
+            kernel=_many_kernel(False), blocking=True, grad=NOT_DIFFERENTIABLE, stateful=True,
             quiet=True)
 register_op("QueueDequeueUpToV2", infer=lambda op: _many_infer(op, True),
-            akernel=_up_to_ak, try_kernel=_up_to_try, grad=NOT_DIFFERENTIABLE,
+            kernel=_many_kernel(True), blocking=True, grad=NOT_DIFFERENTIABLE,
             stateful=True, quiet=True)
 
 
 # --- close, size, is_closed -------------------------------------------------------------
 
 
-async def _close_akernel(ctx, op, q):
-    await trio.lowlevel.checkpoint_if_cancelled()
+def _close_kernel(ctx, op, q):
     q.close(op.attrs["cancel_pending_enqueues"])
     return ()
 
 
-def _close_try(ctx, op, q):
-    q.close(op.attrs["cancel_pending_enqueues"])
-    return ()
-
-
-register_op("QueueCloseV2", infer=lambda op: [], akernel=_close_akernel, try_kernel=_close_try,
+# Closing never waits: a plain kernel, so a run of only a close stays on its thread.
+register_op("QueueCloseV2", infer=lambda op: [], kernel=_close_kernel,
             grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
 
-# Size and IsClosed only read the queue, so they are plain kernels: a run fetching only
-# them stays on the caller's thread (a read of one int is atomic; mutations happen on
-# the session's loop).
+# Size and IsClosed only read the queue (a read of one int is atomic).
 register_op("QueueSizeV2", infer=lambda op: [(_dt.int32, TensorShape([]))],
             kernel=lambda ctx, op, q: (np.int32(len(q)),), grad=NOT_DIFFERENTIABLE,
             stateful=True)

@@ -2,8 +2,8 @@
 
 A reader is per-session state (which file is open, at which line) kept in
 ``ctx.resources``. Its read op takes the filename queue's handle as an input and, when
-it needs a new file, awaits the queue's dequeue directly, so a read blocks only its own
-run, exactly like a dequeue.
+it needs a new file, dequeues from that queue directly (a blocking kernel, see
+``_core/waiting.py``), so a read blocks only its own run, exactly like a dequeue.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import os
 import threading
 
 import numpy as np
-import trio
 
 from .. import dtypes as _dt
 from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from . import data_flow_ops
 from .common import TensorShape, make, make_op, to_tensor
 from .state_ops import resource
 
@@ -333,8 +333,8 @@ class _ReaderState:
         self.line = 0
         self.records = 0
         self.work_units = 0
-        self.lock = None  # a trio.Lock, made in the loop that runs the reads
-        # Guards the open file against the thread-side reads (``_read_try``).
+        self.pending: list = []  # file names dequeued by runs while a file was open
+        # Guards the open file: runs from threads and tasks read through one reader.
         self.tlock = threading.Lock()
 
     def close_file(self):
@@ -344,6 +344,7 @@ class _ReaderState:
 
     def reset(self):
         self.close_file()
+        self.pending = []
         self.records = 0
         self.work_units = 0
 
@@ -483,72 +484,71 @@ register_op("TextLineReaderV2", infer=lambda op: [(resource, TensorShape([]))],
             kernel=_reader_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
-async def _next_work(ctx, op, state):
-    """Dequeues the next file name (a nested run of the queue's dequeue) and opens it."""
-    path = await ctx.session.arun(op.attrs["dequeue"])
+def _next_work(ctx, op, state):
+    """Dequeues the next file name from the reader's filename queue and opens it (or
+    keeps it for later, if another run opened a file meanwhile). Holds no lock while
+    the dequeue waits, so reads from other runs go on."""
+    qop = op.attrs["dequeue"].op.inputs[0].op
+    q = data_flow_ops.queue_of(ctx.resources, qop)
+    got = yield from q.dequeue(1, False, "%s op '%s'" % (op.type, op.name), ctx)
+    name = got[0][0]
+    path = bytes(name[()] if isinstance(name, np.ndarray) else name)
     with state.tlock:
-        state.open(op, bytes(path))
+        ctx.keep(got)  # the reader owns the file name now: an interrupt keeps it read
+        if state.file is None and not state.pending:
+            state.open(op, path)
+        else:
+            state.pending.append(path)
 
 
-def _next_line(state):
+def _next_line(op, state):
+    """The next record of the reader's files, or None when it needs a new file."""
     with state.tlock:
-        return state.next_line()
-
-
-async def _locked(state):
-    if state.lock is None:
-        state.lock = trio.Lock()
-    return state.lock
-
-
-async def _read_akernel(ctx, op, state):
-    async with await _locked(state):
         while True:
             if state.file is None:
-                await _next_work(ctx, op, state)
-            rec = _next_line(state)
+                if not state.pending:
+                    return None
+                state.open(op, state.pending.pop(0))
+            rec = state.next_line()
             if rec is not None:
-                return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
+                return rec
 
 
-def _read_try(ctx, op, state):
-    """The next line of the open file, from any thread; WouldBlock when a new file is
-    needed (that takes a dequeue from the filename queue, which may wait). Reaching
-    the end of a file closes it, as the waiting path would."""
-    if state.lock is not None and state.lock.locked():
-        raise trio.WouldBlock  # a waiting read is opening the next file
-    with state.tlock:
-        rec = state.next_line() if state.file is not None else None
-    if rec is None:
-        raise trio.WouldBlock
-    return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
+def _read_kernel(ctx, op, state):
+    while True:
+        rec = _next_line(op, state)
+        if rec is not None:
+            return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
+        yield from _next_work(ctx, op, state)
 
 
-async def _read_up_to_akernel(ctx, op, state, n):
+def _read_up_to_kernel(ctx, op, state, n):
     n = int(n)
     if n <= 0:
         raise errors.InvalidArgumentError(None, op, "num_records must be positive, got %d"
                                           % n)
-    keys, values = [], []
-    async with await _locked(state):
-        while not keys:
-            if state.file is None:
-                await _next_work(ctx, op, state)
-            while len(keys) < n:
-                rec = _next_line(state)
+    while True:
+        with state.tlock:
+            keys, values = [], []
+            if state.file is None and state.pending:
+                state.open(op, state.pending.pop(0))
+            while state.file is not None and len(keys) < n:
+                rec = state.next_line()
                 if rec is None:
                     break
                 keys.append(rec[0])
                 values.append(rec[1])
-    return (np.array(keys, dtype=object), np.array(values, dtype=object))
+        if keys:
+            return (np.array(keys, dtype=object), np.array(values, dtype=object))
+        yield from _next_work(ctx, op, state)
 
 
 _KV = [(_dt.string, TensorShape([])), (_dt.string, TensorShape([]))]
-register_op("ReaderReadV2", infer=lambda op: list(_KV), akernel=_read_akernel,
-            try_kernel=_read_try, grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op("ReaderReadV2", infer=lambda op: list(_KV), kernel=_read_kernel, blocking=True,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
 register_op("ReaderReadUpToV2",
             infer=lambda op: [(_dt.string, TensorShape([None]))] * 2,
-            akernel=_read_up_to_akernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+            kernel=_read_up_to_kernel, blocking=True, grad=NOT_DIFFERENTIABLE, stateful=True)
 register_op("ReaderNumRecordsProducedV2", infer=lambda op: [(_dt.int64, TensorShape([]))],
             kernel=lambda ctx, op, s: (np.array(s.records, np.int64),),
             grad=NOT_DIFFERENTIABLE, stateful=True)

@@ -15,6 +15,7 @@ import trio
 import flowrt as fr
 from flowrt._core.registry import NOT_DIFFERENTIABLE, register_op
 from flowrt._core.shape import TensorShape
+from flowrt._core.waiting import Wait, park_thread
 
 
 def _infer(op):
@@ -49,16 +50,17 @@ def _count_kernel(ctx, op, *inputs):
 
 
 class Gate:
-    """A one-shot gate that ops in any trio loop wait on, opened from any thread."""
+    """A one-shot gate that ops in threads or in any trio loop wait on, opened from any
+    thread."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self._open = False
-        self._waiters: list = []  # (trio token, trio.Event) of blocked kernels
+        self._waiters: list = []  # wake functions of blocked kernels
         self._entered = 0
         self._entered_cond = threading.Condition(self._lock)
         self.cancelled = 0
-        self.loops: list = []  # trio token of the loop each waiting kernel ran in
+        self.loops: list = []  # trio token (None for a thread) each waiting kernel ran in
         self._entered_waiters: list = []  # (trio token, trio.Event, n) of async watchers
 
     @property
@@ -66,37 +68,34 @@ class Gate:
         with self._lock:
             return self._entered
 
-    async def wait(self):
-        ev = trio.Event()
+    def _enter(self, wake):
+        """Counts a waiter in; False if the gate is open already."""
         with self._lock:
-            self.loops.append(trio.lowlevel.current_trio_token())
+            in_trio = trio.lowlevel.in_trio_run()
+            self.loops.append(trio.lowlevel.current_trio_token() if in_trio else None)
             self._entered += 1
             self._entered_cond.notify_all()
             for token, ev, n in self._entered_waiters:
                 if self._entered >= n:
                     token.run_sync_soon(ev.set)
             if self._open:
-                return
-            self._waiters.append((trio.lowlevel.current_trio_token(), ev))
-        try:
-            await ev.wait()
-        except trio.Cancelled:
-            with self._lock:
-                self.cancelled += 1
-            raise
+                return False
+            self._waiters.append(wake)
+            return True
+
+    def _cancelled(self):
+        with self._lock:
+            self.cancelled += 1
 
     def open(self):
         with self._lock:
             self._open = True
             waiters, self._waiters = self._waiters, []
-        for token, ev in waiters:
-            try:
-                token.run_sync_soon(ev.set)
-            except trio.RunFinishedError:
-                pass
+        for wake in waiters:
+            wake()
 
     async def wait_entered_async(self, n: int = 1):
-        """Waits in a trio task until ``n`` kernels (in any loop) are waiting."""
+        """Waits in a trio task until ``n`` kernels (in any loop or thread) are waiting."""
         ev = trio.Event()
         with self._lock:
             if self._entered >= n:
@@ -111,14 +110,57 @@ class Gate:
                 raise AssertionError("only %d of %d gate waiters arrived" % (self._entered, n))
 
 
-async def _wait_akernel(ctx, op, *inputs):
-    await op.attrs["gate"].wait()
+class _GateWait(Wait):
+    """The wait of a ``_TestWaitGate`` op: a thread parks, a task awaits."""
+
+    def __init__(self, gate: Gate, ctx, op):
+        self.gate, self.ctx, self.op = gate, ctx, op
+
+    def wake(self):
+        self.event.set()
+
+    def describe(self):
+        return "%s op '%s'" % (self.op.type, self.op.name)
+
+    def wait_sync(self):
+        self.event = threading.Event()
+        if not self.gate._enter(self.event.set):
+            return None
+        try:
+            park_thread(self.event, lambda: self.gate._open, self.ctx, self)
+        except BaseException:
+            self.gate._cancelled()
+            raise
+
+    async def wait_async(self):
+        if self.ctx is not None:
+            self.ctx.waiting_on = self
+        ev = trio.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def wake():
+            try:
+                token.run_sync_soon(ev.set)
+            except trio.RunFinishedError:
+                pass
+
+        if not self.gate._enter(wake):
+            return
+        try:
+            await ev.wait()
+        except trio.Cancelled:
+            self.gate._cancelled()
+            raise
+
+
+def _wait_kernel(ctx, op, *inputs):
+    yield _GateWait(op.attrs["gate"], ctx, op)
     return (_first(inputs),)
 
 
 register_op("_TestCount", infer=_infer, kernel=_count_kernel, grad=NOT_DIFFERENTIABLE)
-register_op("_TestWaitGate", infer=_infer, akernel=_wait_akernel, grad=NOT_DIFFERENTIABLE,
-            stateful=True)
+register_op("_TestWaitGate", infer=_infer, kernel=_wait_kernel, blocking=True,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
 
 
 def count(inputs, counter: Counter, name=None, graph=None) -> fr.Tensor:

@@ -61,7 +61,7 @@ def test_threads_share_one_session():
     assert n.total == 300
 
 
-def test_threads_block_concurrently_on_the_sessions_loop():
+def test_threads_block_concurrently():
     gate = Gate()
     w = wait_gate(gate, fr.placeholder(fr.float32, name="x"))
     results, errors = [], []
@@ -84,13 +84,13 @@ def test_threads_block_concurrently_on_the_sessions_loop():
     assert errors == [] and sorted(results) == [0.0, 1.0, 2.0, 3.0]
 
 
-async def test_sync_run_from_a_worker_thread_uses_the_bound_loop():
+async def test_sync_run_from_a_worker_thread_parks_that_thread():
     bind_gate, gate = Gate(), Gate()
     bind_gate.open()
     binder = wait_gate(bind_gate)
     w = wait_gate(gate, fr.constant(3.0))
     async with fr.Session() as sess:
-        await sess.arun(binder)  # binds the session to this test's loop
+        await sess.arun(binder)
         with trio.fail_after(10):
             async with trio.open_nursery() as nursery:
                 out = []
@@ -99,10 +99,10 @@ async def test_sync_run_from_a_worker_thread_uses_the_bound_loop():
                     out.append(await trio.to_thread.run_sync(sess.run, w))
 
                 nursery.start_soon(in_thread)
-                # the blocking op runs as a task of *this* loop
+                # the blocking op waits in the worker thread, not in any trio loop
                 await gate.wait_entered_async(1)
                 assert out == []
-                assert gate.loops == [trio.lowlevel.current_trio_token()]
+                assert gate.loops == [None]
                 gate.open()
         assert out == [3.0]
 
@@ -184,7 +184,7 @@ async def test_cancelled_before_start_runs_nothing():
         assert n.total == 1
 
 
-# --- runs that cross between trio loops (review findings) ----------------------------
+# --- runs from several trio loops and threads at once ----------------------------------
 
 
 def _queue_graph():
@@ -193,12 +193,12 @@ def _queue_graph():
     return q, x, q.enqueue([x]), q.dequeue()
 
 
-def test_arun_after_the_bound_loop_exited_rebinds_to_the_current_loop():
+def test_arun_from_successive_loops():
     q, x, enq, deq = _queue_graph()
     sess = fr.Session()
 
     async def first():
-        await sess.arun(enq, {x: 1.0})  # binds the session to this loop
+        await sess.arun(enq, {x: 1.0})
         return await sess.arun(deq)
 
     async def second():
@@ -216,17 +216,17 @@ def test_arun_after_the_bound_loop_exited_rebinds_to_the_current_loop():
     sess.close()
 
 
-def test_cancelling_a_bridged_arun_takes_nothing_and_returns_promptly():
+def test_cancelling_an_arun_beside_a_waiting_thread_takes_nothing():
     q, x, enq, deq = _queue_graph()
     sess = fr.Session()
     sess.run(q.size())
     blocked = threading.Thread(target=lambda: _swallow(lambda: sess.run(deq)))
-    blocked.start()  # binds the session to a loop of its own; waits for an element
+    blocked.start()  # waits for an element in its own thread
 
     async def main():
         with trio.fail_after(10):
             with trio.move_on_after(0.2) as cs:
-                await sess.arun(deq)  # bridged to the session's loop, then cancelled
+                await sess.arun(deq)  # waits behind the thread, then is cancelled
         return cs.cancelled_caught
 
     try:
@@ -240,7 +240,7 @@ def test_cancelling_a_bridged_arun_takes_nothing_and_returns_promptly():
         blocked.join(10)
 
 
-def test_close_during_a_bridged_arun_raises_flowrt_cancelled_error():
+def test_close_ends_a_waiting_thread_and_a_waiting_arun_with_cancelled_error():
     q, x, enq, deq = _queue_graph()
     sess = fr.Session()
     out = {}

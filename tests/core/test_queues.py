@@ -280,7 +280,7 @@ async def test_stall_warning_logged_once(autojump_clock, caplog, monkeypatch):
     assert len(msgs) == 1
     assert "FIFOQueue 'input_queue'" in msgs[0]
     assert "size 0, capacity 5" in msgs[0]
-    assert "fr.train.start_queue_runners" in msgs[0]
+    assert "fr.train.queue_runners(sess)" in msgs[0]  # a trio waiter: the async form
     assert "QueueDequeueV2 op 'deq'" in msgs[0]
     assert q.statistics().waiting_dequeuers == 0
 

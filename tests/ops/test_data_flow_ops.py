@@ -301,7 +301,19 @@ async def test_stall_warning_for_a_run_nothing_feeds(autojump_clock, caplog, mon
     msg = rec.getMessage()
     assert "FIFOQueue 'input_queue' (size 0, capacity 8)" in msg
     assert "QueueDequeueV2 op 'input_queue_Dequeue'" in msg
-    assert "fr.train.start_queue_runners" in msg
+    assert "async with fr.train.queue_runners(sess)" in msg  # the trio form, for a task
+
+
+def test_stall_warning_for_a_thread_names_start_queue_runners(caplog, monkeypatch):
+    monkeypatch.setattr(_core_queues, "STALL_WARNING_SECONDS", 0.05)
+    q = fr.FIFOQueue(8, fr.int32, shapes=[], name="input_queue")
+    deq = q.dequeue()
+    with fr.Session() as sess:
+        with caplog.at_level(logging.WARNING, logger="flowrt"):
+            with pytest.raises(fr.errors.DeadlineExceededError, match="input_queue"):
+                sess.run(deq, options=fr.RunOptions(timeout_in_ms=300))
+    (rec,) = [r for r in caplog.records if r.name == "flowrt"]
+    assert "fr.train.start_queue_runners(sess, coord)" in rec.getMessage()
 
 
 # --- concurrency: threads through sess.run ---------------------------------------------
@@ -378,14 +390,14 @@ def test_thread_timeout_loses_nothing():
 async def test_arun_cancelled_right_after_its_dequeue_was_served_loses_nothing():
     # The element is handed to the blocked run and the run is cancelled before its task
     # runs again: the run raises Cancelled and the element stays in the queue.
-    from flowrt.ops.data_flow_ops import _queue
+    from flowrt.ops.data_flow_ops import queue_of
 
     q = fr.FIFOQueue(4, fr.int32, shapes=[])
     deq = q.dequeue()
     got = []
     async with fr.Session() as sess:
         await sess.arun(q.size())
-        core = _queue(sess.resources, q.queue_ref.op)
+        core = queue_of(sess.resources, q.queue_ref.op)
         async with trio.open_nursery() as nursery:
             cs = trio.CancelScope()
 

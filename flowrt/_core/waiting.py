@@ -1,0 +1,125 @@
+"""How a blocking kernel waits, in a thread or in a trio task.
+
+A blocking kernel is a generator function. It does its work without blocking when it
+can and returns; when it would have to wait, it yields a ``Wait`` (a queue's parked
+request, a sub-plan to run concurrently, ...) and is sent the wait's result. The
+driver decides how to wait: ``drive_sync`` parks the calling thread on the wait's
+threading primitive, ``drive_async`` awaits its trio primitive. One kernel, one
+grant/confirm protocol, two ways to park (trio's ``_channel.py`` shape, with
+``queue.Queue``'s thread half beside it).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Generator
+
+__all__ = ["Wait", "drive_sync", "drive_async", "park_thread"]
+
+
+class Wait:
+    """Something a blocking kernel waits for.
+
+    ``wait_sync()`` blocks the calling (non-trio) thread and ``await wait_async()``
+    the calling trio task until the wait completes, and return its result. Either
+    one, interrupted, undoes the wait (it takes and leaves nothing) and raises.
+    """
+
+    __slots__ = ()
+
+    def wait_sync(self) -> Any:
+        raise NotImplementedError
+
+    async def wait_async(self) -> Any:
+        raise NotImplementedError
+
+
+def park_thread(event, ready, ctx, waiter, until: float = math.inf) -> bool:
+    """Parks this thread on ``event`` (a ``threading.Event``) until ``ready()``.
+
+    The event is set after whatever makes ``ready()`` true, and by ``ctx.cancel``.
+    Returns True once ready, False at ``until`` (a ``time.monotonic()`` value). With a
+    run context ``ctx``, the run's interruption (``ctx.cancel``: close, a caller's
+    cancel) and its deadline end the wait by raising their error; ``waiter`` (with
+    ``wake()`` and ``describe()``) is what ``ctx.cancel`` wakes. A signal handler's
+    exception (KeyboardInterrupt) ends it too: ``Event.wait`` is interruptible.
+    """
+    if ctx is not None:
+        ctx.waiter = waiter
+    try:
+        while not ready():
+            if ctx is not None:
+                ctx.check_interrupted()
+                end = min(until, ctx.deadline)
+            else:
+                end = until
+            event.wait(None if end == math.inf else max(0.0, end - time.monotonic()))
+            event.clear()  # ready() is checked after: a wake-up in between is not lost
+            if ready():
+                break
+            now = time.monotonic()
+            if ctx is not None and now >= ctx.deadline:
+                ctx.timed_out()
+            if now >= until:
+                return False
+        return True
+    finally:
+        if ctx is not None:
+            ctx.waiter = None
+
+
+def drive_sync(gen: Generator, meter=None) -> Any:
+    """Runs a kernel generator to its end on this thread, parking it on each wait.
+
+    ``meter``, if given, has a ``seconds`` attribute: a running average of the time
+    spent computing (outside waits), updated when the generator ends.
+    """
+    clock = time.perf_counter
+    busy = 0.0
+    try:
+        t = clock()
+        w = gen.send(None)
+        while True:
+            busy += clock() - t
+            try:
+                res = w.wait_sync()
+            except Exception as e:  # noqa: BLE001 - delivered to the kernel (it names the op)
+                t = clock()
+                w = gen.throw(e)
+            else:
+                t = clock()
+                w = gen.send(res)
+    except StopIteration as stop:
+        if meter is not None:
+            meter.seconds = 0.8 * meter.seconds + 0.2 * (busy + clock() - t)
+        return stop.value
+    except BaseException:
+        gen.close()
+        raise
+
+
+async def drive_async(gen: Generator, meter=None) -> Any:
+    """Runs a kernel generator to its end in this trio task, awaiting each wait."""
+    clock = time.perf_counter
+    busy = 0.0
+    try:
+        t = clock()
+        w = gen.send(None)
+        while True:
+            busy += clock() - t
+            try:
+                res = await w.wait_async()
+            except Exception as e:  # noqa: BLE001
+                t = clock()
+                w = gen.throw(e)
+            else:
+                t = clock()
+                w = gen.send(res)
+    except StopIteration as stop:
+        if meter is not None:
+            meter.seconds = 0.8 * meter.seconds + 0.2 * (busy + clock() - t)
+        return stop.value
+    except BaseException:
+        gen.close()
+        raise
