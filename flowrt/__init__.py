@@ -25,6 +25,7 @@ from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # n
 from ._core.shape import TensorShape  # noqa: F401
 from .dtypes import *  # noqa: F401,F403
 from .dtypes import as_dtype  # noqa: F401
+from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
 from .gradients import AggregationMethod, gradients  # noqa: F401
 from .init_ops import *  # noqa: F401,F403
 from .ops.array_ops import *  # noqa: F401,F403
@@ -34,6 +35,7 @@ from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segm
 from .ops.indexing_ops import *  # noqa: F401,F403
 from .ops.io_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
+from .ops.logging_ops import print  # noqa: F401,A004
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.random_ops import *  # noqa: F401,F403
 from .ops.slicing_ops import *  # noqa: F401,F403
@@ -47,8 +49,15 @@ from .scopes import (  # noqa
                           get_collection_ref,
                           name_scope,
 )
+from .module import Module  # noqa: F401
 from .session import ConfigProto, GPUOptions, InteractiveSession, RunMetadata, RunOptions, Session  # noqa: F401
+from .tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .var_scope import *  # noqa: F401,F403
 from .variables import *  # noqa: F401,F403
+
+from . import keras  # noqa: E402,F401
+
+newaxis = None
+"""Indexing with ``x[:, fr.newaxis]`` inserts a dimension of size 1 (as ``tf.newaxis``)."""
 
 __version__ = "0.1.0"

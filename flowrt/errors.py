@@ -7,7 +7,7 @@ __all__ = [
     "DeadlineExceededError", "NotFoundError", "AlreadyExistsError", "PermissionDeniedError",
     "ResourceExhaustedError", "FailedPreconditionError", "AbortedError", "OutOfRangeError",
     "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
-    "UnauthenticatedError",
+    "UnauthenticatedError", "OperatorNotAllowedInGraphError",
 ]
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -75,3 +75,8 @@ InternalError = _make("InternalError", INTERNAL, "An internal invariant broke.")
 UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
 DataLossError = _make("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
 UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED, "Unauthenticated.")
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a tensor that needs its value while a function is traced
+    (``if tensor:``, ``for x in tensor:``); TF2's class of the same name."""

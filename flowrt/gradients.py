@@ -104,11 +104,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 
 def _reads(x) -> list:
     """The tensors to differentiate for ``x``: all reads of a variable, else ``x``."""
-    handle = getattr(x, "handle", None)
-    if isinstance(handle, Tensor) and handle.op.type == "VarHandleOp":
-        snap = x.value()
-        return [snap] + [c.outputs[0] for c in handle.consumers()
-                         if c.type == "ReadVariableOp" and c.outputs[0] is not snap]
+    all_reads = getattr(x, "_all_reads", None)
+    if all_reads is not None:
+        return all_reads() or [convert_to_tensor(x)]
     return [convert_to_tensor(x)]
 
 

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
                indexing_ops,
                io_ops,
                linalg_ops,
+               logging_ops,
                math_ops,
                nn_ops,
                random_ops,

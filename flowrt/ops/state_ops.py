@@ -287,6 +287,9 @@ def _var_spec(handle: Tensor):
 
 
 def _var_handle_kernel(ctx, op):
+    bound = op.attrs.get("_resource")
+    if bound is not None:  # a function's capture: the variable's process-wide state
+        return (bound,)
     name = op.attrs["shared_name"]
     return (ctx.resources.get_or_create(_key(name), lambda: VariableResource(name)),)
 
