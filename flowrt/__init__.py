@@ -7,6 +7,7 @@ This module only re-exports.
 from . import (  # noqa: F401  # noqa: F401,E402
                           dtypes,
                           errors,
+                          keras,  # noqa: E402,F401
                           nn,
                           summary,  # noqa: F401
                           train,
@@ -28,6 +29,7 @@ from .dtypes import as_dtype  # noqa: F401
 from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
 from .gradients import AggregationMethod, gradients  # noqa: F401
 from .init_ops import *  # noqa: F401,F403
+from .module import Module  # noqa: F401
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import *  # noqa: F401,F403
 from .ops.data_flow_ops import *  # noqa: F401,F403
@@ -49,13 +51,10 @@ from .scopes import (  # noqa
                           get_collection_ref,
                           name_scope,
 )
-from .module import Module  # noqa: F401
 from .session import ConfigProto, GPUOptions, InteractiveSession, RunMetadata, RunOptions, Session  # noqa: F401
 from .tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .var_scope import *  # noqa: F401,F403
 from .variables import *  # noqa: F401,F403
-
-from . import keras  # noqa: E402,F401
 
 newaxis = None
 """Indexing with ``x[:, fr.newaxis]`` inserts a dimension of size 1 (as ``tf.newaxis``)."""

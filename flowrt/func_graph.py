@@ -3,8 +3,8 @@
 A ``FuncGraph`` is an ordinary ``Graph`` that knows it is building a function: while it
 is the default graph, a variable from another graph is *captured* (a ``VarHandleOp``
 bound to the variable's process-wide state), and ``fr.Variable(...)`` is *lifted* into
-the one process-wide variables graph and initialized at once, as TF2 lifts variables
-out of a ``tf.function``. Active ``GradientTape``s of the graph are told about each
+a graph of its own and initialized at once, as TF2 lifts variables out of a
+``tf.function``. Active ``GradientTape``s of the graph are told about each
 variable read (``watch_accessed_variables``).
 
 The state a captured variable reads and writes is its *eager state*: one
@@ -14,14 +14,12 @@ async, or as a call op inside any session). It starts from the variable's initia
 
 from __future__ import annotations
 
-import threading
-
 from ._core.executor import RunContext, run_sync
 from ._core.graph import Graph, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
 
-__all__ = ["FuncGraph", "variables_graph", "evaluate"]
+__all__ = ["FuncGraph", "variable_graph", "evaluate"]
 
 
 class FuncGraph(Graph):
@@ -50,17 +48,10 @@ class FuncGraph(Graph):
         return "<fr.FuncGraph %r with %d ops>" % (self.name, len(self._ops))
 
 
-_lock = threading.Lock()
-_variables_graph: Graph | None = None
-
-
-def variables_graph() -> Graph:
-    """The process-wide graph that variables created inside functions are lifted to."""
-    global _variables_graph
-    with _lock:
-        if _variables_graph is None:
-            _variables_graph = Graph()
-        return _variables_graph
+def variable_graph() -> Graph:
+    """A graph of its own for one variable lifted out of a function: its name is the one
+    asked for (TF2 variables may share names), and it is freed with the variable."""
+    return Graph()
 
 
 def evaluate(tensors: list[Tensor]) -> list:

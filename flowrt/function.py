@@ -100,9 +100,11 @@ class TensorSpec:
         return hash((self._key(), self.name))
 
     def __repr__(self):
-        dims = "None" if self.shape.ndims is None else "(%s)" % ", ".join(
-            "None" if d is None else str(d) for d in self.shape.as_list()) + (
-            "," if self.shape.ndims == 1 else "")
+        if self.shape.ndims is None:
+            dims = "None"
+        else:
+            inner = ", ".join("None" if d is None else str(d) for d in self.shape.as_list())
+            dims = "(%s%s)" % (inner, "," if self.shape.ndims == 1 else "")
         return "TensorSpec(shape=%s, dtype=fr.%s, name=%r)" % (dims, self.dtype.name,
                                                               self.name)
 
@@ -500,7 +502,10 @@ class Function:
             raise TypeError("%s: the input_signature has %d arguments, the call passed %d"
                             % (self._name, len(sig), len(args)))
         values = []
-        for i, (x, spec) in enumerate(zip(_flatten(list(args)), _flatten(sig))):
+        leaves = []
+        for spec, x in zip(sig, args):
+            leaves.extend(_flatten_up_to(spec, x, self._name))
+        for i, (x, spec) in enumerate(zip(leaves, _flatten(sig))):
             if isinstance(x, Tensor):
                 ok = spec.is_compatible_with(x)
             else:
@@ -680,6 +685,24 @@ class Function:
 
     def __repr__(self):
         return "<fr.function %s>" % self._name
+
+
+def _flatten_up_to(spec, x, fname) -> list:
+    """The leaves of ``x`` matching the ``TensorSpec`` leaves of the nest ``spec``."""
+    if isinstance(spec, TensorSpec):
+        return [x]
+    kids = [spec[k] for k in sorted(spec)] if isinstance(spec, dict) else list(spec)
+    try:
+        xs = [x[k] for k in sorted(spec)] if isinstance(spec, dict) else list(x)
+    except (TypeError, KeyError):
+        xs = None
+    if xs is None or len(xs) != len(kids):
+        raise TypeError("%s: Python inputs incompatible with input_signature: %r does not "
+                        "have the structure of %r" % (fname, x, spec))
+    out = []
+    for s, y in zip(kids, xs):
+        out.extend(_flatten_up_to(s, y, fname))
+    return out
 
 
 def _spec_or_value(x):

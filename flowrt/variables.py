@@ -11,6 +11,7 @@ with respect to that tensor and optimizers update ``v.handle``.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import threading
 
@@ -28,7 +29,7 @@ from ._core.graph import (
 )
 from ._core.registry import NOT_DIFFERENTIABLE, register_op
 from ._core.shape import TensorShape, as_shape
-from .func_graph import evaluate, notify_read, variables_graph
+from .func_graph import evaluate, notify_read, variable_graph
 from .ops import state_ops
 
 __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
@@ -112,11 +113,13 @@ class Variable(TensorOperators):
         lifted_from = g if g.building_function else None
         outer_scope = None
         if lifted_from is not None:
-            initial_value, g = _lift(lifted_from, initial_value, dtype), variables_graph()
+            initial_value, g = _lift(lifted_from, initial_value, dtype), variable_graph()
             init_from_fn = callable(initial_value)
             outer_scope = lifted_from.get_name_scope()
             outer_scope = outer_scope + "/" if outer_scope else None
-        with g.as_default(), g.control_dependencies(None), g.name_scope(outer_scope), \
+        lifted_scope = g.name_scope(outer_scope) if lifted_from is not None \
+            else contextlib.nullcontext()
+        with g.as_default(), g.control_dependencies(None), lifted_scope, \
                 g.name_scope(name or "Variable") as scope:
             full = scope[:-1]
             with g.name_scope("Initializer"):

@@ -33,7 +33,7 @@ from .._core.executor import run_async, run_sync
 from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.plan import Plan
 from .._core.registry import get_op_def, register_op
-from .._core.shape import TensorShape, as_shape, unknown_shape
+from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
 
 __all__ = ["cond", "case", "while_loop"]

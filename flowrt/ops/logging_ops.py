@@ -13,7 +13,6 @@ import numpy as np
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 
-
 __all__ = ["print"]
 
 _STREAMS = {"stderr": lambda: sys.stderr, "stdout": lambda: sys.stdout}
@@ -48,14 +47,14 @@ register_op("PrintV2", infer=lambda op: [], kernel=_print_kernel, grad=NOT_DIFFE
             stateful=True, quiet=True)
 
 
-def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n",  # noqa: A001
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n",  # noqa: A001
           name=None):
     """Prints tensors and Python values each time the returned op runs (TF2 ``tf.print``).
 
     Args:
       *inputs: tensors (printed as their values) and Python objects (printed as str).
-      output_stream: ``sys.stderr`` (default), ``sys.stdout``, or any object with
-        ``write``.
+      output_stream: ``sys.stderr`` (default; the one current when the op runs),
+        ``sys.stdout``, or any object with ``write``.
       summarize: how many leading and trailing elements per dimension to print (-1:
         all).
       sep, end: as for Python's ``print``.
@@ -73,7 +72,7 @@ def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n",  # 
             template.append(None)
         else:
             template.append(str(x))
-    if output_stream is sys.stderr:
+    if output_stream is None or output_stream is sys.stderr:
         output_stream = _STREAMS["stderr"]
     elif output_stream is sys.stdout:
         output_stream = _STREAMS["stdout"]
