@@ -412,7 +412,7 @@ class ConcreteFunction:
 
 def _builds_graph(flat_leaves) -> bool:
     """Whether a call adds a call op (another graph is being built) or runs now."""
-    if get_default_graph().building_function or _graph_stack():
+    if _graph_stack():  # a graph entered with as_default(), a function's among them
         return True
     return any(isinstance(x, Tensor) for x in flat_leaves)
 
@@ -452,6 +452,7 @@ class Function:
             self._input_signature = list(input_signature)
         self._reduce_retracing = bool(reduce_retracing)
         self._cache: dict = {}
+        self._fast: dict = {}  # positional numpy/Python arguments -> (trace, feed order)
         self._by_structure: dict = {}
         self._lock = threading.RLock()
         self._traces = 0
@@ -669,7 +670,16 @@ class Function:
         return self._concrete(args, kwargs)[0]
 
     def __call__(self, *args, **kwargs):
+        fk = None if kwargs else _fast_key(args)
+        hit = self._fast.get(fk) if fk is not None else None
+        if hit is not None and not _builds_graph(()):
+            cf, order = hit
+            return cf._run([args[i] for i in order])
         cf, values = self._concrete(args, kwargs)
+        if fk is not None and self._input_signature is None:
+            order = [next((i for i, a in enumerate(args) if a is v), None) for v in values]
+            if None not in order:
+                self._fast[fk] = (cf, order)
         if _builds_graph(values):
             return cf._call_in_graph(values)
         return cf._run(values)
@@ -703,6 +713,23 @@ def _flatten_up_to(spec, x, fname) -> list:
     for s, y in zip(kids, xs):
         out.extend(_flatten_up_to(s, y, fname))
     return out
+
+
+_PY_SCALARS = (int, float, bool, str, type(None))
+
+
+def _fast_key(args):
+    """A cheap key for calls whose arguments are all arrays or Python scalars, or None."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray or isinstance(a, np.generic):
+            key.append((a.dtype.str, a.shape))
+        elif t in _PY_SCALARS:
+            key.append((t, a))
+        else:
+            return None
+    return tuple(key)
 
 
 def _spec_or_value(x):
