@@ -174,6 +174,7 @@ class _CallSpec:
         self.graph = graph
         self.feeds = list(feeds)
         self.fetches = list(fetches)
+        self.n_user = len(self.fetches)  # the function's own outputs; exports follow
         self.targets = list(targets)
         self.name = name
         self._grad = None
@@ -187,20 +188,18 @@ class _CallSpec:
             return "StatefulPartitionedCall"
         return "PartitionedCall"
 
-    def gradient(self, n_user: int):
-        """(grad spec, float input indices, float output indices), built once."""
+    def gradient(self):
+        """(grad spec, float input indices, float output indices, first export index),
+        built once."""
         with self._lock, _TRACE_LOCK:
             if self._grad is not None:
                 return self._grad
             from .gradients import gradients
 
             g = self.graph
-            outs = [i for i in range(n_user) if self.fetches[i].dtype.is_floating]
+            outs = [i for i in range(self.n_user) if self.fetches[i].dtype.is_floating]
             ins = [j for j, t in enumerate(self.feeds) if t.dtype.is_floating]
             start = len(g._ops)
-            unfinal = g.finalized
-            if unfinal:
-                g._unsafe_unfinalize()
             with g.as_default(), g.name_scope(None), g.control_dependencies(None):
                 dys = [array_ops.placeholder(self.fetches[i].dtype, self.fetches[i].shape,
                                              name="grad_ys") for i in outs]
@@ -267,8 +266,7 @@ async def _call_akernel(ctx, op, *args):
 def _call_grad(op, *grads):
     """A call op's gradient: a call op of the function's gradient (TF's PartitionedCall)."""
     spec = op.attrs["f"]
-    n_user = op.attrs.setdefault("_n_user", len(op.outputs))
-    gspec, ins, outs, first_export = spec.gradient(n_user)
+    gspec, ins, outs, first_export = spec.gradient()
     if not gspec.fetches:
         return [None] * len(op.inputs)
     for k in range(len(op.outputs), len(spec.fetches)):

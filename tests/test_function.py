@@ -2,7 +2,6 @@
 trio tasks, call ops inside other graphs."""
 
 import io
-import sys
 import threading
 
 import numpy as np
@@ -337,4 +336,20 @@ def test_newaxis():
     assert x[fr.newaxis].shape.as_list() == [1, 2]
 
 
-_ = sys
+
+
+
+def test_call_ops_made_after_a_gradient_still_differentiate():
+    @fr.function
+    def f(x):
+        return fr.sin(x) * x
+
+    p = fr.placeholder(fr.float64, [])
+    (g1,) = fr.gradients(f(p), p)
+    y2 = f(p * 2.0)  # made after the function's gradient added exports
+    (g2,) = fr.gradients(y2, p)
+    with fr.Session() as sess:
+        a, b, y = sess.run([g1, g2, y2], {p: 0.5})
+    assert a == pytest.approx(np.cos(0.5) * 0.5 + np.sin(0.5))
+    assert b == pytest.approx(2 * (np.cos(1.0) * 1.0 + np.sin(1.0)))
+    assert y == pytest.approx(np.sin(1.0))
