@@ -34,15 +34,13 @@ import numpy as np
 import trio
 
 from . import dtypes as _dt
-from ._core.executor import run_async, run_sync
-from ._core.graph import Operation, Tensor, _graph_stack, convert_to_tensor, get_default_graph
-from ._core.plan import Plan, prune
-from ._core.registry import get_op_def, register_op
+from ._core.graph import Operation, Tensor, _graph_stack, convert_to_tensor
+from ._core.registry import get_op_def
 from ._core.shape import TensorShape, as_shape, unknown_shape
 from .func_graph import FuncGraph
 from .ops import array_ops
 from .ops.control_flow_ops import _flatten, _is_seq, _pack
-from .ops.indexed_slices import IndexedSlices
+from .ops.functional_ops import _call_op, _CallSpec
 from .variables import Variable
 
 __all__ = ["function", "TensorSpec", "ConcreteFunction", "Function", "RetracingWarning"]
@@ -156,141 +154,6 @@ def _relaxed(specs_a, specs_b):
         dims = [x if x == y else None for x, y in zip(a.shape.as_list(), b.shape.as_list())]
         out.append(TensorSpec(dims, a.dtype))
     return out
-
-
-# --------------------------------------------------------------------------------------
-# The call op
-# --------------------------------------------------------------------------------------
-
-
-class _CallSpec:
-    """What a call op runs: a plan over ``graph`` fetching ``fetches`` from ``feeds``.
-
-    ``fetches`` starts with the function's outputs; forward values the gradient needs
-    are appended to it (and to each differentiated call op's outputs) by ``gradient``.
-    """
-
-    def __init__(self, graph, feeds, fetches, targets, name):
-        self.graph = graph
-        self.feeds = list(feeds)
-        self.fetches = list(fetches)
-        self.n_user = len(self.fetches)  # the function's own outputs; exports follow
-        self.targets = list(targets)
-        self.name = name
-        self._grad = None
-        self._lock = threading.Lock()
-
-    def op_type(self) -> str:
-        ops = prune(self.fetches, self.targets, set(self.feeds))
-        if any(get_op_def(o.type).may_block for o in ops):
-            return "AsyncStatefulPartitionedCall"
-        if any(get_op_def(o.type).stateful for o in ops):
-            return "StatefulPartitionedCall"
-        return "PartitionedCall"
-
-    def gradient(self):
-        """(grad spec, float input indices, float output indices, first export index),
-        built once."""
-        with self._lock, _TRACE_LOCK:
-            if self._grad is not None:
-                return self._grad
-            from .gradients import gradients
-
-            g = self.graph
-            outs = [i for i in range(self.n_user) if self.fetches[i].dtype.is_floating]
-            ins = [j for j, t in enumerate(self.feeds) if t.dtype.is_floating]
-            start = len(g._ops)
-            with g.as_default(), g.name_scope(None), g.control_dependencies(None):
-                dys = [array_ops.placeholder(self.fetches[i].dtype, self.fetches[i].shape,
-                                             name="grad_ys") for i in outs]
-                grads = gradients([self.fetches[i] for i in outs],
-                                  [self.feeds[j] for j in ins], grad_ys=dys) \
-                    if outs and ins else [None] * len(ins)
-                grads = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr
-                         for gr in grads]
-            new_ops = set(g._ops[start:])
-            fed = set(self.feeds) | set(dys)
-            exports = []
-            for op in g._ops[start:]:
-                for t in op.inputs:
-                    if t.op not in new_ops and t not in fed and t not in exports:
-                        exports.append(t)
-            for gr in grads:
-                if gr is not None and gr.op not in new_ops and gr not in fed \
-                        and gr not in exports:
-                    exports.append(gr)
-            self.fetches.extend(exports)
-            kept = [(j, gr) for j, gr in zip(ins, grads) if gr is not None]
-            gspec = _CallSpec(g, self.feeds + dys + exports, [gr for _, gr in kept], [],
-                              self.name + "_grad")
-            self._grad = (gspec, [j for j, _ in kept], outs, len(self.fetches) - len(exports))
-            return self._grad
-
-
-def _call_op(spec: _CallSpec, inputs, name):
-    """Adds a call op running ``spec`` in the default graph; returns its outputs."""
-    g = get_default_graph()
-    specs = [(t.dtype, t.shape) for t in spec.fetches]
-    attrs = {"f": spec, "_specs": specs, "_plans": {}, "Tout": [d for d, _ in specs]}
-    op = g._create_op(spec.op_type(), list(inputs), attrs, name)
-    return op
-
-
-def _call_infer(op):
-    return list(op.attrs["_specs"])
-
-
-def _call_plan(op) -> Plan:
-    spec = op.attrs["f"]
-    n = len(op.outputs)
-    version = spec.graph.version
-    hit = op.attrs["_plans"].get(n)
-    if hit is not None and hit[0] == version:
-        return hit[1]
-    plan = Plan(spec.fetches[:n], spec.targets, spec.feeds)
-    op.attrs["_plans"][n] = (version, plan)
-    return plan
-
-
-def _call_kernel(ctx, op, *args):
-    return tuple(run_sync(_call_plan(op), ctx, list(args)))
-
-
-async def _call_akernel(ctx, op, *args):
-    plan = _call_plan(op)
-    if plan.blocking:
-        return tuple(await run_async(plan, ctx, list(args)))
-    return tuple(run_sync(plan, ctx, list(args)))
-
-
-def _call_grad(op, *grads):
-    """A call op's gradient: a call op of the function's gradient (TF's PartitionedCall)."""
-    spec = op.attrs["f"]
-    gspec, ins, outs, first_export = spec.gradient()
-    if not gspec.fetches:
-        return [None] * len(op.inputs)
-    for k in range(len(op.outputs), len(spec.fetches)):
-        t = spec.fetches[k]
-        op.outputs.append(Tensor(op, k, t.dtype, t.shape))
-        op.attrs["_specs"].append((t.dtype, t.shape))
-        op.graph._version += 1
-    dys = []
-    for i in outs:
-        gr = grads[i] if i < len(grads) else None
-        dys.append(array_ops.zeros_like(op.outputs[i]) if gr is None else gr)
-    exports = op.outputs[first_export:len(spec.fetches)]
-    gop = _call_op(gspec, list(op.inputs) + dys + list(exports), None)
-    in_grads = [None] * len(op.inputs)
-    for j, t in zip(ins, gop.outputs):
-        in_grads[j] = t
-    return in_grads
-
-
-for _t in ("PartitionedCall", "StatefulPartitionedCall"):
-    register_op(_t, infer=_call_infer, kernel=_call_kernel, grad=_call_grad,
-                stateful=_t.startswith("Stateful"))
-register_op("AsyncStatefulPartitionedCall", infer=_call_infer, akernel=_call_akernel,
-            grad=_call_grad, stateful=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from . import (  # noqa: F401
                control_flow_ops,
                data_flow_ops,
                embedding_ops,
+               functional_ops,
                indexed_slices,
                indexing_ops,
                io_ops,
