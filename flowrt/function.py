@@ -34,10 +34,10 @@ import numpy as np
 import trio
 
 from . import dtypes as _dt
-from ._core.graph import Operation, Tensor, _graph_stack, convert_to_tensor
+from ._core.graph import Operation, Tensor, _graph_stack, convert_to_tensor, get_default_graph
 from ._core.registry import get_op_def
 from ._core.shape import TensorShape, as_shape, unknown_shape
-from .func_graph import FuncGraph
+from .func_graph import FuncGraph, notify_read
 from .ops import array_ops
 from .ops.control_flow_ops import _flatten, _is_seq, _pack
 from .ops.functional_ops import _call_op, _CallSpec
@@ -193,8 +193,8 @@ class ConcreteFunction:
         self.outputs = list(outputs)
         self.structured_outputs = structure
         self._target = target
-        self._spec = _CallSpec(graph, self._placeholders, self.outputs,
-                               [target] if target is not None else [], name)
+        self._specs: dict = {}  # which captured handles a call op feeds -> _CallSpec
+        self._specs_lock = threading.Lock()
         self._fetches = self.outputs + ([target] if target is not None else [])
         self._session = None
         self._session_lock = threading.Lock()
@@ -254,8 +254,28 @@ class ConcreteFunction:
         return self._result(vals[:len(self.outputs)])
 
     def _call_in_graph(self, feeds: list):
+        g = get_default_graph()
         inputs = [convert_to_tensor(x, dtype=p.dtype) for x, p in zip(feeds, self._placeholders)]
-        op = _call_op(self._spec, inputs, self.name)
+        # A variable of the calling graph (or captured by the calling function) is passed
+        # in as its handle, so the call uses the caller's state of it (a session's value
+        # in a TF1 graph); a variable of some other graph keeps its eager state.
+        fed, outer = [], []
+        for v, h in self.graph.captured_variables.values():
+            home = v._handle
+            if home.graph is g or g.building_function:
+                fed.append(h)
+                outer.append(v.handle if g.building_function else home)
+        key = tuple(id(h) for h in fed)
+        with self._specs_lock:
+            spec = self._specs.get(key)
+            if spec is None:
+                targets = [self._target] if self._target is not None else []
+                spec = self._specs[key] = _CallSpec(self.graph, self._placeholders + fed,
+                                                    self.outputs, targets, self.name)
+        op = _call_op(spec, inputs + outer, self.name)
+        if g.building_function:
+            for (v, _), h in zip(self.graph.captured_variables.values(), outer):
+                notify_read(g, v, h)  # the call reads it: tapes of the caller watch it
         if not self.outputs:
             return op
         return self._result(op.outputs[:len(self.outputs)])

@@ -29,7 +29,9 @@ def _as_list(x):
 
 
 def _backprop_ok(t: Tensor) -> bool:
-    return t.dtype.is_floating
+    # A variable's handle collects the gradients of its reads when it is differentiated
+    # as a whole (it is an input of a function call op; see Variable._all_reads).
+    return t.dtype.is_floating or t.dtype.name == "resource"
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -161,7 +163,7 @@ def _call_grad(g, op: Operation, out_grads):
         if isinstance(gr, Tensor) and t.dtype.is_floating and gr.dtype is not t.dtype:
             raise TypeError("Gradient of %s for input %s has dtype %s, expected %s"
                             % (op.describe(), t.name, gr.dtype.name, t.dtype.name))
-        if isinstance(gr, Tensor):
+        if isinstance(gr, Tensor) and t.dtype.name != "resource":
             if not gr.shape.is_compatible_with(t.shape):
                 raise ValueError("Incompatible shapes between op input and calculated input "
                                  "gradient. Forward operation: %s. Input index: %d. Original "

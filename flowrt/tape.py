@@ -191,8 +191,12 @@ class GradientTape:
             groups = []
             for s in flat_sources:
                 if isinstance(s, Variable):
-                    ok = id(s) in self._watched_vars
-                    groups.append(list(self._reads.get(id(s), [])) if ok else [])
+                    reads = list(self._reads.get(id(s), [])) if id(s) in self._watched_vars \
+                        else []
+                    # A function call given the variable's handle: differentiate the
+                    # handle, which sums its reads' and the call's gradients.
+                    handles = [r for r in reads if r.dtype.name == "resource"]
+                    groups.append(handles[:1] or reads)
                 elif isinstance(s, Tensor):
                     groups.append([s] if s in connected else [])
                 else:

@@ -287,6 +287,10 @@ class Variable(TensorOperators):
         (none in a function graph, where each use is a read of its own), then the
         other reads, so that gradients sum over all of them as TF's do via the handle."""
         handle = self.handle
+        if any(c.type in _CALL_OPS for c in handle.consumers()):
+            # A function call uses the variable too: differentiate its handle, which
+            # sums the gradients of every read and of every call (functional_ops.py).
+            return [handle]
         reads = [] if handle.graph.building_function else [self._snapshot]
         reads += [c.outputs[0] for c in handle.consumers()
                   if c.type == "ReadVariableOp" and c.outputs[0] not in reads]
@@ -401,6 +405,9 @@ def _graph_of(initial_value):
     if isinstance(initial_value, Variable):
         return initial_value.graph
     return get_default_graph()
+
+
+_CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall", "AsyncStatefulPartitionedCall")
 
 
 def _lift(fg, initial_value, dtype):

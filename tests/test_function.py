@@ -268,6 +268,7 @@ def test_call_op_in_a_graph_prunes_caches_and_differentiates():
         assert sess.run([y, g], {p: 3.0}) == [9.0, 6.0]
         assert sess.run(y, {p: 2.0}) == 4.0
     assert out.getvalue() == "ran\nran\n"  # the unused call never ran; y ran twice
+    assert len(y.op.attrs["_plans"]) == 1  # one cached plan served both runs
 
 
 def test_function_called_inside_another_function_and_as_default_graph():
@@ -353,3 +354,45 @@ def test_call_ops_made_after_a_gradient_still_differentiate():
     assert a == pytest.approx(np.cos(0.5) * 0.5 + np.sin(0.5))
     assert b == pytest.approx(2 * (np.cos(1.0) * 1.0 + np.sin(1.0)))
     assert y == pytest.approx(np.sin(1.0))
+
+
+def test_call_op_in_a_tf1_graph_uses_the_sessions_value_of_its_variables():
+    v = fr.Variable(1.0)
+
+    @fr.function
+    def bump(x):
+        v.assign_add(x)
+        return v.read_value()
+
+    y = bump(fr.constant(2.0))  # a call op in v's own graph: v's handle is an input
+    assert y.op.inputs[1] is v.handle
+    with fr.Session() as s1, fr.Session() as s2:
+        s1.run(v.initializer)
+        s2.run(v.initializer)
+        assert s1.run(y) == 3.0 and s1.run(y) == 5.0
+        assert s2.run(y) == 3.0  # another session's own state
+        assert s1.run(v) == 5.0
+    assert v.numpy() == 1.0  # the eager state was never touched
+    with fr.Session() as s3:
+        with pytest.raises(fr.errors.FailedPreconditionError, match="uninitialized"):
+            s3.run(y)
+
+
+def test_tf1_gradients_and_minimize_reach_variables_used_inside_a_call():
+    w = fr.Variable(np.float32(3.0))
+    b = fr.Variable(np.float32(1.0))
+
+    @fr.function
+    def model(x):
+        return x * w + b
+
+    x = fr.constant(2.0)
+    loss = model(x) * w  # w is used inside the call and outside it
+    gw, gb = fr.gradients(loss, [w, b])
+    train = fr.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        # loss = (2w + b) w: dloss/dw = 4w + b = 13, dloss/db = w = 3
+        assert sess.run([gw, gb]) == [13.0, 3.0]
+        sess.run(train)
+        assert sess.run([w, b]) == [pytest.approx(3.0 - 1.3), pytest.approx(1.0 - 0.3)]

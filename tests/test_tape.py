@@ -138,3 +138,19 @@ def test_tape_adds_the_same_ops_as_fr_gradients():
 
     f.get_concrete_function(np.ones(3, np.float32))
     assert marks["tape"] == marks["gradients"] and "Exp" not in marks["tape"]
+
+
+def test_tape_reaches_variables_used_inside_a_called_function():
+    w = fr.Variable(np.float32(3.0))
+
+    @fr.function
+    def inner(x):
+        return x * w
+
+    @fr.function
+    def outer(x):
+        with fr.GradientTape() as tape:
+            y = inner(x) * w
+        return tape.gradient(y, w)
+
+    assert outer(np.float32(2.0)) == 12.0  # y = 2 w**2

@@ -63,7 +63,10 @@ class _CallSpec:
 
             g = self.graph
             outs = [i for i in range(self.n_user) if self.fetches[i].dtype.is_floating]
-            ins = [j for j, t in enumerate(self.feeds) if t.dtype.is_floating]
+            # Captured variables come in as handles: their gradient is the sum over the
+            # function's reads of them (fr.gradients differentiates a handle that way).
+            ins = [j for j, t in enumerate(self.feeds)
+                   if t.dtype.is_floating or t.op.type == "VarHandleOp"]
             start = len(g._ops)
             with g.as_default(), g.name_scope(None), g.control_dependencies(None):
                 dys = [array_ops.placeholder(self.fetches[i].dtype, self.fetches[i].shape,
