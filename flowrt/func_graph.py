@@ -8,8 +8,10 @@ a graph of its own and initialized at once, as TF2 lifts variables out of a
 variable read (``watch_accessed_variables``).
 
 The state a captured variable reads and writes is its *eager state*: one
-``VariableResource`` per ``fr.Variable`` object, shared by every function call (plain,
-async, or as a call op inside any session). It starts from the variable's initial value.
+``VariableResource`` per ``fr.Variable`` object, shared by every plain or async call.
+It starts from the variable's initial value. A call op feeds the capture handle instead
+when the variable belongs to the calling graph (see ``ConcreteFunction``), so that call
+uses the caller's state.
 """
 
 from __future__ import annotations

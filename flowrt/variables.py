@@ -82,7 +82,8 @@ class Variable(TensorOperators):
     a variable created inside a function is lifted out of it and initialized at once,
     and only the function's first trace may create variables (else ValueError). A
     session's value of a TF1 graph variable is separate from its eager state, as two
-    sessions' values are.
+    sessions' values are; a function called as an op in the variable's own graph gets
+    its handle as an input and so uses the session's value.
     """
 
     def __init__(self, initial_value=None, trainable=None, collections=None,
