@@ -335,7 +335,7 @@ class Function:
         self._cache: dict = {}
         self._fast: dict = {}  # positional numpy/Python arguments -> (trace, feed order)
         self._by_structure: dict = {}
-        self._lock = threading.RLock()
+        self._lock = _TRACE_LOCK  # one lock order: a trace may call other functions
         self._traces = 0
         self._warned = False
         self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
