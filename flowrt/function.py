@@ -214,7 +214,8 @@ class ConcreteFunction:
         return [v for v in self.variables if v.trainable]
 
     def pretty_printed_signature(self) -> str:
-        """The call signature, e.g. ``f(x: TensorSpec(shape=(2,), ...)) -> float32 [2]``."""
+        """The call signature, e.g. ``f(TensorSpec(shape=(2,), dtype=fr.float32,
+        name='x'), 3.0) -> [float32 (2,)]`` (Python arguments by value)."""
         args, kwargs = self.structured_input_signature
         parts = [repr(a) for a in args] + ["%s=%r" % kv for kv in sorted(kwargs.items())]
         outs = ", ".join("%s %s" % (t.dtype.name, t.shape) for t in self.outputs)
@@ -422,7 +423,7 @@ class Function:
         arguments = dict(bound.arguments)
         key = _structure_key(arguments)
         cf = self._cache.get(key)
-        flat = _flatten(arguments)
+        flat = _flatten(list(arguments.values()))  # parameter order
         values = [x for x in flat if _leaf_spec(x) is not None]
         if cf is not None:
             return cf, values
@@ -441,8 +442,7 @@ class Function:
         """With reduce_retracing: a trace whose specs fit, or a trace relaxed to fit."""
         if not self._reduce_retracing:
             return None
-        skel = _structure_key(_pack(arguments, ["*" if _leaf_spec(x) is not None else x
-                                                for x in _flatten(arguments)]))
+        skel = _skeleton(arguments)
         specs = [_leaf_spec(x) for x in values]
         for cf in self._by_structure.get(skel, []):
             ph = cf._placeholders
@@ -466,7 +466,7 @@ class Function:
                 it = iter(specs)
                 names = iter(_leaf_names(arguments))
                 phs, leaves = [], []
-                for x in _flatten(arguments):
+                for x in _flatten(list(arguments.values())):
                     name = next(names)
                     if _leaf_spec(x) is None:
                         leaves.append(x)
@@ -476,10 +476,9 @@ class Function:
                                                name=spec.name or name)
                     phs.append(ph)
                     leaves.append(ph)
-                bound = _pack(arguments, leaves)
+                bound = dict(zip(arguments, _pack(list(arguments.values()), leaves)))
                 cf = self._finish_trace(fg, phs, bound, specs)
-            skel = _structure_key(_pack(arguments, ["*" if _leaf_spec(x) is not None else x
-                                                    for x in _flatten(arguments)]))
+            skel = _skeleton(arguments)
             self._by_structure.setdefault(skel, []).append(cf)
             return cf
 
@@ -617,11 +616,17 @@ def _spec_or_value(x):
     return TensorSpec(x.shape, x.dtype, x.op.name) if isinstance(x, Tensor) else x
 
 
+def _skeleton(arguments: dict):
+    """The key of ``arguments`` with every tensor-like leaf replaced by ``*``."""
+    values = list(arguments.values())
+    return _structure_key(_pack(values, ["*" if _leaf_spec(x) is not None else x
+                                         for x in _flatten(values)]))
+
+
 def _leaf_names(arguments: dict) -> list:
     """A placeholder name per flat leaf: the argument name, ``x_1`` for nested leaves."""
     names = []
-    for k in sorted(arguments):
-        v = arguments[k]
+    for k, v in arguments.items():
         n = len(_flatten(v))
         names.extend([k] if n == 1 else ["%s_%d" % (k, i) for i in range(n)])
     return names

@@ -396,3 +396,22 @@ def test_tf1_gradients_and_minimize_reach_variables_used_inside_a_call():
         assert sess.run([gw, gb]) == [13.0, 3.0]
         sess.run(train)
         assert sess.run([w, b]) == [pytest.approx(3.0 - 1.3), pytest.approx(1.0 - 0.3)]
+
+
+def test_keyword_defaults_and_var_args_bind_like_python():
+    traces = []
+
+    @fr.function
+    def f(x, *rest, scale=2.0, **extra):
+        traces.append(1)
+        total = x * scale
+        for r in rest:
+            total = total + r
+        return total + extra.get("bias", 0.0)
+
+    one = np.float32(1.0)
+    assert f(one) == 2.0 and f(one, scale=2.0) == 2.0 and f(x=one) == 2.0
+    assert len(traces) == 1  # the same bound arguments: one trace
+    assert f(one, one, one, scale=1.0, bias=10.0) == 13.0
+    cf = f.get_concrete_function(one, one, one, scale=1.0, bias=10.0)
+    assert [t.name for t in cf.inputs] == ["x:0", "rest_0:0", "rest_1:0"]
