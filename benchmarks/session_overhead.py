@@ -186,7 +186,7 @@ def main():
         res_tf["function 100 chain"] = _tf_function_figure()
     except ImportError:
         res_tf = {}
-    print("%-30s %12s %12s %8s" % ("figure", "flowrt", "TF1", "fr/TF"))
+    print("%-36s %12s %12s %8s" % ("figure", "flowrt", "TF", "fr/TF"))
     for key, v in res_fr.items():
         t = res_tf.get(key)
         if key.startswith("arun"):
@@ -195,7 +195,7 @@ def main():
         if key.startswith("function"):
             key += " (vs tf.function)"
         ratio = "%8.2f" % (v / t) if t else ""
-        print("%-30s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
+        print("%-36s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
     print("fr.function call / sess.run of the same fed chain: %.2f"
           % (res_fr["function 100 chain"] / res_fr["run 100 chain, fed"]))
     if "--profile" in sys.argv:
