@@ -535,7 +535,7 @@ class Function:
                 "loop, (2) passing tensors or arrays of changing shapes (use "
                 "reduce_retracing=True or an input_signature with None dimensions), "
                 "(3) passing changing Python values instead of arrays."
-                % (self._traces, self._name), RetracingWarning, stacklevel=4)
+                % (self._traces, self._name), RetracingWarning, stacklevel=5)
 
     # --- public API --------------------------------------------------------------------
 

@@ -152,6 +152,7 @@ class Variable(TensorOperators):
         if lifted_from is not None:
             self._handle.op.attrs["_resource"] = self._eager_resource()
             lifted_from.created_variables.append(self)
+            lifted_from.add_to_collections(collections, self)
         self._trainable = bool(trainable)
         self._constraint = constraint
         self._caching_device = caching_device
@@ -257,7 +258,8 @@ class Variable(TensorOperators):
         """
         res = self._eager_resource()
         with res.lock:
-            return res.value.copy()
+            value = res.value
+        return value[()] if value.ndim == 0 else value.copy()
 
     # --- function captures -------------------------------------------------------------
 
@@ -281,6 +283,10 @@ class Variable(TensorOperators):
                 h = state_ops.var_handle(self.dtype, self.shape, full)
             h.op.attrs["_resource"] = self._eager_resource()
             entry = g.captured_variables[id(self)] = (self, h)
+            # TF1 code inside a function (minimize() without var_list) finds it there.
+            for key in self._home_collections():
+                if self not in g.get_collection(key):
+                    g.add_to_collection(key, self)
         return entry[1]
 
     def _all_reads(self) -> list:
@@ -296,6 +302,12 @@ class Variable(TensorOperators):
         reads += [c.outputs[0] for c in handle.consumers()
                   if c.type == "ReadVariableOp" and c.outputs[0] not in reads]
         return reads
+
+    def _home_collections(self) -> list:
+        g = self._handle.graph
+        return [k for k in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
+                            GraphKeys.LOCAL_VARIABLES)
+                if any(v is self for v in g.get_collection(k))]
 
     def _read(self, handle: Tensor) -> Tensor:
         """A new read of ``handle`` in its function graph, reported to its tapes."""

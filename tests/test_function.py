@@ -415,3 +415,15 @@ def test_keyword_defaults_and_var_args_bind_like_python():
     assert f(one, one, one, scale=1.0, bias=10.0) == 13.0
     cf = f.get_concrete_function(one, one, one, scale=1.0, bias=10.0)
     assert [t.name for t in cf.inputs] == ["x:0", "rest_0:0", "rest_1:0"]
+
+
+def test_tf1_minimize_inside_a_function_finds_the_variables_it_uses():
+    w = fr.Variable(np.float32(3.0))
+
+    @fr.function
+    def step():
+        loss = w * w
+        return fr.train.GradientDescentOptimizer(0.25).minimize(loss)
+
+    step()
+    assert w.numpy() == 1.5 and isinstance(w.numpy(), np.float32)
