@@ -66,11 +66,26 @@ class Optimizer:
     def __init__(self, name: str, impl):
         self._name = name
         self._impl = impl
+        self._learning_rate = getattr(self, "_learning_rate", None)
         self._iterations = None
 
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def learning_rate(self):
+        """The learning rate given at creation (a number, callable or variable)."""
+        return self._learning_rate
+
+    @learning_rate.setter
+    def learning_rate(self, value):
+        if getattr(self, "_learning_rate", None) is not None:
+            raise AttributeError(
+                "flowrt's Keras optimizers take the learning rate when created; to change "
+                "it while training, create the optimizer with an fr.Variable (assign to "
+                "it) or a callable")
+        self._learning_rate = value
 
     @property
     def iterations(self) -> Variable:

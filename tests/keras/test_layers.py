@@ -109,3 +109,20 @@ def test_optimizer_minimize_with_a_callable_loss_and_state_shared_across_traces(
     assert w.numpy() < 5.0
     with pytest.raises(ValueError, match="No gradients provided for any variable"):
         fr.function(lambda: opt.apply_gradients([(None, w)]))()
+
+
+def test_learning_rate_from_a_variable_changes_while_training():
+    lr = fr.Variable(np.float32(0.5))
+    w = fr.Variable(np.float32(1.0))
+    opt = fr.keras.optimizers.SGD(lr)
+
+    @fr.function
+    def step():
+        opt.apply_gradients([(fr.constant(1.0), w)])
+
+    step()
+    fr.function(lambda: lr.assign(0.25))()  # functions read the variable's eager state
+    step()
+    assert w.numpy() == pytest.approx(1.0 - 0.5 - 0.25)
+    with pytest.raises(AttributeError, match="take the learning rate when created"):
+        opt.learning_rate = 0.1
