@@ -1,33 +1,9 @@
-"""fr.Module and fr.keras: variable tracking, name scopes, layers, models, optimizers."""
+"""fr.keras: layers (build, add_weight, Dense), models, optimizers."""
 
 import numpy as np
 import pytest
 
 import flowrt as fr
-
-
-def test_module_tracks_variables_and_submodules_by_attribute_name():
-    class Inner(fr.Module):
-        def __init__(self):
-            super().__init__()
-            with self.name_scope:
-                self.w = fr.Variable(1.0, name="w")
-                self.frozen = fr.Variable(2.0, name="frozen", trainable=False)
-
-    class Outer(fr.Module):
-        def __init__(self):
-            super().__init__(name="outer")
-            self.parts = [Inner(), Inner()]
-            self.b = fr.Variable(0.0, name="b")
-
-    m = Outer()
-    assert m.name == "outer"
-    assert [v.name for v in m.variables] == ["b:0", "inner/frozen:0", "inner/w:0",
-                                             "inner_1/frozen:0", "inner_1/w:0"]
-    assert [v.name for v in m.trainable_variables] == ["b:0", "inner/w:0", "inner_1/w:0"]
-    assert len(m.non_trainable_variables) == 2 and len(m.submodules) == 2
-    with pytest.raises(ValueError, match="not a valid module name"):
-        fr.Module(name="has space")
 
 
 def test_layer_builds_once_in_its_name_scope_and_tracks_weights():
