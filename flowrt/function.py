@@ -459,7 +459,8 @@ class Function:
     def _trace(self, arguments: dict, specs: list) -> ConcreteFunction:
         with _TRACE_LOCK:
             self._traces += 1
-            first = self._traces == 1
+            # TF2's rule: variables only while no trace has succeeded yet.
+            first = not self._by_structure
             self._maybe_warn()
             fg = FuncGraph(self._name, may_create_variables=first)
             with fg.as_default():
@@ -485,7 +486,7 @@ class Function:
     def _trace_signature(self) -> ConcreteFunction:
         with _TRACE_LOCK:
             self._traces += 1
-            fg = FuncGraph(self._name, may_create_variables=self._traces == 1)
+            fg = FuncGraph(self._name, may_create_variables=True)  # the only trace
             params = list(self._signature.parameters)
             with fg.as_default():
                 args = []

@@ -427,3 +427,18 @@ def test_tf1_minimize_inside_a_function_finds_the_variables_it_uses():
 
     step()
     assert w.numpy() == 1.5 and isinstance(w.numpy(), np.float32)
+
+
+def test_a_failed_first_trace_leaves_variable_creation_to_the_next():
+    calls = []
+
+    @fr.function
+    def f(x):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyError("a bug in the first trace")
+        return x + fr.Variable(1.0)
+
+    with pytest.raises(KeyError):
+        f(np.float32(1.0))
+    assert f(np.float32(1.0)) == 2.0
