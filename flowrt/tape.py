@@ -141,8 +141,10 @@ class GradientTape:
     def _connected(self) -> set:
         """Tensors that depend on a watched tensor or variable through recorded ops."""
         seen = set(self._watched)
-        for k in self._watched_vars:
+        for k, v in self._watched_vars.items():
             seen.update(self._reads.get(k, []))
+            if self._graph is not None and id(v) in self._graph.captured_variables:
+                seen.add(self._graph.captured_variables[id(v)][1])
         stack = list(seen)
         while stack:
             t = stack.pop()
@@ -193,9 +195,10 @@ class GradientTape:
                 if isinstance(s, Variable):
                     reads = list(self._reads.get(id(s), [])) if id(s) in self._watched_vars \
                         else []
-                    # A function call given the variable's handle: differentiate the
-                    # handle, which sums its reads' and the call's gradients.
-                    handles = [r for r in reads if r.dtype.name == "resource"]
+                    # A function call, branch or loop given the variable's handle:
+                    # differentiate the handle, which sums its reads' and theirs.
+                    whole = s._all_reads() if reads else []
+                    handles = [r for r in whole if r.dtype.name == "resource"]
                     groups.append(handles[:1] or reads)
                 elif isinstance(s, Tensor):
                     groups.append([s] if s in connected else [])
@@ -203,7 +206,7 @@ class GradientTape:
                     raise ValueError("sources must be tensors or variables, got %r" % (s,))
             xs = [t for grp in groups for t in grp]
             live = [t for t in targets if t in connected]
-            grads = []
+            grads = [None] * len(xs)
             if xs and live:
                 grad_ys = None
                 if output_gradients is not None:

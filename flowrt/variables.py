@@ -295,8 +295,8 @@ class Variable(TensorOperators):
         other reads, so that gradients sum over all of them as TF's do via the handle."""
         handle = self.handle
         if any(c.type in _CALL_OPS for c in handle.consumers()):
-            # A function call uses the variable too: differentiate its handle, which
-            # sums the gradients of every read and of every call (functional_ops.py).
+            # A function call or a body uses the variable too: differentiate its handle,
+            # which sums the gradients of every read, call and body reading it.
             return [handle]
         reads = [] if handle.graph.building_function else [self._snapshot]
         reads += [c.outputs[0] for c in handle.consumers()
@@ -420,7 +420,10 @@ def _graph_of(initial_value):
     return get_default_graph()
 
 
-_CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall", "AsyncStatefulPartitionedCall")
+# Ops that take a variable's handle and may read it inside (a function call, a branch
+# or loop body): gradients with respect to the variable go through its handle.
+_CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall", "AsyncStatefulPartitionedCall",
+             "If", "StatelessIf", "AsyncIf", "While", "StatelessWhile", "AsyncWhile")
 
 
 def _lift(fg, initial_value, dtype):

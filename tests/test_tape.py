@@ -154,3 +154,22 @@ def test_tape_reaches_variables_used_inside_a_called_function():
         return tape.gradient(y, w)
 
     assert outer(np.float32(2.0)) == 12.0  # y = 2 w**2
+
+
+def test_tape_reaches_variables_read_inside_loops_branches_and_calls():
+    v = fr.Variable(3.0)
+    w = fr.Variable(np.float32(2.0))
+
+    @fr.function
+    def inner(x):
+        return x * v
+
+    @fr.function
+    def f(x):
+        with fr.GradientTape() as tape:
+            y = fr.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * w), [0, x])[1]
+            z = fr.cond(y > 0, lambda: inner(y) * w, lambda: y)
+        return tape.gradient(z, [w, v])
+
+    # z = v x w**4: dz/dw = 4 v x w**3, dz/dv = x w**4
+    assert f(np.float32(1.0)) == [96.0, 16.0]

@@ -176,7 +176,9 @@ def _trace(g, fn, args=(), convert=None):
         result = fn(*args)
         if convert is not None:
             result = convert(result)
-    return result, g._ops[start:]
+    # A function graph's capture of a variable (made on first use, maybe in here) belongs
+    # to the whole function: the body captures its handle like any outside tensor.
+    return result, [op for op in g._ops[start:] if "_resource" not in op.attrs]
 
 
 def _create_named(g, op_type, inputs, attrs, full_name):
@@ -428,6 +430,24 @@ def _export(op, b, t: Tensor) -> Tensor:
     return out
 
 
+def _differentiable(t: Tensor) -> bool:
+    """Floats, and variable handles a branch or body reads: a handle's gradient is the
+    sum of its reads' (see Variable._all_reads)."""
+    return t.dtype.is_floating or t.op.type == "VarHandleOp"
+
+
+def zeros_for(t: Tensor) -> Tensor:
+    """Zeros shaped like ``t``, or like the variable whose handle ``t`` is."""
+    if t.op.type != "VarHandleOp":
+        return array_ops.zeros_like(t)
+    dtype, shape = t.op.attrs["dtype"], t.op.attrs["shape"]
+    if shape.is_fully_defined():
+        return array_ops.zeros(shape.as_list(), dtype)
+    read = get_default_graph()._create_op("ReadVariableOp", [t], {"dtype": dtype}, None,
+                                          "ReadVariableOp").outputs[0]
+    return array_ops.zeros_like(read)
+
+
 def _if_grad(op, *grads):
     """The gradient of an If: an If over its branches' gradients (TF's _IfGrad)."""
     from ..gradients import gradients  # gradients imports the op layer
@@ -439,7 +459,7 @@ def _if_grad(op, *grads):
                                     and gr.op.inputs[0] is out) else gr
              for gr, out in zip(grads, op.outputs)]
     fwd = op.attrs["branches"]
-    wrt = [i for i in range(1, len(op.inputs)) if op.inputs[i].dtype.is_floating]
+    wrt = [i for i in range(1, len(op.inputs)) if _differentiable(op.inputs[i])]
     with g.name_scope(g.get_name_scope() + "/") as scope:
         bodies, results = [], []
         for body in fwd:
@@ -474,7 +494,7 @@ def _if_grad(op, *grads):
             keep.append((j, i))
             for b, r in zip(bodies, results):
                 if r[j] is None:
-                    z, ops = _trace(g, array_ops.zeros_like, (op.inputs[i],))
+                    z, ops = _trace(g, zeros_for, (op.inputs[i],))
                     b.extend(ops)
                     r[j] = z
         for b, r in zip(bodies, results):

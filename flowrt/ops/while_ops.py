@@ -35,6 +35,7 @@ from .control_flow_ops import (
     _Body,
     _children,
     _create_named,
+    _differentiable,
     _flatten,
     _is_seq,
     _may_block,
@@ -46,7 +47,9 @@ from .control_flow_ops import (
     _sub_plan,
     _trace,
     _wire_inputs,
+    zeros_for,
 )
+from .state_ops import VariableResource
 
 __all__ = ["while_loop"]
 
@@ -315,7 +318,7 @@ def _while_grad(op, *grads):
     phs, caps = bb.feeds[:nv], bb.feeds[nv:]
     cap_inputs = [op.inputs[k] for k in bb.input_idx[nv:]]
     fv = [i for i in range(nv) if phs[i].dtype.is_floating]
-    fc = [j for j, t in enumerate(caps) if t.dtype.is_floating]
+    fc = [j for j, t in enumerate(caps) if _differentiable(t)]
     if not fv or all(grads[2 + i] is None for i in fv):
         return [None] * len(op.inputs)
     with g.control_dependencies(None):
@@ -327,7 +330,7 @@ def _while_grad(op, *grads):
         out = []
         for x, gr in zip(xs, gs):
             if gr is None:
-                gr = array_ops.zeros_like(x)
+                gr = zeros_for(x)
             elif not isinstance(gr, Tensor):
                 gr = gr._as_tensor()
             out.append(gr)
@@ -358,7 +361,7 @@ def _while_grad(op, *grads):
     float_caps = [cap_inputs[j] for j in fc]
     gys = [grads[2 + i] if grads[2 + i] is not None else array_ops.zeros_like(op.outputs[2 + i])
            for i in fv]
-    specs = [(phs[i].dtype, phs[i].shape) for i in fv] + [(t.dtype, t.shape) for t in float_caps]
+    specs = [(phs[i].dtype, phs[i].shape) for i in fv] + [_grad_spec(t) for t in float_caps]
     attrs = {"_specs": specs, "_plans": {}, "feeds": dys + recorded + consts,
              "fetches": outs, "positions": positions, "n_consts": len(consts),
              "n_caps": len(float_caps), "_n_vars": len(fv)}
@@ -375,6 +378,21 @@ def _while_grad(op, *grads):
     return in_grads
 
 
+def _grad_spec(t: Tensor):
+    """The dtype and shape of the gradient of input ``t`` (a variable's, for a handle)."""
+    if t.op.type == "VarHandleOp":
+        return t.op.attrs["dtype"], t.op.attrs["shape"]
+    return t.dtype, t.shape
+
+
+def _zeros_of(value) -> np.ndarray:
+    """Zeros like an input value (a variable's current value, for a handle)."""
+    if isinstance(value, VariableResource):
+        with value.lock:
+            value = value.value
+    return np.zeros_like(np.asarray(value))
+
+
 def _while_grad_kernel(ctx, op, record, *rest):
     a = op.attrs
     n_consts, n_caps, nf = a["n_consts"], a["n_caps"], a["_n_vars"]
@@ -383,7 +401,7 @@ def _while_grad_kernel(ctx, op, record, *rest):
     gys = list(rest[n_consts + n_caps:])
     plan = _sub_plan(op, 0, lambda: Plan(a["fetches"], [], a["feeds"]))
     positions = a["positions"]
-    acc = [np.zeros_like(np.asarray(c)) for c in caps]
+    acc = [_zeros_of(c) for c in caps]
     for vals in reversed(record):
         out = run_sync(plan, ctx, gys + [vals[p] for p in positions] + consts)
         gys = out[:nf]

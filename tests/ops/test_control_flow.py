@@ -422,3 +422,21 @@ def test_cond_gradient_only_runs_the_taken_branch():
     with fr.Session() as sess:
         assert sess.run(g, {p: True}) == 2.0  # the counter op is not differentiable
         assert (count(sess, "gt"), count(sess, "gf")) == (1, 0)
+
+
+def test_gradient_reaches_a_variable_whose_handle_a_loop_body_uses():
+    v = fr.Variable(2.0)
+    n = fr.Variable(0.0)
+    x = fr.constant(1.0)
+
+    def body(i, a):
+        with fr.control_dependencies([n.assign_add(1.0)]):  # the body takes n's handle
+            return i + 1, a * v + n.read_value()
+
+    y = fr.while_loop(lambda i, a: i < 2, body, [0, x])[1]
+    gv, gn = fr.gradients(y, [v, n])
+    with fr.Session() as sess:
+        sess.run([v.initializer, n.initializer])
+        # y = (x v + n1) v + n2 with n1 = 1, n2 = 2 read after each increment
+        assert sess.run([y, gv, gn]) == [pytest.approx(8.0), pytest.approx(5.0),
+                                        pytest.approx(3.0)]
