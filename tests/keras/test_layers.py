@@ -102,3 +102,28 @@ def test_learning_rate_from_a_variable_changes_while_training():
     assert w.numpy() == pytest.approx(1.0 - 0.5 - 0.25)
     with pytest.raises(AttributeError, match="take the learning rate when created"):
         opt.learning_rate = 0.1
+
+
+def test_a_recurrent_net_over_while_loop_trains_with_tape_and_adam():
+    cell = fr.keras.layers.Dense(4, activation="tanh")
+    out = fr.keras.layers.Dense(1)
+    opt = fr.keras.optimizers.Adam(0.05)
+    xs = np.random.default_rng(0).standard_normal((5, 8, 3)).astype(np.float32)  # T, B, D
+    ys = xs.sum(axis=(0, 2))[:, None] * 0.1
+
+    @fr.function
+    def step(x, y):
+        with fr.GradientTape() as tape:
+            def body(t, h):
+                return t + 1, cell(fr.concat([x[t], h], 1))
+
+            _, h = fr.while_loop(lambda t, h: t < 5, body, [0, fr.zeros([8, 4])])
+            loss = fr.reduce_mean((out(h) - y) ** 2)
+        weights = cell.trainable_variables + out.trainable_variables
+        opt.apply_gradients(zip(tape.gradient(loss, weights), weights))
+        return loss
+
+    first = step(xs, ys)
+    for _ in range(30):
+        last = step(xs, ys)
+    assert last < first / 10
