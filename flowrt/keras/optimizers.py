@@ -61,7 +61,12 @@ class _Adam(_OwnedState, _tf1.AdamOptimizer):
 
 
 class Optimizer:
-    """Base of the Keras optimizers: ``apply_gradients`` and ``minimize``."""
+    """Base of the Keras optimizers: ``apply_gradients`` and ``minimize``.
+
+    Note (flowrt): hyperparameters are fixed when the optimizer is created (pass an
+    ``fr.Variable`` to change the learning rate while training); no ``get_config``,
+    schedules objects, gradient clipping arguments or ``build``.
+    """
 
     def __init__(self, name: str, impl):
         self._name = name
