@@ -27,7 +27,7 @@ from ._core.graph import (
     convert_to_tensor,
     get_default_graph,
 )
-from ._core.registry import NOT_DIFFERENTIABLE, register_op
+from ._core.registry import NOT_DIFFERENTIABLE, get_op_def, register_op
 from ._core.shape import TensorShape, as_shape
 from .func_graph import evaluate, notify_read, variable_graph
 from .ops import state_ops
@@ -290,13 +290,14 @@ class Variable(TensorOperators):
         return entry[1]
 
     def _all_reads(self) -> list:
-        """Every tensor reading this variable in the current graph: its snapshot first
-        (none in a function graph, where each use is a read of its own), then the
-        other reads, so that gradients sum over all of them as TF's do via the handle."""
+        """The tensors to differentiate for this variable in the current graph: every
+        read (its snapshot first; none in a function graph, where each use is a read of
+        its own), so that gradients sum over all of them as TF's do via the handle; or
+        the handle alone when a call, branch or loop takes it (its gradient is then the
+        sum over the reads outside and theirs inside)."""
         handle = self.handle
-        if any(c.type in _CALL_OPS for c in handle.consumers()):
-            # A function call or a body uses the variable too: differentiate its handle,
-            # which sums the gradients of every read, call and body reading it.
+        if any(get_op_def(c.type).extra.get("differentiates_handles")
+               for c in handle.consumers()):
             return [handle]
         reads = [] if handle.graph.building_function else [self._snapshot]
         reads += [c.outputs[0] for c in handle.consumers()
@@ -418,12 +419,6 @@ def _graph_of(initial_value):
     if isinstance(initial_value, Variable):
         return initial_value.graph
     return get_default_graph()
-
-
-# Ops that take a variable's handle and may read it inside (a function call, a branch
-# or loop body): gradients with respect to the variable go through its handle.
-_CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall", "AsyncStatefulPartitionedCall",
-             "If", "StatelessIf", "AsyncIf", "While", "StatelessWhile", "AsyncWhile")
 
 
 def _lift(fg, initial_value, dtype):

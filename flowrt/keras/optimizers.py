@@ -65,7 +65,7 @@ class Optimizer:
 
     Note (flowrt): hyperparameters are fixed when the optimizer is created (pass an
     ``fr.Variable`` to change the learning rate while training); no ``get_config``,
-    schedules objects, gradient clipping arguments or ``build``.
+    schedule objects, gradient clipping arguments or ``build``.
     """
 
     def __init__(self, name: str, impl):

@@ -532,8 +532,9 @@ def _if_grad(op, *grads):
 
 for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
     register_op(_t, infer=_specs_infer, kernel=_if_kernel, grad=_if_grad,
-                stateful=_stateful_flag)
-register_op("AsyncIf", infer=_specs_infer, akernel=_if_akernel, grad=_if_grad, stateful=True)
+                stateful=_stateful_flag, differentiates_handles=True)
+register_op("AsyncIf", infer=_specs_infer, akernel=_if_akernel, grad=_if_grad, stateful=True,
+            differentiates_handles=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -156,6 +156,6 @@ def _call_grad(op, *grads):
 
 for _t in ("PartitionedCall", "StatefulPartitionedCall"):
     register_op(_t, infer=_call_infer, kernel=_call_kernel, grad=_call_grad,
-                stateful=_t.startswith("Stateful"))
+                stateful=_t.startswith("Stateful"), differentiates_handles=True)
 register_op("AsyncStatefulPartitionedCall", infer=_call_infer, akernel=_call_akernel,
-            grad=_call_grad, stateful=True)
+            grad=_call_grad, stateful=True, differentiates_handles=True)

@@ -411,8 +411,8 @@ def _while_grad_kernel(ctx, op, record, *rest):
 
 for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
     register_op(_t, infer=_specs_infer, kernel=_while_kernel, grad=_while_grad,
-                stateful=_stateful_flag)
+                stateful=_stateful_flag, differentiates_handles=True)
 register_op("AsyncWhile", infer=_specs_infer, akernel=_while_akernel, grad=_while_grad,
-            stateful=True)
+            stateful=True, differentiates_handles=True)
 # No second order through a loop yet: fr.gradients of a WhileGrad raises LookupError.
 register_op("WhileGrad", infer=_specs_infer, kernel=_while_grad_kernel)
