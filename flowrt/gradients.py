@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.registry import NOT_DIFFERENTIABLE, gradient_function
 from .ops import array_ops, math_ops
+from .ops.control_flow_ops import zeros_for
 from .ops.indexed_slices import IndexedSlices
 
 __all__ = ["gradients", "AggregationMethod"]
@@ -30,7 +31,7 @@ def _as_list(x):
 
 def _backprop_ok(t: Tensor) -> bool:
     # A variable's handle collects the gradients of its reads when it is differentiated
-    # as a whole (it is an input of a function call op; see Variable._all_reads).
+    # as a whole (a call, branch or loop takes it; see Variable._all_reads).
     return t.dtype.is_floating or t.dtype.name == "resource"
 
 
@@ -99,7 +100,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                      if gr is not None]
             gr = _aggregate(parts, group[0])
             if gr is None and unconnected_gradients == "zero":
-                gr = array_ops.zeros_like(group[0])
+                gr = zeros_for(group[0])
             results.append(gr)
         return results
 

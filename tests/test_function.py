@@ -442,3 +442,18 @@ def test_a_failed_first_trace_leaves_variable_creation_to_the_next():
     with pytest.raises(KeyError):
         f(np.float32(1.0))
     assert f(np.float32(1.0)) == 2.0
+
+
+def test_unconnected_zero_for_a_variable_a_call_takes():
+    w = fr.Variable(np.ones((2, 3), np.float32))
+    u = fr.Variable(np.float32(1.0))
+
+    @fr.function
+    def f(x):
+        return x * u + fr.reduce_sum(w) * 0.0
+
+    y = f(fr.constant(2.0))
+    (gw,) = fr.gradients(fr.stop_gradient(y), [w], unconnected_gradients="zero")
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(gw), np.zeros((2, 3)))
