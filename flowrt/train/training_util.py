@@ -11,6 +11,9 @@ from ..variables import Variable, VariableAggregation
 __all__ = ["global_step", "get_global_step", "create_global_step",
            "get_or_create_global_step", "assert_global_step"]
 
+# The collection caching the hooks' shared read of the global step (TF1's key).
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
+
 
 def global_step(sess, global_step_tensor) -> int:
     """The value of ``global_step_tensor`` (a variable, tensor or name) in ``sess``."""
@@ -69,3 +72,23 @@ def get_or_create_global_step(graph=None):
     if step is None:
         step = create_global_step(graph)
     return step
+
+
+def _get_or_create_global_step_read(graph=None):
+    """One tensor reading the global step, shared by the hooks (``global_step/add:0``).
+
+    Built as TF1 does, from ``initialized_value() + 0``, and cached in the
+    ``GLOBAL_STEP_READ_KEY`` collection; None when the graph has no global step.
+    """
+    graph = graph or get_default_graph()
+    cached = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if cached:
+        return cached[0]
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with graph.as_default() as g, g.name_scope(None), g.name_scope(step.op.name + "/"):
+        value = step.initialized_value() if isinstance(step, Variable) else step
+        read = value + 0
+        g.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    return read
