@@ -28,6 +28,8 @@ from .dtypes import as_dtype  # noqa: F401
 from .gradients import AggregationMethod, gradients  # noqa: F401
 from .init_ops import *  # noqa: F401,F403
 from .ops.array_ops import *  # noqa: F401,F403
+from .ops.check_ops import *  # noqa: F401,F403
+from .ops.clip_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import *  # noqa: F401,F403
 from .ops.data_flow_ops import *  # noqa: F401,F403
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401

@@ -4,6 +4,7 @@ monitored sessions and their hooks, learning-rate schedules."""
 from .basic_session_run_hooks import *  # noqa: F401,F403
 from .coordinator import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
+from .learning_rate_decay import *  # noqa: F401,F403
 from .monitored_session import *  # noqa: F401,F403
 from .optimizers import *  # noqa: F401,F403
 from .queue_runner import *  # noqa: F401,F403
