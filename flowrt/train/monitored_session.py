@@ -31,8 +31,12 @@ from .._core.graph import GraphKeys, get_default_graph
 from ..ops.array_ops import group
 from ..session import RunMetadata, RunOptions
 from ..summary.summary_ops import merge_all
-from ..variables import (global_variables, global_variables_initializer,
-                         local_variables_initializer, report_uninitialized_variables)
+from ..variables import (
+    global_variables,
+    global_variables_initializer,
+    local_variables_initializer,
+    report_uninitialized_variables,
+)
 from . import basic_session_run_hooks as _hooks
 from .coordinator import Coordinator
 from .queue_runner import _single, start_queue_runners, start_queue_runners_async
@@ -347,7 +351,7 @@ def _drive(coro):
     raise RuntimeError("a synchronous MonitoredSession step tried to wait on trio")
 
 
-class _Stop(Exception):
+class _StepStopError(Exception):
     """StopIteration raised by a step_fn, carried out of a coroutine (PEP 479)."""
 
 
@@ -575,7 +579,7 @@ class _MonitoredSession:
                     result = await result
                 return result
             except StopIteration as e:
-                raise _Stop(*e.args) from None
+                raise _StepStopError(*e.args) from None
         return await self._recovering(lambda: self._coordinated(attempt))
 
     # --- the sync form -------------------------------------------------------------------
@@ -604,7 +608,7 @@ class _MonitoredSession:
         self._check_sync("arun_step_fn")
         try:
             return _drive(self._run_step_fn(step_fn, self.run))
-        except _Stop as e:
+        except _StepStopError as e:
             raise StopIteration(*e.args) from None
 
     def close(self):
@@ -643,7 +647,7 @@ class _MonitoredSession:
         self._check_async("run_step_fn")
         try:
             return await self._run_step_fn(step_fn, self.arun)
-        except _Stop as e:
+        except _StepStopError as e:
             raise StopIteration(*e.args) from None
 
     async def aclose(self):
