@@ -519,11 +519,11 @@ class Saver:
                 else "%s-%d" % (save_path, step)
         else:
             prefix = save_path
+        names = sorted(self._vars)
+        values = sess.run([self._vars[n] for n in names]) if names else []
         save_dir = os.path.dirname(prefix)
         if save_dir:
             os.makedirs(save_dir, exist_ok=True)  # as TF's checkpoint writer does
-        names = sorted(self._vars)
-        values = sess.run([self._vars[n] for n in names]) if names else []
         index, entries = _encode(dict(zip(names, values, strict=True)))
         _write_atomic(prefix + _DATA_SUFFIX, lambda f: _write_arrays(f, index, entries))
         text = json.dumps(index).encode("utf-8")
