@@ -239,10 +239,10 @@ def _rank_assert(x, rank, at_least, message, name, default_name, data, summarize
                                  % (prefix, x.name, what, int(want), have, x.shape))
             return no_op(name="static_checks_determined_all_ok")
         from .array_ops import rank as rank_of
-        from .math_ops import greater_equal
+        from .math_ops import equal, greater_equal
 
         r = rank_of(x)
-        condition = greater_equal(r, rank_t) if at_least else r == rank_t
+        condition = (greater_equal if at_least else equal)(r, rank_t)
         if data is None:
             data = [prefix + "Tensor %s must have rank %s" % (x.name, what), rank_t,
                     "Received shape: ", make("Shape", [x], {"out_type": _dt.int32})]
