@@ -326,3 +326,80 @@ async def test_async_form_rejects_sync_use_and_sync_form_rejects_async_hooks():
 
     with pytest.raises(TypeError, match="returned an awaitable"):
         await trio.to_thread.run_sync(make)
+
+
+def _failing_producer():
+    """A queue fed by a runner whose enqueue fails at run time (an assertion)."""
+    q = fr.FIFOQueue(4, fr.float32, shapes=[])
+    x = fr.random_uniform([], 1.0, 2.0)
+    check = fr.assert_negative(x, message="producer broke")
+    with fr.control_dependencies([check]):
+        enqueue = q.enqueue(fr.identity(x))
+    fr.train.add_queue_runner(fr.train.QueueRunner(q, [enqueue]))
+    return q.dequeue()
+
+
+def test_a_queue_runner_error_stops_the_loop_and_is_raised_on_close():
+    with fr.Graph().as_default():
+        fr.train.get_or_create_global_step()
+        _failing_producer()
+
+        class KeepCoord(fr.train.SessionRunHook):
+            def after_create_session(self, session, coord):
+                self.coord = coord
+
+        keep = KeepCoord()
+        with pytest.raises(fr.errors.InvalidArgumentError, match="producer broke"):
+            with fr.train.MonitoredSession(hooks=[keep]) as sess:
+                while not sess.should_stop():
+                    # should_stop() turns True once the runner thread reports its error to
+                    # the coordinator; close() then raises it.
+                    assert keep.coord.wait_for_stop(30)
+
+
+async def test_async_queue_runner_error_cancels_the_block_and_is_raised():
+    with fr.Graph().as_default():
+        fr.train.get_or_create_global_step()
+        dequeue = _failing_producer()
+        with trio.fail_after(30):
+            with pytest.raises(fr.errors.InvalidArgumentError, match="producer broke"):
+                async with fr.train.MonitoredSession() as sess:
+                    await sess.arun(dequeue)  # blocks until the runner's error cancels it
+
+
+async def test_async_form_recovers_from_an_aborted_session(tmp_path):
+    with fr.Graph().as_default():
+        loss, train, gs, w = _linreg()
+
+        class AsyncAbortOnce(AbortOnce):
+            async def before_run(self, run_context):
+                return AbortOnce.before_run(self, run_context)
+
+        abort = AsyncAbortOnce(at=4)
+        with trio.fail_after(30):
+            async with fr.train.MonitoredTrainingSession(
+                    checkpoint_dir=str(tmp_path), save_checkpoint_steps=2, hooks=[abort],
+                    save_summaries_steps=None, log_step_count_steps=None) as sess:
+                steps = [(await sess.arun([train, gs]))[1] for _ in range(5)]
+        assert abort.created == 2
+        assert [int(s) for s in steps] == [0, 1, 2, 2, 3]
+
+
+def test_run_step_fn_and_request_stop():
+    with fr.Graph().as_default():
+        loss, train, gs, w = _linreg()
+        rec = Recorder(fetch=gs)
+
+        def step_fn(step_context):
+            value = step_context.run_with_hooks(gs)  # hooks see this run...
+            step_context.session.run(train)  # ...but not this one (the raw session)
+            if value >= 2:
+                step_context.request_stop()
+            return value
+
+        seen = []
+        with fr.train.MonitoredSession(hooks=[rec]) as sess:
+            while not sess.should_stop():
+                seen.append(sess.run_step_fn(step_fn))
+        assert seen == [0, 1]  # the third call stopped the loop (a clean end)
+        assert rec.calls.count("before_run") == 3 and rec.calls[-1] == "end"
