@@ -151,10 +151,14 @@ class Job:
 
     def session(self):
         """The MonitoredTrainingSession (the async form when called inside trio)."""
+        saver_hook = fr.train.CheckpointSaverHook(
+            self.args.checkpoint_dir, save_steps=self.args.checkpoint_every,
+            scaffold=self.scaffold, listeners=[self.progress.listener])
         return fr.train.MonitoredTrainingSession(
             checkpoint_dir=self.args.checkpoint_dir, scaffold=self.scaffold,
-            save_checkpoint_steps=self.args.checkpoint_every, save_summaries_steps=100,
-            log_step_count_steps=None, hooks=[self.progress], config=CONFIG)
+            save_checkpoint_steps=None, save_checkpoint_secs=None, save_summaries_steps=100,
+            log_step_count_steps=None, chief_only_hooks=[saver_hook],
+            hooks=[self.progress], config=CONFIG)
 
     def evaluate(self, sess) -> float:
         x, y = load_csv(self.args.test_csv)
@@ -183,6 +187,8 @@ class ProgressHook(fr.train.SessionRunHook):
         self.accuracy = float("nan")
         self.bar = None
         self.started = time.perf_counter()
+        self.saved = None
+        self.listener = _SavedListener(self)
 
     def after_create_session(self, session, coord):
         self.step = int(session.run(self.job.global_step))
@@ -206,13 +212,25 @@ class ProgressHook(fr.train.SessionRunHook):
         if self.step % self.job.args.eval_every == 0:
             self.accuracy = self.job.evaluate(run_context.session)
         self.bar.set_postfix(loss="%.4f" % self.last_loss, acc="%.3f" % self.accuracy,
-                             step=self.step, refresh=False)
+                             step=self.step, saved=self.saved, refresh=False)
 
     def end(self, session):
         self.accuracy = self.job.evaluate(session)
         self.step = int(session.run(self.job.global_step))
         if self.bar is not None:
             self.bar.close()
+
+
+class _SavedListener(fr.train.CheckpointSaverListener):
+    """Shows the last saved step in the bar; with --quiet, logs each save on stdout."""
+
+    def __init__(self, progress):
+        self.progress = progress
+
+    def after_save(self, session, global_step_value):
+        self.progress.saved = int(global_step_value)
+        if self.progress.job.args.quiet:
+            print("checkpoint saved at step %d" % global_step_value, flush=True)
 
 
 # The runners and the training loop are the parallelism; BLAS threads on top of them

@@ -76,7 +76,9 @@ def test_digits_ctrl_c_saves_a_checkpoint_then_exits(tmp_path, runners):
          "--runners", runners],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        line = proc.stdout.readline()  # blocks until the session exists
+        for line in proc.stdout:  # blocks until the session exists
+            if line.startswith("training from step"):
+                break
         assert line.startswith("training from step 0:"), line
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=120)
@@ -90,3 +92,29 @@ def test_digits_ctrl_c_saves_a_checkpoint_then_exits(tmp_path, runners):
     assert m.group(2).endswith("model.ckpt-%d" % step)
     assert fr.train.latest_checkpoint(ckpt) == m.group(2)
     assert int(fr.train.load_variable(ckpt, "global_step")) == step
+
+
+def test_digits_killed_mid_way_resumes_its_global_step(tmp_path, capsys):
+    ckpt = str(tmp_path / "ckpt")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.digits_mlp", "--epochs", "1000", "--quiet",
+         "--checkpoint-dir", ckpt, "--checkpoint-every", "5", "--eval-every", "100000"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        for line in proc.stdout:
+            if line.startswith("checkpoint saved at step 10"):
+                break
+        proc.kill()  # SIGKILL mid-way: no chance to save anything more
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    step = int(fr.train.load_variable(ckpt, "global_step"))
+    assert step >= 10 and step % 5 == 0
+    digits_mlp.main(["--epochs", "1", "--checkpoint-dir", ckpt, "--quiet"])
+    out = capsys.readouterr().out
+    if step < 24:
+        assert "training from step %d (resumed from %s)" % (step, ckpt) in out
+        assert "done: %d steps" % (step + 24) in out  # the epoch is read from its start
+    else:
+        assert "training from step %d (resumed from %s): 0 epochs" % (step, ckpt) in out
