@@ -1,6 +1,6 @@
 """flowrt: a TF1-style dataflow runtime in Python, async-native on trio.
 
-``import flowrt as fr`` gives the TF1 graph API (see ../shared/API.md for the surface).
+``import flowrt as fr`` gives the TF1 graph API (README.md and docs/ describe the surface).
 This module only re-exports.
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 
@@ -38,3 +39,7 @@ class FileWriterCache:
             FileWriterCache._cache.clear()
         for w in writers:
             w.close()
+
+
+# Flush what the hooks' writers hold when the program ends (they have no flush thread).
+atexit.register(FileWriterCache.clear)
