@@ -501,8 +501,8 @@ class Saver:
 
         Args:
           sess: the session holding the values.
-          save_path: the prefix, e.g. ``"ckpt/model.ckpt"``; a missing directory is
-            created.
+          save_path: the prefix, e.g. ``"ckpt/model.ckpt"``; its directory must exist
+            (ValueError otherwise, as TF1).
           global_step: an int, or a tensor/variable whose value is appended:
             ``"ckpt/model.ckpt-20"``.
           write_state: also update the directory's ``checkpoint`` state file.
@@ -519,11 +519,13 @@ class Saver:
                 else "%s-%d" % (save_path, step)
         else:
             prefix = save_path
+        save_dir = os.path.dirname(prefix)
+        if save_dir and not os.path.isdir(save_dir):
+            # TF1 (and TF 2.21's tf.compat.v1) raise this rather than create the directory
+            # (a MonitoredTrainingSession's checkpoint_dir is created by its summary writer).
+            raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
         names = sorted(self._vars)
         values = sess.run([self._vars[n] for n in names]) if names else []
-        save_dir = os.path.dirname(prefix)
-        if save_dir:
-            os.makedirs(save_dir, exist_ok=True)  # as TF's checkpoint writer does
         index, entries = _encode(dict(zip(names, values, strict=True)))
         _write_atomic(prefix + _DATA_SUFFIX, lambda f: _write_arrays(f, index, entries))
         text = json.dumps(index).encode("utf-8")
