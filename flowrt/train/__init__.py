@@ -9,6 +9,7 @@ from .monitored_session import *  # noqa: F401,F403
 from .optimizers import *  # noqa: F401,F403
 from .queue_runner import *  # noqa: F401,F403
 from .saver import *  # noqa: F401,F403
+from .scaffold import *  # noqa: F401,F403
 from .session_manager import *  # noqa: F401,F403
 from .session_run_hook import *  # noqa: F401,F403
 from .training_util import *  # noqa: F401,F403
