@@ -33,7 +33,7 @@ from . import basic_session_run_hooks as _hooks
 from .coordinator import Coordinator
 from .queue_runner import _single, start_queue_runners, start_queue_runners_async
 from .scaffold import ChiefSessionCreator, Scaffold, WorkerSessionCreator
-from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 
 __all__ = ["MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession"]
 
@@ -56,7 +56,8 @@ class _Sync:
     @staticmethod
     async def call(graph, fn, *args):
         result = fn(*args)
-        if inspect.isawaitable(result):
+        if result is not None and type(result) is not SessionRunArgs and \
+                inspect.isawaitable(result):
             if inspect.iscoroutine(result):
                 result.close()
             raise TypeError("%s returned an awaitable: async hooks work only in the async "
@@ -66,7 +67,8 @@ class _Sync:
         return result
 
     async def call_each(self, graph, calls):
-        return [await self.call(graph, fn, *args) for fn, args in calls]
+        return [None if _is_noop(fn) else await self.call(graph, fn, *args)
+                for fn, args in calls]
 
     @staticmethod
     async def run(sess, fetches, feed_dict, options, run_metadata):
@@ -90,6 +92,12 @@ class _Async:
     async def call_each(self, graph, calls):
         out, batch = [], []
         for fn, args in calls + [(None, None)]:
+            if fn is not None and _is_noop(fn):
+                if batch:
+                    batch.append((_none, ()))
+                else:
+                    out.append(None)
+                continue
             if fn is not None and not inspect.iscoroutinefunction(fn):
                 batch.append((fn, args))
                 continue
@@ -103,6 +111,20 @@ class _Async:
     @staticmethod
     async def run(sess, fetches, feed_dict, options, run_metadata):
         return await sess.arun(fetches, feed_dict, options, run_metadata)
+
+
+# SessionRunHook's own (empty) methods: calls to them are skipped, so a hook that does not
+# override a method costs nothing there (no thread hop in the trio form).
+_NOOPS = frozenset(getattr(SessionRunHook, n) for n in (
+    "begin", "after_create_session", "before_run", "after_run", "end"))
+
+
+def _is_noop(fn) -> bool:
+    return getattr(fn, "__func__", None) in _NOOPS
+
+
+def _none():
+    return None
 
 
 def _drive(coro):
@@ -298,22 +320,29 @@ class _MonitoredSession:
             raise RuntimeError("Run called even after should_stop requested.")
         hooks = self._hooks
         run_context = SessionRunContext(SessionRunArgs(fetches, feed_dict), self._tf_sess)
+        # The session sees options/run_metadata only when the caller or a hook asked for
+        # options; the hooks always get objects (as TF1 hands them).
+        traced = options is not None or run_metadata is not None
         options = options if options is not None else RunOptions()
         requests = await self._mode.call_each(self._graph, [(h.before_run, (run_context,))
                                                             for h in hooks])
-        actual_fetches = {"caller": fetches}
+        # One flat list: a run of plain elements (the common case) hits the session's
+        # cached fetch path.
+        actual_fetches, owners = [fetches], [None]
         hook_feeds: dict = {}
         for hook, request in zip(hooks, requests):
             if request is None:
                 continue
             if request.fetches is not None:
-                actual_fetches[hook] = request.fetches
+                actual_fetches.append(request.fetches)
+                owners.append(hook)
             if request.feed_dict:
                 _check_disjoint(hook_feeds, request.feed_dict,
                                 "Same tensor is fed by two hooks.")
                 hook_feeds.update(request.feed_dict)
             if request.options is not None:
                 options = _merge_options(options, request.options)
+                traced = True
         if hook_feeds:
             if feed_dict:
                 _check_disjoint(feed_dict, hook_feeds,
@@ -322,14 +351,16 @@ class _MonitoredSession:
             else:
                 feed_dict = hook_feeds
         run_metadata = run_metadata if run_metadata is not None else RunMetadata()
-        outputs = await self._mode.run(self._tf_sess, actual_fetches, feed_dict, options,
-                                       run_metadata)
+        outputs = await self._mode.run(self._tf_sess, actual_fetches, feed_dict,
+                                       options if traced else None,
+                                       run_metadata if traced else None)
+        results = dict(zip(owners, outputs))
         await self._mode.call_each(self._graph, [
-            (h.after_run, (run_context, SessionRunValues(outputs.get(h), options,
+            (h.after_run, (run_context, SessionRunValues(results.get(h), options,
                                                          run_metadata)))
             for h in hooks])
         self._hooks_stop = self._hooks_stop or run_context.stop_requested
-        return outputs["caller"]
+        return outputs[0]
 
     async def _run(self, fetches, feed_dict, options, run_metadata):
         return await self._recovering(lambda: self._coordinated(
