@@ -12,4 +12,5 @@ from .saver import *  # noqa: F401,F403
 from .scaffold import *  # noqa: F401,F403
 from .session_manager import *  # noqa: F401,F403
 from .session_run_hook import *  # noqa: F401,F403
+from .supervisor import *  # noqa: F401,F403
 from .training_util import *  # noqa: F401,F403

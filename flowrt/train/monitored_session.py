@@ -495,9 +495,6 @@ class _MonitoredSession:
         """The graph this session runs."""
         return self._graph
 
-    def _tf_sess_or_none(self):
-        return self._tf_sess
-
 
 class _StepContext:
     """What ``run_step_fn``'s ``step_fn`` gets: the raw ``session``, ``run_with_hooks``
