@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor, constant_value, convert_to_tensor, get_default_graph
+from .._core.graph import Operation, Tensor, constant_value, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .array_ops import group, no_op
 from .common import FLOATS, make, make_op, same_as
@@ -94,7 +94,8 @@ register_op("Assert", infer=_assert_infer, kernel=_assert_kernel, grad=NOT_DIFFE
             stateful=True)
 
 
-def Assert(condition, data, summarize=None, name=None):
+def Assert(condition, data, summarize: int | None = None,
+           name: str | None = None) -> Operation:
     """An op raising ``InvalidArgumentError`` ("assertion failed: [data]...") when the
     scalar bool ``condition`` is false.
 
@@ -335,13 +336,13 @@ register_op("CheckNumerics", infer=_check_numerics_infer, kernel=_check_numerics
             grad=_check_numerics_grad, stateful=True)
 
 
-def check_numerics(tensor, message, name=None):
+def check_numerics(tensor, message: str, name: str | None = None) -> Tensor:
     """Passes ``tensor`` through; ``InvalidArgumentError`` ("<message> : Tensor had NaN
     values") when it has a NaN or Inf. Its gradient is checked the same way."""
     return make("CheckNumerics", [tensor], {"message": str(message)}, name)
 
 
-def add_check_numerics_ops():
+def add_check_numerics_ops() -> Operation:
     """A ``check_numerics`` on every float output of every op in the default graph,
     chained by control dependencies; returns the group to run with the train op.
 
@@ -385,7 +386,8 @@ register_op("Print", infer=same_as(0), kernel=_print_kernel,
             grad=lambda op, grad: [grad] + [None] * (len(op.inputs) - 1), stateful=True)
 
 
-def Print(input_, data, message=None, first_n=None, summarize=None, name=None):
+def Print(input_, data, message: str | None = None, first_n: int | None = None,
+          summarize: int | None = None, name: str | None = None) -> Tensor:
     """Passes ``input_`` through and, when run, writes ``message`` and ``data`` to stderr.
 
     Args:

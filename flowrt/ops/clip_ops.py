@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._core.graph import convert_to_tensor, get_default_graph
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from . import math_ops as _m
 from .array_ops import identity, ones_like, size, stack
 from .indexed_slices import IndexedSlices
@@ -35,7 +35,7 @@ def _check_list(t_list):
     return list(t_list)
 
 
-def clip_by_norm(t, clip_norm, axes=None, name=None):
+def clip_by_norm(t, clip_norm, axes=None, name: str | None = None):
     """``t * clip_norm / max(l2norm(t), clip_norm)``: rescales ``t`` so its L2 norm (over
     ``axes``, default all) is at most ``clip_norm``.
 
@@ -64,7 +64,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return _like(t, clipped)
 
 
-def global_norm(t_list, name=None):
+def global_norm(t_list, name: str | None = None) -> Tensor:
     """``sqrt(sum(l2norm(t) ** 2 for t in t_list))`` (None entries are skipped).
 
     Raises:
@@ -80,7 +80,8 @@ def global_norm(t_list, name=None):
         return _m.sqrt(total * convert_to_tensor(2.0, dtype=total.dtype), name="global_norm")
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+def clip_by_global_norm(t_list, clip_norm, use_norm=None,
+                        name: str | None = None) -> tuple[list, Tensor]:
     """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``.
 
     Args:
@@ -115,7 +116,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return out, use_norm
 
 
-def clip_by_average_norm(t, clip_norm, name=None):
+def clip_by_average_norm(t, clip_norm, name: str | None = None) -> Tensor:
     """``t * clip_norm / max(l2norm(t) / size(t), clip_norm)``."""
     g = get_default_graph()
     with g.name_scope(name or "clip_by_average_norm") as scope:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from .._core.graph import convert_to_tensor, get_default_graph
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from ..ops import math_ops as _m
 from ..ops.array_ops import identity
 
@@ -29,8 +29,8 @@ def _start(learning_rate, global_step, decay_steps):
     return lr, dtype, _m.cast(global_step, dtype), _m.cast(decay_steps, dtype)
 
 
-def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
-                      name=None):
+def exponential_decay(learning_rate, global_step, decay_steps, decay_rate,
+                      staircase: bool = False, name: str | None = None) -> Tensor:
     """``learning_rate * decay_rate ** (global_step / decay_steps)``.
 
     Args:
@@ -53,8 +53,8 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
         return _m.multiply(lr, _m.pow(_m.cast(decay_rate, dtype), p), name=scope)
 
 
-def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
-                      name=None):
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate,
+                      staircase: bool = False, name: str | None = None) -> Tensor:
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)`` (``floor`` of the
     ratio with ``staircase``).
 
@@ -72,8 +72,8 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
         return _m.multiply(lr, _m.pow(rate, p), name=scope)
 
 
-def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
-                       name=None):
+def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate,
+                       staircase: bool = False, name: str | None = None) -> Tensor:
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)`` (``floor`` of the
     ratio with ``staircase``).
 
@@ -91,7 +91,7 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
 
 
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
-                     power=1.0, cycle=False, name=None):
+                     power=1.0, cycle: bool = False, name: str | None = None) -> Tensor:
     """Decays from ``learning_rate`` to ``end_learning_rate`` over ``decay_steps`` as
     ``(lr - end) * (1 - step / decay_steps) ** power + end``.
 
@@ -117,7 +117,8 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         return _m.add(_m.multiply(lr - end, _m.pow(1 - p, power_t)), end, name=scope)
 
 
-def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0,
+                 name: str | None = None) -> Tensor:
     """``learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) /
     decay_steps)) + alpha)``.
 
@@ -134,7 +135,7 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
         return _m.multiply(lr, decayed, name=scope)
 
 
-def piecewise_constant(x, boundaries, values, name=None):
+def piecewise_constant(x, boundaries, values, name: str | None = None) -> Tensor:
     """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` while
     ``boundaries[i-1] < x <= boundaries[i]``, ``values[-1]`` after the last boundary.
 

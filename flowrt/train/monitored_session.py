@@ -572,7 +572,7 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                              save_summaries_secs=USE_DEFAULT, config=None,
                              stop_grace_period_secs=120, log_step_count_steps=100,
                              max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT,
-                             summary_dir=None):
+                             summary_dir=None) -> MonitoredSession:
     """A ``MonitoredSession`` set up for training, as TF1's.
 
     The chief restores from ``checkpoint_dir`` (or initializes) and gets, besides
