@@ -5,11 +5,12 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, get_default_graph
 from ..init_ops import zeros_initializer
+from ..summary.writer import read_events
 from ..var_scope import get_variable
 from ..variables import Variable, VariableAggregation
 
 __all__ = ["global_step", "get_global_step", "create_global_step",
-           "get_or_create_global_step", "assert_global_step"]
+           "get_or_create_global_step", "assert_global_step", "summary_iterator"]
 
 # The collection caching the hooks' shared read of the global step (TF1's key).
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
@@ -92,3 +93,9 @@ def _get_or_create_global_step_read(graph=None):
         read = value + 0
         g.add_to_collection(GLOBAL_STEP_READ_KEY, read)
     return read
+
+
+def summary_iterator(path):
+    """The ``Event`` records of an event file, in order (TF1's
+    ``tf.train.summary_iterator``)."""
+    return read_events(path)

@@ -9,7 +9,6 @@ import pytest
 import trio
 
 import flowrt as fr
-from flowrt.summary.writer import read_events
 
 
 def _linreg(lr=0.1):
@@ -249,7 +248,7 @@ def test_summary_saver_hook_writes_the_merged_summaries(tmp_path):
                 sess.run(train)
     fr.summary.FileWriterCache.clear()
     (events,) = [f for f in os.listdir(tmp_path) if f.startswith("events")]
-    steps = [e.step for e in read_events(str(tmp_path / events))
+    steps = [e.step for e in fr.train.summary_iterator(str(tmp_path / events))
              if e.summary is not None]
     assert steps == [1, 3, 5]
 
