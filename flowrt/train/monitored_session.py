@@ -194,10 +194,21 @@ class _MonitoredSession:
                 return await self._create_once()
             except _PREEMPTION_ERRORS as e:
                 if not self._should_recover:
+                    await self._discard_session()
                     raise
                 _log.info("An error was raised while a session was being created: %s. "
                           "Creating a new session.", e)
                 await self._close_session(recovering=True)
+            except BaseException:
+                await self._discard_session()
+                raise
+
+    async def _discard_session(self):
+        """Closes a session whose creation failed half-way (its error is the one raised)."""
+        try:
+            await self._close_session(recovering=True)
+        except Exception as e:  # noqa: BLE001 - the creation error is what matters
+            _log.debug("Ignored exception while discarding a session: %s", e)
 
     async def _create_once(self):
         self._tf_sess = await self._mode.call(self._graph, self._creator.create_session)
@@ -220,11 +231,12 @@ class _MonitoredSession:
         self._needs_recovery = False
         if sess is None:
             return
+        # Closing completes even when the task is being cancelled (trio form).
+        shield = trio.CancelScope(shield=True) if self._mode.is_async else \
+            contextlib.nullcontext()
         try:
-            coord.request_stop()
-            if tasks is not None:
-                await tasks.stop()
-            await self._mode.call(self._graph, coord.join, threads, self._grace, True)
+            with shield:
+                await self._stop_runners(coord, tasks, threads)
         except _PREEMPTION_ERRORS as e:
             if not recovering:
                 raise
@@ -234,6 +246,12 @@ class _MonitoredSession:
                 sess.close()
             except Exception as e:  # noqa: BLE001 - as TF1, closing must not mask the cause
                 _log.debug("Ignored exception while closing a session: %s", e)
+
+    async def _stop_runners(self, coord, tasks, threads):
+        coord.request_stop()
+        if tasks is not None:
+            await tasks.stop()
+        await self._mode.call(self._graph, coord.join, threads, self._grace, True)
 
     async def _close_internal(self, exception_type=None):
         if self._closed:

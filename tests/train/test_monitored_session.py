@@ -402,3 +402,40 @@ def test_run_step_fn_and_request_stop():
                 seen.append(sess.run_step_fn(step_fn))
         assert seen == [0, 1]  # the third call stopped the loop (a clean end)
         assert rec.calls.count("before_run") == 3 and rec.calls[-1] == "end"
+
+
+async def test_async_form_cancelled_from_outside_still_closes_cleanly():
+    with fr.Graph().as_default():
+        fr.train.get_or_create_global_step()
+        q = fr.FIFOQueue(2, fr.float32, shapes=[])
+        dequeue = q.dequeue()
+        rec = Recorder()
+        with trio.fail_after(30):
+            with trio.move_on_after(0.2) as scope:
+                async with fr.train.MonitoredSession(hooks=[rec]) as sess:
+                    await sess.arun(dequeue)  # nothing is ever enqueued
+        assert scope.cancelled_caught
+        assert "end" not in rec.calls  # a cancelled block is not a clean end
+        assert sess.should_stop()
+        assert not fr.get_default_graph().finalized
+
+
+def test_a_hook_failing_after_creation_leaves_no_session_or_runner_behind():
+    with fr.Graph().as_default():
+        fr.train.get_or_create_global_step()
+        q = fr.FIFOQueue(2, fr.float32, shapes=[])
+        fr.train.add_queue_runner(fr.train.QueueRunner(q, [q.enqueue(1.0)]))
+        size = q.size()
+        sessions = []
+
+        class Fails(fr.train.SessionRunHook):
+            def after_create_session(self, session, coord):
+                sessions.append((session, coord))
+                raise ValueError("hook broke")
+
+        with pytest.raises(ValueError, match="hook broke"):
+            fr.train.MonitoredSession(hooks=[Fails()])
+        (session, coord), = sessions
+        assert coord.should_stop() and coord.joined
+        with pytest.raises(RuntimeError, match="closed Session"):
+            session.run(size)
