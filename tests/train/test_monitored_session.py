@@ -439,3 +439,16 @@ def test_a_hook_failing_after_creation_leaves_no_session_or_runner_behind():
         assert coord.should_stop() and coord.joined
         with pytest.raises(RuntimeError, match="closed Session"):
             session.run(size)
+
+
+def test_non_chief_waits_for_readiness_and_adds_no_chief_hooks(tmp_path):
+    with fr.Graph().as_default():
+        fr.train.get_or_create_global_step()
+        with pytest.raises(fr.errors.DeadlineExceededError, match="not ready"):
+            fr.train.MonitoredTrainingSession(is_chief=False, checkpoint_dir=str(tmp_path),
+                                              max_wait_secs=0)
+    assert os.listdir(tmp_path) == []  # no checkpoint or summary hooks for a worker
+    with fr.Graph().as_default():
+        v = fr.Variable(1.0, name="loc", collections=[fr.GraphKeys.LOCAL_VARIABLES])
+        with fr.train.MonitoredTrainingSession(is_chief=False, max_wait_secs=0) as sess:
+            assert sess.run(v) == 1.0  # local variables are the worker's own
