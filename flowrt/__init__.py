@@ -1,6 +1,6 @@
 """flowrt: a TF1-style dataflow runtime in Python, async-native on trio.
 
-``import flowrt as fr`` gives the TF1 graph API (see ../shared/API.md for the surface).
+``import flowrt as fr`` gives the TF1 graph API (README.md and docs/ describe the surface).
 This module only re-exports.
 """
 
@@ -31,6 +31,8 @@ from .gradients import AggregationMethod, gradients  # noqa: F401
 from .init_ops import *  # noqa: F401,F403
 from .module import Module  # noqa: F401
 from .ops.array_ops import *  # noqa: F401,F403
+from .ops.check_ops import *  # noqa: F401,F403
+from .ops.clip_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import *  # noqa: F401,F403
 from .ops.data_flow_ops import *  # noqa: F401,F403
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401

@@ -51,6 +51,8 @@ EXPECT = {
     "mlp_feed_dict.py": _mlp,
     "autoencoder_adam.py": _autoencoder,
     "word2vec_skipgram.py": _word2vec,
+    "monitored_training.py": [r"^starting at global step 100$",
+                              r"^stopped at global step 200, ", r"^fit: True$"],
 }
 
 

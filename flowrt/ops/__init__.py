@@ -3,6 +3,8 @@
 from . import (  # noqa: F401
                array_ops,
                candidate_sampling_ops,
+               check_ops,
+               clip_ops,
                control_flow_ops,
                data_flow_ops,
                embedding_ops,
