@@ -14,5 +14,6 @@ from . import (  # noqa: F401
                nn_ops,
                random_ops,
                slicing_ops,
+               sparse_ops,
                state_ops,
 )
