@@ -12,6 +12,7 @@ from . import (  # noqa: F401
                linalg_ops,
                math_ops,
                nn_ops,
+               parsing_ops,
                random_ops,
                slicing_ops,
                sparse_ops,

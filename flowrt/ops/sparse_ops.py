@@ -627,6 +627,8 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None,
 
 
 def _split_one(s: bytes, delims: bytes, skip_empty: bool) -> list:
+    if not s:
+        return []  # TF: an empty string has no tokens, even with skip_empty=False
     if not delims:
         return [s[i:i + 1] for i in range(len(s))]
     if len(delims) == 1:
