@@ -14,6 +14,7 @@ from . import (  # noqa: F401
                nn_ops,
                parsing_ops,
                random_ops,
+               record_ops,
                slicing_ops,
                sparse_ops,
                state_ops,
