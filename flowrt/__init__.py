@@ -8,6 +8,7 @@ from . import (  # noqa: F401  # noqa: F401,E402
                           dtypes,
                           errors,
                           nn,
+                          protos,
                           python_io,
                           summary,  # noqa: F401
                           train,

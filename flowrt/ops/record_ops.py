@@ -12,8 +12,13 @@ from __future__ import annotations
 import os
 
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from ..python_io import RecordFile, TFRecordOptions, _Inflating, _compression_type, _wbits
-from ..python_io import TFRecordCompressionType as _CT
+from ..python_io import (
+    RecordFile,
+    TFRecordOptions,
+    _compression_type,
+    _Inflating,
+    _wbits,
+)
 from .common import TensorShape, make
 from .io_ops import ReaderBase, _open_error, _ReaderState
 from .state_ops import resource
@@ -203,8 +208,7 @@ class FixedLengthRecordReader(ReaderBase):
         for k in ("header_bytes", "footer_bytes", "hop_bytes"):
             if attrs[k] < 0:
                 raise ValueError("%s must be non-negative, got %d" % (k, attrs[k]))
-        if _compression_type(attrs["encoding"]) is _CT.NONE and attrs["encoding"]:
-            raise ValueError("encoding must be 'GZIP', 'ZLIB' or empty")
+        _compression_type(attrs["encoding"])  # ValueError unless "GZIP", "ZLIB" or ""
         ref = make("FixedLengthRecordReaderV2", [], dict(_NO_SHARING, **attrs), name,
                    "FixedLengthRecordReaderV2")
         super().__init__(ref)

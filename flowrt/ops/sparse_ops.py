@@ -411,8 +411,11 @@ def _srs_kernel(ctx, op, idx, values, shape, axes):
     except ValueError as e:
         raise errors.InvalidArgumentError(None, op, str(e)) from None
     kept = [i for i in range(shape.size) if i not in red]
-    out = np.zeros(tuple(shape[kept]), values.dtype)
-    np.add.at(out, tuple(idx[:, kept].T), values)
+    if kept:
+        out = np.zeros(tuple(shape[kept]), values.dtype)
+        np.add.at(out, tuple(idx[:, kept].T), values)
+    else:
+        out = np.asarray(values.sum(dtype=values.dtype))
     if op.attrs["keep_dims"]:
         out = out.reshape([1 if i in red else int(d) for i, d in enumerate(shape)])
     return (out,)

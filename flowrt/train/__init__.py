@@ -1,11 +1,5 @@
 """``fr.train``: optimizers, checkpoints, queue runners, coordinators, input pipelines."""
 
-from .coordinator import *  # noqa: F401,F403
-from .input import *  # noqa: F401,F403
-from .optimizers import *  # noqa: F401,F403
-from .queue_runner import *  # noqa: F401,F403
-from .saver import *  # noqa: F401,F403
-from .training_util import *  # noqa: F401,F403
 from ..protos import (  # noqa: F401
     BytesList,
     Example,
@@ -17,3 +11,9 @@ from ..protos import (  # noqa: F401
     Int64List,
     SequenceExample,
 )
+from .coordinator import *  # noqa: F401,F403
+from .input import *  # noqa: F401,F403
+from .optimizers import *  # noqa: F401,F403
+from .queue_runner import *  # noqa: F401,F403
+from .saver import *  # noqa: F401,F403
+from .training_util import *  # noqa: F401,F403
