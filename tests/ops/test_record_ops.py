@@ -160,3 +160,22 @@ async def test_tfrecord_pipeline_with_queue_runners_and_parse_example(tmp_path):
                     except fr.errors.OutOfRangeError:
                         break
     assert sorted(seen) == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
+
+
+def test_batches_of_read_strings_hold_bytes_not_arrays(tmp_path):
+    # Regression: a batch of more than 8 separately enqueued scalar strings stored
+    # each as a 0-d object array (parse_example then read the array's pointer bytes).
+    p = tmp_path / "r.tfr"
+    _write(p, [b"rec%d" % i for i in range(40)])
+    names = fr.train.string_input_producer([str(p)], num_epochs=1, shuffle=False)
+    _, value = fr.TFRecordReader().read(names)
+    batch = fr.train.shuffle_batch([value], 32, capacity=40, min_after_dequeue=0, seed=1)
+    with fr.Session() as sess:
+        sess.run(fr.local_variables_initializer())
+        coord = fr.train.Coordinator()
+        threads = fr.train.start_queue_runners(sess, coord)
+        got = sess.run(batch)
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=10)
+    assert all(type(v) is bytes for v in got)
+    assert len(set(got)) == 32 and set(got) <= {b"rec%d" % i for i in range(40)}
