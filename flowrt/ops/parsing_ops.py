@@ -223,86 +223,100 @@ def _parse_infer(op):
     return outs
 
 
-def _values(f, key, dtype, name, index, sparse=False):
-    """The values of Feature ``f`` as a list (None when it holds no kind)."""
-    kind = f.WhichOneof("kind")
-    if kind is None:
-        return None
+def _type_error(kind, want, key, name, index, sparse):
+    # TF words the two cases differently; users match on these messages.
+    what = ("Expected type: %s, Actual type: %s" % (_KIND_NAME[want], _KIND_NAME[kind])
+            if sparse else "Data type: %s but expected type: %s"
+            % (_KIND_NAME[kind], _KIND_NAME[want]))
+    return errors.InvalidArgumentError(
+        None, None, "Name: %s, Key: %s, Index: %d.  Data types don't match. %s"
+        % (name, key, index, what))
+
+
+def _column_values(key, dtype, rows, names, sparse):
+    """Per example, the values of feature ``key`` (a protobuf repeated field), or None
+    where the example lacks it (or holds a Feature with no kind)."""
     want = _KINDS[dtype][0]
-    if kind != want:
-        # TF words the two cases differently; users match on these messages.
-        what = ("Expected type: %s, Actual type: %s" % (_KIND_NAME[want], _KIND_NAME[kind])
-                if sparse else "Data type: %s but expected type: %s"
-                % (_KIND_NAME[kind], _KIND_NAME[want]))
-        raise errors.InvalidArgumentError(
-            None, None, "Name: %s, Key: %s, Index: %d.  Data types don't match. %s"
-            % (name, key, index, what))
-    return getattr(f, kind).value
+    out = []
+    for i, fmap in enumerate(rows):
+        f = fmap.get(key)
+        if f is None:
+            out.append(None)
+            continue
+        kind = f.WhichOneof("kind")
+        if kind is None:
+            out.append(None)
+        elif kind != want:
+            raise _type_error(kind, want, key, names(i), i, sparse)
+        else:
+            out.append(getattr(f, want).value)
+    return out
 
 
 def _dense_column(op, key, dtype, shape, seq, default, rows, names):
     n_item = int(np.prod(shape, dtype=np.int64))
     np_dtype = object if dtype is _dt.string else dtype.np
     tname = _KINDS[dtype][1]
-    got = []
-    for i, fmap in enumerate(rows):
-        f = fmap.get(key)
-        vals = None if f is None else _values(f, key, dtype, names(i), i)
-        if vals is None:
-            if seq:
-                got.append(())
-                continue
+    got = _column_values(key, dtype, rows, names, sparse=False)
+    if seq:
+        lengths = []
+        for i, v in enumerate(got):
+            k = 0 if v is None else len(v)
+            if n_item and k % n_item:
+                raise errors.InvalidArgumentError(
+                    None, None, "Name: %s, Key: %s, Index: %d.  Number of %s values is not a "
+                    "multiple of stride length. Saw %d values but output shape is: [?,%s]"
+                    % (names(i), key, i, tname, k, ",".join(map(str, shape))))
+            lengths.append(k)
+        width = max(lengths, default=0)
+        pad = default[()] if default.size else (b"" if dtype is _dt.string else 0)
+        out = np.full((len(rows), width), pad, dtype=np_dtype)
+        for i, v in enumerate(got):
+            if lengths[i]:
+                out[i, :lengths[i]] = list(v)
+        return out.reshape((len(rows), width // max(n_item, 1)) + tuple(shape))
+    flat = []
+    fill = default.reshape(-1).tolist()
+    for i, v in enumerate(got):
+        if v is None:
             if default.size == 0:
                 raise errors.InvalidArgumentError(
                     None, None, "Name: %s, Feature: %s (data type: %s) is required but "
                     "could not be found." % (names(i), key, tname))
-            got.append(None)
-            continue
-        if seq:
-            if n_item and len(vals) % n_item:
-                raise errors.InvalidArgumentError(
-                    None, None, "Name: %s, Key: %s, Index: %d.  Number of %s values is not a "
-                    "multiple of stride length. Saw %d values but output shape is: [?,%s]"
-                    % (names(i), key, i, tname, len(vals), ",".join(map(str, shape))))
-        elif len(vals) != n_item:
+            flat.extend(fill)
+        elif len(v) != n_item:
             raise errors.InvalidArgumentError(
                 None, None, "Name: %s, Key: %s, Index: %d.  Number of %s values != expected. "
                 " Values size: %d but output shape: [%s]"
-                % (names(i), key, i, tname, len(vals), ",".join(map(str, shape))))
-        got.append(vals)
-    if seq:
-        most = max((len(v) // n_item for v in got), default=0) if n_item else 0
-        pad = default[()] if default.size else (b"" if dtype is _dt.string else 0)
-        out = np.full((len(rows), most * n_item), pad, dtype=np_dtype)
-        for i, v in enumerate(got):
-            out[i, :len(v)] = v
-        return out.reshape((len(rows), most) + tuple(shape))
-    out = np.empty((len(rows), n_item), dtype=np_dtype)
-    for i, v in enumerate(got):
-        out[i] = default.reshape(-1) if v is None else v
+                % (names(i), key, i, tname, len(v), ",".join(map(str, shape))))
+        else:
+            flat.extend(v)
+    if np_dtype is object:
+        out = np.empty(len(flat), dtype=object)
+        out[:] = flat
+    else:
+        out = np.array(flat, dtype=np_dtype)
     return out.reshape((len(rows),) + tuple(shape))
 
 
 def _sparse_column(key, dtype, rows, names):
     np_dtype = object if dtype is _dt.string else dtype.np
-    rr, cc, vv, most = [], [], [], 0
-    for i, fmap in enumerate(rows):
-        f = fmap.get(key)
-        vals = None if f is None else _values(f, key, dtype, names(i), i, sparse=True)
-        if not vals:
-            continue
-        rr.append(np.full(len(vals), i, np.int64))
-        cc.append(np.arange(len(vals), dtype=np.int64))
-        vv.extend(vals)
-        most = max(most, len(vals))
-    idx = (np.stack([np.concatenate(rr), np.concatenate(cc)], axis=1) if rr
-           else np.zeros([0, 2], np.int64))
-    values = np.empty(len(vv), dtype=object) if dtype is _dt.string else None
-    if values is not None:
-        values[:] = vv
+    got = _column_values(key, dtype, rows, names, sparse=True)
+    lengths = np.array([0 if v is None else len(v) for v in got], np.int64)
+    flat = []
+    for v in got:
+        if v:
+            flat.extend(v)
+    n = int(lengths.sum())
+    rows_idx = np.repeat(np.arange(len(got), dtype=np.int64), lengths)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    idx = np.stack([rows_idx, np.arange(n, dtype=np.int64) - starts], axis=1)
+    if np_dtype is object:
+        values = np.empty(n, dtype=object)
+        values[:] = flat
     else:
-        values = np.array(vv, dtype=np_dtype)
-    return idx, values, np.array([len(rows), most], np.int64)
+        values = np.array(flat, dtype=np_dtype)
+    return idx, values, np.array([len(rows), int(lengths.max(initial=0))], np.int64)
 
 
 def _parse_kernel(ctx, op, serialized, names, *defaults):
