@@ -16,6 +16,7 @@ from . import (  # noqa: F401
                random_ops,
                record_ops,
                slicing_ops,
+               sparse_map_ops,
                sparse_ops,
                state_ops,
 )

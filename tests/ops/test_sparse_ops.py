@@ -201,3 +201,79 @@ def test_convert_to_tensor_or_sparse_tensor():
     assert isinstance(fr.convert_to_tensor_or_sparse_tensor([1, 2]), fr.Tensor)
     with pytest.raises(ValueError, match="Sparse dtype: requested = int32, actual = float32"):
         fr.convert_to_tensor_or_sparse_tensor(sp, fr.int32)
+
+
+# --- batching SparseTensors (the SparseTensorsMap handles, as TF) ---------------------
+
+
+def _run_with_runners(fetches, n):
+    with fr.Session() as sess:
+        sess.run(fr.local_variables_initializer())
+        coord = fr.train.Coordinator()
+        threads = fr.train.start_queue_runners(sess, coord)
+        try:
+            return [sess.run(fetches) for _ in range(n)]
+        finally:
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+
+
+def test_batch_of_single_sparse_examples_gains_a_batch_dimension():
+    counter = fr.train.range_input_producer(100, shuffle=False).dequeue()
+    values = fr.cast(fr.stack([counter, counter + 1]), fr.float32)
+    sp = fr.SparseTensor(indices=[[0], [2]], values=values, dense_shape=[4])
+    got_sp, got_n = fr.train.batch([sp, counter], 3)
+    assert isinstance(got_sp, fr.SparseTensor)
+    assert got_sp.indices.shape.as_list() == [None, 2]
+    assert got_sp.dense_shape.shape.as_list() == [2]
+    (v, n), = _run_with_runners([got_sp, got_n], 1)
+    np.testing.assert_array_equal(n, [0, 1, 2])
+    np.testing.assert_array_equal(v.indices, [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]])
+    np.testing.assert_array_equal(v.values, [0, 1, 1, 2, 2, 3])
+    np.testing.assert_array_equal(v.dense_shape, [3, 4])
+
+
+def test_shuffle_batch_enqueue_many_keeps_sparse_rows_with_their_labels():
+    sp = fr.SparseTensor(indices=[[0, 0], [1, 1], [1, 3], [3, 0]], values=[1, 2, 3, 4],
+                         dense_shape=[4, 5])
+    out = fr.train.shuffle_batch({"s": sp, "y": fr.constant([0, 1, 2, 3])}, 4, capacity=10,
+                                 min_after_dequeue=0, enqueue_many=True, seed=3)
+    got, = _run_with_runners(out, 1)
+    rows = {0: [(0, 1)], 1: [(1, 2), (3, 3)], 2: [], 3: [(0, 4)]}  # row -> (col, value)
+    np.testing.assert_array_equal(got["s"].dense_shape, [4, 5])
+    for b, y in enumerate(got["y"]):
+        mine = [(int(i[1]), int(v)) for i, v in zip(got["s"].indices, got["s"].values)
+                if i[0] == b]
+        assert mine == rows[int(y)]
+
+
+def test_batch_join_of_sparse_shares_one_map_and_final_smaller_batch():
+    parts = []
+    for k in range(2):
+        n = fr.train.limit_epochs(fr.constant(k, fr.int64), num_epochs=2)
+        parts.append([fr.SparseTensor([[0, 0]], fr.reshape(n, [1]), [1, 1])])
+    batched = fr.train.batch_join(parts, 3, allow_smaller_final_batch=True)
+    with fr.Session() as sess:
+        sess.run(fr.local_variables_initializer())
+        coord = fr.train.Coordinator()
+        threads = fr.train.start_queue_runners(sess, coord)
+        seen, sizes = [], []
+        try:
+            while True:
+                v = sess.run(batched)
+                sizes.append(int(v.dense_shape[0]))
+                seen.extend(v.values.tolist())
+        except fr.errors.OutOfRangeError:
+            pass
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=10)
+    assert sorted(seen) == [0, 0, 1, 1] and sizes == [3, 1]
+
+
+def test_taking_an_unknown_handle_fails():
+    from flowrt.ops.sparse_map_ops import take_many_sparse_from_tensors_map
+
+    sp = take_many_sparse_from_tensors_map([5], fr.float32, "nowhere", rank=2)
+    with pytest.raises(fr.errors.InvalidArgumentError,
+                       match="Unable to find SparseTensor: 5 in map: nowhere"):
+        _run(sp)
