@@ -7,9 +7,11 @@ This module only re-exports.
 from . import (  # noqa: F401  # noqa: F401,E402
                           dtypes,
                           errors,
+                          io,
                           nn,
                           protos,
                           python_io,
+                          sparse,
                           summary,  # noqa: F401
                           train,
 )

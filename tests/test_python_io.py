@@ -200,3 +200,12 @@ def test_writer_creates_file_only_where_asked(tmp_path):
     _write(p, [])
     assert os.path.getsize(p) == 0
     assert list(fr.python_io.tf_record_iterator(str(p))) == []
+
+
+def test_tf_io_names(tmp_path):
+    p = tmp_path / "io.tfrecord"
+    with fr.io.TFRecordWriter(str(p), fr.io.TFRecordOptions("ZLIB")) as w:
+        w.write(b"z")
+    assert list(fr.io.tf_record_iterator(str(p), "ZLIB")) == [b"z"]
+    assert fr.io.FixedLenFeature is fr.FixedLenFeature
+    assert fr.io.parse_example is fr.parse_example and fr.io.decode_raw is fr.decode_raw

@@ -277,3 +277,14 @@ def test_taking_an_unknown_handle_fails():
     with pytest.raises(fr.errors.InvalidArgumentError,
                        match="Unable to find SparseTensor: 5 in map: nowhere"):
         _run(sp)
+
+
+def test_tf_sparse_names():
+    sp = fr.sparse.placeholder(fr.float32, shape=[2, 2])
+    dense = fr.sparse.to_dense(fr.sparse.reorder(sp))
+    total = fr.sparse.reduce_sum(sp, axis=0)
+    got = _run([dense, total], {sp: fr.sparse.SparseTensorValue([[1, 0], [0, 1]], [3.0, 4.0],
+                                                                [2, 2])})
+    np.testing.assert_array_equal(got[0], [[0, 4], [3, 0]])
+    np.testing.assert_array_equal(got[1], [3, 4])
+    assert fr.sparse.matmul is fr.sparse_tensor_dense_matmul
