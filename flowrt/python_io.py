@@ -284,6 +284,10 @@ class RecordFile:
             raise _open_error(e, self.path) from None
         self._f = raw if ctype is TFRecordCompressionType.NONE else _Inflating(
             raw, _wbits(ctype, None), self.path)
+        # An uncompressed file's size bounds a record's length before anything is read
+        # (a hostile length field must not make a huge allocation).
+        self._size = (os.fstat(raw.fileno()).st_size if ctype is TFRecordCompressionType.NONE
+                      else None)
         self.offset = 0  # where the next record starts
 
     def _loss(self, what: str) -> errors.DataLossError:
@@ -304,6 +308,9 @@ class RecordFile:
         if _U32.unpack_from(head, 8)[0] != masked_crc32c(head[:8]):
             raise self._loss("corrupted (length CRC mismatch)")
         n = _U64.unpack_from(head)[0]
+        if self._size is not None and n + 4 > self._size - self.offset - 12:
+            raise self._loss("truncated (%d of %d data and CRC bytes)"
+                             % (max(self._size - self.offset - 12, 0), n + 4))
         body = self._f.read(n + 4)
         if len(body) < n + 4:
             raise self._loss("truncated (%d of %d data and CRC bytes)" % (len(body), n + 4))

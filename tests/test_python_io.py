@@ -209,3 +209,12 @@ def test_tf_io_names(tmp_path):
     assert list(fr.io.tf_record_iterator(str(p), "ZLIB")) == [b"z"]
     assert fr.io.FixedLenFeature is fr.FixedLenFeature
     assert fr.io.parse_example is fr.parse_example and fr.io.decode_raw is fr.decode_raw
+
+
+def test_hostile_length_is_data_loss_before_any_allocation(tmp_path):
+    # A length field claiming 2**62 bytes, with a valid CRC: read as truncated, at once.
+    header = struct.pack("<Q", 2 ** 62)
+    p = tmp_path / "huge.tfrecord"
+    p.write_bytes(header + struct.pack("<I", _masked(header)) + b"tiny")
+    with pytest.raises(fr.errors.DataLossError, match=r"truncated \(4 of %d data" % (2 ** 62 + 4)):
+        list(fr.python_io.tf_record_iterator(str(p)))
