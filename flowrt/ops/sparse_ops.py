@@ -125,6 +125,11 @@ class SparseTensor:
                     seen.append(op)
         return seen
 
+    def _as_tensor(self):
+        raise TypeError("Failed to convert %r to Tensor: a SparseTensor is not a dense "
+                        "tensor; use fr.sparse.to_dense(sp) (fr.sparse_tensor_to_dense) or "
+                        "a sparse op" % (self,))
+
     # -- Session.run hooks: fetched and fed through the three components --------------
 
     def _fetch_components(self):

@@ -288,3 +288,12 @@ def test_tf_sparse_names():
     np.testing.assert_array_equal(got[0], [[0, 4], [3, 0]])
     np.testing.assert_array_equal(got[1], [3, 4])
     assert fr.sparse.matmul is fr.sparse_tensor_dense_matmul
+
+
+def test_dense_ops_reject_a_sparse_tensor_with_a_hint():
+    sp = fr.SparseTensor([[0]], [1.0], [2])
+    with pytest.raises(TypeError, match="a SparseTensor is not a dense tensor; use "
+                                        "fr.sparse.to_dense"):
+        fr.add(sp, 1.0)
+    with pytest.raises(TypeError, match="is not a dense tensor"):
+        fr.identity(sp)
