@@ -34,6 +34,7 @@ __all__ = ["TFRecordWriter", "tf_record_iterator", "TFRecordOptions",
 _MASK_DELTA = 0xA282EAD8
 _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
+_HEAD = struct.Struct("<QI")
 _crc = google_crc32c.value
 
 
@@ -266,6 +267,8 @@ class _Inflating:
 class RecordFile:
     """Reads the records of one TFRecord file in order, checking both CRCs.
 
+    The file is read in blocks of 256 KiB; records are sliced out of the block.
+
     Args:
       path: the file to read.
       compression: a ``TFRecordCompressionType`` (or anything ``TFRecordOptions``
@@ -274,6 +277,8 @@ class RecordFile:
     Raises:
       NotFoundError, PermissionDeniedError: the file cannot be opened.
     """
+
+    _BLOCK = 1 << 18
 
     def __init__(self, path, compression=None):
         self.path = os.fsdecode(path)
@@ -289,10 +294,24 @@ class RecordFile:
         self._size = (os.fstat(raw.fileno()).st_size if ctype is TFRecordCompressionType.NONE
                       else None)
         self.offset = 0  # where the next record starts
+        self._buf, self._pos = b"", 0
 
     def _loss(self, what: str) -> errors.DataLossError:
         return errors.DataLossError(None, None, "%s record at offset %d in %s"
                                     % (what, self.offset, self.path))
+
+    def _more(self, k: int):
+        """The buffer and position with at least ``k`` unread bytes (fewer at the end)."""
+        parts = [self._buf[self._pos:]]
+        have = len(parts[0])
+        while have < k:
+            chunk = self._f.read(max(k - have, self._BLOCK))
+            if not chunk:
+                break
+            parts.append(chunk)
+            have += len(chunk)
+        self._buf, self._pos = b"".join(parts), 0
+        return self._buf, 0
 
     def read(self) -> bytes | None:
         """The next record, or None at the end of the file.
@@ -300,23 +319,30 @@ class RecordFile:
         Raises:
           DataLossError: a truncated record or a CRC mismatch, naming the file and offset.
         """
-        head = self._f.read(12)
-        if not head:
-            return None
-        if len(head) < 12:
-            raise self._loss("truncated (header of %d of 12 bytes)" % len(head))
-        if _U32.unpack_from(head, 8)[0] != masked_crc32c(head[:8]):
+        buf, pos = self._buf, self._pos
+        if len(buf) - pos < 12:
+            buf, pos = self._more(12)
+            if len(buf) < 12:
+                if not buf:
+                    return None
+                raise self._loss("truncated (header of %d of 12 bytes)" % len(buf))
+        n, length_crc = _HEAD.unpack_from(buf, pos)
+        if length_crc != masked_crc32c(buf[pos:pos + 8]):
             raise self._loss("corrupted (length CRC mismatch)")
-        n = _U64.unpack_from(head)[0]
         if self._size is not None and n + 4 > self._size - self.offset - 12:
             raise self._loss("truncated (%d of %d data and CRC bytes)"
                              % (max(self._size - self.offset - 12, 0), n + 4))
-        body = self._f.read(n + 4)
-        if len(body) < n + 4:
-            raise self._loss("truncated (%d of %d data and CRC bytes)" % (len(body), n + 4))
-        data = body[:n]
-        if _U32.unpack_from(body, n)[0] != masked_crc32c(data):
+        end = pos + 16 + n
+        if len(buf) < end:
+            buf, pos = self._more(16 + n)
+            end = 16 + n
+            if len(buf) < end:
+                raise self._loss("truncated (%d of %d data and CRC bytes)"
+                                 % (len(buf) - 12, n + 4))
+        data = buf[pos + 12:end - 4]
+        if _U32.unpack_from(buf, end - 4)[0] != masked_crc32c(data):
             raise self._loss("corrupted (data CRC mismatch)")
+        self._buf, self._pos = buf, end
         self.offset += 16 + n
         return data
 

@@ -243,13 +243,14 @@ def _column_values(key, dtype, rows, names, sparse):
         if f is None:
             out.append(None)
             continue
-        kind = f.WhichOneof("kind")
-        if kind is None:
-            out.append(None)
-        elif kind != want:
-            raise _type_error(kind, want, key, names(i), i, sparse)
-        else:
-            out.append(getattr(f, want).value)
+        vals = getattr(f, want).value
+        if not vals:  # empty, or unset, or another kind: only now ask which
+            kind = f.WhichOneof("kind")
+            if kind is None:
+                vals = None
+            elif kind != want:
+                raise _type_error(kind, want, key, names(i), i, sparse)
+        out.append(vals)
     return out
 
 
