@@ -11,6 +11,7 @@ from .ops.parsing_ops import (  # noqa: F401
     decode_raw,
     parse_example,
     parse_single_example,
+    parse_single_sequence_example,
 )
 from .python_io import (  # noqa: F401
     TFRecordCompressionType,
@@ -21,5 +22,5 @@ from .python_io import (  # noqa: F401
 
 __all__ = ["decode_csv", "matching_files", "read_file", "write_file", "FixedLenFeature",
            "FixedLenSequenceFeature", "VarLenFeature", "decode_raw", "parse_example",
-           "parse_single_example", "TFRecordCompressionType", "TFRecordOptions",
+           "parse_single_example", "parse_single_sequence_example", "TFRecordCompressionType", "TFRecordOptions",
            "TFRecordWriter", "tf_record_iterator"]

@@ -186,3 +186,52 @@ def test_decode_raw_errors(records, out_type, message):
 def test_decode_raw_rejects_string_out_type():
     with pytest.raises(TypeError, match="DataType string not in list"):
         fr.decode_raw(b"x", fr.string)
+
+
+# --- parse_single_sequence_example --------------------------------------------------------
+
+
+def _sequence_example() -> bytes:
+    s = fr.train.SequenceExample()
+    s.context.feature["len"].int64_list.value.append(3)
+    for t in range(3):
+        s.feature_lists.feature_list["tok"].feature.add().int64_list.value.extend(range(t + 1))
+        s.feature_lists.feature_list["vec"].feature.add().float_list.value.extend([t, -t])
+    return s.SerializeToString()
+
+
+def test_parse_single_sequence_example_context_and_lists():
+    ser = fr.placeholder(fr.string, [])
+    context, seqs = fr.parse_single_sequence_example(
+        ser, context_features={"len": fr.FixedLenFeature([], fr.int64),
+                               "cv": fr.VarLenFeature(fr.int64)},
+        sequence_features={"tok": fr.VarLenFeature(fr.int64),
+                           "vec": fr.FixedLenSequenceFeature([2], fr.float32),
+                           "miss": fr.FixedLenSequenceFeature([], fr.int64,
+                                                              allow_missing=True)})
+    assert context["len"].shape.as_list() == [] and seqs["vec"].shape.as_list() == [None, 2]
+    assert context["cv"].indices.shape.as_list() == [None, 1]
+    assert seqs["tok"].indices.shape.as_list() == [None, 2]
+    with fr.Session() as sess:
+        c, q = sess.run([context, seqs], {ser: _sequence_example()})
+    assert c["len"] == 3 and c["cv"].values.size == 0
+    np.testing.assert_array_equal(c["cv"].dense_shape, [0])
+    np.testing.assert_array_equal(q["vec"], [[0, 0], [1, -1], [2, -2]])
+    np.testing.assert_array_equal(q["tok"].indices,
+                                  [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2]])
+    np.testing.assert_array_equal(q["tok"].values, [0, 0, 1, 0, 1, 2])
+    np.testing.assert_array_equal(q["tok"].dense_shape, [3, 3])
+    assert q["miss"].shape == (0,)
+
+
+def test_parse_single_sequence_example_missing_required_list():
+    ser = fr.placeholder(fr.string, [])
+    _, seqs = fr.parse_single_sequence_example(
+        ser, sequence_features={"nope": fr.FixedLenSequenceFeature([], fr.int64)},
+        example_name="ex7")
+    with fr.Session() as sess, pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match="Name: ex7, Feature list 'nope' is required but could not be found"):
+        sess.run(seqs, {ser: _sequence_example()})
+    with pytest.raises(ValueError, match="Missing features"):
+        fr.parse_single_sequence_example(ser)
