@@ -179,3 +179,25 @@ def test_batches_of_read_strings_hold_bytes_not_arrays(tmp_path):
         coord.join(threads, stop_grace_period_secs=10)
     assert all(type(v) is bytes for v in got)
     assert len(set(got)) == 32 and set(got) <= {b"rec%d" % i for i in range(40)}
+
+
+async def test_one_reader_shared_by_two_runner_tasks_yields_each_record_once(tmp_path):
+    files = []
+    for f in range(3):
+        p = tmp_path / ("s%d.tfr" % f)
+        _write(p, [b"%d-%d" % (f, i) for i in range(30)])
+        files.append(str(p))
+    names = fr.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    _, value = fr.TFRecordReader().read(names)
+    batch = fr.train.batch([value], 7, num_threads=2, allow_smaller_final_batch=True)
+    seen = []
+    async with fr.Session() as sess:
+        await sess.arun(fr.local_variables_initializer())
+        with trio.fail_after(20):
+            async with fr.train.queue_runners(sess):
+                while True:
+                    try:
+                        seen.extend(await sess.arun(batch))
+                    except fr.errors.OutOfRangeError:
+                        break
+    assert sorted(seen) == sorted(b"%d-%d" % (f, i) for f in range(3) for i in range(30))
