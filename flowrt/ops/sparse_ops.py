@@ -31,10 +31,6 @@ class SparseTensorValue(collections.namedtuple("SparseTensorValue",
                                                ["indices", "values", "dense_shape"])):
     """The value of a ``SparseTensor``: numpy ``indices``, ``values`` and ``dense_shape``."""
 
-    @property
-    def shape(self):
-        return self.dense_shape
-
 
 def _shape_from(dense_shape: Tensor, indices: Tensor) -> TensorShape:
     known = constant_value(dense_shape)

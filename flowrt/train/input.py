@@ -357,7 +357,7 @@ def _store_sparse_tensors(tensor_list, enqueue_many, shared=None):
         t = sparse_ops.SparseTensor.from_value(t)
         add = (sparse_map_ops.add_many_sparse_to_tensors_map if enqueue_many
                else sparse_map_ops.add_sparse_to_tensors_map)
-        handle = add(t, shared_name=shared[i][0] if shared else None)
+        handle = add(t, shared_name=shared[i][0] if shared and shared[i] else None)
         rank = t.dense_shape.shape.as_list()[0] if t.dense_shape.shape.ndims == 1 else None
         if rank is not None and enqueue_many:
             rank -= 1
