@@ -16,9 +16,11 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Tensor, _session_for, constant_value
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .array_ops import placeholder, placeholder_with_default, reshape
+from . import array_ops as _array
+from .array_ops import placeholder, placeholder_with_default, reshape, size, stack
 from .common import TensorShape, as_shape, make, make_op, to_tensor
-from .math_ops import where
+from .indexed_slices import unsorted_segment_sum
+from .math_ops import cast, reduce_prod, reduce_sum, where
 from .slicing_ops import gather
 
 __all__ = ["SparseTensor", "SparseTensorValue", "sparse_placeholder", "sparse_tensor_to_dense",
@@ -315,7 +317,37 @@ def _std_kernel(ctx, op, idx, shape, values, default):
     return (out,)
 
 
-register_op("SparseToDense", infer=_std_infer, kernel=_std_kernel, grad=None)
+def _linear(indices, shape, rank: int, keep=None):
+    """Row-major positions of int64 ``[N, rank]`` ``indices`` in a dense ``shape``
+    (dimensions not in ``keep`` count as size 1, their index as 0)."""
+    shape = cast(shape, _dt.int64)
+    dims = [shape[i] if keep is None or i in keep else to_tensor(1, _dt.int64)
+            for i in range(rank)]
+    strides = stack([reduce_prod(stack(dims[i + 1:])) if i + 1 < rank
+                     else to_tensor(1, _dt.int64) for i in range(rank)])
+    if keep is not None:
+        strides = strides * to_tensor([1 if i in keep else 0 for i in range(rank)],
+                                      _dt.int64)
+    return reduce_sum(cast(indices, _dt.int64) * strides, 1)
+
+
+def _static_rank(t: Tensor, what: str) -> int:
+    n = t.shape.as_list()[0] if t.shape.ndims == 1 else None
+    if n is None:
+        raise LookupError("the gradient of %s needs a statically known rank" % what)
+    return n
+
+
+def _std_grad(op, grad):
+    idx, shape, values, default = op.inputs
+    rank = _static_rank(shape, "SparseToDense")
+    gv = gather(reshape(grad, [-1]), _linear(reshape(idx, [-1, rank]), shape, rank))
+    if values.shape.ndims == 0:
+        gv = reduce_sum(gv)
+    return [None, None, gv, reduce_sum(grad) - reduce_sum(gv)]
+
+
+register_op("SparseToDense", infer=_std_infer, kernel=_std_kernel, grad=_std_grad)
 
 
 def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
@@ -360,9 +392,18 @@ def _reorder_kernel(ctx, op, idx, values, shape):
     return (np.asarray(idx)[order], np.asarray(values)[order])
 
 
+def _reorder_grad(op, _grad_indices, grad_values):
+    idx, values, shape = op.inputs
+    n = size(values, out_type=_dt.int64)
+    # Where each input entry went: reorder the entries' own positions.
+    perm = make_op("SparseReorder", [idx, _array.range(n), shape], {}, None,
+                   "SparseReorder").outputs[1]
+    return [None, unsorted_segment_sum(grad_values, perm, n), None]
+
+
 register_op("SparseReorder", infer=lambda op: [(_dt.int64, op.inputs[0].shape),
                                                (op.inputs[1].dtype, op.inputs[1].shape)],
-            kernel=_reorder_kernel, grad=None)
+            kernel=_reorder_kernel, grad=_reorder_grad)
 
 
 def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
@@ -422,7 +463,17 @@ def _srs_kernel(ctx, op, idx, values, shape, axes):
     return (out,)
 
 
-register_op("SparseReduceSum", infer=_srs_infer, kernel=_srs_kernel, grad=None)
+def _srs_grad(op, grad):
+    idx, values, shape, axes = op.inputs
+    rank = _static_rank(shape, "SparseReduceSum")
+    ax = constant_value(axes)
+    if ax is None and not op.attrs["all"]:
+        raise LookupError("the gradient of SparseReduceSum needs constant axes")
+    keep = [i for i in range(rank) if i not in _reduce_axes(op, ax, rank)]
+    return [None, gather(reshape(grad, [-1]), _linear(idx, shape, rank, keep)), None, None]
+
+
+register_op("SparseReduceSum", infer=_srs_infer, kernel=_srs_kernel, grad=_srs_grad)
 
 
 def sparse_retain(sp_input, to_retain) -> SparseTensor:
@@ -499,7 +550,7 @@ def sparse_fill_empty_rows(sp_input, default_value, name=None):
                  "SparseFillEmptyRows")
     out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
     out._shape = sp.shape
-    return out, op.outputs[2]
+    return out, op.outputs[2]  # outputs[3]: where each input entry went (for gradients)
 
 
 def _fill_kernel(ctx, op, idx, values, shape, default):
@@ -515,12 +566,22 @@ def _fill_kernel(ctx, op, idx, values, shape, default):
     values = np.concatenate([values, np.full(len(rows), np.asarray(default)[()],
                                              values.dtype)])
     order = _row_major(idx)
-    return (idx[order], values[order], empty)
+    where_now = np.empty(len(order), np.int64)
+    where_now[order] = np.arange(len(order))
+    n_in = len(idx) - len(rows)
+    return (idx[order], values[order], empty, where_now[:n_in])
+
+
+def _fill_grad(op, _gi, grad_values, _ge, _gr):
+    reverse = op.outputs[3]
+    gv = gather(grad_values, reverse)
+    return [None, gv, None, reduce_sum(grad_values) - reduce_sum(gv)]
 
 
 register_op("SparseFillEmptyRows", infer=lambda op: [
     (_dt.int64, TensorShape([None, 2])), (op.inputs[1].dtype, TensorShape([None])),
-    (_dt.bool, TensorShape([None]))], kernel=_fill_kernel, grad=None)
+    (_dt.bool, TensorShape([None])), (_dt.int64, TensorShape([None]))],
+    kernel=_fill_kernel, grad=_fill_grad)
 
 
 # --------------------------------------------------------------------------------------
