@@ -17,10 +17,11 @@ from .. import errors
 from .._core.graph import Tensor, _session_for, constant_value
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops as _array
+from . import slicing_ops as _slicing
 from .array_ops import placeholder, placeholder_with_default, reshape, size, stack
 from .common import TensorShape, as_shape, make, make_op, to_tensor
 from .indexed_slices import unsorted_segment_sum
-from .math_ops import cast, reduce_prod, reduce_sum, where
+from .math_ops import add_n, cast, reduce_prod, reduce_sum, where
 from .slicing_ops import gather
 
 __all__ = ["SparseTensor", "SparseTensorValue", "sparse_placeholder", "sparse_tensor_to_dense",
@@ -535,10 +536,33 @@ def _concat_kernel(ctx, op, *args):
     return (idx[order], v[order], out_shape)
 
 
+def _concat_grad(op, _gi, grad_values, _gs):
+    n = op.attrs["N"]
+    idxs, vals, shapes = op.inputs[:n], op.inputs[n:2 * n], op.inputs[2 * n:]
+    sizes = [size(v, out_type=_dt.int64) for v in vals]
+    total = add_n(sizes) if n > 1 else sizes[0]
+    # Concatenate the entries' own positions to learn where each one went, then send
+    # each output gradient back to its entry and cut the result per input.
+    positions = make_op("SparseConcat", list(idxs) + _split_positions(total, sizes)
+                        + list(shapes), dict(op.attrs), None, "SparseConcat").outputs[1]
+    in_order = unsorted_segment_sum(grad_values, positions, total)
+    return [None] * n + _split_positions(total, sizes, in_order) + [None] * n
+
+
+def _split_positions(total, sizes, vector=None):
+    """``vector`` (default ``range(total)``) cut into consecutive pieces of ``sizes``."""
+    every = _array.range(total) if vector is None else vector
+    out, start = [], to_tensor(0, _dt.int64)
+    for sz in sizes:
+        out.append(_slicing.slice(every, stack([start]), stack([sz])))
+        start = start + sz
+    return out
+
+
 register_op("SparseConcat", infer=lambda op: [
     (_dt.int64, TensorShape([None, None])), (op.inputs[op.attrs["N"]].dtype,
                                             TensorShape([None])),
-    (_dt.int64, TensorShape([None]))], kernel=_concat_kernel, grad=None)
+    (_dt.int64, TensorShape([None]))], kernel=_concat_kernel, grad=_concat_grad)
 
 
 def sparse_fill_empty_rows(sp_input, default_value, name=None):

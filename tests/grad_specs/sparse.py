@@ -61,3 +61,10 @@ SPECS += [
         fr.SparseTensor([[0, 1], [2, 0]], v, [4, 2]), d)[0].values * [1.0, 2.0, 3.0, 4.0],
         [np.array([0.3, -1.2]), np.array(2.0)]),
 ]
+
+SPECS += [
+    GradSpec("SparseConcat", lambda a, b: fr.sparse_concat(1, [
+        fr.SparseTensor([[1, 0], [0, 1]], a, [2, 2]),
+        fr.SparseTensor([[0, 0], [1, 2]], b, [2, 3])]).values * [1.0, 2.0, 3.0, 4.0],
+        [np.array([0.5, -1.0]), np.array([2.0, 0.25])]),
+]
