@@ -8,7 +8,11 @@ from . import (  # noqa: F401  # noqa: F401,E402
                           dtypes,
                           errors,
                           keras,  # noqa: E402,F401
+                          io,
                           nn,
+                          protos,
+                          python_io,
+                          sparse,
                           summary,  # noqa: F401
                           train,
 )
@@ -41,8 +45,11 @@ from .ops.io_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.logging_ops import print  # noqa: F401,A004
 from .ops.math_ops import *  # noqa: F401,F403
+from .ops.parsing_ops import *  # noqa: F401,F403
 from .ops.random_ops import *  # noqa: F401,F403
+from .ops.record_ops import *  # noqa: F401,F403
 from .ops.slicing_ops import *  # noqa: F401,F403
+from .ops.sparse_ops import *  # noqa: F401,F403
 from .ops.state_ops import *  # noqa: F401,F403
 from .scopes import (  # noqa
                           add_to_collection,

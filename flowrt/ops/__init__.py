@@ -16,7 +16,11 @@ from . import (  # noqa: F401
                logging_ops,
                math_ops,
                nn_ops,
+               parsing_ops,
                random_ops,
+               record_ops,
                slicing_ops,
+               sparse_map_ops,
+               sparse_ops,
                state_ops,
 )

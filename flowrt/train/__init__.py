@@ -2,6 +2,17 @@
 monitored sessions and their hooks, learning-rate schedules."""
 
 from .basic_session_run_hooks import *  # noqa: F401,F403
+from ..protos import (  # noqa: F401
+    BytesList,
+    Example,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+    SequenceExample,
+)
 from .coordinator import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
 from .learning_rate_decay import *  # noqa: F401,F403
