@@ -4,6 +4,7 @@ from . import (  # noqa: F401
                array_ops,
                candidate_sampling_ops,
                control_flow_ops,
+               conv_ops,
                data_flow_ops,
                embedding_ops,
                indexed_slices,
@@ -12,7 +13,9 @@ from . import (  # noqa: F401
                linalg_ops,
                math_ops,
                nn_ops,
+               pool_ops,
                random_ops,
                slicing_ops,
                state_ops,
+               topk_ops,
 )
