@@ -5,8 +5,11 @@ This module only re-exports.
 """
 
 from . import (  # noqa: F401  # noqa: F401,E402
+                          contrib,
                           dtypes,
                           errors,
+                          layers,
+                          losses,
                           nn,
                           summary,  # noqa: F401
                           train,

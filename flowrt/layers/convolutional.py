@@ -1,0 +1,203 @@
+"""``fr.layers.Conv2D``/``MaxPooling2D``/``AveragePooling2D`` and their functional forms."""
+
+from __future__ import annotations
+
+from .._core.shape import TensorShape
+from ..init_ops import zeros_initializer
+from ..ops import nn_ops, pool_ops
+from ..ops.conv_ops import conv2d as _conv2d_op
+from ..ops.conv_ops import window_geometry
+from .base import Layer, check_rank
+
+__all__ = ["Conv2D", "MaxPooling2D", "AveragePooling2D", "conv2d", "max_pooling2d",
+           "average_pooling2d", "Convolution2D", "MaxPool2D", "AveragePool2D"]
+
+
+def _pair(v, what):
+    if isinstance(v, int):
+        return (v, v)
+    t = tuple(int(a) for a in v)
+    if len(t) != 2:
+        raise ValueError("The `%s` argument must be a tuple of 2 integers. Received: %s"
+                         % (what, v))
+    return t
+
+
+def _padding(p):
+    if not isinstance(p, str) or p.lower() not in ("same", "valid"):
+        raise ValueError("The `padding` argument must be one of \"valid\", \"same\". "
+                         "Received: %s" % (p,))
+    return p.upper()
+
+
+def _channels_last(data_format):
+    if data_format != "channels_last":
+        raise ValueError("data_format %r is not supported: flowrt's kernels are NHWC "
+                         "(\"channels_last\")" % (data_format,))
+
+
+class Conv2D(Layer):
+    """A 2-D convolution layer: ``activation(conv2d(inputs, kernel) + bias)``, variables
+    ``<name>/kernel`` [kh, kw, in, filters] and ``<name>/bias`` [filters].
+
+    Args:
+      filters: the number of output channels.
+      kernel_size: an int or a pair (height, width).
+      strides: an int or a pair; default 1.
+      padding: ``"valid"`` (default) or ``"same"``, case-insensitive.
+      data_format: ``"channels_last"`` (NHWC).
+      dilation_rate: an int or a pair; default 1.
+      activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+        bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint,
+        trainable, name: as for ``Dense``.
+
+    Note (flowrt): ``"channels_first"`` raises ValueError (NHWC kernels only).
+    """
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1), activation=None,
+                 use_bias=True, kernel_initializer=None, bias_initializer=zeros_initializer(),
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(trainable=trainable, name=name,
+                         activity_regularizer=activity_regularizer, **kwargs)
+        _channels_last(data_format)
+        self.filters = int(filters)
+        if self.filters <= 0:
+            raise ValueError("Invalid value for argument `filters`. Expected a strictly "
+                             "positive value. Received filters=%s." % filters)
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.padding = _padding(padding)
+        self.data_format = data_format
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.activation = activation
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+        self.kernel = self.bias = None
+
+    def build(self, input_shape):
+        s = TensorShape(input_shape)
+        c = s[-1] if s.ndims else None
+        if c is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found "
+                             "`None`.")
+        self.kernel = self.add_weight("kernel", list(self.kernel_size) + [c, self.filters],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters],
+                                        initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        self.built = True
+
+    def call(self, inputs):
+        check_rank(self, inputs, ndim=4)
+        out = _conv2d_op(inputs, self.kernel, strides=list(self.strides),
+                         padding=self.padding, dilations=list(self.dilation_rate))
+        if self.use_bias:
+            out = nn_ops.bias_add(out, self.bias)
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        n, h, w, _ = TensorShape(input_shape).as_list()
+        oh = window_geometry(h, self.kernel_size[0], self.strides[0], self.dilation_rate[0],
+                             self.padding)[0]
+        ow = window_geometry(w, self.kernel_size[1], self.strides[1], self.dilation_rate[1],
+                             self.padding)[0]
+        return TensorShape([n, oh, ow, self.filters])
+
+
+Convolution2D = Conv2D
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=zeros_initializer(),
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+           kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+           reuse=None):
+    """The functional form of ``Conv2D`` (variables ``<name>/kernel``, ``<name>/bias``)."""
+    layer = Conv2D(filters, kernel_size, strides=strides, padding=padding,
+                   data_format=data_format, dilation_rate=dilation_rate, activation=activation,
+                   use_bias=use_bias, kernel_initializer=kernel_initializer,
+                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                   trainable=trainable, name=name, _reuse=reuse, _scope=None)
+    return layer(inputs)
+
+
+class _Pooling2D(Layer):
+    _pool = None
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
+                 name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        _channels_last(data_format)
+        self.pool_size = _pair(pool_size, "pool_size")
+        self.strides = _pair(strides if strides is not None else pool_size, "strides")
+        self.padding = _padding(padding)
+        self.data_format = data_format
+
+    def call(self, inputs):
+        check_rank(self, inputs, ndim=4)
+        return type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1],
+                                self.padding)(inputs)
+
+    def compute_output_shape(self, input_shape):
+        n, h, w, c = TensorShape(input_shape).as_list()
+        oh = window_geometry(h, self.pool_size[0], self.strides[0], 1, self.padding)[0]
+        ow = window_geometry(w, self.pool_size[1], self.strides[1], 1, self.padding)[0]
+        return TensorShape([n, oh, ow, c])
+
+
+def _pool_fn(fn):
+    return staticmethod(lambda k, s, p: lambda x: fn(x, k, s, p))
+
+
+class MaxPooling2D(_Pooling2D):
+    """Max pooling over ``pool_size`` windows (op ``<name>/MaxPool``).
+
+    Args:
+      pool_size: an int or a pair.
+      strides: an int or a pair.
+      padding: ``"valid"`` (default) or ``"same"``.
+      data_format: ``"channels_last"``.
+      name: the layer's scope name (default ``max_pooling2d``).
+    """
+
+    _pool = _pool_fn(pool_ops.max_pool)
+
+
+class AveragePooling2D(_Pooling2D):
+    """Average pooling over ``pool_size`` windows (op ``<name>/AvgPool``); arguments as
+    for ``MaxPooling2D``."""
+
+    _pool = _pool_fn(pool_ops.avg_pool)
+
+
+MaxPool2D = MaxPooling2D
+AveragePool2D = AveragePooling2D
+
+
+def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The functional form of ``MaxPooling2D``."""
+    return MaxPooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
+
+
+def average_pooling2d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The functional form of ``AveragePooling2D``."""
+    return AveragePooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
