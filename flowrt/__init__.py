@@ -10,6 +10,7 @@ from . import (  # noqa: F401  # noqa: F401,E402
                           errors,
                           layers,
                           losses,
+                          metrics,
                           nn,
                           summary,  # noqa: F401
                           train,
