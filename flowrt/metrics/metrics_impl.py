@@ -78,8 +78,9 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         count = metric_variable([], _dt.float32, name="count")
         values, num = _weighted_values(values, weights)
         update_total = state_ops.assign_add(total, math_ops.reduce_sum(values))
-        with get_default_graph().control_dependencies([values]):
-            update_count = state_ops.assign_add(count, num)
+        # TF orders the count update after ``values`` with a control dependency; both
+        # updates are in every run of ``update_op`` anyway, so none is added here.
+        update_count = state_ops.assign_add(count, num)
         value = math_ops.div_no_nan(total, math_ops.maximum(count, 0.0), name="value")
         update_op = math_ops.div_no_nan(update_total, math_ops.maximum(update_count, 0.0),
                                         name="update_op")
