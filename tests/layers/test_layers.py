@@ -158,7 +158,8 @@ def test_layer_argument_errors():
 
 
 def test_trains_with_gradients_through_every_layer():
-    x = fr.constant(X)
+    fr.set_random_seed(0)
+    x = fr.constant(np.random.default_rng(0).standard_normal((2, 6, 6, 3)), fr.float32)
     h = fr.layers.conv2d(x, 4, 3, padding="same", activation=fr.nn.relu)
     h = fr.layers.flatten(fr.layers.max_pooling2d(h, 2, 2))
     logits = fr.layers.dense(h, 3)
@@ -169,6 +170,6 @@ def test_trains_with_gradients_through_every_layer():
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
         first = s.run(loss)
-        for _ in range(20):
+        for _ in range(40):
             s.run(step)
-        assert s.run(loss) < first * 0.5
+        assert s.run(loss) < first * 0.25
