@@ -173,3 +173,50 @@ def test_trains_with_gradients_through_every_layer():
         for _ in range(40):
             s.run(step)
         assert s.run(loss) < first * 0.25
+
+
+def test_batch_normalization_training_inference_and_update_ops():
+    r = np.random.default_rng(0)
+    xv = (r.standard_normal((8, 3, 3, 4)) * 2 + 1).astype(np.float32)
+    x = fr.placeholder(fr.float32, [None, 3, 3, 4])
+    training = fr.placeholder(fr.bool, [])
+    y = fr.layers.batch_normalization(x, training=training, momentum=0.9)
+    names = [v.op.name for v in fr.global_variables()]
+    assert names == ["batch_normalization/gamma", "batch_normalization/beta",
+                     "batch_normalization/moving_mean", "batch_normalization/moving_variance"]
+    assert [v.op.name for v in fr.trainable_variables()] == names[:2]
+    updates = fr.get_collection(fr.GraphKeys.UPDATE_OPS)
+    assert len(updates) == 2
+    _, _, mm, mv = fr.global_variables()
+    m, v = xv.mean((0, 1, 2)), xv.var((0, 1, 2))
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        np.testing.assert_allclose(s.run(y, {x: xv, training: True}),
+                                   (xv - m) / np.sqrt(v + 1e-3), atol=1e-5)
+        s.run(updates, {x: xv, training: True})
+        np.testing.assert_allclose(s.run(mm), 0.1 * m, atol=1e-6)
+        np.testing.assert_allclose(s.run(mv), 0.9 + 0.1 * v, atol=1e-5)
+        s.run(updates, {x: xv, training: False})  # not training: the averages stay
+        np.testing.assert_allclose(s.run(mm), 0.1 * m, atol=1e-6)
+        np.testing.assert_allclose(s.run(y, {x: xv, training: False}),
+                                   (xv - 0.1 * m) / np.sqrt(0.9 + 0.1 * v + 1e-3), atol=1e-5)
+
+
+def test_batch_normalization_on_dense_features_trains_with_update_ops():
+    fr.set_random_seed(1)
+    r = np.random.default_rng(1)
+    x = fr.constant((r.standard_normal((16, 5)) * 3 + 2).astype(np.float32))
+    h = fr.layers.batch_normalization(fr.layers.dense(x, 4), training=True, axis=1)
+    loss = fr.reduce_mean(fr.square(h - 1.0))
+    with fr.control_dependencies(fr.get_collection(fr.GraphKeys.UPDATE_OPS)):
+        step = fr.train.GradientDescentOptimizer(0.1).minimize(loss)
+    mm = [v for v in fr.global_variables() if v.op.name.endswith("moving_mean")][0]
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        before = s.run(loss)
+        for _ in range(30):
+            s.run(step)
+        assert s.run(loss) < before
+        assert np.abs(s.run(mm)).sum() > 0
+    with pytest.raises(NotImplementedError, match=r"renorm"):
+        fr.layers.batch_normalization(x, renorm=True)
