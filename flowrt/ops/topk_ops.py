@@ -7,6 +7,8 @@ non-finite prediction or an out-of-range target is never in.
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -85,14 +87,8 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     return _TopKResult(op.outputs[0], op.outputs[1])
 
 
-class _TopKResult(tuple):
-    """``(values, indices)`` with TF's field names."""
-
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
+# TF's result type: fetching it gives ``TopKV2(values=..., indices=...)`` of arrays.
+_TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 def _in_topk_infer(op):

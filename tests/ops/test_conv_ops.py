@@ -161,7 +161,10 @@ def test_pool_errors_name_the_op():
 
 
 def test_top_k_sorted_values_and_tie_order():
-    v, i = fr.nn.top_k(fr.constant([[1.0, 3, 3, 2, 5, 5], [0, 0, 0, 0, 0, 0]]), k=4)
+    res = fr.nn.top_k(fr.constant([[1.0, 3, 3, 2, 5, 5], [0, 0, 0, 0, 0, 0]]), k=4)
+    v, i = res
+    assert res.values is v and res.indices is i
+    assert _run(res)[0].indices.tolist() == [[4, 5, 1, 2], [0, 1, 2, 3]]
     assert v.op.type == "TopKV2" and v.shape.as_list() == [2, 4] and i.dtype is fr.int32
     a, b = _run(v, i)
     np.testing.assert_array_equal(a, [[5, 5, 3, 3], [0, 0, 0, 0]])
