@@ -210,7 +210,12 @@ def _program(m, x, f, xi):
         loss = m.reduce_sum(c * c) + m.reduce_sum(mp * mp * 1.5) + m.reduce_sum(ap * ap)
         out += [c, mp, ap] + list(m.gradients(loss, [X_, F_, XI]))
     v, i = m.nn.top_k(m.constant(xi[0, 0]), k=2)
-    return out + [v, i]
+    g = m.constant(np.ones((2, 4, 5, 3), np.float32))
+    extra = [m.nn.conv2d_transpose(g, F_[:, :, :, :3], [2, 7, 9, 3], [1, 2, 2, 1], "SAME"),
+             m.nn.conv2d(X_, F_, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]),
+             m.nn.conv2d(X_, F_, [1, 1, 1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]]),
+             m.nn.in_top_k(m.constant(xi[0, 0]), m.constant([0, 1, 2, 2, 1, 0, 0, 1, 2]), 2)]
+    return out + [v, i] + extra
 
 
 def test_matches_tensorflow():
