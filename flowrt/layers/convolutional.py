@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from .._core.shape import TensorShape
 from ..init_ops import zeros_initializer
-from ..ops import nn_ops, pool_ops
+from ..ops import array_ops, nn_ops, pool_ops
 from ..ops.conv_ops import conv2d as _conv2d_op
+from ..ops.conv_ops import conv2d_transpose as _conv2d_transpose_op
 from ..ops.conv_ops import window_geometry
 from .base import Layer, check_rank
 
 __all__ = ["Conv2D", "MaxPooling2D", "AveragePooling2D", "conv2d", "max_pooling2d",
-           "average_pooling2d", "Convolution2D", "MaxPool2D", "AveragePool2D"]
+           "average_pooling2d", "Convolution2D", "MaxPool2D", "AveragePool2D",
+           "Conv2DTranspose", "Convolution2DTranspose", "conv2d_transpose"]
 
 
 def _pair(v, what):
@@ -135,6 +137,104 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                    bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
                    kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                    trainable=trainable, name=name, _reuse=reuse, _scope=None)
+    return layer(inputs)
+
+
+class Conv2DTranspose(Conv2D):
+    """The transpose of ``Conv2D`` (a ``Conv2DBackpropInput``): kernel
+    ``<name>/kernel`` [kh, kw, filters, in_channels], bias [filters]. The output is
+    ``in * stride`` (SAME) or ``(in - 1) * stride + k`` (VALID) along each spatial axis.
+    Arguments as for ``Conv2D``; ``dilation_rate`` must be 1.
+    """
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=zeros_initializer(),
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+
+    def build(self, input_shape):
+        s = TensorShape(input_shape)
+        c = s[-1] if s.ndims else None
+        if c is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found "
+                             "`None`.")
+        self.kernel = self.add_weight("kernel", list(self.kernel_size) + [self.filters, c],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters],
+                                        initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        self.built = True
+
+    def _out_size(self, size, i):
+        if size is None:
+            return None
+        if self.padding == "SAME":
+            return size * self.strides[i]
+        return (size - 1) * self.strides[i] + self.kernel_size[i]
+
+    def call(self, inputs):
+        check_rank(self, inputs, ndim=4)
+        static = inputs.shape.as_list()
+        oh, ow = self._out_size(static[1], 0), self._out_size(static[2], 1)
+        if None in (static[0], oh, ow):
+            dyn = array_ops.shape(inputs)
+            size = [dyn[0] if static[0] is None else static[0],
+                    dyn[1] * self.strides[0] if self.padding == "SAME"
+                    else (dyn[1] - 1) * self.strides[0] + self.kernel_size[0],
+                    dyn[2] * self.strides[1] if self.padding == "SAME"
+                    else (dyn[2] - 1) * self.strides[1] + self.kernel_size[1], self.filters]
+            out_shape = array_ops.stack(size)
+        else:
+            out_shape = [static[0], oh, ow, self.filters]
+        out = _conv2d_transpose_op(inputs, self.kernel, out_shape,
+                                   [1, *self.strides, 1], self.padding)
+        out.set_shape([static[0], oh, ow, self.filters])
+        if self.use_bias:
+            out = nn_ops.bias_add(out, self.bias)
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        n, h, w, _ = TensorShape(input_shape).as_list()
+        return TensorShape([n, self._out_size(h, 0), self._out_size(w, 1), self.filters])
+
+
+Convolution2DTranspose = Conv2DTranspose
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=zeros_initializer(),
+                     kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                     kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                     reuse=None):
+    """The functional form of ``Conv2DTranspose``."""
+    layer = Conv2DTranspose(filters, kernel_size, strides=strides, padding=padding,
+                            data_format=data_format, activation=activation, use_bias=use_bias,
+                            kernel_initializer=kernel_initializer,
+                            bias_initializer=bias_initializer,
+                            kernel_regularizer=kernel_regularizer,
+                            bias_regularizer=bias_regularizer,
+                            activity_regularizer=activity_regularizer,
+                            kernel_constraint=kernel_constraint,
+                            bias_constraint=bias_constraint, trainable=trainable, name=name,
+                            _reuse=reuse, _scope=None)
     return layer(inputs)
 
 

@@ -220,3 +220,22 @@ def test_batch_normalization_on_dense_features_trains_with_update_ops():
         assert np.abs(s.run(mm)).sum() > 0
     with pytest.raises(NotImplementedError, match=r"renorm"):
         fr.layers.batch_normalization(x, renorm=True)
+
+
+def test_conv2d_transpose_layer_shapes_variables_and_values():
+    x = fr.placeholder(fr.float32, [None, 4, 5, 3])
+    y = fr.layers.conv2d_transpose(x, 6, 3, strides=2, padding="same")
+    z = fr.layers.conv2d_transpose(x, 2, (3, 2), strides=(2, 1), name="up")
+    assert y.shape.as_list() == [None, 8, 10, 6] and z.shape.as_list() == [None, 9, 6, 2]
+    k = fr.global_variables()[0]
+    assert [v.op.name for v in fr.global_variables()] == [
+        "conv2d_transpose/kernel", "conv2d_transpose/bias", "up/kernel", "up/bias"]
+    assert k.shape.as_list() == [3, 3, 6, 3]
+    ref = fr.nn.conv2d_transpose(x, k, fr.stack([fr.shape(x)[0], 8, 10, 6]), [1, 2, 2, 1],
+                                 "SAME")
+    xv = np.random.default_rng(0).standard_normal((2, 4, 5, 3))
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        a, b, c = s.run([y, ref, z], {x: xv})
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert c.shape == (2, 9, 6, 2)
