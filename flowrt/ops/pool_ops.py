@@ -314,8 +314,8 @@ def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NH
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    """TF2's spelling of ``max_pool``."""
-    return max_pool(input, ksize, strides, padding, data_format, name)
+    """TF2's spelling of ``max_pool`` (default name ``MaxPool2d``)."""
+    return max_pool(input, ksize, strides, padding, data_format, name or "MaxPool2d")
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002

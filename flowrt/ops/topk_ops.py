@@ -12,7 +12,7 @@ import collections
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import Tensor, convert_to_tensor
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, indexing_ops, math_ops
@@ -136,9 +136,11 @@ def in_top_k(predictions, targets, k, name=None):
       name: the op name (default ``in_top_k``).
 
     Returns:
-      A bool [batch] tensor (op ``InTopKV2``). Ties with the k-th value count as in.
+      A bool [batch] tensor (op ``in_top_k/InTopKV2``). Ties with the k-th value count
+      as in.
     """
-    p = convert_to_tensor(predictions, name="predictions")
-    t = convert_to_tensor(targets, name="targets")
-    kt = convert_to_tensor(k, dtype=t.dtype, name="k") if not isinstance(k, Tensor) else k
-    return make_op("InTopKV2", [p, t, kt], None, name or "in_top_k").outputs[0]
+    with get_default_graph().name_scope(name or "in_top_k"):
+        p = convert_to_tensor(predictions, name="predictions")
+        t = convert_to_tensor(targets, name="targets")
+        kt = convert_to_tensor(k, dtype=t.dtype, name="k") if not isinstance(k, Tensor) else k
+        return make_op("InTopKV2", [p, t, kt], None, None).outputs[0]

@@ -190,6 +190,7 @@ def test_in_top_k_ties_nan_and_out_of_range_as_tf():
     t = fr.constant([1, 2, 2, 7])
     r = fr.nn.in_top_k(p, t, 1)
     assert r.op.type == "InTopKV2" and r.dtype is fr.bool and r.shape.as_list() == [4]
+    assert r.name == "in_top_k/InTopKV2:0"
     (v,) = _run(r)
     np.testing.assert_array_equal(v, [True, True, False, False])
 
