@@ -19,7 +19,7 @@ import numpy as np
 import flowrt as tf
 
 DATA = Path(__file__).resolve().parent.parent / "pipelines" / "data"
-EPOCHS, BATCH_SIZE, LEARNING_RATE = 4, 50, 0.01
+EPOCHS, BATCH_SIZE, LEARNING_RATE = 3, 50, 0.01
 
 
 def load(path):
@@ -37,11 +37,11 @@ y = tf.placeholder(tf.int64, [None], name="y")
 training = tf.placeholder_with_default(False, [], name="training")
 regularizer = tf.contrib.layers.l2_regularizer(1e-4)
 
-conv1 = tf.layers.conv2d(x, 16, [3, 3], padding="same", activation=tf.nn.relu,
+conv1 = tf.layers.conv2d(x, 8, [3, 3], padding="same", activation=tf.nn.relu,
                          kernel_regularizer=regularizer)
 pool1 = tf.layers.max_pooling2d(conv1, pool_size=[2, 2], strides=2)
 norm1 = tf.layers.batch_normalization(pool1, training=training)
-conv2 = tf.layers.conv2d(norm1, 32, [3, 3], padding="same", activation=tf.nn.relu,
+conv2 = tf.layers.conv2d(norm1, 16, [3, 3], padding="same", activation=tf.nn.relu,
                          kernel_regularizer=regularizer)
 pool2 = tf.layers.max_pooling2d(conv2, pool_size=[2, 2], strides=2)
 flat = tf.layers.flatten(pool2)
