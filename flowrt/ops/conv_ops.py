@@ -157,7 +157,7 @@ def crop(xp, geo, h, w):
     return xp[:, pt:pt + h, pl:pl + w]
 
 
-def check_attrs(op, kind="filter"):
+def check_attrs(op):
     """Construction-time checks of strides/dilations shared by the conv and pool ops."""
     a = op.attrs
     s = a["strides"]

@@ -5,6 +5,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import flowrt as fr
 from flowrt.ops.conv_ops import window_geometry
@@ -55,6 +57,33 @@ def test_conv2d_matches_direct_loops_and_static_shape(padding, strides, dil):
     ref = _naive_conv(X, F, strides, padding, dil)
     assert y.shape.as_list() == list(ref.shape) == list(v.shape)
     np.testing.assert_allclose(v, ref, rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 7), st.integers(1, 3), st.integers(1, 3),
+       st.integers(1, 3), st.integers(1, 3), st.sampled_from(["SAME", "VALID"]),
+       st.integers(0, 2**31 - 1))
+def test_conv2d_and_pools_on_random_geometries(h, w, kh, kw, sh, sw, padding, seed):
+    """Static shapes equal the kernels' outputs, values equal the direct loops, and a VALID
+    window larger than the input is a construction error."""
+    r = np.random.default_rng(seed)
+    x = r.standard_normal((1, h, w, 2))
+    f = r.standard_normal((kh, kw, 2, 3))
+    with fr.Graph().as_default():
+        if padding == "VALID" and (kh > h or kw > w):
+            with pytest.raises(ValueError, match=r"Computed output size would be negative"):
+                fr.nn.conv2d(fr.constant(x), fr.constant(f), [1, sh, sw, 1], padding)
+            return
+        y = fr.nn.conv2d(fr.constant(x), fr.constant(f), [1, sh, sw, 1], padding)
+        mp = fr.nn.max_pool(fr.constant(x), [1, kh, kw, 1], [1, sh, sw, 1], padding)
+        ap = fr.nn.avg_pool(fr.constant(x), [1, kh, kw, 1], [1, sh, sw, 1], padding)
+        vy, vm, va = _run(y, mp, ap)
+    for t, v in ((y, vy), (mp, vm), (ap, va)):
+        assert t.shape.as_list() == list(v.shape)
+    np.testing.assert_allclose(vy, _naive_conv(x, f, (sh, sw), padding), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(vm, _naive_pool(x, (kh, kw), (sh, sw), padding, "max"))
+    np.testing.assert_allclose(va, _naive_pool(x, (kh, kw), (sh, sw), padding, "avg"))
 
 
 def test_conv2d_explicit_padding_and_unknown_batch():
