@@ -94,25 +94,24 @@ def check_format(data_format, fn):
                          "(transpose to NHWC first)" % (fn, data_format))
 
 
-def check_padding(padding, fn, explicit_ok=False):
-    """Returns ``(padding_string, explicit_paddings)`` for TF's ``padding`` argument."""
-    if isinstance(padding, str) and padding.upper() in PADDINGS:
-        if padding not in PADDINGS:
-            raise ValueError("%s: padding must be 'SAME' or 'VALID' (upper case), got %r"
-                             % (fn, padding))
+def check_padding(padding, op_type, explicit_ok=False):
+    """Returns ``(padding_string, explicit_paddings)`` for TF's ``padding`` argument;
+    TF's ValueError for anything else (the strings are case-sensitive, as in TF)."""
+    if isinstance(padding, str) and padding in PADDINGS:
         return padding, []
     if explicit_ok and isinstance(padding, (list, tuple)):
         pads = [[int(a), int(b)] for a, b in padding]
         if len(pads) != 4 or pads[0] != [0, 0] or pads[3] != [0, 0]:
             raise ValueError("%s: explicit padding must be [[0, 0], [top, bottom], [left, "
-                             "right], [0, 0]], got %r" % (fn, padding))
+                             "right], [0, 0]], got %r" % (op_type, padding))
         if any(p < 0 for pair in pads for p in pair):
             raise ValueError("%s: explicit paddings must be non-negative, got %r"
-                             % (fn, padding))
+                             % (op_type, padding))
         return "EXPLICIT", [p for pair in pads for p in pair]
-    raise ValueError("%s: padding must be 'SAME' or 'VALID'%s, got %r"
-                     % (fn, " or a list of [before, after] pairs" if explicit_ok else "",
-                        padding))
+    allowed = '"SAME", "VALID", "EXPLICIT"' if explicit_ok else '"SAME", "VALID"'
+    raise ValueError("Attr 'padding' of '%s' Op passed %s not in: %s."
+                     % (op_type, "string %r" % padding if isinstance(padding, str)
+                        else repr(padding), allowed))
 
 
 def geometry(h, w, op, kh, kw):
@@ -363,9 +362,9 @@ register_op("Conv2DBackpropFilter", infer=_backprop_filter_infer,
 # --------------------------------------------------------------------------------------
 
 
-def _conv_attrs(strides, padding, data_format, dilations, fn):
+def _conv_attrs(strides, padding, data_format, dilations, fn, op_type):
     check_format(data_format, fn)
-    pad, explicit = check_padding(padding, fn, explicit_ok=True)
+    pad, explicit = check_padding(padding, op_type, explicit_ok=True)
     return {"strides": spatial_arg(strides, "strides", fn),
             "dilations": spatial_arg([1, 1, 1, 1] if dilations is None else dilations,
                                      "dilations", fn),
@@ -404,7 +403,7 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     """
     fn = "conv2d"
     f = _pick(filter, filters, "filter", "filters", fn)
-    attrs = _conv_attrs(strides, padding, data_format, dilations, fn)
+    attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2D")
     x = convert_to_tensor(input, name="input")
     f = convert_to_tensor(f, dtype=x.dtype if not isinstance(f, Tensor) else None,
                           name="filter")
@@ -421,7 +420,7 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
     """
     fn = "conv2d_backprop_input"
     f = _pick(filter, filters, "filter", "filters", fn)
-    attrs = _conv_attrs(strides, padding, data_format, dilations, fn)
+    attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropInput")
     g = convert_to_tensor(out_backprop, name="out_backprop")
     f = convert_to_tensor(f, dtype=g.dtype if not isinstance(f, Tensor) else None)
     sizes = convert_to_tensor(input_sizes, dtype=_dt.int32 if not isinstance(
@@ -434,7 +433,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                            name=None):
     """The gradient of ``conv2d`` with respect to its filter (``Conv2DBackpropFilter``)."""
     fn = "conv2d_backprop_filter"
-    attrs = _conv_attrs(strides, padding, data_format, dilations, fn)
+    attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropFilter")
     x = convert_to_tensor(input, name="input")
     g = convert_to_tensor(out_backprop, dtype=x.dtype if not isinstance(
         out_backprop, Tensor) else None, name="out_backprop")

@@ -280,7 +280,7 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn)
     if v is None:
         raise ValueError("%s: `value` is required" % fn)
     check_format(data_format, fn)
-    pad, _ = check_padding(padding, fn)
+    pad, _ = check_padding(padding, op_type)
     attrs = {"ksize": spatial_arg(ksize, "ksize", fn),
              "strides": spatial_arg(strides, "strides", fn), "padding": pad,
              "data_format": "NHWC"}

@@ -131,8 +131,12 @@ def test_conv2d_construction_errors_name_the_op():
         fr.nn.conv2d(x, fr.constant(np.ones((3, 3, 2, 4))), 1, "SAME", name="c1")
     with pytest.raises(ValueError, match=r"Computed output size would be negative"):
         fr.nn.conv2d(x, fr.constant(np.ones((9, 3, 3, 4))), 1, "VALID")
-    with pytest.raises(ValueError, match=r"padding must be 'SAME' or 'VALID'"):
+    with pytest.raises(ValueError, match=r"Attr 'padding' of 'Conv2D' Op passed string "
+                                         r"'same' not in: \"SAME\", \"VALID\", \"EXPLICIT\""):
         fr.nn.conv2d(x, fr.constant(F), 1, "same")
+    with pytest.raises(ValueError, match=r"Attr 'padding' of 'AvgPool' Op passed string "
+                                         r"'valid' not in: \"SAME\", \"VALID\"\."):
+        fr.nn.avg_pool(x, 2, 2, "valid")
     with pytest.raises(ValueError, match=r"strides in the batch and depth"):
         fr.nn.conv2d(x, fr.constant(F), [2, 1, 1, 1], "SAME")
     with pytest.raises(ValueError, match=r"NHWC"):
