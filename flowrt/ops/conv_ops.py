@@ -41,17 +41,18 @@ def window_geometry(size, k, stride, dilation, padding, explicit=(0, 0)):
     """``(out, pad_before, pad_after)`` along one spatial axis, as TF computes it.
 
     ``size`` may be None (unknown); then ``out`` is None too. Raises ValueError when a
-    VALID window does not fit (TF: "Computed output size would be negative").
+    VALID window does not fit (TF: "Negative dimension size caused by subtracting ...").
     """
     eff = (k - 1) * dilation + 1
     if size is None:
         return None, 0, 0
     if padding == "VALID":
         out = (size - eff + stride) // stride
-        if out < 0 or size < eff:
-            raise ValueError("Computed output size would be negative: %d [input_size: %d, "
-                             "effective_filter_size: %d, stride: %d]"
-                             % ((size - eff) // stride + 1, size, eff, stride))
+        if size < eff:
+            raise ValueError("Negative dimension size caused by subtracting %d from %d "
+                             "(Computed output size would be negative: VALID window of "
+                             "effective size %d on an input of size %d)"
+                             % (eff, size, eff, size))
         return out, 0, 0
     if padding == "SAME":
         out = (size + stride - 1) // stride
@@ -176,7 +177,8 @@ def check_attrs(op):
 
 def _rank4(t, what):
     if t.shape.ndims is not None and t.shape.ndims != 4:
-        raise ValueError("%s must be 4-dimensional, got shape %s" % (what, shape_str(t.shape)))
+        raise ValueError("Shape must be rank 4 but is rank %d for %s of shape %s"
+                         % (t.shape.ndims, what, shape_str(t.shape)))
     return [None] * 4 if t.shape.ndims is None else t.shape.as_list()
 
 
@@ -189,12 +191,18 @@ def _conv_out_shape(op, x_dims, f_dims):
     n, h, w, c = x_dims
     kh, kw, fc, o = f_dims
     if c is not None and fc is not None and c != fc:
-        raise ValueError("input depth must be equal to filter depth: %d vs %d (grouped "
-                         "convolutions are not supported)" % (c, fc))
+        raise ValueError(_depth_message(c, fc))
     if kh is None or kw is None:
         return TensorShape([n, None, None, o])
     (oh, _, _), (ow, _, _) = geometry(h, w, op, kh, kw)
     return TensorShape([n, oh, ow, o])
+
+
+def _depth_message(c, fc):
+    if fc and c % fc == 0:
+        return ("input depth %d is a multiple of the filter's input depth %d: grouped "
+                "convolutions are not supported by flowrt" % (c, fc))
+    return "Depth of input (%d) is not a multiple of input depth of filter (%d)" % (c, fc)
 
 
 def _conv_infer(op):
@@ -212,8 +220,7 @@ def _check_run(op, x, f):
         raise ValueError("input and filter must be 4-dimensional, got shapes %s and %s"
                          % (list(x.shape), list(f.shape)))
     if x.shape[3] != f.shape[2]:
-        raise ValueError("input depth must be equal to filter depth: %d vs %d"
-                         % (x.shape[3], f.shape[2]))
+        raise ValueError(_depth_message(x.shape[3], f.shape[2]))
 
 
 def _compute_dtype(dt):

@@ -59,7 +59,8 @@ def _dims4(t, what):
     if t.shape.ndims is None:
         return [None] * 4
     if t.shape.ndims != 4:
-        raise ValueError("%s must be 4-dimensional, got shape %s" % (what, shape_str(t.shape)))
+        raise ValueError("Shape must be rank 4 but is rank %d for %s of shape %s"
+                         % (t.shape.ndims, what, shape_str(t.shape)))
     return t.shape.as_list()
 
 

@@ -36,8 +36,7 @@ def _topk_infer(op):
         raise ValueError("input must have rank >= 1, got shape %s" % shape_str(x.shape))
     n = x.shape.as_list()[-1]
     if kv is not None and n is not None and n < kv[0]:
-        raise ValueError("input must have at least k columns. Had %d, needed %d"
-                         % (n, kv[0]))
+        raise ValueError("input must have last dimension >= k = %d but is %d" % (kv[0], n))
     out = TensorShape(x.shape.as_list()[:-1] + [None if kv is None else kv[0]])
     return [(x.dtype, out), (_dt.int32, out)]
 
