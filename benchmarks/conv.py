@@ -1,6 +1,6 @@
 """conv2d forward + backward on a small batch: flowrt vs TensorFlow 2.21 side by side.
 
-Run from the project root:  python benchmarks/conv.py [--quick]
+Run from the project root:  python benchmarks/conv.py [--quick] [--threads N]
 
 The network is the usual MNIST front end: x [32, 28, 28, 1] -> conv 5x5x32 SAME ->
 relu -> max_pool 2x2 -> conv 5x5x64 SAME -> relu -> max_pool 2x2 -> sum. One step runs
@@ -10,7 +10,10 @@ filters (Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter, MaxPool, MaxPoolGrad
 Also timed: the forward pass alone, and each conv layer's three kernels on their own.
 Times are the best of several runs, in milliseconds per step. TF (tf.compat.v1 graph
 mode) runs in the same process when importable; figures are noisy on a shared machine,
-so compare the ratios of one run.
+so compare the ratios of one run. ``--threads N`` sets both sessions'
+``intra_op_parallelism_threads`` (flowrt: the BLAS threads; TF: its op thread pool, with
+one inter-op thread): on an oversubscribed machine two BLAS threads that wait for each
+other can turn a 1 ms matmul into a second, and ``--threads 1`` gives steadier figures.
 """
 
 from __future__ import annotations
@@ -47,12 +50,16 @@ def build(m, batch):
     return x, g2, loss, grads, layer2
 
 
-def measure(m, batch, repeat):
+def measure(m, batch, repeat, threads):
+    config = None
+    if threads:
+        config = m.ConfigProto(intra_op_parallelism_threads=threads,
+                               inter_op_parallelism_threads=1)
     with m.Graph().as_default():
         x, g2, loss, grads, layer2 = build(m, batch)
         xv = np.random.default_rng(1).standard_normal((batch, 28, 28, 1)).astype(np.float32)
         gv = np.random.default_rng(2).standard_normal((batch, 14, 14, 64)).astype(np.float32)
-        with m.Session() as s:
+        with m.Session(config=config) as s:
             s.run(m.global_variables_initializer())
             feed = {x: xv, g2: gv}
             row = {
@@ -68,6 +75,7 @@ def measure(m, batch, repeat):
 
 def main():
     quick = "--quick" in sys.argv
+    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 0
     batch, repeat = (8, 3) if quick else (32, 5)
     try:
         import tensorflow.compat.v1 as tf
@@ -75,13 +83,15 @@ def main():
         tf.disable_eager_execution()
     except ImportError:
         tf = None
-    rows = {"flowrt": measure(fr, batch, repeat)}
+    rows = {"flowrt": measure(fr, batch, repeat, threads)}
     if tf is not None:
-        rows["tf 2.21"] = measure(tf, batch, repeat)
+        rows["tf 2.21"] = measure(tf, batch, repeat, threads)
         for a, b in zip(rows["flowrt"][1], rows["tf 2.21"][1]):
             np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-3)
     print("conv2d forward+backward, batch %d, [%d,28,28,1] -> 5x5x32 SAME -> pool -> 5x5x64 "
-          "SAME -> pool (ms per step, best of %d)" % (batch, batch, repeat))
+          "SAME -> pool (ms per step, best of %d; %s)"
+          % (batch, batch, repeat, "%d intra-op thread(s)" % threads if threads
+             else "default threads"))
     names = list(rows)
     print("%-24s" % "" + "".join("%12s" % n for n in names)
           + ("%14s" % "flowrt/tf" if len(names) == 2 else ""))
