@@ -5,10 +5,11 @@ each (infer, kernel, gradient), with TF's gradient wiring: the gradient of each 
 three is written with the other two, so second-order gradients and ``RegisterGradient``
 overrides work as in TF1.
 
-The kernels are im2col + one matmul: the padded input is viewed as windows with
-``as_strided`` (no copy), the view is copied once into a ``[N*OH*OW, KH*KW*C]`` matrix
-and multiplied by the filter as a ``[KH*KW*C, O]`` matrix. The input gradient scatters
-the column gradient back with one strided add per filter tap.
+``Conv2D`` and ``Conv2DBackpropFilter`` are im2col + one matmul: the padded input is
+viewed as windows with ``as_strided`` (no copy), the view is copied once into a
+``[N*OH*OW, KH*KW*C]`` matrix and multiplied with the filter (or the output gradient).
+``Conv2DBackpropInput`` does one matmul per filter tap and adds each product into the
+input positions that tap read (``benchmarks/conv.py`` measures them against TF).
 
 The window geometry (``window_geometry``) and the padded views are shared with the
 pooling ops (``pool_ops``).
@@ -288,14 +289,17 @@ def _backprop_input_kernel(ctx, op, sizes, f, g):
                          "input_sizes %s" % (list(g.shape), n, geo[0][0], geo[1][0], o,
                                              list(sizes)))
     dt = _compute_dtype(g.dtype)
-    dcols = (g.astype(dt, copy=False).reshape(-1, o)
-             @ f.astype(dt, copy=False).reshape(-1, o).T)
-    dcols = dcols.reshape(n, geo[0][0], geo[1][0], kh, kw, c)
+    g2 = g.astype(dt, copy=False).reshape(-1, o)
+    f = f.astype(dt, copy=False)
     dxp = np.zeros((n, h + geo[0][1] + geo[0][2], w + geo[1][1] + geo[1][2], c), dt)
     s, d = a["strides"], a.get("dilations", [1, 1, 1, 1])
+    # One [N*OH*OW, O] x [O, C] product per tap, added where that tap read the input:
+    # measured faster than one product into a [N*OH*OW, KH*KW*C] buffer scattered
+    # afterwards (the buffer is large and its per-tap slices are strided).
+    shape = (n, geo[0][0], geo[1][0], c)
     for i in range(kh):
         for j in range(kw):
-            dxp[tap_slice(i, j, geo, s, d)] += dcols[:, :, :, i, j, :]
+            dxp[tap_slice(i, j, geo, s, d)] += (g2 @ f[i, j].T).reshape(shape)
     return (np.ascontiguousarray(crop(dxp, geo, h, w)).astype(g.dtype, copy=False),)
 
 
