@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .. import dtypes as _dt
-from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.shape import TensorShape
 from ..var_scope import get_variable, variable_scope
 
@@ -122,7 +122,7 @@ class Layer:
         (self._trainable_weights if trainable else self._non_trainable_weights).append(v)
         if regularizer is not None:
             self._losses.extend(t for t in get_default_graph().get_collection(
-                "regularization_losses") if t.name.startswith(v.op.name + "/Regularizer/"))
+                GraphKeys.REGULARIZATION_LOSSES) if t.name.startswith(v.op.name + "/Regularizer/"))
         return v
 
     add_variable = add_weight
@@ -178,7 +178,7 @@ class Layer:
                         reg = self.activity_regularizer(out)
                     if reg is not None:
                         self._losses.append(reg)
-                        g.add_to_collection("regularization_losses", reg)
+                        g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, reg)
         return out
 
     apply = __call__

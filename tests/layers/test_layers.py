@@ -239,3 +239,18 @@ def test_conv2d_transpose_layer_shapes_variables_and_values():
         a, b, c = s.run([y, ref, z], {x: xv})
     np.testing.assert_allclose(a, b, rtol=1e-6)
     assert c.shape == (2, 9, 6, 2)
+
+
+def test_layer_losses_include_weight_and_activity_regularizers():
+    x = fr.constant(np.ones((2, 4), np.float32))
+    layer = fr.layers.Dense(3, kernel_regularizer=fr.contrib.layers.l1_regularizer(0.1),
+                            activity_regularizer=lambda y: fr.reduce_sum(y) * 0.0 + 7.0,
+                            kernel_initializer=fr.ones_initializer())
+    layer(x)
+    regs = fr.get_collection(fr.GraphKeys.REGULARIZATION_LOSSES)
+    assert layer.losses == regs and len(regs) == 2
+    assert regs[0].name == "dense/kernel/Regularizer/l1_regularizer:0"
+    assert regs[1].name.startswith("dense/ActivityRegularizer/")
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        np.testing.assert_allclose(s.run(regs), [1.2, 7.0], rtol=1e-6)
