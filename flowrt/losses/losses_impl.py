@@ -308,12 +308,14 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
     [batch] (a trailing dimension of 1 is squeezed). Scope
     ``sparse_softmax_cross_entropy_loss``."""
     _check_args(labels, logits, "labels", "logits")
-
-    def fn():
+    with get_default_graph().name_scope(scope or "sparse_softmax_cross_entropy_loss") as sc:
         x = convert_to_tensor(logits, name="logits")
         lab = convert_to_tensor(labels, name="labels")
-        lab, x2 = remove_squeezable_dimensions(lab, x, expected_rank_diff=1)
-        return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=lab, logits=x2,
-                                                               name="xentropy")
-    return _weighted(scope, "sparse_softmax_cross_entropy_loss", fn, weights,
-                     loss_collection, reduction)
+        lab, x = remove_squeezable_dimensions(lab, x, expected_rank_diff=1)
+        w = convert_to_tensor(weights)
+        if w.shape.ndims is not None and lab.shape.ndims is not None \
+                and w.shape.ndims - lab.shape.ndims == 1:
+            w = array_ops.squeeze(w, [-1])  # [batch, 1] weights for [batch] labels
+        losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=lab, logits=x,
+                                                                 name="xentropy")
+        return compute_weighted_loss(losses, w, sc, loss_collection, reduction=reduction)

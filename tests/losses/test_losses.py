@@ -94,6 +94,12 @@ def test_no_losses_at_all():
         assert s.run(fr.losses.get_regularization_loss()) == 0.0
 
 
+def test_sparse_weights_with_a_trailing_one_are_squeezed():
+    a = fr.losses.sparse_softmax_cross_entropy(LABELS, LOGITS, weights=W[:, None])
+    with fr.Session() as s:
+        np.testing.assert_allclose(s.run(a), RECORDED["sparse"], rtol=1e-5)
+
+
 def test_sparse_labels_with_a_trailing_one_are_squeezed_and_gradients_flow():
     logits = fr.constant(LOGITS)
     loss = fr.losses.sparse_softmax_cross_entropy(LABELS[:, None], logits)
