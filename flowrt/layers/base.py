@@ -25,7 +25,8 @@ def _snake(name: str) -> str:
 
 
 class InputSpec:
-    """The rank a layer accepts (``ndim``, ``min_ndim``) and fixed axis sizes."""
+    """What a layer accepts: ``ndim``, ``min_ndim``, ``max_ndim`` and fixed sizes of
+    some ``axes`` ({axis: size}); checked on every call when set as ``input_spec``."""
 
     def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
                  axes=None):
@@ -166,6 +167,8 @@ class Layer:
         self._set_scope()
         g = get_default_graph()
         reuse = True if self.built else self._reuse
+        for t in (x if isinstance(x, list) else [x]):
+            check_input_spec(self, t)
         with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
             with g.name_scope(self._scope.original_name_scope):
                 if not self.built:
@@ -183,20 +186,25 @@ class Layer:
 
     apply = __call__
 
-    def get_weights(self):
-        raise NotImplementedError("use a Session to read the layer's variables")
 
-
-def check_rank(layer, x: Tensor, ndim=None, min_ndim=None):
-    """TF's InputSpec check: ValueError naming the layer and the observed rank."""
+def check_input_spec(layer, x: Tensor):
+    """TF's InputSpec check of ``layer.input_spec``: ValueError naming the layer."""
+    spec = layer.input_spec
     r = x.shape.ndims
-    if r is None:
+    if spec is None or r is None:
         return
-    if ndim is not None and r != ndim:
-        raise ValueError("Input 0 of layer %s is incompatible with the layer: expected "
-                         "ndim=%d, found ndim=%d. Full shape received: %s"
-                         % (layer.name, ndim, r, TensorShape(x.shape)))
-    if min_ndim is not None and r < min_ndim:
-        raise ValueError("Input 0 of layer %s is incompatible with the layer: expected "
-                         "min_ndim=%d, found ndim=%d. Full shape received: %s"
-                         % (layer.name, min_ndim, r, TensorShape(x.shape)))
+    what = "Input 0 of layer %s is incompatible with the layer: " % layer.name
+    full = " Full shape received: %s" % TensorShape(x.shape)
+    if spec.ndim is not None and r != spec.ndim:
+        raise ValueError(what + "expected ndim=%d, found ndim=%d." % (spec.ndim, r) + full)
+    if spec.min_ndim is not None and r < spec.min_ndim:
+        raise ValueError(what + "expected min_ndim=%d, found ndim=%d." % (spec.min_ndim, r)
+                         + full)
+    if spec.max_ndim is not None and r > spec.max_ndim:
+        raise ValueError(what + "expected max_ndim=%d, found ndim=%d." % (spec.max_ndim, r)
+                         + full)
+    for axis, size in spec.axes.items():
+        got = x.shape[axis]
+        if got is not None and size is not None and got != size:
+            raise ValueError(what + "expected axis %d of input shape to have value %d, got "
+                             "%d." % (axis, size, got) + full)

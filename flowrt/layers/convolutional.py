@@ -8,7 +8,7 @@ from ..ops import array_ops, nn_ops, pool_ops
 from ..ops.conv_ops import conv2d as _conv2d_op
 from ..ops.conv_ops import conv2d_transpose as _conv2d_transpose_op
 from ..ops.conv_ops import window_geometry
-from .base import Layer, check_rank
+from .base import InputSpec, Layer
 
 __all__ = ["Conv2D", "MaxPooling2D", "AveragePooling2D", "conv2d", "max_pooling2d",
            "average_pooling2d", "Convolution2D", "MaxPool2D", "AveragePool2D",
@@ -65,6 +65,7 @@ class Conv2D(Layer):
         super().__init__(trainable=trainable, name=name,
                          activity_regularizer=activity_regularizer, **kwargs)
         _channels_last(data_format)
+        self.input_spec = InputSpec(ndim=4)
         self.filters = int(filters)
         if self.filters <= 0:
             raise ValueError("Invalid value for argument `filters`. Expected a strictly "
@@ -102,7 +103,6 @@ class Conv2D(Layer):
         self.built = True
 
     def call(self, inputs):
-        check_rank(self, inputs, ndim=4)
         out = _conv2d_op(inputs, self.kernel, strides=list(self.strides),
                          padding=self.padding, dilations=list(self.dilation_rate))
         if self.use_bias:
@@ -188,7 +188,6 @@ class Conv2DTranspose(Conv2D):
         return (size - 1) * self.strides[i] + self.kernel_size[i]
 
     def call(self, inputs):
-        check_rank(self, inputs, ndim=4)
         static = inputs.shape.as_list()
         oh, ow = self._out_size(static[1], 0), self._out_size(static[2], 1)
         if None in (static[0], oh, ow):
@@ -245,13 +244,13 @@ class _Pooling2D(Layer):
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         _channels_last(data_format)
+        self.input_spec = InputSpec(ndim=4)
         self.pool_size = _pair(pool_size, "pool_size")
         self.strides = _pair(strides if strides is not None else pool_size, "strides")
         self.padding = _padding(padding)
         self.data_format = data_format
 
     def call(self, inputs):
-        check_rank(self, inputs, ndim=4)
         return type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1],
                                 self.padding)(inputs)
 

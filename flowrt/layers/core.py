@@ -11,7 +11,7 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.shape import TensorShape
 from ..init_ops import zeros_initializer
 from ..ops import array_ops, control_flow_ops, linalg_ops, math_ops, nn_ops, slicing_ops
-from .base import Layer, check_rank
+from .base import InputSpec, Layer
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
 
@@ -41,6 +41,7 @@ class Dense(Layer):
                  bias_constraint=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name,
                          activity_regularizer=activity_regularizer, **kwargs)
+        self.input_spec = InputSpec(min_ndim=2)
         self.units = int(units)
         if self.units <= 0:
             raise ValueError("Received an invalid value for `units`, expected a positive "
@@ -65,6 +66,7 @@ class Dense(Layer):
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         if self.use_bias:
             self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer,
@@ -73,7 +75,6 @@ class Dense(Layer):
 
     def call(self, inputs):
         x = inputs
-        check_rank(self, x, min_ndim=2)
         if x.dtype is not self.kernel.dtype:
             x = math_ops.cast(x, self.kernel.dtype)
         r = x.shape.ndims
@@ -175,10 +176,10 @@ class Flatten(Layer):
             raise ValueError("The `data_format` argument must be one of \"channels_first\", "
                              "\"channels_last\". Received: %s" % data_format)
         self.data_format = data_format
+        self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
         x = inputs
-        check_rank(self, x, min_ndim=1)
         r = x.shape.ndims
         if self.data_format == "channels_first" and r is not None and r > 2:
             x = array_ops.transpose(x, [0] + list(range(2, r)) + [1])

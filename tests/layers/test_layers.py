@@ -155,6 +155,12 @@ def test_layer_argument_errors():
         fr.layers.max_pooling2d(x, 2, 2, data_format="channels_first")
     with pytest.raises(TypeError, match=r"Keyword argument not understood: bogus"):
         fr.layers.Dense(3, bogus=1)
+    d = fr.layers.Dense(3)
+    d(fr.constant(np.ones((2, 4), np.float32)))
+    with pytest.raises(ValueError, match=r"Input 0 of layer dense is incompatible with the "
+                                         r"layer: expected axis -1 of input shape to have "
+                                         r"value 4, got 5"):
+        d(fr.constant(np.ones((2, 5), np.float32)))
 
 
 def test_trains_with_gradients_through_every_layer():
