@@ -268,3 +268,23 @@ def test_matches_tensorflow():
                 got.append(s.run(out))
     for a, b in zip(*got):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_gradients_with_unknown_shapes_match_the_static_graph():
+    def program(x):
+        f = fr.constant(F)
+        y = fr.nn.conv2d(x, f, [1, 2, 1, 1], "SAME")
+        loss = (fr.reduce_sum(fr.square(fr.nn.max_pool(y, 2, 2, "SAME")))
+                + fr.reduce_sum(fr.nn.avg_pool(y, [1, 3, 2, 1], 1, "VALID")))
+        gx, gf = fr.gradients(loss, [x, f])
+        return [gx, gf] + fr.gradients(fr.reduce_sum(gx * gx), f)  # second order
+
+    dyn = fr.placeholder(fr.float64, [None, None, None, 3])
+    out_dyn = program(dyn)
+    assert out_dyn[0].shape.as_list() == [None, None, None, 3]
+    out_static = program(fr.constant(X))
+    with fr.Session() as s:
+        a = s.run(out_dyn, {dyn: X})
+        b = s.run(out_static)
+    for u, v in zip(a, b):
+        np.testing.assert_allclose(u, v, rtol=1e-12)
