@@ -21,13 +21,14 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import dtypes as _dt
-from .._core.graph import Tensor, convert_to_tensor
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
 from .common import check_dtype, int_list, make, shape_str
 
-__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose"]
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
+           "conv1d"]
 
 _CONV_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
 PADDINGS = ("SAME", "VALID")
@@ -473,3 +474,45 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
     return conv2d_backprop_input(output_shape, f, x, strides, padding,
                                  data_format=data_format, dilations=dilations,
                                  name=name or "conv2d_transpose")
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+    """1-D convolution of ``value`` [batch, width, in_channels] with ``filters``
+    [filter_width, in_channels, out_channels], as TF builds it: an expand_dims to
+    height 1, a ``Conv2D`` named ``conv1d`` and a squeeze (``conv1d/Squeeze``).
+
+    Args:
+      value: the input (``input`` is the TF2 spelling; give one).
+      filters: the filter.
+      stride: an int or a list of 1 or 3 ints.
+      padding: ``"SAME"`` or ``"VALID"``.
+      data_format: ``"NWC"`` (``"NHWC"`` is accepted as its alias).
+      dilations: an int or a list of 1 or 3 ints.
+      name: the name scope (default ``conv1d``).
+    """
+    fn = "conv1d"
+    v = _pick(value, input, "value", "input", fn)
+    if data_format not in (None, "NWC", "NHWC"):
+        raise ValueError("%s: data_format %r is not supported; flowrt's kernels are NWC"
+                         % (fn, data_format))
+
+    def one(a, what):
+        a = 1 if a is None else a
+        if isinstance(a, (int, np.integer)):
+            return int(a)
+        a = [int(t) for t in a]
+        if len(a) == 1 or (len(a) == 3 and a[0] == a[2] == 1):
+            return a[len(a) // 2]
+        raise ValueError("%s should be of length 1 or 3 (with 1 in the batch and channel "
+                         "dimensions), got %s" % (what, a))
+
+    s, d = one(stride, "stride"), one(dilations, "dilations")
+    with get_default_graph().name_scope(name or fn) as scope:
+        x = array_ops.expand_dims(convert_to_tensor(v, name="value"), -3)
+        f = convert_to_tensor(filters, dtype=x.dtype if not isinstance(filters, Tensor)
+                              else None, name="filters")
+        f = array_ops.expand_dims(f, 0)
+        attrs = _conv_attrs([1, 1, s, 1], padding, None, [1, 1, d, 1], fn, "Conv2D")
+        y = make("Conv2D", [x, f], attrs, scope)
+        return array_ops.squeeze(y, [-3])

@@ -250,7 +250,8 @@ def _program(m, x, f, xi):
     extra = [m.nn.conv2d_transpose(g, F_[:, :, :, :3], [2, 7, 9, 3], [1, 2, 2, 1], "SAME"),
              m.nn.conv2d(X_, F_, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]),
              m.nn.conv2d(X_, F_, [1, 1, 1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]]),
-             m.nn.in_top_k(m.constant(xi[0, 0]), m.constant([0, 1, 2, 2, 1, 0, 0, 1, 2]), 2)]
+             m.nn.in_top_k(m.constant(xi[0, 0]), m.constant([0, 1, 2, 2, 1, 0, 0, 1, 2]), 2),
+             m.nn.conv1d(X_[:, 0], F_[0], 2, "SAME")]
     return out + [v, i] + extra
 
 
@@ -288,3 +289,16 @@ def test_gradients_with_unknown_shapes_match_the_static_graph():
         b = s.run(out_static)
     for u, v in zip(a, b):
         np.testing.assert_allclose(u, v, rtol=1e-12)
+
+
+def test_conv1d_is_tfs_expand_conv2d_squeeze():
+    r = np.random.default_rng(3)
+    x, f = r.standard_normal((2, 9, 3)), r.standard_normal((3, 3, 4))
+    y = fr.nn.conv1d(x, f, 2, "SAME")
+    z = fr.nn.conv1d(x, f, [1, 1, 1], "VALID", dilations=2)
+    assert y.name == "conv1d/Squeeze:0" and y.op.inputs[0].op.type == "Conv2D"
+    assert y.shape.as_list() == [2, 5, 4] and z.shape.as_list() == [2, 5, 4]
+    a, b = _run(y, z)
+    np.testing.assert_allclose(a, _naive_conv(x[:, None], f[None], (1, 2), "SAME")[:, 0])
+    np.testing.assert_allclose(b, _naive_conv(x[:, None], f[None], (1, 1), "VALID",
+                                              (1, 2))[:, 0])
