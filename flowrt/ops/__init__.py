@@ -11,6 +11,7 @@ from . import (  # noqa: F401
                indexing_ops,
                io_ops,
                linalg_ops,
+               lrn_ops,
                math_ops,
                nn_ops,
                pool_ops,

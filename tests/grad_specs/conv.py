@@ -94,4 +94,8 @@ SPECS = [
              id="AvgPool-VALID"),
     GradSpec("AvgPoolGrad", _pool_grad_of("avg", 3, 2, "SAME"), [POOL_G, X], wrt=[0]),
     GradSpec("TopKV2", lambda x: fr.nn.top_k(x, k=3).values, [DISTINCT]),
+    GradSpec("LRN", lambda x: fr.nn.lrn(x, depth_radius=1, bias=0.5, alpha=0.3, beta=0.75),
+             [X]),
+    GradSpec("LRN", lambda x: fr.nn.lrn(x), [_r.standard_normal((1, 2, 2, 9))],
+             id="LRN-defaults-wide"),
 ]

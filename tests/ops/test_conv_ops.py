@@ -230,6 +230,21 @@ def test_in_top_k_ties_nan_and_out_of_range_as_tf():
     np.testing.assert_array_equal(v, [True, True, False, False])
 
 
+def test_lrn_matches_its_definition_and_has_tfs_gradient_op():
+    x = _r.standard_normal((2, 3, 2, 7))
+    t = fr.constant(x)
+    y = fr.nn.lrn(t, depth_radius=2, bias=0.5, alpha=0.1, beta=0.75)
+    (g,) = fr.gradients(y, t)
+    assert y.op.type == "LRN" and g.op.type == "LRNGrad"
+    sq = np.zeros_like(x)
+    for d in range(7):
+        sq[..., d] = (x[..., max(d - 2, 0):d + 3] ** 2).sum(-1)
+    (v,) = _run(y)
+    np.testing.assert_allclose(v, x / (0.5 + 0.1 * sq) ** 0.75, rtol=1e-12)
+    with pytest.raises(LookupError, match=r"No gradient defined for operation.*LRNGrad"):
+        fr.gradients(g, t)
+
+
 # --------------------------------------------------------------------------------------
 # Optional: the same programs against TensorFlow
 # --------------------------------------------------------------------------------------
@@ -251,7 +266,9 @@ def _program(m, x, f, xi):
              m.nn.conv2d(X_, F_, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]),
              m.nn.conv2d(X_, F_, [1, 1, 1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]]),
              m.nn.in_top_k(m.constant(xi[0, 0]), m.constant([0, 1, 2, 2, 1, 0, 0, 1, 2]), 2),
-             m.nn.conv1d(X_[:, 0], F_[0], 2, "SAME")]
+             m.nn.conv1d(X_[:, 0], F_[0], 2, "SAME"),
+             m.nn.lrn(X_, 2, 2.0, 1e-3, 0.75),
+             m.gradients(m.reduce_sum(m.square(m.nn.lrn(X_, 1, 1.0, 0.5, 0.5))), X_)[0]]
     return out + [v, i] + extra
 
 
