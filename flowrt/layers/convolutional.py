@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._core.shape import TensorShape
 from ..init_ops import zeros_initializer
 from ..ops import array_ops, nn_ops, pool_ops
+from ..ops.conv_ops import conv1d as _conv1d_op
 from ..ops.conv_ops import conv2d as _conv2d_op
 from ..ops.conv_ops import conv2d_transpose as _conv2d_transpose_op
 from ..ops.conv_ops import window_geometry
@@ -12,7 +13,9 @@ from .base import InputSpec, Layer
 
 __all__ = ["Conv2D", "MaxPooling2D", "AveragePooling2D", "conv2d", "max_pooling2d",
            "average_pooling2d", "Convolution2D", "MaxPool2D", "AveragePool2D",
-           "Conv2DTranspose", "Convolution2DTranspose", "conv2d_transpose"]
+           "Conv2DTranspose", "Convolution2DTranspose", "conv2d_transpose", "Conv1D",
+           "Convolution1D", "conv1d", "MaxPooling1D", "AveragePooling1D", "MaxPool1D",
+           "AveragePool1D", "max_pooling1d", "average_pooling1d"]
 
 
 def _pair(v, what):
@@ -300,3 +303,130 @@ def average_pooling2d(inputs, pool_size, strides, padding="valid",
                       data_format="channels_last", name=None):
     """The functional form of ``AveragePooling2D``."""
     return AveragePooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
+
+
+def _single(v, what):
+    if isinstance(v, int):
+        return v
+    t = tuple(int(a) for a in v)
+    if len(t) != 1:
+        raise ValueError("The `%s` argument must be a tuple of 1 integer. Received: %s"
+                         % (what, v))
+    return t[0]
+
+
+class Conv1D(Conv2D):
+    """A 1-D convolution layer over [batch, width, channels]: kernel ``<name>/kernel``
+    [k, in, filters], bias [filters]; the op is TF's ``conv1d`` composite. Arguments
+    as for ``Conv2D`` with single ints (``kernel_size``, ``strides``,
+    ``dilation_rate``)."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", dilation_rate=1, **kwargs):
+        super().__init__(filters, (1, _single(kernel_size, "kernel_size")),
+                         strides=(1, _single(strides, "strides")), padding=padding,
+                         data_format=data_format,
+                         dilation_rate=(1, _single(dilation_rate, "dilation_rate")), **kwargs)
+        self.input_spec = InputSpec(ndim=3)
+
+    def build(self, input_shape):
+        s = TensorShape(input_shape)
+        c = s[-1] if s.ndims else None
+        if c is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found "
+                             "`None`.")
+        self.kernel = self.add_weight("kernel", [self.kernel_size[1], c, self.filters],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters],
+                                        initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        self.built = True
+
+    def call(self, inputs):
+        out = _conv1d_op(inputs, self.kernel, self.strides[1], self.padding,
+                         dilations=self.dilation_rate[1])
+        if self.use_bias:
+            out = nn_ops.bias_add(out, self.bias)
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        n, w, _ = TensorShape(input_shape).as_list()
+        ow = window_geometry(w, self.kernel_size[1], self.strides[1], self.dilation_rate[1],
+                             self.padding)[0]
+        return TensorShape([n, ow, self.filters])
+
+
+Convolution1D = Conv1D
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
+           data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=zeros_initializer(),
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+           kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+           reuse=None):
+    """The functional form of ``Conv1D``."""
+    layer = Conv1D(filters, kernel_size, strides=strides, padding=padding,
+                   data_format=data_format, dilation_rate=dilation_rate, activation=activation,
+                   use_bias=use_bias, kernel_initializer=kernel_initializer,
+                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                   trainable=trainable, name=name, _reuse=reuse, _scope=None)
+    return layer(inputs)
+
+
+class _Pooling1D(_Pooling2D):
+    """Pools [batch, width, channels] by a 2-D pool over [batch, 1, width, channels]."""
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
+                 name=None, **kwargs):
+        p = _single(pool_size, "pool_size")
+        st = _single(strides if strides is not None else pool_size, "strides")
+        super().__init__((1, p), (1, st), padding, data_format, name=name, **kwargs)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs):
+        x = array_ops.expand_dims(inputs, 1)
+        out = type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1],
+                               self.padding)(x)
+        return array_ops.squeeze(out, [1])
+
+    def compute_output_shape(self, input_shape):
+        n, w, c = TensorShape(input_shape).as_list()
+        ow = window_geometry(w, self.pool_size[1], self.strides[1], 1, self.padding)[0]
+        return TensorShape([n, ow, c])
+
+
+class MaxPooling1D(_Pooling1D):
+    """1-D max pooling over [batch, width, channels]; arguments are single ints."""
+
+    _pool = _pool_fn(pool_ops.max_pool)
+
+
+class AveragePooling1D(_Pooling1D):
+    """1-D average pooling over [batch, width, channels]; arguments are single ints."""
+
+    _pool = _pool_fn(pool_ops.avg_pool)
+
+
+MaxPool1D = MaxPooling1D
+AveragePool1D = AveragePooling1D
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The functional form of ``MaxPooling1D``."""
+    return MaxPooling1D(pool_size, strides, padding, data_format, name=name)(inputs)
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The functional form of ``AveragePooling1D``."""
+    return AveragePooling1D(pool_size, strides, padding, data_format, name=name)(inputs)

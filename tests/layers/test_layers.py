@@ -260,3 +260,25 @@ def test_layer_losses_include_weight_and_activity_regularizers():
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
         np.testing.assert_allclose(s.run(regs), [1.2, 7.0], rtol=1e-6)
+
+
+def test_conv1d_and_1d_pooling_layers():
+    x = fr.placeholder(fr.float32, [None, 10, 3])
+    y = fr.layers.conv1d(x, 4, 3, padding="same", activation=fr.nn.relu)
+    p = fr.layers.max_pooling1d(y, 2, 2)
+    a = fr.layers.average_pooling1d(y, 3, 1)
+    assert [v.op.name for v in fr.global_variables()] == ["conv1d/kernel", "conv1d/bias"]
+    assert fr.global_variables()[0].shape.as_list() == [3, 3, 4]
+    assert y.shape.as_list() == [None, 10, 4] and p.shape.as_list() == [None, 5, 4]
+    assert a.shape.as_list() == [None, 8, 4]
+    k, b = fr.global_variables()
+    ref = fr.nn.relu(fr.nn.bias_add(fr.nn.conv1d(x, k, 1, "SAME"), b))
+    xv = np.random.default_rng(0).random((2, 10, 3))
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        vy, vr, vp, va = s.run([y, ref, p, a], {x: xv})
+    np.testing.assert_allclose(vy, vr, rtol=1e-6)
+    np.testing.assert_allclose(vp, vy.reshape(2, 5, 2, 4).max(2), rtol=1e-6)
+    np.testing.assert_allclose(va[:, 0], vy[:, :3].mean(1), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"expected ndim=3, found ndim=4"):
+        fr.layers.conv1d(fr.constant(X), 2, 3)
