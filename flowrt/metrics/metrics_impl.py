@@ -18,7 +18,9 @@ from ..variables import Variable, VariableAggregation, VariableSynchronization
 __all__ = [
     "metric_variable", "mean", "accuracy", "true_positives", "false_positives",
     "true_negatives", "false_negatives", "precision", "recall", "auc", "mean_squared_error",
-    "mean_absolute_error", "root_mean_squared_error",
+    "mean_absolute_error", "root_mean_squared_error", "precision_at_thresholds",
+    "recall_at_thresholds", "true_positives_at_thresholds", "false_positives_at_thresholds",
+    "true_negatives_at_thresholds", "false_negatives_at_thresholds",
 ]
 
 
@@ -219,7 +221,8 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
 # --------------------------------------------------------------------------------------
 
 
-def _confusion_at_thresholds(labels, predictions, thresholds, weights):
+def _confusion_at_thresholds(labels, predictions, thresholds, weights,
+                             includes=("tp", "fn", "tn", "fp")):
     predictions = as_float32(predictions)
     labels = math_ops.cast(convert_to_tensor(labels), _dt.bool)
     predictions, labels, weights = squeeze_weights(predictions, labels, weights)
@@ -239,6 +242,8 @@ def _confusion_at_thresholds(labels, predictions, thresholds, weights):
                              ("fn", "false_negatives", lab_pos, pred_neg),
                              ("tn", "true_negatives", lab_neg, pred_neg),
                              ("fp", "false_positives", lab_neg, pred_pos)):
+        if key not in includes:
+            continue
         var = metric_variable([n], _dt.float32, name=vname)
         hit = math_ops.cast(math_ops.logical_and(a, b), _dt.float32)
         if w is not None:
@@ -332,3 +337,63 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         update_op = compute(updates["tp"], updates["fn"], updates["tn"], updates["fp"],
                             "update_op")
         return _collect(metrics_collections, updates_collections, value, update_op)
+
+
+def _thresholds(thresholds):
+    ths = [float(t) for t in thresholds]
+    if not ths:
+        raise ValueError("thresholds must be a non-empty list of floats")
+    return ths
+
+
+def _ratio_at_thresholds(default, other):
+    def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
+               updates_collections=None, name=None):
+        _check_collections(metrics_collections, updates_collections)
+        with variable_scope(name, default, (predictions, labels, weights)):
+            values, updates = _confusion_at_thresholds(labels, predictions,
+                                                       _thresholds(thresholds), weights,
+                                                       includes=("tp", other))
+
+            def ratio(tp, o, nm):
+                return math_ops.truediv(tp, 1e-7 + tp + o, name=default.split("_")[0]
+                                        + "_" + nm)
+            return _collect(metrics_collections, updates_collections,
+                            ratio(values["tp"], values[other], "value"),
+                            ratio(updates["tp"], updates[other], "update_op"))
+    metric.__name__ = default
+    metric.__doc__ = (
+        "The %s ``tp / (tp + %s)`` at each of ``thresholds`` (a prediction above a "
+        "threshold counts as positive).\n\nReturns:\n  ``(values, update_op)``, each of "
+        "shape [len(thresholds)]; the variables are ``%s/true_positives`` and ``%s/%s``."
+        % (default.split("_")[0], other, default, default,
+           {"fp": "false_positives", "fn": "false_negatives"}[other]))
+    return metric
+
+
+precision_at_thresholds = _ratio_at_thresholds("precision_at_thresholds", "fp")
+recall_at_thresholds = _ratio_at_thresholds("recall_at_thresholds", "fn")
+
+
+def _count_at_thresholds(key, default):
+    def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
+               updates_collections=None, name=None):
+        _check_collections(metrics_collections, updates_collections)
+        with variable_scope(name, default, (predictions, labels, weights)):
+            values, updates = _confusion_at_thresholds(labels, predictions,
+                                                       _thresholds(thresholds), weights,
+                                                       includes=(key,))
+            return _collect(metrics_collections, updates_collections,
+                            array_ops.identity(values[key]), updates[key])
+    metric.__name__ = default + "_at_thresholds"
+    metric.__doc__ = (
+        "The (weighted) number of %s at each of ``thresholds``.\n\nReturns:\n  "
+        "``(counts, update_op)`` of shape [len(thresholds)]; the variable is ``%s/%s``."
+        % (default.replace("_", " "), default, default))
+    return metric
+
+
+true_positives_at_thresholds = _count_at_thresholds("tp", "true_positives")
+false_positives_at_thresholds = _count_at_thresholds("fp", "false_positives")
+true_negatives_at_thresholds = _count_at_thresholds("tn", "true_negatives")
+false_negatives_at_thresholds = _count_at_thresholds("fn", "false_negatives")

@@ -93,3 +93,28 @@ def test_matches_tensorflow_live():
     for a, b in zip(got[0][0], got[1][0]):
         for k in a:
             np.testing.assert_allclose(a[k], b[k], rtol=1e-5, err_msg=k)
+
+
+def test_metrics_at_thresholds_match_recorded_tf():
+    lab = fr.constant([1, 0, 1, 1, 0, 0, 1])
+    pr = fr.constant([0.9, 0.6, 0.3, 0.8, 0.2, 0.7, 0.55])
+    w = fr.constant([1, 2, 0.5, 1, 1, 1, 3])
+    th = [0.25, 0.5, 0.75]
+    M = fr.metrics
+    out = dict(p=M.precision_at_thresholds(lab, pr, th),
+               r=M.recall_at_thresholds(lab, pr, th, weights=w),
+               fn=M.false_negatives_at_thresholds(lab, pr, th, weights=w),
+               tn=M.true_negatives_at_thresholds(lab, pr, th))
+    assert out["p"][0].name == "precision_at_thresholds/precision_value:0"
+    assert sorted(v.op.name for v in fr.local_variables()) == [
+        "false_negatives/false_negatives", "precision_at_thresholds/false_positives",
+        "precision_at_thresholds/true_positives", "recall_at_thresholds/false_negatives",
+        "recall_at_thresholds/true_positives", "true_negatives/true_negatives"]
+    with fr.Session() as s:
+        s.run(fr.local_variables_initializer())
+        got = s.run({k: v[1] for k, v in out.items()})
+    # Recorded from TF 2.21 (tf.compat.v1.metrics) on the same program.
+    want = dict(p=[0.6666667, 0.6, 1.0], r=[1.0, 0.90909094, 0.36363637], fn=[0, 0.5, 3.5],
+                tn=[1, 1, 3])
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-5, err_msg=k)
