@@ -29,7 +29,7 @@ class Dense(Layer):
       kernel_regularizer, bias_regularizer: ``fn(variable) -> loss`` added to
         ``REGULARIZATION_LOSSES``.
       activity_regularizer: ``fn(output) -> loss``, also a regularization loss.
-      kernel_constraint, bias_constraint: projections applied by optimizers.
+      kernel_constraint, bias_constraint: stored as the variables' ``constraint``.
       trainable, name: as for ``Layer``.
 
     Inputs of rank > 2 are multiplied along their last axis.
