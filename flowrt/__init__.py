@@ -5,10 +5,14 @@ This module only re-exports.
 """
 
 from . import (  # noqa: F401  # noqa: F401,E402
+                          contrib,
                           dtypes,
                           errors,
                           keras,  # noqa: E402,F401
                           io,
+                          layers,
+                          losses,
+                          metrics,
                           nn,
                           protos,
                           python_io,

@@ -36,6 +36,14 @@ def _word2vec(out):
     assert len(re.findall(r"^  nearest to ", out, flags=re.MULTILINE)) >= 3, out
 
 
+def _conv_layers(out):
+    (acc,) = _floats(r"^test accuracy: ([\d.]+)$", out)
+    assert acc > 0.9, out
+    losses = _floats(r"^epoch \d+  loss ([\d.]+)$", out)
+    assert len(losses) == 3 and losses[-1] < losses[0] / 3, out
+    assert "conv2d/kernel, conv2d/bias, batch_normalization/gamma" in out, out
+
+
 # Lines (regexes, matched per line) or checks on the whole output, for the examples that
 # have a result worth pinning; the others only have to exit 0.
 EXPECT = {
@@ -53,6 +61,7 @@ EXPECT = {
     "word2vec_skipgram.py": _word2vec,
     "monitored_training.py": [r"^starting at global step 100$",
                               r"^stopped at global step 200, ", r"^fit: True$"],
+    "conv_layers_digits.py": _conv_layers,
 }
 
 
