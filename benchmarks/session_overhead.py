@@ -4,6 +4,11 @@ Run: ``python benchmarks/session_overhead.py [--profile]``. With tensorflow impo
 the same figures for ``tensorflow.compat.v1`` (graph mode) are printed side by side
 with the ratio flowrt/TF. ``--profile`` prints cProfile summaries of flowrt's
 construction path and its steady-state 100-op chain run.
+
+The ``function 100 chain`` row is a steady call of ``@fr.function`` computing the
+100-op chain from its argument, next to TF 2.x's ``tf.function`` called eagerly (in a
+child process: the TF1 figures need eager execution disabled); compare it with the
+``run 100 chain, fed`` row, the same graph through ``sess.run``.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import cProfile
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import time
 
@@ -110,6 +116,31 @@ def measure(m, is_tf: bool) -> dict:
     return out
 
 
+def measure_function(m, tf_function) -> float:
+    """A steady call of a traced function of the 100-op chain of its argument."""
+    import numpy as np
+
+    @tf_function
+    def chain(x):
+        for _ in range(100):
+            x = x + 1.0
+        return x
+
+    x = np.float32(1.0)
+    assert float(chain(x)) == 101.0
+    return _median_run(lambda: chain(x))
+
+
+def _tf_function_figure():
+    """TF 2.x's eager ``tf.function`` figure, measured in a child process."""
+    try:
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--tf-function"],
+                             capture_output=True, text=True, timeout=600, check=True)
+        return float(out.stdout.strip().splitlines()[-1])
+    except (subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
 def profile_flowrt(n_lines=18):
     print("\n== cProfile: flowrt construction of 1000 scalar adds ==")
     with fr.Graph().as_default():
@@ -140,22 +171,33 @@ def _fmt(s):
 
 
 def main():
+    if "--tf-function" in sys.argv:
+        import tensorflow as tf
+
+        print(measure_function(tf, tf.function))
+        return
     res_fr = measure(fr, False)
+    res_fr["function 100 chain"] = measure_function(fr, fr.function)
     try:
         import tensorflow.compat.v1 as tf
 
         tf.disable_eager_execution()
         res_tf = measure(tf, True)
+        res_tf["function 100 chain"] = _tf_function_figure()
     except ImportError:
         res_tf = {}
-    print("%-30s %12s %12s %8s" % ("figure", "flowrt", "TF1", "fr/TF"))
+    print("%-36s %12s %12s %8s" % ("figure", "flowrt", "TF", "fr/TF"))
     for key, v in res_fr.items():
         t = res_tf.get(key)
         if key.startswith("arun"):
             t = res_tf.get("run" + key[4:])
             key += " (vs TF run)"
+        if key.startswith("function"):
+            key += " (vs tf.function)"
         ratio = "%8.2f" % (v / t) if t else ""
-        print("%-30s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
+        print("%-36s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
+    print("fr.function call / sess.run of the same fed chain: %.2f"
+          % (res_fr["function 100 chain"] / res_fr["run 100 chain, fed"]))
     if "--profile" in sys.argv:
         profile_flowrt()
 

@@ -1,13 +1,22 @@
 """flowrt: a TF1-style dataflow runtime in Python, async-native on trio.
 
-``import flowrt as fr`` gives the TF1 graph API (see ../shared/API.md for the surface).
+``import flowrt as fr`` gives the TF1 graph API (README.md and docs/ describe the surface).
 This module only re-exports.
 """
 
 from . import (  # noqa: F401  # noqa: F401,E402
+                          contrib,
                           dtypes,
                           errors,
+                          keras,  # noqa: E402,F401
+                          io,
+                          layers,
+                          losses,
+                          metrics,
                           nn,
+                          protos,
+                          python_io,
+                          sparse,
                           summary,  # noqa: F401
                           train,
 )
@@ -25,18 +34,26 @@ from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # n
 from ._core.shape import TensorShape  # noqa: F401
 from .dtypes import *  # noqa: F401,F403
 from .dtypes import as_dtype  # noqa: F401
+from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
 from .gradients import AggregationMethod, gradients  # noqa: F401
 from .init_ops import *  # noqa: F401,F403
+from .module import Module  # noqa: F401
 from .ops.array_ops import *  # noqa: F401,F403
+from .ops.check_ops import *  # noqa: F401,F403
+from .ops.clip_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import *  # noqa: F401,F403
 from .ops.data_flow_ops import *  # noqa: F401,F403
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401
 from .ops.indexing_ops import *  # noqa: F401,F403
 from .ops.io_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
+from .ops.logging_ops import print  # noqa: F401,A004
 from .ops.math_ops import *  # noqa: F401,F403
+from .ops.parsing_ops import *  # noqa: F401,F403
 from .ops.random_ops import *  # noqa: F401,F403
+from .ops.record_ops import *  # noqa: F401,F403
 from .ops.slicing_ops import *  # noqa: F401,F403
+from .ops.sparse_ops import *  # noqa: F401,F403
 from .ops.state_ops import *  # noqa: F401,F403
 from .scopes import (  # noqa
                           add_to_collection,
@@ -48,7 +65,11 @@ from .scopes import (  # noqa
                           name_scope,
 )
 from .session import ConfigProto, GPUOptions, InteractiveSession, RunMetadata, RunOptions, Session  # noqa: F401
+from .tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .var_scope import *  # noqa: F401,F403
 from .variables import *  # noqa: F401,F403
+
+newaxis = None
+"""Indexing with ``x[:, fr.newaxis]`` inserts a dimension of size 1 (as ``tf.newaxis``)."""
 
 __version__ = "0.1.0"

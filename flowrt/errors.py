@@ -7,7 +7,8 @@ __all__ = [
     "DeadlineExceededError", "NotFoundError", "AlreadyExistsError", "PermissionDeniedError",
     "ResourceExhaustedError", "FailedPreconditionError", "AbortedError", "OutOfRangeError",
     "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
-    "UnauthenticatedError",
+    "UnauthenticatedError", "OperatorNotAllowedInGraphError",
+    "UnauthenticatedError", "exception_type_from_error_code", "error_code_from_exception_type",
 ]
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -75,3 +76,25 @@ InternalError = _make("InternalError", INTERNAL, "An internal invariant broke.")
 UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
 DataLossError = _make("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
 UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED, "Unauthenticated.")
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a tensor that needs its value while a function is traced
+    (``if tensor:``, ``for x in tensor:``); TF2's class of the same name."""
+_BY_CODE = {cls.error_code: cls for cls in (
+    CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
+    AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError,
+    FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError,
+    InternalError, UnavailableError, DataLossError, UnauthenticatedError)}
+
+
+def exception_type_from_error_code(error_code: int) -> type:
+    """The ``OpError`` subclass of a canonical error code; KeyError for an unknown one."""
+    return _BY_CODE[int(error_code)]
+
+
+def error_code_from_exception_type(cls: type) -> int:
+    """The canonical error code of an ``OpError`` subclass; KeyError for another class."""
+    if not (isinstance(cls, type) and issubclass(cls, OpError)):
+        raise KeyError(cls)
+    return cls.error_code

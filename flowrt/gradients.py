@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.registry import NOT_DIFFERENTIABLE, gradient_function
 from .ops import array_ops, math_ops
+from .ops.control_flow_ops import zeros_for
 from .ops.indexed_slices import IndexedSlices
 
 __all__ = ["gradients", "AggregationMethod"]
@@ -29,7 +30,9 @@ def _as_list(x):
 
 
 def _backprop_ok(t: Tensor) -> bool:
-    return t.dtype.is_floating
+    # A variable's handle collects the gradients of its reads when it is differentiated
+    # as a whole (a call, branch or loop takes it; see Variable._all_reads).
+    return t.dtype.is_floating or t.dtype.name == "resource"
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -97,18 +100,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                      if gr is not None]
             gr = _aggregate(parts, group[0])
             if gr is None and unconnected_gradients == "zero":
-                gr = array_ops.zeros_like(group[0])
+                gr = zeros_for(group[0])
             results.append(gr)
         return results
 
 
 def _reads(x) -> list:
     """The tensors to differentiate for ``x``: all reads of a variable, else ``x``."""
-    handle = getattr(x, "handle", None)
-    if isinstance(handle, Tensor) and handle.op.type == "VarHandleOp":
-        snap = x.value()
-        return [snap] + [c.outputs[0] for c in handle.consumers()
-                         if c.type == "ReadVariableOp" and c.outputs[0] is not snap]
+    all_reads = getattr(x, "_all_reads", None)
+    if all_reads is not None:
+        return all_reads() or [convert_to_tensor(x)]
     return [convert_to_tensor(x)]
 
 
@@ -163,7 +164,7 @@ def _call_grad(g, op: Operation, out_grads):
         if isinstance(gr, Tensor) and t.dtype.is_floating and gr.dtype is not t.dtype:
             raise TypeError("Gradient of %s for input %s has dtype %s, expected %s"
                             % (op.describe(), t.name, gr.dtype.name, t.dtype.name))
-        if isinstance(gr, Tensor):
+        if isinstance(gr, Tensor) and t.dtype.name != "resource":
             if not gr.shape.is_compatible_with(t.shape):
                 raise ValueError("Incompatible shapes between op input and calculated input "
                                  "gradient. Forward operation: %s. Input index: %d. Original "

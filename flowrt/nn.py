@@ -1,8 +1,13 @@
-"""``fr.nn``: activations, softmax, losses, dropout, embeddings and candidate sampling
-(TF1's ``tf.nn``). Definitions live in ``flowrt/ops/nn_ops.py``,
-``flowrt/ops/embedding_ops.py`` and ``flowrt/ops/candidate_sampling_ops.py``; this module
-only re-exports them."""
+"""``fr.nn``: activations, softmax, losses, dropout, embeddings, candidate sampling,
+convolution, pooling, local response normalization and top-k (TF1's ``tf.nn``).
+Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
+``candidate_sampling_ops.py``, ``conv_ops.py``, ``pool_ops.py``, ``lrn_ops.py`` and
+``topk_ops.py``; this module only re-exports them."""
 
 from .ops.candidate_sampling_ops import *  # noqa: F401,F403
+from .ops.conv_ops import *  # noqa: F401,F403
 from .ops.embedding_ops import *  # noqa: F401,F403
+from .ops.lrn_ops import *  # noqa: F401,F403
 from .ops.nn_ops import *  # noqa: F401,F403
+from .ops.pool_ops import *  # noqa: F401,F403
+from .ops.topk_ops import *  # noqa: F401,F403

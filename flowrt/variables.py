@@ -11,7 +11,9 @@ with respect to that tensor and optimizers update ``v.handle``.
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import threading
 
 import numpy as np
 
@@ -25,8 +27,9 @@ from ._core.graph import (
     convert_to_tensor,
     get_default_graph,
 )
-from ._core.registry import NOT_DIFFERENTIABLE, register_op
+from ._core.registry import NOT_DIFFERENTIABLE, get_op_def, register_op
 from ._core.shape import TensorShape, as_shape
+from .func_graph import evaluate, notify_read, variable_graph
 from .ops import state_ops
 
 __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
@@ -72,6 +75,15 @@ class Variable(TensorOperators):
 
     Note (flowrt): variables are TF's resource variables. ``assign`` and friends return
     the value they stored (a tensor), not a variable-like object.
+
+    TF2 style (see docs/graph_functions.md): inside a ``@fr.function`` trace a variable
+    from another graph is captured and its uses read and write its *eager state*, one
+    value per variable object shared by all function calls, which ``numpy()`` reads;
+    a variable created inside a function is lifted out of it and initialized at once,
+    and only the function's first trace may create variables (else ValueError). A
+    session's value of a TF1 graph variable is separate from its eager state, as two
+    sessions' values are; a function called as an op in the variable's own graph gets
+    its handle as an input and so uses the session's value.
     """
 
     def __init__(self, initial_value=None, trainable=None, collections=None,
@@ -99,7 +111,16 @@ class Variable(TensorOperators):
         if constraint is not None and not callable(constraint):
             raise ValueError("The `constraint` argument must be a callable.")
         g = _graph_of(initial_value)
-        with g.as_default(), g.control_dependencies(None), \
+        lifted_from = g if g.building_function else None
+        outer_scope = None
+        if lifted_from is not None:
+            initial_value, g = _lift(lifted_from, initial_value, dtype), variable_graph()
+            init_from_fn = callable(initial_value)
+            outer_scope = lifted_from.get_name_scope()
+            outer_scope = outer_scope + "/" if outer_scope else None
+        lifted_scope = g.name_scope(outer_scope) if lifted_from is not None \
+            else contextlib.nullcontext()
+        with g.as_default(), g.control_dependencies(None), lifted_scope, \
                 g.name_scope(name or "Variable") as scope:
             full = scope[:-1]
             with g.name_scope("Initializer"):
@@ -126,6 +147,12 @@ class Variable(TensorOperators):
                                               {"dtype": value.dtype}, "ReadVariableOp") \
                     .outputs[0]
         self._initial_value = value
+        self._eager = None
+        self._eager_lock = threading.Lock()
+        if lifted_from is not None:
+            self._handle.op.attrs["_resource"] = self._eager_resource()
+            lifted_from.created_variables.append(self)
+            lifted_from.add_to_collections(collections, self)
         self._trainable = bool(trainable)
         self._constraint = constraint
         self._caching_device = caching_device
@@ -142,16 +169,21 @@ class Variable(TensorOperators):
 
     @property
     def op(self) -> Operation:
-        return self._handle.op
+        return self.handle.op
 
     @property
     def handle(self) -> Tensor:
-        """The ``VarHandleOp`` output; inputs of fused update ops take it."""
+        """The ``VarHandleOp`` output; inputs of fused update ops take it (inside a
+        function trace: the function graph's capture of the variable)."""
+        g = get_default_graph()
+        if g.building_function and g is not self._handle.graph:
+            return self._capture(g)
         return self._handle
 
     @property
     def graph(self):
-        return self._handle.graph
+        """The variable's graph; inside a function trace, the function's graph."""
+        return self.handle.graph
 
     @property
     def device(self) -> str:
@@ -200,17 +232,92 @@ class Variable(TensorOperators):
     # --- reading ---------------------------------------------------------------------
 
     def value(self) -> Tensor:
-        """The variable's snapshot tensor (the same tensor every call)."""
+        """The variable's snapshot tensor (the same tensor every call); inside a function
+        trace, a new read ordered after the function's earlier state ops (as TF2)."""
+        handle = self.handle
+        if handle is not self._handle or handle.graph.building_function:
+            return self._read(handle)
         return self._snapshot
 
     def read_value(self) -> Tensor:
         """A new read of the variable (ordered by control dependencies where created)."""
-        g = self.graph
+        handle = self.handle
+        g = handle.graph
+        if g.building_function:
+            return self._read(handle)
         with g.as_default(), g.name_scope("Read"):
-            v = g._create_op("ReadVariableOp", [self._handle], {"dtype": self.dtype},
+            v = g._create_op("ReadVariableOp", [handle], {"dtype": self.dtype},
                              "ReadVariableOp").outputs[0]
         with g.as_default():
             return g._create_op("Identity", [v], {}, None, "Identity").outputs[0]
+
+    def numpy(self) -> np.ndarray:
+        """The variable's eager state: the value ``@fr.function`` calls read and write.
+
+        Note (flowrt): not a session's value; for that use ``sess.run(v)``.
+        """
+        res = self._eager_resource()
+        with res.lock:
+            value = res.value
+        return value[()] if value.ndim == 0 else value.copy()
+
+    # --- function captures -------------------------------------------------------------
+
+    def _eager_resource(self):
+        """This variable's process-wide state, initialized from its initial value."""
+        if self._eager is None:
+            with self._eager_lock:
+                if self._eager is None:
+                    res = state_ops.VariableResource(self._handle.op.name)
+                    (value,) = evaluate([self._initial_value])
+                    res.value = state_ops._freeze(np.array(value, copy=True), self.dtype.np)
+                    self._eager = res
+        return self._eager
+
+    def _capture(self, g) -> Tensor:
+        """The handle of this variable in function graph ``g`` (made once per graph)."""
+        entry = g.captured_variables.get(id(self))
+        if entry is None:
+            with g.as_default(), g.control_dependencies(None), g.name_scope(None):
+                full = g.unique_name(self._handle.op.name)
+                h = state_ops.var_handle(self.dtype, self.shape, full)
+            h.op.attrs["_resource"] = self._eager_resource()
+            entry = g.captured_variables[id(self)] = (self, h)
+            # TF1 code inside a function (minimize() without var_list) finds it there.
+            for key in self._home_collections():
+                if self not in g.get_collection(key):
+                    g.add_to_collection(key, self)
+        return entry[1]
+
+    def _all_reads(self) -> list:
+        """The tensors to differentiate for this variable in the current graph: every
+        read (its snapshot first; none in a function graph, where each use is a read of
+        its own), so that gradients sum over all of them as TF's do via the handle; or
+        the handle alone when a call, branch or loop takes it (its gradient is then the
+        sum over the reads outside and theirs inside)."""
+        handle = self.handle
+        if any(get_op_def(c.type).extra.get("differentiates_handles")
+               for c in handle.consumers()):
+            return [handle]
+        reads = [] if handle.graph.building_function else [self._snapshot]
+        reads += [c.outputs[0] for c in handle.consumers()
+                  if c.type == "ReadVariableOp" and c.outputs[0] not in reads]
+        return reads
+
+    def _home_collections(self) -> list:
+        g = self._handle.graph
+        return [k for k in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
+                            GraphKeys.LOCAL_VARIABLES)
+                if any(v is self for v in g.get_collection(k))]
+
+    def _read(self, handle: Tensor) -> Tensor:
+        """A new read of ``handle`` in its function graph, reported to its tapes."""
+        g = handle.graph
+        with g.as_default():
+            t = g._create_op("ReadVariableOp", [handle], {"dtype": self.dtype},
+                             "ReadVariableOp").outputs[0]
+        notify_read(g, self, t)
+        return t
 
     def sparse_read(self, indices, name=None) -> Tensor:
         from ._core.graph import OPERATORS
@@ -219,7 +326,7 @@ class Variable(TensorOperators):
 
     def initialized_value(self) -> Tensor:
         """The value if initialized in the running session, else the initial value."""
-        g = self.graph
+        g = self._handle.graph
         with g.as_default(), g.control_dependencies(None):
             return g._create_op("ReadVariableOrDefault", [self._handle, self._initial_value],
                                 {}, None, "ReadVariableOrDefault").outputs[0]
@@ -229,12 +336,15 @@ class Variable(TensorOperators):
 
     def eval(self, session=None):
         """The variable's value in ``session`` (or the default session)."""
-        return _session_for(self.graph, session).run(self._snapshot)
+        return _session_for(self._handle.graph, session).run(self._snapshot)
 
     def _as_tensor(self) -> Tensor:
         # Inside control_dependencies a use of the variable is a new read ordered after
         # them (as TF's resource variables read afresh); elsewhere, the one snapshot.
-        if any(ctrl for ctrl in self.graph._control_stack):
+        handle = self.handle
+        if handle.graph.building_function:
+            return self._read(handle)
+        if any(ctrl for ctrl in handle.graph._control_stack):
             return self.read_value()
         return self._snapshot
 
@@ -244,9 +354,9 @@ class Variable(TensorOperators):
     # --- writing ---------------------------------------------------------------------
 
     def _update(self, op_type, value, name, read_value):
-        g = self.graph
-        with g.as_default():
-            out = state_ops.assign_op(self._handle, value, name=name, op_type=op_type)
+        handle = self.handle
+        with handle.graph.as_default():
+            out = state_ops.assign_op(handle, value, name=name, op_type=op_type)
         return out if read_value else out.op
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
@@ -278,7 +388,7 @@ class Variable(TensorOperators):
 
     def load(self, value, session=None):
         """Writes ``value`` into the variable in ``session`` (no new ops are added)."""
-        sess = _session_for(self.graph, session)
+        sess = _session_for(self._handle.graph, session)
         sess.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
     # --- misc -------------------------------------------------------------------------
@@ -309,6 +419,24 @@ def _graph_of(initial_value):
     if isinstance(initial_value, Variable):
         return initial_value.graph
     return get_default_graph()
+
+
+def _lift(fg, initial_value, dtype):
+    """The initial value of a variable created while tracing function graph ``fg``, made
+    independent of ``fg`` (a value computed now, or the callable as given)."""
+    if not fg.may_create_variables:
+        raise ValueError(
+            "fr.function %r tried to create a variable on a trace other than its first. "
+            "fr.function only supports variables created on the first call (TF2's rule): "
+            "create the variable once, outside the function or guarded by `if self.v is "
+            "None:` in an object, and reuse it." % fg.name)
+    if callable(initial_value) and not isinstance(initial_value, Variable):
+        return initial_value
+    if isinstance(initial_value, (Tensor, Variable)):
+        t = convert_to_tensor(initial_value, dtype=dtype)
+        (value,) = evaluate([t])
+        return np.array(value, copy=True)
+    return initial_value
 
 
 def _read_or_default_kernel(ctx, op, handle, default):

@@ -1,10 +1,12 @@
 """Streaming training of an MLP digit classifier, TF1 style, on the embedded digits CSV.
 
 A producer subgraph streams the CSV through queue runners -- filenames queue ->
-TextLineReader -> decode_csv -> shuffle_batch -- while the consumer run trains a
-64-128-10 MLP with Adam on the batches it dequeues; both share the session's queues.
-Checkpoints are written periodically; the job stops cleanly when the epochs run out
-(the input queue closes and the dequeue raises OutOfRangeError).
+TextLineReader -> decode_csv -> shuffle_batch -- while the training loop runs under
+``fr.train.MonitoredTrainingSession``: it restores the latest checkpoint of
+``--checkpoint-dir`` (the global step continues; ``--fresh`` starts over), saves
+checkpoints every ``--checkpoint-every`` steps and at the end, and stops cleanly when
+the epochs run out (the input queue closes and the dequeue raises OutOfRangeError).
+Ctrl-C stops at the end of the current step and saves a checkpoint before exiting.
 
     python -m pipelines.digits_mlp                      # threads (classic TF1)
     python -m pipelines.digits_mlp --runners async      # trio tasks + await sess.arun
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -28,18 +31,26 @@ N_PIXELS, N_CLASSES = 64, 10
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--epochs", type=int, default=30)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--learning-rate", type=float, default=0.003)
-    p.add_argument("--hidden", type=int, default=128)
-    p.add_argument("--checkpoint-dir", default="checkpoints/digits_mlp")
-    p.add_argument("--checkpoint-every", type=int, default=200, help="steps")
-    p.add_argument("--train-csv", default=str(DATA / "digits_train.csv"))
-    p.add_argument("--test-csv", default=str(DATA / "digits_test.csv"))
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--epochs", type=int, default=30, help="epochs in total (a resumed "
+                   "run trains the epochs left)")
+    p.add_argument("--batch-size", type=int, default=64, help="examples per step")
+    p.add_argument("--learning-rate", type=float, default=0.003, help="Adam's rate")
+    p.add_argument("--hidden", type=int, default=128, help="hidden units")
+    p.add_argument("--checkpoint-dir", default="checkpoints/digits_mlp",
+                   help="where checkpoints and summaries go, and are resumed from")
+    p.add_argument("--fresh", action="store_true",
+                   help="delete the checkpoints in --checkpoint-dir and start over")
+    p.add_argument("--checkpoint-every", type=int, default=200, help="steps between "
+                   "checkpoints")
+    p.add_argument("--eval-every", type=int, default=50, help="steps between test-set "
+                   "evaluations shown in the progress bar")
+    p.add_argument("--train-csv", default=str(DATA / "digits_train.csv"), help="training data")
+    p.add_argument("--test-csv", default=str(DATA / "digits_test.csv"), help="test data")
     p.add_argument("--runners", choices=["threads", "async"], default="threads",
                    help="queue runners as Python threads, or as trio tasks using arun")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="graph-level random seed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p.parse_args(argv)
 
@@ -80,18 +91,49 @@ def load_csv(path):
     return data[:, 1:] / 16.0, data[:, 0].astype(np.int32)
 
 
+def count_rows(path) -> int:
+    with open(path) as f:
+        return sum(1 for _ in f) - 1  # minus the header
+
+
+def saved_step(checkpoint_dir) -> int:
+    """The global step of the directory's latest checkpoint (0 if none)."""
+    latest = fr.train.latest_checkpoint(checkpoint_dir)
+    if latest is None:
+        return 0
+    return int(fr.train.load_variable(latest, "global_step"))
+
+
+def clear_checkpoints(checkpoint_dir):
+    """Deletes what this job writes in ``checkpoint_dir`` (nothing else)."""
+    if not os.path.isdir(checkpoint_dir):
+        return
+    for name in os.listdir(checkpoint_dir):
+        if name == "checkpoint" or name.startswith(("model.ckpt-", "events.out.tfevents.")):
+            os.remove(os.path.join(checkpoint_dir, name))
+
+
 class Job:
-    """The graph of one training job: producer, consumer, evaluation, checkpoints."""
+    """The graph of one training job: producer, consumer, evaluation, hooks."""
 
     def __init__(self, args):
         self.args = args
+        if args.fresh:
+            clear_checkpoints(args.checkpoint_dir)
+        self.rows = count_rows(args.train_csv)
+        self.start_step = saved_step(args.checkpoint_dir)
+        # A resumed run trains the epochs not yet completed; an interrupted epoch is read
+        # again from its start.
+        done_epochs = self.start_step * args.batch_size // self.rows
+        self.epochs = max(args.epochs - done_epochs, 0)
         fr.set_random_seed(args.seed)
-        images, labels = input_pipeline(args.train_csv, args.batch_size, args.epochs,
-                                        args.seed)
+        images, labels = input_pipeline(args.train_csv, args.batch_size,
+                                        max(self.epochs, 1), args.seed)
         with fr.variable_scope("model"):
             logits = model(images, args.hidden)
         self.loss = fr.reduce_mean(fr.nn.sparse_softmax_cross_entropy_with_logits(
             labels=labels, logits=logits))
+        fr.summary.scalar("loss", self.loss)
         self.global_step = fr.train.get_or_create_global_step()
         self.train_op = fr.train.AdamOptimizer(args.learning_rate).minimize(
             self.loss, global_step=self.global_step)
@@ -103,42 +145,92 @@ class Job:
             eval_logits = model(self.eval_x, args.hidden)
         self.accuracy = fr.reduce_mean(fr.cast(fr.equal(
             fr.cast(fr.argmax(eval_logits, 1), fr.int32), self.eval_y), fr.float32))
-        self.init = fr.group(fr.global_variables_initializer(),
-                             fr.local_variables_initializer())
-        self.saver = fr.train.Saver(max_to_keep=3)
-        self.ckpt_prefix = os.path.join(args.checkpoint_dir, "model.ckpt")
-        os.makedirs(args.checkpoint_dir, exist_ok=True)
-        self.progress = tqdm(unit="ex", disable=args.quiet, dynamic_ncols=True,
-                             desc="train", file=sys.stdout)
-        self.examples = 0
-        self.last_loss = float("nan")
-        self.started = time.perf_counter()
+        self.scaffold = fr.train.Scaffold(saver=fr.train.Saver(max_to_keep=3))
+        self.progress = ProgressHook(self)
+        self.interrupted = False
 
-    def after_step(self, loss, n, step) -> bool:
-        """Updates the progress bar; True when a checkpoint is due."""
-        self.examples += int(n)
-        self.last_loss = float(loss)
-        self.progress.update(int(n))
-        rate = self.examples / max(time.perf_counter() - self.started, 1e-9)
-        self.progress.set_postfix(loss="%.4f" % loss, ex_s="%.0f" % rate, step=int(step),
-                                  refresh=False)
-        return step % self.args.checkpoint_every == 0
+    def session(self):
+        """The MonitoredTrainingSession (the async form when called inside trio)."""
+        saver_hook = fr.train.CheckpointSaverHook(
+            self.args.checkpoint_dir, save_steps=self.args.checkpoint_every,
+            scaffold=self.scaffold, listeners=[self.progress.listener])
+        return fr.train.MonitoredTrainingSession(
+            checkpoint_dir=self.args.checkpoint_dir, scaffold=self.scaffold,
+            save_checkpoint_steps=None, save_checkpoint_secs=None, save_summaries_steps=100,
+            log_step_count_steps=None, chief_only_hooks=[saver_hook],
+            hooks=[self.progress], config=CONFIG)
 
-    def save(self, sess, step):
-        self.saver.save(sess, self.ckpt_prefix, global_step=int(step))
-
-    def finish(self, sess):
-        self.progress.close()
-        step = int(sess.run(self.global_step))
-        path = self.saver.save(sess, self.ckpt_prefix, global_step=step)
+    def evaluate(self, sess) -> float:
         x, y = load_csv(self.args.test_csv)
-        acc = float(sess.run(self.accuracy, {self.eval_x: x, self.eval_y: y}))
-        secs = time.perf_counter() - self.started
-        print("done: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
+        return float(sess.run(self.accuracy, {self.eval_x: x, self.eval_y: y}))
+
+    def report(self):
+        p = self.progress
+        secs = time.perf_counter() - p.started
+        latest = fr.train.latest_checkpoint(self.args.checkpoint_dir)
+        how = "interrupted" if self.interrupted else "done"
+        print("%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
               "test accuracy %.3f, checkpoint %s"
-              % (step, self.examples, secs, self.examples / max(secs, 1e-9), self.last_loss,
-                 acc, path))
-        return acc
+              % (how, p.step, p.examples, secs, p.examples / max(secs, 1e-9), p.last_loss,
+                 p.accuracy, latest), flush=True)
+        return p.accuracy
+
+
+class ProgressHook(fr.train.SessionRunHook):
+    """The progress bar (examples, total, ETA, loss, latest test accuracy)."""
+
+    def __init__(self, job):
+        self.job = job
+        self.examples = 0
+        self.step = job.start_step
+        self.last_loss = float("nan")
+        self.accuracy = float("nan")
+        self.bar = None
+        self.started = time.perf_counter()
+        self.saved = None
+        self.listener = _SavedListener(self)
+
+    def after_create_session(self, session, coord):
+        self.step = int(session.run(self.job.global_step))
+        resumed = " (resumed from %s)" % self.job.args.checkpoint_dir if self.step else ""
+        print("training from step %d%s: %d epochs of %d examples"
+              % (self.step, resumed, self.job.epochs, self.job.rows), flush=True)
+        self.bar = tqdm(total=self.job.epochs * self.job.rows, unit="ex",
+                        disable=self.job.args.quiet, dynamic_ncols=True, desc="train",
+                        file=sys.stdout)
+
+    def before_run(self, run_context):
+        return fr.train.SessionRunArgs({"loss": self.job.loss, "n": self.job.batch_len,
+                                        "step": self.job.global_step})
+
+    def after_run(self, run_context, run_values):
+        r = run_values.results
+        self.examples += int(r["n"])
+        self.last_loss = float(r["loss"])
+        self.step = int(r["step"]) + 1
+        self.bar.update(int(r["n"]))
+        if self.step % self.job.args.eval_every == 0:
+            self.accuracy = self.job.evaluate(run_context.session)
+        self.bar.set_postfix(loss="%.4f" % self.last_loss, acc="%.3f" % self.accuracy,
+                             step=self.step, saved=self.saved, refresh=False)
+
+    def end(self, session):
+        self.accuracy = self.job.evaluate(session)
+        self.step = int(session.run(self.job.global_step))
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _SavedListener(fr.train.CheckpointSaverListener):
+    """Shows the last saved step in the bar; with --quiet, logs each save on stdout."""
+
+    def __init__(self, progress):
+        self.progress = progress
+
+    def after_save(self, session, global_step_value):
+        self.progress.saved = int(global_step_value)
+        if self.progress.job.args.quiet:
+            print("checkpoint saved at step %d" % global_step_value, flush=True)
 
 
 # The runners and the training loop are the parallelism; BLAS threads on top of them
@@ -146,42 +238,40 @@ class Job:
 CONFIG = fr.ConfigProto(intra_op_parallelism_threads=1)
 
 
+class StopOnSigint:
+    """Turns the first Ctrl-C into a request to stop after the current step (the session
+    then closes cleanly and saves a checkpoint); a second one interrupts at once."""
+
+    def __init__(self):
+        self.requested = False
+
+    def _handler(self, signum, frame):
+        self.requested = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __enter__(self):
+        self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        signal.signal(signal.SIGINT, self._old)
+
+
 def train_with_threads(job):
-    with fr.Session(config=CONFIG) as sess:
-        sess.run(job.init)
-        coord = fr.train.Coordinator()
-        threads = fr.train.start_queue_runners(sess=sess, coord=coord)
-        try:
-            while not coord.should_stop():
-                _, loss, n, step = sess.run([job.train_op, job.loss, job.batch_len,
-                                             job.global_step])
-                if job.after_step(loss, n, step):
-                    job.save(sess, step)
-        except fr.errors.OutOfRangeError:
-            pass  # the epochs are done: the input queue closed and drained
-        finally:
-            coord.request_stop()
-            coord.join(threads)
-        return job.finish(sess)
+    with StopOnSigint() as sigint, job.session() as sess:
+        while job.epochs and not sess.should_stop() and not sigint.requested:
+            sess.run(job.train_op)
+    job.interrupted = sigint.requested
+    return job.report()
 
 
 async def train_with_tasks(job):
-    import trio
-
-    async with fr.Session(config=CONFIG) as sess:
-        await sess.arun(job.init)
-        async with fr.train.queue_runners(sess):
-            try:
-                while True:
-                    _, loss, n, step = await sess.arun([job.train_op, job.loss,
-                                                        job.batch_len, job.global_step])
-                    if job.after_step(loss, n, step):
-                        # Saver is synchronous: run it off the loop (sess.run works from
-                        # any thread while the loop serves the producers).
-                        await trio.to_thread.run_sync(job.save, sess, step)
-            except fr.errors.OutOfRangeError:
-                pass  # the epochs are done
-        return await trio.to_thread.run_sync(job.finish, sess)
+    with StopOnSigint() as sigint:
+        async with job.session() as sess:
+            while job.epochs and not sess.should_stop() and not sigint.requested:
+                await sess.arun(job.train_op)
+    job.interrupted = sigint.requested
+    return job.report()
 
 
 def main(argv=None):
@@ -189,10 +279,14 @@ def main(argv=None):
     with fr.Graph().as_default():
         job = Job(args)
         if args.runners == "threads":
-            return train_with_threads(job)
-        import trio
+            acc = train_with_threads(job)
+        else:
+            import trio
 
-        return trio.run(train_with_tasks, job)
+            acc = trio.run(train_with_tasks, job)
+    if job.interrupted and __name__ == "__main__":
+        sys.exit(130)  # as a shell reports a job ended by SIGINT
+    return acc
 
 
 if __name__ == "__main__":

@@ -36,6 +36,14 @@ def _word2vec(out):
     assert len(re.findall(r"^  nearest to ", out, flags=re.MULTILINE)) >= 3, out
 
 
+def _conv_layers(out):
+    (acc,) = _floats(r"^test accuracy: ([\d.]+)$", out)
+    assert acc > 0.9, out
+    losses = _floats(r"^epoch \d+  loss ([\d.]+)$", out)
+    assert len(losses) == 3 and losses[-1] < losses[0] / 3, out
+    assert "conv2d/kernel, conv2d/bias, batch_normalization/gamma" in out, out
+
+
 # Lines (regexes, matched per line) or checks on the whole output, for the examples that
 # have a result worth pinning; the others only have to exit 0.
 EXPECT = {
@@ -45,9 +53,15 @@ EXPECT = {
     "three_layers_reuse.py": [r"^h3 uses layer2's variables: True$"],
     "gradient_of_square.py": [r"^dy/dx at 3: 6\.0$"],
     "producer_consumer.py": [r"^sum of 60 squares: 73810$"],
+    "tf2_forms.py": [r"^1 \+ 1 = 2$", r"^3 \+ 4\.5 = 7\.5$", r"^counter = 5$",
+                     r"^dy/dx at 3: 6\.0$", r"^  dense_1/kernel:0 +\(8, 8\)$",
+                     r"^regression loss fell from [\d.]+ to 0\.0\d+ in 201 steps$"],
     "mlp_feed_dict.py": _mlp,
     "autoencoder_adam.py": _autoencoder,
     "word2vec_skipgram.py": _word2vec,
+    "monitored_training.py": [r"^starting at global step 100$",
+                              r"^stopped at global step 200, ", r"^fit: True$"],
+    "conv_layers_digits.py": _conv_layers,
 }
 
 

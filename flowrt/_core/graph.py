@@ -53,6 +53,7 @@ class GraphKeys:
     GLOBAL_VARIABLES = "variables"
     VARIABLES = "variables"
     LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
     MODEL_VARIABLES = "model_variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     SUMMARIES = "summaries"
@@ -101,6 +102,17 @@ def _binary(name):
     return forward, reverse
 
 
+def _not_in_function(x, what: str, instead: str):
+    g = getattr(x, "graph", None)
+    if g is not None and g.building_function:
+        from ..errors import OperatorNotAllowedInGraphError
+
+        raise OperatorNotAllowedInGraphError(
+            "%s is not allowed while fr.function %r is traced: %s has no value yet (flowrt "
+            "has no autograph to convert Python control flow). Use %s instead."
+            % (what, getattr(g, "name", "?"), getattr(x, "name", x), instead))
+
+
 class TensorOperators:
     """Python operators shared by ``Tensor`` and tensor-like objects (variables)."""
 
@@ -137,12 +149,14 @@ class TensorOperators:
         return OPERATORS["getitem"](self, key)
 
     def __bool__(self):
+        _not_in_function(self, "using a `fr.Tensor` as a Python `bool`", "fr.cond")
         raise TypeError(
             "Using a `fr.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
             "instead of `if t:` or use flowrt ops such as fr.cond to execute subgraphs "
             "conditioned on the value of a tensor.")
 
     def __iter__(self):
+        _not_in_function(self, "iterating over a `fr.Tensor`", "fr.while_loop or fr.unstack")
         raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
                         "To iterate over this tensor use fr.unstack.")
 

@@ -692,6 +692,6 @@ def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -
         else:
             arr = np.empty((n,) + first, dtype=dt)
             for j, p in enumerate(parts):
-                arr[j] = p
+                arr[j, ...] = p  # not arr[j]: that stores a 0-d object array as itself
         out.append(arr)
     return tuple(out)

@@ -43,7 +43,9 @@ class OpDef:
       default_name: the name an op of this type gets when none is given.
       ne_expr: numexpr template over inputs ``x``, ``y`` (elementwise fusion), or None.
       extra: further flags; ``quiet=True`` marks a kernel that does no floating-point
-        math, so a plan of only such kernels skips silencing numpy's warnings.
+        math, so a plan of only such kernels skips silencing numpy's warnings;
+        ``differentiates_handles=True`` an op (a call, a branch or loop) whose gradient
+        gives a variable handle input the gradient of the reads it makes of it.
     """
 
     type: str

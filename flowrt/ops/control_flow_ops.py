@@ -18,7 +18,9 @@ op and a loop one ``While`` op, whose outputs reach the user through ``Identity`
 3. **Differentiate.** The gradient of an ``If`` is an ``If`` over the gradients of its
    branches (traced with ``fr.gradients`` inside the gradient branches). Forward-branch
    tensors that a gradient branch needs become extra outputs of the forward ``If``,
-   zeros when the other branch ran, as TF's cond_v2 does. ``While`` has no gradient.
+   zeros when the other branch ran, as TF's cond_v2 does.
+
+``while_loop`` and its gradient live in while_ops.py, on the tracing helpers here.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from .._core.executor import run_nested, run_sync
 from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.plan import Plan
 from .._core.registry import get_op_def, register_op
-from .._core.shape import TensorShape, as_shape, unknown_shape
+from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
 
 __all__ = ["cond", "case", "while_loop"]
@@ -174,7 +176,9 @@ def _trace(g, fn, args=(), convert=None):
         result = fn(*args)
         if convert is not None:
             result = convert(result)
-    return result, g._ops[start:]
+    # A function graph's capture of a variable (made on first use, maybe in here) belongs
+    # to the whole function: the body captures its handle like any outside tensor.
+    return result, [op for op in g._ops[start:] if "_resource" not in op.attrs]
 
 
 def _create_named(g, op_type, inputs, attrs, full_name):
@@ -425,6 +429,24 @@ def _export(op, b, t: Tensor) -> Tensor:
     return out
 
 
+def _differentiable(t: Tensor) -> bool:
+    """Floats, and variable handles a branch or body reads: a handle's gradient is the
+    sum of its reads' (see Variable._all_reads)."""
+    return t.dtype.is_floating or t.op.type == "VarHandleOp"
+
+
+def zeros_for(t: Tensor) -> Tensor:
+    """Zeros shaped like ``t``, or like the variable whose handle ``t`` is."""
+    if t.op.type != "VarHandleOp":
+        return array_ops.zeros_like(t)
+    dtype, shape = t.op.attrs["dtype"], t.op.attrs["shape"]
+    if shape.is_fully_defined():
+        return array_ops.zeros(shape.as_list(), dtype)
+    read = get_default_graph()._create_op("ReadVariableOp", [t], {"dtype": dtype}, None,
+                                          "ReadVariableOp").outputs[0]
+    return array_ops.zeros_like(read)
+
+
 def _if_grad(op, *grads):
     """The gradient of an If: an If over its branches' gradients (TF's _IfGrad)."""
     from ..gradients import gradients  # gradients imports the op layer
@@ -436,7 +458,7 @@ def _if_grad(op, *grads):
                                     and gr.op.inputs[0] is out) else gr
              for gr, out in zip(grads, op.outputs)]
     fwd = op.attrs["branches"]
-    wrt = [i for i in range(1, len(op.inputs)) if op.inputs[i].dtype.is_floating]
+    wrt = [i for i in range(1, len(op.inputs)) if _differentiable(op.inputs[i])]
     with g.name_scope(g.get_name_scope() + "/") as scope:
         bodies, results = [], []
         for body in fwd:
@@ -471,7 +493,7 @@ def _if_grad(op, *grads):
             keep.append((j, i))
             for b, r in zip(bodies, results):
                 if r[j] is None:
-                    z, ops = _trace(g, array_ops.zeros_like, (op.inputs[i],))
+                    z, ops = _trace(g, zeros_for, (op.inputs[i],))
                     b.extend(ops)
                     r[j] = z
         for b, r in zip(bodies, results):
@@ -509,9 +531,9 @@ def _if_grad(op, *grads):
 
 for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
     register_op(_t, infer=_specs_infer, kernel=_if_kernel, grad=_if_grad,
-                stateful=_stateful_flag)
+                stateful=_stateful_flag, differentiates_handles=True)
 register_op("AsyncIf", infer=_specs_infer, kernel=_if_blocking_kernel, blocking=True,
-            grad=_if_grad, stateful=True)
+            grad=_if_grad, stateful=True, differentiates_handles=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -634,218 +656,4 @@ def _at_most_one_true(preds, msg, n=1):
                      "at_most", n)
 
 
-# --------------------------------------------------------------------------------------
-# while_loop: the While op
-# --------------------------------------------------------------------------------------
-
-
-def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
-               back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
-               return_same_structure=False):
-    """Repeats ``body`` while ``cond`` is true (TF1 ``tf.while_loop``).
-
-    Args:
-      cond: callable taking the loop variables, returning a scalar bool tensor.
-      body: callable taking the loop variables, returning new values in the same nest
-        (a single tensor for a single variable).
-      loop_vars: a list or tuple (possibly nested) of tensors or values.
-      shape_invariants: per-variable shapes the body may relax to (same nest).
-      parallel_iterations, swap_memory: accepted for compatibility.
-      back_prop: if False the outputs stop gradients.
-      name: the name scope (default ``while``).
-      maximum_iterations: an optional scalar int bound on the number of iterations.
-      return_same_structure: if True a single variable comes back in its nest.
-
-    Returns:
-      The final loop variables in the nest of ``loop_vars`` (a single one bare).
-
-    Note (flowrt): ``cond``/``body`` run as sub-plans once per iteration, one after the
-    other; there is no gradient through a ``While`` op yet (``fr.gradients`` raises
-    LookupError, unless ``back_prop=False``). A non-bool ``cond`` result and a shape
-    invariant incompatible with a variable's shape are errors at graph construction.
-    """
-    if not callable(cond):
-        raise TypeError("'cond' must be callable.")
-    if not callable(body):
-        raise TypeError("'body' must be callable.")
-    if parallel_iterations < 1:
-        raise TypeError("'parallel_iterations' must be a positive integer.")
-    if not isinstance(loop_vars, (list, tuple)):
-        raise TypeError("loop_vars must be a list or tuple of tensors, got %r" % (loop_vars,))
-    flat_vars = [convert_to_tensor(v) for v in _flatten(loop_vars)]
-    loop_vars = _pack(loop_vars, flat_vars)
-    if shape_invariants is not None:
-        err = _structure_error(loop_vars, shape_invariants, check_types=False)
-        if err:
-            raise ValueError("The two structures don't have the same nested structure.\n\n"
-                             + err)
-        invariants = [as_shape(s) for s in _flatten_shapes(shape_invariants)]
-        for v, s in zip(flat_vars, invariants):
-            if not s.is_compatible_with(v.shape):
-                raise ValueError(
-                    "The shape invariant specified for %s is not compatible with the "
-                    "initial shape of the loop variable. It enters the loop with shape "
-                    "%s, but the specified shape invariant is %s." % (v.name, v.shape, s))
-    else:
-        invariants = [v.shape for v in flat_vars]
-    g = get_default_graph()
-    with g.name_scope(name or "while") as scope:
-        if maximum_iterations is None:
-            max_iter = array_ops.constant(-1, name="maximum_iterations")
-        else:
-            max_iter = convert_to_tensor(maximum_iterations, name="maximum_iterations")
-            if max_iter.shape.ndims != 0:
-                raise ValueError("'maximum_iterations' must be a scalar. Received shape: %s"
-                                 % max_iter.shape)
-            if not max_iter.dtype.is_integer:
-                raise TypeError("'maximum_iterations' must be an integer, got dtype %s"
-                                % max_iter.dtype.name)
-        counter = array_ops.constant(0, dtype=max_iter.dtype, name="loop_counter")
-        with g.control_dependencies(None):
-            phs = [array_ops.placeholder(v.dtype, s, name="loop_var")
-                   for v, s in zip(flat_vars, invariants)]
-        args = _children(_pack(loop_vars, phs))
-
-        def conv_pred(p):
-            p = convert_to_tensor(p)
-            if p.dtype is not _dt.bool:
-                raise TypeError("while_loop op '%s': cond must return a bool tensor, got %s "
-                                "of dtype %s" % (scope[:-1], p.name, p.dtype.name))
-            return p
-
-        pred, cond_ops = _trace(g, cond, args, conv_pred)
-
-        def conv_body(res):
-            if not _is_seq(res):
-                res = [res]
-            err = _structure_error(res, loop_vars, check_types=False)
-            if err:
-                raise ValueError("The two structures don't have the same nested structure."
-                                 "\n\nFirst structure: %r\n\nSecond structure: %r\n\nMore "
-                                 "specifically: %s" % (res, loop_vars, err))
-            return [convert_to_tensor(x) for x in _flatten(res)]
-
-        outs, body_ops = _trace(g, body, args, conv_body)
-        for v, ph, o in zip(flat_vars, phs, outs):
-            if o.dtype is not v.dtype:
-                raise TypeError("Loop var %s enters the loop with type %r but has type %r "
-                                "after 1 iteration. %s type should remain constant."
-                                % (v.name, v.dtype, o.dtype, v.name))
-            if not _shape_le(o.shape, ph.shape):
-                raise ValueError(
-                    "Input tensor `%s` enters the loop with shape %s, but has shape %s after "
-                    "one iteration. To allow the shape to vary across iterations, use the "
-                    "`shape_invariants` argument of tf.while_loop to specify a less-specific "
-                    "shape." % (v.name, v.shape, o.shape))
-        cb = _Body(cond_ops, [pred], phs, flat_vars)
-        bb = _Body(body_ops, outs, phs, flat_vars)
-        for b in (cb, bb):
-            b.finish_captures(g)
-        nv = len(flat_vars)
-        inputs = _wire_inputs([cb, bb], [counter, max_iter] + flat_vars, nv)
-        all_ops = cb.ops + bb.ops
-        if _may_block(all_ops):
-            op_type = "AsyncWhile"
-        else:
-            op_type = "While" if _stateful(all_ops) else "StatelessWhile"
-        specs = [(max_iter.dtype, TensorShape([])), (max_iter.dtype, TensorShape([]))]
-        specs += [(v.dtype, ph.shape) for v, ph in zip(flat_vars, phs)]
-        attrs = {"T": [d for d, _ in specs], "output_shapes": [s for _, s in specs],
-                 "cond": cb, "body": bb, "_specs": specs, "_plans": {},
-                 "parallel_iterations": parallel_iterations, "_n_vars": nv}
-        op = _create_named(g, op_type, inputs, attrs, scope[:-1])
-        for c in cb.control + bb.control:
-            op._add_control_input(c)
-        _nested_ops(g).update(cond_ops + body_ops + phs)
-        results = [array_ops.identity(t, name="Identity") for t in op.outputs]
-    results = results[2:]
-    if not back_prop:
-        results = [array_ops.stop_gradient(t) for t in results]
-    packed = _pack(loop_vars, results)
-    if return_same_structure:
-        return packed
-    return results[0] if len(results) == 1 else packed
-
-
-def _flatten_shapes(x):
-    """Flattens a nest of shapes (a TensorShape or a list of dims is one leaf)."""
-    if isinstance(x, TensorShape) or x is None:
-        return [x]
-    if isinstance(x, (list, tuple)) and all(d is None or isinstance(d, (int, np.integer))
-                                            for d in x) and not hasattr(x, "_fields"):
-        return [x]
-    out = []
-    for c in _children(x):
-        out.extend(_flatten_shapes(c))
-    return out
-
-
-def _shape_le(s1: TensorShape, s2: TensorShape) -> bool:
-    """True if ``s1`` is at least as specific as ``s2`` (TF's _ShapeLessThanOrEqual)."""
-    if s2.ndims is None:
-        return True
-    if s1.ndims != s2.ndims:
-        return False
-    return all(b is None or a == b for a, b in zip(s1.as_list(), s2.as_list()))
-
-
-def _while_entry(op):
-    def build():
-        cb, bb = op.attrs["cond"], op.attrs["body"]
-        return (Plan(cb.outputs, [], cb.feeds), cb.input_idx,
-                Plan(bb.outputs, [], bb.feeds), bb.input_idx)
-
-    return _sub_plan(op, 0, build)
-
-
-def _while_setup(op, inputs):
-    nv = op.attrs["_n_vars"]
-    count, limit = inputs[0], int(inputs[1])
-    return nv, count, limit, list(inputs[2:2 + nv]), inputs
-
-
-def _feeds(idx, nv, vars_, inputs):
-    # Indices 2..2+nv are the loop variables; the rest are captures.
-    return [vars_[i - 2] if i < 2 + nv else inputs[i] for i in idx]
-
-
-def _stop(op, pred, count, limit) -> bool:
-    p = np.asarray(pred)
-    if p.size != 1:
-        raise errors.InvalidArgumentError(
-            None, op, "%s: cond must return a scalar, got shape %s"
-            % (op.describe(), list(p.shape)))
-    return not bool(p.reshape(())) or (limit >= 0 and count >= limit)
-
-
-def _while_kernel(ctx, op, *inputs):
-    nv, count, limit, vars_, inputs = _while_setup(op, inputs)
-    cplan, cidx, bplan, bidx = _while_entry(op)
-    dtype = op.outputs[0].dtype.np
-    while True:
-        (pred,) = run_sync(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
-        if _stop(op, pred, count, limit):
-            break
-        vars_ = run_sync(bplan, ctx, _feeds(bidx, nv, vars_, inputs))
-        count = count + 1
-    return (np.asarray(count, dtype), inputs[1], *vars_)
-
-
-def _while_blocking_kernel(ctx, op, *inputs):
-    nv, count, limit, vars_, inputs = _while_setup(op, inputs)
-    cplan, cidx, bplan, bidx = _while_entry(op)
-    dtype = op.outputs[0].dtype.np
-    while True:
-        (pred,) = yield from run_nested(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
-        if _stop(op, pred, count, limit):
-            break
-        vars_ = yield from run_nested(bplan, ctx, _feeds(bidx, nv, vars_, inputs))
-        count = count + 1
-    return (np.asarray(count, dtype), inputs[1], *vars_)
-
-
-# No gradient yet: fr.gradients through a While raises TF's LookupError.
-for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
-    register_op(_t, infer=_specs_infer, kernel=_while_kernel, stateful=_stateful_flag)
-register_op("AsyncWhile", infer=_specs_infer, kernel=_while_blocking_kernel, blocking=True,
-            stateful=True)
+from .while_ops import while_loop  # noqa: E402  (the While op family)

@@ -29,7 +29,7 @@ __all__ = [
     "divide", "div", "where", "add_n", "cast", "to_float", "to_int32", "to_int64",
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
     "reduce_all", "broadcast_to", "argmax", "argmin", "arg_max", "arg_min",
-    "clip_by_value",
+    "clip_by_value", "div_no_nan",
 ]
 
 _BOOL = (_dt.bool,)
@@ -243,6 +243,16 @@ def _max_min_grad(cmp):
     return rule
 
 
+def _div_no_nan(x, y):
+    safe = np.where(y == 0, np.ones((), y.dtype), y)
+    return np.where(y == 0, np.zeros((), x.dtype), x / safe)
+
+
+def _div_no_nan_grad(op, g):
+    x, y = op.inputs
+    return div_no_nan(g, y), g * div_no_nan(div_no_nan(-x, y), y)
+
+
 def _is_int(op):
     return op.inputs[0].dtype in INTS
 
@@ -259,6 +269,7 @@ _BINARY = [
     ("RealDiv", FLOATS, None, operator.truediv, "x / y", None,
      _binary_grad(lambda op, g: (g / op.inputs[1],
                                  -g * op.inputs[0] / (op.inputs[1] * op.inputs[1])))),
+    ("DivNoNan", FLOATS, None, _div_no_nan, None, None, _binary_grad(_div_no_nan_grad)),
     ("FloorDiv", NUMERIC, None, _floordiv, None, _floordiv_kernel, NOT_DIFFERENTIABLE),
     ("FloorMod", NUMERIC, None, _floormod, None, _mod_kernel,
      _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1])))),
@@ -354,6 +365,8 @@ logical_and = _binary_fn("LogicalAnd", "logical_and")
 logical_or = _binary_fn("LogicalOr", "logical_or")
 _real_div = _binary_fn("RealDiv", "realdiv")
 realdiv = _real_div
+div_no_nan = _binary_fn("DivNoNan", "div_no_nan")
+div_no_nan.__doc__ = "``x / y``, or 0 where ``y`` is 0 (op type DivNoNan)."
 
 
 def logical_xor(x, y, name="LogicalXor"):

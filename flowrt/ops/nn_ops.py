@@ -33,6 +33,7 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
     "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits",
     "moments", "l2_normalize", "xw_plus_b", "relu_layer", "zero_fraction",
+    "batch_normalization",
 ]
 
 sigmoid = math_ops.sigmoid
@@ -795,6 +796,22 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         if x.dtype is _dt.float16:
             return math_ops.cast(mean, _dt.float16), math_ops.cast(variance, _dt.float16)
         return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``(x - mean) * scale / sqrt(variance + variance_epsilon) + offset``, with
+    ``offset``/``scale`` optional (None), computed as TF does (``x * inv + (offset -
+    mean * inv)``)."""
+    g = get_default_graph()
+    with g.name_scope(name or "batchnorm"):
+        x = convert_to_tensor(x, name="x")
+        inv = math_ops.rsqrt(variance + variance_epsilon)
+        if scale is not None:
+            inv = inv * scale
+        shift = offset - mean * inv if offset is not None else -mean * inv
+        if inv.dtype is not x.dtype:
+            inv, shift = math_ops.cast(inv, x.dtype), math_ops.cast(shift, x.dtype)
+        return x * inv + shift
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):

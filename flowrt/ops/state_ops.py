@@ -52,7 +52,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
 
@@ -92,10 +92,14 @@ def _resource(ctx, handle) -> VariableResource:
 
 
 def uninitialized_error(op, name: str) -> errors.FailedPreconditionError:
+    init = "fr.global_variables_initializer()"
+    graph = getattr(op, "graph", None)
+    if graph is not None and any(v.op.name == name for v in
+                                 graph.get_collection(GraphKeys.LOCAL_VARIABLES)):
+        init = "fr.local_variables_initializer()"
     return errors.FailedPreconditionError(
         None, op, "Attempting to use uninitialized value %s: variable '%s' is uninitialized "
-        "in this session; run fr.global_variables_initializer() (or the variable's "
-        "initializer) first." % (name, name))
+        "in this session; run %s (or the variable's initializer) first." % (name, name, init))
 
 
 def _freeze(new, dtype) -> np.ndarray:
@@ -287,6 +291,9 @@ def _var_spec(handle: Tensor):
 
 
 def _var_handle_kernel(ctx, op):
+    bound = op.attrs.get("_resource")
+    if bound is not None:  # a function's capture: the variable's process-wide state
+        return (bound,)
     name = op.attrs["shared_name"]
     return (ctx.resources.get_or_create(_key(name), lambda: VariableResource(name)),)
 

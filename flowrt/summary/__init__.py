@@ -8,6 +8,7 @@ serialized ``Summary`` protobufs; ``FileWriter`` writes them, and the graph, to
 from .protos import Event, HistogramProto, Summary  # noqa: F401
 from .summary_ops import histogram, merge, merge_all, scalar  # noqa: F401
 from .writer import FileWriter  # noqa: F401
+from .writer_cache import FileWriterCache  # noqa: F401
 
-__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "Summary",
+__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "FileWriterCache", "Summary",
            "HistogramProto", "Event"]

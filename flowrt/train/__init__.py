@@ -1,8 +1,27 @@
-"""``fr.train``: optimizers, checkpoints, queue runners, coordinators, input pipelines."""
+"""``fr.train``: optimizers, checkpoints, queue runners, coordinators, input pipelines,
+monitored sessions and their hooks, learning-rate schedules."""
 
+from .basic_session_run_hooks import *  # noqa: F401,F403
+from ..protos import (  # noqa: F401
+    BytesList,
+    Example,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+    SequenceExample,
+)
 from .coordinator import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
+from .learning_rate_decay import *  # noqa: F401,F403
+from .monitored_session import *  # noqa: F401,F403
 from .optimizers import *  # noqa: F401,F403
 from .queue_runner import *  # noqa: F401,F403
 from .saver import *  # noqa: F401,F403
+from .scaffold import *  # noqa: F401,F403
+from .session_manager import *  # noqa: F401,F403
+from .session_run_hook import *  # noqa: F401,F403
+from .supervisor import *  # noqa: F401,F403
 from .training_util import *  # noqa: F401,F403

@@ -341,13 +341,66 @@ def _dequeue(queue, batch_size, allow_smaller_final_batch):
     return queue.dequeue_many(batch_size)
 
 
+def _store_sparse_tensors(tensor_list, enqueue_many, shared=None):
+    """Replaces each SparseTensor of ``tensor_list`` by its map handle(s), expanded to
+    ``[1]`` per example as TF does; returns the list and, per position, the map's name
+    and the SparseTensor's rank (None for a dense tensor)."""
+    from ..ops import sparse_map_ops, sparse_ops
+    from ..ops.array_ops import expand_dims
+
+    stored, info = [], []
+    for i, t in enumerate(tensor_list):
+        if not isinstance(t, (sparse_ops.SparseTensor, sparse_ops.SparseTensorValue)):
+            stored.append(t)
+            info.append(None)
+            continue
+        t = sparse_ops.SparseTensor.from_value(t)
+        add = (sparse_map_ops.add_many_sparse_to_tensors_map if enqueue_many
+               else sparse_map_ops.add_sparse_to_tensors_map)
+        handle = add(t, shared_name=shared[i][0] if shared and shared[i] else None)
+        rank = t.dense_shape.shape.as_list()[0] if t.dense_shape.shape.ndims == 1 else None
+        if rank is not None and enqueue_many:
+            rank -= 1
+        stored.append(expand_dims(handle, -1))
+        info.append((handle.op.attrs["shared_name"] or handle.op.name, t.dtype, rank))
+    return stored, info
+
+
+def _restore_sparse_tensors(dequeued, info):
+    """The dequeued tensors with each batch of handles taken back as a SparseTensor."""
+    if not any(info):
+        return dequeued
+    from ..ops import sparse_map_ops
+    from ..ops.array_ops import squeeze
+
+    seq = isinstance(dequeued, (list, tuple))
+    parts = list(dequeued) if seq else [dequeued]
+    out = []
+    for t, inf in zip(parts, info):
+        if inf is None:
+            out.append(t)
+            continue
+        name, dtype, rank = inf
+        out.append(sparse_map_ops.take_many_sparse_from_tensors_map(
+            squeeze(t, [1]), dtype, name, None if rank is None else rank + 1))
+    return out if seq else out[0]
+
+
 def _batch_impl(tensors_list, batch_size, enqueue_ops_per_list, capacity, enqueue_many,
                 shapes, allow_smaller_final_batch, make_queue, scope_name, name, fn):
     original = tensors_list[0]
     tensor_list_list = _as_tensor_list_list(tensors_list)
     flat = [t for tl in tensor_list_list for t in tl]
     with name_scope(name, scope_name, flat):
-        tensor_list_list = [_validate(tl, fn) for tl in tensor_list_list]
+        sparse_info = None
+        stored = []
+        for tl in tensor_list_list:
+            tl, info = _store_sparse_tensors(tl, enqueue_many, sparse_info)
+            sparse_info = sparse_info or info
+            stored.append(tl)
+        if shapes is not None and any(sparse_info):
+            shapes = [[1] if inf else s for s, inf in zip(shapes, sparse_info)]
+        tensor_list_list = [_validate(tl, fn) for tl in stored]
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = make_queue(types, shapes)
@@ -356,8 +409,8 @@ def _batch_impl(tensors_list, batch_size, enqueue_ops_per_list, capacity, enqueu
             enq = queue.enqueue_many(tl) if enqueue_many else queue.enqueue(tl)
             enqueue_ops.extend([enq] * enqueue_ops_per_list)
         add_queue_runner(QueueRunner(queue, enqueue_ops))
-        return _as_original_type(original, _dequeue(queue, batch_size,
-                                                    allow_smaller_final_batch))
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch)
+        return _as_original_type(original, _restore_sparse_tensors(dequeued, sparse_info))
 
 
 def _fifo_factory(capacity, dynamic_pad, shared_name):

@@ -378,12 +378,7 @@ def _var_key(var):
 def _reads_of(var) -> list:
     """Every tensor reading ``var`` (its snapshot first), so that gradients through
     ``read_value()`` and through the snapshot both count."""
-    snap = var.value()
-    reads = [snap]
-    for c in var.handle.consumers():
-        if c.type == "ReadVariableOp" and c.outputs[0] is not snap:
-            reads.append(c.outputs[0])
-    return reads
+    return var._all_reads() or [var.value()]
 
 
 class Optimizer:

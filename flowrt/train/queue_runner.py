@@ -47,9 +47,13 @@ class QueueRunner:
       queue_closed_exception_types: a non-empty tuple of ``fr.errors`` classes that,
         raised by an enqueue op, mean its input is closed and the loop ends quietly.
         Defaults to ``(fr.errors.OutOfRangeError,)``.
+      queue_runner_def: a ``QueueRunnerDef`` proto naming the ops in the default graph
+        (from ``to_proto``); excludes the arguments above.
+      import_scope: a name scope prepended to the names of ``queue_runner_def``.
 
     Raises:
-      ValueError: if ``queue`` or ``enqueue_ops`` is missing.
+      ValueError: if ``queue`` or ``enqueue_ops`` is missing, or given together with
+        ``queue_runner_def``.
       TypeError: if ``queue_closed_exception_types`` is not a tuple of error classes.
     """
 
@@ -57,8 +61,10 @@ class QueueRunner:
                  queue_closed_exception_types=None, queue_runner_def=None,
                  import_scope=None):
         if queue_runner_def is not None:
-            raise NotImplementedError("flowrt has no QueueRunnerDef protos; pass queue and "
-                                      "enqueue_ops")
+            if queue or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         if queue_closed_exception_types is not None:
@@ -81,8 +87,59 @@ class QueueRunner:
         self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
 
+    def _init_from_proto(self, queue_runner_def, import_scope):
+        g = get_default_graph()
+
+        def element(name):
+            return g.as_graph_element(_prepend_scope(name, import_scope))
+
+        self._queue = element(queue_runner_def.queue_name)
+        self._enqueue_ops = [element(n) for n in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        codes = list(queue_runner_def.queue_closed_exception_types)
+        self._queue_closed_exception_types = (
+            tuple(errors.exception_type_from_error_code(c) for c in codes) if codes
+            else (errors.OutOfRangeError,))
+        self._lock = threading.Lock()
+        self._runs_per_session = weakref.WeakKeyDictionary()
+        self._exceptions_raised = []
+
+    def to_proto(self, export_scope=None):
+        """This runner as a ``QueueRunnerDef`` protocol buffer.
+
+        Args:
+          export_scope: a name scope stripped from the names; a runner whose queue is
+            outside it gives None.
+
+        Returns:
+          A ``QueueRunnerDef`` (wire-compatible with TF's), or None.
+        """
+        if export_scope is not None and not self.name.startswith(export_scope + "/") \
+                and self.name != export_scope:
+            return None
+        from ..protos import QueueRunnerDef
+
+        def strip(name):
+            return _strip_scope(name, export_scope)
+
+        return QueueRunnerDef(
+            queue_name=strip(self.name),
+            enqueue_op_name=[strip(op.name) for op in self._enqueue_ops],
+            close_op_name=strip(self._close_op.name),
+            cancel_op_name=strip(self._cancel_op.name),
+            queue_closed_exception_types=[errors.error_code_from_exception_type(t)
+                                          for t in self._queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None):
+        """A ``QueueRunner`` for the ops a ``QueueRunnerDef`` names in the default graph
+        (under ``import_scope``, if given)."""
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
+
     @property
     def queue(self):
+        """The queue (for a runner made from a proto: the queue's op, as in TF)."""
         return self._queue
 
     @property
@@ -198,6 +255,16 @@ class QueueRunner:
     def __repr__(self):
         return "<fr.train.QueueRunner queue=%r enqueue_ops=%d>" % (self.name,
                                                                    len(self._enqueue_ops))
+
+
+def _strip_scope(name: str, scope: str | None) -> str:
+    if scope and name.startswith(scope + "/"):
+        return name[len(scope) + 1:]
+    return name
+
+
+def _prepend_scope(name: str, scope: str | None) -> str:
+    return "%s/%s" % (scope, name) if scope else name
 
 
 def _ended_by_stop(sess, coord, e) -> bool:

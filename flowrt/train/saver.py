@@ -1,15 +1,18 @@
 """``fr.train.Saver``: checkpoints of variables, with TF1's file naming and state file.
 
 Files of a checkpoint with prefix ``dir/model.ckpt-20`` (TF1's names):
-  ``model.ckpt-20.data-00000-of-00001``  the values: an ``.npz`` archive (loaded with
-      ``allow_pickle=False``, so reading a checkpoint never executes code). Entry
+  ``model.ckpt-20.data-00000-of-00001``  the values: an ``.npz`` archive, read as
+      untrusted input: never unpickled, every entry's stored dtype, shape and size
+      checked against the index before its data is read (a damaged or hostile file
+      gives ``DataLossError`` naming the file and variable). Entry
       ``index`` is a JSON document (uint8 bytes) mapping each variable name to
       ``{"key", "dtype", "shape"}``; entry ``<key>`` holds the array. String variables
       are stored as their concatenated bytes (uint8) plus ``<key>_len`` (int64 lengths).
   ``model.ckpt-20.index``  the same JSON index alone; a checkpoint "exists" when this
       file exists (as TF's ``checkpoint_exists``).
   ``checkpoint``  the text state file in TF's format (``model_checkpoint_path: "..."``
-      then one ``all_model_checkpoint_paths: "..."`` per kept checkpoint).
+      then one ``all_model_checkpoint_paths: "..."`` per kept checkpoint); paths are
+      stored relative to a relative save directory, as TF1 stores them.
 Each file is written to a temporary name and moved into place with ``os.replace``, in
 the order data, index, state: a crash at any point leaves the previous checkpoint and
 state file intact and loadable.
@@ -22,7 +25,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 import tempfile
+import zipfile
+import zlib
 
 import numpy as np
 
@@ -88,36 +94,144 @@ def _write_arrays(f, index: dict, entries: dict):
     np.savez(f, index=meta, **entries)
 
 
-def _read_checkpoint(prefix: str):
-    """(index dict, npz archive) of a checkpoint; DataLossError if it is unreadable."""
-    path = prefix + _DATA_SUFFIX
-    try:
-        npz = np.load(path, allow_pickle=False)
-        index = json.loads(bytes(npz["index"]).decode("utf-8"))
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, "Checkpoint data file %s not found" % path) \
-            from None
-    except (ValueError, KeyError, OSError) as e:
-        raise errors.DataLossError(None, None, "Unable to read checkpoint %s: %s (is it a "
-                                   "flowrt checkpoint?)" % (path, e)) from None
-    if index.get("format") != _FORMAT:
-        raise errors.DataLossError(None, None, "Checkpoint %s has format %r, expected %r"
-                                   % (path, index.get("format"), _FORMAT))
-    return index["tensors"], npz
+_MAX_INDEX_BYTES = 1 << 26
+_MAX_RANK = 64
+# What reading a hostile or damaged file may raise, all reported as DataLossError.
+_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, SyntaxError,
+           RecursionError, NotImplementedError, KeyError, TypeError, struct.error,
+           OverflowError, MemoryError)
 
 
-def _decode(info: dict, npz) -> np.ndarray:
-    key = info["key"]
-    if info["dtype"] == "string":
-        raw = bytes(npz[key])
-        lens = npz[key + "_len"]
-        out = np.empty(len(lens), dtype=object)
-        pos = 0
-        for i, n in enumerate(lens):
-            out[i] = raw[pos:pos + int(n)]
-            pos += int(n)
-        return out.reshape(info["shape"])
-    return npz[key]
+def _data_loss(path, what, detail):
+    return errors.DataLossError(None, None, "Checkpoint %s is corrupt or not a flowrt "
+                                "checkpoint: %s: %s" % (path, what, detail))
+
+
+class _CheckpointFile:
+    """An open checkpoint data file: its checked index, and arrays read one at a time.
+
+    Nothing is unpickled, and an entry's stored shape, dtype and size are checked against
+    what the index declares *before* its data is read, so a hostile file can neither run
+    code nor make the reader allocate more than the declared variables need.
+    """
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        self.path = path = prefix + _DATA_SUFFIX
+        try:
+            self._zip = zipfile.ZipFile(path)
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, "Checkpoint data file %s not found"
+                                       % path) from None
+        except _DAMAGE as e:
+            raise _data_loss(path, "the archive", e) from None
+        try:
+            self._members = {i.filename: i for i in self._zip.infolist()}
+            raw = self._entry("index", "the index", np.dtype(np.uint8), None,
+                              _MAX_INDEX_BYTES)
+            index = json.loads(raw.tobytes().decode("utf-8"))
+        except errors.DataLossError:
+            self.close()
+            raise
+        except _DAMAGE as e:
+            self.close()
+            raise _data_loss(path, "the index", e) from None
+        if not isinstance(index, dict) or index.get("format") != _FORMAT or \
+                not isinstance(index.get("tensors"), dict):
+            self.close()
+            raise _data_loss(path, "the index", "format %r, expected %r" % (
+                index.get("format") if isinstance(index, dict) else None, _FORMAT))
+        self.index = index["tensors"]
+
+    def close(self):
+        self._zip.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def info(self, name: str) -> tuple:
+        """The declared ``(dtype name, shape)`` of variable ``name``, checked."""
+        info = self.index[name]
+        ok = isinstance(info, dict) and isinstance(info.get("key"), str) and \
+            isinstance(info.get("dtype"), str) and isinstance(info.get("shape"), list) and \
+            len(info["shape"]) <= _MAX_RANK and \
+            all(type(d) is int and 0 <= d < 1 << 48 for d in info["shape"])
+        if not ok:
+            raise _data_loss(self.path, "variable %s" % name, "bad index entry %r"
+                             % (info,))
+        if info["dtype"] != "string":
+            try:
+                _dt.as_dtype(info["dtype"]).np  # noqa: B018 - must have a numpy dtype
+            except (TypeError, ValueError, KeyError, AttributeError):
+                raise _data_loss(self.path, "variable %s" % name, "unknown dtype %r"
+                                 % info["dtype"]) from None
+        return info["dtype"], tuple(info["shape"])
+
+    def _entry(self, key, what, dtype, shape, limit=None) -> np.ndarray:
+        """Entry ``key`` of the archive, checked against ``dtype`` and ``shape``."""
+        member = self._members.get(key + ".npy")
+        if member is None:
+            raise _data_loss(self.path, what, "entry %r is missing" % key)
+        try:
+            with self._zip.open(member) as f:
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    stored_shape, fortran, stored = np.lib.format.read_array_header_1_0(f)
+                elif version == (2, 0):
+                    stored_shape, fortran, stored = np.lib.format.read_array_header_2_0(f)
+                else:
+                    raise ValueError("unsupported .npy version %s" % (version,))
+                if stored.hasobject or stored != dtype:
+                    raise _data_loss(self.path, what, "stored dtype %s, but the index says "
+                                     "%s" % (stored, dtype))
+                if shape is not None and tuple(stored_shape) != tuple(shape):
+                    raise _data_loss(self.path, what, "stored shape %s, but the index says "
+                                     "%s" % (list(stored_shape), list(shape)))
+                count = 1
+                for d in stored_shape:
+                    count *= int(d)
+                nbytes = count * dtype.itemsize
+                if limit is not None and nbytes > limit:
+                    raise _data_loss(self.path, what, "%d bytes is too large" % nbytes)
+                if member.file_size != f.tell() + nbytes:
+                    raise _data_loss(self.path, what, "the entry holds %d bytes where %d "
+                                     "are declared (truncated?)"
+                                     % (member.file_size - f.tell(), nbytes))
+                data = f.read(nbytes)
+                if len(data) != nbytes:
+                    raise _data_loss(self.path, what, "truncated")
+                f.read(1)  # reach the end: the archive's CRC-32 of the entry is checked
+        except errors.DataLossError:
+            raise
+        except _DAMAGE as e:
+            raise _data_loss(self.path, what, e) from None
+        arr = np.frombuffer(data, dtype=dtype).reshape(stored_shape,
+                                                       order="F" if fortran else "C")
+        return arr.copy()
+
+    def read(self, name: str) -> np.ndarray:
+        """The value of variable ``name`` (checked as described in the class docstring)."""
+        dtype, shape = self.info(name)
+        key = self.index[name]["key"]
+        what = "variable %s" % name
+        count = 1
+        for d in shape:
+            count *= d
+        if dtype == "string":
+            lens = self._entry(key + "_len", what, np.dtype(np.int64), (count,))
+            if (lens < 0).any():
+                raise _data_loss(self.path, what, "negative string length")
+            raw = self._entry(key, what, np.dtype(np.uint8), (int(lens.sum()),)).tobytes()
+            out = np.empty(count, dtype=object)
+            pos = 0
+            for i, n in enumerate(lens.tolist()):
+                out[i] = raw[pos:pos + n]
+                pos += n
+            return out.reshape(shape)
+        return self._entry(key, what, _dt.as_dtype(dtype).np, shape)
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
@@ -156,10 +270,35 @@ _LINE = re.compile(r'^\s*(\w+)\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
 def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
                             latest_filename=None, all_model_checkpoint_timestamps=None,
                             last_preserved_timestamp=None):
-    """Atomically writes the ``checkpoint`` state file of ``save_dir``."""
+    """Atomically writes the ``checkpoint`` state file of ``save_dir``.
+
+    As TF1 writes it: when ``save_dir`` is relative, relative checkpoint paths are stored
+    relative to ``save_dir`` (``get_checkpoint_state`` joins them back), so the file works
+    from the directory it was saved from and from ``save_dir`` alike; absolute paths are
+    stored as given.
+    """
+    _write_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
+                 latest_filename, relative=False)
+
+
+def _write_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
+                 latest_filename, relative: bool):
+    save_dir = save_dir or "."
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
+
+    def rel(p):
+        return os.path.relpath(p, save_dir)
+
+    if relative:  # Saver(save_relative_paths=True): absolute paths stored relative
+        paths = [rel(p) if os.path.isabs(p) else p for p in paths]
+        if os.path.isabs(model_checkpoint_path):
+            model_checkpoint_path = rel(model_checkpoint_path)
+    if not os.path.isabs(save_dir):  # relative paths stored relative to save_dir
+        paths = [p if os.path.isabs(p) else rel(p) for p in paths]
+        if not os.path.isabs(model_checkpoint_path):
+            model_checkpoint_path = rel(model_checkpoint_path)
     text = "model_checkpoint_path: %s\n" % _quote(model_checkpoint_path)
     text += "".join("all_model_checkpoint_paths: %s\n" % _quote(p) for p in paths)
     path = os.path.join(save_dir, latest_filename or "checkpoint")
@@ -216,18 +355,18 @@ def _resolve(ckpt: str) -> str:
 
 def list_variables(ckpt_dir_or_file) -> list:
     """``[(name, shape), ...]`` of the variables in a checkpoint (or a dir's latest)."""
-    index, _ = _read_checkpoint(_resolve(ckpt_dir_or_file))
-    return [(name, info["shape"]) for name, info in sorted(index.items())]
+    with _CheckpointFile(_resolve(ckpt_dir_or_file)) as ckpt:
+        return [(name, list(ckpt.info(name)[1])) for name in sorted(ckpt.index)]
 
 
 def load_variable(ckpt_dir_or_file, name) -> np.ndarray:
     """The saved value of variable ``name`` in a checkpoint (or a dir's latest)."""
     prefix = _resolve(ckpt_dir_or_file)
-    index, npz = _read_checkpoint(prefix)
-    if name not in index:
-        raise errors.NotFoundError(None, None, "Key %s not found in checkpoint %s"
-                                   % (name, prefix))
-    return _decode(index[name], npz)
+    with _CheckpointFile(prefix) as ckpt:
+        if name not in ckpt.index:
+            raise errors.NotFoundError(None, None, "Key %s not found in checkpoint %s"
+                                       % (name, prefix))
+        return ckpt.read(name)
 
 
 # --------------------------------------------------------------------------------------
@@ -362,7 +501,8 @@ class Saver:
 
         Args:
           sess: the session holding the values.
-          save_path: the prefix, e.g. ``"ckpt/model.ckpt"``; its directory must exist.
+          save_path: the prefix, e.g. ``"ckpt/model.ckpt"``; its directory must exist
+            (ValueError otherwise, as TF1).
           global_step: an int, or a tensor/variable whose value is appended:
             ``"ckpt/model.ckpt-20"``.
           write_state: also update the directory's ``checkpoint`` state file.
@@ -381,6 +521,8 @@ class Saver:
             prefix = save_path
         save_dir = os.path.dirname(prefix)
         if save_dir and not os.path.isdir(save_dir):
+            # TF1 (and TF 2.21's tf.compat.v1) raise this rather than create the directory
+            # (a MonitoredTrainingSession's checkpoint_dir is created by its summary writer).
             raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
         names = sorted(self._vars)
         values = sess.run([self._vars[n] for n in names]) if names else []
@@ -390,8 +532,8 @@ class Saver:
         _write_atomic(prefix + _INDEX_SUFFIX, lambda f: f.write(text))
         if write_state:
             drop = self._record(prefix)
-            update_checkpoint_state(save_dir or ".", prefix, self._last_checkpoints,
-                                    latest_filename)
+            _write_state(save_dir, prefix, self._last_checkpoints, latest_filename,
+                         relative=self._save_relative_paths)
             for old in drop:
                 if old != prefix:
                     self._delete(old)
@@ -403,36 +545,45 @@ class Saver:
         Raises:
           ValueError: ``save_path`` is None or not a checkpoint.
           NotFoundError: a variable is missing from the checkpoint (named in the message).
-          InvalidArgumentError: a saved shape differs from the variable's.
+          InvalidArgumentError: a saved shape or dtype differs from the variable's.
+          DataLossError: the checkpoint is damaged or not a flowrt checkpoint (the
+            message names the file and variable).
+
+        A failed restore assigns no variable: every value is read and checked first.
         """
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_exists(save_path):
             raise ValueError("The passed save_path is not a valid checkpoint: %s" % save_path)
         self.build()
-        index, npz = _read_checkpoint(save_path)
-        feeds = {}
-        for name in sorted(self._vars):
-            v = self._vars[name]
-            if name not in index:
-                close = [n for n in index if n.split("/")[-1] == name.split("/")[-1]][:3]
-                hint = " (the checkpoint has %s)" % ", ".join(close) if close else ""
-                raise errors.NotFoundError(
-                    None, self._restore_op, "Restoring from checkpoint failed: key %s not "
-                    "found in checkpoint %s%s. The variable %s exists in the graph but was "
-                    "not saved under this name." % (name, save_path, hint, v.name))
-            value = _decode(index[name], npz)
-            if not v.shape.is_compatible_with(value.shape):
-                raise errors.InvalidArgumentError(
-                    None, self._restore_op, "Restoring variable %s: the checkpoint has shape "
-                    "%s but the variable has shape %s" % (name, list(value.shape), v.shape))
-            if v.dtype.name != index[name]["dtype"]:
-                raise errors.InvalidArgumentError(
-                    None, self._restore_op, "Restoring variable %s: the checkpoint has dtype "
-                    "%s but the variable has dtype %s" % (name, index[name]["dtype"],
-                                                          v.dtype.name))
-            feeds[self._feeds[name]] = value
+        with _CheckpointFile(save_path) as ckpt:
+            feeds = {self._feeds[name]: self._read_for(ckpt, name)
+                     for name in sorted(self._vars)}
+        # Every value was read and checked: only now is any variable assigned.
         sess.run(self._restore_op, feeds)
+
+    def _read_for(self, ckpt, name):
+        v = self._vars[name]
+        if name not in ckpt.index:
+            close = [n for n in ckpt.index if n.split("/")[-1] == name.split("/")[-1]][:3]
+            hint = " (the checkpoint has %s)" % ", ".join(close) if close else ""
+            raise errors.NotFoundError(
+                None, self._restore_op, "Restoring from checkpoint failed: key %s not "
+                "found in checkpoint %s%s. The variable %s exists in the graph but was "
+                "not saved under this name." % (name, ckpt.prefix, hint, v.name))
+        dtype, shape = ckpt.info(name)
+        # Declared shape and dtype are checked before any data is read.
+        if not v.shape.is_compatible_with(shape):
+            raise errors.InvalidArgumentError(
+                None, self._restore_op, "Restoring variable %s from %s: the checkpoint has "
+                "shape %s but the variable has shape %s" % (name, ckpt.path, list(shape),
+                                                           v.shape))
+        if v.dtype.name != dtype:
+            raise errors.InvalidArgumentError(
+                None, self._restore_op, "Restoring variable %s from %s: the checkpoint has "
+                "dtype %s but the variable has dtype %s" % (name, ckpt.path, dtype,
+                                                           v.dtype.name))
+        return ckpt.read(name)
 
     def as_saver_def(self):
         raise NotImplementedError("flowrt keeps no SaverDef protocol buffers")

@@ -5,11 +5,15 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, get_default_graph
 from ..init_ops import zeros_initializer
+from ..summary.writer import read_events
 from ..var_scope import get_variable
 from ..variables import Variable, VariableAggregation
 
 __all__ = ["global_step", "get_global_step", "create_global_step",
-           "get_or_create_global_step", "assert_global_step"]
+           "get_or_create_global_step", "assert_global_step", "summary_iterator"]
+
+# The collection caching the hooks' shared read of the global step (TF1's key).
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 
 def global_step(sess, global_step_tensor) -> int:
@@ -69,3 +73,29 @@ def get_or_create_global_step(graph=None):
     if step is None:
         step = create_global_step(graph)
     return step
+
+
+def _get_or_create_global_step_read(graph=None):
+    """One tensor reading the global step, shared by the hooks (``global_step/add:0``).
+
+    Built as TF1 does, from ``initialized_value() + 0``, and cached in the
+    ``GLOBAL_STEP_READ_KEY`` collection; None when the graph has no global step.
+    """
+    graph = graph or get_default_graph()
+    cached = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if cached:
+        return cached[0]
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with graph.as_default() as g, g.name_scope(None), g.name_scope(step.op.name + "/"):
+        value = step.initialized_value() if isinstance(step, Variable) else step
+        read = value + 0
+        g.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    return read
+
+
+def summary_iterator(path):
+    """The ``Event`` records of an event file, in order (TF1's
+    ``tf.train.summary_iterator``)."""
+    return read_events(path)

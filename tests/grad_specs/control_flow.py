@@ -1,4 +1,4 @@
-"""Gradient specs for control flow: the If op family (While has no gradient yet).
+"""Gradient specs for control flow: the If and While op families.
 
 Two test-only identity ops make the other If types: one stateful (``If``) and one with
 an async kernel (``AsyncIf``).
@@ -72,3 +72,60 @@ SPECS = [
     GradSpec("AsyncIf", _async, [A, B]),
     GradSpec("GradSpecAsyncIdentity", _async, [A, B]),
 ]
+
+
+# --- While: forward values recorded and replayed backwards ------------------------------
+
+
+def _loop(x, w):
+    _, y = fr.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, fr.sin(v) * w + v),
+                         [fr.constant(0), x])
+    return y
+
+
+def _nested_loops(x, w):
+    def outer(i, v):
+        _, u = fr.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, u * w + 0.1),
+                             [fr.constant(0), v])
+        return i + 1, u * v
+
+    return fr.while_loop(lambda i, v: i < 3, outer, [fr.constant(0), x])[1]
+
+
+def _max_iter(x, w):
+    return fr.while_loop(lambda i, v: i < 100, lambda i, v: (i + 1, v * w + fr.exp(v) * 0.1),
+                         [fr.constant(0), x], maximum_iterations=3)[1]
+
+
+def _two_vars(x, w):
+    # Two float loop variables feeding each other, a cond inside the body.
+    def body(i, a, b):
+        nb = fr.cond(i < 2, lambda: a * b, lambda: a + b)
+        return i + 1, fr.tanh(b), nb
+
+    _, a, b = fr.while_loop(lambda i, a, b: i < 3, body, [fr.constant(0), x, w])
+    return a * b
+
+
+def _stateful_loop(x, w):
+    return fr.while_loop(lambda i, v: i < 2,
+                         lambda i, v: (i + 1, make("GradSpecStatefulIdentity", [v]) * w),
+                         [fr.constant(0), x])[1]
+
+
+def _async_loop(x, w):
+    return fr.while_loop(lambda i, v: i < 2,
+                         lambda i, v: (i + 1, make("GradSpecAsyncIdentity", [v]) * w),
+                         [fr.constant(0), x])[1]
+
+
+SPECS += [
+    GradSpec("StatelessWhile", _loop, [A, B], id="StatelessWhile-single"),
+    GradSpec("StatelessWhile", _nested_loops, [A * 0.3, B * 0.5], id="StatelessWhile-nested"),
+    GradSpec("StatelessWhile", _max_iter, [A, B], id="StatelessWhile-maximum_iterations"),
+    GradSpec("StatelessWhile", _two_vars, [A * 0.5, B * 0.5], id="StatelessWhile-two-vars"),
+    GradSpec("StatelessWhile", lambda x, c: _loop(x, c), [A, C], id="StatelessWhile-broadcast"),
+    GradSpec("While", _stateful_loop, [A, B]),
+    GradSpec("AsyncWhile", _async_loop, [A, B]),
+]
+

@@ -38,6 +38,7 @@ SPECS = [
     GradSpec("Sub", lambda x, y: x - y, [A, ROW], id="Sub-broadcast"),
     GradSpec("Mul", lambda x, y: x * y, [A, B]),
     GradSpec("RealDiv", lambda x, y: x / y, [A, POS]),
+    GradSpec("DivNoNan", fr.div_no_nan, [A, POS]),
     GradSpec("FloorMod", fr.mod, [POS * 3.0 + 0.1, POS], eps=1e-7),
     GradSpec("Pow", fr.pow, [POS, B]),
     GradSpec("Maximum", fr.maximum, [A, B]),

@@ -318,14 +318,49 @@ def test_cond_inside_while_and_while_inside_cond():
         assert sess.run(wc, {p: False, q: 4}) == 40
 
 
-def test_while_gradient_is_not_defined_yet():
+def test_while_gradient_flows_to_initial_value_and_captures():
     x = fr.constant(2.0)
     y = fr.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x])
-    with pytest.raises(LookupError, match="No gradient defined for operation"):
-        fr.gradients(y[1], x)
+    (g,) = fr.gradients(y[1], x)  # y = x**4
     y2 = fr.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x],
                        back_prop=False)
     assert fr.gradients(y2[1], x) == [None]
+    with fr.Session() as sess:
+        assert sess.run(g) == pytest.approx(32.0)
+
+
+def test_while_gradient_of_zero_iterations_passes_the_gradient_through():
+    x = fr.placeholder(fr.float32, [])
+    n = fr.placeholder(fr.int32, [])
+    y = fr.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * x), [0, x])[1]
+    (g,) = fr.gradients(y, x)
+    with fr.Session() as sess:
+        assert sess.run(g, {x: 3.0, n: 0}) == pytest.approx(1.0)
+        assert sess.run(g, {x: 3.0, n: 2}) == pytest.approx(27.0)  # d(x**3)/dx
+
+
+def test_while_second_order_is_not_defined_yet():
+    x = fr.constant(2.0)
+    y = fr.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, a * x), [0, x])[1]
+    (g,) = fr.gradients(y, x)
+    with pytest.raises(LookupError, match="No gradient defined for operation"):
+        fr.gradients(g, x)
+
+
+def test_while_body_state_runs_once_per_iteration_when_differentiated():
+    v = fr.Variable(0.0)
+    x = fr.constant(2.0)
+
+    def body(i, a):
+        with fr.control_dependencies([v.assign_add(1.0)]):
+            return i + 1, a * x
+
+    y = fr.while_loop(lambda i, a: i < 3, body, [0, x])[1]
+    (g,) = fr.gradients(y, x)
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run([y, g]) == [pytest.approx(16.0), pytest.approx(32.0)]
+        assert sess.run(v) == 3.0  # the backward replay never re-runs the body
 
 
 # --- blocking branches --------------------------------------------------------------------
@@ -388,3 +423,21 @@ def test_cond_gradient_only_runs_the_taken_branch():
     with fr.Session() as sess:
         assert sess.run(g, {p: True}) == 2.0  # the counter op is not differentiable
         assert (count(sess, "gt"), count(sess, "gf")) == (1, 0)
+
+
+def test_gradient_reaches_a_variable_whose_handle_a_loop_body_uses():
+    v = fr.Variable(2.0)
+    n = fr.Variable(0.0)
+    x = fr.constant(1.0)
+
+    def body(i, a):
+        with fr.control_dependencies([n.assign_add(1.0)]):  # the body takes n's handle
+            return i + 1, a * v + n.read_value()
+
+    y = fr.while_loop(lambda i, a: i < 2, body, [0, x])[1]
+    gv, gn = fr.gradients(y, [v, n])
+    with fr.Session() as sess:
+        sess.run([v.initializer, n.initializer])
+        # y = (x v + n1) v + n2 with n1 = 1, n2 = 2 read after each increment
+        assert sess.run([y, gv, gn]) == [pytest.approx(8.0), pytest.approx(5.0),
+                                        pytest.approx(3.0)]

@@ -309,3 +309,55 @@ def test_example_producer_consumer():
 async def test_example_async_producer_consumer():
     main = runpy.run_path(str(_EXAMPLES / "async_producer_consumer.py"))["main"]
     await main()
+
+
+# --- QueueRunnerDef ----------------------------------------------------------------------
+
+
+def test_to_proto_from_proto_round_trip_and_run():
+    with fr.name_scope("input"):
+        q = fr.FIFOQueue(4, fr.float32, shapes=[[]], name="q")
+        enq = q.enqueue(2.0)
+        qr = fr.train.QueueRunner(q, [enq], queue_closed_exception_types=(
+            fr.errors.OutOfRangeError, fr.errors.CancelledError))
+    d = qr.to_proto()
+    assert isinstance(d, fr.protos.QueueRunnerDef)
+    assert (d.queue_name, list(d.enqueue_op_name)) == ("input/q", ["input/q_enqueue"])
+    assert (d.close_op_name, d.cancel_op_name) == (qr.close_op.name, qr.cancel_op.name)
+    assert list(d.queue_closed_exception_types) == [11, 1]  # OUT_OF_RANGE, CANCELLED
+    stripped = qr.to_proto(export_scope="input")
+    assert stripped.queue_name == "q" and stripped.enqueue_op_name == ["q_enqueue"]
+    assert qr.to_proto(export_scope="other") is None
+    back = fr.train.QueueRunner.from_proto(
+        fr.protos.QueueRunnerDef.FromString(d.SerializeToString()))
+    assert back.queue is q.queue_ref.op and back.name == "input/q"
+    assert back.enqueue_ops == [enq] and back.cancel_op is qr.cancel_op
+    assert back.queue_closed_exception_types == (fr.errors.OutOfRangeError,
+                                                 fr.errors.CancelledError)
+    scoped = fr.train.QueueRunner(queue_runner_def=stripped, import_scope="input")
+    assert scoped.enqueue_ops == [enq]
+    with fr.Session() as sess:
+        coord = fr.train.Coordinator()
+        threads = back.create_threads(sess, coord, start=True)
+        assert sess.run(q.dequeue_many(3)).tolist() == [2.0, 2.0, 2.0]
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=JOIN)
+
+
+def test_from_proto_defaults_and_conflicts():
+    q = fr.FIFOQueue(4, fr.float32, name="q2")
+    d = fr.train.QueueRunner(q, [q.enqueue(1.0)]).to_proto()
+    del d.queue_closed_exception_types[:]
+    assert fr.train.QueueRunner.from_proto(d).queue_closed_exception_types == (
+        fr.errors.OutOfRangeError,)
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        fr.train.QueueRunner(q, [q.enqueue(1.0)], queue_runner_def=d)
+
+
+def test_queue_runner_def_is_wire_compatible_with_tensorflow():
+    pb = pytest.importorskip("tensorflow.core.protobuf.queue_runner_pb2")
+    q = fr.FIFOQueue(4, fr.float32, name="q3")
+    d = fr.train.QueueRunner(q, [q.enqueue(1.0)]).to_proto()
+    theirs = pb.QueueRunnerDef.FromString(d.SerializeToString())
+    assert theirs.queue_name == "q3" and list(theirs.queue_closed_exception_types) == [11]
+    assert fr.protos.QueueRunnerDef.FromString(theirs.SerializeToString()) == d

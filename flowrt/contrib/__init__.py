@@ -1,0 +1,4 @@
+"""``fr.contrib``: the parts of TF1's ``tf.contrib`` that everyday programs use
+(``fr.contrib.layers`` regularizers)."""
+
+from . import layers  # noqa: F401

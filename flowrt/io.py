@@ -1,0 +1,26 @@
+"""``fr.io``: the ``tf.io`` names TF1 programs use for files, records and parsing.
+
+Re-exports only.
+"""
+
+from .ops.io_ops import decode_csv, matching_files, read_file, write_file  # noqa: F401
+from .ops.parsing_ops import (  # noqa: F401
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    decode_raw,
+    parse_example,
+    parse_single_example,
+    parse_single_sequence_example,
+)
+from .python_io import (  # noqa: F401
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)
+
+__all__ = ["decode_csv", "matching_files", "read_file", "write_file", "FixedLenFeature",
+           "FixedLenSequenceFeature", "VarLenFeature", "decode_raw", "parse_example",
+           "parse_single_example", "parse_single_sequence_example",
+           "TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter", "tf_record_iterator"]

@@ -1,0 +1,71 @@
+"""Weight broadcasting and squeezable dimensions shared by ``fr.losses`` and
+``fr.metrics`` (TF1's ``weights_broadcast_ops`` and ``remove_squeezable_dimensions``),
+checked on static shapes."""
+
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._core.graph import Tensor, convert_to_tensor
+from ..ops import array_ops, math_ops
+from ..ops.common import shape_str
+
+
+def as_float32(x, name=None) -> Tensor:
+    t = convert_to_tensor(x, name=name)
+    return t if t.dtype is _dt.float32 else math_ops.cast(t, _dt.float32)
+
+
+def check_broadcastable(weights: Tensor, values: Tensor):
+    """Raises TF's ValueError unless ``weights`` broadcasts to ``values`` (rank 0, or the
+    same rank with each dimension 1 or equal)."""
+    ws, vs = weights.shape, values.shape
+    if ws.ndims is None or vs.ndims is None or ws.ndims == 0:
+        return
+    if ws.ndims != vs.ndims:
+        raise ValueError("weights can not be broadcast to values. values.rank=%d. "
+                         "weights.rank=%d. values.shape=%s. weights.shape=%s."
+                         % (vs.ndims, ws.ndims, shape_str(vs), shape_str(ws)))
+    for w, v in zip(ws.as_list(), vs.as_list()):
+        if w is not None and v is not None and w not in (1, v):
+            raise ValueError("weights can not be broadcast to values. values.shape=%s. "
+                             "weights.shape=%s." % (shape_str(vs), shape_str(ws)))
+
+
+def broadcast_weights(weights: Tensor, values: Tensor) -> Tensor:
+    """``weights`` broadcast to the shape of ``values`` (TF's ``broadcast_weights``)."""
+    check_broadcastable(weights, values)
+    if weights.shape.is_fully_defined() and values.shape.is_fully_defined() \
+            and weights.shape.as_list() == values.shape.as_list():
+        return weights
+    return math_ops.multiply(weights, array_ops.ones_like(values), name="broadcast_weights")
+
+
+def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0):
+    """Squeezes a trailing size-1 dimension so that ``rank(predictions) - rank(labels)``
+    becomes ``expected_rank_diff`` (static ranks only, as TF when they are known)."""
+    lr, pr = labels.shape.ndims, predictions.shape.ndims
+    if lr is None or pr is None:
+        return labels, predictions
+    diff = pr - lr
+    if diff == expected_rank_diff + 1 and predictions.shape[-1] in (1, None):
+        predictions = array_ops.squeeze(predictions, [-1])
+    elif diff == expected_rank_diff - 1 and labels.shape[-1] in (1, None):
+        labels = array_ops.squeeze(labels, [-1])
+    return labels, predictions
+
+
+def squeeze_weights(predictions, labels, weights):
+    """TF metrics' ``_remove_squeezable_dimensions``: squeezes labels against predictions,
+    then a trailing 1 of ``weights`` (or expands it) to match ``predictions``' rank."""
+    if labels is not None:
+        labels, predictions = remove_squeezable_dimensions(labels, predictions)
+    if weights is None:
+        return predictions, labels, None
+    weights = convert_to_tensor(weights)
+    wr, pr = weights.shape.ndims, predictions.shape.ndims
+    if wr is not None and pr is not None and wr != 0:
+        if wr - pr == 1 and weights.shape[-1] in (1, None):
+            weights = array_ops.squeeze(weights, [-1])
+        elif pr - wr == 1:
+            weights = array_ops.expand_dims(weights, -1)
+    return predictions, labels, weights

@@ -1,0 +1,110 @@
+"""Local response normalization (``fr.nn.lrn``, op ``LRN``) and its gradient op
+``LRNGrad``, as in TF (the CIFAR-10 tutorial's normalization).
+
+``sqr_sum[..., d] = sum(input[..., d - r : d + r + 1] ** 2)`` over the last axis and
+``output = input / (bias + alpha * sqr_sum) ** beta``. Window sums are differences of
+a float64 running sum, so each costs O(depth) whatever the radius.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._core.graph import convert_to_tensor
+from .._core.registry import register_op
+from .common import check_dtype, make, shape_str
+
+__all__ = ["lrn", "local_response_normalization"]
+
+_LRN_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
+
+
+def _window_sum(v, r):
+    """``sum(v[..., d - r : d + r + 1])`` for every ``d`` of the last axis, in float64."""
+    depth = v.shape[-1]
+    cs = np.zeros(v.shape[:-1] + (depth + 1,), np.float64)
+    np.cumsum(v, axis=-1, dtype=np.float64, out=cs[..., 1:])
+    d = np.arange(depth)
+    return cs[..., np.minimum(d + r + 1, depth)] - cs[..., np.maximum(d - r, 0)]
+
+
+def _norm(op, x):
+    a = op.attrs
+    return a["bias"] + a["alpha"] * _window_sum(np.square(x, dtype=np.float64),
+                                                a["depth_radius"])
+
+
+def _lrn_infer(op):
+    x = op.inputs[0]
+    check_dtype(x, _LRN_DTYPES, "input")
+    if x.shape.ndims not in (None, 4):
+        raise ValueError("Shape must be rank 4 but is rank %d for input of shape %s"
+                         % (x.shape.ndims, shape_str(x.shape)))
+    return [(x.dtype, x.shape)]
+
+
+def _lrn_kernel(ctx, op, x):
+    if x.ndim != 4:
+        raise ValueError("input must be 4-dimensional, got shape %s" % list(x.shape))
+    return ((x * _norm(op, x) ** -op.attrs["beta"]).astype(x.dtype, copy=False),)
+
+
+def _lrn_grad_infer(op):
+    g, x, y = op.inputs
+    for t, what in ((x, "input_image"), (y, "output_image")):
+        if t.dtype is not g.dtype:
+            raise TypeError("%s must have the dtype of input_grads (%s), got %s"
+                            % (what, g.dtype.name, t.dtype.name))
+        if not t.shape.is_compatible_with(g.shape):
+            raise ValueError("%s has shape %s but input_grads has %s"
+                             % (what, shape_str(t.shape), shape_str(g.shape)))
+    check_dtype(g, _LRN_DTYPES, "input_grads")
+    return [(g.dtype, g.shape.merge_with(x.shape))]
+
+
+def _lrn_grad_kernel(ctx, op, g, x, y):
+    if not g.shape == x.shape == y.shape:
+        raise ValueError("input_grads, input_image and output_image must have one shape, "
+                         "got %s, %s and %s" % (list(g.shape), list(x.shape), list(y.shape)))
+    a = op.attrs
+    n = _norm(op, x)
+    beta = a["beta"]
+    # d out_i / d x_j = [i == j] n_i^-beta - 2 alpha beta x_i x_j n_i^(-beta - 1) over the
+    # window; the windows are symmetric, so the second term is a window sum at j.
+    g64 = g.astype(np.float64)
+    inner = _window_sum(g64 * x * n ** (-beta - 1), a["depth_radius"])
+    dx = g64 * n ** -beta - 2.0 * a["alpha"] * beta * x * inner
+    return (dx.astype(g.dtype, copy=False),)
+
+
+def _lrn_attrs(op):
+    return {k: op.attrs[k] for k in ("depth_radius", "bias", "alpha", "beta")}
+
+
+register_op("LRN", infer=_lrn_infer, kernel=_lrn_kernel,
+            grad=lambda op, g: [make("LRNGrad", [g, op.inputs[0], op.outputs[0]],
+                                     _lrn_attrs(op))])
+# TF registers no gradient for LRNGrad either ("No gradient defined").
+register_op("LRNGrad", infer=_lrn_grad_infer, kernel=_lrn_grad_kernel)
+
+
+def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002
+    """Local response normalization over the last axis of a 4-D ``input``.
+
+    Args:
+      input: a float tensor [batch, height, width, depth].
+      depth_radius: half-width of the window over the depth axis.
+      bias, alpha, beta: ``output = input / (bias + alpha * sqr_sum) ** beta``.
+      name: the op name (default ``LRN``).
+
+    Note (flowrt): float64 is accepted too (TF: float16/bfloat16/float32).
+    """
+    if int(depth_radius) < 0:
+        raise ValueError("depth_radius must be non-negative, got %d" % depth_radius)
+    x = convert_to_tensor(input, name="input")
+    return make("LRN", [x], {"depth_radius": int(depth_radius), "bias": float(bias),
+                             "alpha": float(alpha), "beta": float(beta)}, name, "LRN")
+
+
+local_response_normalization = lrn

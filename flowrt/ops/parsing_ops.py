@@ -1,0 +1,577 @@
+"""Parsing ``Example`` protos and raw bytes: ``parse_example``, ``parse_single_example``,
+the feature specs (``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``)
+and ``decode_raw``.
+
+One op, ``ParseExampleV2``, parses a vector of serialized ``Example`` protos with the
+compiled ``flowrt.protos.Example`` (wire-compatible with TF's); ``parse_single_example``
+feeds it a one-element vector and drops the batch dimension, so both follow one set of
+rules and messages (TF's wording: ``Name: <unknown>, Key: id, Index: 0. ...``).
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from ..protos import Example, SequenceExample
+from .array_ops import expand_dims, reshape, squeeze
+from .common import TensorShape, as_shape, make, make_op, to_tensor
+from .slicing_ops import gather
+from .sparse_ops import SparseTensor
+
+__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "parse_example",
+           "parse_single_example", "parse_single_sequence_example", "decode_raw"]
+
+
+class FixedLenFeature(collections.namedtuple(
+        "FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """A feature with a fixed number of values, parsed to a dense tensor of ``shape``.
+
+    Args:
+      shape: the feature's shape (a list of ints).
+      dtype: ``fr.float32``, ``fr.int64`` or ``fr.string``.
+      default_value: the value when an Example lacks the feature (reshaped to
+        ``shape``); None makes the feature required.
+    """
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A feature with any number of values, parsed to a ``SparseTensor``."""
+
+
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """A feature holding any number of items of ``shape``, parsed to a dense tensor
+    ``[batch, most items] + shape``, padded with ``default_value`` (0 or ``b""``).
+
+    Args:
+      shape: the shape of one item.
+      dtype: ``fr.float32``, ``fr.int64`` or ``fr.string``.
+      allow_missing: must be True for ``parse_example`` (a missing feature has no items).
+      default_value: a scalar used for padding.
+    """
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+_KINDS = {_dt.int64: ("int64_list", "int64"), _dt.float32: ("float_list", "float"),
+          _dt.string: ("bytes_list", "string")}
+_KIND_NAME = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
+
+
+def _check_dtype(dtype, arg):
+    dtype = _dt.as_dtype(dtype)
+    if dtype not in _KINDS:
+        raise TypeError("Value passed to parameter '%s' has DataType %s not in list of "
+                        "allowed values: float32, int64, string" % (arg, dtype.name))
+    return dtype
+
+
+def _spec_of(features: dict, sequence: bool = False):
+    """(sparse keys, sparse types, dense keys, dense types, dense shapes, var-len flags,
+    default values) from a ``features`` dict, keys sorted as TF sorts them.
+
+    With ``sequence`` (the feature lists of a SequenceExample) the flag is
+    ``allow_missing`` instead, and FixedLenFeature means a required list."""
+    if not features and not sequence:
+        raise ValueError("Argument `features` cannot be None or falsy. Got %s" % (features,))
+    features = features or {}
+    sk, st, dk, dt, ds, dv, dd = [], [], [], [], [], [], []
+    for key in sorted(features):
+        f = features[key]
+        if isinstance(f, VarLenFeature):
+            sk.append(key)
+            st.append(_check_dtype(f.dtype, "sparse_types"))
+        elif isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)):
+            if f.shape is None:
+                raise ValueError("Missing shape for feature %s. Received feature=%s."
+                                 % (key, f))
+            seq = isinstance(f, FixedLenSequenceFeature)
+            if sequence:
+                seq = seq and bool(f.allow_missing)
+            elif seq and not f.allow_missing:
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing "
+                                 "to be True.")
+            dtype = _check_dtype(f.dtype, "dense_defaults")
+            shape = as_shape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError("All dimensions of shape for feature %s need to be known but "
+                                 "received %s." % (key, shape))
+            dk.append(key)
+            dt.append(dtype)
+            ds.append(tuple(shape.as_list()))
+            dv.append(seq)
+            dd.append(f.default_value)
+        else:
+            raise ValueError("Unsupported feature type %s for key %r; use FixedLenFeature, "
+                             "VarLenFeature or FixedLenSequenceFeature"
+                             % (type(f).__name__, key))
+    return sk, st, dk, dt, ds, dv, dd
+
+
+def _default_tensor(key, dtype, shape, seq, value):
+    """The default input of one dense key: an empty tensor when there is none."""
+    np_dtype = object if dtype is _dt.string else dtype.np
+    if value is None:
+        return to_tensor(np.zeros([0], np_dtype) if dtype is not _dt.string
+                         else np.array([], dtype=object), dtype, name="key_" + key)
+    arr = np.asarray(value, dtype=np_dtype) if dtype is not _dt.string else \
+        np.asarray(value, dtype=object)
+    if seq:
+        if arr.size != 1:
+            raise ValueError("The default value of FixedLenSequenceFeature %r must be a "
+                             "scalar, got shape %s" % (key, list(arr.shape)))
+        arr = arr.reshape([])
+    else:
+        n = int(np.prod(shape, dtype=np.int64))
+        if arr.size != n:
+            raise ValueError("Cannot reshape a tensor with %d elements to shape [%s] (%d "
+                             "elements) for the default of feature %r"
+                             % (arr.size, ",".join(map(str, shape)), n, key))
+        arr = arr.reshape(shape)
+    return to_tensor(arr, dtype, name="key_" + key)
+
+
+def parse_example(serialized, features, name=None, example_names=None) -> dict:
+    """Parses a batch of serialized ``Example`` protos.
+
+    Args:
+      serialized: a 1-D string tensor of serialized ``Example`` protos.
+      features: a dict from feature key to ``FixedLenFeature``, ``VarLenFeature`` or
+        ``FixedLenSequenceFeature``.
+      name: a name scope for the ops.
+      example_names: optional 1-D strings naming the examples in error messages.
+
+    Returns:
+      A dict from key to a dense ``Tensor`` (``[batch] + shape``, or ``[batch, items] +
+      shape`` for a sequence feature) or a ``SparseTensor`` (``[batch, values]``).
+
+    Raises:
+      ValueError, TypeError: a bad ``features`` spec.
+      InvalidArgumentError (at run time): a record that is not an Example, a value of
+        the wrong type or count, a required feature missing, naming key and example.
+    """
+    ser = to_tensor(serialized, _dt.string)
+    if ser.shape.ndims not in (None, 1):
+        raise ValueError("Shape must be rank 1 but is rank %d for 'serialized' of "
+                         "parse_example" % ser.shape.ndims)
+    return _parse(ser, features, name or "ParseExample", example_names, single=False)
+
+
+def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
+    """Parses one serialized ``Example`` proto: like ``parse_example`` without the batch
+    dimension (dense ``shape``; sparse ``[values]`` with 1-column indices).
+
+    Args:
+      serialized: a scalar string tensor.
+      features: a dict from key to a feature spec, as for ``parse_example``.
+      name: a name scope for the ops.
+      example_names: an optional scalar string naming the example in error messages.
+    """
+    ser = to_tensor(serialized, _dt.string)
+    if ser.shape.ndims not in (None, 0):
+        raise ValueError("Shape must be rank 0 but is rank %d for 'serialized' of "
+                         "parse_single_example" % ser.shape.ndims)
+    names = None if example_names is None else expand_dims(
+        to_tensor(example_names, _dt.string), 0)
+    return _parse(ser, features, name or "ParseSingleExample", names, single=True)
+
+
+def _parse(ser, features, scope, example_names, single):
+    from ..scopes import name_scope
+
+    sk, st, dk, dt, ds, dv, dd = _spec_of(features)
+    with name_scope(scope):
+        defaults = [_default_tensor(k, t, s, v, d) for k, t, s, v, d in zip(dk, dt, ds, dv, dd)]
+        batch = expand_dims(ser, 0) if single else ser
+        names = (to_tensor(example_names, _dt.string) if example_names is not None
+                 else to_tensor(np.array([], dtype=object), _dt.string, name="names"))
+        attrs = {"sparse_keys": sk, "sparse_types": st, "dense_keys": dk, "Tdense": dt,
+                 "dense_shapes": ds, "ragged": dv, "single": single}
+        op = make_op("ParseExampleV2", [batch, names] + defaults, attrs, None,
+                     "ParseExampleV2")
+        ns = len(sk)
+        out = {}
+        for i, key in enumerate(sk):
+            idx, vals, shp = op.outputs[i], op.outputs[ns + i], op.outputs[2 * ns + i]
+            if single:
+                idx = gather(idx, [1], axis=1)
+                shp = gather(shp, [1])
+            out[key] = SparseTensor(idx, vals, shp)
+        for i, key in enumerate(dk):
+            t = op.outputs[3 * ns + i]
+            if single:
+                t = squeeze(t, [0]) if not dv[i] else reshape(
+                    t, [-1] + list(ds[i]))
+            out[key] = t
+    return out
+
+
+def _parse_infer(op):
+    a = op.attrs
+    ser = op.inputs[0]
+    b = ser.shape.as_list()[0] if ser.shape.ndims == 1 else None
+    ns = len(a["sparse_keys"])
+    outs = [(_dt.int64, TensorShape([None, 2]))] * ns
+    outs += [(t, TensorShape([None])) for t in a["sparse_types"]]
+    outs += [(_dt.int64, TensorShape([2]))] * ns
+    for t, s, seq in zip(a["Tdense"], a["dense_shapes"], a["ragged"]):
+        outs.append((t, TensorShape([b] + ([None] if seq else []) + list(s))))
+    return outs
+
+
+def _type_error(kind, want, key, name, index, sparse):
+    # TF words the two cases differently; users match on these messages.
+    what = ("Expected type: %s, Actual type: %s" % (_KIND_NAME[want], _KIND_NAME[kind])
+            if sparse else "Data type: %s but expected type: %s"
+            % (_KIND_NAME[kind], _KIND_NAME[want]))
+    return errors.InvalidArgumentError(
+        None, None, "Name: %s, Key: %s, Index: %d.  Data types don't match. %s"
+        % (name, key, index, what))
+
+
+def _column_values(key, dtype, rows, names, sparse):
+    """Per example, the values of feature ``key`` (a protobuf repeated field), or None
+    where the example lacks it (or holds a Feature with no kind)."""
+    want = _KINDS[dtype][0]
+    out = []
+    for i, fmap in enumerate(rows):
+        f = fmap.get(key)
+        if f is None:
+            out.append(None)
+            continue
+        vals = getattr(f, want).value
+        if not vals:  # empty, or unset, or another kind: only now ask which
+            kind = f.WhichOneof("kind")
+            if kind is None:
+                vals = None
+            elif kind != want:
+                raise _type_error(kind, want, key, names(i), i, sparse)
+        out.append(vals)
+    return out
+
+
+def _dense_column(op, key, dtype, shape, seq, default, rows, names):
+    n_item = int(np.prod(shape, dtype=np.int64))
+    np_dtype = object if dtype is _dt.string else dtype.np
+    tname = _KINDS[dtype][1]
+    got = _column_values(key, dtype, rows, names, sparse=False)
+    if seq:
+        lengths = []
+        for i, v in enumerate(got):
+            k = 0 if v is None else len(v)
+            if n_item and k % n_item:
+                raise errors.InvalidArgumentError(
+                    None, None, "Name: %s, Key: %s, Index: %d.  Number of %s values is not a "
+                    "multiple of stride length. Saw %d values but output shape is: [?,%s]"
+                    % (names(i), key, i, tname, k, ",".join(map(str, shape))))
+            lengths.append(k)
+        width = max(lengths, default=0)
+        pad = default[()] if default.size else (b"" if dtype is _dt.string else 0)
+        out = np.full((len(rows), width), pad, dtype=np_dtype)
+        for i, v in enumerate(got):
+            if lengths[i]:
+                out[i, :lengths[i]] = list(v)
+        return out.reshape((len(rows), width // max(n_item, 1)) + tuple(shape))
+    flat = []
+    fill = default.reshape(-1).tolist()
+    for i, v in enumerate(got):
+        if v is None:
+            if default.size == 0:
+                raise errors.InvalidArgumentError(
+                    None, None, "Name: %s, Feature: %s (data type: %s) is required but "
+                    "could not be found." % (names(i), key, tname))
+            flat.extend(fill)
+        elif len(v) != n_item:
+            raise errors.InvalidArgumentError(
+                None, None, "Name: %s, Key: %s, Index: %d.  Number of %s values != expected. "
+                " Values size: %d but output shape: [%s]"
+                % (names(i), key, i, tname, len(v), ",".join(map(str, shape))))
+        else:
+            flat.extend(v)
+    if np_dtype is object:
+        out = np.empty(len(flat), dtype=object)
+        out[:] = flat
+    else:
+        out = np.array(flat, dtype=np_dtype)
+    return out.reshape((len(rows),) + tuple(shape))
+
+
+def _sparse_column(key, dtype, rows, names):
+    np_dtype = object if dtype is _dt.string else dtype.np
+    got = _column_values(key, dtype, rows, names, sparse=True)
+    lengths = np.array([0 if v is None else len(v) for v in got], np.int64)
+    flat = []
+    for v in got:
+        if v:
+            flat.extend(v)
+    n = int(lengths.sum())
+    rows_idx = np.repeat(np.arange(len(got), dtype=np.int64), lengths)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    idx = np.stack([rows_idx, np.arange(n, dtype=np.int64) - starts], axis=1)
+    if np_dtype is object:
+        values = np.empty(n, dtype=object)
+        values[:] = flat
+    else:
+        values = np.array(flat, dtype=np_dtype)
+    return idx, values, np.array([len(rows), int(lengths.max(initial=0))], np.int64)
+
+
+def _parse_kernel(ctx, op, serialized, names, *defaults):
+    a = op.attrs
+    flat = np.asarray(serialized, dtype=object).reshape(-1)
+    names = np.asarray(names, dtype=object).reshape(-1)
+    if names.size and names.size != flat.size:
+        raise errors.InvalidArgumentError(
+            None, op, "Expected len(names) == len(serialized), but got: %d vs. %d"
+            % (names.size, flat.size))
+
+    def name_of(i):
+        return names[i].decode("utf-8", "replace") if names.size else "<unknown>"
+
+    rows = []
+    for i, s in enumerate(flat):
+        ex = Example()
+        try:
+            ex.ParseFromString(s)
+        except (DecodeError, TypeError):
+            raise errors.InvalidArgumentError(
+                None, op, "Could not parse example input, value: %r (Name: %s, Index: %d)"
+                % (bytes(s)[:100], name_of(i), i)) from None
+        rows.append(ex.features.feature)
+    try:
+        sparse = [_sparse_column(k, t, rows, name_of)
+                  for k, t in zip(a["sparse_keys"], a["sparse_types"])]
+        dense = [_dense_column(op, k, t, s, seq, np.asarray(d), rows, name_of)
+                 for k, t, s, seq, d in zip(a["dense_keys"], a["Tdense"], a["dense_shapes"],
+                                            a["ragged"], defaults)]
+    except errors.InvalidArgumentError as e:
+        raise errors.InvalidArgumentError(None, op, e.message) from None
+    return (tuple(s[0] for s in sparse) + tuple(s[1] for s in sparse)
+            + tuple(s[2] for s in sparse) + tuple(dense))
+
+
+register_op("ParseExampleV2", infer=_parse_infer, kernel=_parse_kernel,
+            grad=NOT_DIFFERENTIABLE)
+
+
+# --------------------------------------------------------------------------------------
+# parse_single_sequence_example
+# --------------------------------------------------------------------------------------
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
+                                  example_name=None, name=None):
+    """Parses one serialized ``SequenceExample``: its context like an ``Example`` and its
+    feature lists as sequences.
+
+    Args:
+      serialized: a scalar string tensor.
+      context_features: a dict from key to ``FixedLenFeature`` or ``VarLenFeature``
+        (parsed from ``context`` as by ``parse_single_example``).
+      sequence_features: a dict from key to ``FixedLenSequenceFeature`` (dense
+        ``[steps] + shape``; a missing list is an error unless ``allow_missing``) or
+        ``VarLenFeature`` (a ``SparseTensor`` ``[steps, most values]``).
+      example_name: an optional scalar string naming the example in error messages.
+      name: a name scope for the ops.
+
+    Returns:
+      ``(context, sequences)``: two dicts from key to ``Tensor`` or ``SparseTensor``.
+
+    Raises:
+      ValueError: both dicts empty, or a bad spec.
+      InvalidArgumentError (at run time): a record that is not a SequenceExample, a
+        missing required feature or list, values of the wrong type or count.
+    """
+    from ..scopes import name_scope
+
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    ctx_spec = _spec_of(context_features, sequence=True)
+    for key, f in (context_features or {}).items():
+        if isinstance(f, FixedLenSequenceFeature):
+            raise ValueError("context_features[%r] must be a FixedLenFeature or "
+                             "VarLenFeature" % key)
+    seq_spec = _spec_of(sequence_features, sequence=True)
+    ser = to_tensor(serialized, _dt.string)
+    if ser.shape.ndims not in (None, 0):
+        raise ValueError("Shape must be rank 0 but is rank %d for 'serialized' of "
+                         "parse_single_sequence_example" % ser.shape.ndims)
+    with name_scope(name or "ParseSingleSequenceExample"):
+        sk, st, dk, dt, ds, _, dd = ctx_spec
+        defaults = [_default_tensor(k, t, s, False, d) for k, t, s, d in zip(dk, dt, ds, dd)]
+        ex_name = to_tensor(example_name if example_name is not None else "", _dt.string)
+        attrs = {"context_sparse_keys": sk, "context_sparse_types": st,
+                 "context_dense_keys": dk, "context_dense_types": dt,
+                 "context_dense_shapes": ds, "feature_list_sparse_keys": seq_spec[0],
+                 "feature_list_sparse_types": seq_spec[1],
+                 "feature_list_dense_keys": seq_spec[2],
+                 "feature_list_dense_types": seq_spec[3],
+                 "feature_list_dense_shapes": seq_spec[4],
+                 "feature_list_dense_missing_assumed_empty": seq_spec[5]}
+        op = make_op("ParseSingleSequenceExample", [ser, ex_name] + defaults, attrs, None,
+                     "ParseSingleSequenceExample")
+    outs = iter(op.outputs)
+
+    def take(sparse_keys, dense_keys):
+        got = {}
+        n = len(sparse_keys)
+        trip = [next(outs) for _ in range(3 * n)]
+        for i, key in enumerate(sparse_keys):
+            got[key] = SparseTensor(trip[i], trip[n + i], trip[2 * n + i])
+        for key in dense_keys:
+            got[key] = next(outs)
+        return got
+
+    context = take(sk, dk)
+    return context, take(seq_spec[0], seq_spec[2])
+
+
+def _seq_infer(op):
+    a = op.attrs
+    outs = []
+    for sparse, dense, shapes, rank in (
+            ("context_sparse_types", "context_dense_types", "context_dense_shapes", 1),
+            ("feature_list_sparse_types", "feature_list_dense_types",
+             "feature_list_dense_shapes", 2)):
+        n = len(a[sparse])
+        outs += [(_dt.int64, TensorShape([None, rank]))] * n
+        outs += [(t, TensorShape([None])) for t in a[sparse]]
+        outs += [(_dt.int64, TensorShape([rank]))] * n
+        lead = [] if rank == 1 else [None]
+        outs += [(t, TensorShape(lead + list(s))) for t, s in zip(a[dense], a[shapes])]
+    return outs
+
+
+def _parse_seq_kernel(ctx, op, serialized, example_name, *defaults):
+    a = op.attrs
+    name = bytes(np.asarray(example_name, dtype=object)[()]).decode("utf-8", "replace") \
+        or "<unknown>"
+
+    def names(i):
+        return name
+
+    seq = SequenceExample()
+    try:
+        seq.ParseFromString(bytes(np.asarray(serialized, dtype=object)[()]))
+    except (DecodeError, TypeError):
+        raise errors.InvalidArgumentError(
+            None, op, "Could not parse example input, value: %r (Name: %s)"
+            % (bytes(np.asarray(serialized, dtype=object)[()])[:100], name)) from None
+    try:
+        rows = [seq.context.feature]
+        sparse = [_sparse_column(k, t, rows, names)
+                  for k, t in zip(a["context_sparse_keys"], a["context_sparse_types"])]
+        out = [s[0][:, 1:] for s in sparse] + [s[1] for s in sparse] + \
+            [s[2][1:] for s in sparse]
+        out += [_dense_column(op, k, t, s, False, np.asarray(d), rows, names)[0]
+                for k, t, s, d in zip(a["context_dense_keys"], a["context_dense_types"],
+                                      a["context_dense_shapes"], defaults)]
+        lists = seq.feature_lists.feature_list
+
+        def steps(key, required):
+            fl = lists.get(key)
+            if fl is None:
+                if required:
+                    raise errors.InvalidArgumentError(
+                        None, None, "Name: %s, Feature list '%s' is required but could not be "
+                        "found.  Did you mean to include it in "
+                        "feature_list_dense_missing_assumed_empty or "
+                        "feature_list_dense_defaults?" % (name, key))
+                return []
+            return [{key: f} for f in fl.feature]
+
+        sparse = [_sparse_column(k, t, steps(k, False), names)
+                  for k, t in zip(a["feature_list_sparse_keys"],
+                                  a["feature_list_sparse_types"])]
+        out += [s[0] for s in sparse] + [s[1] for s in sparse] + [s[2] for s in sparse]
+        none = np.zeros([0])
+        out += [_dense_column(op, k, t, s, False, none, steps(k, not empty_ok), names)
+                for k, t, s, empty_ok in zip(
+                    a["feature_list_dense_keys"], a["feature_list_dense_types"],
+                    a["feature_list_dense_shapes"],
+                    a["feature_list_dense_missing_assumed_empty"])]
+    except errors.InvalidArgumentError as e:
+        raise errors.InvalidArgumentError(None, op, e.message) from None
+    return tuple(out)
+
+
+register_op("ParseSingleSequenceExample", infer=_seq_infer, kernel=_parse_seq_kernel,
+            grad=NOT_DIFFERENTIABLE)
+
+
+# --------------------------------------------------------------------------------------
+# decode_raw
+# --------------------------------------------------------------------------------------
+
+_RAW_TYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int8, _dt.int16, _dt.int32,
+              _dt.int64, _dt.uint8, _dt.uint16, _dt.bool)
+_TF_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "half"}
+
+
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+    """Reinterprets the bytes of each string as a vector of ``out_type``.
+
+    Args:
+      input_bytes: a string tensor; every element must have the same length, a multiple
+        of ``out_type``'s size.
+      out_type: the element dtype (float16/32/64, int8/16/32/64, uint8/16, bool).
+      little_endian: the byte order of the data.
+      name: a name for the op.
+      bytes: the deprecated name of ``input_bytes``.
+
+    Returns:
+      A tensor of shape ``input_bytes.shape + [length // itemsize]``.
+    """
+    if input_bytes is None:
+        input_bytes = bytes
+    if out_type is None:
+        raise TypeError("decode_raw() missing the required argument 'out_type'")
+    out_type = _dt.as_dtype(out_type)
+    if out_type not in _RAW_TYPES:
+        raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
+                        "allowed values: %s" % (out_type.name,
+                                                ", ".join(t.name for t in _RAW_TYPES)))
+    return make("DecodeRaw", [to_tensor(input_bytes, _dt.string)],
+                {"out_type": out_type, "little_endian": bool(little_endian)}, name,
+                "DecodeRaw")
+
+
+def _decode_raw_infer(op):
+    s = op.inputs[0].shape
+    if s.ndims is None:
+        return [(op.attrs["out_type"], TensorShape(None))]
+    return [(op.attrs["out_type"], TensorShape(s.as_list() + [None]))]
+
+
+def _decode_raw_kernel(ctx, op, x):
+    t = op.attrs["out_type"]
+    arr = np.asarray(x, dtype=object)
+    flat = arr.reshape(-1)
+    dt = np.dtype(t.np).newbyteorder("<" if op.attrs["little_endian"] else ">")
+    size = dt.itemsize
+    n = len(flat[0]) if flat.size else 0
+    if n % size:
+        raise errors.InvalidArgumentError(
+            None, op, "Input to DecodeRaw has length %d that is not a multiple of %d, the "
+            "size of %s" % (n, size, _TF_NAME.get(t, t.name)))
+    for i, s in enumerate(flat):
+        if len(s) != n:
+            raise errors.InvalidArgumentError(
+                None, op, "DecodeRaw requires input strings to all be the same size, but "
+                "element %d has size %d != %d" % (i, len(s), n))
+    out = np.frombuffer(b"".join(flat), dtype=dt).astype(t.np, copy=True)
+    return (out.reshape(arr.shape + (n // size,)),)
+
+
+register_op("DecodeRaw", infer=_decode_raw_infer, kernel=_decode_raw_kernel,
+            grad=NOT_DIFFERENTIABLE)

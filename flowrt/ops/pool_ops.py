@@ -1,0 +1,324 @@
+"""Max and average pooling (``fr.nn.max_pool``/``avg_pool``) and their TF gradient ops.
+
+``MaxPool`` -> ``MaxPoolGrad`` -> ``MaxPoolGradGrad`` and ``AvgPool`` <-> ``AvgPoolGrad``
+are wired as TF wires them, so second-order gradients and ``RegisterGradient`` work.
+
+The kernels loop over the (few) window taps with whole-array numpy operations: a max or
+a sum of ``KH*KW`` strided views beats reducing a 6-D window view. A max pool routes
+each output's gradient to the first maximal element of its window in row-major order,
+as TF's CPU kernel does; SAME padding never wins a max, and the average excludes it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._core.graph import convert_to_tensor
+from .._core.registry import register_op
+from .._core.shape import TensorShape, unknown_shape
+from . import array_ops
+from .common import check_dtype, int_list, make, shape_str
+from .conv_ops import (
+    check_attrs,
+    check_format,
+    check_padding,
+    crop,
+    geometry,
+    pad_hw,
+    spatial_arg,
+    tap_slice,
+)
+
+__all__ = ["max_pool", "avg_pool", "max_pool2d", "avg_pool2d"]
+
+_POOL_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
+_ONES = [1, 1, 1, 1]
+
+
+def _pool_infer_shape(op, dims):
+    n, h, w, c = dims
+    k = op.attrs["ksize"]
+    (oh, _, _), (ow, _, _) = geometry(h, w, op, k[1], k[2])
+    return TensorShape([n, oh, ow, c])
+
+
+def _check_ksize(op):
+    k = op.attrs["ksize"]
+    if len(k) != 4:
+        raise ValueError("Sliding window ksize field must specify 4 dimensions, got %s" % (k,))
+    if k[0] != 1 or k[3] != 1:
+        raise ValueError("Pooling is not yet supported on the batch or depth dimension, got "
+                         "ksize %s" % (k,))
+    if min(k) < 1:
+        raise ValueError("ksize must be positive, got %s" % (k,))
+    check_attrs(op)
+
+
+def _dims4(t, what):
+    if t.shape.ndims is None:
+        return [None] * 4
+    if t.shape.ndims != 4:
+        raise ValueError("Shape must be rank 4 but is rank %d for %s of shape %s"
+                         % (t.shape.ndims, what, shape_str(t.shape)))
+    return t.shape.as_list()
+
+
+def _pool_infer(op):
+    x = op.inputs[0]
+    check_dtype(x, _POOL_DTYPES, "input")
+    _check_ksize(op)
+    return [(x.dtype, _pool_infer_shape(op, _dims4(x, "input")))]
+
+
+def _geo(op, x):
+    if x.ndim != 4:
+        raise ValueError("input must be 4-dimensional, got shape %s" % list(x.shape))
+    k = op.attrs["ksize"]
+    return geometry(x.shape[1], x.shape[2], op, k[1], k[2])
+
+
+def _taps(op):
+    k = op.attrs["ksize"]
+    return [(i, j) for i in range(k[1]) for j in range(k[2])]
+
+
+# --------------------------------------------------------------------------------------
+# MaxPool, MaxPoolGrad, MaxPoolGradGrad
+# --------------------------------------------------------------------------------------
+
+
+def _max_pool_np(op, x):
+    geo = _geo(op, x)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = pad_hw(x, geo, low)
+    s = op.attrs["strides"]
+    out = None
+    for i, j in _taps(op):
+        v = xp[tap_slice(i, j, geo, s, _ONES)]
+        out = v.copy() if out is None else np.maximum(out, v, out=out)
+    return out, xp, geo
+
+
+def _max_pool_kernel(ctx, op, x):
+    return (_max_pool_np(op, x)[0],)
+
+
+def _argmax_masks(op, x, y, geo):
+    """Yields ``(slice, mask)`` per tap: where this tap is its window's first maximum."""
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xp = pad_hw(x, geo, low)
+    s = op.attrs["strides"]
+    taken = np.zeros(y.shape, bool)
+    for i, j in _taps(op):
+        sl = tap_slice(i, j, geo, s, _ONES)
+        m = xp[sl] == y
+        m &= ~taken
+        taken |= m
+        yield sl, m
+
+
+def _padded_zeros(x, geo, dtype):
+    (_, pt, pb), (_, pl, pr) = geo
+    n, h, w, c = x.shape
+    return np.zeros((n, h + pt + pb, w + pl + pr, c), dtype)
+
+
+def _max_pool_grad_kernel(ctx, op, x, y, g):
+    if y.shape != g.shape:
+        raise ValueError("orig_output and grad must have the same shape, got %s and %s"
+                         % (list(y.shape), list(g.shape)))
+    geo = _geo(op, x)
+    dxp = _padded_zeros(x, geo, g.dtype)
+    for sl, m in _argmax_masks(op, x, y, geo):
+        dxp[sl] += np.where(m, g, 0)
+    return (np.ascontiguousarray(crop(dxp, geo, x.shape[1], x.shape[2])),)
+
+
+def _max_pool_grad_grad_kernel(ctx, op, x, y, gg):
+    # For each output, the incoming gradient (input-shaped) at its window's argmax.
+    if gg.shape != x.shape:
+        raise ValueError("grad must have the shape of orig_input, got %s and %s"
+                         % (list(gg.shape), list(x.shape)))
+    geo = _geo(op, x)
+    ggp = pad_hw(gg, geo)
+    out = np.zeros(y.shape, gg.dtype)
+    for sl, m in _argmax_masks(op, x, y, geo):
+        np.copyto(out, ggp[sl], where=m)
+    return (out,)
+
+
+def _pool_grad_infer(op, grad_like_input=False):
+    x, y, g = op.inputs
+    check_dtype(x, _POOL_DTYPES, "orig_input")
+    for t, what in ((y, "orig_output"), (g, "grad")):
+        if t.dtype is not x.dtype:
+            raise TypeError("%s must have the dtype of orig_input (%s), got %s"
+                            % (what, x.dtype.name, t.dtype.name))
+    _check_ksize(op)
+    expect = _pool_infer_shape(op, _dims4(x, "orig_input"))
+    for t, what in ((y, "orig_output"), (g, "grad")):
+        want = x.shape if what == "grad" and grad_like_input else expect
+        if not want.is_compatible_with(t.shape):
+            raise ValueError("%s has shape %s, expected %s for orig_input %s"
+                             % (what, shape_str(t.shape), shape_str(want),
+                                shape_str(x.shape)))
+    return x, expect
+
+
+def _max_pool_grad_infer(op):
+    x, _ = _pool_grad_infer(op)
+    return [(x.dtype, x.shape)]
+
+
+def _max_pool_grad_grad_infer(op):
+    x, expect = _pool_grad_infer(op, grad_like_input=True)
+    return [(x.dtype, expect.merge_with(op.inputs[1].shape))]
+
+
+def _pool_attrs(op):
+    return {k: op.attrs[k] for k in ("ksize", "strides", "padding", "data_format")}
+
+
+register_op("MaxPool", infer=_pool_infer, kernel=_max_pool_kernel,
+            grad=lambda op, g: [make("MaxPoolGrad", [op.inputs[0], op.outputs[0], g],
+                                     _pool_attrs(op))])
+register_op("MaxPoolGrad", infer=_max_pool_grad_infer, kernel=_max_pool_grad_kernel,
+            grad=lambda op, gg: [
+                array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+                make("MaxPoolGradGrad", [op.inputs[0], op.inputs[1], gg], _pool_attrs(op))])
+register_op("MaxPoolGradGrad", infer=_max_pool_grad_grad_infer,
+            kernel=_max_pool_grad_grad_kernel,
+            grad=lambda op, ggg: [
+                array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
+                make("MaxPoolGrad", [op.inputs[0], op.inputs[1], ggg], _pool_attrs(op))])
+
+
+# --------------------------------------------------------------------------------------
+# AvgPool, AvgPoolGrad
+# --------------------------------------------------------------------------------------
+
+
+def _window_counts(op, geo, h, w):
+    """How many real (unpadded) elements each output window covers: [1, OH, OW, 1]."""
+    (oh, pt, pb), (ow, pl, pr) = geo
+    k, s = op.attrs["ksize"], op.attrs["strides"]
+
+    def along(n_out, before, size, kk, ss):
+        start = np.arange(n_out) * ss - before
+        return np.minimum(start + kk, size) - np.maximum(start, 0)
+
+    rows = along(oh, pt, h, k[1], s[1])
+    cols = along(ow, pl, w, k[2], s[2])
+    return (rows[:, None] * cols[None, :])[None, :, :, None]
+
+
+def _avg_dtype(dt):
+    return np.float32 if dt == np.float16 else dt
+
+
+def _avg_pool_kernel(ctx, op, x):
+    geo = _geo(op, x)
+    xp = pad_hw(x.astype(_avg_dtype(x.dtype), copy=False), geo)
+    s = op.attrs["strides"]
+    out = None
+    for i, j in _taps(op):
+        v = xp[tap_slice(i, j, geo, s, _ONES)]
+        out = v.copy() if out is None else np.add(out, v, out=out)
+    out /= _window_counts(op, geo, x.shape[1], x.shape[2])
+    return (out.astype(x.dtype, copy=False),)
+
+
+def _avg_pool_grad_infer(op):
+    sizes, g = op.inputs
+    check_dtype(sizes, (_dt.int32,), "orig_input_shape")
+    check_dtype(g, _POOL_DTYPES, "grad")
+    _check_ksize(op)
+    v = int_list(sizes)
+    if v is None:
+        return [(g.dtype, unknown_shape(4))]
+    if len(v) != 4:
+        raise ValueError("orig_input_shape must be a vector of 4 sizes, got %s" % v)
+    expect = _pool_infer_shape(op, v)
+    if not expect.is_compatible_with(g.shape):
+        raise ValueError("grad has shape %s, expected %s for orig_input_shape %s"
+                         % (shape_str(g.shape), shape_str(expect), v))
+    return [(g.dtype, TensorShape(v))]
+
+
+def _avg_pool_grad_kernel(ctx, op, sizes, g):
+    n, h, w, c = (int(v) for v in sizes)
+    k = op.attrs["ksize"]
+    geo = geometry(h, w, op, k[1], k[2])
+    if g.shape != (n, geo[0][0], geo[1][0], c):
+        raise ValueError("grad has shape %s, expected %s for orig_input_shape %s"
+                         % (list(g.shape), [n, geo[0][0], geo[1][0], c], list(sizes)))
+    dt = _avg_dtype(g.dtype)
+    share = g.astype(dt) / _window_counts(op, geo, h, w)
+    dxp = np.zeros((n, h + geo[0][1] + geo[0][2], w + geo[1][1] + geo[1][2], c), dt)
+    s = op.attrs["strides"]
+    for i, j in _taps(op):
+        dxp[tap_slice(i, j, geo, s, _ONES)] += share
+    return (np.ascontiguousarray(crop(dxp, geo, h, w)).astype(g.dtype, copy=False),)
+
+
+register_op("AvgPool", infer=_pool_infer, kernel=_avg_pool_kernel,
+            grad=lambda op, g: [make("AvgPoolGrad", [array_ops.shape(op.inputs[0]), g],
+                                     _pool_attrs(op))])
+register_op("AvgPoolGrad", infer=_avg_pool_grad_infer, kernel=_avg_pool_grad_kernel,
+            grad=lambda op, gg: [None, make("AvgPool", [gg], _pool_attrs(op))])
+
+
+# --------------------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------------------
+
+
+def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn):  # noqa: A002
+    if value is not None and input is not None:
+        raise ValueError("%s: give only one of `value` and `input`" % fn)
+    v = value if value is not None else input
+    if v is None:
+        raise ValueError("%s: `value` is required" % fn)
+    check_format(data_format, fn)
+    pad, _ = check_padding(padding, op_type)
+    attrs = {"ksize": spatial_arg(ksize, "ksize", fn),
+             "strides": spatial_arg(strides, "strides", fn), "padding": pad,
+             "data_format": "NHWC"}
+    x = convert_to_tensor(v, name="input")
+    return make(op_type, [x], attrs, name, op_type)
+
+
+def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
+             name=None, input=None):  # noqa: A002
+    """Max pooling of ``value`` [batch, height, width, channels] (op ``MaxPool``).
+
+    Args:
+      value: a float tensor, NHWC (``input`` is the TF2 spelling; give one).
+      ksize, strides: an int or a list of 1, 2 or 4 ints (``[1, kh, kw, 1]``).
+      padding: ``"SAME"`` or ``"VALID"``.
+      data_format: ``"NHWC"``.
+      name: the op name (default ``MaxPool``).
+
+    Note (flowrt): only NHWC (TF's CPU kernel rejects NCHW too).
+    """
+    return _pool("MaxPool", value, ksize, strides, padding, data_format, name, input,
+                 "max_pool")
+
+
+def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
+             name=None, input=None):  # noqa: A002
+    """Average pooling (op ``AvgPool``); with SAME padding each window averages only
+    its real elements, as in TF. Arguments as for ``max_pool``."""
+    return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input,
+                 "avg_pool")
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """TF2's spelling of ``max_pool`` (default name ``MaxPool2d``)."""
+    return max_pool(input, ksize, strides, padding, data_format, name or "MaxPool2d")
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """TF2's spelling of ``avg_pool``."""
+    return avg_pool(input, ksize, strides, padding, data_format, name)

@@ -1,0 +1,25 @@
+"""flowrt's protocol buffers: compiled ``.proto`` definitions wire-compatible with TF's.
+
+Each ``<name>.proto`` here has its generated ``<name>_pb2.py`` checked in beside it;
+``regenerate.sh`` rebuilds them (needs ``pip install -e '.[dev]'``). The proto package is
+``flowrt``, not ``tensorflow``, so these classes and TF's can be imported in one process;
+the serialized bytes are the same because field numbers, types and options are.
+
+New messages (Event, Summary, GraphDef, ...) go beside these as further ``.proto`` files.
+"""
+
+from .error_codes_pb2 import Code as ErrorCode  # noqa: F401
+from .example_pb2 import Example, SequenceExample  # noqa: F401
+from .feature_pb2 import (  # noqa: F401
+    BytesList,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+)
+from .queue_runner_pb2 import QueueRunnerDef  # noqa: F401
+
+__all__ = ["BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
+           "FloatList", "Int64List", "QueueRunnerDef", "SequenceExample", "ErrorCode"]

@@ -1,0 +1,18 @@
+"""``fr.sparse``: the ``tf.sparse`` names TF1 programs use, over ``flowrt.ops.sparse_ops``.
+
+Re-exports only.
+"""
+
+from .ops.sparse_ops import SparseTensor, SparseTensorValue  # noqa: F401
+from .ops.sparse_ops import sparse_concat as concat  # noqa: F401
+from .ops.sparse_ops import sparse_fill_empty_rows as fill_empty_rows  # noqa: F401
+from .ops.sparse_ops import sparse_placeholder as placeholder  # noqa: F401
+from .ops.sparse_ops import sparse_reduce_sum as reduce_sum  # noqa: F401
+from .ops.sparse_ops import sparse_reorder as reorder  # noqa: F401
+from .ops.sparse_ops import sparse_retain as retain  # noqa: F401
+from .ops.sparse_ops import sparse_tensor_dense_matmul as matmul  # noqa: F401
+from .ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul  # noqa: F401
+from .ops.sparse_ops import sparse_tensor_to_dense as to_dense  # noqa: F401
+
+__all__ = ["SparseTensor", "SparseTensorValue", "concat", "fill_empty_rows", "placeholder",
+           "reduce_sum", "reorder", "retain", "matmul", "sparse_dense_matmul", "to_dense"]

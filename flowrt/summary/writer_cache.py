@@ -1,0 +1,45 @@
+"""``FileWriterCache``: one shared ``FileWriter`` per log directory (TF1's cache)."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+
+from .._core.graph import get_default_graph
+from .writer import FileWriter
+
+__all__ = ["FileWriterCache"]
+
+
+class FileWriterCache:
+    """The ``FileWriter`` of each directory, shared by the hooks that write there
+    (``MonitoredTrainingSession``'s step counter and summary saver)."""
+
+    _cache: dict = {}
+    _lock = threading.RLock()
+
+    @staticmethod
+    def get(logdir) -> FileWriter:
+        """The cached ``FileWriter`` for ``logdir``, created (with the default graph) the
+        first time."""
+        key = os.path.abspath(os.fspath(logdir))
+        with FileWriterCache._lock:
+            writer = FileWriterCache._cache.get(key)
+            if writer is None:
+                writer = FileWriter(logdir, graph=get_default_graph())
+                FileWriterCache._cache[key] = writer
+            return writer
+
+    @staticmethod
+    def clear():
+        """Closes (flushing them) and forgets every cached writer."""
+        with FileWriterCache._lock:
+            writers = list(FileWriterCache._cache.values())
+            FileWriterCache._cache.clear()
+        for w in writers:
+            w.close()
+
+
+# Flush what the hooks' writers hold when the program ends (they have no flush thread).
+atexit.register(FileWriterCache.clear)

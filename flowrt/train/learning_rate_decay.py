@@ -1,0 +1,166 @@
+"""Learning-rate schedules of the global step (TF1's ``tf.train.*_decay``).
+
+Each returns a scalar tensor of the learning rate's dtype (float32 for a Python float),
+computed as TF1 computes it (the step and the other arguments cast to that dtype), so a
+float64 learning rate gives a float64 schedule.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from ..ops import math_ops as _m
+from ..ops.array_ops import identity
+
+__all__ = ["exponential_decay", "piecewise_constant", "polynomial_decay",
+           "natural_exp_decay", "inverse_time_decay", "cosine_decay"]
+
+
+def _check_step(global_step, fn: str):
+    if global_step is None:
+        raise ValueError("global_step is required for %s." % fn)
+
+
+def _start(learning_rate, global_step, decay_steps):
+    """(initial rate tensor, its dtype, step and decay_steps cast to it)."""
+    lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    dtype = lr.dtype
+    return lr, dtype, _m.cast(global_step, dtype), _m.cast(decay_steps, dtype)
+
+
+def exponential_decay(learning_rate, global_step, decay_steps, decay_rate,
+                      staircase: bool = False, name: str | None = None) -> Tensor:
+    """``learning_rate * decay_rate ** (global_step / decay_steps)``.
+
+    Args:
+      learning_rate: a scalar (float or tensor): the initial rate.
+      global_step: the step (an integer variable or tensor).
+      decay_steps: steps per decay period (> 0).
+      decay_rate: the factor per period.
+      staircase: decay at whole periods only (``floor`` of the exponent).
+      name: the op name (default scope ``ExponentialDecay``).
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    _check_step(global_step, "exponential_decay")
+    with get_default_graph().name_scope(name or "ExponentialDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        p = step / steps
+        if staircase:
+            p = _m.floor(p)
+        return _m.multiply(lr, _m.pow(_m.cast(decay_rate, dtype), p), name=scope)
+
+
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate,
+                      staircase: bool = False, name: str | None = None) -> Tensor:
+    """``learning_rate * exp(-decay_rate * global_step / decay_steps)`` (``floor`` of the
+    ratio with ``staircase``).
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    _check_step(global_step, "natural_exp_decay")
+    # TF1 builds it as an exponential decay, and names it so.
+    with get_default_graph().name_scope(name or "ExponentialDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        p = step / steps
+        if staircase:
+            p = _m.floor(p)
+        rate = _m.exp(_m.negative(_m.cast(decay_rate, dtype)))
+        return _m.multiply(lr, _m.pow(rate, p), name=scope)
+
+
+def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate,
+                       staircase: bool = False, name: str | None = None) -> Tensor:
+    """``learning_rate / (1 + decay_rate * global_step / decay_steps)`` (``floor`` of the
+    ratio with ``staircase``).
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    _check_step(global_step, "inverse_time_decay")
+    with get_default_graph().name_scope(name or "InverseTimeDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        p = step / steps
+        if staircase:
+            p = _m.floor(p)
+        denom = _m.add(_m.cast(1, dtype), _m.multiply(_m.cast(decay_rate, dtype), p))
+        return _m.divide(lr, denom, name=scope)
+
+
+def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
+                     power=1.0, cycle: bool = False, name: str | None = None) -> Tensor:
+    """Decays from ``learning_rate`` to ``end_learning_rate`` over ``decay_steps`` as
+    ``(lr - end) * (1 - step / decay_steps) ** power + end``.
+
+    Args:
+      cycle: after ``decay_steps``, restart with ``decay_steps`` stretched to the next
+        multiple above the step; otherwise stay at ``end_learning_rate``.
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    _check_step(global_step, "polynomial_decay")
+    with get_default_graph().name_scope(name or "PolynomialDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        end = _m.cast(end_learning_rate, dtype)
+        power_t = _m.cast(power, dtype)
+        if cycle:
+            multiplier = _m.where(_m.equal(step, _m.cast(0, dtype)),
+                                  _m.cast(1, dtype), _m.ceil(step / steps))
+            steps = _m.multiply(steps, multiplier)
+        else:
+            step = _m.minimum(step, steps)
+        p = _m.divide(step, steps)
+        return _m.add(_m.multiply(lr - end, _m.pow(1 - p, power_t)), end, name=scope)
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0,
+                 name: str | None = None) -> Tensor:
+    """``learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) /
+    decay_steps)) + alpha)``.
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    _check_step(global_step, "cosine_decay")
+    with get_default_graph().name_scope(name or "CosineDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        fraction = _m.minimum(step, steps) / steps
+        pi = convert_to_tensor(math.pi, dtype=dtype)
+        cosine = 0.5 * (1.0 + _m.cos(pi * fraction))
+        decayed = (1 - _m.cast(alpha, dtype)) * cosine + _m.cast(alpha, dtype)
+        return _m.multiply(lr, decayed, name=scope)
+
+
+def piecewise_constant(x, boundaries, values, name: str | None = None) -> Tensor:
+    """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` while
+    ``boundaries[i-1] < x <= boundaries[i]``, ``values[-1]`` after the last boundary.
+
+    Args:
+      x: the step (a scalar tensor).
+      boundaries: increasing boundaries (cast to ``x``'s dtype).
+      values: one more value than boundaries, all of one dtype.
+      name: the scope name (default ``PiecewiseConstant``).
+
+    Raises:
+      ValueError: ``len(values) != len(boundaries) + 1`` or values of mixed dtypes.
+    """
+    boundaries, values = list(boundaries), list(values)
+    if len(boundaries) != len(values) - 1:
+        raise ValueError("The length of boundaries should be 1 less than the length of "
+                         "values")
+    with get_default_graph().name_scope(name or "PiecewiseConstant") as scope:
+        x = convert_to_tensor(x)
+        bounds = [convert_to_tensor(b) for b in boundaries]
+        bounds = [b if b.dtype == x.dtype else _m.cast(b, x.dtype) for b in bounds]
+        vals = [convert_to_tensor(v) for v in values]
+        if len({v.dtype for v in vals}) > 1:
+            raise ValueError("Values must have elements all with the same dtype (%s)."
+                             % ", ".join(sorted({v.dtype.name for v in vals})))
+        out = vals[-1]
+        for b, v in reversed(list(zip(bounds, vals[:-1]))):
+            out = _m.where(_m.less_equal(x, b), v, out)
+        return identity(out, name=scope)
