@@ -13,7 +13,6 @@ import collections
 import collections.abc
 import contextlib
 import json
-import math
 import threading
 import time
 

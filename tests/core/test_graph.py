@@ -10,7 +10,6 @@ import pytest
 import flowrt as fr
 from flowrt._core.graph import OPERATORS
 
-
 # --- default graph stack ----------------------------------------------------------------
 
 

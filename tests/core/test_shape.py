@@ -1,10 +1,9 @@
 """fr.TensorShape: partially known shapes, merging, compatibility, printing, broadcasting."""
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-import numpy as np
 
 import flowrt as fr
 from flowrt._core.shape import broadcast_shapes, scalar, unknown_shape

@@ -5,7 +5,6 @@ an async kernel (``AsyncIf``).
 """
 
 import numpy as np
-import trio
 
 import flowrt as fr
 from flowrt._core.registry import register_op

@@ -3,7 +3,6 @@ static shapes, errors, blocking branches and the If gradient."""
 
 import numpy as np
 import pytest
-import trio
 
 import flowrt as fr
 from flowrt._core.registry import NOT_DIFFERENTIABLE, register_op
