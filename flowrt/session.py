@@ -591,6 +591,12 @@ async def _in_thread(call, ctx):
     return box[0].unwrap()
 
 
+def _incompatible(t: Tensor, value, type_name: str) -> str:
+    return ("Type of feed value %r with type %s is not compatible with Tensor type <class "
+            "'%s'> of Tensor %r. Try explicitly setting the type of the feed tensor to a "
+            "larger type (e.g. int64)." % (value, type(value), type_name, t.name))
+
+
 def _feed_value(t: Tensor, value):
     """Converts a fed value to the tensor's dtype and checks its static shape."""
     dt = t.dtype
@@ -600,10 +606,19 @@ def _feed_value(t: Tensor, value):
                         "TensorHandles. For reference, the tensor object was %s which was "
                         "passed to the argument `feed_dict` with key %s." % (value, t))
     if dt is _dt.string:
-        arr = _graph._string_array(value)
+        try:
+            arr = _graph._string_array(value)
+        except TypeError:
+            raise TypeError(_incompatible(t, value, "object")) from None
     else:
         try:
             arr = np.asarray(value, dtype=dt.np)
+        except OverflowError:
+            raw = np.asarray(value)
+            if raw.dtype.kind != "f":
+                raise TypeError(_incompatible(t, value, "numpy." + np.dtype(dt.np).name)) from None
+            with np.errstate(invalid="ignore"):  # as TF1: a float out of range casts
+                arr = raw.astype(dt.np)
         except (TypeError, ValueError) as e:
             raise ValueError("Cannot feed value %r for Tensor %r of dtype %s: %s"
                              % (value, t.name, dt.name, e)) from None

@@ -104,7 +104,8 @@ def op_error(exc: BaseException, op) -> errors.OpError:
         if exc.op is None:
             exc.op = op
         return exc
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) or (isinstance(exc, ValueError)
+                                        and "larger than the maximum possible size" in str(exc)):
         return errors.ResourceExhaustedError(
             None, op, "%s: OOM when allocating the op's output (%s)"
             % (op.describe(), str(exc) or "MemoryError"))

@@ -96,7 +96,7 @@ class _Request(Wait):
     """
 
     __slots__ = ("queue", "putter", "items", "n", "up_to", "state", "error", "who", "ctx",
-                 "event", "token", "thread")
+                 "event", "token", "thread", "streaming")
 
     def __init__(self, queue, putter, items, n, up_to, who, ctx):
         self.queue = queue
@@ -104,6 +104,7 @@ class _Request(Wait):
         self.items = items      # putter: elements still to enter; getter: gathered so far
         self.n = n              # getter: elements wanted
         self.up_to = up_to
+        self.streaming = False  # a putter part of whose elements entered already
         self.state = _WAITING
         self.error = None
         self.who = who
@@ -420,9 +421,12 @@ class Queue:
                     self._reserved = need
                     self._grant(p)
                     moved = True
-                elif room > 0 and (need > self.capacity or self._getter_starved()):
+                elif room > 0 and (p.streaming or need > self.capacity
+                                   or self._getter_starved()):
                     # Stream: a batch that can never fit at once, or one a waiting
-                    # getter needs to make progress, enters as room frees.
+                    # getter needs to make progress, enters as room frees, and goes on
+                    # doing so until all of it entered (as TF, element by element).
+                    p.streaming = True
                     self._push(p.items[:room])
                     del p.items[:room]
                     self._puts += 1
@@ -548,7 +552,10 @@ class RandomShuffleQueue(Queue):
         self._items = []
 
     def _push(self, elems):
-        self._items.extend(elems)
+        # A row of an enqueue_many batch is copied out of it: rows leave in random
+        # order, so a row left in the queue would otherwise keep its whole batch alive
+        # (memory must stay proportional to what is queued).
+        self._items.extend(_own_row(e) if type(e) is Row else e for e in elems)
 
     def _take(self, k):
         items, rand = self._items, self._rng.randrange
@@ -619,6 +626,13 @@ class Row:
     def __iter__(self):
         j = self.j
         return (c[j] for c in self.batch)
+
+
+def _own_row(row: Row) -> tuple:
+    """The components of ``row`` as arrays of their own (a string row stays an object
+    array)."""
+    j = row.j
+    return tuple(c[j:j + 1].copy().reshape(c.shape[1:]) for c in row.batch)
 
 
 def rows(components: tuple) -> list:

@@ -246,3 +246,40 @@ def _catch(out, f):
         f()
     except BaseException as e:  # noqa: BLE001
         out.append(e)
+
+
+@pytest.mark.parametrize("blocking", [False, True])
+async def test_a_heavy_arun_does_not_stall_other_tasks(blocking):
+    # A heavy plan (here a large matmul, fed by a dequeue or not) runs off the loop once
+    # its compute time is known, so a producer task keeps running meanwhile: many of its
+    # runs start and end while one heavy run is in flight (inline, at most one could,
+    # at the run's final checkpoint).
+    q = fr.FIFOQueue(50, fr.float64, shapes=[])
+    a = fr.constant(np.random.default_rng(0).standard_normal((700, 700)))
+    scale = q.dequeue() if blocking else fr.constant(1.0, fr.float64)
+    heavy = fr.reduce_sum(fr.matmul(a * scale, a))
+    tick, drain = q.enqueue(1.0), q.dequeue()
+    async with fr.Session() as sess:
+        await sess.arun(q.enqueue_many([[1.0] * 10]))
+        for _ in range(5):
+            await sess.arun(heavy)  # learns the plan is heavy
+        spans, ticks = [], []
+
+        async def ticker():
+            while True:
+                t0 = trio.current_time()
+                await sess.arun(tick)
+                await sess.arun(drain)
+                ticks.append((t0, trio.current_time()))
+
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ticker)
+                await trio.sleep(0)
+                for _ in range(3):
+                    t0 = trio.current_time()
+                    await sess.arun(heavy)
+                    spans.append((t0, trio.current_time()))
+                nursery.cancel_scope.cancel()
+    inside = [sum(s0 < a0 and b0 < s1 for a0, b0 in ticks) for s0, s1 in spans]
+    assert max(inside) >= 3, inside

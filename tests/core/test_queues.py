@@ -417,3 +417,37 @@ def test_batch_of_rows_is_a_slice_or_a_concatenation_with_the_right_values():
     # Unordered queues (shuffle, priority) never take the first/last shortcut.
     shuffled = batch([ra[0], rb[1], ra[3]], [np.float32], ordered=False)[0]
     assert shuffled.tolist() == [a[0][0].tolist(), b[0][1].tolist(), a[0][3].tolist()]
+
+
+async def test_a_batch_larger_than_the_capacity_keeps_streaming_as_room_frees():
+    # TF enqueues such a batch element by element: its tail must not wait for the
+    # queue to drain completely (the queue stays full while a consumer takes one).
+    q = Queue("q", 4)
+    sizes = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(q.put, els(*range(10)))
+        await trio.testing.wait_all_tasks_blocked()
+        for _ in range(10):
+            sizes.append(len(q))
+            (e,) = q.get_nowait(1)
+            await trio.testing.wait_all_tasks_blocked()
+    assert sizes == [4, 4, 4, 4, 4, 4, 4, 3, 2, 1]
+
+
+def test_random_shuffle_queue_memory_follows_what_is_queued():
+    # One row left of a large enqueue_many batch must not keep the batch alive.
+    import gc
+    import weakref
+
+    import numpy as np
+
+    q = RandomShuffleQueue("rsq", 2000, seed=3)
+    big = np.zeros((1000, 256), np.float32)
+    ref = weakref.ref(big)
+    q.put_nowait(queues.rows((big,)))
+    q.get_nowait(999)
+    del big
+    gc.collect()
+    assert ref() is None and len(q) == 1
+    (e,) = q.get_nowait(1)
+    assert e[0].shape == (256,)

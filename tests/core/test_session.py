@@ -287,3 +287,54 @@ def test_a_fetched_fed_tensor_comes_back_as_the_fed_array_like_tf1():
         got, computed = sess.run([p, p + 1.0], {p: 3.0})
     assert isinstance(got, np.ndarray) and got.shape == () and got == 3.0
     assert isinstance(computed, np.float32)
+
+
+# --- feeds and options as a hostile user tries them -------------------------------------
+
+
+def test_out_of_range_int_feed_is_a_type_error_naming_the_tensor():
+    x = fr.placeholder(fr.int32, [], name="x")
+    with fr.Session() as sess:
+        with pytest.raises(TypeError, match=r"2147483648.*'x:0'.*int64"):
+            sess.run(x, {x: 2**31})
+
+
+def test_infinite_float_into_an_int_placeholder_casts_as_tf1():
+    x = fr.placeholder(fr.int32, [], name="x")
+    with fr.Session() as sess:
+        assert sess.run(x, {x: float("inf")}) == np.iinfo(np.int32).min
+
+
+def test_non_string_into_a_string_placeholder_names_the_tensor():
+    s = fr.placeholder(fr.string, [], name="s")
+    with fr.Session() as sess:
+        with pytest.raises(TypeError, match=r"feed value 5 .*'s:0'"):
+            sess.run(s, {s: 5})
+
+
+def test_a_list_as_feed_dict_is_a_type_error():
+    x = fr.placeholder(fr.int32, [], name="x")
+    with fr.Session() as sess:
+        with pytest.raises(TypeError, match="feed_dict must be a dictionary"):
+            sess.run(x, [(x, 1)])
+
+
+def test_a_huge_allocation_is_resource_exhausted():
+    n = fr.placeholder(fr.int64, [2])
+    with fr.Session() as sess:
+        with pytest.raises(fr.errors.ResourceExhaustedError, match="OOM"):
+            sess.run(fr.zeros(n, fr.float64), {n: [2**31, 2**31]})
+
+
+def test_negative_timeout_means_no_timeout_and_config_timeout_applies():
+    q = fr.FIFOQueue(2, fr.float32, shapes=[])
+    deq, enq = q.dequeue(), q.enqueue(1.0)
+    with fr.Session() as sess:
+        sess.run(enq)
+        assert sess.run(deq, options=fr.RunOptions(timeout_in_ms=-1)) == 1.0
+    cfg = fr.ConfigProto(operation_timeout_in_ms=30)
+    with fr.Session(config=cfg) as sess:
+        with pytest.raises(fr.errors.DeadlineExceededError, match="Timed out after 30 ms"):
+            sess.run(deq)
+        sess.run(enq)  # a run's own timeout overrides the session's
+        assert sess.run(deq, options=fr.RunOptions(timeout_in_ms=5000)) == 1.0
