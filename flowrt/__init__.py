@@ -8,8 +8,8 @@ from . import (  # noqa: F401  # noqa: F401,E402
                           contrib,
                           dtypes,
                           errors,
-                          keras,  # noqa: E402,F401
                           io,
+                          keras,  # noqa: E402,F401
                           layers,
                           losses,
                           metrics,

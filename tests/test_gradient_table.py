@@ -3,8 +3,8 @@
 import pytest
 
 from flowrt._core.registry import _GRADIENTS, NOT_DIFFERENTIABLE
-from tests.gradcheck import check_gradient
 from tests.grad_specs import all_specs
+from tests.gradcheck import check_gradient
 
 SPECS = all_specs()
 

@@ -1,7 +1,6 @@
 """``fr.train``: optimizers, checkpoints, queue runners, coordinators, input pipelines,
 monitored sessions and their hooks, learning-rate schedules."""
 
-from .basic_session_run_hooks import *  # noqa: F401,F403
 from ..protos import (  # noqa: F401
     BytesList,
     Example,
@@ -13,6 +12,7 @@ from ..protos import (  # noqa: F401
     Int64List,
     SequenceExample,
 )
+from .basic_session_run_hooks import *  # noqa: F401,F403
 from .coordinator import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
 from .learning_rate_decay import *  # noqa: F401,F403
