@@ -1,62 +1,199 @@
-"""Elementwise kernels: numpy for small arrays, numexpr (multi-threaded, no
-temporaries) from a measured size on.
+"""Elementwise evaluation over cache-sized blocks, on up to ``THREADS`` threads.
 
-The crossover is measured by ``benchmarks/elementwise.py`` and documented in
-``docs/fusion.md``; results are identical in dtype to the numpy path because
-numexpr is used only where its type rules agree with numpy's (float32/float64 inputs
-of one dtype).
+One mechanism serves every large elementwise computation: a fused group of elementwise
+ops (``fusion.py``) and an optimizer's in-place update rule (``train/optimizers.py``).
+The work is cut into blocks of about ``BLOCK`` elements along the leading axis; each
+block runs numpy's SIMD loops start to finish while its intermediates stay in the
+core's cache (``out=`` buffers reused from block to block), so a chain of ten ops reads
+and writes main memory once instead of ten times, and the blocks are shared between the
+calling thread and ``THREADS - 1`` helper threads (numpy releases the GIL in its loops).
+Below ``PARALLEL_MIN_SIZE`` elements everything runs on the calling thread. The figures
+behind the constants are in ``docs/fusion.md`` (``benchmarks/elementwise.py``).
 """
 
 from __future__ import annotations
 
-import numexpr as ne
+import contextvars
+import itertools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence
+
 import numpy as np
 
-# Below this many elements numpy beats numexpr for one op: numpy 2's SIMD loops against
-# numexpr's setup, thread hand-off and (without VML) scalar libm calls. Measured on the
-# 2-core host: numexpr/numpy time 0.03x..0.43x up to 2**20 elements, ~1.3x at 2**22
-# (benchmarks/elementwise.py, docs/fusion.md).
-NUMEXPR_MIN_SIZE = 1 << 22
+__all__ = ["BLOCK", "PARALLEL_MIN_SIZE", "THREADS", "for_blocks", "Program", "unary_kernel",
+           "binary_kernel", "blockwise_inplace"]
 
-_NE_KINDS = (np.dtype(np.float32), np.dtype(np.float64))
+# Elements per block: 16K float32 = 64 KB per buffer, so a block's inputs, a few
+# intermediates and its output stay in a 512 KB L2. 4K blocks pay too much per-block
+# Python dispatch, 64K blocks spill (docs/fusion.md).
+BLOCK = 1 << 14
 
+# From this many elements the blocks are shared with helper threads: below it the
+# hand-off (~20-50 us) is not repaid.
+PARALLEL_MIN_SIZE = 1 << 18
 
-def use_numexpr(*arrays) -> bool:
-    """True when every operand is a float32/float64 array of one dtype and the
-    largest has at least NUMEXPR_MIN_SIZE elements."""
-    big = False
-    dt = None
-    for a in arrays:
-        d = getattr(a, "dtype", None)
-        if d not in _NE_KINDS or (dt is not None and d != dt):
-            return False
-        dt = d
-        if a.size >= NUMEXPR_MIN_SIZE:
-            big = True
-    return big
+THREADS = max(1, min(os.cpu_count() or 1, 4))
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
-def unary_kernel(np_fn, ne_expr: str | None):
-    """A kernel ``(ctx, op, x) -> (y,)`` running numexpr on large float inputs."""
-    if ne_expr is None:
-        return lambda ctx, op, x: (np_fn(x),)
-
-    def kernel(ctx, op, x):
-        if x.size >= NUMEXPR_MIN_SIZE and x.dtype in _NE_KINDS:
-            return (ne.evaluate(ne_expr, local_dict={"x": x}),)
-        return (np_fn(x),)
-
-    return kernel
+def _helpers() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(THREADS - 1, thread_name_prefix="flowrt-blocks")
+    return _pool
 
 
-def binary_kernel(np_fn, ne_expr: str | None):
-    """A kernel ``(ctx, op, x, y) -> (z,)`` running numexpr on large float inputs."""
-    if ne_expr is None:
-        return lambda ctx, op, x, y: (np_fn(x, y),)
+def for_blocks(n: int, step: int, fn: Callable[[int, int], None], parallel: bool) -> None:
+    """Calls ``fn(lo, hi)`` for consecutive ranges of ``[0, n)`` of ``step`` each.
 
-    def kernel(ctx, op, x, y):
-        if (x.size >= NUMEXPR_MIN_SIZE or y.size >= NUMEXPR_MIN_SIZE) and use_numexpr(x, y):
-            return (ne.evaluate(ne_expr, local_dict={"x": x, "y": y}),)
-        return (np_fn(x, y),)
+    With ``parallel`` (and more than one thread), helper threads take blocks too; the
+    calling thread works through blocks itself and waits only for blocks a helper
+    already started, so a busy helper never delays a run. ``fn`` sees the caller's numpy
+    error state (``np.errstate`` is context-local). The first exception is raised after
+    every started block has finished.
+    """
+    n_blocks = -(-n // step)
+    if not parallel or THREADS == 1 or n_blocks < 2:
+        for lo in range(0, n, step):
+            fn(lo, min(lo + step, n))
+        return
+    counter = itertools.count()  # next() is atomic: each block is taken once
+    failed: list[BaseException] = []
 
-    return kernel
+    def work():
+        for i in counter:
+            if i >= n_blocks or failed:
+                return
+            lo = i * step
+            try:
+                fn(lo, min(lo + step, n))
+            except BaseException as e:  # noqa: BLE001 - re-raised by the caller below
+                failed.append(e)
+                return
+
+    pool = _helpers()
+    futures = [pool.submit(contextvars.copy_context().run, work)
+               for _ in range(min(THREADS - 1, n_blocks - 1))]
+    work()
+    for f in futures:
+        if not f.cancel():
+            f.result()
+    if failed:
+        raise failed[0]
+
+
+def _rows(shape: tuple, block: int) -> int:
+    inner = 1
+    for d in shape[1:]:
+        inner *= d
+    return max(1, block // max(inner, 1))
+
+
+class Program:
+    """A straight-line elementwise program evaluated over blocks.
+
+    ``instrs`` are ``(fn, args)`` in order: ``fn(*operands, out=buffer)`` is a numpy ufunc
+    or a function of that form (safe when ``out`` is one of its operands); an argument
+    ``k < n_inputs`` is external input ``k``, ``n_inputs + i`` the result of instruction
+    ``i``. The last instruction's result is the program's. Intermediates get buffers by
+    liveness (a buffer is reused once its value is dead), one set per thread.
+    """
+
+    def __init__(self, instrs: Sequence[tuple[Callable, Sequence[int]]], n_inputs: int):
+        self.n_inputs = n_inputs
+        last_use: dict[int, int] = {}
+        for i, (_, args) in enumerate(instrs):
+            for a in args:
+                last_use[a] = i
+        free: list[int] = []
+        reg_of: dict[int, int] = {}
+        n_regs = 0
+        code = []
+        for i, (fn, args) in enumerate(instrs):
+            slots = tuple(a if a < n_inputs else n_inputs + reg_of[a] for a in args)
+            for a in set(args):
+                if a >= n_inputs and last_use[a] == i:
+                    free.append(reg_of[a])
+            if i == len(instrs) - 1:
+                out = -1
+            else:
+                if free:
+                    r = free.pop()
+                else:
+                    r, n_regs = n_regs, n_regs + 1
+                reg_of[n_inputs + i] = r
+                out = n_inputs + r
+            code.append((fn, slots, out))
+        self.code = tuple(code)
+        self.n_regs = n_regs
+
+    def __call__(self, xs: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
+        """The program's result over inputs ``xs`` (broadcast like the ops would)."""
+        shape = np.broadcast_shapes(*[x.shape for x in xs])
+        out = np.empty(shape, dtype)
+        if out.ndim == 0:  # a scalar: one pass, no blocks
+            self._block(list(xs), [np.empty((), dtype) for _ in range(self.n_regs)], out)
+            return out
+        d0 = shape[0]
+        rows = _rows(shape, BLOCK)
+        # Inputs with the output's leading axis are sliced per block; others broadcast.
+        cut = [x.ndim == out.ndim and x.shape[0] == d0 and d0 > 1 for x in xs]
+        n_regs, block = self.n_regs, self._block
+        buf_shape = (min(rows, d0),) + shape[1:]
+        local = threading.local()
+
+        def run(lo, hi):
+            regs = getattr(local, "regs", None)
+            if regs is None:
+                regs = local.regs = [np.empty(buf_shape, dtype) for _ in range(n_regs)]
+            m = hi - lo
+            if m != buf_shape[0]:
+                regs = [r[:m] for r in regs]
+            ins = [x[lo:hi] if c else x for x, c in zip(xs, cut, strict=True)]
+            block(ins, regs, out[lo:hi])
+
+        for_blocks(d0, rows, run, out.size >= PARALLEL_MIN_SIZE)
+        return out
+
+    def _block(self, ins, regs, out):
+        slots = ins + regs
+        for fn, args, o in self.code:
+            fn(*[slots[a] for a in args], out=out if o < 0 else slots[o])
+
+
+def blockwise_inplace(fn: Callable, arrays: Sequence[np.ndarray]) -> None:
+    """Runs an elementwise rule ``fn(*views)`` that updates its first views in place,
+    block by block over same-shaped C-contiguous arrays (threads for large ones).
+
+    The rule is the same code that runs on whole small arrays; on blocks its temporaries
+    stay in cache. Small, differently shaped or non-contiguous arrays get one call on
+    the whole arrays.
+    """
+    first = arrays[0]
+    if first.size <= BLOCK or any(a.shape != first.shape or not a.flags.c_contiguous
+                                  for a in arrays):
+        fn(*arrays)
+        return
+    flat = [a.reshape(-1) for a in arrays]
+    n = first.size
+
+    def run(lo, hi):
+        fn(*[a[lo:hi] for a in flat])
+
+    for_blocks(n, BLOCK, run, n >= PARALLEL_MIN_SIZE)
+
+
+def unary_kernel(np_fn: Callable):
+    """A kernel ``(ctx, op, x) -> (y,)`` applying ``np_fn``."""
+    return lambda ctx, op, x: (np_fn(x),)
+
+
+def binary_kernel(np_fn: Callable):
+    """A kernel ``(ctx, op, x, y) -> (z,)`` applying ``np_fn``."""
+    return lambda ctx, op, x, y: (np_fn(x, y),)

@@ -2,57 +2,38 @@
 
 A group is grown backwards from a root step through producers whose every consumer
 (data and control) is already in the group and whose output is not fetched; every
-member has a numexpr template (``OpDef.ne_expr``) and works on one float dtype
-(float32 or float64, known statically). The group becomes one step whose kernel
-evaluates a single numexpr expression over the group's external inputs: one
-multi-threaded pass, no temporaries. Below ``FUSED_MIN_SIZE`` elements, or when the
-values are not uniformly of the group's dtype, the fused step runs the original
+member has a block form (``OpDef.ufunc``: ``f(*inputs, out=)``) and works on one float
+dtype (float32 or float64, known statically). The group becomes one step whose kernel
+runs the members as one ``elementwise.Program`` over cache-sized blocks: each block's
+intermediates stay in cache, so the chain reads and writes main memory once, and large
+arrays share their blocks between threads. Below ``FUSED_MIN_SIZE`` elements, or when
+the values are not uniformly of the group's dtype, the fused step runs the original
 kernels one by one instead, so results are those of the unfused plan. See
-``docs/fusion.md`` for the design and the measurements behind the thresholds.
+``docs/fusion.md`` for the design and the measurements behind the threshold.
 """
 
 from __future__ import annotations
 
-import re
-
-import numexpr as ne
 import numpy as np
 
 from .. import errors
+from .elementwise import Program
 from .executor import op_error
 from .registry import get_op_def
 
-__all__ = ["fuse_steps", "FusedKernel", "ENABLED", "FUSED_MIN_SIZE",
-           "FUSED_MIN_SIZE_TRANSCENDENTAL", "MAX_INPUTS"]
+__all__ = ["fuse_steps", "FusedKernel", "ENABLED", "FUSED_MIN_SIZE"]
 
 ENABLED = True
 """Set to False to build unfused plans (benchmarks, tests); plans already cached keep
 their form."""
 
-# Below this many elements the member kernels one by one (numpy) beat one numexpr call
-# (benchmarks/elementwise.py; docs/fusion.md): numpy 2's SIMD loops make numpy faster
-# than numexpr per op on the measured host, and fusion pays only where saving the
-# temporaries' memory traffic dominates.
-FUSED_MIN_SIZE = 1 << 20
-
-# Groups calling a transcendental function: numpy vectorizes exp/log/tanh/sin/cos/sqrt
-# with SIMD, numexpr (without VML) calls libm per element; fused chains with them did
-# not beat numpy up to 1e7 elements on the measured host.
-FUSED_MIN_SIZE_TRANSCENDENTAL = 1 << 24
-_TRANSCENDENTAL = re.compile(r"\b(exp|log|log1p|expm1|sin|cos|tan|tanh|sqrt|arc\w+)\(")
-
-# numexpr passes inputs and the output to one numpy iterator: NPY_MAXARGS operands
-# (64 with numpy 2, 32 before).
-MAX_INPUTS = (64 if int(np.__version__.split(".")[0]) >= 2 else 32) - 1
-
-# A longer expression is a sign of templates duplicating their arguments
-# (Maximum/Minimum use x three times); past this, growing the group stops.
-MAX_EXPR_CHARS = 2000
+# From this many elements (the largest input) the fused program runs; below it the
+# member kernels one by one are as fast or faster (numpy's scalar and small-array fast
+# paths against the program's per-instruction dispatch; benchmarks/elementwise.py,
+# docs/fusion.md).
+FUSED_MIN_SIZE = 1 << 13
 
 _FLOAT_KINDS = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
-# numexpr's names for the two dtypes in a signature.
-_NE_TYPE = {np.dtype(np.float32): float, np.dtype(np.float64): np.float64}
-_ARG = re.compile(r"\b[xy]\b")
 
 
 def _fusible(st) -> np.dtype | None:
@@ -61,7 +42,7 @@ def _fusible(st) -> np.dtype | None:
         return None
     op = st.op
     d = get_op_def(op.type)
-    if d.ne_expr is None or st.kernel is not d.kernel or len(op.inputs) > 2:
+    if d.ufunc is None or st.kernel is not d.kernel:
         return None
     dt = op.outputs[0].dtype.np
     dt = _FLOAT_KINDS.get(np.dtype(dt).name)
@@ -69,7 +50,7 @@ def _fusible(st) -> np.dtype | None:
         return None
     n = op.outputs[0].shape.num_elements()
     if n is not None and n < FUSED_MIN_SIZE:
-        return None  # statically too small ever to take the numexpr path
+        return None  # statically too small ever to take the fused path
     return dt
 
 
@@ -82,29 +63,30 @@ class _Group:
         self.dtype = dtype
 
 
-def _expression(group, producer) -> tuple[str, list[int]]:
-    """The group's numexpr expression and its external input slots, in first-use order."""
+def _program(members) -> tuple[Program, list[int]]:
+    """The group's program (members in plan order) and its external input slots, in
+    first-use order."""
     ext: list[int] = []
-
-    def of(st) -> str:
-        d = get_op_def(st.op.type)
+    result_of: dict[int, int] = {}  # member's output slot -> its instruction index
+    instrs = []
+    for st in members:
         args = []
         for s in st.ins:
-            p = producer.get(s)
-            if p is not None and p.index in group.members:
-                args.append("(%s)" % of(p))
+            if s in result_of:
+                args.append(-1 - result_of[s])
             else:
                 if s not in ext:
                     ext.append(s)
-                args.append("v%d" % ext.index(s))
-        names = dict(zip("xy", args, strict=False))
-        return _ARG.sub(lambda m: names[m.group(0)], d.ne_expr)
-
-    return of(group.root), ext
+                args.append(ext.index(s))
+        result_of[st.outs[0]] = len(instrs)
+        instrs.append((get_op_def(st.op.type).ufunc, args))
+    n = len(ext)
+    instrs = [(fn, [a if a >= 0 else n + (-1 - a) for a in args]) for fn, args in instrs]
+    return Program(instrs, n), ext
 
 
 def _grow(group, producer, readers, fetched, fusible):
-    """Adds producers whose every consumer is in the group, while limits allow."""
+    """Adds producers whose every consumer is in the group."""
     changed = True
     while changed:
         changed = False
@@ -120,38 +102,31 @@ def _grow(group, producer, readers, fetched, fusible):
                 if any(j not in group.members for j in p.succ):
                     continue
                 group.members[p.index] = p
-                expr, ext = _expression(group, producer)
-                if len(ext) > MAX_INPUTS or len(expr) > MAX_EXPR_CHARS:
-                    del group.members[p.index]
-                    continue
                 changed = True
 
 
 class FusedKernel:
     """The kernel of a fused step: ``(ctx, op, *external_inputs) -> (result,)``."""
 
-    def __init__(self, members, ext_slots, out_slot, expr, dtype, program):
+    def __init__(self, members, ext_slots, out_slot, dtype, program):
         self.members = tuple((st.kernel, st.op, st.ins, st.outs[0]) for st in members)
         self.ext_slots = tuple(ext_slots)
         self.out_slot = out_slot
-        self.expr = expr
         self.dtype = dtype
         self.program = program
         self.ops = tuple(st.op for st in members)
-        self.transcendental = _TRANSCENDENTAL.search(expr) is not None
 
     def __call__(self, ctx, op, *xs):
         dt = self.dtype
-        limit = FUSED_MIN_SIZE_TRANSCENDENTAL if self.transcendental else FUSED_MIN_SIZE
         big = False
         for x in xs:
             if getattr(x, "dtype", None) is not dt:
                 return self.unfused(ctx, xs)
-            if x.size >= limit:
+            if x.size >= FUSED_MIN_SIZE:
                 big = True
         if big:
             try:
-                return (self.program(*xs),)
+                return (self.program(xs, dt),)
             except Exception:  # noqa: BLE001 - the unfused path raises naming the member op
                 pass
         return self.unfused(ctx, xs)
@@ -167,7 +142,8 @@ class FusedKernel:
         return (vals[self.out_slot],)
 
     def __repr__(self):
-        return "<FusedKernel %d ops: %s>" % (len(self.members), self.expr)
+        return "<FusedKernel %d ops: %s>" % (len(self.members),
+                                             " ".join(o.type for o in self.ops))
 
 
 def fuse_steps(steps: list, fetch_slots) -> list:
@@ -212,16 +188,11 @@ def fuse_steps(steps: list, fetch_slots) -> list:
     fused = {}
     root_of: dict[int, int] = {}  # member's old index -> its fused root's old index
     for g in groups:
-        expr, ext = _expression(g, producer)
-        try:
-            program = ne.NumExpr(expr, signature=[("v%d" % i, _NE_TYPE[g.dtype])
-                                                  for i in range(len(ext))])
-        except Exception:  # noqa: BLE001 - numexpr's register/operand limits: stay unfused
-            continue
         members = sorted(g.members.values(), key=lambda s: s.index)
+        program, ext = _program(members)
         root = g.root
         st = Step(root.op, get_op_def(root.op.type), tuple(ext), root.outs, -1)
-        st.kernel = FusedKernel(members, ext, root.outs[0], expr, g.dtype, program)
+        st.kernel = FusedKernel(members, ext, root.outs[0], g.dtype, program)
         fused[root.index] = st
         for i in g.members:
             root_of[i] = root.index

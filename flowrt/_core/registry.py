@@ -41,7 +41,10 @@ class OpDef:
         or None for "no gradient defined".
       stateful: the op reads or writes session state, so it is never folded or deduped.
       default_name: the name an op of this type gets when none is given.
-      ne_expr: numexpr template over inputs ``x``, ``y`` (elementwise fusion), or None.
+      ufunc: the op's block form for elementwise fusion, or None: ``ufunc(*inputs, out=)``
+        writes the op's result into ``out`` (a numpy ufunc, or a function of that form
+        that is safe when ``out`` is one of its inputs); used on float inputs of one
+        dtype, whose result has that dtype.
       extra: further flags; ``quiet=True`` marks a kernel that does no floating-point
         math, so a plan of only such kernels skips silencing numpy's warnings;
         ``differentiates_handles=True`` an op (a call, a branch or loop) whose gradient
@@ -55,7 +58,7 @@ class OpDef:
     grad: Any = None
     stateful: bool = False
     default_name: str = ""
-    ne_expr: str | None = None
+    ufunc: Callable | None = None
     extra: dict = field(default_factory=dict)
 
 
@@ -64,14 +67,14 @@ _GRADIENTS: dict[str, Any] = {}
 
 
 def register_op(op_type: str, *, infer, kernel, blocking=False, grad=None, stateful=False,
-                default_name=None, ne_expr=None, **extra) -> OpDef:
+                default_name=None, ufunc=None, **extra) -> OpDef:
     """Registers an op type once; a second registration of the same type is an error."""
     if op_type in _OPS:
         raise KeyError("op type %r is already registered" % op_type)
     if blocking and not inspect.isgeneratorfunction(kernel):
         raise ValueError("op type %r: a blocking kernel is a generator function" % op_type)
     d = OpDef(op_type, infer, kernel, blocking, grad, stateful, default_name or op_type,
-              ne_expr, extra)
+              ufunc, extra)
     _OPS[op_type] = d
     if grad is not None:
         _GRADIENTS[op_type] = grad

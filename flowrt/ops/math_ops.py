@@ -1,7 +1,7 @@
 """Elementwise math, reductions, casts: one table row per op type.
 
-Unary and binary elementwise ops are tables: (type, numpy kernel, numexpr template,
-gradient). Binary gradients are written in the broadcast (output) shape; the family
+Unary and binary elementwise ops are tables: (type, numpy kernel, block form for
+fusion, gradient). Binary gradients are written in the broadcast (output) shape; the family
 wrapper ``_binary_grad`` sums them back to each input's shape once, centrally.
 """
 
@@ -61,32 +61,45 @@ def _round_half_even(x):
     return np.round(x)
 
 
-# type, public name, allowed dtypes, numpy fn, numexpr template, gradient(op, g) -> [dx]
-_UNARY = [
-    ("Neg", "negative", NUMERIC, operator.neg, "-x", lambda op, g: [-g]),
-    ("Abs", "abs", NUMERIC, np.abs, "abs(x)", lambda op, g: [g * sign(_x(op))]),
-    ("Sign", "sign", NUMERIC, np.sign, None, lambda op, g: [array_ops.zeros_like(_x(op))]),
-    ("Square", "square", NUMERIC, np.square, "x**2",
-     lambda op, g: [g * (_x(op) * 2.0 if _x(op).dtype.is_floating else _x(op) * 2)]),
-    ("Sqrt", "sqrt", FLOATS, np.sqrt, "sqrt(x)", lambda op, g: [g * 0.5 / _y(op)]),
-    ("Rsqrt", "rsqrt", FLOATS, lambda x: 1.0 / np.sqrt(x), "1 / sqrt(x)",
-     lambda op, g: [g * -0.5 * _y(op) * _y(op) * _y(op)]),
-    ("Reciprocal", "reciprocal", FLOATS, np.reciprocal, "1 / x",
-     lambda op, g: [-g * _y(op) * _y(op)]),
-    ("Exp", "exp", FLOATS, np.exp, "exp(x)", lambda op, g: [g * _y(op)]),
-    ("Log", "log", FLOATS, np.log, "log(x)", lambda op, g: [g / _x(op)]),
-    ("Log1p", "log1p", FLOATS, np.log1p, "log1p(x)", lambda op, g: [g / (1.0 + _x(op))]),
-    ("Sin", "sin", FLOATS, np.sin, "sin(x)", lambda op, g: [g * cos(_x(op))]),
-    ("Cos", "cos", FLOATS, np.cos, "cos(x)", lambda op, g: [-g * sin(_x(op))]),
-    ("Tanh", "tanh", FLOATS, np.tanh, "tanh(x)",
-     lambda op, g: [g * (1.0 - _y(op) * _y(op))]),
-    ("Sigmoid", "sigmoid", FLOATS, lambda x: _sigmoid(x), "1 / (1 + exp(-x))",
-     lambda op, g: [g * _y(op) * (1.0 - _y(op))]),
-    ("Floor", "floor", FLOATS, np.floor, "floor(x)", NOT_DIFFERENTIABLE),
-    ("Ceil", "ceil", FLOATS, np.ceil, "ceil(x)", NOT_DIFFERENTIABLE),
-    ("Round", "round", NUMERIC, _round_half_even, None, NOT_DIFFERENTIABLE),
-    ("LogicalNot", "logical_not", _BOOL, np.logical_not, None, NOT_DIFFERENTIABLE),
-]
+def _rsqrt_out(x, out):
+    np.sqrt(x, out=out)
+    return np.divide(out.dtype.type(1), out, out=out)
+
+
+def _sigmoid_out(x, out):
+    # 1 / (1 + exp(-x)): exp overflows to inf for x < ~-88 (float32), giving 0 where the
+    # kernel's stable form gives a denormal; equal to float precision elsewhere.
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    np.add(out, out.dtype.type(1), out=out)
+    return np.divide(out.dtype.type(1), out, out=out)
+
+
+# type, allowed dtypes, numpy fn (the kernel), block form for fusion (OpDef.ufunc),
+# gradient(op, g) -> [dx]
+_UNARY = {
+    "Neg": (NUMERIC, operator.neg, np.negative, lambda op, g: [-g]),
+    "Abs": (NUMERIC, np.abs, np.abs, lambda op, g: [g * sign(_x(op))]),
+    "Sign": (NUMERIC, np.sign, np.sign, lambda op, g: [array_ops.zeros_like(_x(op))]),
+    "Square": (NUMERIC, np.square, np.square,
+               lambda op, g: [g * (_x(op) * 2.0 if _x(op).dtype.is_floating else _x(op) * 2)]),
+    "Sqrt": (FLOATS, np.sqrt, np.sqrt, lambda op, g: [g * 0.5 / _y(op)]),
+    "Rsqrt": (FLOATS, lambda x: 1.0 / np.sqrt(x), _rsqrt_out,
+              lambda op, g: [g * -0.5 * _y(op) * _y(op) * _y(op)]),
+    "Reciprocal": (FLOATS, np.reciprocal, np.reciprocal, lambda op, g: [-g * _y(op) * _y(op)]),
+    "Exp": (FLOATS, np.exp, np.exp, lambda op, g: [g * _y(op)]),
+    "Log": (FLOATS, np.log, np.log, lambda op, g: [g / _x(op)]),
+    "Log1p": (FLOATS, np.log1p, np.log1p, lambda op, g: [g / (1.0 + _x(op))]),
+    "Sin": (FLOATS, np.sin, np.sin, lambda op, g: [g * cos(_x(op))]),
+    "Cos": (FLOATS, np.cos, np.cos, lambda op, g: [-g * sin(_x(op))]),
+    "Tanh": (FLOATS, np.tanh, np.tanh, lambda op, g: [g * (1.0 - _y(op) * _y(op))]),
+    "Sigmoid": (FLOATS, lambda x: _sigmoid(x), _sigmoid_out,
+                lambda op, g: [g * _y(op) * (1.0 - _y(op))]),
+    "Floor": (FLOATS, np.floor, np.floor, NOT_DIFFERENTIABLE),
+    "Ceil": (FLOATS, np.ceil, np.ceil, NOT_DIFFERENTIABLE),
+    "Round": (NUMERIC, _round_half_even, np.rint, NOT_DIFFERENTIABLE),
+    "LogicalNot": (_BOOL, np.logical_not, None, NOT_DIFFERENTIABLE),
+}
 
 
 def _sigmoid(x):
@@ -95,23 +108,39 @@ def _sigmoid(x):
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
 
 
-def _unary_fn(op_type, pub):
+for _t, (_allowed, _np_fn, _ufunc, _grad) in _UNARY.items():
+    register_op(_t, infer=_unary_infer(_allowed), kernel=unary_kernel(_np_fn), grad=_grad,
+                ufunc=_ufunc)
+
+
+def _unary(op_type: str, pub: str):
+    """The public function building an op of unary type ``op_type``."""
     def fn(x, name=None):
-        return make(op_type, [convert_to_tensor(x)], None, name, op_type)
+        return make(op_type, [x], None, name, op_type)
     fn.__name__ = pub
     fn.__qualname__ = pub
     fn.__doc__ = "Elementwise %s (op type %s)." % (pub, op_type)
     return fn
 
 
-for _t, _pub, _allowed, _np_fn, _ne, _grad in _UNARY:
-    register_op(_t, infer=_unary_infer(_allowed), kernel=unary_kernel(_np_fn, _ne), grad=_grad,
-                ne_expr=_ne)
-    globals()[_pub] = _unary_fn(_t, _pub)
-
-negative, abs, sign, square, sqrt, rsqrt = negative, abs, sign, square, sqrt, rsqrt  # noqa
-reciprocal, exp, log, log1p, sin, cos = reciprocal, exp, log, log1p, sin, cos  # noqa
-tanh, sigmoid, floor, ceil, round, logical_not = tanh, sigmoid, floor, ceil, round, logical_not  # noqa
+negative = _unary("Neg", "negative")
+abs = _unary("Abs", "abs")  # noqa: A001 - TF1's name
+sign = _unary("Sign", "sign")
+square = _unary("Square", "square")
+sqrt = _unary("Sqrt", "sqrt")
+rsqrt = _unary("Rsqrt", "rsqrt")
+reciprocal = _unary("Reciprocal", "reciprocal")
+exp = _unary("Exp", "exp")
+log = _unary("Log", "log")
+log1p = _unary("Log1p", "log1p")
+sin = _unary("Sin", "sin")
+cos = _unary("Cos", "cos")
+tanh = _unary("Tanh", "tanh")
+sigmoid = _unary("Sigmoid", "sigmoid")
+floor = _unary("Floor", "floor")
+ceil = _unary("Ceil", "ceil")
+round = _unary("Round", "round")  # noqa: A001 - TF1's name
+logical_not = _unary("LogicalNot", "logical_not")
 
 
 # --------------------------------------------------------------------------------------
@@ -257,28 +286,38 @@ def _is_int(op):
     return op.inputs[0].dtype in INTS
 
 
-# type, default name, allowed dtypes, out dtype, numpy fn, numexpr template, kernel, grad rule
+def _sqdiff_out(x, y, out):
+    np.subtract(x, y, out=out)
+    return np.square(out, out=out)
+
+
+def _floordiv_out(x, y, out):  # floats only (fusion): TF's floor(x / y)
+    np.divide(x, y, out=out)
+    return np.floor(out, out=out)
+
+
+# type, allowed dtypes, out dtype, numpy fn, block form for fusion, kernel, grad rule
 _BINARY = [
     # Python's operators, not the ufuncs: the same numpy semantics, but on numpy scalars
     # (a scalar chain) ~10x cheaper than a ufunc call.
-    ("AddV2", NUMERIC + (_dt.string,), None, operator.add, "x + y", None,
+    ("AddV2", NUMERIC + (_dt.string,), None, operator.add, np.add, None,
      _binary_grad(lambda op, g: (g, g))),
-    ("Sub", NUMERIC, None, operator.sub, "x - y", None, _binary_grad(lambda op, g: (g, -g))),
-    ("Mul", NUMERIC, None, operator.mul, "x * y", None,
+    ("Sub", NUMERIC, None, operator.sub, np.subtract, None, _binary_grad(lambda op, g: (g, -g))),
+    ("Mul", NUMERIC, None, operator.mul, np.multiply, None,
      _binary_grad(lambda op, g: (g * op.inputs[1], op.inputs[0] * g))),
-    ("RealDiv", FLOATS, None, operator.truediv, "x / y", None,
+    ("RealDiv", FLOATS, None, operator.truediv, np.divide, None,
      _binary_grad(lambda op, g: (g / op.inputs[1],
                                  -g * op.inputs[0] / (op.inputs[1] * op.inputs[1])))),
     ("DivNoNan", FLOATS, None, _div_no_nan, None, None, _binary_grad(_div_no_nan_grad)),
-    ("FloorDiv", NUMERIC, None, _floordiv, None, _floordiv_kernel, NOT_DIFFERENTIABLE),
+    ("FloorDiv", NUMERIC, None, _floordiv, _floordiv_out, _floordiv_kernel, NOT_DIFFERENTIABLE),
     ("FloorMod", NUMERIC, None, _floormod, None, _mod_kernel,
      _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1])))),
-    ("Pow", NUMERIC, None, np.power, None, _pow_kernel, _binary_grad(_pow_grad)),
-    ("Maximum", NUMERIC, None, np.maximum, "where((x >= y) | (x != x), x, y)", None,
+    ("Pow", NUMERIC, None, np.power, np.power, _pow_kernel, _binary_grad(_pow_grad)),
+    ("Maximum", NUMERIC, None, np.maximum, np.maximum, None,
      _binary_grad(_max_min_grad(lambda x, y: greater_equal(x, y)))),
-    ("Minimum", NUMERIC, None, np.minimum, "where((x <= y) | (x != x), x, y)", None,
+    ("Minimum", NUMERIC, None, np.minimum, np.minimum, None,
      _binary_grad(_max_min_grad(lambda x, y: less_equal(x, y)))),
-    ("SquaredDifference", NUMERIC, None, lambda x, y: np.square(x - y), "(x - y)**2",
+    ("SquaredDifference", NUMERIC, None, lambda x, y: np.square(x - y), _sqdiff_out,
      None, _binary_grad(lambda op, g: (g * 2.0 * (op.inputs[0] - op.inputs[1]),
                                        g * -2.0 * (op.inputs[0] - op.inputs[1])))),
     ("Equal", None, _dt.bool, np.equal, None, None, NOT_DIFFERENTIABLE),
@@ -291,9 +330,10 @@ _BINARY = [
     ("LogicalOr", _BOOL, None, np.logical_or, None, None, NOT_DIFFERENTIABLE),
 ]
 
-for _t, _allowed, _out, _np_fn, _ne, _kernel, _grad in _BINARY:
+for _t, _allowed, _out, _np_fn, _ufunc, _kernel, _grad in _BINARY:
     register_op(_t, infer=_binary_infer(_allowed, _out),
-                kernel=_kernel or binary_kernel(_np_fn, _ne), grad=_grad, ne_expr=_ne)
+                kernel=_kernel or binary_kernel(_np_fn), grad=_grad,
+                ufunc=None if _out is not None else _ufunc)
 
 
 def _scoped(op_type, name, default_name, build, attrs=None):

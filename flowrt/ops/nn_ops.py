@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import numbers
 
-import numexpr as ne
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.elementwise import NUMEXPR_MIN_SIZE, unary_kernel
+from .._core.elementwise import unary_kernel
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
@@ -38,13 +37,6 @@ __all__ = [
 
 sigmoid = math_ops.sigmoid
 tanh = math_ops.tanh
-
-_NE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _big(x):
-    return x.size >= NUMEXPR_MIN_SIZE and x.dtype in _NE_FLOATS
-
 
 def _features(x, name="features"):
     return convert_to_tensor(x, name=name)
@@ -86,9 +78,15 @@ def _grad_infer(op):
 
 
 def _relu_grad_kernel(ctx, op, g, y):
-    if _big(g) and g.dtype == y.dtype:
-        return (ne.evaluate("where(y > 0, g, 0)", local_dict={"g": g, "y": y}),)
     return (np.multiply(g, y > 0),)
+
+
+def _relu_out(x, out):
+    return np.maximum(x, out.dtype.type(0), out=out)
+
+
+def _relu_grad_out(g, y, out):
+    return np.multiply(g, y > 0, out=out)
 
 
 def _relu6_kernel(ctx, op, x):
@@ -142,10 +140,9 @@ def _softplus_grad_kernel(ctx, op, g, x):
 
 
 register_op("Relu", infer=_act_infer,
-            kernel=unary_kernel(lambda x: np.maximum(x, np.zeros((), x.dtype)),
-                                "where(x > 0, x, 0)"),
+            kernel=unary_kernel(lambda x: np.maximum(x, np.zeros((), x.dtype))), ufunc=_relu_out,
             grad=lambda op, g: [make("ReluGrad", [g, op.outputs[0]])])
-register_op("ReluGrad", infer=_grad_infer, kernel=_relu_grad_kernel,
+register_op("ReluGrad", infer=_grad_infer, kernel=_relu_grad_kernel, ufunc=_relu_grad_out,
             grad=lambda op, g: [make("ReluGrad", [g, op.inputs[1]]),
                                 _zeros_like(op.inputs[1])])
 register_op("Relu6", infer=_act_infer, kernel=_relu6_kernel,
@@ -643,9 +640,6 @@ def _sig_xent_infer(op):
 
 
 def _sig_xent_kernel(ctx, op, x, z):
-    if _big(x) and x.dtype == z.dtype:
-        return (ne.evaluate("where(x > 0, x, 0) - x * z + log1p(exp(-abs(x)))",
-                            local_dict={"x": x, "z": z}),)
     # max(x, 0) - x * z + log1p(exp(-|x|)): never overflows.
     out = np.maximum(x, 0)
     out -= x * z
@@ -654,11 +648,6 @@ def _sig_xent_kernel(ctx, op, x, z):
 
 
 def _sig_xent_grad_kernel(ctx, op, g, x, z):
-    if _big(x) and x.dtype == z.dtype == g.dtype:
-        d = {"x": x, "z": z, "g": g}
-        dx = ne.evaluate("g * (where(x >= 0, 1 / (1 + exp(-x)), exp(x) / (1 + exp(x))) - z)",
-                         local_dict=d)
-        return dx, ne.evaluate("-g * x", local_dict=d)
     e = np.exp(-np.abs(x))
     sig = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
     sig -= z

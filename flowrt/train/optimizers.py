@@ -10,7 +10,8 @@ like the optimizer, and, with ``global_step``, an increment after all the update
 Each update is ONE kernel (the ``Resource[Sparse]Apply*`` table below) that reads,
 computes and writes the variable and its slots under their locks
 (``state_ops.update_variables``), so concurrent runs never lose an update. Dense
-gradients of large variables are computed with numexpr (one pass, no temporaries).
+rules are written once, in numpy, in place; large variables run the same rule over
+cache-sized blocks on several threads (``_core/elementwise.blockwise_inplace``).
 ``IndexedSlices`` gradients (from ``gather``/``embedding_lookup``) are deduplicated
 (duplicate rows summed, as TF) and applied to the touched rows only; Adam follows
 TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
@@ -18,12 +19,11 @@ TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
 
 from __future__ import annotations
 
-import numexpr as ne
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.elementwise import NUMEXPR_MIN_SIZE
+from .._core.elementwise import blockwise_inplace
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
@@ -39,10 +39,6 @@ _VALID_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
 # --------------------------------------------------------------------------------------
 # Update kernels: one op type per (optimizer, dense|sparse), TF's types and input order.
 # --------------------------------------------------------------------------------------
-
-
-def _big(a) -> bool:
-    return a.size >= NUMEXPR_MIN_SIZE and a.dtype.kind == "f" and a.dtype.itemsize >= 4
 
 
 def _dedup(op, indices, values, nrows):
@@ -75,7 +71,8 @@ def _dedup(op, indices, values, nrows):
 # helper, the stored arrays themselves when no run holds a read of them. ``s`` holds the
 # scalar hyperparameters as numpy scalars of the variable's dtype. Dense rules get the
 # gradient ``g``; sparse rules the deduplicated ``rows`` and their gradient rows.
-# Large arrays go through numexpr (``out=`` the array itself: elementwise, in place).
+# Dense rules are elementwise: the kernel runs them on whole arrays or, for large ones,
+# block by block (the same code on views; its temporaries stay in cache).
 
 
 def _new(x):
@@ -83,14 +80,8 @@ def _new(x):
     return x if type(x) is np.ndarray else np.array(x)
 
 
-def _ne(expr, out, **operands):
-    ne.evaluate(expr, local_dict=operands, out=out, casting="same_kind")
-
-
 def _sgd_dense(arrs, s, g):
     (w,) = arrs
-    if _big(w):
-        return _ne("w - alpha * g", w, w=w, g=g, alpha=s["alpha"])
     w -= g * s["alpha"]
 
 
@@ -103,11 +94,6 @@ def _momentum_dense(arrs, s, g):
     # (Nesterov: var -= g * lr + accum * momentum * lr).
     w, acc = arrs
     lr, mom = s["lr"], s["momentum"]
-    if _big(w):
-        _ne("a * mom + g", acc, a=acc, mom=mom, g=g)
-        if s["use_nesterov"]:
-            return _ne("w - (g * lr + a * mom * lr)", w, w=w, g=g, a=acc, lr=lr, mom=mom)
-        return _ne("w - lr * a", w, w=w, a=acc, lr=lr)
     acc *= mom
     acc += g
     if s["use_nesterov"]:
@@ -141,11 +127,6 @@ def _adam_dense(arrs, s, g):
     w, m, v = arrs
     alpha = _adam_alpha(s, w.dtype.type)
     b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
-    if _big(w):
-        _ne("m + (g - m) * (1 - b1)", m, m=m, g=g, b1=b1)
-        _ne("v + (g * g - v) * (1 - b2)", v, v=v, g=g, b2=b2)
-        return _ne("w - (m * alpha) / (sqrt(v) + eps)", w, w=w, m=m, v=v, alpha=alpha,
-                   eps=eps)
     t = _new(np.subtract(g, m))  # the one temporary buffer
     t *= 1 - b1
     m += t
@@ -170,8 +151,6 @@ def _adam_sparse(arrs, s, rows, g):
     m[rows] += g * (1 - b1)
     v *= b2
     v[rows] += (g * g) * (1 - b2)
-    if _big(w):
-        return _ne("w - alpha * m / (sqrt(v) + eps)", w, w=w, m=m, v=v, alpha=alpha, eps=eps)
     t = _new(np.sqrt(v))
     t += eps
     np.divide(m, t, out=t)
@@ -182,9 +161,6 @@ def _adam_sparse(arrs, s, rows, g):
 def _adagrad_dense(arrs, s, g):
     # TF's ApplyAdagrad: accum += g^2; var -= lr * g / sqrt(accum).
     w, acc = arrs
-    if _big(w):
-        _ne("a + g * g", acc, a=acc, g=g)
-        return _ne("w - g * lr / sqrt(a)", w, w=w, a=acc, g=g, lr=s["lr"])
     t = _new(np.multiply(g, g))
     acc += t
     np.sqrt(acc, out=t)
@@ -205,16 +181,6 @@ def _rms_update(w, ms, mom, g, s, mg=None):
     # ms += (g^2 - ms)(1 - rho); [mg += (g - mg)(1 - rho)];
     # mom = mom * momentum + lr * g / sqrt(ms [- mg^2] + eps); var -= mom.
     rho, momentum, eps, lr = s["rho"], s["momentum"], s["epsilon"], s["lr"]
-    if _big(w):
-        _ne("ms + (g * g - ms) * (1 - rho)", ms, ms=ms, g=g, rho=rho)
-        if mg is not None:
-            _ne("mg + (g - mg) * (1 - rho)", mg, mg=mg, g=g, rho=rho)
-            _ne("mom * mo + (g * lr) / sqrt(ms - mg * mg + eps)", mom, mom=mom, mo=momentum,
-                g=g, lr=lr, ms=ms, mg=mg, eps=eps)
-        else:
-            _ne("mom * mo + (g * lr) / sqrt(ms + eps)", mom, mom=mom, mo=momentum, g=g,
-                lr=lr, ms=ms, eps=eps)
-        return _ne("w - mom", w, w=w, mom=mom)
     t = _new(np.multiply(g, g))
     t -= ms
     t *= 1 - rho
@@ -329,7 +295,8 @@ def _apply_kernel(names, n_handles, rule, sparse):
                     None, op, "var and grad do not have the same shape%s %s"
                     % (list(w.shape), list(g.shape)))
             else:
-                rule(arrs, s, g)
+                blockwise_inplace(lambda g, *views: rule(list(views), s, g),
+                                  [g if g.flags.c_contiguous else g.copy()] + arrs)
 
         apply(ctx, op, args[:n_handles], fn)
         return ()

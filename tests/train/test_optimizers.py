@@ -120,14 +120,20 @@ def test_trajectory_matches_numpy_reference(name, make, update, init):
     np.testing.assert_allclose(b, rb, rtol=1e-6, atol=1e-9)
 
 
-@pytest.mark.parametrize("numexpr", [False, True], ids=["numpy", "numexpr"])
+@pytest.mark.parametrize("blocks", ["whole", "blocks", "threads"])
 @pytest.mark.parametrize("name,make,update,init", CASES, ids=[c[0] for c in CASES])
-def test_large_float32_variable_uses_the_same_rule(name, make, update, init, numexpr,
+def test_large_float32_variable_uses_the_same_rule(name, make, update, init, blocks,
                                                    monkeypatch):
-    # Both kernels (numpy in place, numexpr in place) against the float64 reference.
-    from flowrt.train import optimizers
+    # One rule run on whole arrays, on blocks, and on blocks shared between threads,
+    # against the float64 reference.
+    from flowrt._core import elementwise
 
-    monkeypatch.setattr(optimizers, "NUMEXPR_MIN_SIZE", 1000 if numexpr else 1 << 40)
+    if blocks == "whole":
+        monkeypatch.setattr(elementwise, "BLOCK", 1 << 40)
+    else:
+        monkeypatch.setattr(elementwise, "BLOCK", 3000)  # and a ragged last block
+        monkeypatch.setattr(elementwise, "PARALLEL_MIN_SIZE",
+                            0 if blocks == "threads" else 1 << 40)
     n = 200_000
     c = np.linspace(-1.0, 1.0, n)
     w = fr.Variable(np.full(n, 0.5, np.float32), name="w")
