@@ -1,17 +1,18 @@
-"""Elementwise kernels: numpy vs numexpr per op, and fused vs unfused chains.
+"""Elementwise chains: how to evaluate them, and flowrt against TensorFlow.
 
-Run from the project root:  python benchmarks/elementwise.py [--quick]
+Run from the project root:  python benchmarks/elementwise.py [--quick] [--no-tf]
 
-1. One binary op (float32 ``x * y``) with numpy and with numexpr across sizes: where
-   numexpr starts to win sets ``_core/elementwise.NUMEXPR_MIN_SIZE``.
-2. Chains of 10 elementwise ops (transcendental-heavy, and arithmetic only) run by a
-   Session: unfused with numpy kernels only, unfused as shipped (each op choosing
-   numpy/numexpr by size), fused with the numexpr program forced, and fused as shipped
-   (numexpr from ``fusion.FUSED_MIN_SIZE`` on, else the kernels one by one): where the
-   forced fusion beats numpy sets ``FUSED_MIN_SIZE``.
-3. The same chain in TensorFlow 2.21 (tf.compat.v1 graph mode) when importable.
+1. A 10-op float32 chain (arithmetic, and one with 4 transcendental ops) on raw arrays,
+   64K..4M elements: numpy on whole arrays (a temporary per op), flowrt's blocked
+   program (``_core/elementwise.Program``: cache-sized blocks, 1 and 2 threads) and,
+   when importable, numexpr with 1 and 2 threads. This is what decides how a fused
+   group runs (docs/fusion.md).
+2. Block size at 4M elements (sets ``elementwise.BLOCK``).
+3. The chains through ``Session.run``: unfused, fused (as shipped), and TensorFlow 2.21
+   (tf.compat.v1 graph mode) side by side in one run. The row "arith 4M" is the target:
+   flowrt fused must beat TF there.
 
-Times are the best of several runs, in microseconds per run.
+Times are the best of several repeats, in milliseconds (microseconds where marked).
 """
 
 from __future__ import annotations
@@ -19,35 +20,46 @@ from __future__ import annotations
 import sys
 import timeit
 
-import numexpr as ne
 import numpy as np
 
 import flowrt as fr
 from flowrt._core import elementwise, fusion
 
+try:
+    import numexpr as ne
+except ImportError:  # numexpr is not a flowrt dependency: measured only when present
+    ne = None
 
-def best(fn, number=None, repeat=7):
+F32 = np.float32
+
+
+def best(fn, repeat=5):
     fn()
-    if number is None:
-        t = timeit.timeit(fn, number=1)
-        number = max(1, int(0.05 / max(t, 1e-7)))
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+    t = timeit.timeit(fn, number=1)
+    number = max(1, int(0.1 / max(t, 1e-7)))
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e3
 
 
-def single_op(sizes):
-    print("1. float32 x * y: numpy vs numexpr (us per call, %d numexpr threads)"
-          % ne.get_num_threads())
-    print("%10s %12s %12s %8s" % ("size", "numpy", "numexpr", "ratio"))
-    for n in sizes:
-        x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-        y = x + 1
-        t_np = best(lambda x=x, y=y: np.multiply(x, y))
-        t_ne = best(lambda x=x, y=y: ne.evaluate("x * y", local_dict={"x": x, "y": y}))
-        print("%10d %12.1f %12.1f %8.2f" % (n, t_np, t_ne, t_np / t_ne))
+# --------------------------------------------------------------------------------------
+# The two chains, as graphs (flowrt or TF), as programs and as numexpr strings
+# --------------------------------------------------------------------------------------
 
 
-def chain(x, fr=fr):
-    """10 elementwise ops, all with numexpr templates, 4 of them transcendental."""
+def arith_chain(x, fr=fr):
+    """10 arithmetic ops (memory-bound: where fusion should pay most)."""
+    y = x * 1.5
+    y = y + x
+    y = y - 0.25
+    y = fr.square(y)
+    y = y * x
+    y = fr.abs(y)
+    y = fr.maximum(y, 0.1)
+    y = y / (x + 3.0)
+    return -y
+
+
+def trans_chain(x, fr=fr):
+    """10 ops, 4 of them transcendental (exp, tanh, sigmoid's exp)."""
     y = x * 1.5
     y = fr.exp(y)
     y = fr.tanh(y)
@@ -60,80 +72,157 @@ def chain(x, fr=fr):
     return -y
 
 
-def arith_chain(x, fr=fr):
-    """10 arithmetic elementwise ops (memory-bound: where fusion should pay most)."""
-    y = x * 1.5
-    y = y + x
-    y = y - 0.25
-    y = fr.square(y)
-    y = y * x
-    y = fr.abs(y)
-    y = fr.maximum(y, 0.1)
-    y = y / (x + 3.0)
-    return -y
+def _program(build):
+    """The chain's fused program, taken from a flowrt plan (what Session.run runs)."""
+    from flowrt._core.plan import Plan
+
+    with fr.Graph().as_default():
+        x = fr.placeholder(fr.float32, [None])
+        (st,) = Plan([build(x)], [], [x]).steps
+        consts = [t.op.get_attr("value") for t in _ext_tensors(st)]
+        return st.kernel.program, consts
 
 
-def fr_chain_time(n, mode, build=chain):
-    """mode: 'numpy' (unfused, numpy kernels only), 'unfused' (per-op numpy/numexpr by
-    size), 'forced' (fused, numexpr at any size) or 'shipped' (fused as configured)."""
-    saved = (fusion.ENABLED, fusion.FUSED_MIN_SIZE, fusion.FUSED_MIN_SIZE_TRANSCENDENTAL,
-             elementwise.NUMEXPR_MIN_SIZE)
-    fusion.ENABLED = mode in ("forced", "shipped")
-    if mode == "forced":
-        fusion.FUSED_MIN_SIZE = fusion.FUSED_MIN_SIZE_TRANSCENDENTAL = 0
-    if mode == "numpy":
-        elementwise.NUMEXPR_MIN_SIZE = 1 << 62
+def _ext_tensors(st):
+    ops = st.kernel.ops
+    seen, out = set(), []
+    for op in ops:
+        for t in op.inputs:
+            if t.op not in ops and t not in seen and t.op.type == "Const":
+                seen.add(t)
+                out.append(t)
+    return out
+
+
+_NE = {
+    arith_chain: "-(where(abs((((x * 1.5) + x) - 0.25)**2 * x) >= 0.1, "
+                 "abs((((x * 1.5) + x) - 0.25)**2 * x), 0.1) / (x + 3.0))",
+    trans_chain: "-(abs(where(s >= 0.1, s, 0.1)**2) - 1.0)",
+}
+_NE_PRE = {trans_chain: "1 / (1 + exp(-(tanh(exp(x * 1.5)) + x)))"}
+
+
+def raw(sizes):
+    print("1. 10-op float32 chain on raw arrays (ms)")
+    for build in (arith_chain, trans_chain):
+        name = build.__name__.split("_")[0]
+        prog, consts = _program(build)
+        print("%-6s %9s %8s %8s %8s %8s %8s" % (name, "size", "numpy", "blk-1t", "blk-2t",
+                                                "ne-1t", "ne-2t"))
+        for n in sizes:
+            x = np.random.default_rng(0).standard_normal(n).astype(F32)
+            xs = _inputs(prog, x, consts)
+            with np.errstate(all="ignore"):
+                t_np = best(lambda x=x, b=build: b(x, fr=_NumpyFr))
+                row = [t_np]
+                for par in (1 << 62, 0):
+                    saved = elementwise.PARALLEL_MIN_SIZE
+                    elementwise.PARALLEL_MIN_SIZE = par
+                    try:
+                        row.append(best(lambda xs=xs, p=prog: p(xs, np.dtype(F32))))
+                    finally:
+                        elementwise.PARALLEL_MIN_SIZE = saved
+                for th in (1, 2):
+                    row.append(_ne_time(build, x, th))
+            print("%-6s %9d" % ("", n) + "".join(
+                "%9s" % ("-" if v is None else "%.2f" % v) for v in row))
+
+
+def _inputs(prog, x, consts):
+    # External inputs in first-use order: x is the first operand of the chain's first op.
+    return [x] + [np.asarray(c, F32) for c in consts]
+
+
+def _ne_time(build, x, threads):
+    if ne is None:
+        return None
+    ne.set_num_threads(threads)
+    pre = _NE_PRE.get(build)
+    if pre is None:
+        return best(lambda: ne.evaluate(_NE[build], local_dict={"x": x}))
+    return best(lambda: ne.evaluate(_NE[build], local_dict={
+        "s": ne.evaluate(pre, local_dict={"x": x})}))
+
+
+class _NumpyFr:
+    """The chain's functions in numpy, for the whole-array baseline."""
+
+    exp, tanh, square, abs, maximum = np.exp, np.tanh, np.square, np.abs, np.maximum
+
+    @staticmethod
+    def sigmoid(x):
+        return 1 / (1 + np.exp(-x))
+
+
+def blocks(n):
+    print("\n2. block size, arithmetic chain, %d elements, 1 thread / 2 threads (ms)" % n)
+    prog, consts = _program(arith_chain)
+    x = np.random.default_rng(0).standard_normal(n).astype(F32)
+    xs = _inputs(prog, x, consts)
+    saved = elementwise.BLOCK, elementwise.PARALLEL_MIN_SIZE
+    try:
+        for b in (1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16, 1 << 18):
+            elementwise.BLOCK = b
+            row = []
+            for par in (1 << 62, 0):
+                elementwise.PARALLEL_MIN_SIZE = par
+                row.append(best(lambda: prog(xs, np.dtype(F32))))
+            print("%9d %8.2f %8.2f" % (b, *row))
+    finally:
+        elementwise.BLOCK, elementwise.PARALLEL_MIN_SIZE = saved
+
+
+def fr_time(n, build, fused):
+    saved = fusion.ENABLED
+    fusion.ENABLED = fused
     try:
         with fr.Graph().as_default():
             x = fr.placeholder(fr.float32, [None])
             y = build(x)
-            xv = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+            xv = np.random.default_rng(0).standard_normal(n).astype(F32)
             with fr.Session() as sess:
-                sess.run(y, {x: xv})
                 return best(lambda: sess.run(y, {x: xv}))
     finally:
-        (fusion.ENABLED, fusion.FUSED_MIN_SIZE, fusion.FUSED_MIN_SIZE_TRANSCENDENTAL,
-         elementwise.NUMEXPR_MIN_SIZE) = saved
+        fusion.ENABLED = saved
 
 
-def tf_chain_time(n, build=chain):
+def tf_time(n, build):
     try:
         import tensorflow.compat.v1 as tf
     except ImportError:
         return None
     tf.disable_eager_execution()
-    g = tf.Graph()
-    with g.as_default():
+    with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [None])
         y = build(x, fr=tf)
-        xv = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+        xv = np.random.default_rng(0).standard_normal(n).astype(F32)
         with tf.Session() as sess:
-            sess.run(y, {x: xv})
             return best(lambda: sess.run(y, {x: xv}))
 
 
-def chains(sizes, with_tf=True):
-    for title, build in (("transcendental", chain), ("arithmetic", arith_chain)):
-        print("\n2. 10-op float32 %s chain through Session.run (us per run)" % title)
-        print("%10s %10s %10s %10s %10s %10s" % ("size", "numpy", "unfused", "fused-ne",
-                                                 "fused", "tf-2.21"))
+def sessions(sizes, with_tf):
+    print("\n3. 10-op float32 chain through Session.run (ms; TF 2.21 in the same run)")
+    print("%-6s %9s %9s %9s %9s %9s" % ("chain", "size", "unfused", "fused", "tf-2.21",
+                                        "tf/fused"))
+    for build in (arith_chain, trans_chain):
         for n in sizes:
-            row = [fr_chain_time(n, m, build) for m in ("numpy", "unfused", "forced",
-                                                        "shipped")]
-            t = tf_chain_time(n, build) if with_tf else None
-            print("%10d %10.1f %10.1f %10.1f %10.1f %10s" % (n, *row, "-" if t is None
-                                                            else "%.1f" % t))
+            u, f = fr_time(n, build, False), fr_time(n, build, True)
+            t = tf_time(n, build) if with_tf else None
+            print("%-6s %9d %9.3f %9.3f %9s %9s" % (
+                build.__name__.split("_")[0], n, u, f, "-" if t is None else "%.3f" % t,
+                "-" if t is None else "%.2f" % (t / f)))
 
 
 def main():
     quick = "--quick" in sys.argv
-    print("NUMEXPR_MIN_SIZE=%d FUSED_MIN_SIZE=%d FUSED_MIN_SIZE_TRANSCENDENTAL=%d"
-          % (elementwise.NUMEXPR_MIN_SIZE, fusion.FUSED_MIN_SIZE,
-             fusion.FUSED_MIN_SIZE_TRANSCENDENTAL))
-    single_op([2 ** k for k in range(8, 25, 2)] if not quick else [1024, 65536])
-    sizes = [10 ** k for k in range(3, 8)] if not quick else [1000, 100000]
-    chains(sizes if not quick else [1000, 100000],
-           with_tf="--no-tf" not in sys.argv)
+    with_tf = "--no-tf" not in sys.argv
+    print("BLOCK=%d PARALLEL_MIN_SIZE=%d THREADS=%d FUSED_MIN_SIZE=%d numexpr=%s"
+          % (elementwise.BLOCK, elementwise.PARALLEL_MIN_SIZE, elementwise.THREADS,
+             fusion.FUSED_MIN_SIZE, "-" if ne is None else ne.__version__))
+    sizes = [1 << 16, 1 << 18, 1 << 20, 1 << 22] if not quick else [1 << 16, 1 << 20]
+    raw(sizes)
+    blocks(1 << 22 if not quick else 1 << 20)
+    sessions(([1 << 10, 1 << 13] if not quick else []) + sizes, with_tf)
 
 
 if __name__ == "__main__":

@@ -25,13 +25,13 @@ import numpy as np
 __all__ = ["BLOCK", "PARALLEL_MIN_SIZE", "THREADS", "for_blocks", "Program", "unary_kernel",
            "binary_kernel", "blockwise_inplace"]
 
-# Elements per block: 16K float32 = 64 KB per buffer, so a block's inputs, a few
-# intermediates and its output stay in a 512 KB L2. 4K blocks pay too much per-block
-# Python dispatch, 64K blocks spill (docs/fusion.md).
-BLOCK = 1 << 14
+# Elements per block: 64K float32 = 256 KB per buffer (L2 is 512 KB per core on the
+# measured host). Smaller blocks pay more per-block Python dispatch; larger ones spill
+# to L3 (docs/fusion.md, benchmarks/elementwise.py section 2).
+BLOCK = 1 << 16
 
-# From this many elements the blocks are shared with helper threads: below it the
-# hand-off (~20-50 us) is not repaid.
+# From this many elements the blocks are shared with helper threads (at least 4
+# blocks): below it the hand-off (~20-50 us) is not repaid.
 PARALLEL_MIN_SIZE = 1 << 18
 
 THREADS = max(1, min(os.cpu_count() or 1, 4))
@@ -88,6 +88,19 @@ def for_blocks(n: int, step: int, fn: Callable[[int, int], None], parallel: bool
         raise failed[0]
 
 
+def _broadcast_shape(xs) -> tuple:
+    """The broadcast shape of ``xs`` (fast when every operand is full-size or a scalar)."""
+    shape = ()
+    for x in xs:
+        s = x.shape
+        if s != shape and s != ():
+            if shape == ():
+                shape = s
+            else:
+                return np.broadcast_shapes(*[x.shape for x in xs])
+    return shape
+
+
 def _rows(shape: tuple, block: int) -> int:
     inner = 1
     for d in shape[1:]:
@@ -135,28 +148,27 @@ class Program:
 
     def __call__(self, xs: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
         """The program's result over inputs ``xs`` (broadcast like the ops would)."""
-        shape = np.broadcast_shapes(*[x.shape for x in xs])
+        shape = _broadcast_shape(xs)
         out = np.empty(shape, dtype)
-        if out.ndim == 0:  # a scalar: one pass, no blocks
-            self._block(list(xs), [np.empty((), dtype) for _ in range(self.n_regs)], out)
-            return out
-        d0 = shape[0]
-        rows = _rows(shape, BLOCK)
-        # Inputs with the output's leading axis are sliced per block; others broadcast.
-        cut = [x.ndim == out.ndim and x.shape[0] == d0 and d0 > 1 for x in xs]
         n_regs, block = self.n_regs, self._block
-        buf_shape = (min(rows, d0),) + shape[1:]
+        d0 = shape[0] if shape else 1
+        rows = _rows(shape, BLOCK)
+        if d0 <= rows:  # one block: no slicing
+            block(list(xs), [np.empty(shape, dtype) for _ in range(n_regs)], out)
+            return out
+        # Inputs with the output's leading axis are sliced per block; others broadcast.
+        cut = [x.ndim == out.ndim and x.shape[0] == d0 for x in xs]
+        buf_shape = (rows,) + shape[1:]
         local = threading.local()
 
         def run(lo, hi):
             regs = getattr(local, "regs", None)
             if regs is None:
                 regs = local.regs = [np.empty(buf_shape, dtype) for _ in range(n_regs)]
-            m = hi - lo
-            if m != buf_shape[0]:
-                regs = [r[:m] for r in regs]
-            ins = [x[lo:hi] if c else x for x, c in zip(xs, cut, strict=True)]
-            block(ins, regs, out[lo:hi])
+            if hi - lo != rows:
+                regs = [r[:hi - lo] for r in regs]
+            block([x[lo:hi] if c else x for x, c in zip(xs, cut, strict=True)], regs,
+                  out[lo:hi])
 
         for_blocks(d0, rows, run, out.size >= PARALLEL_MIN_SIZE)
         return out

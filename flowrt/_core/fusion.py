@@ -31,7 +31,7 @@ their form."""
 # member kernels one by one are as fast or faster (numpy's scalar and small-array fast
 # paths against the program's per-instruction dispatch; benchmarks/elementwise.py,
 # docs/fusion.md).
-FUSED_MIN_SIZE = 1 << 13
+FUSED_MIN_SIZE = 1 << 17
 
 _FLOAT_KINDS = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
 
