@@ -28,6 +28,7 @@ from ._core.graph import (  # noqa: F401
                           convert_to_tensor,
                           get_default_graph,
                           get_default_session,
+                          register_tensor_conversion_function,
                           reset_default_graph,
 )
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.registry import NOT_DIFFERENTIABLE, gradient_function
-from .ops import array_ops, math_ops
+from .ops import array_ops, math_ops, slicing_ops
 from .ops.control_flow_ops import zeros_for
 from .ops.indexed_slices import IndexedSlices
 
@@ -189,6 +189,4 @@ def _aggregate(grads, t: Tensor):
 
 
 def array_ops_concat(ts):
-    from ._core.graph import OPERATORS
-
-    return OPERATORS["concat"](ts, 0)
+    return slicing_ops.concat(ts, 0)

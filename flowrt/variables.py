@@ -30,7 +30,7 @@ from ._core.graph import (
 from ._core.registry import NOT_DIFFERENTIABLE, get_op_def, register_op
 from ._core.shape import TensorShape, as_shape
 from .func_graph import evaluate, notify_read, variable_graph
-from .ops import state_ops
+from .ops import slicing_ops, state_ops
 
 __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
            "global_variables", "all_variables", "trainable_variables", "local_variables",
@@ -320,9 +320,7 @@ class Variable(TensorOperators):
         return t
 
     def sparse_read(self, indices, name=None) -> Tensor:
-        from ._core.graph import OPERATORS
-
-        return OPERATORS["gather"](self._snapshot, indices)
+        return slicing_ops.gather(self._snapshot, indices, name=name)
 
     def initialized_value(self) -> Tensor:
         """The value if initialized in the running session, else the initial value."""

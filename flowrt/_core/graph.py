@@ -22,9 +22,37 @@ from .. import dtypes as _dt
 from .registry import get_op_def
 from .shape import TensorShape, as_shape
 
-# Python operators on tensors are implemented by the op layer, which fills this table
-# (``_core`` must not import the layers above it).
+# Python operators on tensors (``+``, ``-``, ``@``, ``[]``, ...) are implemented by the op
+# layer, which fills this table (``_core`` must not import the layers above it). Keys
+# are the operators' names, nothing else.
 OPERATORS: dict[str, Callable] = {}
+
+# (priority, base types, function) from ``register_tensor_conversion_function``.
+_CONVERSIONS: list[tuple[int, Any, Callable]] = []
+
+
+def register_tensor_conversion_function(base_type, conversion_func: Callable,
+                                        priority: int = 100) -> None:
+    """Registers a function converting values of ``base_type`` to tensors (TF1's API).
+
+    Args:
+      base_type: a type or tuple of types; ``convert_to_tensor`` calls the function for
+        values that are instances of it.
+      conversion_func: ``conversion_func(value, dtype=None, name=None, as_ref=False)``
+        returning a ``Tensor``, or ``NotImplemented`` to let the next function (then the
+        constant conversion) try.
+      priority: lower runs first; functions of equal priority run in registration order.
+
+    Raises:
+      TypeError: if ``conversion_func`` is not callable or ``base_type`` is not a type.
+    """
+    types = base_type if isinstance(base_type, tuple) else (base_type,)
+    if not all(isinstance(t, type) for t in types):
+        raise TypeError("base_type must be a type or a tuple of types, got %r" % (base_type,))
+    if not callable(conversion_func):
+        raise TypeError("conversion_func must be callable, got %r" % (conversion_func,))
+    _CONVERSIONS.append((priority, types, conversion_func))
+    _CONVERSIONS.sort(key=lambda e: e[0])
 
 _FLOWRT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -830,9 +858,17 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None,
             raise TypeError("Can't convert Operation '%s' to Tensor (target dtype=%s, "
                             "name=%s)" % (value.name, dtype, name))
         else:
-            if isinstance(value, (list, tuple)) and any(
-                    isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in _flat(value)):
-                return OPERATORS["pack"](value, dtype, name)
+            for _, types, fn in _CONVERSIONS:
+                if isinstance(value, types):
+                    r = fn(value, dtype=dtype, name=name, as_ref=False)
+                    if r is not NotImplemented:
+                        if not isinstance(r, Tensor):
+                            raise RuntimeError("%r returned non-Tensor: %r" % (fn, r))
+                        if dtype is not None and r.dtype is not dtype:
+                            raise RuntimeError(
+                                "%r returned a tensor of dtype %s, not the requested %s"
+                                % (fn, r.dtype.name, dtype.name))
+                        return r
             hint = dtype or preferred_dtype or dtype_hint
             if dtype is None and hint is not None:
                 try:

@@ -14,15 +14,16 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import (
-    OPERATORS,
     Tensor,
     constant_op,
     constant_value,
     convert_to_tensor,
     get_default_graph,
+    register_tensor_conversion_function,
 )
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
+from . import math_ops
 from .common import axis_value, check_dtype, int_list, make, make_op, same_as, to_tensor
 
 # This module defines TF1's ``range``; the builtin keeps this name.
@@ -273,7 +274,7 @@ def _fill_infer(op):
 
 register_op("Fill", infer=_fill_infer,
             kernel=lambda ctx, op, d, v: (np.full(tuple(d), v, dtype=op.outputs[0].dtype.np),),
-            grad=lambda op, g: [None, OPERATORS["reduce_sum"](g)])
+            grad=lambda op, g: [None, math_ops.reduce_sum(g)])
 
 
 def zeros(shape, dtype=_dt.float32, name=None):
@@ -360,7 +361,9 @@ def _pack_infer(op):
 
 
 def _pack_grad(op, g):
-    return OPERATORS["unstack"](g, num=len(op.inputs), axis=op.attrs["axis"])
+    from .slicing_ops import unstack  # slicing_ops builds on this module's ops
+
+    return unstack(g, num=len(op.inputs), axis=op.attrs["axis"])
 
 
 register_op("Pack", infer=_pack_infer,
@@ -368,7 +371,11 @@ register_op("Pack", infer=_pack_infer,
             grad=_pack_grad)
 
 
-def _pack_nested(value, dtype, name):
+def _autopacking(value, dtype=None, name=None, as_ref=False):
+    """TF1's conversion of a (nested) list holding tensors: one ``Pack`` per level."""
+    if not any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in _flat(value)):
+        return NotImplemented
+
     def conv(v):
         if isinstance(v, (list, tuple)):
             return stack([conv(x) for x in v])
@@ -377,7 +384,15 @@ def _pack_nested(value, dtype, name):
     return stack([conv(x) for x in value], name=name or "packed")
 
 
-OPERATORS["pack"] = _pack_nested
+def _flat(x):
+    for v in x:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+register_tensor_conversion_function((list, tuple), _autopacking, 99)
 
 
 # --------------------------------------------------------------------------------------
@@ -529,7 +544,6 @@ def _range_kernel(ctx, op, start, limit, delta):
 
 
 register_op("Range", infer=_range_infer, kernel=_range_kernel, grad=NOT_DIFFERENTIABLE)
-OPERATORS["range"] = lambda start, limit=None, delta=1: range(start, limit, delta)
 
 
 # --------------------------------------------------------------------------------------

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import Tensor, constant_value, convert_to_tensor, get_default_graph
+from .._core.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    constant_value,
+    convert_to_tensor,
+    get_default_graph,
+)
 from .._core.shape import TensorShape, as_shape
 
-__all__ = ["make_op", "make", "to_tensor", "binary_args", "same_as", "static_value",
+__all__ = ["make_op", "make", "graph_of", "in_graph_of", "op_scope", "to_tensor", "binary_args",
+           "same_as", "static_value",
            "check_dtype", "FLOATS", "INTS", "NUMERIC", "TensorShape", "as_shape",
            "int_list", "axis_value", "shape_str"]
 
@@ -17,24 +27,72 @@ INTS = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16)
 NUMERIC = FLOATS + INTS
 
 
-def _graph_of(inputs):
-    for x in inputs:
-        if isinstance(x, Tensor):
-            return x.graph
-        t = getattr(x, "_as_tensor", None)
-        if t is not None:
-            return t().graph
-        if isinstance(x, (list, tuple)):
-            g = _graph_of(x)
-            if g is not None:
-                return g
-    return None
+def _elements(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _elements(v)
+        elif isinstance(v, (Tensor, Operation)):
+            yield v
+        else:
+            t = getattr(v, "_as_tensor", None)
+            if t is not None:
+                yield t()
 
 
-def make_op(op_type: str, inputs, attrs=None, name=None, default_name=None):
-    """Creates an op in the graph of its inputs (else the default graph)."""
-    g = get_default_graph()
-    return g._create_op(op_type, list(inputs), attrs or {}, name, default_name)
+def graph_of(values) -> Graph:
+    """The graph an op on ``values`` belongs to (TF1's ``_get_graph_from_inputs``).
+
+    The graph of the tensors, tensor-like objects and operations among ``values``
+    (nested lists too), else the default graph.
+
+    Raises:
+      ValueError: if two of them come from different graphs.
+    """
+    first = None
+    for v in _elements(values):
+        if first is None:
+            first = v
+        elif v.graph is not first.graph:
+            raise ValueError("%s must be from the same graph as %s." % (v, first))
+    return get_default_graph() if first is None else first.graph
+
+
+@contextlib.contextmanager
+def in_graph_of(values):
+    """Makes the graph of ``values`` (``graph_of``) the default graph inside the block,
+    so that ops and constants created there go into it; yields the graph."""
+    g = graph_of(values)
+    if g is get_default_graph():
+        yield g
+    else:
+        with g.as_default():
+            yield g
+
+
+@contextlib.contextmanager
+def op_scope(values, name, default_name=None):
+    """TF1's ``name_scope(name, default_name, values)``: enters the graph of ``values``
+    (``in_graph_of``) and a name scope in it; yields the scope string."""
+    with in_graph_of(values) as g, g.name_scope(name or default_name) as scope:
+        yield scope
+
+
+def make_op(op_type: str, inputs, attrs=None, name=None, default_name=None) -> Operation:
+    """Creates an op of registered type ``op_type``; returns the ``Operation``.
+
+    The op goes into the graph of its inputs, as in TF1 (``fr.exp(x)`` with ``x`` from
+    a graph that is not the default builds in ``x``'s graph), else into the default
+    graph; Python and numpy inputs become constants in that graph.
+
+    Raises:
+      ValueError: if the inputs come from different graphs.
+    """
+    inputs = list(inputs)
+    g = graph_of(inputs)
+    if g is get_default_graph():
+        return g._create_op(op_type, inputs, attrs or {}, name, default_name)
+    with g.as_default():
+        return g._create_op(op_type, inputs, attrs or {}, name, default_name)
 
 
 def make(op_type: str, inputs, attrs=None, name=None, default_name=None):

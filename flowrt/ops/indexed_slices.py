@@ -11,9 +11,10 @@ import collections
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import OPERATORS, Tensor, convert_to_tensor
+from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
+from . import slicing_ops
 from .common import int_list, make
 
 
@@ -117,7 +118,7 @@ def _uss_kernel(ctx, op, data, ids, n):
 
 
 def _uss_grad(op, g):
-    return [OPERATORS["gather"](g, op.inputs[1]), None, None]
+    return [slicing_ops.gather(g, op.inputs[1]), None, None]
 
 
 register_op("UnsortedSegmentSum", infer=_uss_infer, kernel=_uss_kernel, grad=_uss_grad)

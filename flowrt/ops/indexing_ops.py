@@ -36,7 +36,7 @@ from .array_ops import (
     squeeze,
     stack,
 )
-from .common import check_dtype, int_list, make
+from .common import check_dtype, in_graph_of, int_list, make
 from .slicing_ops import concat, gather
 
 # ``range`` here is TF1's (from array_ops); the builtins keep these names.
@@ -217,10 +217,9 @@ def _getitem(tensor, key):
     if not isinstance(key, tuple):
         key = (key,)
     tensor = convert_to_tensor(tensor)
-    g = get_default_graph()
     begin, end, strides = [], [], []
     masks = dict.fromkeys(_MASKS, 0)
-    with g.name_scope("strided_slice") as scope:
+    with in_graph_of([tensor, key]) as g, g.name_scope("strided_slice") as scope:
         for i, k in enumerate(key):
             bit = 1 << i
             if isinstance(k, _pslice):

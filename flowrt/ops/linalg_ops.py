@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import OPERATORS, convert_to_tensor, get_default_graph
+from .._core.graph import OPERATORS, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
-from .common import check_dtype, make, shape_str
+from .common import check_dtype, make, op_scope, shape_str
 from .math_ops import _is_tensor, _sum_to
 
 __all__ = ["matmul"]
@@ -139,8 +139,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                             % (_dt.as_dtype(output_type).name, x.dtype.name))
         return [x, y]
 
-    g = get_default_graph()
-    with g.name_scope(name or "MatMul") as scope:
+    with op_scope((a, b), name, "MatMul") as scope:
         inputs = build()
     ra, rb = inputs[0].shape.ndims, inputs[1].shape.ndims
     batched = ra is None or rb is None or ra > 2 or rb > 2

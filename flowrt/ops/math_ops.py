@@ -14,11 +14,22 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.elementwise import binary_kernel, unary_kernel
-from .._core.graph import OPERATORS, Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import OPERATORS, Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
 from . import array_ops
-from .common import FLOATS, INTS, NUMERIC, binary_args, check_dtype, int_list, make, shape_str
+from .common import (
+    FLOATS,
+    INTS,
+    NUMERIC,
+    binary_args,
+    check_dtype,
+    in_graph_of,
+    int_list,
+    make,
+    op_scope,
+    shape_str,
+)
 
 __all__ = [
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p",
@@ -336,12 +347,11 @@ for _t, _allowed, _out, _np_fn, _ufunc, _kernel, _grad in _BINARY:
                 ufunc=None if _out is not None else _ufunc)
 
 
-def _scoped(op_type, name, default_name, build, attrs=None):
-    """Creates an op as TF's op-def library does: Python operands are converted inside a
-    name scope (becoming ``add/y``, ``ArgMax/dimension``) and the op takes the scope's
-    own name."""
-    g = get_default_graph()
-    with g.name_scope(name or default_name) as scope:
+def _scoped(op_type, name, default_name, build, attrs=None, operands=()):
+    """Creates an op as TF's op-def library does: in the graph of its ``operands``,
+    Python operands are converted inside a name scope (becoming ``add/y``,
+    ``ArgMax/dimension``) and the op takes the scope's own name."""
+    with op_scope(operands, name, default_name) as scope:
         inputs = build()
     return make(op_type, inputs, attrs, scope)  # named exactly like its scope
 
@@ -376,7 +386,7 @@ def _binary_inputs(x, y, op_type):
 def _binary_fn(op_type, pub, default_name=None):
     def fn(x, y, name=None):
         return _scoped(op_type, name, default_name or op_type,
-                       lambda: _binary_inputs(x, y, op_type))
+                       lambda: _binary_inputs(x, y, op_type), operands=(x, y))
     fn.__name__ = pub
     fn.__qualname__ = pub
     fn.__doc__ = "Elementwise %s with broadcasting (op type %s)." % (pub, op_type)
@@ -427,7 +437,7 @@ def truediv(x, y, name=None):
         if target is not None:
             a, b = cast(a, target), cast(b, target)
         return [a, b]
-    return _scoped("RealDiv", name, "truediv", build)
+    return _scoped("RealDiv", name, "truediv", build, operands=(x, y))
 
 
 def divide(x, y, name=None):
@@ -467,7 +477,8 @@ OPERATORS.update({
 
 def _with_default(fn, x, y, default):
     """Operators name their op like TF1's Python wrappers (``add``, ``mul``, ...)."""
-    return _scoped(fn.op_type, None, default, lambda: _binary_inputs(x, y, fn.op_type))
+    return _scoped(fn.op_type, None, default, lambda: _binary_inputs(x, y, fn.op_type),
+                   operands=(x, y))
 
 
 # --------------------------------------------------------------------------------------
@@ -606,7 +617,7 @@ def _axis_tensor(x: Tensor, axis):
         r = x.shape.ndims
         if r is not None:
             return convert_to_tensor(np.arange(r, dtype=np.int32))
-        return OPERATORS["range"](0, array_ops.rank(x))
+        return array_ops.range(0, array_ops.rank(x))
     if isinstance(axis, Tensor):
         return axis
     return convert_to_tensor(axis, dtype=_dt.int32)
@@ -761,16 +772,16 @@ register_op("ProdOthers", infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].sh
 
 
 _REDUCTIONS = [
-    # type, public name, allowed, kernel, gradient
-    ("Sum", "reduce_sum", NUMERIC, _sum_kernel, _sum_grad),
-    ("Mean", "reduce_mean", NUMERIC, _mean_kernel, _mean_grad),
-    ("Max", "reduce_max", NUMERIC, _extreme_kernel(np.max, -np.inf,
-                                                    lambda d: np.iinfo(d).min), _extreme_grad),
-    ("Min", "reduce_min", NUMERIC, _extreme_kernel(np.min, np.inf,
-                                                    lambda d: np.iinfo(d).max), _extreme_grad),
-    ("Prod", "reduce_prod", NUMERIC, _prod_kernel, _prod_grad),
-    ("Any", "reduce_any", _BOOL, _bool_kernel(np.any), NOT_DIFFERENTIABLE),
-    ("All", "reduce_all", _BOOL, _bool_kernel(np.all), NOT_DIFFERENTIABLE),
+    # type, allowed, kernel, gradient
+    ("Sum", NUMERIC, _sum_kernel, _sum_grad),
+    ("Mean", NUMERIC, _mean_kernel, _mean_grad),
+    ("Max", NUMERIC, _extreme_kernel(np.max, -np.inf, lambda d: np.iinfo(d).min),
+     _extreme_grad),
+    ("Min", NUMERIC, _extreme_kernel(np.min, np.inf, lambda d: np.iinfo(d).max),
+     _extreme_grad),
+    ("Prod", NUMERIC, _prod_kernel, _prod_grad),
+    ("Any", _BOOL, _bool_kernel(np.any), NOT_DIFFERENTIABLE),
+    ("All", _BOOL, _bool_kernel(np.all), NOT_DIFFERENTIABLE),
 ]
 
 
@@ -781,15 +792,16 @@ def _reduce_fn(op_type, pub):
             raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
         if keepdims is not None and keep_dims is not None:
             raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
-        x = convert_to_tensor(input_tensor)
         if axis is None:
             axis = reduction_indices
         kd = bool(keepdims if keepdims is not None else keep_dims)
-        if axis is None or _is_tensor(axis):
-            ax = _axis_tensor(x, axis)  # TF builds the all-axes range outside the op's scope
-            return _scoped(op_type, name, op_type, lambda: [x, ax], {"keep_dims": kd})
-        return _scoped(op_type, name, op_type, lambda: [x, convert_to_tensor(
-            axis, dtype=_dt.int32, name="reduction_indices")], {"keep_dims": kd})
+        with in_graph_of([input_tensor, axis]):
+            x = convert_to_tensor(input_tensor)
+            if axis is None or _is_tensor(axis):
+                ax = _axis_tensor(x, axis)  # TF builds the all-axes range outside the scope
+                return _scoped(op_type, name, op_type, lambda: [x, ax], {"keep_dims": kd})
+            return _scoped(op_type, name, op_type, lambda: [x, convert_to_tensor(
+                axis, dtype=_dt.int32, name="reduction_indices")], {"keep_dims": kd})
     fn.__name__ = pub
     fn.__qualname__ = pub
     fn.__doc__ = ("Reduces ``input_tensor`` along ``axis`` (all axes if None) with %s; "
@@ -798,14 +810,16 @@ def _reduce_fn(op_type, pub):
     return fn
 
 
-for _t, _pub, _allowed, _kernel, _grad in _REDUCTIONS:
+for _t, _allowed, _kernel, _grad in _REDUCTIONS:
     register_op(_t, infer=_reduce_infer(_allowed), kernel=_kernel, grad=_grad)
-    globals()[_pub] = _reduce_fn(_t, _pub)
 
-reduce_sum, reduce_mean, reduce_max, reduce_min = (  # noqa: F821
-    reduce_sum, reduce_mean, reduce_max, reduce_min)  # noqa: F821
-reduce_prod, reduce_any, reduce_all = reduce_prod, reduce_any, reduce_all  # noqa: F821
-OPERATORS["reduce_sum"] = reduce_sum
+reduce_sum = _reduce_fn("Sum", "reduce_sum")
+reduce_mean = _reduce_fn("Mean", "reduce_mean")
+reduce_max = _reduce_fn("Max", "reduce_max")
+reduce_min = _reduce_fn("Min", "reduce_min")
+reduce_prod = _reduce_fn("Prod", "reduce_prod")
+reduce_any = _reduce_fn("Any", "reduce_any")
+reduce_all = _reduce_fn("All", "reduce_all")
 
 
 # --------------------------------------------------------------------------------------
@@ -906,7 +920,8 @@ def _arg_fn(op_type, pub):
             x = convert_to_tensor(input, name="input")
             d = convert_to_tensor(0 if axis is None else axis, name="dimension")
             return [x, d]
-        return _scoped(op_type, name, op_type, build, {"output_type": out})
+        return _scoped(op_type, name, op_type, build, {"output_type": out},
+                       operands=(input, axis))
     fn.__name__ = pub
     fn.__qualname__ = pub
     fn.__doc__ = ("Index of the %s value along ``axis`` (default 0), as ``output_type`` "
@@ -930,13 +945,13 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     Built as ``Maximum(Minimum(t, max), min)`` like TF2, so gradients flow to all three
     arguments. Raises ValueError if the clip bounds would broadcast ``t`` to a larger shape.
     """
-    g = get_default_graph()
-    with g.name_scope(name or "clip_by_value") as scope:
+    with op_scope([t, clip_value_min, clip_value_max], name, "clip_by_value") as scope:
         values = convert_to_tensor(t, name="t")
         t_min = minimum(values, clip_value_max)
     # The Maximum takes the scope's own name, as in TF ("clip_by_value", "clip_by_value/y").
     t_max = _scoped("Maximum", scope, None,
-                    lambda: _binary_inputs(t_min, clip_value_min, "Maximum"))
+                    lambda: _binary_inputs(t_min, clip_value_min, "Maximum"),
+                    operands=(t_min, clip_value_min))
     if not values.shape.is_compatible_with(t_max.shape):
         raise ValueError("clip_by_value: Shapes %s and %s are incompatible: the clip bounds "
                          "must not broadcast t to a larger shape."

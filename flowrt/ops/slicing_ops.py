@@ -14,7 +14,6 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import (
-    OPERATORS,
     constant_value,
     convert_to_tensor,
     get_default_graph,
@@ -127,7 +126,6 @@ def _gather_grad(op, g):
 
 
 register_op("GatherV2", infer=_gather_infer, kernel=_gather_kernel, grad=_gather_grad)
-OPERATORS["gather"] = lambda params, indices, axis=None: gather(params, indices, axis=axis)
 
 
 # --------------------------------------------------------------------------------------
@@ -305,7 +303,6 @@ def _concat_grad(op, g):
 
 
 register_op("ConcatV2", infer=_concat_infer, kernel=_concat_kernel, grad=_concat_grad)
-OPERATORS["concat"] = lambda ts, axis: concat(ts, axis)
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -357,7 +354,6 @@ def _unpack_grad(op, *grads):
 
 
 register_op("Unpack", infer=_unpack_infer, kernel=_unpack_kernel, grad=_unpack_grad)
-OPERATORS["unstack"] = unstack
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):

@@ -395,8 +395,11 @@ def test_construction_dtype_error_is_a_type_error():
 def test_inputs_from_another_graph():
     with fr.Graph().as_default():
         other = fr.constant(1.0)
-    with pytest.raises(ValueError, match="from a different graph"):
+    with pytest.raises(ValueError, match="must be from the same graph as"):  # TF1's words
         fr.constant(1.0) + other
+    g = fr.get_default_graph()
+    with pytest.raises(ValueError, match="from a different graph"):  # the graph's own check
+        g.create_op("AddV2", [fr.constant(1.0), other])
 
 
 def _line_of(marker: str) -> int:

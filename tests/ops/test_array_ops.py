@@ -354,14 +354,41 @@ def test_run_time_errors_are_invalid_argument(build, feed, match):
         _run(build(p), {p: feed})
 
 
-def test_operator_hooks():
-    from flowrt._core.graph import OPERATORS
+def test_operator_table_holds_python_operators_only():
+    from flowrt._core.graph import OPERATORS, TensorOperators
 
+    dunders = {n.strip("_").removeprefix("r") for n in dir(TensorOperators)
+               if n.startswith("__")} | {"getitem", "invert", "neg", "abs"}
+    assert set(OPERATORS) <= dunders | {"and", "or", "xor", "sub", "mul", "matmul", "mod"}
+    assert not {"gather", "concat", "unstack", "pack", "range", "reduce_sum"} & set(OPERATORS)
+
+
+def test_lists_of_tensors_convert_by_autopacking():
     x = fr.constant(X)
-    assert OPERATORS["concat"]([x, x], 0).shape.as_list() == [4, 3, 4]
-    assert [t.shape.as_list() for t in OPERATORS["unstack"](x, num=3, axis=1)] == [[2, 4]] * 3
-    assert OPERATORS["gather"](x, [1]).shape.as_list() == [1, 3, 4]
-    np.testing.assert_array_equal(_run(OPERATORS["range"](0, fr.rank(x))), [0, 1, 2])
+    t = fr.convert_to_tensor([[x[0, 0, 0], 1.0], [2.0, 3.0]])
+    assert t.op.type == "Pack" and t.shape.as_list() == [2, 2]
+    np.testing.assert_array_equal(_run(t), [[X[0, 0, 0], 1.0], [2.0, 3.0]])
+    assert fr.convert_to_tensor([1.0, 2.0]).op.type == "Const"  # no tensor: a constant
+
+
+def test_register_tensor_conversion_function():
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    def to_tensor(value, dtype=None, name=None, as_ref=False):
+        if value.a is None:
+            return NotImplemented
+        return fr.stack([value.a, value.b], name=name)
+
+    fr.register_tensor_conversion_function(Pair, to_tensor)
+    t = fr.convert_to_tensor(Pair(1.0, 2.0))
+    assert t.op.type == "Pack"
+    np.testing.assert_array_equal(_run(t + 1.0), [2.0, 3.0])
+    with pytest.raises(TypeError, match="base_type must be a type"):
+        fr.register_tensor_conversion_function("Pair", to_tensor)
+    with pytest.raises(TypeError, match="conversion_func must be callable"):
+        fr.register_tensor_conversion_function(Pair, None)
 
 
 def test_cross_check_getitem_shapes_with_tensorflow():

@@ -1,0 +1,68 @@
+"""Op construction (flowrt/ops/common.py): ops go into their inputs' graph, as in TF1."""
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import flowrt as fr
+from flowrt.ops.common import graph_of, make_op
+
+
+@pytest.fixture
+def other():
+    """A graph that is not the default, holding a placeholder ``x`` of shape [2, 3]."""
+    g = fr.Graph()
+    with g.as_default():
+        x = fr.placeholder(fr.float32, [2, 3], name="x")
+    return g, x
+
+
+def test_ops_on_a_tensor_of_another_graph_build_in_that_graph(other):
+    g, x = other
+    default = fr.get_default_graph()
+    before = len(default.get_operations())
+    built = [fr.exp(x), x + 1.0, 2.0 * x, fr.add(x, 2.0), fr.maximum(x, 0.5), -x, abs(x),
+             fr.reduce_sum(x), fr.reduce_mean(x, axis=1), fr.argmax(x, 1),
+             fr.clip_by_value(x, 0.0, 1.0), fr.matmul(x, np.ones((3, 2), np.float32)),
+             fr.truediv(x, 4.0), x[0]]
+    assert all(t.graph is g for t in built)
+    assert fr.get_default_graph() is default
+    assert len(default.get_operations()) == before  # nothing leaked into the default
+    # Names come from the op's own graph, Python operands become constants there.
+    assert built[1].name == "add:0" and built[1].op.inputs[1].name == "add/y:0"
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with fr.Session(graph=g) as sess:
+        e, a, s, c = sess.run([built[0], built[1], built[7], built[10]], {x: xv})
+    np.testing.assert_allclose(e, np.exp(xv), rtol=1e-6)
+    np.testing.assert_array_equal(a, xv + 1)
+    assert s == xv.sum()
+    np.testing.assert_array_equal(c, np.clip(xv, 0, 1))
+
+
+def test_make_op_uses_the_inputs_graph(other):
+    g, x = other
+    op = make_op("Neg", [x])
+    assert op.graph is g and op.name == "Neg"
+    assert graph_of([3.0, [x]]) is g
+    assert graph_of([1.0]) is fr.get_default_graph()
+
+
+def test_inputs_from_two_graphs_are_rejected(other):
+    g, x = other
+    y = fr.constant(1.0, name="y")  # in the default graph
+    with pytest.raises(ValueError, match=r'Tensor\("y:0".*must be from the same graph as '
+                                         r'Tensor\("x:0"'):
+        x + y
+    with pytest.raises(ValueError, match="must be from the same graph"):
+        make_op("AddV2", [x, y])
+
+
+def test_no_definitions_hidden_from_grep():
+    # Public functions are written out (``exp = _unary("Exp", "exp")``), never assigned
+    # through globals() in a loop.
+    root = pathlib.Path(fr.__file__).parent
+    offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
+                 if re.search(r"globals\(\)\s*\[", p.read_text())]
+    assert offenders == []
