@@ -286,11 +286,18 @@ class Operation:
         return tuple(self.outputs)
 
     def get_attr(self, name: str):
+        """The value of attr ``name``; string attrs come back as ``bytes``, as in TF1
+        (``op.get_attr("container") == b''``)."""
         try:
-            return self.attrs[name]
+            v = self.attrs[name]
         except KeyError:
             raise ValueError("Operation '%s' has no attr named '%s'." % (self.name, name)) \
                 from None
+        if isinstance(v, str):
+            return v.encode()
+        if isinstance(v, list) and v and all(isinstance(x, str) for x in v):
+            return [x.encode() for x in v]
+        return v
 
     def run(self, feed_dict=None, session=None):
         """Runs this op (for its side effects) in ``session`` or the default session."""
@@ -318,6 +325,16 @@ class Operation:
 # --------------------------------------------------------------------------------------
 
 
+class _Stacks:
+    """The control-dependency and device stacks of a graph (shared, or one per thread)."""
+
+    __slots__ = ("control", "device")
+
+    def __init__(self, control: list, device: list):
+        self.control = control
+        self.device = device
+
+
 class Graph:
     """A dataflow graph: ops, their names, collections and scoping state."""
 
@@ -326,8 +343,8 @@ class Graph:
         self._by_name: dict[str, Operation] = {}
         self._names_in_use: dict[str, int] = {}
         self._name_stack = ""
-        self._control_stack: list[list[Operation] | None] = []
-        self._device_stack: list[str] = []
+        self._shared_stacks = _Stacks([], [])
+        self._local_stacks: threading.local | None = None  # after switch_to_thread_local
         self._collections: dict[str, list] = {}
         self._version = 0
         self._finalized = False
@@ -424,6 +441,41 @@ class Graph:
 
         close = difflib.get_close_matches(name, self._by_name.keys(), n=3)
         return " Did you mean %s?" % ", ".join(repr(c) for c in close) if close else ""
+
+    def _stacks(self) -> _Stacks:
+        local = self._local_stacks
+        if local is None:
+            return self._shared_stacks
+        st = getattr(local, "stacks", None)
+        if st is None:  # a thread's first use: the stacks as they were when switched
+            init = self._shared_stacks
+            st = local.stacks = _Stacks(list(init.control), list(init.device))
+        return st
+
+    @property
+    def _control_stack(self) -> list:
+        return self._stacks().control
+
+    @_control_stack.setter
+    def _control_stack(self, value: list):
+        self._stacks().control = value
+
+    @property
+    def _device_stack(self) -> list:
+        return self._stacks().device
+
+    def switch_to_thread_local(self) -> None:
+        """Makes the device and control-dependency stacks thread-local (TF1).
+
+        Before, a ``with g.device(...)`` or ``with g.control_dependencies(...)`` block
+        entered in one thread applies to ops other threads create meanwhile. After, each
+        thread has its own stacks, starting from their value at the first call; later
+        calls do nothing.
+        """
+        if self._local_stacks is None:
+            snapshot = self._shared_stacks
+            self._shared_stacks = _Stacks(list(snapshot.control), list(snapshot.device))
+            self._local_stacks = threading.local()
 
     def create_op(self, op_type: str, inputs, attrs: dict | None = None, name: str | None = None,
                   dtypes=None, input_types=None, **_ignored) -> Operation:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Iterable, Optional
 
 Dim = Optional[int]
@@ -24,7 +25,15 @@ class TensorShape:
         elif dims is None:
             self._dims = None
         else:
-            self._dims = tuple(None if d is None else int(_dim_value(d)) for d in dims)
+            if isinstance(dims, (str, bytes)):
+                raise TypeError("Failed to convert %r to a shape: a shape is a single "
+                                "dimension (e.g. 10) or an iterable of dimensions (e.g. "
+                                "[1, 10, None])." % (dims,))
+            try:
+                it = iter(dims)
+            except TypeError:
+                it = (dims,)  # one dimension: TensorShape(2) is [2], as in TF
+            self._dims = tuple(_as_dim(d) for d in it)
 
     @property
     def dims(self):
@@ -134,6 +143,21 @@ class TensorShape:
 
 def _dim_value(d):
     return getattr(d, "value", d)
+
+
+def _as_dim(d) -> int | None:
+    """A dimension as an int >= 0 or None, with TF's errors for anything else."""
+    d = _dim_value(d)
+    if d is None:
+        return None
+    try:
+        v = operator.index(d)
+    except TypeError:
+        raise TypeError("Dimension value must be integer or None or have an __index__ "
+                        "method, got value %r with type %r" % (d, type(d))) from None
+    if v < 0:
+        raise ValueError("Dimension %d must be >= 0" % v)
+    return v
 
 
 def as_shape(shape) -> TensorShape:

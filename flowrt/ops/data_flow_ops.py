@@ -11,6 +11,8 @@ a thread on a threading primitive or a task on a trio one.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -19,6 +21,7 @@ from .._core import queues as _q
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
+from . import array_ops, slicing_ops
 from .common import int_list
 
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
@@ -39,7 +42,11 @@ def _as_type_list(dtypes):
 
 
 def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allowed=False):
-    """TF1's rule: None, one shape for one dtype, or one shape per dtype."""
+    """TF1's rule: None, one shape for one dtype, or one shape per dtype; partial shapes
+    (``unknown_dim_allowed``) only as a list of shapes."""
+    if unknown_dim_allowed and (not isinstance(shapes, (list, tuple)) or not shapes or any(
+            s is None or isinstance(s, int) for s in shapes)):
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
     if shapes is None:
         return None
     if isinstance(shapes, TensorShape):
@@ -267,7 +274,32 @@ class QueueBase:
 
     @staticmethod
     def from_list(index, queues):
-        raise NotImplementedError("QueueBase.from_list is not supported by flowrt")
+        """A queue that is ``queues[index]``, chosen when an op of it runs (TF1).
+
+        Args:
+          index: an int32 scalar tensor (or int) selecting the queue.
+          queues: a list of ``QueueBase`` with the same dtypes and names.
+
+        Returns:
+          A ``QueueBase`` whose shapes are the most specific shapes all of ``queues``
+          share.
+
+        Raises:
+          TypeError: if ``queues`` is not a non-empty list of queues, or their dtypes or
+            names differ.
+        """
+        if (not queues or not isinstance(queues, list)
+                or not all(isinstance(q, QueueBase) for q in queues)):
+            raise TypeError("A list of queues expected")
+        dtypes = queues[0].dtypes
+        if not all(dtypes == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        names = queues[0].names
+        if not all(names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = [functools.reduce(_shape_common, s) for s in zip(*[q.shapes for q in queues])]
+        refs = array_ops.stack([q.queue_ref for q in queues])
+        return QueueBase(dtypes, shapes, names, slicing_ops.gather(refs, index))
 
 
 class FIFOQueue(QueueBase):
@@ -348,6 +380,14 @@ class PriorityQueue(QueueBase):
         super().__init__(dtypes, shapes, _as_name_list(names, dtypes), ref)
 
 
+def _shape_common(s1: TensorShape, s2: TensorShape) -> TensorShape:
+    """The most specific shape compatible with both (TF1's ``_shape_common``)."""
+    if s1.ndims is None or s2.ndims is None or s1.ndims != s2.ndims:
+        return unknown_shape()
+    return TensorShape([a if a is not None and a == b else None
+                        for a, b in zip(s1.as_list(), s2.as_list(), strict=True)])
+
+
 def _as_name_list(names, dtypes):
     if names is None:
         return None
@@ -390,16 +430,55 @@ def queue_of(resources, op) -> _q.Queue:
     a = op.attrs
     key = ("queue", a["shared_name"]) if a["shared_name"] else ("queue-op", op.name)
     q = resources.get_or_create(key, lambda: _make_queue(op))
-    if q.op_type != op.type or q.attrs["capacity"] != a["capacity"] or \
-            q.attrs["component_types"] != a["component_types"]:
-        raise errors.InvalidArgumentError(
-            None, op, "Shared queue '%s' was created by %s op '%s' with capacity %d and "
-            "types [%s]; %s op '%s' asks for capacity %d and types [%s]. Give the two "
-            "queues different shared_name values."
-            % (a["shared_name"], q.op_type, q.op_name, q.attrs["capacity"],
-               ", ".join(d.name for d in q.attrs["component_types"]), op.type, op.name,
-               a["capacity"], ", ".join(d.name for d in a["component_types"])))
+    if q.attrs is not a:
+        problem = _mismatch(q, op)
+        if problem:
+            raise errors.InvalidArgumentError(None, op, "Shared queue '%s' %s"
+                                              % (a["shared_name"], problem))
     return q
+
+
+# TF's names for dtypes in its messages (DataTypeString).
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _types_str(op_type, types) -> str:
+    types = ([_dt.int64] if op_type == "PriorityQueueV2" else []) + list(types)
+    return ", ".join(_TF_TYPE_NAMES.get(d.name, d.name) for d in types)
+
+
+def _shapes_str(shapes) -> str:
+    def one(s):
+        return "<unknown>" if s.ndims is None else "[%s]" % ",".join(
+            "?" if d is None else str(d) for d in s.as_list())
+    return "[%s]" % ",".join(one(s) for s in shapes)
+
+
+def _mismatch(q, op) -> str | None:
+    """How handle op ``op`` asks for another queue than the shared one ``q`` (TF's
+    checks and words, in TF's order), or None when it matches."""
+    had, want = q.attrs, op.attrs
+    if q.op_type != op.type:
+        return ("has type '%s' that does not match type of Node '%s': %s"
+                % (q.op_type, op.name, op.type))
+    if had["capacity"] != want["capacity"]:
+        return ("has capacity %d but requested capacity was %d"
+                % (had["capacity"], want["capacity"]))
+    if op.type == "RandomShuffleQueueV2":
+        if had["min_after_dequeue"] != want["min_after_dequeue"]:
+            return ("has min_after_dequeue %d but requested min_after_dequeue was %d."
+                    % (had["min_after_dequeue"], want["min_after_dequeue"]))
+        if (had["seed"], had["seed2"]) != (want["seed"], want["seed2"]):
+            return ("has random seeds (%d, %d) but requested seeds are (%d, %d)."
+                    % (had["seed"], had["seed2"], want["seed"], want["seed2"]))
+    if list(had["component_types"]) != list(want["component_types"]):
+        return ("has component types %s but requested component types were %s"
+                % (_types_str(op.type, had["component_types"]),
+                   _types_str(op.type, want["component_types"])))
+    if [s.as_tuple() for s in had["shapes"]] != [s.as_tuple() for s in want["shapes"]]:
+        return ("has component shapes %s but requested component shapes were %s"
+                % (_shapes_str(had["shapes"]), _shapes_str(want["shapes"])))
+    return None
 
 
 def _make_queue(op):

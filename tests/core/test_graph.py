@@ -408,3 +408,49 @@ def _line_of(marker: str) -> int:
             if marker in line and "_line_of" not in line:
                 return i
     raise AssertionError(marker)
+
+
+# --- switch_to_thread_local -----------------------------------------------------------
+
+
+def _in_thread(fn):
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join(timeout=10)
+    assert not t.is_alive()
+    return out[0]
+
+
+def test_stacks_are_shared_between_threads_by_default():
+    g = fr.Graph()
+    with g.as_default():
+        a = fr.constant(1.0, name="a")
+    with g.device("/cpu:0"), g.control_dependencies([a.op]):
+        def build():
+            with g.as_default():
+                return fr.constant(2.0, name="b").op
+        op = _in_thread(build)
+    assert op.device == "/device:CPU:0" and op.control_inputs == [a.op]  # TF1: shared state
+
+
+def test_switch_to_thread_local():
+    g = fr.Graph()
+    with g.as_default():
+        a = fr.constant(1.0, name="a")
+    with g.device("/cpu:0"):
+        g.switch_to_thread_local()
+        g.switch_to_thread_local()  # again: no effect
+        with g.control_dependencies([a.op]):
+            def build():
+                with g.as_default():
+                    return fr.constant(2.0, name="b").op
+            op = _in_thread(build)
+            with g.as_default():
+                mine = fr.constant(3.0, name="c").op
+    # The other thread starts from the stacks as they were when switched: the device,
+    # but not the control dependency entered here afterwards.
+    assert op.device == "/device:CPU:0" and op.control_inputs == []
+    assert mine.device == "/device:CPU:0" and mine.control_inputs == [a.op]
+    with g.as_default():
+        assert fr.constant(4.0).op.device == ""  # this thread's device block has exited
