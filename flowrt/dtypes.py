@@ -11,7 +11,8 @@ import numpy as np
 
 __all__ = [
     "DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "uint8", "uint16", "bool", "string", "resource", "half", "double",
+    "int64", "uint8", "uint16", "bool", "string", "resource", "half", "double", "complex64",
+    "complex128",
 ]
 
 
@@ -39,7 +40,8 @@ class DType:
 
     @property
     def real_dtype(self) -> "DType":
-        return self
+        """The dtype of the real and imaginary parts of a complex dtype; else itself."""
+        return _REAL.get(self.name, self)
 
     @property
     def is_floating(self) -> bool:
@@ -63,14 +65,18 @@ class DType:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self._kind == "c"
 
     @property
     def min(self):
+        if self._kind not in "fiub":
+            raise TypeError("Cannot find minimum value of %s." % self.name)
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
     def max(self):
+        if self._kind not in "fiub":
+            raise TypeError("Cannot find maximum value of %s." % self.name)
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
 
     @property
@@ -115,14 +121,18 @@ uint16 = DType("uint16", np.uint16)
 bool = DType("bool", np.bool_)  # noqa: A001 - TF1's public name
 string = DType("string", object)
 resource = DType("resource", object)  # handles of stateful resources (variables)
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
 
 _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
-        resource]
+        resource, complex64, complex128]
+_REAL = {"complex64": float32, "complex128": float64}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32, "str": string,
                  "bytes": string, "object": string})
 _BY_NP = {d.np: d for d in _ALL if d.np.kind != "O"}
-_BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string, bytes: string}
+_BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string, bytes: string,
+          complex: complex128}
 
 
 def as_dtype(value) -> DType:

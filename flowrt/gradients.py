@@ -32,7 +32,11 @@ def _as_list(x):
 def _backprop_ok(t: Tensor) -> bool:
     # A variable's handle collects the gradients of its reads when it is differentiated
     # as a whole (a call, branch or loop takes it; see Variable._all_reads).
-    return t.dtype.is_floating or t.dtype.name == "resource"
+    return _differentiable(t) or t.dtype.name == "resource"
+
+
+def _differentiable(t: Tensor) -> bool:
+    return t.dtype.is_floating or t.dtype.is_complex  # TF's _IsBackpropagatable
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -149,7 +153,7 @@ def _call_grad(g, op: Operation, out_grads):
     fn = gradient_function(op)
     if fn is NOT_DIFFERENTIABLE:
         return [None] * len(op.inputs)
-    out_grads = [gr if gr is not None or not t.dtype.is_floating
+    out_grads = [gr if gr is not None or not _differentiable(t)
                  else array_ops.zeros_like(t) for gr, t in zip(out_grads, op.outputs)]
     if not getattr(fn, "accepts_indexed_slices", False):
         out_grads = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr
@@ -161,7 +165,7 @@ def _call_grad(g, op: Operation, out_grads):
         raise ValueError("Num gradients %d generated for op %s do not match num inputs %d"
                          % (len(in_grads), op.describe(), len(op.inputs)))
     for t, gr in zip(op.inputs, in_grads):
-        if isinstance(gr, Tensor) and t.dtype.is_floating and gr.dtype is not t.dtype:
+        if isinstance(gr, Tensor) and _differentiable(t) and gr.dtype is not t.dtype:
             raise TypeError("Gradient of %s for input %s has dtype %s, expected %s"
                             % (op.describe(), t.name, gr.dtype.name, t.dtype.name))
         if isinstance(gr, Tensor) and t.dtype.name != "resource":

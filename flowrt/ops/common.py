@@ -19,12 +19,13 @@ from .._core.shape import TensorShape, as_shape
 
 __all__ = ["make_op", "make", "graph_of", "in_graph_of", "op_scope", "to_tensor", "binary_args",
            "same_as", "static_value",
-           "check_dtype", "FLOATS", "INTS", "NUMERIC", "TensorShape", "as_shape",
+           "check_dtype", "FLOATS", "INTS", "NUMERIC", "COMPLEX", "TensorShape", "as_shape",
            "int_list", "axis_value", "shape_str"]
 
 FLOATS = (_dt.float16, _dt.float32, _dt.float64)
 INTS = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16)
 NUMERIC = FLOATS + INTS
+COMPLEX = (_dt.complex64, _dt.complex128)
 
 
 def _elements(values):

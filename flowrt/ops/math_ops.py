@@ -19,6 +19,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
 from . import array_ops
 from .common import (
+    COMPLEX,
     FLOATS,
     INTS,
     NUMERIC,
@@ -40,7 +41,7 @@ __all__ = [
     "divide", "div", "where", "add_n", "cast", "to_float", "to_int32", "to_int64",
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
     "reduce_all", "broadcast_to", "argmax", "argmin", "arg_max", "arg_min",
-    "clip_by_value", "div_no_nan",
+    "clip_by_value", "complex", "real", "imag", "conj", "div_no_nan",
 ]
 
 _BOOL = (_dt.bool,)
@@ -68,6 +69,24 @@ def _x(op):
     return op.inputs[0]
 
 
+def _cj(t):
+    """``conj(t)`` for a complex tensor, ``t`` itself otherwise: TF's gradients of
+    complex ops are conjugated (math_grad.py), which this makes one rule for both."""
+    return conj(t) if t.dtype.is_complex else t
+
+
+def _yc(op):
+    return _cj(op.outputs[0])
+
+
+def _xc(op):
+    return _cj(op.inputs[0])
+
+
+_FC = FLOATS + COMPLEX
+_NC = NUMERIC + COMPLEX
+
+
 def _round_half_even(x):
     return np.round(x)
 
@@ -89,23 +108,24 @@ def _sigmoid_out(x, out):
 # type, allowed dtypes, numpy fn (the kernel), block form for fusion (OpDef.ufunc),
 # gradient(op, g) -> [dx]
 _UNARY = {
-    "Neg": (NUMERIC, operator.neg, np.negative, lambda op, g: [-g]),
+    "Neg": (_NC, operator.neg, np.negative, lambda op, g: [-g]),
     "Abs": (NUMERIC, np.abs, np.abs, lambda op, g: [g * sign(_x(op))]),
-    "Sign": (NUMERIC, np.sign, np.sign, lambda op, g: [array_ops.zeros_like(_x(op))]),
-    "Square": (NUMERIC, np.square, np.square,
-               lambda op, g: [g * (_x(op) * 2.0 if _x(op).dtype.is_floating else _x(op) * 2)]),
-    "Sqrt": (FLOATS, np.sqrt, np.sqrt, lambda op, g: [g * 0.5 / _y(op)]),
-    "Rsqrt": (FLOATS, lambda x: 1.0 / np.sqrt(x), _rsqrt_out,
-              lambda op, g: [g * -0.5 * _y(op) * _y(op) * _y(op)]),
-    "Reciprocal": (FLOATS, np.reciprocal, np.reciprocal, lambda op, g: [-g * _y(op) * _y(op)]),
-    "Exp": (FLOATS, np.exp, np.exp, lambda op, g: [g * _y(op)]),
-    "Log": (FLOATS, np.log, np.log, lambda op, g: [g / _x(op)]),
-    "Log1p": (FLOATS, np.log1p, np.log1p, lambda op, g: [g / (1.0 + _x(op))]),
-    "Sin": (FLOATS, np.sin, np.sin, lambda op, g: [g * cos(_x(op))]),
-    "Cos": (FLOATS, np.cos, np.cos, lambda op, g: [-g * sin(_x(op))]),
-    "Tanh": (FLOATS, np.tanh, np.tanh, lambda op, g: [g * (1.0 - _y(op) * _y(op))]),
-    "Sigmoid": (FLOATS, lambda x: _sigmoid(x), _sigmoid_out,
-                lambda op, g: [g * _y(op) * (1.0 - _y(op))]),
+    "Sign": (_NC, np.sign, np.sign, lambda op, g: [array_ops.zeros_like(_x(op))]),
+    "Square": (_NC, np.square, np.square,
+               lambda op, g: [g * (_xc(op) * 2.0 if not _x(op).dtype.is_integer
+                                   else _x(op) * 2)]),
+    "Sqrt": (_FC, np.sqrt, np.sqrt, lambda op, g: [g * 0.5 / _yc(op)]),
+    "Rsqrt": (_FC, lambda x: 1.0 / np.sqrt(x), _rsqrt_out,
+              lambda op, g: [g * -0.5 * _yc(op) * _yc(op) * _yc(op)]),
+    "Reciprocal": (_FC, np.reciprocal, np.reciprocal, lambda op, g: [-g * _yc(op) * _yc(op)]),
+    "Exp": (_FC, np.exp, np.exp, lambda op, g: [g * _yc(op)]),
+    "Log": (_FC, np.log, np.log, lambda op, g: [g / _xc(op)]),
+    "Log1p": (_FC, np.log1p, np.log1p, lambda op, g: [g / (1.0 + _xc(op))]),
+    "Sin": (_FC, np.sin, np.sin, lambda op, g: [g * _cj(cos(_x(op)))]),
+    "Cos": (_FC, np.cos, np.cos, lambda op, g: [-g * _cj(sin(_x(op)))]),
+    "Tanh": (_FC, np.tanh, np.tanh, lambda op, g: [g * (1.0 - _yc(op) * _yc(op))]),
+    "Sigmoid": (_FC, lambda x: _sigmoid(x), _sigmoid_out,
+                lambda op, g: [g * _yc(op) * (1.0 - _yc(op))]),
     "Floor": (FLOATS, np.floor, np.floor, NOT_DIFFERENTIABLE),
     "Ceil": (FLOATS, np.ceil, np.ceil, NOT_DIFFERENTIABLE),
     "Round": (NUMERIC, _round_half_even, np.rint, NOT_DIFFERENTIABLE),
@@ -114,6 +134,8 @@ _UNARY = {
 
 
 def _sigmoid(x):
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
     # Stable for large |x|: never exponentiates a positive number.
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
@@ -135,7 +157,7 @@ def _unary(op_type: str, pub: str):
 
 
 negative = _unary("Neg", "negative")
-abs = _unary("Abs", "abs")  # noqa: A001 - TF1's name
+_abs = _unary("Abs", "abs")
 sign = _unary("Sign", "sign")
 square = _unary("Square", "square")
 sqrt = _unary("Sqrt", "sqrt")
@@ -290,7 +312,7 @@ def _div_no_nan(x, y):
 
 def _div_no_nan_grad(op, g):
     x, y = op.inputs
-    return div_no_nan(g, y), g * div_no_nan(div_no_nan(-x, y), y)
+    return div_no_nan(g, _cj(y)), g * _cj(div_no_nan(div_no_nan(-x, y), y))
 
 
 def _is_int(op):
@@ -311,15 +333,15 @@ def _floordiv_out(x, y, out):  # floats only (fusion): TF's floor(x / y)
 _BINARY = [
     # Python's operators, not the ufuncs: the same numpy semantics, but on numpy scalars
     # (a scalar chain) ~10x cheaper than a ufunc call.
-    ("AddV2", NUMERIC + (_dt.string,), None, operator.add, np.add, None,
+    ("AddV2", _NC + (_dt.string,), None, operator.add, np.add, None,
      _binary_grad(lambda op, g: (g, g))),
-    ("Sub", NUMERIC, None, operator.sub, np.subtract, None, _binary_grad(lambda op, g: (g, -g))),
-    ("Mul", NUMERIC, None, operator.mul, np.multiply, None,
-     _binary_grad(lambda op, g: (g * op.inputs[1], op.inputs[0] * g))),
-    ("RealDiv", FLOATS, None, operator.truediv, np.divide, None,
-     _binary_grad(lambda op, g: (g / op.inputs[1],
-                                 -g * op.inputs[0] / (op.inputs[1] * op.inputs[1])))),
-    ("DivNoNan", FLOATS, None, _div_no_nan, None, None, _binary_grad(_div_no_nan_grad)),
+    ("Sub", _NC, None, operator.sub, np.subtract, None, _binary_grad(lambda op, g: (g, -g))),
+    ("Mul", _NC, None, operator.mul, np.multiply, None,
+     _binary_grad(lambda op, g: (g * _cj(op.inputs[1]), _cj(op.inputs[0]) * g))),
+    ("RealDiv", _FC, None, operator.truediv, np.divide, None,
+     _binary_grad(lambda op, g: (g / _cj(op.inputs[1]),
+                                 -g * _cj(op.inputs[0] / (op.inputs[1] * op.inputs[1]))))),
+    ("DivNoNan", _FC, None, _div_no_nan, None, None, _binary_grad(_div_no_nan_grad)),
     ("FloorDiv", NUMERIC, None, _floordiv, _floordiv_out, _floordiv_kernel, NOT_DIFFERENTIABLE),
     ("FloorMod", NUMERIC, None, _floormod, None, _mod_kernel,
      _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1])))),
@@ -585,14 +607,21 @@ def cast(x, dtype, name=None):
 
 def _cast_grad(op, g):
     src, dst = op.inputs[0].dtype, op.outputs[0].dtype
-    if src.is_floating and dst.is_floating:
+    if (src.is_floating or src.is_complex) and (dst.is_floating or dst.is_complex):
         return [cast(g, src)]
     return [None]
 
 
+def _cast_kernel(ctx, op, x):
+    x = np.asarray(x)
+    dst = op.attrs["DstT"].np
+    if x.dtype.kind == "c" and dst.kind != "c":
+        x = x.real  # TF keeps the real part (numpy would warn and do the same)
+    return (x.astype(dst),)
+
+
 register_op("Cast", infer=lambda op: [(op.attrs["DstT"], op.inputs[0].shape)],
-            kernel=lambda ctx, op, x: (np.asarray(x).astype(op.attrs["DstT"].np),),
-            grad=_cast_grad)
+            kernel=_cast_kernel, grad=_cast_grad)
 
 
 def to_float(x, name="ToFloat"):
@@ -605,6 +634,93 @@ def to_int32(x, name="ToInt32"):
 
 def to_int64(x, name="ToInt64"):
     return cast(x, _dt.int64, name=name)
+
+
+# --------------------------------------------------------------------------------------
+# Complex numbers: Complex, Real, Imag, Conj, ComplexAbs (gradients as TF's math_grad)
+# --------------------------------------------------------------------------------------
+
+
+def _complex_infer(op):
+    re, im = op.inputs
+    check_dtype(re, (_dt.float32, _dt.float64), "real")
+    if im.dtype is not re.dtype:
+        raise TypeError("Input 'imag' of 'Complex' Op has type %s that does not match type %s "
+                        "of argument 'real'." % (im.dtype.name, re.dtype.name))
+    out = _dt.complex64 if re.dtype is _dt.float32 else _dt.complex128
+    return [(out, broadcast_shapes(re.shape, im.shape))]
+
+
+def _part_infer(op):
+    z = op.inputs[0]
+    check_dtype(z, COMPLEX, "input")
+    return [(z.dtype.real_dtype, z.shape)]
+
+
+def _conj_infer(op):
+    check_dtype(op.inputs[0], COMPLEX, "input")
+    return [(op.inputs[0].dtype, op.inputs[0].shape)]
+
+
+def _zeros(g):
+    return array_ops.zeros_like(g)
+
+
+register_op("Complex", infer=_complex_infer,
+            kernel=lambda ctx, op, re, im: (np.asarray(
+                re + 1j * im.astype(op.outputs[0].dtype.np), op.outputs[0].dtype.np),),
+            grad=_binary_grad(lambda op, g: (real(g), imag(g))))
+register_op("Real", infer=_part_infer, kernel=lambda ctx, op, z: (np.real(z).copy(),),
+            grad=lambda op, g: [complex(g, _zeros(g))])
+register_op("Imag", infer=_part_infer, kernel=lambda ctx, op, z: (np.imag(z).copy(),),
+            grad=lambda op, g: [complex(_zeros(g), g)])
+register_op("Conj", infer=_conj_infer, kernel=lambda ctx, op, z: (np.conj(z),),
+            grad=lambda op, g: [conj(g)])
+register_op("ComplexAbs", infer=_part_infer, kernel=lambda ctx, op, z: (np.abs(z),),
+            grad=lambda op, g: [make("DivNoNan", [complex(g, _zeros(g)) * op.inputs[0],
+                                                  complex(op.outputs[0],
+                                                          _zeros(op.outputs[0]))])])
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TF1's name
+    """The complex tensor ``real + imag * 1j`` (complex64 from float32, complex128 from
+    float64)."""
+    return _scoped("Complex", name, "Complex",
+                   lambda: [convert_to_tensor(real, name="real"),
+                            convert_to_tensor(imag, name="imag")], operands=(real, imag))
+
+
+def real(input, name=None):  # noqa: A002 - TF1's name
+    """The real part of a complex tensor; a real tensor is returned as it is (TF1)."""
+    with in_graph_of([input]):
+        x = convert_to_tensor(input)
+        return make("Real", [x], None, name, "Real") if x.dtype.is_complex else x
+
+
+def imag(input, name=None):  # noqa: A002 - TF1's name
+    """The imaginary part of a complex tensor; zeros for a real tensor (TF1)."""
+    with in_graph_of([input]):
+        x = convert_to_tensor(input)
+        if x.dtype.is_complex:
+            return make("Imag", [x], None, name, "Imag")
+        return array_ops.zeros_like(x, name=name)
+
+
+def conj(x, name=None):
+    """The complex conjugate; a real tensor is returned as it is (TF1)."""
+    with in_graph_of([x]):
+        t = convert_to_tensor(x)
+        return make("Conj", [t], None, name, "Conj") if t.dtype.is_complex else t
+
+
+def abs(x, name=None):  # noqa: A001 - TF1's name
+    """Elementwise absolute value; of a complex tensor, its magnitude as a real tensor
+    (op type ComplexAbs), else op type Abs."""
+    with in_graph_of([x]):
+        t = convert_to_tensor(x)
+        if t.dtype.is_complex:
+            return make("ComplexAbs", [t], None, name, "ComplexAbs")
+        return _abs(t, name=name)
 
 
 # --------------------------------------------------------------------------------------
@@ -773,8 +889,8 @@ register_op("ProdOthers", infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].sh
 
 _REDUCTIONS = [
     # type, allowed, kernel, gradient
-    ("Sum", NUMERIC, _sum_kernel, _sum_grad),
-    ("Mean", NUMERIC, _mean_kernel, _mean_grad),
+    ("Sum", _NC, _sum_kernel, _sum_grad),
+    ("Mean", _NC, _mean_kernel, _mean_grad),
     ("Max", NUMERIC, _extreme_kernel(np.max, -np.inf, lambda d: np.iinfo(d).min),
      _extreme_grad),
     ("Min", NUMERIC, _extreme_kernel(np.min, np.inf, lambda d: np.iinfo(d).max),

@@ -75,4 +75,29 @@ SPECS = [
     GradSpec("Fill", lambda x: fr.fill([2, 3], x), [np.array(1.5)]),
     GradSpec("UnsortedSegmentSum",
              lambda x: fr.unsorted_segment_sum(x, fr.constant([0, 2, 0]), 3), [A]),
+    # Complex numbers: real inputs and outputs around complex ops, so the finite-difference
+    # check covers TF's conjugated gradients (math_grad.py) through each op.
+    GradSpec("Complex", lambda x, y: fr.real(fr.complex(x, y) * fr.complex(y, x)), [A, B]),
+    GradSpec("Complex", lambda x, y: fr.imag(fr.complex(x, y)), [A, ROW],
+             id="Complex-broadcast"),
+    GradSpec("Real", lambda x, y: fr.real(fr.complex(x, y) * fr.complex(x, y)), [A, B]),
+    GradSpec("Imag", lambda x, y: fr.imag(fr.complex(x, y) * fr.complex(y, x)), [A, B]),
+    GradSpec("Conj", lambda x, y: fr.imag(fr.conj(fr.complex(x, y)) * fr.complex(y, x)),
+             [A, B]),
+    GradSpec("ComplexAbs", lambda x, y: fr.abs(fr.complex(x, y)), [A, B]),
+    GradSpec("DivNoNan", lambda x, y: fr.div_no_nan(x, y), [A, POS]),
+    GradSpec("Exp", lambda x, y: fr.real(fr.exp(fr.complex(x, y)) / fr.complex(POS, y)),
+             [A, B], id="Exp-RealDiv-complex"),
+    GradSpec("Tanh", lambda x, y: fr.imag(fr.tanh(fr.complex(x, y) * 0.3) +
+                                          fr.sqrt(fr.complex(POS, y)) * fr.log(
+                                              fr.complex(POS, x))),
+             [A, B], id="Tanh-Sqrt-Log-complex"),
+    GradSpec("Square", lambda x, y: fr.real(fr.square(fr.complex(x, y)) * fr.sigmoid(
+        fr.complex(y, x)) + fr.sin(fr.complex(x, y)) - fr.reciprocal(fr.complex(POS, y))),
+             [A, B], id="Square-Sigmoid-Sin-complex"),
+    GradSpec("Mean", lambda x, y: fr.real(fr.reduce_mean(fr.complex(x, y) * fr.complex(
+        x, x), axis=0) * fr.reduce_sum(fr.cos(fr.complex(y, x)))), [A, B],
+             id="Mean-Sum-Cos-complex"),
+    GradSpec("Cast", lambda x: fr.cast(fr.cast(x, fr.complex128) * fr.complex(x, x),
+                                       fr.float64), [A], id="Cast-complex"),
 ]
