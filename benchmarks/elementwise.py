@@ -9,15 +9,18 @@ Run from the project root:  python benchmarks/elementwise.py [--quick] [--no-tf]
    group runs (docs/fusion.md).
 2. Block size at 4M elements (sets ``elementwise.BLOCK``).
 3. The chains through ``Session.run``: unfused, fused (as shipped), and TensorFlow 2.21
-   (tf.compat.v1 graph mode) side by side in one run. The row "arith 4M" is the target:
-   flowrt fused must beat TF there.
+   (tf.compat.v1 graph mode) side by side in one run.
+4. The target row, the 10-op arithmetic chain on 4M float32 elements: flowrt fused must
+   beat TF there. Rounds alternate flowrt and TF; each gives wall time (min, median) and
+   CPU time of all threads (``time.process_time``), which a loaded host distorts less.
 
-Times are the best of several repeats, in milliseconds (microseconds where marked).
+Times are the best of several repeats, in milliseconds.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -213,6 +216,55 @@ def sessions(sizes, with_tf):
                 "-" if t is None else "%.2f" % (t / f)))
 
 
+def _wall_cpu(run, k=15):
+    for _ in range(3):
+        run()
+    w, c = [], []
+    for _ in range(k):
+        t0, c0 = time.perf_counter(), time.process_time()
+        run()
+        w.append(time.perf_counter() - t0)
+        c.append(time.process_time() - c0)
+    w.sort()
+    c.sort()
+    return w[0] * 1e3, w[k // 2] * 1e3, c[0] * 1e3, c[k // 2] * 1e3
+
+
+def target(rounds, with_tf, n=1 << 22):
+    print("\n4. target: 10-op arithmetic chain, %d float32 elements (ms)" % n)
+    print("%-6s %-8s %9s %9s %9s %9s" % ("round", "", "wall-min", "wall-med", "cpu-min",
+                                          "cpu-med"))
+    xv = np.random.default_rng(0).standard_normal(n).astype(F32)
+    for r in range(rounds):
+        rows = {}
+        for fused in (True, False):
+            saved = fusion.ENABLED
+            fusion.ENABLED = fused
+            try:
+                with fr.Graph().as_default():
+                    x = fr.placeholder(fr.float32, [None])
+                    y = arith_chain(x)
+                    with fr.Session() as sess:
+                        rows["fused" if fused else "unfused"] = _wall_cpu(
+                            lambda s=sess, y=y, x=x: s.run(y, {x: xv}))
+            finally:
+                fusion.ENABLED = saved
+        if with_tf:
+            try:
+                import tensorflow.compat.v1 as tf
+            except ImportError:
+                tf = None
+            if tf is not None:
+                tf.disable_eager_execution()
+                with tf.Graph().as_default():
+                    x = tf.placeholder(tf.float32, [None])
+                    y = arith_chain(x, fr=tf)
+                    with tf.Session() as sess:
+                        rows["tf-2.21"] = _wall_cpu(lambda s=sess, y=y, x=x: s.run(y, {x: xv}))
+        for k, v in rows.items():
+            print("%-6d %-8s %9.2f %9.2f %9.2f %9.2f" % (r, k, *v))
+
+
 def main():
     quick = "--quick" in sys.argv
     with_tf = "--no-tf" not in sys.argv
@@ -223,6 +275,7 @@ def main():
     raw(sizes)
     blocks(1 << 22 if not quick else 1 << 20)
     sessions(([1 << 10, 1 << 13] if not quick else []) + sizes, with_tf)
+    target(3 if not quick else 1, with_tf)
 
 
 if __name__ == "__main__":

@@ -145,26 +145,34 @@ class Program:
             code.append((fn, slots, out))
         self.code = tuple(code)
         self.n_regs = n_regs
+        self._local = threading.local()
+
+    def _regs(self, shape: tuple, dtype: np.dtype) -> list:
+        """This thread's intermediate buffers, kept from call to call: fresh buffers of
+        this size would each fault in their pages again."""
+        loc = self._local
+        regs = getattr(loc, "regs", None)
+        if regs is None or loc.key != (shape, dtype):
+            regs = loc.regs = [np.empty(shape, dtype) for _ in range(self.n_regs)]
+            loc.key = (shape, dtype)
+        return regs
 
     def __call__(self, xs: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
         """The program's result over inputs ``xs`` (broadcast like the ops would)."""
         shape = _broadcast_shape(xs)
         out = np.empty(shape, dtype)
-        n_regs, block = self.n_regs, self._block
+        block = self._block
         d0 = shape[0] if shape else 1
         rows = _rows(shape, BLOCK)
         if d0 <= rows:  # one block: no slicing
-            block(list(xs), [np.empty(shape, dtype) for _ in range(n_regs)], out)
+            block(list(xs), self._regs(shape, dtype), out)
             return out
         # Inputs with the output's leading axis are sliced per block; others broadcast.
         cut = [x.ndim == out.ndim and x.shape[0] == d0 for x in xs]
         buf_shape = (rows,) + shape[1:]
-        local = threading.local()
 
         def run(lo, hi):
-            regs = getattr(local, "regs", None)
-            if regs is None:
-                regs = local.regs = [np.empty(buf_shape, dtype) for _ in range(n_regs)]
+            regs = self._regs(buf_shape, dtype)
             if hi - lo != rows:
                 regs = [r[:hi - lo] for r in regs]
             block([x[lo:hi] if c else x for x, c in zip(xs, cut, strict=True)], regs,

@@ -115,6 +115,7 @@ class FusedKernel:
         self.dtype = dtype
         self.program = program
         self.ops = tuple(st.op for st in members)
+        self.unfused = _straight_line(self.members, self.ext_slots, out_slot)
 
     def __call__(self, ctx, op, *xs):
         dt = self.dtype
@@ -131,19 +132,39 @@ class FusedKernel:
                 pass
         return self.unfused(ctx, xs)
 
-    def unfused(self, ctx, xs):
-        """Runs the original kernels in order; a failure names the member op."""
-        vals = dict(zip(self.ext_slots, xs, strict=True))
-        for kernel, mop, ins, out in self.members:
-            try:
-                vals[out] = kernel(ctx, mop, *[vals[i] for i in ins])[0]
-            except Exception as e:  # noqa: BLE001 - as the executor does for any kernel
-                raise op_error(e, mop) from (None if isinstance(e, errors.OpError) else e)
-        return (vals[self.out_slot],)
-
     def __repr__(self):
         return "<FusedKernel %d ops: %s>" % (len(self.members),
                                              " ".join(o.type for o in self.ops))
+
+
+def _straight_line(members, ext_slots, out_slot):
+    """``unfused(ctx, xs) -> (result,)``: the members' own kernels in order, as straight-line
+    code (a dict-driven loop costs ~1 us per member); each intermediate is dropped at its
+    last use, as in the unfused plan, so numpy reuses its memory instead of faulting in
+    fresh pages. A failure is raised naming the member op."""
+    env = {"op_error": op_error, "OpError": errors.OpError,
+           "OPS": tuple(m[1] for m in members)}
+    last = {}
+    for i, (_, _, ins, _) in enumerate(members):
+        for x in ins:
+            last[x] = i
+    lines = ["def unfused(ctx, xs):",
+             "    %s, = xs" % ", ".join("s%d" % x for x in ext_slots),
+             "    del xs", "    n = 0", "    try:"]
+    for i, (kernel, op, ins, out) in enumerate(members):
+        env["k%d" % i], env["o%d" % i] = kernel, op
+        lines.append("        n = %d" % i)
+        lines.append("        s%d = k%d(ctx, o%d%s)[0]" % (out, i, i,
+                                                       "".join(", s%d" % x for x in ins)))
+        dead = [x for x in dict.fromkeys(ins) if last[x] == i and x != out_slot]
+        if dead:
+            lines.append("        del %s" % ", ".join("s%d" % x for x in dead))
+    lines += ["        return (s%d,)" % out_slot,
+              "    except Exception as e:",
+              "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)"]
+    exec(compile("\n".join(lines), "<flowrt fused group of %d ops>" % len(members), "exec"),
+         env)
+    return env["unfused"]
 
 
 def fuse_steps(steps: list, fetch_slots) -> list:
