@@ -31,6 +31,7 @@ from ._core.registry import NOT_DIFFERENTIABLE, get_op_def, register_op
 from ._core.shape import TensorShape, as_shape
 from .func_graph import evaluate, notify_read, variable_graph
 from .ops import slicing_ops, state_ops
+from .ops.common import make_op
 
 __all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
            "global_variables", "all_variables", "trainable_variables", "local_variables",
@@ -555,6 +556,6 @@ def assert_variables_initialized(var_list=None):
     var_list = list(var_list)
     if not var_list:
         return None
-    return get_default_graph()._create_op(
+    return make_op(
         "AssertVariablesInitialized", [v.handle for v in var_list],
         {"names": [v.op.name for v in var_list]}, None, "AssertVariablesInitialized")

@@ -35,6 +35,7 @@ from .._core.plan import Plan
 from .._core.registry import get_op_def, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
+from .common import make_op
 
 __all__ = ["cond", "case", "while_loop"]
 
@@ -646,9 +647,8 @@ register_op("CaseCheck", infer=lambda op: [], kernel=_check_kernel, stateful=Tru
 
 
 def _check_op(preds, msg, kind, n=0):
-    return get_default_graph()._create_op("CaseCheck", list(preds),
-                                          {"msg": msg, "kind": kind, "n": n}, None,
-                                          "Assert")
+    return make_op("CaseCheck", list(preds), {"msg": msg, "kind": kind, "n": n}, None,
+                   "Assert")
 
 
 def _at_most_one_true(preds, msg, n=1):

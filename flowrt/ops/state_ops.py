@@ -55,6 +55,7 @@ from .. import errors
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
+from .common import make_op
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add",
            "scatter_sub", "is_variable_initialized"]
@@ -484,8 +485,8 @@ def _scatter(op_type, ref, indices, updates, use_locking, name):
                         % (op_type, ref))
     indices = convert_to_tensor(indices)
     updates = _value_for(handle, updates, "update")
-    return get_default_graph()._create_op(op_type, [handle, indices, updates],
-                                          {"dtype": updates.dtype}, name, op_type).outputs[0]
+    return make_op(op_type, [handle, indices, updates], {"dtype": updates.dtype}, name,
+                   op_type).outputs[0]
 
 
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
@@ -505,5 +506,5 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 
 def is_variable_initialized(variable):
     """A bool tensor: whether ``variable`` has been initialized in the running session."""
-    return get_default_graph()._create_op("VarIsInitializedOp", [variable.handle], {}, None,
-                                          "VarIsInitializedOp").outputs[0]
+    return make_op("VarIsInitializedOp", [variable.handle], {}, None,
+                   "VarIsInitializedOp").outputs[0]

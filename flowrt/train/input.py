@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import GraphKeys, Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
+from ..ops.common import make_op
 from ..scopes import control_dependencies, name_scope
 from .queue_runner import QueueRunner, add_queue_runner
 
@@ -58,7 +59,7 @@ register_op("_InputCountUpTo", infer=_count_up_to_infer, kernel=_count_up_to_ker
 def _count_up_to(var, limit):
     """``var.count_up_to(limit)``: the old value, incremented atomically;
     OutOfRangeError once it reached ``limit``."""
-    return get_default_graph()._create_op(
+    return make_op(
         "_InputCountUpTo", [var.handle], {"limit": int(limit), "T": var.dtype}, None,
         "ResourceCountUpTo").outputs[0]
 
@@ -231,8 +232,8 @@ def _random_shuffle(t, seed=None):
 
 def _assert_not_empty(t, message):
     """``t`` after a run-time check that it has elements (TF's Assert(size > 0))."""
-    return get_default_graph()._create_op("_InputAssertNotEmpty", [t], {"message": message},
-                                          None, "Assert").outputs[0]
+    return make_op("_InputAssertNotEmpty", [t], {"message": message}, None,
+                   "Assert").outputs[0]
 
 
 def _assert_not_empty_kernel(ctx, op, x):

@@ -29,6 +29,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from ..gradients import gradients
 from ..ops import array_ops, math_ops, slicing_ops, state_ops
+from ..ops.common import make_op
 from ..ops.indexed_slices import IndexedSlices
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
@@ -326,7 +327,7 @@ _INPUT_NAMES = {t: names for t, names, _, _ in _APPLY}
 def _apply_op(op_type, inputs: dict, attrs=None):
     """Creates an update op from a dict of inputs keyed by the names in ``_APPLY``."""
     ins = [inputs[n] for n in _INPUT_NAMES[op_type]]
-    return get_default_graph()._create_op(op_type, ins, attrs or {}, None, op_type)
+    return make_op(op_type, ins, attrs or {}, None, op_type)
 
 
 # --------------------------------------------------------------------------------------
