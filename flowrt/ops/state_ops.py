@@ -431,7 +431,8 @@ def create_exact(op_type: str, inputs, attrs: dict, full_name: str):
 def var_handle(dtype, shape, full_name: str) -> Tensor:
     return create_exact("VarHandleOp", [], {"dtype": _dt.as_dtype(dtype),
                                             "shape": as_shape(shape),
-                                            "shared_name": full_name}, full_name).outputs[0]
+                                            "container": "", "shared_name": full_name},
+                        full_name).outputs[0]
 
 
 def _value_for(handle: Tensor, value, what="value"):

@@ -74,6 +74,9 @@ def test_container_and_shared_name_attrs_are_bytes_as_in_tf():
     assert q.queue_ref.op.get_attr("container") == b""
     assert q.queue_ref.op.get_attr("shared_name") == b"s"
     assert q.queue_ref.op.get_attr("capacity") == 10
+    v = fr.Variable(1.0, name="w")
+    assert v.handle.op.get_attr("container") == b""
+    assert v.handle.op.get_attr("shared_name") == b"w"
 
 
 def test_from_list_selects_a_queue_at_run_time():
