@@ -1,5 +1,5 @@
 """The math family: TF1 semantics, dtypes, static shapes vs real outputs, errors, and
-numexpr vs numpy agreement."""
+block forms (fusion) vs kernels."""
 
 import inspect
 
