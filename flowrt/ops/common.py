@@ -44,18 +44,22 @@ def graph_of(values) -> Graph:
     """The graph an op on ``values`` belongs to (TF1's ``_get_graph_from_inputs``).
 
     The graph of the tensors, tensor-like objects and operations among ``values``
-    (nested lists too), else the default graph.
+    (nested lists too), else the default graph. While a function is traced, always its
+    graph (as TF: an input from elsewhere is then an error naming it).
 
     Raises:
       ValueError: if two of them come from different graphs.
     """
+    default = get_default_graph()
+    if default.building_function:
+        return default
     first = None
     for v in _elements(values):
         if first is None:
             first = v
         elif v.graph is not first.graph:
             raise ValueError("%s must be from the same graph as %s." % (v, first))
-    return get_default_graph() if first is None else first.graph
+    return default if first is None else first.graph
 
 
 @contextlib.contextmanager

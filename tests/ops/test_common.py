@@ -66,3 +66,17 @@ def test_no_definitions_hidden_from_grep():
     offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
                  if re.search(r"globals\(\)\s*\[", p.read_text())]
     assert offenders == []
+
+
+def test_inside_a_traced_function_ops_go_into_the_function_graph():
+    # TF's rule: while a function is traced, its graph is used whatever the inputs, so an
+    # outer-graph tensor is an error naming it, not an op built silently outside.
+    outer = fr.constant(2.0, name="outer")
+
+    @fr.function
+    def f(x):
+        return fr.exp(outer) * x
+
+    with pytest.raises(ValueError, match=r"Exp op 'Exp': input 0 \(outer:0\) is from a "
+                                         r"different graph"):
+        f(fr.constant(1.0))
