@@ -439,8 +439,7 @@ def _lift(fg, initial_value, dtype):
 
 
 def _read_or_default_kernel(ctx, op, handle, default):
-    with handle.lock:  # excludes an in-place update in progress
-        value = handle.value
+    value = handle.lease()
     return (value if value is not None else default,)
 
 

@@ -351,6 +351,33 @@ def test_updates_write_in_place_only_when_nothing_else_holds_the_array():
         assert state_ops.read_variable is not None
 
 
+def test_dense_weights_train_in_place_and_a_held_read_forces_a_copy():
+    """Ownership is explicit (leases), not guessed from reference counts: reads whose
+    values die within the run (through Identity and MatMul) hand them back, so Adam
+    updates the weights in place; an outstanding read (another run's, here taken by
+    hand) makes the next update copy instead."""
+    x = fr.placeholder(fr.float32, [None, 20])
+    with fr.variable_scope("dense"):
+        w = fr.get_variable("w", [20, 30])
+    loss = fr.reduce_mean(fr.square(fr.matmul(x, w)))
+    train = fr.train.AdamOptimizer(0.01).minimize(loss)
+    feed = {x: np.ones((8, 20), np.float32)}
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        res = sess.resources.get(("var", "dense/w"))
+        sess.run(train, feed)
+        before = id(res.value)
+        for _ in range(3):
+            sess.run(train, feed)
+        assert id(res.value) == before and res.holders == 0
+        held = res.lease()  # as a concurrent run's read would
+        snapshot = held.copy()
+        sess.run(train, feed)
+        assert res.value is not held and np.array_equal(held, snapshot)
+        res.release(held)  # a stale lease: the stored array changed, nothing to do
+        assert res.holders == 0
+
+
 def test_in_place_update_never_mutates_an_array_a_run_still_holds():
     v = fr.Variable(np.zeros(3, np.float32), name="v")
     read = v.read_value()

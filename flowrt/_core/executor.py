@@ -22,6 +22,7 @@ import numpy as np
 import trio
 
 from .. import errors
+from .registry import get_op_def
 from .waiting import Wait, drive_async
 
 __all__ = ["RunContext", "op_error", "compile_plan", "run_concurrent", "run_sync", "run_nested",
@@ -144,6 +145,15 @@ def compile_plan(plan, traced: bool = False):
         for x in st.ins:
             last[x] = i
     keep = set(plan.fetch_slots)
+    leases = _leases(plan, last, keep)
+    checks: dict[int, list] = {}   # step -> [(lease, slot of an alias)] to compare outputs
+    releases: dict[int, list] = {}  # step -> leases handed back after it
+    for i, lease in leases.items():
+        for j, slot in lease["checks"]:
+            checks.setdefault(j, []).append((i, slot))
+        releases.setdefault(lease["end"], []).append(i)
+    if checks:
+        env["may_share"] = np.may_share_memory
     for i, st in enumerate(plan.steps):
         env["k%d" % i], env["o%d" % i] = st.kernel, st.op
         call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
@@ -161,6 +171,18 @@ def compile_plan(plan, traced: bool = False):
             body.append("%s, = %s" % (", ".join("s%d" % o for o in st.outs), call))
         if traced:
             body.append("stats.append((o%d, t0, clock()))" % i)
+        if i in leases:
+            # The read's value and handle, kept for handing the lease back.
+            env["R%d" % i] = leases[i]["release"]
+            body += ["V%d = s%d" % (i, st.outs[0]), "H%d = %s" % (i, ref(st.ins[0])),
+                     "e%d = False" % i]
+        for r, slot in checks.get(i, ()):
+            # An output sharing memory with the read's value escapes it: no release.
+            body += ["if not e%d and (%s):" % (r, " or ".join(
+                         "may_share(s%d, s%d)" % (o, slot) for o in st.outs)),
+                     "    e%d = True" % r]
+        for r in releases.get(i, ()):
+            body += ["if not e%d:" % r, "    R%d(H%d, V%d)" % (r, r, r), "del V%d, H%d" % (r, r)]
         dead = [x for x in dict.fromkeys(st.ins) if last[x] == i and x not in keep
                 and (x in fed or init[x] is None)]
         if dead:
@@ -181,6 +203,51 @@ def compile_plan(plan, traced: bool = False):
     code = compile("\n".join(lines), "<flowrt plan of %d steps>" % len(plan.steps), "exec")
     exec(code, env)
     return env["run"]
+
+
+def _leases(plan, last: dict, keep: set) -> dict:
+    """The variable reads of a straight plan whose values provably die within the run.
+
+    A read's value may be handed back (the variable may then be updated in place) when
+    neither it nor an alias of it (an output of an ``aliases`` op such as Identity or
+    Reshape) is fetched or reaches a stateful or blocking op. Every other op is taken
+    to return fresh arrays, and the compiled code checks that at run time: an output
+    sharing memory with the value cancels the hand-back. Returns, per read step, its
+    release function, the (step, alias slot) pairs whose outputs to check, and the step
+    after which the value and its aliases are dead.
+    """
+    steps = plan.steps
+    users: dict[int, list] = {}
+    for j, st in enumerate(steps):
+        for x in dict.fromkeys(st.ins):
+            users.setdefault(x, []).append(j)
+    out = {}
+    for i, st in enumerate(steps):
+        release = None if st.blocking else get_op_def(st.op.type).extra.get("lease")
+        if release is None:
+            continue
+        aliases, checks, end, escaped = [st.outs[0]], [], i, False
+        k = 0
+        while k < len(aliases) and not escaped:
+            slot = aliases[k]
+            k += 1
+            if slot in keep:
+                escaped = True
+                break
+            end = max(end, last.get(slot, i))
+            for j in users.get(slot, ()):
+                d = get_op_def(steps[j].op.type)
+                if d.stateful or steps[j].blocking:
+                    escaped = True
+                    break
+                if d.extra.get("aliases"):
+                    aliases.extend(steps[j].outs)
+                    end = max(end, j)
+                else:
+                    checks.append((j, slot))
+        if not escaped:
+            out[i] = {"release": release, "checks": checks, "end": end}
+    return out
 
 
 async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:

@@ -97,8 +97,9 @@ def identity(input, name=None):  # noqa: A002
     return make("Identity", [input], None, name)
 
 
+# ``aliases``: the output may be (a view of) the input (see executor.compile_plan).
 register_op("Identity", infer=same_as(0), kernel=lambda ctx, op, x: (x,),
-            grad=lambda op, g: [g])
+            grad=lambda op, g: [g], aliases=True)
 
 
 def no_op(name=None):
@@ -140,7 +141,7 @@ def stop_gradient(input, name=None):  # noqa: A002
 
 
 register_op("StopGradient", infer=same_as(0), kernel=lambda ctx, op, x: (x,),
-            grad=NOT_DIFFERENTIABLE)
+            grad=NOT_DIFFERENTIABLE, aliases=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -253,7 +254,8 @@ def _reshape_grad(op, g):
     return [reshape(g, shape(op.inputs[0])), None]
 
 
-register_op("Reshape", infer=_reshape_infer, kernel=_reshape_kernel, grad=_reshape_grad)
+register_op("Reshape", infer=_reshape_infer, kernel=_reshape_kernel, grad=_reshape_grad,
+            aliases=True)
 
 
 def fill(dims, value, name=None):
@@ -674,7 +676,7 @@ def _reshape_to_input_grad(op, g):
 
 
 register_op("ExpandDims", infer=_expand_dims_infer, kernel=_expand_dims_kernel,
-            grad=_reshape_to_input_grad)
+            grad=_reshape_to_input_grad, aliases=True)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
@@ -728,7 +730,7 @@ def _squeeze_kernel(ctx, op, x):
 
 
 register_op("Squeeze", infer=_squeeze_infer, kernel=_squeeze_kernel,
-            grad=_reshape_to_input_grad)
+            grad=_reshape_to_input_grad, aliases=True)
 
 
 def reverse(tensor, axis, name=None):

@@ -45,7 +45,6 @@ copying, which for a vocabulary-sized embedding is most of a training step.
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import numpy as np
@@ -65,19 +64,56 @@ resource = _dt.DType("resource", object)
 
 
 class VariableResource:
-    """The per-session state of one variable: its value (None until initialized)."""
+    """The per-session state of one variable: its value (None until initialized).
 
-    __slots__ = ("name", "value", "lock")
+    Ownership of the stored array is explicit: every read that hands it out counts a
+    *holder* (``lease``), and a run that proves its read's value died within the run
+    hands the lease back (``release``, emitted by the compiled plan; see
+    ``executor.compile_plan``). An update may write the stored array in place only
+    while it has no holder; otherwise it copies (copy-on-write). Storing a new array
+    starts its count at zero.
+    """
+
+    __slots__ = ("name", "_value", "holders", "lock")
 
     def __init__(self, name: str):
         self.name = name
-        self.value: np.ndarray | None = None
+        self._value: np.ndarray | None = None
+        self.holders = 0
         self.lock = threading.Lock()
+
+    @property
+    def value(self) -> np.ndarray | None:
+        return self._value
+
+    @value.setter
+    def value(self, arr: np.ndarray | None) -> None:
+        self._value = arr
+        self.holders = 0
+
+    def lease(self) -> np.ndarray | None:
+        """The stored array, counted as held until ``release`` (or its replacement)."""
+        with self.lock:  # excludes an in-place update in progress
+            value = self._value
+            if value is not None:
+                self.holders += 1
+        return value
+
+    def release(self, arr: np.ndarray) -> None:
+        """Hands back a lease on ``arr`` whose every reference is gone."""
+        with self.lock:
+            if self._value is arr and self.holders > 0:
+                self.holders -= 1
+
+    def owns(self, arr: np.ndarray) -> bool:
+        """Whether ``arr`` (the stored array) may be written in place: nothing holds it
+        and it is a base array of its own."""
+        return self.holders == 0 and arr.base is None and arr.flags.owndata
 
     def __repr__(self):
         return "<VariableResource %r %s>" % (
-            self.name, "uninitialized" if self.value is None else
-            "shape=%s dtype=%s" % (list(self.value.shape), self.value.dtype))
+            self.name, "uninitialized" if self._value is None else
+            "shape=%s dtype=%s" % (list(self._value.shape), self._value.dtype))
 
 
 def _key(name: str):
@@ -115,8 +151,7 @@ def _freeze(new, dtype) -> np.ndarray:
 def read_variable(ctx, op, handle) -> np.ndarray:
     """The current value of a variable (read-only); FailedPreconditionError if unset."""
     res = _resource(ctx, handle)
-    with res.lock:  # excludes an in-place update in progress
-        value = res.value
+    value = res.lease()
     if value is None:
         raise uninitialized_error(op, res.name)
     return value
@@ -181,14 +216,6 @@ _SCATTER = {
 }
 
 
-def _owned(v: np.ndarray) -> bool:
-    """True when the stored array ``v`` is referenced only by its resource and the
-    caller's two names for it (the ``v`` parameter and the caller's local): no run,
-    view or fetch holds it, so it may be updated in place under the variable's lock.
-    Reads take the same lock, so no new reference can appear meanwhile."""
-    return sys.getrefcount(v) <= 4 and v.base is None and v.flags.owndata
-
-
 def update_variables_inplace(ctx, op, handles, fn) -> None:
     """``fn([arr, ...])`` mutates arrays in place: each variable's stored array itself
     when nothing else references it (no copy of a large matrix per step), else a copy.
@@ -208,7 +235,7 @@ def update_variables_inplace(ctx, op, handles, fn) -> None:
             v = r.value
             if v is None:
                 raise uninitialized_error(op, r.name)
-            if not shared and _owned(v):
+            if not shared and r.owns(v):
                 v.flags.writeable = True
             else:
                 v = v.copy()
@@ -235,7 +262,7 @@ def scatter_variable(ctx, op, handle, indices, updates, mode="add") -> np.ndarra
             raise uninitialized_error(op, res.name)
         idx = _check_rows(op, res.name, old, indices)
         upd = np.asarray(updates, dtype=old.dtype).reshape((idx.size,) + old.shape[1:])
-        new = _writable(old)
+        new = _writable(res, old)
         del old
         if mode == "update":
             new[idx] = upd
@@ -246,10 +273,10 @@ def scatter_variable(ctx, op, handle, indices, updates, mode="add") -> np.ndarra
     return new
 
 
-def _writable(old: np.ndarray) -> np.ndarray:
-    """The stored array made writable in place when nothing else holds it, else a copy
-    (a sparse update then touches its rows, not a copy of the whole matrix)."""
-    if sys.getrefcount(old) <= 4 and old.base is None and old.flags.owndata:
+def _writable(res: VariableResource, old: np.ndarray) -> np.ndarray:
+    """The stored array made writable in place when nothing holds it, else a copy (a
+    sparse update then touches its rows, not a copy of the whole matrix)."""
+    if res.owns(old):
         old.flags.writeable = True
         return old
     return old.copy()
@@ -264,7 +291,7 @@ def update_variable_rows(ctx, op, handle, indices, fn) -> np.ndarray:
             raise uninitialized_error(op, res.name)
         idx = np.unique(_check_rows(op, res.name, old, indices))
         rows = fn(old[idx])
-        new = _writable(old)
+        new = _writable(res, old)
         del old
         new[idx] = rows
         new.flags.writeable = False
@@ -309,15 +336,19 @@ def _read_infer(op):
 
 
 def _read_kernel(ctx, op, handle):
-    with handle.lock:  # an in-place update (update_variables_inplace) excludes readers
-        value = handle.value
+    value = handle.lease()
     if value is None:
         raise uninitialized_error(op, handle.name)
     return (value,)
 
 
+def _release(handle: VariableResource, value: np.ndarray) -> None:
+    handle.release(value)
+
+
+# ``lease``: the plan hands a read's value back when it proves the value died in the run.
 register_op("ReadVariableOp", infer=_read_infer, kernel=_read_kernel,
-            grad=lambda op, g: [g], stateful=True)
+            grad=lambda op, g: [g], stateful=True, lease=_release)
 
 
 def _is_init_kernel(ctx, op, handle):
