@@ -15,6 +15,7 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Mapping
 
 import numpy as np
 import outcome
@@ -28,6 +29,7 @@ from ._core.graph import Graph, Operation, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
 from ._core.waiting import drive_async, drive_sync
+from .fetch_structures import mapping_constructor
 
 __all__ = ["Session", "InteractiveSession", "RunOptions", "RunMetadata", "ConfigProto",
            "GPUOptions"]
@@ -162,11 +164,11 @@ class _Fetches:
                 return lambda vals: rebuild([p(vals) for p in parts])
             if isinstance(x, (Tensor, Operation, str)) or hasattr(x, "_as_tensor"):
                 return elem(x)
-            if isinstance(x, dict):
+            if isinstance(x, Mapping):
                 keys = list(x)
                 parts = [walk(x[k]) for k in keys]
-                cls = type(x)
-                return lambda vals: cls(zip(keys, (p(vals) for p in parts)))
+                make = mapping_constructor(x)
+                return lambda vals: make(zip(keys, (p(vals) for p in parts)))
             if isinstance(x, tuple) and hasattr(x, "_fields"):
                 parts = [walk(v) for v in x]
                 cls = type(x)

@@ -25,6 +25,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
 from . import math_ops
 from .common import axis_value, check_dtype, int_list, make, make_op, same_as, to_tensor
+from .const_eval import partial_ints, partial_shape
 
 # This module defines TF1's ``range``; the builtin keeps this name.
 _prange = builtins.range
@@ -198,13 +199,11 @@ def _reshape_infer(op):
     x, s = op.inputs
     if s.shape.ndims is not None and s.shape.ndims > 1:
         raise ValueError("Shape must be rank 1 but is rank %d" % s.shape.ndims)
-    dims = int_list(s)
+    dims = partial_ints(s)
     if dims is None:
-        part = _partial_shape(s)
-        if part is None:
-            n = s.shape[0] if s.shape.ndims == 1 else None
-            return [(x.dtype, unknown_shape(n))]
-        return [(x.dtype, TensorShape([None if d == -1 else d for d in part]))]
+        return [(x.dtype, unknown_shape())]
+    if None in dims:
+        return [(x.dtype, TensorShape([None if d is None or d == -1 else d for d in dims]))]
     if sum(d == -1 for d in dims) > 1:
         raise ValueError("Cannot infer multiple unknown dimensions in shape %s" % dims)
     total = x.shape.num_elements()
@@ -221,24 +220,6 @@ def _reshape_infer(op):
         raise ValueError("Cannot reshape a tensor with %d elements to shape %s (%d elements)"
                          % (total, dims, int(np.prod(dims))))
     return [(x.dtype, TensorShape(dims))]
-
-
-def _partial_shape(s: Tensor):
-    """The known entries of a shape vector (None where unknown), TF1's
-    ``constant_value_as_shape``: through Shape, Pack and ConcatV2; None if nothing is known."""
-    v = int_list(s)
-    if v is not None:
-        return v
-    op = s.op
-    if op.type == "Shape" and op.inputs[0].shape.ndims is not None:
-        return op.inputs[0].shape.as_list()
-    if op.type == "Pack" and all(x.shape.ndims == 0 for x in op.inputs):
-        return [None if (c := constant_value(x)) is None else int(c) for x in op.inputs]
-    if op.type == "ConcatV2":
-        parts = [_partial_shape(x) for x in op.inputs[:-1]]
-        if all(p is not None for p in parts):
-            return [d for p in parts for d in p]
-    return None
 
 
 def _reshape_kernel(ctx, op, x, s):
@@ -268,35 +249,58 @@ def _fill_infer(op):
     d, v = op.inputs
     if v.shape.ndims not in (None, 0):
         raise ValueError("value must be a scalar, got shape %s" % v.shape)
-    dims = int_list(d)
-    if dims is None:
-        return [(v.dtype, unknown_shape(d.shape[0] if d.shape.ndims == 1 else None))]
-    return [(v.dtype, TensorShape(dims))]
+    if d.shape.ndims not in (None, 1):
+        raise ValueError("dims must be a vector, got shape %s" % d.shape)
+    known = int_list(d)
+    if known is not None and any(x < 0 for x in known):
+        raise ValueError("Fill dimensions must be >= 0, got %s" % known)
+    dims = partial_shape(d)
+    return [(v.dtype, unknown_shape() if dims is None else TensorShape(dims))]
 
 
-register_op("Fill", infer=_fill_infer,
-            kernel=lambda ctx, op, d, v: (np.full(tuple(d), v, dtype=op.outputs[0].dtype.np),),
+def _fill_kernel(ctx, op, d, v):
+    bad = [int(x) for x in np.reshape(d, -1) if x < 0]
+    if bad:
+        raise errors.InvalidArgumentError(None, op, "Dimension %d must be >= 0" % bad[0])
+    return (np.full(tuple(d), v, dtype=op.outputs[0].dtype.np),)
+
+
+register_op("Fill", infer=_fill_infer, kernel=_fill_kernel,
             grad=lambda op, g: [None, math_ops.reduce_sum(g)])
 
 
-def zeros(shape, dtype=_dt.float32, name=None):
-    """A tensor of zeros."""
+def _filled(shape, value, dtype, name, default):
+    """TF1's ``zeros``/``ones``: a Const for a known shape, else ``Fill`` named after the
+    scope; ``shape`` may be a tensor or a list mixing ints and scalar tensors."""
     dtype = _dt.as_dtype(dtype)
-    if not isinstance(shape, Tensor):
-        dims = list(as_shape(shape).as_list())
-        if all(d is not None for d in dims):
-            return constant_op(np.zeros(dims, dtype=dtype.np), dtype, name=name or "zeros")
-    return fill(shape, constant_op(0, dtype), name=name or "zeros")
+    g = get_default_graph()
+    with g.name_scope(name or default) as scope:
+        if not _is_tensor(shape):
+            dims = None
+            if not any(_is_tensor(d) for d in _flat_shape(shape)):
+                dims = list(as_shape(shape).as_list())
+            if dims is not None and all(d is not None for d in dims):
+                return constant_op(np.full(dims, value, dtype=dtype.np), dtype,
+                                   name=scope[:-1] + "/")
+            shape = convert_to_tensor(shape)  # its tensors' dtype: int32 or int64
+        return fill(shape, constant_op(value, dtype), name=scope)
+
+
+def _flat_shape(shape):
+    if hasattr(shape, "as_list") or shape is None:
+        return []
+    return list(shape) if isinstance(shape, (list, tuple)) else [shape]
+
+
+def zeros(shape, dtype=_dt.float32, name=None):
+    """A tensor of zeros; ``shape`` may mix ints and scalar tensors
+    (``fr.zeros([fr.shape(x)[0], 4])`` has the static shape ``[None, 4]``)."""
+    return _filled(shape, 0, dtype, name, "zeros")
 
 
 def ones(shape, dtype=_dt.float32, name=None):
-    """A tensor of ones."""
-    dtype = _dt.as_dtype(dtype)
-    if not isinstance(shape, Tensor):
-        dims = list(as_shape(shape).as_list())
-        if all(d is not None for d in dims):
-            return constant_op(np.ones(dims, dtype=dtype.np), dtype, name=name or "ones")
-    return fill(shape, constant_op(1, dtype), name=name or "ones")
+    """A tensor of ones; ``shape`` may mix ints and scalar tensors."""
+    return _filled(shape, 1, dtype, name, "ones")
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
@@ -377,6 +381,9 @@ def _autopacking(value, dtype=None, name=None, as_ref=False):
     """TF1's conversion of a (nested) list holding tensors: one ``Pack`` per level."""
     if not any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in _flat(value)):
         return NotImplemented
+    if dtype is None:  # TF's autopacking: Python values take the first tensor's dtype
+        first = next(v for v in _flat(value) if isinstance(v, Tensor) or hasattr(v, "_as_tensor"))
+        dtype = convert_to_tensor(first).dtype
 
     def conv(v):
         if isinstance(v, (list, tuple)):

@@ -37,6 +37,7 @@ from .array_ops import (
     stack,
 )
 from .common import check_dtype, in_graph_of, int_list, make
+from .const_eval import partial_ints
 from .slicing_ops import concat, gather
 
 # ``range`` here is TF1's (from array_ops); the builtins keep these names.
@@ -131,21 +132,13 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                    {k: int(v) for k, v in masks.items()}, name).outputs[0]
 
 
-def _partial_ints(t):
-    """A constant int vector's values; for a Pack of scalars, the known ones (else None)."""
-    v = int_list(t)
-    if v is not None or t.op.type != "Pack":
-        return v
-    return [None if (c := constant_value(x)) is None else int(c) for x in t.op.inputs]
-
-
 def _ss_infer(op):
     x, b, e, s = op.inputs
     vals = []
     for t, what in ((b, "begin"), (e, "end"), (s, "strides")):
         check_dtype(t, (_dt.int32, _dt.int64), what)
         _check_rank(t, 1, what)
-        vals.append(_partial_ints(t))
+        vals.append(partial_ints(t))
     n = next((len(v) for v in vals if v is not None),
              next((t.shape[0] for t in (b, e, s) if t.shape.ndims == 1), None))
     if any(v is not None and len(v) != n for v in vals):

@@ -31,6 +31,7 @@ from .common import (
     op_scope,
     shape_str,
 )
+from .const_eval import partial_shape
 
 __all__ = [
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p",
@@ -960,11 +961,15 @@ def broadcast_to_like(x, like: Tensor):
 
 def _broadcast_to_infer(op):
     x, s = op.inputs
-    dims = int_list(s)
+    dims = partial_shape(s)
     if dims is None:
-        return [(x.dtype, unknown_shape(s.shape[0] if s.shape.ndims == 1 else None))]
+        return [(x.dtype, unknown_shape())]
     out = TensorShape(dims)
-    broadcast_shapes(x.shape, out)
+    merged = broadcast_shapes(x.shape, out)
+    if None in dims and merged.ndims == len(dims):
+        # a dim the input fixes (not 1) is the output's too, as TF infers it
+        out = TensorShape([d if d is not None else (m if m != 1 else None)
+                           for d, m in zip(dims, merged.as_list(), strict=True)])
     return [(x.dtype, out)]
 
 

@@ -22,6 +22,7 @@ from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from .common import FLOATS, check_dtype, int_list, make
+from .const_eval import partial_shape
 
 __all__ = ["set_random_seed", "get_seed", "random_normal", "random_uniform",
            "truncated_normal", "random_shuffle", "multinomial"]
@@ -65,6 +66,9 @@ def _shape_tensor(shape):
         return convert_to_tensor(shape)
     if hasattr(shape, "as_list"):
         shape = shape.as_list()
+    if isinstance(shape, (list, tuple)) and any(
+            isinstance(d, Tensor) or hasattr(d, "_as_tensor") for d in shape):
+        return convert_to_tensor(shape, name="shape")
     return convert_to_tensor(np.asarray(shape, dtype=np.int32).reshape(-1)
                              if not isinstance(shape, np.ndarray) else shape, name="shape")
 
@@ -79,11 +83,9 @@ def _shape_infer(allowed):
         if dt not in allowed:
             raise TypeError("Value passed to parameter 'dtype' has DataType %s not in list of "
                             "allowed values: %s" % (dt.name, ", ".join(d.name for d in allowed)))
-        dims = int_list(s)
+        dims = partial_shape(s)
         if dims is None:
-            return [(dt, unknown_shape(s.shape[0] if s.shape.ndims == 1 else None))]
-        if any(d < 0 for d in dims):
-            raise ValueError("shape %s has a negative dimension" % dims)
+            return [(dt, unknown_shape())]
         return [(dt, TensorShape(dims))]
     return infer
 

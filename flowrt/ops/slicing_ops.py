@@ -36,6 +36,7 @@ from .array_ops import (
     transpose,
 )
 from .common import axis_value, check_dtype, int_list, make
+from .const_eval import partial_ints
 from .indexed_slices import IndexedSlices, unsorted_segment_sum
 
 # ``range`` and ``slice`` here are TF1's (``range`` from array_ops); the builtins keep
@@ -140,9 +141,17 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF1's name
 
 
 def _slice_bounds(begin, sizes, dims):
-    """Output dims of a Slice; raises ValueError on out-of-bounds (known dims only)."""
+    """Output dims of a Slice; raises ValueError on out-of-bounds (known values only)."""
     out = []
     for i, (b, s, d) in enumerate(zip(begin, sizes, dims, strict=False)):
+        if s is None or (b is None and s == -1):
+            out.append(None)
+            continue
+        if b is None:
+            if s < -1:
+                raise ValueError("Expected size[%d] >= -1, but got %d" % (i, s))
+            out.append(s)
+            continue
         if d is not None and not 0 <= b <= d:
             raise ValueError("Expected begin[%d] in [0, %d], but got %d" % (i, d, b))
         if s == -1:
@@ -161,7 +170,7 @@ def _slice_infer(op):
     for t, what in ((b, "begin"), (s, "size")):
         check_dtype(t, (_dt.int32, _dt.int64), what)
         _check_rank(t, 1, what)
-    bv, sv = int_list(b), int_list(s)
+    bv, sv = partial_ints(b), partial_ints(s)
     r = x.shape.ndims
     for v, what in ((bv, "begin"), (sv, "size")):
         if v is not None and r is not None and len(v) != r:
@@ -172,8 +181,7 @@ def _slice_infer(op):
         return [(x.dtype, unknown_shape(n))]
     if sv is None:
         return [(x.dtype, unknown_shape(r))]
-    if bv is None:
-        return [(x.dtype, TensorShape([None if v == -1 else v for v in sv]))]
+    bv = bv if bv is not None else [None] * r
     return [(x.dtype, TensorShape(_slice_bounds(bv, sv, x.shape.as_list())))]
 
 
@@ -487,9 +495,9 @@ def _tile_infer(op):
     x, m = op.inputs
     check_dtype(m, (_dt.int32, _dt.int64), "multiples")
     _check_rank(m, 1, "multiples")
-    mv = int_list(m)
+    mv = partial_ints(m)
     r = x.shape.ndims
-    n = len(mv) if mv is not None else (m.shape[0] if m.shape.ndims == 1 else None)
+    n = len(mv) if mv is not None else None
     if r is not None and n is not None and r != n:
         raise ValueError("multiples has length %d but the input has shape %s (rank %d); pass "
                          "one multiple per input dimension" % (n, x.shape, r))
@@ -497,9 +505,9 @@ def _tile_infer(op):
         return [(x.dtype, unknown_shape(n))]
     if mv is None:
         return [(x.dtype, unknown_shape(r))]
-    if any(v < 0 for v in mv):
+    if any(v is not None and v < 0 for v in mv):
         raise ValueError("Expected multiples to be non-negative, got %s" % mv)
-    return [(x.dtype, TensorShape([None if d is None else d * v
+    return [(x.dtype, TensorShape([None if d is None or v is None else d * v
                                    for d, v in zip(x.shape.as_list(), mv, strict=False)]))]
 
 
@@ -587,7 +595,13 @@ def _pad_infer(op):
     if r is None:
         return [(x.dtype, unknown_shape(ps[0] if ps.ndims == 2 else None))]
     if pv is None:
-        return [(x.dtype, unknown_shape(r))]
+        rows = [partial_ints(t) for t in p.op.inputs] if p.op.type == "Pack" else []
+        if len(rows) != r or any(row is None or len(row) != 2 for row in rows):
+            return [(x.dtype, unknown_shape(r))]
+        known = _pad_dims(x.shape.as_list(), [[b or 0, a or 0] for b, a in rows],
+                          op.attrs.get("mode"))
+        return [(x.dtype, TensorShape([None if None in row else d
+                                       for d, row in zip(known, rows, strict=True)]))]
     pairs = np.reshape(pv, (-1, 2)).tolist()
     return [(x.dtype, TensorShape(_pad_dims(x.shape.as_list(), pairs, op.attrs.get("mode"))))]
 
