@@ -53,6 +53,7 @@ from .ops.math_ops import *  # noqa: F401,F403
 from .ops.parsing_ops import *  # noqa: F401,F403
 from .ops.random_ops import *  # noqa: F401,F403
 from .ops.record_ops import *  # noqa: F401,F403
+from .ops.script_ops import *  # noqa: F401,F403
 from .ops.slicing_ops import *  # noqa: F401,F403
 from .ops.sparse_ops import *  # noqa: F401,F403
 from .ops.state_ops import *  # noqa: F401,F403

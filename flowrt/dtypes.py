@@ -11,8 +11,8 @@ import numpy as np
 
 __all__ = [
     "DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "uint8", "uint16", "bool", "string", "resource", "half", "double", "complex64",
-    "complex128",
+    "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string", "resource", "half",
+    "double", "complex64", "complex128",
 ]
 
 
@@ -33,6 +33,11 @@ class DType:
     @property
     def np(self) -> np.dtype:
         return self._np
+
+    @property
+    def as_datatype_enum(self) -> int:
+        """TF's ``DataType`` enum value of this type (``types.proto``)."""
+        return _ENUMS[self.name]
 
     @property
     def base_dtype(self) -> "DType":
@@ -118,15 +123,21 @@ int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
 uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)
+uint64 = DType("uint64", np.uint64)
 bool = DType("bool", np.bool_)  # noqa: A001 - TF1's public name
 string = DType("string", object)
 resource = DType("resource", object)  # handles of stateful resources (variables)
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, string,
-        resource, complex64, complex128]
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+        bool, string, resource, complex64, complex128]
 _REAL = {"complex64": float32, "complex128": float64}
+# TF's DataType enum values (types.proto), as ``DType.as_datatype_enum`` gives them.
+_ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+          "string": 7, "complex64": 8, "int64": 9, "bool": 10, "uint16": 17,
+          "complex128": 18, "float16": 19, "resource": 20, "uint32": 22, "uint64": 23}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32, "str": string,
                  "bytes": string, "object": string})

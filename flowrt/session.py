@@ -401,7 +401,9 @@ class Session:
         await trio.lowlevel.checkpoint_if_cancelled()
         fn = plan.fn if ctx.stats is None else plan.traced_fn
         if not plan.blocking:
-            if plan.seconds > ARUN_THREAD_SECONDS:
+            if plan.opaque or plan.seconds > ARUN_THREAD_SECONDS:
+                # User code of unknown cost (py_func) goes to a worker thread like a
+                # heavy plan, so it never stalls the other tasks of this loop.
                 vals = await trio.to_thread.run_sync(self._timed_run, plan, fn, ctx, feeds)
             else:
                 vals = self._timed_run(plan, fn, ctx, feeds)

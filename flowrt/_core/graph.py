@@ -272,7 +272,14 @@ class Operation:
 
     @property
     def node_def(self):
-        return None
+        """TF's ``NodeDef`` fields of this op (``name``, ``op``, ``input``, ``device``,
+        ``attr``); see ``node_def.py``.
+
+        Note (flowrt): a light Python object with the proto's field names, not a
+        protobuf message; a ``Const``'s ``value`` attr holds a numpy array."""
+        from .node_def import node_def_of
+
+        return node_def_of(self)
 
     @property
     def op_def(self):

@@ -203,6 +203,8 @@ class Plan:
         # warnings silenced, as TF is silent on inf/nan); queue plans usually do not.
         self.numeric = any(not get_op_def(st.op.type).extra.get("quiet") for st in steps)
         self.straight = _straight(steps)
+        # Whether some kernel runs opaque user code (py_func): arun keeps it off the loop.
+        self.opaque = any(get_op_def(st.op.type).extra.get("opaque") for st in steps)
         self.ops = ops
         self.seconds = 0.0  # running average of a run's compute time (Session.arun)
         self.fn = compile_plan(self) if self.straight else None

@@ -22,6 +22,7 @@ from . import (  # noqa: F401
                pool_ops,
                random_ops,
                record_ops,
+               script_ops,
                slicing_ops,
                sparse_map_ops,
                sparse_ops,

@@ -23,7 +23,8 @@ __all__ = ["make_op", "make", "graph_of", "in_graph_of", "op_scope", "to_tensor"
            "int_list", "axis_value", "shape_str"]
 
 FLOATS = (_dt.float16, _dt.float32, _dt.float64)
-INTS = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16)
+INTS = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32,
+        _dt.uint64)
 NUMERIC = FLOATS + INTS
 COMPLEX = (_dt.complex64, _dt.complex128)
 

@@ -41,8 +41,8 @@ def _eval(t: Tensor, budget: list):
     if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
         return _slice_of_shape(op, budget)
     op_def = get_op_def(op.type)
-    if op_def.stateful or op_def.kernel is None or op.type in ("Placeholder",
-                                                               "PlaceholderWithDefault"):
+    if (op_def.stateful or op_def.kernel is None or op_def.extra.get("opaque")
+            or op.type in ("Placeholder", "PlaceholderWithDefault")):
         return None
     ins = []
     for x in op.inputs:
@@ -96,7 +96,7 @@ def partial_ints(t: Tensor):
     if op.type == "Cast":
         return partial_ints(op.inputs[0])
     if op.type == "Pack" and op.attrs.get("axis", 0) == 0 and all(
-            x.shape.ndims == 0 for x in op.inputs):
+            x.shape.ndims in (None, 0) for x in op.inputs):
         return [None if (d := static_value(x)) is None else int(d) for x in op.inputs]
     if op.type == "ConcatV2":
         parts = [partial_ints(x) for x in op.inputs[:-1]]

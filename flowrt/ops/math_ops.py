@@ -448,7 +448,8 @@ def logical_xor(x, y, name="LogicalXor"):
 
 
 _TRUEDIV_CAST = {_dt.int8: _dt.float32, _dt.int16: _dt.float32, _dt.uint8: _dt.float32,
-                 _dt.uint16: _dt.float32, _dt.int32: _dt.float64, _dt.int64: _dt.float64}
+                 _dt.uint16: _dt.float32, _dt.int32: _dt.float64, _dt.int64: _dt.float64,
+                 _dt.uint32: _dt.float64, _dt.uint64: _dt.float64}
 
 
 def truediv(x, y, name=None):

@@ -219,8 +219,6 @@ class Event:
 # The GraphDef producer version of the TF release this encoding was checked against (2.21).
 GRAPH_DEF_VERSION = 2474
 
-_DT_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
-            "string": 7, "int64": 9, "bool": 10, "uint16": 17, "float16": 19, "resource": 20}
 
 
 def _shape_proto(shape: TensorShape) -> bytes:
@@ -239,7 +237,7 @@ def _tensor_proto(arr: np.ndarray) -> bytes | None:
         enum, content = 7, b"".join(w.bytes_field(8, x) for x in arr.flat)
     else:
         try:
-            enum = _DT_ENUM[_dt.as_dtype(arr.dtype).name]
+            enum = _dt.as_dtype(arr.dtype).as_datatype_enum
         except (TypeError, KeyError):
             return None
         content = w.opt_bytes(4, arr.astype(arr.dtype.newbyteorder("<")).tobytes())
@@ -263,7 +261,7 @@ def _attr_value(v) -> bytes | None:
     if isinstance(v, (str, bytes)):
         return w.bytes_field(2, v)
     if isinstance(v, _dt.DType):
-        return w.int_field(6, _DT_ENUM[v.name])
+        return w.int_field(6, v.as_datatype_enum)
     if isinstance(v, TensorShape):
         return w.bytes_field(7, _shape_proto(v))
     if isinstance(v, np.ndarray):
@@ -287,7 +285,7 @@ def _list_value(vs: list) -> bytes | None:
         with np.errstate(over="ignore"):
             return w.bytes_field(4, np.asarray(vs, dtype="<f4").tobytes())
     if all(isinstance(v, _dt.DType) for v in vs):
-        return w.packed_varints(6, [_DT_ENUM[v.name] for v in vs])
+        return w.packed_varints(6, [v.as_datatype_enum for v in vs])
     if all(isinstance(v, TensorShape) for v in vs):
         return b"".join(w.bytes_field(7, _shape_proto(v)) for v in vs)
     return None

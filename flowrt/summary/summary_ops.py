@@ -21,9 +21,9 @@ from .protos import Summary, histogram_proto
 
 __all__ = ["scalar", "histogram", "merge", "merge_all"]
 
-# TF's list, less the types flowrt has not got (bfloat16, uint32, uint64).
+# TF's list, less the type flowrt has not got (bfloat16).
 _REAL = (_dt.float32, _dt.float64, _dt.int32, _dt.uint8, _dt.int16, _dt.int8, _dt.int64,
-         _dt.uint16, _dt.float16)
+         _dt.uint16, _dt.float16, _dt.uint32, _dt.uint64)
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 
