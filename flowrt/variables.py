@@ -385,6 +385,13 @@ class Variable(TensorOperators):
     def scatter_sub(self, sparse_delta, use_locking=False, name=None):
         return self._scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
 
+    def count_up_to(self, limit):
+        """Increments this int scalar variable until it reaches ``limit`` (op type
+        ``CountUpTo``); returns the value before the increment, and raises
+        ``OutOfRangeError`` when run once the value reached ``limit``."""
+        with self.graph.as_default():
+            return state_ops.count_up_to(self, limit)
+
     def load(self, value, session=None):
         """Writes ``value`` into the variable in ``session`` (no new ops are added)."""
         sess = _session_for(self._handle.graph, session)

@@ -57,7 +57,7 @@ from .._core.shape import TensorShape, as_shape
 from .common import make_op
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add",
-           "scatter_sub", "is_variable_initialized"]
+           "scatter_sub", "is_variable_initialized", "count_up_to"]
 
 # The handle of a variable: TF's ``resource`` dtype (not numeric, never differentiated).
 resource = _dt.DType("resource", object)
@@ -446,6 +446,57 @@ for _t, _mode in (("ResourceScatterUpdate", "update"), ("ResourceScatterAdd", "a
                   ("ResourceScatterMax", "max")):
     register_op(_t, infer=_scatter_infer, kernel=_scatter_kernel(_mode),
                 grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+# --------------------------------------------------------------------------------------
+# CountUpTo: the old value of an int scalar variable, incremented atomically
+# --------------------------------------------------------------------------------------
+
+
+def _count_up_to_infer(op):
+    dtype, shape = _var_spec(op.inputs[0])
+    if dtype not in (_dt.int32, _dt.int64):
+        raise TypeError("Value passed to parameter 'T' has DataType %s not in list of allowed "
+                        "values: int32, int64" % dtype.name)
+    if shape.ndims not in (None, 0):
+        raise ValueError("Shape must be rank 0 but is rank %d (variable '%s' has shape %s)"
+                         % (shape.ndims, _handle_op(op.inputs[0]).name, shape))
+    return [(dtype, TensorShape([]))]
+
+
+def _count_up_to_kernel(ctx, op, handle):
+    limit = op.attrs["limit"]
+    seen = []
+
+    def bump(old):
+        if old >= limit:
+            raise errors.OutOfRangeError(None, op, "Reached limit of %d" % limit)
+        seen.append(old)
+        return old + 1
+
+    update_variable(ctx, op, handle, bump)
+    return (seen[0],)
+
+
+# TF1's ref-variable type name, which TF1 programs and tests look for.
+register_op("CountUpTo", infer=_count_up_to_infer, kernel=_count_up_to_kernel,
+            grad=NOT_DIFFERENTIABLE, stateful=True)
+
+
+def count_up_to(ref, limit, name=None):
+    """Increments the int32/int64 scalar variable ``ref`` until it reaches ``limit``.
+
+    Returns:
+      A tensor of the value before the increment; running it once the value reached
+      ``limit`` raises ``OutOfRangeError`` ("Reached limit of ...") and changes nothing.
+    """
+    handle = getattr(ref, "handle", None)
+    if handle is None:
+        raise TypeError("count_up_to needs a variable as its first argument (`ref`), got %r"
+                        % (ref,))
+    return get_default_graph()._create_op("CountUpTo", [handle], {"limit": int(limit),
+                                                                   "T": ref.dtype},
+                                          name, "CountUpTo").outputs[0]
 
 
 # --------------------------------------------------------------------------------------

@@ -17,51 +17,19 @@ from .._core.graph import GraphKeys, Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
 from ..ops.common import make_op
+from ..ops.const_eval import static_value
 from ..scopes import control_dependencies, name_scope
 from .queue_runner import QueueRunner, add_queue_runner
 
 __all__ = ["limit_epochs", "input_producer", "string_input_producer",
            "range_input_producer", "slice_input_producer", "batch", "batch_join",
-           "shuffle_batch", "shuffle_batch_join", "match_filenames_once"]
+           "shuffle_batch", "shuffle_batch_join", "match_filenames_once", "maybe_batch",
+           "maybe_batch_join", "maybe_shuffle_batch", "maybe_shuffle_batch_join"]
 
 
 # --------------------------------------------------------------------------------------
 # Epoch counting
 # --------------------------------------------------------------------------------------
-
-
-def _count_up_to_infer(op):
-    return [(op.attrs["T"], TensorShape([]))]
-
-
-def _count_up_to_kernel(ctx, op, handle):
-    from ..ops.state_ops import update_variable
-
-    limit = op.attrs["limit"]
-    seen = []
-
-    def bump(old):
-        if old >= limit:
-            raise errors.OutOfRangeError(None, op, "Reached limit of %d" % limit)
-        seen.append(old)
-        return old + 1
-
-    update_variable(ctx, op, handle, bump)
-    return (seen[0],)
-
-
-# TF's ResourceCountUpTo under a private type name, so the state ops can register the
-# public one without a clash.
-register_op("_InputCountUpTo", infer=_count_up_to_infer, kernel=_count_up_to_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True, default_name="ResourceCountUpTo")
-
-
-def _count_up_to(var, limit):
-    """``var.count_up_to(limit)``: the old value, incremented atomically;
-    OutOfRangeError once it reached ``limit``."""
-    return make_op(
-        "_InputCountUpTo", [var.handle], {"limit": int(limit), "T": var.dtype}, None,
-        "ResourceCountUpTo").outputs[0]
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -90,7 +58,7 @@ def limit_epochs(tensor, num_epochs=None, name=None):
         zero64 = constant(0, dtype=_dt.int64)
         epochs = Variable(zero64, name="epochs", trainable=False,
                           collections=[GraphKeys.LOCAL_VARIABLES])
-        counter = _count_up_to(epochs, num_epochs)
+        counter = epochs.count_up_to(num_epochs)
         with control_dependencies([counter]):
             return create_exact("Identity", [convert_to_tensor(tensor)], {}, scope[:-1]) \
                 .outputs[0]
@@ -336,10 +304,43 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
             for i in range(n)]
 
 
-def _dequeue(queue, batch_size, allow_smaller_final_batch):
+def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
+    # TF1 names the batch after the scope: ``batch:0``, ``shuffle_batch:0``.
     if allow_smaller_final_batch:
-        return queue.dequeue_up_to(batch_size)
-    return queue.dequeue_many(batch_size)
+        return queue.dequeue_up_to(batch_size, name=name)
+    return queue.dequeue_many(batch_size, name=name)
+
+
+def _validate_keep_input(keep_input, enqueue_many):
+    keep_input = convert_to_tensor(keep_input)
+    if keep_input.dtype is not _dt.bool:
+        raise TypeError("`keep_input` must be a bool tensor, got dtype %s"
+                        % keep_input.dtype.name)
+    if keep_input.shape.ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and keep_input.shape.ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if keep_input.shape.ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep_input
+
+
+def _enqueue(queue, tensor_list, enqueue_many, keep_input):
+    """TF1's ``_enqueue``: all of ``tensor_list``, or the examples ``keep_input`` keeps."""
+    enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
+    if keep_input is None:
+        return enqueue(tensor_list)
+    if keep_input.shape.ndims == 1:
+        from ..ops.indexing_ops import boolean_mask
+
+        return enqueue([boolean_mask(t, keep_input) for t in tensor_list])
+    from ..ops.array_ops import no_op
+    from ..ops.control_flow_ops import cond
+
+    kept = static_value(keep_input)
+    if kept is not None:  # TF's smart_cond: a constant picks its branch now
+        return enqueue(tensor_list) if kept else no_op()
+    return cond(keep_input, lambda: enqueue(tensor_list), no_op)
 
 
 def _store_sparse_tensors(tensor_list, enqueue_many, shared=None):
@@ -388,11 +389,12 @@ def _restore_sparse_tensors(dequeued, info):
 
 
 def _batch_impl(tensors_list, batch_size, enqueue_ops_per_list, capacity, enqueue_many,
-                shapes, allow_smaller_final_batch, make_queue, scope_name, name, fn):
+                shapes, allow_smaller_final_batch, make_queue, scope_name, name, fn,
+                keep_input=None):
     original = tensors_list[0]
     tensor_list_list = _as_tensor_list_list(tensors_list)
     flat = [t for tl in tensor_list_list for t in tl]
-    with name_scope(name, scope_name, flat):
+    with name_scope(name, scope_name, flat) as scope:
         sparse_info = None
         stored = []
         for tl in tensor_list_list:
@@ -402,15 +404,17 @@ def _batch_impl(tensors_list, batch_size, enqueue_ops_per_list, capacity, enqueu
         if shapes is not None and any(sparse_info):
             shapes = [[1] if inf else s for s, inf in zip(shapes, sparse_info)]
         tensor_list_list = [_validate(tl, fn) for tl in stored]
+        if keep_input is not None:
+            keep_input = _validate_keep_input(keep_input, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = make_queue(types, shapes)
         enqueue_ops = []
         for tl in tensor_list_list:
-            enq = queue.enqueue_many(tl) if enqueue_many else queue.enqueue(tl)
+            enq = _enqueue(queue, tl, enqueue_many, keep_input)
             enqueue_ops.extend([enq] * enqueue_ops_per_list)
         add_queue_runner(QueueRunner(queue, enqueue_ops))
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(original, _restore_sparse_tensors(dequeued, sparse_info))
 
 
@@ -506,3 +510,62 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
                        allow_smaller_final_batch,
                        _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
                        "shuffle_batch_join", name, "batch_join")
+
+
+# --------------------------------------------------------------------------------------
+# maybe_*: batching that keeps only the examples ``keep_input`` selects
+# --------------------------------------------------------------------------------------
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
+                enqueue_many=False, shapes=None, dynamic_pad=False,
+                allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch`` that enqueues an example only where ``keep_input`` is True.
+
+    Args:
+      keep_input: a bool tensor: a scalar (keep or drop the whole input) or, with
+        ``enqueue_many``, a vector with one entry per example.
+      tensors, batch_size, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
+      allow_smaller_final_batch, shared_name, name: as for ``batch``.
+
+    Raises:
+      ValueError: if ``keep_input``'s rank is unknown, above 1, or 1 without
+        ``enqueue_many``.
+    """
+    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch", name,
+                       "batch", keep_input)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
+                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                     shared_name=None, name=None):
+    """``batch_join`` that enqueues only what ``keep_input`` selects (see
+    ``maybe_batch``)."""
+    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch_join",
+                       name, "batch_join", keep_input)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch`` that enqueues only what ``keep_input`` selects (see
+    ``maybe_batch``)."""
+    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+                       "shuffle_batch", name, "batch", keep_input)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
+                             keep_input, seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch_join`` that enqueues only what ``keep_input`` selects (see
+    ``maybe_batch``)."""
+    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
+                       allow_smaller_final_batch,
+                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+                       "shuffle_batch_join", name, "batch_join", keep_input)
