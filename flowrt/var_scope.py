@@ -138,6 +138,8 @@ class VariableScope:
             custom_getter = self._custom_getter
         if reuse is None:
             reuse = self._reuse
+        if caching_device is None:
+            caching_device = self._caching_device
         full_name = self.name + "/" + name if self.name else name
         g = get_default_graph()
         with g.name_scope(None):
@@ -282,6 +284,7 @@ class _VariableScopeStore(threading.local):
         super().__init__()
         self.current_scope = VariableScope(False)
         self.variable_scopes_count: dict[str, int] = {}
+        self.open_contexts: list = []  # entered variable_scope objects, innermost last
 
     def open_variable_scope(self, scope_name):
         self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(
@@ -420,13 +423,16 @@ class _pure_variable_scope:  # noqa: N801 - TF's name
 
     def __exit__(self, *exc):
         store = self._store
-        if store.current_scope is not self._last:
-            raise RuntimeError("Improper nesting of variable_scope.")
+        improper = store.current_scope is not self._last
         if isinstance(self._name_or_scope, VariableScope):
             store.variable_scopes_count = self._old_subscopes
         else:
             store.close_variable_subscopes(self._new_name)
+        # Restored even when improperly nested (TF leaves the inner scope current),
+        # so later scopes and names are not built on a stale scope.
         store.current_scope = self._old
+        if improper:
+            raise RuntimeError("Improper nesting of variable_scope.")
 
 
 def _wrap_getter(custom_getter, old_getter):
@@ -505,15 +511,19 @@ class variable_scope:  # noqa: N801 - TF1's name
 
     def __enter__(self) -> VariableScope:
         self._exits = []
+        self._closed = False
         g = self._graph()
         gctx = g.as_default()
         gctx.__enter__()
         self._exits.append(gctx)
         try:
-            return self._enter(g)
+            scope = self._enter(g)
         except BaseException:
-            self.__exit__(None, None, None)
+            self._unwind(None, None, None)
             raise
+        self._open = _stores(g)[1].open_contexts
+        self._open.append(self)
+        return scope
 
     def _enter(self, g) -> VariableScope:
         ns = None
@@ -545,8 +555,37 @@ class variable_scope:  # noqa: N801 - TF1's name
         return scope
 
     def __exit__(self, *exc):
+        if self._closed:
+            raise RuntimeError("Improper nesting of variable_scope: this scope was closed "
+                               "when an enclosing variable_scope exited.")
+        # Exiting a scope with scopes still open inside it (improper nesting) first
+        # closes those, so the variable scope, name scope and default graph stacks stay
+        # consistent; then it raises, as TF does.
+        opened = self._open
+        inner = []
+        for i in range(len(opened) - 1, -1, -1):
+            if opened[i] is self:
+                inner = opened[i + 1:]
+                del opened[i:]
+                break
+        for ctx in reversed(inner):
+            ctx._closed = True
+            ctx._unwind(None, None, None)
+        self._closed = True
+        self._unwind(*exc)
+        if inner:
+            raise RuntimeError("Improper nesting of variable_scope.")
+
+    def _unwind(self, *exc):
+        # Every context entered is exited, even when one of them fails.
+        first = None
         while self._exits:
-            self._exits.pop().__exit__(*exc)
+            try:
+                self._exits.pop().__exit__(*exc)
+            except BaseException as e:  # noqa: BLE001 - re-raised below
+                first = first or e
+        if first is not None:
+            raise first
 
 
 def _flatten(values):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import inspect
 import threading
 
 import numpy as np
@@ -33,7 +34,8 @@ from .func_graph import evaluate, notify_read, variable_graph
 from .ops import slicing_ops, state_ops
 from .ops.common import make_op
 
-__all__ = ["Variable", "VariableV1", "VariableSynchronization", "VariableAggregation",
+__all__ = ["Variable", "VariableV1", "variable_creator_scope", "VariableSynchronization",
+           "VariableAggregation",
            "global_variables", "all_variables", "trainable_variables", "local_variables",
            "model_variables", "moving_average_variables", "variables_initializer",
            "initialize_variables", "global_variables_initializer",
@@ -57,7 +59,63 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_TOWER = 3
 
 
-class Variable(TensorOperators):
+def _creator_stack(g) -> list:
+    """The variable creators of ``g`` for this thread (innermost last)."""
+    local = g._scratch.get("variable_creators")
+    if local is None:
+        with g._lock:
+            local = g._scratch.setdefault("variable_creators", threading.local())
+    if not hasattr(local, "stack"):
+        local.stack = []
+    return local.stack
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Routes the creation of variables inside through ``variable_creator``.
+
+    ``variable_creator(next_creator, **kwargs)`` receives the ``fr.Variable`` arguments
+    as keywords (``initial_value``, ``name``, ``trainable``, ``caching_device``, ...)
+    and returns a variable, usually ``next_creator(**kwargs)`` with changed arguments.
+    Nested scopes run the innermost creator first. ``get_variable`` creates through
+    them too. The creators are per graph and thread, as in TF.
+    """
+    stack = _creator_stack(get_default_graph())
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+class _VariableMeta(type):
+    """Sends ``Variable(...)`` through the creators of ``variable_creator_scope``."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        stack = _creator_stack(get_default_graph())
+        if not stack:
+            return super().__call__(*args, **kwargs)
+        bound = _INIT_SIGNATURE.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments["self"]
+
+        def base(**kw):
+            return type.__call__(cls, **kw)
+
+        creator = base
+        for c in stack:
+            creator = _chain(c, creator)
+        return creator(**arguments)
+
+
+def _chain(creator, next_creator):
+    return lambda **kw: creator(next_creator, **kw)
+
+
+class Variable(TensorOperators, metaclass=_VariableMeta):
     """A tensor whose value persists across runs of a session (TF1 ``tf.Variable``).
 
     Args:
@@ -73,6 +131,8 @@ class Variable(TensorOperators):
       dtype: if set, ``initial_value`` is converted to it.
       constraint: a function applied by optimizers after updates (stored only).
       shape: the static shape, if different from ``initial_value``'s (e.g. ``[None]``).
+      caching_device: the device (string or device function) the variable's value is
+        read on: ``value()`` and uses of the variable as a tensor carry it.
 
     Note (flowrt): variables are TF's resource variables. ``assign`` and friends return
     the value they stored (a tensor), not a variable-like object.
@@ -143,7 +203,9 @@ class Variable(TensorOperators):
                 self._is_initialized = state_ops.is_variable_initialized(self)
             self._initializer_op = state_ops.assign_op(
                 self._handle, value, name="Assign", validate_shape=validate_shape).op
-            with g.name_scope("Read"):
+            # TF1: the value is read (cached) on ``caching_device`` when one is given.
+            with g.device(caching_device) if caching_device is not None else \
+                    contextlib.nullcontext(), g.name_scope("Read"):
                 self._snapshot = g._create_op("ReadVariableOp", [self._handle],
                                               {"dtype": value.dtype}, "ReadVariableOp") \
                     .outputs[0]
@@ -417,6 +479,7 @@ class Variable(TensorOperators):
 
 
 VariableV1 = Variable
+_INIT_SIGNATURE = inspect.signature(Variable.__init__)
 
 
 def _graph_of(initial_value):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import threading
 import warnings
@@ -333,13 +334,22 @@ class Operation:
 
 
 class _Stacks:
-    """The control-dependency and device stacks of a graph (shared, or one per thread)."""
+    """The control-dependency and device stacks of a graph (shared, or one per thread).
 
-    __slots__ = ("control", "device")
+    ``device`` holds merged device strings; ``entries`` what each ``device()`` got (a
+    string, None or a device function); ``fns`` counts the functions among them."""
 
-    def __init__(self, control: list, device: list):
+    __slots__ = ("control", "device", "entries", "fns")
+
+    def __init__(self, control: list, device: list, entries: list | None = None,
+                 fns: int = 0):
         self.control = control
         self.device = device
+        self.entries = entries if entries is not None else []
+        self.fns = fns
+
+    def copy(self) -> "_Stacks":
+        return _Stacks(list(self.control), list(self.device), list(self.entries), self.fns)
 
 
 class Graph:
@@ -456,7 +466,7 @@ class Graph:
         st = getattr(local, "stacks", None)
         if st is None:  # a thread's first use: the stacks as they were when switched
             init = self._shared_stacks
-            st = local.stacks = _Stacks(list(init.control), list(init.device))
+            st = local.stacks = init.copy()
         return st
 
     @property
@@ -481,7 +491,7 @@ class Graph:
         """
         if self._local_stacks is None:
             snapshot = self._shared_stacks
-            self._shared_stacks = _Stacks(list(snapshot.control), list(snapshot.device))
+            self._shared_stacks = snapshot.copy()
             self._local_stacks = threading.local()
 
     def create_op(self, op_type: str, inputs, attrs: dict | None = None, name: str | None = None,
@@ -510,6 +520,8 @@ class Graph:
             full = self.unique_name(name or default_name or op_def.default_name)
         device = self._device_stack[-1] if self._device_stack else ""
         op = Operation(self, full, op_type, tuple(tensors), attrs, device, site)
+        if self._stacks().fns:
+            op.device = self._apply_device_functions(op)
         try:
             specs = op_def.infer(op)
         except (ValueError, TypeError) as e:
@@ -561,8 +573,14 @@ class Graph:
 
     @contextlib.contextmanager
     def name_scope(self, name):
-        """Pushes a name scope; yields the scope string ending in '/' (or '')."""
+        """Pushes a name scope; yields the scope string ending in '/' (or '').
+
+        Raises ValueError for a name TF rejects: at the root it must match
+        ``_VALID_OP_NAME``, inside a scope ``_VALID_SCOPE_NAME`` (so ``"_"`` is a valid
+        name only below the root)."""
         old = self._name_stack
+        if name:
+            _check_scope_name(name, bool(old))
         if name is None or name == "":
             new = ""
         elif name.endswith("/"):
@@ -604,20 +622,47 @@ class Graph:
             self._control_stack.pop()
 
     @contextlib.contextmanager
-    def device(self, device_name):
-        """Records ``device_name`` on the ops created inside (placement is always CPU)."""
-        if callable(device_name):
-            raise NotImplementedError("device functions are not supported; pass a string")
-        if device_name is None:
+    def device(self, device_name_or_function):
+        """Records a device on the ops created inside (placement is always CPU).
+
+        ``device_name_or_function`` is a device string, None (clears the enclosing
+        devices), or a function ``f(op) -> device string`` called for each op
+        created inside, as in TF1 (innermost first; an inner device's fields win)."""
+        entry = device_name_or_function
+        st = self._stacks()
+        outer = st.device[-1] if st.device else ""
+        if callable(entry):
+            new = outer  # ops then get their device from _apply_device_functions
+        elif entry is None:
             new = ""  # TF1: device(None) clears the enclosing device
         else:
-            outer = self._device_stack[-1] if self._device_stack else ""
-            new = merge_device(outer, device_name)
-        self._device_stack.append(new)
+            new = merge_device(outer, entry)
+        st.device.append(new)
+        st.entries.append(entry)
+        st.fns += callable(entry)
         try:
             yield
         finally:
-            self._device_stack.pop()
+            st.device.pop()
+            st.entries.pop()
+            st.fns -= callable(entry)
+
+    def _apply_device_functions(self, op: "Operation") -> str:
+        """TF's ``_apply_device_functions``: the device entries from the innermost out,
+        stopping at ``device(None)``. A string fills the fields the inner entries left
+        unset; a function's result (it sees ``op.device`` as set so far) replaces them."""
+        device = ""
+        for entry in reversed(self._stacks().entries):
+            if entry is None:
+                break
+            if callable(entry):
+                op.device = device
+                got = entry(op)
+                device = merge_device("", got if isinstance(got, str) else
+                                      got.to_string()) if got else ""
+            else:
+                device = merge_device(entry, device)
+        return device
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict):
@@ -673,6 +718,21 @@ class Graph:
 
     def __repr__(self):
         return "<fr.Graph with %d ops>" % len(self._ops)
+
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+def _check_scope_name(name: str, nested: bool):
+    """TF's name_scope check: a root scope name cannot start with '_', '-', '/' or '\\'."""
+    if nested:
+        if not _VALID_SCOPE_NAME.match(name):
+            raise ValueError("'%s' is not a valid scope name. A scope name has to match the "
+                             "following pattern: %s" % (name, _VALID_SCOPE_NAME.pattern))
+    elif not _VALID_OP_NAME.match(name):
+        raise ValueError("'%s' is not a valid root scope name. A root scope name has to match "
+                         "the following pattern: %s" % (name, _VALID_OP_NAME.pattern))
 
 
 _DEVICE_FIELDS = ("job", "replica", "task")

@@ -295,7 +295,8 @@ def _flat_shape(shape):
 def zeros(shape, dtype=_dt.float32, name=None):
     """A tensor of zeros; ``shape`` may mix ints and scalar tensors
     (``fr.zeros([fr.shape(x)[0], 4])`` has the static shape ``[None, 4]``)."""
-    return _filled(shape, 0, dtype, name, "zeros")
+    zero = b"" if _dt.as_dtype(dtype) is _dt.string else 0  # TF: strings are b""
+    return _filled(shape, zero, dtype, name, "zeros")
 
 
 def ones(shape, dtype=_dt.float32, name=None):
