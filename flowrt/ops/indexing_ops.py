@@ -12,6 +12,7 @@ import builtins
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import errors
 from .._core.graph import (
     OPERATORS,
     constant_op,
@@ -36,14 +37,15 @@ from .array_ops import (
     squeeze,
     stack,
 )
-from .common import check_dtype, in_graph_of, int_list, make
+from .common import check_dtype, in_graph_of, int_list, make, shape_str
 from .const_eval import partial_ints
 from .slicing_ops import concat, gather
 
 # ``range`` here is TF1's (from array_ops); the builtins keep these names.
 _prange, _pslice = builtins.range, builtins.slice
 
-__all__ = ["strided_slice", "one_hot", "sequence_mask", "boolean_mask", "meshgrid"]
+__all__ = ["strided_slice", "one_hot", "sequence_mask", "boolean_mask", "meshgrid",
+           "gather_nd", "scatter_nd"]
 
 # --------------------------------------------------------------------------------------
 # StridedSlice (Tensor.__getitem__)
@@ -396,3 +398,127 @@ def meshgrid(*args, **kwargs):
         dt = xs[0].dtype if xs else _dt.float32
         mult = ones(stack(sizes), dtype=dt) if xs else None
         return [math_ops.multiply(o, mult) for o in outs]
+
+
+# --------------------------------------------------------------------------------------
+# GatherNd / ScatterNd: indexing by the last dimension of ``indices``
+# --------------------------------------------------------------------------------------
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """Slices of ``params`` at the index tuples in the last dimension of ``indices``.
+
+    ``out[i0, .., in] = params[indices[i0, .., in, :]]``: the output shape is
+    ``indices.shape[:-1] + params.shape[indices.shape[-1]:]``.
+
+    Note (flowrt): ``batch_dims`` other than 0 is not supported.
+    """
+    if batch_dims != 0:
+        raise NotImplementedError("gather_nd with batch_dims=%r is not supported by flowrt; "
+                                  "fold the batch into the indices" % (batch_dims,))
+    return _gen_op("GatherNd", [("params", params, None), ("indices", indices, None)],
+                   None, name).outputs[0]
+
+
+def _nd_depth(indices, what):
+    check_dtype(indices, (_dt.int32, _dt.int64), "indices")
+    s = indices.shape
+    if s.ndims == 0:
+        raise ValueError("indices must be at least a vector (the last dimension holds the "
+                         "index tuples), got a scalar")
+    return None if s.ndims is None else s[-1]
+
+
+def _gather_nd_infer(op):
+    params, indices = op.inputs
+    k = _nd_depth(indices, "params")
+    p = params.shape
+    if k is not None and p.ndims is not None and k > p.ndims:
+        raise ValueError("indices.shape[-1] must be <= params.rank, but saw indices shape %s "
+                         "and params shape %s" % (indices.shape, p))
+    if k is None or p.ndims is None or indices.shape.ndims is None:
+        return [(params.dtype, unknown_shape())]
+    return [(params.dtype, TensorShape(indices.shape.as_list()[:-1] + p.as_list()[k:]))]
+
+
+def _nd_index(op, indices, shape, what):
+    """The numpy index of a GatherNd/ScatterNd; InvalidArgumentError naming a bad tuple."""
+    k = indices.shape[-1]
+    flat = indices.reshape(int(np.prod(indices.shape[:-1], dtype=np.int64)), k)
+    dims = np.asarray(shape[:k], dtype=np.int64)
+    bad = np.nonzero(((flat < 0) | (flat >= dims)).any(axis=1))[0]
+    if bad.size:
+        pos = np.unravel_index(int(bad[0]), indices.shape[:-1]) if indices.ndim > 1 else ()
+        raise errors.InvalidArgumentError(
+            None, op, "%s: indices%s = %s does not index into %s shape %s"
+            % (op.describe(), [int(i) for i in pos], flat[bad[0]].tolist(), what,
+               [int(d) for d in shape]))
+    return tuple(indices[..., i] for i in _prange(k))
+
+
+def _gather_nd_kernel(ctx, op, params, indices):
+    idx = _nd_index(op, indices, params.shape, "param")
+    if not idx:
+        return (np.broadcast_to(params, indices.shape[:-1] + params.shape).copy(),)
+    return (np.ascontiguousarray(params[idx]),)
+
+
+def _gather_nd_grad(op, g):
+    params, indices = op.inputs
+    return [scatter_nd(indices, g, shape(params, out_type=indices.dtype)), None]
+
+
+register_op("GatherNd", infer=_gather_nd_infer, kernel=_gather_nd_kernel,
+            grad=_gather_nd_grad)
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """A zero tensor of ``shape`` with ``updates`` added at the index tuples of
+    ``indices`` (duplicates add up): the inverse layout of ``gather_nd``."""
+    return _gen_op("ScatterNd", [("indices", indices, None), ("updates", updates, None),
+                                 ("shape", shape, _dt.int32)], None, name).outputs[0]
+
+
+def _scatter_nd_infer(op):
+    indices, updates, s = op.inputs
+    k = _nd_depth(indices, "shape")
+    check_dtype(s, (_dt.int32, _dt.int64), "shape")
+    if s.dtype is not indices.dtype:
+        raise TypeError("shape has dtype %s but indices have dtype %s; they must match"
+                        % (s.dtype.name, indices.dtype.name))
+    dims = partial_ints(s)
+    out = unknown_shape() if dims is None else TensorShape(dims)
+    if k is not None and out.ndims is not None and indices.shape.ndims is not None:
+        if k > out.ndims:
+            raise ValueError("indices.shape[-1] must be <= rank of shape, got %d > %d"
+                             % (k, out.ndims))
+        want = TensorShape(indices.shape.as_list()[:-1] + out.as_list()[k:])
+        if not want.is_compatible_with(updates.shape):
+            raise ValueError("updates must have shape %s (indices.shape[:-1] + shape[%d:]), "
+                             "got %s" % (shape_str(want), k, shape_str(updates.shape)))
+    return [(updates.dtype, out)]
+
+
+def _scatter_nd_kernel(ctx, op, indices, updates, s):
+    dims = tuple(int(d) for d in s)
+    idx = _nd_index(op, indices, dims, "output")
+    want = indices.shape[:-1] + dims[indices.shape[-1]:]
+    if updates.shape != want:
+        raise errors.InvalidArgumentError(
+            None, op, "%s: updates must have shape %s, got %s"
+            % (op.describe(), list(want), list(updates.shape)))
+    out = np.zeros(dims, dtype=updates.dtype)
+    if idx:
+        np.add.at(out, idx, updates)
+    else:
+        out += updates.reshape((-1,) + dims).sum(axis=0)
+    return (out,)
+
+
+def _scatter_nd_grad(op, g):
+    indices = op.inputs[0]
+    return [None, gather_nd(g, indices), None]
+
+
+register_op("ScatterNd", infer=_scatter_nd_infer, kernel=_scatter_nd_kernel,
+            grad=_scatter_nd_grad)

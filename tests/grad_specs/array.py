@@ -12,6 +12,10 @@ C = _r.standard_normal((2, 3, 4))
 V = _r.standard_normal((5,))
 
 SPECS = [
+    GradSpec("GatherNd", lambda x: fr.gather_nd(x, [[2, 1], [0, 3], [2, 1]]), [A]),
+    GradSpec("GatherNd", lambda x: fr.gather_nd(x, [[[1], [0]]]), [C], id="GatherNd-slices"),
+    GradSpec("ScatterNd", lambda u: fr.scatter_nd([[1, 0], [1, 0], [2, 3]], u, [3, 4]),
+             [V[:3]], id="ScatterNd-duplicates"),
     GradSpec("Transpose", fr.transpose, [A]),
     GradSpec("Transpose", lambda x: fr.transpose(x, [1, 2, 0]), [C], id="Transpose-perm"),
     GradSpec("ConcatV2", lambda x, y: fr.concat([x, y, x], 1), [A, B]),
