@@ -57,6 +57,7 @@ from .ops.script_ops import *  # noqa: F401,F403
 from .ops.slicing_ops import *  # noqa: F401,F403
 from .ops.sparse_ops import *  # noqa: F401,F403
 from .ops.state_ops import *  # noqa: F401,F403
+from .partitioned_variables import *  # noqa: F401,F403
 from .scopes import (  # noqa
                           add_to_collection,
                           add_to_collections,

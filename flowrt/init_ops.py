@@ -233,7 +233,9 @@ class VarianceScaling(Initializer):
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = _float_dtype(dtype or self.dtype)
         shape = _shape_list(shape)
-        fan_in, fan_out = _fans(shape)
+        # TF: a part of a partitioned variable is scaled by the whole variable's fans.
+        fan_in, fan_out = _fans(_shape_list(partition_info.full_shape)
+                                if partition_info is not None else shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
         scale = self.scale / max(1.0, n[self.mode])
         if self.distribution in ("normal", "truncated_normal"):

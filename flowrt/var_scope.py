@@ -18,6 +18,13 @@ from . import dtypes as _dt
 from . import init_ops
 from ._core.graph import GraphKeys, convert_to_tensor, get_default_graph
 from ._core.shape import as_shape
+from .partitioned_variables import (
+    PartitionedVariable,
+    PartitionInfo,
+    SaveSliceInfo,
+    check_partitions,
+    slices,
+)
 from .variables import (
     Variable,
     VariableAggregation,
@@ -140,6 +147,8 @@ class VariableScope:
             reuse = self._reuse
         if caching_device is None:
             caching_device = self._caching_device
+        if partitioner is None:
+            partitioner = self._partitioner
         full_name = self.name + "/" + name if self.name else name
         g = get_default_graph()
         with g.name_scope(None):
@@ -158,9 +167,9 @@ class VariableScope:
                 full_name, shape=shape, dtype=dtype, initializer=initializer,
                 regularizer=regularizer, reuse=reuse, trainable=trainable,
                 collections=collections, caching_device=caching_device,
-                validate_shape=validate_shape, custom_getter=custom_getter,
-                constraint=constraint, synchronization=synchronization,
-                aggregation=aggregation)
+                partitioner=partitioner, validate_shape=validate_shape,
+                custom_getter=custom_getter, constraint=constraint,
+                synchronization=synchronization, aggregation=aggregation)
 
     def __repr__(self):
         return "<fr.VariableScope %r reuse=%r>" % (self._name, self._reuse)
@@ -171,35 +180,113 @@ class _VariableStore:
 
     def __init__(self):
         self._vars: dict[str, Variable] = {}
+        self._partitioned_vars: dict[str, PartitionedVariable] = {}
 
     def get_variable(self, name, shape=None, dtype=_dt.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
-                     caching_device=None, validate_shape=True, custom_getter=None,
-                     constraint=None, synchronization=VariableSynchronization.AUTO,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     custom_getter=None, constraint=None,
+                     synchronization=VariableSynchronization.AUTO,
                      aggregation=VariableAggregation.NONE):
         def true_getter(name, shape=None, dtype=_dt.float32, initializer=None,
                         regularizer=None, reuse=None, trainable=None, collections=None,
-                        caching_device=None, validate_shape=True, constraint=None,
-                        synchronization=VariableSynchronization.AUTO,
+                        caching_device=None, partitioner=None, validate_shape=True,
+                        constraint=None, synchronization=VariableSynchronization.AUTO,
                         aggregation=VariableAggregation.NONE, **_ignored):
-            return self._get_single_variable(
-                name, shape, dtype, initializer, regularizer, reuse, trainable,
-                collections, caching_device, validate_shape, constraint, synchronization,
-                aggregation)
+            args = (dtype, initializer, regularizer, reuse, trainable, collections,
+                    caching_device, validate_shape, constraint, synchronization,
+                    aggregation)
+            if partitioner is not None:
+                return self._get_partitioned_variable(name, partitioner, shape, *args)
+            return self._get_single_variable(name, shape, *args)
 
         if trainable is None:
             trainable = synchronization != VariableSynchronization.ON_READ
         kwargs = dict(name=name, shape=shape, dtype=dtype, initializer=initializer,
                       regularizer=regularizer, reuse=reuse, trainable=trainable,
                       collections=collections, caching_device=caching_device,
-                      validate_shape=validate_shape, constraint=constraint,
-                      synchronization=synchronization, aggregation=aggregation)
+                      partitioner=partitioner, validate_shape=validate_shape,
+                      constraint=constraint, synchronization=synchronization,
+                      aggregation=aggregation)
         if custom_getter is not None:
             if not callable(custom_getter):
                 raise ValueError("Passed a custom_getter which is not callable: %s"
                                  % custom_getter)
             return custom_getter(true_getter, **kwargs)
         return true_getter(**kwargs)
+
+    def _get_partitioned_variable(self, name, partitioner, shape, dtype, initializer,
+                                  regularizer, reuse, trainable, collections, caching_device,
+                                  validate_shape, constraint, synchronization, aggregation):
+        """TF1's ``_get_partitioned_variable``: parts ``<name>/part_<i>`` of one variable."""
+        dtype = _dt.as_dtype(dtype)
+        init_value = None
+        if initializer is not None and not callable(initializer):
+            init_value = convert_to_tensor(initializer, dtype=dtype)
+        shape = as_shape(shape)
+        if not shape.is_fully_defined():
+            raise ValueError("Shape of a new partitioned variable must be fully defined, but "
+                             "instead was %s." % shape)
+        if shape.ndims == 0:
+            raise ValueError("A partitioned Variable must have rank at least 1, shape: %s"
+                             % shape)
+        partitions = check_partitions(partitioner(shape=shape, dtype=dtype), shape, name)
+        if name in self._partitioned_vars:
+            if reuse is False:
+                raise ValueError("Partitioned variable with name %s already exists. Did you "
+                                 "mean to set reuse=True or reuse=fr.AUTO_REUSE in VarScope?"
+                                 % name)
+            found = self._partitioned_vars[name]
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError("Trying to reuse partitioned variable %s, but specified "
+                                 "shape %s and found shape %s." % (name, shape,
+                                                                   found.get_shape()))
+            if not dtype.is_compatible_with(found.dtype):
+                raise ValueError("Trying to reuse partitioned variable %s, but specified "
+                                 "dtype %s and found dtype %s." % (name, dtype.name,
+                                                                   found.dtype.name))
+            if partitions != found._get_partitions():
+                raise ValueError("Trying to reuse partitioned variable %s, but specified "
+                                 "partitions %s and found partitions %s."
+                                 % (name, partitions, found._get_partitions()))
+            return found
+        if reuse is True:
+            raise ValueError("PartitionedVariable %s does not exist, or was not created with "
+                             "fr.get_variable(). Did you mean to set reuse=False or "
+                             "reuse=fr.AUTO_REUSE in VarScope?" % name)
+        if name in self._vars:
+            raise ValueError("A partitioner was provided, but an unpartitioned version of the "
+                             "variable was found: %s. Perhaps a variable of the same name "
+                             "was already created without partitioning?" % name)
+        if initializer is None:
+            initializer = _default_initializer(name, dtype)
+        if inspect.isclass(initializer):
+            initializer = initializer()
+        parts = []
+        for i, (offset, part_shape) in enumerate(slices(shape.as_list(), partitions)):
+            part_name = "%s/part_%d" % (name, i)
+            if part_name in self._vars:
+                raise ValueError("Partitioned variable %s: a variable named %s already "
+                                 "exists." % (name, part_name))
+            if init_value is not None:
+                from .ops.slicing_ops import slice as slice_
+
+                with get_default_graph().name_scope(part_name + "/Initializer/"):
+                    part_init = slice_(init_value, offset, part_shape)
+                part_shape_arg = None
+            else:
+                info = PartitionInfo(shape.as_list(), offset)
+                part_init = functools.partial(_with_partition_info, initializer, info)
+                part_shape_arg = part_shape
+            v = self._get_single_variable(
+                part_name, part_shape_arg, dtype, part_init, regularizer, False, trainable,
+                collections, caching_device, validate_shape, constraint, synchronization,
+                aggregation)
+            v._save_slice_info = SaveSliceInfo(name, shape.as_list(), offset, part_shape)
+            parts.append(v)
+        pv = PartitionedVariable(name, shape, dtype, parts, partitions)
+        self._partitioned_vars[name] = pv
+        return pv
 
     def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                              trainable, collections, caching_device, validate_shape,
@@ -258,6 +345,17 @@ class _VariableStore:
             if loss is not None:
                 g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
+
+
+def _with_partition_info(initializer, info, shape, dtype=None, partition_info=None):
+    """Calls an initializer for one part, telling it where the part lies if it asks."""
+    try:
+        params = inspect.signature(initializer).parameters
+    except (TypeError, ValueError):
+        params = {}
+    if "partition_info" in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return initializer(shape, dtype=dtype, partition_info=info)
+    return initializer(shape, dtype=dtype)
 
 
 def _default_initializer(name, dtype):
@@ -336,13 +434,12 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
       ValueError: creating a variable that exists without reuse, reusing one that does
         not exist, a shape or dtype that conflicts with the existing variable.
     """
-    if partitioner is not None:
-        raise NotImplementedError("partitioned variables are not supported by flowrt")
     var_store, scope_store = _stores()
     return scope_store.current_scope.get_variable(
         var_store, name, shape=shape, dtype=dtype, initializer=initializer,
         regularizer=regularizer, trainable=trainable, collections=collections,
-        caching_device=caching_device, validate_shape=validate_shape,
+        caching_device=caching_device, partitioner=partitioner,
+        validate_shape=validate_shape,
         custom_getter=custom_getter, constraint=constraint,
         synchronization=synchronization, aggregation=aggregation)
 

@@ -37,6 +37,7 @@ from .. import errors
 from .._core.graph import GraphKeys, get_default_graph
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
+from ..partitioned_variables import SavedSlices, group_for_saving
 from ..variables import Variable, global_variables
 
 __all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists",
@@ -374,9 +375,9 @@ def load_variable(ckpt_dir_or_file, name) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def _var_name(v) -> str:
-    op = getattr(v, "op", None)
-    return op.name if op is not None else v.name.split(":")[0]
+def _parts(v) -> list:
+    """The variables an entry is stored from: one, or a partitioned variable's parts."""
+    return v.parts if isinstance(v, SavedSlices) else [v]
 
 
 class Saver:
@@ -423,17 +424,12 @@ class Saver:
         if var_list is None:
             var_list = global_variables() + self._graph.get_collection(
                 GraphKeys.SAVEABLE_OBJECTS)
-        if isinstance(var_list, dict):
-            named = dict(var_list)
-        else:
-            named = {}
-            for v in var_list:
-                n = _var_name(v)
-                if n in named and named[n] is not v:
-                    raise ValueError("At least two variables have the same name: %s" % n)
-                named[n] = v
+        items = list(var_list.items()) if isinstance(var_list, dict) else [
+            (None, v) for v in var_list]
+        # Parts of a partitioned variable become one entry under its full name (TF1).
+        named = group_for_saving(items)
         for n, v in named.items():
-            if not isinstance(v, Variable):
+            if not isinstance(v, (Variable, SavedSlices)):
                 raise TypeError("Saver can only save variables; %r for %r is a %s"
                                 % (v, n, type(v).__name__))
         return named
@@ -454,10 +450,11 @@ class Saver:
             with g.name_scope(self._name or "save"):
                 assigns = []
                 for n in sorted(named):
-                    v = named[n]
-                    ph = placeholder(v.dtype, v.shape, name="restore_value")
-                    self._feeds[n] = ph
-                    assigns.append(assign_op(v.handle, ph, name="AssignVariableOp").op)
+                    self._feeds[n] = []
+                    for v in _parts(named[n]):
+                        ph = placeholder(v.dtype, v.shape, name="restore_value")
+                        self._feeds[n].append(ph)
+                        assigns.append(assign_op(v.handle, ph, name="AssignVariableOp").op)
                 self._restore_op = group(*assigns, name="restore_all")
         self._built = True
 
@@ -525,7 +522,9 @@ class Saver:
             # (a MonitoredTrainingSession's checkpoint_dir is created by its summary writer).
             raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
         names = sorted(self._vars)
-        values = sess.run([self._vars[n] for n in names]) if names else []
+        fetched = sess.run([_parts(self._vars[n]) for n in names]) if names else []
+        values = [self._vars[n].join(parts) if isinstance(self._vars[n], SavedSlices)
+                  else parts[0] for n, parts in zip(names, fetched, strict=True)]
         index, entries = _encode(dict(zip(names, values, strict=True)))
         _write_atomic(prefix + _DATA_SUFFIX, lambda f: _write_arrays(f, index, entries))
         text = json.dumps(index).encode("utf-8")
@@ -557,8 +556,12 @@ class Saver:
             raise ValueError("The passed save_path is not a valid checkpoint: %s" % save_path)
         self.build()
         with _CheckpointFile(save_path) as ckpt:
-            feeds = {self._feeds[name]: self._read_for(ckpt, name)
-                     for name in sorted(self._vars)}
+            feeds = {}
+            for name in sorted(self._vars):
+                v, value = self._vars[name], self._read_for(ckpt, name)
+                # A partitioned variable's entry is split back into its parts.
+                pieces = v.split(value) if isinstance(v, SavedSlices) else [value]
+                feeds.update(zip(self._feeds[name], pieces, strict=True))
         # Every value was read and checked: only now is any variable assigned.
         sess.run(self._restore_op, feeds)
 
