@@ -19,7 +19,7 @@ __all__ = ["matmul"]
 # --------------------------------------------------------------------------------------
 
 _MATMUL_TYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.uint8,
-                 _dt.uint16)
+                 _dt.uint16, _dt.uint32, _dt.uint64)
 
 
 
