@@ -16,7 +16,6 @@ from .. import errors
 from .._core.graph import (
     Tensor,
     constant_op,
-    constant_value,
     convert_to_tensor,
     get_default_graph,
     register_tensor_conversion_function,
@@ -25,7 +24,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
 from . import math_ops
 from .common import axis_value, check_dtype, int_list, make, make_op, same_as, to_tensor
-from .const_eval import partial_ints, partial_shape
+from .const_eval import partial_ints, partial_shape, static_value
 
 # This module defines TF1's ``range``; the builtin keeps this name.
 _prange = builtins.range
@@ -525,9 +524,9 @@ def _range_size(start, limit, delta):
 def _const_through_cast(t):
     """``t``'s constant value, also when it is a Cast of a constant (range's promotion)."""
     if t.op.type == "Cast":
-        v = constant_value(t.op.inputs[0])
+        v = static_value(t.op.inputs[0])
         return None if v is None else np.asarray(v).astype(t.dtype.np)
-    return constant_value(t)
+    return static_value(t)
 
 
 def _range_infer(op):
@@ -655,7 +654,7 @@ def _expand_dims_infer(op):
     check_dtype(d, (_dt.int32, _dt.int64), "dim")
     if d.shape.num_elements() not in (None, 1):
         raise ValueError("'dim' must be a tensor with a single value, got shape %s" % d.shape)
-    a = constant_value(d)
+    a = static_value(d)
     if x.shape.ndims is None:
         return [(x.dtype, unknown_shape())]
     r = x.shape.ndims

@@ -11,7 +11,6 @@ from .._core.graph import (
     Graph,
     Operation,
     Tensor,
-    constant_value,
     convert_to_tensor,
     get_default_graph,
 )
@@ -164,13 +163,20 @@ def shape_str(s: TensorShape) -> str:
 
 
 def static_value(t: Tensor):
-    """The constant value of ``t`` at graph construction, or None."""
-    return constant_value(t)
+    """The value of ``t`` known at graph construction (``const_eval``), or None."""
+    from .const_eval import static_value as evaluate
+
+    return evaluate(t)
 
 
 def int_list(t: Tensor):
-    """A statically known int vector/scalar input as a list of ints, else None."""
-    v = constant_value(t)
+    """A statically known int vector/scalar input as a list of ints, else None.
+
+    Known means what TF's shape inference can evaluate: constants and small constant
+    subgraphs over static shapes (``const_eval.static_value``)."""
+    from .const_eval import static_value
+
+    v = static_value(t)
     if v is None:
         return None
     return [int(a) for a in np.asarray(v).reshape(-1)]

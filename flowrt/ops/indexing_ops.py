@@ -16,7 +16,6 @@ from .. import errors
 from .._core.graph import (
     OPERATORS,
     constant_op,
-    constant_value,
     convert_to_tensor,
     get_default_graph,
 )
@@ -38,7 +37,7 @@ from .array_ops import (
     stack,
 )
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
-from .const_eval import partial_ints
+from .const_eval import partial_ints, static_value
 from .slicing_ops import concat, gather
 
 # ``range`` here is TF1's (from array_ops); the builtins keep these names.
@@ -284,7 +283,7 @@ def _one_hot_infer(op):
     for t, what in ((depth, "depth"), (on, "on_value"), (off, "off_value")):
         if t.shape.ndims not in (None, 0):
             raise ValueError("%s must be a scalar, but got shape %s" % (what, t.shape))
-    d = constant_value(depth)
+    d = static_value(depth)
     if d is not None and int(d) < 0:
         raise ValueError("depth must be non-negative, got: %d" % int(d))
     axis = op.attrs["axis"]

@@ -14,7 +14,6 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import (
-    constant_value,
     convert_to_tensor,
     get_default_graph,
 )
@@ -36,7 +35,7 @@ from .array_ops import (
     transpose,
 )
 from .common import axis_value, check_dtype, int_list, make
-from .const_eval import partial_ints
+from .const_eval import partial_ints, static_value
 from .indexed_slices import IndexedSlices, unsorted_segment_sum
 
 # ``range`` and ``slice`` here are TF1's (``range`` from array_ops); the builtins keep
@@ -71,7 +70,7 @@ def _gather_infer(op):
     check_dtype(indices, _INDEX_DTYPES, "indices")
     check_dtype(axis, (_dt.int32, _dt.int64), "axis")
     _check_rank(axis, 0, "axis")
-    a = constant_value(axis)
+    a = static_value(axis)
     pr, ir = params.shape.ndims, indices.shape.ndims
     if a is None or pr is None or ir is None:
         n = pr + ir - 1 if pr is not None and ir is not None else None
@@ -100,7 +99,7 @@ def _gather_kernel(ctx, op, params, indices, axis):
 
 def _gather_grad(op, g):
     params, indices, axis = op.inputs
-    a = constant_value(axis)
+    a = static_value(axis)
     pr, ir = params.shape.ndims, indices.shape.ndims
     if a is None or pr is None:
         raise ValueError("the gradient of %s needs a constant axis and params of known rank"
@@ -253,7 +252,7 @@ def _concat_infer(op):
     if not ranks:
         return [(dt, unknown_shape())]
     r = ranks.pop()
-    a = constant_value(axis)
+    a = static_value(axis)
     if a is None:
         return [(dt, unknown_shape(r))]
     a = int(a)
@@ -295,7 +294,7 @@ def _concat_kernel(ctx, op, *args):
 
 def _concat_grad(op, g):
     xs, axis = op.inputs[:-1], op.inputs[-1]
-    a = constant_value(axis)
+    a = static_value(axis)
     r = g.shape.ndims
     if a is not None and r is not None:
         a = int(a) % r
@@ -371,10 +370,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             num_or_size_splits, bool):
         return _gen_op("Split", [("split_dim", axis, _dt.int32), ("value", value, None)],
                        {"num_split": int(num_or_size_splits)}, name, "split").outputs
-    sizes = num_or_size_splits if _is_tensor(num_or_size_splits) else convert_to_tensor(
-        np.asarray(num_or_size_splits, dtype=np.int32) if not isinstance(
-            num_or_size_splits, np.ndarray) else num_or_size_splits)
-    sizes = convert_to_tensor(sizes)
+    if _is_tensor(num_or_size_splits) or isinstance(num_or_size_splits, np.ndarray):
+        sizes = convert_to_tensor(num_or_size_splits)
+    elif any(_is_tensor(v) for v in num_or_size_splits):  # ints mixed with tensors
+        sizes = convert_to_tensor(list(num_or_size_splits))
+    else:
+        sizes = convert_to_tensor(np.asarray(num_or_size_splits, dtype=np.int32))
     if num is None:
         if sizes.shape.ndims != 1 or sizes.shape[0] is None:
             raise ValueError("Cannot infer argument `num` from shape %s" % sizes.shape)
@@ -385,7 +386,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 
 def _split_axis(axis_t, r):
-    a = constant_value(axis_t)
+    a = static_value(axis_t)
     if a is None or r is None:
         return None
     return axis_value(int(a), r)
