@@ -112,3 +112,21 @@ def test_tf_reads_the_same_layout():
         w = tf.get_variable("w", [10, 4], partitioner=tf.fixed_size_partitioner(3))
         assert [v._save_slice_info.spec for v in w] == ["10 4 0,4:0,4", "10 4 4,3:0,4",
                                                         "10 4 7,3:0,4"]
+
+
+def test_embedding_lookup_over_the_parts():
+    emb = fr.get_variable("emb", [7, 2], initializer=fr.constant(
+        np.arange(14.0, dtype=np.float32).reshape(7, 2)),
+        partitioner=fr.fixed_size_partitioner(3))
+    ids = fr.constant([6, 0, 3, 4])
+    div = fr.nn.embedding_lookup(emb, ids, partition_strategy="div")
+    loss = fr.reduce_sum(div)
+    step = fr.train.GradientDescentOptimizer(1.0).minimize(loss)
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(div), np.arange(14.0).reshape(7, 2)[[6, 0, 3, 4]])
+        sess.run(step)
+        after = sess.run(emb)
+    want = np.arange(14.0).reshape(7, 2)
+    want[[6, 0, 3, 4]] -= 1.0
+    np.testing.assert_array_equal(after, want)

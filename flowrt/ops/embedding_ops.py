@@ -39,7 +39,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                      max_norm=None):
     """Rows ``params[ids]`` (a gather on axis 0).
 
-    ``params`` is a tensor or variable, or a list of them sharded along axis 0 by
+    ``params`` is a tensor or variable, a ``PartitionedVariable`` (its parts), or a list
+    of them sharded along axis 0 by
     ``partition_strategy`` ("mod": id ``i`` lives in shard ``i % n``; "div": in
     contiguous blocks). With ``max_norm`` each looked-up row is clipped to that L2 norm.
     The gradient with respect to ``params`` is an ``IndexedSlices`` (only the looked-up
@@ -47,6 +48,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     """
     if params is None:
         raise ValueError("params must be specified")
+    if hasattr(params, "_get_variable_list"):  # a PartitionedVariable: its parts, as TF
+        params = params._get_variable_list()
     if isinstance(params, (list, tuple)):
         params = list(params)
         if not params:
