@@ -196,8 +196,12 @@ class _VariableStore:
             args = (dtype, initializer, regularizer, reuse, trainable, collections,
                     caching_device, validate_shape, constraint, synchronization,
                     aggregation)
-            if partitioner is not None:
+            scalar = shape is not None and as_shape(shape).ndims == 0
+            if partitioner is not None and not scalar:  # TF: scalars ignore partitioners
                 return self._get_partitioned_variable(name, partitioner, shape, *args)
+            if reuse is True and name in self._partitioned_vars:
+                # TF: reusing a partitioned variable needs no partitioner (nor shape).
+                return self._get_partitioned_variable(name, None, shape, *args)
             return self._get_single_variable(name, shape, *args)
 
         if trainable is None:
@@ -224,6 +228,13 @@ class _VariableStore:
         if initializer is not None and not callable(initializer):
             init_value = convert_to_tensor(initializer, dtype=dtype)
         shape = as_shape(shape)
+        if partitioner is None:  # reuse without a partitioner (checked by the caller)
+            found = self._partitioned_vars[name]
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError("Trying to reuse partitioned variable %s, but specified "
+                                 "shape %s and found shape %s." % (name, shape,
+                                                                   found.get_shape()))
+            return found
         if not shape.is_fully_defined():
             raise ValueError("Shape of a new partitioned variable must be fully defined, but "
                              "instead was %s." % shape)

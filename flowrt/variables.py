@@ -70,22 +70,31 @@ def _creator_stack(g) -> list:
     return local.stack
 
 
-@contextlib.contextmanager
-def variable_creator_scope(variable_creator):
+class variable_creator_scope:  # noqa: N801 - TF1's name
     """Routes the creation of variables inside through ``variable_creator``.
 
     ``variable_creator(next_creator, **kwargs)`` receives the ``fr.Variable`` arguments
     as keywords (``initial_value``, ``name``, ``trainable``, ``caching_device``, ...)
     and returns a variable, usually ``next_creator(**kwargs)`` with changed arguments.
     Nested scopes run the innermost creator first. ``get_variable`` creates through
-    them too. The creators are per graph and thread, as in TF.
+    them too. The creators are per graph and thread, as in TF; exiting a scope while
+    one opened inside it is still open raises RuntimeError (and closes both).
     """
-    stack = _creator_stack(get_default_graph())
-    stack.append(variable_creator)
-    try:
-        yield
-    finally:
-        stack.pop()
+
+    def __init__(self, variable_creator):
+        self._creator = variable_creator
+
+    def __enter__(self):
+        self._stack = _creator_stack(get_default_graph())
+        self._depth = len(self._stack)
+        self._stack.append(self._creator)
+        return self
+
+    def __exit__(self, *exc):
+        improper = len(self._stack) != self._depth + 1
+        del self._stack[self._depth:]
+        if improper:
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
 
 
 class _VariableMeta(type):

@@ -130,3 +130,40 @@ def test_embedding_lookup_over_the_parts():
     want = np.arange(14.0).reshape(7, 2)
     want[[6, 0, 3, 4]] -= 1.0
     np.testing.assert_array_equal(after, want)
+
+
+def _axis0_into2(shape=None, **unused_kwargs):
+    return (2,) + (1,) * (len(shape) - 1)
+
+
+def test_tf_variable_scope_test_partitioning_cases():
+    with fr.variable_scope("scope0", partitioner=_axis0_into2) as vs:
+        v = fr.get_variable("name0", shape=(3, 1, 1))
+        assert v.name == "scope0/name0" and v.as_tensor().name == "scope0/name0:0"
+        assert [x.name for x in fr.global_variables()] == ["scope0/name0/part_0:0",
+                                                           "scope0/name0/part_1:0"]
+        scalar = fr.get_variable("s", shape=())  # scalars ignore the partitioner
+        assert scalar.name == "scope0/s:0"
+        with fr.variable_scope(vs) as vs1:
+            assert vs1.partitioner is _axis0_into2
+    with fr.variable_scope("scope0", reuse=True):
+        assert fr.get_variable("name0") is v  # reuse needs no partitioner
+    with fr.variable_scope("scope0", partitioner=lambda shape, dtype: [3, 1, 1],
+                           reuse=True):
+        with pytest.raises(ValueError, match="Trying to reuse partitioned variable .* but "
+                                             "specified partitions .* and found partitions"):
+            fr.get_variable("name0", shape=(3, 1, 1))
+    v1 = fr.get_variable("n1", shape=(2, 2, 2), partitioner=lambda **kw: (1, 2, 1))
+    assert [p.get_shape().as_list() for p in v1] == [[2, 1, 2], [2, 1, 2]]
+
+
+def test_creator_scope_nesting_error():
+    def creator(next_creator, **kwargs):
+        return next_creator(**kwargs)
+
+    outer = fr.variable_creator_scope(creator)
+    outer.__enter__()
+    with pytest.raises(RuntimeError, match="without proper nesting"):
+        with fr.variable_creator_scope(creator):
+            outer.__exit__(None, None, None)
+    assert fr.Variable(1.0).name == "Variable:0"
