@@ -54,7 +54,10 @@ class Module:
             raise ValueError("%r is not a valid module name. Module names must be valid "
                              "Python identifiers (e.g. a valid class name)." % name)
         self._name = name
-        with get_default_graph().name_scope(name) as scope:
+        # A name scope cannot start with "_" at the root (TF's rule, checked by
+        # Graph.name_scope); as tf-keras does for private classes, prefix "private".
+        scope_name = "private" + name if name.startswith("_") else name
+        with get_default_graph().name_scope(scope_name) as scope:
             self._scope_name = scope
 
     @property
