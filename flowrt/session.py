@@ -424,7 +424,7 @@ class Session:
 
             ctx.cancel_hook = cancel
             ctx.check_interrupted()
-            if plan.straight and plan.seconds > ARUN_THREAD_SECONDS:
+            if plan.straight and (plan.opaque or plan.seconds > ARUN_THREAD_SECONDS):
                 # On the thread, waits time out by the run's own deadline.
                 return await _in_thread(lambda: drive_sync(fn(ctx, feeds), plan), ctx)
             if ctx.timeout is not None:

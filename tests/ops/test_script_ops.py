@@ -153,3 +153,24 @@ async def test_arun_does_not_block_the_trio_loop():
             loop_ran.set()  # reached only if the py_func is not holding the loop
     sess.close()
     assert out["v"]
+
+
+async def test_arun_with_a_queue_op_does_not_block_the_loop_either():
+    loop_ran = threading.Event()
+    q = fr.FIFOQueue(2, [fr.float32], shapes=[[]])
+    y = fr.py_func(lambda v: np.float32(v * 2) if loop_ran.wait(10) else np.float32(-1),
+                   [q.dequeue()], fr.float32)
+    sess = fr.Session()
+    await sess.arun(q.enqueue([3.0]))
+    out = {}
+
+    async def call():
+        out["v"] = await sess.arun(y)
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(call)
+            await trio.testing.wait_all_tasks_blocked()
+            loop_ran.set()
+    sess.close()
+    assert out["v"] == 6.0
