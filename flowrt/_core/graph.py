@@ -643,6 +643,7 @@ class Graph:
         try:
             yield
         finally:
+            st = self._stacks()  # switch_to_thread_local may have replaced them inside
             st.device.pop()
             st.entries.pop()
             st.fns -= callable(entry)
