@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 import collections.abc
-import contextlib
 import json
 import threading
 import time
@@ -376,15 +375,18 @@ class Session:
                 "it would block that loop. Use `await sess.arun(...)` there instead.")
         fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
         t0 = time.time()
+        fn = plan.fn if ctx.stats is None else plan.traced_fn
         if not plan.blocking:
-            vals = (plan.fn if ctx.stats is None else plan.traced_fn)(ctx, feeds)
+            vals = fn(ctx, feeds)
+        elif not plan.straight:
+            with _Running(self, ctx):
+                vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
         else:
-            with self._running(ctx):
-                if plan.straight:
-                    vals = drive_sync((plan.fn if ctx.stats is None else plan.traced_fn)(
-                        ctx, feeds), plan)
-                else:
-                    vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
+            gen = fn(ctx, feeds)
+            done, vals = _first_step(gen, ctx)
+            if not done:  # a step waits: now the run can be interrupted
+                with _Running(self, ctx):
+                    vals = drive_sync(gen, None, vals)
         return self._finish(fm, plan, vals, ctx, run_metadata, t0)
 
     async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -393,27 +395,44 @@ class Session:
         Several ``arun`` calls from tasks of one nursery run at once and share the
         session's state. Cancelling the calling task cancels the run: it takes or
         leaves nothing and gives back every element it dequeued. A plan whose compute
-        time exceeds ``ARUN_THREAD_SECONDS`` runs on a worker thread, so other tasks of
-        the loop go on meanwhile.
+        time exceeds ``ARUN_THREAD_SECONDS``, or that runs opaque user code (py_func),
+        runs on a worker thread, so other tasks of the loop go on meanwhile.
         """
         fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
         t0 = time.time()
         await trio.lowlevel.checkpoint_if_cancelled()
         fn = plan.fn if ctx.stats is None else plan.traced_fn
+        off_loop = plan.opaque or plan.seconds > ARUN_THREAD_SECONDS
         if not plan.blocking:
-            if plan.opaque or plan.seconds > ARUN_THREAD_SECONDS:
-                # User code of unknown cost (py_func) goes to a worker thread like a
-                # heavy plan, so it never stalls the other tasks of this loop.
+            if off_loop:
                 vals = await trio.to_thread.run_sync(self._timed_run, plan, fn, ctx, feeds)
             else:
                 vals = self._timed_run(plan, fn, ctx, feeds)
                 await trio.lowlevel.cancel_shielded_checkpoint()
-            return self._finish(fm, plan, vals, ctx, run_metadata, t0)
-        with self._running(ctx):
-            vals = await self._arun_blocking(plan, fn, ctx, feeds)
+        elif plan.straight and off_loop:
+            with _Running(self, ctx):
+                # On the thread, waits time out by the run's own deadline.
+                vals = await self._interruptible(
+                    _in_thread(lambda: drive_sync(fn(ctx, feeds), plan), ctx), ctx, False)
+        elif plan.straight:
+            gen = fn(ctx, feeds)
+            c0 = time.perf_counter()
+            done, vals = _first_step(gen, ctx)
+            if done:
+                plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - c0)
+            else:  # a step waits: now the run can be interrupted
+                with _Running(self, ctx):
+                    vals = await self._interruptible(drive_async(gen, plan, vals), ctx)
+            await trio.lowlevel.cancel_shielded_checkpoint()
+        else:
+            with _Running(self, ctx):
+                vals = await self._interruptible(run_concurrent(plan, ctx, feeds), ctx)
         return self._finish(fm, plan, vals, ctx, run_metadata, t0)
 
-    async def _arun_blocking(self, plan, fn, ctx, feeds):
+    @staticmethod
+    async def _interruptible(coro, ctx, deadline=True):
+        """Awaits ``coro`` (a run) under a cancel scope that ``ctx.cancel`` (close())
+        and, with ``deadline``, the run's timeout cancel."""
         token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as cs:
             def cancel():
@@ -423,40 +442,15 @@ class Session:
                     pass
 
             ctx.cancel_hook = cancel
-            ctx.check_interrupted()
-            if plan.straight and (plan.opaque or plan.seconds > ARUN_THREAD_SECONDS):
-                # On the thread, waits time out by the run's own deadline.
-                return await _in_thread(lambda: drive_sync(fn(ctx, feeds), plan), ctx)
-            if ctx.timeout is not None:
+            if ctx.interrupt is not None:
+                cs.cancel()
+            if deadline and ctx.timeout is not None:
                 cs.deadline = trio.current_time() + ctx.timeout
-            if not plan.straight:
-                return await run_concurrent(plan, ctx, feeds)
-            vals = await drive_async(fn(ctx, feeds), plan)
-            await trio.lowlevel.cancel_shielded_checkpoint()
-            return vals
+            return await coro
         # The run's own scope was cancelled: by close() or its timeout.
         if ctx.interrupt is None:
             ctx.timed_out()
         raise ctx.interrupt
-
-    @contextlib.contextmanager
-    def _running(self, ctx):
-        """Registers a run for ``close()``; an interrupted run gives its dequeues back."""
-        with self._inflight_lock:
-            self._check_open()
-            self._inflight.add(ctx)
-        try:
-            yield
-        except BaseException as e:
-            # Interrupted (close, timeout, a caller's cancel, KeyboardInterrupt) rather
-            # than failed on an op error: as if it never ran. A failed run consumes what
-            # it took, as in TF, so a bad element cannot come back forever.
-            if ctx.interrupt is not None or not isinstance(e, Exception):
-                ctx.rollback()
-            raise
-        finally:
-            with self._inflight_lock:
-                self._inflight.discard(ctx)
 
     @staticmethod
     def _timed_run(plan, fn, ctx, feeds):
@@ -559,6 +553,48 @@ class _DefaultSession:
         stack = _graph._session_stack()
         if stack and stack[-1] is self.sess:
             stack.pop()
+
+
+class _Running:
+    """A run that may wait: registered for ``close()`` while it runs; interrupted
+    (close, timeout, a caller's cancel, KeyboardInterrupt) rather than failed on an op
+    error, it gives back what it dequeued, as if it never ran. A failed run consumes
+    what it took, as in TF, so a bad element cannot come back forever."""
+
+    __slots__ = ("sess", "ctx")
+
+    def __init__(self, sess, ctx):
+        self.sess, self.ctx = sess, ctx
+
+    def __enter__(self):
+        sess = self.sess
+        with sess._inflight_lock:
+            sess._inflight.add(self.ctx)
+            closed = sess._closed
+        if closed:  # closed since the run began: its first wait ends it
+            self.ctx.cancel(errors.CancelledError(None, None, _CLOSED_MSG))
+
+    def __exit__(self, et, e, tb):
+        sess, ctx = self.sess, self.ctx
+        with sess._inflight_lock:
+            sess._inflight.discard(ctx)
+        if e is not None and (ctx.interrupt is not None or not isinstance(e, Exception)):
+            ctx.rollback()
+        return False
+
+
+def _first_step(gen, ctx):
+    """Runs a straight plan's body up to its first wait: ``(True, fetched)`` if it
+    completed, ``(False, wait)`` if a step waits. Interrupted meanwhile (a signal), it
+    gives back what it dequeued."""
+    try:
+        return False, gen.send(None)
+    except StopIteration as stop:
+        return True, stop.value
+    except BaseException as e:
+        if not isinstance(e, Exception):
+            ctx.rollback()
+        raise
 
 
 async def _in_thread(call, ctx):

@@ -173,6 +173,16 @@ class _Request(Wait):
         return q._settle(self)
 
 
+def _parked(req):
+    """Yields a parked request to the driver; a generator closed before the request
+    was waited for (its run ended) takes the request out of its line."""
+    try:
+        return (yield req)
+    except GeneratorExit:
+        req.queue._abandon(req)
+        raise
+
+
 class Queue:
     """A bounded FIFO queue of elements, served in order, on trio.
 
@@ -290,7 +300,7 @@ class Queue:
             req = _Request(self, True, list(elems), 0, False, who, ctx)
             self._putters.append(req)
             self._flush()
-        return (yield req)
+        return (yield from _parked(req))
 
     def _commit_put(self, elems):
         if elems:
@@ -338,7 +348,7 @@ class Queue:
             req = _Request(self, False, [], n, up_to, who, ctx)
             self._getters.append(req)
             self._flush()
-        return (yield req)
+        return (yield from _parked(req))
 
     def _commit_get(self, elems, ctx=None):
         self._takes += 1

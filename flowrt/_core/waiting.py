@@ -69,17 +69,18 @@ def park_thread(event, ready, ctx, waiter, until: float = math.inf) -> bool:
             ctx.waiter = None
 
 
-def drive_sync(gen: Generator, meter=None) -> Any:
+def drive_sync(gen: Generator, meter=None, first: Wait | None = None) -> Any:
     """Runs a kernel generator to its end on this thread, parking it on each wait.
 
     ``meter``, if given, has a ``seconds`` attribute: a running average of the time
-    spent computing (outside waits), updated when the generator ends.
+    spent computing (outside waits), updated when the generator ends. ``first`` is the
+    wait a started generator yielded.
     """
     clock = time.perf_counter
     busy = 0.0
     try:
         t = clock()
-        w = gen.send(None)
+        w = gen.send(None) if first is None else first
         while True:
             busy += clock() - t
             try:
@@ -99,13 +100,13 @@ def drive_sync(gen: Generator, meter=None) -> Any:
         raise
 
 
-async def drive_async(gen: Generator, meter=None) -> Any:
+async def drive_async(gen: Generator, meter=None, first: Wait | None = None) -> Any:
     """Runs a kernel generator to its end in this trio task, awaiting each wait."""
     clock = time.perf_counter
     busy = 0.0
     try:
         t = clock()
-        w = gen.send(None)
+        w = gen.send(None) if first is None else first
         while True:
             busy += clock() - t
             try:
