@@ -108,18 +108,23 @@ register_op("MatchingFiles", infer=lambda op: [(_dt.string, TensorShape([None]))
 
 
 class _ReaderState:
-    """One reader's per-session state: the open file, its position and counters."""
+    """One reader's per-session state: the open work unit, counters, pending names.
+
+    Every access holds ``tlock``: runs from threads and tasks read through one reader.
+    A run that needs a new work unit dequeues a name without the lock (the dequeue may
+    wait) and opens it, or keeps it in ``pending`` when another run opened one
+    meanwhile. Subclasses define ``open`` and ``next_line`` (one record at a time), or
+    ``take`` itself.
+    """
 
     def __init__(self, name: str, skip_header_lines: int):
         self.name = name
         self.skip = skip_header_lines
         self.file = None
         self.path = b""
-        self.line = 0
         self.records = 0
         self.work_units = 0
         self.pending: list = []  # file names dequeued by runs while a file was open
-        # Guards the open file: runs from threads and tasks read through one reader.
         self.tlock = threading.Lock()
 
     def close_file(self):
@@ -136,31 +141,114 @@ class _ReaderState:
     on_session_close = close_file
 
     def open(self, op, path: bytes):
-        fs_path = os.fsdecode(path)
-        try:
-            f = open(fs_path, "rb")  # noqa: SIM115 - kept open across reads
-        except OSError as e:
-            raise _open_error(e, fs_path) from None
-        self.file, self.path, self.line = f, path, 0
-        for _ in range(self.skip):
-            if not f.readline():
-                break
-            self.line += 1
+        """Starts the work unit ``path`` (``tlock`` held)."""
+        raise NotImplementedError
 
     def next_line(self):
-        """The next line (without its line end), or None at the end of the file."""
-        raw = self.file.readline()
-        if not raw:
-            self.close_file()
-            self.work_units += 1
-            return None
-        self.line += 1
-        self.records += 1
-        if raw.endswith(b"\n"):
-            raw = raw[:-1]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-        return b"%s:%d" % (self.path, self.line), raw
+        """The next ``(key, value)``, or None at the end of the work unit, which it then
+        closes and counts (``tlock`` held)."""
+        raise NotImplementedError
+
+    def take(self, n: int):
+        """Up to ``n`` records ``(keys, values)`` of one work unit, fewer only where it
+        ends (the next pending one is then opened if none came out); None when a new
+        work unit is needed."""
+        with self.tlock:
+            while True:
+                if self.file is None:
+                    if not self.pending:
+                        return None
+                    self.open(None, self.pending.pop(0))
+                keys, values = [], []
+                while self.file is not None and len(values) < n:
+                    rec = self.next_line()
+                    if rec is None:
+                        break
+                    keys.append(rec[0])
+                    values.append(rec[1])
+                if values:
+                    return keys, values
+
+
+# Bytes read per system call. Small files are read whole; big ones in blocks, each
+# split into lines by one ``bytes.split``.
+CHUNK_BYTES = 1 << 20
+
+
+class _TextLineState(_ReaderState):
+    """A text file read in blocks: one system call and one split per block, then batches
+    of lines sliced from the block's line list."""
+
+    def __init__(self, name: str, skip_header_lines: int):
+        super().__init__(name, skip_header_lines)
+        self.prefix = b""  # b"<file name>:", the start of every key
+        self.lines: list = []  # complete lines of the current block
+        self.pos = 0  # the next line of ``lines`` to give out
+        self.tail = b""  # the start of a line the next block completes
+        self.eof = False
+        self.line = 0  # the number of the last line consumed in the file
+
+    def close_file(self):
+        super().close_file()
+        self.lines, self.pos, self.tail, self.eof = [], 0, b"", False
+
+    on_session_close = close_file
+
+    def open(self, op, path: bytes):
+        """Opens the next file and skips its header lines (TF counts them)."""
+        fs_path = os.fsdecode(path)
+        try:
+            f = open(fs_path, "rb", buffering=0)  # noqa: SIM115 - kept open across reads
+        except OSError as e:
+            raise _open_error(e, fs_path) from None
+        self.close_file()
+        self.file, self.path, self.prefix, self.line = f, path, path + b":", 0
+        while self.line < self.skip and self._fill():
+            self.pos += 1
+            self.line += 1
+
+    def _fill(self) -> bool:
+        """Makes a line available in ``lines``; False at the end of the file."""
+        while self.pos >= len(self.lines):
+            if self.eof:
+                return False
+            data = self.file.read(CHUNK_BYTES)
+            if data:
+                text = self.tail + data
+                lines = text.split(b"\n")
+                self.tail = lines.pop()
+            else:
+                self.eof = True
+                text = self.tail
+                lines = [text] if text else []
+                self.tail = b""
+            if b"\r" in text:  # a line ending in "\r\n" (or the file in "\r") loses the "\r"
+                lines = [x[:-1] if x.endswith(b"\r") else x for x in lines]
+            self.lines, self.pos = lines, 0
+        return True
+
+    def take(self, n: int):
+        with self.tlock:
+            while True:
+                if self.file is None:
+                    if not self.pending:
+                        return None
+                    self.open(None, self.pending.pop(0))
+                values: list = []
+                while len(values) < n and self._fill():
+                    got = self.lines[self.pos:self.pos + n - len(values)]
+                    self.pos += len(got)
+                    values += got
+                if len(values) < n:
+                    self.close_file()
+                    self.work_units += 1
+                if values:
+                    first = self.line + 1
+                    self.line += len(values)
+                    self.records += len(values)
+                    prefix = self.prefix
+                    keys = [b"%s%d" % (prefix, i) for i in range(first, first + len(values))]
+                    return keys, values
 
 
 class ReaderBase:
@@ -262,7 +350,7 @@ class TextLineReader(ReaderBase):
 def _reader_kernel(ctx, op):
     skip = op.attrs["skip_header_lines"]
     return (ctx.resources.get_or_create(("reader", op.name),
-                                        lambda: _ReaderState(op.name, skip)),)
+                                        lambda: _TextLineState(op.name, skip)),)
 
 
 register_op("TextLineReaderV2", infer=lambda op: [(resource, TensorShape([]))],
@@ -286,24 +374,11 @@ def _next_work(ctx, op, state):
             state.pending.append(path)
 
 
-def _next_line(op, state):
-    """The next record of the reader's files, or None when it needs a new file."""
-    with state.tlock:
-        while True:
-            if state.file is None:
-                if not state.pending:
-                    return None
-                state.open(op, state.pending.pop(0))
-            rec = state.next_line()
-            if rec is not None:
-                return rec
-
-
 def _read_kernel(ctx, op, state):
     while True:
-        rec = _next_line(op, state)
-        if rec is not None:
-            return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
+        got = state.take(1)
+        if got is not None:
+            return (np.array(got[0][0], dtype=object), np.array(got[1][0], dtype=object))
         yield from _next_work(ctx, op, state)
 
 
@@ -313,18 +388,13 @@ def _read_up_to_kernel(ctx, op, state, n):
         raise errors.InvalidArgumentError(None, op, "num_records must be positive, got %d"
                                           % n)
     while True:
-        with state.tlock:
-            keys, values = [], []
-            if state.file is None and state.pending:
-                state.open(op, state.pending.pop(0))
-            while state.file is not None and len(keys) < n:
-                rec = state.next_line()
-                if rec is None:
-                    break
-                keys.append(rec[0])
-                values.append(rec[1])
-        if keys:
-            return (np.array(keys, dtype=object), np.array(values, dtype=object))
+        got = state.take(n)
+        if got is not None:
+            keys = np.empty(len(got[0]), dtype=object)
+            keys[:] = got[0]
+            values = np.empty(len(got[1]), dtype=object)
+            values[:] = got[1]
+            return keys, values
         yield from _next_work(ctx, op, state)
 
 
