@@ -18,6 +18,8 @@ The fast stages therefore never decide an error, and the reference is the defini
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -219,32 +221,36 @@ def _tokenize_fast(recs: list, spec: _Spec):
         return None
     buf = np.frombuffer(joined, dtype=np.uint8)
     is_lf = buf == _LF
-    sep = np.flatnonzero(is_lf | (buf == delim))
-    ends_at = np.flatnonzero(is_lf)
+    rec_ends = np.flatnonzero(is_lf)
     n = len(recs)
-    if len(ends_at) != n - 1:
+    if len(rec_ends) != n - 1:
         return None  # a record holds a line end
-    rec_end = np.append(ends_at, len(buf))
-    # Every field ends at a separator (a delimiter or a record's line end; the last
-    # record ends at the end of the buffer). An empty record has no field (TF), which
-    # no column count accepts.
-    if (np.append(0, rec_end[:-1] + 1) == rec_end).any():
-        return None
-    nsep = np.searchsorted(np.append(sep, len(buf)), rec_end, side="right")
-    nfields = np.diff(nsep, prepend=0)
-    starts_all = np.append(0, sep + 1)
-    ends_all = np.append(sep, len(buf))
+    # Every field ends at a separator: a delimiter, a record's line end, or the end.
+    sep = np.flatnonzero(is_lf | (buf == delim))
+    starts = np.empty(len(sep) + 1, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = sep + 1
+    lens = np.empty_like(starts)
+    lens[:-1] = sep
+    lens[-1] = len(buf)
+    lens -= starts
     ncols = len(spec.types)
-    if spec.select:
-        if (nfields <= spec.select[-1]).any():
+    if not spec.select:
+        # Each record has ncols fields iff every ncols-th separator is a line end.
+        if len(starts) != n * ncols or not np.array_equal(sep[ncols - 1::ncols], rec_ends):
             return None
-        idx = (nsep - nfields)[:, None] + np.asarray(spec.select)
-    else:
-        if (nfields != ncols).any():
-            return None
-        idx = np.arange(n * ncols).reshape(n, ncols)
-    starts = starts_all[idx]
-    return joined, buf, starts, ends_all[idx] - starts
+        if ncols == 1 and not lens.all():
+            return None  # an empty record has no field (TF), not one empty field
+        return joined, buf, starts.reshape(n, ncols), lens.reshape(n, ncols)
+    first = np.zeros(n, dtype=np.int64)  # the index of each record's first field
+    first[1:] = np.searchsorted(sep, rec_ends) + 1
+    nfields = np.diff(first, append=len(starts))
+    empty = nfields == 1
+    empty[empty] = lens[first[empty]] == 0
+    if (nfields <= spec.select[-1]).any() or empty.any():
+        return None
+    idx = first[:, None] + np.asarray(spec.select)
+    return joined, buf, starts[idx], lens[idx]
 
 
 def _tokenize_python(recs: list, spec: _Spec):
@@ -313,8 +319,20 @@ def _as_bytes_list(records) -> list:
     return flat
 
 
+_SPECS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _spec_of(op, defaults) -> _Spec:
+    """The op's ``_Spec``, remade only when a default is another array (not a constant)."""
+    got = _SPECS.get(op)
+    if got is None or len(got[0]) != len(defaults) or any(
+            a is not b for a, b in zip(got[0], defaults)):
+        got = _SPECS[op] = (defaults, _Spec(op, defaults))
+    return got[1]
+
+
 def _decode_csv_kernel(ctx, op, records, *defaults):
-    spec = _Spec(op, defaults)
+    spec = _spec_of(op, defaults)
     recs = _as_bytes_list(records)
     shape = np.shape(records)
     cols = _decode_batch(recs, spec) if recs else [

@@ -121,59 +121,70 @@ def _parse_fast(buf, starts, lens, dtype, out) -> np.ndarray:
     """Fills ``out`` where the field has a plain shape; returns the mask of the rest.
 
     The fields are read right-aligned into a ``[width, fields]`` character matrix (one
-    row per character position, so every operation runs along the fields), and the
-    digits are accumulated by Horner's rule, a row at a time; a dot counts as a zero
-    digit, then the digits left of it are shifted down by one place.
+    row per character position, so every operation runs along the fields; positions
+    before a field's start are zeroed), and the digits are accumulated by Horner's
+    rule, a row at a time. A dot counts as a zero digit, then the digits left of it
+    are shifted down by one place. Signs and dots are only looked for when the buffer
+    has any.
     """
     width = min(int(lens.max()), _FAST_WIDTH)
     if width == 0:
         return np.ones(starts.shape, dtype=bool)
+    text = buf.tobytes()
     cols = np.arange(width)[:, None]
     padded = np.concatenate([np.zeros(width, np.uint8), buf])
-    ch = padded[starts + lens + cols]  # buf[end - width + j] is padded[end + j]
     lead = width - lens
-    inside = cols >= lead
+    ch = padded[starts + lens + cols]  # buf[end - width + j] is padded[end + j]
+    ch *= cols >= lead
     d = ch - np.uint8(48)
-    digit = (d < 10) & inside
-    sign = ((ch == 43) | (ch == 45)) & inside
-    first = ch[np.clip(lead, 0, width - 1), np.arange(ch.shape[1])]
-    signed = (first == 43) | (first == 45)
-    dot = (ch == 46) & inside
+    digit = d < 10
     ndig = np.add.reduce(digit, axis=0, dtype=np.int64)
-    ndot = np.add.reduce(dot, axis=0, dtype=np.int64)
-    nsign = np.add.reduce(sign, axis=0, dtype=np.int64)
-    ok = ((digit | sign | dot | ~inside).all(axis=0) & (nsign == signed) & (ndig >= 1)
-          & (lens <= width))
+    nvalid = ndig.copy()
+    ok = (ndig >= 1) & (lens <= width)
+    neg = None
+    if b"-" in text or b"+" in text:
+        sign = (ch == 43) | (ch == 45)
+        nsign = np.add.reduce(sign, axis=0, dtype=np.int64)
+        first = ch[np.minimum(np.maximum(lead, 0), width - 1), np.arange(ch.shape[1])]
+        ok &= nsign == ((first == 43) | (first == 45))  # one sign, in front
+        nvalid += nsign
+        neg = first == 45
+    ndot = None
+    if b"." in text:
+        dot = ch == 46
+        ndot = np.add.reduce(dot, axis=0, dtype=np.int64)
+        nvalid += ndot
+    ok &= nvalid == lens  # nothing but digits, a sign, dots
     d *= digit
     whole = d[0].astype(np.int64)
     for j in range(1, width):
         whole *= 10
         whole += d[j]
-    neg = first == 45
     if dtype.is_integer:
-        ok &= ndot == 0
-        val = np.where(neg, -whole, whole)
+        if ndot is not None:
+            ok &= ndot == 0
+        val = whole if neg is None else np.where(neg, -whole, whole)
         if dtype is _dt.int32:
             ok &= (val >= -2 ** 31) & (val <= 2 ** 31 - 1)
-        out[ok] = val[ok]
+        np.copyto(out, val, where=ok, casting="unsafe")
         return ~ok
-    ok &= (ndot <= 1) & (ndig <= 15)
+    ok &= ndig <= 15
     mant = whole
-    k = np.zeros(whole.shape, np.int64)
-    if ndot.any():
+    if ndot is not None:
+        ok &= ndot <= 1
         k = np.where(ndot == 1, width - 1 - np.argmax(dot, axis=0), 0)
         frac = whole % _P10_INT[k]
         mant = np.where(ndot == 1, (whole - frac) // 10 + frac, whole)
-    # Exact (one rounding): mantissa and 10**k are exact doubles (< 2**53, k <= 15).
-    val = mant.astype(np.float64)
-    if ndot.any():
-        val /= _P10_F64[k]
-    if dtype is _dt.float32:
+        # Exact (one rounding): mantissa and 10**k are exact doubles (< 2**53, k <= 15).
+        val = mant / _P10_F64[k]
+    else:
+        val = mant.astype(np.float64)  # exact: < 10**15
+    if dtype is _dt.float32 and ndot is not None:
         # One rounding to float32 from the double is exact unless the double lies
         # exactly halfway between two float32 values: those go the exact way.
         bits = val.view(np.uint64) & np.uint64((1 << 29) - 1)
         ok &= (bits != np.uint64(1 << 28)) | (mant == 0)
-    if neg.any():
+    if neg is not None:
         val = np.where(neg, -val, val)
-    out[ok] = val[ok]
+    np.copyto(out, val, where=ok, casting="unsafe")
     return ~ok
