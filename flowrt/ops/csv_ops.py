@@ -59,6 +59,10 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
       InvalidArgumentError: (at run time) a record with the wrong field count, a field
         that does not parse, or a missing required field, naming the field and the
         record.
+
+    Note (flowrt): the batch is parsed with numpy (see docs/input_pipelines.md), with
+    TF's rules and error order. One known difference: a float32 field exactly halfway
+    between the largest float32 and 2**128 becomes inf; TF gives the largest float32.
     """
     records = to_tensor(records, _dt.string, name="records")
     defaults = []
