@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 
-__all__ = ["parse_fields", "parse_scalar", "fields_of", "TF_TYPE_NAME"]
+__all__ = ["parse_fields", "parse_scalar", "fields_of", "digit_values", "TF_TYPE_NAME"]
 
 TF_TYPE_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.int32: "int32",
                 _dt.int64: "int64"}
@@ -188,3 +188,18 @@ def _parse_fast(buf, starts, lens, dtype, out) -> np.ndarray:
         val = np.where(neg, -val, val)
     np.copyto(out, val, where=ok, casting="unsafe")
     return ~ok
+
+
+def digit_values(buf: np.ndarray, sep: np.ndarray, starts: np.ndarray, lens: np.ndarray):
+    """The values of every field of a buffer that holds only digits and separators.
+
+    ``sep`` marks the separator bytes; every field (``starts``/``lens``, in buffer order)
+    must have 1 to 15 digits, so each value is exact as an int64 and as a float64. One
+    pass over the buffer: each digit times its place value, summed per field.
+    """
+    pos = np.arange(buf.size)
+    field = np.cumsum(sep)  # a separator counts towards the next field, as a 0
+    place = (starts + lens)[np.minimum(field, starts.size - 1)] - 1 - pos
+    digits = np.where(sep, 0, buf - np.uint8(48)).astype(np.int64)
+    digits *= _P10_INT[np.clip(place, 0, 18)]
+    return np.add.reduceat(digits, starts)

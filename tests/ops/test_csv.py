@@ -201,3 +201,24 @@ def test_many_records_take_the_batch_path_and_keep_their_shape():
     want = np.array([[float("%d.%d" % (v, abs(v) % 7)) for v in row] for row in data],
                     np.float32)
     np.testing.assert_array_equal(np.stack([c.reshape(-1) for c in cols], 1), want)
+
+
+@pytest.mark.parametrize("records, defaults, kw, want", [
+    # All fields plain digits: the one-pass integer path.
+    (["007,12,123456789012345"], [[0], [0.0], np.array([0.0])], {},
+     [[7], [12.0], [123456789012345.0]]),
+    (["16777217,0"], [[0.0], [1]], {"na_value": "0"}, [[16777216.0], [1]]),  # ties to even
+    (["1,2,3", "4,5,6"], [[0], np.array([0], np.int64)], {"select_cols": [0, 2]},
+     [[1, 4], [3, 6]]),
+])
+def test_plain_digit_batches(records, defaults, kw, want):
+    got = _decode(records, defaults, **kw)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, np.array(w, dtype=g.dtype))
+
+
+def test_plain_digit_batch_out_of_int32_range_is_refused():
+    with pytest.raises(fr.errors.InvalidArgumentError) as info:
+        _decode(["1,2", "3,2147483648"], [[0], [0]])
+    assert info.value.message == "Field 1 in record 1 is not a valid int32: 2147483648"
+    assert _decode(["1,2", "3,2147483648"], [[0], np.array([0], np.int64)])[1][1] == 2 ** 31
