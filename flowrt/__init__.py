@@ -43,6 +43,7 @@ from .ops.array_ops import *  # noqa: F401,F403
 from .ops.check_ops import *  # noqa: F401,F403
 from .ops.clip_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import *  # noqa: F401,F403
+from .ops.csv_ops import *  # noqa: F401,F403
 from .ops.data_flow_ops import *  # noqa: F401,F403
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401
 from .ops.indexing_ops import *  # noqa: F401,F403
@@ -57,6 +58,7 @@ from .ops.script_ops import *  # noqa: F401,F403
 from .ops.slicing_ops import *  # noqa: F401,F403
 from .ops.sparse_ops import *  # noqa: F401,F403
 from .ops.state_ops import *  # noqa: F401,F403
+from .ops.string_ops import *  # noqa: F401,F403
 from .partitioned_variables import *  # noqa: F401,F403
 from .scopes import (  # noqa
                           add_to_collection,

@@ -3,7 +3,8 @@
 Re-exports only.
 """
 
-from .ops.io_ops import decode_csv, matching_files, read_file, write_file  # noqa: F401
+from .ops.csv_ops import decode_csv  # noqa: F401
+from .ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from .ops.parsing_ops import (  # noqa: F401
     FixedLenFeature,
     FixedLenSequenceFeature,

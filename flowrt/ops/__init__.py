@@ -7,6 +7,7 @@ from . import (  # noqa: F401
                clip_ops,
                control_flow_ops,
                conv_ops,
+               csv_ops,
                data_flow_ops,
                embedding_ops,
                functional_ops,
@@ -27,5 +28,6 @@ from . import (  # noqa: F401
                sparse_map_ops,
                sparse_ops,
                state_ops,
+               string_ops,
                topk_ops,
 )

@@ -1,4 +1,4 @@
-"""File input ops: ``TextLineReader``, ``decode_csv``, ``read_file``, ``string_to_number``.
+"""File input ops: ``TextLineReader``, ``read_file``, ``write_file``, ``matching_files``.
 
 A reader is per-session state (which file is open, at which line) kept in
 ``ctx.resources``. Its read op takes the filename queue's handle as an input and, when
@@ -20,227 +20,12 @@ from . import data_flow_ops
 from .common import TensorShape, make, make_op, to_tensor
 from .state_ops import resource
 
-__all__ = ["decode_csv", "read_file", "string_to_number", "TextLineReader", "ReaderBase",
-           "write_file", "matching_files"]
-
-_CSV_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.string)
+__all__ = ["read_file", "TextLineReader", "ReaderBase", "write_file", "matching_files"]
 
 
 # --------------------------------------------------------------------------------------
-# decode_csv
+# read_file, write_file, matching_files
 # --------------------------------------------------------------------------------------
-
-
-def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
-               na_value="", select_cols=None):
-    """Converts CSV records to tensors, one per column.
-
-    Args:
-      records: a string tensor; every record is one CSV line.
-      record_defaults: one entry per column: a scalar or 1-element list giving the
-        column's default (used for an empty or ``na_value`` field) and its dtype, or an
-        empty list/tensor for a required column. Dtypes: float32, float64, int32,
-        int64, string.
-      field_delim: the one-character field separator.
-      use_quote_delim: if True, double quotes delimit fields that may contain the
-        separator (``""`` inside is a literal quote); if False quotes are plain text.
-      name: a name for the op.
-      na_value: a field text that counts as missing.
-      select_cols: optional sorted column indices to parse; others are skipped.
-
-    Returns:
-      A list of tensors of the shape of ``records``, with the dtypes of the defaults.
-
-    Raises (at run time):
-      InvalidArgumentError: a record with the wrong field count, a field that does not
-        parse, or a missing required field, naming the field and the record.
-    """
-    records = to_tensor(records, _dt.string, name="records")
-    defaults = []
-    for i, d in enumerate(record_defaults):
-        if isinstance(d, (list, tuple)) and len(d) == 0:
-            d = to_tensor(np.zeros([0], np.float32), name="record_defaults_%d" % i)
-        else:
-            d = to_tensor(d, name="record_defaults_%d" % i)
-        defaults.append(d)
-    if not isinstance(field_delim, str) or len(field_delim) != 1:
-        raise ValueError("field_delim should be only 1 char, got %r" % (field_delim,))
-    if select_cols is not None:
-        select_cols = [int(c) for c in select_cols]
-        if any(b <= a for a, b in zip(select_cols, select_cols[1:], strict=False)):
-            raise ValueError("select_cols is not strictly increasing.")
-        if select_cols and select_cols[0] < 0:
-            raise ValueError("select_cols contains negative values.")
-        if len(select_cols) != len(defaults):
-            raise ValueError("Length of select_cols and record_defaults do not match.")
-    attrs = {"OUT_TYPE": [d.dtype for d in defaults], "field_delim": field_delim,
-             "use_quote_delim": bool(use_quote_delim), "na_value": na_value,
-             "select_cols": list(select_cols or [])}
-    op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
-    return list(op.outputs)
-
-
-def _decode_csv_infer(op):
-    records = op.inputs[0]
-    for i, d in enumerate(op.inputs[1:]):
-        if d.dtype not in _CSV_TYPES:
-            raise TypeError("record_defaults[%d] has DataType %s not in list of allowed "
-                            "values: float32, float64, int32, int64, string"
-                            % (i, d.dtype.name))
-        s = d.shape
-        if s.ndims is not None and (s.ndims > 1 or (s.ndims == 1 and s.as_list()[0]
-                                                     not in (None, 0, 1))):
-            raise ValueError("Shape of a default must be a length-0 or length-1 vector, "
-                             "or a scalar.")
-    return [(d.dtype, records.shape) for d in op.inputs[1:]]
-
-
-def _split_record(rec: bytes, delim: bytes, quote: bool) -> list:
-    if not quote or not (b'"' in rec or b"\r" in rec or b"\n" in rec):
-        return rec.split(delim)
-    fields, i, n = [], 0, len(rec)
-    while True:
-        if i < n and rec[i:i + 1] == b'"':
-            buf = bytearray()
-            i += 1
-            while True:
-                j = rec.find(b'"', i)
-                if j < 0:
-                    raise errors.InvalidArgumentError(
-                        None, None, "Quoted field has to end with quote followed by delim "
-                        "or end")
-                buf += rec[i:j]
-                if rec[j + 1:j + 2] == b'"':
-                    buf += b'"'
-                    i = j + 2
-                    continue
-                i = j + 1
-                break
-            if i < n and rec[i:i + 1] != delim:
-                raise errors.InvalidArgumentError(
-                    None, None, "Quoted field has to end with quote followed by delim or end")
-            fields.append(bytes(buf))
-        else:
-            j = rec.find(delim, i)
-            end = n if j < 0 else j
-            field = rec[i:end]
-            if b'"' in field or b"\r" in field or b"\n" in field:
-                raise errors.InvalidArgumentError(
-                    None, None, "Unquoted fields cannot have quotes/CRLFs inside")
-            fields.append(field)
-            i = end
-        if i >= n:
-            return fields
-        i += 1  # past the delimiter
-        if i == n:
-            fields.append(b"")
-            return fields
-
-
-_TF_TYPE_NAME = {_dt.float32: "float", _dt.float64: "double"}
-_INT_RANGE = {_dt.int32: (-2 ** 31, 2 ** 31 - 1), _dt.int64: (-2 ** 63, 2 ** 63 - 1)}
-
-
-def _parse_number(text: bytes, dtype):
-    s = text.decode("utf-8", "replace").strip()
-    if "_" in s or not s:
-        raise ValueError(s)
-    if dtype.is_integer:
-        v = int(s, 10)
-        lo, hi = _INT_RANGE[dtype]
-        if not lo <= v <= hi:
-            raise ValueError(s)
-        return v
-    low = s.lower()
-    if low.startswith(("0x", "-0x", "+0x")):
-        return float(int(low, 16))
-    return float(s)
-
-
-def _decode_csv_kernel(ctx, op, records, *defaults):
-    out_types = op.attrs["OUT_TYPE"]
-    delim = op.attrs["field_delim"].encode()
-    quote = op.attrs["use_quote_delim"]
-    na = op.attrs["na_value"].encode()
-    select = op.attrs["select_cols"]
-    ncols = len(out_types)
-    defs = []
-    for d in defaults:
-        d = np.asarray(d).reshape(-1)
-        defs.append(d[0] if d.size else None)
-    flat = np.asarray(records, dtype=object).reshape(-1)
-    cols = [np.empty(flat.shape, dtype=object if t is _dt.string else t.np)
-            for t in out_types]
-    for r, rec in enumerate(flat):
-        fields = _split_record(rec, delim, quote)
-        if select:
-            if len(fields) <= select[-1]:
-                raise errors.InvalidArgumentError(
-                    None, None, "Expect %d fields but have %d in record %d"
-                    % (select[-1] + 1, len(fields), r))
-            fields = [fields[c] for c in select]
-        elif len(fields) != ncols:
-            raise errors.InvalidArgumentError(
-                None, None, "Expect %d fields but have %d in record %d"
-                % (ncols, len(fields), r))
-        for c, (field, t) in enumerate(zip(fields, out_types, strict=True)):
-            if field == b"" or field == na:
-                if defs[c] is None:
-                    raise errors.InvalidArgumentError(
-                        None, None, "Field %d is required but missing in record %d!" % (c, r))
-                cols[c][r] = defs[c]
-            elif t is _dt.string:
-                cols[c][r] = field
-            else:
-                try:
-                    cols[c][r] = _parse_number(field, t)
-                except (ValueError, OverflowError):
-                    raise errors.InvalidArgumentError(
-                        None, None, "Field %d in record %d is not a valid %s: %s"
-                        % (c, r, _TF_TYPE_NAME.get(t, t.name),
-                           field.decode("utf-8", "replace"))) from None
-    shape = np.shape(records)
-    return tuple(col.reshape(shape) for col in cols)
-
-
-register_op("DecodeCSV", infer=_decode_csv_infer, kernel=_decode_csv_kernel,
-            grad=NOT_DIFFERENTIABLE)
-
-
-# --------------------------------------------------------------------------------------
-# string_to_number, read_file, write_file, matching_files
-# --------------------------------------------------------------------------------------
-
-
-def string_to_number(string_tensor=None, out_type=_dt.float32, name=None, input=None):  # noqa: A002
-    """Parses each string of ``string_tensor`` as a number of ``out_type`` (float32,
-    float64, int32 or int64); InvalidArgumentError at run time if one does not parse."""
-    if string_tensor is None:
-        string_tensor = input
-    out_type = _dt.as_dtype(out_type)
-    if out_type not in _CSV_TYPES[:4]:
-        raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
-                        "allowed values: float32, float64, int32, int64" % out_type.name)
-    return make("StringToNumber", [to_tensor(string_tensor, _dt.string)],
-                {"out_type": out_type}, name, "StringToNumber")
-
-
-def _string_to_number_kernel(ctx, op, x):
-    t = op.attrs["out_type"]
-    flat = np.asarray(x, dtype=object).reshape(-1)
-    out = np.empty(flat.shape, dtype=t.np)
-    for i, s in enumerate(flat):
-        try:
-            out[i] = _parse_number(s, t)
-        except (ValueError, OverflowError):
-            raise errors.InvalidArgumentError(
-                None, None, "StringToNumberOp could not correctly convert string: %s"
-                % s.decode("utf-8", "replace")) from None
-    return (out.reshape(np.shape(x)),)
-
-
-register_op("StringToNumber", infer=lambda op: [(op.attrs["out_type"], op.inputs[0].shape)],
-            kernel=_string_to_number_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def read_file(filename, name=None):
@@ -323,18 +108,23 @@ register_op("MatchingFiles", infer=lambda op: [(_dt.string, TensorShape([None]))
 
 
 class _ReaderState:
-    """One reader's per-session state: the open file, its position and counters."""
+    """One reader's per-session state: the open work unit, counters, pending names.
+
+    Every access holds ``tlock``: runs from threads and tasks read through one reader.
+    A run that needs a new work unit dequeues a name without the lock (the dequeue may
+    wait) and opens it, or keeps it in ``pending`` when another run opened one
+    meanwhile. Subclasses define ``open`` and ``next_line`` (one record at a time), or
+    ``take`` itself.
+    """
 
     def __init__(self, name: str, skip_header_lines: int):
         self.name = name
         self.skip = skip_header_lines
         self.file = None
         self.path = b""
-        self.line = 0
         self.records = 0
         self.work_units = 0
         self.pending: list = []  # file names dequeued by runs while a file was open
-        # Guards the open file: runs from threads and tasks read through one reader.
         self.tlock = threading.Lock()
 
     def close_file(self):
@@ -351,31 +141,114 @@ class _ReaderState:
     on_session_close = close_file
 
     def open(self, op, path: bytes):
-        fs_path = os.fsdecode(path)
-        try:
-            f = open(fs_path, "rb")  # noqa: SIM115 - kept open across reads
-        except OSError as e:
-            raise _open_error(e, fs_path) from None
-        self.file, self.path, self.line = f, path, 0
-        for _ in range(self.skip):
-            if not f.readline():
-                break
-            self.line += 1
+        """Starts the work unit ``path`` (``tlock`` held)."""
+        raise NotImplementedError
 
     def next_line(self):
-        """The next line (without its line end), or None at the end of the file."""
-        raw = self.file.readline()
-        if not raw:
-            self.close_file()
-            self.work_units += 1
-            return None
-        self.line += 1
-        self.records += 1
-        if raw.endswith(b"\n"):
-            raw = raw[:-1]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-        return b"%s:%d" % (self.path, self.line), raw
+        """The next ``(key, value)``, or None at the end of the work unit, which it then
+        closes and counts (``tlock`` held)."""
+        raise NotImplementedError
+
+    def take(self, n: int):
+        """Up to ``n`` records ``(keys, values)`` of one work unit, fewer only where it
+        ends (the next pending one is then opened if none came out); None when a new
+        work unit is needed."""
+        with self.tlock:
+            while True:
+                if self.file is None:
+                    if not self.pending:
+                        return None
+                    self.open(None, self.pending.pop(0))
+                keys, values = [], []
+                while self.file is not None and len(values) < n:
+                    rec = self.next_line()
+                    if rec is None:
+                        break
+                    keys.append(rec[0])
+                    values.append(rec[1])
+                if values:
+                    return keys, values
+
+
+# Bytes read per system call. Small files are read whole; big ones in blocks, each
+# split into lines by one ``bytes.split``.
+CHUNK_BYTES = 1 << 20
+
+
+class _TextLineState(_ReaderState):
+    """A text file read in blocks: one system call and one split per block, then batches
+    of lines sliced from the block's line list."""
+
+    def __init__(self, name: str, skip_header_lines: int):
+        super().__init__(name, skip_header_lines)
+        self.prefix = b""  # b"<file name>:", the start of every key
+        self.lines: list = []  # complete lines of the current block
+        self.pos = 0  # the next line of ``lines`` to give out
+        self.tail = b""  # the start of a line the next block completes
+        self.eof = False
+        self.line = 0  # the number of the last line consumed in the file
+
+    def close_file(self):
+        super().close_file()
+        self.lines, self.pos, self.tail, self.eof = [], 0, b"", False
+
+    on_session_close = close_file
+
+    def open(self, op, path: bytes):
+        """Opens the next file and skips its header lines (TF counts them)."""
+        fs_path = os.fsdecode(path)
+        try:
+            f = open(fs_path, "rb", buffering=0)  # noqa: SIM115 - kept open across reads
+        except OSError as e:
+            raise _open_error(e, fs_path) from None
+        self.close_file()
+        self.file, self.path, self.prefix, self.line = f, path, path + b":", 0
+        while self.line < self.skip and self._fill():
+            self.pos += 1
+            self.line += 1
+
+    def _fill(self) -> bool:
+        """Makes a line available in ``lines``; False at the end of the file."""
+        while self.pos >= len(self.lines):
+            if self.eof:
+                return False
+            data = self.file.read(CHUNK_BYTES)
+            if data:
+                text = self.tail + data
+                lines = text.split(b"\n")
+                self.tail = lines.pop()
+            else:
+                self.eof = True
+                text = self.tail
+                lines = [text] if text else []
+                self.tail = b""
+            if b"\r" in text:  # a line ending in "\r\n" (or the file in "\r") loses the "\r"
+                lines = [x[:-1] if x.endswith(b"\r") else x for x in lines]
+            self.lines, self.pos = lines, 0
+        return True
+
+    def take(self, n: int):
+        with self.tlock:
+            while True:
+                if self.file is None:
+                    if not self.pending:
+                        return None
+                    self.open(None, self.pending.pop(0))
+                values: list = []
+                while len(values) < n and self._fill():
+                    got = self.lines[self.pos:self.pos + n - len(values)]
+                    self.pos += len(got)
+                    values += got
+                if len(values) < n:
+                    self.close_file()
+                    self.work_units += 1
+                if values:
+                    first = self.line + 1
+                    self.line += len(values)
+                    self.records += len(values)
+                    prefix = self.prefix
+                    keys = [b"%s%d" % (prefix, i) for i in range(first, first + len(values))]
+                    return keys, values
 
 
 class ReaderBase:
@@ -477,7 +350,7 @@ class TextLineReader(ReaderBase):
 def _reader_kernel(ctx, op):
     skip = op.attrs["skip_header_lines"]
     return (ctx.resources.get_or_create(("reader", op.name),
-                                        lambda: _ReaderState(op.name, skip)),)
+                                        lambda: _TextLineState(op.name, skip)),)
 
 
 register_op("TextLineReaderV2", infer=lambda op: [(resource, TensorShape([]))],
@@ -501,24 +374,11 @@ def _next_work(ctx, op, state):
             state.pending.append(path)
 
 
-def _next_line(op, state):
-    """The next record of the reader's files, or None when it needs a new file."""
-    with state.tlock:
-        while True:
-            if state.file is None:
-                if not state.pending:
-                    return None
-                state.open(op, state.pending.pop(0))
-            rec = state.next_line()
-            if rec is not None:
-                return rec
-
-
 def _read_kernel(ctx, op, state):
     while True:
-        rec = _next_line(op, state)
-        if rec is not None:
-            return (np.array(rec[0], dtype=object), np.array(rec[1], dtype=object))
+        got = state.take(1)
+        if got is not None:
+            return (np.array(got[0][0], dtype=object), np.array(got[1][0], dtype=object))
         yield from _next_work(ctx, op, state)
 
 
@@ -528,18 +388,13 @@ def _read_up_to_kernel(ctx, op, state, n):
         raise errors.InvalidArgumentError(None, op, "num_records must be positive, got %d"
                                           % n)
     while True:
-        with state.tlock:
-            keys, values = [], []
-            if state.file is None and state.pending:
-                state.open(op, state.pending.pop(0))
-            while state.file is not None and len(keys) < n:
-                rec = state.next_line()
-                if rec is None:
-                    break
-                keys.append(rec[0])
-                values.append(rec[1])
-        if keys:
-            return (np.array(keys, dtype=object), np.array(values, dtype=object))
+        got = state.take(n)
+        if got is not None:
+            keys = np.empty(len(got[0]), dtype=object)
+            keys[:] = got[0]
+            values = np.empty(len(got[1]), dtype=object)
+            values[:] = got[1]
+            return keys, values
         yield from _next_work(ctx, op, state)
 
 

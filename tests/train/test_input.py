@@ -177,6 +177,25 @@ def test_batch_enqueue_many_with_several_threads():
     assert sorted(map(tuple, got)) == sorted(rows * 2)
 
 
+def test_batch_join_and_shuffle_batch_move_whole_string_batches():
+    # Two enqueue loops of whole [3]-row batches (numbers and strings), as a reader's
+    # read_up_to + decode_csv would give them.
+    def source(k):
+        nums = fr.train.limit_epochs(fr.constant([k, k + 1, k + 2]), num_epochs=1)
+        return [nums, fr.constant([b"r%d" % (k + j) for j in range(3)])]
+
+    joined = fr.train.batch_join([source(0), source(10)], 2, enqueue_many=True,
+                                 allow_smaller_final_batch=True)
+    (qr,) = fr.get_collection(fr.GraphKeys.QUEUE_RUNNERS)
+    assert len(qr.enqueue_ops) == 2
+    with fr.Session() as sess, _Runners(sess):
+        got = _drain(sess, joined)
+    nums = np.concatenate([g[0] for g in got])
+    assert sorted(nums) == [0, 1, 2, 10, 11, 12]
+    rows = [(int(n), s) for g in got for n, s in zip(g[0], g[1], strict=True)]
+    assert all(s == b"r%d" % n for n, s in rows)  # rows stay paired across components
+
+
 def test_batch_dynamic_pad_pads_to_the_longest():
     if not hasattr(fr, "PaddingFIFOQueue"):
         pytest.skip("needs fr.PaddingFIFOQueue")

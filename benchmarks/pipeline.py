@@ -1,0 +1,199 @@
+"""The CSV input pipeline: flowrt vs TensorFlow 2.21 (tensorflow.compat.v1, graph mode).
+
+  python benchmarks/pipeline.py [--no-tf] [--runs N] [--epochs N]
+                                [--only pipeline|decode|threads|digits]
+                                [--digits-tree DIR ...]
+
+Sections (each framework runs the same code with ``tf = flowrt`` or ``tf = tf.compat.v1``,
+alternating, in one process; every run is printed, then the median):
+
+* pipeline: 8 CSV files x 500 rows of 64 integer features + a label (written to a temp
+  dir) -> ``string_input_producer`` -> ``TextLineReader.read_up_to(64)`` ->
+  ``decode_csv`` -> ``shuffle_batch(enqueue_many=True, num_threads=2)``, batch 128 ->
+  an MLP 64-128-10 trained with Adam until the epochs run out. Examples/s.
+* decode: ``decode_csv`` of 64 records x 65 fields alone (one ``sess.run`` with the
+  records fed), microseconds per call.
+* threads: the producer side alone (``dequeue_many(128)`` of the shuffle queue, no
+  training) with 1 and with 2 runner threads, flowrt only: examples/s.
+* digits: ``python -m pipelines.digits_mlp --quiet`` examples/s as it reports them, for
+  this tree and every ``--digits-tree`` given (e.g. a checkout of an older commit).
+
+The host's cores are shared, so the figures are noisy: compare within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+N_FILES, ROWS, FEATURES, BATCH, READ = 8, 500, 64, 128, 64
+
+
+def write_csvs(folder: str) -> list:
+    rng = np.random.default_rng(0)
+    paths = []
+    for f in range(N_FILES):
+        data = np.column_stack([rng.integers(0, 10, ROWS), rng.integers(0, 17, (ROWS, FEATURES))])
+        path = os.path.join(folder, "part%d.csv" % f)
+        np.savetxt(path, data, fmt="%d", delimiter=",")
+        paths.append(path)
+    return paths
+
+
+def producer(tf, paths, epochs, threads):
+    files = tf.train.string_input_producer(paths, num_epochs=epochs, shuffle=True, seed=1)
+    _, lines = tf.TextLineReader().read_up_to(files, READ)
+    fields = tf.decode_csv(lines, record_defaults=[[0]] + [[0.0]] * FEATURES)
+    images = tf.stack(fields[1:], axis=1) / 16.0
+    return tf.train.shuffle_batch([images, fields[0]], batch_size=BATCH,
+                                  capacity=40 * BATCH, min_after_dequeue=10 * BATCH,
+                                  num_threads=threads, seed=2, enqueue_many=True,
+                                  allow_smaller_final_batch=True)
+
+
+def mlp_train_op(tf, images, labels):
+    rng = np.random.default_rng(0)
+    w1 = tf.Variable((rng.standard_normal((FEATURES, 128)) * 0.1).astype(np.float32))
+    b1 = tf.Variable(np.zeros(128, np.float32))
+    w2 = tf.Variable((rng.standard_normal((128, 10)) * 0.1).astype(np.float32))
+    b2 = tf.Variable(np.zeros(10, np.float32))
+    logits = tf.matmul(tf.nn.relu(tf.matmul(images, w1) + b1), w2) + b2
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                         logits=logits))
+    return tf.train.AdamOptimizer(1e-3).minimize(loss)
+
+
+def config(tf):
+    if tf.__name__.startswith("flowrt"):
+        # As pipelines/digits_mlp.py: runner threads are the parallelism, not BLAS.
+        return tf.ConfigProto(intra_op_parallelism_threads=1)
+    return None
+
+
+def run_pipeline(tf, paths, epochs, threads=2, train=True) -> float:
+    """Examples/s through the pipeline (trained on, unless ``train`` is False)."""
+    with tf.Graph().as_default():
+        images, labels = producer(tf, paths, epochs, threads)
+        fetch = [mlp_train_op(tf, images, labels), tf.shape(labels)[0]] if train else [
+            images, tf.shape(labels)[0]]
+        init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
+        with tf.Session(config=config(tf)) as sess:
+            sess.run(init)
+            coord = tf.train.Coordinator()
+            runner_threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            examples = 0
+            t0 = time.perf_counter()
+            try:
+                while True:
+                    examples += int(sess.run(fetch)[1])
+            except tf.errors.OutOfRangeError:
+                pass
+            secs = time.perf_counter() - t0
+            coord.request_stop()
+            coord.join(runner_threads)
+    return examples / secs
+
+
+def time_decode(tf, n=300) -> float:
+    """Microseconds per decode_csv of 64 records x 65 fields (best of 3 rounds)."""
+    rng = np.random.default_rng(0)
+    recs = np.array([b",".join(b"%d" % v for v in rng.integers(0, 17, FEATURES + 1))
+                     for _ in range(READ)], dtype=object)
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.string, [None])
+        out = tf.decode_csv(ph, [[0]] + [[0.0]] * FEATURES)
+        with tf.Session() as sess:
+            sess.run(out, {ph: recs})
+            best = float("inf")
+            for _ in range(3):
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    sess.run(out, {ph: recs})
+                best = min(best, (time.perf_counter() - t0) / n)
+    return best * 1e6
+
+
+def digits_rate(tree: str) -> float:
+    with tempfile.TemporaryDirectory() as ckpt:
+        env = dict(os.environ, PYTHONPATH=tree)
+        out = subprocess.run([sys.executable, "-m", "pipelines.digits_mlp", "--quiet",
+                              "--checkpoint-dir", ckpt], cwd=tree, env=env,
+                             capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"\(([0-9.]+) examples/s\)", out).group(1))
+
+
+def show(label, figures, unit, fmt="%.0f"):
+    print("  %-34s %s   median %s %s" % (label, " ".join(fmt % f for f in figures),
+                                         fmt % statistics.median(figures), unit))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--no-tf", action="store_true")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--only", choices=["pipeline", "decode", "threads", "digits"])
+    p.add_argument("--digits-tree", action="append", default=[],
+                   help="another source tree to run pipelines.digits_mlp from")
+    args = p.parse_args(argv)
+    import flowrt
+
+    frameworks = [("flowrt", flowrt)]
+    if not args.no_tf:
+        try:
+            os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+            import tensorflow.compat.v1 as tf
+
+            tf.disable_eager_execution()
+            tf.logging.set_verbosity(tf.logging.ERROR)
+            frameworks.append(("tf " + tf.VERSION, tf))
+        except ImportError:
+            print("(tensorflow not importable: flowrt only)")
+    want = lambda s: args.only in (None, s)
+    with tempfile.TemporaryDirectory() as folder:
+        paths = write_csvs(folder)
+        if want("pipeline"):
+            print("pipeline, examples/s (%d files x %d rows, %d epochs, batch %d, 2 threads):"
+                  % (N_FILES, ROWS, args.epochs, BATCH))
+            rates = {name: [] for name, _ in frameworks}
+            for _ in range(args.runs):
+                for name, m in frameworks:
+                    rates[name].append(run_pipeline(m, paths, args.epochs))
+            for name, r in rates.items():
+                show(name, r, "ex/s")
+        if want("decode"):
+            print("decode_csv of %d x %d fields, us per run:" % (READ, FEATURES + 1))
+            times = {name: [] for name, _ in frameworks}
+            for _ in range(args.runs):
+                for name, m in frameworks:
+                    times[name].append(time_decode(m))
+            for name, t in times.items():
+                show(name, t, "us")
+        if want("threads"):
+            print("flowrt producer alone (no training), examples/s:")
+            rates = {1: [], 2: []}
+            for _ in range(args.runs):
+                for k in rates:
+                    rates[k].append(run_pipeline(flowrt, paths, args.epochs, k, train=False))
+            for k, r in rates.items():
+                show("%d runner thread%s" % (k, "s" if k > 1 else ""), r, "ex/s")
+    if want("digits"):
+        print("python -m pipelines.digits_mlp, examples/s:")
+        for tree in [ROOT] + args.digits_tree:
+            show(os.path.basename(os.path.abspath(tree)),
+                 [digits_rate(tree) for _ in range(args.runs)], "ex/s")
+
+
+if __name__ == "__main__":
+    main()
