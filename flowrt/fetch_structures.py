@@ -1,4 +1,6 @@
-"""How a fetched ``Mapping`` is rebuilt with its results, as TF1's ``_DictFetchMapper``."""
+"""The structures of a run's feeds and fetches: flattening a nest of fetches to graph
+elements and rebuilding it with the results (as TF1's fetch mappers), and converting a
+fed value to its tensor's dtype and shape with TF1's errors."""
 
 from __future__ import annotations
 
@@ -6,7 +8,102 @@ import collections
 import functools
 from collections.abc import Callable, Mapping
 
-__all__ = ["mapping_constructor"]
+import numpy as np
+
+from . import dtypes as _dt
+from ._core import graph as _graph
+from ._core.graph import Graph, Operation, Tensor
+
+__all__ = ["Fetches", "fetch_key", "fetch_value", "feed_value", "mapping_constructor"]
+
+
+class Fetches:
+    """Flattens a nest of fetches to unique graph elements and rebuilds the results."""
+
+    __slots__ = ("tensors", "targets", "build")
+
+    def __init__(self, graph: Graph, fetches):
+        self.tensors: list[Tensor] = []
+        self.targets: list[Operation] = []
+        index: dict = {}
+
+        def elem(x):
+            try:
+                e = graph.as_graph_element(x)
+            except KeyError as err:
+                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
+                                 % (x, err.args[0])) from None
+            except TypeError:
+                raise TypeError("Fetch argument %r has invalid type %r, must be a string or "
+                                "Tensor. (Can not convert a %s into a Tensor or Operation.)"
+                                % (x, type(x), type(x).__name__)) from None
+            except ValueError as err:
+                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
+                                 % (x, err)) from None
+            if isinstance(e, Operation):
+                if e not in index:
+                    index[e] = None
+                    self.targets.append(e)
+                return lambda vals: None
+            if e not in index:
+                index[e] = len(self.tensors)
+                self.tensors.append(e)
+            i = index[e]
+            return lambda vals: vals[i]
+
+        def walk(x):
+            if x is None:
+                raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+            comps = getattr(x, "_fetch_components", None)
+            if comps is not None and not isinstance(x, type):
+                parts = [walk(c) for c in comps()]
+                rebuild = x._fetch_rebuild
+                return lambda vals: rebuild([p(vals) for p in parts])
+            if isinstance(x, (Tensor, Operation, str)) or hasattr(x, "_as_tensor"):
+                return elem(x)
+            if isinstance(x, Mapping):
+                keys = list(x)
+                parts = [walk(x[k]) for k in keys]
+                make = mapping_constructor(x)
+                return lambda vals: make(zip(keys, (p(vals) for p in parts)))
+            if isinstance(x, tuple) and hasattr(x, "_fields"):
+                parts = [walk(v) for v in x]
+                cls = type(x)
+                return lambda vals: cls(*[p(vals) for p in parts])
+            if isinstance(x, (list, tuple)):
+                parts = [walk(v) for v in x]
+                cls = type(x)
+                return lambda vals: cls([p(vals) for p in parts])
+            return elem(x)
+
+        self.build = walk(fetches)
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def fetch_key(fetches):
+    """A hashable key for fetch structures whose flattening can be cached: a single
+    element, or a flat list/tuple of elements; None for anything else."""
+    t = type(fetches)
+    if t is list or t is tuple:
+        for x in fetches:
+            if isinstance(x, _CONTAINERS) or getattr(x, "__hash__", None) is None:
+                return None
+        return (t,) + tuple(fetches)
+    if isinstance(fetches, _CONTAINERS) or getattr(fetches, "__hash__", None) is None:
+        return None
+    return fetches
+
+
+def fetch_value(v):
+    """TF1 hands back fresh numpy values: scalars as numpy scalars, strings as bytes."""
+    if isinstance(v, np.ndarray):
+        if v.ndim == 0:
+            return v[()]
+        if not v.flags.writeable:
+            return v.copy()
+    return v
 
 
 def mapping_constructor(fetches: Mapping) -> Callable:
@@ -18,3 +115,42 @@ def mapping_constructor(fetches: Mapping) -> Callable:
     if isinstance(fetches, collections.defaultdict):
         return functools.partial(collections.defaultdict, fetches.default_factory)
     return type(fetches)
+
+
+def _incompatible(t: Tensor, value, type_name: str) -> str:
+    return ("Type of feed value %r with type %s is not compatible with Tensor type <class "
+            "'%s'> of Tensor %r. Try explicitly setting the type of the feed tensor to a "
+            "larger type (e.g. int64)." % (value, type(value), type_name, t.name))
+
+
+def feed_value(t: Tensor, value):
+    """Converts a fed value to the tensor's dtype and checks its static shape."""
+    dt = t.dtype
+    if isinstance(value, Tensor):
+        raise TypeError("The value of a feed cannot be a fr.Tensor object. Acceptable feed "
+                        "values include Python scalars, strings, lists, numpy ndarrays, or "
+                        "TensorHandles. For reference, the tensor object was %s which was "
+                        "passed to the argument `feed_dict` with key %s." % (value, t))
+    if dt is _dt.string:
+        try:
+            arr = _graph._string_array(value)
+        except TypeError:
+            raise TypeError(_incompatible(t, value, "object")) from None
+    else:
+        try:
+            arr = np.asarray(value, dtype=dt.np)
+        except OverflowError:
+            raw = np.asarray(value)
+            if raw.dtype.kind != "f":
+                raise TypeError(_incompatible(t, value, "numpy." + np.dtype(dt.np).name)) from None
+            with np.errstate(invalid="ignore"):  # as TF1: a float out of range casts
+                arr = raw.astype(dt.np)
+        except (TypeError, ValueError) as e:
+            raise ValueError("Cannot feed value %r for Tensor %r of dtype %s: %s"
+                             % (value, t.name, dt.name, e)) from None
+    shape = t.shape
+    if shape.ndims is not None and not shape.is_compatible_with(arr.shape):
+        raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
+                         % (arr.shape, t.name, str(shape)))
+    return arr
+

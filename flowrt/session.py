@@ -14,21 +14,18 @@ import collections.abc
 import json
 import threading
 import time
-from collections.abc import Mapping
 
-import numpy as np
 import outcome
 import trio
 
-from . import dtypes as _dt
 from . import errors
 from ._core import graph as _graph
 from ._core.executor import ConcurrentRun, RunContext, run_concurrent
-from ._core.graph import Graph, Operation, Tensor
+from ._core.graph import Graph, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
 from ._core.waiting import drive_async, drive_sync
-from .fetch_structures import mapping_constructor
+from .fetch_structures import Fetches, feed_value, fetch_key, fetch_value
 
 __all__ = ["Session", "InteractiveSession", "RunOptions", "RunMetadata", "ConfigProto",
            "GPUOptions"]
@@ -112,100 +109,6 @@ def _apply_config(config):
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=n, user_api="blas")
-
-
-# --------------------------------------------------------------------------------------
-# Fetch structures
-# --------------------------------------------------------------------------------------
-
-
-class _Fetches:
-    """Flattens a nest of fetches to unique graph elements and rebuilds the results."""
-
-    __slots__ = ("tensors", "targets", "build")
-
-    def __init__(self, graph: Graph, fetches):
-        self.tensors: list[Tensor] = []
-        self.targets: list[Operation] = []
-        index: dict = {}
-
-        def elem(x):
-            try:
-                e = graph.as_graph_element(x)
-            except KeyError as err:
-                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
-                                 % (x, err.args[0])) from None
-            except TypeError:
-                raise TypeError("Fetch argument %r has invalid type %r, must be a string or "
-                                "Tensor. (Can not convert a %s into a Tensor or Operation.)"
-                                % (x, type(x), type(x).__name__)) from None
-            except ValueError as err:
-                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
-                                 % (x, err)) from None
-            if isinstance(e, Operation):
-                if e not in index:
-                    index[e] = None
-                    self.targets.append(e)
-                return lambda vals: None
-            if e not in index:
-                index[e] = len(self.tensors)
-                self.tensors.append(e)
-            i = index[e]
-            return lambda vals: vals[i]
-
-        def walk(x):
-            if x is None:
-                raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
-            comps = getattr(x, "_fetch_components", None)
-            if comps is not None and not isinstance(x, type):
-                parts = [walk(c) for c in comps()]
-                rebuild = x._fetch_rebuild
-                return lambda vals: rebuild([p(vals) for p in parts])
-            if isinstance(x, (Tensor, Operation, str)) or hasattr(x, "_as_tensor"):
-                return elem(x)
-            if isinstance(x, Mapping):
-                keys = list(x)
-                parts = [walk(x[k]) for k in keys]
-                make = mapping_constructor(x)
-                return lambda vals: make(zip(keys, (p(vals) for p in parts)))
-            if isinstance(x, tuple) and hasattr(x, "_fields"):
-                parts = [walk(v) for v in x]
-                cls = type(x)
-                return lambda vals: cls(*[p(vals) for p in parts])
-            if isinstance(x, (list, tuple)):
-                parts = [walk(v) for v in x]
-                cls = type(x)
-                return lambda vals: cls([p(vals) for p in parts])
-            return elem(x)
-
-        self.build = walk(fetches)
-
-
-_CONTAINERS = (list, tuple, dict)
-
-
-def _fetch_key(fetches):
-    """A hashable key for fetch structures whose flattening can be cached: a single
-    element, or a flat list/tuple of elements; None for anything else."""
-    t = type(fetches)
-    if t is list or t is tuple:
-        for x in fetches:
-            if isinstance(x, _CONTAINERS) or getattr(x, "__hash__", None) is None:
-                return None
-        return (t,) + tuple(fetches)
-    if isinstance(fetches, _CONTAINERS) or getattr(fetches, "__hash__", None) is None:
-        return None
-    return fetches
-
-
-def _fetch_value(v):
-    """TF1 hands back fresh numpy values: scalars as numpy scalars, strings as bytes."""
-    if isinstance(v, np.ndarray):
-        if v.ndim == 0:
-            return v[()]
-        if not v.flags.writeable:
-            return v.copy()
-    return v
 
 
 # --------------------------------------------------------------------------------------
@@ -297,13 +200,13 @@ class Session:
             feed_tensors, feed_values = self._feeds(feed_dict)
         else:
             feed_tensors = feed_values = ()
-        fkey = _fetch_key(fetches)
+        fkey = fetch_key(fetches)
         entry = None
         if fkey is not None:
             key = (fkey, feed_tensors)
             entry = self._plans.get(key)
         if entry is None:
-            fm = _Fetches(g, fetches)
+            fm = Fetches(g, fetches)
             pkey = (tuple(fm.tensors), tuple(fm.targets), feed_tensors)
             plan = self._plans.get(pkey)
             if plan is None:
@@ -332,7 +235,7 @@ class Session:
         for key, value in feed_dict.items():
             if type(key) is Tensor and key.op.graph is g:
                 tensors.append(key)
-                values.append(_feed_value(key, value))
+                values.append(feed_value(key, value))
                 continue
             comps = getattr(key, "_feed_components", None)
             if comps is not None:
@@ -346,7 +249,7 @@ class Session:
                     raise TypeError("Cannot interpret feed_dict key as Tensor: %s"
                                     % (e.args[0] if e.args else e)) from None
                 tensors.append(t)
-                values.append(_feed_value(t, v))
+                values.append(feed_value(t, v))
         return tuple(tensors), values
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -468,9 +371,9 @@ class Session:
                           threading.get_ident()) for op, a, b in ctx.stats]
         if plan.fetches_fed:
             # As TF1: a fetched fed tensor comes back as the fed array (0-d included).
-            return fm.build([v if fed else _fetch_value(v)
+            return fm.build([v if fed else fetch_value(v)
                              for v, fed in zip(vals, plan.fetch_is_fed)])
-        return fm.build([_fetch_value(v) for v in vals])
+        return fm.build([fetch_value(v) for v in vals])
 
     # --- closing ----------------------------------------------------------------------
 
@@ -629,42 +532,3 @@ async def _in_thread(call, ctx):
             return box[0].unwrap()
         raise
     return box[0].unwrap()
-
-
-def _incompatible(t: Tensor, value, type_name: str) -> str:
-    return ("Type of feed value %r with type %s is not compatible with Tensor type <class "
-            "'%s'> of Tensor %r. Try explicitly setting the type of the feed tensor to a "
-            "larger type (e.g. int64)." % (value, type(value), type_name, t.name))
-
-
-def _feed_value(t: Tensor, value):
-    """Converts a fed value to the tensor's dtype and checks its static shape."""
-    dt = t.dtype
-    if isinstance(value, Tensor):
-        raise TypeError("The value of a feed cannot be a fr.Tensor object. Acceptable feed "
-                        "values include Python scalars, strings, lists, numpy ndarrays, or "
-                        "TensorHandles. For reference, the tensor object was %s which was "
-                        "passed to the argument `feed_dict` with key %s." % (value, t))
-    if dt is _dt.string:
-        try:
-            arr = _graph._string_array(value)
-        except TypeError:
-            raise TypeError(_incompatible(t, value, "object")) from None
-    else:
-        try:
-            arr = np.asarray(value, dtype=dt.np)
-        except OverflowError:
-            raw = np.asarray(value)
-            if raw.dtype.kind != "f":
-                raise TypeError(_incompatible(t, value, "numpy." + np.dtype(dt.np).name)) from None
-            with np.errstate(invalid="ignore"):  # as TF1: a float out of range casts
-                arr = raw.astype(dt.np)
-        except (TypeError, ValueError) as e:
-            raise ValueError("Cannot feed value %r for Tensor %r of dtype %s: %s"
-                             % (value, t.name, dt.name, e)) from None
-    shape = t.shape
-    if shape.ndims is not None and not shape.is_compatible_with(arr.shape):
-        raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
-                         % (arr.shape, t.name, str(shape)))
-    return arr
-
