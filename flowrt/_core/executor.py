@@ -121,8 +121,8 @@ def compile_plan(plan, traced: bool = False):
     bound as globals of the generated code: no per-step list indexing or loop overhead
     remains. A blocking step becomes ``s7, = yield from k3(...)``, which makes the
     function a generator for ``waiting.drive_sync``/``drive_async``. Each value is
-    dropped after its last use, so memory peaks lower. ``n`` tracks the current step
-    so an error names its op. ``traced`` adds the timing of each step to ``ctx.stats``.
+    dropped after its last use, so memory peaks lower. An error names its op, found
+    from the line of the call that raised. ``traced`` adds the timing of each step to ``ctx.stats``.
     """
     init = plan.init
     env = {"op_error": op_error, "OpError": errors.OpError, "clock": time.perf_counter,
@@ -154,12 +154,13 @@ def compile_plan(plan, traced: bool = False):
         releases.setdefault(lease["end"], []).append(i)
     if checks:
         env["may_share"] = np.may_share_memory
+    at: dict[int, int] = {}  # body line -> step whose kernel call it is
     for i, st in enumerate(plan.steps):
         env["k%d" % i], env["o%d" % i] = st.kernel, st.op
         call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
-        body.append("n = %d" % i)
         if traced:
             body.append("t0 = clock()")
+        at[len(body)] = i
         if st.blocking:
             outs = "".join("s%d, " % o for o in st.outs)
             body.append("%s = yield from %s" % (outs or "_", call))
@@ -188,16 +189,21 @@ def compile_plan(plan, traced: bool = False):
         if dead:
             body.append("del %s" % ", ".join("s%d" % x for x in dead))
     body.append("return [%s]" % ", ".join(ref(s) for s in plan.fetch_slots))
-    lines = ["def run(ctx, feeds):", "    n = -1", "    try:"]
+    lines = ["def run(ctx, feeds):", "    try:"]
     if plan.numeric:
         # TF is silent on inf/nan: so are the kernels (queue-only plans skip the cost).
         lines.append("      with errstate(all='ignore'):")
         env["errstate"] = np.errstate
-        lines += ["        " + b for b in body]
+        indent = "        "
     else:
-        lines += ["      " + b for b in body]
+        indent = "      "
+    # The step that failed is found from the line its call raised at (a line per step
+    # costs nothing at run time; tracking a counter would).
+    env["STEP_AT"] = {len(lines) + 1 + k: i for k, i in at.items()}
+    lines += [indent + b for b in body]
     lines += ["    except Exception as e:",
-              "        if n < 0:",
+              "        n = STEP_AT.get(e.__traceback__.tb_lineno)",
+              "        if n is None:",
               "            raise",
               "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)"]
     code = compile("\n".join(lines), "<flowrt plan of %d steps>" % len(plan.steps), "exec")
