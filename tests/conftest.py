@@ -10,3 +10,6 @@ def _fresh_default_graph():
     fr.reset_default_graph()
     yield
     fr.reset_default_graph()
+
+
+pytest_plugins = ["pytester"]

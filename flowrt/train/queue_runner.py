@@ -15,6 +15,7 @@ the same way and cancels the tasks.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import threading
 import weakref
@@ -28,6 +29,10 @@ __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners", "queue_runn
            "start_queue_runners_async", "QueueRunnerTasks"]
 
 _log = logging.getLogger("flowrt.train")
+
+# Every runner started, a thread or a QueueRunnerTasks, for live_runners(): runner ->
+# (session, description). Weak keys: a runner that ended and was dropped leaves.
+_LOOPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _session_closed(sess) -> bool:
@@ -243,6 +248,9 @@ class QueueRunner:
             threads.append(threading.Thread(
                 target=self._close_on_stop, args=(sess, self._cancel_op, coord),
                 name="QueueRunnerThread-%s-close_on_stop" % self.name))
+        for t, op in zip(threads, self._enqueue_ops):
+            _LOOPS[t] = (weakref.ref(sess), (self.name,),
+                         "runs '%s' to fill queue '%s'" % (op.name, self.name))
         for t in threads:
             if coord is not None:
                 coord.register_thread(t)
@@ -265,6 +273,46 @@ def _strip_scope(name: str, scope: str | None) -> str:
 
 def _prepend_scope(name: str, scope: str | None) -> str:
     return "%s/%s" % (scope, name) if scope else name
+
+
+@dataclasses.dataclass(frozen=True)
+class LiveRunner:
+    """A queue-runner loop still running: a thread, or a set of trio tasks.
+
+    Attributes:
+      description: e.g. ``"thread QueueRunnerThread-q-enqueue: runs 'enqueue' to fill
+        queue 'q'"``.
+      queues: the names of the queues it fills.
+      thread: the thread, for a thread loop; None for trio tasks.
+    """
+
+    description: str
+    queues: tuple[str, ...]
+    thread: threading.Thread | None
+
+
+def live_runners(sess: object = None) -> list[LiveRunner]:
+    """The queue-runner loops (threads and trio tasks) still running, in start order.
+
+    Args:
+      sess: only the loops running ops in this session; all of them if None.
+
+    Returns:
+      One ``LiveRunner`` per thread, and one per running ``QueueRunnerTasks``.
+
+    Note (flowrt): not in TF1; ``flowrt.testing`` uses it to report what feeds a
+    stalled queue and to fail a test that leaks a runner.
+    """
+    out = []
+    for loop, (sess_ref, queues, what) in list(_LOOPS.items()):
+        if sess is not None and sess_ref() is not sess:
+            continue
+        if isinstance(loop, threading.Thread):
+            if loop.is_alive():
+                out.append(LiveRunner("thread %s: %s" % (loop.name, what), queues, loop))
+        elif loop.running:
+            out.append(LiveRunner("%d trio task(s): %s" % (loop.running, what), queues, None))
+    return out
 
 
 def _ended_by_stop(sess, coord, e) -> bool:
@@ -351,6 +399,9 @@ class QueueRunnerTasks:
         self._stopping = False
         self._error: BaseException | None = None
         self._done = trio.Event()
+        names = tuple(qr.name for qr in self._runners)
+        _LOOPS[self] = (weakref.ref(sess), names, "run the enqueue ops of queue(s) %s"
+                        % ", ".join("'%s'" % n for n in names))
 
     @property
     def queue_runners(self) -> list:

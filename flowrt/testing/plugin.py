@@ -1,0 +1,252 @@
+"""The flowrt pytest plugin: fixtures, per-test seeds and a stall guard.
+
+Registered through the ``pytest11`` entry point, so it is active wherever flowrt is
+installed. See ``flowrt.testing`` for the fixtures and docs/testing.md for examples.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+import flowrt as fr
+
+from ..train.queue_runner import live_runners
+from .report import open_sessions, pipeline_report
+from .seeds import seed_for
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds a test may run before the stall guard fails it, unless the ini option
+``fr_timeout``, the ``--fr-timeout`` option or an ``fr_timeout`` mark says otherwise."""
+
+_RUNNER_GRACE = 5.0  # seconds a leaked runner thread gets to end once its session closed
+_TRIO_GRACE = 5.0  # seconds a trio test gets to unwind after the guard cancelled it
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("flowrt")
+    group.addoption("--fr-timeout", type=float, default=None, metavar="SECONDS",
+                    help="fail a flowrt test that runs longer than this with a report of "
+                    "its blocked runs and queues (0: off; default: the fr_timeout ini "
+                    "option, else %g)" % DEFAULT_TIMEOUT)
+    group.addoption("--fr-seed", type=int, default=None, metavar="SEED",
+                    help="use this graph seed in every test instead of one derived from "
+                    "the test id")
+    parser.addini("fr_timeout", "default stall-guard timeout of a test, in seconds "
+                  "(0: off)", default=str(DEFAULT_TIMEOUT))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "fr_timeout(seconds): fail the test after `seconds` with a report of the "
+        "runs, queues and queue runners it is stuck on (0: no guard)")
+    config.addinivalue_line(
+        "markers", "fr_seed(seed): the graph seed fr_graph/fr_session use in this test")
+
+
+# --------------------------------------------------------------------------------------
+# Seeds and fixtures
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fr_seed(request: pytest.FixtureRequest) -> int:
+    """The test's graph seed: an ``fr_seed(n)`` mark, else ``--fr-seed``, else derived
+    from the test id (the same every run)."""
+    mark = request.node.get_closest_marker("fr_seed")
+    if mark is not None:
+        return int(mark.args[0])
+    opt = request.config.getoption("--fr-seed")
+    if opt is not None:
+        return int(opt)
+    return seed_for(request.node.nodeid)
+
+
+@pytest.fixture
+def fr_graph(fr_seed: int) -> Iterator[fr.Graph]:
+    """A fresh default graph for the test (``fr.reset_default_graph()`` before and
+    after), its graph-level seed set to ``fr_seed``."""
+    fr.reset_default_graph()
+    graph = fr.get_default_graph()
+    graph.seed = fr_seed
+    yield graph
+    fr.reset_default_graph()
+
+
+def _check_released(sess: fr.Session, what: str) -> None:
+    """Closes ``sess``; fails the test if a queue runner or a run outlived it."""
+    runners = live_runners(sess)
+    inflight = len(getattr(sess, "_inflight", ()))
+    sess.close()
+    for r in runners:
+        if r.thread is not None:
+            r.thread.join(_RUNNER_GRACE)
+    if runners or inflight:
+        lines = ["%s was still in use when the test ended:" % what]
+        lines += ["  %d run(s) in flight" % inflight] if inflight else []
+        lines += ["  live queue runner: %s" % r.description for r in runners]
+        lines.append("Stop queue runners before the test ends (coord.request_stop(); "
+                     "coord.join(threads)), and let every run finish.")
+        pytest.fail("\n".join(lines), pytrace=False)
+
+
+@pytest.fixture
+def fr_session(fr_graph: fr.Graph) -> Iterator[fr.Session]:
+    """A ``Session`` on ``fr_graph``, also the default session during the test.
+
+    Closed after the test; the test fails if a queue-runner thread or a run of it is
+    still alive then.
+    """
+    sess = fr.Session(graph=fr_graph)
+    with sess.as_default():
+        yield sess
+    _check_released(sess, "fr_session")
+
+
+@pytest.fixture
+def fr_tmp_logdir(tmp_path: Path) -> Path:
+    """A fresh, empty directory for summaries and checkpoints of this test."""
+    logdir = tmp_path / "logdir"
+    logdir.mkdir()
+    return logdir
+
+
+try:
+    from pytest_trio import trio_fixture
+except ImportError:  # pragma: no cover - the plugin works without pytest-trio
+    trio_fixture = None
+
+if trio_fixture is not None:
+
+    @trio_fixture
+    async def fr_asession(fr_graph: fr.Graph) -> AsyncIterator[fr.Session]:
+        """A ``Session`` on ``fr_graph`` for ``async def`` tests (pytest-trio).
+
+        Its blocking ops run on the test's trio loop. Closed after the test; the test
+        fails if a queue runner or a run of it is still alive then.
+        """
+        sess = fr.Session(graph=fr_graph)
+        yield sess
+        _check_released(sess, "fr_asession")
+
+
+# --------------------------------------------------------------------------------------
+# The stall guard
+# --------------------------------------------------------------------------------------
+
+
+def _timeout(item: pytest.Item) -> float:
+    mark = item.get_closest_marker("fr_timeout")
+    if mark is not None:
+        return float(mark.args[0] if mark.args else mark.kwargs["seconds"])
+    opt = item.config.getoption("--fr-timeout")
+    if opt is not None:
+        return float(opt)
+    return float(item.config.getini("fr_timeout"))
+
+
+class _Stalled(pytest.fail.Exception):  # type: ignore[name-defined,misc]
+    """The guard's failure: pytest reports it as a plain test failure."""
+
+
+class _Guard:
+    """Watches one test call from a timer thread; on expiry takes the report while the
+    test is still stuck, then stops the test (a signal for sync tests, a cancel for
+    trio tests) and fails it with the report."""
+
+    def __init__(self, seconds: float, nodeid: str):
+        self.seconds = seconds
+        self.nodeid = nodeid
+        self.report: str | None = None
+        self.trio_cancel: Callable[[], None] | None = None
+        self.sessions: list[fr.Session] = []
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._old_handler: Any = None
+        self._lock = threading.Lock()
+        self._done = False
+
+    def message(self) -> str:
+        return ("flowrt stall guard: %s ran longer than fr_timeout=%gs and was stopped.\n"
+                "What it was waiting on:\n%s\n(Raise the limit with "
+                "@pytest.mark.fr_timeout(seconds) or the fr_timeout ini option.)"
+                % (self.nodeid, self.seconds, self.report))
+
+    def start(self) -> None:
+        if self.trio_cancel is None and hasattr(signal, "pthread_kill"):
+            if threading.current_thread() is threading.main_thread():
+                self._old_handler = signal.signal(signal.SIGALRM, self._on_signal)
+        self._timer.start()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
+        if self._old_handler is not None:
+            signal.signal(signal.SIGALRM, self._old_handler)
+            self._old_handler = None
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        raise _Stalled(self.message(), pytrace=True)
+
+    def _fire(self) -> None:
+        self.sessions = open_sessions()
+        report = pipeline_report(self.sessions)
+        with self._lock:
+            if self._done:
+                return
+            self.report = report
+        if self.trio_cancel is not None:
+            try:
+                self.trio_cancel()
+                return
+            except trio.RunFinishedError:
+                return
+        if self._old_handler is not None:
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGALRM)
+
+
+def _guard_trio(fn: Callable[..., Any], guard: _Guard) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    async def guarded(**kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as scope:
+            guard.trio_cancel = functools.partial(token.run_sync_soon, scope.cancel)
+            guard.start()
+            await fn(**kwargs)
+        if guard.report is not None:
+            raise _Stalled(guard.message(), pytrace=False)
+
+    return guarded
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    seconds = _timeout(item)
+    fn = getattr(item, "obj", None)
+    is_trio = item.get_closest_marker("trio") is not None
+    if seconds <= 0 or fn is None or (is_trio and not inspect.iscoroutinefunction(fn)):
+        yield  # e.g. a trio test under Hypothesis: pytest-trio wraps its inner test
+        return
+    guard = _Guard(seconds, item.nodeid)
+    if is_trio:
+        item.obj = _guard_trio(fn, guard)  # type: ignore[attr-defined]
+    else:
+        guard.start()
+    try:
+        yield
+    finally:
+        guard.stop()
+        if is_trio:
+            item.obj = fn  # type: ignore[attr-defined]
+        for sess in guard.sessions:
+            sess.close()
