@@ -18,6 +18,7 @@ from . import (  # noqa: F401  # noqa: F401,E402
                           python_io,
                           sparse,
                           summary,  # noqa: F401
+                          test,
                           train,
 )
 from ._core.graph import (  # noqa: F401
