@@ -139,7 +139,7 @@ class Session:
         self._inflight: set = set()  # RunContexts of the runs in progress
         self._inflight_lock = threading.Lock()
         self._step_counter = 0
-        self._default_ctx = []
+        self._default_ctx: list = []
 
     # --- properties ------------------------------------------------------------------
 

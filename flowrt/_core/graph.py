@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import threading
+import types
 import warnings
 from typing import Any, Callable
 
@@ -63,7 +64,7 @@ _INTERNAL_CODE: dict = {}
 
 def _creation_site() -> tuple[str, int] | None:
     """(file, line) of the user code creating an op: the first frame outside flowrt."""
-    f = sys._getframe(2)
+    f: types.FrameType | None = sys._getframe(2)
     internal = _INTERNAL_CODE
     while f is not None:
         code = f.f_code
@@ -270,6 +271,7 @@ class Operation:
         self.outputs: list[Tensor] = []
         self._site = site
         self._grad_type = None
+        self._id: int = -1  # its index in graph._ops, set when the graph adds it
 
     @property
     def node_def(self):
@@ -901,6 +903,7 @@ def _flat_list(value) -> list:
 
 def _check_elements(value, dtype: _dt.DType):
     """TF's per-element type check of a Python value converted to ``dtype``."""
+    ok: tuple[type, ...]
     if dtype.is_bool:
         ok = (bool, np.bool_)
     elif dtype.is_integer:

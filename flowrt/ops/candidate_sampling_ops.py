@@ -144,7 +144,7 @@ def _candidate_sampler(op_type, dist, true_classes, num_true, num_sampled, uniqu
     return _SamplerResult._make(op.outputs)
 
 
-_SamplerResult = collections.namedtuple(
+_SamplerResult = collections.namedtuple(  # type: ignore[name-match]  # TF's class name
     "CandidateSamplerResult", ["sampled_candidates", "true_expected_count",
                                "sampled_expected_count"])
 

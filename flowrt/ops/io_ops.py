@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import BinaryIO
 
 import numpy as np
 
@@ -120,7 +121,7 @@ class _ReaderState:
     def __init__(self, name: str, skip_header_lines: int):
         self.name = name
         self.skip = skip_header_lines
-        self.file = None
+        self.file: BinaryIO | None = None
         self.path = b""
         self.records = 0
         self.work_units = 0

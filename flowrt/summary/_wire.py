@@ -9,7 +9,7 @@ TF's). Proto3 rules: a plain scalar field equal to zero is left out; a member of
 from __future__ import annotations
 
 import struct
-from typing import BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 
@@ -100,7 +100,7 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
             raise ValueError("varint longer than ten bytes")
 
 
-def fields(data: bytes) -> Iterator[tuple[int, int, object]]:
+def fields(data: bytes) -> Iterator[tuple[int, int, Any]]:
     """Yields ``(field, wire_type, value)`` of a message: an int for a varint, ``bytes`` for
     the others (8 or 4 raw bytes for fixed-size fields). Raises ValueError if malformed."""
     pos, end = 0, len(data)
@@ -109,6 +109,7 @@ def fields(data: bytes) -> Iterator[tuple[int, int, object]]:
         field, wire = k >> 3, k & 7
         if field == 0:
             raise ValueError("field number 0")
+        value: int | bytes
         if wire == VARINT:
             value, pos = _read_varint(data, pos)
         elif wire in (I64, I32):

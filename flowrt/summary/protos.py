@@ -257,7 +257,7 @@ def _attr_value(v) -> bytes | None:
     if _is_int(v):
         return w.int_field(3, v)
     if isinstance(v, (float, np.floating)):
-        return w.float_field(4, v)
+        return w.float_field(4, float(v))
     if isinstance(v, (str, bytes)):
         return w.bytes_field(2, v)
     if isinstance(v, _dt.DType):

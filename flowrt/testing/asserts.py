@@ -83,12 +83,13 @@ def _close(a: Any, b: Any, rtol: float, atol: float, path: str, msg: str | None)
         bad = ~((diff <= atol + rtol * np.abs(b64)) | (np.isnan(a64) & np.isnan(b64))
                 | ((a64 == b64) & np.isinf(a64)))
     if bad.any():
-        i = _first(bad)
+        first = _first(bad)
         raise AssertionError(_join(msg, (
             "Not equal to tolerance rtol=%g, atol=%g%s: %d of %d element(s) differ; first at "
             "index %s: a=%r, b=%r (|a - b| = %g > atol + rtol * |b| = %g)")
-            % (rtol, atol, _where(path), int(bad.sum()), bad.size, list(i),
-               a_arr[i].item(), b_arr[i].item(), diff[i], atol + rtol * abs(b64[i]))))
+            % (rtol, atol, _where(path), int(bad.sum()), bad.size, list(first),
+               a_arr[first].item(), b_arr[first].item(), diff[first],
+               atol + rtol * abs(b64[first]))))
 
 
 def _try_array(x: Any) -> np.ndarray | None:

@@ -153,7 +153,7 @@ def _timeout(item: pytest.Item) -> float:
     return float(item.config.getini("fr_timeout"))
 
 
-class _Stalled(pytest.fail.Exception):  # type: ignore[name-defined,misc]
+class _Stalled(pytest.fail.Exception):  # type: ignore[name-defined]
     """The guard's failure: pytest reports it as a plain test failure."""
 
 
@@ -210,8 +210,9 @@ class _Guard:
                 return
             except trio.RunFinishedError:
                 return
-        if self._old_handler is not None:
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGALRM)
+        main = threading.main_thread().ident
+        if self._old_handler is not None and main is not None:
+            signal.pthread_kill(main, signal.SIGALRM)
 
 
 def _guard_trio(fn: Callable[..., Any], guard: _Guard) -> Callable[..., Any]:

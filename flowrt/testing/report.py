@@ -46,7 +46,7 @@ def pipeline_report(sessions: Iterable[Session] | None = None) -> str:
                    % (id(sess), sess.graph, inflight,
                       " (closed)" if getattr(sess, "_closed", False) else ""))
         runners = live_runners(sess)
-        fed = set()
+        fed: set[int] = set()
         for snap in queue_snapshots(sess.resources.items()):
             out.append("  %s" % snap.describe())
             for b in snap.blocked:
