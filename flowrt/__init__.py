@@ -1,10 +1,12 @@
 """flowrt: a TF1-style dataflow runtime in Python, async-native on trio.
 
-``import flowrt as fr`` gives the TF1 graph API (README.md and docs/ describe the surface).
-This module only re-exports.
+``import flowrt as fr`` gives the TF1 graph API; docs/reference lists every public name
+and docs/porting.md what is not supported. This module only re-exports.
 """
 
-from . import (  # noqa: F401  # noqa: F401,E402
+import types as _types
+
+from . import (  # noqa: F401
                           contrib,
                           dtypes,
                           errors,
@@ -34,6 +36,7 @@ from ._core.graph import (  # noqa: F401
 )
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.shape import TensorShape  # noqa: F401
+from ._unsupported import unsupported_attribute as _unsupported_attribute
 from .dtypes import *  # noqa: F401,F403
 from .dtypes import as_dtype  # noqa: F401
 from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
@@ -79,3 +82,21 @@ newaxis = None
 """Indexing with ``x[:, fr.newaxis]`` inserts a dimension of size 1 (as ``tf.newaxis``)."""
 
 __version__ = "0.1.0"
+
+# Submodules that only implement names re-exported here; every other submodule imported
+# here (nn, train, summary, errors, test, ...) is public, as TF1's tf.nn, tf.train, ...
+# isidentifier(): pytest's assertion rewriting adds globals such as "@py_builtins".
+_IMPLEMENTATION_MODULES = ("func_graph", "init_ops", "module", "ops", "protos", "scopes", "session",
+                           "tape", "var_scope", "variables")
+__all__ = sorted(
+    _name for _name, _value in globals().items()
+    if _name.isidentifier() and not _name.startswith("_")
+    and not (isinstance(_value, _types.ModuleType) and _name in _IMPLEMENTATION_MODULES))
+"""Every public name: what ``from flowrt import *`` gives and the API reference lists."""
+
+
+def __getattr__(name: str) -> object:
+    err = _unsupported_attribute("flowrt", name)
+    if err is not None:
+        raise err
+    raise AttributeError("module 'flowrt' has no attribute %r" % name)

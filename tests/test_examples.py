@@ -62,6 +62,18 @@ EXPECT = {
     "monitored_training.py": [r"^starting at global step 100$",
                               r"^stopped at global step 200, ", r"^fit: True$"],
     "conv_layers_digits.py": _conv_layers,
+    "debug_stuck_pipeline.py": [
+        r"^DeadlineExceededError: Timed out after 200 ms .* waiting on QueueDequeueManyV2 op "
+        r"'batch'\.$",
+        r"^  FIFOQueue 'examples' \(size 0, capacity 8\)$",
+        r"^    blocked: QueueDequeueManyV2 op 'batch' waits to dequeue 4 element\(s\)$",
+        r"^    fed by: no live queue runner$",
+        r"^after starting the queue runner: \(4,\)$"],
+    "debug_slow_run.py": [
+        r"^\d+ ops per step, median [\d.]+ ms in kernels over 7 steps; the slowest:$",
+        r"^chrome trace written \(\d+ events\)$", r"^intra_op_parallelism_threads=1:$"],
+    "debug_wrong_gradient.py": [r"^good max \|theoretical - numerical\| = \d\.\d\de-0[6-9]$",
+                                r"^bad  max \|theoretical - numerical\| = 1\.82e\+00$"],
 }
 
 

@@ -55,7 +55,7 @@ def _act_fn(op_type, pub, doc):
     def fn(features, name=None):
         x = _features(features)
         return make(op_type, [x], None, name, op_type)
-    fn.__name__ = pub
+    fn.__name__ = fn.__qualname__ = pub
     fn.__doc__ = doc
     return fn
 

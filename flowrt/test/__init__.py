@@ -2,11 +2,13 @@
 
 ``fr.test.TestCase`` is a ``unittest.TestCase`` with TF1's helpers (``session()``,
 ``cached_session()``, ``evaluate()``, ``assertAllClose``, ...), so a TF1 test file
-ports by changing its import. For pytest suites, see ``flowrt.testing``.
+ports by changing its import. ``fr.test.mock`` is ``unittest.mock``, as in TF1. For
+pytest suites, see ``flowrt.testing``.
 """
 
-import unittest.mock as mock
+from unittest import mock as mock
 
+from .gradient_checker import compute_gradient, compute_gradient_error
 from .testcase import (
            TestCase,
            get_temp_dir,
@@ -17,4 +19,4 @@ from .testcase import (
 )
 
 __all__ = ["TestCase", "main", "is_gpu_available", "gpu_device_name", "is_built_with_cuda",
-           "get_temp_dir", "mock"]
+           "get_temp_dir", "compute_gradient", "compute_gradient_error"]

@@ -25,3 +25,10 @@ from .session_manager import *  # noqa: F401,F403
 from .session_run_hook import *  # noqa: F401,F403
 from .supervisor import *  # noqa: F401,F403
 from .training_util import *  # noqa: F401,F403
+
+import types as _types
+
+__all__ = sorted(_n for _n, _v in globals().items()
+                 if _n.isidentifier() and not _n.startswith("_")
+                 and not isinstance(_v, _types.ModuleType))
+"""Every public name of ``fr.train`` (its submodules are not part of it)."""

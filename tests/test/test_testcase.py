@@ -125,3 +125,28 @@ def test_a_ported_file_runs_as_a_script_with_test_main():
     assert proc.returncode == 0, proc.stderr
     assert "Ran 9 tests" in proc.stderr
     assert "OK (skipped=1)" in proc.stderr
+
+
+@fr.RegisterGradient("TestWrongSquareGrad")
+def _wrong_square_grad(op, grad):
+    return [grad * op.inputs[0]]  # the factor 2 is missing
+
+
+def test_compute_gradient_error_is_small_for_a_right_gradient_and_large_for_a_wrong_one():
+    x = fr.placeholder(fr.float64, [2, 3])
+    right = fr.reduce_sum(fr.tanh(x) * x, axis=1)
+    with fr.get_default_graph().gradient_override_map({"Square": "TestWrongSquareGrad"}):
+        wrong = fr.square(x)
+    with fr.Session() as sess, sess.as_default():
+        assert fr.test.compute_gradient_error(x, [2, 3], right, [2]) < 1e-6
+        theoretical, numerical = fr.test.compute_gradient(x, [2, 3], wrong, [2, 3],
+                                                          x_init_value=np.ones((2, 3)))
+    assert theoretical.shape == numerical.shape == (6, 6)
+    np.testing.assert_allclose(np.diag(theoretical), 1.0)
+    np.testing.assert_allclose(np.diag(numerical), 2.0, rtol=1e-6)
+
+
+def test_compute_gradient_needs_a_default_session():
+    x = fr.placeholder(fr.float64, [2])
+    with pytest.raises(ValueError, match="compute_gradient needs a default session"):
+        fr.test.compute_gradient(x, [2], x * 2.0, [2])

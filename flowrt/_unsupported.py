@@ -1,0 +1,77 @@
+"""What flowrt does not support from TF1, with what to do instead.
+
+One list serves three readers: ``fr.<name>`` for a listed top-level name raises an
+``AttributeError`` that says so, the porting guide's table is generated from it, and a
+test checks every entry is really absent (so implementing one fails the test until the
+entry is removed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Unsupported", "UNSUPPORTED", "unsupported_attribute"]
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """One TF1 feature flowrt does not have.
+
+    Attributes:
+      tf_name: the TF1 name, as a user writes it (``tf.contrib``).
+      path: the attribute path that would hold it in flowrt (``contrib``,
+        ``summary.image``), checked absent by the tests; None for a feature that is no
+        attribute (then ``probe`` is checked).
+      instead: what to do instead.
+    """
+
+    tf_name: str
+    path: str | None
+    instead: str
+
+
+UNSUPPORTED: tuple[Unsupported, ...] = (
+    Unsupported("tf.contrib", "contrib", "port the pieces you use to core ops; most of "
+                "tf.contrib was removed in TF 2 as well"),
+    Unsupported("tf.estimator", "estimator", "write the training loop with fr.Session, "
+                "queue runners and fr.train.Saver"),
+    Unsupported("tf.keras", "keras", "build the model from fr.get_variable, fr.matmul and "
+                "fr.nn ops"),
+    Unsupported("tf.data (Dataset)", "data", "feed input through queues: "
+                "fr.train.string_input_producer, readers, fr.train.batch/shuffle_batch"),
+    Unsupported("tf.distribute, tf.train.Server, tf.train.ClusterSpec", "distribute",
+                "flowrt runs in one process; share one fr.Session between threads and "
+                "trio tasks"),
+    Unsupported("tf.saved_model", "saved_model", "checkpoint variables with "
+                "fr.train.Saver and rebuild the graph in code"),
+    Unsupported("tf.lite", "lite", "none: flowrt has no model export"),
+    Unsupported("tf.feature_column", "feature_column", "build features with ops "
+                "(fr.one_hot, fr.nn.embedding_lookup)"),
+    Unsupported("tf.image", "image", "preprocess images with NumPy before feeding"),
+    Unsupported("tf.signal", "signal", "compute spectral features with NumPy before "
+                "feeding"),
+    Unsupported("tf.function, tf.GradientTape (TF 2 style)", "function",
+                "build a graph and use fr.gradients"),
+    Unsupported("tf.map_fn, tf.scan, tf.foldl, tf.foldr", "map_fn",
+                "fr.while_loop, or vectorized ops"),
+    Unsupported("tf.einsum, tf.tensordot", "einsum", "fr.matmul with fr.reshape and "
+                "fr.transpose"),
+    Unsupported("tf.summary.image, tf.summary.audio, tf.summary.text", "summary.image",
+                "fr.summary.scalar and fr.summary.histogram"),
+    Unsupported("tf.train.FtrlOptimizer, tf.train.AdadeltaOptimizer", "train.FtrlOptimizer",
+                "fr.train.AdamOptimizer, AdagradOptimizer, RMSPropOptimizer, "
+                "MomentumOptimizer or GradientDescentOptimizer"),
+    Unsupported("GPU and TPU devices", None, "flowrt runs on the CPU: fr.device() "
+                "placements are recorded and ignored, fr.test.is_gpu_available() is False"),
+)
+
+
+def unsupported_attribute(module: str, name: str) -> AttributeError | None:
+    """The ``AttributeError`` for ``<module>.<name>`` when the porting list names it."""
+    path = name if module == "flowrt" else "%s.%s" % (module.split(".", 1)[1], name)
+    for u in UNSUPPORTED:
+        if u.path == path:
+            return AttributeError("module %r has no attribute %r: %s is not supported by "
+                                  "flowrt; instead, %s (see docs/porting.md)"
+                                  % (module, name, u.tf_name, u.instead))
+    return None

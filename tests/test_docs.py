@@ -1,0 +1,124 @@
+"""The docs: the generated reference covers every public name, the not-supported list
+holds, and nothing in the repository points outside it."""
+
+import importlib
+import importlib.util
+import re
+import types
+from pathlib import Path
+
+import pytest
+
+import flowrt as fr
+from flowrt._unsupported import UNSUPPORTED
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("gen_ref_pages", ROOT / "docs" / "gen_ref_pages.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+gen = _load_generator()
+
+
+def _public_modules():
+    return ["flowrt"] + ["flowrt." + n for n in fr.__all__
+                         if isinstance(getattr(fr, n), types.ModuleType)] + ["flowrt.testing"]
+
+
+def test_every_public_module_has_a_page():
+    assert [m for m, _ in gen.modules()] == _public_modules()
+    assert {"flowrt.nn", "flowrt.train", "flowrt.summary", "flowrt.errors",
+            "flowrt.test"} <= set(_public_modules())
+
+
+@pytest.mark.parametrize("module", _public_modules())
+def test_every_name_of_all_has_a_reference_entry(module):
+    mod = importlib.import_module(module)
+    title = dict(gen.modules())[module]
+    page = gen.pages()[gen.page_path(module)]
+    missing = []
+    for name in mod.__all__:
+        obj = getattr(mod, name)
+        if isinstance(obj, types.ModuleType):
+            assert gen.page_path("%s.%s" % (module, name)) in gen.pages()
+        elif ('heading: "%s.%s"' % (title, name) not in page
+              and "| `%s` |" % name not in page):
+            missing.append(name)
+    assert missing == []
+
+
+def test_flowrt_all_is_the_public_namespace():
+    public = {n for n in dir(fr) if not n.startswith("_")
+              and not isinstance(getattr(fr, n), types.ModuleType)}
+    assert public <= set(fr.__all__)
+    assert "matmul" in fr.__all__ and "Session" in fr.__all__ and "nn" in fr.__all__
+
+
+@pytest.mark.parametrize("module", _public_modules())
+def test_documented_objects_are_reachable_where_they_say_they_are_defined(module):
+    # mkdocstrings finds an object by __module__ + __qualname__; a factory-made function
+    # must carry its public name there, not "<locals>".
+    mod = importlib.import_module(module)
+    local = [n for n in mod.__all__ if "<" in getattr(getattr(mod, n), "__qualname__", "")]
+    assert local == []
+
+
+@pytest.mark.parametrize("entry", UNSUPPORTED, ids=lambda u: u.tf_name)
+def test_each_not_supported_entry_is_really_absent(entry):
+    if entry.path is None:
+        assert fr.test.is_gpu_available() is False
+        return
+    obj = fr
+    *parents, last = entry.path.split(".")
+    for part in parents:
+        obj = getattr(obj, part)
+    assert not hasattr(obj, last), (
+        "%s is now supported: remove it from flowrt/_unsupported.py" % entry.tf_name)
+
+
+def test_a_not_supported_name_says_so_and_what_to_use():
+    with pytest.raises(AttributeError, match=r"module 'flowrt' has no attribute 'contrib': "
+                       r"tf.contrib is not supported by flowrt; instead, port"):
+        fr.contrib  # noqa: B018
+    with pytest.raises(AttributeError, match=r"^module 'flowrt' has no attribute 'nope'$"):
+        fr.nope  # noqa: B018
+
+
+def test_the_unsupported_page_lists_every_entry():
+    page = gen.pages()["reference/unsupported.md"]
+    assert all("| `%s` | %s |" % (u.tf_name, u.instead) in page for u in UNSUPPORTED)
+
+
+def _text_files():
+    yield ROOT / "README.md"
+    for folder in ("docs", "flowrt", "examples", "pipelines", "benchmarks", "tests"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix in (".md", ".py", ".yml", ".toml") and ".venv" not in path.parts:
+                yield path
+    yield ROOT / "mkdocs.yml"
+    yield ROOT / "pyproject.toml"
+
+
+def test_nothing_points_outside_the_repository():
+    outside = re.compile(r"\.\./shared|/work/|shared/(API|conformance|STYLE)")
+    offenders = [str(p.relative_to(ROOT)) for p in _text_files()
+                 if outside.search(p.read_text(encoding="utf-8")) and p.name != "test_docs.py"]
+    assert offenders == []
+
+
+def test_markdown_links_resolve_inside_the_repository():
+    link = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+    broken = []
+    for md in [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), ROOT / "examples" / "README.md"]:
+        for target in link.findall(md.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                broken.append("%s: external link %s" % (md.name, target))
+            elif not (md.parent / target).resolve().exists() and not target.startswith(
+                    "reference/"):
+                broken.append("%s: %s" % (md.name, target))
+    assert broken == []
