@@ -19,9 +19,9 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import flowrt as fr  # noqa: E402
+import flowrt as fr
 
 STEPS = 400
 REPEATS = 3

@@ -24,7 +24,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import flowrt as fr  # noqa: E402
+import flowrt as fr
 
 
 def _chain(m, n):

@@ -4,15 +4,15 @@ Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
 ``candidate_sampling_ops.py``, ``conv_ops.py``, ``pool_ops.py``, ``lrn_ops.py`` and
 ``topk_ops.py``; this module only re-exports them."""
 
-from .ops.candidate_sampling_ops import *  # noqa: F401,F403
-from .ops.conv_ops import *  # noqa: F401,F403
-from .ops.embedding_ops import *  # noqa: F401,F403
-from .ops.lrn_ops import *  # noqa: F401,F403
-from .ops.nn_ops import *  # noqa: F401,F403
-from .ops.pool_ops import *  # noqa: F401,F403
-from .ops.topk_ops import *  # noqa: F401,F403
-
 import types as _types
+
+from .ops.candidate_sampling_ops import *  # noqa: F403
+from .ops.conv_ops import *  # noqa: F403
+from .ops.embedding_ops import *  # noqa: F403
+from .ops.lrn_ops import *  # noqa: F403
+from .ops.nn_ops import *  # noqa: F403
+from .ops.pool_ops import *  # noqa: F403
+from .ops.topk_ops import *  # noqa: F403
 
 __all__ = sorted(_n for _n, _v in globals().items()
                  if _n.isidentifier() and not _n.startswith("_")

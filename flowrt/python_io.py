@@ -166,7 +166,7 @@ class TFRecordWriter:
         opts = options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
         self._ctype = opts.compression_type
         try:
-            self._file: BinaryIO | None = open(self._path, "wb")  # noqa: SIM115
+            self._file: BinaryIO | None = open(self._path, "wb")
         except OSError as e:
             raise _open_error(e, self._path) from None
         self._z = None
@@ -284,7 +284,7 @@ class RecordFile:
         self.path = os.fsdecode(path)
         ctype = _compression_type(compression)
         try:
-            raw = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+            raw = open(self.path, "rb")  # closed by close()
         except OSError as e:
             raise _open_error(e, self.path) from None
         self._f = raw if ctype is TFRecordCompressionType.NONE else _Inflating(

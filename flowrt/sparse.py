@@ -3,16 +3,16 @@
 Re-exports only.
 """
 
-from .ops.sparse_ops import SparseTensor, SparseTensorValue  # noqa: F401
-from .ops.sparse_ops import sparse_concat as concat  # noqa: F401
-from .ops.sparse_ops import sparse_fill_empty_rows as fill_empty_rows  # noqa: F401
-from .ops.sparse_ops import sparse_placeholder as placeholder  # noqa: F401
-from .ops.sparse_ops import sparse_reduce_sum as reduce_sum  # noqa: F401
-from .ops.sparse_ops import sparse_reorder as reorder  # noqa: F401
-from .ops.sparse_ops import sparse_retain as retain  # noqa: F401
-from .ops.sparse_ops import sparse_tensor_dense_matmul as matmul  # noqa: F401
-from .ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul  # noqa: F401
-from .ops.sparse_ops import sparse_tensor_to_dense as to_dense  # noqa: F401
+from .ops.sparse_ops import SparseTensor, SparseTensorValue
+from .ops.sparse_ops import sparse_concat as concat
+from .ops.sparse_ops import sparse_fill_empty_rows as fill_empty_rows
+from .ops.sparse_ops import sparse_placeholder as placeholder
+from .ops.sparse_ops import sparse_reduce_sum as reduce_sum
+from .ops.sparse_ops import sparse_reorder as reorder
+from .ops.sparse_ops import sparse_retain as retain
+from .ops.sparse_ops import sparse_tensor_dense_matmul as matmul
+from .ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
+from .ops.sparse_ops import sparse_tensor_to_dense as to_dense
 
 __all__ = ["SparseTensor", "SparseTensorValue", "concat", "fill_empty_rows", "placeholder",
            "reduce_sum", "reorder", "retain", "matmul", "sparse_dense_matmul", "to_dense"]

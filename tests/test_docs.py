@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _load_generator():
-    spec = importlib.util.spec_from_file_location("gen_ref_pages", ROOT / "docs" / "gen_ref_pages.py")
+    path = ROOT / "docs" / "gen_ref_pages.py"
+    spec = importlib.util.spec_from_file_location("gen_ref_pages", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

@@ -215,7 +215,7 @@ def test_concurrent_assign_add_from_threads_is_exact():
                 barrier.wait()
                 for _ in range(n_each):
                     sess.run(inc)
-            except BaseException as e:  # noqa: BLE001 - reported below
+            except BaseException as e:  # reported below
                 failures.append(e)
 
         threads = [threading.Thread(target=work) for _ in range(n_threads)]

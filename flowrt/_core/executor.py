@@ -294,7 +294,7 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
             try:
                 with np.errstate(all="ignore"):
                     res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
-            except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+            except Exception as e:  # every kernel failure becomes an OpError
                 raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
             if stats is not None:
                 stats.append((st.op, t0, time.perf_counter()))
@@ -304,7 +304,7 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
         t0 = time.perf_counter() if stats is not None else 0.0
         try:
             res = await drive_async(st.kernel(ctx, st.op, *[vals[i] for i in st.ins]))
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
         if stats is not None:
             stats.append((st.op, t0, time.perf_counter()))

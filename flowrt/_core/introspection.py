@@ -49,10 +49,10 @@ def _blocked(queue: Queue) -> tuple[BlockedOp, ...]:
     out = []
     # The waiting lines are read without the queue's lock: this is a snapshot that may
     # be taken while a thread holding the lock is itself stuck.
-    for req in list(queue._putters):  # noqa: SLF001 - same package, read only
+    for req in list(queue._putters):  # same package, read only
         if req.state == _WAITING:
             out.append(BlockedOp(req.who or "an enqueue", "enqueue", len(req.items)))
-    for req in list(queue._getters):  # noqa: SLF001
+    for req in list(queue._getters):
         if req.state == _WAITING:
             out.append(BlockedOp(req.who or "a dequeue", "dequeue", req.n - len(req.items)))
     return tuple(out)

@@ -119,7 +119,7 @@ class RegisterGradient:
         return f
 
 
-def NotDifferentiable(op_type: str):  # noqa: N802 - TF1's name
+def NotDifferentiable(op_type: str):  # TF1's name
     """Declares that ops of ``op_type`` have no gradient (their gradients are None)."""
     _GRADIENTS[op_type] = NOT_DIFFERENTIABLE
 

@@ -85,7 +85,7 @@ def drive_sync(gen: Generator, meter=None, first: Wait | None = None) -> Any:
             busy += clock() - t
             try:
                 res = w.wait_sync()
-            except Exception as e:  # noqa: BLE001 - delivered to the kernel (it names the op)
+            except Exception as e:  # delivered to the kernel (it names the op)
                 t = clock()
                 w = gen.throw(e)
             else:
@@ -111,7 +111,7 @@ async def drive_async(gen: Generator, meter=None, first: Wait | None = None) -> 
             busy += clock() - t
             try:
                 res = await w.wait_async()
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 t = clock()
                 w = gen.throw(e)
             else:

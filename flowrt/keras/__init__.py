@@ -5,7 +5,7 @@ Note (flowrt): no ``compile``/``fit`` training loop, no saving, no functional
 (``Input``) models; layers run in graphs (inside ``@fr.function`` or TF1 graph code).
 """
 
-from . import activations, initializers, layers, optimizers  # noqa: F401
-from .layers import Model, Sequential  # noqa: F401
+from . import activations, initializers, layers, optimizers
+from .layers import Model, Sequential
 
 __all__ = ["layers", "optimizers", "initializers", "activations", "Model", "Sequential"]

@@ -5,6 +5,6 @@ Definitions live in ``base.py``, ``core.py``, ``convolutional.py`` and
 """
 
 from .base import InputSpec, Layer  # noqa: F401
-from .convolutional import *  # noqa: F401,F403
-from .core import *  # noqa: F401,F403
-from .normalization import *  # noqa: F401,F403
+from .convolutional import *  # noqa: F403
+from .core import *  # noqa: F403
+from .normalization import *  # noqa: F403

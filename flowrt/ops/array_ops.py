@@ -73,7 +73,7 @@ register_op("Placeholder", infer=lambda op: [(op.attrs["dtype"], op.attrs["shape
             kernel=_placeholder_kernel, grad=NOT_DIFFERENTIABLE)
 
 
-def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF1's argument name
+def placeholder_with_default(input, shape, name=None):  # TF1's argument name
     """A tensor that is ``input`` unless fed."""
     x = to_tensor(input)
     shape = as_shape(shape)
@@ -92,7 +92,7 @@ register_op("PlaceholderWithDefault",
 # --------------------------------------------------------------------------------------
 
 
-def identity(input, name=None):  # noqa: A002
+def identity(input, name=None):
     """Returns a tensor with the same value as ``input``."""
     return make("Identity", [input], None, name)
 
@@ -135,7 +135,7 @@ def group(*inputs, **kwargs):
         return no_op(name=name or "group_deps")
 
 
-def stop_gradient(input, name=None):  # noqa: A002
+def stop_gradient(input, name=None):
     """Passes ``input`` through; gradients do not flow back through it."""
     return make("StopGradient", [input], None, name)
 
@@ -153,7 +153,7 @@ def _out_type(out_type):
     return _dt.as_dtype(out_type)
 
 
-def shape(input, name=None, out_type=_dt.int32):  # noqa: A002
+def shape(input, name=None, out_type=_dt.int32):
     """The dynamic shape of ``input`` as a 1-D int tensor."""
     return make("Shape", [input], {"out_type": _out_type(out_type)}, name)
 
@@ -168,7 +168,7 @@ register_op("Shape", infer=_shape_infer,
             grad=NOT_DIFFERENTIABLE)
 
 
-def size(input, name=None, out_type=_dt.int32):  # noqa: A002
+def size(input, name=None, out_type=_dt.int32):
     """The number of elements of ``input`` as a scalar int tensor."""
     return make("Size", [input], {"out_type": _out_type(out_type)}, name)
 
@@ -178,7 +178,7 @@ register_op("Size", infer=lambda op: [(op.attrs["out_type"], TensorShape([]))],
             grad=NOT_DIFFERENTIABLE)
 
 
-def rank(input, name=None):  # noqa: A002
+def rank(input, name=None):
     """The number of dimensions of ``input`` as a scalar int32 tensor."""
     return make("Rank", [input], None, name)
 
@@ -486,7 +486,7 @@ def _check_rank(t: Tensor, rank: int, what: str):
 _RANGE_ORDER = (_dt.int32, _dt.int64, _dt.float32, _dt.float64)
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TF1's name
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # TF1's name
     """The sequence ``start, start + delta, ...`` up to (excluding) ``limit``.
 
     As in TF1, ``range(n)`` counts from 0; the dtype is int32 unless ``dtype`` is given or
@@ -637,7 +637,7 @@ register_op("InvertPermutation", infer=same_as(0), kernel=_invert_permutation_ke
 # --------------------------------------------------------------------------------------
 
 
-def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+def expand_dims(input, axis=None, name=None, dim=None):
     """``input`` with a length-1 dimension inserted at ``axis``."""
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'")
@@ -686,7 +686,7 @@ register_op("ExpandDims", infer=_expand_dims_infer, kernel=_expand_dims_kernel,
             grad=_reshape_to_input_grad, aliases=True)
 
 
-def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+def squeeze(input, axis=None, name=None, squeeze_dims=None):
     """``input`` without its length-1 dimensions (all, or those in ``axis``)."""
     if axis is not None and squeeze_dims is not None:
         raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")

@@ -392,7 +392,7 @@ def _pick(a, b, an, bn, fn):
     return a if a is not None else b
 
 
-def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,
            data_format="NHWC", dilations=None, name=None, filters=None):
     """2-D convolution of ``input`` [batch, height, width, in_channels] with ``filter``
     [filter_height, filter_width, in_channels, out_channels].
@@ -422,7 +422,7 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     return make("Conv2D", [x, f], attrs, name, "Conv2D")
 
 
-def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa: A002
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,
                           padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
                           dilations=None, name=None, filters=None):
     """The gradient of ``conv2d`` with respect to its input (op ``Conv2DBackpropInput``).
@@ -440,7 +440,7 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
     return make("Conv2DBackpropInput", [sizes, f, g], attrs, name, "Conv2DBackpropInput")
 
 
-def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
                            use_cudnn_on_gpu=True, data_format="NHWC", dilations=None,
                            name=None):
     """The gradient of ``conv2d`` with respect to its filter (``Conv2DBackpropFilter``)."""
@@ -454,8 +454,8 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
     return make("Conv2DBackpropFilter", [x, sizes, g], attrs, name, "Conv2DBackpropFilter")
 
 
-def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
-                     padding="SAME", data_format="NHWC", name=None, input=None,  # noqa: A002
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,
+                     padding="SAME", data_format="NHWC", name=None, input=None,
                      filters=None, dilations=None):
     """The transpose of ``conv2d`` (a ``Conv2DBackpropInput`` named ``conv2d_transpose``).
 
@@ -477,7 +477,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
 
 
 def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
-           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+           data_format=None, name=None, input=None, dilations=None):
     """1-D convolution of ``value`` [batch, width, in_channels] with ``filters``
     [filter_width, in_channels, out_channels], as TF builds it: an expand_dims to
     height 1, a ``Conv2D`` named ``conv1d`` and a squeeze (``conv1d/Squeeze``).

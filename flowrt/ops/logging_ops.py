@@ -47,7 +47,7 @@ register_op("PrintV2", infer=lambda op: [], kernel=_print_kernel, grad=NOT_DIFFE
             stateful=True, quiet=True)
 
 
-def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n",  # noqa: A001
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n",
           name=None):
     """Prints tensors and Python values each time the returned op runs (TF2 ``tf.print``).
 

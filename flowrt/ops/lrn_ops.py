@@ -89,7 +89,7 @@ register_op("LRN", infer=_lrn_infer, kernel=_lrn_kernel,
 register_op("LRNGrad", infer=_lrn_grad_infer, kernel=_lrn_grad_kernel)
 
 
-def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):  # noqa: A002
+def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):
     """Local response normalization over the last axis of a 4-D ``input``.
 
     Args:

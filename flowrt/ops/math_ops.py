@@ -424,7 +424,7 @@ floordiv = _binary_fn("FloorDiv", "floordiv", "floordiv")
 floor_div = _binary_fn("FloorDiv", "floor_div")
 floor_div_ = floor_div
 floormod = mod = _binary_fn("FloorMod", "mod")
-pow = _binary_fn("Pow", "pow")  # noqa: A001 - TF1's name
+pow = _binary_fn("Pow", "pow")  # TF1's name
 maximum = _binary_fn("Maximum", "maximum")
 minimum = _binary_fn("Minimum", "minimum")
 squared_difference = _binary_fn("SquaredDifference", "squared_difference")
@@ -945,7 +945,7 @@ reduce_all = _reduce_fn("All", "reduce_all")
 # --------------------------------------------------------------------------------------
 
 
-def broadcast_to(input, shape, name=None):  # noqa: A002
+def broadcast_to(input, shape, name=None):
     """``input`` broadcast to ``shape``."""
     s = shape if isinstance(shape, Tensor) else convert_to_tensor(shape, dtype=_dt.int32)
     return make("BroadcastTo", [input, s], None, name)
@@ -1029,7 +1029,7 @@ register_op("ArgMin", infer=_arg_infer, kernel=_arg_kernel(np.argmin, np.inf),
 
 
 def _arg_fn(op_type, pub):
-    def fn(input, axis=None, name=None, dimension=None, output_type=_dt.int64):  # noqa: A002
+    def fn(input, axis=None, name=None, dimension=None, output_type=_dt.int64):
         if axis is not None and dimension is not None:
             raise ValueError("Cannot specify both 'dimension' and 'axis'.")
         axis = dimension if axis is None else axis

@@ -518,7 +518,7 @@ _RAW_TYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int8, _dt.int16, _dt.in
 _TF_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "half"}
 
 
-def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):
     """Reinterprets the bytes of each string as a vector of ``out_type``.
 
     Args:

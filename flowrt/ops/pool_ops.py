@@ -274,7 +274,7 @@ register_op("AvgPoolGrad", infer=_avg_pool_grad_infer, kernel=_avg_pool_grad_ker
 # --------------------------------------------------------------------------------------
 
 
-def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn):  # noqa: A002
+def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn):
     if value is not None and input is not None:
         raise ValueError("%s: give only one of `value` and `input`" % fn)
     v = value if value is not None else input
@@ -290,7 +290,7 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn)
 
 
 def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
-             name=None, input=None):  # noqa: A002
+             name=None, input=None):
     """Max pooling of ``value`` [batch, height, width, channels] (op ``MaxPool``).
 
     Args:
@@ -307,18 +307,18 @@ def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NH
 
 
 def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
-             name=None, input=None):  # noqa: A002
+             name=None, input=None):
     """Average pooling (op ``AvgPool``); with SAME padding each window averages only
     its real elements, as in TF. Arguments as for ``max_pool``."""
     return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input,
                  "avg_pool")
 
 
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """TF2's spelling of ``max_pool`` (default name ``MaxPool2d``)."""
     return max_pool(input, ksize, strides, padding, data_format, name or "MaxPool2d")
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """TF2's spelling of ``avg_pool``."""
     return avg_pool(input, ksize, strides, padding, data_format, name)

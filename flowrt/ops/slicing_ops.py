@@ -133,7 +133,7 @@ register_op("GatherV2", infer=_gather_infer, kernel=_gather_kernel, grad=_gather
 # --------------------------------------------------------------------------------------
 
 
-def slice(input_, begin, size, name=None):  # noqa: A001 - TF1's name
+def slice(input_, begin, size, name=None):  # TF1's name
     """The ``size``-shaped block of ``input_`` starting at ``begin`` (size -1: to the end)."""
     return _gen_op("Slice", [("input", input_, None), ("begin", begin, _dt.int32),
                              ("size", size, _dt.int32)], None, name).outputs[0]
@@ -486,7 +486,7 @@ register_op("SplitV", infer=_splitv_infer, kernel=_splitv_kernel, grad=_splitv_g
 # --------------------------------------------------------------------------------------
 
 
-def tile(input, multiples, name=None):  # noqa: A002
+def tile(input, multiples, name=None):
     """``input`` repeated ``multiples[i]`` times along each dimension ``i``."""
     return _gen_op("Tile", [("input", input, None), ("multiples", multiples, _dt.int32)],
                    None, name).outputs[0]
@@ -543,7 +543,7 @@ register_op("Tile", infer=_tile_infer, kernel=_tile_kernel, grad=_tile_grad)
 # --------------------------------------------------------------------------------------
 
 
-def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):  # noqa: A002
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     """``tensor`` padded by ``paddings[i] = [before, after]`` in each dimension ``i``.
 
     ``mode`` is "CONSTANT" (with ``constant_values``), "REFLECT" (mirror without the edge)

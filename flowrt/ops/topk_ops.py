@@ -67,7 +67,7 @@ def _topk_grad(op, g_values, g_indices):
 register_op("TopKV2", infer=_topk_infer, kernel=_topk_kernel, grad=_topk_grad)
 
 
-def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
+def top_k(input, k=1, sorted=True, name=None):
     """The ``k`` largest entries of the last axis of ``input`` and their indices.
 
     Args:

@@ -8,9 +8,9 @@ the serialized bytes are the same because field numbers, types and options are.
 New messages (Event, Summary, GraphDef, ...) go beside these as further ``.proto`` files.
 """
 
-from .error_codes_pb2 import Code as ErrorCode  # noqa: F401
-from .example_pb2 import Example, SequenceExample  # noqa: F401
-from .feature_pb2 import (  # noqa: F401
+from .error_codes_pb2 import Code as ErrorCode
+from .example_pb2 import Example, SequenceExample
+from .feature_pb2 import (
     BytesList,
     Feature,
     FeatureList,
@@ -19,7 +19,7 @@ from .feature_pb2 import (  # noqa: F401
     FloatList,
     Int64List,
 )
-from .queue_runner_pb2 import QueueRunnerDef  # noqa: F401
+from .queue_runner_pb2 import QueueRunnerDef
 
 __all__ = ["BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
            "FloatList", "Int64List", "QueueRunnerDef", "SequenceExample", "ErrorCode"]

@@ -381,7 +381,7 @@ class TestCase(unittest.TestCase):
                 return re.search(expected_err_re_or_predicate, err_str) is not None
         try:
             yield
-        except Exception as e:  # noqa: BLE001 - any exception is checked below
+        except Exception as e:  # any exception is checked below
             if not isinstance(e, exception_type) or not predicate(e):
                 raise AssertionError("Exception of type %s: %s" % (str(type(e)), str(e))) \
                     from e

@@ -1,6 +1,8 @@
 """``fr.train``: optimizers, checkpoints, queue runners, coordinators, input pipelines,
 monitored sessions and their hooks, learning-rate schedules."""
 
+import types as _types
+
 from ..protos import (  # noqa: F401
     BytesList,
     Example,
@@ -12,21 +14,19 @@ from ..protos import (  # noqa: F401
     Int64List,
     SequenceExample,
 )
-from .basic_session_run_hooks import *  # noqa: F401,F403
-from .coordinator import *  # noqa: F401,F403
-from .input import *  # noqa: F401,F403
-from .learning_rate_decay import *  # noqa: F401,F403
-from .monitored_session import *  # noqa: F401,F403
-from .optimizers import *  # noqa: F401,F403
-from .queue_runner import *  # noqa: F401,F403
-from .saver import *  # noqa: F401,F403
-from .scaffold import *  # noqa: F401,F403
-from .session_manager import *  # noqa: F401,F403
-from .session_run_hook import *  # noqa: F401,F403
-from .supervisor import *  # noqa: F401,F403
-from .training_util import *  # noqa: F401,F403
-
-import types as _types
+from .basic_session_run_hooks import *  # noqa: F403
+from .coordinator import *  # noqa: F403
+from .input import *  # noqa: F403
+from .learning_rate_decay import *  # noqa: F403
+from .monitored_session import *  # noqa: F403
+from .optimizers import *  # noqa: F403
+from .queue_runner import *  # noqa: F403
+from .saver import *  # noqa: F403
+from .scaffold import *  # noqa: F403
+from .session_manager import *  # noqa: F403
+from .session_run_hook import *  # noqa: F403
+from .supervisor import *  # noqa: F403
+from .training_util import *  # noqa: F403
 
 __all__ = sorted(_n for _n, _v in globals().items()
                  if _n.isidentifier() and not _n.startswith("_")

@@ -207,7 +207,7 @@ class _MonitoredSession:
         """Closes a session whose creation failed half-way (its error is the one raised)."""
         try:
             await self._close_session(recovering=True)
-        except Exception as e:  # noqa: BLE001 - the creation error is what matters
+        except Exception as e:  # the creation error is what matters
             _log.debug("Ignored exception while discarding a session: %s", e)
 
     async def _create_once(self):
@@ -244,7 +244,7 @@ class _MonitoredSession:
         finally:
             try:
                 sess.close()
-            except Exception as e:  # noqa: BLE001 - as TF1, closing must not mask the cause
+            except Exception as e:  # as TF1, closing must not mask the cause
                 _log.debug("Ignored exception while closing a session: %s", e)
 
     async def _stop_runners(self, coord, tasks, threads):
@@ -289,7 +289,7 @@ class _MonitoredSession:
                 return True
             self._needs_recovery = True
             return False
-        except Exception:  # noqa: BLE001 - TF1: should_stop() answers True, never raises
+        except Exception:  # TF1: should_stop() answers True, never raises
             return True
         return self._hooks_stop
 
@@ -329,7 +329,7 @@ class _MonitoredSession:
                 self._coord.raise_requested_exception()
             except _PREEMPTION_ERRORS:
                 raise
-            except Exception:  # noqa: BLE001 - the run's own error is raised below
+            except Exception:  # the run's own error is raised below
                 pass
             raise
 

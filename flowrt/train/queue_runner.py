@@ -194,10 +194,10 @@ class QueueRunner:
                     if self._end_run(sess):
                         try:
                             sess.run(self._close_op)
-                        except Exception as e:  # noqa: BLE001 - TF1 ignores it too
+                        except Exception as e:  # TF1 ignores it too
                             _log.debug("Ignored exception: %s", e)
                     return
-        except Exception as e:  # noqa: BLE001 - reported to the coordinator
+        except Exception as e:  # reported to the coordinator
             if _ended_by_stop(sess, coord, e):
                 return
             if coord is not None:
@@ -217,7 +217,7 @@ class QueueRunner:
         coord.wait_for_stop()
         try:
             sess.run(cancel_op)
-        except Exception as e:  # noqa: BLE001 - e.g. the session closed first
+        except Exception as e:  # e.g. the session closed first
             _log.debug("Ignored exception: %s", e)
 
     def create_threads(self, sess, coord=None, daemon=False, start=False) -> list:
@@ -439,9 +439,9 @@ class QueueRunnerTasks:
             if self._left[qr] == 0:
                 try:
                     await sess.arun(qr.close_op)
-                except Exception as e:  # noqa: BLE001 - as the threads do
+                except Exception as e:  # as the threads do
                     _log.debug("Ignored exception: %s", e)
-        except Exception as e:  # noqa: BLE001 - surfaces from the block
+        except Exception as e:  # surfaces from the block
             if not (self._stopping or _ended_by_stop(sess, None, e)):
                 if self._error is None:
                     self._error = e
@@ -459,7 +459,7 @@ class QueueRunnerTasks:
                     break
                 try:
                     await self._sess.arun(qr.cancel_op)
-                except Exception as e:  # noqa: BLE001 - e.g. the session closed first
+                except Exception as e:  # e.g. the session closed first
                     _log.debug("Ignored exception: %s", e)
             self._scope.cancel()
             await self._done.wait()

@@ -269,7 +269,7 @@ class Supervisor:
             sess = self.prepare_or_wait_for_session(
                 master=master, config=config, start_standard_services=start_standard_services)
             yield sess
-        except Exception as e:  # noqa: BLE001 - reported to the coordinator, as TF1
+        except Exception as e:  # reported to the coordinator, as TF1
             self.request_stop(e)
         finally:
             try:
@@ -278,7 +278,7 @@ class Supervisor:
                 if sess is not None:
                     try:
                         sess.close()
-                    except Exception as e:  # noqa: BLE001 - must not mask the cause
+                    except Exception as e:  # must not mask the cause
                         _log.debug("Ignored exception while closing a session: %s", e)
 
 

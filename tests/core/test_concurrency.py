@@ -47,7 +47,7 @@ def test_threads_share_one_session():
         def worker(k):
             try:
                 results[k] = [float(sess.run(c, {x: float(k)})) for _ in range(50)]
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:
                 errors.append(e)
 
         threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
@@ -69,7 +69,7 @@ def test_threads_block_concurrently():
         def worker(k):
             try:
                 results.append(float(sess.run(w, {"x:0": float(k)})))
-            except BaseException as e:  # noqa: BLE001
+            except BaseException as e:
                 errors.append(e)
 
         threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
@@ -269,7 +269,7 @@ def _close_when_waiting(sess, q, n):
 def _swallow(f):
     try:
         f()
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e)
     return None
 
@@ -277,6 +277,6 @@ def _swallow(f):
 async def _aswallow(coro):
     try:
         await coro
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e)
     return None

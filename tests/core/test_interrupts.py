@@ -244,7 +244,7 @@ def _wait_until(pred, timeout=10.0):
 def _catch(out, f):
     try:
         f()
-    except BaseException as e:  # noqa: BLE001
+    except BaseException as e:
         out.append(e)
 
 

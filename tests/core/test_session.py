@@ -244,7 +244,7 @@ def test_close_cancels_an_in_flight_run_from_another_thread():
     def runner():
         try:
             sess.run(w)
-        except BaseException as e:  # noqa: BLE001
+        except BaseException as e:
             result.append(e)
 
     t = threading.Thread(target=runner)

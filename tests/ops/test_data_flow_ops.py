@@ -329,7 +329,7 @@ def test_producer_thread_and_consumer_thread_share_a_queue():
             try:
                 for k in range(50):
                     sess.run(enq, {p: base + k})
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 errs.append(e)
 
         threads = [threading.Thread(target=produce, args=(b,)) for b in (0, 1000)]
@@ -358,7 +358,7 @@ def test_session_close_ends_thread_blocked_in_run():
         started.set()
         try:
             sess.run(deq)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             box.append(e)
 
     t = threading.Thread(target=consume)

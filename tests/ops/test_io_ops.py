@@ -123,7 +123,6 @@ def test_matching_files(tmp_path):
 
 # --- TextLineReader ---------------------------------------------------------------------
 
-needs_queue = pytest.mark.skipif(not hasattr(fr, "FIFOQueue"), reason="needs fr.FIFOQueue")
 
 
 def _files(tmp_path):
@@ -133,7 +132,6 @@ def _files(tmp_path):
     return [str(tmp_path / n) for n in ("a.csv", "e.csv", "b.csv")]
 
 
-@needs_queue
 def test_text_line_reader_reads_files_in_order_as_tf(tmp_path):
     files = _files(tmp_path)
     q = fr.FIFOQueue(10, fr.string, shapes=[])
@@ -164,7 +162,6 @@ def test_text_line_reader_reads_files_in_order_as_tf(tmp_path):
             s.run([k, v])
 
 
-@needs_queue
 def test_text_line_reader_missing_file_is_not_found(tmp_path):
     q = fr.FIFOQueue(10, fr.string, shapes=[])
     k, v = fr.TextLineReader().read(q)
@@ -174,7 +171,6 @@ def test_text_line_reader_missing_file_is_not_found(tmp_path):
             s.run([k, v])
 
 
-@needs_queue
 async def test_text_line_reader_read_blocks_until_a_file_name_arrives(tmp_path):
     import trio
     import trio.testing
@@ -196,7 +192,6 @@ async def test_text_line_reader_read_blocks_until_a_file_name_arrives(tmp_path):
     assert got == [b"only"]
 
 
-@needs_queue
 def test_reader_needs_a_string_queue():
     with pytest.raises(TypeError, match="must hold scalar strings"):
         fr.TextLineReader().read(fr.FIFOQueue(2, fr.int32, shapes=[]))

@@ -283,7 +283,7 @@ def test_sampler_outputs(sampler):
 def test_log_uniform_expected_counts_without_unique():
     s = fr.nn.log_uniform_candidate_sampler(TRUE, 1, 10, False, 50, seed=1)
     ids, te, se = run(*s)
-    p = lambda k: np.log((k + 2.0) / (k + 1.0)) / np.log(51.0)  # noqa: E731
+    p = lambda k: np.log((k + 2.0) / (k + 1.0)) / np.log(51.0)
     np.testing.assert_allclose(te[:, 0], p(TRUE[:, 0]) * 10, rtol=1e-6)
     np.testing.assert_allclose(se, p(ids) * 10, rtol=1e-6)
 

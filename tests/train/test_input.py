@@ -9,7 +9,6 @@ import flowrt as fr
 
 JOIN = 5.0
 
-pytestmark = pytest.mark.skipif(not hasattr(fr, "FIFOQueue"), reason="needs fr.FIFOQueue")
 
 
 class _Runners:
@@ -197,8 +196,6 @@ def test_batch_join_and_shuffle_batch_move_whole_string_batches():
 
 
 def test_batch_dynamic_pad_pads_to_the_longest():
-    if not hasattr(fr, "PaddingFIFOQueue"):
-        pytest.skip("needs fr.PaddingFIFOQueue")
     p = fr.placeholder(fr.int32, [None])
     q = fr.PaddingFIFOQueue(10, fr.int32, shapes=[[None]])
     enq = q.enqueue([p])

@@ -12,7 +12,6 @@ import flowrt as fr
 
 JOIN = 5.0
 
-pytestmark = pytest.mark.skipif(not hasattr(fr, "FIFOQueue"), reason="needs fr.FIFOQueue")
 
 
 def _join_all(threads):
