@@ -1,47 +1,70 @@
-"""Where a run spends its time: trace one step with RunOptions(FULL_TRACE), list the
-slowest ops from RunMetadata.step_stats, and write a Chrome trace to open in Perfetto.
+"""Where a run spends its time: trace steps with RunOptions(FULL_TRACE), list the ops
+with the largest median time from RunMetadata.step_stats (a median over several steps,
+so that one step preempted by another process does not mislead), and write a Chrome
+trace to open in Perfetto. Then the same with BLAS limited to one thread per kernel,
+which is what wins on a machine whose cores are busy with other work.
 
 Run: python examples/debug_slow_run.py
 """
 
+import collections
 import os
+import statistics
 import tempfile
 
 import numpy as np
 
 import flowrt as fr
 
+STEPS = 7
 
-def main():
+
+def build():
     x = fr.placeholder(fr.float32, [None, 784], name="x")
     labels = fr.placeholder(fr.int32, [None], name="labels")
-    h = fr.nn.relu(fr.matmul(x, fr.get_variable("w1", [784, 1024])), name="hidden")
-    logits = fr.matmul(h, fr.get_variable("w2", [1024, 10]), name="logits")
+    h = fr.nn.relu(fr.matmul(x, fr.get_variable("w1", [784, 256])), name="hidden")
+    logits = fr.matmul(h, fr.get_variable("w2", [256, 10]), name="logits")
     loss = fr.reduce_mean(fr.nn.sparse_softmax_cross_entropy_with_logits(
         labels=labels, logits=logits), name="loss")
-    train = fr.train.AdamOptimizer(1e-3).minimize(loss)
-
     rng = np.random.default_rng(0)
-    feed = {x: rng.random((256, 784), dtype=np.float32),
-            labels: rng.integers(0, 10, 256).astype(np.int32)}
-    with fr.Session() as sess:
-        sess.run(fr.global_variables_initializer())
-        sess.run(train, feed)  # the first run builds and caches the plan
-        meta = fr.RunMetadata()
-        sess.run(train, feed, options=fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE),
-                 run_metadata=meta)
+    feed = {x: rng.random((128, 784), dtype=np.float32),
+            labels: rng.integers(0, 10, 128).astype(np.int32)}
+    return fr.train.AdamOptimizer(1e-3).minimize(loss), feed
 
-    stats = sorted(meta.step_stats, key=lambda s: s.end_micros - s.start_micros,
-                   reverse=True)
-    total = sum(s.end_micros - s.start_micros for s in stats)
-    print("%d ops ran, %.1f ms in kernels; the slowest:" % (len(stats), total / 1000))
-    for s in stats[:5]:
-        print("  %-45s %-22s %7.2f ms" % (s.node_name, s.op_type,
-                                          (s.end_micros - s.start_micros) / 1000))
+
+def profile(train, feed, config=None):
+    with fr.Session(config=config) as sess:
+        sess.run(fr.global_variables_initializer())
+        for _ in range(3):  # the first runs build, cache and compile the plan
+            sess.run(train, feed)
+        traced = []
+        for _ in range(STEPS):
+            meta = fr.RunMetadata()
+            sess.run(train, feed, run_metadata=meta,
+                     options=fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE))
+            traced.append(meta)
+    times = collections.defaultdict(list)
+    for meta in traced:
+        for s in meta.step_stats:
+            times[(s.node_name, s.op_type)].append((s.end_micros - s.start_micros) / 1000)
+    median = {k: statistics.median(v) for k, v in times.items()}
+    print("%d ops per step, median %.2f ms in kernels over %d steps; the slowest:"
+          % (len(median), sum(median.values()), STEPS))
+    for (name, op_type), ms in sorted(median.items(), key=lambda kv: -kv[1])[:3]:
+        print("  %-34s %-18s %7.3f ms" % (name[-34:], op_type[:18], ms))
+    return traced[-1]
+
+
+def main():
+    train, feed = build()
+    print("default BLAS threads:")
+    meta = profile(train, feed)
     path = os.path.join(tempfile.mkdtemp(), "step.json")
     with open(path, "w") as f:
         f.write(meta.chrome_trace())
-    print("chrome trace written (%d events)" % len(stats))
+    print("chrome trace written (%d events)" % len(meta.step_stats))
+    print("intra_op_parallelism_threads=1:")
+    profile(train, feed, fr.ConfigProto(intra_op_parallelism_threads=1))
 
 
 if __name__ == "__main__":
