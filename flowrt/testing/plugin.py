@@ -19,6 +19,7 @@ import trio
 
 import flowrt as fr
 
+from .._core.introspection import queue_snapshots
 from ..train.queue_runner import live_runners
 from .report import open_sessions, pipeline_report
 from .seeds import seed_for
@@ -160,7 +161,8 @@ class _Stalled(pytest.fail.Exception):  # type: ignore[name-defined]
 class _Guard:
     """Watches one test call from a timer thread; on expiry takes the report while the
     test is still stuck, then stops the test (a signal for sync tests, a cancel for
-    trio tests) and fails it with the report."""
+    trio tests) and fails it with the report; after the test, closes the sessions that
+    were stuck so their runner threads end."""
 
     def __init__(self, seconds: float, nodeid: str):
         self.seconds = seconds
@@ -198,8 +200,11 @@ class _Guard:
         raise _Stalled(self.message(), pytrace=True)
 
     def _fire(self) -> None:
-        self.sessions = open_sessions()
-        report = pipeline_report(self.sessions)
+        sessions = open_sessions()
+        report = pipeline_report(sessions)
+        # Closed after the test (ending their runner threads): the sessions stuck in a
+        # run, not, e.g., a module-scoped session that other tests still use.
+        self.sessions = [s for s in sessions if _stuck(s)]
         with self._lock:
             if self._done:
                 return
@@ -213,6 +218,11 @@ class _Guard:
         main = threading.main_thread().ident
         if self._old_handler is not None and main is not None:
             signal.pthread_kill(main, signal.SIGALRM)
+
+
+def _stuck(sess: fr.Session) -> bool:
+    return bool(getattr(sess, "_inflight", ())) or any(
+        snap.blocked for snap in queue_snapshots(sess.resources.items()))
 
 
 def _guard_trio(fn: Callable[..., Any], guard: _Guard) -> Callable[..., Any]:
