@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._core.graph import Operation
+
 __all__ = [
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
     "DeadlineExceededError", "NotFoundError", "AlreadyExistsError", "PermissionDeniedError",
     "ResourceExhaustedError", "FailedPreconditionError", "AbortedError", "OutOfRangeError",
     "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
     "UnauthenticatedError", "OperatorNotAllowedInGraphError",
-    "UnauthenticatedError", "exception_type_from_error_code", "error_code_from_exception_type",
+    "exception_type_from_error_code", "error_code_from_exception_type",
 ]
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -27,68 +32,132 @@ class OpError(Exception):
       error_code: TF's canonical code.
     """
 
-    error_code = UNKNOWN
+    error_code: int = UNKNOWN
 
-    def __init__(self, node_def, op, message, *args):
+    def __init__(self, node_def: object, op: Operation | None, message: str, *args: object):
         super().__init__(message)
         self.node_def = node_def
         self.op = op
         self.message = message
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.op is not None:
             return "%s\n\t [[node %s]]" % (self.message, self.op.name)
         return self.message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[OpError], tuple[None, None, str]]:
         return type(self), (None, None, self.message)
 
 
-def _make(name, code, doc):
-    cls = type(name, (OpError,), {"error_code": code, "__doc__": doc})
+class CancelledError(OpError):
+    """The run or one of its ops was cancelled."""
 
-    def __init__(self, node_def, op, message, *args):  # noqa: N807 - set as the method
-        OpError.__init__(self, node_def, op, message)
-
-    cls.__init__ = __init__
-    return cls
+    error_code = CANCELLED
 
 
-CancelledError = _make("CancelledError", CANCELLED, "The run or one of its ops was cancelled.")
-UnknownError = _make("UnknownError", UNKNOWN, "An unknown error.")
-InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT,
-                             "An op received an invalid argument at run time.")
-DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED,
-                              "The run's deadline (RunOptions.timeout_in_ms) expired.")
-NotFoundError = _make("NotFoundError", NOT_FOUND, "A file or resource was not found.")
-AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS, "An entity already exists.")
-PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED, "Permission denied.")
-ResourceExhaustedError = _make("ResourceExhaustedError", RESOURCE_EXHAUSTED,
-                               "A resource ran out.")
-FailedPreconditionError = _make("FailedPreconditionError", FAILED_PRECONDITION,
-                                "The system is not in a state to run the op "
-                                "(e.g. an uninitialized variable).")
-AbortedError = _make("AbortedError", ABORTED, "The operation was aborted.")
-OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE,
-                        "Iterated past the valid range (e.g. a closed, empty queue).")
-UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED, "Not implemented.")
-InternalError = _make("InternalError", INTERNAL, "An internal invariant broke.")
-UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is unavailable.")
-DataLossError = _make("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
-UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED, "Unauthenticated.")
+class UnknownError(OpError):
+    """An unknown error."""
+
+    error_code = UNKNOWN
+
+
+class InvalidArgumentError(OpError):
+    """An op received an invalid argument at run time."""
+
+    error_code = INVALID_ARGUMENT
+
+
+class DeadlineExceededError(OpError):
+    """The run's deadline (RunOptions.timeout_in_ms) expired."""
+
+    error_code = DEADLINE_EXCEEDED
+
+
+class NotFoundError(OpError):
+    """A file or resource was not found."""
+
+    error_code = NOT_FOUND
+
+
+class AlreadyExistsError(OpError):
+    """An entity already exists."""
+
+    error_code = ALREADY_EXISTS
+
+
+class PermissionDeniedError(OpError):
+    """Permission denied."""
+
+    error_code = PERMISSION_DENIED
+
+
+class ResourceExhaustedError(OpError):
+    """A resource ran out."""
+
+    error_code = RESOURCE_EXHAUSTED
+
+
+class FailedPreconditionError(OpError):
+    """The system is not in a state to run the op  (e.g. an uninitialized variable)."""
+
+    error_code = FAILED_PRECONDITION
+
+
+class AbortedError(OpError):
+    """The operation was aborted."""
+
+    error_code = ABORTED
+
+
+class OutOfRangeError(OpError):
+    """Iterated past the valid range (e.g. a closed, empty queue)."""
+
+    error_code = OUT_OF_RANGE
+
+
+class UnimplementedError(OpError):
+    """Not implemented."""
+
+    error_code = UNIMPLEMENTED
+
+
+class InternalError(OpError):
+    """An internal invariant broke."""
+
+    error_code = INTERNAL
+
+
+class UnavailableError(OpError):
+    """The runtime is unavailable."""
+
+    error_code = UNAVAILABLE
+
+
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption."""
+
+    error_code = DATA_LOSS
+
+
+class UnauthenticatedError(OpError):
+    """Unauthenticated."""
+
+    error_code = UNAUTHENTICATED
 
 
 class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation on a tensor that needs its value while a function is traced
     (``if tensor:``, ``for x in tensor:``); TF2's class of the same name."""
-_BY_CODE = {cls.error_code: cls for cls in (
+
+
+_BY_CODE: dict[int, type[OpError]] = {cls.error_code: cls for cls in (
     CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
     AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError,
     FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError,
     InternalError, UnavailableError, DataLossError, UnauthenticatedError)}
 
 
-def exception_type_from_error_code(error_code: int) -> type:
+def exception_type_from_error_code(error_code: int) -> type[OpError]:
     """The ``OpError`` subclass of a canonical error code; KeyError for an unknown one."""
     return _BY_CODE[int(error_code)]
 

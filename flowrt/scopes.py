@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from typing import Any
+
 from ._core.graph import get_default_graph
 
 __all__ = ["name_scope", "control_dependencies", "device", "add_to_collection",
@@ -19,15 +22,16 @@ class name_scope:  # noqa: N801 - TF1's name
       values: tensors the ops inside use; their graph becomes the default.
     """
 
-    def __init__(self, name, default_name=None, values=None):
+    def __init__(self, name: str | None, default_name: str | None = None,
+                 values: Any = None):
         if name is None and default_name is not None:
             name = default_name
         self._name = name
         self._values = values
-        self._ctx = None
-        self._gctx = None
+        self._ctx: Any = None
+        self._gctx: Any = None
 
-    def __enter__(self):
+    def __enter__(self) -> str:
         g = None
         for v in self._values or []:
             g = getattr(v, "graph", None)
@@ -39,33 +43,42 @@ class name_scope:  # noqa: N801 - TF1's name
         self._ctx = get_default_graph().name_scope(self._name)
         return self._ctx.__enter__()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self._ctx.__exit__(*exc)
         if self._gctx is not None:
             self._gctx.__exit__(*exc)
 
 
-def control_dependencies(control_inputs):
-    """Ops created inside run only after ``control_inputs`` (ops or tensors)."""
+def control_dependencies(control_inputs: Any) -> AbstractContextManager[None]:
+    """Ops created inside run only after ``control_inputs`` (ops or tensors); None
+    clears the outer control dependencies."""
     return get_default_graph().control_dependencies(control_inputs)
 
 
-def device(device_name):
-    """Records a device string on ops created inside (flowrt runs everything on CPU)."""
+def device(device_name: str | None) -> AbstractContextManager[None]:
+    """Records a device string on ops created inside.
+
+    Note (flowrt): flowrt runs everything on the CPU; the device is only recorded.
+    """
     return get_default_graph().device(device_name)
 
 
-def add_to_collection(name, value):
+def add_to_collection(name: str, value: Any) -> None:
+    """Adds ``value`` to the default graph's collection ``name``."""
     get_default_graph().add_to_collection(name, value)
 
 
-def add_to_collections(names, value):
+def add_to_collections(names: Any, value: Any) -> None:
+    """Adds ``value`` to each of the default graph's collections ``names``."""
     get_default_graph().add_to_collections(names, value)
 
 
-def get_collection(key, scope=None):
+def get_collection(key: str, scope: str | None = None) -> list[Any]:
+    """A copy of the default graph's collection ``key``, only items whose name matches
+    ``scope`` (a regex anchored at the start) if given."""
     return get_default_graph().get_collection(key, scope)
 
 
-def get_collection_ref(key):
+def get_collection_ref(key: str) -> list[Any]:
+    """The default graph's collection ``key`` itself (appending to it adds items)."""
     return get_default_graph().get_collection_ref(key)

@@ -14,6 +14,8 @@ dispatch, and these losses sit on the training hot path. Embedding lookup lives 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -51,8 +53,8 @@ def _zeros_like(t):
 # --------------------------------------------------------------------------------------
 
 
-def _act_fn(op_type, pub, doc):
-    def fn(features, name=None):
+def _act_fn(op_type: str, pub: str, doc: str) -> Callable[..., Tensor]:
+    def fn(features: Any, name: str | None = None) -> Tensor:
         x = _features(features)
         return make(op_type, [x], None, name, op_type)
     fn.__name__ = fn.__qualname__ = pub

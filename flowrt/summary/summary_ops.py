@@ -7,12 +7,13 @@ what TF's kernel outputs. Each op type is registered once below its public wrapp
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import GraphKeys, get_default_graph
+from .._core.graph import GraphKeys, Tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..ops.common import TensorShape, check_dtype, make, to_tensor
 from ..scopes import name_scope
@@ -79,7 +80,8 @@ def _scalar_output():
 # --------------------------------------------------------------------------------------
 
 
-def scalar(name, tensor, collections=None, family=None):
+def scalar(name: str, tensor: Any, collections: list[str] | None = None,
+           family: str | None = None) -> Tensor:
     """A summary of one real number, shown as a curve by TensorBoard.
 
     Args:
@@ -120,7 +122,8 @@ register_op("ScalarSummary", infer=lambda op: _scalar_output(), kernel=_scalar_s
 # --------------------------------------------------------------------------------------
 
 
-def histogram(name, values, collections=None, family=None):
+def histogram(name: str, values: Any, collections: list[str] | None = None,
+              family: str | None = None) -> Tensor:
     """A histogram of all elements of ``values`` (TF's exponential default buckets).
 
     Args:
@@ -163,7 +166,8 @@ register_op("HistogramSummary", infer=lambda op: _scalar_output(),
 # --------------------------------------------------------------------------------------
 
 
-def merge(inputs, collections=None, name=None):
+def merge(inputs: Any, collections: list[str] | None = None,
+          name: str | None = None) -> Tensor:
     """Merges serialized ``Summary`` tensors into one; a tag seen twice fails the run.
 
     Args:
@@ -187,7 +191,8 @@ def merge(inputs, collections=None, name=None):
     return val
 
 
-def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
+def merge_all(key: str = GraphKeys.SUMMARIES, scope: str | None = None,
+              name: str | None = None) -> Tensor | None:
     """Merges every summary in collection ``key`` (those whose name matches ``scope``).
 
     Returns:

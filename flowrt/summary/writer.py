@@ -11,7 +11,7 @@ import os
 import socket
 import threading
 import time
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -112,7 +112,7 @@ class FileWriter:
 
     # --- adding -----------------------------------------------------------------------
 
-    def add_event(self, event):
+    def add_event(self, event: Event) -> None:
         """Adds an ``Event`` (or its serialized bytes) as given; ignored after ``close()``."""
         self._add(_serialized(event, "event"))
 
@@ -129,7 +129,7 @@ class FileWriter:
         step = b"" if global_step is None else w.opt_int(2, int(global_step))
         self._add(w.double_field(1, time.time()) + step + w.bytes_field(field, payload))
 
-    def add_summary(self, summary, global_step=None):
+    def add_summary(self, summary: Any, global_step: int | None = None) -> None:
         """Adds a ``Summary``: the value of a fetched summary tensor (bytes) or a
         ``fr.summary.Summary``.
 
@@ -146,7 +146,8 @@ class FileWriter:
                              "(%s); pass the value of a summary tensor" % e) from None
         self._add_what(5, data, global_step)
 
-    def add_graph(self, graph, global_step=None, graph_def=None):
+    def add_graph(self, graph: Graph | None, global_step: int | None = None,
+                  graph_def: Any = None) -> None:
         """Adds a ``Graph`` for TensorBoard's graph tab.
 
         Args:
@@ -177,12 +178,12 @@ class FileWriter:
         self._file.flush()
         self._last_flush = time.monotonic()
 
-    def flush(self):
+    def flush(self) -> None:
         """Writes the held events to the event file and flushes it to the OS."""
         with self._lock:
             self._flush_locked()
 
-    def close(self):
+    def close(self) -> None:
         """Flushes and closes the event file; a second close does nothing."""
         with self._lock:
             if self._file is None:
@@ -191,7 +192,7 @@ class FileWriter:
             self._file.close()
             self._file = None
 
-    def reopen(self):
+    def reopen(self) -> None:
         """After ``close()``, starts a new event file in the same directory."""
         with self._lock:
             if self._file is None:

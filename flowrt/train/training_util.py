@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes as _dt
-from .._core.graph import GraphKeys, Tensor, get_default_graph
+from .._core.graph import Graph, GraphKeys, Tensor, get_default_graph
 from ..init_ops import zeros_initializer
 from ..summary.writer import read_events
 from ..var_scope import get_variable
@@ -16,12 +18,12 @@ __all__ = ["global_step", "get_global_step", "create_global_step",
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 
-def global_step(sess, global_step_tensor) -> int:
+def global_step(sess: Any, global_step_tensor: Any) -> int:
     """The value of ``global_step_tensor`` (a variable, tensor or name) in ``sess``."""
     return int(sess.run(global_step_tensor))
 
 
-def assert_global_step(global_step_tensor):
+def assert_global_step(global_step_tensor: Any) -> None:
     """Raises TypeError unless the argument is a scalar integer Variable or Tensor."""
     if not isinstance(global_step_tensor, (Variable, Tensor)):
         raise TypeError('Existing "global_step" must be a Variable or Tensor: %s.'
@@ -34,7 +36,7 @@ def assert_global_step(global_step_tensor):
         raise TypeError('Existing "global_step" is not scalar: %s' % shape)
 
 
-def get_global_step(graph=None):
+def get_global_step(graph: Graph | None = None) -> Any:
     """The global step variable of ``graph`` (default graph), or None.
 
     Looked up in the ``GLOBAL_STEP`` collection, then as the tensor ``global_step:0``.
@@ -54,7 +56,7 @@ def get_global_step(graph=None):
     return step
 
 
-def create_global_step(graph=None):
+def create_global_step(graph: Graph | None = None) -> Variable:
     """Creates the global step (int64, 0, not trainable); ValueError if it exists."""
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
@@ -66,7 +68,7 @@ def create_global_step(graph=None):
                             collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
 
 
-def get_or_create_global_step(graph=None):
+def get_or_create_global_step(graph: Graph | None = None) -> Any:
     """The global step of ``graph``, created if it does not exist yet."""
     graph = graph or get_default_graph()
     step = get_global_step(graph)
