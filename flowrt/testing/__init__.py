@@ -12,7 +12,7 @@ pytest run, with no ``conftest.py``:
 - ``fr_seed``: the test's graph seed;
 - ``@pytest.mark.fr_timeout(seconds)``: fail a hung test after ``seconds`` with the
   blocked runs, the queues they wait on and the runners feeding them (ini default:
-  ``fr_timeout``, 120 s; 0 turns the guard off).
+  ``fr_timeout``, 300 s; 0 turns the guard off).
 
 See docs/testing.md.
 """

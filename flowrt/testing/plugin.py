@@ -24,7 +24,7 @@ from ..train.queue_runner import live_runners
 from .report import open_sessions, pipeline_report
 from .seeds import seed_for
 
-DEFAULT_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = 300.0
 """Seconds a test may run before the stall guard fails it, unless the ini option
 ``fr_timeout``, the ``--fr-timeout`` option or an ``fr_timeout`` mark says otherwise."""
 
