@@ -44,7 +44,7 @@ def modules() -> list[tuple[str, str]]:
     """``(import path, title)`` of every reference page, in order."""
     out = [("flowrt", "fr")]
     out += [("flowrt." + n, "fr." + n) for n in flowrt.__all__
-            if isinstance(getattr(flowrt, n), types.ModuleType)]
+            if isinstance(getattr(flowrt, n), types.ModuleType) and n != "testing"]
     out.append(("flowrt.testing", "flowrt.testing"))
     return out
 
@@ -55,9 +55,13 @@ def page_path(module: str) -> str:
 
 
 def public_names(module: str) -> list[str]:
-    """The module's ``__all__``, without submodules (they have pages of their own)."""
+    """The module's ``__all__`` (else its names without a leading underscore), without
+    submodules (they have pages of their own)."""
     mod = importlib.import_module(module)
-    return [n for n in mod.__all__ if not isinstance(getattr(mod, n), types.ModuleType)]
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = sorted(n for n in vars(mod) if not n.startswith("_"))
+    return [n for n in names if not isinstance(getattr(mod, n), types.ModuleType)]
 
 
 def _documented(obj: object) -> bool:

@@ -28,6 +28,7 @@ def run(pytester: pytest.Pytester, source: str, *args: str,
 def test_each_fixture_in_a_user_test_file(pytester):
     result = run(pytester, """
         import numpy as np
+        import pytest
         import trio
         import flowrt as fr
         from flowrt.testing import assert_all_close, assert_all_equal
@@ -72,8 +73,19 @@ def test_each_fixture_in_a_user_test_file(pytester):
                     for _ in range(10):
                         got.append(int(await fr_asession.arun(dequeue)))
             assert got == list(range(10))
+
+        @pytest.fixture
+        async def counter(fr_asession):
+            v = fr.Variable(0, name="counter")
+            await fr_asession.arun(v.initializer)
+            yield fr_asession, v
+
+        async def test_async_fixture_built_on_fr_asession(counter):
+            sess, v = counter
+            await sess.arun(fr.assign_add(v, 2))
+            assert await sess.arun(v) == 2
     """)
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
 
 
 HUNG = """
