@@ -85,8 +85,8 @@ def _close(a: Any, b: Any, rtol: float, atol: float, path: str, msg: str | None)
     if bad.any():
         first = _first(bad)
         raise AssertionError(_join(msg, (
-            "Not equal to tolerance rtol=%g, atol=%g%s: %d of %d element(s) differ; first at "
-            "index %s: a=%r, b=%r (|a - b| = %g > atol + rtol * |b| = %g)")
+            "Not equal to tolerance rtol=%g, atol=%g%s: %d of %d element(s) differ; "
+            "first at index %s: a=%r, b=%r (|a - b| = %g > atol + rtol * |b| = %g)")
             % (rtol, atol, _where(path), int(bad.sum()), bad.size, list(first),
                a_arr[first].item(), b_arr[first].item(), diff[first],
                atol + rtol * abs(b64[first]))))
