@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 import types
+from typing import Any
 
 import numpy as np
 
 from . import dtypes as _dt
-from ._core.graph import constant_op, get_default_graph
+from ._core.graph import Tensor, constant_op, get_default_graph
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal",
@@ -31,14 +32,14 @@ _DEFAULT_GRAPH_SEED = 87654321
 class Initializer:
     """Base class: ``init(shape, dtype=None, partition_info=None) -> Tensor``."""
 
-    def __call__(self, shape, dtype=None, partition_info=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
         raise NotImplementedError
 
     def get_config(self) -> dict:
         return {}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> Initializer:
         config = dict(config)
         config.pop("dtype", None)
         return cls(**config)
@@ -60,30 +61,30 @@ def _float_dtype(dtype):
 class Zeros(Initializer):
     """Initializes to 0."""
 
-    def __init__(self, dtype=_dt.float32):
+    def __init__(self, dtype: Any = _dt.float32) -> None:
         self.dtype = _dt.as_dtype(dtype)
 
-    def __call__(self, shape, dtype=None, partition_info=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
         from .ops.array_ops import zeros
 
         return zeros(_shape_list(shape), _dt.as_dtype(dtype or self.dtype))
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"dtype": self.dtype.name}
 
 
 class Ones(Initializer):
     """Initializes to 1."""
 
-    def __init__(self, dtype=_dt.float32):
+    def __init__(self, dtype: Any = _dt.float32) -> None:
         self.dtype = _dt.as_dtype(dtype)
 
-    def __call__(self, shape, dtype=None, partition_info=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
         from .ops.array_ops import ones
 
         return ones(_shape_list(shape), _dt.as_dtype(dtype or self.dtype))
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"dtype": self.dtype.name}
 
 
@@ -91,7 +92,8 @@ class Constant(Initializer):
     """Initializes to ``value``: a scalar (filled), or a list/array; a value with fewer
     elements than the shape is padded with its last element (TF1 graph mode)."""
 
-    def __init__(self, value=0, dtype=_dt.float32, verify_shape=False):
+    def __init__(self, value: Any = 0, dtype: Any = _dt.float32,
+                 verify_shape: bool = False) -> None:
         if not np.isscalar(value) and not isinstance(value, (list, tuple, np.ndarray)):
             raise TypeError("Invalid type for initial value: %s (expected Python scalar, "
                             "list or tuple of values, or numpy.ndarray)." % type(value))
@@ -99,7 +101,8 @@ class Constant(Initializer):
         self.dtype = _dt.as_dtype(dtype)
         self._verify_shape = verify_shape
 
-    def __call__(self, shape, dtype=None, partition_info=None, verify_shape=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None,
+                 verify_shape: bool | None = None) -> Tensor:
         dtype = _dt.as_dtype(dtype or self.dtype)
         shape = _shape_list(shape)
         arr = np.asarray(self.value)
@@ -114,7 +117,7 @@ class Constant(Initializer):
             arr = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)])
         return constant_op(arr, dtype, shape, name="Const")
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"value": self.value, "dtype": self.dtype.name}
 
 
@@ -157,11 +160,12 @@ def _sample(kind, shape, dtype, seed, name, **p):
 class RandomUniform(Initializer):
     """Uniform in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
 
-    def __init__(self, minval=0, maxval=None, seed=None, dtype=_dt.float32):
+    def __init__(self, minval: Any = 0, maxval: Any = None, seed: int | None = None,
+                 dtype: Any = _dt.float32) -> None:
         self.minval, self.maxval, self.seed = minval, maxval, seed
         self.dtype = _dt.as_dtype(dtype)
 
-    def __call__(self, shape, dtype=None, partition_info=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
         dtype = _dt.as_dtype(dtype or self.dtype)
         maxval = self.maxval
         if maxval is None:
@@ -171,7 +175,7 @@ class RandomUniform(Initializer):
         return _sample("random_uniform", _shape_list(shape), dtype, self.seed,
                        "random_uniform", minval=self.minval, maxval=maxval)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed,
                 "dtype": self.dtype.name}
 
@@ -179,15 +183,16 @@ class RandomUniform(Initializer):
 class RandomNormal(Initializer):
     """Normal with ``mean`` and ``stddev``."""
 
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=_dt.float32):
+    def __init__(self, mean: float = 0.0, stddev: float = 1.0, seed: int | None = None,
+                 dtype: Any = _dt.float32) -> None:
         self.mean, self.stddev, self.seed = mean, stddev, seed
         self.dtype = _float_dtype(dtype)
 
-    def __call__(self, shape, dtype=None, partition_info=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
         return _sample("random_normal", _shape_list(shape), _float_dtype(dtype or self.dtype),
                        self.seed, "random_normal", mean=self.mean, stddev=self.stddev)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
                 "dtype": self.dtype.name}
 
@@ -195,7 +200,7 @@ class RandomNormal(Initializer):
 class TruncatedNormal(RandomNormal):
     """Normal with ``mean`` and ``stddev``, redrawn beyond two standard deviations."""
 
-    def __call__(self, shape, dtype=None, partition_info=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
         return _sample("truncated_normal", _shape_list(shape),
                        _float_dtype(dtype or self.dtype), self.seed, "truncated_normal",
                        mean=self.mean, stddev=self.stddev)
@@ -215,8 +220,9 @@ def _fans(shape):
 class VarianceScaling(Initializer):
     """Samples with variance ``scale / n`` where n is fan_in, fan_out or their mean."""
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
-                 dtype=_dt.float32):
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
+                 distribution: str = "truncated_normal", seed: int | None = None,
+                 dtype: Any = _dt.float32) -> None:
         if scale <= 0.0:
             raise ValueError("`scale` must be positive float.")
         if mode not in {"fan_in", "fan_out", "fan_avg"}:
@@ -230,7 +236,7 @@ class VarianceScaling(Initializer):
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
         self.dtype = _float_dtype(dtype)
 
-    def __call__(self, shape, dtype=None, partition_info=None):
+    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
         dtype = _float_dtype(dtype or self.dtype)
         shape = _shape_list(shape)
         # TF: a part of a partitioned variable is scaled by the whole variable's fans.
@@ -249,7 +255,7 @@ class VarianceScaling(Initializer):
         return _sample("random_uniform", shape, dtype, self.seed, "random_uniform",
                        minval=-limit, maxval=limit)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
                 "seed": self.seed, "dtype": self.dtype.name}
 
@@ -257,20 +263,20 @@ class VarianceScaling(Initializer):
 class GlorotUniform(VarianceScaling):
     """Uniform in ``[-l, l]``, ``l = sqrt(6 / (fan_in + fan_out))`` (get_variable's default)."""
 
-    def __init__(self, seed=None, dtype=_dt.float32):
+    def __init__(self, seed: int | None = None, dtype: Any = _dt.float32) -> None:
         super().__init__(1.0, "fan_avg", "uniform", seed, dtype)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
 class GlorotNormal(VarianceScaling):
     """Truncated normal with ``stddev = sqrt(2 / (fan_in + fan_out))``."""
 
-    def __init__(self, seed=None, dtype=_dt.float32):
+    def __init__(self, seed: int | None = None, dtype: Any = _dt.float32) -> None:
         super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 

@@ -15,6 +15,7 @@ import contextlib
 import enum
 import inspect
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -401,10 +402,10 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
             return g._create_op("ReadVariableOrDefault", [self._handle, self._initial_value],
                                 {}, None, "ReadVariableOrDefault").outputs[0]
 
-    def is_initialized(self, name=None) -> Tensor:
+    def is_initialized(self, name: str | None = None) -> Tensor:
         return state_ops.is_variable_initialized(self)
 
-    def eval(self, session=None):
+    def eval(self, session: Any = None) -> Any:
         """The variable's value in ``session`` (or the default session)."""
         return _session_for(self._handle.graph, session).run(self._snapshot)
 
@@ -429,16 +430,19 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
             out = state_ops.assign_op(handle, value, name=name, op_type=op_type)
         return out if read_value else out.op
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
+    def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
+               read_value: bool = True) -> Tensor | Operation:
         """Stores ``value``; returns a tensor of the stored value (or the op if
         ``read_value=False``)."""
         return self._update("AssignVariableOp", value, name, read_value)
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True) -> Tensor | Operation:
         """Adds ``delta`` atomically; returns a tensor of the new value."""
         return self._update("AssignAddVariableOp", delta, name, read_value)
 
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+    def assign_sub(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
+                   read_value: bool = True) -> Tensor | Operation:
         """Subtracts ``delta`` atomically; returns a tensor of the new value."""
         return self._update("AssignSubVariableOp", delta, name, read_value)
 
@@ -447,13 +451,16 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
             return fn(self, sparse_delta.indices, sparse_delta.values,
                       use_locking=use_locking, name=name)
 
-    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False,
+                       name: str | None = None) -> Tensor:
         return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
-    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False,
+                    name: str | None = None) -> Tensor:
         return self._scatter(state_ops.scatter_add, sparse_delta, use_locking, name)
 
-    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False,
+                    name: str | None = None) -> Tensor:
         return self._scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
 
     def count_up_to(self, limit):
@@ -463,22 +470,22 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         with self.graph.as_default():
             return state_ops.count_up_to(self, limit)
 
-    def load(self, value, session=None):
+    def load(self, value: Any, session: Any = None) -> None:
         """Writes ``value`` into the variable in ``session`` (no new ops are added)."""
         sess = _session_for(self._handle.graph, session)
         sess.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
     # --- misc -------------------------------------------------------------------------
 
-    def set_shape(self, shape):
+    def set_shape(self, shape: Any) -> None:
         raise NotImplementedError("Variable.set_shape is not supported; create the "
                                   "variable with `shape=`")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<fr.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape,
                                                          self.dtype.name)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.__repr__()
 
     def __array__(self, dtype=None, copy=None):
