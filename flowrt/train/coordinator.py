@@ -12,6 +12,8 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from .. import errors
 
@@ -61,7 +63,7 @@ class Coordinator:
             return None
         return ex
 
-    def request_stop(self, ex=None):
+    def request_stop(self, ex: BaseException | Any = None) -> None:
         """Asks all threads to stop; ``should_stop()`` is True from now on.
 
         Args:
@@ -97,7 +99,7 @@ class Coordinator:
                 self._exc_info_to_raise = info
             self._stop_event.set()
 
-    def clear_stop(self):
+    def clear_stop(self) -> None:
         """Clears the stop flag and the recorded exception; ``should_stop()`` is False."""
         with self._lock:
             self._joined = False
@@ -109,7 +111,7 @@ class Coordinator:
         return self._stop_event.is_set()
 
     @contextlib.contextmanager
-    def stop_on_exception(self):
+    def stop_on_exception(self) -> Iterator[None]:
         """Requests a stop, reporting the exception, if the block raises.
 
         Equivalent to ``try: ...body... except: coord.request_stop(sys.exc_info())``;
@@ -124,12 +126,14 @@ class Coordinator:
         """Waits until a stop is requested; False if ``timeout`` seconds passed first."""
         return self._stop_event.wait(timeout)
 
-    def register_thread(self, thread):
+    def register_thread(self, thread: threading.Thread) -> None:
         """Adds ``thread`` to the threads that ``join()`` waits for."""
         with self._lock:
             self._registered_threads.add(thread)
 
-    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
+    def join(self, threads: Iterable[threading.Thread] | None = None,
+             stop_grace_period_secs: float = 120,
+             ignore_live_threads: bool = False) -> None:
         """Waits for the threads (given and registered) to end.
 
         Returns when all have ended, or when a stop was requested and then
@@ -181,7 +185,7 @@ class Coordinator:
         """True once ``join()`` has finished waiting."""
         return self._joined
 
-    def raise_requested_exception(self):
+    def raise_requested_exception(self) -> None:
         """Raises the exception passed to ``request_stop``, if any."""
         with self._lock:
             if self._exc_info_to_raise:
@@ -215,14 +219,16 @@ class LooperThread(threading.Thread):
         self._coord.register_thread(self)
 
     @staticmethod
-    def loop(coord, timer_interval_secs, target, args=None, kwargs=None):
+    def loop(coord: Coordinator, timer_interval_secs: float | None,
+             target: Callable[..., Any], args: Any = None,
+             kwargs: dict[str, Any] | None = None) -> LooperThread:
         """Starts a LooperThread calling ``target`` repeatedly; returns it."""
         looper = LooperThread(coord, timer_interval_secs, target=target, args=args,
                               kwargs=kwargs)
         looper.start()
         return looper
 
-    def run(self):
+    def run(self) -> None:
         with self._coord.stop_on_exception():
             self.start_loop()
             if self._timer_interval_secs is None:
@@ -235,13 +241,13 @@ class LooperThread(threading.Thread):
                     self.run_loop()
             self.stop_loop()
 
-    def start_loop(self):
+    def start_loop(self) -> None:
         """Called when the thread starts."""
 
-    def stop_loop(self):
+    def stop_loop(self) -> None:
         """Called when the thread stops."""
 
-    def run_loop(self):
+    def run_loop(self) -> None:
         """Called at each ``timer_interval_secs`` boundary (or back to back)."""
         if self._target:
             self._target(*self._args, **self._kwargs)

@@ -19,6 +19,8 @@ TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -368,14 +370,15 @@ class Optimizer:
         self._slots: dict[str, dict] = {}
         self._non_slot_dict: dict = {}
 
-    def get_name(self):
+    def get_name(self) -> str:
         return self._name
 
     # --- the three steps ----------------------------------------------------------
 
-    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
-                 aggregation_method=None, colocate_gradients_with_ops=False, name=None,
-                 grad_loss=None):
+    def minimize(self, loss: Any, global_step: Any = None, var_list: Any = None,
+                 gate_gradients: int = GATE_OP, aggregation_method: Any = None,
+                 colocate_gradients_with_ops: bool = False, name: str | None = None,
+                 grad_loss: Any = None) -> Any:
         """Adds ops to minimize ``loss`` by updating ``var_list`` (default: the
         ``TRAINABLE_VARIABLES`` collection); increments ``global_step`` afterwards.
 
@@ -394,9 +397,10 @@ class Optimizer:
                 % ([str(v) for _, v in grads_and_vars], loss))
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
-    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP,
-                          aggregation_method=None, colocate_gradients_with_ops=False,
-                          grad_loss=None):
+    def compute_gradients(self, loss: Any, var_list: Any = None,
+                          gate_gradients: int = GATE_OP, aggregation_method: Any = None,
+                          colocate_gradients_with_ops: bool = False,
+                          grad_loss: Any = None) -> list[tuple[Any, Any]]:
         """``[(gradient, variable), ...]`` for ``var_list`` (default: the trainable
         variables); the gradient is None for a variable the loss does not depend on,
         and an ``IndexedSlices`` for one reached through ``gather``."""
@@ -437,7 +441,8 @@ class Optimizer:
         self._assert_valid_dtypes([v for gr, v in out if gr is not None])
         return out
 
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+    def apply_gradients(self, grads_and_vars: Any, global_step: Any = None,
+                        name: str | None = None) -> Any:
         """Applies ``(gradient, variable)`` pairs: one update op per variable with a
         gradient, then ``global_step += 1`` if given.
 
@@ -491,18 +496,18 @@ class Optimizer:
 
     # --- slots ------------------------------------------------------------------------
 
-    def get_slot(self, var, name):
+    def get_slot(self, var: Any, name: str) -> Any:
         """The slot variable ``name`` (e.g. "m") created for ``var``, or None."""
         named = self._slots.get(name)
         if not named:
             return None
         return named.get(_var_key(var))
 
-    def get_slot_names(self):
+    def get_slot_names(self) -> list[str]:
         """Sorted names of the slots this optimizer creates (e.g. ``['m', 'v']``)."""
         return sorted(self._slots)
 
-    def variables(self):
+    def variables(self) -> list[Any]:
         """The optimizer's variables in the current graph (slots and non-slot
         variables such as ``beta1_power``), sorted by name."""
         g = get_default_graph()
