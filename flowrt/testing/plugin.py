@@ -29,7 +29,11 @@ DEFAULT_TIMEOUT = 300.0
 ``fr_timeout``, the ``--fr-timeout`` option or an ``fr_timeout`` mark says otherwise."""
 
 _RUNNER_GRACE = 5.0  # seconds a leaked runner thread gets to end once its session closed
-_TRIO_GRACE = 5.0  # seconds a trio test gets to unwind after the guard cancelled it
+_TRIO_GRACE = 2.0  # seconds a cancelled trio test gets to end before it is signalled
+
+_HANDLER_INSTALLED = False
+_OLD_HANDLER: Any = None
+_SESSIONS = 0  # pytest sessions configured in this process (pytester runs nest them)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,11 +50,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global _SESSIONS
+    _SESSIONS += 1
+    _install_signal_handler()
     config.addinivalue_line(
         "markers", "fr_timeout(seconds): fail the test after `seconds` with a report of the "
         "runs, queues and queue runners it is stuck on (0: no guard)")
     config.addinivalue_line(
         "markers", "fr_seed(seed): the graph seed fr_graph/fr_session use in this test")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    global _SESSIONS
+    _SESSIONS -= 1
+    if _SESSIONS == 0:
+        _restore_signal_handler()
 
 
 # --------------------------------------------------------------------------------------
@@ -160,9 +174,12 @@ class _Stalled(pytest.fail.Exception):  # type: ignore[name-defined]
 
 class _Guard:
     """Watches one test call from a timer thread; on expiry takes the report while the
-    test is still stuck, then stops the test (a signal for sync tests, a cancel for
-    trio tests) and fails it with the report; after the test, closes the sessions that
-    were stuck so their runner threads end."""
+    test is still stuck, then stops the test and fails it with the report: a sync test
+    by a signal to the main thread, a trio test by cancelling it (and by the signal if
+    its loop is itself blocked, e.g. in a sync ``sess.run``). After the test, the
+    sessions that were stuck are closed so their runner threads end."""
+
+    active: _Guard | None = None  # the guard of the running test, for the signal handler
 
     def __init__(self, seconds: float, nodeid: str):
         self.seconds = seconds
@@ -172,9 +189,9 @@ class _Guard:
         self.sessions: list[fr.Session] = []
         self._timer = threading.Timer(seconds, self._fire)
         self._timer.daemon = True
-        self._old_handler: Any = None
         self._lock = threading.Lock()
-        self._done = False
+        self._ended = threading.Event()
+        self._outer: _Guard | None = None
 
     def message(self) -> str:
         return ("flowrt stall guard: %s ran longer than fr_timeout=%gs and was stopped.\n"
@@ -183,21 +200,23 @@ class _Guard:
                 % (self.nodeid, self.seconds, self.report))
 
     def start(self) -> None:
-        if self.trio_cancel is None and hasattr(signal, "pthread_kill"):
-            if threading.current_thread() is threading.main_thread():
-                self._old_handler = signal.signal(signal.SIGALRM, self._on_signal)
+        self._outer = _Guard.active  # a test running pytest in process (pytester)
+        _Guard.active = self
         self._timer.start()
 
     def stop(self) -> None:
         with self._lock:
-            self._done = True
+            self._ended.set()
+            _Guard.active = self._outer
         self._timer.cancel()
-        if self._old_handler is not None:
-            signal.signal(signal.SIGALRM, self._old_handler)
-            self._old_handler = None
 
-    def _on_signal(self, signum: int, frame: Any) -> None:
-        raise _Stalled(self.message(), pytrace=True)
+    def _interrupt(self) -> None:
+        """Signals the main thread, unless the test ended (checked under the lock that
+        stop() takes, so a late signal finds no active guard and is ignored)."""
+        main = threading.main_thread().ident
+        with self._lock:
+            if not self._ended.is_set() and _HANDLER_INSTALLED and main is not None:
+                signal.pthread_kill(main, signal.SIGALRM)
 
     def _fire(self) -> None:
         sessions = open_sessions()
@@ -206,18 +225,42 @@ class _Guard:
         # run, not, e.g., a module-scoped session that other tests still use.
         self.sessions = [s for s in sessions if _stuck(s)]
         with self._lock:
-            if self._done:
+            if self._ended.is_set():
                 return
             self.report = report
         if self.trio_cancel is not None:
             try:
                 self.trio_cancel()
-                return
             except trio.RunFinishedError:
                 return
-        main = threading.main_thread().ident
-        if self._old_handler is not None and main is not None:
-            signal.pthread_kill(main, signal.SIGALRM)
+            if self._ended.wait(_TRIO_GRACE):
+                return
+        self._interrupt()
+
+
+def _on_sigalrm(signum: int, frame: Any) -> None:
+    guard = _Guard.active
+    if guard is not None and guard.report is not None:
+        raise _Stalled(guard.message(), pytrace=True)
+
+
+def _install_signal_handler() -> None:
+    """Installs the SIGALRM handler for the outermost pytest session (main thread
+    only), for good rather than per test: a signal arriving just after a test ended
+    meets this handler, finds no stalled test, and is ignored."""
+    global _HANDLER_INSTALLED, _OLD_HANDLER
+    if (_HANDLER_INSTALLED or not hasattr(signal, "pthread_kill")
+            or threading.current_thread() is not threading.main_thread()):
+        return
+    _OLD_HANDLER = signal.signal(signal.SIGALRM, _on_sigalrm)
+    _HANDLER_INSTALLED = True
+
+
+def _restore_signal_handler() -> None:
+    global _HANDLER_INSTALLED
+    if _HANDLER_INSTALLED:
+        signal.signal(signal.SIGALRM, _OLD_HANDLER)
+        _HANDLER_INSTALLED = False
 
 
 def _stuck(sess: fr.Session) -> bool:

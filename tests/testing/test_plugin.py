@@ -89,6 +89,8 @@ def test_each_fixture_in_a_user_test_file(pytester):
 
 
 HUNG = """
+    import threading
+
     import pytest
     import flowrt as fr
 
@@ -107,6 +109,21 @@ HUNG = """
         await fr_asession.arun(full.enqueue(1))
         await fr_asession.arun(full.enqueue(2))  # no one dequeues
 
+    @pytest.mark.fr_timeout(1)
+    async def test_async_test_blocking_its_own_loop(fr_session):
+        q = fr.FIFOQueue(1, fr.int32, shapes=[], name="never_fed")
+        dequeue = q.dequeue()
+
+        def consume():
+            try:
+                fr_session.run(dequeue)
+            except fr.errors.CancelledError:
+                pass  # the session closed after the stall
+
+        t = threading.Thread(target=consume, daemon=True)
+        t.start()
+        t.join()  # a blocking join inside an async test: its trio loop is stuck too
+
     def test_after_the_hung_ones_still_runs(fr_session):
         assert fr_session.run(fr.constant(3)) == 3
 """
@@ -114,7 +131,7 @@ HUNG = """
 
 def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
     result = run(pytester, HUNG, subprocess=True)
-    result.assert_outcomes(passed=1, failed=2)
+    result.assert_outcomes(passed=1, failed=3)
     assert result.duration < 60  # each hung test ends at its 1 s guard, not at CI's limit
     out = result.stdout.str()
     assert "test_sync_dequeue_hangs ran longer than fr_timeout=1s" in out
@@ -128,6 +145,9 @@ def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
     assert "test_async_enqueue_hangs ran longer than fr_timeout=1s" in out
     assert "FIFOQueue 'full' (size 1, capacity 1)" in out
     assert "blocked: QueueEnqueueV2 op 'full_enqueue_1' waits to enqueue 1 element(s)" in out
+    # Cancelling cannot reach a trio test whose loop is blocked: the signal does.
+    assert "test_async_test_blocking_its_own_loop ran longer than fr_timeout=1s" in out
+    assert "blocked: QueueDequeueV2 op 'never_fed_Dequeue' waits to dequeue 1" in out
 
 
 def test_a_leaked_runner_thread_fails_the_test(pytester):
