@@ -16,7 +16,8 @@ import sys
 import threading
 import types
 import warnings
-from typing import Any, Callable
+from collections.abc import Iterator
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -222,7 +223,7 @@ class Tensor(TensorOperators):
     def get_shape(self) -> TensorShape:
         return self._shape
 
-    def set_shape(self, shape):
+    def set_shape(self, shape: Any) -> None:
         """Refines the static shape; raises ValueError if incompatible."""
         self._shape = self._shape.merge_with(as_shape(shape))
 
@@ -233,7 +234,7 @@ class Tensor(TensorOperators):
     def consumers(self) -> list["Operation"]:
         return list(self._consumers)
 
-    def eval(self, feed_dict=None, session=None):
+    def eval(self, feed_dict: dict | None = None, session: Any = None) -> Any:
         """Runs the graph to compute this tensor in ``session`` or the default session."""
         return _session_for(self.graph, session).run(self, feed_dict)
 
@@ -285,17 +286,17 @@ class Operation:
         return node_def_of(self)
 
     @property
-    def op_def(self):
+    def op_def(self) -> Any:
         return get_op_def(self.type)
 
     @property
-    def traceback(self):
+    def traceback(self) -> list[tuple[str, int]]:
         return [self._site] if self._site else []
 
-    def values(self):
+    def values(self) -> tuple[Tensor, ...]:
         return tuple(self.outputs)
 
-    def get_attr(self, name: str):
+    def get_attr(self, name: str) -> Any:
         """The value of attr ``name``; string attrs come back as ``bytes``, as in TF1
         (``op.get_attr("container") == b''``)."""
         try:
@@ -309,7 +310,7 @@ class Operation:
             return [x.encode() for x in v]
         return v
 
-    def run(self, feed_dict=None, session=None):
+    def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
         """Runs this op (for its side effects) in ``session`` or the default session."""
         _session_for(self.graph, session).run(self, feed_dict)
 
@@ -383,7 +384,7 @@ class Graph:
     def finalized(self) -> bool:
         return self._finalized
 
-    def finalize(self):
+    def finalize(self) -> None:
         """Makes the graph read-only; adding an op then raises RuntimeError."""
         self._finalized = True
 
@@ -397,24 +398,27 @@ class Graph:
         if not isinstance(name, str):
             raise TypeError("Operation names are strings (or similar), not %s."
                             % type(name).__name__)
-        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+        return cast(Operation, self.as_graph_element(name, allow_tensor=False,
+                                                     allow_operation=True))
 
     def get_tensor_by_name(self, name: str) -> Tensor:
         if not isinstance(name, str):
             raise TypeError("Tensor names are strings (or similar), not %s."
                             % type(name).__name__)
-        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+        return cast(Tensor, self.as_graph_element(name, allow_tensor=True,
+                                                  allow_operation=False))
 
-    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+    def as_graph_element(self, obj: Any, allow_tensor: bool = True,
+                         allow_operation: bool = True) -> Tensor | Operation:
         """Resolves a Tensor, Operation or name string to an element of this graph."""
         if isinstance(obj, str):
             if ":" in obj:
                 if not allow_tensor:
                     raise ValueError("Name '%s' appears to refer to a Tensor, not an "
                                      "Operation." % obj)
-                op_name, _, idx = obj.rpartition(":")
+                op_name, _, idx_str = obj.rpartition(":")
                 try:
-                    idx = int(idx)
+                    idx = int(idx_str)
                 except ValueError:
                     raise ValueError("The name %r looks a like a Tensor name, but is not a "
                                      "valid one. Tensor names must be of the form "
@@ -440,7 +444,7 @@ class Graph:
             return op
         tensor = getattr(obj, "_as_tensor", None)
         if isinstance(obj, Tensor) or (tensor is not None and not isinstance(obj, Operation)):
-            t = obj if isinstance(obj, Tensor) else tensor()
+            t = obj if isinstance(obj, Tensor) else cast(Callable[[], Tensor], tensor)()
             if not allow_tensor:
                 raise TypeError("Can not convert a %s into an Operation." % type(obj).__name__)
             if t.graph is not self:
@@ -598,7 +602,7 @@ class Graph:
     # --- control dependencies and devices -----------------------------------------
 
     @contextlib.contextmanager
-    def control_dependencies(self, control_inputs):
+    def control_dependencies(self, control_inputs: Any) -> Iterator[None]:
         """Ops created inside run after ``control_inputs`` (None clears the stack)."""
         if control_inputs is None:
             saved = self._control_stack
@@ -668,7 +672,7 @@ class Graph:
         return device
 
     @contextlib.contextmanager
-    def gradient_override_map(self, op_type_map: dict):
+    def gradient_override_map(self, op_type_map: dict[str, str]) -> Iterator[None]:
         """Uses the gradient of another registered type for ops created inside."""
         saved = dict(self._gradient_override_map)
         self._gradient_override_map.update(op_type_map)
@@ -679,10 +683,10 @@ class Graph:
 
     # --- collections ---------------------------------------------------------------
 
-    def add_to_collection(self, name, value):
+    def add_to_collection(self, name: str, value: Any) -> None:
         self._collections.setdefault(name, []).append(value)
 
-    def add_to_collections(self, names, value):
+    def add_to_collections(self, names: Any, value: Any) -> None:
         for n in [names] if isinstance(names, str) else set(names):
             self.add_to_collection(n, value)
 
@@ -701,13 +705,13 @@ class Graph:
     def get_all_collection_keys(self) -> list:
         return list(self._collections)
 
-    def clear_collection(self, name):
+    def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)
 
     # --- default graph ---------------------------------------------------------------
 
     @contextlib.contextmanager
-    def as_default(self):
+    def as_default(self) -> Iterator[Graph]:
         """Makes this graph the default graph of the current thread inside the block."""
         _graph_stack().append(self)
         try:
@@ -716,7 +720,7 @@ class Graph:
             _graph_stack().pop()
 
     @property
-    def building_function(self):
+    def building_function(self) -> bool:
         return False
 
     def __repr__(self):
@@ -799,7 +803,7 @@ def get_default_graph() -> Graph:
     return _global_default_graph
 
 
-def reset_default_graph():
+def reset_default_graph() -> None:
     """Replaces the global default graph with a new, empty one."""
     if _graph_stack():
         raise AssertionError("Do not use fr.reset_default_graph() to clear nested graphs. "
@@ -820,7 +824,8 @@ def _session_stack() -> list:
         return _local.sessions
 
 
-def get_default_session():
+def get_default_session() -> Any:
+    """The innermost session of ``with sess.as_default():`` in this thread, or None."""
     stack = _session_stack()
     return stack[-1] if stack else None
 
@@ -967,8 +972,8 @@ def constant_op(value, dtype=None, shape=None, name=None, graph: Graph | None = 
                         name, "Const").outputs[0]
 
 
-def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None,
-                      dtype_hint=None) -> Tensor:
+def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
+                      preferred_dtype: Any = None, dtype_hint: Any = None) -> Tensor:
     """Converts tensors, tensor-like objects (variables) and Python/numpy values."""
     dtype = None if dtype is None else _dt.as_dtype(dtype)
     if isinstance(value, Tensor):
@@ -1013,7 +1018,7 @@ def _flat(x):
             yield v
 
 
-def constant_value(t: Tensor):
+def constant_value(t: Tensor) -> Any:
     """The value of ``t`` if it is known at graph construction time, else None."""
     op = t.op
     if op.type == "Const":
