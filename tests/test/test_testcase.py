@@ -1,5 +1,6 @@
 """fr.test.TestCase: failures say what differs; the module functions; tf.test.main()."""
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,19 @@ def test_compute_gradient_needs_a_default_session():
     x = fr.placeholder(fr.float64, [2])
     with pytest.raises(ValueError, match="compute_gradient needs a default session"):
         fr.test.compute_gradient(x, [2], x * 2.0, [2])
+
+
+def test_the_ported_file_passes_under_tensorflow_too(tmp_path):
+    # Optional cross-check: the same file with TF's import runs under TensorFlow.
+    if importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("tensorflow is not installed (an optional cross-check)")
+    source = (Path(__file__).parent / "tf1_style_test.py").read_text()
+    port = source.replace("import flowrt as tf  # was: import tensorflow.compat.v1 as tf",
+                          "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()")
+    assert port != source
+    script = tmp_path / "tf_original_test.py"
+    script.write_text(port)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Ran 9 tests" in proc.stderr
