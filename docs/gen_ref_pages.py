@@ -14,7 +14,6 @@ import inspect
 import types
 from collections.abc import Iterator
 
-import flowrt
 from flowrt._unsupported import UNSUPPORTED
 
 # Sections of the top-level page, by the module that defines a name.
@@ -40,11 +39,26 @@ _SECTIONS = {
 _DEFAULT_SECTION = "Arrays and other ops"
 
 
+def _submodules(module: str) -> list[str]:
+    """The public submodules of ``module``: those its ``__all__`` names (``fr.keras.layers``
+    of ``fr.keras``); a module without ``__all__`` has none."""
+    mod = importlib.import_module(module)
+    names = getattr(mod, "__all__", [])
+    return [module + "." + n for n in names
+            if isinstance(getattr(mod, n, None), types.ModuleType)
+            and getattr(mod, n).__name__ == module + "." + n]
+
+
 def modules() -> list[tuple[str, str]]:
-    """``(import path, title)`` of every reference page, in order."""
+    """``(import path, title)`` of every reference page, in order: ``fr``, each public
+    module of ``flowrt.__all__`` followed by its own public submodules, and
+    ``flowrt.testing``."""
     out = [("flowrt", "fr")]
-    out += [("flowrt." + n, "fr." + n) for n in flowrt.__all__
-            if isinstance(getattr(flowrt, n), types.ModuleType) and n != "testing"]
+    todo = [m for m in _submodules("flowrt") if m != "flowrt.testing"]
+    while todo:
+        module = todo.pop(0)
+        out.append((module, "fr" + module[len("flowrt"):]))
+        todo[:0] = _submodules(module)
     out.append(("flowrt.testing", "flowrt.testing"))
     return out
 

@@ -31,12 +31,14 @@ class Unsupported:
 
 
 UNSUPPORTED: tuple[Unsupported, ...] = (
-    Unsupported("tf.contrib", "contrib", "port the pieces you use to core ops; most of "
-                "tf.contrib was removed in TF 2 as well"),
+    Unsupported("tf.contrib other than contrib.layers' regularizers (slim, rnn, ...)",
+                "contrib.slim", "port the pieces you use to core ops; most of tf.contrib was "
+                "removed in TF 2 as well"),
     Unsupported("tf.estimator", "estimator", "write the training loop with fr.Session, "
                 "queue runners and fr.train.Saver"),
-    Unsupported("tf.keras", "keras", "build the model from fr.get_variable, fr.matmul and "
-                "fr.nn ops"),
+    Unsupported("tf.keras training loops (Model.compile/fit), saving, functional models",
+                "keras.Model.fit", "fr.keras layers and optimizers with fr.GradientTape "
+                "inside @fr.function, or TF1 graph code"),
     Unsupported("tf.data (Dataset)", "data", "feed input through queues: "
                 "fr.train.string_input_producer, readers, fr.train.batch/shuffle_batch"),
     Unsupported("tf.distribute, tf.train.Server, tf.train.ClusterSpec", "distribute",
@@ -50,8 +52,6 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
     Unsupported("tf.image", "image", "preprocess images with NumPy before feeding"),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before "
                 "feeding"),
-    Unsupported("tf.function, tf.GradientTape (TF 2 style)", "function",
-                "build a graph and use fr.gradients"),
     Unsupported("tf.map_fn, tf.scan, tf.foldl, tf.foldr", "map_fn",
                 "fr.while_loop, or vectorized ops"),
     Unsupported("tf.einsum, tf.tensordot", "einsum", "fr.matmul with fr.reshape and "

@@ -29,6 +29,7 @@ import inspect
 import threading
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 import trio
@@ -477,7 +478,8 @@ class Function:
                                                name=spec.name or name)
                     phs.append(ph)
                     leaves.append(ph)
-                bound = dict(zip(arguments, _pack(list(arguments.values()), leaves)))
+                packed: Any = _pack(list(arguments.values()), leaves)
+                bound = dict(zip(arguments, packed))
                 cf = self._finish_trace(fg, phs, bound, specs)
             skel = _skeleton(arguments)
             self._by_structure.setdefault(skel, []).append(cf)

@@ -8,6 +8,7 @@ anywhere else. Its name scope is made unique when it is created and re-entered b
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from ._core.graph import get_default_graph
@@ -26,11 +27,11 @@ class _ModuleScope:
 
     def __init__(self, scope: str):
         self._scope = scope
-        self._ctx = None
+        self._ctx: contextlib.AbstractContextManager[str] | None = None
 
     def __enter__(self) -> str:
-        self._ctx = get_default_graph().name_scope(self._scope)
-        return self._ctx.__enter__()
+        ctx = self._ctx = get_default_graph().name_scope(self._scope)
+        return ctx.__enter__()
 
     def __exit__(self, *exc):
         return self._ctx.__exit__(*exc)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+from typing import Any
 
 from ._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .gradients import gradients
@@ -55,7 +56,7 @@ class GradientTape:
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
-        self._graph = None
+        self._graph: Any = None  # the FuncGraph being traced
         self._ranges: list[list] = []
         self._watched: list[Tensor] = []
         self._watched_vars: dict[int, Variable] = {}

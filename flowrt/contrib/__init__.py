@@ -1,4 +1,6 @@
 """``fr.contrib``: the parts of TF1's ``tf.contrib`` that everyday programs use
 (``fr.contrib.layers`` regularizers)."""
 
-from . import layers  # noqa: F401
+from . import layers
+
+__all__ = ["layers"]

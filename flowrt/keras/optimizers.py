@@ -72,7 +72,7 @@ class Optimizer:
         self._name = name
         self._impl = impl
         self._learning_rate = getattr(self, "_learning_rate", None)
-        self._iterations = None
+        self._iterations: Variable | None = None
 
     @property
     def name(self) -> str:
@@ -144,7 +144,7 @@ class Optimizer:
 
     def variables(self) -> list:
         """The optimizer's own variables: ``iterations``, slots and accumulators."""
-        own = [self._iterations] if self._iterations is not None else []
+        own: list = [self._iterations] if self._iterations is not None else []
         return own + self._impl.variables()
 
 

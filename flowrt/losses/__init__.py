@@ -1,4 +1,11 @@
 """``fr.losses``: TF1's ``tf.losses`` (weighted, reduced losses in the ``LOSSES``
 collection). Definitions live in ``losses_impl.py``; this module only re-exports."""
 
+import types as _types
+
 from .losses_impl import *  # noqa: F403
+
+__all__ = sorted(_n for _n, _v in globals().items()
+                 if _n.isidentifier() and not _n.startswith("_")
+                 and not isinstance(_v, _types.ModuleType))
+"""What the imports above brought (the implementation modules are not part of it)."""

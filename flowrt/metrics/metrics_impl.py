@@ -143,7 +143,7 @@ def _condition_metric(default, want_label, want_pred):
             is_pred = pred if want_pred else math_ops.logical_not(pred)
             return _count_condition(math_ops.logical_and(is_lab, is_pred), weights,
                                     metrics_collections, updates_collections)
-    metric.__name__ = default
+    metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = (
         "The (weighted) number of %s: labels %s and predictions %s (both cast to bool).\n\n"
         "Returns:\n  ``(count, update_op)``; the variable is ``%s/count``."
@@ -172,7 +172,7 @@ def _ratio_metric(default, other, other_fn):
                                       array_ops.zeros_like(s), name=nm)
             return _collect(metrics_collections, updates_collections,
                             ratio(tp, o, "value"), ratio(tp_up, o_up, "update_op"))
-    metric.__name__ = default
+    metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = (
         "The %s ``tp / (tp + %s)`` of bool-cast ``predictions`` against ``labels``, 0 "
         "when nothing counts.\n\nReturns:\n  ``(%s, update_op)``; the variables are "
@@ -196,7 +196,7 @@ def _mean_of(default, fn):
                                                                     labels.shape))
         return mean(fn(labels, predictions), weights, metrics_collections,
                     updates_collections, name or default)
-    metric.__name__ = default
+    metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = "The streaming %s of ``predictions`` against ``labels``." % (
         default.replace("_", " "))
     return metric
@@ -361,7 +361,7 @@ def _ratio_at_thresholds(default, other):
             return _collect(metrics_collections, updates_collections,
                             ratio(values["tp"], values[other], "value"),
                             ratio(updates["tp"], updates[other], "update_op"))
-    metric.__name__ = default
+    metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = (
         "The %s ``tp / (tp + %s)`` at each of ``thresholds`` (a prediction above a "
         "threshold counts as positive).\n\nReturns:\n  ``(values, update_op)``, each of "
@@ -385,7 +385,7 @@ def _count_at_thresholds(key, default):
                                                        includes=(key,))
             return _collect(metrics_collections, updates_collections,
                             array_ops.identity(values[key]), updates[key])
-    metric.__name__ = default + "_at_thresholds"
+    metric.__name__ = metric.__qualname__ = default + "_at_thresholds"
     metric.__doc__ = (
         "The (weighted) number of %s at each of ``thresholds``.\n\nReturns:\n  "
         "``(counts, update_op)`` of shape [len(thresholds)]; the variable is ``%s/%s``."

@@ -350,7 +350,7 @@ def add_check_numerics_ops() -> Operation:
     (including stateful ones such as dequeues); fetch it in the same run as the train op.
     """
     g = get_default_graph()
-    check = []
+    check: list = []
     for op in list(g.get_operations()):
         for i, out in enumerate(op.outputs):
             if out.dtype in FLOATS:

@@ -105,7 +105,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None,
         scale_for_finite = clip_norm * _m.minimum(1.0 / use_norm, one / clip_norm)
         # A no-op for a finite norm; an inf/NaN norm makes the scale NaN (TF1).
         scale = scale_for_finite + (use_norm - use_norm)
-        out = []
+        out: list = []
         for i, t in enumerate(t_list):
             if t is None:
                 out.append(None)

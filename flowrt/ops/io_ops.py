@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import BinaryIO
+from typing import Any
 
 import numpy as np
 
@@ -121,7 +121,7 @@ class _ReaderState:
     def __init__(self, name: str, skip_header_lines: int):
         self.name = name
         self.skip = skip_header_lines
-        self.file: BinaryIO | None = None
+        self.file: Any = None  # an open file, a RecordFile, or True (per reader)
         self.path = b""
         self.records = 0
         self.work_units = 0

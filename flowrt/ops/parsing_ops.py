@@ -96,9 +96,10 @@ def _spec_of(features: dict, sequence: bool = False):
                 raise ValueError("Missing shape for feature %s. Received feature=%s."
                                  % (key, f))
             seq = isinstance(f, FixedLenSequenceFeature)
+            allow_missing = isinstance(f, FixedLenSequenceFeature) and bool(f.allow_missing)
             if sequence:
-                seq = seq and bool(f.allow_missing)
-            elif seq and not f.allow_missing:
+                seq = seq and allow_missing
+            elif seq and not allow_missing:
                 raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing "
                                  "to be True.")
             dtype = _check_dtype(f.dtype, "dense_defaults")

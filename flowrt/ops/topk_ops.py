@@ -87,7 +87,8 @@ def top_k(input, k=1, sorted=True, name=None):
 
 
 # TF's result type: fetching it gives ``TopKV2(values=..., indices=...)`` of arrays.
-_TopKResult = collections.namedtuple("TopKV2", ["values", "indices"])
+_TopKResult = collections.namedtuple(  # type: ignore[name-match]  # TF's class name
+    "TopKV2", ["values", "indices"])
 
 
 def _in_topk_infer(op):

@@ -635,8 +635,8 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         save_checkpoint_steps = None
     scaffold = scaffold or Scaffold()
     if not is_chief:
-        creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config,
-                                       max_wait_secs=max_wait_secs)
+        creator: ChiefSessionCreator | WorkerSessionCreator = WorkerSessionCreator(
+            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
         return MonitoredSession(creator, hooks=hooks or [],
                                 stop_grace_period_secs=stop_grace_period_secs)
     all_hooks = list(chief_only_hooks or [])

@@ -196,7 +196,7 @@ class Supervisor:
         if not self._logdir:
             _log.warning("Standard services need a 'logdir' passed to the SessionManager")
             return []
-        threads = []
+        threads: list[LooperThread] = []
         if self._save_summaries_secs and self._summary_writer is not None:
             if self._summary_op is not None:
                 threads.append(_SummaryThread(self, sess))
