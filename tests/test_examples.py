@@ -64,7 +64,9 @@ EXPECT = {
     "conv_layers_digits.py": _conv_layers,
     "debug_stuck_pipeline.py": [
         r"^DeadlineExceededError: Timed out after 200 ms .* waiting on QueueDequeueManyV2 op "
-        r"'batch'\.$",
+        r"'batch'",
+        r"^  run \d+: waits on QueueDequeueManyV2 op 'batch': dequeue of 4 element\(s\) from "
+        r"FIFOQueue 'examples' \(size 0, capacity 8\)$",
         r"^  FIFOQueue 'examples' \(size 0, capacity 8\)$",
         r"^    blocked: QueueDequeueManyV2 op 'batch' waits to dequeue 4 element\(s\)$",
         r"^    fed by: no live queue runner$",

@@ -3,10 +3,12 @@ they wait on (size/capacity) and the runner loops feeding those queues."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Iterable
 
 from .._core.introspection import queue_snapshots
+from .._core.queues import _WAITING
 from ..session import Session
 from ..train.queue_runner import live_runners
 
@@ -20,12 +22,28 @@ def open_sessions() -> list[Session]:
             if isinstance(o, Session) and not getattr(o, "_closed", True)]
 
 
+def _runs_in_progress(sess: Session) -> list[str]:
+    """One line per run of ``sess`` in progress: its step and the wait it is parked in."""
+    with getattr(sess, "_inflight_lock", contextlib.nullcontext()):
+        contexts = list(getattr(sess, "_inflight", ()))
+    lines = []
+    for ctx in sorted(contexts, key=lambda c: getattr(c, "step_id", 0)):
+        wait = getattr(ctx, "waiter", None) or getattr(ctx, "waiting_on", None)
+        if wait is not None and getattr(wait, "state", None) == _WAITING:
+            doing = "waits on " + wait.describe()
+        else:
+            doing = "running (not parked in a queue wait)"
+        lines.append("run %d: %s" % (getattr(ctx, "step_id", 0), doing))
+    return lines
+
+
 def pipeline_report(sessions: Iterable[Session] | None = None) -> str:
     """Describes what the runs of ``sessions`` are blocked on.
 
-    For each session: how many runs are in flight, each queue with its size and
-    capacity, the queue ops blocked on it (enqueues waiting for room, dequeues waiting
-    for elements), and the queue-runner threads or tasks that fill it.
+    For each session: each run in progress and the queue wait it is parked in, each
+    queue with its size and capacity, the queue ops blocked on it (enqueues waiting for
+    room, dequeues waiting for elements), and the queue-runner threads or tasks that
+    fill it.
 
     Args:
       sessions: the sessions to describe; every open session if None.
@@ -41,10 +59,11 @@ def pipeline_report(sessions: Iterable[Session] | None = None) -> str:
         return "no open session"
     out = []
     for sess in sessions:
-        inflight = len(getattr(sess, "_inflight", ()))
-        out.append("Session %#x on %r: %d run(s) waiting on its trio loop%s"
-                   % (id(sess), sess.graph, inflight,
+        runs = _runs_in_progress(sess)
+        out.append("Session %#x on %r: %d run(s) in progress%s"
+                   % (id(sess), sess.graph, len(runs),
                       " (closed)" if getattr(sess, "_closed", False) else ""))
+        out += ["  %s" % r for r in runs]
         runners = live_runners(sess)
         fed: set[int] = set()
         for snap in queue_snapshots(sess.resources.items()):

@@ -4,6 +4,7 @@ The hung tests run in a subprocess bounded by pytester's timeout (the guard send
 signal to the main thread, which must not reach this process); the others in process.
 """
 
+import re
 import textwrap
 
 import pytest
@@ -139,6 +140,8 @@ def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
     assert ("blocked: QueueDequeueV2 op 'starved_Dequeue' waits to dequeue 1 element(s)"
             in out)
     assert "fed by: no live queue runner" in out
+    assert re.search(r"run \d+: waits on QueueDequeueV2 op 'starved_Dequeue': dequeue of 1 "
+                     r"element\(s\) from FIFOQueue 'starved' \(size 0, capacity 2\)", out)
     assert "FIFOQueue 'fed' (size 3, capacity 3)" in out
     assert ("fed by: thread QueueRunnerThread-fed-fed_enqueue: runs 'fed_enqueue' to fill "
             "queue 'fed'" in out)
