@@ -49,27 +49,27 @@ class DType:
         return _REAL.get(self.name, self)
 
     @property
-    def is_floating(self) -> bool:
+    def is_floating(self) -> builtins.bool:
         return self._kind == "f"
 
     @property
-    def is_integer(self) -> bool:
+    def is_integer(self) -> builtins.bool:
         return self._kind in "iu"
 
     @property
-    def is_unsigned(self) -> bool:
+    def is_unsigned(self) -> builtins.bool:
         return self._kind == "u"
 
     @property
-    def is_bool(self) -> bool:
+    def is_bool(self) -> builtins.bool:
         return self._kind == "b"
 
     @property
-    def is_numeric(self) -> bool:
+    def is_numeric(self) -> builtins.bool:
         return self._kind in "fiu"
 
     @property
-    def is_complex(self) -> bool:
+    def is_complex(self) -> builtins.bool:
         return self._kind == "c"
 
     @property
@@ -88,7 +88,7 @@ class DType:
     def size(self) -> int:
         return self._np.itemsize
 
-    def is_compatible_with(self, other) -> bool:
+    def is_compatible_with(self, other) -> builtins.bool:
         return self == as_dtype(other)
 
     def __eq__(self, other):

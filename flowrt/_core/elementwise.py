@@ -73,7 +73,7 @@ def for_blocks(n: int, step: int, fn: Callable[[int, int], None], parallel: bool
             lo = i * step
             try:
                 fn(lo, min(lo + step, n))
-            except BaseException as e:  # noqa: BLE001 - re-raised by the caller below
+            except BaseException as e:  # re-raised by the caller below
                 failed.append(e)
                 return
 

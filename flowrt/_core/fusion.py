@@ -14,6 +14,8 @@ kernels one by one instead, so results are those of the unfused plan. See
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import errors
@@ -44,8 +46,7 @@ def _fusible(st) -> np.dtype | None:
     d = get_op_def(op.type)
     if d.ufunc is None or st.kernel is not d.kernel:
         return None
-    dt = op.outputs[0].dtype.np
-    dt = _FLOAT_KINDS.get(np.dtype(dt).name)
+    dt: Any = _FLOAT_KINDS.get(np.dtype(op.outputs[0].dtype.np).name)
     if dt is None or any(t.dtype.np != dt for t in op.inputs):
         return None
     n = op.outputs[0].shape.num_elements()
@@ -68,7 +69,7 @@ def _program(members) -> tuple[Program, list[int]]:
     first-use order."""
     ext: list[int] = []
     result_of: dict[int, int] = {}  # member's output slot -> its instruction index
-    instrs = []
+    instrs: list[Any] = []
     for st in members:
         args = []
         for s in st.ins:
@@ -128,7 +129,7 @@ class FusedKernel:
         if big:
             try:
                 return (self.program(xs, dt),)
-            except Exception:  # noqa: BLE001 - the unfused path raises naming the member op
+            except Exception:  # the unfused path raises naming the member op
                 pass
         return self.unfused(ctx, xs)
 
@@ -221,7 +222,7 @@ def fuse_steps(steps: list, fetch_slots) -> list:
         return steps
     # A fused step sits at its root's position: all its external inputs are produced
     # earlier, and every consumer of a member's output other than the root's is a member.
-    out = []
+    out: list = []
     new_index: dict[int, int] = {}
     for pos, st in enumerate(steps):
         r = root_of.get(pos)
@@ -231,7 +232,7 @@ def fuse_steps(steps: list, fetch_slots) -> list:
         out.append(fused[pos] if r is not None else st)
     for i, r in root_of.items():
         new_index[i] = new_index[r]
-    succ = [set() for _ in out]
+    succ: list[set[int]] = [set() for _ in out]
     for pos, st in enumerate(steps):
         a = new_index[pos]
         succ[a].update(new_index[j] for j in st.succ)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 Dim = Optional[int]
 
@@ -18,6 +18,7 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims: Iterable[Dim] | None | "TensorShape"):
+        self._dims: tuple[Any, ...] | None
         if type(dims) is tuple and all(type(d) is int for d in dims):
             self._dims = dims
         elif isinstance(dims, TensorShape):
@@ -57,7 +58,7 @@ class TensorShape:
         return self._dims is not None and all(d is not None for d in self._dims)
 
     def num_elements(self) -> int | None:
-        if not self.is_fully_defined():
+        if self._dims is None or not self.is_fully_defined():
             return None
         n = 1
         for d in self._dims:

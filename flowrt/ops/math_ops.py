@@ -8,6 +8,8 @@ wrapper ``_binary_grad`` sums them back to each input's shape once, centrally.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +34,8 @@ from .common import (
     shape_str,
 )
 from .const_eval import partial_shape
+
+_OpFn = Callable[..., Tensor]
 
 __all__ = [
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p",
@@ -108,7 +112,7 @@ def _sigmoid_out(x, out):
 
 # type, allowed dtypes, numpy fn (the kernel), block form for fusion (OpDef.ufunc),
 # gradient(op, g) -> [dx]
-_UNARY = {
+_UNARY: dict[str, tuple[Any, ...]] = {
     "Neg": (_NC, operator.neg, np.negative, lambda op, g: [-g]),
     "Abs": (NUMERIC, np.abs, np.abs, lambda op, g: [g * sign(_x(op))]),
     "Sign": (_NC, np.sign, np.sign, lambda op, g: [array_ops.zeros_like(_x(op))]),
@@ -147,9 +151,9 @@ for _t, (_allowed, _np_fn, _ufunc, _grad) in _UNARY.items():
                 ufunc=_ufunc)
 
 
-def _unary(op_type: str, pub: str):
+def _unary(op_type: str, pub: str) -> _OpFn:
     """The public function building an op of unary type ``op_type``."""
-    def fn(x, name=None):
+    def fn(x: Any, name: str | None = None) -> Tensor:
         return make(op_type, [x], None, name, op_type)
     fn.__name__ = pub
     fn.__qualname__ = pub
@@ -159,7 +163,7 @@ def _unary(op_type: str, pub: str):
 
 negative = _unary("Neg", "negative")
 _abs = _unary("Abs", "abs")
-sign = _unary("Sign", "sign")
+sign: _OpFn = _unary("Sign", "sign")
 square = _unary("Square", "square")
 sqrt = _unary("Sqrt", "sqrt")
 rsqrt = _unary("Rsqrt", "rsqrt")
@@ -167,13 +171,13 @@ reciprocal = _unary("Reciprocal", "reciprocal")
 exp = _unary("Exp", "exp")
 log = _unary("Log", "log")
 log1p = _unary("Log1p", "log1p")
-sin = _unary("Sin", "sin")
-cos = _unary("Cos", "cos")
+sin: _OpFn = _unary("Sin", "sin")
+cos: _OpFn = _unary("Cos", "cos")
 tanh = _unary("Tanh", "tanh")
 sigmoid = _unary("Sigmoid", "sigmoid")
 floor = _unary("Floor", "floor")
 ceil = _unary("Ceil", "ceil")
-round = _unary("Round", "round")  # noqa: A001 - TF1's name
+round = _unary("Round", "round")  # TF1's name
 logical_not = _unary("LogicalNot", "logical_not")
 
 
@@ -331,7 +335,7 @@ def _floordiv_out(x, y, out):  # floats only (fusion): TF's floor(x / y)
 
 
 # type, allowed dtypes, out dtype, numpy fn, block form for fusion, kernel, grad rule
-_BINARY = [
+_BINARY: list[tuple[Any, ...]] = [
     # Python's operators, not the ufuncs: the same numpy semantics, but on numpy scalars
     # (a scalar chain) ~10x cheaper than a ufunc call.
     ("AddV2", _NC + (_dt.string,), None, operator.add, np.add, None,
@@ -364,8 +368,8 @@ _BINARY = [
     ("LogicalOr", _BOOL, None, np.logical_or, None, None, NOT_DIFFERENTIABLE),
 ]
 
-for _t, _allowed, _out, _np_fn, _ufunc, _kernel, _grad in _BINARY:
-    register_op(_t, infer=_binary_infer(_allowed, _out),
+for _t, _allowed_b, _out, _np_fn, _ufunc, _kernel, _grad in _BINARY:
+    register_op(_t, infer=_binary_infer(_allowed_b, _out),
                 kernel=_kernel or binary_kernel(_np_fn), grad=_grad,
                 ufunc=None if _out is not None else _ufunc)
 
@@ -406,14 +410,14 @@ def _binary_inputs(x, y, op_type):
     return [x, y]
 
 
-def _binary_fn(op_type, pub, default_name=None):
-    def fn(x, y, name=None):
+def _binary_fn(op_type: str, pub: str, default_name: str | None = None) -> _OpFn:
+    def fn(x: Any, y: Any, name: str | None = None) -> Tensor:
         return _scoped(op_type, name, default_name or op_type,
                        lambda: _binary_inputs(x, y, op_type), operands=(x, y))
     fn.__name__ = pub
     fn.__qualname__ = pub
     fn.__doc__ = "Elementwise %s with broadcasting (op type %s)." % (pub, op_type)
-    fn.op_type = op_type
+    fn.op_type = op_type  # type: ignore[attr-defined]  # read by _with_default
     return fn
 
 
@@ -422,7 +426,7 @@ subtract = _binary_fn("Sub", "subtract")
 multiply = _binary_fn("Mul", "multiply")
 floordiv = _binary_fn("FloorDiv", "floordiv", "floordiv")
 floor_div = _binary_fn("FloorDiv", "floor_div")
-floor_div_ = floor_div
+floor_div_: _OpFn = floor_div
 floormod = mod = _binary_fn("FloorMod", "mod")
 pow = _binary_fn("Pow", "pow")  # TF1's name
 maximum = _binary_fn("Maximum", "maximum")
@@ -431,9 +435,9 @@ squared_difference = _binary_fn("SquaredDifference", "squared_difference")
 equal = _binary_fn("Equal", "equal")
 not_equal = _binary_fn("NotEqual", "not_equal")
 less = _binary_fn("Less", "less")
-less_equal = _binary_fn("LessEqual", "less_equal")
+less_equal: _OpFn = _binary_fn("LessEqual", "less_equal")
 greater = _binary_fn("Greater", "greater")
-greater_equal = _binary_fn("GreaterEqual", "greater_equal")
+greater_equal: _OpFn = _binary_fn("GreaterEqual", "greater_equal")
 logical_and = _binary_fn("LogicalAnd", "logical_and")
 logical_or = _binary_fn("LogicalOr", "logical_or")
 _real_div = _binary_fn("RealDiv", "realdiv")
@@ -684,7 +688,7 @@ register_op("ComplexAbs", infer=_part_infer, kernel=lambda ctx, op, z: (np.abs(z
                                                           _zeros(op.outputs[0]))])])
 
 
-def complex(real, imag, name=None):  # noqa: A001 - TF1's name
+def complex(real, imag, name=None):  # TF1's name
     """The complex tensor ``real + imag * 1j`` (complex64 from float32, complex128 from
     float64)."""
     return _scoped("Complex", name, "Complex",
@@ -692,14 +696,14 @@ def complex(real, imag, name=None):  # noqa: A001 - TF1's name
                             convert_to_tensor(imag, name="imag")], operands=(real, imag))
 
 
-def real(input, name=None):  # noqa: A002 - TF1's name
+def real(input, name=None):  # TF1's name
     """The real part of a complex tensor; a real tensor is returned as it is (TF1)."""
     with in_graph_of([input]):
         x = convert_to_tensor(input)
         return make("Real", [x], None, name, "Real") if x.dtype.is_complex else x
 
 
-def imag(input, name=None):  # noqa: A002 - TF1's name
+def imag(input, name=None):  # TF1's name
     """The imaginary part of a complex tensor; zeros for a real tensor (TF1)."""
     with in_graph_of([input]):
         x = convert_to_tensor(input)
@@ -715,7 +719,7 @@ def conj(x, name=None):
         return make("Conj", [t], None, name, "Conj") if t.dtype.is_complex else t
 
 
-def abs(x, name=None):  # noqa: A001 - TF1's name
+def abs(x, name=None):  # TF1's name
     """Elementwise absolute value; of a complex tensor, its magnitude as a real tensor
     (op type ComplexAbs), else op type Abs."""
     with in_graph_of([x]):
@@ -903,9 +907,10 @@ _REDUCTIONS = [
 ]
 
 
-def _reduce_fn(op_type, pub):
-    def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-           keep_dims=None):
+def _reduce_fn(op_type: str, pub: str) -> _OpFn:
+    def fn(input_tensor: Any, axis: Any = None, keepdims: bool | None = None,
+           name: str | None = None, reduction_indices: Any = None,
+           keep_dims: bool | None = None) -> Tensor:
         if axis is not None and reduction_indices is not None:
             raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
         if keepdims is not None and keep_dims is not None:
@@ -1028,8 +1033,9 @@ register_op("ArgMin", infer=_arg_infer, kernel=_arg_kernel(np.argmin, np.inf),
             grad=NOT_DIFFERENTIABLE)
 
 
-def _arg_fn(op_type, pub):
-    def fn(input, axis=None, name=None, dimension=None, output_type=_dt.int64):
+def _arg_fn(op_type: str, pub: str) -> _OpFn:
+    def fn(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,
+           output_type: _dt.DType = _dt.int64) -> Tensor:
         if axis is not None and dimension is not None:
             raise ValueError("Cannot specify both 'dimension' and 'axis'.")
         axis = dimension if axis is None else axis
