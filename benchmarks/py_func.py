@@ -20,9 +20,9 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import flowrt as fr  # noqa: E402
+import flowrt as fr
 
 
 def _median(fn, min_runs=50, min_time=0.5):

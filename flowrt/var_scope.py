@@ -690,7 +690,7 @@ class variable_scope:  # noqa: N801 - TF1's name
         while self._exits:
             try:
                 self._exits.pop().__exit__(*exc)
-            except BaseException as e:  # noqa: BLE001 - re-raised below
+            except BaseException as e:  # re-raised below
                 first = first or e
         if first is not None:
             raise first

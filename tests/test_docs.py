@@ -125,3 +125,10 @@ def test_markdown_links_resolve_inside_the_repository():
                     "reference/"):
                 broken.append("%s: %s" % (md.name, target))
     assert broken == []
+
+
+def test_every_docs_page_is_in_the_site_navigation():
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    missing = [p for p in pages if not re.search(r":\s*%s\s*$" % re.escape(p), nav, re.M)]
+    assert missing == [], "add these pages to the nav in mkdocs.yml: %s" % missing

@@ -68,12 +68,12 @@ class AttrValue:
         setattr(self, which, value)
         self._which = which
 
-    def WhichOneof(self, group: str) -> str | None:  # noqa: N802 - protobuf's name
+    def WhichOneof(self, group: str) -> str | None:  # protobuf's name
         if group != "value":
             raise ValueError("Protocol message has no oneof \"%s\" field." % group)
         return self._which
 
-    def HasField(self, name: str) -> bool:  # noqa: N802 - protobuf's name
+    def HasField(self, name: str) -> bool:  # protobuf's name
         if name not in _FIELDS:
             raise ValueError("Protocol message AttrValue has no \"%s\" field." % name)
         return self._which == name

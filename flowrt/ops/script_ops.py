@@ -44,7 +44,7 @@ _ERRORS = [  # Python exception class -> fr.errors class, in TF's order of check
 ]
 
 
-def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF1's argument name
+def py_func(func, inp, Tout, stateful=True, name=None):  # TF1's argument name
     """Wraps a Python function taking and returning numpy arrays as a graph op.
 
     Args:
@@ -85,7 +85,7 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF1's ar
     return list(op.outputs) if many else op.outputs[0]
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
+def numpy_function(func, inp, Tout, stateful=True, name=None):
     """Wraps a Python function taking and returning numpy arrays as a graph op.
 
     TF1's ``numpy_function``: the same op as :func:`py_func` (see there for the
@@ -120,7 +120,7 @@ def _kernel(ctx, op, *args):
         # The executor silences numpy's warnings; the user's function sees the defaults.
         with np.errstate(divide="warn", over="warn", under="ignore", invalid="warn"):
             ret = func(*args)
-    except Exception as e:  # noqa: BLE001 - every Python failure becomes an OpError
+    except Exception as e:  # every Python failure becomes an OpError
         cls = next((c for types, c in _ERRORS if isinstance(e, types)), errors.UnknownError)
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
         raise cls(None, op, "%s: %s: %s\n%s" % (op.describe(), type(e).__name__, e, tb)) \
