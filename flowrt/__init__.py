@@ -11,7 +11,7 @@ from . import (  # noqa: F401
                           dtypes,
                           errors,
                           io,
-                          keras,  # noqa: E402,F401
+                          keras,
                           layers,
                           losses,
                           metrics,
@@ -19,7 +19,7 @@ from . import (  # noqa: F401
                           protos,
                           python_io,
                           sparse,
-                          summary,  # noqa: F401
+                          summary,
                           test,
                           train,
 )
@@ -37,33 +37,33 @@ from ._core.graph import (  # noqa: F401
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.shape import TensorShape  # noqa: F401
 from ._unsupported import unsupported_attribute as _unsupported_attribute
-from .dtypes import *  # noqa: F401,F403
+from .dtypes import *  # noqa: F403
 from .dtypes import as_dtype  # noqa: F401
 from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
 from .gradients import AggregationMethod, gradients  # noqa: F401
-from .init_ops import *  # noqa: F401,F403
+from .init_ops import *  # noqa: F403
 from .module import Module  # noqa: F401
-from .ops.array_ops import *  # noqa: F401,F403
-from .ops.check_ops import *  # noqa: F401,F403
-from .ops.clip_ops import *  # noqa: F401,F403
-from .ops.control_flow_ops import *  # noqa: F401,F403
-from .ops.csv_ops import *  # noqa: F401,F403
-from .ops.data_flow_ops import *  # noqa: F401,F403
+from .ops.array_ops import *  # noqa: F403
+from .ops.check_ops import *  # noqa: F403
+from .ops.clip_ops import *  # noqa: F403
+from .ops.control_flow_ops import *  # noqa: F403
+from .ops.csv_ops import *  # noqa: F403
+from .ops.data_flow_ops import *  # noqa: F403
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401
-from .ops.indexing_ops import *  # noqa: F401,F403
-from .ops.io_ops import *  # noqa: F401,F403
-from .ops.linalg_ops import *  # noqa: F401,F403
-from .ops.logging_ops import print  # noqa: F401,A004
-from .ops.math_ops import *  # noqa: F401,F403
-from .ops.parsing_ops import *  # noqa: F401,F403
-from .ops.random_ops import *  # noqa: F401,F403
-from .ops.record_ops import *  # noqa: F401,F403
-from .ops.script_ops import *  # noqa: F401,F403
-from .ops.slicing_ops import *  # noqa: F401,F403
-from .ops.sparse_ops import *  # noqa: F401,F403
-from .ops.state_ops import *  # noqa: F401,F403
-from .ops.string_ops import *  # noqa: F401,F403
-from .partitioned_variables import *  # noqa: F401,F403
+from .ops.indexing_ops import *  # noqa: F403
+from .ops.io_ops import *  # noqa: F403
+from .ops.linalg_ops import *  # noqa: F403
+from .ops.logging_ops import print  # noqa: F401
+from .ops.math_ops import *  # noqa: F403
+from .ops.parsing_ops import *  # noqa: F403
+from .ops.random_ops import *  # noqa: F403
+from .ops.record_ops import *  # noqa: F403
+from .ops.script_ops import *  # noqa: F403
+from .ops.slicing_ops import *  # noqa: F403
+from .ops.sparse_ops import *  # noqa: F403
+from .ops.state_ops import *  # noqa: F403
+from .ops.string_ops import *  # noqa: F403
+from .partitioned_variables import *  # noqa: F403
 from .scopes import (  # noqa
                           add_to_collection,
                           add_to_collections,
@@ -75,8 +75,8 @@ from .scopes import (  # noqa
 )
 from .session import ConfigProto, GPUOptions, InteractiveSession, RunMetadata, RunOptions, Session  # noqa: F401
 from .tape import GradientTape, UnconnectedGradients  # noqa: F401
-from .var_scope import *  # noqa: F401,F403
-from .variables import *  # noqa: F401,F403
+from .var_scope import *  # noqa: F403
+from .variables import *  # noqa: F403
 
 newaxis = None
 """Indexing with ``x[:, fr.newaxis]`` inserts a dimension of size 1 (as ``tf.newaxis``)."""

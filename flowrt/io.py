@@ -3,9 +3,9 @@
 Re-exports only.
 """
 
-from .ops.csv_ops import decode_csv  # noqa: F401
-from .ops.io_ops import matching_files, read_file, write_file  # noqa: F401
-from .ops.parsing_ops import (  # noqa: F401
+from .ops.csv_ops import decode_csv
+from .ops.io_ops import matching_files, read_file, write_file
+from .ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,
@@ -14,7 +14,7 @@ from .ops.parsing_ops import (  # noqa: F401
     parse_single_example,
     parse_single_sequence_example,
 )
-from .python_io import (  # noqa: F401
+from .python_io import (
     TFRecordCompressionType,
     TFRecordOptions,
     TFRecordWriter,

@@ -19,6 +19,7 @@ The fast stages therefore never decide an error, and the reference is the defini
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -314,6 +315,7 @@ def _decode_batch(recs: list, spec: _Spec):
         with_missing = np.flatnonzero(miss.any(axis=1)).tolist()
         if any(spec.defaults[which[j]] is None for j in with_missing):
             return None
+        vals: Any
         if t is _dt.string:
             st, ln = starts[:, which].T.tolist(), lens[:, which].T.tolist()
             vals = [np.array([joined[s:s + k] for s, k in zip(st[j], ln[j])], dtype=object)

@@ -160,7 +160,8 @@ class _ReaderState:
                     if not self.pending:
                         return None
                     self.open(None, self.pending.pop(0))
-                keys, values = [], []
+                keys: list = []
+                values: list = []
                 while self.file is not None and len(values) < n:
                     rec = self.next_line()
                     if rec is None:
@@ -199,7 +200,7 @@ class _TextLineState(_ReaderState):
         """Opens the next file and skips its header lines (TF counts them)."""
         fs_path = os.fsdecode(path)
         try:
-            f = open(fs_path, "rb", buffering=0)  # noqa: SIM115 - kept open across reads
+            f = open(fs_path, "rb", buffering=0)  # kept open across reads
         except OSError as e:
             raise _open_error(e, fs_path) from None
         self.close_file()

@@ -43,11 +43,11 @@ def parse_scalar(text: bytes, dtype):
     if dtype.is_integer:
         if not (s[1:] if s[:1] in (b"+", b"-") else s).isdigit():
             raise ValueError(text)
-        v = int(s)
+        iv = int(s)
         lo, hi = _INT_RANGE[dtype]
-        if not lo <= v <= hi:
+        if not lo <= iv <= hi:
             raise ValueError(text)
-        return v
+        return iv
     body = s.lstrip(b"+-")
     if len(s) - len(body) > 1:
         raise ValueError(text)

@@ -34,7 +34,7 @@ def _bytes_list(x) -> list:
 # --------------------------------------------------------------------------------------
 
 
-def string_to_number(string_tensor=None, out_type=_dt.float32, name=None, input=None):  # noqa: A002
+def string_to_number(string_tensor=None, out_type=_dt.float32, name=None, input=None):
     """Parses each string of ``string_tensor`` as a number of ``out_type``.
 
     Args:
@@ -81,7 +81,7 @@ register_op("StringToNumber", infer=lambda op: [(op.attrs["out_type"], op.inputs
 # --------------------------------------------------------------------------------------
 
 
-def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 - TF1's argument names
+def substr(input, pos, len, name=None, unit="BYTE"):  # TF1's argument names
     """Substrings of the strings of ``input``: ``len`` units from ``pos``.
 
     Args:
@@ -104,12 +104,12 @@ def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 - TF1's argum
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise ValueError("Attr 'unit' of 'Substr' Op passed string '%s' not in: \"BYTE\", "
                          "\"UTF8_CHAR\"." % unit)
-    input = to_tensor(input, _dt.string, name="input")  # noqa: A001
+    input = to_tensor(input, _dt.string, name="input")
     pos = to_tensor(pos, name="pos")
     if pos.dtype not in (_dt.int32, _dt.int64):
         raise TypeError("Value passed to parameter 'pos' has DataType %s not in list of "
                         "allowed values: int32, int64" % pos.dtype.name)
-    len = to_tensor(len, dtype=pos.dtype if not hasattr(len, "dtype") else None, name="len")  # noqa: A001
+    len = to_tensor(len, dtype=pos.dtype if not hasattr(len, "dtype") else None, name="len")
     if len.dtype is not pos.dtype:
         raise TypeError("Input 'len' of 'Substr' Op has type %s that does not match type %s "
                         "of argument 'pos'." % (len.dtype.name, pos.dtype.name))
