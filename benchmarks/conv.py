@@ -44,17 +44,18 @@ def build(m, batch):
     loss = m.reduce_sum(p2)
     grads = m.gradients(loss, [x, f1, f2])
     g2 = m.placeholder(m.float32, [batch, 14, 14, 64])
-    layer2 = [m.nn.conv2d(p1, f2, [1, 1, 1, 1], "SAME"),
-              m.nn.conv2d_backprop_input([batch, 14, 14, 32], f2, g2, [1, 1, 1, 1], "SAME"),
-              m.nn.conv2d_backprop_filter(p1, [5, 5, 32, 64], g2, [1, 1, 1, 1], "SAME")]
+    layer2 = [
+        m.nn.conv2d(p1, f2, [1, 1, 1, 1], "SAME"),
+        m.nn.conv2d_backprop_input([batch, 14, 14, 32], f2, g2, [1, 1, 1, 1], "SAME"),
+        m.nn.conv2d_backprop_filter(p1, [5, 5, 32, 64], g2, [1, 1, 1, 1], "SAME"),
+    ]
     return x, g2, loss, grads, layer2
 
 
 def measure(m, batch, repeat, threads):
     config = None
     if threads:
-        config = m.ConfigProto(intra_op_parallelism_threads=threads,
-                               inter_op_parallelism_threads=1)
+        config = m.ConfigProto(intra_op_parallelism_threads=threads, inter_op_parallelism_threads=1)
     with m.Graph().as_default():
         x, g2, loss, grads, layer2 = build(m, batch)
         xv = np.random.default_rng(1).standard_normal((batch, 28, 28, 1)).astype(np.float32)
@@ -88,13 +89,22 @@ def main():
         rows["tf 2.21"] = measure(tf, batch, repeat, threads)
         for a, b in zip(rows["flowrt"][1], rows["tf 2.21"][1]):
             np.testing.assert_allclose(a, b, rtol=2e-3, atol=2e-3)
-    print("conv2d forward+backward, batch %d, [%d,28,28,1] -> 5x5x32 SAME -> pool -> 5x5x64 "
-          "SAME -> pool (ms per step, best of %d; %s)"
-          % (batch, batch, repeat, "%d intra-op thread(s)" % threads if threads
-             else "default threads"))
+    print(
+        "conv2d forward+backward, batch %d, [%d,28,28,1] -> 5x5x32 SAME -> pool -> 5x5x64 "
+        "SAME -> pool (ms per step, best of %d; %s)"
+        % (
+            batch,
+            batch,
+            repeat,
+            "%d intra-op thread(s)" % threads if threads else "default threads",
+        )
+    )
     names = list(rows)
-    print("%-24s" % "" + "".join("%12s" % n for n in names)
-          + ("%14s" % "flowrt/tf" if len(names) == 2 else ""))
+    print(
+        "%-24s" % ""
+        + "".join("%12s" % n for n in names)
+        + ("%14s" % "flowrt/tf" if len(names) == 2 else "")
+    )
     for key in rows["flowrt"][0]:
         vals = [rows[n][0][key] for n in names]
         ratio = "%14.2f" % (vals[0] / vals[1]) if len(vals) == 2 else ""

@@ -99,7 +99,7 @@ def _ext_tensors(st):
 
 _NE = {
     arith_chain: "-(where(abs((((x * 1.5) + x) - 0.25)**2 * x) >= 0.1, "
-                 "abs((((x * 1.5) + x) - 0.25)**2 * x), 0.1) / (x + 3.0))",
+    "abs((((x * 1.5) + x) - 0.25)**2 * x), 0.1) / (x + 3.0))",
     trans_chain: "-(abs(where(s >= 0.1, s, 0.1)**2) - 1.0)",
 }
 _NE_PRE = {trans_chain: "1 / (1 + exp(-(tanh(exp(x * 1.5)) + x)))"}
@@ -110,8 +110,10 @@ def raw(sizes):
     for build in (arith_chain, trans_chain):
         name = build.__name__.split("_")[0]
         prog, consts = _program(build)
-        print("%-6s %9s %8s %8s %8s %8s %8s" % (name, "size", "numpy", "blk-1t", "blk-2t",
-                                                "ne-1t", "ne-2t"))
+        print(
+            "%-6s %9s %8s %8s %8s %8s %8s"
+            % (name, "size", "numpy", "blk-1t", "blk-2t", "ne-1t", "ne-2t")
+        )
         for n in sizes:
             x = np.random.default_rng(0).standard_normal(n).astype(F32)
             xs = _inputs(prog, x, consts)
@@ -127,8 +129,10 @@ def raw(sizes):
                         elementwise.PARALLEL_MIN_SIZE = saved
                 for th in (1, 2):
                     row.append(_ne_time(build, x, th))
-            print("%-6s %9d" % ("", n) + "".join(
-                "%9s" % ("-" if v is None else "%.2f" % v) for v in row))
+            print(
+                "%-6s %9d" % ("", n)
+                + "".join("%9s" % ("-" if v is None else "%.2f" % v) for v in row)
+            )
 
 
 def _inputs(prog, x, consts):
@@ -143,8 +147,9 @@ def _ne_time(build, x, threads):
     pre = _NE_PRE.get(build)
     if pre is None:
         return best(lambda: ne.evaluate(_NE[build], local_dict={"x": x}))
-    return best(lambda: ne.evaluate(_NE[build], local_dict={
-        "s": ne.evaluate(pre, local_dict={"x": x})}))
+    return best(
+        lambda: ne.evaluate(_NE[build], local_dict={"s": ne.evaluate(pre, local_dict={"x": x})})
+    )
 
 
 class _NumpyFr:
@@ -205,15 +210,22 @@ def tf_time(n, build):
 
 def sessions(sizes, with_tf):
     print("\n3. 10-op float32 chain through Session.run (ms; TF 2.21 in the same run)")
-    print("%-6s %9s %9s %9s %9s %9s" % ("chain", "size", "unfused", "fused", "tf-2.21",
-                                        "tf/fused"))
+    print("%-6s %9s %9s %9s %9s %9s" % ("chain", "size", "unfused", "fused", "tf-2.21", "tf/fused"))
     for build in (arith_chain, trans_chain):
         for n in sizes:
             u, f = fr_time(n, build, False), fr_time(n, build, True)
             t = tf_time(n, build) if with_tf else None
-            print("%-6s %9d %9.3f %9.3f %9s %9s" % (
-                build.__name__.split("_")[0], n, u, f, "-" if t is None else "%.3f" % t,
-                "-" if t is None else "%.2f" % (t / f)))
+            print(
+                "%-6s %9d %9.3f %9.3f %9s %9s"
+                % (
+                    build.__name__.split("_")[0],
+                    n,
+                    u,
+                    f,
+                    "-" if t is None else "%.3f" % t,
+                    "-" if t is None else "%.2f" % (t / f),
+                )
+            )
 
 
 def _wall_cpu(run, k=15):
@@ -232,8 +244,7 @@ def _wall_cpu(run, k=15):
 
 def target(rounds, with_tf, n=1 << 22):
     print("\n4. target: 10-op arithmetic chain, %d float32 elements (ms)" % n)
-    print("%-6s %-8s %9s %9s %9s %9s" % ("round", "", "wall-min", "wall-med", "cpu-min",
-                                          "cpu-med"))
+    print("%-6s %-8s %9s %9s %9s %9s" % ("round", "", "wall-min", "wall-med", "cpu-min", "cpu-med"))
     xv = np.random.default_rng(0).standard_normal(n).astype(F32)
     for r in range(rounds):
         rows = {}
@@ -246,7 +257,8 @@ def target(rounds, with_tf, n=1 << 22):
                     y = arith_chain(x)
                     with fr.Session() as sess:
                         rows["fused" if fused else "unfused"] = _wall_cpu(
-                            lambda s=sess, y=y, x=x: s.run(y, {x: xv}))
+                            lambda s=sess, y=y, x=x: s.run(y, {x: xv})
+                        )
             finally:
                 fusion.ENABLED = saved
         if with_tf:
@@ -268,9 +280,16 @@ def target(rounds, with_tf, n=1 << 22):
 def main():
     quick = "--quick" in sys.argv
     with_tf = "--no-tf" not in sys.argv
-    print("BLOCK=%d PARALLEL_MIN_SIZE=%d THREADS=%d FUSED_MIN_SIZE=%d numexpr=%s"
-          % (elementwise.BLOCK, elementwise.PARALLEL_MIN_SIZE, elementwise.THREADS,
-             fusion.FUSED_MIN_SIZE, "-" if ne is None else ne.__version__))
+    print(
+        "BLOCK=%d PARALLEL_MIN_SIZE=%d THREADS=%d FUSED_MIN_SIZE=%d numexpr=%s"
+        % (
+            elementwise.BLOCK,
+            elementwise.PARALLEL_MIN_SIZE,
+            elementwise.THREADS,
+            fusion.FUSED_MIN_SIZE,
+            "-" if ne is None else ne.__version__,
+        )
+    )
     sizes = [1 << 16, 1 << 18, 1 << 20, 1 << 22] if not quick else [1 << 16, 1 << 20]
     raw(sizes)
     blocks(1 << 22 if not quick else 1 << 20)

@@ -51,8 +51,10 @@ def _plain(m):
 
 
 def _hooks(m, loss):
-    return [m.train.StopAtStepHook(last_step=STEPS + 1),
-            m.train.LoggingTensorHook({"loss": loss}, every_n_iter=100)]
+    return [
+        m.train.StopAtStepHook(last_step=STEPS + 1),
+        m.train.LoggingTensorHook({"loss": loss}, every_n_iter=100),
+    ]
 
 
 def _monitored(m):
@@ -78,6 +80,7 @@ def _monitored_async(m):
                 while not sess.should_stop():
                     await sess.arun(train)
                 return STEPS / (time.perf_counter() - t0)
+
     return trio.run(main)
 
 
@@ -95,8 +98,10 @@ def main():
         tf.logging.set_verbosity(tf.logging.WARN)
     except ImportError:
         tf = None
-    print("%-40s %12s %12s %8s" % ("steps/s (median of %d x %d steps)" % (REPEATS, STEPS),
-                                   "flowrt", "TF 1.x API", "fr/TF"))
+    print(
+        "%-40s %12s %12s %8s"
+        % ("steps/s (median of %d x %d steps)" % (REPEATS, STEPS), "flowrt", "TF 1.x API", "fr/TF")
+    )
     for label, fn in rows:
         a = _median(fn, fr)
         b = _median(fn, tf) if tf is not None else float("nan")

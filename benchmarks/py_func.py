@@ -70,8 +70,10 @@ def main():
     for k in keys:
         f = rows["flowrt"][k]
         t = rows.get("tf", {}).get(k)
-        print("%-34s %12.2e %12s %8s" % (k, f, "%.2e" % t if t else "-",
-                                         "%.2f" % (f / t) if t else "-"))
+        print(
+            "%-34s %12.2e %12s %8s"
+            % (k, f, "%.2e" % t if t else "-", "%.2f" % (f / t) if t else "-")
+        )
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ def scalar_threads(tf):
             enq = q.enqueue(tf.constant(1))
             deq = q.dequeue()
             with tf.Session() as sess:
+
                 def produce():
                     for _ in range(n):
                         sess.run(enq)
@@ -56,6 +57,7 @@ def scalar_threads(tf):
                     sess.run(deq)
                 th.join()
                 return time.perf_counter() - t0
+
     return best_rate(run, N_ITEMS)
 
 
@@ -90,6 +92,7 @@ def batches_threads(tf):
                 for th in threads:
                     th.join()
                 return dt
+
     return best_rate(run, N_BATCHES)
 
 
@@ -106,6 +109,7 @@ def scalar_tasks():
                 enq = q.enqueue(fr.constant(1))
                 deq = q.dequeue()
                 async with fr.Session() as sess:
+
                     async def produce():
                         for _ in range(n):
                             await sess.arun(enq)
@@ -116,7 +120,9 @@ def scalar_tasks():
                         for _ in range(n):
                             await sess.arun(deq)
                     return time.perf_counter() - t0
+
         return trio.run(main)
+
     return best_rate(run, N_ITEMS)
 
 
@@ -139,7 +145,9 @@ def core_tasks():
                 for _ in range(n):
                     await q.get(1)
             return time.perf_counter() - t0
+
         return trio.run(main)
+
     return best_rate(run, N_ITEMS * 5)
 
 
@@ -157,19 +165,24 @@ def main():
         except ImportError:
             tf = None
     rows = [
-        ("scalar items/s, producer + consumer threads (sess.run)",
-         lambda: scalar_threads(fr), (lambda: scalar_threads(tf)) if tf else None),
+        (
+            "scalar items/s, producer + consumer threads (sess.run)",
+            lambda: scalar_threads(fr),
+            (lambda: scalar_threads(tf)) if tf else None,
+        ),
         ("scalar items/s, producer + consumer trio tasks (arun)", scalar_tasks, None),
         ("  (the bare _core queue, two trio tasks)", core_tasks, None),
-        ("dequeue_many(128) x [784] f32 batches/s, 2 producer threads",
-         lambda: batches_threads(fr), (lambda: batches_threads(tf)) if tf else None),
+        (
+            "dequeue_many(128) x [784] f32 batches/s, 2 producer threads",
+            lambda: batches_threads(fr),
+            (lambda: batches_threads(tf)) if tf else None,
+        ),
     ]
     print("%-62s %12s %12s" % ("benchmark", "flowrt", "TF 2.21" if tf else "(no TF)"))
     for label, f_fr, f_tf in rows:
         a = f_fr()
         b = f_tf() if f_tf is not None else None
-        print("%-62s %12.0f %12s" % (label, a, "%.0f" % b if b is not None else "-"),
-              flush=True)
+        print("%-62s %12.0f %12s" % (label, a, "%.0f" % b if b is not None else "-"), flush=True)
 
 
 if __name__ == "__main__":

@@ -40,25 +40,38 @@ def write_files(d):
         p = os.path.join(d, "part-%d.tfrecord" % f)
         with fr.python_io.TFRecordWriter(p) as w:
             for i in range(N_PER_FILE):
-                ex = fr.train.Example(features=fr.train.Features(feature={
-                    "label": fr.train.Feature(int64_list=fr.train.Int64List(value=[i % 10])),
-                    "x": fr.train.Feature(float_list=fr.train.FloatList(
-                        value=rng.standard_normal(32).astype(np.float32))),
-                    "name": fr.train.Feature(bytes_list=fr.train.BytesList(
-                        value=[b"item-%d-%d" % (f, i)])),
-                    "tags": fr.train.Feature(int64_list=fr.train.Int64List(
-                        value=list(range(i % 5)))),
-                }))
+                ex = fr.train.Example(
+                    features=fr.train.Features(
+                        feature={
+                            "label": fr.train.Feature(
+                                int64_list=fr.train.Int64List(value=[i % 10])
+                            ),
+                            "x": fr.train.Feature(
+                                float_list=fr.train.FloatList(
+                                    value=rng.standard_normal(32).astype(np.float32)
+                                )
+                            ),
+                            "name": fr.train.Feature(
+                                bytes_list=fr.train.BytesList(value=[b"item-%d-%d" % (f, i)])
+                            ),
+                            "tags": fr.train.Feature(
+                                int64_list=fr.train.Int64List(value=list(range(i % 5)))
+                            ),
+                        }
+                    )
+                )
                 w.write(ex.SerializeToString())
         files.append(p)
     return files
 
 
 def spec(tf):
-    return {"label": tf.FixedLenFeature([], tf.int64),
-            "x": tf.FixedLenFeature([32], tf.float32),
-            "name": tf.FixedLenFeature([], tf.string),
-            "tags": tf.VarLenFeature(tf.int64)}
+    return {
+        "label": tf.FixedLenFeature([], tf.int64),
+        "x": tf.FixedLenFeature([32], tf.float32),
+        "name": tf.FixedLenFeature([], tf.string),
+        "tags": tf.VarLenFeature(tf.int64),
+    }
 
 
 def pipeline(tf, files):
@@ -66,9 +79,9 @@ def pipeline(tf, files):
         with tf.Graph().as_default():
             names = tf.train.string_input_producer(files, shuffle=False)
             readers = [tf.TFRecordReader().read(names)[1] for _ in range(2)]
-            ser = tf.train.shuffle_batch_join([[r] for r in readers], BATCH,
-                                              capacity=20 * BATCH,
-                                              min_after_dequeue=10 * BATCH)
+            ser = tf.train.shuffle_batch_join(
+                [[r] for r in readers], BATCH, capacity=20 * BATCH, min_after_dequeue=10 * BATCH
+            )
             parsed = tf.parse_example(ser, spec(tf))
             with tf.Session() as sess:
                 coord = tf.train.Coordinator()
@@ -81,6 +94,7 @@ def pipeline(tf, files):
                 coord.request_stop()
                 coord.join(threads, stop_grace_period_secs=10)
                 return dt
+
     return best_rate(run, N_BATCHES) * BATCH
 
 
@@ -92,6 +106,7 @@ def iterate(tf, files):
                 for _rec in tf.python_io.tf_record_iterator(f):
                     pass
         return time.perf_counter() - t0
+
     return best_rate(run, 3) * N_PER_FILE * N_FILES
 
 
@@ -108,6 +123,7 @@ def parse_only(tf, files):
                 for _ in range(n):
                     sess.run(parsed, {ser: recs})
                 return time.perf_counter() - t0
+
     return best_rate(run, N_BATCHES) * BATCH
 
 
@@ -128,9 +144,11 @@ def main():
     d = tempfile.mkdtemp(prefix="flowrt_records_")
     try:
         files = write_files(d)
-        rows = [("TFRecordReader -> shuffle_batch -> parse_example (records/s)", pipeline),
-                ("tf_record_iterator alone (records/s)", iterate),
-                ("parse_example alone, batch of 128 (records/s)", parse_only)]
+        rows = [
+            ("TFRecordReader -> shuffle_batch -> parse_example (records/s)", pipeline),
+            ("tf_record_iterator alone (records/s)", iterate),
+            ("parse_example alone, batch of 128 (records/s)", parse_only),
+        ]
         print("%-62s %12s %12s %8s" % ("benchmark", "flowrt", "TF 2.21", "ratio"))
         for title, fn in rows:
             mine = fn(fr, files)

@@ -89,8 +89,7 @@ def measure(m, is_tf: bool) -> dict:
                 f100 = f1000
         with m.Session(graph=g) as sess:
             out["run 100 chain, fed"] = _median_run(lambda: sess.run(f100, {p: 1.0}))
-            out["run 1000 chain, fed"] = _median_run(lambda: sess.run(f1000, {p: 1.0}),
-                                                     min_runs=20)
+            out["run 1000 chain, fed"] = _median_run(lambda: sess.run(f1000, {p: 1.0}), min_runs=20)
     if not is_tf:
         import trio
 
@@ -101,8 +100,11 @@ def measure(m, is_tf: bool) -> dict:
                 c1000 = _chain(m, 1000)
             async with m.Session(graph=g) as sess:
                 res = {}
-                for key, t in (("arun const", const), ("arun 100 chain", c100),
-                               ("arun 1000 chain", c1000)):
+                for key, t in (
+                    ("arun const", const),
+                    ("arun 100 chain", c100),
+                    ("arun 1000 chain", c1000),
+                ):
                     await sess.arun(t)
                     times = []
                     for _ in range(300 if "1000" not in key else 50):
@@ -134,8 +136,13 @@ def measure_function(m, tf_function) -> float:
 def _tf_function_figure():
     """TF 2.x's eager ``tf.function`` figure, measured in a child process."""
     try:
-        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--tf-function"],
-                             capture_output=True, text=True, timeout=600, check=True)
+        out = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--tf-function"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
         return float(out.stdout.strip().splitlines()[-1])
     except (subprocess.SubprocessError, ValueError, IndexError):
         return None
@@ -196,8 +203,10 @@ def main():
             key += " (vs tf.function)"
         ratio = "%8.2f" % (v / t) if t else ""
         print("%-36s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
-    print("fr.function call / sess.run of the same fed chain: %.2f"
-          % (res_fr["function 100 chain"] / res_fr["run 100 chain, fed"]))
+    print(
+        "fr.function call / sess.run of the same fed chain: %.2f"
+        % (res_fr["function 100 chain"] / res_fr["run 100 chain, fed"])
+    )
     if "--profile" in sys.argv:
         profile_flowrt()
 

@@ -59,13 +59,21 @@ def build_nce(tf, vocab=50_000, dim=128, batch=128, num_sampled=64):
     contexts = tf.placeholder(tf.int64, [batch, 1], name="contexts")
     r = np.random.default_rng(0)
     emb = tf.Variable(r.uniform(-1, 1, (vocab, dim)).astype(np.float32), name="emb")
-    nce_w = tf.Variable((r.standard_normal((vocab, dim)) / np.sqrt(dim)).astype(np.float32),
-                        name="nce_w")
+    nce_w = tf.Variable(
+        (r.standard_normal((vocab, dim)) / np.sqrt(dim)).astype(np.float32), name="nce_w"
+    )
     nce_b = tf.Variable(np.zeros(vocab, np.float32), name="nce_b")
     embed = tf.nn.embedding_lookup(emb, centers)
-    loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_w, biases=nce_b, labels=contexts,
-                                         inputs=embed, num_sampled=num_sampled,
-                                         num_classes=vocab))
+    loss = tf.reduce_mean(
+        tf.nn.nce_loss(
+            weights=nce_w,
+            biases=nce_b,
+            labels=contexts,
+            inputs=embed,
+            num_sampled=num_sampled,
+            num_classes=vocab,
+        )
+    )
     train = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
     c = r.integers(0, vocab, batch).astype(np.int32)
     ctx = r.integers(0, vocab, (batch, 1)).astype(np.int64)
@@ -90,8 +98,9 @@ def queue_fed_adam(tf, steps, batch=128, config=None):
         w2 = tf.Variable((r.standard_normal((256, 10)) * 0.05).astype(np.float32))
         b2 = tf.Variable(np.zeros(10, np.float32))
         logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
-        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=y, logits=logits))
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        )
         train = tf.train.AdamOptimizer(1e-3).minimize(loss)
         with tf.Session(config=config) as sess:
             sess.run(tf.global_variables_initializer())
@@ -187,8 +196,10 @@ def main():
             tf = None
     # Median step time (ms): the better of two alternating rounds per framework, since
     # the machine is noisy and both should see the same conditions.
-    print("%-22s %12s %12s %8s" % ("workload (median ms)", "flowrt", "TF 2.21" if tf else "",
-                                   "fr/TF" if tf else ""))
+    print(
+        "%-22s %12s %12s %8s"
+        % ("workload (median ms)", "flowrt", "TF 2.21" if tf else "", "fr/TF" if tf else "")
+    )
     for name in WORKLOADS:
         if args.k and args.k not in name:
             continue
@@ -211,8 +222,11 @@ def main():
 
 
 def _row(name, a, b, fmt="%12.3f"):
-    print(("%-22s " + fmt + " %12s %8s") % (
-        name, a, (fmt % b).strip() if b else "-", "%.2f" % (a / b) if b else "-"), flush=True)
+    print(
+        ("%-22s " + fmt + " %12s %8s")
+        % (name, a, (fmt % b).strip() if b else "-", "%.2f" % (a / b) if b else "-"),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -44,9 +44,12 @@ def _submodules(module: str) -> list[str]:
     of ``fr.keras``); a module without ``__all__`` has none."""
     mod = importlib.import_module(module)
     names = getattr(mod, "__all__", [])
-    return [module + "." + n for n in names
-            if isinstance(getattr(mod, n, None), types.ModuleType)
-            and getattr(mod, n).__name__ == module + "." + n]
+    return [
+        module + "." + n
+        for n in names
+        if isinstance(getattr(mod, n, None), types.ModuleType)
+        and getattr(mod, n).__name__ == module + "." + n
+    ]
 
 
 def modules() -> list[tuple[str, str]]:
@@ -57,7 +60,7 @@ def modules() -> list[tuple[str, str]]:
     todo = [m for m in _submodules("flowrt") if m != "flowrt.testing"]
     while todo:
         module = todo.pop(0)
-        out.append((module, "fr" + module[len("flowrt"):]))
+        out.append((module, "fr" + module[len("flowrt") :]))
         todo[:0] = _submodules(module)
     out.append(("flowrt.testing", "flowrt.testing"))
     return out
@@ -98,9 +101,11 @@ def _target(module: str, name: str) -> str:
 
 
 def _entry(module: str, title: str, name: str) -> str:
-    return ("::: %s\n    options:\n      heading: \"%s.%s\"\n      toc_label: \"%s\"\n"
-            "      heading_level: 3\n      show_root_heading: true\n"
-            % (_target(module, name), title, name, name))
+    return (
+        '::: %s\n    options:\n      heading: "%s.%s"\n      toc_label: "%s"\n'
+        "      heading_level: 3\n      show_root_heading: true\n"
+        % (_target(module, name), title, name, name)
+    )
 
 
 def _values_table(module: str, names: list[str]) -> Iterator[str]:
@@ -118,8 +123,10 @@ def render(module: str, title: str) -> str:
     summary = doc.split("\n\n")[0].replace("\n", " ")
     out = ["# %s\n\n" % title, "%s\n\n" % summary if summary else ""]
     if module == "flowrt":
-        out.append("`import flowrt as fr`. Modules: %s.\n\n" % ", ".join(
-            "[%s](%s)" % (t, page_path(m).split("/")[1]) for m, t in modules()[1:]))
+        out.append(
+            "`import flowrt as fr`. Modules: %s.\n\n"
+            % ", ".join("[%s](%s)" % (t, page_path(m).split("/")[1]) for m, t in modules()[1:])
+        )
     documented = [n for n in names if _documented(getattr(mod, n))]
     values = [n for n in names if n not in documented]
     sections: dict[str, list[str]] = {}
@@ -129,8 +136,7 @@ def render(module: str, title: str) -> str:
     for section in sorted(sections, key=lambda s: (s == _DEFAULT_SECTION, s)):
         if section:
             out.append("## %s\n\n" % section)
-        out += [_entry(module, title, n) + "\n"
-                for n in sorted(sections[section], key=str.lower)]
+        out += [_entry(module, title, n) + "\n" for n in sorted(sections[section], key=str.lower)]
     if values:
         out.append("## Constants and values\n\n")
         out += list(_values_table(module, values))
@@ -139,32 +145,37 @@ def render(module: str, title: str) -> str:
 
 def render_index() -> str:
     """The reference's front page: one line per module page."""
-    out = ["# API reference\n\n",
-           "Generated from the docstrings of every public name. Where flowrt behaves "
-           "differently from TF1, the entry says so in a *Note (flowrt)*. What TF1 has and "
-           "flowrt does not: [not supported](unsupported.md).\n\n"]
+    out = [
+        "# API reference\n\n",
+        "Generated from the docstrings of every public name. Where flowrt behaves "
+        "differently from TF1, the entry says so in a *Note (flowrt)*. What TF1 has and "
+        "flowrt does not: [not supported](unsupported.md).\n\n",
+    ]
     for module, title in modules():
-        out.append("- [%s](%s): %d names\n" % (title, page_path(module).split("/")[1],
-                                               len(public_names(module))))
+        out.append(
+            "- [%s](%s): %d names\n"
+            % (title, page_path(module).split("/")[1], len(public_names(module)))
+        )
     return "".join(out)
 
 
 def render_unsupported() -> str:
     """The not-supported table, from ``flowrt._unsupported.UNSUPPORTED``."""
-    out = ["# Not supported\n\n",
-           "What TF1 has and flowrt does not, and what to use instead. The table is "
-           "generated from the list in `flowrt/_unsupported.py`, which a test checks: "
-           "an entry that becomes supported fails the test until it is removed. Using a "
-           "listed top-level name (`fr.contrib`) raises an `AttributeError` saying so.\n\n",
-           "| TF1 | instead |\n|---|---|\n"]
+    out = [
+        "# Not supported\n\n",
+        "What TF1 has and flowrt does not, and what to use instead. The table is "
+        "generated from the list in `flowrt/_unsupported.py`, which a test checks: "
+        "an entry that becomes supported fails the test until it is removed. Using a "
+        "listed top-level name (`fr.contrib`) raises an `AttributeError` saying so.\n\n",
+        "| TF1 | instead |\n|---|---|\n",
+    ]
     out += ["| `%s` | %s |\n" % (u.tf_name, u.instead) for u in UNSUPPORTED]
     return "".join(out)
 
 
 def pages() -> dict[str, str]:
     """Every generated page: path relative to docs/ -> markdown."""
-    out = {"reference/index.md": render_index(),
-           "reference/unsupported.md": render_unsupported()}
+    out = {"reference/index.md": render_index(), "reference/unsupported.md": render_unsupported()}
     for module, title in modules():
         out[page_path(module)] = render(module, title)
     return out

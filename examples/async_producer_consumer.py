@@ -39,8 +39,10 @@ async def with_queue_runners(sess, batch):
     # queues (cancelling pending enqueues) and ends them.
     async with fr.train.queue_runners(sess) as runners:
         batches = [await sess.arun(batch) for _ in range(5)]
-        print("queue runner tasks: %d running; batches %s" % (runners.running,
-                                                              [b.tolist() for b in batches]))
+        print(
+            "queue runner tasks: %d running; batches %s"
+            % (runners.running, [b.tolist() for b in batches])
+        )
     assert runners.running == 0
 
 

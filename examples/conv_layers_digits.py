@@ -37,12 +37,14 @@ y = tf.placeholder(tf.int64, [None], name="y")
 training = tf.placeholder_with_default(False, [], name="training")
 regularizer = tf.contrib.layers.l2_regularizer(1e-4)
 
-conv1 = tf.layers.conv2d(x, 8, [3, 3], padding="same", activation=tf.nn.relu,
-                         kernel_regularizer=regularizer)
+conv1 = tf.layers.conv2d(
+    x, 8, [3, 3], padding="same", activation=tf.nn.relu, kernel_regularizer=regularizer
+)
 pool1 = tf.layers.max_pooling2d(conv1, pool_size=[2, 2], strides=2)
 norm1 = tf.layers.batch_normalization(pool1, training=training)
-conv2 = tf.layers.conv2d(norm1, 16, [3, 3], padding="same", activation=tf.nn.relu,
-                         kernel_regularizer=regularizer)
+conv2 = tf.layers.conv2d(
+    norm1, 16, [3, 3], padding="same", activation=tf.nn.relu, kernel_regularizer=regularizer
+)
 pool2 = tf.layers.max_pooling2d(conv2, pool_size=[2, 2], strides=2)
 flat = tf.layers.flatten(pool2)
 dense = tf.layers.dense(flat, 64, activation=tf.nn.relu, kernel_regularizer=regularizer)
@@ -63,13 +65,16 @@ with tf.Session() as sess:
         order = rng.permutation(len(train_x))
         total = 0.0
         for start in range(0, len(order), BATCH_SIZE):
-            idx = order[start:start + BATCH_SIZE]
-            _, batch_loss = sess.run([train_op, loss], feed_dict={
-                x: train_x[idx], y: train_y[idx], training: True})
+            idx = order[start : start + BATCH_SIZE]
+            _, batch_loss = sess.run(
+                [train_op, loss], feed_dict={x: train_x[idx], y: train_y[idx], training: True}
+            )
             total += batch_loss * len(idx)
         print("epoch %d  loss %.4f" % (epoch + 1, total / len(order)))
     sess.run(tf.local_variables_initializer())
     for start in range(0, len(test_x), 100):
-        sess.run(accuracy_update, feed_dict={x: test_x[start:start + 100],
-                                             y: test_y[start:start + 100]})
+        sess.run(
+            accuracy_update,
+            feed_dict={x: test_x[start : start + 100], y: test_y[start : start + 100]},
+        )
     print("test accuracy: %.3f" % sess.run(accuracy))

@@ -24,11 +24,14 @@ def build():
     labels = fr.placeholder(fr.int32, [None], name="labels")
     h = fr.nn.relu(fr.matmul(x, fr.get_variable("w1", [784, 256])), name="hidden")
     logits = fr.matmul(h, fr.get_variable("w2", [256, 10]), name="logits")
-    loss = fr.reduce_mean(fr.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=labels, logits=logits), name="loss")
+    loss = fr.reduce_mean(
+        fr.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits), name="loss"
+    )
     rng = np.random.default_rng(0)
-    feed = {x: rng.random((128, 784), dtype=np.float32),
-            labels: rng.integers(0, 10, 128).astype(np.int32)}
+    feed = {
+        x: rng.random((128, 784), dtype=np.float32),
+        labels: rng.integers(0, 10, 128).astype(np.int32),
+    }
     return fr.train.AdamOptimizer(1e-3).minimize(loss), feed
 
 
@@ -40,16 +43,22 @@ def profile(train, feed, config=None):
         traced = []
         for _ in range(STEPS):
             meta = fr.RunMetadata()
-            sess.run(train, feed, run_metadata=meta,
-                     options=fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE))
+            sess.run(
+                train,
+                feed,
+                run_metadata=meta,
+                options=fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE),
+            )
             traced.append(meta)
     times = collections.defaultdict(list)
     for meta in traced:
         for s in meta.step_stats:
             times[(s.node_name, s.op_type)].append((s.end_micros - s.start_micros) / 1000)
     median = {k: statistics.median(v) for k, v in times.items()}
-    print("%d ops per step, median %.2f ms in kernels over %d steps; the slowest:"
-          % (len(median), sum(median.values()), STEPS))
+    print(
+        "%d ops per step, median %.2f ms in kernels over %d steps; the slowest:"
+        % (len(median), sum(median.values()), STEPS)
+    )
     for (name, op_type), ms in sorted(median.items(), key=lambda kv: -kv[1])[:3]:
         print("  %-34s %-18s %7.3f ms" % (name[-34:], op_type[:18], ms))
     return traced[-1]

@@ -12,8 +12,9 @@ from flowrt.testing import pipeline_report
 
 def main():
     examples = fr.FIFOQueue(8, fr.float32, shapes=[], name="examples")
-    fr.train.add_queue_runner(fr.train.QueueRunner(examples,
-                                                   [examples.enqueue(fr.random_uniform([]))]))
+    fr.train.add_queue_runner(
+        fr.train.QueueRunner(examples, [examples.enqueue(fr.random_uniform([]))])
+    )
     batch = examples.dequeue_many(4, name="batch")
 
     with fr.Session() as sess:
@@ -28,8 +29,9 @@ def main():
         waiting = threading.Thread(target=sess.run, args=(batch,))
         waiting.start()
         stats = sess.resources.items()
-        while not any(getattr(q, "statistics", None) and q.statistics().waiting_dequeuers
-                      for _, q in stats):
+        while not any(
+            getattr(q, "statistics", None) and q.statistics().waiting_dequeuers for _, q in stats
+        ):
             waiting.join(0.01)
             stats = sess.resources.items()
         print(pipeline_report([sess]))

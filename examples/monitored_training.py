@@ -44,17 +44,21 @@ def train(checkpoint_dir, last_step):
         grads, variables = zip(*opt.compute_gradients(loss))
         clipped, norm = tf.clip_by_global_norm(grads, 5.0)
         train_op = opt.apply_gradients(zip(clipped, variables), global_step=global_step)
-        final = tf.train.FinalOpsHook({"step": global_step, "loss": loss, "w": w},
-                                      final_ops_feed_dict={x: X, y: Y})
+        final = tf.train.FinalOpsHook(
+            {"step": global_step, "loss": loss, "w": w}, final_ops_feed_dict={x: X, y: Y}
+        )
         hooks = [tf.train.StopAtStepHook(last_step=last_step), PrintLoss(loss, 50), final]
-        with tf.train.MonitoredTrainingSession(checkpoint_dir=checkpoint_dir, hooks=hooks,
-                                               save_checkpoint_steps=50) as sess:
+        with tf.train.MonitoredTrainingSession(
+            checkpoint_dir=checkpoint_dir, hooks=hooks, save_checkpoint_steps=50
+        ) as sess:
             print("starting at global step %d" % sess.run(global_step, {x: X, y: Y}))
             while not sess.should_stop():
                 sess.run(train_op, {x: X, y: Y})
         v = final.final_ops_values
-        print("stopped at global step %d, loss %.5f, w = %s"
-              % (v["step"], v["loss"], np.round(v["w"].ravel(), 2)))
+        print(
+            "stopped at global step %d, loss %.5f, w = %s"
+            % (v["step"], v["loss"], np.round(v["w"].ravel(), 2))
+        )
         return v
 
 
@@ -62,7 +66,7 @@ d = tempfile.mkdtemp()
 try:
     train(d, last_step=100)
     v = train(d, last_step=200)  # resumes from the step-100 checkpoint
-    print("latest checkpoint: %s" % tf.train.latest_checkpoint(d)[len(d) + 1:])
+    print("latest checkpoint: %s" % tf.train.latest_checkpoint(d)[len(d) + 1 :])
     print("fit: %s" % (v["loss"] < 1e-3))
 finally:
     shutil.rmtree(d)

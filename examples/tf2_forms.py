@@ -45,10 +45,18 @@ class ThreeLayers(tf.keras.Model):
     def __init__(self):
         super().__init__()
         init = tf.random_normal_initializer(stddev=0.1, seed=1)
-        self.layer1 = tf.keras.layers.Dense(8, activation="relu", kernel_initializer=init,
-                                            bias_initializer=tf.constant_initializer(0.1))
-        self.layer2 = tf.keras.layers.Dense(8, activation="relu", kernel_initializer=init,
-                                            bias_initializer=tf.constant_initializer(0.1))
+        self.layer1 = tf.keras.layers.Dense(
+            8,
+            activation="relu",
+            kernel_initializer=init,
+            bias_initializer=tf.constant_initializer(0.1),
+        )
+        self.layer2 = tf.keras.layers.Dense(
+            8,
+            activation="relu",
+            kernel_initializer=init,
+            bias_initializer=tf.constant_initializer(0.1),
+        )
 
     def call(self, x):
         return self.layer2(self.layer2(self.layer1(x)))
@@ -72,7 +80,7 @@ for v in model.trainable_variables:
 def square_gradient(x):
     with tf.GradientTape() as tape:
         tape.watch(x)
-        y = x ** 2
+        y = x**2
     return tape.gradient(y, x)
 
 
@@ -97,5 +105,4 @@ def train_step(x, y):
 first = train_step(xs, ys)
 for _ in range(200):
     last = train_step(xs, ys)
-print("regression loss fell from %.4f to %.4f in %d steps" % (first, last,
-                                                              opt.iterations.numpy()))
+print("regression loss fell from %.4f to %.4f in %d steps" % (first, last, opt.iterations.numpy()))

@@ -7,32 +7,32 @@ and docs/porting.md what is not supported. This module only re-exports.
 import types as _types
 
 from . import (  # noqa: F401
-                          contrib,
-                          dtypes,
-                          errors,
-                          io,
-                          keras,
-                          layers,
-                          losses,
-                          metrics,
-                          nn,
-                          protos,
-                          python_io,
-                          sparse,
-                          summary,
-                          test,
-                          train,
+    contrib,
+    dtypes,
+    errors,
+    io,
+    keras,
+    layers,
+    losses,
+    metrics,
+    nn,
+    protos,
+    python_io,
+    sparse,
+    summary,
+    test,
+    train,
 )
 from ._core.graph import (  # noqa: F401
-                          Graph,
-                          GraphKeys,
-                          Operation,
-                          Tensor,
-                          convert_to_tensor,
-                          get_default_graph,
-                          get_default_session,
-                          register_tensor_conversion_function,
-                          reset_default_graph,
+    Graph,
+    GraphKeys,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    get_default_session,
+    register_tensor_conversion_function,
+    reset_default_graph,
 )
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.shape import TensorShape  # noqa: F401
@@ -65,13 +65,13 @@ from .ops.state_ops import *  # noqa: F403
 from .ops.string_ops import *  # noqa: F403
 from .partitioned_variables import *  # noqa: F403
 from .scopes import (  # noqa
-                          add_to_collection,
-                          add_to_collections,
-                          control_dependencies,
-                          device,
-                          get_collection,
-                          get_collection_ref,
-                          name_scope,
+    add_to_collection,
+    add_to_collections,
+    control_dependencies,
+    device,
+    get_collection,
+    get_collection_ref,
+    name_scope,
 )
 from .session import ConfigProto, GPUOptions, InteractiveSession, RunMetadata, RunOptions, Session  # noqa: F401
 from .tape import GradientTape, UnconnectedGradients  # noqa: F401
@@ -86,12 +86,25 @@ __version__ = "0.1.0"
 # Submodules that only implement names re-exported here; every other submodule imported
 # here (nn, train, summary, errors, test, ...) is public, as TF1's tf.nn, tf.train, ...
 # isidentifier(): pytest's assertion rewriting adds globals such as "@py_builtins".
-_IMPLEMENTATION_MODULES = ("func_graph", "init_ops", "module", "ops", "protos", "scopes", "session",
-                           "tape", "var_scope", "variables")
+_IMPLEMENTATION_MODULES = (
+    "func_graph",
+    "init_ops",
+    "module",
+    "ops",
+    "protos",
+    "scopes",
+    "session",
+    "tape",
+    "var_scope",
+    "variables",
+)
 __all__ = sorted(
-    _name for _name, _value in globals().items()
-    if _name.isidentifier() and not _name.startswith("_")
-    and not (isinstance(_value, _types.ModuleType) and _name in _IMPLEMENTATION_MODULES))
+    _name
+    for _name, _value in globals().items()
+    if _name.isidentifier()
+    and not _name.startswith("_")
+    and not (isinstance(_value, _types.ModuleType) and _name in _IMPLEMENTATION_MODULES)
+)
 """Every public name: what ``from flowrt import *`` gives and the API reference lists."""
 
 

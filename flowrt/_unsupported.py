@@ -31,38 +31,67 @@ class Unsupported:
 
 
 UNSUPPORTED: tuple[Unsupported, ...] = (
-    Unsupported("tf.contrib other than contrib.layers' regularizers (slim, rnn, ...)",
-                "contrib.slim", "port the pieces you use to core ops; most of tf.contrib was "
-                "removed in TF 2 as well"),
-    Unsupported("tf.estimator", "estimator", "write the training loop with fr.Session, "
-                "queue runners and fr.train.Saver"),
-    Unsupported("tf.keras training loops (Model.compile/fit), saving, functional models",
-                "keras.Model.fit", "fr.keras layers and optimizers with fr.GradientTape "
-                "inside @fr.function, or TF1 graph code"),
-    Unsupported("tf.data (Dataset)", "data", "feed input through queues: "
-                "fr.train.string_input_producer, readers, fr.train.batch/shuffle_batch"),
-    Unsupported("tf.distribute, tf.train.Server, tf.train.ClusterSpec", "distribute",
-                "flowrt runs in one process; share one fr.Session between threads and "
-                "trio tasks"),
-    Unsupported("tf.saved_model", "saved_model", "checkpoint variables with "
-                "fr.train.Saver and rebuild the graph in code"),
+    Unsupported(
+        "tf.contrib other than contrib.layers' regularizers (slim, rnn, ...)",
+        "contrib.slim",
+        "port the pieces you use to core ops; most of tf.contrib was removed in TF 2 as well",
+    ),
+    Unsupported(
+        "tf.estimator",
+        "estimator",
+        "write the training loop with fr.Session, queue runners and fr.train.Saver",
+    ),
+    Unsupported(
+        "tf.keras training loops (Model.compile/fit), saving, functional models",
+        "keras.Model.fit",
+        "fr.keras layers and optimizers with fr.GradientTape "
+        "inside @fr.function, or TF1 graph code",
+    ),
+    Unsupported(
+        "tf.data (Dataset)",
+        "data",
+        "feed input through queues: "
+        "fr.train.string_input_producer, readers, fr.train.batch/shuffle_batch",
+    ),
+    Unsupported(
+        "tf.distribute, tf.train.Server, tf.train.ClusterSpec",
+        "distribute",
+        "flowrt runs in one process; share one fr.Session between threads and trio tasks",
+    ),
+    Unsupported(
+        "tf.saved_model",
+        "saved_model",
+        "checkpoint variables with fr.train.Saver and rebuild the graph in code",
+    ),
     Unsupported("tf.lite", "lite", "none: flowrt has no model export"),
-    Unsupported("tf.feature_column", "feature_column", "build features with ops "
-                "(fr.one_hot, fr.nn.embedding_lookup)"),
+    Unsupported(
+        "tf.feature_column",
+        "feature_column",
+        "build features with ops (fr.one_hot, fr.nn.embedding_lookup)",
+    ),
     Unsupported("tf.image", "image", "preprocess images with NumPy before feeding"),
-    Unsupported("tf.signal", "signal", "compute spectral features with NumPy before "
-                "feeding"),
-    Unsupported("tf.map_fn, tf.scan, tf.foldl, tf.foldr", "map_fn",
-                "fr.while_loop, or vectorized ops"),
-    Unsupported("tf.einsum, tf.tensordot", "einsum", "fr.matmul with fr.reshape and "
-                "fr.transpose"),
-    Unsupported("tf.summary.image, tf.summary.audio, tf.summary.text", "summary.image",
-                "fr.summary.scalar and fr.summary.histogram"),
-    Unsupported("tf.train.FtrlOptimizer, tf.train.AdadeltaOptimizer", "train.FtrlOptimizer",
-                "fr.train.AdamOptimizer, AdagradOptimizer, RMSPropOptimizer, "
-                "MomentumOptimizer or GradientDescentOptimizer"),
-    Unsupported("GPU and TPU devices", None, "flowrt runs on the CPU: fr.device() "
-                "placements are recorded and ignored, fr.test.is_gpu_available() is False"),
+    Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
+    Unsupported(
+        "tf.map_fn, tf.scan, tf.foldl, tf.foldr", "map_fn", "fr.while_loop, or vectorized ops"
+    ),
+    Unsupported("tf.einsum, tf.tensordot", "einsum", "fr.matmul with fr.reshape and fr.transpose"),
+    Unsupported(
+        "tf.summary.image, tf.summary.audio, tf.summary.text",
+        "summary.image",
+        "fr.summary.scalar and fr.summary.histogram",
+    ),
+    Unsupported(
+        "tf.train.FtrlOptimizer, tf.train.AdadeltaOptimizer",
+        "train.FtrlOptimizer",
+        "fr.train.AdamOptimizer, AdagradOptimizer, RMSPropOptimizer, "
+        "MomentumOptimizer or GradientDescentOptimizer",
+    ),
+    Unsupported(
+        "GPU and TPU devices",
+        None,
+        "flowrt runs on the CPU: fr.device() "
+        "placements are recorded and ignored, fr.test.is_gpu_available() is False",
+    ),
 )
 
 
@@ -71,7 +100,8 @@ def unsupported_attribute(module: str, name: str) -> AttributeError | None:
     path = name if module == "flowrt" else "%s.%s" % (module.split(".", 1)[1], name)
     for u in UNSUPPORTED:
         if u.path == path:
-            return AttributeError("module %r has no attribute %r: %s is not supported by "
-                                  "flowrt; instead, %s (see docs/porting.md)"
-                                  % (module, name, u.tf_name, u.instead))
+            return AttributeError(
+                "module %r has no attribute %r: %s is not supported by "
+                "flowrt; instead, %s (see docs/porting.md)" % (module, name, u.tf_name, u.instead)
+            )
     return None

@@ -10,9 +10,26 @@ import builtins
 import numpy as np
 
 __all__ = [
-    "DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "uint8", "uint16", "uint32", "uint64", "bool", "string", "resource", "half",
-    "double", "complex64", "complex128",
+    "DType",
+    "as_dtype",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "bool",
+    "string",
+    "resource",
+    "half",
+    "double",
+    "complex64",
+    "complex128",
 ]
 
 
@@ -131,19 +148,64 @@ resource = DType("resource", object)  # handles of stateful resources (variables
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-        bool, string, resource, complex64, complex128]
+_ALL = [
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    bool,
+    string,
+    resource,
+    complex64,
+    complex128,
+]
 _REAL = {"complex64": float32, "complex128": float64}
 # TF's DataType enum values (types.proto), as ``DType.as_datatype_enum`` gives them.
-_ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
-          "string": 7, "complex64": 8, "int64": 9, "bool": 10, "uint16": 17,
-          "complex128": 18, "float16": 19, "resource": 20, "uint32": 22, "uint64": 23}
+_ENUMS = {
+    "float32": 1,
+    "float64": 2,
+    "int32": 3,
+    "uint8": 4,
+    "int16": 5,
+    "int8": 6,
+    "string": 7,
+    "complex64": 8,
+    "int64": 9,
+    "bool": 10,
+    "uint16": 17,
+    "complex128": 18,
+    "float16": 19,
+    "resource": 20,
+    "uint32": 22,
+    "uint64": 23,
+}
 _BY_NAME = {d.name: d for d in _ALL}
-_BY_NAME.update({"half": float16, "double": float64, "float": float32, "str": string,
-                 "bytes": string, "object": string})
+_BY_NAME.update(
+    {
+        "half": float16,
+        "double": float64,
+        "float": float32,
+        "str": string,
+        "bytes": string,
+        "object": string,
+    }
+)
 _BY_NP = {d.np: d for d in _ALL if d.np.kind != "O"}
-_BY_PY = {float: float32, int: int32, builtins.bool: bool, str: string, bytes: string,
-          complex: complex128}
+_BY_PY = {
+    float: float32,
+    int: int32,
+    builtins.bool: bool,
+    str: string,
+    bytes: string,
+    complex: complex128,
+}
 
 
 def as_dtype(value) -> DType:

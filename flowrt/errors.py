@@ -8,12 +8,26 @@ if TYPE_CHECKING:
     from ._core.graph import Operation
 
 __all__ = [
-    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
-    "DeadlineExceededError", "NotFoundError", "AlreadyExistsError", "PermissionDeniedError",
-    "ResourceExhaustedError", "FailedPreconditionError", "AbortedError", "OutOfRangeError",
-    "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
-    "UnauthenticatedError", "OperatorNotAllowedInGraphError",
-    "exception_type_from_error_code", "error_code_from_exception_type",
+    "OpError",
+    "CancelledError",
+    "UnknownError",
+    "InvalidArgumentError",
+    "DeadlineExceededError",
+    "NotFoundError",
+    "AlreadyExistsError",
+    "PermissionDeniedError",
+    "ResourceExhaustedError",
+    "FailedPreconditionError",
+    "AbortedError",
+    "OutOfRangeError",
+    "UnimplementedError",
+    "InternalError",
+    "UnavailableError",
+    "DataLossError",
+    "UnauthenticatedError",
+    "OperatorNotAllowedInGraphError",
+    "exception_type_from_error_code",
+    "error_code_from_exception_type",
 ]
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
@@ -150,11 +164,27 @@ class OperatorNotAllowedInGraphError(TypeError):
     (``if tensor:``, ``for x in tensor:``); TF2's class of the same name."""
 
 
-_BY_CODE: dict[int, type[OpError]] = {cls.error_code: cls for cls in (
-    CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
-    AlreadyExistsError, PermissionDeniedError, ResourceExhaustedError,
-    FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError,
-    InternalError, UnavailableError, DataLossError, UnauthenticatedError)}
+_BY_CODE: dict[int, type[OpError]] = {
+    cls.error_code: cls
+    for cls in (
+        CancelledError,
+        UnknownError,
+        InvalidArgumentError,
+        DeadlineExceededError,
+        NotFoundError,
+        AlreadyExistsError,
+        PermissionDeniedError,
+        ResourceExhaustedError,
+        FailedPreconditionError,
+        AbortedError,
+        OutOfRangeError,
+        UnimplementedError,
+        InternalError,
+        UnavailableError,
+        DataLossError,
+        UnauthenticatedError,
+    )
+}
 
 
 def exception_type_from_error_code(error_code: int) -> type[OpError]:

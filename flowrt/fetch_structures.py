@@ -31,15 +31,19 @@ class Fetches:
             try:
                 e = graph.as_graph_element(x)
             except KeyError as err:
-                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
-                                 % (x, err.args[0])) from None
+                raise ValueError(
+                    "Fetch argument %r cannot be interpreted as a Tensor. (%s)" % (x, err.args[0])
+                ) from None
             except TypeError:
-                raise TypeError("Fetch argument %r has invalid type %r, must be a string or "
-                                "Tensor. (Can not convert a %s into a Tensor or Operation.)"
-                                % (x, type(x), type(x).__name__)) from None
+                raise TypeError(
+                    "Fetch argument %r has invalid type %r, must be a string or "
+                    "Tensor. (Can not convert a %s into a Tensor or Operation.)"
+                    % (x, type(x), type(x).__name__)
+                ) from None
             except ValueError as err:
-                raise ValueError("Fetch argument %r cannot be interpreted as a Tensor. (%s)"
-                                 % (x, err)) from None
+                raise ValueError(
+                    "Fetch argument %r cannot be interpreted as a Tensor. (%s)" % (x, err)
+                ) from None
             if isinstance(e, Operation):
                 if e not in index:
                     index[e] = None
@@ -118,19 +122,23 @@ def mapping_constructor(fetches: Mapping) -> Callable:
 
 
 def _incompatible(t: Tensor, value, type_name: str) -> str:
-    return ("Type of feed value %r with type %s is not compatible with Tensor type <class "
-            "'%s'> of Tensor %r. Try explicitly setting the type of the feed tensor to a "
-            "larger type (e.g. int64)." % (value, type(value), type_name, t.name))
+    return (
+        "Type of feed value %r with type %s is not compatible with Tensor type <class "
+        "'%s'> of Tensor %r. Try explicitly setting the type of the feed tensor to a "
+        "larger type (e.g. int64)." % (value, type(value), type_name, t.name)
+    )
 
 
 def feed_value(t: Tensor, value):
     """Converts a fed value to the tensor's dtype and checks its static shape."""
     dt = t.dtype
     if isinstance(value, Tensor):
-        raise TypeError("The value of a feed cannot be a fr.Tensor object. Acceptable feed "
-                        "values include Python scalars, strings, lists, numpy ndarrays, or "
-                        "TensorHandles. For reference, the tensor object was %s which was "
-                        "passed to the argument `feed_dict` with key %s." % (value, t))
+        raise TypeError(
+            "The value of a feed cannot be a fr.Tensor object. Acceptable feed "
+            "values include Python scalars, strings, lists, numpy ndarrays, or "
+            "TensorHandles. For reference, the tensor object was %s which was "
+            "passed to the argument `feed_dict` with key %s." % (value, t)
+        )
     if dt is _dt.string:
         try:
             arr = _graph._string_array(value)
@@ -146,11 +154,13 @@ def feed_value(t: Tensor, value):
             with np.errstate(invalid="ignore"):  # as TF1: a float out of range casts
                 arr = raw.astype(dt.np)
         except (TypeError, ValueError) as e:
-            raise ValueError("Cannot feed value %r for Tensor %r of dtype %s: %s"
-                             % (value, t.name, dt.name, e)) from None
+            raise ValueError(
+                "Cannot feed value %r for Tensor %r of dtype %s: %s" % (value, t.name, dt.name, e)
+            ) from None
     shape = t.shape
     if shape.ndims is not None and not shape.is_compatible_with(arr.shape):
-        raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
-                         % (arr.shape, t.name, str(shape)))
+        raise ValueError(
+            "Cannot feed value of shape %r for Tensor %r, which has shape %r"
+            % (arr.shape, t.name, str(shape))
+        )
     return arr
-

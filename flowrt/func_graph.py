@@ -70,12 +70,12 @@ def evaluate(tensors: list[Tensor]) -> list:
             raise ValueError(
                 "the initial value of a variable created in a function may not depend on "
                 "the function's arguments (it needs %s); create the variable from a value "
-                "or an initializer, or outside the function" % st.op.name)
+                "or an initializer, or outside the function" % st.op.name
+            )
     try:
         return run_sync(plan, RunContext(None, ResourceManager()), [])
     except InvalidArgumentError as e:
-        raise ValueError("could not compute a variable's initial value: %s" % e.message) \
-            from None
+        raise ValueError("could not compute a variable's initial value: %s" % e.message) from None
 
 
 def notify_read(g, variable, read: Tensor) -> None:

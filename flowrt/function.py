@@ -84,16 +84,20 @@ class TensorSpec:
         if isinstance(other, Tensor):
             return other.dtype is self.dtype and self.shape.is_compatible_with(other.shape)
         arr = np.asarray(other)
-        return (_dt.as_dtype(arr.dtype) is self.dtype
-                and self.shape.is_compatible_with(TensorShape(arr.shape)))
+        return _dt.as_dtype(arr.dtype) is self.dtype and self.shape.is_compatible_with(
+            TensorShape(arr.shape)
+        )
 
     def _key(self):
         dims = None if self.shape.ndims is None else tuple(self.shape.as_list())
         return ("T", self.dtype.name, dims)
 
     def __eq__(self, other):
-        return (isinstance(other, TensorSpec) and self._key() == other._key()
-                and self.name == other.name)
+        return (
+            isinstance(other, TensorSpec)
+            and self._key() == other._key()
+            and self.name == other.name
+        )
 
     def __hash__(self):
         return hash((self._key(), self.name))
@@ -104,8 +108,7 @@ class TensorSpec:
         else:
             inner = ", ".join("None" if d is None else str(d) for d in self.shape.as_list())
             dims = "(%s%s)" % (inner, "," if self.shape.ndims == 1 else "")
-        return "TensorSpec(shape=%s, dtype=fr.%s, name=%r)" % (dims, self.dtype.name,
-                                                              self.name)
+        return "TensorSpec(shape=%s, dtype=fr.%s, name=%r)" % (dims, self.dtype.name, self.name)
 
 
 # --------------------------------------------------------------------------------------
@@ -165,9 +168,13 @@ def _relaxed(specs_a, specs_b):
 def _auto_control_dependencies(g: FuncGraph) -> Operation | None:
     """Chains ``g``'s state ops in program order; returns the last one (or None)."""
     nested = g._scratch.get("control_flow_bodies", set())
-    chain = [op for op in g._ops
-             if op not in nested and op.type not in ("VarHandleOp", "Placeholder")
-             and get_op_def(op.type).stateful]
+    chain = [
+        op
+        for op in g._ops
+        if op not in nested
+        and op.type not in ("VarHandleOp", "Placeholder")
+        and get_op_def(op.type).stateful
+    ]
     for prev, op in zip(chain, chain[1:]):
         op._add_control_input(prev)
     return chain[-1] if chain else None
@@ -185,8 +192,16 @@ class ConcreteFunction:
       structured_input_signature: the arguments as ``TensorSpec``s and Python values.
     """
 
-    def __init__(self, name, graph: FuncGraph, placeholders, structured_inputs, outputs,
-                 structure, target: Operation | None):
+    def __init__(
+        self,
+        name,
+        graph: FuncGraph,
+        placeholders,
+        structured_inputs,
+        outputs,
+        structure,
+        target: Operation | None,
+    ):
         self.name = name
         self.graph = graph
         self._placeholders = list(placeholders)
@@ -238,22 +253,28 @@ class ConcreteFunction:
 
     def _result(self, vals):
         flat = iter(vals)
-        leaves = [None if x is None or isinstance(x, Operation) else next(flat)
-                  for x in _flatten(self.structured_outputs)]
-        return _pack(self.structured_outputs, leaves) if _is_seq(
-            self.structured_outputs) else leaves[0]
+        leaves = [
+            None if x is None or isinstance(x, Operation) else next(flat)
+            for x in _flatten(self.structured_outputs)
+        ]
+        return (
+            _pack(self.structured_outputs, leaves)
+            if _is_seq(self.structured_outputs)
+            else leaves[0]
+        )
 
     def _run(self, feeds: list):
         if trio.lowlevel.in_trio_run():
             raise RuntimeError(
                 "fr.function %r was called from a thread running a trio event loop; it "
-                "would block that loop. Use `await f.acall(...)` there instead." % self.name)
+                "would block that loop. Use `await f.acall(...)` there instead." % self.name
+            )
         vals = self._sess().run(self._fetches, dict(zip(self._placeholders, feeds)))
-        return self._result(vals[:len(self.outputs)])
+        return self._result(vals[: len(self.outputs)])
 
     async def _arun(self, feeds: list):
         vals = await self._sess().arun(self._fetches, dict(zip(self._placeholders, feeds)))
-        return self._result(vals[:len(self.outputs)])
+        return self._result(vals[: len(self.outputs)])
 
     def _call_in_graph(self, feeds: list):
         g = get_default_graph()
@@ -272,22 +293,25 @@ class ConcreteFunction:
             spec = self._specs.get(key)
             if spec is None:
                 targets = [self._target] if self._target is not None else []
-                spec = self._specs[key] = _CallSpec(self.graph, self._placeholders + fed,
-                                                    self.outputs, targets, self.name)
+                spec = self._specs[key] = _CallSpec(
+                    self.graph, self._placeholders + fed, self.outputs, targets, self.name
+                )
         op = _call_op(spec, inputs + outer, self.name)
         if g.building_function:
             for (v, _), h in zip(self.graph.captured_variables.values(), outer):
                 notify_read(g, v, h)  # the call reads it: tapes of the caller watch it
         if not self.outputs:
             return op
-        return self._result(op.outputs[:len(self.outputs)])
+        return self._result(op.outputs[: len(self.outputs)])
 
     def __call__(self, *args, **kwargs):
         """Runs this trace with tensor arguments in the order of ``inputs`` (numpy out)."""
         flat = [x for x in _flatten((list(args), kwargs)) if _leaf_spec(x) is not None]
         if len(flat) != len(self._placeholders):
-            raise TypeError("%s expects %d tensor arguments, got %d"
-                            % (self.name, len(self._placeholders), len(flat)))
+            raise TypeError(
+                "%s expects %d tensor arguments, got %d"
+                % (self.name, len(self._placeholders), len(flat))
+            )
         if _builds_graph(flat):
             return self._call_in_graph(flat)
         return self._run(flat)
@@ -317,8 +341,7 @@ class Function:
     ``fr.while_loop``. Outputs are numpy values, not eager tensors.
     """
 
-    def __init__(self, python_function, name=None, input_signature=None,
-                 reduce_retracing=False):
+    def __init__(self, python_function, name=None, input_signature=None, reduce_retracing=False):
         self._python_function = python_function
         self.__name__ = name or getattr(python_function, "__name__", "function")
         self._name = self.__name__
@@ -326,12 +349,16 @@ class Function:
         self._input_signature = None
         if input_signature is not None:
             if not isinstance(input_signature, (list, tuple)):
-                raise TypeError("input_signature must be either a tuple or a list, got %s."
-                                % type(input_signature))
+                raise TypeError(
+                    "input_signature must be either a tuple or a list, got %s."
+                    % type(input_signature)
+                )
             for s in _flatten(list(input_signature)):
                 if not isinstance(s, TensorSpec):
-                    raise TypeError("input_signature must be a possibly nested sequence of "
-                                    "TensorSpec objects, got invalid args %r" % (s,))
+                    raise TypeError(
+                        "input_signature must be a possibly nested sequence of "
+                        "TensorSpec objects, got invalid args %r" % (s,)
+                    )
             self._input_signature = list(input_signature)
         self._reduce_retracing = bool(reduce_retracing)
         self._cache: dict = {}
@@ -361,8 +388,12 @@ class Function:
             return self
         f = self._bound.get(instance)
         if f is None:
-            f = Function(functools.partial(self._python_function, instance), self._name,
-                         self._input_signature, self._reduce_retracing)
+            f = Function(
+                functools.partial(self._python_function, instance),
+                self._name,
+                self._input_signature,
+                self._reduce_retracing,
+            )
             self._bound[instance] = f
         return f
 
@@ -383,8 +414,10 @@ class Function:
             args = tuple(bound.arguments.values())
         sig = self._input_signature
         if len(args) != len(sig):
-            raise TypeError("%s: the input_signature has %d arguments, the call passed %d"
-                            % (self._name, len(sig), len(args)))
+            raise TypeError(
+                "%s: the input_signature has %d arguments, the call passed %d"
+                % (self._name, len(sig), len(args))
+            )
         values = []
         leaves = []
         for spec, x in zip(sig, args):
@@ -394,8 +427,7 @@ class Function:
                 ok = spec.is_compatible_with(x)
             else:
                 try:
-                    x = np.asarray(x, dtype=spec.dtype.np) if not isinstance(
-                        x, np.ndarray) else x
+                    x = np.asarray(x, dtype=spec.dtype.np) if not isinstance(x, np.ndarray) else x
                 except (TypeError, ValueError):
                     ok = False
                 else:
@@ -403,7 +435,8 @@ class Function:
             if not ok:
                 raise TypeError(
                     "%s: Python inputs incompatible with input_signature: argument %d %r "
-                    "does not match %r" % (self._name, i, x, spec))
+                    "does not match %r" % (self._name, i, x, spec)
+                )
             values.append(x)
         return values
 
@@ -447,8 +480,10 @@ class Function:
         specs = [_leaf_spec(x) for x in values]
         for cf in self._by_structure.get(skel, []):
             ph = cf._placeholders
-            if all(s.dtype is p.dtype and p.shape.is_compatible_with(s.shape)
-                   for s, p in zip(specs, ph)):
+            if all(
+                s.dtype is p.dtype and p.shape.is_compatible_with(s.shape)
+                for s, p in zip(specs, ph)
+            ):
                 return cf
         prior = self._by_structure.get(skel)
         if prior:
@@ -474,8 +509,7 @@ class Function:
                         leaves.append(x)
                         continue
                     spec = next(it)
-                    ph = array_ops.placeholder(spec.dtype, spec.shape,
-                                               name=spec.name or name)
+                    ph = array_ops.placeholder(spec.dtype, spec.shape, name=spec.name or name)
                     phs.append(ph)
                     leaves.append(ph)
                 packed: Any = _pack(list(arguments.values()), leaves)
@@ -494,8 +528,10 @@ class Function:
                 args = []
                 for i, s in enumerate(self._input_signature):
                     base = params[i] if i < len(params) else "arg%d" % i
-                    leaves = [array_ops.placeholder(x.dtype, x.shape, name=x.name or base)
-                              for x in _flatten(s)]
+                    leaves = [
+                        array_ops.placeholder(x.dtype, x.shape, name=x.name or base)
+                        for x in _flatten(s)
+                    ]
                     args.append(_pack(s, leaves) if _is_seq(s) else leaves[0])
                 arguments = dict(zip(params, args))
                 phs = [x for x in _flatten(args)]
@@ -521,10 +557,17 @@ class Function:
                 continue
             flat.append(convert_to_tensor(x))
         converted = iter(flat)
-        structure = _pack(result, [x if x is None or isinstance(x, Operation)
-                                   else next(converted) for x in _flatten(result)]) \
-            if _is_seq(result) else (result if result is None or isinstance(
-                result, Operation) else flat[0])
+        structure = (
+            _pack(
+                result,
+                [
+                    x if x is None or isinstance(x, Operation) else next(converted)
+                    for x in _flatten(result)
+                ],
+            )
+            if _is_seq(result)
+            else (result if result is None or isinstance(result, Operation) else flat[0])
+        )
         target = _auto_control_dependencies(fg)
         sig_args = tuple(_spec_or_value(x) for x in _flatten(list(arguments.values())))
         return ConcreteFunction(self._name, fg, phs, (sig_args, {}), flat, structure, target)
@@ -538,7 +581,10 @@ class Function:
                 "loop, (2) passing tensors or arrays of changing shapes (use "
                 "reduce_retracing=True or an input_signature with None dimensions), "
                 "(3) passing changing Python values instead of arrays."
-                % (self._traces, self._name), RetracingWarning, stacklevel=5)
+                % (self._traces, self._name),
+                RetracingWarning,
+                stacklevel=5,
+            )
 
     # --- public API --------------------------------------------------------------------
 
@@ -590,8 +636,10 @@ def _flatten_up_to(spec, x, fname) -> list:
     except (TypeError, KeyError):
         xs = None
     if xs is None or len(xs) != len(kids):
-        raise TypeError("%s: Python inputs incompatible with input_signature: %r does not "
-                        "have the structure of %r" % (fname, x, spec))
+        raise TypeError(
+            "%s: Python inputs incompatible with input_signature: %r does not "
+            "have the structure of %r" % (fname, x, spec)
+        )
     out = []
     for s, y in zip(kids, xs):
         out.extend(_flatten_up_to(s, y, fname))
@@ -622,8 +670,9 @@ def _spec_or_value(x):
 def _skeleton(arguments: dict):
     """The key of ``arguments`` with every tensor-like leaf replaced by ``*``."""
     values = list(arguments.values())
-    return _structure_key(_pack(values, ["*" if _leaf_spec(x) is not None else x
-                                         for x in _flatten(values)]))
+    return _structure_key(
+        _pack(values, ["*" if _leaf_spec(x) is not None else x for x in _flatten(values)])
+    )
 
 
 def _leaf_names(arguments: dict) -> list:
@@ -635,10 +684,18 @@ def _leaf_names(arguments: dict) -> list:
     return names
 
 
-def function(func=None, input_signature=None, autograph=True, jit_compile=None,
-             reduce_retracing=False, experimental_relax_shapes=None,
-             experimental_compile=None, experimental_autograph_options=None,
-             experimental_follow_type_hints=None, name=None):
+def function(
+    func=None,
+    input_signature=None,
+    autograph=True,
+    jit_compile=None,
+    reduce_retracing=False,
+    experimental_relax_shapes=None,
+    experimental_compile=None,
+    experimental_autograph_options=None,
+    experimental_follow_type_hints=None,
+    name=None,
+):
     """Compiles a Python function into traced graphs (TF2's ``tf.function``).
 
     Args:
@@ -663,7 +720,8 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     def decorate(fn):
         if not callable(fn):
             raise TypeError("fr.function expects a callable, got %r" % (fn,))
-        return Function(fn, name=name, input_signature=input_signature,
-                        reduce_retracing=reduce_retracing)
+        return Function(
+            fn, name=name, input_signature=input_signature, reduce_retracing=reduce_retracing
+        )
 
     return decorate if func is None else decorate(func)

@@ -39,9 +39,17 @@ def _differentiable(t: Tensor) -> bool:
     return t.dtype.is_floating or t.dtype.is_complex  # TF's _IsBackpropagatable
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
-              gate_gradients=False, aggregation_method=None, stop_gradients=None,
-              unconnected_gradients="none"):
+def gradients(
+    ys,
+    xs,
+    grad_ys=None,
+    name="gradients",
+    colocate_gradients_with_ops=False,
+    gate_gradients=False,
+    aggregation_method=None,
+    stop_gradients=None,
+    unconnected_gradients="none",
+):
     """Symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Args:
@@ -73,21 +81,30 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for i, y in enumerate(ys):
             gy = grad_ys[i] if grad_ys is not None else None
             if gy is None:
-                gy = array_ops.fill(array_ops.shape(y), math_ops.cast(1, y.dtype),
-                                    name="grad_ys_%d" % i) if not y.shape.is_fully_defined() \
+                gy = (
+                    array_ops.fill(
+                        array_ops.shape(y), math_ops.cast(1, y.dtype), name="grad_ys_%d" % i
+                    )
+                    if not y.shape.is_fully_defined()
                     else array_ops.ones(y.shape.as_list(), y.dtype, name="grad_ys_%d" % i)
+                )
             else:
                 gy = convert_to_tensor(gy)
                 if gy.dtype is not y.dtype:
-                    raise TypeError("Gradient type %s generated for y %s does not match "
-                                    "its type %s" % (gy.dtype.name, y.name, y.dtype.name))
+                    raise TypeError(
+                        "Gradient type %s generated for y %s does not match "
+                        "its type %s" % (gy.dtype.name, y.name, y.dtype.name)
+                    )
             contribs.setdefault(y, []).append(gy)
         ready = [op for op in between if pending[op] == 0]
         while ready:
             op = ready.pop()
             out_grads = [_aggregate(contribs.get(t), t) for t in op.outputs]
-            if (op not in stop_ops and any(gr is not None for gr in out_grads)
-                    and any(t.op in between for t in op.inputs)):
+            if (
+                op not in stop_ops
+                and any(gr is not None for gr in out_grads)
+                and any(t.op in between for t in op.inputs)
+            ):
                 in_grads = _call_grad(g, op, out_grads)
                 for t, gr in zip(op.inputs, in_grads):
                     if gr is not None and _backprop_ok(t) and t.op in between:
@@ -100,8 +117,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                         ready.append(p)
         results = []
         for group in groups:
-            parts = [gr for gr in (_aggregate(contribs.get(x), x) for x in group)
-                     if gr is not None]
+            parts = [gr for gr in (_aggregate(contribs.get(x), x) for x in group) if gr is not None]
             gr = _aggregate(parts, group[0])
             if gr is None and unconnected_gradients == "zero":
                 gr = zeros_for(group[0])
@@ -153,27 +169,34 @@ def _call_grad(g, op: Operation, out_grads):
     fn = gradient_function(op)
     if fn is NOT_DIFFERENTIABLE:
         return [None] * len(op.inputs)
-    out_grads = [gr if gr is not None or not _differentiable(t)
-                 else array_ops.zeros_like(t) for gr, t in zip(out_grads, op.outputs)]
+    out_grads = [
+        gr if gr is not None or not _differentiable(t) else array_ops.zeros_like(t)
+        for gr, t in zip(out_grads, op.outputs)
+    ]
     if not getattr(fn, "accepts_indexed_slices", False):
-        out_grads = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr
-                     for gr in out_grads]
+        out_grads = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr for gr in out_grads]
     with g.name_scope(op.name + "_grad"):
         in_grads = fn(op, *out_grads)
     in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
     if len(in_grads) != len(op.inputs):
-        raise ValueError("Num gradients %d generated for op %s do not match num inputs %d"
-                         % (len(in_grads), op.describe(), len(op.inputs)))
+        raise ValueError(
+            "Num gradients %d generated for op %s do not match num inputs %d"
+            % (len(in_grads), op.describe(), len(op.inputs))
+        )
     for t, gr in zip(op.inputs, in_grads):
         if isinstance(gr, Tensor) and _differentiable(t) and gr.dtype is not t.dtype:
-            raise TypeError("Gradient of %s for input %s has dtype %s, expected %s"
-                            % (op.describe(), t.name, gr.dtype.name, t.dtype.name))
+            raise TypeError(
+                "Gradient of %s for input %s has dtype %s, expected %s"
+                % (op.describe(), t.name, gr.dtype.name, t.dtype.name)
+            )
         if isinstance(gr, Tensor) and t.dtype.name != "resource":
             if not gr.shape.is_compatible_with(t.shape):
-                raise ValueError("Incompatible shapes between op input and calculated input "
-                                 "gradient. Forward operation: %s. Input index: %d. Original "
-                                 "input shape: %s. Calculated input gradient shape: %s"
-                                 % (op.name, list(op.inputs).index(t), t.shape, gr.shape))
+                raise ValueError(
+                    "Incompatible shapes between op input and calculated input "
+                    "gradient. Forward operation: %s. Input index: %d. Original "
+                    "input shape: %s. Calculated input gradient shape: %s"
+                    % (op.name, list(op.inputs).index(t), t.shape, gr.shape)
+                )
             # A gradient has its input's shape; keep what is statically known of it.
             gr.set_shape(t.shape)
     return in_grads

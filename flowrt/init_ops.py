@@ -19,12 +19,28 @@ import numpy as np
 from . import dtypes as _dt
 from ._core.graph import Tensor, constant_op, get_default_graph
 
-__all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal",
-           "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal",
-           "zeros_initializer", "ones_initializer", "constant_initializer",
-           "random_uniform_initializer", "random_normal_initializer",
-           "truncated_normal_initializer", "variance_scaling_initializer",
-           "glorot_uniform_initializer", "glorot_normal_initializer", "initializers"]
+__all__ = [
+    "Initializer",
+    "Zeros",
+    "Ones",
+    "Constant",
+    "RandomUniform",
+    "RandomNormal",
+    "TruncatedNormal",
+    "VarianceScaling",
+    "GlorotUniform",
+    "GlorotNormal",
+    "zeros_initializer",
+    "ones_initializer",
+    "constant_initializer",
+    "random_uniform_initializer",
+    "random_normal_initializer",
+    "truncated_normal_initializer",
+    "variance_scaling_initializer",
+    "glorot_uniform_initializer",
+    "glorot_normal_initializer",
+    "initializers",
+]
 
 _DEFAULT_GRAPH_SEED = 87654321
 
@@ -92,17 +108,25 @@ class Constant(Initializer):
     """Initializes to ``value``: a scalar (filled), or a list/array; a value with fewer
     elements than the shape is padded with its last element (TF1 graph mode)."""
 
-    def __init__(self, value: Any = 0, dtype: Any = _dt.float32,
-                 verify_shape: bool = False) -> None:
+    def __init__(
+        self, value: Any = 0, dtype: Any = _dt.float32, verify_shape: bool = False
+    ) -> None:
         if not np.isscalar(value) and not isinstance(value, (list, tuple, np.ndarray)):
-            raise TypeError("Invalid type for initial value: %s (expected Python scalar, "
-                            "list or tuple of values, or numpy.ndarray)." % type(value))
+            raise TypeError(
+                "Invalid type for initial value: %s (expected Python scalar, "
+                "list or tuple of values, or numpy.ndarray)." % type(value)
+            )
         self.value = value
         self.dtype = _dt.as_dtype(dtype)
         self._verify_shape = verify_shape
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None,
-                 verify_shape: bool | None = None) -> Tensor:
+    def __call__(
+        self,
+        shape: Any,
+        dtype: Any = None,
+        partition_info: Any = None,
+        verify_shape: bool | None = None,
+    ) -> Tensor:
         dtype = _dt.as_dtype(dtype or self.dtype)
         shape = _shape_list(shape)
         arr = np.asarray(self.value)
@@ -110,9 +134,11 @@ class Constant(Initializer):
         verify = self._verify_shape if verify_shape is None else verify_shape
         if arr.size not in (1, n):
             if verify or arr.size > n or arr.size == 0:
-                raise TypeError("Expected Tensor's shape: %s, got %s (constant_initializer "
-                                "value has %d elements for a shape with %d)."
-                                % (tuple(shape), arr.shape, arr.size, n))
+                raise TypeError(
+                    "Expected Tensor's shape: %s, got %s (constant_initializer "
+                    "value has %d elements for a shape with %d)."
+                    % (tuple(shape), arr.shape, arr.size, n)
+                )
             flat = arr.reshape(-1)
             arr = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)])
         return constant_op(arr, dtype, shape, name="Const")
@@ -160,8 +186,9 @@ def _sample(kind, shape, dtype, seed, name, **p):
 class RandomUniform(Initializer):
     """Uniform in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
 
-    def __init__(self, minval: Any = 0, maxval: Any = None, seed: int | None = None,
-                 dtype: Any = _dt.float32) -> None:
+    def __init__(
+        self, minval: Any = 0, maxval: Any = None, seed: int | None = None, dtype: Any = _dt.float32
+    ) -> None:
         self.minval, self.maxval, self.seed = minval, maxval, seed
         self.dtype = _dt.as_dtype(dtype)
 
@@ -172,38 +199,71 @@ class RandomUniform(Initializer):
             if not dtype.is_floating:
                 raise ValueError("Must specify maxval for integer dtype %s" % dtype.name)
             maxval = 1
-        return _sample("random_uniform", _shape_list(shape), dtype, self.seed,
-                       "random_uniform", minval=self.minval, maxval=maxval)
+        return _sample(
+            "random_uniform",
+            _shape_list(shape),
+            dtype,
+            self.seed,
+            "random_uniform",
+            minval=self.minval,
+            maxval=maxval,
+        )
 
     def get_config(self) -> dict[str, Any]:
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed,
-                "dtype": self.dtype.name}
+        return {
+            "minval": self.minval,
+            "maxval": self.maxval,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
 
 
 class RandomNormal(Initializer):
     """Normal with ``mean`` and ``stddev``."""
 
-    def __init__(self, mean: float = 0.0, stddev: float = 1.0, seed: int | None = None,
-                 dtype: Any = _dt.float32) -> None:
+    def __init__(
+        self,
+        mean: float = 0.0,
+        stddev: float = 1.0,
+        seed: int | None = None,
+        dtype: Any = _dt.float32,
+    ) -> None:
         self.mean, self.stddev, self.seed = mean, stddev, seed
         self.dtype = _float_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        return _sample("random_normal", _shape_list(shape), _float_dtype(dtype or self.dtype),
-                       self.seed, "random_normal", mean=self.mean, stddev=self.stddev)
+        return _sample(
+            "random_normal",
+            _shape_list(shape),
+            _float_dtype(dtype or self.dtype),
+            self.seed,
+            "random_normal",
+            mean=self.mean,
+            stddev=self.stddev,
+        )
 
     def get_config(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
-                "dtype": self.dtype.name}
+        return {
+            "mean": self.mean,
+            "stddev": self.stddev,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
 
 
 class TruncatedNormal(RandomNormal):
     """Normal with ``mean`` and ``stddev``, redrawn beyond two standard deviations."""
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
-        return _sample("truncated_normal", _shape_list(shape),
-                       _float_dtype(dtype or self.dtype), self.seed, "truncated_normal",
-                       mean=self.mean, stddev=self.stddev)
+        return _sample(
+            "truncated_normal",
+            _shape_list(shape),
+            _float_dtype(dtype or self.dtype),
+            self.seed,
+            "truncated_normal",
+            mean=self.mean,
+            stddev=self.stddev,
+        )
 
 
 def _fans(shape):
@@ -220,19 +280,26 @@ def _fans(shape):
 class VarianceScaling(Initializer):
     """Samples with variance ``scale / n`` where n is fan_in, fan_out or their mean."""
 
-    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
-                 distribution: str = "truncated_normal", seed: int | None = None,
-                 dtype: Any = _dt.float32) -> None:
+    def __init__(
+        self,
+        scale: float = 1.0,
+        mode: str = "fan_in",
+        distribution: str = "truncated_normal",
+        seed: int | None = None,
+        dtype: Any = _dt.float32,
+    ) -> None:
         if scale <= 0.0:
             raise ValueError("`scale` must be positive float.")
         if mode not in {"fan_in", "fan_out", "fan_avg"}:
-            raise ValueError("Invalid `mode` argument: %r (use 'fan_in', 'fan_out' or "
-                             "'fan_avg')" % (mode,))
+            raise ValueError(
+                "Invalid `mode` argument: %r (use 'fan_in', 'fan_out' or 'fan_avg')" % (mode,)
+            )
         distribution = distribution.lower()
-        if distribution not in {"normal", "uniform", "truncated_normal",
-                                "untruncated_normal"}:
-            raise ValueError("Invalid `distribution` argument: %r (use 'truncated_normal', "
-                             "'untruncated_normal' or 'uniform')" % (distribution,))
+        if distribution not in {"normal", "uniform", "truncated_normal", "untruncated_normal"}:
+            raise ValueError(
+                "Invalid `distribution` argument: %r (use 'truncated_normal', "
+                "'untruncated_normal' or 'uniform')" % (distribution,)
+            )
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
         self.dtype = _float_dtype(dtype)
 
@@ -240,24 +307,45 @@ class VarianceScaling(Initializer):
         dtype = _float_dtype(dtype or self.dtype)
         shape = _shape_list(shape)
         # TF: a part of a partitioned variable is scaled by the whole variable's fans.
-        fan_in, fan_out = _fans(_shape_list(partition_info.full_shape)
-                                if partition_info is not None else shape)
+        fan_in, fan_out = _fans(
+            _shape_list(partition_info.full_shape) if partition_info is not None else shape
+        )
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
         scale = self.scale / max(1.0, n[self.mode])
         if self.distribution in ("normal", "truncated_normal"):
-            stddev = math.sqrt(scale) / .87962566103423978
-            return _sample("truncated_normal", shape, dtype, self.seed, "truncated_normal",
-                           mean=0.0, stddev=stddev)
+            stddev = math.sqrt(scale) / 0.87962566103423978
+            return _sample(
+                "truncated_normal",
+                shape,
+                dtype,
+                self.seed,
+                "truncated_normal",
+                mean=0.0,
+                stddev=stddev,
+            )
         if self.distribution == "untruncated_normal":
-            return _sample("random_normal", shape, dtype, self.seed, "random_normal",
-                           mean=0.0, stddev=math.sqrt(scale))
+            return _sample(
+                "random_normal",
+                shape,
+                dtype,
+                self.seed,
+                "random_normal",
+                mean=0.0,
+                stddev=math.sqrt(scale),
+            )
         limit = math.sqrt(3.0 * scale)
-        return _sample("random_uniform", shape, dtype, self.seed, "random_uniform",
-                       minval=-limit, maxval=limit)
+        return _sample(
+            "random_uniform", shape, dtype, self.seed, "random_uniform", minval=-limit, maxval=limit
+        )
 
     def get_config(self) -> dict[str, Any]:
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed, "dtype": self.dtype.name}
+        return {
+            "scale": self.scale,
+            "mode": self.mode,
+            "distribution": self.distribution,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
 
 
 class GlorotUniform(VarianceScaling):
@@ -291,7 +379,13 @@ glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 
 initializers = types.SimpleNamespace(
-    zeros=Zeros, ones=Ones, constant=Constant, random_uniform=RandomUniform,
-    random_normal=RandomNormal, truncated_normal=TruncatedNormal,
-    variance_scaling=VarianceScaling, glorot_uniform=GlorotUniform,
-    glorot_normal=GlorotNormal)
+    zeros=Zeros,
+    ones=Ones,
+    constant=Constant,
+    random_uniform=RandomUniform,
+    random_normal=RandomNormal,
+    truncated_normal=TruncatedNormal,
+    variance_scaling=VarianceScaling,
+    glorot_uniform=GlorotUniform,
+    glorot_normal=GlorotNormal,
+)

@@ -21,7 +21,20 @@ from .python_io import (
     tf_record_iterator,
 )
 
-__all__ = ["decode_csv", "matching_files", "read_file", "write_file", "FixedLenFeature",
-           "FixedLenSequenceFeature", "VarLenFeature", "decode_raw", "parse_example",
-           "parse_single_example", "parse_single_sequence_example",
-           "TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter", "tf_record_iterator"]
+__all__ = [
+    "decode_csv",
+    "matching_files",
+    "read_file",
+    "write_file",
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "VarLenFeature",
+    "decode_raw",
+    "parse_example",
+    "parse_single_example",
+    "parse_single_sequence_example",
+    "TFRecordCompressionType",
+    "TFRecordOptions",
+    "TFRecordWriter",
+    "tf_record_iterator",
+]

@@ -52,8 +52,10 @@ class Module:
         if name is None:
             name = _snake(type(self).__name__)
         elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
-            raise ValueError("%r is not a valid module name. Module names must be valid "
-                             "Python identifiers (e.g. a valid class name)." % name)
+            raise ValueError(
+                "%r is not a valid module name. Module names must be valid "
+                "Python identifiers (e.g. a valid class name)." % name
+            )
         self._name = name
         # A name scope cannot start with "_" at the root (TF's rule, checked by
         # Graph.name_scope); as tf-keras does for private classes, prefix "private".
@@ -117,6 +119,7 @@ class Module:
     @classmethod
     def with_name_scope(cls, method):
         """Decorates a method to run inside the module's name scope."""
+
         def wrapped(self, *args, **kwargs):
             with self.name_scope:
                 return method(self, *args, **kwargs)

@@ -14,7 +14,9 @@ from .ops.nn_ops import *  # noqa: F403
 from .ops.pool_ops import *  # noqa: F403
 from .ops.topk_ops import *  # noqa: F403
 
-__all__ = sorted(_n for _n, _v in globals().items()
-                 if _n.isidentifier() and not _n.startswith("_")
-                 and not isinstance(_v, _types.ModuleType))
+__all__ = sorted(
+    _n
+    for _n, _v in globals().items()
+    if _n.isidentifier() and not _n.startswith("_") and not isinstance(_v, _types.ModuleType)
+)
 """What the star imports above brought: every public name of ``fr.nn``."""

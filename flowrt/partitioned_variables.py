@@ -15,8 +15,12 @@ import math
 from . import dtypes as _dt
 from ._core.shape import TensorShape, as_shape
 
-__all__ = ["PartitionedVariable", "fixed_size_partitioner", "variable_axis_size_partitioner",
-           "min_max_variable_partitioner"]
+__all__ = [
+    "PartitionedVariable",
+    "fixed_size_partitioner",
+    "variable_axis_size_partitioner",
+    "min_max_variable_partitioner",
+]
 
 
 class SaveSliceInfo:
@@ -32,8 +36,9 @@ class SaveSliceInfo:
     def spec(self) -> str:
         """TF's slice spec: ``"10 4 0,5:0,4"`` (full shape, then offset,length per dim)."""
         full = " ".join(str(d) for d in self.full_shape)
-        sl = ":".join("%d,%d" % (o, n) for o, n in zip(self.var_offset, self.var_shape,
-                                                         strict=True))
+        sl = ":".join(
+            "%d,%d" % (o, n) for o, n in zip(self.var_offset, self.var_shape, strict=True)
+        )
         return "%s %s" % (full, sl)
 
 
@@ -142,13 +147,18 @@ class PartitionedVariable:
         with g.as_default():
             for v in self._variable_list:
                 info = v._save_slice_info
-                outs.append(v.assign(slice_(value, info.var_offset, info.var_shape),
-                                     read_value=read_value))
+                outs.append(
+                    v.assign(slice_(value, info.var_offset, info.var_shape), read_value=read_value)
+                )
         return outs
 
     def __repr__(self):
         return "<fr.PartitionedVariable '%s' shape=%s dtype=%s partitions=%s>" % (
-            self._name, self._shape, self._dtype.name, self._partitions)
+            self._name,
+            self._shape,
+            self._dtype.name,
+            self._partitions,
+        )
 
 
 def slices(full_shape: list, partitions: list):
@@ -169,24 +179,30 @@ def slices(full_shape: list, partitions: list):
 
 def check_partitions(partitions, shape: TensorShape, name: str) -> list:
     """TF's checks of a partitioner's result; returns it as a list of ints."""
-    if not isinstance(partitions, (list, tuple)) or not all(
-            isinstance(p, int) for p in partitions):
-        raise ValueError("Partitioner for variable %s returned %r; it must return a list of "
-                         "ints, one per dimension" % (name, partitions))
+    if not isinstance(partitions, (list, tuple)) or not all(isinstance(p, int) for p in partitions):
+        raise ValueError(
+            "Partitioner for variable %s returned %r; it must return a list of "
+            "ints, one per dimension" % (name, partitions)
+        )
     partitions = list(partitions)
     if len(partitions) != shape.ndims:
-        raise ValueError("Partitioner returned a partition list that does not match the "
-                         "Variable's rank: %s vs. %s" % (partitions, shape))
+        raise ValueError(
+            "Partitioner returned a partition list that does not match the "
+            "Variable's rank: %s vs. %s" % (partitions, shape)
+        )
     if any(p < 1 for p in partitions):
-        raise ValueError("Partitioner returned zero partitions for some axes: %s"
-                         % partitions)
+        raise ValueError("Partitioner returned zero partitions for some axes: %s" % partitions)
     if sum(p > 1 for p in partitions) > 1:
-        raise ValueError("Can only slice a variable along one dimension: shape: %s, "
-                         "partitioning: %s" % (shape, partitions))
+        raise ValueError(
+            "Can only slice a variable along one dimension: shape: %s, "
+            "partitioning: %s" % (shape, partitions)
+        )
     for p, d in zip(partitions, shape.as_list(), strict=True):
         if p > d:
-            raise ValueError("Partitioner for variable %s asked for %d parts of a dimension "
-                             "of size %d (shape %s)" % (name, p, d, shape))
+            raise ValueError(
+                "Partitioner for variable %s asked for %d parts of a dimension "
+                "of size %d (shape %s)" % (name, p, d, shape)
+            )
     return partitions
 
 
@@ -201,28 +217,32 @@ def _element_bytes(dtype, bytes_per_string_element):
 
 
 def fixed_size_partitioner(num_shards, axis=0):
-    """A partitioner giving ``num_shards`` parts along ``axis`` (fewer for a shorter axis).
-    """
+    """A partitioner giving ``num_shards`` parts along ``axis`` (fewer for a shorter axis)."""
+
     def _partitioner(shape, dtype):
         shape = as_shape(shape)
         if shape.ndims is None or axis >= shape.ndims:
-            raise ValueError("Can not partition variable along axis %d when shape is only %s"
-                             % (axis, shape))
+            raise ValueError(
+                "Can not partition variable along axis %d when shape is only %s" % (axis, shape)
+            )
         parts = [1] * shape.ndims
         parts[axis] = min(num_shards, shape.as_list()[axis])
         return parts
+
     return _partitioner
 
 
-def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_element=16,
-                                   max_shards=None):
+def variable_axis_size_partitioner(
+    max_shard_bytes, axis=0, bytes_per_string_element=16, max_shards=None
+):
     """A partitioner keeping each part under ``max_shard_bytes`` (at least one slice of
     ``axis`` per part; at most ``max_shards`` parts)."""
     if max_shard_bytes < 1 or bytes_per_string_element < 1:
-        raise ValueError("Both max_shard_bytes and bytes_per_string_element must be "
-                         "positive. Currently, max_shard_bytes is %s and "
-                         "bytes_per_string_element is %s" % (max_shard_bytes,
-                                                              bytes_per_string_element))
+        raise ValueError(
+            "Both max_shard_bytes and bytes_per_string_element must be "
+            "positive. Currently, max_shard_bytes is %s and "
+            "bytes_per_string_element is %s" % (max_shard_bytes, bytes_per_string_element)
+        )
     if max_shards and max_shards < 1:
         raise ValueError("max_shards must be positive.")
 
@@ -232,8 +252,9 @@ def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_ele
         if not shape.is_fully_defined():
             raise ValueError("shape is not fully defined: %s" % shape)
         dims = shape.as_list()
-        per_slice = shape.num_elements() / dims[axis] * _element_bytes(
-            dtype, bytes_per_string_element)
+        per_slice = (
+            shape.num_elements() / dims[axis] * _element_bytes(dtype, bytes_per_string_element)
+        )
         slices_per_shard = max(1, math.floor(max_shard_bytes / per_slice))
         shards = int(math.ceil(dims[axis] / slices_per_shard))
         if max_shards:
@@ -241,23 +262,29 @@ def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_ele
         parts = [1] * len(dims)
         parts[axis] = shards
         return parts
+
     return _partitioner
 
 
-def min_max_variable_partitioner(max_partitions=1, axis=0, min_slice_size=256 << 10,
-                                 bytes_per_string_element=16):
+def min_max_variable_partitioner(
+    max_partitions=1, axis=0, min_slice_size=256 << 10, bytes_per_string_element=16
+):
     """A partitioner giving parts of at least ``min_slice_size`` bytes, at most
     ``max_partitions`` of them, along ``axis``."""
+
     def _partitioner(shape, dtype):
         shape = as_shape(shape)
         if shape.ndims is None or axis >= shape.ndims:
-            raise ValueError("Can not partition variable along axis %d when shape is only %s"
-                             % (axis, shape))
+            raise ValueError(
+                "Can not partition variable along axis %d when shape is only %s" % (axis, shape)
+            )
         total = shape.num_elements() * _element_bytes(dtype, bytes_per_string_element)
         parts = [1] * shape.ndims
-        parts[axis] = max(1, min(shape.as_list()[axis], max_partitions,
-                                 int(math.ceil(total / min_slice_size))))
+        parts[axis] = max(
+            1, min(shape.as_list()[axis], max_partitions, int(math.ceil(total / min_slice_size)))
+        )
         return parts
+
     return _partitioner
 
 
@@ -269,8 +296,10 @@ class SavedSlices:
         infos = [p._save_slice_info for p in parts]
         full = infos[0].full_shape
         if any(i.full_shape != full for i in infos):
-            raise ValueError("The parts given for %s disagree on its full shape: %s"
-                             % (key, sorted({tuple(i.full_shape) for i in infos})))
+            raise ValueError(
+                "The parts given for %s disagree on its full shape: %s"
+                % (key, sorted({tuple(i.full_shape) for i in infos}))
+            )
         self.parts = sorted(parts, key=lambda p: p._save_slice_info.var_offset)
         self.name = key
         self.shape = TensorShape(full)
@@ -279,8 +308,10 @@ class SavedSlices:
         self.axis = diff[0] if diff else 0
         covered = sum(p._save_slice_info.var_shape[self.axis] for p in self.parts)
         if covered != full[self.axis] or len(diff) > 1:
-            raise ValueError("Saver needs every part of partitioned variable %s (full shape "
-                             "%s); got parts %s" % (key, full, [p.name for p in self.parts]))
+            raise ValueError(
+                "Saver needs every part of partitioned variable %s (full shape "
+                "%s); got parts %s" % (key, full, [p.name for p in self.parts])
+            )
 
     def join(self, values: list):
         import numpy as np

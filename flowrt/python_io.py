@@ -28,8 +28,15 @@ import google_crc32c
 
 from . import errors
 
-__all__ = ["TFRecordWriter", "tf_record_iterator", "TFRecordOptions",
-           "TFRecordCompressionType", "RecordFile", "encode_record", "masked_crc32c"]
+__all__ = [
+    "TFRecordWriter",
+    "tf_record_iterator",
+    "TFRecordOptions",
+    "TFRecordCompressionType",
+    "RecordFile",
+    "encode_record",
+    "masked_crc32c",
+]
 
 _MASK_DELTA = 0xA282EAD8
 _U64 = struct.Struct("<Q")
@@ -47,8 +54,9 @@ def masked_crc32c(data: bytes) -> int:
 def encode_record(data: bytes) -> bytes:
     """``data`` framed as one TFRecord record."""
     header = _U64.pack(len(data))
-    return b"".join((header, _U32.pack(masked_crc32c(header)), data,
-                     _U32.pack(masked_crc32c(data))))
+    return b"".join(
+        (header, _U32.pack(masked_crc32c(header)), data, _U32.pack(masked_crc32c(data)))
+    )
 
 
 class TFRecordCompressionType(enum.IntEnum):
@@ -59,8 +67,11 @@ class TFRecordCompressionType(enum.IntEnum):
     GZIP = 2
 
 
-_TYPE_STRING = {TFRecordCompressionType.NONE: "", TFRecordCompressionType.ZLIB: "ZLIB",
-                TFRecordCompressionType.GZIP: "GZIP"}
+_TYPE_STRING = {
+    TFRecordCompressionType.NONE: "",
+    TFRecordCompressionType.ZLIB: "ZLIB",
+    TFRecordCompressionType.GZIP: "GZIP",
+}
 _FROM_STRING = {v: k for k, v in _TYPE_STRING.items()}
 
 
@@ -84,13 +95,24 @@ class TFRecordOptions:
       ValueError: an unknown compression type.
     """
 
-    compression_type_map = {TFRecordCompressionType.ZLIB: "ZLIB",
-                            TFRecordCompressionType.GZIP: "GZIP",
-                            TFRecordCompressionType.NONE: ""}
+    compression_type_map = {
+        TFRecordCompressionType.ZLIB: "ZLIB",
+        TFRecordCompressionType.GZIP: "GZIP",
+        TFRecordCompressionType.NONE: "",
+    }
 
-    def __init__(self, compression_type=None, flush_mode=None, input_buffer_size=None,
-                 output_buffer_size=None, window_bits=None, compression_level=None,
-                 compression_method=None, mem_level=None, compression_strategy=None):
+    def __init__(
+        self,
+        compression_type=None,
+        flush_mode=None,
+        input_buffer_size=None,
+        output_buffer_size=None,
+        window_bits=None,
+        compression_level=None,
+        compression_method=None,
+        mem_level=None,
+        compression_strategy=None,
+    ):
         self.compression_type = _compression_type(compression_type)
         self.flush_mode = flush_mode
         self.input_buffer_size = input_buffer_size
@@ -122,15 +144,17 @@ def _compression_type(value) -> TFRecordCompressionType:
         try:
             return _FROM_STRING[value]
         except KeyError:
-            raise ValueError('Unsupported compression type %r; expected "ZLIB", "GZIP" or ""'
-                             % value) from None
+            raise ValueError(
+                'Unsupported compression type %r; expected "ZLIB", "GZIP" or ""' % value
+            ) from None
     if isinstance(value, TFRecordOptions):
         return value.compression_type
     try:
         return TFRecordCompressionType(value)
     except ValueError:
-        raise ValueError("Unsupported compression type %r; expected a "
-                         "TFRecordCompressionType" % (value,)) from None
+        raise ValueError(
+            "Unsupported compression type %r; expected a TFRecordCompressionType" % (value,)
+        ) from None
 
 
 def _wbits(ctype: TFRecordCompressionType, window_bits) -> int:
@@ -139,9 +163,13 @@ def _wbits(ctype: TFRecordCompressionType, window_bits) -> int:
 
 
 def _open_error(e: OSError, path: str) -> errors.OpError:
-    cls = (errors.NotFoundError if isinstance(e, (FileNotFoundError, NotADirectoryError))
-           else errors.PermissionDeniedError if isinstance(e, PermissionError)
-           else errors.UnknownError)
+    cls = (
+        errors.NotFoundError
+        if isinstance(e, (FileNotFoundError, NotADirectoryError))
+        else errors.PermissionDeniedError
+        if isinstance(e, PermissionError)
+        else errors.UnknownError
+    )
     return cls(None, None, "%s; %s" % (path, e.strerror or e))
 
 
@@ -174,17 +202,20 @@ class TFRecordWriter:
         if self._ctype is not TFRecordCompressionType.NONE:
             level = -1 if opts.compression_level is None else int(opts.compression_level)
             self._z = zlib.compressobj(
-                level, zlib.DEFLATED if opts.compression_method is None
-                else opts.compression_method,
+                level,
+                zlib.DEFLATED if opts.compression_method is None else opts.compression_method,
                 _wbits(self._ctype, opts.window_bits),
                 8 if opts.mem_level is None else int(opts.mem_level),
-                zlib.Z_DEFAULT_STRATEGY if opts.compression_strategy is None
-                else opts.compression_strategy)
+                zlib.Z_DEFAULT_STRATEGY
+                if opts.compression_strategy is None
+                else opts.compression_strategy,
+            )
 
     def _put(self, raw: bytes):
         if self._file is None:
             raise errors.FailedPreconditionError(
-                None, None, "TFRecordWriter for %s is closed" % self._path)
+                None, None, "TFRecordWriter for %s is closed" % self._path
+            )
         if self._z is not None:
             raw = self._z.compress(raw)
         self._file.write(raw)
@@ -199,7 +230,8 @@ class TFRecordWriter:
         """Pushes the records written so far to the file."""
         if self._file is None:
             raise errors.FailedPreconditionError(
-                None, None, "TFRecordWriter for %s is closed" % self._path)
+                None, None, "TFRecordWriter for %s is closed" % self._path
+            )
         if self._z is not None:
             self._file.write(self._z.flush(self._flush_mode))
         self._file.flush()
@@ -249,8 +281,8 @@ class _Inflating:
                     more = self._z.decompress(chunk) if chunk else self._z.flush()
                 except zlib.error as e:
                     raise errors.DataLossError(
-                        None, None, "%s: the compressed stream is corrupt (%s)"
-                        % (self._path, e)) from None
+                        None, None, "%s: the compressed stream is corrupt (%s)" % (self._path, e)
+                    ) from None
                 if not chunk:
                     self._eof = True
                 parts.append(more)
@@ -258,7 +290,7 @@ class _Inflating:
             buf, pos = b"".join(parts), 0
             self._buf = buf
         self._pos = pos + n
-        return buf[pos:pos + n]
+        return buf[pos : pos + n]
 
     def close(self):
         self._raw.close()
@@ -287,22 +319,27 @@ class RecordFile:
             raw = open(self.path, "rb")  # closed by close()
         except OSError as e:
             raise _open_error(e, self.path) from None
-        self._f = raw if ctype is TFRecordCompressionType.NONE else _Inflating(
-            raw, _wbits(ctype, None), self.path)
+        self._f = (
+            raw
+            if ctype is TFRecordCompressionType.NONE
+            else _Inflating(raw, _wbits(ctype, None), self.path)
+        )
         # An uncompressed file's size bounds a record's length before anything is read
         # (a hostile length field must not make a huge allocation).
-        self._size = (os.fstat(raw.fileno()).st_size if ctype is TFRecordCompressionType.NONE
-                      else None)
+        self._size = (
+            os.fstat(raw.fileno()).st_size if ctype is TFRecordCompressionType.NONE else None
+        )
         self.offset = 0  # where the next record starts
         self._buf, self._pos = b"", 0
 
     def _loss(self, what: str) -> errors.DataLossError:
-        return errors.DataLossError(None, None, "%s record at offset %d in %s"
-                                    % (what, self.offset, self.path))
+        return errors.DataLossError(
+            None, None, "%s record at offset %d in %s" % (what, self.offset, self.path)
+        )
 
     def _more(self, k: int):
         """The buffer and position with at least ``k`` unread bytes (fewer at the end)."""
-        parts = [self._buf[self._pos:]]
+        parts = [self._buf[self._pos :]]
         have = len(parts[0])
         while have < k:
             chunk = self._f.read(max(k - have, self._BLOCK))
@@ -327,19 +364,20 @@ class RecordFile:
                     return None
                 raise self._loss("truncated (header of %d of 12 bytes)" % len(buf))
         n, length_crc = _HEAD.unpack_from(buf, pos)
-        if length_crc != masked_crc32c(buf[pos:pos + 8]):
+        if length_crc != masked_crc32c(buf[pos : pos + 8]):
             raise self._loss("corrupted (length CRC mismatch)")
         if self._size is not None and n + 4 > self._size - self.offset - 12:
-            raise self._loss("truncated (%d of %d data and CRC bytes)"
-                             % (max(self._size - self.offset - 12, 0), n + 4))
+            raise self._loss(
+                "truncated (%d of %d data and CRC bytes)"
+                % (max(self._size - self.offset - 12, 0), n + 4)
+            )
         end = pos + 16 + n
         if len(buf) < end:
             buf, pos = self._more(16 + n)
             end = 16 + n
             if len(buf) < end:
-                raise self._loss("truncated (%d of %d data and CRC bytes)"
-                                 % (len(buf) - 12, n + 4))
-        data = buf[pos + 12:end - 4]
+                raise self._loss("truncated (%d of %d data and CRC bytes)" % (len(buf) - 12, n + 4))
+        data = buf[pos + 12 : end - 4]
         if _U32.unpack_from(buf, end - 4)[0] != masked_crc32c(data):
             raise self._loss("corrupted (data CRC mismatch)")
         self._buf, self._pos = buf, end

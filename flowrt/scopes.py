@@ -8,8 +8,15 @@ from typing import Any
 
 from ._core.graph import get_default_graph
 
-__all__ = ["name_scope", "control_dependencies", "device", "add_to_collection",
-           "add_to_collections", "get_collection", "get_collection_ref"]
+__all__ = [
+    "name_scope",
+    "control_dependencies",
+    "device",
+    "add_to_collection",
+    "add_to_collections",
+    "get_collection",
+    "get_collection_ref",
+]
 
 
 class name_scope:  # noqa: N801 - TF1's name
@@ -22,8 +29,7 @@ class name_scope:  # noqa: N801 - TF1's name
       values: tensors the ops inside use; their graph becomes the default.
     """
 
-    def __init__(self, name: str | None, default_name: str | None = None,
-                 values: Any = None):
+    def __init__(self, name: str | None, default_name: str | None = None, values: Any = None):
         if name is None and default_name is not None:
             name = default_name
         self._name = name

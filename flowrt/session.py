@@ -27,8 +27,14 @@ from ._core.resources import ResourceManager
 from ._core.waiting import drive_async, drive_sync
 from .fetch_structures import Fetches, feed_value, fetch_key, fetch_value
 
-__all__ = ["Session", "InteractiveSession", "RunOptions", "RunMetadata", "ConfigProto",
-           "GPUOptions"]
+__all__ = [
+    "Session",
+    "InteractiveSession",
+    "RunOptions",
+    "RunMetadata",
+    "ConfigProto",
+    "GPUOptions",
+]
 
 
 # ``arun`` runs a non-blocking plan on a worker thread once its running average time
@@ -53,8 +59,9 @@ class RunOptions:
         self.trace_level = trace_level
 
 
-class NodeStats(collections.namedtuple("NodeStats", "node_name op_type start_micros "
-                                                    "end_micros thread_id")):
+class NodeStats(
+    collections.namedtuple("NodeStats", "node_name op_type start_micros end_micros thread_id")
+):
     """Timing of one op in a traced run (microseconds since the epoch)."""
 
 
@@ -66,10 +73,19 @@ class RunMetadata:
 
     def chrome_trace(self) -> str:
         """The step stats as Chrome trace JSON (load in chrome://tracing or Perfetto)."""
-        events = [{"name": s.node_name, "cat": s.op_type, "ph": "X", "pid": 0,
-                   "tid": s.thread_id, "ts": s.start_micros,
-                   "dur": max(0.0, s.end_micros - s.start_micros),
-                   "args": {"op": s.op_type}} for s in self.step_stats]
+        events = [
+            {
+                "name": s.node_name,
+                "cat": s.op_type,
+                "ph": "X",
+                "pid": 0,
+                "tid": s.thread_id,
+                "ts": s.start_micros,
+                "dur": max(0.0, s.end_micros - s.start_micros),
+                "args": {"op": s.op_type},
+            }
+            for s in self.step_stats
+        ]
         return json.dumps({"traceEvents": events})
 
 
@@ -94,8 +110,13 @@ class ConfigProto:
         ``RunOptions`` set none; 0 or less means none.
     """
 
-    def __init__(self, intra_op_parallelism_threads=0, inter_op_parallelism_threads=0,
-                 operation_timeout_in_ms=0, **kwargs):
+    def __init__(
+        self,
+        intra_op_parallelism_threads=0,
+        inter_op_parallelism_threads=0,
+        operation_timeout_in_ms=0,
+        **kwargs,
+    ):
         self.intra_op_parallelism_threads = int(intra_op_parallelism_threads or 0)
         self.inter_op_parallelism_threads = int(inter_op_parallelism_threads or 0)
         self.operation_timeout_in_ms = int(operation_timeout_in_ms or 0)
@@ -222,14 +243,21 @@ class Session:
                 stats = []
             timeout_ms = getattr(options, "timeout_in_ms", 0) or timeout_ms
         self._step_counter += 1
-        ctx = RunContext(self, self._resources, self._step_counter, stats,
-                         timeout_ms / 1000.0 if timeout_ms > 0 else None)
+        ctx = RunContext(
+            self,
+            self._resources,
+            self._step_counter,
+            stats,
+            timeout_ms / 1000.0 if timeout_ms > 0 else None,
+        )
         return fm, plan, feed_values, ctx
 
     def _feeds(self, feed_dict):
         if not isinstance(feed_dict, collections.abc.Mapping):
-            raise TypeError("feed_dict must be a dictionary or collections.abc.Mapping "
-                            "from tensors to values, got %s" % type(feed_dict).__name__)
+            raise TypeError(
+                "feed_dict must be a dictionary or collections.abc.Mapping "
+                "from tensors to values, got %s" % type(feed_dict).__name__
+            )
         g = self._graph
         tensors, values = [], []
         for key, value in feed_dict.items():
@@ -246,8 +274,10 @@ class Session:
                 try:
                     t = g.as_graph_element(k, allow_tensor=True, allow_operation=False)
                 except (KeyError, ValueError, TypeError) as e:
-                    raise TypeError("Cannot interpret feed_dict key as Tensor: %s"
-                                    % (e.args[0] if e.args else e)) from None
+                    raise TypeError(
+                        "Cannot interpret feed_dict key as Tensor: %s"
+                        % (e.args[0] if e.args else e)
+                    ) from None
                 tensors.append(t)
                 values.append(feed_value(t, v))
         return tuple(tensors), values
@@ -275,7 +305,8 @@ class Session:
         if trio.lowlevel.in_trio_run():
             raise RuntimeError(
                 "Session.run() was called from a thread that is running a trio event loop; "
-                "it would block that loop. Use `await sess.arun(...)` there instead.")
+                "it would block that loop. Use `await sess.arun(...)` there instead."
+            )
         fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
         t0 = time.time()
         fn = plan.fn if ctx.stats is None else plan.traced_fn
@@ -316,7 +347,8 @@ class Session:
             with _Running(self, ctx):
                 # On the thread, waits time out by the run's own deadline.
                 vals = await self._interruptible(
-                    _in_thread(lambda: drive_sync(fn(ctx, feeds), plan), ctx), ctx, False)
+                    _in_thread(lambda: drive_sync(fn(ctx, feeds), plan), ctx), ctx, False
+                )
         elif plan.straight:
             gen = fn(ctx, feeds)
             c0 = time.perf_counter()
@@ -338,6 +370,7 @@ class Session:
         and, with ``deadline``, the run's timeout cancel."""
         token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as cs:
+
             def cancel():
                 try:
                     token.run_sync_soon(cs.cancel)
@@ -367,12 +400,20 @@ class Session:
             base = t0 * 1e6
             p0 = ctx.stats[0][1] if ctx.stats else 0.0
             run_metadata.step_stats = [
-                NodeStats(op.name, op.type, base + (a - p0) * 1e6, base + (b - p0) * 1e6,
-                          threading.get_ident()) for op, a, b in ctx.stats]
+                NodeStats(
+                    op.name,
+                    op.type,
+                    base + (a - p0) * 1e6,
+                    base + (b - p0) * 1e6,
+                    threading.get_ident(),
+                )
+                for op, a, b in ctx.stats
+            ]
         if plan.fetches_fed:
             # As TF1: a fetched fed tensor comes back as the fed array (0-d included).
-            return fm.build([v if fed else fetch_value(v)
-                             for v, fed in zip(vals, plan.fetch_is_fed)])
+            return fm.build(
+                [v if fed else fetch_value(v) for v, fed in zip(vals, plan.fetch_is_fed)]
+            )
         return fm.build([fetch_value(v) for v in vals])
 
     # --- closing ----------------------------------------------------------------------
@@ -398,8 +439,10 @@ class Session:
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
         feed_list = list(feed_list or [])
-        elems = [self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
-                 for f in feed_list]
+        elems = [
+            self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+            for f in feed_list
+        ]
 
         def call(*args, **kwargs):
             options = kwargs.pop("options", None) if accept_options else None

@@ -14,5 +14,16 @@ from .ops.sparse_ops import sparse_tensor_dense_matmul as matmul
 from .ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
 from .ops.sparse_ops import sparse_tensor_to_dense as to_dense
 
-__all__ = ["SparseTensor", "SparseTensorValue", "concat", "fill_empty_rows", "placeholder",
-           "reduce_sum", "reorder", "retain", "matmul", "sparse_dense_matmul", "to_dense"]
+__all__ = [
+    "SparseTensor",
+    "SparseTensorValue",
+    "concat",
+    "fill_empty_rows",
+    "placeholder",
+    "reduce_sum",
+    "reorder",
+    "retain",
+    "matmul",
+    "sparse_dense_matmul",
+    "to_dense",
+]

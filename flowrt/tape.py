@@ -71,7 +71,8 @@ class GradientTape:
             raise RuntimeError(
                 "fr.GradientTape records the ops of a function being traced, so it must be "
                 "used inside an @fr.function (flowrt has no eager mode). In graph (TF1) "
-                "code use fr.gradients(ys, xs), which builds the same gradient subgraph.")
+                "code use fr.gradients(ys, xs), which builds the same gradient subgraph."
+            )
         if self._graph is not None and self._graph is not g:
             raise RuntimeError("a GradientTape records one function graph; make a new tape")
         self._graph = g
@@ -121,8 +122,10 @@ class GradientTape:
                     continue  # TF: only floating-point tensors can be watched
                 self._watched.append(t)
             else:
-                raise ValueError("Passed in object of type %s, not tf.Tensor or "
-                                 "tf.Variable: %r" % (type(t).__name__, t))
+                raise ValueError(
+                    "Passed in object of type %s, not tf.Tensor or "
+                    "tf.Variable: %r" % (type(t).__name__, t)
+                )
 
     def watched_variables(self) -> tuple:
         """The variables watched, explicitly or by being read while recording."""
@@ -160,8 +163,13 @@ class GradientTape:
 
     # --- differentiation ------------------------------------------------------------
 
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def gradient(
+        self,
+        target,
+        sources,
+        output_gradients=None,
+        unconnected_gradients=UnconnectedGradients.NONE,
+    ):
         """The gradients of ``target`` (a nest; summed) with respect to ``sources``.
 
         Args:
@@ -178,14 +186,21 @@ class GradientTape:
           RuntimeError: a non-persistent tape's second call.
         """
         if self._graph is None:
-            raise RuntimeError("GradientTape.gradient can only be called on a tape that "
-                               "has recorded (use it as `with fr.GradientTape() as tape:`)")
+            raise RuntimeError(
+                "GradientTape.gradient can only be called on a tape that "
+                "has recorded (use it as `with fr.GradientTape() as tape:`)"
+            )
         if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute "
-                               "one set of gradients (or jacobians)")
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute "
+                "one set of gradients (or jacobians)"
+            )
         self._used = True
-        mode = UnconnectedGradients(unconnected_gradients).value if not isinstance(
-            unconnected_gradients, UnconnectedGradients) else unconnected_gradients.value
+        mode = (
+            UnconnectedGradients(unconnected_gradients).value
+            if not isinstance(unconnected_gradients, UnconnectedGradients)
+            else unconnected_gradients.value
+        )
         g = self._graph
         with g.as_default():
             targets = [convert_to_tensor(t) for t in _flatten(target)]
@@ -194,8 +209,7 @@ class GradientTape:
             groups = []
             for s in flat_sources:
                 if isinstance(s, Variable):
-                    reads = list(self._reads.get(id(s), [])) if id(s) in self._watched_vars \
-                        else []
+                    reads = list(self._reads.get(id(s), [])) if id(s) in self._watched_vars else []
                     # A function call, branch or loop given the variable's handle:
                     # differentiate the handle, which sums its reads' and theirs.
                     whole = s._all_reads() if reads else []
@@ -213,8 +227,9 @@ class GradientTape:
                 if output_gradients is not None:
                     ogs = list(_flatten(output_gradients))
                     grad_ys = [og for t, og in zip(targets, ogs) if t in connected]
-                stops = [o for op in g._ops if not self._recorded(op) for o in op.outputs
-                         if o not in xs]
+                stops = [
+                    o for op in g._ops if not self._recorded(op) for o in op.outputs if o not in xs
+                ]
                 grads = gradients(live, xs, grad_ys=grad_ys, stop_gradients=stops)
             it = iter(grads)
             results = []
@@ -225,12 +240,16 @@ class GradientTape:
                 elif len(parts) == 1:
                     gr = parts[0]
                 else:
-                    gr = math_ops.add_n([p._as_tensor() if isinstance(p, IndexedSlices) else p
-                                         for p in parts])
+                    gr = math_ops.add_n(
+                        [p._as_tensor() if isinstance(p, IndexedSlices) else p for p in parts]
+                    )
                 if gr is None and mode == "zero":
                     from .ops import array_ops
 
-                    gr = array_ops.zeros(s.shape.as_list(), s.dtype) if isinstance(
-                        s, Variable) else array_ops.zeros_like(s)
+                    gr = (
+                        array_ops.zeros(s.shape.as_list(), s.dtype)
+                        if isinstance(s, Variable)
+                        else array_ops.zeros_like(s)
+                    )
                 results.append(gr)
         return _pack(sources, results) if _is_seq(sources) else results[0]

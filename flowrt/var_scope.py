@@ -34,8 +34,15 @@ from .variables import (
     variables_initializer,
 )
 
-__all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable_scope",
-           "get_variable", "get_local_variable", "no_regularizer"]
+__all__ = [
+    "AUTO_REUSE",
+    "VariableScope",
+    "variable_scope",
+    "get_variable_scope",
+    "get_variable",
+    "get_local_variable",
+    "no_regularizer",
+]
 
 
 class _ReuseMode(enum.Enum):
@@ -66,9 +73,20 @@ class VariableScope:
       initializer, regularizer, dtype, constraint, custom_getter: defaults.
     """
 
-    def __init__(self, reuse, name="", initializer=None, regularizer=None,
-                 caching_device=None, partitioner=None, custom_getter=None, name_scope="",
-                 dtype=_dt.float32, use_resource=None, constraint=None):
+    def __init__(
+        self,
+        reuse,
+        name="",
+        initializer=None,
+        regularizer=None,
+        caching_device=None,
+        partitioner=None,
+        custom_getter=None,
+        name_scope="",
+        dtype=_dt.float32,
+        use_resource=None,
+        constraint=None,
+    ):
         self._name = name
         self._initializer = initializer
         self._regularizer = regularizer
@@ -131,12 +149,26 @@ class VariableScope:
     def local_variables(self):
         return self.get_collection(GraphKeys.LOCAL_VARIABLES)
 
-    def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None,
-                     regularizer=None, reuse=None, trainable=None, collections=None,
-                     caching_device=None, partitioner=None, validate_shape=True,
-                     use_resource=None, custom_getter=None, constraint=None,
-                     synchronization=VariableSynchronization.AUTO,
-                     aggregation=VariableAggregation.NONE):
+    def get_variable(
+        self,
+        var_store,
+        name,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        reuse=None,
+        trainable=None,
+        collections=None,
+        caching_device=None,
+        partitioner=None,
+        validate_shape=True,
+        use_resource=None,
+        custom_getter=None,
+        constraint=None,
+        synchronization=VariableSynchronization.AUTO,
+        aggregation=VariableAggregation.NONE,
+    ):
         """Gets or creates the variable ``<scope name>/<name>`` with this scope's
         defaults."""
         if regularizer is None:
@@ -155,8 +187,10 @@ class VariableScope:
             if dtype is not None and initializer is not None and not callable(initializer):
                 init_dtype = convert_to_tensor(initializer).dtype
                 if init_dtype != _dt.as_dtype(dtype):
-                    raise ValueError("Initializer type '%s' and explicit dtype '%s' don't "
-                                     "match." % (init_dtype.name, _dt.as_dtype(dtype).name))
+                    raise ValueError(
+                        "Initializer type '%s' and explicit dtype '%s' don't "
+                        "match." % (init_dtype.name, _dt.as_dtype(dtype).name)
+                    )
             if initializer is None:
                 initializer = self._initializer
             if constraint is None:
@@ -164,12 +198,22 @@ class VariableScope:
             if dtype is None:
                 dtype = self._dtype
             return var_store.get_variable(
-                full_name, shape=shape, dtype=dtype, initializer=initializer,
-                regularizer=regularizer, reuse=reuse, trainable=trainable,
-                collections=collections, caching_device=caching_device,
-                partitioner=partitioner, validate_shape=validate_shape,
-                custom_getter=custom_getter, constraint=constraint,
-                synchronization=synchronization, aggregation=aggregation)
+                full_name,
+                shape=shape,
+                dtype=dtype,
+                initializer=initializer,
+                regularizer=regularizer,
+                reuse=reuse,
+                trainable=trainable,
+                collections=collections,
+                caching_device=caching_device,
+                partitioner=partitioner,
+                validate_shape=validate_shape,
+                custom_getter=custom_getter,
+                constraint=constraint,
+                synchronization=synchronization,
+                aggregation=aggregation,
+            )
 
     def __repr__(self):
         return "<fr.VariableScope %r reuse=%r>" % (self._name, self._reuse)
@@ -182,20 +226,54 @@ class _VariableStore:
         self._vars: dict[str, Variable] = {}
         self._partitioned_vars: dict[str, PartitionedVariable] = {}
 
-    def get_variable(self, name, shape=None, dtype=_dt.float32, initializer=None,
-                     regularizer=None, reuse=None, trainable=None, collections=None,
-                     caching_device=None, partitioner=None, validate_shape=True,
-                     custom_getter=None, constraint=None,
-                     synchronization=VariableSynchronization.AUTO,
-                     aggregation=VariableAggregation.NONE):
-        def true_getter(name, shape=None, dtype=_dt.float32, initializer=None,
-                        regularizer=None, reuse=None, trainable=None, collections=None,
-                        caching_device=None, partitioner=None, validate_shape=True,
-                        constraint=None, synchronization=VariableSynchronization.AUTO,
-                        aggregation=VariableAggregation.NONE, **_ignored):
-            args = (dtype, initializer, regularizer, reuse, trainable, collections,
-                    caching_device, validate_shape, constraint, synchronization,
-                    aggregation)
+    def get_variable(
+        self,
+        name,
+        shape=None,
+        dtype=_dt.float32,
+        initializer=None,
+        regularizer=None,
+        reuse=None,
+        trainable=None,
+        collections=None,
+        caching_device=None,
+        partitioner=None,
+        validate_shape=True,
+        custom_getter=None,
+        constraint=None,
+        synchronization=VariableSynchronization.AUTO,
+        aggregation=VariableAggregation.NONE,
+    ):
+        def true_getter(
+            name,
+            shape=None,
+            dtype=_dt.float32,
+            initializer=None,
+            regularizer=None,
+            reuse=None,
+            trainable=None,
+            collections=None,
+            caching_device=None,
+            partitioner=None,
+            validate_shape=True,
+            constraint=None,
+            synchronization=VariableSynchronization.AUTO,
+            aggregation=VariableAggregation.NONE,
+            **_ignored,
+        ):
+            args = (
+                dtype,
+                initializer,
+                regularizer,
+                reuse,
+                trainable,
+                collections,
+                caching_device,
+                validate_shape,
+                constraint,
+                synchronization,
+                aggregation,
+            )
             scalar = shape is not None and as_shape(shape).ndims == 0
             if partitioner is not None and not scalar:  # TF: scalars ignore partitioners
                 return self._get_partitioned_variable(name, partitioner, shape, *args)
@@ -206,22 +284,45 @@ class _VariableStore:
 
         if trainable is None:
             trainable = synchronization != VariableSynchronization.ON_READ
-        kwargs = dict(name=name, shape=shape, dtype=dtype, initializer=initializer,
-                      regularizer=regularizer, reuse=reuse, trainable=trainable,
-                      collections=collections, caching_device=caching_device,
-                      partitioner=partitioner, validate_shape=validate_shape,
-                      constraint=constraint, synchronization=synchronization,
-                      aggregation=aggregation)
+        kwargs = dict(
+            name=name,
+            shape=shape,
+            dtype=dtype,
+            initializer=initializer,
+            regularizer=regularizer,
+            reuse=reuse,
+            trainable=trainable,
+            collections=collections,
+            caching_device=caching_device,
+            partitioner=partitioner,
+            validate_shape=validate_shape,
+            constraint=constraint,
+            synchronization=synchronization,
+            aggregation=aggregation,
+        )
         if custom_getter is not None:
             if not callable(custom_getter):
-                raise ValueError("Passed a custom_getter which is not callable: %s"
-                                 % custom_getter)
+                raise ValueError("Passed a custom_getter which is not callable: %s" % custom_getter)
             return custom_getter(true_getter, **kwargs)
         return true_getter(**kwargs)
 
-    def _get_partitioned_variable(self, name, partitioner, shape, dtype, initializer,
-                                  regularizer, reuse, trainable, collections, caching_device,
-                                  validate_shape, constraint, synchronization, aggregation):
+    def _get_partitioned_variable(
+        self,
+        name,
+        partitioner,
+        shape,
+        dtype,
+        initializer,
+        regularizer,
+        reuse,
+        trainable,
+        collections,
+        caching_device,
+        validate_shape,
+        constraint,
+        synchronization,
+        aggregation,
+    ):
         """TF1's ``_get_partitioned_variable``: parts ``<name>/part_<i>`` of one variable."""
         dtype = _dt.as_dtype(dtype)
         init_value = None
@@ -231,44 +332,55 @@ class _VariableStore:
         if partitioner is None:  # reuse without a partitioner (checked by the caller)
             found = self._partitioned_vars[name]
             if not shape.is_compatible_with(found.get_shape()):
-                raise ValueError("Trying to reuse partitioned variable %s, but specified "
-                                 "shape %s and found shape %s." % (name, shape,
-                                                                   found.get_shape()))
+                raise ValueError(
+                    "Trying to reuse partitioned variable %s, but specified "
+                    "shape %s and found shape %s." % (name, shape, found.get_shape())
+                )
             return found
         if not shape.is_fully_defined():
-            raise ValueError("Shape of a new partitioned variable must be fully defined, but "
-                             "instead was %s." % shape)
+            raise ValueError(
+                "Shape of a new partitioned variable must be fully defined, but "
+                "instead was %s." % shape
+            )
         if shape.ndims == 0:
-            raise ValueError("A partitioned Variable must have rank at least 1, shape: %s"
-                             % shape)
+            raise ValueError("A partitioned Variable must have rank at least 1, shape: %s" % shape)
         partitions = check_partitions(partitioner(shape=shape, dtype=dtype), shape, name)
         if name in self._partitioned_vars:
             if reuse is False:
-                raise ValueError("Partitioned variable with name %s already exists. Did you "
-                                 "mean to set reuse=True or reuse=fr.AUTO_REUSE in VarScope?"
-                                 % name)
+                raise ValueError(
+                    "Partitioned variable with name %s already exists. Did you "
+                    "mean to set reuse=True or reuse=fr.AUTO_REUSE in VarScope?" % name
+                )
             found = self._partitioned_vars[name]
             if not shape.is_compatible_with(found.get_shape()):
-                raise ValueError("Trying to reuse partitioned variable %s, but specified "
-                                 "shape %s and found shape %s." % (name, shape,
-                                                                   found.get_shape()))
+                raise ValueError(
+                    "Trying to reuse partitioned variable %s, but specified "
+                    "shape %s and found shape %s." % (name, shape, found.get_shape())
+                )
             if not dtype.is_compatible_with(found.dtype):
-                raise ValueError("Trying to reuse partitioned variable %s, but specified "
-                                 "dtype %s and found dtype %s." % (name, dtype.name,
-                                                                   found.dtype.name))
+                raise ValueError(
+                    "Trying to reuse partitioned variable %s, but specified "
+                    "dtype %s and found dtype %s." % (name, dtype.name, found.dtype.name)
+                )
             if partitions != found._get_partitions():
-                raise ValueError("Trying to reuse partitioned variable %s, but specified "
-                                 "partitions %s and found partitions %s."
-                                 % (name, partitions, found._get_partitions()))
+                raise ValueError(
+                    "Trying to reuse partitioned variable %s, but specified "
+                    "partitions %s and found partitions %s."
+                    % (name, partitions, found._get_partitions())
+                )
             return found
         if reuse is True:
-            raise ValueError("PartitionedVariable %s does not exist, or was not created with "
-                             "fr.get_variable(). Did you mean to set reuse=False or "
-                             "reuse=fr.AUTO_REUSE in VarScope?" % name)
+            raise ValueError(
+                "PartitionedVariable %s does not exist, or was not created with "
+                "fr.get_variable(). Did you mean to set reuse=False or "
+                "reuse=fr.AUTO_REUSE in VarScope?" % name
+            )
         if name in self._vars:
-            raise ValueError("A partitioner was provided, but an unpartitioned version of the "
-                             "variable was found: %s. Perhaps a variable of the same name "
-                             "was already created without partitioning?" % name)
+            raise ValueError(
+                "A partitioner was provided, but an unpartitioned version of the "
+                "variable was found: %s. Perhaps a variable of the same name "
+                "was already created without partitioning?" % name
+            )
         if initializer is None:
             initializer = _default_initializer(name, dtype)
         if inspect.isclass(initializer):
@@ -277,8 +389,10 @@ class _VariableStore:
         for i, (offset, part_shape) in enumerate(slices(shape.as_list(), partitions)):
             part_name = "%s/part_%d" % (name, i)
             if part_name in self._vars:
-                raise ValueError("Partitioned variable %s: a variable named %s already "
-                                 "exists." % (name, part_name))
+                raise ValueError(
+                    "Partitioned variable %s: a variable named %s already "
+                    "exists." % (name, part_name)
+                )
             if init_value is not None:
                 from .ops.slicing_ops import slice as slice_
 
@@ -290,18 +404,42 @@ class _VariableStore:
                 part_init = functools.partial(_with_partition_info, initializer, info)
                 part_shape_arg = part_shape
             v = self._get_single_variable(
-                part_name, part_shape_arg, dtype, part_init, regularizer, False, trainable,
-                collections, caching_device, validate_shape, constraint, synchronization,
-                aggregation)
+                part_name,
+                part_shape_arg,
+                dtype,
+                part_init,
+                regularizer,
+                False,
+                trainable,
+                collections,
+                caching_device,
+                validate_shape,
+                constraint,
+                synchronization,
+                aggregation,
+            )
             v._save_slice_info = SaveSliceInfo(name, shape.as_list(), offset, part_shape)
             parts.append(v)
         pv = PartitionedVariable(name, shape, dtype, parts, partitions)
         self._partitioned_vars[name] = pv
         return pv
 
-    def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
-                             trainable, collections, caching_device, validate_shape,
-                             constraint, synchronization, aggregation):
+    def _get_single_variable(
+        self,
+        name,
+        shape,
+        dtype,
+        initializer,
+        regularizer,
+        reuse,
+        trainable,
+        collections,
+        caching_device,
+        validate_shape,
+        constraint,
+        synchronization,
+        aggregation,
+    ):
         from_value = initializer is not None and not callable(initializer)
         if shape is not None and from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -310,24 +448,34 @@ class _VariableStore:
             shape = as_shape(shape)
         if name in self._vars:
             if reuse is False:
-                raise ValueError("Variable %s already exists, disallowed. Did you mean to set "
-                                 "reuse=True or reuse=fr.AUTO_REUSE in VarScope?" % name)
+                raise ValueError(
+                    "Variable %s already exists, disallowed. Did you mean to set "
+                    "reuse=True or reuse=fr.AUTO_REUSE in VarScope?" % name
+                )
             found = self._vars[name]
             if shape is not None and not shape.is_compatible_with(found.get_shape()):
-                raise ValueError("Trying to share variable %s, but specified shape %s and "
-                                 "found shape %s." % (name, shape, found.get_shape()))
+                raise ValueError(
+                    "Trying to share variable %s, but specified shape %s and "
+                    "found shape %s." % (name, shape, found.get_shape())
+                )
             if not dtype.is_compatible_with(found.dtype):
-                raise ValueError("Trying to share variable %s, but specified dtype %s and "
-                                 "found dtype %s." % (name, dtype.name, found.dtype.name))
+                raise ValueError(
+                    "Trying to share variable %s, but specified dtype %s and "
+                    "found dtype %s." % (name, dtype.name, found.dtype.name)
+                )
             return found
         if reuse is True:
-            raise ValueError("Variable %s does not exist, or was not created with "
-                             "fr.get_variable(). Did you mean to set reuse=fr.AUTO_REUSE in "
-                             "VarScope?" % name)
+            raise ValueError(
+                "Variable %s does not exist, or was not created with "
+                "fr.get_variable(). Did you mean to set reuse=fr.AUTO_REUSE in "
+                "VarScope?" % name
+            )
         if initializer is None:
             if shape is None:
-                raise ValueError("Variable %s did not get an initializer, so its `shape` "
-                                 "argument must be specified." % name)
+                raise ValueError(
+                    "Variable %s did not get an initializer, so its `shape` "
+                    "argument must be specified." % name
+                )
             initializer = _default_initializer(name, dtype)
         if from_value:
             init_val, var_dtype = initializer, None
@@ -340,14 +488,25 @@ class _VariableStore:
             elif _needs_no_arguments(initializer):
                 init_val, var_dtype = initializer, None
             else:
-                raise ValueError("The initializer passed is not valid. It should be a "
-                                 "callable with no arguments and the shape should not be "
-                                 "provided, or an initializer and `shape` should be fully "
-                                 "defined (got shape %s for variable %s)." % (shape, name))
-        v = Variable(initial_value=init_val, name=name, trainable=trainable,
-                     collections=collections, caching_device=caching_device,
-                     dtype=var_dtype, validate_shape=validate_shape, constraint=constraint,
-                     synchronization=synchronization, aggregation=aggregation, shape=shape)
+                raise ValueError(
+                    "The initializer passed is not valid. It should be a "
+                    "callable with no arguments and the shape should not be "
+                    "provided, or an initializer and `shape` should be fully "
+                    "defined (got shape %s for variable %s)." % (shape, name)
+                )
+        v = Variable(
+            initial_value=init_val,
+            name=name,
+            trainable=trainable,
+            collections=collections,
+            caching_device=caching_device,
+            dtype=var_dtype,
+            validate_shape=validate_shape,
+            constraint=constraint,
+            synchronization=synchronization,
+            aggregation=aggregation,
+            shape=shape,
+        )
         self._vars[name] = v
         if regularizer:
             g = get_default_graph()
@@ -382,8 +541,10 @@ def _needs_no_arguments(fn):
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return False
-    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-               for p in sig.parameters.values())
+    return all(
+        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        for p in sig.parameters.values()
+    )
 
 
 class _VariableScopeStore(threading.local):
@@ -396,8 +557,7 @@ class _VariableScopeStore(threading.local):
         self.open_contexts: list = []  # entered variable_scope objects, innermost last
 
     def open_variable_scope(self, scope_name):
-        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(
-            scope_name, 0) + 1
+        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(scope_name, 0) + 1
 
     def close_variable_subscopes(self, scope_name):
         prefix = scope_name + "/"
@@ -424,11 +584,23 @@ def get_variable_scope() -> VariableScope:
     return _stores()[1].current_scope
 
 
-def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
-                 trainable=None, collections=None, caching_device=None, partitioner=None,
-                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
-                 synchronization=VariableSynchronization.AUTO,
-                 aggregation=VariableAggregation.NONE):
+def get_variable(
+    name,
+    shape=None,
+    dtype=None,
+    initializer=None,
+    regularizer=None,
+    trainable=None,
+    collections=None,
+    caching_device=None,
+    partitioner=None,
+    validate_shape=True,
+    use_resource=None,
+    custom_getter=None,
+    constraint=None,
+    synchronization=VariableSynchronization.AUTO,
+    aggregation=VariableAggregation.NONE,
+):
     """Gets the variable ``<scope>/<name>`` or creates it (TF1 ``tf.get_variable``).
 
     Args:
@@ -447,47 +619,104 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     """
     var_store, scope_store = _stores()
     return scope_store.current_scope.get_variable(
-        var_store, name, shape=shape, dtype=dtype, initializer=initializer,
-        regularizer=regularizer, trainable=trainable, collections=collections,
-        caching_device=caching_device, partitioner=partitioner,
+        var_store,
+        name,
+        shape=shape,
+        dtype=dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=trainable,
+        collections=collections,
+        caching_device=caching_device,
+        partitioner=partitioner,
         validate_shape=validate_shape,
-        custom_getter=custom_getter, constraint=constraint,
-        synchronization=synchronization, aggregation=aggregation)
+        custom_getter=custom_getter,
+        constraint=constraint,
+        synchronization=synchronization,
+        aggregation=aggregation,
+    )
 
 
-def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
-                       trainable=False, collections=None, caching_device=None,
-                       partitioner=None, validate_shape=True, use_resource=None,
-                       custom_getter=None, constraint=None,
-                       synchronization=VariableSynchronization.AUTO,
-                       aggregation=VariableAggregation.NONE):
+def get_local_variable(
+    name,
+    shape=None,
+    dtype=None,
+    initializer=None,
+    regularizer=None,
+    trainable=False,
+    collections=None,
+    caching_device=None,
+    partitioner=None,
+    validate_shape=True,
+    use_resource=None,
+    custom_getter=None,
+    constraint=None,
+    synchronization=VariableSynchronization.AUTO,
+    aggregation=VariableAggregation.NONE,
+):
     """``get_variable`` adding the variable to ``LOCAL_VARIABLES`` (not trainable)."""
     collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
-    return get_variable(name, shape, dtype, initializer, regularizer, trainable,
-                        collections, caching_device, partitioner, validate_shape,
-                        use_resource, custom_getter, constraint, synchronization, aggregation)
+    return get_variable(
+        name,
+        shape,
+        dtype,
+        initializer,
+        regularizer,
+        trainable,
+        collections,
+        caching_device,
+        partitioner,
+        validate_shape,
+        use_resource,
+        custom_getter,
+        constraint,
+        synchronization,
+        aggregation,
+    )
 
 
 class _pure_variable_scope:  # noqa: N801 - TF's name
     """Sets the current VariableScope (no name scope)."""
 
-    def __init__(self, name_or_scope, reuse=None, initializer=None, regularizer=None,
-                 caching_device=None, partitioner=None, custom_getter=None,
-                 old_name_scope=None, dtype=None, use_resource=None, constraint=None):
+    def __init__(
+        self,
+        name_or_scope,
+        reuse=None,
+        initializer=None,
+        regularizer=None,
+        caching_device=None,
+        partitioner=None,
+        custom_getter=None,
+        old_name_scope=None,
+        dtype=None,
+        use_resource=None,
+        constraint=None,
+    ):
         self._name_or_scope = name_or_scope
         self._reuse = reuse
-        self._overrides = dict(initializer=initializer, regularizer=regularizer,
-                               caching_device=caching_device, partitioner=partitioner,
-                               custom_getter=custom_getter, dtype=dtype,
-                               use_resource=use_resource)
+        self._overrides = dict(
+            initializer=initializer,
+            regularizer=regularizer,
+            caching_device=caching_device,
+            partitioner=partitioner,
+            custom_getter=custom_getter,
+            dtype=dtype,
+            use_resource=use_resource,
+        )
         self._constraint = constraint
         self._old_name_scope = old_name_scope
         self._store = _stores()[1]
 
     def _apply(self, scope, old_getter):
         o = self._overrides
-        for key in ("initializer", "regularizer", "caching_device", "partitioner", "dtype",
-                    "use_resource"):
+        for key in (
+            "initializer",
+            "regularizer",
+            "caching_device",
+            "partitioner",
+            "dtype",
+            "use_resource",
+        ):
             if o[key] is not None:
                 getattr(scope, "set_" + key)(o[key])
         if o["custom_getter"] is not None:
@@ -501,28 +730,43 @@ class _pure_variable_scope:  # noqa: N801 - TF's name
             src = self._name_or_scope
             self._new_name = src.name
             scope = VariableScope(
-                src.reuse if not self._reuse else self._reuse, name=src.name,
-                initializer=src.initializer, regularizer=src.regularizer,
-                caching_device=src.caching_device, partitioner=src.partitioner,
-                dtype=src.dtype, custom_getter=src.custom_getter,
-                name_scope=src.original_name_scope, use_resource=src.use_resource,
-                constraint=self._constraint)
+                src.reuse if not self._reuse else self._reuse,
+                name=src.name,
+                initializer=src.initializer,
+                regularizer=src.regularizer,
+                caching_device=src.caching_device,
+                partitioner=src.partitioner,
+                dtype=src.dtype,
+                custom_getter=src.custom_getter,
+                name_scope=src.original_name_scope,
+                use_resource=src.use_resource,
+                constraint=self._constraint,
+            )
             self._apply(scope, src.custom_getter)
             store.open_variable_scope(self._new_name)
             self._old_subscopes = dict(store.variable_scopes_count)
         else:
             old = self._old
-            self._new_name = (old.name + "/" + self._name_or_scope if old.name
-                              else self._name_or_scope)
+            self._new_name = (
+                old.name + "/" + self._name_or_scope if old.name else self._name_or_scope
+            )
             reuse = self._reuse or old.reuse
-            name_scope = (self._name_or_scope if self._old_name_scope is None
-                          else self._old_name_scope)
+            name_scope = (
+                self._name_or_scope if self._old_name_scope is None else self._old_name_scope
+            )
             scope = VariableScope(
-                reuse, name=self._new_name, initializer=old.initializer,
-                regularizer=old.regularizer, caching_device=old.caching_device,
-                partitioner=old.partitioner, dtype=old.dtype, use_resource=old.use_resource,
-                custom_getter=old.custom_getter, name_scope=name_scope,
-                constraint=self._constraint)
+                reuse,
+                name=self._new_name,
+                initializer=old.initializer,
+                regularizer=old.regularizer,
+                caching_device=old.caching_device,
+                partitioner=old.partitioner,
+                dtype=old.dtype,
+                use_resource=old.use_resource,
+                custom_getter=old.custom_getter,
+                name_scope=name_scope,
+                constraint=self._constraint,
+            )
             self._apply(scope, old.custom_getter)
             store.open_variable_scope(self._new_name)
         store.current_scope = scope
@@ -585,10 +829,22 @@ class variable_scope:  # noqa: N801 - TF1's name
           w2 = fr.get_variable("weight")              # the same variable
     """
 
-    def __init__(self, name_or_scope, default_name=None, values=None, initializer=None,
-                 regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
-                 reuse=None, dtype=None, use_resource=None, constraint=None,
-                 auxiliary_name_scope=True):
+    def __init__(
+        self,
+        name_or_scope,
+        default_name=None,
+        values=None,
+        initializer=None,
+        regularizer=None,
+        caching_device=None,
+        partitioner=None,
+        custom_getter=None,
+        reuse=None,
+        dtype=None,
+        use_resource=None,
+        constraint=None,
+        auxiliary_name_scope=True,
+    ):
         if default_name is None and name_or_scope is None:
             raise TypeError("If default_name is None then name_or_scope is required")
         if reuse is False:
@@ -598,15 +854,24 @@ class variable_scope:  # noqa: N801 - TF1's name
         if name_or_scope is not None and not isinstance(name_or_scope, (VariableScope, str)):
             raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
         if not isinstance(auxiliary_name_scope, bool):
-            raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get "
-                            "{}".format(auxiliary_name_scope))
+            raise TypeError(
+                "The auxiliary_name_scope must be `True` or `False`, while get {}".format(
+                    auxiliary_name_scope
+                )
+            )
         self._name_or_scope = name_or_scope
         self._default_name = default_name
         self._values = values or []
-        self._kw = dict(initializer=initializer, regularizer=regularizer,
-                        caching_device=caching_device, partitioner=partitioner,
-                        custom_getter=custom_getter, dtype=dtype, use_resource=use_resource,
-                        constraint=constraint)
+        self._kw = dict(
+            initializer=initializer,
+            regularizer=regularizer,
+            caching_device=caching_device,
+            partitioner=partitioner,
+            custom_getter=custom_getter,
+            dtype=dtype,
+            use_resource=use_resource,
+            constraint=constraint,
+        )
         self._reuse = reuse
         self._aux = auxiliary_name_scope
 
@@ -646,8 +911,9 @@ class variable_scope:  # noqa: N801 - TF1's name
                 ns_name = ns.__enter__()
                 self._exits.append(ns)
                 old_ns = ns_name if isinstance(nos, str) else nos.original_name_scope
-                pure = _pure_variable_scope(nos, reuse=self._reuse, old_name_scope=old_ns,
-                                            **self._kw)
+                pure = _pure_variable_scope(
+                    nos, reuse=self._reuse, old_name_scope=old_ns, **self._kw
+                )
             else:
                 pure = _pure_variable_scope(nos, reuse=self._reuse, **self._kw)
         else:
@@ -664,8 +930,10 @@ class variable_scope:  # noqa: N801 - TF1's name
 
     def __exit__(self, *exc):
         if self._closed:
-            raise RuntimeError("Improper nesting of variable_scope: this scope was closed "
-                               "when an enclosing variable_scope exited.")
+            raise RuntimeError(
+                "Improper nesting of variable_scope: this scope was closed "
+                "when an enclosing variable_scope exited."
+            )
         # Exiting a scope with scopes still open inside it (improper nesting) first
         # closes those, so the variable scope, name scope and default graph stacks stay
         # consistent; then it raises, as TF does.
@@ -673,7 +941,7 @@ class variable_scope:  # noqa: N801 - TF1's name
         inner = []
         for i in range(len(opened) - 1, -1, -1):
             if opened[i] is self:
-                inner = opened[i + 1:]
+                inner = opened[i + 1 :]
                 del opened[i:]
                 break
         for ctx in reversed(inner):

@@ -35,14 +35,27 @@ from .func_graph import evaluate, notify_read, variable_graph
 from .ops import slicing_ops, state_ops
 from .ops.common import make_op
 
-__all__ = ["Variable", "VariableV1", "variable_creator_scope", "VariableSynchronization",
-           "VariableAggregation",
-           "global_variables", "all_variables", "trainable_variables", "local_variables",
-           "model_variables", "moving_average_variables", "variables_initializer",
-           "initialize_variables", "global_variables_initializer",
-           "initialize_all_variables", "local_variables_initializer",
-           "initialize_local_variables", "report_uninitialized_variables",
-           "assert_variables_initialized"]
+__all__ = [
+    "Variable",
+    "VariableV1",
+    "variable_creator_scope",
+    "VariableSynchronization",
+    "VariableAggregation",
+    "global_variables",
+    "all_variables",
+    "trainable_variables",
+    "local_variables",
+    "model_variables",
+    "moving_average_variables",
+    "variables_initializer",
+    "initialize_variables",
+    "global_variables_initializer",
+    "initialize_all_variables",
+    "local_variables_initializer",
+    "initialize_local_variables",
+    "report_uninitialized_variables",
+    "assert_variables_initialized",
+]
 
 
 class VariableSynchronization(enum.Enum):
@@ -93,7 +106,7 @@ class variable_creator_scope:  # noqa: N801 - TF1's name
 
     def __exit__(self, *exc):
         improper = len(self._stack) != self._depth + 1
-        del self._stack[self._depth:]
+        del self._stack[self._depth :]
         if improper:
             raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
 
@@ -157,14 +170,29 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
     its handle as an input and so uses the session's value.
     """
 
-    def __init__(self, initial_value=None, trainable=None, collections=None,
-                 validate_shape=True, caching_device=None, name=None, variable_def=None,
-                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
-                 use_resource=None, synchronization=VariableSynchronization.AUTO,
-                 aggregation=VariableAggregation.NONE, shape=None):
+    def __init__(
+        self,
+        initial_value=None,
+        trainable=None,
+        collections=None,
+        validate_shape=True,
+        caching_device=None,
+        name=None,
+        variable_def=None,
+        dtype=None,
+        expected_shape=None,
+        import_scope=None,
+        constraint=None,
+        use_resource=None,
+        synchronization=VariableSynchronization.AUTO,
+        aggregation=VariableAggregation.NONE,
+        shape=None,
+    ):
         if variable_def is not None:
-            raise NotImplementedError("variable_def (protocol buffers) is not supported by "
-                                      "flowrt; create the variable from an initial value")
+            raise NotImplementedError(
+                "variable_def (protocol buffers) is not supported by "
+                "flowrt; create the variable from an initial value"
+            )
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -173,9 +201,10 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
         if not isinstance(collections, (list, tuple, set)):
-            raise ValueError("collections argument to Variable constructor must be a list, "
-                             "tuple, or set. Got %s of type %s" % (collections,
-                                                                 type(collections)))
+            raise ValueError(
+                "collections argument to Variable constructor must be a list, "
+                "tuple, or set. Got %s of type %s" % (collections, type(collections))
+            )
         collections = list(collections)
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
@@ -189,21 +218,28 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
             init_from_fn = callable(initial_value)
             outer_scope = lifted_from.get_name_scope()
             outer_scope = outer_scope + "/" if outer_scope else None
-        lifted_scope = g.name_scope(outer_scope) if lifted_from is not None \
-            else contextlib.nullcontext()
-        with g.as_default(), g.control_dependencies(None), lifted_scope, \
-                g.name_scope(name or "Variable") as scope:
+        lifted_scope = (
+            g.name_scope(outer_scope) if lifted_from is not None else contextlib.nullcontext()
+        )
+        with (
+            g.as_default(),
+            g.control_dependencies(None),
+            lifted_scope,
+            g.name_scope(name or "Variable") as scope,
+        ):
             full = scope[:-1]
             with g.name_scope("Initializer"):
                 value = initial_value() if init_from_fn else initial_value
-                value = convert_to_tensor(value, dtype=dtype,
-                                          name=None if init_from_fn else "initial_value")
+                value = convert_to_tensor(
+                    value, dtype=dtype, name=None if init_from_fn else "initial_value"
+                )
             if shape is not None:
                 static = as_shape(shape)
                 if validate_shape and not static.is_compatible_with(value.shape):
-                    raise ValueError("The initial value's shape (%s) is not compatible with "
-                                     "the explicitly supplied `shape` argument (%s)."
-                                     % (value.shape, static))
+                    raise ValueError(
+                        "The initial value's shape (%s) is not compatible with "
+                        "the explicitly supplied `shape` argument (%s)." % (value.shape, static)
+                    )
             elif validate_shape:
                 static = value.shape
             else:
@@ -212,13 +248,18 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
             with g.name_scope("IsInitialized"):
                 self._is_initialized = state_ops.is_variable_initialized(self)
             self._initializer_op = state_ops.assign_op(
-                self._handle, value, name="Assign", validate_shape=validate_shape).op
+                self._handle, value, name="Assign", validate_shape=validate_shape
+            ).op
             # TF1: the value is read (cached) on ``caching_device`` when one is given.
-            with g.device(caching_device) if caching_device is not None else \
-                    contextlib.nullcontext(), g.name_scope("Read"):
-                self._snapshot = g._create_op("ReadVariableOp", [self._handle],
-                                              {"dtype": value.dtype}, "ReadVariableOp") \
-                    .outputs[0]
+            with (
+                g.device(caching_device)
+                if caching_device is not None
+                else contextlib.nullcontext(),
+                g.name_scope("Read"),
+            ):
+                self._snapshot = g._create_op(
+                    "ReadVariableOp", [self._handle], {"dtype": value.dtype}, "ReadVariableOp"
+                ).outputs[0]
         self._initial_value = value
         self._eager = None
         self._eager_lock = threading.Lock()
@@ -319,8 +360,9 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         if g.building_function:
             return self._read(handle)
         with g.as_default(), g.name_scope("Read"):
-            v = g._create_op("ReadVariableOp", [handle], {"dtype": self.dtype},
-                             "ReadVariableOp").outputs[0]
+            v = g._create_op(
+                "ReadVariableOp", [handle], {"dtype": self.dtype}, "ReadVariableOp"
+            ).outputs[0]
         with g.as_default():
             return g._create_op("Identity", [v], {}, None, "Identity").outputs[0]
 
@@ -369,26 +411,35 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         the handle alone when a call, branch or loop takes it (its gradient is then the
         sum over the reads outside and theirs inside)."""
         handle = self.handle
-        if any(get_op_def(c.type).extra.get("differentiates_handles")
-               for c in handle.consumers()):
+        if any(get_op_def(c.type).extra.get("differentiates_handles") for c in handle.consumers()):
             return [handle]
         reads = [] if handle.graph.building_function else [self._snapshot]
-        reads += [c.outputs[0] for c in handle.consumers()
-                  if c.type == "ReadVariableOp" and c.outputs[0] not in reads]
+        reads += [
+            c.outputs[0]
+            for c in handle.consumers()
+            if c.type == "ReadVariableOp" and c.outputs[0] not in reads
+        ]
         return reads
 
     def _home_collections(self) -> list:
         g = self._handle.graph
-        return [k for k in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
-                            GraphKeys.LOCAL_VARIABLES)
-                if any(v is self for v in g.get_collection(k))]
+        return [
+            k
+            for k in (
+                GraphKeys.GLOBAL_VARIABLES,
+                GraphKeys.TRAINABLE_VARIABLES,
+                GraphKeys.LOCAL_VARIABLES,
+            )
+            if any(v is self for v in g.get_collection(k))
+        ]
 
     def _read(self, handle: Tensor) -> Tensor:
         """A new read of ``handle`` in its function graph, reported to its tapes."""
         g = handle.graph
         with g.as_default():
-            t = g._create_op("ReadVariableOp", [handle], {"dtype": self.dtype},
-                             "ReadVariableOp").outputs[0]
+            t = g._create_op(
+                "ReadVariableOp", [handle], {"dtype": self.dtype}, "ReadVariableOp"
+            ).outputs[0]
         notify_read(g, self, t)
         return t
 
@@ -399,8 +450,13 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         """The value if initialized in the running session, else the initial value."""
         g = self._handle.graph
         with g.as_default(), g.control_dependencies(None):
-            return g._create_op("ReadVariableOrDefault", [self._handle, self._initial_value],
-                                {}, None, "ReadVariableOrDefault").outputs[0]
+            return g._create_op(
+                "ReadVariableOrDefault",
+                [self._handle, self._initial_value],
+                {},
+                None,
+                "ReadVariableOrDefault",
+            ).outputs[0]
 
     def is_initialized(self, name: str | None = None) -> Tensor:
         return state_ops.is_variable_initialized(self)
@@ -430,37 +486,56 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
             out = state_ops.assign_op(handle, value, name=name, op_type=op_type)
         return out if read_value else out.op
 
-    def assign(self, value: Any, use_locking: bool | None = None, name: str | None = None,
-               read_value: bool = True) -> Tensor | Operation:
+    def assign(
+        self,
+        value: Any,
+        use_locking: bool | None = None,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Tensor | Operation:
         """Stores ``value``; returns a tensor of the stored value (or the op if
         ``read_value=False``)."""
         return self._update("AssignVariableOp", value, name, read_value)
 
-    def assign_add(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
-                   read_value: bool = True) -> Tensor | Operation:
+    def assign_add(
+        self,
+        delta: Any,
+        use_locking: bool | None = None,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Tensor | Operation:
         """Adds ``delta`` atomically; returns a tensor of the new value."""
         return self._update("AssignAddVariableOp", delta, name, read_value)
 
-    def assign_sub(self, delta: Any, use_locking: bool | None = None, name: str | None = None,
-                   read_value: bool = True) -> Tensor | Operation:
+    def assign_sub(
+        self,
+        delta: Any,
+        use_locking: bool | None = None,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> Tensor | Operation:
         """Subtracts ``delta`` atomically; returns a tensor of the new value."""
         return self._update("AssignSubVariableOp", delta, name, read_value)
 
     def _scatter(self, fn, sparse_delta, use_locking, name):
         with self.graph.as_default():
-            return fn(self, sparse_delta.indices, sparse_delta.values,
-                      use_locking=use_locking, name=name)
+            return fn(
+                self, sparse_delta.indices, sparse_delta.values, use_locking=use_locking, name=name
+            )
 
-    def scatter_update(self, sparse_delta: Any, use_locking: bool = False,
-                       name: str | None = None) -> Tensor:
+    def scatter_update(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
         return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
-    def scatter_add(self, sparse_delta: Any, use_locking: bool = False,
-                    name: str | None = None) -> Tensor:
+    def scatter_add(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
         return self._scatter(state_ops.scatter_add, sparse_delta, use_locking, name)
 
-    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False,
-                    name: str | None = None) -> Tensor:
+    def scatter_sub(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
         return self._scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
 
     def count_up_to(self, limit):
@@ -478,12 +553,12 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
     # --- misc -------------------------------------------------------------------------
 
     def set_shape(self, shape: Any) -> None:
-        raise NotImplementedError("Variable.set_shape is not supported; create the "
-                                  "variable with `shape=`")
+        raise NotImplementedError(
+            "Variable.set_shape is not supported; create the variable with `shape=`"
+        )
 
     def __repr__(self) -> str:
-        return "<fr.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape,
-                                                         self.dtype.name)
+        return "<fr.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
 
     def __str__(self) -> str:
         return self.__repr__()
@@ -491,7 +566,8 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
     def __array__(self, dtype=None, copy=None):
         raise NotImplementedError(
             "Cannot convert a symbolic fr.Variable (%s) to a numpy array; fetch it with "
-            "sess.run(v) or v.eval(session)." % self.name)
+            "sess.run(v) or v.eval(session)." % self.name
+        )
 
 
 VariableV1 = Variable
@@ -514,7 +590,8 @@ def _lift(fg, initial_value, dtype):
             "fr.function %r tried to create a variable on a trace other than its first. "
             "fr.function only supports variables created on the first call (TF2's rule): "
             "create the variable once, outside the function or guarded by `if self.v is "
-            "None:` in an object, and reuse it." % fg.name)
+            "None:` in an object, and reuse it." % fg.name
+        )
     if callable(initial_value) and not isinstance(initial_value, Variable):
         return initial_value
     if isinstance(initial_value, (Tensor, Variable)):
@@ -529,8 +606,13 @@ def _read_or_default_kernel(ctx, op, handle, default):
     return (value if value is not None else default,)
 
 
-register_op("ReadVariableOrDefault", infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape)],
-            kernel=_read_or_default_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "ReadVariableOrDefault",
+    infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape)],
+    kernel=_read_or_default_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -602,8 +684,13 @@ def _report_kernel(ctx, op, *handles):
     return (out,)
 
 
-register_op("ReportUninitializedVariables", infer=_report_infer, kernel=_report_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "ReportUninitializedVariables",
+    infer=_report_infer,
+    kernel=_report_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
@@ -613,9 +700,13 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     var_list = list(var_list)
     g = get_default_graph()
     with g.name_scope(name):
-        return g._create_op("ReportUninitializedVariables", [v.handle for v in var_list],
-                            {"names": [v.op.name for v in var_list]}, None,
-                            "ReportUninitializedVariables").outputs[0]
+        return g._create_op(
+            "ReportUninitializedVariables",
+            [v.handle for v in var_list],
+            {"names": [v.op.name for v in var_list]},
+            None,
+            "ReportUninitializedVariables",
+        ).outputs[0]
 
 
 def _assert_init_kernel(ctx, op, *handles):
@@ -624,13 +715,21 @@ def _assert_init_kernel(ctx, op, *handles):
     for n, h in zip(op.attrs["names"], handles, strict=True):
         if h.value is None:
             raise errors.FailedPreconditionError(
-                None, op, "Attempting to use uninitialized value %s: run "
-                "fr.global_variables_initializer() first." % n)
+                None,
+                op,
+                "Attempting to use uninitialized value %s: run "
+                "fr.global_variables_initializer() first." % n,
+            )
     return ()
 
 
-register_op("AssertVariablesInitialized", infer=lambda op: [], kernel=_assert_init_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "AssertVariablesInitialized",
+    infer=lambda op: [],
+    kernel=_assert_init_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def assert_variables_initialized(var_list=None):
@@ -642,5 +741,9 @@ def assert_variables_initialized(var_list=None):
     if not var_list:
         return None
     return make_op(
-        "AssertVariablesInitialized", [v.handle for v in var_list],
-        {"names": [v.op.name for v in var_list]}, None, "AssertVariablesInitialized")
+        "AssertVariablesInitialized",
+        [v.handle for v in var_list],
+        {"names": [v.op.name for v in var_list]},
+        None,
+        "AssertVariablesInitialized",
+    )

@@ -31,25 +31,43 @@ N_PIXELS, N_CLASSES = 64, 10
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--epochs", type=int, default=30, help="epochs in total (a resumed "
-                   "run trains the epochs left)")
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    p.add_argument(
+        "--epochs",
+        type=int,
+        default=30,
+        help="epochs in total (a resumed run trains the epochs left)",
+    )
     p.add_argument("--batch-size", type=int, default=64, help="examples per step")
     p.add_argument("--learning-rate", type=float, default=0.003, help="Adam's rate")
     p.add_argument("--hidden", type=int, default=128, help="hidden units")
-    p.add_argument("--checkpoint-dir", default="checkpoints/digits_mlp",
-                   help="where checkpoints and summaries go, and are resumed from")
-    p.add_argument("--fresh", action="store_true",
-                   help="delete the checkpoints in --checkpoint-dir and start over")
-    p.add_argument("--checkpoint-every", type=int, default=200, help="steps between "
-                   "checkpoints")
-    p.add_argument("--eval-every", type=int, default=50, help="steps between test-set "
-                   "evaluations shown in the progress bar")
+    p.add_argument(
+        "--checkpoint-dir",
+        default="checkpoints/digits_mlp",
+        help="where checkpoints and summaries go, and are resumed from",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="delete the checkpoints in --checkpoint-dir and start over",
+    )
+    p.add_argument("--checkpoint-every", type=int, default=200, help="steps between checkpoints")
+    p.add_argument(
+        "--eval-every",
+        type=int,
+        default=50,
+        help="steps between test-set evaluations shown in the progress bar",
+    )
     p.add_argument("--train-csv", default=str(DATA / "digits_train.csv"), help="training data")
     p.add_argument("--test-csv", default=str(DATA / "digits_test.csv"), help="test data")
-    p.add_argument("--runners", choices=["threads", "async"], default="threads",
-                   help="queue runners as Python threads, or as trio tasks using arun")
+    p.add_argument(
+        "--runners",
+        choices=["threads", "async"],
+        default="threads",
+        help="queue runners as Python threads, or as trio tasks using arun",
+    )
     p.add_argument("--seed", type=int, default=0, help="graph-level random seed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p.parse_args(argv)
@@ -68,11 +86,16 @@ def input_pipeline(csv_path, batch_size, epochs, seed, lines_per_read=64):
         fields = fr.decode_csv(lines, record_defaults=[[0]] + [[0.0]] * N_PIXELS)
         images = fr.stack(fields[1:], axis=1) / 16.0
         labels = fields[0]
-        return fr.train.shuffle_batch([images, labels], batch_size=batch_size,
-                                      capacity=40 * batch_size,
-                                      min_after_dequeue=10 * batch_size, num_threads=2,
-                                      seed=seed, enqueue_many=True,
-                                      allow_smaller_final_batch=True)
+        return fr.train.shuffle_batch(
+            [images, labels],
+            batch_size=batch_size,
+            capacity=40 * batch_size,
+            min_after_dequeue=10 * batch_size,
+            num_threads=2,
+            seed=seed,
+            enqueue_many=True,
+            allow_smaller_final_batch=True,
+        )
 
 
 def model(images, hidden):
@@ -127,24 +150,28 @@ class Job:
         done_epochs = self.start_step * args.batch_size // self.rows
         self.epochs = max(args.epochs - done_epochs, 0)
         fr.set_random_seed(args.seed)
-        images, labels = input_pipeline(args.train_csv, args.batch_size,
-                                        max(self.epochs, 1), args.seed)
+        images, labels = input_pipeline(
+            args.train_csv, args.batch_size, max(self.epochs, 1), args.seed
+        )
         with fr.variable_scope("model"):
             logits = model(images, args.hidden)
-        self.loss = fr.reduce_mean(fr.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=labels, logits=logits))
+        self.loss = fr.reduce_mean(
+            fr.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        )
         fr.summary.scalar("loss", self.loss)
         self.global_step = fr.train.get_or_create_global_step()
         self.train_op = fr.train.AdamOptimizer(args.learning_rate).minimize(
-            self.loss, global_step=self.global_step)
+            self.loss, global_step=self.global_step
+        )
         self.batch_len = fr.shape(labels)[0]
         # Evaluation reuses the same weights on fed test data.
         self.eval_x = fr.placeholder(fr.float32, [None, N_PIXELS], name="eval_x")
         self.eval_y = fr.placeholder(fr.int32, [None], name="eval_y")
         with fr.variable_scope("model", reuse=True):
             eval_logits = model(self.eval_x, args.hidden)
-        self.accuracy = fr.reduce_mean(fr.cast(fr.equal(
-            fr.cast(fr.argmax(eval_logits, 1), fr.int32), self.eval_y), fr.float32))
+        self.accuracy = fr.reduce_mean(
+            fr.cast(fr.equal(fr.cast(fr.argmax(eval_logits, 1), fr.int32), self.eval_y), fr.float32)
+        )
         self.scaffold = fr.train.Scaffold(saver=fr.train.Saver(max_to_keep=3))
         self.progress = ProgressHook(self)
         self.interrupted = False
@@ -152,13 +179,22 @@ class Job:
     def session(self):
         """The MonitoredTrainingSession (the async form when called inside trio)."""
         saver_hook = fr.train.CheckpointSaverHook(
-            self.args.checkpoint_dir, save_steps=self.args.checkpoint_every,
-            scaffold=self.scaffold, listeners=[self.progress.listener])
+            self.args.checkpoint_dir,
+            save_steps=self.args.checkpoint_every,
+            scaffold=self.scaffold,
+            listeners=[self.progress.listener],
+        )
         return fr.train.MonitoredTrainingSession(
-            checkpoint_dir=self.args.checkpoint_dir, scaffold=self.scaffold,
-            save_checkpoint_steps=None, save_checkpoint_secs=None, save_summaries_steps=100,
-            log_step_count_steps=None, chief_only_hooks=[saver_hook],
-            hooks=[self.progress], config=CONFIG)
+            checkpoint_dir=self.args.checkpoint_dir,
+            scaffold=self.scaffold,
+            save_checkpoint_steps=None,
+            save_checkpoint_secs=None,
+            save_summaries_steps=100,
+            log_step_count_steps=None,
+            chief_only_hooks=[saver_hook],
+            hooks=[self.progress],
+            config=CONFIG,
+        )
 
     def evaluate(self, sess) -> float:
         x, y = load_csv(self.args.test_csv)
@@ -169,10 +205,21 @@ class Job:
         secs = time.perf_counter() - p.started
         latest = fr.train.latest_checkpoint(self.args.checkpoint_dir)
         how = "interrupted" if self.interrupted else "done"
-        print("%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
-              "test accuracy %.3f, checkpoint %s"
-              % (how, p.step, p.examples, secs, p.examples / max(secs, 1e-9), p.last_loss,
-                 p.accuracy, latest), flush=True)
+        print(
+            "%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
+            "test accuracy %.3f, checkpoint %s"
+            % (
+                how,
+                p.step,
+                p.examples,
+                secs,
+                p.examples / max(secs, 1e-9),
+                p.last_loss,
+                p.accuracy,
+                latest,
+            ),
+            flush=True,
+        )
         return p.accuracy
 
 
@@ -193,15 +240,24 @@ class ProgressHook(fr.train.SessionRunHook):
     def after_create_session(self, session, coord):
         self.step = int(session.run(self.job.global_step))
         resumed = " (resumed from %s)" % self.job.args.checkpoint_dir if self.step else ""
-        print("training from step %d%s: %d epochs of %d examples"
-              % (self.step, resumed, self.job.epochs, self.job.rows), flush=True)
-        self.bar = tqdm(total=self.job.epochs * self.job.rows, unit="ex",
-                        disable=self.job.args.quiet, dynamic_ncols=True, desc="train",
-                        file=sys.stdout)
+        print(
+            "training from step %d%s: %d epochs of %d examples"
+            % (self.step, resumed, self.job.epochs, self.job.rows),
+            flush=True,
+        )
+        self.bar = tqdm(
+            total=self.job.epochs * self.job.rows,
+            unit="ex",
+            disable=self.job.args.quiet,
+            dynamic_ncols=True,
+            desc="train",
+            file=sys.stdout,
+        )
 
     def before_run(self, run_context):
-        return fr.train.SessionRunArgs({"loss": self.job.loss, "n": self.job.batch_len,
-                                        "step": self.job.global_step})
+        return fr.train.SessionRunArgs(
+            {"loss": self.job.loss, "n": self.job.batch_len, "step": self.job.global_step}
+        )
 
     def after_run(self, run_context, run_values):
         r = run_values.results
@@ -211,8 +267,13 @@ class ProgressHook(fr.train.SessionRunHook):
         self.bar.update(int(r["n"]))
         if self.step % self.job.args.eval_every == 0:
             self.accuracy = self.job.evaluate(run_context.session)
-        self.bar.set_postfix(loss="%.4f" % self.last_loss, acc="%.3f" % self.accuracy,
-                             step=self.step, saved=self.saved, refresh=False)
+        self.bar.set_postfix(
+            loss="%.4f" % self.last_loss,
+            acc="%.3f" % self.accuracy,
+            step=self.step,
+            saved=self.saved,
+            refresh=False,
+        )
 
     def end(self, session):
         self.accuracy = self.job.evaluate(session)

@@ -52,7 +52,8 @@ def check_gradient(spec: GradSpec, seed: int = 0):
         types = {op.type for op in g.get_operations()}
         assert spec.op_type in types, (
             "gradient spec %r does not create an op of type %s (graph has %s)"
-            % (spec.id, spec.op_type, sorted(types)))
+            % (spec.id, spec.op_type, sorted(types))
+        )
         u_ph = fr.placeholder(fr.float64, y.shape)
         grads = fr.gradients(fr.reduce_sum(y * u_ph), [phs[i] for i in wrt])
         with fr.Session() as sess:
@@ -74,8 +75,9 @@ def check_gradient(spec: GradSpec, seed: int = 0):
                 analytic += float(np.sum(np.asarray(gv) * vs[i]))
 
             def f(sign):
-                xs = [x + sign * spec.eps * vs[i] if i in vs else x
-                      for i, x in enumerate(spec.inputs)]
+                xs = [
+                    x + sign * spec.eps * vs[i] if i in vs else x for i, x in enumerate(spec.inputs)
+                ]
                 return np.asarray(sess.run(y, dict(zip(phs, xs))))
 
             numerical = float(np.sum(u * (f(1.0) - f(-1.0)) / (2 * spec.eps)))
@@ -83,5 +85,16 @@ def check_gradient(spec: GradSpec, seed: int = 0):
     assert abs(analytic - numerical) <= tol, (
         "gradient check failed for %s (%s): inputs shapes %s, analytic %.10g, numerical "
         "%.10g, |diff| %.3g > tol %.3g (rtol=%g, atol=%g, eps=%g)"
-        % (spec.id, spec.op_type, [list(x.shape) for x in spec.inputs], analytic, numerical,
-           abs(analytic - numerical), tol, spec.rtol, spec.atol, spec.eps))
+        % (
+            spec.id,
+            spec.op_type,
+            [list(x.shape) for x in spec.inputs],
+            analytic,
+            numerical,
+            abs(analytic - numerical),
+            tol,
+            spec.rtol,
+            spec.atol,
+            spec.eps,
+        )
+    )

@@ -34,8 +34,14 @@ def test_every_public_module_has_a_page():
     pages = set(_public_modules())
     subs = {"flowrt." + n for n in fr.__all__ if isinstance(getattr(fr, n), types.ModuleType)}
     assert subs <= pages
-    assert {"flowrt.nn", "flowrt.train", "flowrt.summary", "flowrt.errors",
-            "flowrt.test", "flowrt.testing"} <= pages
+    assert {
+        "flowrt.nn",
+        "flowrt.train",
+        "flowrt.summary",
+        "flowrt.errors",
+        "flowrt.test",
+        "flowrt.testing",
+    } <= pages
     assert all(gen.page_path(m) in gen.pages() for m in pages)
 
 
@@ -49,15 +55,17 @@ def test_every_name_of_all_has_a_reference_entry(module):
         obj = getattr(mod, name)
         if isinstance(obj, types.ModuleType):
             assert gen.page_path("%s.%s" % (module, name)) in gen.pages()
-        elif ('heading: "%s.%s"' % (title, name) not in page
-              and "| `%s` |" % name not in page):
+        elif 'heading: "%s.%s"' % (title, name) not in page and "| `%s` |" % name not in page:
             missing.append(name)
     assert missing == []
 
 
 def test_flowrt_all_is_the_public_namespace():
-    public = {n for n in dir(fr) if not n.startswith("_")
-              and not isinstance(getattr(fr, n), types.ModuleType)}
+    public = {
+        n
+        for n in dir(fr)
+        if not n.startswith("_") and not isinstance(getattr(fr, n), types.ModuleType)
+    }
     assert public <= set(fr.__all__)
     assert "matmul" in fr.__all__ and "Session" in fr.__all__ and "nn" in fr.__all__
 
@@ -81,12 +89,16 @@ def test_each_not_supported_entry_is_really_absent(entry):
     for part in parents:
         obj = getattr(obj, part)
     assert not hasattr(obj, last), (
-        "%s is now supported: remove it from flowrt/_unsupported.py" % entry.tf_name)
+        "%s is now supported: remove it from flowrt/_unsupported.py" % entry.tf_name
+    )
 
 
 def test_a_not_supported_name_says_so_and_what_to_use():
-    with pytest.raises(AttributeError, match=r"module 'flowrt' has no attribute 'estimator': "
-                       r"tf.estimator is not supported by flowrt; instead, write"):
+    with pytest.raises(
+        AttributeError,
+        match=r"module 'flowrt' has no attribute 'estimator': "
+        r"tf.estimator is not supported by flowrt; instead, write",
+    ):
         fr.estimator  # noqa: B018
     with pytest.raises(AttributeError, match=r"^module 'flowrt' has no attribute 'nope'$"):
         fr.nope  # noqa: B018
@@ -109,8 +121,11 @@ def _text_files():
 
 def test_nothing_points_outside_the_repository():
     outside = re.compile(r"\.\./shared|/work/|shared/(API|conformance|STYLE)")
-    offenders = [str(p.relative_to(ROOT)) for p in _text_files()
-                 if outside.search(p.read_text(encoding="utf-8")) and p.name != "test_docs.py"]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in _text_files()
+        if outside.search(p.read_text(encoding="utf-8")) and p.name != "test_docs.py"
+    ]
     assert offenders == []
 
 
@@ -122,7 +137,8 @@ def test_markdown_links_resolve_inside_the_repository():
             if re.match(r"[a-z]+:", target):
                 broken.append("%s: external link %s" % (md.name, target))
             elif not (md.parent / target).resolve().exists() and not target.startswith(
-                    "reference/"):
+                "reference/"
+            ):
                 broken.append("%s: %s" % (md.name, target))
     assert broken == []
 

@@ -53,14 +53,22 @@ EXPECT = {
     "three_layers_reuse.py": [r"^h3 uses layer2's variables: True$"],
     "gradient_of_square.py": [r"^dy/dx at 3: 6\.0$"],
     "producer_consumer.py": [r"^sum of 60 squares: 73810$"],
-    "tf2_forms.py": [r"^1 \+ 1 = 2$", r"^3 \+ 4\.5 = 7\.5$", r"^counter = 5$",
-                     r"^dy/dx at 3: 6\.0$", r"^  dense_1/kernel:0 +\(8, 8\)$",
-                     r"^regression loss fell from [\d.]+ to 0\.0\d+ in 201 steps$"],
+    "tf2_forms.py": [
+        r"^1 \+ 1 = 2$",
+        r"^3 \+ 4\.5 = 7\.5$",
+        r"^counter = 5$",
+        r"^dy/dx at 3: 6\.0$",
+        r"^  dense_1/kernel:0 +\(8, 8\)$",
+        r"^regression loss fell from [\d.]+ to 0\.0\d+ in 201 steps$",
+    ],
     "mlp_feed_dict.py": _mlp,
     "autoencoder_adam.py": _autoencoder,
     "word2vec_skipgram.py": _word2vec,
-    "monitored_training.py": [r"^starting at global step 100$",
-                              r"^stopped at global step 200, ", r"^fit: True$"],
+    "monitored_training.py": [
+        r"^starting at global step 100$",
+        r"^stopped at global step 200, ",
+        r"^fit: True$",
+    ],
     "conv_layers_digits.py": _conv_layers,
     "debug_stuck_pipeline.py": [
         r"^DeadlineExceededError: Timed out after 200 ms .* waiting on QueueDequeueManyV2 op "
@@ -70,12 +78,17 @@ EXPECT = {
         r"^  FIFOQueue 'examples' \(size 0, capacity 8\)$",
         r"^    blocked: QueueDequeueManyV2 op 'batch' waits to dequeue 4 element\(s\)$",
         r"^    fed by: no live queue runner$",
-        r"^after starting the queue runner: \(4,\)$"],
+        r"^after starting the queue runner: \(4,\)$",
+    ],
     "debug_slow_run.py": [
         r"^\d+ ops per step, median [\d.]+ ms in kernels over 7 steps; the slowest:$",
-        r"^chrome trace written \(\d+ events\)$", r"^intra_op_parallelism_threads=1:$"],
-    "debug_wrong_gradient.py": [r"^good max \|theoretical - numerical\| = \d\.\d\de-0[6-9]$",
-                                r"^bad  max \|theoretical - numerical\| = 1\.82e\+00$"],
+        r"^chrome trace written \(\d+ events\)$",
+        r"^intra_op_parallelism_threads=1:$",
+    ],
+    "debug_wrong_gradient.py": [
+        r"^good max \|theoretical - numerical\| = \d\.\d\de-0[6-9]$",
+        r"^bad  max \|theoretical - numerical\| = 1\.82e\+00$",
+    ],
 }
 
 

@@ -166,9 +166,11 @@ def test_python_bool_of_tensor_is_a_clear_error():
             return x
         return -x
 
-    with pytest.raises(fr.errors.OperatorNotAllowedInGraphError,
-                       match=r"Python `bool` is not allowed while fr.function 'f' is traced.*"
-                             r"Use fr.cond instead"):
+    with pytest.raises(
+        fr.errors.OperatorNotAllowedInGraphError,
+        match=r"Python `bool` is not allowed while fr.function 'f' is traced.*"
+        r"Use fr.cond instead",
+    ):
         f(np.float32(1.0))
 
     @fr.function
@@ -335,9 +337,6 @@ def test_newaxis():
     assert fr.newaxis is None
     assert x[:, fr.newaxis].shape.as_list() == [2, 1]
     assert x[fr.newaxis].shape.as_list() == [1, 2]
-
-
-
 
 
 def test_call_ops_made_after_a_gradient_still_differentiate():

@@ -20,7 +20,13 @@ def test_gradient_matches_finite_differences(spec):
 def test_every_op_with_a_gradient_has_a_spec():
     have = {s.op_type for s in SPECS}
     ops = registered_ops()  # not gradient_override_map names a test registers
-    missing = sorted(t for t, g in _GRADIENTS.items()
-                     if g is not NOT_DIFFERENTIABLE and g is not None and t in ops
-                     and t not in have and t not in _COVERED_ELSEWHERE)
+    missing = sorted(
+        t
+        for t, g in _GRADIENTS.items()
+        if g is not NOT_DIFFERENTIABLE
+        and g is not None
+        and t in ops
+        and t not in have
+        and t not in _COVERED_ELSEWHERE
+    )
     assert not missing, "ops with a gradient rule but no row in tests/grad_specs: %s" % missing

@@ -43,14 +43,20 @@ def _allowed(mod: str) -> bool:
 def test_core_imports_no_layer_above_it():
     files = sorted((PKG / "_core").rglob("*.py"))
     assert files
-    bad = ["%s:%d imports %s" % (f.relative_to(PKG.parent), line, mod)
-           for f in files for line, mod in _imports(f, _package_of(f)) if not _allowed(mod)]
+    bad = [
+        "%s:%d imports %s" % (f.relative_to(PKG.parent), line, mod)
+        for f in files
+        for line, mod in _imports(f, _package_of(f))
+        if not _allowed(mod)
+    ]
     assert bad == [], "flowrt._core must not import the layers above it:\n" + "\n".join(bad)
 
 
 def test_checker_catches_upward_imports(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text("from ..ops import math_ops\nfrom .. import session\nimport flowrt.train\n"
-                 "from ..errors import OpError\nfrom . import shape\nimport numpy\n")
+    f.write_text(
+        "from ..ops import math_ops\nfrom .. import session\nimport flowrt.train\n"
+        "from ..errors import OpError\nfrom . import shape\nimport numpy\n"
+    )
     got = [mod for _, mod in _imports(f) if not _allowed(mod)]
     assert got == ["flowrt.ops", "flowrt.session", "flowrt.train"]

@@ -21,8 +21,13 @@ def test_module_tracks_variables_and_submodules_by_attribute_name():
 
     m = Outer()
     assert m.name == "outer"
-    assert [v.name for v in m.variables] == ["b:0", "inner/frozen:0", "inner/w:0",
-                                             "inner_1/frozen:0", "inner_1/w:0"]
+    assert [v.name for v in m.variables] == [
+        "b:0",
+        "inner/frozen:0",
+        "inner/w:0",
+        "inner_1/frozen:0",
+        "inner_1/w:0",
+    ]
     assert [v.name for v in m.trainable_variables] == ["b:0", "inner/w:0", "inner_1/w:0"]
     assert len(m.non_trainable_variables) == 2 and len(m.submodules) == 2
     with pytest.raises(ValueError, match="not a valid module name"):

@@ -15,8 +15,19 @@ from pipelines import digits_mlp
 @pytest.mark.parametrize("runners", ["threads", "async"])
 def test_digits_pipeline_trains_checkpoints_and_stops_cleanly(tmp_path, runners, capsys):
     ckpt = tmp_path / "ckpt"
-    acc = digits_mlp.main(["--epochs", "4", "--checkpoint-dir", str(ckpt),
-                           "--checkpoint-every", "20", "--quiet", "--runners", runners])
+    acc = digits_mlp.main(
+        [
+            "--epochs",
+            "4",
+            "--checkpoint-dir",
+            str(ckpt),
+            "--checkpoint-every",
+            "20",
+            "--quiet",
+            "--runners",
+            runners,
+        ]
+    )
     out = capsys.readouterr().out
     assert "done: 94 steps, 6000 examples" in out  # 4 epochs x 1500 rows, batches of 64
     assert acc > 0.85
@@ -60,8 +71,17 @@ def test_digits_help_shows_every_default(capsys):
     with pytest.raises(SystemExit):
         digits_mlp.main(["--help"])
     out = capsys.readouterr().out
-    for opt in ("--epochs", "--batch-size", "--learning-rate", "--hidden", "--checkpoint-dir",
-                "--checkpoint-every", "--eval-every", "--runners", "--seed"):
+    for opt in (
+        "--epochs",
+        "--batch-size",
+        "--learning-rate",
+        "--hidden",
+        "--checkpoint-dir",
+        "--checkpoint-every",
+        "--eval-every",
+        "--runners",
+        "--seed",
+    ):
         assert opt in out
     assert out.count("(default:") >= 12
     assert "checkpoints/digits_mlp" in out
@@ -71,10 +91,26 @@ def test_digits_help_shows_every_default(capsys):
 def test_digits_ctrl_c_saves_a_checkpoint_then_exits(tmp_path, runners):
     ckpt = str(tmp_path / "ckpt")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.digits_mlp", "--epochs", "1000", "--quiet",
-         "--checkpoint-dir", ckpt, "--checkpoint-every", "100000", "--eval-every", "100000",
-         "--runners", runners],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "pipelines.digits_mlp",
+            "--epochs",
+            "1000",
+            "--quiet",
+            "--checkpoint-dir",
+            ckpt,
+            "--checkpoint-every",
+            "100000",
+            "--eval-every",
+            "100000",
+            "--runners",
+            runners,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         for line in proc.stdout:  # blocks until the session exists
             if line.startswith("training from step"):
@@ -97,9 +133,24 @@ def test_digits_ctrl_c_saves_a_checkpoint_then_exits(tmp_path, runners):
 def test_digits_killed_mid_way_resumes_its_global_step(tmp_path, capsys):
     ckpt = str(tmp_path / "ckpt")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.digits_mlp", "--epochs", "1000", "--quiet",
-         "--checkpoint-dir", ckpt, "--checkpoint-every", "5", "--eval-every", "100000"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        [
+            sys.executable,
+            "-m",
+            "pipelines.digits_mlp",
+            "--epochs",
+            "1000",
+            "--quiet",
+            "--checkpoint-dir",
+            ckpt,
+            "--checkpoint-every",
+            "5",
+            "--eval-every",
+            "100000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         for line in proc.stdout:
             if line.startswith("checkpoint saved at step 10"):

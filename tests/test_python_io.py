@@ -35,12 +35,12 @@ def _parse_by_spec(raw: bytes) -> list:
     """Reads a TFRecord stream by the format description, checking every CRC."""
     out, pos = [], 0
     while pos < len(raw):
-        length_bytes = raw[pos:pos + 8]
+        length_bytes = raw[pos : pos + 8]
         (length,) = struct.unpack("<Q", length_bytes)
-        (length_crc,) = struct.unpack("<I", raw[pos + 8:pos + 12])
+        (length_crc,) = struct.unpack("<I", raw[pos + 8 : pos + 12])
         assert length_crc == _masked(length_bytes)
-        data = raw[pos + 12:pos + 12 + length]
-        (data_crc,) = struct.unpack("<I", raw[pos + 12 + length:pos + 16 + length])
+        data = raw[pos + 12 : pos + 12 + length]
+        (data_crc,) = struct.unpack("<I", raw[pos + 12 + length : pos + 16 + length])
         assert data_crc == _masked(data)
         out.append(data)
         pos += 16 + length
@@ -79,10 +79,15 @@ def test_writer_accepts_str_records_and_explicit_close(tmp_path):
         w.write(b"more")
 
 
-@pytest.mark.parametrize("ctype, unpack", [
-    ("GZIP", gzip.decompress), ("ZLIB", zlib.decompress),
-    (TFRecordCompressionType.GZIP, gzip.decompress),
-    (TFRecordOptions(TFRecordCompressionType.ZLIB), zlib.decompress)])
+@pytest.mark.parametrize(
+    "ctype, unpack",
+    [
+        ("GZIP", gzip.decompress),
+        ("ZLIB", zlib.decompress),
+        (TFRecordCompressionType.GZIP, gzip.decompress),
+        (TFRecordOptions(TFRecordCompressionType.ZLIB), zlib.decompress),
+    ],
+)
 def test_compressed_files_are_whole_stream_gzip_or_zlib(tmp_path, ctype, unpack):
     p = tmp_path / "c.tfrecord"
     records = RECORDS * 50
@@ -113,20 +118,25 @@ def _corrupt(path, offset, value=None):
     path.write_bytes(bytes(raw))
 
 
-@pytest.mark.parametrize("where, what", [
-    (33 + 2, "data CRC mismatch"),        # a byte of the second record's data
-    (21 + 3, "length CRC mismatch"),      # a byte of the second record's length
-    (21 + 10, "length CRC mismatch"),     # a byte of the second record's length CRC
-    (21 + 16 + 5, "data CRC mismatch")])  # a byte of the second record's data CRC
+@pytest.mark.parametrize(
+    "where, what",
+    [
+        (33 + 2, "data CRC mismatch"),  # a byte of the second record's data
+        (21 + 3, "length CRC mismatch"),  # a byte of the second record's length
+        (21 + 10, "length CRC mismatch"),  # a byte of the second record's length CRC
+        (21 + 16 + 5, "data CRC mismatch"),
+    ],
+)  # a byte of the second record's data CRC
 def test_corrupt_record_is_data_loss_naming_file_and_offset(tmp_path, where, what):
     p = tmp_path / "bad.tfrecord"
     _write(p, [b"first", b"second", b"third"])  # records at offsets 0, 21, 43
     _corrupt(p, where)
     it = fr.python_io.tf_record_iterator(str(p))
     assert next(it) == b"first"
-    with pytest.raises(fr.errors.DataLossError,
-                       match=r"corrupted \(%s\) record at offset 21 in .*bad.tfrecord"
-                       % what):
+    with pytest.raises(
+        fr.errors.DataLossError,
+        match=r"corrupted \(%s\) record at offset 21 in .*bad.tfrecord" % what,
+    ):
         next(it)
 
 
@@ -134,8 +144,10 @@ def test_truncated_file_is_data_loss(tmp_path):
     p = tmp_path / "cut.tfrecord"
     _write(p, [b"first", b"second"])
     p.write_bytes(p.read_bytes()[:-3])
-    with pytest.raises(fr.errors.DataLossError,
-                       match=r"truncated \(7 of 10 data and CRC bytes\) record at offset 21"):
+    with pytest.raises(
+        fr.errors.DataLossError,
+        match=r"truncated \(7 of 10 data and CRC bytes\) record at offset 21",
+    ):
         list(fr.python_io.tf_record_iterator(str(p)))
     p.write_bytes(p.read_bytes()[:25])
     with pytest.raises(fr.errors.DataLossError, match=r"truncated \(header of 4 of 12"):
@@ -154,11 +166,18 @@ def test_corrupt_compressed_stream_is_data_loss(tmp_path):
 
 def test_example_protos_round_trip_through_a_file(tmp_path):
     p = tmp_path / "ex.tfrecord"
-    exs = [fr.train.Example(features=fr.train.Features(feature={
-        "i": fr.train.Feature(int64_list=fr.train.Int64List(value=[k, -k])),
-        "f": fr.train.Feature(float_list=fr.train.FloatList(value=[k / 2])),
-        "b": fr.train.Feature(bytes_list=fr.train.BytesList(value=[b"k%d" % k]))}))
-        for k in range(5)]
+    exs = [
+        fr.train.Example(
+            features=fr.train.Features(
+                feature={
+                    "i": fr.train.Feature(int64_list=fr.train.Int64List(value=[k, -k])),
+                    "f": fr.train.Feature(float_list=fr.train.FloatList(value=[k / 2])),
+                    "b": fr.train.Feature(bytes_list=fr.train.BytesList(value=[b"k%d" % k])),
+                }
+            )
+        )
+        for k in range(5)
+    ]
     _write(p, [e.SerializeToString() for e in exs])
     back = [fr.train.Example.FromString(r) for r in fr.python_io.tf_record_iterator(str(p))]
     assert back == exs
@@ -168,8 +187,11 @@ def test_example_protos_round_trip_through_a_file(tmp_path):
 def test_example_encoding_is_protobuf_wire_format():
     # Example{features=1: Features{feature=1: map entry{key=1: "a", value=2: Feature{
     #   int64_list=3: Int64List{value=1 packed: [1, 2]}}}}}
-    ex = fr.train.Example(features=fr.train.Features(feature={
-        "a": fr.train.Feature(int64_list=fr.train.Int64List(value=[1, 2]))}))
+    ex = fr.train.Example(
+        features=fr.train.Features(
+            feature={"a": fr.train.Feature(int64_list=fr.train.Int64List(value=[1, 2]))}
+        )
+    )
     assert ex.SerializeToString() == b"\n\r\n\x0b\n\x01a\x12\x06\x1a\x04\n\x02\x01\x02"
     seq = fr.train.SequenceExample()
     seq.feature_lists.feature_list["t"].feature.add().float_list.value.append(1.5)
@@ -189,10 +211,14 @@ def test_files_interchange_with_tensorflow(tmp_path):
         opts = tf.io.TFRecordOptions(ctype)
         assert list(tf.io.tf_record_iterator(str(mine), opts)) == RECORDS
         assert list(fr.python_io.tf_record_iterator(str(theirs), ctype)) == RECORDS
-    ex = fr.train.Example(features=fr.train.Features(feature={
-        "v": fr.train.Feature(float_list=fr.train.FloatList(value=np.arange(3.0)))}))
+    ex = fr.train.Example(
+        features=fr.train.Features(
+            feature={"v": fr.train.Feature(float_list=fr.train.FloatList(value=np.arange(3.0)))}
+        )
+    )
     assert tf.train.Example.FromString(ex.SerializeToString()).features.feature[
-        "v"].float_list.value == [0.0, 1.0, 2.0]
+        "v"
+    ].float_list.value == [0.0, 1.0, 2.0]
 
 
 def test_writer_creates_file_only_where_asked(tmp_path):
@@ -213,8 +239,8 @@ def test_tf_io_names(tmp_path):
 
 def test_hostile_length_is_data_loss_before_any_allocation(tmp_path):
     # A length field claiming 2**62 bytes, with a valid CRC: read as truncated, at once.
-    header = struct.pack("<Q", 2 ** 62)
+    header = struct.pack("<Q", 2**62)
     p = tmp_path / "huge.tfrecord"
     p.write_bytes(header + struct.pack("<I", _masked(header)) + b"tiny")
-    with pytest.raises(fr.errors.DataLossError, match=r"truncated \(4 of %d data" % (2 ** 62 + 4)):
+    with pytest.raises(fr.errors.DataLossError, match=r"truncated \(4 of %d data" % (2**62 + 4)):
         list(fr.python_io.tf_record_iterator(str(p)))

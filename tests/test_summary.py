@@ -23,32 +23,54 @@ from flowrt.summary.writer import read_events
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n, encoded", [
-    (0, b"\x00"), (1, b"\x01"), (127, b"\x7f"), (128, b"\x80\x01"), (300, b"\xac\x02"),
-    (2**63 - 1, b"\xff" * 8 + b"\x7f"), (-1, b"\xff" * 9 + b"\x01"),
-])
+@pytest.mark.parametrize(
+    "n, encoded",
+    [
+        (0, b"\x00"),
+        (1, b"\x01"),
+        (127, b"\x7f"),
+        (128, b"\x80\x01"),
+        (300, b"\xac\x02"),
+        (2**63 - 1, b"\xff" * 8 + b"\x7f"),
+        (-1, b"\xff" * 9 + b"\x01"),
+    ],
+)
 def test_varint_known_encodings(n, encoded):
     assert w.varint(n) == encoded
 
 
-@given(st.lists(st.one_of(
-    st.tuples(st.integers(1, 2**29 - 1), st.just(w.VARINT), st.integers(-2**63, 2**63 - 1)),
-    st.tuples(st.integers(1, 2**29 - 1), st.just(w.LEN), st.binary(max_size=300)),
-    st.tuples(st.integers(1, 2**29 - 1), st.just(w.I64), st.floats(allow_nan=False)),
-), max_size=8))
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.integers(1, 2**29 - 1), st.just(w.VARINT), st.integers(-(2**63), 2**63 - 1)
+            ),
+            st.tuples(st.integers(1, 2**29 - 1), st.just(w.LEN), st.binary(max_size=300)),
+            st.tuples(st.integers(1, 2**29 - 1), st.just(w.I64), st.floats(allow_nan=False)),
+        ),
+        max_size=8,
+    )
+)
 def test_fields_decode_what_the_encoders_wrote(items):
     enc = {w.VARINT: w.int_field, w.LEN: w.bytes_field, w.I64: w.double_field}
     data = b"".join(enc[wire](f, v) for f, wire, v in items)
-    got = [(f, wire, w.as_int64(v) if wire == w.VARINT else w.as_double(v) if wire == w.I64
-            else v) for f, wire, v in w.fields(data)]
+    got = [
+        (f, wire, w.as_int64(v) if wire == w.VARINT else w.as_double(v) if wire == w.I64 else v)
+        for f, wire, v in w.fields(data)
+    ]
     assert got == items
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"\x08", "truncated varint"), (b"\x12\x05ab", "truncated length-delimited field"),
-    (b"\x09\x00", "truncated fixed-size field"), (b"\x0b", "unsupported wire type 3"),
-    (b"\x00\x00", "field number 0"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\x08", "truncated varint"),
+        (b"\x12\x05ab", "truncated length-delimited field"),
+        (b"\x09\x00", "truncated fixed-size field"),
+        (b"\x0b", "unsupported wire type 3"),
+        (b"\x00\x00", "field number 0"),
+    ],
+)
 def test_fields_reject_malformed_messages(data, message):
     with pytest.raises(ValueError, match="^%s$" % re.escape(message)):
         list(w.fields(data))
@@ -60,10 +82,16 @@ def test_proto3_defaults_are_left_out_but_negative_zero_is_kept():
     assert w.packed_doubles(6, []) == b""
 
 
-@pytest.mark.parametrize("data, crc", [
-    (b"", 0), (b"123456789", 0xE3069283), (bytes(32), 0x8A9136AA),
-    (b"\xff" * 32, 0x62A8AB43), (bytes(range(32)), 0x46DD794E),
-])
+@pytest.mark.parametrize(
+    "data, crc",
+    [
+        (b"", 0),
+        (b"123456789", 0xE3069283),
+        (bytes(32), 0x8A9136AA),
+        (b"\xff" * 32, 0x62A8AB43),
+        (bytes(range(32)), 0x46DD794E),
+    ],
+)
 def test_crc32c_check_values(data, crc):  # RFC 3720, B.4
     assert w.crc32c(data) == crc
 
@@ -109,16 +137,19 @@ def test_summary_bytes_match_tf():
     s = Summary(value=[Summary.Value(tag="outer/loss", simple_value=2.0)])
     assert s.SerializeToString() == b"\n\x11\n\nouter/loss\x15\x00\x00\x00@"
     # simple_value is a oneof member: 0.0 is still written.
-    assert Summary([Summary.Value(tag="z", simple_value=0.0)]).SerializeToString() \
+    assert (
+        Summary([Summary.Value(tag="z", simple_value=0.0)]).SerializeToString()
         == b"\n\x08\n\x01z\x15\x00\x00\x00\x00"
+    )
     s = Summary()
     s.value.add(tag="a", simple_value=1.5)
     assert Summary.FromString(s.SerializeToString()) == s
 
 
 def test_event_round_trip():
-    e = Event(wall_time=1234.5, step=-3, summary=Summary([Summary.Value(tag="t",
-                                                                        simple_value=1.0)]))
+    e = Event(
+        wall_time=1234.5, step=-3, summary=Summary([Summary.Value(tag="t", simple_value=1.0)])
+    )
     assert Event.FromString(e.SerializeToString()) == e
     v = Event(wall_time=7.0, file_version="brain.Event:2").SerializeToString()
     assert v == b"\t" + struct.pack("<d", 7.0) + b"\x1a\rbrain.Event:2"
@@ -144,13 +175,26 @@ def test_histogram_matches_tf():
     # Expected values printed by tensorflow.compat.v1 for the same inputs.
     h = _histo(fr.constant([1.0, 2.0, 3.0]))
     assert (h.min, h.max, h.num, h.sum, h.sum_squares) == (1, 3, 3, 6, 14)
-    assert h.bucket_limit == [0.917246389039776, 1.0089710279437536, 1.9661990955585713,
-                              2.1628190051144287, 2.8787120958073054, 3.1665833053880363,
-                              DBL_MAX]
+    assert h.bucket_limit == [
+        0.917246389039776,
+        1.0089710279437536,
+        1.9661990955585713,
+        2.1628190051144287,
+        2.8787120958073054,
+        3.1665833053880363,
+        DBL_MAX,
+    ]
     assert h.bucket == [0, 1, 0, 1, 0, 1, 0]
     h = _histo(fr.constant([0, 5, -3, 5], fr.int64))
-    assert h.bucket_limit == [-3.1665833053880363, -2.8787120958073054, 0.0, 1e-12,
-                              4.6361946174186253, 5.0998140791604882, DBL_MAX]
+    assert h.bucket_limit == [
+        -3.1665833053880363,
+        -2.8787120958073054,
+        0.0,
+        1e-12,
+        4.6361946174186253,
+        5.0998140791604882,
+        DBL_MAX,
+    ]
     assert h.bucket == [0, 1, 0, 1, 0, 2, 0] and h.sum_squares == 59
     h = _histo(fr.zeros([0]))
     assert h == HistogramProto(min=DBL_MAX, max=-DBL_MAX, bucket_limit=[DBL_MAX], bucket=[0])
@@ -183,23 +227,37 @@ def test_op_names_tags_and_collections_as_tf1():
     g = fr.get_default_graph()
     # The op list tensorflow.compat.v1 builds for the same code.
     assert [(op.name, op.type) for op in g.get_operations() if op.type != "Mean"] == [
-        ("Const", "Const"), ("outer/Const", "Const"), ("outer/loss/tags", "Const"),
-        ("outer/loss", "ScalarSummary"), ("outer/Const_1", "Const"),
-        ("outer/loss_1/tags", "Const"), ("outer/loss_1", "ScalarSummary"),
-        ("outer/fam/w_eights/tag", "Const"), ("outer/fam/w_eights", "HistogramSummary"),
-        ("outer/lead/tags", "Const"), ("outer/lead/values", "Const"),
-        ("outer/lead", "ScalarSummary"), ("Merge/MergeSummary", "MergeSummary"),
-        ("Merge_1/MergeSummary", "MergeSummary")]
+        ("Const", "Const"),
+        ("outer/Const", "Const"),
+        ("outer/loss/tags", "Const"),
+        ("outer/loss", "ScalarSummary"),
+        ("outer/Const_1", "Const"),
+        ("outer/loss_1/tags", "Const"),
+        ("outer/loss_1", "ScalarSummary"),
+        ("outer/fam/w_eights/tag", "Const"),
+        ("outer/fam/w_eights", "HistogramSummary"),
+        ("outer/lead/tags", "Const"),
+        ("outer/lead/values", "Const"),
+        ("outer/lead", "ScalarSummary"),
+        ("Merge/MergeSummary", "MergeSummary"),
+        ("Merge_1/MergeSummary", "MergeSummary"),
+    ]
     assert fr.get_collection(fr.GraphKeys.SUMMARIES) == [s1, s1b, s2, s3]
     assert m.dtype == fr.string and m.shape == fr.TensorShape([]) and m.op.get_attr("N") == 4
     merged = _run(m)
     assert len(merged) == 250  # as TF's
     got = Summary.FromString(merged)
-    assert [v.tag for v in got.value] == ["outer/loss", "outer/loss_1",
-                                          "fam/outer/fam/w_eights", "outer/lead"]
+    assert [v.tag for v in got.value] == [
+        "outer/loss",
+        "outer/loss_1",
+        "fam/outer/fam/w_eights",
+        "outer/lead",
+    ]
     assert [v.simple_value for v in got.value] == [2.0, 2.0, None, 3.0]
     assert [v.tag for v in Summary.FromString(_run(m2)).value] == [
-        "outer/loss", "fam/outer/fam/w_eights"]
+        "outer/loss",
+        "fam/outer/fam/w_eights",
+    ]
 
 
 def test_collections_merge_names_and_merge_all_empty():
@@ -210,8 +268,11 @@ def test_collections_merge_names_and_merge_all_empty():
     assert fr.summary.merge([c], name="my merge").name == "my_merge/my_merge:0"
     assert fr.summary.merge([c]).name == "Merge/MergeSummary:0"
     assert fr.summary.histogram("h", [[1.0, 2.0]]).op.inputs[1].op.name == "h/values"
-    with pytest.raises(ValueError, match=r"^List argument 'inputs' to 'MergeSummary' Op with "
-                                         r"length 0 shorter than minimum length 1\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^List argument 'inputs' to 'MergeSummary' Op with "
+        r"length 0 shorter than minimum length 1\.$",
+    ):
         fr.summary.merge([])
 
 
@@ -227,15 +288,20 @@ def test_summary_ops_reject_non_real_values():
 
 def test_scalar_of_a_vector_fails_at_run_time_as_tf():
     s = fr.summary.scalar("vec", fr.constant([1.0, 2.0, 3.0]))
-    with pytest.raises(fr.errors.InvalidArgumentError, match=re.escape(
-            "tags and values are not the same shape: [] != [3] (tag 'vec')")):
+    with pytest.raises(
+        fr.errors.InvalidArgumentError,
+        match=re.escape("tags and values are not the same shape: [] != [3] (tag 'vec')"),
+    ):
         _run(s)
 
 
-@pytest.mark.parametrize("bad, message", [
-    (float("nan"), "Nan in summary histogram for: h"),
-    (float("inf"), "Infinity in Histogram for: h"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (float("nan"), "Nan in summary histogram for: h"),
+        (float("inf"), "Infinity in Histogram for: h"),
+    ],
+)
 def test_histogram_of_non_finite_values_fails(bad, message):
     h = fr.summary.histogram("h", fr.constant([1.0, bad, float("nan")]))
     with pytest.raises(fr.errors.InvalidArgumentError) as e:
@@ -254,8 +320,10 @@ def test_merge_rejects_duplicate_tags_and_garbage():
     # An empty string is an empty Summary; a vector of summaries merges all of them.
     assert _run(fr.summary.merge([s, fr.constant("")])) == b"\n\x0b\n\x04loss\x15\x00\x00\x80?"
     v = fr.stack([s, fr.summary.scalar("x", 2.0)])
-    assert _run(fr.summary.merge([v])) == \
-        b"\n\x0b\n\x04loss\x15\x00\x00\x80?\n\x08\n\x01x\x15\x00\x00\x00@"
+    assert (
+        _run(fr.summary.merge([v]))
+        == b"\n\x0b\n\x04loss\x15\x00\x00\x80?\n\x08\n\x01x\x15\x00\x00\x00@"
+    )
 
 
 def test_scalar_overflowing_float32_becomes_inf():
@@ -302,12 +370,12 @@ def _build_model():
 def test_file_writer_writes_version_graph_and_summaries(tmp_path):
     x, merged = _build_model()
     before = time.time()
-    with fr.summary.FileWriter(str(tmp_path / "run"), fr.get_default_graph(),
-                               filename_suffix=".v1") as writer:
+    with fr.summary.FileWriter(
+        str(tmp_path / "run"), fr.get_default_graph(), filename_suffix=".v1"
+    ) as writer:
         with fr.Session() as sess:
             for step in range(3):
-                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}),
-                                   step)
+                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}), step)
         writer.add_summary(Summary([Summary.Value(tag="py", simple_value=0.5)]), 10)
     files = os.listdir(tmp_path / "run")
     assert len(files) == 1
@@ -317,8 +385,12 @@ def test_file_writer_writes_version_graph_and_summaries(tmp_path):
     assert events[0].file_version == "brain.Event:2" and events[0].wall_time == int(m.group(1))
     assert events[1].graph_def is not None and events[1].step == 0
     steps = [(e.step, [(v.tag, v.simple_value) for v in e.summary.value]) for e in events[2:]]
-    assert steps == [(0, [("loss", 0.0), ("acts", None)]), (1, [("loss", 12.0), ("acts", None)]),
-                     (2, [("loss", 24.0), ("acts", None)]), (10, [("py", 0.5)])]
+    assert steps == [
+        (0, [("loss", 0.0), ("acts", None)]),
+        (1, [("loss", 12.0), ("acts", None)]),
+        (2, [("loss", 24.0), ("acts", None)]),
+        (10, [("py", 0.5)]),
+    ]
     assert events[3].summary.value[1].histo.num == 2.0
     assert all(int(before) <= e.wall_time <= time.time() for e in events)
 
@@ -396,8 +468,9 @@ def test_file_writer_argument_errors(tmp_path):
 def tensorboard(monkeypatch):
     pytest.importorskip("tensorboard")
     # Have tensorboard.compat use its TF stub rather than import TensorFlow.
-    monkeypatch.setitem(sys.modules, "tensorboard.compat.notf",
-                        types.ModuleType("tensorboard.compat.notf"))
+    monkeypatch.setitem(
+        sys.modules, "tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf")
+    )
     from tensorboard.backend.event_processing import event_accumulator
 
     return event_accumulator
@@ -409,8 +482,7 @@ def test_tensorboard_event_accumulator_reads_the_file(tmp_path, tensorboard):
     with fr.summary.FileWriter(tmp_path, fr.get_default_graph()) as writer:
         with fr.Session() as sess:
             for step in (0, 5, 7):
-                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}),
-                                   step)
+                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}), step)
     acc = ea.EventAccumulator(str(tmp_path), size_guidance={ea.SCALARS: 0, ea.HISTOGRAMS: 0})
     acc.Reload()
     tags = acc.Tags()
@@ -424,21 +496,44 @@ def test_tensorboard_event_accumulator_reads_the_file(tmp_path, tensorboard):
     assert nodes["x"].attr["dtype"].type == 1  # DT_FLOAT
     assert [d.size for d in nodes["x"].attr["shape"].shape.dim] == [-1, 3]
     assert [d.size for d in nodes["split"].attr["_output_shapes"].list.shape[1].dim] == [-1, 2]
-    assert nodes["Const"].attr["value"].tensor.tensor_content == \
-        np.array([1, 2], np.int32).tobytes()
+    assert (
+        nodes["Const"].attr["value"].tensor.tensor_content == np.array([1, 2], np.int32).tobytes()
+    )
     assert len(graph.node) == len(fr.get_default_graph().get_operations())
 
 
 def test_bytes_equal_tensorboards_protobuf_encoding(tensorboard):
     from tensorboard.compat.proto import event_pb2, summary_pb2
 
-    ours = Event(wall_time=1.25, step=3, summary=Summary(
-        [Summary.Value(tag="s", simple_value=0.0),
-         Summary.Value(tag="h", histo=HistogramProto(min=-1.0, num=2.0, bucket_limit=[0.5, 2.0],
-                                                     bucket=[1.0, 0.0]))]))
-    theirs = event_pb2.Event(wall_time=1.25, step=3, summary=summary_pb2.Summary(value=[
-        summary_pb2.Summary.Value(tag="s", simple_value=0.0),
-        summary_pb2.Summary.Value(tag="h", histo=summary_pb2.HistogramProto(
-            min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]))]))
+    ours = Event(
+        wall_time=1.25,
+        step=3,
+        summary=Summary(
+            [
+                Summary.Value(tag="s", simple_value=0.0),
+                Summary.Value(
+                    tag="h",
+                    histo=HistogramProto(
+                        min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]
+                    ),
+                ),
+            ]
+        ),
+    )
+    theirs = event_pb2.Event(
+        wall_time=1.25,
+        step=3,
+        summary=summary_pb2.Summary(
+            value=[
+                summary_pb2.Summary.Value(tag="s", simple_value=0.0),
+                summary_pb2.Summary.Value(
+                    tag="h",
+                    histo=summary_pb2.HistogramProto(
+                        min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]
+                    ),
+                ),
+            ]
+        ),
+    )
     assert ours.SerializeToString() == theirs.SerializeToString()
     assert Event.FromString(theirs.SerializeToString()) == ours

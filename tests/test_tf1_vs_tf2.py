@@ -61,6 +61,7 @@ B2 = np.array([0.5, -0.5], np.float32)
 
 def _tf1_net(x):
     """Input, hidden and output layers with variable_scope reuse: 4 variables."""
+
     def dense(h, name, w, b, act):
         with fr.variable_scope(name, reuse=fr.AUTO_REUSE):
             kernel = fr.get_variable("kernel", w.shape, initializer=fr.constant_initializer(w))
@@ -73,11 +74,17 @@ def _tf1_net(x):
 class _Net(fr.keras.Model):
     def __init__(self):
         super().__init__()
-        self.hidden = fr.keras.layers.Dense(5, activation="relu",
-                                            kernel_initializer=fr.constant_initializer(W1),
-                                            bias_initializer=fr.constant_initializer(B1))
-        self.out = fr.keras.layers.Dense(2, kernel_initializer=fr.constant_initializer(W2),
-                                         bias_initializer=fr.constant_initializer(B2))
+        self.hidden = fr.keras.layers.Dense(
+            5,
+            activation="relu",
+            kernel_initializer=fr.constant_initializer(W1),
+            bias_initializer=fr.constant_initializer(B1),
+        )
+        self.out = fr.keras.layers.Dense(
+            2,
+            kernel_initializer=fr.constant_initializer(W2),
+            bias_initializer=fr.constant_initializer(B2),
+        )
 
     def call(self, x):
         return self.out(self.hidden(x))
@@ -101,14 +108,18 @@ def test_dense_net_variable_scope_reuse_vs_layers_and_model():
     tf2 = [forward(xs[0]), forward(xs[1])]
     assert len(net.trainable_variables) == 4
     assert [v.name for v in net.trainable_variables] == [
-        "dense/kernel:0", "dense/bias:0", "dense_1/kernel:0", "dense_1/bias:0"]
+        "dense/kernel:0",
+        "dense/bias:0",
+        "dense_1/kernel:0",
+        "dense_1/bias:0",
+    ]
     for a, b in zip(tf1, tf2):
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
 def test_gradient_of_square_at_three():
     x = fr.constant(3.0)
-    (g,) = fr.gradients(x ** 2, x)
+    (g,) = fr.gradients(x**2, x)
     with fr.Session() as sess:
         tf1 = sess.run(g)
 
@@ -116,7 +127,7 @@ def test_gradient_of_square_at_three():
     def grad(x):
         with fr.GradientTape() as tape:
             tape.watch(x)
-            y = x ** 2
+            y = x**2
         return tape.gradient(y, x)
 
     assert tf1 == grad(np.float32(3.0)) == 6.0
@@ -126,14 +137,22 @@ def _loss(w, b, x, y):
     return fr.reduce_mean((fr.matmul(x, w) + b - y) ** 2)
 
 
-@pytest.mark.parametrize("tf1_opt, tf2_opt", [
-    (lambda: fr.train.GradientDescentOptimizer(0.1), lambda: fr.keras.optimizers.SGD(0.1)),
-    (lambda: fr.train.MomentumOptimizer(0.1, 0.9),
-     lambda: fr.keras.optimizers.SGD(0.1, momentum=0.9)),
-    (lambda: fr.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
-     lambda: fr.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True)),
-    (lambda: fr.train.AdamOptimizer(0.1, epsilon=1e-7), lambda: fr.keras.optimizers.Adam(0.1)),
-], ids=["sgd", "momentum", "nesterov", "adam"])
+@pytest.mark.parametrize(
+    "tf1_opt, tf2_opt",
+    [
+        (lambda: fr.train.GradientDescentOptimizer(0.1), lambda: fr.keras.optimizers.SGD(0.1)),
+        (
+            lambda: fr.train.MomentumOptimizer(0.1, 0.9),
+            lambda: fr.keras.optimizers.SGD(0.1, momentum=0.9),
+        ),
+        (
+            lambda: fr.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+            lambda: fr.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+        ),
+        (lambda: fr.train.AdamOptimizer(0.1, epsilon=1e-7), lambda: fr.keras.optimizers.Adam(0.1)),
+    ],
+    ids=["sgd", "momentum", "nesterov", "adam"],
+)
 def test_training_steps_minimize_vs_tape_and_apply_gradients(tf1_opt, tf2_opt):
     rng = np.random.default_rng(5)
     xv = rng.standard_normal((6, 3)).astype(np.float32)

@@ -29,8 +29,11 @@ def test_get_variable_names_and_default_initializers():
 def test_reuse_rules_and_messages():
     with fr.variable_scope("dense1"):
         w = fr.get_variable("weight", [2, 2])
-    with pytest.raises(ValueError, match=r"^Variable dense1/weight already exists, disallowed\. "
-                                         r"Did you mean to set reuse=True"):
+    with pytest.raises(
+        ValueError,
+        match=r"^Variable dense1/weight already exists, disallowed\. "
+        r"Did you mean to set reuse=True",
+    ):
         with fr.variable_scope("dense1"):
             fr.get_variable("weight", [2, 2])
     with fr.variable_scope("dense1", reuse=True) as scope:
@@ -105,16 +108,18 @@ def test_get_variable_argument_errors():
         fr.get_variable("c", [2], initializer=fr.constant([1.0, 2.0]))
     with pytest.raises(ValueError, match="did not get an initializer, so its `shape`"):
         fr.get_variable("noshape")
-    with pytest.raises(ValueError, match="Initializer type 'int32' and explicit dtype "
-                                         "'float32' don't match"):
+    with pytest.raises(
+        ValueError, match="Initializer type 'int32' and explicit dtype 'float32' don't match"
+    ):
         fr.get_variable("m", initializer=fr.constant([1, 2]), dtype=fr.float32)
 
 
 def test_trainable_collections_regularizer_custom_getter():
     n = fr.get_variable("frozen", [2], trainable=False)
     loc = fr.get_local_variable("loc", [1])
-    fr.get_variable("r", [2], initializer=fr.ones_initializer(),
-                    regularizer=lambda v: fr.reduce_sum(v) * 0.5)
+    fr.get_variable(
+        "r", [2], initializer=fr.ones_initializer(), regularizer=lambda v: fr.reduce_sum(v) * 0.5
+    )
     assert n not in fr.trainable_variables() and n in fr.global_variables()
     assert loc in fr.local_variables() and loc not in fr.global_variables()
     losses = fr.get_collection(fr.GraphKeys.REGULARIZATION_LOSSES)

@@ -91,8 +91,16 @@ def test_device_functions_as_tf():
         k = fr.constant(0.0)
     got = [x.op.device for x in (a, b, c, v, d, e, h, k)]
     # The values TF 2.21 gives for the same program.
-    assert got == ["/job:w/device:CPU:1", "/job:w", "/job:w/device:CPU:1", "/job:ps/task:0",
-                   "/job:ps/task:1", "/job:ps/task:1", "", "/job:w"]
+    assert got == [
+        "/job:w/device:CPU:1",
+        "/job:w",
+        "/job:w/device:CPU:1",
+        "/job:ps/task:0",
+        "/job:ps/task:1",
+        "/job:ps/task:1",
+        "",
+        "/job:w",
+    ]
 
 
 def test_variable_creator_scope_as_tf():

@@ -20,8 +20,9 @@ def test_variable_names_ops_and_properties():
     assert v.value().name == "counter/Read/ReadVariableOp:0"
     assert fr.convert_to_tensor(v) is v.value() is v._as_tensor()
     assert v.graph is fr.get_default_graph()
-    assert all(op.op_def.stateful for op in fr.get_default_graph().get_operations()
-               if op.type != "Const")
+    assert all(
+        op.op_def.stateful for op in fr.get_default_graph().get_operations() if op.type != "Const"
+    )
     assert repr(v) == "<fr.Variable 'counter:0' shape=() dtype=int32>"
     w = fr.Variable(1.0, name="counter")
     assert w.name == "counter_1:0"
@@ -43,8 +44,9 @@ def test_collections_and_initializers():
     with fr.Session() as sess:
         sess.run(init)
         assert list(sess.run(fr.report_uninitialized_variables())) == [b"c"]
-        assert sess.run(fr.is_variable_initialized(a)) and \
-            not sess.run(fr.is_variable_initialized(c))
+        assert sess.run(fr.is_variable_initialized(a)) and not sess.run(
+            fr.is_variable_initialized(c)
+        )
         with pytest.raises(fr.errors.FailedPreconditionError, match="uninitialized value c"):
             sess.run(fr.assert_variables_initialized())
         sess.run(fr.local_variables_initializer())
@@ -127,8 +129,9 @@ def test_load_feed_and_operators():
         np.testing.assert_array_equal(sess.run(v), [[0.0, 1.0], [1.0, 0.0]])
         np.testing.assert_allclose(sess.run(y), [[1.0, 0.0], [0.0, 1.0]])
         # A variable can be fed like any tensor (its snapshot is replaced).
-        np.testing.assert_allclose(sess.run(y, {v: np.eye(2, dtype=np.float32)}),
-                                   [[2.0, 1.0], [1.0, 2.0]])
+        np.testing.assert_allclose(
+            sess.run(y, {v: np.eye(2, dtype=np.float32)}), [[2.0, 1.0], [1.0, 2.0]]
+        )
         with fr.control_dependencies([v]):
             z = fr.identity(fr.constant(1.0))
         assert sess.run(z) == 1.0
@@ -137,8 +140,8 @@ def test_load_feed_and_operators():
 def test_gradient_with_respect_to_variable():
     v = fr.Variable([1.0, -2.0, 3.0])
     loss = fr.reduce_sum(v * v) + fr.reduce_sum(3.0 * v)
-    g, = fr.gradients(loss, v)
-    g2, = fr.gradients(loss, [v.value()])
+    (g,) = fr.gradients(loss, v)
+    (g2,) = fr.gradients(loss, [v.value()])
     assert g is not None
     with fr.Session() as sess:
         sess.run(v.initializer)
@@ -251,11 +254,18 @@ def test_update_variable_api_for_fused_kernels():
         return (state_ops.update_variable(ctx, op, handle, lambda old: old - 0.5 * g),)
 
     if "TestFusedSgd" not in fr._core.registry.registered_ops():
-        register_op("TestFusedSgd", infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape)],
-                    kernel=kernel, stateful=True)
+        register_op(
+            "TestFusedSgd",
+            infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape)],
+            kernel=kernel,
+            stateful=True,
+        )
     v = fr.Variable([1.0, 2.0])
-    step = fr.get_default_graph()._create_op("TestFusedSgd", [v.handle, fr.constant([2.0, 2.0])],
-                                             {}, None).outputs[0]
+    step = (
+        fr.get_default_graph()
+        ._create_op("TestFusedSgd", [v.handle, fr.constant([2.0, 2.0])], {}, None)
+        .outputs[0]
+    )
     with fr.Session() as sess:
         with pytest.raises(fr.errors.FailedPreconditionError, match="Variable"):
             sess.run(step)
@@ -268,8 +278,9 @@ def test_update_variable_api_for_fused_kernels():
         np.testing.assert_array_equal(sess.run(v), [0.0, 3.0])
         state_ops.update_variable_rows(ctx, None, "Variable", [0, 0], lambda r: r + 10.0)
         np.testing.assert_array_equal(sess.run(v), [10.0, 3.0])
-        a, b = state_ops.update_variables(ctx, None, ["Variable", "Variable"],
-                                          lambda olds: [olds[0] * 2.0, olds[1] * 2.0])
+        a, b = state_ops.update_variables(
+            ctx, None, ["Variable", "Variable"], lambda olds: [olds[0] * 2.0, olds[1] * 2.0]
+        )
         np.testing.assert_array_equal(sess.run(v), [20.0, 6.0])
 
 
@@ -287,27 +298,38 @@ def test_deterministic_initializers():
     np.testing.assert_array_equal(_init_value(fr.zeros_initializer(), [2, 3]), np.zeros((2, 3)))
     np.testing.assert_array_equal(_init_value(fr.ones_initializer(), [2]), np.ones(2))
     np.testing.assert_array_equal(_init_value(fr.constant_initializer(0.5), [2]), [0.5, 0.5])
-    np.testing.assert_array_equal(_init_value(fr.constant_initializer([1.0, 2.0]), [4]),
-                                  [1.0, 2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(
+        _init_value(fr.constant_initializer([1.0, 2.0]), [4]), [1.0, 2.0, 2.0, 2.0]
+    )
     np.testing.assert_array_equal(
         _init_value(fr.constant_initializer(np.arange(6).reshape(2, 3)), [3, 2]),
-        np.arange(6).reshape(3, 2))
+        np.arange(6).reshape(3, 2),
+    )
     assert _init_value(fr.zeros_initializer(), [2], fr.int64).dtype == np.int64
     with pytest.raises(TypeError, match="Expected Tensor's shape"):
         _init_value(fr.constant_initializer([1.0, 2.0, 3.0]), [2])
 
 
-@pytest.mark.parametrize("init,check", [
-    (fr.random_uniform_initializer(-1.0, 2.0, seed=3), lambda x: (x >= -1).all() and (x < 2).all()),
-    (fr.random_normal_initializer(1.0, 0.1, seed=3), lambda x: abs(x.mean() - 1.0) < 0.05),
-    (fr.truncated_normal_initializer(0.0, 1.0, seed=3), lambda x: (np.abs(x) <= 2.0).all()),
-    (fr.glorot_uniform_initializer(seed=3),
-     lambda x: (np.abs(x) <= np.sqrt(6.0 / (40 + 50))).all() and x.std() > 0.05),
-    (fr.glorot_normal_initializer(seed=3),
-     lambda x: abs(x.std() - np.sqrt(2.0 / 90)) < 0.03),
-    (fr.variance_scaling_initializer(2.0, "fan_in", "uniform", seed=3),
-     lambda x: (np.abs(x) <= np.sqrt(3 * 2.0 / 40)).all()),
-])
+@pytest.mark.parametrize(
+    "init,check",
+    [
+        (
+            fr.random_uniform_initializer(-1.0, 2.0, seed=3),
+            lambda x: (x >= -1).all() and (x < 2).all(),
+        ),
+        (fr.random_normal_initializer(1.0, 0.1, seed=3), lambda x: abs(x.mean() - 1.0) < 0.05),
+        (fr.truncated_normal_initializer(0.0, 1.0, seed=3), lambda x: (np.abs(x) <= 2.0).all()),
+        (
+            fr.glorot_uniform_initializer(seed=3),
+            lambda x: (np.abs(x) <= np.sqrt(6.0 / (40 + 50))).all() and x.std() > 0.05,
+        ),
+        (fr.glorot_normal_initializer(seed=3), lambda x: abs(x.std() - np.sqrt(2.0 / 90)) < 0.03),
+        (
+            fr.variance_scaling_initializer(2.0, "fan_in", "uniform", seed=3),
+            lambda x: (np.abs(x) <= np.sqrt(3 * 2.0 / 40)).all(),
+        ),
+    ],
+)
 def test_random_initializers(init, check):
     x = _init_value(init, [40, 50])
     assert x.shape == (40, 50) and x.dtype == np.float32
@@ -324,8 +346,7 @@ def test_initializer_argument_errors():
         fr.variance_scaling_initializer(mode="fan_sideways")
     with pytest.raises(ValueError, match="Must specify maxval"):
         _init_value(fr.random_uniform_initializer(), [2], fr.int32)
-    assert fr.glorot_uniform_initializer(seed=1).get_config() == {"seed": 1,
-                                                                  "dtype": "float32"}
+    assert fr.glorot_uniform_initializer(seed=1).get_config() == {"seed": 1, "dtype": "float32"}
 
 
 def test_updates_write_in_place_only_when_nothing_else_holds_the_array():

@@ -22,8 +22,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["BLOCK", "PARALLEL_MIN_SIZE", "THREADS", "for_blocks", "Program", "unary_kernel",
-           "binary_kernel", "blockwise_inplace"]
+__all__ = [
+    "BLOCK",
+    "PARALLEL_MIN_SIZE",
+    "THREADS",
+    "for_blocks",
+    "Program",
+    "unary_kernel",
+    "binary_kernel",
+    "blockwise_inplace",
+]
 
 # Elements per block: 64K float32 = 256 KB per buffer (L2 is 512 KB per core on the
 # measured host). Smaller blocks pay more per-block Python dispatch; larger ones spill
@@ -78,8 +86,10 @@ def for_blocks(n: int, step: int, fn: Callable[[int, int], None], parallel: bool
                 return
 
     pool = _helpers()
-    futures = [pool.submit(contextvars.copy_context().run, work)
-               for _ in range(min(THREADS - 1, n_blocks - 1))]
+    futures = [
+        pool.submit(contextvars.copy_context().run, work)
+        for _ in range(min(THREADS - 1, n_blocks - 1))
+    ]
     work()
     for f in futures:
         if not f.cancel():
@@ -175,13 +185,11 @@ class Program:
         def run(lo, hi):
             regs = self._regs(buf_shape, dtype)
             if hi - lo != rows:
-                regs = [r[:hi - lo] for r in regs]
-            block([x[lo:hi] if c else x for x, c in zip(xs, cut, strict=True)], regs,
-                  out[lo:hi])
+                regs = [r[: hi - lo] for r in regs]
+            block([x[lo:hi] if c else x for x, c in zip(xs, cut, strict=True)], regs, out[lo:hi])
 
         for_blocks(d0, rows, run, out.size >= PARALLEL_MIN_SIZE)
         return out
-
 
 
 def _straight_line(code, n_inputs: int, n_regs: int) -> Callable:
@@ -196,8 +204,10 @@ def _straight_line(code, n_inputs: int, n_regs: int) -> Callable:
         lines.append("    %s, = regs" % ", ".join(names[n_inputs:]))
     for i, (fn, args, o) in enumerate(code):
         env["f%d" % i] = fn
-        lines.append("    f%d(%s, out=%s)" % (i, ", ".join(names[a] for a in args),
-                                             "out" if o < 0 else names[o]))
+        lines.append(
+            "    f%d(%s, out=%s)"
+            % (i, ", ".join(names[a] for a in args), "out" if o < 0 else names[o])
+        )
     exec(compile("\n".join(lines), "<flowrt elementwise program>", "exec"), env)
     return env["block"]
 
@@ -211,8 +221,9 @@ def blockwise_inplace(fn: Callable, arrays: Sequence[np.ndarray]) -> None:
     the whole arrays.
     """
     first = arrays[0]
-    if first.size <= BLOCK or any(a.shape != first.shape or not a.flags.c_contiguous
-                                  for a in arrays):
+    if first.size <= BLOCK or any(
+        a.shape != first.shape or not a.flags.c_contiguous for a in arrays
+    ):
         fn(*arrays)
         return
     flat = [a.reshape(-1) for a in arrays]

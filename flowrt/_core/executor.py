@@ -25,8 +25,15 @@ from .. import errors
 from .registry import get_op_def
 from .waiting import Wait, drive_async
 
-__all__ = ["RunContext", "op_error", "compile_plan", "run_concurrent", "run_sync", "run_nested",
-           "ConcurrentRun"]
+__all__ = [
+    "RunContext",
+    "op_error",
+    "compile_plan",
+    "run_concurrent",
+    "run_sync",
+    "run_nested",
+    "ConcurrentRun",
+]
 
 
 class RunContext:
@@ -42,8 +49,20 @@ class RunContext:
       timeout: the run's timeout in seconds, or None.
     """
 
-    __slots__ = ("session", "resources", "step_id", "stats", "journal", "deadline",
-                 "timeout", "waiter", "waiting_on", "interrupt", "cancel_hook", "_lock")
+    __slots__ = (
+        "session",
+        "resources",
+        "step_id",
+        "stats",
+        "journal",
+        "deadline",
+        "timeout",
+        "waiter",
+        "waiting_on",
+        "interrupt",
+        "cancel_hook",
+        "_lock",
+    )
 
     def __init__(self, session, resources, step_id=0, stats=None, timeout=None):
         self.session = session
@@ -53,10 +72,10 @@ class RunContext:
         self.journal: list = []
         self.timeout = timeout
         self.deadline = math.inf if timeout is None else time.monotonic() + timeout
-        self.waiter = None        # the request a thread-side wait is parked on
-        self.waiting_on = None    # the last wait of the run, named in a timeout's message
-        self.interrupt = None     # the error that ends an interrupted run
-        self.cancel_hook = None   # cancels the run's trio cancel scope, from any thread
+        self.waiter = None  # the request a thread-side wait is parked on
+        self.waiting_on = None  # the last wait of the run, named in a timeout's message
+        self.interrupt = None  # the error that ends an interrupted run
+        self.cancel_hook = None  # cancels the run's trio cancel scope, from any thread
         self._lock = threading.Lock()
 
     def cancel(self, error: errors.OpError) -> None:
@@ -79,9 +98,14 @@ class RunContext:
         """Ends the run with DeadlineExceededError naming what it waited for."""
         w = self.waiter or self.waiting_on
         what = w.describe() if w is not None else "a blocking op"
-        self.cancel(errors.DeadlineExceededError(
-            None, None, "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
-            % (round(self.timeout * 1000), what)))
+        self.cancel(
+            errors.DeadlineExceededError(
+                None,
+                None,
+                "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
+                % (round(self.timeout * 1000), what),
+            )
+        )
         self.check_interrupted()
 
     def keep(self, elems: list) -> None:
@@ -105,11 +129,15 @@ def op_error(exc: BaseException, op) -> errors.OpError:
         if exc.op is None:
             exc.op = op
         return exc
-    if isinstance(exc, MemoryError) or (isinstance(exc, ValueError)
-                                        and "larger than the maximum possible size" in str(exc)):
+    if isinstance(exc, MemoryError) or (
+        isinstance(exc, ValueError) and "larger than the maximum possible size" in str(exc)
+    ):
         return errors.ResourceExhaustedError(
-            None, op, "%s: OOM when allocating the op's output (%s)"
-            % (op.describe(), str(exc) or "MemoryError"))
+            None,
+            op,
+            "%s: OOM when allocating the op's output (%s)"
+            % (op.describe(), str(exc) or "MemoryError"),
+        )
     msg = str(exc) or type(exc).__name__
     return errors.InvalidArgumentError(None, op, "%s: %s" % (op.describe(), msg))
 
@@ -125,8 +153,12 @@ def compile_plan(plan, traced: bool = False):
     from the line of the call that raised. ``traced`` adds the timing of each step to ``ctx.stats``.
     """
     init = plan.init
-    env = {"op_error": op_error, "OpError": errors.OpError, "clock": time.perf_counter,
-           "OPS": tuple(st.op for st in plan.steps)}
+    env = {
+        "op_error": op_error,
+        "OpError": errors.OpError,
+        "clock": time.perf_counter,
+        "OPS": tuple(st.op for st in plan.steps),
+    }
     fed = set(plan.feed_slots)
 
     def ref(slot):
@@ -146,7 +178,7 @@ def compile_plan(plan, traced: bool = False):
             last[x] = i
     keep = set(plan.fetch_slots)
     leases = _leases(plan, last, keep)
-    checks: dict[int, list] = {}   # step -> [(lease, slot of an alias)] to compare outputs
+    checks: dict[int, list] = {}  # step -> [(lease, slot of an alias)] to compare outputs
     releases: dict[int, list] = {}  # step -> leases handed back after it
     for i, lease in leases.items():
         for j, slot in lease["checks"]:
@@ -175,17 +207,25 @@ def compile_plan(plan, traced: bool = False):
         if i in leases:
             # The read's value and handle, kept for handing the lease back.
             env["R%d" % i] = leases[i]["release"]
-            body += ["V%d = s%d" % (i, st.outs[0]), "H%d = %s" % (i, ref(st.ins[0])),
-                     "e%d = False" % i]
+            body += [
+                "V%d = s%d" % (i, st.outs[0]),
+                "H%d = %s" % (i, ref(st.ins[0])),
+                "e%d = False" % i,
+            ]
         for r, slot in checks.get(i, ()):
             # An output sharing memory with the read's value escapes it: no release.
-            body += ["if not e%d and (%s):" % (r, " or ".join(
-                         "may_share(s%d, s%d)" % (o, slot) for o in st.outs)),
-                     "    e%d = True" % r]
+            body += [
+                "if not e%d and (%s):"
+                % (r, " or ".join("may_share(s%d, s%d)" % (o, slot) for o in st.outs)),
+                "    e%d = True" % r,
+            ]
         for r in releases.get(i, ()):
             body += ["if not e%d:" % r, "    R%d(H%d, V%d)" % (r, r, r), "del V%d, H%d" % (r, r)]
-        dead = [x for x in dict.fromkeys(st.ins) if last[x] == i and x not in keep
-                and (x in fed or init[x] is None)]
+        dead = [
+            x
+            for x in dict.fromkeys(st.ins)
+            if last[x] == i and x not in keep and (x in fed or init[x] is None)
+        ]
         if dead:
             body.append("del %s" % ", ".join("s%d" % x for x in dead))
     body.append("return [%s]" % ", ".join(ref(s) for s in plan.fetch_slots))
@@ -201,11 +241,13 @@ def compile_plan(plan, traced: bool = False):
     # costs nothing at run time; tracking a counter would).
     env["STEP_AT"] = {len(lines) + 1 + k: i for k, i in at.items()}
     lines += [indent + b for b in body]
-    lines += ["    except Exception as e:",
-              "        n = STEP_AT.get(e.__traceback__.tb_lineno)",
-              "        if n is None:",
-              "            raise",
-              "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)"]
+    lines += [
+        "    except Exception as e:",
+        "        n = STEP_AT.get(e.__traceback__.tb_lineno)",
+        "        if n is None:",
+        "            raise",
+        "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)",
+    ]
     code = compile("\n".join(lines), "<flowrt plan of %d steps>" % len(plan.steps), "exec")
     exec(code, env)
     return env["run"]

@@ -95,8 +95,12 @@ def _grow(group, producer, readers, fetched, fusible):
             for s in st.ins:
                 p = producer.get(s)
                 # (compare with `is`: numpy treats dtype == None as dtype == float64)
-                if (p is None or p.index in group.members or fusible.get(p.index)
-                        is not group.dtype or s in fetched):
+                if (
+                    p is None
+                    or p.index in group.members
+                    or fusible.get(p.index) is not group.dtype
+                    or s in fetched
+                ):
                     continue
                 if any(r not in group.members for r in readers[s]):
                     continue
@@ -134,8 +138,7 @@ class FusedKernel:
         return self.unfused(ctx, xs)
 
     def __repr__(self):
-        return "<FusedKernel %d ops: %s>" % (len(self.members),
-                                             " ".join(o.type for o in self.ops))
+        return "<FusedKernel %d ops: %s>" % (len(self.members), " ".join(o.type for o in self.ops))
 
 
 def _straight_line(members, ext_slots, out_slot):
@@ -143,28 +146,33 @@ def _straight_line(members, ext_slots, out_slot):
     code (a dict-driven loop costs ~1 us per member); each intermediate is dropped at its
     last use, as in the unfused plan, so numpy reuses its memory instead of faulting in
     fresh pages. A failure is raised naming the member op."""
-    env = {"op_error": op_error, "OpError": errors.OpError,
-           "OPS": tuple(m[1] for m in members)}
+    env = {"op_error": op_error, "OpError": errors.OpError, "OPS": tuple(m[1] for m in members)}
     last = {}
     for i, (_, _, ins, _) in enumerate(members):
         for x in ins:
             last[x] = i
-    lines = ["def unfused(ctx, xs):",
-             "    %s, = xs" % ", ".join("s%d" % x for x in ext_slots),
-             "    del xs", "    n = 0", "    try:"]
+    lines = [
+        "def unfused(ctx, xs):",
+        "    %s, = xs" % ", ".join("s%d" % x for x in ext_slots),
+        "    del xs",
+        "    n = 0",
+        "    try:",
+    ]
     for i, (kernel, op, ins, out) in enumerate(members):
         env["k%d" % i], env["o%d" % i] = kernel, op
         lines.append("        n = %d" % i)
-        lines.append("        s%d = k%d(ctx, o%d%s)[0]" % (out, i, i,
-                                                       "".join(", s%d" % x for x in ins)))
+        lines.append(
+            "        s%d = k%d(ctx, o%d%s)[0]" % (out, i, i, "".join(", s%d" % x for x in ins))
+        )
         dead = [x for x in dict.fromkeys(ins) if last[x] == i and x != out_slot]
         if dead:
             lines.append("        del %s" % ", ".join("s%d" % x for x in dead))
-    lines += ["        return (s%d,)" % out_slot,
-              "    except Exception as e:",
-              "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)"]
-    exec(compile("\n".join(lines), "<flowrt fused group of %d ops>" % len(members), "exec"),
-         env)
+    lines += [
+        "        return (s%d,)" % out_slot,
+        "    except Exception as e:",
+        "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)",
+    ]
+    exec(compile("\n".join(lines), "<flowrt fused group of %d ops>" % len(members), "exec"), env)
     return env["unfused"]
 
 

@@ -34,8 +34,9 @@ OPERATORS: dict[str, Callable] = {}
 _CONVERSIONS: list[tuple[int, Any, Callable]] = []
 
 
-def register_tensor_conversion_function(base_type, conversion_func: Callable,
-                                        priority: int = 100) -> None:
+def register_tensor_conversion_function(
+    base_type, conversion_func: Callable, priority: int = 100
+) -> None:
     """Registers a function converting values of ``base_type`` to tensors (TF1's API).
 
     Args:
@@ -56,6 +57,7 @@ def register_tensor_conversion_function(base_type, conversion_func: Callable,
         raise TypeError("conversion_func must be callable, got %r" % (conversion_func,))
     _CONVERSIONS.append((priority, types, conversion_func))
     _CONVERSIONS.sort(key=lambda e: e[0])
+
 
 _FLOWRT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -141,7 +143,8 @@ def _not_in_function(x, what: str, instead: str):
         raise OperatorNotAllowedInGraphError(
             "%s is not allowed while fr.function %r is traced: %s has no value yet (flowrt "
             "has no autograph to convert Python control flow). Use %s instead."
-            % (what, getattr(g, "name", "?"), getattr(x, "name", x), instead))
+            % (what, getattr(g, "name", "?"), getattr(x, "name", x), instead)
+        )
 
 
 class TensorOperators:
@@ -184,12 +187,15 @@ class TensorOperators:
         raise TypeError(
             "Using a `fr.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
             "instead of `if t:` or use flowrt ops such as fr.cond to execute subgraphs "
-            "conditioned on the value of a tensor.")
+            "conditioned on the value of a tensor."
+        )
 
     def __iter__(self):
         _not_in_function(self, "iterating over a `fr.Tensor`", "fr.while_loop or fr.unstack")
-        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
-                        "To iterate over this tensor use fr.unstack.")
+        raise TypeError(
+            "Tensor objects are only iterable when eager execution is enabled. "
+            "To iterate over this tensor use fr.unstack."
+        )
 
     __hash__ = object.__hash__
     __eq__ = object.__eq__
@@ -256,9 +262,22 @@ class Tensor(TensorOperators):
 class Operation:
     """A node of the graph: an op type applied to input tensors, with attributes."""
 
-    __slots__ = ("graph", "name", "type", "inputs", "outputs", "control_inputs", "attrs",
-                 "device", "_id", "_site", "_grad_type", "_control_outputs", "_output_mask",
-                 "__weakref__")
+    __slots__ = (
+        "graph",
+        "name",
+        "type",
+        "inputs",
+        "outputs",
+        "control_inputs",
+        "attrs",
+        "device",
+        "_id",
+        "_site",
+        "_grad_type",
+        "_control_outputs",
+        "_output_mask",
+        "__weakref__",
+    )
 
     def __init__(self, graph, name, op_type, inputs, attrs, device, site):
         self.graph = graph
@@ -302,8 +321,7 @@ class Operation:
         try:
             v = self.attrs[name]
         except KeyError:
-            raise ValueError("Operation '%s' has no attr named '%s'." % (self.name, name)) \
-                from None
+            raise ValueError("Operation '%s' has no attr named '%s'." % (self.name, name)) from None
         if isinstance(v, str):
             return v.encode()
         if isinstance(v, list) and v and all(isinstance(x, str) for x in v):
@@ -323,8 +341,11 @@ class Operation:
 
     def describe(self) -> str:
         """``Type op 'name'`` plus the user code line that created it, for messages."""
-        where = " (created at %s:%d)" % (os.path.basename(self._site[0]), self._site[1]) \
-            if self._site else ""
+        where = (
+            " (created at %s:%d)" % (os.path.basename(self._site[0]), self._site[1])
+            if self._site
+            else ""
+        )
         return "%s op '%s'%s" % (self.type, self.name, where)
 
     def __repr__(self):
@@ -344,8 +365,7 @@ class _Stacks:
 
     __slots__ = ("control", "device", "entries", "fns")
 
-    def __init__(self, control: list, device: list, entries: list | None = None,
-                 fns: int = 0):
+    def __init__(self, control: list, device: list, entries: list | None = None, fns: int = 0):
         self.control = control
         self.device = device
         self.entries = entries if entries is not None else []
@@ -396,51 +416,62 @@ class Graph:
 
     def get_operation_by_name(self, name: str) -> Operation:
         if not isinstance(name, str):
-            raise TypeError("Operation names are strings (or similar), not %s."
-                            % type(name).__name__)
-        return cast(Operation, self.as_graph_element(name, allow_tensor=False,
-                                                     allow_operation=True))
+            raise TypeError(
+                "Operation names are strings (or similar), not %s." % type(name).__name__
+            )
+        return cast(
+            Operation, self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+        )
 
     def get_tensor_by_name(self, name: str) -> Tensor:
         if not isinstance(name, str):
-            raise TypeError("Tensor names are strings (or similar), not %s."
-                            % type(name).__name__)
-        return cast(Tensor, self.as_graph_element(name, allow_tensor=True,
-                                                  allow_operation=False))
+            raise TypeError("Tensor names are strings (or similar), not %s." % type(name).__name__)
+        return cast(Tensor, self.as_graph_element(name, allow_tensor=True, allow_operation=False))
 
-    def as_graph_element(self, obj: Any, allow_tensor: bool = True,
-                         allow_operation: bool = True) -> Tensor | Operation:
+    def as_graph_element(
+        self, obj: Any, allow_tensor: bool = True, allow_operation: bool = True
+    ) -> Tensor | Operation:
         """Resolves a Tensor, Operation or name string to an element of this graph."""
         if isinstance(obj, str):
             if ":" in obj:
                 if not allow_tensor:
-                    raise ValueError("Name '%s' appears to refer to a Tensor, not an "
-                                     "Operation." % obj)
+                    raise ValueError(
+                        "Name '%s' appears to refer to a Tensor, not an Operation." % obj
+                    )
                 op_name, _, idx_str = obj.rpartition(":")
                 try:
                     idx = int(idx_str)
                 except ValueError:
-                    raise ValueError("The name %r looks a like a Tensor name, but is not a "
-                                     "valid one. Tensor names must be of the form "
-                                     "\"<op_name>:<output_index>\"." % obj) from None
+                    raise ValueError(
+                        "The name %r looks a like a Tensor name, but is not a "
+                        "valid one. Tensor names must be of the form "
+                        '"<op_name>:<output_index>".' % obj
+                    ) from None
                 op = self._by_name.get(op_name)
                 if op is None:
-                    raise KeyError("The name %r refers to a Tensor which does not exist. The "
-                                   "operation, %r, does not exist in the graph.%s"
-                                   % (obj, op_name, self._suggest(op_name)))
+                    raise KeyError(
+                        "The name %r refers to a Tensor which does not exist. The "
+                        "operation, %r, does not exist in the graph.%s"
+                        % (obj, op_name, self._suggest(op_name))
+                    )
                 if idx >= len(op.outputs):
-                    raise KeyError("The name %r refers to a Tensor which does not exist. The "
-                                   "operation, %r, exists but only has %d outputs."
-                                   % (obj, op_name, len(op.outputs)))
+                    raise KeyError(
+                        "The name %r refers to a Tensor which does not exist. The "
+                        "operation, %r, exists but only has %d outputs."
+                        % (obj, op_name, len(op.outputs))
+                    )
                 return op.outputs[idx]
             if not allow_operation:
-                raise ValueError("The name %r refers to an Operation, not a Tensor. Tensor "
-                                 "names must be of the form \"<op_name>:<output_index>\"."
-                                 % obj)
+                raise ValueError(
+                    "The name %r refers to an Operation, not a Tensor. Tensor "
+                    'names must be of the form "<op_name>:<output_index>".' % obj
+                )
             op = self._by_name.get(obj)
             if op is None:
-                raise KeyError("The name %r refers to an Operation not in the graph.%s"
-                               % (obj, self._suggest(obj)))
+                raise KeyError(
+                    "The name %r refers to an Operation not in the graph.%s"
+                    % (obj, self._suggest(obj))
+                )
             return op
         tensor = getattr(obj, "_as_tensor", None)
         if isinstance(obj, Tensor) or (tensor is not None and not isinstance(obj, Operation)):
@@ -456,8 +487,7 @@ class Graph:
             if obj.graph is not self:
                 raise ValueError("Operation %s is not an element of this graph." % obj.name)
             return obj
-        raise TypeError("Can not convert a %s into a Tensor or Operation."
-                        % type(obj).__name__)
+        raise TypeError("Can not convert a %s into a Tensor or Operation." % type(obj).__name__)
 
     def _suggest(self, name: str) -> str:
         import difflib
@@ -500,13 +530,27 @@ class Graph:
             self._shared_stacks = snapshot.copy()
             self._local_stacks = threading.local()
 
-    def create_op(self, op_type: str, inputs, attrs: dict | None = None, name: str | None = None,
-                  dtypes=None, input_types=None, **_ignored) -> Operation:
+    def create_op(
+        self,
+        op_type: str,
+        inputs,
+        attrs: dict | None = None,
+        name: str | None = None,
+        dtypes=None,
+        input_types=None,
+        **_ignored,
+    ) -> Operation:
         """Adds an op of a registered type; returns the ``Operation``."""
         return self._create_op(op_type, list(inputs), attrs or {}, name)
 
-    def _create_op(self, op_type: str, inputs: list, attrs: dict, name: str | None,
-                   default_name: str | None = None) -> Operation:
+    def _create_op(
+        self,
+        op_type: str,
+        inputs: list,
+        attrs: dict,
+        name: str | None,
+        default_name: str | None = None,
+    ) -> Operation:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         op_def = get_op_def(op_type)
@@ -516,8 +560,10 @@ class Graph:
             if type(x) is not Tensor:
                 x = convert_to_tensor(x)
             if x.op.graph is not self:
-                raise ValueError("%s op %r: input %d (%s) is from a different graph."
-                                 % (op_type, name or default_name or op_type, i, x.name))
+                raise ValueError(
+                    "%s op %r: input %d (%s) is from a different graph."
+                    % (op_type, name or default_name or op_type, i, x.name)
+                )
             tensors.append(x)
         if name and name[-1] == "/":
             full = name[:-1]  # TF1: a scope name used as an op name, taken exactly
@@ -665,8 +711,11 @@ class Graph:
             if callable(entry):
                 op.device = device
                 got = entry(op)
-                device = merge_device("", got if isinstance(got, str) else
-                                      got.to_string()) if got else ""
+                device = (
+                    merge_device("", got if isinstance(got, str) else got.to_string())
+                    if got
+                    else ""
+                )
             else:
                 device = merge_device(entry, device)
         return device
@@ -735,11 +784,15 @@ def _check_scope_name(name: str, nested: bool):
     """TF's name_scope check: a root scope name cannot start with '_', '-', '/' or '\\'."""
     if nested:
         if not _VALID_SCOPE_NAME.match(name):
-            raise ValueError("'%s' is not a valid scope name. A scope name has to match the "
-                             "following pattern: %s" % (name, _VALID_SCOPE_NAME.pattern))
+            raise ValueError(
+                "'%s' is not a valid scope name. A scope name has to match the "
+                "following pattern: %s" % (name, _VALID_SCOPE_NAME.pattern)
+            )
     elif not _VALID_OP_NAME.match(name):
-        raise ValueError("'%s' is not a valid root scope name. A root scope name has to match "
-                         "the following pattern: %s" % (name, _VALID_OP_NAME.pattern))
+        raise ValueError(
+            "'%s' is not a valid root scope name. A root scope name has to match "
+            "the following pattern: %s" % (name, _VALID_OP_NAME.pattern)
+        )
 
 
 _DEVICE_FIELDS = ("job", "replica", "task")
@@ -756,17 +809,20 @@ def _parse_device(spec: str) -> dict:
         key = ps[0].lower()
         if len(ps) == 2 and key in _DEVICE_FIELDS:
             out[key] = ps[1]
-        elif (len(ps) == 2 and key in ("cpu", "gpu", "tpu")) or (
-                len(ps) == 3 and key == "device"):
+        elif (len(ps) == 2 and key in ("cpu", "gpu", "tpu")) or (len(ps) == 3 and key == "device"):
             dev_type, index = (ps[0], ps[1]) if len(ps) == 2 else (ps[1], ps[2])
             if "type" in out:
-                raise ValueError("Multiple device types are not allowed while parsing the "
-                                 "device spec: %s." % spec)
+                raise ValueError(
+                    "Multiple device types are not allowed while parsing the "
+                    "device spec: %s." % spec
+                )
             out["type"] = dev_type.upper()
             out["index"] = index
         else:
-            raise ValueError("Unknown attribute '%s' is encountered while parsing the device "
-                             "spec: '%s'." % (ps[0], spec))
+            raise ValueError(
+                "Unknown attribute '%s' is encountered while parsing the device "
+                "spec: '%s'." % (ps[0], spec)
+            )
     return out
 
 
@@ -806,9 +862,11 @@ def get_default_graph() -> Graph:
 def reset_default_graph() -> None:
     """Replaces the global default graph with a new, empty one."""
     if _graph_stack():
-        raise AssertionError("Do not use fr.reset_default_graph() to clear nested graphs. "
-                             "If you need a cleared graph, exit the nesting and create a "
-                             "new graph.")
+        raise AssertionError(
+            "Do not use fr.reset_default_graph() to clear nested graphs. "
+            "If you need a cleared graph, exit the nesting and create a "
+            "new graph."
+        )
     global _global_default_graph
     _global_default_graph = Graph()
 
@@ -834,12 +892,16 @@ def _session_for(graph, session):
     if session is None:
         session = get_default_session()
         if session is None:
-            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
-                             "registered. Use `with sess.as_default()` or pass an explicit "
-                             "session to `eval(session=sess)`")
+            raise ValueError(
+                "Cannot evaluate tensor using `eval()`: No default session is "
+                "registered. Use `with sess.as_default()` or pass an explicit "
+                "session to `eval(session=sess)`"
+            )
     if session.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's "
-                         "graph is different from the session's graph.")
+        raise ValueError(
+            "Cannot use the given session to evaluate tensor: the tensor's "
+            "graph is different from the session's graph."
+        )
     return session
 
 
@@ -862,9 +924,11 @@ def _numpy_value(value, dtype: _dt.DType | None):
                 return np.array(value, np.float32)
             if -2147483648 <= value <= 2147483647:
                 return np.array(value, np.int32)
-        elif dtype.is_floating or (t is int and dtype.is_integer
-                                   and np.iinfo(dtype.np).min <= value
-                                   <= np.iinfo(dtype.np).max):
+        elif dtype.is_floating or (
+            t is int
+            and dtype.is_integer
+            and np.iinfo(dtype.np).min <= value <= np.iinfo(dtype.np).max
+        ):
             return np.array(value, dtype.np)
     if value is None:
         raise ValueError("None values not supported.")
@@ -874,8 +938,10 @@ def _numpy_value(value, dtype: _dt.DType | None):
         arr = np.asarray(value)
         if arr.dtype.kind in "SUO":
             if dtype is not None:
-                raise TypeError("Expected %s, but got %r of type '%s'."
-                                % (dtype.name, value, type(value).__name__))
+                raise TypeError(
+                    "Expected %s, but got %r of type '%s'."
+                    % (dtype.name, value, type(value).__name__)
+                )
             return _string_array(arr)
         if dtype is None:
             return arr
@@ -893,8 +959,7 @@ def _numpy_value(value, dtype: _dt.DType | None):
     if arr.dtype.kind == "f":
         return arr.astype(np.float32)
     if arr.dtype.kind in "iu":
-        if arr.size and (arr.max() > np.iinfo(np.int32).max
-                         or arr.min() < np.iinfo(np.int32).min):
+        if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
             return arr.astype(np.int64)
         return arr.astype(np.int32)
     if arr.dtype.kind == "b" or arr.size:
@@ -917,14 +982,16 @@ def _check_elements(value, dtype: _dt.DType):
         ok = (int, float, np.number, np.bool_)
     for v in _flat_list(value):
         if not isinstance(v, ok):
-            raise TypeError("Expected %s, but got %s of type '%s'."
-                            % (dtype.name, v, type(v).__name__))
+            raise TypeError(
+                "Expected %s, but got %s of type '%s'." % (dtype.name, v, type(v).__name__)
+            )
 
 
 def _wrap_cast(arr: np.ndarray, dtype: _dt.DType) -> np.ndarray:
     if arr.dtype.kind in "SUO":
-        raise TypeError("Expected %s, but got %r of type '%s'."
-                        % (dtype.name, arr, type(arr).__name__))
+        raise TypeError(
+            "Expected %s, but got %r of type '%s'." % (dtype.name, arr, type(arr).__name__)
+        )
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # TF wraps out-of-range values too
         return arr.astype(dtype.np, copy=False)
@@ -941,8 +1008,7 @@ def _string_array(value) -> np.ndarray:
         elif isinstance(v, np.str_):
             flat[i] = str(v).encode("utf-8")
         elif not isinstance(v, bytes):
-            raise TypeError("Expected string, got %r of type '%s' instead."
-                            % (v, type(v).__name__))
+            raise TypeError("Expected string, got %r of type '%s' instead." % (v, type(v).__name__))
     return flat.reshape(arr.shape)
 
 
@@ -958,22 +1024,30 @@ def constant_op(value, dtype=None, shape=None, name=None, graph: Graph | None = 
             arr = arr.reshape(shape)
         elif 0 < arr.size < int(np.prod(shape)) and arr.ndim <= 1:
             # TF1: a shorter list is padded with its last value.
-            flat = np.concatenate([arr.reshape(-1), np.repeat(arr.reshape(-1)[-1:],
-                                                              int(np.prod(shape)) - arr.size)])
+            flat = np.concatenate(
+                [arr.reshape(-1), np.repeat(arr.reshape(-1)[-1:], int(np.prod(shape)) - arr.size)]
+            )
             arr = flat.reshape(shape)
         else:
-            raise TypeError("Eager execution of tf.constant with unsupported shape. Tensor "
-                            "%r (converted from %r) has %d elements, but got `shape` %s with "
-                            "%d elements)." % (arr, value, arr.size, shape,
-                                               int(np.prod(shape))))
+            raise TypeError(
+                "Eager execution of tf.constant with unsupported shape. Tensor "
+                "%r (converted from %r) has %d elements, but got `shape` %s with "
+                "%d elements)." % (arr, value, arr.size, shape, int(np.prod(shape)))
+            )
     arr.flags.writeable = False
     g = graph or get_default_graph()
-    return g._create_op("Const", [], {"value": arr, "dtype": _dt.as_dtype(arr.dtype)},
-                        name, "Const").outputs[0]
+    return g._create_op(
+        "Const", [], {"value": arr, "dtype": _dt.as_dtype(arr.dtype)}, name, "Const"
+    ).outputs[0]
 
 
-def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
-                      preferred_dtype: Any = None, dtype_hint: Any = None) -> Tensor:
+def convert_to_tensor(
+    value: Any,
+    dtype: Any = None,
+    name: str | None = None,
+    preferred_dtype: Any = None,
+    dtype_hint: Any = None,
+) -> Tensor:
     """Converts tensors, tensor-like objects (variables) and Python/numpy values."""
     dtype = None if dtype is None else _dt.as_dtype(dtype)
     if isinstance(value, Tensor):
@@ -983,8 +1057,10 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
         if as_tensor is not None:
             t = as_tensor()
         elif isinstance(value, Operation):
-            raise TypeError("Can't convert Operation '%s' to Tensor (target dtype=%s, "
-                            "name=%s)" % (value.name, dtype, name))
+            raise TypeError(
+                "Can't convert Operation '%s' to Tensor (target dtype=%s, "
+                "name=%s)" % (value.name, dtype, name)
+            )
         else:
             for _, types, fn in _CONVERSIONS:
                 if isinstance(value, types):
@@ -995,7 +1071,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
                         if dtype is not None and r.dtype is not dtype:
                             raise RuntimeError(
                                 "%r returned a tensor of dtype %s, not the requested %s"
-                                % (fn, r.dtype.name, dtype.name))
+                                % (fn, r.dtype.name, dtype.name)
+                            )
                         return r
             hint = dtype or preferred_dtype or dtype_hint
             if dtype is None and hint is not None:
@@ -1005,8 +1082,10 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
                     return constant_op(value, None, name=name)
             return constant_op(value, dtype, name=name)
     if dtype is not None and t.dtype is not dtype:
-        raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
-                         % (dtype.name, t.dtype.name, t))
+        raise ValueError(
+            "Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
+            % (dtype.name, t.dtype.name, t)
+        )
     return t
 
 

@@ -41,8 +41,13 @@ class QueueSnapshot:
     def describe(self) -> str:
         """One line: ``FIFOQueue 'q' (size 0, capacity 4, closed)``."""
         s = self.statistics
-        return "%s '%s' (size %d, capacity %d%s)" % (self.kind, s.name, s.size, s.capacity,
-                                                     ", closed" if s.closed else "")
+        return "%s '%s' (size %d, capacity %d%s)" % (
+            self.kind,
+            s.name,
+            s.size,
+            s.capacity,
+            ", closed" if s.closed else "",
+        )
 
 
 def _blocked(queue: Queue) -> tuple[BlockedOp, ...]:
@@ -68,5 +73,7 @@ def queue_snapshots(resources: Iterable[tuple[Any, Any]]) -> list[QueueSnapshot]
       One ``QueueSnapshot`` per queue.
     """
     queues = [r for _, r in resources if isinstance(r, Queue)]
-    return [QueueSnapshot(q.kind, q.statistics(), _blocked(q))
-            for q in sorted(queues, key=lambda q: q.name)]
+    return [
+        QueueSnapshot(q.kind, q.statistics(), _blocked(q))
+        for q in sorted(queues, key=lambda q: q.name)
+    ]

@@ -32,8 +32,9 @@ class TensorShapeProto:
 
     def __init__(self, shape: TensorShape):
         self.unknown_rank = shape.ndims is None
-        self.dim = [] if self.unknown_rank else [_Dim(-1 if d is None else d)
-                                                 for d in shape.as_list()]
+        self.dim = (
+            [] if self.unknown_rank else [_Dim(-1 if d is None else d) for d in shape.as_list()]
+        )
 
     def __repr__(self):
         if self.unknown_rank:
@@ -70,12 +71,12 @@ class AttrValue:
 
     def WhichOneof(self, group: str) -> str | None:  # protobuf's name
         if group != "value":
-            raise ValueError("Protocol message has no oneof \"%s\" field." % group)
+            raise ValueError('Protocol message has no oneof "%s" field.' % group)
         return self._which
 
     def HasField(self, name: str) -> bool:  # protobuf's name
         if name not in _FIELDS:
-            raise ValueError("Protocol message AttrValue has no \"%s\" field." % name)
+            raise ValueError('Protocol message AttrValue has no "%s" field.' % name)
         return self._which == name
 
     def __repr__(self):
@@ -126,8 +127,9 @@ class NodeDef:
 
     __slots__ = ("name", "op", "input", "device", "attr")
 
-    def __init__(self, name: str, op: str, inputs: list[str], device: str,
-                 attr: dict[str, AttrValue]):
+    def __init__(
+        self, name: str, op: str, inputs: list[str], device: str, attr: dict[str, AttrValue]
+    ):
         self.name = name
         self.op = op
         self.input = inputs
@@ -139,7 +141,7 @@ class NodeDef:
         lines += ['input: "%s"' % i for i in self.input]
         if self.device:
             lines.append('device: "%s"' % self.device)
-        lines += ["attr { key: \"%s\" value { %r } }" % kv for kv in sorted(self.attr.items())]
+        lines += ['attr { key: "%s" value { %r } }' % kv for kv in sorted(self.attr.items())]
         return "\n".join(lines)
 
 

@@ -19,8 +19,9 @@ from .graph import Operation, Tensor
 from .registry import get_op_def
 
 
-def prune(fetch_tensors: Sequence[Tensor], target_ops: Sequence[Operation],
-          fed: set) -> list[Operation]:
+def prune(
+    fetch_tensors: Sequence[Tensor], target_ops: Sequence[Operation], fed: set
+) -> list[Operation]:
     """The ops a run needs, in a topological order (producers before consumers).
 
     ``fed`` holds the fed tensors; the subgraph above a fed tensor is cut off unless
@@ -158,8 +159,13 @@ class Plan:
                 continue
             d = get_op_def(op.type)
             ins = tuple(slot[t] for t in op.inputs)
-            if ins and not d.stateful and d.kernel is not None and not op.control_inputs \
-                    and all(init[i] is not None and i >= n_fed for i in ins):
+            if (
+                ins
+                and not d.stateful
+                and d.kernel is not None
+                and not op.control_inputs
+                and all(init[i] is not None and i >= n_fed for i in ins)
+            ):
                 folded = _fold(d, op, [init[i] for i in ins])
                 if folded is not None:
                     for t, v in zip(outs, folded):

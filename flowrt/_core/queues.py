@@ -43,8 +43,17 @@ import trio
 from .. import errors
 from .waiting import Wait, drive_async, park_thread
 
-__all__ = ["Queue", "RandomShuffleQueue", "PaddingQueue", "PriorityQueue", "QueueStatistics",
-           "STALL_WARNING_SECONDS", "Row", "rows", "batch"]
+__all__ = [
+    "Queue",
+    "RandomShuffleQueue",
+    "PaddingQueue",
+    "PriorityQueue",
+    "QueueStatistics",
+    "STALL_WARNING_SECONDS",
+    "Row",
+    "rows",
+    "batch",
+]
 
 logger = logging.getLogger("flowrt")
 
@@ -95,14 +104,27 @@ class _Request(Wait):
     grant/confirm protocol (``Queue._settle``).
     """
 
-    __slots__ = ("queue", "putter", "items", "n", "up_to", "state", "error", "who", "ctx",
-                 "event", "token", "thread", "streaming")
+    __slots__ = (
+        "queue",
+        "putter",
+        "items",
+        "n",
+        "up_to",
+        "state",
+        "error",
+        "who",
+        "ctx",
+        "event",
+        "token",
+        "thread",
+        "streaming",
+    )
 
     def __init__(self, queue, putter, items, n, up_to, who, ctx):
         self.queue = queue
         self.putter = putter
-        self.items = items      # putter: elements still to enter; getter: gathered so far
-        self.n = n              # getter: elements wanted
+        self.items = items  # putter: elements still to enter; getter: gathered so far
+        self.n = n  # getter: elements wanted
         self.up_to = up_to
         self.streaming = False  # a putter part of whose elements entered already
         self.state = _WAITING
@@ -134,9 +156,15 @@ class _Request(Wait):
         q = self.queue
         return "%s%s %s '%s' (size %d, capacity %d%s)" % (
             (self.who + ": ") if self.who else "",
-            "enqueue of %d element(s) into" % len(self.items) if self.putter else
-            "dequeue of %d element(s) from" % (self.n - len(self.items)),
-            q.kind, q.name, len(q), q.capacity, ", closed" if q.closed else "")
+            "enqueue of %d element(s) into" % len(self.items)
+            if self.putter
+            else "dequeue of %d element(s) from" % (self.n - len(self.items)),
+            q.kind,
+            q.name,
+            len(q),
+            q.capacity,
+            ", closed" if q.closed else "",
+        )
 
     def wait_sync(self):
         q, warn = self.queue, STALL_WARNING_SECONDS
@@ -206,9 +234,9 @@ class Queue:
         self._lock = threading.RLock()
         self._putters: deque[_Request] = deque()
         self._getters: deque[_Request] = deque()
-        self._reserved = 0      # room granted to the head putter, not yet committed
-        self._held = 0          # elements granted to the head getter, not yet confirmed
-        self._puts = 0          # progress counters for the stall warning
+        self._reserved = 0  # room granted to the head putter, not yet committed
+        self._held = 0  # elements granted to the head getter, not yet confirmed
+        self._puts = 0  # progress counters for the stall warning
         self._takes = 0
         self._init_storage()
 
@@ -246,14 +274,23 @@ class Queue:
 
     def statistics(self) -> QueueStatistics:
         """A frozen snapshot: size, capacity, closed, waiting enqueuers and dequeuers."""
-        return QueueStatistics(self.name, len(self), self.capacity, self._closed,
-                               sum(r.state == _WAITING for r in list(self._putters)),
-                               sum(r.state == _WAITING for r in list(self._getters)))
+        return QueueStatistics(
+            self.name,
+            len(self),
+            self.capacity,
+            self._closed,
+            sum(r.state == _WAITING for r in list(self._putters)),
+            sum(r.state == _WAITING for r in list(self._getters)),
+        )
 
     def __repr__(self):
-        return "<%s %r size=%d capacity=%d%s>" % (self.kind, self.name, len(self),
-                                                  self.capacity,
-                                                  " closed" if self._closed else "")
+        return "<%s %r size=%d capacity=%d%s>" % (
+            self.kind,
+            self.name,
+            len(self),
+            self.capacity,
+            " closed" if self._closed else "",
+        )
 
     # --- errors -----------------------------------------------------------------------
 
@@ -262,8 +299,11 @@ class Queue:
 
     def _insufficient(self, n, have):
         return errors.OutOfRangeError(
-            None, None, "%s '%s' is closed and has insufficient elements (requested %d, "
-            "current size %d)" % (self.kind, self.name, n, have))
+            None,
+            None,
+            "%s '%s' is closed and has insufficient elements (requested %d, "
+            "current size %d)" % (self.kind, self.name, n, have),
+        )
 
     # --- put ----------------------------------------------------------------------------
 
@@ -398,12 +438,17 @@ class Queue:
             for req in list(self._putters):
                 if req.state == _WAITING:
                     self._putters.remove(req)
-                    self._fail(req, errors.CancelledError(
-                        None, None, "Enqueue operation was cancelled: %s '%s' was closed "
-                        "with cancel_pending_enqueues=True." % (self.kind, self.name)))
+                    self._fail(
+                        req,
+                        errors.CancelledError(
+                            None,
+                            None,
+                            "Enqueue operation was cancelled: %s '%s' was closed "
+                            "with cancel_pending_enqueues=True." % (self.kind, self.name),
+                        ),
+                    )
         elif self._closed:
-            raise errors.CancelledError(None, None, "Queue '%s' is already closed."
-                                        % self.name)
+            raise errors.CancelledError(None, None, "Queue '%s' is already closed." % self.name)
         self._closed = True
         self._flush()
 
@@ -431,8 +476,7 @@ class Queue:
                     self._reserved = need
                     self._grant(p)
                     moved = True
-                elif room > 0 and (p.streaming or need > self.capacity
-                                   or self._getter_starved()):
+                elif room > 0 and (p.streaming or need > self.capacity or self._getter_starved()):
                     # Stream: a batch that can never fit at once, or one a waiting
                     # getter needs to make progress, enters as room frees, and goes on
                     # doing so until all of it entered (as TF, element by element).
@@ -461,8 +505,9 @@ class Queue:
                         g.items = []
                         self._fail(g, self._insufficient(g.n, len(self)))
                     moved = True
-                elif avail > 0 and (g.n > self.capacity or (
-                        putters and putters[0].state == _WAITING)):
+                elif avail > 0 and (
+                    g.n > self.capacity or (putters and putters[0].state == _WAITING)
+                ):
                     # Gather a partial batch: it could never be served whole otherwise.
                     g.items.extend(self._take(avail))
                     self._takes += 1
@@ -471,8 +516,7 @@ class Queue:
                 return
 
     def _getter_starved(self) -> bool:
-        return bool(self._getters) and self._getters[0].state == _WAITING \
-            and self._available() == 0
+        return bool(self._getters) and self._getters[0].state == _WAITING and self._available() == 0
 
     # --- waiting (see _Request.wait_sync / wait_async) ----------------------------------
 
@@ -528,18 +572,35 @@ class Queue:
                 "element(s) in %s '%s' (size %d, capacity %d), and nothing has dequeued "
                 "from it since. Run the op that consumes this queue (e.g. the training "
                 "step) in another thread or task, or raise the capacity.",
-                secs, who, len(req.items), self.kind, self.name, len(self), self.capacity)
+                secs,
+                who,
+                len(req.items),
+                self.kind,
+                self.name,
+                len(self),
+                self.capacity,
+            )
             return
-        start = ("run them as trio tasks with `async with fr.train.queue_runners(sess):`"
-                 if req.token is not None else
-                 "start them with fr.train.start_queue_runners(sess, coord)")
+        start = (
+            "run them as trio tasks with `async with fr.train.queue_runners(sess):`"
+            if req.token is not None
+            else "start them with fr.train.start_queue_runners(sess, coord)"
+        )
         logger.warning(
             "A run has been blocked for %.0f s: %swaits for %d element(s) from %s '%s' "
             "(size %d, capacity %d%s), and nothing has enqueued to it since. If queue "
             "runners feed this queue, %s before running this op (or enqueue from another "
             "thread or task).",
-            secs, who, req.n - len(req.items), self.kind, self.name, len(self),
-            self.capacity, ", closed" if self._closed else "", start)
+            secs,
+            who,
+            req.n - len(req.items),
+            self.kind,
+            self.name,
+            len(self),
+            self.capacity,
+            ", closed" if self._closed else "",
+            start,
+        )
 
 
 class RandomShuffleQueue(Queue):
@@ -554,8 +615,9 @@ class RandomShuffleQueue(Queue):
 
     def __init__(self, name, capacity, min_after_dequeue=0, seed=None):
         self.min_after_dequeue = int(min_after_dequeue)
-        self._rng = _random.Random(seed if seed is None or isinstance(seed, int)
-                                   else hash(tuple(seed)))
+        self._rng = _random.Random(
+            seed if seed is None or isinstance(seed, int) else hash(tuple(seed))
+        )
         super().__init__(name, capacity)
 
     def _init_storage(self):
@@ -612,7 +674,7 @@ class PriorityQueue(Queue):
         return [pop(items)[2] for _ in range(k)]
 
     def _give_back(self, elems):
-        for e in reversed(elems):   # ahead of equal priorities, in their old order
+        for e in reversed(elems):  # ahead of equal priorities, in their old order
             heapq.heappush(self._items, (int(e[0]), next(self._front), e))
 
 
@@ -642,13 +704,14 @@ def _own_row(row: Row) -> tuple:
     """The components of ``row`` as arrays of their own (a string row stays an object
     array)."""
     j = row.j
-    return tuple(c[j:j + 1].copy().reshape(c.shape[1:]) for c in row.batch)
+    return tuple(c[j : j + 1].copy().reshape(c.shape[1:]) for c in row.batch)
 
 
 def rows(components: tuple) -> list:
     """The elements of a batch (one array per component, rows along axis 0)."""
-    return list(map(Row, itertools.repeat(components, len(components[0])),
-                    range(len(components[0]))))
+    return list(
+        map(Row, itertools.repeat(components, len(components[0])), range(len(components[0])))
+    )
 
 
 def _runs(elems):
@@ -679,11 +742,19 @@ def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -
     bound a single slice of it.
     """
     first, last = elems[0], elems[-1]
-    if ordered and not pad and type(first) is Row and type(last) is Row \
-            and first.batch is last.batch and last.j - first.j == len(elems) - 1:
+    if (
+        ordered
+        and not pad
+        and type(first) is Row
+        and type(last) is Row
+        and first.batch is last.batch
+        and last.j - first.j == len(elems) - 1
+    ):
         a, z = first.j, last.j + 1
-        return tuple(c[a:z] if c.dtype == dt else c[a:z].astype(dt)
-                     for c, dt in zip(first.batch, dtypes, strict=True))
+        return tuple(
+            c[a:z] if c.dtype == dt else c[a:z].astype(dt)
+            for c, dt in zip(first.batch, dtypes, strict=True)
+        )
     if not pad:
         runs = _runs(elems)
         if len(runs) <= 8 or len(runs) * 8 <= len(elems):
@@ -691,8 +762,9 @@ def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -
             try:
                 out = []
                 for i, dt in enumerate(dtypes):
-                    pieces = [b[i][a:z] if b is not None else np.asarray(a[i])[None]
-                              for b, a, z in runs]
+                    pieces = [
+                        b[i][a:z] if b is not None else np.asarray(a[i])[None] for b, a, z in runs
+                    ]
                     arr = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
                     out.append(arr if arr.dtype == dt else arr.astype(dt))
                 return tuple(out)
@@ -706,8 +778,9 @@ def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -
         if not all(np.shape(p) == first for p in parts):
             shapes = {np.shape(p) for p in parts}
             if not pad:
-                raise ValueError("elements of component %d have different shapes %s"
-                                 % (i, sorted(shapes)))
+                raise ValueError(
+                    "elements of component %d have different shapes %s" % (i, sorted(shapes))
+                )
             shape = tuple(max(s) for s in zip(*shapes, strict=False))
             fill = b"" if np.dtype(dt).kind == "O" else 0
             arr = np.full((n,) + shape, fill, dtype=dt)

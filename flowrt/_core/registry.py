@@ -11,8 +11,16 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["OpDef", "register_op", "get_op_def", "NOT_DIFFERENTIABLE", "RegisterGradient",
-           "NotDifferentiable", "gradient_function", "registered_ops"]
+__all__ = [
+    "OpDef",
+    "register_op",
+    "get_op_def",
+    "NOT_DIFFERENTIABLE",
+    "RegisterGradient",
+    "NotDifferentiable",
+    "gradient_function",
+    "registered_ops",
+]
 
 
 class _NotDifferentiable:
@@ -66,15 +74,26 @@ _OPS: dict[str, OpDef] = {}
 _GRADIENTS: dict[str, Any] = {}
 
 
-def register_op(op_type: str, *, infer, kernel, blocking=False, grad=None, stateful=False,
-                default_name=None, ufunc=None, **extra) -> OpDef:
+def register_op(
+    op_type: str,
+    *,
+    infer,
+    kernel,
+    blocking=False,
+    grad=None,
+    stateful=False,
+    default_name=None,
+    ufunc=None,
+    **extra,
+) -> OpDef:
     """Registers an op type once; a second registration of the same type is an error."""
     if op_type in _OPS:
         raise KeyError("op type %r is already registered" % op_type)
     if blocking and not inspect.isgeneratorfunction(kernel):
         raise ValueError("op type %r: a blocking kernel is a generator function" % op_type)
-    d = OpDef(op_type, infer, kernel, blocking, grad, stateful, default_name or op_type,
-              ufunc, extra)
+    d = OpDef(
+        op_type, infer, kernel, blocking, grad, stateful, default_name or op_type, ufunc, extra
+    )
     _OPS[op_type] = d
     if grad is not None:
         _GRADIENTS[op_type] = grad
@@ -112,9 +131,11 @@ class RegisterGradient:
 
     def __call__(self, f):
         if self._op_type in _GRADIENTS:
-            raise KeyError("Registering two gradient with name '%s'! (Previous registration "
-                           "was in %s)" % (self._op_type, getattr(
-                               _GRADIENTS[self._op_type], "__module__", "?")))
+            raise KeyError(
+                "Registering two gradient with name '%s'! (Previous registration "
+                "was in %s)"
+                % (self._op_type, getattr(_GRADIENTS[self._op_type], "__module__", "?"))
+            )
         _GRADIENTS[self._op_type] = f
         return f
 
@@ -132,7 +153,9 @@ def gradient_function(op):
     op_type = op._grad_type or op.type
     g = _GRADIENTS.get(op_type)
     if g is None:
-        raise LookupError("No gradient defined for operation '%s' (op type: %s). In general "
-                          "every operation must have an associated `@fr.RegisterGradient` for "
-                          "correct autodiff." % (op.name, op_type))
+        raise LookupError(
+            "No gradient defined for operation '%s' (op type: %s). In general "
+            "every operation must have an associated `@fr.RegisterGradient` for "
+            "correct autodiff." % (op.name, op_type)
+        )
     return g

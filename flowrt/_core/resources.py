@@ -43,6 +43,7 @@ class ResourceManager:
         With a graph or op seed the stream is reproducible across sessions (each new
         session restarts it); without, it is seeded from the OS.
         """
+
         def make():
             seed = op.attrs.get("seed2_pair")
             return np.random.default_rng(seed)

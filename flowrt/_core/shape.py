@@ -27,9 +27,11 @@ class TensorShape:
             self._dims = None
         else:
             if isinstance(dims, (str, bytes)):
-                raise TypeError("Failed to convert %r to a shape: a shape is a single "
-                                "dimension (e.g. 10) or an iterable of dimensions (e.g. "
-                                "[1, 10, None])." % (dims,))
+                raise TypeError(
+                    "Failed to convert %r to a shape: a shape is a single "
+                    "dimension (e.g. 10) or an iterable of dimensions (e.g. "
+                    "[1, 10, None])." % (dims,)
+                )
             try:
                 it = iter(dims)
             except TypeError:
@@ -154,8 +156,10 @@ def _as_dim(d) -> int | None:
     try:
         v = operator.index(d)
     except TypeError:
-        raise TypeError("Dimension value must be integer or None or have an __index__ "
-                        "method, got value %r with type %r" % (d, type(d))) from None
+        raise TypeError(
+            "Dimension value must be integer or None or have an __index__ "
+            "method, got value %r with type %r" % (d, type(d))
+        ) from None
     if v < 0:
         raise ValueError("Dimension %d must be >= 0" % v)
     return v
@@ -194,6 +198,8 @@ def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
         elif q is None or p == q:
             out.append(p)
         else:
-            raise ValueError("Dimensions must be equal, but are %d and %d for shapes %s and %s"
-                             % (p, q, list(a._dims), list(b._dims)))
+            raise ValueError(
+                "Dimensions must be equal, but are %d and %d for shapes %s and %s"
+                % (p, q, list(a._dims), list(b._dims))
+            )
     return TensorShape(out)

@@ -8,8 +8,13 @@ import numbers
 from .._core.graph import GraphKeys, convert_to_tensor, get_default_graph
 from ..ops import math_ops, nn_ops
 
-__all__ = ["l1_regularizer", "l2_regularizer", "l1_l2_regularizer", "sum_regularizer",
-           "apply_regularization"]
+__all__ = [
+    "l1_regularizer",
+    "l2_regularizer",
+    "l1_l2_regularizer",
+    "sum_regularizer",
+    "apply_regularization",
+]
 
 
 def _check_scale(scale):
@@ -30,6 +35,7 @@ def _scaled(scale, scope, default, penalty):
         with get_default_graph().name_scope(scope or default) as name:
             s = convert_to_tensor(scale, dtype=weights.dtype, name="scale")
             return math_ops.multiply(s, penalty(weights), name=name)
+
     return reg
 
 
@@ -39,8 +45,7 @@ def l1_regularizer(scale, scope=None):
     Raises:
       ValueError: ``scale`` is an integer or negative.
     """
-    return _scaled(scale, scope, "l1_regularizer",
-                   lambda w: math_ops.reduce_sum(math_ops.abs(w)))
+    return _scaled(scale, scope, "l1_regularizer", lambda w: math_ops.reduce_sum(math_ops.abs(w)))
 
 
 def l2_regularizer(scale, scope=None):
@@ -63,6 +68,7 @@ def sum_regularizer(regularizer_list, scope=None):
         with get_default_graph().name_scope(scope or "sum_regularizer") as name:
             penalties = [p for p in (r(weights) for r in regs) if p is not None]
             return math_ops.add_n(penalties, name=name) if penalties else None
+
     return reg
 
 
@@ -88,8 +94,10 @@ def apply_regularization(regularizer, weights_list=None):
         penalties = [p if p is not None else convert_to_tensor(0.0) for p in penalties]
         for p in penalties:
             if p.shape.ndims not in (None, 0):
-                raise ValueError("regularizer must return a scalar Tensor instead of a "
-                                 "Tensor with rank %d." % p.shape.ndims)
+                raise ValueError(
+                    "regularizer must return a scalar Tensor instead of a "
+                    "Tensor with rank %d." % p.shape.ndims
+                )
         total = math_ops.add_n(penalties, name=scope)
     g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, total)
     return total

@@ -16,9 +16,17 @@ def linear(x):
 relu, sigmoid, tanh, softmax = nn.relu, nn.sigmoid, nn.tanh, nn.softmax
 elu, selu, softplus = nn.elu, nn.selu, nn.softplus
 
-_BY_NAME = {"linear": linear, "relu": relu, "sigmoid": sigmoid, "tanh": tanh,
-            "softmax": softmax, "elu": elu, "selu": selu, "softplus": softplus,
-            "identity": array_ops.identity}
+_BY_NAME = {
+    "linear": linear,
+    "relu": relu,
+    "sigmoid": sigmoid,
+    "tanh": tanh,
+    "softmax": softmax,
+    "elu": elu,
+    "selu": selu,
+    "softplus": softplus,
+    "identity": array_ops.identity,
+}
 
 
 def get(identifier):
@@ -32,5 +40,7 @@ def get(identifier):
     import difflib
 
     close = difflib.get_close_matches(str(identifier), _BY_NAME, n=3)
-    raise ValueError("Unknown activation function: %r.%s" % (
-        identifier, " Did you mean %s?" % ", ".join(map(repr, close)) if close else ""))
+    raise ValueError(
+        "Unknown activation function: %r.%s"
+        % (identifier, " Did you mean %s?" % ", ".join(map(repr, close)) if close else "")
+    )

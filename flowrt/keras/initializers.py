@@ -7,9 +7,12 @@ from .. import init_ops
 __all__ = ["get"]
 
 _BY_NAME = {
-    "zeros": init_ops.Zeros, "ones": init_ops.Ones,
-    "glorot_uniform": init_ops.GlorotUniform, "glorot_normal": init_ops.GlorotNormal,
-    "random_uniform": init_ops.RandomUniform, "random_normal": init_ops.RandomNormal,
+    "zeros": init_ops.Zeros,
+    "ones": init_ops.Ones,
+    "glorot_uniform": init_ops.GlorotUniform,
+    "glorot_normal": init_ops.GlorotNormal,
+    "random_uniform": init_ops.RandomUniform,
+    "random_normal": init_ops.RandomNormal,
     "truncated_normal": init_ops.TruncatedNormal,
 }
 
@@ -23,5 +26,7 @@ def get(identifier):
     import difflib
 
     close = difflib.get_close_matches(str(identifier), _BY_NAME, n=3)
-    raise ValueError("Unknown initializer: %r.%s" % (
-        identifier, " Did you mean %s?" % ", ".join(map(repr, close)) if close else ""))
+    raise ValueError(
+        "Unknown initializer: %r.%s"
+        % (identifier, " Did you mean %s?" % ", ".join(map(repr, close)) if close else "")
+    )

@@ -34,8 +34,7 @@ class Layer(Module):
     in ``call(inputs, ...)``; ``layer(inputs)`` builds once and calls.
     """
 
-    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
-                 **kwargs):
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):
         allowed = {"input_shape", "input_dim", "batch_input_shape", "dynamic"}
         bad = set(kwargs) - allowed
         if bad:
@@ -62,14 +61,25 @@ class Layer(Module):
     def __call__(self, inputs, *args, **kwargs):
         with self.name_scope:
             if not self.built:
-                shapes = [x.shape if isinstance(x, Tensor) else
-                          TensorShape(getattr(x, "shape", None)) for x in _flatten(inputs)]
+                shapes = [
+                    x.shape if isinstance(x, Tensor) else TensorShape(getattr(x, "shape", None))
+                    for x in _flatten(inputs)
+                ]
                 self.build(shapes[0] if len(shapes) == 1 else _pack(inputs, shapes))
                 self.built = True
             return self.call(inputs, *args, **kwargs)
 
-    def add_weight(self, name: str, shape=None, dtype=None, initializer=None,
-                   regularizer=None, trainable: bool = True, constraint=None, **kwargs):
+    def add_weight(
+        self,
+        name: str,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        trainable: bool = True,
+        constraint=None,
+        **kwargs,
+    ):
         """Creates a weight variable ``<layer scope>/<name>`` and tracks it."""
         dtype = _dt.as_dtype(dtype or self._dtype)
         shape = [] if shape is None else list(shape)
@@ -80,11 +90,18 @@ class Layer(Module):
             elif dtype.is_integer or dtype is _dt.bool:
                 init = initializers.get("zeros")
             else:
-                raise ValueError("An initializer for variable %s of type %s is required for "
-                                 "layer %s" % (name, dtype.name, self.name))
+                raise ValueError(
+                    "An initializer for variable %s of type %s is required for "
+                    "layer %s" % (name, dtype.name, self.name)
+                )
         with self.name_scope:
-            v = Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
-                         trainable=trainable and self.trainable, constraint=constraint)
+            v = Variable(
+                lambda: init(shape, dtype=dtype),
+                name=name,
+                dtype=dtype,
+                trainable=trainable and self.trainable,
+                constraint=constraint,
+            )
         self._weights.append(v)
         return v
 
@@ -140,15 +157,27 @@ class Dense(Layer):
       kernel_initializer, bias_initializer: names or initializers.
     """
 
-    def __init__(self, units: int, activation=None, use_bias: bool = True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(
+        self,
+        units: int,
+        activation=None,
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.units = int(units)
         if self.units <= 0:
-            raise ValueError("Received an invalid value for `units`, expected a positive "
-                             "integer. Received: units=%s" % units)
+            raise ValueError(
+                "Received an invalid value for `units`, expected a positive "
+                "integer. Received: units=%s" % units
+            )
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -158,12 +187,18 @@ class Dense(Layer):
         shape = TensorShape(input_shape)
         last = shape.as_list()[-1] if shape.ndims else None
         if last is None:
-            raise ValueError("The last dimension of the inputs to a Dense layer should be "
-                             "defined. Found None. Full input shape received: %s" % shape)
-        self.kernel = self.add_weight("kernel", [last, self.units],
-                                      initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer) \
-            if self.use_bias else None
+            raise ValueError(
+                "The last dimension of the inputs to a Dense layer should be "
+                "defined. Found None. Full input shape received: %s" % shape
+            )
+        self.kernel = self.add_weight(
+            "kernel", [last, self.units], initializer=self.kernel_initializer
+        )
+        self.bias = (
+            self.add_weight("bias", [self.units], initializer=self.bias_initializer)
+            if self.use_bias
+            else None
+        )
         self.built = True
 
     def call(self, inputs):
@@ -175,8 +210,9 @@ class Dense(Layer):
         else:
             lead = array_ops.shape(x)[:-1]
             flat = array_ops.reshape(x, [-1, self.kernel.shape.as_list()[0]])
-            y = array_ops.reshape(linalg_ops.matmul(flat, self.kernel),
-                                  slicing_ops.concat([lead, [self.units]], 0))
+            y = array_ops.reshape(
+                linalg_ops.matmul(flat, self.kernel), slicing_ops.concat([lead, [self.units]], 0)
+            )
         if self.use_bias:
             y = nn.bias_add(y, self.bias)
         return self.activation(y)
@@ -204,8 +240,10 @@ class Sequential(Model):
 
     def add(self, layer: Layer):
         if not isinstance(layer, Layer):
-            raise TypeError("The added layer must be an instance of class Layer. Received: "
-                            "layer=%r of type %s." % (layer, type(layer)))
+            raise TypeError(
+                "The added layer must be an instance of class Layer. Received: "
+                "layer=%r of type %s." % (layer, type(layer))
+            )
         self._stack.append(layer)
 
     def call(self, inputs, *args, **kwargs):

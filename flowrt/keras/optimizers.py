@@ -89,7 +89,8 @@ class Optimizer:
             raise AttributeError(
                 "flowrt's Keras optimizers take the learning rate when created; to change "
                 "it while training, create the optimizer with an fr.Variable (assign to "
-                "it) or a callable")
+                "it) or a callable"
+            )
         self._learning_rate = value
 
     @property
@@ -115,8 +116,9 @@ class Optimizer:
         pairs = list(grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:
-            raise ValueError("No gradients provided for any variable: %s."
-                             % ([v.name for _, v in pairs],))
+            raise ValueError(
+                "No gradients provided for any variable: %s." % ([v.name for _, v in pairs],)
+            )
         it = self.iterations
         train_op = self._impl.apply_gradients(kept, name=name or self._name)
         with get_default_graph().control_dependencies([train_op]):
@@ -137,8 +139,10 @@ class Optimizer:
             with GradientTape() as tape:
                 loss = loss()
         elif tape is None:
-            raise ValueError("`tape` is required when a `Tensor` loss is passed. Received: "
-                             "loss=%s, tape=None." % (loss,))
+            raise ValueError(
+                "`tape` is required when a `Tensor` loss is passed. Received: "
+                "loss=%s, tape=None." % (loss,)
+            )
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
@@ -155,24 +159,33 @@ class SGD(Optimizer):
     var += velocity`` (fr.train's Momentum rule with ``accum = -velocity / lr``).
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD",
-                 **kwargs):
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         if not 0.0 <= momentum <= 1.0:
-            raise ValueError("`momentum` must be between [0, 1]. Received: momentum=%s"
-                             % momentum)
+            raise ValueError("`momentum` must be between [0, 1]. Received: momentum=%s" % momentum)
         self.learning_rate = learning_rate
         self.momentum = momentum
         self.nesterov = nesterov
-        impl = (_Momentum(learning_rate, momentum, use_nesterov=nesterov, name=name)
-                if momentum else _GD(learning_rate, name=name))
+        impl = (
+            _Momentum(learning_rate, momentum, use_nesterov=nesterov, name=name)
+            if momentum
+            else _GD(learning_rate, name=name)
+        )
         super().__init__(name, impl)
 
 
 class Adam(Optimizer):
     """Adam, with fr.train's AdamOptimizer rule (Keras' defaults: ``epsilon=1e-7``)."""
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 amsgrad=False, name="Adam", **kwargs):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        amsgrad=False,
+        name="Adam",
+        **kwargs,
+    ):
         if amsgrad:
             raise ValueError("Adam(amsgrad=True) is not supported by flowrt")
         self.learning_rate = learning_rate

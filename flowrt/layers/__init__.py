@@ -11,7 +11,9 @@ from .convolutional import *  # noqa: F403
 from .core import *  # noqa: F403
 from .normalization import *  # noqa: F403
 
-__all__ = sorted(_n for _n, _v in globals().items()
-                 if _n.isidentifier() and not _n.startswith("_")
-                 and not isinstance(_v, _types.ModuleType))
+__all__ = sorted(
+    _n
+    for _n, _v in globals().items()
+    if _n.isidentifier() and not _n.startswith("_") and not isinstance(_v, _types.ModuleType)
+)
 """What the imports above brought (the implementation modules are not part of it)."""

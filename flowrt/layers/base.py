@@ -28,8 +28,7 @@ class InputSpec:
     """What a layer accepts: ``ndim``, ``min_ndim``, ``max_ndim`` and fixed sizes of
     some ``axes`` ({axis: size}); checked on every call when set as ``input_spec``."""
 
-    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
-                 axes=None):
+    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
         self.dtype, self.shape, self.ndim = dtype, shape, ndim
         self.max_ndim, self.min_ndim, self.axes = max_ndim, min_ndim, axes or {}
 
@@ -46,10 +45,15 @@ class Layer:
     ``add_weight``) and ``call(inputs, ...)``.
     """
 
-    def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, _scope=None,
-                 **kwargs):
-        unknown = set(kwargs) - {"activity_regularizer", "input_shape", "batch_input_shape",
-                                 "batch_size", "weights", "autocast"}
+    def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, _scope=None, **kwargs):
+        unknown = set(kwargs) - {
+            "activity_regularizer",
+            "input_shape",
+            "batch_input_shape",
+            "batch_size",
+            "weights",
+            "autocast",
+        }
         if unknown:
             raise TypeError("Keyword argument not understood: %s" % ", ".join(sorted(unknown)))
         self.trainable = trainable
@@ -75,9 +79,11 @@ class Layer:
     @property
     def scope_name(self) -> str:
         if self._scope is None:
-            raise ValueError("No name available for layer scope because the layer \"%s\" "
-                             "has not been used yet. The scope name is determined the "
-                             "first time the layer instance is called." % self._base_name)
+            raise ValueError(
+                'No name available for layer scope because the layer "%s" '
+                "has not been used yet. The scope name is determined the "
+                "first time the layer instance is called." % self._base_name
+            )
         return self._scope.name
 
     @property
@@ -113,17 +119,37 @@ class Layer:
 
     # --- building --------------------------------------------------------------------
 
-    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
-                   trainable=True, constraint=None, collections=None, **kwargs):
+    def add_weight(
+        self,
+        name,
+        shape,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        trainable=True,
+        constraint=None,
+        collections=None,
+        **kwargs,
+    ):
         """Creates (or, under reuse, gets) the variable ``<layer scope>/<name>``."""
         trainable = trainable and self.trainable
-        v = get_variable(name, shape=shape, dtype=dtype or self._dtype or _dt.float32,
-                         initializer=initializer, regularizer=regularizer,
-                         trainable=trainable, constraint=constraint, collections=collections)
+        v = get_variable(
+            name,
+            shape=shape,
+            dtype=dtype or self._dtype or _dt.float32,
+            initializer=initializer,
+            regularizer=regularizer,
+            trainable=trainable,
+            constraint=constraint,
+            collections=collections,
+        )
         (self._trainable_weights if trainable else self._non_trainable_weights).append(v)
         if regularizer is not None:
-            self._losses.extend(t for t in get_default_graph().get_collection(
-                GraphKeys.REGULARIZATION_LOSSES) if t.name.startswith(v.op.name + "/Regularizer/"))
+            self._losses.extend(
+                t
+                for t in get_default_graph().get_collection(GraphKeys.REGULARIZATION_LOSSES)
+                if t.name.startswith(v.op.name + "/Regularizer/")
+            )
         return v
 
     add_variable = add_weight
@@ -167,13 +193,12 @@ class Layer:
         self._set_scope()
         g = get_default_graph()
         reuse = True if self.built else self._reuse
-        for t in (x if isinstance(x, list) else [x]):
+        for t in x if isinstance(x, list) else [x]:
             check_input_spec(self, t)
         with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
             with g.name_scope(self._scope.original_name_scope):
                 if not self.built:
-                    self.build(first.shape if not isinstance(x, list)
-                               else [t.shape for t in x])
+                    self.build(first.shape if not isinstance(x, list) else [t.shape for t in x])
                     self.built = True
                 out = self.call(x, *args, **kwargs)
                 if self.activity_regularizer is not None:
@@ -198,13 +223,13 @@ def check_input_spec(layer, x: Tensor):
     if spec.ndim is not None and r != spec.ndim:
         raise ValueError(what + "expected ndim=%d, found ndim=%d." % (spec.ndim, r) + full)
     if spec.min_ndim is not None and r < spec.min_ndim:
-        raise ValueError(what + "expected min_ndim=%d, found ndim=%d." % (spec.min_ndim, r)
-                         + full)
+        raise ValueError(what + "expected min_ndim=%d, found ndim=%d." % (spec.min_ndim, r) + full)
     if spec.max_ndim is not None and r > spec.max_ndim:
-        raise ValueError(what + "expected max_ndim=%d, found ndim=%d." % (spec.max_ndim, r)
-                         + full)
+        raise ValueError(what + "expected max_ndim=%d, found ndim=%d." % (spec.max_ndim, r) + full)
     for axis, size in spec.axes.items():
         got = x.shape[axis]
         if got is not None and size is not None and got != size:
-            raise ValueError(what + "expected axis %d of input shape to have value %d, got "
-                             "%d." % (axis, size, got) + full)
+            raise ValueError(
+                what + "expected axis %d of input shape to have value %d, got "
+                "%d." % (axis, size, got) + full
+            )

@@ -11,11 +11,29 @@ from ..ops.conv_ops import conv2d_transpose as _conv2d_transpose_op
 from ..ops.conv_ops import window_geometry
 from .base import InputSpec, Layer
 
-__all__ = ["Conv2D", "MaxPooling2D", "AveragePooling2D", "conv2d", "max_pooling2d",
-           "average_pooling2d", "Convolution2D", "MaxPool2D", "AveragePool2D",
-           "Conv2DTranspose", "Convolution2DTranspose", "conv2d_transpose", "Conv1D",
-           "Convolution1D", "conv1d", "MaxPooling1D", "AveragePooling1D", "MaxPool1D",
-           "AveragePool1D", "max_pooling1d", "average_pooling1d"]
+__all__ = [
+    "Conv2D",
+    "MaxPooling2D",
+    "AveragePooling2D",
+    "conv2d",
+    "max_pooling2d",
+    "average_pooling2d",
+    "Convolution2D",
+    "MaxPool2D",
+    "AveragePool2D",
+    "Conv2DTranspose",
+    "Convolution2DTranspose",
+    "conv2d_transpose",
+    "Conv1D",
+    "Convolution1D",
+    "conv1d",
+    "MaxPooling1D",
+    "AveragePooling1D",
+    "MaxPool1D",
+    "AveragePool1D",
+    "max_pooling1d",
+    "average_pooling1d",
+]
 
 
 def _pair(v, what):
@@ -23,22 +41,26 @@ def _pair(v, what):
         return (v, v)
     t = tuple(int(a) for a in v)
     if len(t) != 2:
-        raise ValueError("The `%s` argument must be a tuple of 2 integers. Received: %s"
-                         % (what, v))
+        raise ValueError(
+            "The `%s` argument must be a tuple of 2 integers. Received: %s" % (what, v)
+        )
     return t
 
 
 def _padding(p):
     if not isinstance(p, str) or p.lower() not in ("same", "valid"):
-        raise ValueError("The `padding` argument must be one of \"valid\", \"same\". "
-                         "Received: %s" % (p,))
+        raise ValueError(
+            'The `padding` argument must be one of "valid", "same". Received: %s' % (p,)
+        )
     return p.upper()
 
 
 def _channels_last(data_format):
     if data_format != "channels_last":
-        raise ValueError("data_format %r is not supported: flowrt's kernels are NHWC "
-                         "(\"channels_last\")" % (data_format,))
+        raise ValueError(
+            "data_format %r is not supported: flowrt's kernels are NHWC "
+            '("channels_last")' % (data_format,)
+        )
 
 
 class Conv2D(Layer):
@@ -59,20 +81,38 @@ class Conv2D(Layer):
     Note (flowrt): ``"channels_first"`` raises ValueError (NHWC kernels only).
     """
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
-                 data_format="channels_last", dilation_rate=(1, 1), activation=None,
-                 use_bias=True, kernel_initializer=None, bias_initializer=zeros_initializer(),
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-                 **kwargs):
-        super().__init__(trainable=trainable, name=name,
-                         activity_regularizer=activity_regularizer, **kwargs)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        data_format="channels_last",
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=zeros_initializer(),
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs
+        )
         _channels_last(data_format)
         self.input_spec = InputSpec(ndim=4)
         self.filters = int(filters)
         if self.filters <= 0:
-            raise ValueError("Invalid value for argument `filters`. Expected a strictly "
-                             "positive value. Received filters=%s." % filters)
+            raise ValueError(
+                "Invalid value for argument `filters`. Expected a strictly "
+                "positive value. Received filters=%s." % filters
+            )
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.strides = _pair(strides, "strides")
         self.padding = _padding(padding)
@@ -92,22 +132,32 @@ class Conv2D(Layer):
         s = TensorShape(input_shape)
         c = s[-1] if s.ndims else None
         if c is None:
-            raise ValueError("The channel dimension of the inputs should be defined. Found "
-                             "`None`.")
-        self.kernel = self.add_weight("kernel", list(self.kernel_size) + [c, self.filters],
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        self.kernel = self.add_weight(
+            "kernel",
+            list(self.kernel_size) + [c, self.filters],
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         if self.use_bias:
-            self.bias = self.add_weight("bias", [self.filters],
-                                        initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+            self.bias = self.add_weight(
+                "bias",
+                [self.filters],
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     def call(self, inputs):
-        out = _conv2d_op(inputs, self.kernel, strides=list(self.strides),
-                         padding=self.padding, dilations=list(self.dilation_rate))
+        out = _conv2d_op(
+            inputs,
+            self.kernel,
+            strides=list(self.strides),
+            padding=self.padding,
+            dilations=list(self.dilation_rate),
+        )
         if self.use_bias:
             out = nn_ops.bias_add(out, self.bias)
         if self.activation is not None:
@@ -116,30 +166,61 @@ class Conv2D(Layer):
 
     def compute_output_shape(self, input_shape):
         n, h, w, _ = TensorShape(input_shape).as_list()
-        oh = window_geometry(h, self.kernel_size[0], self.strides[0], self.dilation_rate[0],
-                             self.padding)[0]
-        ow = window_geometry(w, self.kernel_size[1], self.strides[1], self.dilation_rate[1],
-                             self.padding)[0]
+        oh = window_geometry(
+            h, self.kernel_size[0], self.strides[0], self.dilation_rate[0], self.padding
+        )[0]
+        ow = window_geometry(
+            w, self.kernel_size[1], self.strides[1], self.dilation_rate[1], self.padding
+        )[0]
         return TensorShape([n, oh, ow, self.filters])
 
 
 Convolution2D = Conv2D
 
 
-def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
-           data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
-           kernel_initializer=None, bias_initializer=zeros_initializer(),
-           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-           kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-           reuse=None):
+def conv2d(
+    inputs,
+    filters,
+    kernel_size,
+    strides=(1, 1),
+    padding="valid",
+    data_format="channels_last",
+    dilation_rate=(1, 1),
+    activation=None,
+    use_bias=True,
+    kernel_initializer=None,
+    bias_initializer=zeros_initializer(),
+    kernel_regularizer=None,
+    bias_regularizer=None,
+    activity_regularizer=None,
+    kernel_constraint=None,
+    bias_constraint=None,
+    trainable=True,
+    name=None,
+    reuse=None,
+):
     """The functional form of ``Conv2D`` (variables ``<name>/kernel``, ``<name>/bias``)."""
-    layer = Conv2D(filters, kernel_size, strides=strides, padding=padding,
-                   data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-                   use_bias=use_bias, kernel_initializer=kernel_initializer,
-                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                   trainable=trainable, name=name, _reuse=reuse, _scope=None)
+    layer = Conv2D(
+        filters,
+        kernel_size,
+        strides=strides,
+        padding=padding,
+        data_format=data_format,
+        dilation_rate=dilation_rate,
+        activation=activation,
+        use_bias=use_bias,
+        kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer,
+        kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer,
+        activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint,
+        bias_constraint=bias_constraint,
+        trainable=trainable,
+        name=name,
+        _reuse=reuse,
+        _scope=None,
+    )
     return layer(inputs)
 
 
@@ -150,37 +231,66 @@ class Conv2DTranspose(Conv2D):
     Arguments as for ``Conv2D``; ``dilation_rate`` must be 1.
     """
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
-                 data_format="channels_last", activation=None, use_bias=True,
-                 kernel_initializer=None, bias_initializer=zeros_initializer(),
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-                 **kwargs):
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         trainable=trainable, name=name, **kwargs)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1),
+        padding="valid",
+        data_format="channels_last",
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=zeros_initializer(),
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            trainable=trainable,
+            name=name,
+            **kwargs,
+        )
 
     def build(self, input_shape):
         s = TensorShape(input_shape)
         c = s[-1] if s.ndims else None
         if c is None:
-            raise ValueError("The channel dimension of the inputs should be defined. Found "
-                             "`None`.")
-        self.kernel = self.add_weight("kernel", list(self.kernel_size) + [self.filters, c],
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        self.kernel = self.add_weight(
+            "kernel",
+            list(self.kernel_size) + [self.filters, c],
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         if self.use_bias:
-            self.bias = self.add_weight("bias", [self.filters],
-                                        initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+            self.bias = self.add_weight(
+                "bias",
+                [self.filters],
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     def _out_size(self, size, i):
@@ -195,16 +305,22 @@ class Conv2DTranspose(Conv2D):
         oh, ow = self._out_size(static[1], 0), self._out_size(static[2], 1)
         if None in (static[0], oh, ow):
             dyn = array_ops.shape(inputs)
-            size = [dyn[0] if static[0] is None else static[0],
-                    dyn[1] * self.strides[0] if self.padding == "SAME"
-                    else (dyn[1] - 1) * self.strides[0] + self.kernel_size[0],
-                    dyn[2] * self.strides[1] if self.padding == "SAME"
-                    else (dyn[2] - 1) * self.strides[1] + self.kernel_size[1], self.filters]
+            size = [
+                dyn[0] if static[0] is None else static[0],
+                dyn[1] * self.strides[0]
+                if self.padding == "SAME"
+                else (dyn[1] - 1) * self.strides[0] + self.kernel_size[0],
+                dyn[2] * self.strides[1]
+                if self.padding == "SAME"
+                else (dyn[2] - 1) * self.strides[1] + self.kernel_size[1],
+                self.filters,
+            ]
             out_shape = array_ops.stack(size)
         else:
             out_shape = [static[0], oh, ow, self.filters]
-        out = _conv2d_transpose_op(inputs, self.kernel, out_shape,
-                                   [1, *self.strides, 1], self.padding)
+        out = _conv2d_transpose_op(
+            inputs, self.kernel, out_shape, [1, *self.strides, 1], self.padding
+        )
         out.set_shape([static[0], oh, ow, self.filters])
         if self.use_bias:
             out = nn_ops.bias_add(out, self.bias)
@@ -220,31 +336,56 @@ class Conv2DTranspose(Conv2D):
 Convolution2DTranspose = Conv2DTranspose
 
 
-def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
-                     data_format="channels_last", activation=None, use_bias=True,
-                     kernel_initializer=None, bias_initializer=zeros_initializer(),
-                     kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                     kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-                     reuse=None):
+def conv2d_transpose(
+    inputs,
+    filters,
+    kernel_size,
+    strides=(1, 1),
+    padding="valid",
+    data_format="channels_last",
+    activation=None,
+    use_bias=True,
+    kernel_initializer=None,
+    bias_initializer=zeros_initializer(),
+    kernel_regularizer=None,
+    bias_regularizer=None,
+    activity_regularizer=None,
+    kernel_constraint=None,
+    bias_constraint=None,
+    trainable=True,
+    name=None,
+    reuse=None,
+):
     """The functional form of ``Conv2DTranspose``."""
-    layer = Conv2DTranspose(filters, kernel_size, strides=strides, padding=padding,
-                            data_format=data_format, activation=activation, use_bias=use_bias,
-                            kernel_initializer=kernel_initializer,
-                            bias_initializer=bias_initializer,
-                            kernel_regularizer=kernel_regularizer,
-                            bias_regularizer=bias_regularizer,
-                            activity_regularizer=activity_regularizer,
-                            kernel_constraint=kernel_constraint,
-                            bias_constraint=bias_constraint, trainable=trainable, name=name,
-                            _reuse=reuse, _scope=None)
+    layer = Conv2DTranspose(
+        filters,
+        kernel_size,
+        strides=strides,
+        padding=padding,
+        data_format=data_format,
+        activation=activation,
+        use_bias=use_bias,
+        kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer,
+        kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer,
+        activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint,
+        bias_constraint=bias_constraint,
+        trainable=trainable,
+        name=name,
+        _reuse=reuse,
+        _scope=None,
+    )
     return layer(inputs)
 
 
 class _Pooling2D(Layer):
     _pool = None
 
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
+    def __init__(
+        self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs
+    ):
         super().__init__(name=name, **kwargs)
         _channels_last(data_format)
         self.input_spec = InputSpec(ndim=4)
@@ -254,8 +395,9 @@ class _Pooling2D(Layer):
         self.data_format = data_format
 
     def call(self, inputs):
-        return type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1],
-                                self.padding)(inputs)
+        return type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(
+            inputs
+        )
 
     def compute_output_shape(self, input_shape):
         n, h, w, c = TensorShape(input_shape).as_list()
@@ -293,14 +435,16 @@ MaxPool2D = MaxPooling2D
 AveragePool2D = AveragePooling2D
 
 
-def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
-                  name=None):
+def max_pooling2d(
+    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
+):
     """The functional form of ``MaxPooling2D``."""
     return MaxPooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
 
 
-def average_pooling2d(inputs, pool_size, strides, padding="valid",
-                      data_format="channels_last", name=None):
+def average_pooling2d(
+    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
+):
     """The functional form of ``AveragePooling2D``."""
     return AveragePooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
 
@@ -310,8 +454,7 @@ def _single(v, what):
         return v
     t = tuple(int(a) for a in v)
     if len(t) != 1:
-        raise ValueError("The `%s` argument must be a tuple of 1 integer. Received: %s"
-                         % (what, v))
+        raise ValueError("The `%s` argument must be a tuple of 1 integer. Received: %s" % (what, v))
     return t[0]
 
 
@@ -321,34 +464,53 @@ class Conv1D(Conv2D):
     as for ``Conv2D`` with single ints (``kernel_size``, ``strides``,
     ``dilation_rate``)."""
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid",
-                 data_format="channels_last", dilation_rate=1, **kwargs):
-        super().__init__(filters, (1, _single(kernel_size, "kernel_size")),
-                         strides=(1, _single(strides, "strides")), padding=padding,
-                         data_format=data_format,
-                         dilation_rate=(1, _single(dilation_rate, "dilation_rate")), **kwargs)
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=1,
+        padding="valid",
+        data_format="channels_last",
+        dilation_rate=1,
+        **kwargs,
+    ):
+        super().__init__(
+            filters,
+            (1, _single(kernel_size, "kernel_size")),
+            strides=(1, _single(strides, "strides")),
+            padding=padding,
+            data_format=data_format,
+            dilation_rate=(1, _single(dilation_rate, "dilation_rate")),
+            **kwargs,
+        )
         self.input_spec = InputSpec(ndim=3)
 
     def build(self, input_shape):
         s = TensorShape(input_shape)
         c = s[-1] if s.ndims else None
         if c is None:
-            raise ValueError("The channel dimension of the inputs should be defined. Found "
-                             "`None`.")
-        self.kernel = self.add_weight("kernel", [self.kernel_size[1], c, self.filters],
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        self.kernel = self.add_weight(
+            "kernel",
+            [self.kernel_size[1], c, self.filters],
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         if self.use_bias:
-            self.bias = self.add_weight("bias", [self.filters],
-                                        initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+            self.bias = self.add_weight(
+                "bias",
+                [self.filters],
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     def call(self, inputs):
-        out = _conv1d_op(inputs, self.kernel, self.strides[1], self.padding,
-                         dilations=self.dilation_rate[1])
+        out = _conv1d_op(
+            inputs, self.kernel, self.strides[1], self.padding, dilations=self.dilation_rate[1]
+        )
         if self.use_bias:
             out = nn_ops.bias_add(out, self.bias)
         if self.activation is not None:
@@ -357,36 +519,67 @@ class Conv1D(Conv2D):
 
     def compute_output_shape(self, input_shape):
         n, w, _ = TensorShape(input_shape).as_list()
-        ow = window_geometry(w, self.kernel_size[1], self.strides[1], self.dilation_rate[1],
-                             self.padding)[0]
+        ow = window_geometry(
+            w, self.kernel_size[1], self.strides[1], self.dilation_rate[1], self.padding
+        )[0]
         return TensorShape([n, ow, self.filters])
 
 
 Convolution1D = Conv1D
 
 
-def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
-           data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
-           kernel_initializer=None, bias_initializer=zeros_initializer(),
-           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-           kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-           reuse=None):
+def conv1d(
+    inputs,
+    filters,
+    kernel_size,
+    strides=1,
+    padding="valid",
+    data_format="channels_last",
+    dilation_rate=1,
+    activation=None,
+    use_bias=True,
+    kernel_initializer=None,
+    bias_initializer=zeros_initializer(),
+    kernel_regularizer=None,
+    bias_regularizer=None,
+    activity_regularizer=None,
+    kernel_constraint=None,
+    bias_constraint=None,
+    trainable=True,
+    name=None,
+    reuse=None,
+):
     """The functional form of ``Conv1D``."""
-    layer = Conv1D(filters, kernel_size, strides=strides, padding=padding,
-                   data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-                   use_bias=use_bias, kernel_initializer=kernel_initializer,
-                   bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
-                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                   trainable=trainable, name=name, _reuse=reuse, _scope=None)
+    layer = Conv1D(
+        filters,
+        kernel_size,
+        strides=strides,
+        padding=padding,
+        data_format=data_format,
+        dilation_rate=dilation_rate,
+        activation=activation,
+        use_bias=use_bias,
+        kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer,
+        kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer,
+        activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint,
+        bias_constraint=bias_constraint,
+        trainable=trainable,
+        name=name,
+        _reuse=reuse,
+        _scope=None,
+    )
     return layer(inputs)
 
 
 class _Pooling1D(_Pooling2D):
     """Pools [batch, width, channels] by a 2-D pool over [batch, 1, width, channels]."""
 
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
+    def __init__(
+        self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs
+    ):
         p = _single(pool_size, "pool_size")
         st = _single(strides if strides is not None else pool_size, "strides")
         super().__init__((1, p), (1, st), padding, data_format, name=name, **kwargs)
@@ -394,8 +587,7 @@ class _Pooling1D(_Pooling2D):
 
     def call(self, inputs):
         x = array_ops.expand_dims(inputs, 1)
-        out = type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1],
-                               self.padding)(x)
+        out = type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(x)
         return array_ops.squeeze(out, [1])
 
     def compute_output_shape(self, input_shape):
@@ -420,13 +612,15 @@ MaxPool1D = MaxPooling1D
 AveragePool1D = AveragePooling1D
 
 
-def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
-                  name=None):
+def max_pooling1d(
+    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
+):
     """The functional form of ``MaxPooling1D``."""
     return MaxPooling1D(pool_size, strides, padding, data_format, name=name)(inputs)
 
 
-def average_pooling1d(inputs, pool_size, strides, padding="valid",
-                      data_format="channels_last", name=None):
+def average_pooling1d(
+    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
+):
     """The functional form of ``AveragePooling1D``."""
     return AveragePooling1D(pool_size, strides, padding, data_format, name=name)(inputs)

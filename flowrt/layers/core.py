@@ -35,17 +35,32 @@ class Dense(Layer):
     Inputs of rank > 2 are multiplied along their last axis.
     """
 
-    def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
-                 bias_initializer=zeros_initializer(), kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, trainable=True, name=None, **kwargs):
-        super().__init__(trainable=trainable, name=name,
-                         activity_regularizer=activity_regularizer, **kwargs)
+    def __init__(
+        self,
+        units,
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=zeros_initializer(),
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs
+        )
         self.input_spec = InputSpec(min_ndim=2)
         self.units = int(units)
         if self.units <= 0:
-            raise ValueError("Received an invalid value for `units`, expected a positive "
-                             "integer, got %s." % units)
+            raise ValueError(
+                "Received an invalid value for `units`, expected a positive "
+                "integer, got %s." % units
+            )
         self.activation = activation
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -60,17 +75,25 @@ class Dense(Layer):
         input_shape = TensorShape(input_shape)
         last = input_shape[-1] if input_shape.ndims else None
         if last is None:
-            raise ValueError("The last dimension of the inputs to `Dense` should be defined. "
-                             "Found `None`.")
-        self.kernel = self.add_weight("kernel", [last, self.units],
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+            raise ValueError(
+                "The last dimension of the inputs to `Dense` should be defined. Found `None`."
+            )
+        self.kernel = self.add_weight(
+            "kernel",
+            [last, self.units],
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         if self.use_bias:
-            self.bias = self.add_weight("bias", [self.units], initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+            self.bias = self.add_weight(
+                "bias",
+                [self.units],
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
         self.built = True
 
     def call(self, inputs):
@@ -83,8 +106,12 @@ class Dense(Layer):
             flat = array_ops.reshape(x, [-1, x.shape[-1]])
             out = linalg_ops.matmul(flat, self.kernel)
             dyn = array_ops.shape(x)[:-1] if None in lead else lead
-            out = array_ops.reshape(out, slicing_ops.concat([dyn, [self.units]], 0)
-                                    if isinstance(dyn, Tensor) else lead + [self.units])
+            out = array_ops.reshape(
+                out,
+                slicing_ops.concat([dyn, [self.units]], 0)
+                if isinstance(dyn, Tensor)
+                else lead + [self.units],
+            )
             out.set_shape(lead + [self.units])
         else:
             out = linalg_ops.matmul(x, self.kernel)
@@ -99,21 +126,43 @@ class Dense(Layer):
         return TensorShape(s[:-1] + [self.units])
 
 
-def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
-          bias_initializer=zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
-          activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
-          trainable=True, name=None, reuse=None):
+def dense(
+    inputs,
+    units,
+    activation=None,
+    use_bias=True,
+    kernel_initializer=None,
+    bias_initializer=zeros_initializer(),
+    kernel_regularizer=None,
+    bias_regularizer=None,
+    activity_regularizer=None,
+    kernel_constraint=None,
+    bias_constraint=None,
+    trainable=True,
+    name=None,
+    reuse=None,
+):
     """The functional form of ``Dense``: builds the layer and applies it to ``inputs``.
 
     ``reuse=True`` (or an enclosing reusing scope) shares the variables of an earlier
     layer called ``name``; the variables are ``<name>/kernel`` and ``<name>/bias``.
     """
-    layer = Dense(units, activation=activation, use_bias=use_bias,
-                  kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
-                  kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
-                  activity_regularizer=activity_regularizer,
-                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                  trainable=trainable, name=name, _reuse=reuse, _scope=None)
+    layer = Dense(
+        units,
+        activation=activation,
+        use_bias=use_bias,
+        kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer,
+        kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer,
+        activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint,
+        bias_constraint=bias_constraint,
+        trainable=trainable,
+        name=name,
+        _reuse=reuse,
+        _scope=None,
+    )
     return layer(inputs)
 
 
@@ -131,16 +180,19 @@ class Dropout(Layer):
     def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         if isinstance(rate, numbers.Real) and not 0 <= rate < 1:
-            raise ValueError("Invalid value received for argument `rate`. Expected a float "
-                             "value between 0 and 1. Received: rate=%s" % rate)
+            raise ValueError(
+                "Invalid value received for argument `rate`. Expected a float "
+                "value between 0 and 1. Received: rate=%s" % rate
+            )
         self.rate = rate
         self.noise_shape = noise_shape
         self.seed = seed
 
     def call(self, inputs, training=False):
         def dropped():
-            return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
-                                  seed=self.seed)
+            return nn_ops.dropout(
+                inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self.seed
+            )
 
         if isinstance(training, (bool, np.bool_)):
             return dropped() if training else array_ops.identity(inputs)
@@ -157,8 +209,7 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
     ``training`` is a Python bool or a bool tensor (then a ``cond`` picks at run time);
     the default False makes this the identity, as in TF1.
     """
-    return Dropout(rate, noise_shape=noise_shape, seed=seed, name=name)(inputs,
-                                                                        training=training)
+    return Dropout(rate, noise_shape=noise_shape, seed=seed, name=name)(inputs, training=training)
 
 
 class Flatten(Layer):
@@ -173,8 +224,10 @@ class Flatten(Layer):
     def __init__(self, data_format="channels_last", name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         if data_format not in ("channels_last", "channels_first"):
-            raise ValueError("The `data_format` argument must be one of \"channels_first\", "
-                             "\"channels_last\". Received: %s" % data_format)
+            raise ValueError(
+                'The `data_format` argument must be one of "channels_first", '
+                '"channels_last". Received: %s' % data_format
+            )
         self.data_format = data_format
         self.input_spec = InputSpec(min_ndim=1)
 

@@ -43,18 +43,37 @@ class BatchNormalization(Layer):
     (the moving variance uses the biased batch variance, as TF's Keras-based layer does).
     """
 
-    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
-                 beta_initializer=zeros_initializer(), gamma_initializer=ones_initializer(),
-                 moving_mean_initializer=zeros_initializer(),
-                 moving_variance_initializer=ones_initializer(), beta_regularizer=None,
-                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None,
-                 trainable=True, virtual_batch_size=None, adjustment=None, name=None,
-                 **kwargs):
+    def __init__(
+        self,
+        axis=-1,
+        momentum=0.99,
+        epsilon=1e-3,
+        center=True,
+        scale=True,
+        beta_initializer=zeros_initializer(),
+        gamma_initializer=ones_initializer(),
+        moving_mean_initializer=zeros_initializer(),
+        moving_variance_initializer=ones_initializer(),
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
+        renorm=False,
+        renorm_clipping=None,
+        renorm_momentum=0.99,
+        fused=None,
+        trainable=True,
+        virtual_batch_size=None,
+        adjustment=None,
+        name=None,
+        **kwargs,
+    ):
         super().__init__(trainable=trainable, name=name, **kwargs)
         if renorm or virtual_batch_size is not None or adjustment is not None:
-            raise NotImplementedError("batch_normalization: renorm, virtual_batch_size and "
-                                      "adjustment are not supported by flowrt")
+            raise NotImplementedError(
+                "batch_normalization: renorm, virtual_batch_size and "
+                "adjustment are not supported by flowrt"
+            )
         if not isinstance(axis, int):
             raise TypeError("batch_normalization: axis must be an int, got %r" % (axis,))
         self.axis = axis
@@ -79,23 +98,39 @@ class BatchNormalization(Layer):
         c = s[self._axis]
         if c is None:
             raise ValueError("Input has undefined `axis` dimension. Input shape: %s" % s)
-        dt = self._dtype if self._dtype is not None and self._dtype is not _dt.float16 \
+        dt = (
+            self._dtype
+            if self._dtype is not None and self._dtype is not _dt.float16
             else _dt.float32
+        )
         if self.scale:
-            self.gamma = self.add_weight("gamma", [c], dtype=dt,
-                                         initializer=self.gamma_initializer,
-                                         regularizer=self.gamma_regularizer,
-                                         constraint=self.gamma_constraint)
+            self.gamma = self.add_weight(
+                "gamma",
+                [c],
+                dtype=dt,
+                initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+                constraint=self.gamma_constraint,
+            )
         if self.center:
-            self.beta = self.add_weight("beta", [c], dtype=dt, initializer=self.beta_initializer,
-                                        regularizer=self.beta_regularizer,
-                                        constraint=self.beta_constraint)
-        self.moving_mean = self.add_weight("moving_mean", [c], dtype=dt,
-                                           initializer=self.moving_mean_initializer,
-                                           trainable=False)
-        self.moving_variance = self.add_weight("moving_variance", [c], dtype=dt,
-                                               initializer=self.moving_variance_initializer,
-                                               trainable=False)
+            self.beta = self.add_weight(
+                "beta",
+                [c],
+                dtype=dt,
+                initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer,
+                constraint=self.beta_constraint,
+            )
+        self.moving_mean = self.add_weight(
+            "moving_mean", [c], dtype=dt, initializer=self.moving_mean_initializer, trainable=False
+        )
+        self.moving_variance = self.add_weight(
+            "moving_variance",
+            [c],
+            dtype=dt,
+            initializer=self.moving_variance_initializer,
+            trainable=False,
+        )
         self.built = True
 
     def _shaped(self, v, rank):
@@ -131,17 +166,25 @@ class BatchNormalization(Layer):
             else:
                 t = convert_to_tensor(training, dtype=_dt.bool, name="training")
                 mean, var = control_flow_ops.cond(
-                    t, lambda: (array_ops.identity(bmean), array_ops.identity(bvar)),
-                    lambda: (self.moving_mean.read_value(),
-                             self.moving_variance.read_value()))
-                decay = math_ops.where(t, convert_to_tensor(1.0 - self.momentum, bmean.dtype),
-                                       convert_to_tensor(0.0, bmean.dtype))
+                    t,
+                    lambda: (array_ops.identity(bmean), array_ops.identity(bvar)),
+                    lambda: (self.moving_mean.read_value(), self.moving_variance.read_value()),
+                )
+                decay = math_ops.where(
+                    t,
+                    convert_to_tensor(1.0 - self.momentum, bmean.dtype),
+                    convert_to_tensor(0.0, bmean.dtype),
+                )
             self._update(self.moving_mean, bmean, decay, g)
             self._update(self.moving_variance, bvar, decay, g)
         out = nn_ops.batch_normalization(
-            x, self._shaped(mean, rank), self._shaped(var, rank),
+            x,
+            self._shaped(mean, rank),
+            self._shaped(var, rank),
             None if self.beta is None else self._shaped(self.beta, rank),
-            None if self.gamma is None else self._shaped(self.gamma, rank), self.epsilon)
+            None if self.gamma is None else self._shaped(self.gamma, rank),
+            self.epsilon,
+        )
         if out.dtype is not in_dtype:
             out = math_ops.cast(out, in_dtype)
         return out
@@ -150,30 +193,62 @@ class BatchNormalization(Layer):
         return TensorShape(input_shape)
 
 
-def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True,
-                        scale=True, beta_initializer=zeros_initializer(),
-                        gamma_initializer=ones_initializer(),
-                        moving_mean_initializer=zeros_initializer(),
-                        moving_variance_initializer=ones_initializer(),
-                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-                        gamma_constraint=None, training=False, trainable=True, name=None,
-                        reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
-                        fused=None, virtual_batch_size=None, adjustment=None):
+def batch_normalization(
+    inputs,
+    axis=-1,
+    momentum=0.99,
+    epsilon=1e-3,
+    center=True,
+    scale=True,
+    beta_initializer=zeros_initializer(),
+    gamma_initializer=ones_initializer(),
+    moving_mean_initializer=zeros_initializer(),
+    moving_variance_initializer=ones_initializer(),
+    beta_regularizer=None,
+    gamma_regularizer=None,
+    beta_constraint=None,
+    gamma_constraint=None,
+    training=False,
+    trainable=True,
+    name=None,
+    reuse=None,
+    renorm=False,
+    renorm_clipping=None,
+    renorm_momentum=0.99,
+    fused=None,
+    virtual_batch_size=None,
+    adjustment=None,
+):
     """The functional form of ``BatchNormalization``.
 
     ``training`` is a Python bool or a bool tensor; when it may be true the moving-average
     updates go to ``UPDATE_OPS`` (run them with the train op).
     """
     layer = BatchNormalization(
-        axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
-        beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+        axis=axis,
+        momentum=momentum,
+        epsilon=epsilon,
+        center=center,
+        scale=scale,
+        beta_initializer=beta_initializer,
+        gamma_initializer=gamma_initializer,
         moving_mean_initializer=moving_mean_initializer,
         moving_variance_initializer=moving_variance_initializer,
-        beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
-        beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, renorm=renorm,
-        renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum, fused=fused,
-        trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
-        name=name, _reuse=reuse, _scope=None)
+        beta_regularizer=beta_regularizer,
+        gamma_regularizer=gamma_regularizer,
+        beta_constraint=beta_constraint,
+        gamma_constraint=gamma_constraint,
+        renorm=renorm,
+        renorm_clipping=renorm_clipping,
+        renorm_momentum=renorm_momentum,
+        fused=fused,
+        trainable=trainable,
+        virtual_batch_size=virtual_batch_size,
+        adjustment=adjustment,
+        name=name,
+        _reuse=reuse,
+        _scope=None,
+    )
     return layer(inputs, training=training)
 
 

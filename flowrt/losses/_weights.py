@@ -22,20 +22,27 @@ def check_broadcastable(weights: Tensor, values: Tensor):
     if ws.ndims is None or vs.ndims is None or ws.ndims == 0:
         return
     if ws.ndims != vs.ndims:
-        raise ValueError("weights can not be broadcast to values. values.rank=%d. "
-                         "weights.rank=%d. values.shape=%s. weights.shape=%s."
-                         % (vs.ndims, ws.ndims, shape_str(vs), shape_str(ws)))
+        raise ValueError(
+            "weights can not be broadcast to values. values.rank=%d. "
+            "weights.rank=%d. values.shape=%s. weights.shape=%s."
+            % (vs.ndims, ws.ndims, shape_str(vs), shape_str(ws))
+        )
     for w, v in zip(ws.as_list(), vs.as_list()):
         if w is not None and v is not None and w not in (1, v):
-            raise ValueError("weights can not be broadcast to values. values.shape=%s. "
-                             "weights.shape=%s." % (shape_str(vs), shape_str(ws)))
+            raise ValueError(
+                "weights can not be broadcast to values. values.shape=%s. "
+                "weights.shape=%s." % (shape_str(vs), shape_str(ws))
+            )
 
 
 def broadcast_weights(weights: Tensor, values: Tensor) -> Tensor:
     """``weights`` broadcast to the shape of ``values`` (TF's ``broadcast_weights``)."""
     check_broadcastable(weights, values)
-    if weights.shape.is_fully_defined() and values.shape.is_fully_defined() \
-            and weights.shape.as_list() == values.shape.as_list():
+    if (
+        weights.shape.is_fully_defined()
+        and values.shape.is_fully_defined()
+        and weights.shape.as_list() == values.shape.as_list()
+    ):
         return weights
     return math_ops.multiply(weights, array_ops.ones_like(values), name="broadcast_weights")
 

@@ -14,10 +14,22 @@ from ..ops import array_ops, math_ops, nn_ops
 from ._weights import as_float32, check_broadcastable, remove_squeezable_dimensions
 
 __all__ = [
-    "Reduction", "compute_weighted_loss", "add_loss", "get_losses", "get_regularization_losses",
-    "get_regularization_loss", "get_total_loss", "absolute_difference", "mean_squared_error",
-    "huber_loss", "log_loss", "hinge_loss", "cosine_distance", "sigmoid_cross_entropy",
-    "softmax_cross_entropy", "sparse_softmax_cross_entropy",
+    "Reduction",
+    "compute_weighted_loss",
+    "add_loss",
+    "get_losses",
+    "get_regularization_losses",
+    "get_regularization_loss",
+    "get_total_loss",
+    "absolute_difference",
+    "mean_squared_error",
+    "huber_loss",
+    "log_loss",
+    "hinge_loss",
+    "cosine_distance",
+    "sigmoid_cross_entropy",
+    "softmax_cross_entropy",
+    "sparse_softmax_cross_entropy",
 ]
 
 
@@ -42,8 +54,14 @@ class Reduction:
 
     @classmethod
     def all(cls):
-        return (cls.NONE, cls.SUM, cls.MEAN, cls.SUM_OVER_BATCH_SIZE,
-                cls.SUM_OVER_NONZERO_WEIGHTS, cls.SUM_BY_NONZERO_WEIGHTS)
+        return (
+            cls.NONE,
+            cls.SUM,
+            cls.MEAN,
+            cls.SUM_OVER_BATCH_SIZE,
+            cls.SUM_OVER_NONZERO_WEIGHTS,
+            cls.SUM_BY_NONZERO_WEIGHTS,
+        )
 
     @classmethod
     def validate(cls, key):
@@ -55,17 +73,23 @@ def _num_present(losses: Tensor, weights: Tensor) -> Tensor:
     """How many losses have a nonzero weight (weights broadcast to the losses)."""
     with get_default_graph().name_scope("num_present"):
         zero = array_ops.zeros_like(weights)
-        present = math_ops.where(math_ops.equal(weights, zero), zero,
-                                 array_ops.ones_like(weights))
+        present = math_ops.where(math_ops.equal(weights, zero), zero, array_ops.ones_like(weights))
         if weights.shape.ndims == 0 or not (
-                present.shape.is_fully_defined() and losses.shape.is_fully_defined()
-                and present.shape.as_list() == losses.shape.as_list()):
+            present.shape.is_fully_defined()
+            and losses.shape.is_fully_defined()
+            and present.shape.as_list() == losses.shape.as_list()
+        ):
             present = math_ops.multiply(present, array_ops.ones_like(losses))
         return math_ops.reduce_sum(present)
 
 
-def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
-                          reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def compute_weighted_loss(
+    losses,
+    weights=1.0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """Weights ``losses`` and reduces them; adds the result to ``loss_collection``.
 
     Args:
@@ -96,8 +120,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
         else:
             loss = math_ops.reduce_sum(weighted)
             if reduction == Reduction.MEAN:
-                den = math_ops.reduce_sum(math_ops.multiply(array_ops.ones_like(losses),
-                                                            weights))
+                den = math_ops.reduce_sum(math_ops.multiply(array_ops.ones_like(losses), weights))
                 loss = math_ops.div_no_nan(loss, den, name="value")
             elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                 loss = math_ops.div_no_nan(loss, _num_present(losses, weights), name="value")
@@ -144,8 +167,10 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
     if add_regularization_losses:
         losses = losses + get_regularization_losses(scope)
     if not losses:
-        raise ValueError("No losses to sum: add losses with fr.losses.* or "
-                         "fr.losses.add_loss (and regularizers) before get_total_loss()")
+        raise ValueError(
+            "No losses to sum: add losses with fr.losses.* or "
+            "fr.losses.add_loss (and regularizers) before get_total_loss()"
+        )
     return math_ops.add_n(losses, name=name)
 
 
@@ -167,36 +192,54 @@ def _pair(labels, predictions):
 def _weighted(name, default, fn, weights, loss_collection, reduction):
     with get_default_graph().name_scope(name or default) as scope:
         losses = fn()
-        return compute_weighted_loss(losses, weights, scope, loss_collection,
-                                     reduction=reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
 
 
-def absolute_difference(labels, predictions, weights=1.0, scope=None,
-                        loss_collection=GraphKeys.LOSSES,
-                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def absolute_difference(
+    labels,
+    predictions,
+    weights=1.0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """The weighted ``|predictions - labels|`` (scope ``absolute_difference``)."""
     _check_args(labels, predictions)
 
     def fn():
         lab, p = _pair(labels, predictions)
         return math_ops.abs(math_ops.subtract(p, lab))
+
     return _weighted(scope, "absolute_difference", fn, weights, loss_collection, reduction)
 
 
-def mean_squared_error(labels, predictions, weights=1.0, scope=None,
-                       loss_collection=GraphKeys.LOSSES,
-                       reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def mean_squared_error(
+    labels,
+    predictions,
+    weights=1.0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """The weighted ``(predictions - labels) ** 2`` (scope ``mean_squared_error``)."""
     _check_args(labels, predictions)
 
     def fn():
         lab, p = _pair(labels, predictions)
         return math_ops.squared_difference(p, lab)
+
     return _weighted(scope, "mean_squared_error", fn, weights, loss_collection, reduction)
 
 
-def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
-               loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def huber_loss(
+    labels,
+    predictions,
+    weights=1.0,
+    delta=1.0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """Quadratic within ``delta`` of the label, linear beyond (scope ``huber_loss``)."""
     _check_args(labels, predictions)
 
@@ -205,25 +248,42 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
         err = math_ops.abs(math_ops.subtract(p, lab))
         quad = math_ops.minimum(err, delta)
         lin = math_ops.subtract(err, quad)
-        return math_ops.add(math_ops.multiply(0.5, math_ops.multiply(quad, quad)),
-                            math_ops.multiply(delta, lin))
+        return math_ops.add(
+            math_ops.multiply(0.5, math_ops.multiply(quad, quad)), math_ops.multiply(delta, lin)
+        )
+
     return _weighted(scope, "huber_loss", fn, weights, loss_collection, reduction)
 
 
-def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
-             loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def log_loss(
+    labels,
+    predictions,
+    weights=1.0,
+    epsilon=1e-7,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """``-labels * log(p + eps) - (1 - labels) * log(1 - p + eps)`` (scope ``log_loss``)."""
     _check_args(labels, predictions)
 
     def fn():
         lab, p = _pair(labels, predictions)
-        return (-math_ops.multiply(lab, math_ops.log(p + epsilon))
-                - math_ops.multiply(1 - lab, math_ops.log(1 - p + epsilon)))
+        return -math_ops.multiply(lab, math_ops.log(p + epsilon)) - math_ops.multiply(
+            1 - lab, math_ops.log(1 - p + epsilon)
+        )
+
     return _weighted(scope, "log_loss", fn, weights, loss_collection, reduction)
 
 
-def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
-               reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def hinge_loss(
+    labels,
+    logits,
+    weights=1.0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """``relu(1 - (2 * labels - 1) * logits)`` for 0/1 labels (scope ``hinge_loss``)."""
     _check_args(labels, logits, "labels", "logits")
 
@@ -232,12 +292,20 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKey
         ones = array_ops.ones_like(lab)
         signed = math_ops.subtract(2 * lab, ones)
         return nn_ops.relu(math_ops.subtract(ones, math_ops.multiply(signed, x)))
+
     return _weighted(scope, "hinge_loss", fn, weights, loss_collection, reduction)
 
 
-def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
-                    loss_collection=GraphKeys.LOSSES,
-                    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS, dim=None):
+def cosine_distance(
+    labels,
+    predictions,
+    axis=None,
+    weights=1.0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+    dim=None,
+):
     """``1 - sum(labels * predictions, axis)`` for unit-normalized inputs."""
     if dim is not None:
         if axis is not None:
@@ -250,12 +318,19 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     def fn():
         lab, p = _pair(labels, predictions)
         return 1 - math_ops.reduce_sum(math_ops.multiply(p, lab), axis, keepdims=True)
+
     return _weighted(scope, "cosine_distance_loss", fn, weights, loss_collection, reduction)
 
 
-def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0,
-                          scope=None, loss_collection=GraphKeys.LOSSES,
-                          reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def sigmoid_cross_entropy(
+    multi_class_labels,
+    logits,
+    weights=1.0,
+    label_smoothing=0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """Sigmoid cross entropy of ``logits`` against 0/1 ``multi_class_labels``.
 
     With ``label_smoothing`` ``s > 0`` the labels become ``labels * (1 - s) + s / 2``.
@@ -270,14 +345,20 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
             raise ValueError("Shapes %s and %s are incompatible" % (x.shape, lab.shape))
         if label_smoothing > 0:
             lab = lab * (1 - label_smoothing) + 0.5 * label_smoothing
-        return nn_ops.sigmoid_cross_entropy_with_logits(labels=lab, logits=x,
-                                                        name="xentropy")
+        return nn_ops.sigmoid_cross_entropy_with_logits(labels=lab, logits=x, name="xentropy")
+
     return _weighted(scope, "sigmoid_cross_entropy_loss", fn, weights, loss_collection, reduction)
 
 
-def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,
-                          loss_collection=GraphKeys.LOSSES,
-                          reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def softmax_cross_entropy(
+    onehot_labels,
+    logits,
+    weights=1.0,
+    label_smoothing=0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """Softmax cross entropy of ``logits`` [batch, classes] against ``onehot_labels``.
 
     With ``label_smoothing`` ``s > 0`` the labels become
@@ -295,15 +376,19 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
             n = math_ops.cast(array_ops.shape(lab)[-1], x.dtype)
             lab = lab * (1 - label_smoothing) + label_smoothing / n
         lab = array_ops.stop_gradient(lab, name="labels_stop_gradient")
-        return nn_ops.softmax_cross_entropy_with_logits_v2(labels=lab, logits=x,
-                                                           name="xentropy")
-    return _weighted(scope, "softmax_cross_entropy_loss", fn, weights, loss_collection,
-                     reduction)
+        return nn_ops.softmax_cross_entropy_with_logits_v2(labels=lab, logits=x, name="xentropy")
+
+    return _weighted(scope, "softmax_cross_entropy_loss", fn, weights, loss_collection, reduction)
 
 
-def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
-                                 loss_collection=GraphKeys.LOSSES,
-                                 reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+def sparse_softmax_cross_entropy(
+    labels,
+    logits,
+    weights=1.0,
+    scope=None,
+    loss_collection=GraphKeys.LOSSES,
+    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+):
     """Softmax cross entropy of ``logits`` [batch, classes] against int class ``labels``
     [batch] (a trailing dimension of 1 is squeezed). Scope
     ``sparse_softmax_cross_entropy_loss``."""
@@ -313,9 +398,13 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
         lab = convert_to_tensor(labels, name="labels")
         lab, x = remove_squeezable_dimensions(lab, x, expected_rank_diff=1)
         w = convert_to_tensor(weights)
-        if w.shape.ndims is not None and lab.shape.ndims is not None \
-                and w.shape.ndims - lab.shape.ndims == 1:
+        if (
+            w.shape.ndims is not None
+            and lab.shape.ndims is not None
+            and w.shape.ndims - lab.shape.ndims == 1
+        ):
             w = array_ops.squeeze(w, [-1])  # [batch, 1] weights for [batch] labels
-        losses = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=lab, logits=x,
-                                                                 name="xentropy")
+        losses = nn_ops.sparse_softmax_cross_entropy_with_logits(
+            labels=lab, logits=x, name="xentropy"
+        )
         return compute_weighted_loss(losses, w, sc, loss_collection, reduction=reduction)

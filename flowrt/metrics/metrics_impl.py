@@ -16,22 +16,40 @@ from ..var_scope import variable_scope
 from ..variables import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = [
-    "metric_variable", "mean", "accuracy", "true_positives", "false_positives",
-    "true_negatives", "false_negatives", "precision", "recall", "auc", "mean_squared_error",
-    "mean_absolute_error", "root_mean_squared_error", "precision_at_thresholds",
-    "recall_at_thresholds", "true_positives_at_thresholds", "false_positives_at_thresholds",
-    "true_negatives_at_thresholds", "false_negatives_at_thresholds",
+    "metric_variable",
+    "mean",
+    "accuracy",
+    "true_positives",
+    "false_positives",
+    "true_negatives",
+    "false_negatives",
+    "precision",
+    "recall",
+    "auc",
+    "mean_squared_error",
+    "mean_absolute_error",
+    "root_mean_squared_error",
+    "precision_at_thresholds",
+    "recall_at_thresholds",
+    "true_positives_at_thresholds",
+    "false_positives_at_thresholds",
+    "true_negatives_at_thresholds",
+    "false_negatives_at_thresholds",
 ]
 
 
 def metric_variable(shape, dtype, validate_shape=True, name=None):
     """A zero-initialized, non-trainable local variable in ``METRIC_VARIABLES``."""
     dtype = _dt.as_dtype(dtype)
-    return Variable(lambda: array_ops.zeros(shape, dtype), trainable=False,
-                    collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
-                    validate_shape=validate_shape, name=name,
-                    synchronization=VariableSynchronization.ON_READ,
-                    aggregation=VariableAggregation.SUM)
+    return Variable(
+        lambda: array_ops.zeros(shape, dtype),
+        trainable=False,
+        collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+        validate_shape=validate_shape,
+        name=name,
+        synchronization=VariableSynchronization.ON_READ,
+        aggregation=VariableAggregation.SUM,
+    )
 
 
 def _collect(metrics_collections, updates_collections, value, update_op):
@@ -44,8 +62,10 @@ def _collect(metrics_collections, updates_collections, value, update_op):
 
 
 def _check_collections(metrics_collections, updates_collections):
-    for what, c in (("metrics_collections", metrics_collections),
-                    ("updates_collections", updates_collections)):
+    for what, c in (
+        ("metrics_collections", metrics_collections),
+        ("updates_collections", updates_collections),
+    ):
         if c is not None and not isinstance(c, (list, tuple)):
             raise TypeError("%s must be a list of collection names, got %r" % (what, c))
 
@@ -59,8 +79,7 @@ def _weighted_values(values, weights):
     return math_ops.multiply(values, weights), math_ops.reduce_sum(weights)
 
 
-def mean(values, weights=None, metrics_collections=None, updates_collections=None,
-         name=None):
+def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """The (weighted) mean of ``values`` over all batches seen.
 
     Args:
@@ -84,13 +103,15 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         # updates are in every run of ``update_op`` anyway, so none is added here.
         update_count = state_ops.assign_add(count, num)
         value = math_ops.div_no_nan(total, math_ops.maximum(count, 0.0), name="value")
-        update_op = math_ops.div_no_nan(update_total, math_ops.maximum(update_count, 0.0),
-                                        name="update_op")
+        update_op = math_ops.div_no_nan(
+            update_total, math_ops.maximum(update_count, 0.0), name="update_op"
+        )
         return _collect(metrics_collections, updates_collections, value, update_op)
 
 
-def accuracy(labels, predictions, weights=None, metrics_collections=None,
-             updates_collections=None, name=None):
+def accuracy(
+    labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None
+):
     """How often ``predictions`` equals ``labels`` (the mean of their elementwise equality).
 
     Returns:
@@ -103,13 +124,11 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None,
     predictions = convert_to_tensor(predictions)
     predictions, labels, weights = squeeze_weights(predictions, labels, weights)
     if not predictions.shape.is_compatible_with(labels.shape):
-        raise ValueError("Shapes %s and %s are incompatible" % (predictions.shape,
-                                                                labels.shape))
+        raise ValueError("Shapes %s and %s are incompatible" % (predictions.shape, labels.shape))
     if labels.dtype is not predictions.dtype:
         predictions = math_ops.cast(predictions, labels.dtype)
     is_correct = math_ops.cast(math_ops.equal(predictions, labels), _dt.float32)
-    return mean(is_correct, weights, metrics_collections, updates_collections,
-                name or "accuracy")
+    return mean(is_correct, weights, metrics_collections, updates_collections, name or "accuracy")
 
 
 def _count_condition(values, weights, metrics_collections, updates_collections):
@@ -128,26 +147,37 @@ def _bool_pair(labels, predictions, weights):
     predictions = math_ops.cast(convert_to_tensor(predictions), _dt.bool)
     predictions, labels, weights = squeeze_weights(predictions, labels, weights)
     if not predictions.shape.is_compatible_with(labels.shape):
-        raise ValueError("Shapes %s and %s are incompatible" % (predictions.shape,
-                                                                labels.shape))
+        raise ValueError("Shapes %s and %s are incompatible" % (predictions.shape, labels.shape))
     return labels, predictions, weights
 
 
 def _condition_metric(default, want_label, want_pred):
-    def metric(labels, predictions, weights=None, metrics_collections=None,
-               updates_collections=None, name=None):
+    def metric(
+        labels,
+        predictions,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name=None,
+    ):
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
             lab, pred, weights = _bool_pair(labels, predictions, weights)
             is_lab = lab if want_label else math_ops.logical_not(lab)
             is_pred = pred if want_pred else math_ops.logical_not(pred)
-            return _count_condition(math_ops.logical_and(is_lab, is_pred), weights,
-                                    metrics_collections, updates_collections)
+            return _count_condition(
+                math_ops.logical_and(is_lab, is_pred),
+                weights,
+                metrics_collections,
+                updates_collections,
+            )
+
     metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = (
         "The (weighted) number of %s: labels %s and predictions %s (both cast to bool).\n\n"
         "Returns:\n  ``(count, update_op)``; the variable is ``%s/count``."
-        % (default.replace("_", " "), want_label, want_pred, default))
+        % (default.replace("_", " "), want_label, want_pred, default)
+    )
     return metric
 
 
@@ -158,8 +188,14 @@ false_negatives = _condition_metric("false_negatives", True, False)
 
 
 def _ratio_metric(default, other, other_fn):
-    def metric(labels, predictions, weights=None, metrics_collections=None,
-               updates_collections=None, name=None):
+    def metric(
+        labels,
+        predictions,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name=None,
+    ):
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
             lab, pred, weights = _bool_pair(labels, predictions, weights)
@@ -168,16 +204,27 @@ def _ratio_metric(default, other, other_fn):
 
             def ratio(a, b, nm):
                 s = a + b
-                return math_ops.where(math_ops.greater(s, 0.0), math_ops.truediv(a, s),
-                                      array_ops.zeros_like(s), name=nm)
-            return _collect(metrics_collections, updates_collections,
-                            ratio(tp, o, "value"), ratio(tp_up, o_up, "update_op"))
+                return math_ops.where(
+                    math_ops.greater(s, 0.0),
+                    math_ops.truediv(a, s),
+                    array_ops.zeros_like(s),
+                    name=nm,
+                )
+
+            return _collect(
+                metrics_collections,
+                updates_collections,
+                ratio(tp, o, "value"),
+                ratio(tp_up, o_up, "update_op"),
+            )
+
     metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = (
         "The %s ``tp / (tp + %s)`` of bool-cast ``predictions`` against ``labels``, 0 "
         "when nothing counts.\n\nReturns:\n  ``(%s, update_op)``; the variables are "
         "``%s/true_positives/count`` and ``%s/%s/count``."
-        % (default, other, default, default, default, other_fn.__name__))
+        % (default, other, default, default, default, other_fn.__name__)
+    )
     return metric
 
 
@@ -186,32 +233,49 @@ recall = _ratio_metric("recall", "fn", false_negatives)
 
 
 def _mean_of(default, fn):
-    def metric(labels, predictions, weights=None, metrics_collections=None,
-               updates_collections=None, name=None):
+    def metric(
+        labels,
+        predictions,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name=None,
+    ):
         labels = as_float32(labels)
         predictions = as_float32(predictions)
         predictions, labels, weights = squeeze_weights(predictions, labels, weights)
         if not predictions.shape.is_compatible_with(labels.shape):
-            raise ValueError("Shapes %s and %s are incompatible" % (predictions.shape,
-                                                                    labels.shape))
-        return mean(fn(labels, predictions), weights, metrics_collections,
-                    updates_collections, name or default)
+            raise ValueError(
+                "Shapes %s and %s are incompatible" % (predictions.shape, labels.shape)
+            )
+        return mean(
+            fn(labels, predictions),
+            weights,
+            metrics_collections,
+            updates_collections,
+            name or default,
+        )
+
     metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = "The streaming %s of ``predictions`` against ``labels``." % (
-        default.replace("_", " "))
+        default.replace("_", " ")
+    )
     return metric
 
 
 mean_squared_error = _mean_of("mean_squared_error", math_ops.squared_difference)
-mean_absolute_error = _mean_of("mean_absolute_error",
-                               lambda a, b: math_ops.abs(math_ops.subtract(b, a)))
+mean_absolute_error = _mean_of(
+    "mean_absolute_error", lambda a, b: math_ops.abs(math_ops.subtract(b, a))
+)
 
 
-def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
-                            updates_collections=None, name=None):
+def root_mean_squared_error(
+    labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None
+):
     """The square root of the streaming mean squared error."""
-    mse, up = mean_squared_error(labels, predictions, weights, None, None,
-                                 name or "root_mean_squared_error")
+    mse, up = mean_squared_error(
+        labels, predictions, weights, None, None, name or "root_mean_squared_error"
+    )
     value, update_op = math_ops.sqrt(mse), math_ops.sqrt(up)
     return _collect(metrics_collections, updates_collections, value, update_op)
 
@@ -221,8 +285,9 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
 # --------------------------------------------------------------------------------------
 
 
-def _confusion_at_thresholds(labels, predictions, thresholds, weights,
-                             includes=("tp", "fn", "tn", "fp")):
+def _confusion_at_thresholds(
+    labels, predictions, thresholds, weights, includes=("tp", "fn", "tn", "fp")
+):
     predictions = as_float32(predictions)
     labels = math_ops.cast(convert_to_tensor(labels), _dt.bool)
     predictions, labels, weights = squeeze_weights(predictions, labels, weights)
@@ -238,10 +303,12 @@ def _confusion_at_thresholds(labels, predictions, thresholds, weights,
     if weights is not None:
         w = array_ops.reshape(broadcast_weights(as_float32(weights), predictions), [1, -1])
     values, updates = {}, {}
-    for key, vname, a, b in (("tp", "true_positives", lab_pos, pred_pos),
-                             ("fn", "false_negatives", lab_pos, pred_neg),
-                             ("tn", "true_negatives", lab_neg, pred_neg),
-                             ("fp", "false_positives", lab_neg, pred_pos)):
+    for key, vname, a, b in (
+        ("tp", "true_positives", lab_pos, pred_pos),
+        ("fn", "false_negatives", lab_pos, pred_neg),
+        ("tn", "true_negatives", lab_neg, pred_neg),
+        ("fp", "false_positives", lab_neg, pred_pos),
+    ):
         if key not in includes:
             continue
         var = metric_variable([n], _dt.float32, name=vname)
@@ -254,24 +321,35 @@ def _confusion_at_thresholds(labels, predictions, thresholds, weights,
 
 
 def _interpolate_pr_auc(tp, fp, fn, n):
-    dtp = tp[:n - 1] - tp[1:]
+    dtp = tp[: n - 1] - tp[1:]
     p = tp + fp
-    slope = math_ops.div_no_nan(dtp, math_ops.maximum(p[:n - 1] - p[1:], 0.0),
-                                name="prec_slope")
+    slope = math_ops.div_no_nan(dtp, math_ops.maximum(p[: n - 1] - p[1:], 0.0), name="prec_slope")
     intercept = tp[1:] - math_ops.multiply(slope, p[1:])
     ratio = math_ops.where(
-        math_ops.logical_and(math_ops.greater(p[:n - 1], 0.0), math_ops.greater(p[1:], 0.0)),
-        math_ops.div_no_nan(p[:n - 1], math_ops.maximum(p[1:], 0.0),
-                            name="recall_relative_ratio"),
-        array_ops.ones_like(p[1:]))
-    inc = math_ops.div_no_nan(slope * (dtp + intercept * math_ops.log(ratio)),
-                              math_ops.maximum(tp[1:] + fn[1:], 0.0), name="pr_auc_increment")
+        math_ops.logical_and(math_ops.greater(p[: n - 1], 0.0), math_ops.greater(p[1:], 0.0)),
+        math_ops.div_no_nan(p[: n - 1], math_ops.maximum(p[1:], 0.0), name="recall_relative_ratio"),
+        array_ops.ones_like(p[1:]),
+    )
+    inc = math_ops.div_no_nan(
+        slope * (dtp + intercept * math_ops.log(ratio)),
+        math_ops.maximum(tp[1:] + fn[1:], 0.0),
+        name="pr_auc_increment",
+    )
     return math_ops.reduce_sum(inc, name="interpolate_pr_auc")
 
 
-def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
-        updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal",
-        thresholds=None):
+def auc(
+    labels,
+    predictions,
+    weights=None,
+    num_thresholds=200,
+    metrics_collections=None,
+    updates_collections=None,
+    curve="ROC",
+    name=None,
+    summation_method="trapezoidal",
+    thresholds=None,
+):
     """The area under the ROC or PR curve, from confusion counts at fixed thresholds.
 
     Args:
@@ -300,8 +378,7 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     _check_collections(metrics_collections, updates_collections)
     if curve not in ("ROC", "PR"):
         raise ValueError("curve must be either ROC or PR, %s unknown" % curve)
-    if summation_method not in ("trapezoidal", "careful_interpolation", "minoring",
-                                "majoring"):
+    if summation_method not in ("trapezoidal", "careful_interpolation", "minoring", "majoring"):
         raise ValueError("Invalid summation_method: %s" % summation_method)
     kepsilon = 1e-7
     if thresholds is not None:
@@ -326,16 +403,15 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             else:
                 x, y = rec, math_ops.truediv(tp + epsilon, tp + fp + epsilon)
             if summation_method in ("trapezoidal", "careful_interpolation"):
-                h = (y[:n - 1] + y[1:]) / 2.0
+                h = (y[: n - 1] + y[1:]) / 2.0
             elif summation_method == "minoring":
-                h = math_ops.minimum(y[:n - 1], y[1:])
+                h = math_ops.minimum(y[: n - 1], y[1:])
             else:
-                h = math_ops.maximum(y[:n - 1], y[1:])
-            return math_ops.reduce_sum(math_ops.multiply(x[:n - 1] - x[1:], h), name=nm)
+                h = math_ops.maximum(y[: n - 1], y[1:])
+            return math_ops.reduce_sum(math_ops.multiply(x[: n - 1] - x[1:], h), name=nm)
 
         value = compute(values["tp"], values["fn"], values["tn"], values["fp"], "value")
-        update_op = compute(updates["tp"], updates["fn"], updates["tn"], updates["fp"],
-                            "update_op")
+        update_op = compute(updates["tp"], updates["fn"], updates["tn"], updates["fp"], "update_op")
         return _collect(metrics_collections, updates_collections, value, update_op)
 
 
@@ -347,27 +423,44 @@ def _thresholds(thresholds):
 
 
 def _ratio_at_thresholds(default, other):
-    def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
-               updates_collections=None, name=None):
+    def metric(
+        labels,
+        predictions,
+        thresholds,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name=None,
+    ):
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
-            values, updates = _confusion_at_thresholds(labels, predictions,
-                                                       _thresholds(thresholds), weights,
-                                                       includes=("tp", other))
+            values, updates = _confusion_at_thresholds(
+                labels, predictions, _thresholds(thresholds), weights, includes=("tp", other)
+            )
 
             def ratio(tp, o, nm):
-                return math_ops.truediv(tp, 1e-7 + tp + o, name=default.split("_")[0]
-                                        + "_" + nm)
-            return _collect(metrics_collections, updates_collections,
-                            ratio(values["tp"], values[other], "value"),
-                            ratio(updates["tp"], updates[other], "update_op"))
+                return math_ops.truediv(tp, 1e-7 + tp + o, name=default.split("_")[0] + "_" + nm)
+
+            return _collect(
+                metrics_collections,
+                updates_collections,
+                ratio(values["tp"], values[other], "value"),
+                ratio(updates["tp"], updates[other], "update_op"),
+            )
+
     metric.__name__ = metric.__qualname__ = default
     metric.__doc__ = (
         "The %s ``tp / (tp + %s)`` at each of ``thresholds`` (a prediction above a "
         "threshold counts as positive).\n\nReturns:\n  ``(values, update_op)``, each of "
         "shape [len(thresholds)]; the variables are ``%s/true_positives`` and ``%s/%s``."
-        % (default.split("_")[0], other, default, default,
-           {"fp": "false_positives", "fn": "false_negatives"}[other]))
+        % (
+            default.split("_")[0],
+            other,
+            default,
+            default,
+            {"fp": "false_positives", "fn": "false_negatives"}[other],
+        )
+    )
     return metric
 
 
@@ -376,20 +469,33 @@ recall_at_thresholds = _ratio_at_thresholds("recall_at_thresholds", "fn")
 
 
 def _count_at_thresholds(key, default):
-    def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
-               updates_collections=None, name=None):
+    def metric(
+        labels,
+        predictions,
+        thresholds,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name=None,
+    ):
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
-            values, updates = _confusion_at_thresholds(labels, predictions,
-                                                       _thresholds(thresholds), weights,
-                                                       includes=(key,))
-            return _collect(metrics_collections, updates_collections,
-                            array_ops.identity(values[key]), updates[key])
+            values, updates = _confusion_at_thresholds(
+                labels, predictions, _thresholds(thresholds), weights, includes=(key,)
+            )
+            return _collect(
+                metrics_collections,
+                updates_collections,
+                array_ops.identity(values[key]),
+                updates[key],
+            )
+
     metric.__name__ = metric.__qualname__ = default + "_at_thresholds"
     metric.__doc__ = (
         "The (weighted) number of %s at each of ``thresholds``.\n\nReturns:\n  "
         "``(counts, update_op)`` of shape [len(thresholds)]; the variable is ``%s/%s``."
-        % (default.replace("_", " "), default, default))
+        % (default.replace("_", " "), default, default)
+    )
     return metric
 
 

@@ -29,10 +29,32 @@ from .const_eval import partial_ints, partial_shape, static_value
 # This module defines TF1's ``range``; the builtin keeps this name.
 _prange = builtins.range
 
-__all__ = ["constant", "placeholder", "placeholder_with_default", "identity", "no_op", "group",
-           "stop_gradient", "shape", "size", "rank", "reshape", "fill", "zeros", "ones",
-           "zeros_like", "ones_like", "stack", "range", "transpose", "invert_permutation",
-           "expand_dims", "squeeze", "reverse", "reverse_v2"]
+__all__ = [
+    "constant",
+    "placeholder",
+    "placeholder_with_default",
+    "identity",
+    "no_op",
+    "group",
+    "stop_gradient",
+    "shape",
+    "size",
+    "rank",
+    "reshape",
+    "fill",
+    "zeros",
+    "ones",
+    "zeros_like",
+    "ones_like",
+    "stack",
+    "range",
+    "transpose",
+    "invert_permutation",
+    "expand_dims",
+    "squeeze",
+    "reverse",
+    "reverse_v2",
+]
 
 # --------------------------------------------------------------------------------------
 # Sources
@@ -49,28 +71,48 @@ def _const_infer(op):
     return [(op.attrs["dtype"], TensorShape(v.shape))]
 
 
-register_op("Const", infer=_const_infer, kernel=lambda ctx, op: (op.attrs["value"],),
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "Const",
+    infer=_const_infer,
+    kernel=lambda ctx, op: (op.attrs["value"],),
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def placeholder(dtype, shape=None, name=None):
     """A tensor that must be fed at run time."""
-    return make("Placeholder", [], {"dtype": _dt.as_dtype(dtype),
-                                    "shape": as_shape(shape) if shape is not None
-                                    else unknown_shape()}, name)
+    return make(
+        "Placeholder",
+        [],
+        {
+            "dtype": _dt.as_dtype(dtype),
+            "shape": as_shape(shape) if shape is not None else unknown_shape(),
+        },
+        name,
+    )
 
 
 def _placeholder_kernel(ctx, op):
     shape = op.attrs["shape"]
-    desc = "" if shape.ndims is None else " and shape [%s]" % ",".join(
-        "?" if d is None else str(d) for d in shape.as_list())
+    desc = (
+        ""
+        if shape.ndims is None
+        else " and shape [%s]" % ",".join("?" if d is None else str(d) for d in shape.as_list())
+    )
     raise errors.InvalidArgumentError(
-        None, op, "You must feed a value for placeholder tensor '%s' with dtype %s%s"
-        % (op.name, op.attrs["dtype"].name, desc))
+        None,
+        op,
+        "You must feed a value for placeholder tensor '%s' with dtype %s%s"
+        % (op.name, op.attrs["dtype"].name, desc),
+    )
 
 
-register_op("Placeholder", infer=lambda op: [(op.attrs["dtype"], op.attrs["shape"])],
-            kernel=_placeholder_kernel, grad=NOT_DIFFERENTIABLE)
+register_op(
+    "Placeholder",
+    infer=lambda op: [(op.attrs["dtype"], op.attrs["shape"])],
+    kernel=_placeholder_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def placeholder_with_default(input, shape, name=None):  # TF1's argument name
@@ -82,9 +124,12 @@ def placeholder_with_default(input, shape, name=None):  # TF1's argument name
     return make("PlaceholderWithDefault", [x], {"shape": shape}, name)
 
 
-register_op("PlaceholderWithDefault",
-            infer=lambda op: [(op.inputs[0].dtype, op.attrs["shape"])],
-            kernel=lambda ctx, op, x: (x,), grad=lambda op, g: [g])
+register_op(
+    "PlaceholderWithDefault",
+    infer=lambda op: [(op.inputs[0].dtype, op.attrs["shape"])],
+    kernel=lambda ctx, op, x: (x,),
+    grad=lambda op, g: [g],
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -98,8 +143,13 @@ def identity(input, name=None):
 
 
 # ``aliases``: the output may be (a view of) the input (see executor.compile_plan).
-register_op("Identity", infer=same_as(0), kernel=lambda ctx, op, x: (x,),
-            grad=lambda op, g: [g], aliases=True)
+register_op(
+    "Identity",
+    infer=same_as(0),
+    kernel=lambda ctx, op, x: (x,),
+    grad=lambda op, g: [g],
+    aliases=True,
+)
 
 
 def no_op(name=None):
@@ -107,8 +157,9 @@ def no_op(name=None):
     return make_op("NoOp", [], None, name)
 
 
-register_op("NoOp", infer=lambda op: [], kernel=lambda ctx, op: (), grad=NOT_DIFFERENTIABLE,
-            quiet=True)
+register_op(
+    "NoOp", infer=lambda op: [], kernel=lambda ctx, op: (), grad=NOT_DIFFERENTIABLE, quiet=True
+)
 
 
 def group(*inputs, **kwargs):
@@ -140,8 +191,13 @@ def stop_gradient(input, name=None):
     return make("StopGradient", [input], None, name)
 
 
-register_op("StopGradient", infer=same_as(0), kernel=lambda ctx, op, x: (x,),
-            grad=NOT_DIFFERENTIABLE, aliases=True)
+register_op(
+    "StopGradient",
+    infer=same_as(0),
+    kernel=lambda ctx, op, x: (x,),
+    grad=NOT_DIFFERENTIABLE,
+    aliases=True,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -163,9 +219,12 @@ def _shape_infer(op):
     return [(op.attrs["out_type"], TensorShape([s.ndims]))]
 
 
-register_op("Shape", infer=_shape_infer,
-            kernel=lambda ctx, op, x: (np.array(np.shape(x), dtype=op.attrs["out_type"].np),),
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "Shape",
+    infer=_shape_infer,
+    kernel=lambda ctx, op, x: (np.array(np.shape(x), dtype=op.attrs["out_type"].np),),
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def size(input, name=None, out_type=_dt.int32):
@@ -173,9 +232,12 @@ def size(input, name=None, out_type=_dt.int32):
     return make("Size", [input], {"out_type": _out_type(out_type)}, name)
 
 
-register_op("Size", infer=lambda op: [(op.attrs["out_type"], TensorShape([]))],
-            kernel=lambda ctx, op, x: (np.array(np.size(x), dtype=op.attrs["out_type"].np),),
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "Size",
+    infer=lambda op: [(op.attrs["out_type"], TensorShape([]))],
+    kernel=lambda ctx, op, x: (np.array(np.size(x), dtype=op.attrs["out_type"].np),),
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def rank(input, name=None):
@@ -183,15 +245,22 @@ def rank(input, name=None):
     return make("Rank", [input], None, name)
 
 
-register_op("Rank", infer=lambda op: [(_dt.int32, TensorShape([]))],
-            kernel=lambda ctx, op, x: (np.array(np.ndim(x), dtype=np.int32),),
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "Rank",
+    infer=lambda op: [(_dt.int32, TensorShape([]))],
+    kernel=lambda ctx, op, x: (np.array(np.ndim(x), dtype=np.int32),),
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def reshape(tensor, shape, name=None):
     """``tensor`` with its elements laid out in ``shape`` (one dim may be -1)."""
-    return make("Reshape", [tensor, to_tensor(shape, _dt.int32)
-                            if not isinstance(shape, Tensor) else shape], None, name)
+    return make(
+        "Reshape",
+        [tensor, to_tensor(shape, _dt.int32) if not isinstance(shape, Tensor) else shape],
+        None,
+        name,
+    )
 
 
 def _reshape_infer(op):
@@ -210,14 +279,17 @@ def _reshape_infer(op):
         known = int(np.prod([d for d in dims if d != -1]))
         if total is not None:
             if known == 0 or total % known:
-                raise ValueError("Cannot reshape a tensor with %d elements to shape %s"
-                                 % (total, dims))
+                raise ValueError(
+                    "Cannot reshape a tensor with %d elements to shape %s" % (total, dims)
+                )
             dims = [total // known if d == -1 else d for d in dims]
         else:
             dims = [None if d == -1 else d for d in dims]
     elif total is not None and total != int(np.prod(dims)):
-        raise ValueError("Cannot reshape a tensor with %d elements to shape %s (%d elements)"
-                         % (total, dims, int(np.prod(dims))))
+        raise ValueError(
+            "Cannot reshape a tensor with %d elements to shape %s (%d elements)"
+            % (total, dims, int(np.prod(dims)))
+        )
     return [(x.dtype, TensorShape(dims))]
 
 
@@ -226,22 +298,30 @@ def _reshape_kernel(ctx, op, x, s):
         return (np.reshape(x, s),)
     except ValueError:
         raise errors.InvalidArgumentError(
-            None, op, "Input to reshape is a tensor with %d values, but the requested shape "
-            "%s has %d" % (np.size(x), list(s), int(np.prod(s)))) from None
+            None,
+            op,
+            "Input to reshape is a tensor with %d values, but the requested shape "
+            "%s has %d" % (np.size(x), list(s), int(np.prod(s))),
+        ) from None
 
 
 def _reshape_grad(op, g):
     return [reshape(g, shape(op.inputs[0])), None]
 
 
-register_op("Reshape", infer=_reshape_infer, kernel=_reshape_kernel, grad=_reshape_grad,
-            aliases=True)
+register_op(
+    "Reshape", infer=_reshape_infer, kernel=_reshape_kernel, grad=_reshape_grad, aliases=True
+)
 
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
-    return make("Fill", [to_tensor(dims, _dt.int32) if not isinstance(dims, Tensor) else dims,
-                         value], None, name)
+    return make(
+        "Fill",
+        [to_tensor(dims, _dt.int32) if not isinstance(dims, Tensor) else dims, value],
+        None,
+        name,
+    )
 
 
 def _fill_infer(op):
@@ -264,8 +344,12 @@ def _fill_kernel(ctx, op, d, v):
     return (np.full(tuple(d), v, dtype=op.outputs[0].dtype.np),)
 
 
-register_op("Fill", infer=_fill_infer, kernel=_fill_kernel,
-            grad=lambda op, g: [None, math_ops.reduce_sum(g)])
+register_op(
+    "Fill",
+    infer=_fill_infer,
+    kernel=_fill_kernel,
+    grad=lambda op, g: [None, math_ops.reduce_sum(g)],
+)
 
 
 def _filled(shape, value, dtype, name, default):
@@ -279,8 +363,9 @@ def _filled(shape, value, dtype, name, default):
             if not any(_is_tensor(d) for d in _flat_shape(shape)):
                 dims = list(as_shape(shape).as_list())
             if dims is not None and all(d is not None for d in dims):
-                return constant_op(np.full(dims, value, dtype=dtype.np), dtype,
-                                   name=scope[:-1] + "/")
+                return constant_op(
+                    np.full(dims, value, dtype=dtype.np), dtype, name=scope[:-1] + "/"
+                )
             shape = convert_to_tensor(shape)  # its tensors' dtype: int32 or int64
         return fill(shape, constant_op(value, dtype), name=scope)
 
@@ -319,10 +404,18 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     return make("OnesLike", [t], None, name)
 
 
-register_op("ZerosLike", infer=same_as(0), kernel=lambda ctx, op, x: (np.zeros_like(x),),
-            grad=NOT_DIFFERENTIABLE)
-register_op("OnesLike", infer=same_as(0), kernel=lambda ctx, op, x: (np.ones_like(x),),
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "ZerosLike",
+    infer=same_as(0),
+    kernel=lambda ctx, op, x: (np.zeros_like(x),),
+    grad=NOT_DIFFERENTIABLE,
+)
+register_op(
+    "OnesLike",
+    infer=same_as(0),
+    kernel=lambda ctx, op, x: (np.ones_like(x),),
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -346,11 +439,15 @@ def _pack_infer(op):
     s = xs[0].shape
     for i, x in enumerate(xs[1:], 1):
         if x.dtype is not dt:
-            raise TypeError("Tensors in list passed to 'values' of 'Pack' Op have types "
-                            "[%s] that don't all match." % ", ".join(t.dtype.name for t in xs))
+            raise TypeError(
+                "Tensors in list passed to 'values' of 'Pack' Op have types "
+                "[%s] that don't all match." % ", ".join(t.dtype.name for t in xs)
+            )
         if not s.is_compatible_with(x.shape):
-            raise ValueError("Shapes must be equal rank, and all dims compatible, but are %s "
-                             "and %s (input %d)" % (s, x.shape, i))
+            raise ValueError(
+                "Shapes must be equal rank, and all dims compatible, but are %s "
+                "and %s (input %d)" % (s, x.shape, i)
+            )
         s = s.merge_with(x.shape)
     if s.ndims is None:
         return [(dt, unknown_shape())]
@@ -372,9 +469,12 @@ def _pack_grad(op, g):
     return unstack(g, num=len(op.inputs), axis=op.attrs["axis"])
 
 
-register_op("Pack", infer=_pack_infer,
-            kernel=lambda ctx, op, *xs: (np.stack(xs, axis=op.attrs["axis"]),),
-            grad=_pack_grad)
+register_op(
+    "Pack",
+    infer=_pack_infer,
+    kernel=lambda ctx, op, *xs: (np.stack(xs, axis=op.attrs["axis"]),),
+    grad=_pack_grad,
+)
 
 
 def _autopacking(value, dtype=None, name=None, as_ref=False):
@@ -425,8 +525,7 @@ def _bga_kernel(ctx, op, sx, sy):
     return np.array(sorted(set(rx)), dtype=dt), np.array(sorted(set(ry)), dtype=dt)
 
 
-register_op("BroadcastGradientArgs", infer=_bga_infer, kernel=_bga_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op("BroadcastGradientArgs", infer=_bga_infer, kernel=_bga_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def broadcast_gradient_args(s0, s1, name=None):
@@ -451,8 +550,10 @@ def _gen_op(op_type, args, attrs=None, name=None, default=None):
     """
     g = get_default_graph()
     with g.name_scope(name or default or op_type) as scope:
-        ins = [convert_to_tensor(v) if _is_tensor(v) else convert_to_tensor(v, dtype=dt, name=a)
-               for a, v, dt in args]
+        ins = [
+            convert_to_tensor(v) if _is_tensor(v) else convert_to_tensor(v, dtype=dt, name=a)
+            for a, v, dt in args
+        ]
     return g._create_op(op_type, ins, attrs or {}, scope)
 
 
@@ -474,8 +575,9 @@ def _zeros_for_none(grads, outputs):
 
 def _check_rank(t: Tensor, rank: int, what: str):
     if t.shape.ndims is not None and t.shape.ndims != rank:
-        raise ValueError("%s must be rank %d but is rank %d (shape %s)"
-                         % (what, rank, t.shape.ndims, t.shape))
+        raise ValueError(
+            "%s must be rank %d but is rank %d (shape %s)" % (what, rank, t.shape.ndims, t.shape)
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -497,11 +599,15 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # TF1's name
     g = get_default_graph()
     dt = None if dtype is None else _dt.as_dtype(dtype)
     with g.name_scope(name or "range") as scope:
-        vals = [convert_to_tensor(v, dtype=dt, name=n)
-                for n, v in (("start", start), ("limit", limit), ("delta", delta))]
+        vals = [
+            convert_to_tensor(v, dtype=dt, name=n)
+            for n, v in (("start", start), ("limit", limit), ("delta", delta))
+        ]
         if dt is None:
-            dt = max((v.dtype for v in vals),
-                     key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else -1)
+            dt = max(
+                (v.dtype for v in vals),
+                key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else -1,
+            )
             from .math_ops import cast
 
             vals = [v if v.dtype is dt else cast(v, dt) for v in vals]
@@ -516,8 +622,9 @@ def _range_size(start, limit, delta):
     if delta < 0 and start < limit:
         raise ValueError("Requires start >= limit when delta < 0: %s/%s" % (start, limit))
     if isinstance(start, (int, np.integer)) and isinstance(delta, (int, np.integer)):
-        return (builtins.abs(int(limit) - int(start)) + builtins.abs(int(delta)) - 1) \
-            // builtins.abs(int(delta))
+        return (
+            builtins.abs(int(limit) - int(start)) + builtins.abs(int(delta)) - 1
+        ) // builtins.abs(int(delta))
     return int(np.ceil(builtins.abs((float(limit) - float(start)) / float(delta))))
 
 
@@ -533,13 +640,16 @@ def _range_infer(op):
     dt = op.inputs[0].dtype
     for t, n in zip(op.inputs, ("start", "limit", "delta"), strict=False):
         if t.dtype is not dt:
-            raise TypeError("Range arguments must all have dtype %s, but %s has %s"
-                            % (dt.name, n, t.dtype.name))
+            raise TypeError(
+                "Range arguments must all have dtype %s, but %s has %s" % (dt.name, n, t.dtype.name)
+            )
         if t.shape.ndims not in (None, 0):
             raise ValueError("%s must be a scalar, not shape %s" % (n, t.shape))
     if dt not in _RANGE_ORDER:
-        raise TypeError("Value passed to parameter 'start' has DataType %s not in list of "
-                        "allowed values: %s" % (dt.name, ", ".join(d.name for d in _RANGE_ORDER)))
+        raise TypeError(
+            "Value passed to parameter 'start' has DataType %s not in list of "
+            "allowed values: %s" % (dt.name, ", ".join(d.name for d in _RANGE_ORDER))
+        )
     vals = [_const_through_cast(t) for t in op.inputs]
     if any(v is None for v in vals):
         return [(dt, TensorShape([None]))]
@@ -588,14 +698,19 @@ def _transpose_infer(op):
     _check_rank(perm, 1, "perm")
     p = int_list(perm)
     if p is None:
-        n = x.shape.ndims if x.shape.ndims is not None else (
-            perm.shape[0] if perm.shape.ndims == 1 else None)
+        n = (
+            x.shape.ndims
+            if x.shape.ndims is not None
+            else (perm.shape[0] if perm.shape.ndims == 1 else None)
+        )
         return [(x.dtype, unknown_shape(n))]
     if x.shape.ndims is None:
         return [(x.dtype, unknown_shape(len(p)))]
     if len(p) != x.shape.ndims:
-        raise ValueError("Dimension must be %d but is %d: perm %s does not fit input shape %s"
-                         % (x.shape.ndims, len(p), p, x.shape))
+        raise ValueError(
+            "Dimension must be %d but is %d: perm %s does not fit input shape %s"
+            % (x.shape.ndims, len(p), p, x.shape)
+        )
     _check_perm(p, len(p))
     dims = x.shape.as_list()
     return [(x.dtype, TensorShape([dims[i] for i in p]))]
@@ -603,8 +718,10 @@ def _transpose_infer(op):
 
 def _transpose_kernel(ctx, op, x, perm):
     if len(perm) != x.ndim:
-        raise ValueError("transpose expects a vector of size %d. But input(1) is a vector of "
-                         "size %d" % (x.ndim, len(perm)))
+        raise ValueError(
+            "transpose expects a vector of size %d. But input(1) is a vector of "
+            "size %d" % (x.ndim, len(perm))
+        )
     _check_perm([int(i) for i in perm], x.ndim)
     return (np.transpose(x, perm),)
 
@@ -628,8 +745,12 @@ def _invert_permutation_kernel(ctx, op, x):
     return (np.argsort(x).astype(x.dtype),)
 
 
-register_op("InvertPermutation", infer=same_as(0), kernel=_invert_permutation_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "InvertPermutation",
+    infer=same_as(0),
+    kernel=_invert_permutation_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -645,8 +766,9 @@ def expand_dims(input, axis=None, name=None, dim=None):
         axis = dim
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
-    return _gen_op("ExpandDims", [("input", input, None), ("dim", axis, _dt.int32)], None,
-                   name).outputs[0]
+    return _gen_op(
+        "ExpandDims", [("input", input, None), ("dim", axis, _dt.int32)], None, name
+    ).outputs[0]
 
 
 def _expand_dims_infer(op):
@@ -682,8 +804,13 @@ def _reshape_to_input_grad(op, g):
     return [reshape(g, _static_dims(op.inputs[0]))] + [None] * (len(op.inputs) - 1)
 
 
-register_op("ExpandDims", infer=_expand_dims_infer, kernel=_expand_dims_kernel,
-            grad=_reshape_to_input_grad, aliases=True)
+register_op(
+    "ExpandDims",
+    infer=_expand_dims_infer,
+    kernel=_expand_dims_kernel,
+    grad=_reshape_to_input_grad,
+    aliases=True,
+)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):
@@ -696,8 +823,9 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):
         axis = []
     elif np.isscalar(axis):
         axis = [axis]
-    return _gen_op("Squeeze", [("input", input, None)],
-                   {"squeeze_dims": [int(a) for a in axis]}, name).outputs[0]
+    return _gen_op(
+        "Squeeze", [("input", input, None)], {"squeeze_dims": [int(a) for a in axis]}, name
+    ).outputs[0]
 
 
 def _squeeze_dims(dims, axes):
@@ -705,12 +833,14 @@ def _squeeze_dims(dims, axes):
     norm = []
     for a in axes:
         if not -r <= a < r:
-            raise ValueError("Tried to squeeze dim index %d for tensor with %d dimensions."
-                             % (a, r))
+            raise ValueError(
+                "Tried to squeeze dim index %d for tensor with %d dimensions." % (a, r)
+            )
         a %= r
         if dims[a] is not None and dims[a] != 1:
-            raise ValueError("Can not squeeze dim[%d], expected a dimension of 1, got %d"
-                             % (a, dims[a]))
+            raise ValueError(
+                "Can not squeeze dim[%d], expected a dimension of 1, got %d" % (a, dims[a])
+            )
         norm.append(a)
     return norm
 
@@ -736,14 +866,20 @@ def _squeeze_kernel(ctx, op, x):
     return (np.squeeze(x, axis=tuple(_squeeze_dims(list(x.shape), axes))),)
 
 
-register_op("Squeeze", infer=_squeeze_infer, kernel=_squeeze_kernel,
-            grad=_reshape_to_input_grad, aliases=True)
+register_op(
+    "Squeeze",
+    infer=_squeeze_infer,
+    kernel=_squeeze_kernel,
+    grad=_reshape_to_input_grad,
+    aliases=True,
+)
 
 
 def reverse(tensor, axis, name=None):
     """``tensor`` with the dimensions in ``axis`` reversed (op type ReverseV2)."""
-    return _gen_op("ReverseV2", [("tensor", tensor, None), ("axis", axis, _dt.int32)], None,
-                   name).outputs[0]
+    return _gen_op(
+        "ReverseV2", [("tensor", tensor, None), ("axis", axis, _dt.int32)], None, name
+    ).outputs[0]
 
 
 reverse_v2 = reverse
@@ -765,5 +901,9 @@ def _reverse_kernel(ctx, op, x, axis):
     return (np.flip(x, tuple(axis_value(int(a), x.ndim) for a in axis)),)
 
 
-register_op("ReverseV2", infer=_reverse_infer, kernel=_reverse_kernel,
-            grad=lambda op, g: [reverse(g, op.inputs[1]), None])
+register_op(
+    "ReverseV2",
+    infer=_reverse_infer,
+    kernel=_reverse_kernel,
+    grad=lambda op, g: [reverse(g, op.inputs[1]), None],
+)

@@ -28,9 +28,14 @@ from .nn_ops import (
     softmax_cross_entropy_with_logits_v2,
 )
 
-__all__ = ["nce_loss", "sampled_softmax_loss", "log_uniform_candidate_sampler",
-           "uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
-           "compute_accidental_hits"]
+__all__ = [
+    "nce_loss",
+    "sampled_softmax_loss",
+    "log_uniform_candidate_sampler",
+    "uniform_candidate_sampler",
+    "fixed_unigram_candidate_sampler",
+    "compute_accidental_hits",
+]
 
 
 # --------------------------------------------------------------------------------------
@@ -45,19 +50,24 @@ def _get_seed(op_seed):
 def _sampler_infer(op):
     tc = op.inputs[0]
     if tc.dtype is not _dt.int64:
-        raise TypeError("Value passed to parameter 'true_classes' has DataType %s not in "
-                        "list of allowed values: int64" % tc.dtype.name)
+        raise TypeError(
+            "Value passed to parameter 'true_classes' has DataType %s not in "
+            "list of allowed values: int64" % tc.dtype.name
+        )
     nt = op.attrs["num_true"]
     if tc.shape.ndims not in (None, 2):
-        raise ValueError("Shape must be rank 2 but is rank %d for 'true_classes'"
-                         % tc.shape.ndims)
+        raise ValueError("Shape must be rank 2 but is rank %d for 'true_classes'" % tc.shape.ndims)
     if tc.shape.ndims == 2 and tc.shape.as_list()[1] not in (None, nt):
-        raise ValueError("true_classes must have num_true=%d columns, got shape %s"
-                         % (nt, tc.shape))
+        raise ValueError(
+            "true_classes must have num_true=%d columns, got shape %s" % (nt, tc.shape)
+        )
     batch = tc.shape.as_list()[0] if tc.shape.ndims == 2 else None
     s = op.attrs["num_sampled"]
-    return [(_dt.int64, TensorShape([s])), (_dt.float32, TensorShape([batch, nt])),
-            (_dt.float32, TensorShape([s]))]
+    return [
+        (_dt.int64, TensorShape([s])),
+        (_dt.float32, TensorShape([batch, nt])),
+        (_dt.float32, TensorShape([s])),
+    ]
 
 
 def _log_uniform_probs(op, ids):
@@ -69,18 +79,24 @@ def _dist(op):
     kind, rmax = op.attrs["dist"], op.attrs["range_max"]
     if kind == "log_uniform":
         log_range = math.log1p(rmax)
-        return ((lambda rng, n: (np.exp(rng.random(n) * log_range).astype(np.int64) - 1)
-                 % rmax),
-                lambda ids: _log_uniform_probs(op, ids))
+        return (
+            (lambda rng, n: (np.exp(rng.random(n) * log_range).astype(np.int64) - 1) % rmax),
+            lambda ids: _log_uniform_probs(op, ids),
+        )
     if kind == "uniform":
-        return (lambda rng, n: rng.integers(0, rmax, n, dtype=np.int64),
-                lambda ids: np.full(np.shape(ids), 1.0 / rmax))
+        return (
+            lambda rng, n: rng.integers(0, rmax, n, dtype=np.int64),
+            lambda ids: np.full(np.shape(ids), 1.0 / rmax),
+        )
     p = op.attrs["probs"]
     cdf = np.cumsum(p)
     cdf /= cdf[-1]
-    return (lambda rng, n: np.minimum(np.searchsorted(cdf, rng.random(n), side="right"),
-                                      rmax - 1).astype(np.int64),
-            lambda ids: p[np.clip(ids, 0, rmax - 1)])
+    return (
+        lambda rng, n: np.minimum(
+            np.searchsorted(cdf, rng.random(n), side="right"), rmax - 1
+        ).astype(np.int64),
+        lambda ids: p[np.clip(ids, 0, rmax - 1)],
+    )
 
 
 def _expected(p, batch, tries):
@@ -93,8 +109,8 @@ def _sampler_kernel(ctx, op, true_classes):
     n, unique, rmax = op.attrs["num_sampled"], op.attrs["unique"], op.attrs["range_max"]
     if unique and n > rmax:
         raise errors.InvalidArgumentError(
-            None, op, "Sampler's range is too small: num_sampled=%d > range_max=%d"
-            % (n, rmax))
+            None, op, "Sampler's range is too small: num_sampled=%d > range_max=%d" % (n, rmax)
+        )
     sample, prob = _dist(op)
     rng = ctx.resources.rng(op)
     with ctx.resources.get_or_create(("sampler_lock", op.name), _new_lock):
@@ -113,8 +129,11 @@ def _sampler_kernel(ctx, op, true_classes):
                             break
             ids = np.array(out, dtype=np.int64)
     tc = np.asarray(true_classes)
-    return (ids, _expected(prob(tc), n, tries).astype(np.float32),
-            _expected(prob(ids), n, tries).astype(np.float32))
+    return (
+        ids,
+        _expected(prob(tc), n, tries).astype(np.float32),
+        _expected(prob(ids), n, tries).astype(np.float32),
+    )
 
 
 def _new_lock():
@@ -123,34 +142,47 @@ def _new_lock():
     return threading.Lock()
 
 
-for _t in ("LogUniformCandidateSampler", "UniformCandidateSampler",
-           "FixedUnigramCandidateSampler"):
-    register_op(_t, infer=_sampler_infer, kernel=_sampler_kernel, grad=NOT_DIFFERENTIABLE,
-                stateful=True)
+for _t in ("LogUniformCandidateSampler", "UniformCandidateSampler", "FixedUnigramCandidateSampler"):
+    register_op(
+        _t, infer=_sampler_infer, kernel=_sampler_kernel, grad=NOT_DIFFERENTIABLE, stateful=True
+    )
 
 
-def _candidate_sampler(op_type, dist, true_classes, num_true, num_sampled, unique, range_max,
-                       seed, name, probs=None):
+def _candidate_sampler(
+    op_type, dist, true_classes, num_true, num_sampled, unique, range_max, seed, name, probs=None
+):
     seed1, seed2 = _get_seed(seed)
-    attrs = {"num_true": int(num_true), "num_sampled": int(num_sampled),
-             "unique": bool(unique), "range_max": int(range_max), "seed": seed1 or 0,
-             "seed2": seed2 or 0, "dist": dist, "sampler_type": op_type,
-             "seed2_pair": None if seed1 is None and seed2 is None else (seed1, seed2)}
+    attrs = {
+        "num_true": int(num_true),
+        "num_sampled": int(num_sampled),
+        "unique": bool(unique),
+        "range_max": int(range_max),
+        "seed": seed1 or 0,
+        "seed2": seed2 or 0,
+        "dist": dist,
+        "sampler_type": op_type,
+        "seed2_pair": None if seed1 is None and seed2 is None else (seed1, seed2),
+    }
     if probs is not None:
         attrs["probs"] = probs
-    tc = convert_to_tensor(true_classes, _dt.int64) if not isinstance(true_classes, Tensor) \
+    tc = (
+        convert_to_tensor(true_classes, _dt.int64)
+        if not isinstance(true_classes, Tensor)
         else true_classes
+    )
     op = make_op(op_type, [tc], attrs, name, op_type)
     return _SamplerResult._make(op.outputs)
 
 
 _SamplerResult = collections.namedtuple(  # type: ignore[name-match]  # TF's class name
-    "CandidateSamplerResult", ["sampled_candidates", "true_expected_count",
-                               "sampled_expected_count"])
+    "CandidateSamplerResult",
+    ["sampled_candidates", "true_expected_count", "sampled_expected_count"],
+)
 
 
-def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
-                                  seed=None, name=None):
+def log_uniform_candidate_sampler(
+    true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None
+):
     """Samples ``num_sampled`` classes from the log-uniform (Zipfian) distribution
     ``P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1)``.
 
@@ -158,35 +190,76 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
     Note (flowrt): the random stream differs from TF's (Philox); a seeded op is
     reproducible per session.
     """
-    return _candidate_sampler("LogUniformCandidateSampler", "log_uniform", true_classes,
-                              num_true, num_sampled, unique, range_max, seed, name)
+    return _candidate_sampler(
+        "LogUniformCandidateSampler",
+        "log_uniform",
+        true_classes,
+        num_true,
+        num_sampled,
+        unique,
+        range_max,
+        seed,
+        name,
+    )
 
 
-def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
-                              seed=None, name=None):
+def uniform_candidate_sampler(
+    true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None
+):
     """Samples classes uniformly from ``[0, range_max)``."""
-    return _candidate_sampler("UniformCandidateSampler", "uniform", true_classes, num_true,
-                              num_sampled, unique, range_max, seed, name)
+    return _candidate_sampler(
+        "UniformCandidateSampler",
+        "uniform",
+        true_classes,
+        num_true,
+        num_sampled,
+        unique,
+        range_max,
+        seed,
+        name,
+    )
 
 
-def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
-                                    vocab_file="", distortion=1.0, num_reserved_ids=0,
-                                    num_shards=1, shard=0, unigrams=(), seed=None, name=None):
+def fixed_unigram_candidate_sampler(
+    true_classes,
+    num_true,
+    num_sampled,
+    unique,
+    range_max,
+    vocab_file="",
+    distortion=1.0,
+    num_reserved_ids=0,
+    num_shards=1,
+    shard=0,
+    unigrams=(),
+    seed=None,
+    name=None,
+):
     """Samples classes from the given ``unigrams`` counts raised to ``distortion``."""
     if vocab_file:
         with open(vocab_file) as f:
             unigrams = [float(line.rsplit(",", 1)[-1]) for line in f if line.strip()]
     w = np.zeros(int(range_max))
     vals = np.asarray(list(unigrams), dtype=np.float64) ** float(distortion)
-    w[num_reserved_ids:num_reserved_ids + len(vals)] = vals[:max(0, range_max
-                                                                 - num_reserved_ids)]
+    w[num_reserved_ids : num_reserved_ids + len(vals)] = vals[
+        : max(0, range_max - num_reserved_ids)
+    ]
     if num_shards > 1:
         w[np.arange(range_max) % num_shards != shard] = 0
     if w.sum() <= 0:
         raise ValueError("unigrams must contain positive counts")
-    return _candidate_sampler("FixedUnigramCandidateSampler", "fixed", true_classes,
-                              num_true, num_sampled, unique, range_max, seed, name,
-                              probs=w / w.sum())
+    return _candidate_sampler(
+        "FixedUnigramCandidateSampler",
+        "fixed",
+        true_classes,
+        num_true,
+        num_sampled,
+        unique,
+        range_max,
+        seed,
+        name,
+        probs=w / w.sum(),
+    )
 
 
 def _hits_kernel(ctx, op, true_classes, sampled):
@@ -199,23 +272,38 @@ def _hits_kernel(ctx, op, true_classes, sampled):
             for j in pos.get(v, ()):
                 idx.append(i)
                 ids.append(j)
-    return (np.array(idx, np.int32), np.array(ids, np.int64),
-            np.full(len(idx), -np.finfo(np.float32).max, np.float32))
+    return (
+        np.array(idx, np.int32),
+        np.array(ids, np.int64),
+        np.full(len(idx), -np.finfo(np.float32).max, np.float32),
+    )
 
 
-register_op("ComputeAccidentalHits",
-            infer=lambda op: [(_dt.int32, TensorShape([None])), (_dt.int64, TensorShape([None])),
-                              (_dt.float32, TensorShape([None]))],
-            kernel=_hits_kernel, grad=NOT_DIFFERENTIABLE)
+register_op(
+    "ComputeAccidentalHits",
+    infer=lambda op: [
+        (_dt.int32, TensorShape([None])),
+        (_dt.int64, TensorShape([None])),
+        (_dt.float32, TensorShape([None])),
+    ],
+    kernel=_hits_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
     """Finds sampled candidates equal to a true class: ``(indices, ids, weights)`` with
     the row in ``true_classes``, the position in ``sampled_candidates`` and -FLT_MAX."""
-    tc = convert_to_tensor(true_classes, _dt.int64) if not isinstance(true_classes, Tensor) \
+    tc = (
+        convert_to_tensor(true_classes, _dt.int64)
+        if not isinstance(true_classes, Tensor)
         else true_classes
-    sc = convert_to_tensor(sampled_candidates, _dt.int64) \
-        if not isinstance(sampled_candidates, Tensor) else sampled_candidates
+    )
+    sc = (
+        convert_to_tensor(sampled_candidates, _dt.int64)
+        if not isinstance(sampled_candidates, Tensor)
+        else sampled_candidates
+    )
     op = make_op("ComputeAccidentalHits", [tc, sc], {"num_true": int(num_true)}, name)
     return tuple(op.outputs)
 
@@ -229,8 +317,9 @@ def _sampled_logits_infer(op):
     x, w = op.inputs[0], op.inputs[1]
     nt, ns = op.attrs["num_true"], op.attrs["num_sampled"]
     if w.dtype is not x.dtype:
-        raise TypeError("weights (%s) and inputs (%s) must have the same dtype"
-                        % (w.dtype.name, x.dtype.name))
+        raise TypeError(
+            "weights (%s) and inputs (%s) must have the same dtype" % (w.dtype.name, x.dtype.name)
+        )
     batch = x.shape.as_list()[0] if x.shape.ndims == 2 else None
     s = TensorShape([batch, nt + ns])
     return [(x.dtype, s), (x.dtype, s)]
@@ -276,25 +365,48 @@ def _sampled_logits_grad_kernel(ctx, op, g, x, all_w):
 
 def _sampled_logits_grad(op, g, _g_labels):
     n_in = len(op.inputs)
-    gr = make_op("SampledLogitsGrad", [g, op.inputs[0], op.inputs[1]],
-                 {"num_true": op.attrs["num_true"]}).outputs
+    gr = make_op(
+        "SampledLogitsGrad", [g, op.inputs[0], op.inputs[1]], {"num_true": op.attrs["num_true"]}
+    ).outputs
     return [gr[0], gr[1], gr[2]] + [None] * (n_in - 3)
 
 
-register_op("SampledLogits", infer=_sampled_logits_infer, kernel=_sampled_logits_kernel,
-            grad=_sampled_logits_grad)
-register_op("SampledLogitsGrad",
-            infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape),
-                              (op.inputs[2].dtype, op.inputs[2].shape),
-                              (op.inputs[2].dtype, TensorShape([op.inputs[2].shape[0]])
-                               if op.inputs[2].shape.ndims else unknown_shape(1))],
-            kernel=_sampled_logits_grad_kernel, grad=None)
+register_op(
+    "SampledLogits",
+    infer=_sampled_logits_infer,
+    kernel=_sampled_logits_kernel,
+    grad=_sampled_logits_grad,
+)
+register_op(
+    "SampledLogitsGrad",
+    infer=lambda op: [
+        (op.inputs[1].dtype, op.inputs[1].shape),
+        (op.inputs[2].dtype, op.inputs[2].shape),
+        (
+            op.inputs[2].dtype,
+            TensorShape([op.inputs[2].shape[0]]) if op.inputs[2].shape.ndims else unknown_shape(1),
+        ),
+    ],
+    kernel=_sampled_logits_grad_kernel,
+    grad=None,
+)
 
 
-def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
-                            num_true=1, sampled_values=None, subtract_log_q=True,
-                            remove_accidental_hits=False, partition_strategy="mod",
-                            name=None, seed=None):
+def _compute_sampled_logits(
+    weights,
+    biases,
+    labels,
+    inputs,
+    num_sampled,
+    num_classes,
+    num_true=1,
+    sampled_values=None,
+    subtract_log_q=True,
+    remove_accidental_hits=False,
+    partition_strategy="mod",
+    name=None,
+    seed=None,
+):
     """(logits, labels) over the true classes and the sampled ones (TF's helper).
 
     Note (flowrt): the dot products, biases, accidental-hit masking and ``log Q``
@@ -311,8 +423,13 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
         labels_flat = array_ops.reshape(labels, [-1])
         if sampled_values is None:
             sampled_values = log_uniform_candidate_sampler(
-                true_classes=labels, num_true=num_true, num_sampled=num_sampled, unique=True,
-                range_max=num_classes, seed=seed)
+                true_classes=labels,
+                num_true=num_true,
+                num_sampled=num_sampled,
+                unique=True,
+                range_max=num_classes,
+                seed=seed,
+            )
         sampled, true_exp, sampled_exp = (array_ops.stop_gradient(s) for s in sampled_values)
         if sampled.dtype is not _dt.int64:
             sampled = math_ops.cast(sampled, _dt.int64)
@@ -325,19 +442,37 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
             all_b = math_ops.cast(all_b, inputs.dtype)
         ins = [inputs, all_w, all_b, true_exp, sampled_exp]
         if remove_accidental_hits:
-            ins += [labels if labels.shape.ndims == 2 else
-                    array_ops.reshape(labels, [-1, num_true]), sampled]
-        out = make_op("SampledLogits", ins,
-                      {"num_true": int(num_true), "num_sampled": int(num_sampled),
-                       "subtract_log_q": bool(subtract_log_q),
-                       "remove_accidental_hits": bool(remove_accidental_hits)},
-                      "SampledLogits").outputs
+            ins += [
+                labels if labels.shape.ndims == 2 else array_ops.reshape(labels, [-1, num_true]),
+                sampled,
+            ]
+        out = make_op(
+            "SampledLogits",
+            ins,
+            {
+                "num_true": int(num_true),
+                "num_sampled": int(num_sampled),
+                "subtract_log_q": bool(subtract_log_q),
+                "remove_accidental_hits": bool(remove_accidental_hits),
+            },
+            "SampledLogits",
+        ).outputs
         return out[0], out[1]
 
 
-def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
-             sampled_values=None, remove_accidental_hits=False, partition_strategy="mod",
-             name="nce_loss"):
+def nce_loss(
+    weights,
+    biases,
+    labels,
+    inputs,
+    num_sampled,
+    num_classes,
+    num_true=1,
+    sampled_values=None,
+    remove_accidental_hits=False,
+    partition_strategy="mod",
+    name="nce_loss",
+):
     """Noise-contrastive estimation loss per example (shape ``[batch_size]``).
 
     Args:
@@ -354,24 +489,53 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     sampled rows only.
     """
     logits, labels = _compute_sampled_logits(
-        weights, biases, labels, inputs, num_sampled, num_classes, num_true=num_true,
-        sampled_values=sampled_values, subtract_log_q=True,
-        remove_accidental_hits=remove_accidental_hits, partition_strategy=partition_strategy,
-        name=name)
-    losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
-                                               name="sampled_losses")
+        weights,
+        biases,
+        labels,
+        inputs,
+        num_sampled,
+        num_classes,
+        num_true=num_true,
+        sampled_values=sampled_values,
+        subtract_log_q=True,
+        remove_accidental_hits=remove_accidental_hits,
+        partition_strategy=partition_strategy,
+        name=name,
+    )
+    losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="sampled_losses")
     return math_ops.reduce_sum(losses, 1)
 
 
-def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
-                         num_true=1, sampled_values=None, remove_accidental_hits=True,
-                         partition_strategy="mod", name="sampled_softmax_loss", seed=None):
+def sampled_softmax_loss(
+    weights,
+    biases,
+    labels,
+    inputs,
+    num_sampled,
+    num_classes,
+    num_true=1,
+    sampled_values=None,
+    remove_accidental_hits=True,
+    partition_strategy="mod",
+    name="sampled_softmax_loss",
+    seed=None,
+):
     """Softmax cross entropy over the true classes and ``num_sampled`` sampled classes
     (a training-time approximation of the full softmax); shape ``[batch_size]``."""
     logits, labels = _compute_sampled_logits(
-        weights, biases, labels, inputs, num_sampled, num_classes, num_true=num_true,
-        sampled_values=sampled_values, subtract_log_q=True,
-        remove_accidental_hits=remove_accidental_hits, partition_strategy=partition_strategy,
-        name=name, seed=seed)
+        weights,
+        biases,
+        labels,
+        inputs,
+        num_sampled,
+        num_classes,
+        num_true=num_true,
+        sampled_values=sampled_values,
+        subtract_log_q=True,
+        remove_accidental_hits=remove_accidental_hits,
+        partition_strategy=partition_strategy,
+        name=name,
+        seed=seed,
+    )
     labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)

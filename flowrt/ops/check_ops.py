@@ -21,11 +21,27 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .array_ops import group, no_op
 from .common import FLOATS, make, make_op, same_as
 
-__all__ = ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
-           "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
-           "assert_non_negative", "assert_non_positive", "assert_rank",
-           "assert_rank_at_least", "assert_type", "assert_integer", "assert_scalar",
-           "check_numerics", "add_check_numerics_ops", "Print"]
+__all__ = [
+    "Assert",
+    "assert_equal",
+    "assert_none_equal",
+    "assert_less",
+    "assert_less_equal",
+    "assert_greater",
+    "assert_greater_equal",
+    "assert_positive",
+    "assert_negative",
+    "assert_non_negative",
+    "assert_non_positive",
+    "assert_rank",
+    "assert_rank_at_least",
+    "assert_type",
+    "assert_integer",
+    "assert_scalar",
+    "check_numerics",
+    "add_check_numerics_ops",
+    "Print",
+]
 
 
 # --------------------------------------------------------------------------------------
@@ -36,14 +52,18 @@ __all__ = ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert
 def _summarize(value, n: int) -> str:
     arr = np.asarray(value)
     if arr.dtype == object or arr.dtype.kind in "SU":
+
         def item(x):
             return x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
     elif arr.dtype.kind == "f":
+
         def item(x):
             return str(int(x)) if np.isfinite(x) and float(x).is_integer() else str(x)
     else:
+
         def item(x):
             return str(x)
+
     if arr.ndim == 0:
         return item(arr[()])
     left = [n if n >= 0 else arr.size]
@@ -60,13 +80,13 @@ def _summarize(value, n: int) -> str:
                 break
             parts.append(walk(sub))
         return "[" + "".join(parts) + "]"
+
     return walk(arr)
 
 
 def _data_text(values, summarize) -> str:
     n = 3 if summarize is None else int(summarize)
-    return " ".join(_summarize(v, n) if np.ndim(v) else "[%s]" % _summarize(v, n)
-                    for v in values)
+    return " ".join(_summarize(v, n) if np.ndim(v) else "[%s]" % _summarize(v, n) for v in values)
 
 
 # --------------------------------------------------------------------------------------
@@ -77,7 +97,8 @@ def _data_text(values, summarize) -> str:
 def _assert_kernel(ctx, op, condition, *data):
     if not np.all(condition):
         raise errors.InvalidArgumentError(
-            None, op, "assertion failed: %s" % _data_text(data, op.attrs["summarize"]))
+            None, op, "assertion failed: %s" % _data_text(data, op.attrs["summarize"])
+        )
     return ()
 
 
@@ -90,12 +111,12 @@ def _assert_infer(op):
     return []
 
 
-register_op("Assert", infer=_assert_infer, kernel=_assert_kernel, grad=NOT_DIFFERENTIABLE,
-            stateful=True)
+register_op(
+    "Assert", infer=_assert_infer, kernel=_assert_kernel, grad=NOT_DIFFERENTIABLE, stateful=True
+)
 
 
-def Assert(condition, data, summarize: int | None = None,
-           name: str | None = None) -> Operation:
+def Assert(condition, data, summarize: int | None = None, name: str | None = None) -> Operation:
     """An op raising ``InvalidArgumentError`` ("assertion failed: [data]...") when the
     scalar bool ``condition`` is false.
 
@@ -122,19 +143,24 @@ def _prefix(message) -> str:
 
 
 def _static_false(data):
-    raise errors.InvalidArgumentError(None, None, "\n".join(
-        str(d) if not isinstance(d, Tensor) else "%s" % d.name for d in data))
+    raise errors.InvalidArgumentError(
+        None, None, "\n".join(str(d) if not isinstance(d, Tensor) else "%s" % d.name for d in data)
+    )
 
 
 def _binary_assert(sym, default_name, fn, np_fn, x, y, data, summarize, message, name):
     g = get_default_graph()
     with g.name_scope(name or default_name):
         x = convert_to_tensor(x, name="x")
-        y = convert_to_tensor(y, name="y", dtype=x.dtype) if not isinstance(y, Tensor) \
-            else y
+        y = convert_to_tensor(y, name="y", dtype=x.dtype) if not isinstance(y, Tensor) else y
         if data is None:
-            data = ["Condition x %s y did not hold element-wise:" % sym,
-                    "x (%s) = " % x.name, x, "y (%s) = " % y.name, y]
+            data = [
+                "Condition x %s y did not hold element-wise:" % sym,
+                "x (%s) = " % x.name,
+                x,
+                "y (%s) = " % y.name,
+                y,
+            ]
         if message:
             data = [_prefix(message)] + list(data)
         xs, ys = constant_value(x), constant_value(y)
@@ -150,10 +176,23 @@ def _make_binary(sym, default_name, fn_name, np_fn, doc):
     def assert_fn(x, y, data=None, summarize=None, message=None, name=None):
         from . import math_ops
 
-        return _binary_assert(sym, default_name, getattr(math_ops, fn_name), np_fn, x, y,
-                              data, summarize, message, name)
+        return _binary_assert(
+            sym,
+            default_name,
+            getattr(math_ops, fn_name),
+            np_fn,
+            x,
+            y,
+            data,
+            summarize,
+            message,
+            name,
+        )
+
     assert_fn.__name__ = assert_fn.__qualname__ = default_name
-    assert_fn.__doc__ = doc + """
+    assert_fn.__doc__ = (
+        doc
+        + """
 
     Args:
       x, y: tensors (broadcast together).
@@ -169,21 +208,30 @@ def _make_binary(sym, default_name, fn_name, np_fn, doc):
       InvalidArgumentError: at construction, when ``x`` and ``y`` are constants and the
         condition is false.
     """
+    )
     return assert_fn
 
 
-assert_equal = _make_binary("==", "assert_equal", "equal", np.equal,
-                            "Asserts ``x == y`` elementwise.")
-assert_none_equal = _make_binary("!=", "assert_none_equal", "not_equal", np.not_equal,
-                                 "Asserts ``x != y`` elementwise.")
-assert_less = _make_binary("<", "assert_less", "less", np.less,
-                           "Asserts ``x < y`` elementwise.")
-assert_less_equal = _make_binary("<=", "assert_less_equal", "less_equal", np.less_equal,
-                                 "Asserts ``x <= y`` elementwise.")
-assert_greater = _make_binary(">", "assert_greater", "greater", np.greater,
-                              "Asserts ``x > y`` elementwise.")
-assert_greater_equal = _make_binary(">=", "assert_greater_equal", "greater_equal",
-                                    np.greater_equal, "Asserts ``x >= y`` elementwise.")
+assert_equal = _make_binary(
+    "==", "assert_equal", "equal", np.equal, "Asserts ``x == y`` elementwise."
+)
+assert_none_equal = _make_binary(
+    "!=", "assert_none_equal", "not_equal", np.not_equal, "Asserts ``x != y`` elementwise."
+)
+assert_less = _make_binary("<", "assert_less", "less", np.less, "Asserts ``x < y`` elementwise.")
+assert_less_equal = _make_binary(
+    "<=", "assert_less_equal", "less_equal", np.less_equal, "Asserts ``x <= y`` elementwise."
+)
+assert_greater = _make_binary(
+    ">", "assert_greater", "greater", np.greater, "Asserts ``x > y`` elementwise."
+)
+assert_greater_equal = _make_binary(
+    ">=",
+    "assert_greater_equal",
+    "greater_equal",
+    np.greater_equal,
+    "Asserts ``x >= y`` elementwise.",
+)
 
 
 def _make_sign(default_name, sym, binary, zero_first, doc):
@@ -192,13 +240,19 @@ def _make_sign(default_name, sym, binary, zero_first, doc):
         with g.name_scope(name or default_name):
             x = convert_to_tensor(x, name="x")
             if data is None:
-                data = ["Condition x %s 0 did not hold element-wise:" % sym,
-                        "x (%s) = " % x.name, x]
+                data = [
+                    "Condition x %s 0 did not hold element-wise:" % sym,
+                    "x (%s) = " % x.name,
+                    x,
+                ]
             zero = convert_to_tensor(np.zeros((), x.dtype.np))
             a, b = (zero, x) if zero_first else (x, zero)
             return binary(a, b, data=data, summarize=summarize, message=message)
+
     assert_fn.__name__ = assert_fn.__qualname__ = default_name
-    assert_fn.__doc__ = doc + """
+    assert_fn.__doc__ = (
+        doc
+        + """
 
     Args:
       x: a numeric tensor.
@@ -207,17 +261,22 @@ def _make_sign(default_name, sym, binary, zero_first, doc):
     Returns:
       The ``Assert`` op.
     """
+    )
     return assert_fn
 
 
-assert_positive = _make_sign("assert_positive", ">", assert_less, True,
-                             "Asserts ``x > 0`` elementwise.")
-assert_negative = _make_sign("assert_negative", "<", assert_less, False,
-                             "Asserts ``x < 0`` elementwise.")
-assert_non_negative = _make_sign("assert_non_negative", ">=", assert_less_equal, True,
-                                 "Asserts ``x >= 0`` elementwise.")
-assert_non_positive = _make_sign("assert_non_positive", "<=", assert_less_equal, False,
-                                 "Asserts ``x <= 0`` elementwise.")
+assert_positive = _make_sign(
+    "assert_positive", ">", assert_less, True, "Asserts ``x > 0`` elementwise."
+)
+assert_negative = _make_sign(
+    "assert_negative", "<", assert_less, False, "Asserts ``x < 0`` elementwise."
+)
+assert_non_negative = _make_sign(
+    "assert_non_negative", ">=", assert_less_equal, True, "Asserts ``x >= 0`` elementwise."
+)
+assert_non_positive = _make_sign(
+    "assert_non_positive", "<=", assert_less_equal, False, "Asserts ``x <= 0`` elementwise."
+)
 
 
 def _rank_assert(x, rank, at_least, message, name, default_name, data, summarize):
@@ -236,8 +295,10 @@ def _rank_assert(x, rank, at_least, message, name, default_name, data, summarize
         if want is not None and have is not None:
             ok = have >= int(want) if at_least else have == int(want)
             if not ok:
-                raise ValueError("%sTensor %s must have rank %s%d.  Received rank %d, shape %s"
-                                 % (prefix, x.name, what, int(want), have, x.shape))
+                raise ValueError(
+                    "%sTensor %s must have rank %s%d.  Received rank %d, shape %s"
+                    % (prefix, x.name, what, int(want), have, x.shape)
+                )
             return no_op(name="static_checks_determined_all_ok")
         from .array_ops import rank as rank_of
         from .math_ops import equal, greater_equal
@@ -245,8 +306,12 @@ def _rank_assert(x, rank, at_least, message, name, default_name, data, summarize
         r = rank_of(x)
         condition = (greater_equal if at_least else equal)(r, rank_t)
         if data is None:
-            data = [prefix + "Tensor %s must have rank %s" % (x.name, what), rank_t,
-                    "Received shape: ", make("Shape", [x], {"out_type": _dt.int32})]
+            data = [
+                prefix + "Tensor %s must have rank %s" % (x.name, what),
+                rank_t,
+                "Received shape: ",
+                make("Shape", [x], {"out_type": _dt.int32}),
+            ]
         return Assert(condition, data, summarize=summarize)
 
 
@@ -264,8 +329,7 @@ def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
 
 def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
     """Asserts that ``x``'s rank is at least ``rank`` (as ``assert_rank``)."""
-    return _rank_assert(x, rank, True, message, name, "assert_rank_at_least", data,
-                        summarize)
+    return _rank_assert(x, rank, True, message, name, "assert_rank_at_least", data, summarize)
 
 
 def assert_scalar(tensor, name=None, message=None):
@@ -278,8 +342,9 @@ def assert_scalar(tensor, name=None, message=None):
             prefix = (message + " ") if message else ""
             if shape.ndims is None:
                 raise ValueError("%sExpected scalar shape, saw unknown shape." % prefix)
-            raise ValueError("%sExpected scalar shape for %s, saw shape: %s."
-                             % (prefix, tensor.name, shape))
+            raise ValueError(
+                "%sExpected scalar shape for %s, saw shape: %s." % (prefix, tensor.name, shape)
+            )
         return tensor
 
 
@@ -289,8 +354,9 @@ def assert_type(tensor, tf_type, message=None, name=None):
     want = _dt.as_dtype(tf_type)
     if tensor.dtype != want:
         prefix = (message + " ") if message else ""
-        raise TypeError("%s%s must be of type %s; got %s"
-                        % (prefix, tensor.name, want.name, tensor.dtype.name))
+        raise TypeError(
+            "%s%s must be of type %s; got %s" % (prefix, tensor.name, want.name, tensor.dtype.name)
+        )
     return no_op(name=name or "statically_determined_correct_type")
 
 
@@ -299,8 +365,10 @@ def assert_integer(x, message=None, name=None):
     x = convert_to_tensor(x)
     if not x.dtype.is_integer:
         prefix = (message + " ") if message else ""
-        raise TypeError("%sExpected \"x\" to be integer type.  Found: %s of dtype %s"
-                        % (prefix, x.name, x.dtype.name))
+        raise TypeError(
+            '%sExpected "x" to be integer type.  Found: %s of dtype %s'
+            % (prefix, x.name, x.dtype.name)
+        )
     return no_op(name=name or "statically_determined_was_integer")
 
 
@@ -314,26 +382,39 @@ def _check_numerics_kernel(ctx, op, x):
     bad_inf = np.isinf(x).any()
     if bad_nan or bad_inf:
         what = "Inf and NaN" if bad_nan and bad_inf else ("NaN" if bad_nan else "Inf")
-        raise errors.InvalidArgumentError(None, op, "%s : Tensor had %s values"
-                                          % (op.attrs["message"], what))
+        raise errors.InvalidArgumentError(
+            None, op, "%s : Tensor had %s values" % (op.attrs["message"], what)
+        )
     return (x,)
 
 
 def _check_numerics_infer(op):
     x = op.inputs[0]
     if x.dtype not in FLOATS:
-        raise TypeError("Value passed to parameter 'tensor' has DataType %s not in list of "
-                        "allowed values: float16, float32, float64" % x.dtype.name)
+        raise TypeError(
+            "Value passed to parameter 'tensor' has DataType %s not in list of "
+            "allowed values: float16, float32, float64" % x.dtype.name
+        )
     return [(x.dtype, x.shape)]
 
 
 def _check_numerics_grad(op, grad):
-    return [check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in "
-                                 "gradient. " + op.attrs["message"])]
+    return [
+        check_numerics(
+            grad,
+            "Not a number (NaN) or infinity (Inf) values detected in "
+            "gradient. " + op.attrs["message"],
+        )
+    ]
 
 
-register_op("CheckNumerics", infer=_check_numerics_infer, kernel=_check_numerics_kernel,
-            grad=_check_numerics_grad, stateful=True)
+register_op(
+    "CheckNumerics",
+    infer=_check_numerics_infer,
+    kernel=_check_numerics_kernel,
+    grad=_check_numerics_grad,
+    stateful=True,
+)
 
 
 def check_numerics(tensor, message: str, name: str | None = None) -> Tensor:
@@ -382,12 +463,23 @@ def _print_kernel(ctx, op, x, *data):
     return (x,)
 
 
-register_op("Print", infer=same_as(0), kernel=_print_kernel,
-            grad=lambda op, grad: [grad] + [None] * (len(op.inputs) - 1), stateful=True)
+register_op(
+    "Print",
+    infer=same_as(0),
+    kernel=_print_kernel,
+    grad=lambda op, grad: [grad] + [None] * (len(op.inputs) - 1),
+    stateful=True,
+)
 
 
-def Print(input_, data, message: str | None = None, first_n: int | None = None,
-          summarize: int | None = None, name: str | None = None) -> Tensor:
+def Print(
+    input_,
+    data,
+    message: str | None = None,
+    first_n: int | None = None,
+    summarize: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Passes ``input_`` through and, when run, writes ``message`` and ``data`` to stderr.
 
     Args:
@@ -399,5 +491,9 @@ def Print(input_, data, message: str | None = None, first_n: int | None = None,
       name: the op name.
     """
     xs = [convert_to_tensor(d) for d in data]
-    return make("Print", [input_] + xs, {"message": message or "", "first_n": first_n,
-                                          "summarize": summarize}, name)
+    return make(
+        "Print",
+        [input_] + xs,
+        {"message": message or "", "first_n": first_n, "summarize": summarize},
+        name,
+    )

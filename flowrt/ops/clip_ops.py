@@ -30,8 +30,7 @@ def _like(t, clipped):
 
 def _check_list(t_list):
     if not isinstance(t_list, Sequence) or isinstance(t_list, str):
-        raise TypeError("`t_list` should be a sequence of tensors. Received %s."
-                        % type(t_list))
+        raise TypeError("`t_list` should be a sequence of tensors. Received %s." % type(t_list))
     return list(t_list)
 
 
@@ -58,8 +57,10 @@ def clip_by_norm(t, clip_norm, axes=None, name: str | None = None):
         l2norm = _m.where(pred, _m.sqrt(l2sum_safe), l2sum)
         intermediate = values * clip_norm
         if not values.shape.is_compatible_with(intermediate.shape):
-            raise ValueError("clip_by_norm: Shapes %s and %s are incompatible: clip_norm "
-                             "must not broadcast t" % (values.shape, intermediate.shape))
+            raise ValueError(
+                "clip_by_norm: Shapes %s and %s are incompatible: clip_norm "
+                "must not broadcast t" % (values.shape, intermediate.shape)
+            )
         clipped = identity(intermediate / _m.maximum(l2norm, clip_norm), name=scope)
     return _like(t, clipped)
 
@@ -73,15 +74,15 @@ def global_norm(t_list, name: str | None = None) -> Tensor:
     t_list = _check_list(t_list)
     g = get_default_graph()
     with g.name_scope(name or "global_norm"):
-        values = [_values(t, "t_%d" % i) if t is not None else None
-                  for i, t in enumerate(t_list)]
+        values = [_values(t, "t_%d" % i) if t is not None else None for i, t in enumerate(t_list)]
         half_squared = [l2_loss(v) for v in values if v is not None]
         total = _m.reduce_sum(stack(half_squared))
         return _m.sqrt(total * convert_to_tensor(2.0, dtype=total.dtype), name="global_norm")
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None,
-                        name: str | None = None) -> tuple[list, Tensor]:
+def clip_by_global_norm(
+    t_list, clip_norm, use_norm=None, name: str | None = None
+) -> tuple[list, Tensor]:
     """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``.
 
     Args:
@@ -123,6 +124,9 @@ def clip_by_average_norm(t, clip_norm, name: str | None = None) -> Tensor:
         t = convert_to_tensor(t, name="t")
         n_element = _m.cast(size(t), t.dtype)
         l2norm_inv = _m.rsqrt(_m.reduce_sum(t * t, None))
-        return identity(t * clip_norm * _m.minimum(l2norm_inv * n_element,
-                                                   convert_to_tensor(1.0, t.dtype) / clip_norm),
-                        name=scope)
+        return identity(
+            t
+            * clip_norm
+            * _m.minimum(l2norm_inv * n_element, convert_to_tensor(1.0, t.dtype) / clip_norm),
+            name=scope,
+        )

@@ -16,14 +16,30 @@ from .._core.graph import (
 )
 from .._core.shape import TensorShape, as_shape
 
-__all__ = ["make_op", "make", "graph_of", "in_graph_of", "op_scope", "to_tensor", "binary_args",
-           "same_as", "static_value",
-           "check_dtype", "FLOATS", "INTS", "NUMERIC", "COMPLEX", "TensorShape", "as_shape",
-           "int_list", "axis_value", "shape_str"]
+__all__ = [
+    "make_op",
+    "make",
+    "graph_of",
+    "in_graph_of",
+    "op_scope",
+    "to_tensor",
+    "binary_args",
+    "same_as",
+    "static_value",
+    "check_dtype",
+    "FLOATS",
+    "INTS",
+    "NUMERIC",
+    "COMPLEX",
+    "TensorShape",
+    "as_shape",
+    "int_list",
+    "axis_value",
+    "shape_str",
+]
 
 FLOATS = (_dt.float16, _dt.float32, _dt.float64)
-INTS = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32,
-        _dt.uint64)
+INTS = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64)
 NUMERIC = FLOATS + INTS
 COMPLEX = (_dt.complex64, _dt.complex128)
 
@@ -131,16 +147,19 @@ def _convert_like(v, dtype, op_name, arg):
         return convert_to_tensor(v, dtype=dtype)
     except (TypeError, ValueError):
         t = convert_to_tensor(v)
-        raise TypeError("Input '%s' of '%s' Op has type %s that does not match type %s of "
-                        "the other argument." % (arg, op_name, t.dtype.name, dtype.name)) \
-            from None
+        raise TypeError(
+            "Input '%s' of '%s' Op has type %s that does not match type %s of "
+            "the other argument." % (arg, op_name, t.dtype.name, dtype.name)
+        ) from None
 
 
 def same_as(i: int = 0):
     """infer rule: one output with the dtype and shape of input ``i``."""
+
     def infer(op):
         x = op.inputs[i]
         return [(x.dtype, x.shape)]
+
     return infer
 
 
@@ -152,14 +171,19 @@ def check_dtype(t: Tensor, allowed, arg: str = "x"):
     if ids is None:
         ids = _ALLOWED[id(allowed)] = (allowed, frozenset(id(d) for d in allowed))
     if id(t.dtype) not in ids[1]:
-        raise TypeError("Value passed to parameter '%s' has DataType %s not in list of allowed "
-                        "values: %s" % (arg, t.dtype.name, ", ".join(d.name for d in allowed)))
+        raise TypeError(
+            "Value passed to parameter '%s' has DataType %s not in list of allowed "
+            "values: %s" % (arg, t.dtype.name, ", ".join(d.name for d in allowed))
+        )
 
 
 def shape_str(s: TensorShape) -> str:
     """A static shape for messages: ``[?, 3]``, or ``<unknown>``."""
-    return "<unknown>" if s.ndims is None else "[%s]" % ", ".join(
-        "?" if d is None else str(d) for d in s.as_list())
+    return (
+        "<unknown>"
+        if s.ndims is None
+        else "[%s]" % ", ".join("?" if d is None else str(d) for d in s.as_list())
+    )
 
 
 def static_value(t: Tensor):

@@ -41,8 +41,12 @@ def _eval(t: Tensor, budget: list):
     if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
         return _slice_of_shape(op, budget)
     op_def = get_op_def(op.type)
-    if (op_def.stateful or op_def.kernel is None or op_def.extra.get("opaque")
-            or op.type in ("Placeholder", "PlaceholderWithDefault")):
+    if (
+        op_def.stateful
+        or op_def.kernel is None
+        or op_def.extra.get("opaque")
+        or op.type in ("Placeholder", "PlaceholderWithDefault")
+    ):
         return None
     ins = []
     for x in op.inputs:
@@ -95,8 +99,11 @@ def partial_ints(t: Tensor):
         return op.inputs[0].shape.as_list()
     if op.type == "Cast":
         return partial_ints(op.inputs[0])
-    if op.type == "Pack" and op.attrs.get("axis", 0) == 0 and all(
-            x.shape.ndims in (None, 0) for x in op.inputs):
+    if (
+        op.type == "Pack"
+        and op.attrs.get("axis", 0) == 0
+        and all(x.shape.ndims in (None, 0) for x in op.inputs)
+    ):
         return [None if (d := static_value(x)) is None else int(d) for x in op.inputs]
     if op.type == "ConcatV2":
         parts = [partial_ints(x) for x in op.inputs[:-1]]
@@ -138,7 +145,8 @@ def _slice_dims(op, n: int):
         return [None] * n
     try:
         picked = get_op_def("StridedSlice").kernel(
-            None, op, np.arange(dims.ndims, dtype=np.int64), *map(np.asarray, spec))[0]
+            None, op, np.arange(dims.ndims, dtype=np.int64), *map(np.asarray, spec)
+        )[0]
     except Exception:
         return [None] * n
     known = dims.as_list()

@@ -83,23 +83,28 @@ def _structure_error(a, b, check_types):
     """Why ``a`` and ``b`` are not the same nest, or None (tf.nest.assert_same_structure)."""
     if _is_seq(a) != _is_seq(b):
         seq, other = (a, b) if _is_seq(a) else (b, a)
-        return ("Substructure %r is a sequence, while substructure %r is not"
-                % (seq, other))
+        return "Substructure %r is a sequence, while substructure %r is not" % (seq, other)
     if not _is_seq(a):
         return None
     if check_types and type(a) is not type(b):
-        return ("The two namedtuples don't have the same sequence type. First structure "
-                "%r has type %s, while second structure %r has type %s"
-                % (a, type(a).__name__, b, type(b).__name__))
+        return (
+            "The two namedtuples don't have the same sequence type. First structure "
+            "%r has type %s, while second structure %r has type %s"
+            % (a, type(a).__name__, b, type(b).__name__)
+        )
     if isinstance(a, dict) != isinstance(b, dict):
         return "The two structures don't have the same sequence type."
     if isinstance(a, dict) and sorted(a) != sorted(b):
-        return ("The two dictionaries don't have the same set of keys. First structure has "
-                "keys %s, while second structure has keys %s" % (sorted(a), sorted(b)))
+        return (
+            "The two dictionaries don't have the same set of keys. First structure has "
+            "keys %s, while second structure has keys %s" % (sorted(a), sorted(b))
+        )
     ca, cb = _children(a), _children(b)
     if len(ca) != len(cb):
-        return ("The two structures don't have the same number of elements. First "
-                "structure: %r, second structure: %r" % (a, b))
+        return (
+            "The two structures don't have the same number of elements. First "
+            "structure: %r, second structure: %r" % (a, b)
+        )
     for x, y in zip(ca, cb):
         err = _structure_error(x, y, check_types)
         if err:
@@ -125,8 +130,16 @@ class _Body:
     the loop var; a forward branch's intermediate and the forward If's output for it.
     """
 
-    __slots__ = ("all_ops", "ops", "outputs", "feeds", "providers", "control", "input_idx",
-                 "exports")
+    __slots__ = (
+        "all_ops",
+        "ops",
+        "outputs",
+        "feeds",
+        "providers",
+        "control",
+        "input_idx",
+        "exports",
+    )
 
     def __init__(self, all_ops, outputs, feeds=(), providers=()):
         self.all_ops = list(all_ops)
@@ -302,9 +315,11 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     with g.name_scope(name or "cond") as scope:
         pred = convert_to_tensor(pred)
         if pred.dtype is not _dt.bool:
-            raise TypeError("cond op '%s': pred must be a bool tensor, got %s of dtype %s; "
-                            "compare it first, e.g. fr.not_equal(x, 0)"
-                            % (scope[:-1], pred.name, pred.dtype.name))
+            raise TypeError(
+                "cond op '%s': pred must be a bool tensor, got %s of dtype %s; "
+                "compare it first, e.g. fr.not_equal(x, 0)"
+                % (scope[:-1], pred.name, pred.dtype.name)
+            )
         structs, bodies = [], []
         for fn in (true_fn, false_fn):
             res, ops = _trace(g, fn, convert=lambda r: _convert_branch_result(r, pred))
@@ -334,10 +349,11 @@ def _convert_branch_result(res, pred):
 
 def _check_same_outputs(a, b, a_name, b_name, what="tf.cond"):
     def fail(detail):
-        raise TypeError("%s and %s arguments to %s must have the same number, type, and "
-                        "overall structure of return values.\n\n%s output: %s\n%s output: "
-                        "%s\n\nError details:\n%s" % (a_name, b_name, what, a_name, a,
-                                                      b_name, b, detail))
+        raise TypeError(
+            "%s and %s arguments to %s must have the same number, type, and "
+            "overall structure of return values.\n\n%s output: %s\n%s output: "
+            "%s\n\nError details:\n%s" % (a_name, b_name, what, a_name, a, b_name, b, detail)
+        )
 
     err = _structure_error(a, b, check_types=True)
     if err:
@@ -355,16 +371,24 @@ def _build_if(g, full_name, pred, bodies):
         b.finish_captures(g)
     inputs = _wire_inputs(bodies, [pred])
     n = len(bodies[0].outputs)
-    specs = [(bodies[0].outputs[i].dtype,
-              _merged_shape([b.outputs[i].shape for b in bodies])) for i in range(n)]
+    specs = [
+        (bodies[0].outputs[i].dtype, _merged_shape([b.outputs[i].shape for b in bodies]))
+        for i in range(n)
+    ]
     all_ops = [op for b in bodies for op in b.ops]
     if _may_block(all_ops):
         op_type = "AsyncIf"
     else:
         op_type = "If" if _stateful(all_ops) else "StatelessIf"
-    attrs = {"Tout": [d for d, _ in specs], "output_shapes": [s for _, s in specs],
-             "branches": bodies, "_specs": specs, "_plans": {},
-             "_fillers": [None] * n, "_n_user": n}
+    attrs = {
+        "Tout": [d for d, _ in specs],
+        "output_shapes": [s for _, s in specs],
+        "branches": bodies,
+        "_specs": specs,
+        "_plans": {},
+        "_fillers": [None] * n,
+        "_n_user": n,
+    }
     op = _create_named(g, op_type, inputs, attrs, full_name)
     for b in bodies:
         for c in b.control:
@@ -378,8 +402,10 @@ def _branch_index(op, pred) -> int:
     if p.shape != ():
         if p.size != 1:
             raise errors.InvalidArgumentError(
-                None, op, "%s: the predicate must be a scalar, got shape %s"
-                % (op.describe(), list(p.shape)))
+                None,
+                op,
+                "%s: the predicate must be a scalar, got shape %s" % (op.describe(), list(p.shape)),
+            )
         p = p.reshape(())
     return 0 if bool(p) else 1
 
@@ -443,8 +469,11 @@ def zeros_for(t: Tensor) -> Tensor:
     dtype, shape = t.op.attrs["dtype"], t.op.attrs["shape"]
     if shape.is_fully_defined():
         return array_ops.zeros(shape.as_list(), dtype)
-    read = get_default_graph()._create_op("ReadVariableOp", [t], {"dtype": dtype}, None,
-                                          "ReadVariableOp").outputs[0]
+    read = (
+        get_default_graph()
+        ._create_op("ReadVariableOp", [t], {"dtype": dtype}, None, "ReadVariableOp")
+        .outputs[0]
+    )
     return array_ops.zeros_like(read)
 
 
@@ -455,14 +484,19 @@ def _if_grad(op, *grads):
     g = op.graph
     n = op.attrs["_n_user"]
     # fr.gradients stands in ZerosLike(output) for a missing gradient: treat it as None.
-    grads = [None if gr is None or (isinstance(gr, Tensor) and gr.op.type == "ZerosLike"
-                                    and gr.op.inputs[0] is out) else gr
-             for gr, out in zip(grads, op.outputs)]
+    grads = [
+        None
+        if gr is None
+        or (isinstance(gr, Tensor) and gr.op.type == "ZerosLike" and gr.op.inputs[0] is out)
+        else gr
+        for gr, out in zip(grads, op.outputs)
+    ]
     fwd = op.attrs["branches"]
     wrt = [i for i in range(1, len(op.inputs)) if _differentiable(op.inputs[i])]
     with g.name_scope(g.get_name_scope() + "/") as scope:
         bodies, results = [], []
         for body in fwd:
+
             def grad_fn(body=body):
                 ys, gys = [], []
                 pairs = list(zip(body.outputs, grads[:n]))
@@ -473,8 +507,14 @@ def _if_grad(op, *grads):
                         gys.append(gy)
                 mine = {op.inputs[body.input_idx[j]]: j for j in range(len(body.feeds))}
                 xs = [body.feeds[mine[op.inputs[i]]] for i in wrt if op.inputs[i] in mine]
-                got = dict(zip(xs, gradients(ys, xs, grad_ys=gys, stop_gradients=xs)
-                               if ys and xs else [None] * len(xs)))
+                got = dict(
+                    zip(
+                        xs,
+                        gradients(ys, xs, grad_ys=gys, stop_gradients=xs)
+                        if ys and xs
+                        else [None] * len(xs),
+                    )
+                )
                 out = []
                 for i in wrt:
                     x = op.inputs[i]
@@ -531,10 +571,23 @@ def _if_grad(op, *grads):
 
 
 for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
-    register_op(_t, infer=_specs_infer, kernel=_if_kernel, grad=_if_grad,
-                stateful=_stateful_flag, differentiates_handles=True)
-register_op("AsyncIf", infer=_specs_infer, kernel=_if_blocking_kernel, blocking=True,
-            grad=_if_grad, stateful=True, differentiates_handles=True)
+    register_op(
+        _t,
+        infer=_specs_infer,
+        kernel=_if_kernel,
+        grad=_if_grad,
+        stateful=_stateful_flag,
+        differentiates_handles=True,
+    )
+register_op(
+    "AsyncIf",
+    infer=_specs_infer,
+    kernel=_if_blocking_kernel,
+    blocking=True,
+    grad=_if_grad,
+    stateful=True,
+    differentiates_handles=True,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -558,20 +611,24 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     """
     if isinstance(pred_fn_pairs, dict):
         if not exclusive:
-            raise ValueError("Unordered dictionaries are not supported for the "
-                             "'pred_fn_pairs' argument when `exclusive=False` and "
-                             "eager mode is enabled.")
+            raise ValueError(
+                "Unordered dictionaries are not supported for the "
+                "'pred_fn_pairs' argument when `exclusive=False` and "
+                "eager mode is enabled."
+            )
         pairs = list(pred_fn_pairs.items())
     elif isinstance(pred_fn_pairs, (list, tuple)):
         pairs = list(pred_fn_pairs)
     else:
-        raise TypeError("'pred_fn_pairs' must be a list, tuple, or dict. Received: %s"
-                        % type(pred_fn_pairs))
+        raise TypeError(
+            "'pred_fn_pairs' must be a list, tuple, or dict. Received: %s" % type(pred_fn_pairs)
+        )
     preds, fns = [], []
     for pair in pairs:
         if not isinstance(pair, tuple) or len(pair) != 2:
-            raise TypeError("Each entry in 'pred_fn_pairs' must be a 2-tuple. "
-                            "Received %s." % (pair,))
+            raise TypeError(
+                "Each entry in 'pred_fn_pairs' must be a 2-tuple. Received %s." % (pair,)
+            )
         p, f = pair
         if isinstance(p, Tensor):
             if p.dtype is not _dt.bool:
@@ -597,12 +654,21 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             others = list(preds)
 
             def default():
-                checks = [_check_op([last_p], "Input error: None of conditions evaluated "
-                                    "as True", "none_true")]
+                checks = [
+                    _check_op(
+                        [last_p], "Input error: None of conditions evaluated as True", "none_true"
+                    )
+                ]
                 if others:
-                    checks.append(_at_most_one_true(others, "Implementation error: selected "
-                                                    "default action was called, but some "
-                                                    "of other predicates are True", n=0))
+                    checks.append(
+                        _at_most_one_true(
+                            others,
+                            "Implementation error: selected "
+                            "default action was called, but some "
+                            "of other predicates are True",
+                            n=0,
+                        )
+                    )
                 with g.control_dependencies(checks):
                     return _with_deps(last_f())
 
@@ -620,6 +686,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 
 def _with_deps(res):
     """Re-emits ``res`` under the current control dependencies."""
+
     def conv(x):
         if isinstance(x, Operation):
             return array_ops.group(x)
@@ -638,8 +705,11 @@ def _check_kernel(ctx, op, *preds):
         ok = sum(vals) <= n
     if not ok:
         raise errors.InvalidArgumentError(
-            None, op, "%s: %s (%s) -> %s" % (op.name, op.attrs["msg"],
-                                             ", ".join(p.name for p in op.inputs), vals))
+            None,
+            op,
+            "%s: %s (%s) -> %s"
+            % (op.name, op.attrs["msg"], ", ".join(p.name for p in op.inputs), vals),
+        )
     return ()
 
 
@@ -647,13 +717,13 @@ register_op("CaseCheck", infer=lambda op: [], kernel=_check_kernel, stateful=Tru
 
 
 def _check_op(preds, msg, kind, n=0):
-    return make_op("CaseCheck", list(preds), {"msg": msg, "kind": kind, "n": n}, None,
-                   "Assert")
+    return make_op("CaseCheck", list(preds), {"msg": msg, "kind": kind, "n": n}, None, "Assert")
 
 
 def _at_most_one_true(preds, msg, n=1):
-    return _check_op(preds, "%s: more than %d conditions evaluated as True" % (msg, n),
-                     "at_most", n)
+    return _check_op(
+        preds, "%s: more than %d conditions evaluated as True" % (msg, n), "at_most", n
+    )
 
 
 from .while_ops import while_loop  # noqa: E402  (the While op family)

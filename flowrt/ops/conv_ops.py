@@ -27,8 +27,13 @@ from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
 from .common import check_dtype, int_list, make, shape_str
 
-__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
-           "conv1d"]
+__all__ = [
+    "conv2d",
+    "conv2d_backprop_input",
+    "conv2d_backprop_filter",
+    "conv2d_transpose",
+    "conv1d",
+]
 
 _CONV_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
 PADDINGS = ("SAME", "VALID")
@@ -51,10 +56,11 @@ def window_geometry(size, k, stride, dilation, padding, explicit=(0, 0)):
     if padding == "VALID":
         out = (size - eff + stride) // stride
         if size < eff:
-            raise ValueError("Negative dimension size caused by subtracting %d from %d "
-                             "(Computed output size would be negative: VALID window of "
-                             "effective size %d on an input of size %d)"
-                             % (eff, size, eff, size))
+            raise ValueError(
+                "Negative dimension size caused by subtracting %d from %d "
+                "(Computed output size would be negative: VALID window of "
+                "effective size %d on an input of size %d)" % (eff, size, eff, size)
+            )
         return out, 0, 0
     if padding == "SAME":
         out = (size + stride - 1) // stride
@@ -63,9 +69,10 @@ def window_geometry(size, k, stride, dilation, padding, explicit=(0, 0)):
     before, after = explicit
     out = (size + before + after - eff) // stride + 1
     if size + before + after < eff:
-        raise ValueError("Computed output size would be negative: %d [input_size: %d, "
-                         "effective_filter_size: %d, stride: %d]"
-                         % (out, size + before + after, eff, stride))
+        raise ValueError(
+            "Computed output size would be negative: %d [input_size: %d, "
+            "effective_filter_size: %d, stride: %d]" % (out, size + before + after, eff, stride)
+        )
     return out, before, after
 
 
@@ -93,8 +100,10 @@ def spatial_arg(value, what, fn, n=4):
 def check_format(data_format, fn):
     """NHWC only; TF's CPU kernels reject NCHW for pooling and most convolutions too."""
     if data_format not in (None, "NHWC"):
-        raise ValueError("%s: data_format %r is not supported; flowrt's kernels are NHWC "
-                         "(transpose to NHWC first)" % (fn, data_format))
+        raise ValueError(
+            "%s: data_format %r is not supported; flowrt's kernels are NHWC "
+            "(transpose to NHWC first)" % (fn, data_format)
+        )
 
 
 def check_padding(padding, op_type, explicit_ok=False):
@@ -105,16 +114,20 @@ def check_padding(padding, op_type, explicit_ok=False):
     if explicit_ok and isinstance(padding, (list, tuple)):
         pads = [[int(a), int(b)] for a, b in padding]
         if len(pads) != 4 or pads[0] != [0, 0] or pads[3] != [0, 0]:
-            raise ValueError("%s: explicit padding must be [[0, 0], [top, bottom], [left, "
-                             "right], [0, 0]], got %r" % (op_type, padding))
+            raise ValueError(
+                "%s: explicit padding must be [[0, 0], [top, bottom], [left, "
+                "right], [0, 0]], got %r" % (op_type, padding)
+            )
         if any(p < 0 for pair in pads for p in pair):
-            raise ValueError("%s: explicit paddings must be non-negative, got %r"
-                             % (op_type, padding))
+            raise ValueError(
+                "%s: explicit paddings must be non-negative, got %r" % (op_type, padding)
+            )
         return "EXPLICIT", [p for pair in pads for p in pair]
     allowed = '"SAME", "VALID", "EXPLICIT"' if explicit_ok else '"SAME", "VALID"'
-    raise ValueError("Attr 'padding' of '%s' Op passed %s not in: %s."
-                     % (op_type, "string %r" % padding if isinstance(padding, str)
-                        else repr(padding), allowed))
+    raise ValueError(
+        "Attr 'padding' of '%s' Op passed %s not in: %s."
+        % (op_type, "string %r" % padding if isinstance(padding, str) else repr(padding), allowed)
+    )
 
 
 def geometry(h, w, op, kh, kw):
@@ -122,8 +135,10 @@ def geometry(h, w, op, kh, kw):
     a = op.attrs
     s, d = a["strides"], a.get("dilations", [1, 1, 1, 1])
     ex = a.get("explicit_paddings") or [0] * 8
-    return (window_geometry(h, kh, s[1], d[1], a["padding"], (ex[2], ex[3])),
-            window_geometry(w, kw, s[2], d[2], a["padding"], (ex[4], ex[5])))
+    return (
+        window_geometry(h, kh, s[1], d[1], a["padding"], (ex[2], ex[3])),
+        window_geometry(w, kw, s[2], d[2], a["padding"], (ex[4], ex[5])),
+    )
 
 
 def pad_hw(x, geo, value=0):
@@ -133,7 +148,7 @@ def pad_hw(x, geo, value=0):
         return x
     n, h, w, c = x.shape
     out = np.full((n, h + pt + pb, w + pl + pr, c), value, dtype=x.dtype)
-    out[:, pt:pt + h, pl:pl + w] = x
+    out[:, pt : pt + h, pl : pl + w] = x
     return out
 
 
@@ -141,22 +156,28 @@ def windows(xp, geo, kh, kw, strides, dilations):
     """A read-only ``[N, OH, OW, KH, KW, C]`` view of the windows of padded ``xp``."""
     (oh, _, _), (ow, _, _) = geo
     sn, sh, sw, sc = xp.strides
-    return as_strided(xp, (xp.shape[0], oh, ow, kh, kw, xp.shape[3]),
-                      (sn, sh * strides[1], sw * strides[2], sh * dilations[1],
-                       sw * dilations[2], sc), writeable=False)
+    return as_strided(
+        xp,
+        (xp.shape[0], oh, ow, kh, kw, xp.shape[3]),
+        (sn, sh * strides[1], sw * strides[2], sh * dilations[1], sw * dilations[2], sc),
+        writeable=False,
+    )
 
 
 def tap_slice(i, j, geo, strides, dilations):
     """The slice of the padded input read by filter tap ``(i, j)`` for every output."""
     (oh, _, _), (ow, _, _) = geo
     r0, c0 = i * dilations[1], j * dilations[2]
-    return (slice(None), slice(r0, r0 + (oh - 1) * strides[1] + 1, strides[1]),
-            slice(c0, c0 + (ow - 1) * strides[2] + 1, strides[2]))
+    return (
+        slice(None),
+        slice(r0, r0 + (oh - 1) * strides[1] + 1, strides[1]),
+        slice(c0, c0 + (ow - 1) * strides[2] + 1, strides[2]),
+    )
 
 
 def crop(xp, geo, h, w):
     (_, pt, _), (_, pl, _) = geo
-    return xp[:, pt:pt + h, pl:pl + w]
+    return xp[:, pt : pt + h, pl : pl + w]
 
 
 def check_attrs(op):
@@ -164,23 +185,24 @@ def check_attrs(op):
     a = op.attrs
     s = a["strides"]
     if len(s) != 4:
-        raise ValueError("Sliding window strides field must specify 4 dimensions, got %s"
-                         % (s,))
+        raise ValueError("Sliding window strides field must specify 4 dimensions, got %s" % (s,))
     if s[0] != 1 or s[3] != 1:
-        raise ValueError("Current implementation does not yet support strides in the batch "
-                         "and depth dimensions.")
+        raise ValueError(
+            "Current implementation does not yet support strides in the batch and depth dimensions."
+        )
     if min(s) < 1:
         raise ValueError("strides must be positive, got %s" % (s,))
     d = a.get("dilations", [1, 1, 1, 1])
     if len(d) != 4 or d[0] != 1 or d[3] != 1 or min(d) < 1:
-        raise ValueError("dilations must be [1, dh, dw, 1] with positive dh, dw, got %s"
-                         % (d,))
+        raise ValueError("dilations must be [1, dh, dw, 1] with positive dh, dw, got %s" % (d,))
 
 
 def _rank4(t, what):
     if t.shape.ndims is not None and t.shape.ndims != 4:
-        raise ValueError("Shape must be rank 4 but is rank %d for %s of shape %s"
-                         % (t.shape.ndims, what, shape_str(t.shape)))
+        raise ValueError(
+            "Shape must be rank 4 but is rank %d for %s of shape %s"
+            % (t.shape.ndims, what, shape_str(t.shape))
+        )
     return [None] * 4 if t.shape.ndims is None else t.shape.as_list()
 
 
@@ -202,8 +224,10 @@ def _conv_out_shape(op, x_dims, f_dims):
 
 def _depth_message(c, fc):
     if fc and c % fc == 0:
-        return ("input depth %d is a multiple of the filter's input depth %d: grouped "
-                "convolutions are not supported by flowrt" % (c, fc))
+        return (
+            "input depth %d is a multiple of the filter's input depth %d: grouped "
+            "convolutions are not supported by flowrt" % (c, fc)
+        )
     return "Depth of input (%d) is not a multiple of input depth of filter (%d)" % (c, fc)
 
 
@@ -211,16 +235,20 @@ def _conv_infer(op):
     x, f = op.inputs
     check_dtype(x, _CONV_DTYPES, "input")
     if f.dtype is not x.dtype:
-        raise TypeError("Input 'filter' of 'Conv2D' Op has type %s that does not match type "
-                        "%s of argument 'input'." % (f.dtype.name, x.dtype.name))
+        raise TypeError(
+            "Input 'filter' of 'Conv2D' Op has type %s that does not match type "
+            "%s of argument 'input'." % (f.dtype.name, x.dtype.name)
+        )
     check_attrs(op)
     return [(x.dtype, _conv_out_shape(op, _rank4(x, "input"), _rank4(f, "filter")))]
 
 
 def _check_run(op, x, f):
     if x.ndim != 4 or f.ndim != 4:
-        raise ValueError("input and filter must be 4-dimensional, got shapes %s and %s"
-                         % (list(x.shape), list(f.shape)))
+        raise ValueError(
+            "input and filter must be 4-dimensional, got shapes %s and %s"
+            % (list(x.shape), list(f.shape))
+        )
     if x.shape[3] != f.shape[2]:
         raise ValueError(_depth_message(x.shape[3], f.shape[2]))
 
@@ -252,8 +280,9 @@ def _sizes(t, what):
     if v is not None and len(v) != 4:
         raise ValueError("%s must be a vector of 4 sizes, got %s" % (what, v))
     if t.shape.ndims not in (None, 1) or (t.shape.ndims == 1 and t.shape[0] not in (None, 4)):
-        raise ValueError("%s must be a vector of 4 sizes, got shape %s"
-                         % (what, shape_str(t.shape)))
+        raise ValueError(
+            "%s must be a vector of 4 sizes, got shape %s" % (what, shape_str(t.shape))
+        )
     return v
 
 
@@ -262,8 +291,10 @@ def _backprop_input_infer(op):
     check_dtype(sizes, (_dt.int32, _dt.int64), "input_sizes")
     check_dtype(g, _CONV_DTYPES, "out_backprop")
     if f.dtype is not g.dtype:
-        raise TypeError("filter and out_backprop must have the same dtype, got %s and %s"
-                        % (f.dtype.name, g.dtype.name))
+        raise TypeError(
+            "filter and out_backprop must have the same dtype, got %s and %s"
+            % (f.dtype.name, g.dtype.name)
+        )
     check_attrs(op)
     v = _sizes(sizes, "input_sizes")
     if v is None:
@@ -271,9 +302,10 @@ def _backprop_input_infer(op):
     f_dims, g_dims = _rank4(f, "filter"), _rank4(g, "out_backprop")
     expect = _conv_out_shape(op, v, f_dims)
     if not expect.is_compatible_with(TensorShape(g_dims)):
-        raise ValueError("out_backprop has shape %s but a Conv2D of input %s with filter %s "
-                         "gives %s" % (shape_str(g.shape), v, shape_str(f.shape),
-                                       shape_str(expect)))
+        raise ValueError(
+            "out_backprop has shape %s but a Conv2D of input %s with filter %s "
+            "gives %s" % (shape_str(g.shape), v, shape_str(f.shape), shape_str(expect))
+        )
     return [(g.dtype, TensorShape(v))]
 
 
@@ -281,14 +313,17 @@ def _backprop_input_kernel(ctx, op, sizes, f, g):
     n, h, w, c = (int(s) for s in sizes)
     kh, kw, fc, o = f.shape
     if fc != c or g.ndim != 4 or g.shape[3] != o:
-        raise ValueError("input_sizes %s, filter %s and out_backprop %s do not match"
-                         % (list(sizes), list(f.shape), list(g.shape)))
+        raise ValueError(
+            "input_sizes %s, filter %s and out_backprop %s do not match"
+            % (list(sizes), list(f.shape), list(g.shape))
+        )
     a = op.attrs
     geo = geometry(h, w, op, kh, kw)
     if g.shape[:3] != (n, geo[0][0], geo[1][0]):
-        raise ValueError("out_backprop has shape %s, expected [%d, %d, %d, %d] for "
-                         "input_sizes %s" % (list(g.shape), n, geo[0][0], geo[1][0], o,
-                                             list(sizes)))
+        raise ValueError(
+            "out_backprop has shape %s, expected [%d, %d, %d, %d] for "
+            "input_sizes %s" % (list(g.shape), n, geo[0][0], geo[1][0], o, list(sizes))
+        )
     dt = _compute_dtype(g.dtype)
     g2 = g.astype(dt, copy=False).reshape(-1, o)
     f = f.astype(dt, copy=False)
@@ -309,64 +344,96 @@ def _backprop_filter_infer(op):
     check_dtype(sizes, (_dt.int32, _dt.int64), "filter_sizes")
     check_dtype(x, _CONV_DTYPES, "input")
     if g.dtype is not x.dtype:
-        raise TypeError("input and out_backprop must have the same dtype, got %s and %s"
-                        % (x.dtype.name, g.dtype.name))
+        raise TypeError(
+            "input and out_backprop must have the same dtype, got %s and %s"
+            % (x.dtype.name, g.dtype.name)
+        )
     check_attrs(op)
     v = _sizes(sizes, "filter_sizes")
     if v is None:
         return [(x.dtype, unknown_shape(4))]
     expect = _conv_out_shape(op, _rank4(x, "input"), v)
     if not expect.is_compatible_with(TensorShape(_rank4(g, "out_backprop"))):
-        raise ValueError("out_backprop has shape %s but a Conv2D of input %s with filter %s "
-                         "gives %s" % (shape_str(g.shape), shape_str(x.shape), v,
-                                       shape_str(expect)))
+        raise ValueError(
+            "out_backprop has shape %s but a Conv2D of input %s with filter %s "
+            "gives %s" % (shape_str(g.shape), shape_str(x.shape), v, shape_str(expect))
+        )
     return [(x.dtype, TensorShape(v))]
 
 
 def _backprop_filter_kernel(ctx, op, x, sizes, g):
     kh, kw, c, o = (int(s) for s in sizes)
     if x.ndim != 4 or x.shape[3] != c or g.ndim != 4 or g.shape[3] != o:
-        raise ValueError("input %s, filter_sizes %s and out_backprop %s do not match"
-                         % (list(x.shape), list(sizes), list(g.shape)))
+        raise ValueError(
+            "input %s, filter_sizes %s and out_backprop %s do not match"
+            % (list(x.shape), list(sizes), list(g.shape))
+        )
     cols, geo = _im2col(op, x, kh, kw)
     if g.shape[:3] != (x.shape[0], geo[0][0], geo[1][0]):
-        raise ValueError("out_backprop has shape %s, expected [%d, %d, %d, %d]"
-                         % (list(g.shape), x.shape[0], geo[0][0], geo[1][0], o))
+        raise ValueError(
+            "out_backprop has shape %s, expected [%d, %d, %d, %d]"
+            % (list(g.shape), x.shape[0], geo[0][0], geo[1][0], o)
+        )
     df = cols.T @ g.astype(cols.dtype, copy=False).reshape(-1, o)
     return (df.reshape(kh, kw, c, o).astype(x.dtype, copy=False),)
 
 
 def _attrs_of(op):
-    return {k: op.attrs[k] for k in ("strides", "padding", "dilations", "explicit_paddings",
-                                     "data_format", "use_cudnn_on_gpu")}
+    return {
+        k: op.attrs[k]
+        for k in (
+            "strides",
+            "padding",
+            "dilations",
+            "explicit_paddings",
+            "data_format",
+            "use_cudnn_on_gpu",
+        )
+    }
 
 
 def _conv_grad(op, g):
     x, f = op.inputs
     at = _attrs_of(op)
-    return [make("Conv2DBackpropInput", [array_ops.shape(x), f, g], at),
-            make("Conv2DBackpropFilter", [x, array_ops.shape(f), g], at)]
+    return [
+        make("Conv2DBackpropInput", [array_ops.shape(x), f, g], at),
+        make("Conv2DBackpropFilter", [x, array_ops.shape(f), g], at),
+    ]
 
 
 def _backprop_input_grad(op, gg):
     _, f, g = op.inputs
     at = _attrs_of(op)
-    return [None, make("Conv2DBackpropFilter", [gg, array_ops.shape(f), g], at),
-            make("Conv2D", [gg, f], at)]
+    return [
+        None,
+        make("Conv2DBackpropFilter", [gg, array_ops.shape(f), g], at),
+        make("Conv2D", [gg, f], at),
+    ]
 
 
 def _backprop_filter_grad(op, gg):
     x, _, g = op.inputs
     at = _attrs_of(op)
-    return [make("Conv2DBackpropInput", [array_ops.shape(x), gg, g], at), None,
-            make("Conv2D", [x, gg], at)]
+    return [
+        make("Conv2DBackpropInput", [array_ops.shape(x), gg, g], at),
+        None,
+        make("Conv2D", [x, gg], at),
+    ]
 
 
 register_op("Conv2D", infer=_conv_infer, kernel=_conv_kernel, grad=_conv_grad)
-register_op("Conv2DBackpropInput", infer=_backprop_input_infer,
-            kernel=_backprop_input_kernel, grad=_backprop_input_grad)
-register_op("Conv2DBackpropFilter", infer=_backprop_filter_infer,
-            kernel=_backprop_filter_kernel, grad=_backprop_filter_grad)
+register_op(
+    "Conv2DBackpropInput",
+    infer=_backprop_input_infer,
+    kernel=_backprop_input_kernel,
+    grad=_backprop_input_grad,
+)
+register_op(
+    "Conv2DBackpropFilter",
+    infer=_backprop_filter_infer,
+    kernel=_backprop_filter_kernel,
+    grad=_backprop_filter_grad,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -377,11 +444,14 @@ register_op("Conv2DBackpropFilter", infer=_backprop_filter_infer,
 def _conv_attrs(strides, padding, data_format, dilations, fn, op_type):
     check_format(data_format, fn)
     pad, explicit = check_padding(padding, op_type, explicit_ok=True)
-    return {"strides": spatial_arg(strides, "strides", fn),
-            "dilations": spatial_arg([1, 1, 1, 1] if dilations is None else dilations,
-                                     "dilations", fn),
-            "padding": pad, "explicit_paddings": explicit, "data_format": "NHWC",
-            "use_cudnn_on_gpu": True}
+    return {
+        "strides": spatial_arg(strides, "strides", fn),
+        "dilations": spatial_arg([1, 1, 1, 1] if dilations is None else dilations, "dilations", fn),
+        "padding": pad,
+        "explicit_paddings": explicit,
+        "data_format": "NHWC",
+        "use_cudnn_on_gpu": True,
+    }
 
 
 def _pick(a, b, an, bn, fn):
@@ -392,8 +462,17 @@ def _pick(a, b, an, bn, fn):
     return a if a is not None else b
 
 
-def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,
-           data_format="NHWC", dilations=None, name=None, filters=None):
+def conv2d(
+    input,
+    filter=None,
+    strides=None,
+    padding=None,
+    use_cudnn_on_gpu=True,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+    filters=None,
+):
     """2-D convolution of ``input`` [batch, height, width, in_channels] with ``filter``
     [filter_height, filter_width, in_channels, out_channels].
 
@@ -417,14 +496,22 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     f = _pick(filter, filters, "filter", "filters", fn)
     attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2D")
     x = convert_to_tensor(input, name="input")
-    f = convert_to_tensor(f, dtype=x.dtype if not isinstance(f, Tensor) else None,
-                          name="filter")
+    f = convert_to_tensor(f, dtype=x.dtype if not isinstance(f, Tensor) else None, name="filter")
     return make("Conv2D", [x, f], attrs, name, "Conv2D")
 
 
-def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,
-                          padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
-                          dilations=None, name=None, filters=None):
+def conv2d_backprop_input(
+    input_sizes,
+    filter=None,
+    out_backprop=None,
+    strides=None,
+    padding=None,
+    use_cudnn_on_gpu=True,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+    filters=None,
+):
     """The gradient of ``conv2d`` with respect to its input (op ``Conv2DBackpropInput``).
 
     ``input_sizes`` is the input's shape (an int32 vector of 4). Other arguments as for
@@ -435,28 +522,54 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
     attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropInput")
     g = convert_to_tensor(out_backprop, name="out_backprop")
     f = convert_to_tensor(f, dtype=g.dtype if not isinstance(f, Tensor) else None)
-    sizes = convert_to_tensor(input_sizes, dtype=_dt.int32 if not isinstance(
-        input_sizes, Tensor) else None, name="input_sizes")
+    sizes = convert_to_tensor(
+        input_sizes,
+        dtype=_dt.int32 if not isinstance(input_sizes, Tensor) else None,
+        name="input_sizes",
+    )
     return make("Conv2DBackpropInput", [sizes, f, g], attrs, name, "Conv2DBackpropInput")
 
 
-def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
-                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=None,
-                           name=None):
+def conv2d_backprop_filter(
+    input,
+    filter_sizes,
+    out_backprop,
+    strides,
+    padding,
+    use_cudnn_on_gpu=True,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+):
     """The gradient of ``conv2d`` with respect to its filter (``Conv2DBackpropFilter``)."""
     fn = "conv2d_backprop_filter"
     attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropFilter")
     x = convert_to_tensor(input, name="input")
-    g = convert_to_tensor(out_backprop, dtype=x.dtype if not isinstance(
-        out_backprop, Tensor) else None, name="out_backprop")
-    sizes = convert_to_tensor(filter_sizes, dtype=_dt.int32 if not isinstance(
-        filter_sizes, Tensor) else None, name="filter_sizes")
+    g = convert_to_tensor(
+        out_backprop,
+        dtype=x.dtype if not isinstance(out_backprop, Tensor) else None,
+        name="out_backprop",
+    )
+    sizes = convert_to_tensor(
+        filter_sizes,
+        dtype=_dt.int32 if not isinstance(filter_sizes, Tensor) else None,
+        name="filter_sizes",
+    )
     return make("Conv2DBackpropFilter", [x, sizes, g], attrs, name, "Conv2DBackpropFilter")
 
 
-def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,
-                     padding="SAME", data_format="NHWC", name=None, input=None,
-                     filters=None, dilations=None):
+def conv2d_transpose(
+    value=None,
+    filter=None,
+    output_shape=None,
+    strides=None,
+    padding="SAME",
+    data_format="NHWC",
+    name=None,
+    input=None,
+    filters=None,
+    dilations=None,
+):
     """The transpose of ``conv2d`` (a ``Conv2DBackpropInput`` named ``conv2d_transpose``).
 
     ``filter`` is [height, width, output_channels, in_channels]; ``output_shape`` the
@@ -467,17 +580,39 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,
     f = _pick(filter, filters, "filter", "filters", fn)
     x = convert_to_tensor(v, name="value")
     f = convert_to_tensor(f, dtype=x.dtype if not isinstance(f, Tensor) else None)
-    if f.shape.ndims == 4 and x.shape.ndims == 4 and None not in (f.shape[3], x.shape[3]) \
-            and f.shape[3] != x.shape[3]:
-        raise ValueError("input channels does not match filter's input channels, %d != %d"
-                         % (x.shape[3], f.shape[3]))
-    return conv2d_backprop_input(output_shape, f, x, strides, padding,
-                                 data_format=data_format, dilations=dilations,
-                                 name=name or "conv2d_transpose")
+    if (
+        f.shape.ndims == 4
+        and x.shape.ndims == 4
+        and None not in (f.shape[3], x.shape[3])
+        and f.shape[3] != x.shape[3]
+    ):
+        raise ValueError(
+            "input channels does not match filter's input channels, %d != %d"
+            % (x.shape[3], f.shape[3])
+        )
+    return conv2d_backprop_input(
+        output_shape,
+        f,
+        x,
+        strides,
+        padding,
+        data_format=data_format,
+        dilations=dilations,
+        name=name or "conv2d_transpose",
+    )
 
 
-def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
-           data_format=None, name=None, input=None, dilations=None):
+def conv1d(
+    value=None,
+    filters=None,
+    stride=None,
+    padding=None,
+    use_cudnn_on_gpu=None,
+    data_format=None,
+    name=None,
+    input=None,
+    dilations=None,
+):
     """1-D convolution of ``value`` [batch, width, in_channels] with ``filters``
     [filter_width, in_channels, out_channels], as TF builds it: an expand_dims to
     height 1, a ``Conv2D`` named ``conv1d`` and a squeeze (``conv1d/Squeeze``).
@@ -494,8 +629,9 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     fn = "conv1d"
     v = _pick(value, input, "value", "input", fn)
     if data_format not in (None, "NWC", "NHWC"):
-        raise ValueError("%s: data_format %r is not supported; flowrt's kernels are NWC"
-                         % (fn, data_format))
+        raise ValueError(
+            "%s: data_format %r is not supported; flowrt's kernels are NWC" % (fn, data_format)
+        )
 
     def one(a, what):
         a = 1 if a is None else a
@@ -504,14 +640,17 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
         a = [int(t) for t in a]
         if len(a) == 1 or (len(a) == 3 and a[0] == a[2] == 1):
             return a[len(a) // 2]
-        raise ValueError("%s should be of length 1 or 3 (with 1 in the batch and channel "
-                         "dimensions), got %s" % (what, a))
+        raise ValueError(
+            "%s should be of length 1 or 3 (with 1 in the batch and channel "
+            "dimensions), got %s" % (what, a)
+        )
 
     s, d = one(stride, "stride"), one(dilations, "dilations")
     with get_default_graph().name_scope(name or fn) as scope:
         x = array_ops.expand_dims(convert_to_tensor(v, name="value"), -3)
-        f = convert_to_tensor(filters, dtype=x.dtype if not isinstance(filters, Tensor)
-                              else None, name="filters")
+        f = convert_to_tensor(
+            filters, dtype=x.dtype if not isinstance(filters, Tensor) else None, name="filters"
+        )
         f = array_ops.expand_dims(f, 0)
         attrs = _conv_attrs([1, 1, s, 1], padding, None, [1, 1, d, 1], fn, "Conv2D")
         y = make("Conv2D", [x, f], attrs, scope)

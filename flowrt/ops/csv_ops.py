@@ -35,8 +35,15 @@ _CSV_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.string)
 _QUOTE, _LF, _CR = 34, 10, 13
 
 
-def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
-               na_value="", select_cols=None):
+def decode_csv(
+    records,
+    record_defaults,
+    field_delim=",",
+    use_quote_delim=True,
+    name=None,
+    na_value="",
+    select_cols=None,
+):
     """Converts CSV records to tensors, one per column.
 
     Args:
@@ -83,9 +90,13 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
             raise ValueError("select_cols contains negative values.")
         if len(select_cols) != len(defaults):
             raise ValueError("Length of select_cols and record_defaults do not match.")
-    attrs = {"OUT_TYPE": [d.dtype for d in defaults], "field_delim": field_delim,
-             "use_quote_delim": bool(use_quote_delim), "na_value": na_value,
-             "select_cols": list(select_cols or [])}
+    attrs = {
+        "OUT_TYPE": [d.dtype for d in defaults],
+        "field_delim": field_delim,
+        "use_quote_delim": bool(use_quote_delim),
+        "na_value": na_value,
+        "select_cols": list(select_cols or []),
+    }
     op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
     return list(op.outputs)
 
@@ -94,14 +105,17 @@ def _decode_csv_infer(op):
     records = op.inputs[0]
     for i, d in enumerate(op.inputs[1:]):
         if d.dtype not in _CSV_TYPES:
-            raise TypeError("record_defaults[%d] has DataType %s not in list of allowed "
-                            "values: float32, float64, int32, int64, string"
-                            % (i, d.dtype.name))
+            raise TypeError(
+                "record_defaults[%d] has DataType %s not in list of allowed "
+                "values: float32, float64, int32, int64, string" % (i, d.dtype.name)
+            )
         s = d.shape
-        if s.ndims is not None and (s.ndims > 1 or (s.ndims == 1 and s.as_list()[0]
-                                                     not in (None, 0, 1))):
-            raise ValueError("Shape of a default must be a length-0 or length-1 vector, "
-                             "or a scalar.")
+        if s.ndims is not None and (
+            s.ndims > 1 or (s.ndims == 1 and s.as_list()[0] not in (None, 0, 1))
+        ):
+            raise ValueError(
+                "Shape of a default must be a length-0 or length-1 vector, or a scalar."
+            )
     return [(d.dtype, records.shape) for d in op.inputs[1:]]
 
 
@@ -116,13 +130,16 @@ class _Spec:
         self.quote = op.attrs["use_quote_delim"]
         self.na = op.attrs["na_value"].encode()
         self.select = op.attrs["select_cols"]
-        self.defaults = [d[()] if d.ndim == 0 else (d[0] if d.size else None)
-                         for d in map(np.asarray, defaults)]
+        self.defaults = [
+            d[()] if d.ndim == 0 else (d[0] if d.size else None) for d in map(np.asarray, defaults)
+        ]
         for i, d in enumerate(defaults):
             if np.size(d) > 1:
                 raise errors.InvalidArgumentError(
-                    None, None, "record_defaults[%d] must have at most one element, got %d"
-                    % (i, np.size(d)))
+                    None,
+                    None,
+                    "record_defaults[%d] must have at most one element, got %d" % (i, np.size(d)),
+                )
 
 
 # --------------------------------------------------------------------------------------
@@ -187,8 +204,7 @@ def _extract_fields(rec: bytes, delim: int, quote: bool, select: list) -> list:
 
 def _decode_reference(recs: list, spec: _Spec) -> list:
     ncols = len(spec.types)
-    cols = [np.empty(len(recs), dtype=object if t is _dt.string else t.np)
-            for t in spec.types]
+    cols = [np.empty(len(recs), dtype=object if t is _dt.string else t.np) for t in spec.types]
     for r, rec in enumerate(recs):
         fields = _extract_fields(rec, spec.delim, spec.quote, spec.select)
         if len(fields) != ncols:
@@ -204,9 +220,10 @@ def _decode_reference(recs: list, spec: _Spec) -> list:
                 try:
                     cols[c][r] = parse_scalar(field, t)
                 except (ValueError, OverflowError):
-                    raise _bad("Field %d in record %d is not a valid %s: %s"
-                               % (c, r, TF_TYPE_NAME[t],
-                                  field.decode("utf-8", "replace"))) from None
+                    raise _bad(
+                        "Field %d in record %d is not a valid %s: %s"
+                        % (c, r, TF_TYPE_NAME[t], field.decode("utf-8", "replace"))
+                    ) from None
     return cols
 
 
@@ -244,13 +261,18 @@ def _tokenize_fast(recs: list, spec: _Spec):
     ncols = len(spec.types)
     if not spec.select:
         # Each record has ncols fields iff every ncols-th separator is a line end.
-        if len(starts) != n * ncols or not np.array_equal(sep[ncols - 1::ncols], rec_ends):
+        if len(starts) != n * ncols or not np.array_equal(sep[ncols - 1 :: ncols], rec_ends):
             return None
         if ncols == 1 and not lens.all():
             return None  # an empty record has no field (TF), not one empty field
         idx = np.arange(n * ncols).reshape(n, ncols)
-        return joined, buf, starts.reshape(n, ncols), lens.reshape(n, ncols), _plain_digits(
-            buf, is_sep, starts, lens, idx)
+        return (
+            joined,
+            buf,
+            starts.reshape(n, ncols),
+            lens.reshape(n, ncols),
+            _plain_digits(buf, is_sep, starts, lens, idx),
+        )
     first = np.zeros(n, dtype=np.int64)  # the index of each record's first field
     first[1:] = np.searchsorted(sep, rec_ends) + 1
     nfields = np.diff(first, append=len(starts))
@@ -318,14 +340,16 @@ def _decode_batch(recs: list, spec: _Spec):
         vals: Any
         if t is _dt.string:
             st, ln = starts[:, which].T.tolist(), lens[:, which].T.tolist()
-            vals = [np.array([joined[s:s + k] for s, k in zip(st[j], ln[j])], dtype=object)
-                    for j in range(len(which))]
+            vals = [
+                np.array([joined[s : s + k] for s, k in zip(st[j], ln[j])], dtype=object)
+                for j in range(len(which))
+            ]
         else:
             vals = None
             if plain is not None:
                 numbers = plain() if numbers is None else numbers
                 ints = numbers[:, which].T
-                if t is not _dt.int32 or ints.max() <= 2 ** 31 - 1:
+                if t is not _dt.int32 or ints.max() <= 2**31 - 1:
                     vals = ints.astype(t.np)  # exact, or one correct rounding to float32
             if vals is None:
                 vals, bad = parse_fields(buf, starts[:, which].T, lens[:, which].T, t)
@@ -351,8 +375,11 @@ _SPECS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def _spec_of(op, defaults) -> _Spec:
     """The op's ``_Spec``, remade only when a default is another array (not a constant)."""
     got = _SPECS.get(op)
-    if got is None or len(got[0]) != len(defaults) or any(
-            a is not b for a, b in zip(got[0], defaults)):
+    if (
+        got is None
+        or len(got[0]) != len(defaults)
+        or any(a is not b for a, b in zip(got[0], defaults))
+    ):
         got = _SPECS[op] = (defaults, _Spec(op, defaults))
     return got[1]
 
@@ -361,12 +388,16 @@ def _decode_csv_kernel(ctx, op, records, *defaults):
     spec = _spec_of(op, defaults)
     recs = _as_bytes_list(records)
     shape = np.shape(records)
-    cols = _decode_batch(recs, spec) if recs else [
-        np.empty(0, dtype=object if t is _dt.string else t.np) for t in spec.types]
+    cols = (
+        _decode_batch(recs, spec)
+        if recs
+        else [np.empty(0, dtype=object if t is _dt.string else t.np) for t in spec.types]
+    )
     if cols is None:
         cols = _decode_reference(recs, spec)
     return tuple(c.reshape(shape) for c in cols)
 
 
-register_op("DecodeCSV", infer=_decode_csv_infer, kernel=_decode_csv_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "DecodeCSV", infer=_decode_csv_infer, kernel=_decode_csv_kernel, grad=NOT_DIFFERENTIABLE
+)

@@ -24,8 +24,7 @@ from .._core.shape import TensorShape, as_shape, unknown_shape
 from . import array_ops, slicing_ops
 from .common import int_list
 
-__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
-           "PriorityQueue"]
+__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"]
 
 _resource_dtype = _dt.resource  # a queue handle, as in TF
 
@@ -44,8 +43,11 @@ def _as_type_list(dtypes):
 def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allowed=False):
     """TF1's rule: None, one shape for one dtype, or one shape per dtype; partial shapes
     (``unknown_dim_allowed``) only as a list of shapes."""
-    if unknown_dim_allowed and (not isinstance(shapes, (list, tuple)) or not shapes or any(
-            s is None or isinstance(s, int) for s in shapes)):
+    if unknown_dim_allowed and (
+        not isinstance(shapes, (list, tuple))
+        or not shapes
+        or any(s is None or isinstance(s, int) for s in shapes)
+    ):
         raise ValueError("When providing partial shapes, a list of shapes must be provided.")
     if shapes is None:
         return None
@@ -80,16 +82,19 @@ class QueueBase:
         self._dtypes = list(dtypes)
         if shapes is not None:
             if len(shapes) != len(dtypes):
-                raise ValueError("Queue shapes must have the same length as dtypes, received "
-                                 "len(shapes)=%d, len(dtypes)=%d" % (len(shapes), len(dtypes)))
+                raise ValueError(
+                    "Queue shapes must have the same length as dtypes, received "
+                    "len(shapes)=%d, len(dtypes)=%d" % (len(shapes), len(dtypes))
+                )
             self._shapes = [as_shape(s) for s in shapes]
         else:
             self._shapes = [unknown_shape() for _ in self._dtypes]
         if names is not None:
             if len(names) != len(dtypes):
-                raise ValueError("List of names must have the same length as the list of "
-                                 "dtypes, received len(names)=%d,len(dtypes)=%d"
-                                 % (len(names), len(dtypes)))
+                raise ValueError(
+                    "List of names must have the same length as the list of "
+                    "dtypes, received len(names)=%d,len(dtypes)=%d" % (len(names), len(dtypes))
+                )
             self._names = list(names)
         else:
             self._names = None
@@ -137,9 +142,11 @@ class QueueBase:
             if not self._names:
                 raise ValueError("Queue must have names to enqueue a dictionary")
             if sorted(self._names, key=str) != sorted(vals.keys(), key=str):
-                raise ValueError("Keys in dictionary to enqueue do not match names of Queue.  "
-                                 "Dictionary: %s,Queue: %s" % (sorted(vals.keys(), key=str),
-                                                               sorted(self._names, key=str)))
+                raise ValueError(
+                    "Keys in dictionary to enqueue do not match names of Queue.  "
+                    "Dictionary: %s,Queue: %s"
+                    % (sorted(vals.keys(), key=str), sorted(self._names, key=str))
+                )
             vals = [vals[k] for k in self._names]
         else:
             if self._names:
@@ -160,8 +167,12 @@ class QueueBase:
             return g._create_op(op_type, [self._queue_ref] + list(inputs), attrs, name)
 
     def _component_attrs(self):
-        return {"component_types": list(self._dtypes), "shapes": list(self._shapes),
-                "names": self._names, "timeout_ms": -1}
+        return {
+            "component_types": list(self._dtypes),
+            "shapes": list(self._shapes),
+            "names": self._names,
+            "timeout_ms": -1,
+        }
 
     def enqueue(self, vals, name=None):
         """An op that adds one element (a tensor, a list/tuple of them, or a dict when the
@@ -170,8 +181,9 @@ class QueueBase:
         Returns:
           The enqueue ``Operation``; running it returns None.
         """
-        vals, name = self._scoped(name, "%s_enqueue" % self._name,
-                                  lambda: self._check_enqueue_dtypes(vals))
+        vals, name = self._scoped(
+            name, "%s_enqueue" % self._name, lambda: self._check_enqueue_dtypes(vals)
+        )
         for val, shape in zip(vals, self._shapes, strict=False):
             val.shape.assert_is_compatible_with(shape)
         return self._op("QueueEnqueueV2", vals, self._component_attrs(), name)
@@ -183,8 +195,9 @@ class QueueBase:
         for all of it (a cancelled or timed-out run leaves nothing); a longer batch
         enters as room frees, ahead of every later enqueue.
         """
-        vals, name = self._scoped(name, "%s_EnqueueMany" % self._name,
-                                  lambda: self._check_enqueue_dtypes(vals))
+        vals, name = self._scoped(
+            name, "%s_EnqueueMany" % self._name, lambda: self._check_enqueue_dtypes(vals)
+        )
         batch_dim = None
         for val, shape in zip(vals, self._shapes, strict=False):
             s = val.shape
@@ -194,8 +207,7 @@ class QueueBase:
                 d = s.as_list()[0]
                 if d is not None:
                     if batch_dim is not None and batch_dim != d:
-                        raise ValueError("Dimensions %d and %d are not compatible"
-                                         % (batch_dim, d))
+                        raise ValueError("Dimensions %d and %d are not compatible" % (batch_dim, d))
                     batch_dim = d
                 TensorShape(s.as_list()[1:]).assert_is_compatible_with(shape)
         return self._op("QueueEnqueueManyV2", vals, self._component_attrs(), name)
@@ -216,17 +228,20 @@ class QueueBase:
         Returns:
           A tensor (one component), a list of tensors, or a dict (a queue with names).
         """
-        op = self._op("QueueDequeueV2", [], self._component_attrs(),
-                      name or "%s_Dequeue" % self._name)
+        op = self._op(
+            "QueueDequeueV2", [], self._component_attrs(), name or "%s_Dequeue" % self._name
+        )
         return self._dequeue_return_value(op.outputs)
 
     def _many(self, op_type, n, name, default):
-        n, name = self._scoped(name, default,
-                               lambda: convert_to_tensor(n, dtype=_dt.int32, name="n"))
+        n, name = self._scoped(
+            name, default, lambda: convert_to_tensor(n, dtype=_dt.int32, name="n")
+        )
         nv = int_list(n)
         if nv is not None and nv[0] < 0:
-            raise ValueError("Input 'n' must be >= 0, but is %d for %s op '%s'"
-                             % (nv[0], op_type, name))
+            raise ValueError(
+                "Input 'n' must be >= 0, but is %d for %s op '%s'" % (nv[0], op_type, name)
+            )
         return self._op(op_type, [n], self._component_attrs(), name)
 
     def dequeue_many(self, n, name=None):
@@ -251,9 +266,12 @@ class QueueBase:
 
         With ``cancel_pending_enqueues=True`` the enqueues waiting for room fail too.
         """
-        return self._op("QueueCloseV2", [],
-                        {"cancel_pending_enqueues": bool(cancel_pending_enqueues)},
-                        name or "%s_Close" % self._name)
+        return self._op(
+            "QueueCloseV2",
+            [],
+            {"cancel_pending_enqueues": bool(cancel_pending_enqueues)},
+            name or "%s_Close" % self._name,
+        )
 
     def size(self, name=None):
         """A scalar int32 tensor: the number of elements in the queue."""
@@ -261,8 +279,7 @@ class QueueBase:
 
     def is_closed(self, name=None):
         """A scalar bool tensor: whether the queue is closed."""
-        return self._op("QueueIsClosedV2", [], {},
-                        name or "%s_Is_Closed" % self._name).outputs[0]
+        return self._op("QueueIsClosedV2", [], {}, name or "%s_Is_Closed" % self._name).outputs[0]
 
     def statistics(self, session):
         """A frozen snapshot of this queue in ``session``: size, capacity, closed, and
@@ -288,8 +305,11 @@ class QueueBase:
           TypeError: if ``queues`` is not a non-empty list of queues, or their dtypes or
             names differ.
         """
-        if (not queues or not isinstance(queues, list)
-                or not all(isinstance(q, QueueBase) for q in queues)):
+        if (
+            not queues
+            or not isinstance(queues, list)
+            or not all(isinstance(q, QueueBase) for q in queues)
+        ):
             raise TypeError("A list of queues expected")
         dtypes = queues[0].dtypes
         if not all(dtypes == q.dtypes for q in queues[1:]):
@@ -316,8 +336,9 @@ class FIFOQueue(QueueBase):
       name: the name of the queue op.
     """
 
-    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None,
-                 name="fifo_queue"):
+    def __init__(
+        self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"
+    ):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes)
         names = _as_name_list(names, dtypes)
@@ -329,14 +350,17 @@ class PaddingFIFOQueue(QueueBase):
     """A FIFO queue whose ``dequeue_many`` pads each unknown (None) dimension with zeros
     (empty strings) to the largest in the batch (TF1)."""
 
-    def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None,
-                 name="padding_fifo_queue"):
+    def __init__(
+        self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"
+    ):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes, unknown_dim_allowed=True)
         names = _as_name_list(names, dtypes)
         if len(dtypes) != len(shapes):
-            raise ValueError("Shapes must be provided for all components, but received %d "
-                             "dtypes and %d shapes." % (len(dtypes), len(shapes)))
+            raise ValueError(
+                "Shapes must be provided for all components, but received %d "
+                "dtypes and %d shapes." % (len(dtypes), len(shapes))
+            )
         ref = _handle("PaddingFIFOQueueV2", capacity, dtypes, shapes, shared_name, name)
         super().__init__(dtypes, shapes, names, ref)
 
@@ -349,8 +373,17 @@ class RandomShuffleQueue(QueueBase):
     session restarts it).
     """
 
-    def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None,
-                 seed=None, shared_name=None, name="random_shuffle_queue"):
+    def __init__(
+        self,
+        capacity,
+        min_after_dequeue,
+        dtypes,
+        shapes=None,
+        names=None,
+        seed=None,
+        shared_name=None,
+        name="random_shuffle_queue",
+    ):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes)
         names = _as_name_list(names, dtypes)
@@ -359,8 +392,17 @@ class RandomShuffleQueue(QueueBase):
             seed1, seed2 = 0, 0
         elif seed is None and shared_name is not None:
             seed2 = 0  # a shared queue does not depend on its op's position (as TF)
-        ref = _handle("RandomShuffleQueueV2", capacity, dtypes, shapes, shared_name, name,
-                      min_after_dequeue=int(min_after_dequeue), seed=seed1, seed2=seed2)
+        ref = _handle(
+            "RandomShuffleQueueV2",
+            capacity,
+            dtypes,
+            shapes,
+            shared_name,
+            name,
+            min_after_dequeue=int(min_after_dequeue),
+            seed=seed1,
+            seed2=seed2,
+        )
         super().__init__(dtypes, shapes, names, ref)
 
 
@@ -370,8 +412,9 @@ class PriorityQueue(QueueBase):
     Elements are ``(priority, *components)``: the first component is a scalar int64.
     """
 
-    def __init__(self, capacity, types, shapes=None, names=None, shared_name=None,
-                 name="priority_queue"):
+    def __init__(
+        self, capacity, types, shapes=None, names=None, shared_name=None, name="priority_queue"
+    ):
         types = _as_type_list(types)
         shapes = _as_shape_list(shapes, types)
         ref = _handle("PriorityQueueV2", capacity, types, shapes, shared_name, name)
@@ -384,8 +427,12 @@ def _shape_common(s1: TensorShape, s2: TensorShape) -> TensorShape:
     """The most specific shape compatible with both (TF1's ``_shape_common``)."""
     if s1.ndims is None or s2.ndims is None or s1.ndims != s2.ndims:
         return unknown_shape()
-    return TensorShape([a if a is not None and a == b else None
-                        for a, b in zip(s1.as_list(), s2.as_list(), strict=True)])
+    return TensorShape(
+        [
+            a if a is not None and a == b else None
+            for a, b in zip(s1.as_list(), s2.as_list(), strict=True)
+        ]
+    )
 
 
 def _as_name_list(names, dtypes):
@@ -405,8 +452,13 @@ def _get_seed(seed):
 
 
 def _handle(op_type, capacity, dtypes, shapes, shared_name, name, **extra):
-    attrs = {"component_types": list(dtypes), "shapes": list(shapes or []),
-             "capacity": int(capacity), "container": "", "shared_name": shared_name or ""}
+    attrs = {
+        "component_types": list(dtypes),
+        "shapes": list(shapes or []),
+        "capacity": int(capacity),
+        "container": "",
+        "shared_name": shared_name or "",
+    }
     attrs.update(extra)
     return get_default_graph()._create_op(op_type, [], attrs, name).outputs[0]
 
@@ -420,8 +472,11 @@ _KINDS = {
     "PaddingFIFOQueueV2": lambda name, a: _q.PaddingQueue(name, a["capacity"]),
     "PriorityQueueV2": lambda name, a: _q.PriorityQueue(name, a["capacity"]),
     "RandomShuffleQueueV2": lambda name, a: _q.RandomShuffleQueue(
-        name, a["capacity"], a["min_after_dequeue"],
-        None if a["seed"] == 0 and a["seed2"] == 0 else (a["seed"], a["seed2"])),
+        name,
+        a["capacity"],
+        a["min_after_dequeue"],
+        None if a["seed"] == 0 and a["seed2"] == 0 else (a["seed"], a["seed2"]),
+    ),
 }
 
 
@@ -433,8 +488,9 @@ def queue_of(resources, op) -> _q.Queue:
     if q.attrs is not a:
         problem = _mismatch(q, op)
         if problem:
-            raise errors.InvalidArgumentError(None, op, "Shared queue '%s' %s"
-                                              % (a["shared_name"], problem))
+            raise errors.InvalidArgumentError(
+                None, op, "Shared queue '%s' %s" % (a["shared_name"], problem)
+            )
     return q
 
 
@@ -449,8 +505,12 @@ def _types_str(op_type, types) -> str:
 
 def _shapes_str(shapes) -> str:
     def one(s):
-        return "<unknown>" if s.ndims is None else "[%s]" % ",".join(
-            "?" if d is None else str(d) for d in s.as_list())
+        return (
+            "<unknown>"
+            if s.ndims is None
+            else "[%s]" % ",".join("?" if d is None else str(d) for d in s.as_list())
+        )
+
     return "[%s]" % ",".join(one(s) for s in shapes)
 
 
@@ -459,25 +519,36 @@ def _mismatch(q, op) -> str | None:
     checks and words, in TF's order), or None when it matches."""
     had, want = q.attrs, op.attrs
     if q.op_type != op.type:
-        return ("has type '%s' that does not match type of Node '%s': %s"
-                % (q.op_type, op.name, op.type))
+        return "has type '%s' that does not match type of Node '%s': %s" % (
+            q.op_type,
+            op.name,
+            op.type,
+        )
     if had["capacity"] != want["capacity"]:
-        return ("has capacity %d but requested capacity was %d"
-                % (had["capacity"], want["capacity"]))
+        return "has capacity %d but requested capacity was %d" % (had["capacity"], want["capacity"])
     if op.type == "RandomShuffleQueueV2":
         if had["min_after_dequeue"] != want["min_after_dequeue"]:
-            return ("has min_after_dequeue %d but requested min_after_dequeue was %d."
-                    % (had["min_after_dequeue"], want["min_after_dequeue"]))
+            return "has min_after_dequeue %d but requested min_after_dequeue was %d." % (
+                had["min_after_dequeue"],
+                want["min_after_dequeue"],
+            )
         if (had["seed"], had["seed2"]) != (want["seed"], want["seed2"]):
-            return ("has random seeds (%d, %d) but requested seeds are (%d, %d)."
-                    % (had["seed"], had["seed2"], want["seed"], want["seed2"]))
+            return "has random seeds (%d, %d) but requested seeds are (%d, %d)." % (
+                had["seed"],
+                had["seed2"],
+                want["seed"],
+                want["seed2"],
+            )
     if list(had["component_types"]) != list(want["component_types"]):
-        return ("has component types %s but requested component types were %s"
-                % (_types_str(op.type, had["component_types"]),
-                   _types_str(op.type, want["component_types"])))
+        return "has component types %s but requested component types were %s" % (
+            _types_str(op.type, had["component_types"]),
+            _types_str(op.type, want["component_types"]),
+        )
     if [s.as_tuple() for s in had["shapes"]] != [s.as_tuple() for s in want["shapes"]]:
-        return ("has component shapes %s but requested component shapes were %s"
-                % (_shapes_str(had["shapes"]), _shapes_str(want["shapes"])))
+        return "has component shapes %s but requested component shapes were %s" % (
+            _shapes_str(had["shapes"]),
+            _shapes_str(want["shapes"]),
+        )
     return None
 
 
@@ -498,8 +569,14 @@ def _handle_kernel(ctx, op):
 
 
 for _t in _KINDS:
-    register_op(_t, infer=_handle_infer, kernel=_handle_kernel, grad=NOT_DIFFERENTIABLE,
-                stateful=True, quiet=True)
+    register_op(
+        _t,
+        infer=_handle_infer,
+        kernel=_handle_kernel,
+        grad=NOT_DIFFERENTIABLE,
+        stateful=True,
+        quiet=True,
+    )
 
 
 # --- enqueue ----------------------------------------------------------------------------
@@ -523,38 +600,48 @@ def _check_component(q, op, i, v, shape, batch=None):
     if expected is not None and expected.ndims is not None:
         exp = expected.as_list()
         got = list(v.shape[1:]) if batch is not None else list(v.shape)
-        if len(got) != len(exp) or any(e is not None and e != d
-                                       for e, d in zip(exp, got, strict=False)):
+        if len(got) != len(exp) or any(
+            e is not None and e != d for e, d in zip(exp, got, strict=False)
+        ):
             full = ([batch if batch is not None else "?"] + exp) if batch is not None else exp
             raise errors.InvalidArgumentError(
-                None, op, "Shape mismatch in tuple component %d. Expected %s, got %s "
+                None,
+                op,
+                "Shape mismatch in tuple component %d. Expected %s, got %s "
                 "(%s '%s', enqueued by %s op '%s')"
-                % (i, _shape_str(full), _shape_str(v.shape), q.kind, q.name, op.type,
-                   op.name))
+                % (i, _shape_str(full), _shape_str(v.shape), q.kind, q.name, op.type, op.name),
+            )
 
 
 def _check_priority(q, op, prio, batch):
     want = 1 if batch else 0
     if prio.ndim != want:
         raise errors.InvalidArgumentError(
-            None, op, "Expected the priority element to be a scalar, but received shape: "
-            "%s (%s '%s')" % (_shape_str(prio.shape[1:] if batch else prio.shape), q.kind,
-                              q.name))
+            None,
+            op,
+            "Expected the priority element to be a scalar, but received shape: "
+            "%s (%s '%s')" % (_shape_str(prio.shape[1:] if batch else prio.shape), q.kind, q.name),
+        )
 
 
 def _element_values(q, op, comps):
     types = op.attrs["component_types"]
     if len(comps) != len(types):
         raise errors.InvalidArgumentError(
-            None, op, "%s '%s' expects %d components, got %d"
-            % (q.kind, q.name, len(types), len(comps)))
+            None,
+            op,
+            "%s '%s' expects %d components, got %d" % (q.kind, q.name, len(types), len(comps)),
+        )
     out = []
     for i, (v, dt) in enumerate(zip(comps, types, strict=False)):
         v = np.asarray(v)
         if dt is not _dt.string and v.dtype != dt.np:
             raise errors.InvalidArgumentError(
-                None, op, "Type mismatch in tuple component %d. Expected %s, got %s "
-                "(%s '%s')" % (i, dt.name, _dt.as_dtype(v.dtype).name, q.kind, q.name))
+                None,
+                op,
+                "Type mismatch in tuple component %d. Expected %s, got %s "
+                "(%s '%s')" % (i, dt.name, _dt.as_dtype(v.dtype).name, q.kind, q.name),
+            )
         out.append(v)
     return out
 
@@ -578,15 +665,21 @@ def _enqueue_many_elems(op, q, comps):
     if any(v.ndim == 0 for v in vals):
         bad = next(i for i, v in enumerate(vals) if v.ndim == 0)
         raise errors.InvalidArgumentError(
-            None, op, "Shape mismatch in tuple component %d. Expected a batch (rank >= 1), "
-            "got [] (%s '%s', EnqueueMany)" % (bad, q.kind, q.name))
+            None,
+            op,
+            "Shape mismatch in tuple component %d. Expected a batch (rank >= 1), "
+            "got [] (%s '%s', EnqueueMany)" % (bad, q.kind, q.name),
+        )
     n = vals[0].shape[0]
     for i, v in enumerate(vals):
         if v.shape[0] != n:
             raise errors.InvalidArgumentError(
-                None, op, "EnqueueMany requires the same number of elements in each "
+                None,
+                op,
+                "EnqueueMany requires the same number of elements in each "
                 "component: component 0 has %d, component %d has %d (%s '%s')"
-                % (n, i, v.shape[0], q.kind, q.name))
+                % (n, i, v.shape[0], q.kind, q.name),
+            )
         _check_component(q, op, i, v, v.shape, batch=n)
     if q.op_type == "PriorityQueueV2":
         _check_priority(q, op, vals[0], True)
@@ -603,10 +696,24 @@ def _who(op):
     return "%s op '%s'" % (op.type, op.name)
 
 
-register_op("QueueEnqueueV2", infer=lambda op: [], kernel=_enqueue_kernel, blocking=True,
-            grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
-register_op("QueueEnqueueManyV2", infer=lambda op: [], kernel=_enqueue_many_kernel,
-            blocking=True, grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
+register_op(
+    "QueueEnqueueV2",
+    infer=lambda op: [],
+    kernel=_enqueue_kernel,
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+    quiet=True,
+)
+register_op(
+    "QueueEnqueueManyV2",
+    infer=lambda op: [],
+    kernel=_enqueue_many_kernel,
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+    quiet=True,
+)
 
 
 # --- dequeue ----------------------------------------------------------------------------
@@ -619,8 +726,10 @@ def _dequeue_infer(op):
 def _many_infer(op, up_to):
     n = None if up_to else int_list(op.inputs[1])
     batch = TensorShape([None if n is None else n[0]])
-    return [(dt, batch.concatenate(s)) for dt, s in
-            zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)]
+    return [
+        (dt, batch.concatenate(s))
+        for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)
+    ]
 
 
 def _dequeue_kernel(ctx, op, q):
@@ -633,24 +742,28 @@ def _many_kernel(up_to):
         n = int(n)
         if n < 0:
             raise errors.InvalidArgumentError(
-                None, op, "Request failed: n = %d, but must be >= 0 (%s '%s')"
-                % (n, q.kind, q.name))
+                None, op, "Request failed: n = %d, but must be >= 0 (%s '%s')" % (n, q.kind, q.name)
+            )
         shapes = op.attrs["shapes"]
         pad = q.op_type == "PaddingFIFOQueueV2"
-        if not pad and (len(shapes) != q.ncomp or
-                        any(not s.is_fully_defined() for s in shapes)):
+        if not pad and (len(shapes) != q.ncomp or any(not s.is_fully_defined() for s in shapes)):
             raise errors.InvalidArgumentError(
-                None, op, "%s's DequeueMany and DequeueUpTo require the components to have "
-                "specified shapes." % q.kind)
+                None,
+                op,
+                "%s's DequeueMany and DequeueUpTo require the components to have "
+                "specified shapes." % q.kind,
+            )
         return n, pad
 
     def result(op, q, elems, pad):
         if not elems:
-            return tuple(np.zeros([0] + [d or 0 for d in s.as_list()], dtype=dt.np)
-                         for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"],
-                                          strict=False))
-        return _q.batch(elems, [dt.np for dt in op.attrs["component_types"]], pad=pad,
-                        ordered=q.ordered)
+            return tuple(
+                np.zeros([0] + [d or 0 for d in s.as_list()], dtype=dt.np)
+                for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)
+            )
+        return _q.batch(
+            elems, [dt.np for dt in op.attrs["component_types"]], pad=pad, ordered=q.ordered
+        )
 
     def kernel(ctx, op, q, n):
         n, pad = check(op, q, n)
@@ -660,14 +773,33 @@ def _many_kernel(up_to):
     return kernel
 
 
-register_op("QueueDequeueV2", infer=_dequeue_infer, kernel=_dequeue_kernel, blocking=True,
-            grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
-register_op("QueueDequeueManyV2", infer=lambda op: _many_infer(op, False),
-            kernel=_many_kernel(False), blocking=True, grad=NOT_DIFFERENTIABLE, stateful=True,
-            quiet=True)
-register_op("QueueDequeueUpToV2", infer=lambda op: _many_infer(op, True),
-            kernel=_many_kernel(True), blocking=True, grad=NOT_DIFFERENTIABLE,
-            stateful=True, quiet=True)
+register_op(
+    "QueueDequeueV2",
+    infer=_dequeue_infer,
+    kernel=_dequeue_kernel,
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+    quiet=True,
+)
+register_op(
+    "QueueDequeueManyV2",
+    infer=lambda op: _many_infer(op, False),
+    kernel=_many_kernel(False),
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+    quiet=True,
+)
+register_op(
+    "QueueDequeueUpToV2",
+    infer=lambda op: _many_infer(op, True),
+    kernel=_many_kernel(True),
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+    quiet=True,
+)
 
 
 # --- close, size, is_closed -------------------------------------------------------------
@@ -679,13 +811,27 @@ def _close_kernel(ctx, op, q):
 
 
 # Closing never waits: a plain kernel, so a run of only a close stays on its thread.
-register_op("QueueCloseV2", infer=lambda op: [], kernel=_close_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True, quiet=True)
+register_op(
+    "QueueCloseV2",
+    infer=lambda op: [],
+    kernel=_close_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+    quiet=True,
+)
 
 # Size and IsClosed only read the queue (a read of one int is atomic).
-register_op("QueueSizeV2", infer=lambda op: [(_dt.int32, TensorShape([]))],
-            kernel=lambda ctx, op, q: (np.int32(len(q)),), grad=NOT_DIFFERENTIABLE,
-            stateful=True)
-register_op("QueueIsClosedV2", infer=lambda op: [(_dt.bool, TensorShape([]))],
-            kernel=lambda ctx, op, q: (np.bool_(q.closed),), grad=NOT_DIFFERENTIABLE,
-            stateful=True)
+register_op(
+    "QueueSizeV2",
+    infer=lambda op: [(_dt.int32, TensorShape([]))],
+    kernel=lambda ctx, op, q: (np.int32(len(q)),),
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
+register_op(
+    "QueueIsClosedV2",
+    infer=lambda op: [(_dt.bool, TensorShape([]))],
+    kernel=lambda ctx, op, q: (np.bool_(q.closed),),
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)

@@ -35,8 +35,9 @@ def _clip_by_norm(t, clip_norm, axes):
     return array_ops.identity(t * clip / math_ops.maximum(l2norm, clip))
 
 
-def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
-                     max_norm=None):
+def embedding_lookup(
+    params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None
+):
     """Rows ``params[ids]`` (a gather on axis 0).
 
     ``params`` is a tensor or variable, a ``PartitionedVariable`` (its parts), or a list
@@ -80,19 +81,23 @@ def _sharded_lookup(params, ids, strategy, max_norm):
     # Gathers from each shard and stitches the rows back into ids' order.
     n = len(params)
     flat = array_ops.reshape(ids, [-1])
-    parts = make_op("ShardIds", [flat] + [array_ops.shape(p, out_type=flat.dtype)
-                                          for p in params],
-                    {"n": n, "strategy": strategy}).outputs
+    parts = make_op(
+        "ShardIds",
+        [flat] + [array_ops.shape(p, out_type=flat.dtype) for p in params],
+        {"n": n, "strategy": strategy},
+    ).outputs
     shard_rows, positions = parts[:n], parts[n:]
     rows = [slicing_ops.gather(p, r) for p, r in zip(params, shard_rows, strict=True)]
     stitched = make("StitchRows", list(positions) + rows, {"n": n})
     if ids.shape.is_fully_defined() and params[0].shape.ndims is not None:
         tail = params[0].shape.as_list()[1:]
-        out = array_ops.reshape(stitched, ids.shape.as_list() + [-1 if t is None else t
-                                                                 for t in tail])
+        out = array_ops.reshape(
+            stitched, ids.shape.as_list() + [-1 if t is None else t for t in tail]
+        )
     else:
-        out = array_ops.reshape(stitched, slicing_ops.concat(
-            [array_ops.shape(ids), array_ops.shape(stitched)[1:]], 0))
+        out = array_ops.reshape(
+            stitched, slicing_ops.concat([array_ops.shape(ids), array_ops.shape(stitched)[1:]], 0)
+        )
     if max_norm is not None:
         out = _clip_rows(out, ids, max_norm)
     return array_ops.identity(out)
@@ -113,8 +118,7 @@ def _shard_ids_kernel(ctx, op, ids, *shapes):
         total = sum(sizes)
         per, extras = total // n, total % n
         big = extras * (per + 1)
-        shard = np.where(ids < big, ids // max(per + 1, 1),
-                         extras + (ids - big) // max(per, 1))
+        shard = np.where(ids < big, ids // max(per + 1, 1), extras + (ids - big) // max(per, 1))
         row = np.where(ids < big, ids % max(per + 1, 1), (ids - big) % max(per, 1))
     rows, pos = [], []
     for i in range(n):
@@ -146,6 +150,5 @@ def _stitch_grad(op, g):
     return [None] * n + [slicing_ops.gather(g, p) for p in op.inputs[:n]]
 
 
-register_op("ShardIds", infer=_shard_ids_infer, kernel=_shard_ids_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op("ShardIds", infer=_shard_ids_infer, kernel=_shard_ids_kernel, grad=NOT_DIFFERENTIABLE)
 register_op("StitchRows", infer=_stitch_infer, kernel=_stitch_kernel, grad=_stitch_grad)

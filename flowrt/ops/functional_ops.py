@@ -65,17 +65,27 @@ class _CallSpec:
             outs = [i for i in range(self.n_user) if self.fetches[i].dtype.is_floating]
             # Captured variables come in as handles: their gradient is the sum over the
             # function's reads of them (fr.gradients differentiates a handle that way).
-            ins = [j for j, t in enumerate(self.feeds)
-                   if t.dtype.is_floating or t.op.type == "VarHandleOp"]
+            ins = [
+                j
+                for j, t in enumerate(self.feeds)
+                if t.dtype.is_floating or t.op.type == "VarHandleOp"
+            ]
             start = len(g._ops)
             with g.as_default(), g.name_scope(None), g.control_dependencies(None):
-                dys = [array_ops.placeholder(self.fetches[i].dtype, self.fetches[i].shape,
-                                             name="grad_ys") for i in outs]
-                grads = gradients([self.fetches[i] for i in outs],
-                                  [self.feeds[j] for j in ins], grad_ys=dys) \
-                    if outs and ins else [None] * len(ins)
-                grads = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr
-                         for gr in grads]
+                dys = [
+                    array_ops.placeholder(
+                        self.fetches[i].dtype, self.fetches[i].shape, name="grad_ys"
+                    )
+                    for i in outs
+                ]
+                grads = (
+                    gradients(
+                        [self.fetches[i] for i in outs], [self.feeds[j] for j in ins], grad_ys=dys
+                    )
+                    if outs and ins
+                    else [None] * len(ins)
+                )
+                grads = [gr._as_tensor() if isinstance(gr, IndexedSlices) else gr for gr in grads]
             new_ops = set(g._ops[start:])
             fed = set(self.feeds) | set(dys)
             exports = []
@@ -84,13 +94,13 @@ class _CallSpec:
                     if t.op not in new_ops and t not in fed and t not in exports:
                         exports.append(t)
             for gr in grads:
-                if gr is not None and gr.op not in new_ops and gr not in fed \
-                        and gr not in exports:
+                if gr is not None and gr.op not in new_ops and gr not in fed and gr not in exports:
                     exports.append(gr)
             self.fetches.extend(exports)
             kept = [(j, gr) for j, gr in zip(ins, grads) if gr is not None]
-            gspec = _CallSpec(g, self.feeds + dys + exports, [gr for _, gr in kept], [],
-                              self.name + "_grad")
+            gspec = _CallSpec(
+                g, self.feeds + dys + exports, [gr for _, gr in kept], [], self.name + "_grad"
+            )
             self._grad = (gspec, [j for j, _ in kept], outs, len(self.fetches) - len(exports))
             return self._grad
 
@@ -143,7 +153,7 @@ def _call_grad(op, *grads):
     for i in outs:
         gr = grads[i] if i < len(grads) else None
         dys.append(array_ops.zeros_like(op.outputs[i]) if gr is None else gr)
-    exports = op.outputs[first_export:len(spec.fetches)]
+    exports = op.outputs[first_export : len(spec.fetches)]
     gop = _call_op(gspec, list(op.inputs) + dys + list(exports), None)
     in_grads = [None] * len(op.inputs)
     for j, t in zip(ins, gop.outputs):
@@ -152,8 +162,20 @@ def _call_grad(op, *grads):
 
 
 for _t in ("PartitionedCall", "StatefulPartitionedCall"):
-    register_op(_t, infer=_call_infer, kernel=_call_kernel, grad=_call_grad,
-                stateful=_t.startswith("Stateful"), differentiates_handles=True)
-register_op("AsyncStatefulPartitionedCall", infer=_call_infer, kernel=_call_blocking_kernel,
-            blocking=True,
-            grad=_call_grad, stateful=True, differentiates_handles=True)
+    register_op(
+        _t,
+        infer=_call_infer,
+        kernel=_call_kernel,
+        grad=_call_grad,
+        stateful=_t.startswith("Stateful"),
+        differentiates_handles=True,
+    )
+register_op(
+    "AsyncStatefulPartitionedCall",
+    infer=_call_infer,
+    kernel=_call_blocking_kernel,
+    blocking=True,
+    grad=_call_grad,
+    stateful=True,
+    differentiates_handles=True,
+)

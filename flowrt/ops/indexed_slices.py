@@ -18,8 +18,9 @@ from . import slicing_ops
 from .common import int_list, make
 
 
-class IndexedSlicesValue(collections.namedtuple("IndexedSlicesValue",
-                                                ["values", "indices", "dense_shape"])):
+class IndexedSlicesValue(
+    collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
+):
     """The fetched value of an ``IndexedSlices``."""
 
 
@@ -76,24 +77,34 @@ class IndexedSlices:
 
     def __repr__(self):
         return "IndexedSlices(indices=%s, values=%s%s)" % (
-            self.indices, self.values,
-            ", dense_shape=%s" % self.dense_shape if self.dense_shape is not None else "")
+            self.indices,
+            self.values,
+            ", dense_shape=%s" % self.dense_shape if self.dense_shape is not None else "",
+        )
 
 
 def to_dense(s: IndexedSlices) -> Tensor:
     if s.dense_shape is None:
         raise ValueError("IndexedSlices without a dense_shape cannot be densified")
-    return make("UnsortedSegmentSum", [s.values, s.indices,
-                                       make("StridedFirst", [s.dense_shape])],
-                None, None, "UnsortedSegmentSum")
+    return make(
+        "UnsortedSegmentSum",
+        [s.values, s.indices, make("StridedFirst", [s.dense_shape])],
+        None,
+        None,
+        "UnsortedSegmentSum",
+    )
 
 
 def _first_kernel(ctx, op, s):
     return (np.asarray(s).reshape(-1)[0].astype(s.dtype),)
 
 
-register_op("StridedFirst", infer=lambda op: [(op.inputs[0].dtype, TensorShape([]))],
-            kernel=_first_kernel, grad=None)
+register_op(
+    "StridedFirst",
+    infer=lambda op: [(op.inputs[0].dtype, TensorShape([]))],
+    kernel=_first_kernel,
+    grad=None,
+)
 
 
 def _uss_infer(op):
@@ -101,13 +112,13 @@ def _uss_infer(op):
     rows = int_list(n)
     if data.shape.ndims is None or ids.shape.ndims is None:
         return [(data.dtype, unknown_shape())]
-    tail = data.shape.as_list()[ids.shape.ndims:]
+    tail = data.shape.as_list()[ids.shape.ndims :]
     return [(data.dtype, TensorShape([rows[0] if rows else None] + tail))]
 
 
 def _uss_kernel(ctx, op, data, ids, n):
     ids, data = np.asarray(ids), np.asarray(data)
-    tail = data.shape[ids.ndim:]
+    tail = data.shape[ids.ndim :]
     flat = ids.reshape(-1)
     if flat.size and flat.max() >= int(n):
         raise ValueError("segment id %d is out of range [0, %d)" % (flat.max(), int(n)))
@@ -126,7 +137,15 @@ register_op("UnsortedSegmentSum", infer=_uss_infer, kernel=_uss_kernel, grad=_us
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """Sums rows of ``data`` into ``num_segments`` rows by ``segment_ids``."""
-    return make("UnsortedSegmentSum", [data, segment_ids,
-                                       convert_to_tensor(num_segments, dtype=_dt.int32)
-                                       if not isinstance(num_segments, Tensor)
-                                       else num_segments], None, name)
+    return make(
+        "UnsortedSegmentSum",
+        [
+            data,
+            segment_ids,
+            convert_to_tensor(num_segments, dtype=_dt.int32)
+            if not isinstance(num_segments, Tensor)
+            else num_segments,
+        ],
+        None,
+        name,
+    )

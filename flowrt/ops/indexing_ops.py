@@ -43,8 +43,15 @@ from .slicing_ops import concat, gather
 # ``range`` here is TF1's (from array_ops); the builtins keep these names.
 _prange, _pslice = builtins.range, builtins.slice
 
-__all__ = ["strided_slice", "one_hot", "sequence_mask", "boolean_mask", "meshgrid",
-           "gather_nd", "scatter_nd"]
+__all__ = [
+    "strided_slice",
+    "one_hot",
+    "sequence_mask",
+    "boolean_mask",
+    "meshgrid",
+    "gather_nd",
+    "scatter_nd",
+]
 
 # --------------------------------------------------------------------------------------
 # StridedSlice (Tensor.__getitem__)
@@ -78,12 +85,18 @@ def _ss_index(begin, end, strides, attrs):
                 raise ValueError("strides[%d] must be non-zero" % i)
             bv = None if attrs["begin_mask"] & bit else b
             ev = None if attrs["end_mask"] & bit else e
-            if s is None or (bv is None and not attrs["begin_mask"] & bit) or (
-                    ev is None and not attrs["end_mask"] & bit):
+            if (
+                s is None
+                or (bv is None and not attrs["begin_mask"] & bit)
+                or (ev is None and not attrs["end_mask"] & bit)
+            ):
                 idx.append(_Unknown(False))
             else:
-                idx.append(_pslice(None if bv is None else int(bv),
-                                   None if ev is None else int(ev), int(s)))
+                idx.append(
+                    _pslice(
+                        None if bv is None else int(bv), None if ev is None else int(ev), int(s)
+                    )
+                )
     return tuple(idx)
 
 
@@ -91,15 +104,16 @@ def _ss_dims(idx, dims):
     """Output dims of indexing ``dims`` with ``idx``; ValueError on a bad shrink index."""
     consumers = sum(1 for k in idx if k is not None and k is not Ellipsis)
     if consumers > len(dims):
-        raise ValueError("Index out of range using input dim %d; input has only %d dims"
-                         % (len(dims), len(dims)))
+        raise ValueError(
+            "Index out of range using input dim %d; input has only %d dims" % (len(dims), len(dims))
+        )
     if Ellipsis not in idx:
         idx = idx + (Ellipsis,)
     out, d = [], 0
     for k in idx:
         if k is Ellipsis:
             take = len(dims) - consumers
-            out.extend(dims[d:d + take])
+            out.extend(dims[d : d + take])
             d += take
         elif k is None:
             out.append(1)
@@ -119,18 +133,42 @@ def _ss_dims(idx, dims):
     return out
 
 
-def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
-                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+def strided_slice(
+    input_,
+    begin,
+    end,
+    strides=None,
+    begin_mask=0,
+    end_mask=0,
+    ellipsis_mask=0,
+    new_axis_mask=0,
+    shrink_axis_mask=0,
+    var=None,
+    name=None,
+):
     """The strided slice of ``input_`` (what ``Tensor.__getitem__`` builds)."""
     if strides is None:
         b = convert_to_tensor(begin, dtype=None if _is_tensor(begin) else _dt.int32)
         bv = int_list(b)
         strides = np.ones(len(bv), np.int32) if bv is not None else ones_like(b)
-    masks = dict(zip(_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
-                              shrink_axis_mask), strict=False))
-    return _gen_op("StridedSlice", [("input", input_, None), ("begin", begin, _dt.int32),
-                                    ("end", end, _dt.int32), ("strides", strides, _dt.int32)],
-                   {k: int(v) for k, v in masks.items()}, name).outputs[0]
+    masks = dict(
+        zip(
+            _MASKS,
+            (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask),
+            strict=False,
+        )
+    )
+    return _gen_op(
+        "StridedSlice",
+        [
+            ("input", input_, None),
+            ("begin", begin, _dt.int32),
+            ("end", end, _dt.int32),
+            ("strides", strides, _dt.int32),
+        ],
+        {k: int(v) for k, v in masks.items()},
+        name,
+    ).outputs[0]
 
 
 def _ss_infer(op):
@@ -140,11 +178,15 @@ def _ss_infer(op):
         check_dtype(t, (_dt.int32, _dt.int64), what)
         _check_rank(t, 1, what)
         vals.append(partial_ints(t))
-    n = next((len(v) for v in vals if v is not None),
-             next((t.shape[0] for t in (b, e, s) if t.shape.ndims == 1), None))
+    n = next(
+        (len(v) for v in vals if v is not None),
+        next((t.shape[0] for t in (b, e, s) if t.shape.ndims == 1), None),
+    )
     if any(v is not None and len(v) != n for v in vals):
-        raise ValueError("begin, end and strides must have the same length, got %s"
-                         % [None if v is None else len(v) for v in vals])
+        raise ValueError(
+            "begin, end and strides must have the same length, got %s"
+            % [None if v is None else len(v) for v in vals]
+        )
     if n is None or x.shape.ndims is None:
         return [(x.dtype, unknown_shape())]
     vals = [v if v is not None else [None] * n for v in vals]
@@ -160,8 +202,12 @@ def _ss_kernel(ctx, op, x, b, e, s):
 
 def _ss_grad(op, g):
     x, b, e, s = op.inputs
-    return [make("StridedSliceGrad", [_static_dims(x), b, e, s, g], dict(op.attrs)),
-            None, None, None]
+    return [
+        make("StridedSliceGrad", [_static_dims(x), b, e, s, g], dict(op.attrs)),
+        None,
+        None,
+        None,
+    ]
 
 
 register_op("StridedSlice", infer=_ss_infer, kernel=_ss_kernel, grad=_ss_grad)
@@ -171,8 +217,12 @@ def _ssg_infer(op):
     dims = int_list(op.inputs[0])
     dy = op.inputs[4]
     if dims is None:
-        return [(dy.dtype, unknown_shape(op.inputs[0].shape[0]
-                                         if op.inputs[0].shape.ndims == 1 else None))]
+        return [
+            (
+                dy.dtype,
+                unknown_shape(op.inputs[0].shape[0] if op.inputs[0].shape.ndims == 1 else None),
+            )
+        ]
     return [(dy.dtype, TensorShape(dims))]
 
 
@@ -193,8 +243,10 @@ def _check_index(v):
         t = convert_to_tensor(v)
         if t.dtype in (_dt.int32, _dt.int64) and t.shape.ndims in (None, 0):
             return
-    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), fr.newaxis (`None`) and "
-                    "scalar fr.int32/fr.int64 tensors are valid indices, got %r" % (v,))
+    raise TypeError(
+        "Only integers, slices (`:`), ellipsis (`...`), fr.newaxis (`None`) and "
+        "scalar fr.int32/fr.int64 tensors are valid indices, got %r" % (v,)
+    )
 
 
 def _pack_spec(values, g):
@@ -262,19 +314,21 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         off = None if off_value is None else convert_to_tensor(off_value, preferred_dtype=dt)
         for v, what in ((on, "on_value"), (off, "off_value")):
             if v is not None and dt is not None and v.dtype is not dt:
-                raise TypeError("dtype %s of %s does not match dtype parameter %s"
-                                % (v.dtype.name, what, dt.name))
+                raise TypeError(
+                    "dtype %s of %s does not match dtype parameter %s"
+                    % (v.dtype.name, what, dt.name)
+                )
         if on is not None and off is not None and on.dtype is not off.dtype:
-            raise TypeError("dtype %s of on_value does not match dtype %s of off_value"
-                            % (on.dtype.name, off.dtype.name))
-        dt = dt or (on.dtype if on is not None else off.dtype if off is not None
-                    else _dt.float32)
+            raise TypeError(
+                "dtype %s of on_value does not match dtype %s of off_value"
+                % (on.dtype.name, off.dtype.name)
+            )
+        dt = dt or (on.dtype if on is not None else off.dtype if off is not None else _dt.float32)
         on = convert_to_tensor(1 if on is None else on, dtype=dt, name="on_value")
         off = convert_to_tensor(0 if off is None else off, dtype=dt, name="off_value")
         idx = convert_to_tensor(indices, name="indices")
         d = convert_to_tensor(depth, dtype=_dt.int32, name="depth")
-    return make("OneHot", [idx, d, on, off], {"axis": -1 if axis is None else int(axis)},
-                scope)
+    return make("OneHot", [idx, d, on, off], {"axis": -1 if axis is None else int(axis)}, scope)
 
 
 def _one_hot_infer(op):
@@ -291,8 +345,7 @@ def _one_hot_infer(op):
         return [(on.dtype, unknown_shape())]
     r = idx.shape.ndims
     if not -1 <= axis <= r:
-        raise ValueError("Expected axis to be -1 or between [0, %d].  But received: %d"
-                         % (r, axis))
+        raise ValueError("Expected axis to be -1 or between [0, %d].  But received: %d" % (r, axis))
     dims = idx.shape.as_list()
     dims.insert(r if axis == -1 else axis, None if d is None else int(d))
     return [(on.dtype, TensorShape(dims))]
@@ -327,8 +380,11 @@ def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
             maxlen = math_ops.reduce_max(lengths, [])
         else:
             maxlen = convert_to_tensor(maxlen)
-        row = range(constant_op(np.zeros((), maxlen.dtype.np)), maxlen,
-                    constant_op(np.ones((), maxlen.dtype.np)))
+        row = range(
+            constant_op(np.zeros((), maxlen.dtype.np)),
+            maxlen,
+            constant_op(np.ones((), maxlen.dtype.np)),
+        )
         matrix = math_ops.cast(expand_dims(lengths, -1), maxlen.dtype)
         result = math_ops.less(row, matrix)
         dtype = _dt.as_dtype(dtype)
@@ -345,25 +401,27 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         mask = convert_to_tensor(mask, name="mask")
         k = mask.shape.ndims
         if k is None:
-            raise ValueError("Number of mask dimensions must be specified, even if some "
-                             "dimensions are None.  E.g. shape=[None] is ok, but shape=None "
-                             "is not.")
+            raise ValueError(
+                "Number of mask dimensions must be specified, even if some "
+                "dimensions are None.  E.g. shape=[None] is ok, but shape=None "
+                "is not."
+            )
         if k == 0:
             raise ValueError("mask cannot be scalar.")
         a = 0 if axis is None else int(axis)
         ts = tensor.shape
         if ts.ndims is None:
             raise ValueError("boolean_mask needs a tensor of known rank, got %s" % ts)
-        ts[a:a + k].assert_is_compatible_with(mask.shape)
+        ts[a : a + k].assert_is_compatible_with(mask.shape)
         dims = ts.as_list()
-        outer = dims[:a] + dims[a + k:]
+        outer = dims[:a] + dims[a + k :]
         if all(d is not None for d in outer):
-            new = dims[:a] + [-1] + dims[a + k:]
+            new = dims[:a] + [-1] + dims[a + k :]
         else:
             s = shape(tensor)
-            new = concat([s[:a], [-1], s[a + k:]], 0)
+            new = concat([s[:a], [-1], s[a + k :]], 0)
         flat = reshape(tensor, new)
-        flat.set_shape(dims[:a] + [None] + dims[a + k:])
+        flat.set_shape(dims[:a] + [None] + dims[a + k :])
         idx = squeeze(math_ops.where(reshape(mask, [-1])), axis=[1])
         return gather(flat, idx, axis=a)
 
@@ -375,11 +433,13 @@ def meshgrid(*args, **kwargs):
     indexing = kwargs.pop("indexing", "xy")
     name = kwargs.pop("name", "meshgrid")
     if kwargs:
-        raise TypeError("'%s' is an invalid keyword argument for this function"
-                        % next(iter(kwargs)))
+        raise TypeError(
+            "'%s' is an invalid keyword argument for this function" % next(iter(kwargs))
+        )
     if indexing not in ("xy", "ij"):
-        raise ValueError("Argument `indexing` parameter must be either 'xy' or 'ij', got '%s'"
-                         % indexing)
+        raise ValueError(
+            "Argument `indexing` parameter must be either 'xy' or 'ij', got '%s'" % indexing
+        )
     g = get_default_graph()
     with g.name_scope(name):
         xs = [convert_to_tensor(x) for x in args]
@@ -413,18 +473,23 @@ def gather_nd(params, indices, name=None, batch_dims=0):
     Note (flowrt): ``batch_dims`` other than 0 is not supported.
     """
     if batch_dims != 0:
-        raise NotImplementedError("gather_nd with batch_dims=%r is not supported by flowrt; "
-                                  "fold the batch into the indices" % (batch_dims,))
-    return _gen_op("GatherNd", [("params", params, None), ("indices", indices, None)],
-                   None, name).outputs[0]
+        raise NotImplementedError(
+            "gather_nd with batch_dims=%r is not supported by flowrt; "
+            "fold the batch into the indices" % (batch_dims,)
+        )
+    return _gen_op(
+        "GatherNd", [("params", params, None), ("indices", indices, None)], None, name
+    ).outputs[0]
 
 
 def _nd_depth(indices, what):
     check_dtype(indices, (_dt.int32, _dt.int64), "indices")
     s = indices.shape
     if s.ndims == 0:
-        raise ValueError("indices must be at least a vector (the last dimension holds the "
-                         "index tuples), got a scalar")
+        raise ValueError(
+            "indices must be at least a vector (the last dimension holds the "
+            "index tuples), got a scalar"
+        )
     return None if s.ndims is None else s[-1]
 
 
@@ -433,8 +498,10 @@ def _gather_nd_infer(op):
     k = _nd_depth(indices, "params")
     p = params.shape
     if k is not None and p.ndims is not None and k > p.ndims:
-        raise ValueError("indices.shape[-1] must be <= params.rank, but saw indices shape %s "
-                         "and params shape %s" % (indices.shape, p))
+        raise ValueError(
+            "indices.shape[-1] must be <= params.rank, but saw indices shape %s "
+            "and params shape %s" % (indices.shape, p)
+        )
     if k is None or p.ndims is None or indices.shape.ndims is None:
         return [(params.dtype, unknown_shape())]
     return [(params.dtype, TensorShape(indices.shape.as_list()[:-1] + p.as_list()[k:]))]
@@ -449,9 +516,17 @@ def _nd_index(op, indices, shape, what):
     if bad.size:
         pos = np.unravel_index(int(bad[0]), indices.shape[:-1]) if indices.ndim > 1 else ()
         raise errors.InvalidArgumentError(
-            None, op, "%s: indices%s = %s does not index into %s shape %s"
-            % (op.describe(), [int(i) for i in pos], flat[bad[0]].tolist(), what,
-               [int(d) for d in shape]))
+            None,
+            op,
+            "%s: indices%s = %s does not index into %s shape %s"
+            % (
+                op.describe(),
+                [int(i) for i in pos],
+                flat[bad[0]].tolist(),
+                what,
+                [int(d) for d in shape],
+            ),
+        )
     return tuple(indices[..., i] for i in _prange(k))
 
 
@@ -467,15 +542,18 @@ def _gather_nd_grad(op, g):
     return [scatter_nd(indices, g, shape(params, out_type=indices.dtype)), None]
 
 
-register_op("GatherNd", infer=_gather_nd_infer, kernel=_gather_nd_kernel,
-            grad=_gather_nd_grad)
+register_op("GatherNd", infer=_gather_nd_infer, kernel=_gather_nd_kernel, grad=_gather_nd_grad)
 
 
 def scatter_nd(indices, updates, shape, name=None):
     """A zero tensor of ``shape`` with ``updates`` added at the index tuples of
     ``indices`` (duplicates add up): the inverse layout of ``gather_nd``."""
-    return _gen_op("ScatterNd", [("indices", indices, None), ("updates", updates, None),
-                                 ("shape", shape, _dt.int32)], None, name).outputs[0]
+    return _gen_op(
+        "ScatterNd",
+        [("indices", indices, None), ("updates", updates, None), ("shape", shape, _dt.int32)],
+        None,
+        name,
+    ).outputs[0]
 
 
 def _scatter_nd_infer(op):
@@ -483,29 +561,37 @@ def _scatter_nd_infer(op):
     k = _nd_depth(indices, "shape")
     check_dtype(s, (_dt.int32, _dt.int64), "shape")
     if s.dtype is not indices.dtype:
-        raise TypeError("shape has dtype %s but indices have dtype %s; they must match"
-                        % (s.dtype.name, indices.dtype.name))
+        raise TypeError(
+            "shape has dtype %s but indices have dtype %s; they must match"
+            % (s.dtype.name, indices.dtype.name)
+        )
     dims = partial_ints(s)
     out = unknown_shape() if dims is None else TensorShape(dims)
     if k is not None and out.ndims is not None and indices.shape.ndims is not None:
         if k > out.ndims:
-            raise ValueError("indices.shape[-1] must be <= rank of shape, got %d > %d"
-                             % (k, out.ndims))
+            raise ValueError(
+                "indices.shape[-1] must be <= rank of shape, got %d > %d" % (k, out.ndims)
+            )
         want = TensorShape(indices.shape.as_list()[:-1] + out.as_list()[k:])
         if not want.is_compatible_with(updates.shape):
-            raise ValueError("updates must have shape %s (indices.shape[:-1] + shape[%d:]), "
-                             "got %s" % (shape_str(want), k, shape_str(updates.shape)))
+            raise ValueError(
+                "updates must have shape %s (indices.shape[:-1] + shape[%d:]), "
+                "got %s" % (shape_str(want), k, shape_str(updates.shape))
+            )
     return [(updates.dtype, out)]
 
 
 def _scatter_nd_kernel(ctx, op, indices, updates, s):
     dims = tuple(int(d) for d in s)
     idx = _nd_index(op, indices, dims, "output")
-    want = indices.shape[:-1] + dims[indices.shape[-1]:]
+    want = indices.shape[:-1] + dims[indices.shape[-1] :]
     if updates.shape != want:
         raise errors.InvalidArgumentError(
-            None, op, "%s: updates must have shape %s, got %s"
-            % (op.describe(), list(want), list(updates.shape)))
+            None,
+            op,
+            "%s: updates must have shape %s, got %s"
+            % (op.describe(), list(want), list(updates.shape)),
+        )
     out = np.zeros(dims, dtype=updates.dtype)
     if idx:
         np.add.at(out, idx, updates)
@@ -519,5 +605,4 @@ def _scatter_nd_grad(op, g):
     return [None, gather_nd(g, indices), None]
 
 
-register_op("ScatterNd", infer=_scatter_nd_infer, kernel=_scatter_nd_kernel,
-            grad=_scatter_nd_grad)
+register_op("ScatterNd", infer=_scatter_nd_infer, kernel=_scatter_nd_kernel, grad=_scatter_nd_grad)

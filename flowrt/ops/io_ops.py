@@ -46,8 +46,13 @@ def _read_file_infer(op):
 
 
 def _open_error(e: OSError, path: str):
-    cls = errors.NotFoundError if isinstance(e, FileNotFoundError) else (
-        errors.PermissionDeniedError if isinstance(e, PermissionError) else errors.UnknownError)
+    cls = (
+        errors.NotFoundError
+        if isinstance(e, FileNotFoundError)
+        else (
+            errors.PermissionDeniedError if isinstance(e, PermissionError) else errors.UnknownError
+        )
+    )
     return cls(None, None, "%s; %s" % (path, e.strerror or e))
 
 
@@ -60,14 +65,24 @@ def _read_file_kernel(ctx, op, filename):
         raise _open_error(e, path) from None
 
 
-register_op("ReadFile", infer=_read_file_infer, kernel=_read_file_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "ReadFile",
+    infer=_read_file_infer,
+    kernel=_read_file_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def write_file(filename, contents, name=None):
     """An op writing the scalar string ``contents`` to the file ``filename``."""
-    return make_op("WriteFile", [to_tensor(filename, _dt.string),
-                                 to_tensor(contents, _dt.string)], {}, name, "WriteFile")
+    return make_op(
+        "WriteFile",
+        [to_tensor(filename, _dt.string), to_tensor(contents, _dt.string)],
+        {},
+        name,
+        "WriteFile",
+    )
 
 
 def _write_file_kernel(ctx, op, filename, contents):
@@ -80,8 +95,13 @@ def _write_file_kernel(ctx, op, filename, contents):
     return ()
 
 
-register_op("WriteFile", infer=lambda op: [], kernel=_write_file_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "WriteFile",
+    infer=lambda op: [],
+    kernel=_write_file_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def matching_files(pattern, name=None):
@@ -98,9 +118,13 @@ def _matching_files_kernel(ctx, op, pattern):
     return (np.array([os.fsencode(f) for f in sorted(found)], dtype=object).reshape(-1),)
 
 
-register_op("MatchingFiles", infer=lambda op: [(_dt.string, TensorShape([None]))],
-            kernel=_matching_files_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
-
+register_op(
+    "MatchingFiles",
+    infer=lambda op: [(_dt.string, TensorShape([None]))],
+    kernel=_matching_files_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -238,7 +262,7 @@ class _TextLineState(_ReaderState):
                     self.open(None, self.pending.pop(0))
                 values: list = []
                 while len(values) < n and self._fill():
-                    got = self.lines[self.pos:self.pos + n - len(values)]
+                    got = self.lines[self.pos : self.pos + n - len(values)]
                     self.pos += len(got)
                     values += got
                 if len(values) < n:
@@ -278,16 +302,19 @@ class ReaderBase:
         deq = getattr(queue, "_reader_dequeue", None)
         if deq is None or deq.graph is not self._reader_ref.graph:
             if isinstance(queue, str) or not hasattr(queue, "dequeue"):
-                raise TypeError("queue must be a queue object (e.g. fr.FIFOQueue of strings "
-                                "from fr.train.string_input_producer), got %r" % (queue,))
+                raise TypeError(
+                    "queue must be a queue object (e.g. fr.FIFOQueue of strings "
+                    "from fr.train.string_input_producer), got %r" % (queue,)
+                )
             deq = queue.dequeue()
             try:
                 queue._reader_dequeue = deq
             except AttributeError:
                 pass
         if deq.dtype is not _dt.string:
-            raise TypeError("a reader's queue must hold scalar strings (file names), got %s"
-                            % deq.dtype.name)
+            raise TypeError(
+                "a reader's queue must hold scalar strings (file names), got %s" % deq.dtype.name
+            )
         return deq
 
     def read(self, queue, name=None):
@@ -296,27 +323,42 @@ class ReaderBase:
         When the current file is done this dequeues the next file name from ``queue``,
         blocking while it is empty; OutOfRangeError once it is closed and drained.
         """
-        op = make_op("ReaderReadV2", [self._reader_ref],
-                     {"dequeue": self._dequeue_of(queue)}, name, "ReaderReadV2")
+        op = make_op(
+            "ReaderReadV2",
+            [self._reader_ref],
+            {"dequeue": self._dequeue_of(queue)},
+            name,
+            "ReaderReadV2",
+        )
         return op.outputs[0], op.outputs[1]
 
     def read_up_to(self, queue, num_records, name=None):
         """Up to ``num_records`` records of the current file: ``(keys, values)``, 1-D
         strings; fewer when the file ends first."""
-        op = make_op("ReaderReadUpToV2",
-                     [self._reader_ref, to_tensor(num_records, _dt.int64)],
-                     {"dequeue": self._dequeue_of(queue)}, name, "ReaderReadUpToV2")
+        op = make_op(
+            "ReaderReadUpToV2",
+            [self._reader_ref, to_tensor(num_records, _dt.int64)],
+            {"dequeue": self._dequeue_of(queue)},
+            name,
+            "ReaderReadUpToV2",
+        )
         return op.outputs[0], op.outputs[1]
 
     def num_records_produced(self, name=None):
         """An int64 scalar: the records this reader produced in the session."""
-        return make("ReaderNumRecordsProducedV2", [self._reader_ref], {}, name,
-                    "ReaderNumRecordsProducedV2")
+        return make(
+            "ReaderNumRecordsProducedV2", [self._reader_ref], {}, name, "ReaderNumRecordsProducedV2"
+        )
 
     def num_work_units_completed(self, name=None):
         """An int64 scalar: the work units (files) this reader finished."""
-        return make("ReaderNumWorkUnitsCompletedV2", [self._reader_ref], {}, name,
-                    "ReaderNumWorkUnitsCompletedV2")
+        return make(
+            "ReaderNumWorkUnitsCompletedV2",
+            [self._reader_ref],
+            {},
+            name,
+            "ReaderNumWorkUnitsCompletedV2",
+        )
 
     def reset(self, name=None):
         """An op returning the reader to its initial state (no file, zero counters)."""
@@ -341,22 +383,30 @@ class TextLineReader(ReaderBase):
     """
 
     def __init__(self, skip_header_lines=None, name=None):
-        ref = make("TextLineReaderV2", [], {"skip_header_lines": int(skip_header_lines or 0),
-                                            "container": "", "shared_name": ""},
-                   name, "TextLineReaderV2")
+        ref = make(
+            "TextLineReaderV2",
+            [],
+            {"skip_header_lines": int(skip_header_lines or 0), "container": "", "shared_name": ""},
+            name,
+            "TextLineReaderV2",
+        )
         super().__init__(ref)
-
-
 
 
 def _reader_kernel(ctx, op):
     skip = op.attrs["skip_header_lines"]
-    return (ctx.resources.get_or_create(("reader", op.name),
-                                        lambda: _TextLineState(op.name, skip)),)
+    return (
+        ctx.resources.get_or_create(("reader", op.name), lambda: _TextLineState(op.name, skip)),
+    )
 
 
-register_op("TextLineReaderV2", infer=lambda op: [(resource, TensorShape([]))],
-            kernel=_reader_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "TextLineReaderV2",
+    infer=lambda op: [(resource, TensorShape([]))],
+    kernel=_reader_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def _next_work(ctx, op, state):
@@ -387,8 +437,7 @@ def _read_kernel(ctx, op, state):
 def _read_up_to_kernel(ctx, op, state, n):
     n = int(n)
     if n <= 0:
-        raise errors.InvalidArgumentError(None, op, "num_records must be positive, got %d"
-                                          % n)
+        raise errors.InvalidArgumentError(None, op, "num_records must be positive, got %d" % n)
     while True:
         got = state.take(n)
         if got is not None:
@@ -401,18 +450,36 @@ def _read_up_to_kernel(ctx, op, state, n):
 
 
 _KV = [(_dt.string, TensorShape([])), (_dt.string, TensorShape([]))]
-register_op("ReaderReadV2", infer=lambda op: list(_KV), kernel=_read_kernel, blocking=True,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
-register_op("ReaderReadUpToV2",
-            infer=lambda op: [(_dt.string, TensorShape([None]))] * 2,
-            kernel=_read_up_to_kernel, blocking=True, grad=NOT_DIFFERENTIABLE, stateful=True)
-register_op("ReaderNumRecordsProducedV2", infer=lambda op: [(_dt.int64, TensorShape([]))],
-            kernel=lambda ctx, op, s: (np.array(s.records, np.int64),),
-            grad=NOT_DIFFERENTIABLE, stateful=True)
-register_op("ReaderNumWorkUnitsCompletedV2",
-            infer=lambda op: [(_dt.int64, TensorShape([]))],
-            kernel=lambda ctx, op, s: (np.array(s.work_units, np.int64),),
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "ReaderReadV2",
+    infer=lambda op: list(_KV),
+    kernel=_read_kernel,
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
+register_op(
+    "ReaderReadUpToV2",
+    infer=lambda op: [(_dt.string, TensorShape([None]))] * 2,
+    kernel=_read_up_to_kernel,
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
+register_op(
+    "ReaderNumRecordsProducedV2",
+    infer=lambda op: [(_dt.int64, TensorShape([]))],
+    kernel=lambda ctx, op, s: (np.array(s.records, np.int64),),
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
+register_op(
+    "ReaderNumWorkUnitsCompletedV2",
+    infer=lambda op: [(_dt.int64, TensorShape([]))],
+    kernel=lambda ctx, op, s: (np.array(s.work_units, np.int64),),
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def _reset_kernel(ctx, op, state):
@@ -420,5 +487,10 @@ def _reset_kernel(ctx, op, state):
     return ()
 
 
-register_op("ReaderResetV2", infer=lambda op: [], kernel=_reset_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "ReaderResetV2",
+    infer=lambda op: [],
+    kernel=_reset_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)

@@ -18,28 +18,39 @@ __all__ = ["matmul"]
 # Matrix multiply: MatMul for two matrices, BatchMatMulV2 (broadcast batch dims) else
 # --------------------------------------------------------------------------------------
 
-_MATMUL_TYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int32, _dt.int64, _dt.uint8,
-                 _dt.uint16, _dt.uint32, _dt.uint64)
-
-
+_MATMUL_TYPES = (
+    _dt.float16,
+    _dt.float32,
+    _dt.float64,
+    _dt.int32,
+    _dt.int64,
+    _dt.uint8,
+    _dt.uint16,
+    _dt.uint32,
+    _dt.uint64,
+)
 
 
 def _matmul_check(op, ta, tb):
     a, b = op.inputs
     check_dtype(a, _MATMUL_TYPES, "a")
     if a.dtype is not b.dtype:
-        raise TypeError("Input 'b' of '%s' Op has type %s that does not match type %s of "
-                        "argument 'a'." % (op.type, b.dtype.name, a.dtype.name))
+        raise TypeError(
+            "Input 'b' of '%s' Op has type %s that does not match type %s of "
+            "argument 'a'." % (op.type, b.dtype.name, a.dtype.name)
+        )
     sa, sb = a.shape, b.shape
     if sa.ndims is None or sb.ndims is None:
         return None
     m, ka = (sa[-1], sa[-2]) if ta else (sa[-2], sa[-1])
     kb, n = (sb[-1], sb[-2]) if tb else (sb[-2], sb[-1])
     if ka is not None and kb is not None and ka != kb:
-        raise ValueError("Dimensions must be equal, but are %d and %d: the inner dimensions "
-                         "of a %s and b %s (transpose_a=%s, transpose_b=%s) must agree; "
-                         "fix the shapes or set transpose_a/transpose_b."
-                         % (ka, kb, shape_str(sa), shape_str(sb), ta, tb))
+        raise ValueError(
+            "Dimensions must be equal, but are %d and %d: the inner dimensions "
+            "of a %s and b %s (transpose_a=%s, transpose_b=%s) must agree; "
+            "fix the shapes or set transpose_a/transpose_b."
+            % (ka, kb, shape_str(sa), shape_str(sb), ta, tb)
+        )
     return m, n
 
 
@@ -47,9 +58,11 @@ def _matmul_infer(op):
     a, b = op.inputs
     for t in (a, b):
         if t.shape.ndims is not None and t.shape.ndims != 2:
-            raise ValueError("Shape must be rank 2 but is rank %d (input shapes: %s, %s); "
-                             "MatMul multiplies matrices, use fr.reshape or fr.expand_dims."
-                             % (t.shape.ndims, shape_str(a.shape), shape_str(b.shape)))
+            raise ValueError(
+                "Shape must be rank 2 but is rank %d (input shapes: %s, %s); "
+                "MatMul multiplies matrices, use fr.reshape or fr.expand_dims."
+                % (t.shape.ndims, shape_str(a.shape), shape_str(b.shape))
+            )
     mn = _matmul_check(op, op.attrs["transpose_a"], op.attrs["transpose_b"])
     return [(a.dtype, TensorShape(list(mn) if mn else [None, None]))]
 
@@ -58,9 +71,10 @@ def _batch_matmul_infer(op):
     a, b = op.inputs
     for t in (a, b):
         if t.shape.ndims is not None and t.shape.ndims < 2:
-            raise ValueError("Shape must be at least rank 2 but is rank %d (input shapes: "
-                             "%s, %s)." % (t.shape.ndims, shape_str(a.shape),
-                                           shape_str(b.shape)))
+            raise ValueError(
+                "Shape must be at least rank 2 but is rank %d (input shapes: "
+                "%s, %s)." % (t.shape.ndims, shape_str(a.shape), shape_str(b.shape))
+            )
     mn = _matmul_check(op, op.attrs["adj_x"], op.attrs["adj_y"])
     if mn is None:
         return [(a.dtype, unknown_shape())]
@@ -93,28 +107,56 @@ def _matmul_grad_pair(g, a, b, ta, tb, mm):
 
 def _matmul_grad(op, g):
     a, b = op.inputs
-    return list(_matmul_grad_pair(
-        g, a, b, op.attrs["transpose_a"], op.attrs["transpose_b"],
-        lambda x, y, tx, ty: make("MatMul", [x, y], {"transpose_a": tx, "transpose_b": ty})))
+    return list(
+        _matmul_grad_pair(
+            g,
+            a,
+            b,
+            op.attrs["transpose_a"],
+            op.attrs["transpose_b"],
+            lambda x, y, tx, ty: make("MatMul", [x, y], {"transpose_a": tx, "transpose_b": ty}),
+        )
+    )
 
 
 def _batch_matmul_grad(op, g):
     a, b = op.inputs
     ga, gb = _matmul_grad_pair(
-        g, a, b, op.attrs["adj_x"], op.attrs["adj_y"],
-        lambda x, y, tx, ty: make("BatchMatMulV2", [x, y], {"adj_x": tx, "adj_y": ty}))
+        g,
+        a,
+        b,
+        op.attrs["adj_x"],
+        op.attrs["adj_y"],
+        lambda x, y, tx, ty: make("BatchMatMulV2", [x, y], {"adj_x": tx, "adj_y": ty}),
+    )
     # Sum over the batch dims each input was broadcast along (its matrix dims match).
     return [_sum_to(ga, a, ga, ga.shape), _sum_to(gb, b, gb, gb.shape)]
 
 
 register_op("MatMul", infer=_matmul_infer, kernel=_matmul_kernel, grad=_matmul_grad)
-register_op("BatchMatMulV2", infer=_batch_matmul_infer, kernel=_batch_matmul_kernel,
-            grad=_batch_matmul_grad, default_name="MatMul")
+register_op(
+    "BatchMatMulV2",
+    infer=_batch_matmul_infer,
+    kernel=_batch_matmul_kernel,
+    grad=_batch_matmul_grad,
+    default_name="MatMul",
+)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
-           a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False,
-           grad_b=False, name=None):
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    output_type=None,
+    grad_a=False,
+    grad_b=False,
+    name=None,
+):
     """Matrix product ``a @ b`` (after optional transposes).
 
     Two matrices give a ``MatMul`` op; a rank above 2 (or unknown) on either side gives
@@ -134,9 +176,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         x = convert_to_tensor(a, name="a")
         y = convert_to_tensor(b, dtype=x.dtype if not _is_tensor(b) else None, name="b")
         if output_type is not None and _dt.as_dtype(output_type) is not x.dtype:
-            raise TypeError("matmul: output_type %s differs from the inputs' dtype %s; "
-                            "flowrt only supports output_type=None."
-                            % (_dt.as_dtype(output_type).name, x.dtype.name))
+            raise TypeError(
+                "matmul: output_type %s differs from the inputs' dtype %s; "
+                "flowrt only supports output_type=None."
+                % (_dt.as_dtype(output_type).name, x.dtype.name)
+            )
         return [x, y]
 
     with op_scope((a, b), name, "MatMul") as scope:

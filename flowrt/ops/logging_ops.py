@@ -21,14 +21,14 @@ _STREAMS = {"stderr": lambda: sys.stderr, "stdout": lambda: sys.stdout}
 def _format(v, summarize):
     a = np.asarray(v)
     if a.dtype == object:
-        a = np.vectorize(lambda b: b.decode() if isinstance(b, bytes) else b)(a) \
-            if a.size else a
+        a = np.vectorize(lambda b: b.decode() if isinstance(b, bytes) else b)(a) if a.size else a
         if a.ndim == 0:
             return str(a[()])
     if a.ndim == 0:
         return str(a[()])
-    with np.printoptions(threshold=summarize * 2 if summarize >= 0 else sys.maxsize,
-                         edgeitems=max(summarize, 1)):
+    with np.printoptions(
+        threshold=summarize * 2 if summarize >= 0 else sys.maxsize, edgeitems=max(summarize, 1)
+    ):
         return np.array2string(a, separator=" ")
 
 
@@ -43,12 +43,17 @@ def _print_kernel(ctx, op, *values):
     return ()
 
 
-register_op("PrintV2", infer=lambda op: [], kernel=_print_kernel, grad=NOT_DIFFERENTIABLE,
-            stateful=True, quiet=True)
+register_op(
+    "PrintV2",
+    infer=lambda op: [],
+    kernel=_print_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+    quiet=True,
+)
 
 
-def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n",
-          name=None):
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
     """Prints tensors and Python values each time the returned op runs (TF2 ``tf.print``).
 
     Args:
@@ -77,13 +82,21 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n",
     elif output_stream is sys.stdout:
         output_stream = _STREAMS["stdout"]
     elif not hasattr(output_stream, "write"):
-        raise ValueError("Unsupported output stream %r: use sys.stderr, sys.stdout or an "
-                         "object with a write method" % (output_stream,))
+        raise ValueError(
+            "Unsupported output stream %r: use sys.stderr, sys.stdout or an "
+            "object with a write method" % (output_stream,)
+        )
     g = get_default_graph()
-    return g._create_op("PrintV2", tensors,
-                        {"template": template, "output_stream": output_stream,
-                         "summarize": int(summarize), "sep": sep, "end": end},
-                        name, "PrintV2")
-
-
-
+    return g._create_op(
+        "PrintV2",
+        tensors,
+        {
+            "template": template,
+            "output_stream": output_stream,
+            "summarize": int(summarize),
+            "sep": sep,
+            "end": end,
+        },
+        name,
+        "PrintV2",
+    )

@@ -31,16 +31,17 @@ def _window_sum(v, r):
 
 def _norm(op, x):
     a = op.attrs
-    return a["bias"] + a["alpha"] * _window_sum(np.square(x, dtype=np.float64),
-                                                a["depth_radius"])
+    return a["bias"] + a["alpha"] * _window_sum(np.square(x, dtype=np.float64), a["depth_radius"])
 
 
 def _lrn_infer(op):
     x = op.inputs[0]
     check_dtype(x, _LRN_DTYPES, "input")
     if x.shape.ndims not in (None, 4):
-        raise ValueError("Shape must be rank 4 but is rank %d for input of shape %s"
-                         % (x.shape.ndims, shape_str(x.shape)))
+        raise ValueError(
+            "Shape must be rank 4 but is rank %d for input of shape %s"
+            % (x.shape.ndims, shape_str(x.shape))
+        )
     return [(x.dtype, x.shape)]
 
 
@@ -54,19 +55,25 @@ def _lrn_grad_infer(op):
     g, x, y = op.inputs
     for t, what in ((x, "input_image"), (y, "output_image")):
         if t.dtype is not g.dtype:
-            raise TypeError("%s must have the dtype of input_grads (%s), got %s"
-                            % (what, g.dtype.name, t.dtype.name))
+            raise TypeError(
+                "%s must have the dtype of input_grads (%s), got %s"
+                % (what, g.dtype.name, t.dtype.name)
+            )
         if not t.shape.is_compatible_with(g.shape):
-            raise ValueError("%s has shape %s but input_grads has %s"
-                             % (what, shape_str(t.shape), shape_str(g.shape)))
+            raise ValueError(
+                "%s has shape %s but input_grads has %s"
+                % (what, shape_str(t.shape), shape_str(g.shape))
+            )
     check_dtype(g, _LRN_DTYPES, "input_grads")
     return [(g.dtype, g.shape.merge_with(x.shape))]
 
 
 def _lrn_grad_kernel(ctx, op, g, x, y):
     if not g.shape == x.shape == y.shape:
-        raise ValueError("input_grads, input_image and output_image must have one shape, "
-                         "got %s, %s and %s" % (list(g.shape), list(x.shape), list(y.shape)))
+        raise ValueError(
+            "input_grads, input_image and output_image must have one shape, "
+            "got %s, %s and %s" % (list(g.shape), list(x.shape), list(y.shape))
+        )
     a = op.attrs
     n = _norm(op, x)
     beta = a["beta"]
@@ -74,7 +81,7 @@ def _lrn_grad_kernel(ctx, op, g, x, y):
     # window; the windows are symmetric, so the second term is a window sum at j.
     g64 = g.astype(np.float64)
     inner = _window_sum(g64 * x * n ** (-beta - 1), a["depth_radius"])
-    dx = g64 * n ** -beta - 2.0 * a["alpha"] * beta * x * inner
+    dx = g64 * n**-beta - 2.0 * a["alpha"] * beta * x * inner
     return (dx.astype(g.dtype, copy=False),)
 
 
@@ -82,9 +89,12 @@ def _lrn_attrs(op):
     return {k: op.attrs[k] for k in ("depth_radius", "bias", "alpha", "beta")}
 
 
-register_op("LRN", infer=_lrn_infer, kernel=_lrn_kernel,
-            grad=lambda op, g: [make("LRNGrad", [g, op.inputs[0], op.outputs[0]],
-                                     _lrn_attrs(op))])
+register_op(
+    "LRN",
+    infer=_lrn_infer,
+    kernel=_lrn_kernel,
+    grad=lambda op, g: [make("LRNGrad", [g, op.inputs[0], op.outputs[0]], _lrn_attrs(op))],
+)
 # TF registers no gradient for LRNGrad either ("No gradient defined").
 register_op("LRNGrad", infer=_lrn_grad_infer, kernel=_lrn_grad_kernel)
 
@@ -103,8 +113,18 @@ def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):
     if int(depth_radius) < 0:
         raise ValueError("depth_radius must be non-negative, got %d" % depth_radius)
     x = convert_to_tensor(input, name="input")
-    return make("LRN", [x], {"depth_radius": int(depth_radius), "bias": float(bias),
-                             "alpha": float(alpha), "beta": float(beta)}, name, "LRN")
+    return make(
+        "LRN",
+        [x],
+        {
+            "depth_radius": int(depth_radius),
+            "bias": float(bias),
+            "alpha": float(alpha),
+            "beta": float(beta),
+        },
+        name,
+        "LRN",
+    )
 
 
 local_response_normalization = lrn

@@ -38,15 +38,72 @@ from .const_eval import partial_shape
 _OpFn = Callable[..., Tensor]
 
 __all__ = [
-    "negative", "abs", "sign", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p",
-    "sin", "cos", "tanh", "sigmoid", "floor", "ceil", "round", "logical_not", "add", "subtract",
-    "multiply", "floordiv", "floor_div", "floormod", "mod", "pow", "maximum", "minimum",
-    "squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "logical_and", "logical_or", "logical_xor", "realdiv", "truediv",
-    "divide", "div", "where", "add_n", "cast", "to_float", "to_int32", "to_int64",
-    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-    "reduce_all", "broadcast_to", "argmax", "argmin", "arg_max", "arg_min",
-    "clip_by_value", "complex", "real", "imag", "conj", "div_no_nan",
+    "negative",
+    "abs",
+    "sign",
+    "square",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "exp",
+    "log",
+    "log1p",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "logical_not",
+    "add",
+    "subtract",
+    "multiply",
+    "floordiv",
+    "floor_div",
+    "floormod",
+    "mod",
+    "pow",
+    "maximum",
+    "minimum",
+    "squared_difference",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "realdiv",
+    "truediv",
+    "divide",
+    "div",
+    "where",
+    "add_n",
+    "cast",
+    "to_float",
+    "to_int32",
+    "to_int64",
+    "reduce_sum",
+    "reduce_mean",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_any",
+    "reduce_all",
+    "broadcast_to",
+    "argmax",
+    "argmin",
+    "arg_max",
+    "arg_min",
+    "clip_by_value",
+    "complex",
+    "real",
+    "imag",
+    "conj",
+    "div_no_nan",
 ]
 
 _BOOL = (_dt.bool,)
@@ -63,6 +120,7 @@ def _unary_infer(allowed, out_dtype=None):
         if allowed is not None:
             check_dtype(x, allowed)
         return [(out_dtype or x.dtype, x.shape)]
+
     return infer
 
 
@@ -116,12 +174,19 @@ _UNARY: dict[str, tuple[Any, ...]] = {
     "Neg": (_NC, operator.neg, np.negative, lambda op, g: [-g]),
     "Abs": (NUMERIC, np.abs, np.abs, lambda op, g: [g * sign(_x(op))]),
     "Sign": (_NC, np.sign, np.sign, lambda op, g: [array_ops.zeros_like(_x(op))]),
-    "Square": (_NC, np.square, np.square,
-               lambda op, g: [g * (_xc(op) * 2.0 if not _x(op).dtype.is_integer
-                                   else _x(op) * 2)]),
+    "Square": (
+        _NC,
+        np.square,
+        np.square,
+        lambda op, g: [g * (_xc(op) * 2.0 if not _x(op).dtype.is_integer else _x(op) * 2)],
+    ),
     "Sqrt": (_FC, np.sqrt, np.sqrt, lambda op, g: [g * 0.5 / _yc(op)]),
-    "Rsqrt": (_FC, lambda x: 1.0 / np.sqrt(x), _rsqrt_out,
-              lambda op, g: [g * -0.5 * _yc(op) * _yc(op) * _yc(op)]),
+    "Rsqrt": (
+        _FC,
+        lambda x: 1.0 / np.sqrt(x),
+        _rsqrt_out,
+        lambda op, g: [g * -0.5 * _yc(op) * _yc(op) * _yc(op)],
+    ),
     "Reciprocal": (_FC, np.reciprocal, np.reciprocal, lambda op, g: [-g * _yc(op) * _yc(op)]),
     "Exp": (_FC, np.exp, np.exp, lambda op, g: [g * _yc(op)]),
     "Log": (_FC, np.log, np.log, lambda op, g: [g / _xc(op)]),
@@ -129,8 +194,12 @@ _UNARY: dict[str, tuple[Any, ...]] = {
     "Sin": (_FC, np.sin, np.sin, lambda op, g: [g * _cj(cos(_x(op)))]),
     "Cos": (_FC, np.cos, np.cos, lambda op, g: [-g * _cj(sin(_x(op)))]),
     "Tanh": (_FC, np.tanh, np.tanh, lambda op, g: [g * (1.0 - _yc(op) * _yc(op))]),
-    "Sigmoid": (_FC, lambda x: _sigmoid(x), _sigmoid_out,
-                lambda op, g: [g * _yc(op) * (1.0 - _yc(op))]),
+    "Sigmoid": (
+        _FC,
+        lambda x: _sigmoid(x),
+        _sigmoid_out,
+        lambda op, g: [g * _yc(op) * (1.0 - _yc(op))],
+    ),
     "Floor": (FLOATS, np.floor, np.floor, NOT_DIFFERENTIABLE),
     "Ceil": (FLOATS, np.ceil, np.ceil, NOT_DIFFERENTIABLE),
     "Round": (NUMERIC, _round_half_even, np.rint, NOT_DIFFERENTIABLE),
@@ -147,14 +216,17 @@ def _sigmoid(x):
 
 
 for _t, (_allowed, _np_fn, _ufunc, _grad) in _UNARY.items():
-    register_op(_t, infer=_unary_infer(_allowed), kernel=unary_kernel(_np_fn), grad=_grad,
-                ufunc=_ufunc)
+    register_op(
+        _t, infer=_unary_infer(_allowed), kernel=unary_kernel(_np_fn), grad=_grad, ufunc=_ufunc
+    )
 
 
 def _unary(op_type: str, pub: str) -> _OpFn:
     """The public function building an op of unary type ``op_type``."""
+
     def fn(x: Any, name: str | None = None) -> Tensor:
         return make(op_type, [x], None, name, op_type)
+
     fn.__name__ = pub
     fn.__qualname__ = pub
     fn.__doc__ = "Elementwise %s (op type %s)." % (pub, op_type)
@@ -190,11 +262,14 @@ def _binary_infer(allowed, out_dtype=None):
     def infer(op):
         x, y = op.inputs
         if x.dtype is not y.dtype:
-            raise TypeError("Input 'y' of '%s' Op has type %s that does not match type %s of "
-                            "argument 'x'." % (op.type, y.dtype.name, x.dtype.name))
+            raise TypeError(
+                "Input 'y' of '%s' Op has type %s that does not match type %s of "
+                "argument 'x'." % (op.type, y.dtype.name, x.dtype.name)
+            )
         if allowed is not None:
             check_dtype(x, allowed)
         return [(out_dtype or x.dtype, broadcast_shapes(x.shape, y.shape))]
+
     return infer
 
 
@@ -242,11 +317,13 @@ def _static_reduction_axes(xs: TensorShape, ys: TensorShape):
 
 def _binary_grad(rule):
     """A gradient rule written in the broadcast shape, summed back per input."""
+
     def grad(op, g):
         x, y = op.inputs
         gx, gy = rule(op, g)
         out = op.outputs[0].shape
         return [_sum_to(gx, x, y, out), _sum_to(gy, y, x, out)]
+
     grad.rule = rule
     return grad
 
@@ -287,7 +364,8 @@ def _mod_kernel(ctx, op, x, y):
 def _pow_kernel(ctx, op, x, y):
     if x.dtype.kind in "iu" and np.any(y < 0):
         raise errors.InvalidArgumentError(
-            None, op, "Integers to negative integer powers are not allowed")
+            None, op, "Integers to negative integer powers are not allowed"
+        )
     return (np.power(x, y),)
 
 
@@ -296,8 +374,7 @@ def _pow_grad(op, g):
     z = op.outputs[0]
     gx = g * y * pow(x, y - array_ops.ones_like(y))
     safe_x = where(greater(x, array_ops.zeros_like(x)), x, array_ops.ones_like(x))
-    gy = g * z * where(greater(x, array_ops.zeros_like(x)), log(safe_x),
-                       array_ops.zeros_like(x))
+    gy = g * z * where(greater(x, array_ops.zeros_like(x)), log(safe_x), array_ops.zeros_like(x))
     return gx, gy
 
 
@@ -307,6 +384,7 @@ def _max_min_grad(cmp):
         mask = cmp(x, y)
         zeros = array_ops.zeros_like(g)
         return where(mask, g, zeros), where(mask, zeros, g)
+
     return rule
 
 
@@ -338,26 +416,83 @@ def _floordiv_out(x, y, out):  # floats only (fusion): TF's floor(x / y)
 _BINARY: list[tuple[Any, ...]] = [
     # Python's operators, not the ufuncs: the same numpy semantics, but on numpy scalars
     # (a scalar chain) ~10x cheaper than a ufunc call.
-    ("AddV2", _NC + (_dt.string,), None, operator.add, np.add, None,
-     _binary_grad(lambda op, g: (g, g))),
+    (
+        "AddV2",
+        _NC + (_dt.string,),
+        None,
+        operator.add,
+        np.add,
+        None,
+        _binary_grad(lambda op, g: (g, g)),
+    ),
     ("Sub", _NC, None, operator.sub, np.subtract, None, _binary_grad(lambda op, g: (g, -g))),
-    ("Mul", _NC, None, operator.mul, np.multiply, None,
-     _binary_grad(lambda op, g: (g * _cj(op.inputs[1]), _cj(op.inputs[0]) * g))),
-    ("RealDiv", _FC, None, operator.truediv, np.divide, None,
-     _binary_grad(lambda op, g: (g / _cj(op.inputs[1]),
-                                 -g * _cj(op.inputs[0] / (op.inputs[1] * op.inputs[1]))))),
+    (
+        "Mul",
+        _NC,
+        None,
+        operator.mul,
+        np.multiply,
+        None,
+        _binary_grad(lambda op, g: (g * _cj(op.inputs[1]), _cj(op.inputs[0]) * g)),
+    ),
+    (
+        "RealDiv",
+        _FC,
+        None,
+        operator.truediv,
+        np.divide,
+        None,
+        _binary_grad(
+            lambda op, g: (
+                g / _cj(op.inputs[1]),
+                -g * _cj(op.inputs[0] / (op.inputs[1] * op.inputs[1])),
+            )
+        ),
+    ),
     ("DivNoNan", _FC, None, _div_no_nan, None, None, _binary_grad(_div_no_nan_grad)),
     ("FloorDiv", NUMERIC, None, _floordiv, _floordiv_out, _floordiv_kernel, NOT_DIFFERENTIABLE),
-    ("FloorMod", NUMERIC, None, _floormod, None, _mod_kernel,
-     _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1])))),
+    (
+        "FloorMod",
+        NUMERIC,
+        None,
+        _floormod,
+        None,
+        _mod_kernel,
+        _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1]))),
+    ),
     ("Pow", NUMERIC, None, np.power, np.power, _pow_kernel, _binary_grad(_pow_grad)),
-    ("Maximum", NUMERIC, None, np.maximum, np.maximum, None,
-     _binary_grad(_max_min_grad(lambda x, y: greater_equal(x, y)))),
-    ("Minimum", NUMERIC, None, np.minimum, np.minimum, None,
-     _binary_grad(_max_min_grad(lambda x, y: less_equal(x, y)))),
-    ("SquaredDifference", NUMERIC, None, lambda x, y: np.square(x - y), _sqdiff_out,
-     None, _binary_grad(lambda op, g: (g * 2.0 * (op.inputs[0] - op.inputs[1]),
-                                       g * -2.0 * (op.inputs[0] - op.inputs[1])))),
+    (
+        "Maximum",
+        NUMERIC,
+        None,
+        np.maximum,
+        np.maximum,
+        None,
+        _binary_grad(_max_min_grad(lambda x, y: greater_equal(x, y))),
+    ),
+    (
+        "Minimum",
+        NUMERIC,
+        None,
+        np.minimum,
+        np.minimum,
+        None,
+        _binary_grad(_max_min_grad(lambda x, y: less_equal(x, y))),
+    ),
+    (
+        "SquaredDifference",
+        NUMERIC,
+        None,
+        lambda x, y: np.square(x - y),
+        _sqdiff_out,
+        None,
+        _binary_grad(
+            lambda op, g: (
+                g * 2.0 * (op.inputs[0] - op.inputs[1]),
+                g * -2.0 * (op.inputs[0] - op.inputs[1]),
+            )
+        ),
+    ),
     ("Equal", None, _dt.bool, np.equal, None, None, NOT_DIFFERENTIABLE),
     ("NotEqual", None, _dt.bool, np.not_equal, None, None, NOT_DIFFERENTIABLE),
     ("Less", NUMERIC, _dt.bool, np.less, None, None, NOT_DIFFERENTIABLE),
@@ -369,9 +504,13 @@ _BINARY: list[tuple[Any, ...]] = [
 ]
 
 for _t, _allowed_b, _out, _np_fn, _ufunc, _kernel, _grad in _BINARY:
-    register_op(_t, infer=_binary_infer(_allowed_b, _out),
-                kernel=_kernel or binary_kernel(_np_fn), grad=_grad,
-                ufunc=None if _out is not None else _ufunc)
+    register_op(
+        _t,
+        infer=_binary_infer(_allowed_b, _out),
+        kernel=_kernel or binary_kernel(_np_fn),
+        grad=_grad,
+        ufunc=None if _out is not None else _ufunc,
+    )
 
 
 def _scoped(op_type, name, default_name, build, attrs=None, operands=()):
@@ -392,9 +531,11 @@ def _convert_named(v, dtype, op_type, arg):
     try:
         return convert_to_tensor(v, dtype=dtype, name=arg)
     except (TypeError, ValueError):
-        raise TypeError("Expected %s passed to parameter '%s' of op '%s', got %r of type '%s' "
-                        "instead; pass a value of that dtype or fr.cast the tensor operand."
-                        % (dtype.name, arg, op_type, v, type(v).__name__)) from None
+        raise TypeError(
+            "Expected %s passed to parameter '%s' of op '%s', got %r of type '%s' "
+            "instead; pass a value of that dtype or fr.cast the tensor operand."
+            % (dtype.name, arg, op_type, v, type(v).__name__)
+        ) from None
 
 
 def _binary_inputs(x, y, op_type):
@@ -412,8 +553,14 @@ def _binary_inputs(x, y, op_type):
 
 def _binary_fn(op_type: str, pub: str, default_name: str | None = None) -> _OpFn:
     def fn(x: Any, y: Any, name: str | None = None) -> Tensor:
-        return _scoped(op_type, name, default_name or op_type,
-                       lambda: _binary_inputs(x, y, op_type), operands=(x, y))
+        return _scoped(
+            op_type,
+            name,
+            default_name or op_type,
+            lambda: _binary_inputs(x, y, op_type),
+            operands=(x, y),
+        )
+
     fn.__name__ = pub
     fn.__qualname__ = pub
     fn.__doc__ = "Elementwise %s with broadcasting (op type %s)." % (pub, op_type)
@@ -451,20 +598,29 @@ def logical_xor(x, y, name="LogicalXor"):
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
-_TRUEDIV_CAST = {_dt.int8: _dt.float32, _dt.int16: _dt.float32, _dt.uint8: _dt.float32,
-                 _dt.uint16: _dt.float32, _dt.int32: _dt.float64, _dt.int64: _dt.float64,
-                 _dt.uint32: _dt.float64, _dt.uint64: _dt.float64}
+_TRUEDIV_CAST = {
+    _dt.int8: _dt.float32,
+    _dt.int16: _dt.float32,
+    _dt.uint8: _dt.float32,
+    _dt.uint16: _dt.float32,
+    _dt.int32: _dt.float64,
+    _dt.int64: _dt.float64,
+    _dt.uint32: _dt.float64,
+    _dt.uint64: _dt.float64,
+}
 
 
 def truediv(x, y, name=None):
     """``x / y`` in floating point; integers are cast first, as in TF1 (int8/16 and
     uint8/16 to float32, int32/64 to float64)."""
+
     def build():
         a, b = _binary_inputs(x, y, "RealDiv")
         target = _TRUEDIV_CAST.get(a.dtype)
         if target is not None:
             a, b = cast(a, target), cast(b, target)
         return [a, b]
+
     return _scoped("RealDiv", name, "truediv", build, operands=(x, y))
 
 
@@ -482,31 +638,34 @@ def div(x, y, name=None):
     return make("RealDiv", [x, y], None, name, "div")
 
 
-OPERATORS.update({
-    "add": lambda x, y: _with_default(add, x, y, "add"),
-    "sub": lambda x, y: _with_default(subtract, x, y, "sub"),
-    "mul": lambda x, y: _with_default(multiply, x, y, "mul"),
-    "truediv": lambda x, y: truediv(x, y),
-    "floordiv": lambda x, y: _with_default(floordiv, x, y, "floordiv"),
-    "mod": lambda x, y: _with_default(mod, x, y, "mod"),
-    "pow": lambda x, y: _with_default(pow, x, y, "pow"),
-    "lt": lambda x, y: _with_default(less, x, y, "Less"),
-    "le": lambda x, y: _with_default(less_equal, x, y, "LessEqual"),
-    "gt": lambda x, y: _with_default(greater, x, y, "Greater"),
-    "ge": lambda x, y: _with_default(greater_equal, x, y, "GreaterEqual"),
-    "and": lambda x, y: _with_default(logical_and, x, y, "and"),
-    "or": lambda x, y: _with_default(logical_or, x, y, "or"),
-    "xor": lambda x, y: logical_xor(x, y),
-    "neg": lambda x: make("Neg", [convert_to_tensor(x)], None, None, "Neg"),
-    "abs": lambda x: abs(x),
-    "invert": lambda x: logical_not(x),
-})
+OPERATORS.update(
+    {
+        "add": lambda x, y: _with_default(add, x, y, "add"),
+        "sub": lambda x, y: _with_default(subtract, x, y, "sub"),
+        "mul": lambda x, y: _with_default(multiply, x, y, "mul"),
+        "truediv": lambda x, y: truediv(x, y),
+        "floordiv": lambda x, y: _with_default(floordiv, x, y, "floordiv"),
+        "mod": lambda x, y: _with_default(mod, x, y, "mod"),
+        "pow": lambda x, y: _with_default(pow, x, y, "pow"),
+        "lt": lambda x, y: _with_default(less, x, y, "Less"),
+        "le": lambda x, y: _with_default(less_equal, x, y, "LessEqual"),
+        "gt": lambda x, y: _with_default(greater, x, y, "Greater"),
+        "ge": lambda x, y: _with_default(greater_equal, x, y, "GreaterEqual"),
+        "and": lambda x, y: _with_default(logical_and, x, y, "and"),
+        "or": lambda x, y: _with_default(logical_or, x, y, "or"),
+        "xor": lambda x, y: logical_xor(x, y),
+        "neg": lambda x: make("Neg", [convert_to_tensor(x)], None, None, "Neg"),
+        "abs": lambda x: abs(x),
+        "invert": lambda x: logical_not(x),
+    }
+)
 
 
 def _with_default(fn, x, y, default):
     """Operators name their op like TF1's Python wrappers (``add``, ``mul``, ...)."""
-    return _scoped(fn.op_type, None, default, lambda: _binary_inputs(x, y, fn.op_type),
-                   operands=(x, y))
+    return _scoped(
+        fn.op_type, None, default, lambda: _binary_inputs(x, y, fn.op_type), operands=(x, y)
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -519,8 +678,9 @@ def _select_infer(op):
     if c.dtype is not _dt.bool:
         raise TypeError("condition must be bool, got %s" % c.dtype.name)
     if x.dtype is not y.dtype:
-        raise TypeError("x and y must have the same dtype, got %s and %s"
-                        % (x.dtype.name, y.dtype.name))
+        raise TypeError(
+            "x and y must have the same dtype, got %s and %s" % (x.dtype.name, y.dtype.name)
+        )
     s = broadcast_shapes(x.shape, y.shape)
     if c.shape.ndims is not None and s.ndims is not None and c.shape.ndims == s.ndims:
         s = broadcast_shapes(c.shape, s)
@@ -547,9 +707,12 @@ def _where_infer(op):
     return [(_dt.int64, TensorShape([None, x.shape.ndims]))]
 
 
-register_op("Where", infer=_where_infer,
-            kernel=lambda ctx, op, c: (np.argwhere(c).astype(np.int64),),
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "Where",
+    infer=_where_infer,
+    kernel=lambda ctx, op, c: (np.argwhere(c).astype(np.int64),),
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -579,11 +742,13 @@ def _add_n_infer(op):
     s = xs[0].shape
     for x in xs[1:]:
         if x.dtype is not xs[0].dtype:
-            raise TypeError("AddN inputs must all have the same dtype, got %s"
-                            % [t.dtype.name for t in xs])
+            raise TypeError(
+                "AddN inputs must all have the same dtype, got %s" % [t.dtype.name for t in xs]
+            )
         if not s.is_compatible_with(x.shape):
-            raise ValueError("AddN inputs must all have the same shape, got %s"
-                             % [str(t.shape) for t in xs])
+            raise ValueError(
+                "AddN inputs must all have the same shape, got %s" % [str(t.shape) for t in xs]
+            )
         s = s.merge_with(x.shape)
     return [(xs[0].dtype, s)]
 
@@ -595,8 +760,9 @@ def _add_n_kernel(ctx, op, *xs):
     return (acc,)
 
 
-register_op("AddN", infer=_add_n_infer, kernel=_add_n_kernel,
-            grad=lambda op, g: [g] * len(op.inputs))
+register_op(
+    "AddN", infer=_add_n_infer, kernel=_add_n_kernel, grad=lambda op, g: [g] * len(op.inputs)
+)
 
 
 def cast(x, dtype, name=None):
@@ -626,8 +792,12 @@ def _cast_kernel(ctx, op, x):
     return (x.astype(dst),)
 
 
-register_op("Cast", infer=lambda op: [(op.attrs["DstT"], op.inputs[0].shape)],
-            kernel=_cast_kernel, grad=_cast_grad)
+register_op(
+    "Cast",
+    infer=lambda op: [(op.attrs["DstT"], op.inputs[0].shape)],
+    kernel=_cast_kernel,
+    grad=_cast_grad,
+)
 
 
 def to_float(x, name="ToFloat"):
@@ -651,8 +821,10 @@ def _complex_infer(op):
     re, im = op.inputs
     check_dtype(re, (_dt.float32, _dt.float64), "real")
     if im.dtype is not re.dtype:
-        raise TypeError("Input 'imag' of 'Complex' Op has type %s that does not match type %s "
-                        "of argument 'real'." % (im.dtype.name, re.dtype.name))
+        raise TypeError(
+            "Input 'imag' of 'Complex' Op has type %s that does not match type %s "
+            "of argument 'real'." % (im.dtype.name, re.dtype.name)
+        )
     out = _dt.complex64 if re.dtype is _dt.float32 else _dt.complex128
     return [(out, broadcast_shapes(re.shape, im.shape))]
 
@@ -672,28 +844,52 @@ def _zeros(g):
     return array_ops.zeros_like(g)
 
 
-register_op("Complex", infer=_complex_infer,
-            kernel=lambda ctx, op, re, im: (np.asarray(
-                re + 1j * im.astype(op.outputs[0].dtype.np), op.outputs[0].dtype.np),),
-            grad=_binary_grad(lambda op, g: (real(g), imag(g))))
-register_op("Real", infer=_part_infer, kernel=lambda ctx, op, z: (np.real(z).copy(),),
-            grad=lambda op, g: [complex(g, _zeros(g))])
-register_op("Imag", infer=_part_infer, kernel=lambda ctx, op, z: (np.imag(z).copy(),),
-            grad=lambda op, g: [complex(_zeros(g), g)])
-register_op("Conj", infer=_conj_infer, kernel=lambda ctx, op, z: (np.conj(z),),
-            grad=lambda op, g: [conj(g)])
-register_op("ComplexAbs", infer=_part_infer, kernel=lambda ctx, op, z: (np.abs(z),),
-            grad=lambda op, g: [make("DivNoNan", [complex(g, _zeros(g)) * op.inputs[0],
-                                                  complex(op.outputs[0],
-                                                          _zeros(op.outputs[0]))])])
+register_op(
+    "Complex",
+    infer=_complex_infer,
+    kernel=lambda ctx, op, re, im: (
+        np.asarray(re + 1j * im.astype(op.outputs[0].dtype.np), op.outputs[0].dtype.np),
+    ),
+    grad=_binary_grad(lambda op, g: (real(g), imag(g))),
+)
+register_op(
+    "Real",
+    infer=_part_infer,
+    kernel=lambda ctx, op, z: (np.real(z).copy(),),
+    grad=lambda op, g: [complex(g, _zeros(g))],
+)
+register_op(
+    "Imag",
+    infer=_part_infer,
+    kernel=lambda ctx, op, z: (np.imag(z).copy(),),
+    grad=lambda op, g: [complex(_zeros(g), g)],
+)
+register_op(
+    "Conj", infer=_conj_infer, kernel=lambda ctx, op, z: (np.conj(z),), grad=lambda op, g: [conj(g)]
+)
+register_op(
+    "ComplexAbs",
+    infer=_part_infer,
+    kernel=lambda ctx, op, z: (np.abs(z),),
+    grad=lambda op, g: [
+        make(
+            "DivNoNan",
+            [complex(g, _zeros(g)) * op.inputs[0], complex(op.outputs[0], _zeros(op.outputs[0]))],
+        )
+    ],
+)
 
 
 def complex(real, imag, name=None):  # TF1's name
     """The complex tensor ``real + imag * 1j`` (complex64 from float32, complex128 from
     float64)."""
-    return _scoped("Complex", name, "Complex",
-                   lambda: [convert_to_tensor(real, name="real"),
-                            convert_to_tensor(imag, name="imag")], operands=(real, imag))
+    return _scoped(
+        "Complex",
+        name,
+        "Complex",
+        lambda: [convert_to_tensor(real, name="real"), convert_to_tensor(imag, name="imag")],
+        operands=(real, imag),
+    )
 
 
 def real(input, name=None):  # TF1's name
@@ -760,8 +956,9 @@ def _reduce_infer(allowed):
         norm = set()
         for a in axes:
             if not -r <= a < max(r, 1):
-                raise ValueError("Invalid reduction dimension %d for input with %d dimensions."
-                                 % (a, r))
+                raise ValueError(
+                    "Invalid reduction dimension %d for input with %d dimensions." % (a, r)
+                )
             norm.add(a % r if r else 0)
         dims = x.shape.as_list()
         if kd:
@@ -769,6 +966,7 @@ def _reduce_infer(allowed):
         else:
             out = [d for i, d in enumerate(dims) if i not in norm]
         return [(x.dtype, TensorShape(out))]
+
     return infer
 
 
@@ -803,6 +1001,7 @@ def _extreme_kernel(np_fn, float_init, int_init):
             init = float_init if x.dtype.kind == "f" else int_init(x.dtype)
             return (np.asarray(np_fn(x, axis=ax, keepdims=kd, initial=init)),)
         return (np.asarray(np_fn(x, axis=ax, keepdims=kd)),)
+
     return kernel
 
 
@@ -811,8 +1010,9 @@ def _prod_kernel(ctx, op, x, axis):
 
 
 def _bool_kernel(np_fn):
-    return lambda ctx, op, x, axis: (np.asarray(np_fn(x, axis=_axes(x, axis),
-                                                      keepdims=op.attrs["keep_dims"])),)
+    return lambda ctx, op, x, axis: (
+        np.asarray(np_fn(x, axis=_axes(x, axis), keepdims=op.attrs["keep_dims"])),
+    )
 
 
 def _reduced_shape_kernel(ctx, op, s, axis):
@@ -822,8 +1022,12 @@ def _reduced_shape_kernel(ctx, op, s, axis):
     return (s,)
 
 
-register_op("ReducedShape", infer=lambda op: [(_dt.int32, unknown_shape(1))],
-            kernel=_reduced_shape_kernel, grad=NOT_DIFFERENTIABLE)
+register_op(
+    "ReducedShape",
+    infer=lambda op: [(_dt.int32, unknown_shape(1))],
+    kernel=_reduced_shape_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 def _kept_shape_grad(op, g):
@@ -856,8 +1060,7 @@ def _mean_grad(op, g):
         return [gs / np.asarray(factor, dtype=x.dtype.np), None]
     if y.shape.num_elements() == 1:  # a full reduction: divide by the input's size
         return [gs / cast(array_ops.size(x), x.dtype), None]
-    n = cast(array_ops.size(x), x.dtype) / cast(
-        maximum(array_ops.size(y), 1), x.dtype)
+    n = cast(array_ops.size(x), x.dtype) / cast(maximum(array_ops.size(y), 1), x.dtype)
     return [gs / n, None]
 
 
@@ -880,8 +1083,8 @@ def _prod_grad(op, g):
 def _prod_others_kernel(ctx, op, x, axis):
     ax = _axes(x, axis)
     xt = np.moveaxis(x, ax, tuple(range(len(ax))))
-    lead = xt.shape[:len(ax)]
-    flat = xt.reshape((int(np.prod(lead)) if lead else 1,) + xt.shape[len(ax):])
+    lead = xt.shape[: len(ax)]
+    flat = xt.reshape((int(np.prod(lead)) if lead else 1,) + xt.shape[len(ax) :])
     ones = np.ones((1,) + flat.shape[1:], dtype=x.dtype)
     left = np.concatenate([ones, np.cumprod(flat, axis=0)[:-1]], axis=0)
     right = np.concatenate([np.cumprod(flat[::-1], axis=0)[::-1][1:], ones], axis=0)
@@ -889,18 +1092,20 @@ def _prod_others_kernel(ctx, op, x, axis):
     return (np.moveaxis(out, tuple(range(len(ax))), ax),)
 
 
-register_op("ProdOthers", infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
-            kernel=_prod_others_kernel, grad=None)
+register_op(
+    "ProdOthers",
+    infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+    kernel=_prod_others_kernel,
+    grad=None,
+)
 
 
 _REDUCTIONS = [
     # type, allowed, kernel, gradient
     ("Sum", _NC, _sum_kernel, _sum_grad),
     ("Mean", _NC, _mean_kernel, _mean_grad),
-    ("Max", NUMERIC, _extreme_kernel(np.max, -np.inf, lambda d: np.iinfo(d).min),
-     _extreme_grad),
-    ("Min", NUMERIC, _extreme_kernel(np.min, np.inf, lambda d: np.iinfo(d).max),
-     _extreme_grad),
+    ("Max", NUMERIC, _extreme_kernel(np.max, -np.inf, lambda d: np.iinfo(d).min), _extreme_grad),
+    ("Min", NUMERIC, _extreme_kernel(np.min, np.inf, lambda d: np.iinfo(d).max), _extreme_grad),
     ("Prod", NUMERIC, _prod_kernel, _prod_grad),
     ("Any", _BOOL, _bool_kernel(np.any), NOT_DIFFERENTIABLE),
     ("All", _BOOL, _bool_kernel(np.all), NOT_DIFFERENTIABLE),
@@ -908,9 +1113,14 @@ _REDUCTIONS = [
 
 
 def _reduce_fn(op_type: str, pub: str) -> _OpFn:
-    def fn(input_tensor: Any, axis: Any = None, keepdims: bool | None = None,
-           name: str | None = None, reduction_indices: Any = None,
-           keep_dims: bool | None = None) -> Tensor:
+    def fn(
+        input_tensor: Any,
+        axis: Any = None,
+        keepdims: bool | None = None,
+        name: str | None = None,
+        reduction_indices: Any = None,
+        keep_dims: bool | None = None,
+    ) -> Tensor:
         if axis is not None and reduction_indices is not None:
             raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
         if keepdims is not None and keep_dims is not None:
@@ -923,13 +1133,20 @@ def _reduce_fn(op_type: str, pub: str) -> _OpFn:
             if axis is None or _is_tensor(axis):
                 ax = _axis_tensor(x, axis)  # TF builds the all-axes range outside the scope
                 return _scoped(op_type, name, op_type, lambda: [x, ax], {"keep_dims": kd})
-            return _scoped(op_type, name, op_type, lambda: [x, convert_to_tensor(
-                axis, dtype=_dt.int32, name="reduction_indices")], {"keep_dims": kd})
+            return _scoped(
+                op_type,
+                name,
+                op_type,
+                lambda: [x, convert_to_tensor(axis, dtype=_dt.int32, name="reduction_indices")],
+                {"keep_dims": kd},
+            )
+
     fn.__name__ = pub
     fn.__qualname__ = pub
-    fn.__doc__ = ("Reduces ``input_tensor`` along ``axis`` (all axes if None) with %s; "
-                  "``keepdims`` keeps reduced axes with length 1 (op type %s)."
-                  % (pub[7:], op_type))
+    fn.__doc__ = (
+        "Reduces ``input_tensor`` along ``axis`` (all axes if None) with %s; "
+        "``keepdims`` keeps reduced axes with length 1 (op type %s)." % (pub[7:], op_type)
+    )
     return fn
 
 
@@ -974,8 +1191,12 @@ def _broadcast_to_infer(op):
     merged = broadcast_shapes(x.shape, out)
     if None in dims and merged.ndims == len(dims):
         # a dim the input fixes (not 1) is the output's too, as TF infers it
-        out = TensorShape([d if d is not None else (m if m != 1 else None)
-                           for d, m in zip(dims, merged.as_list(), strict=True)])
+        out = TensorShape(
+            [
+                d if d is not None else (m if m != 1 else None)
+                for d, m in zip(dims, merged.as_list(), strict=True)
+            ]
+        )
     return [(x.dtype, out)]
 
 
@@ -984,9 +1205,12 @@ def _broadcast_to_grad(op, g):
     return [_sum_to(g, x, op.outputs[0], op.outputs[0].shape), None]
 
 
-register_op("BroadcastTo", infer=_broadcast_to_infer,
-            kernel=lambda ctx, op, x, s: (np.broadcast_to(x, tuple(s)).copy(),),
-            grad=_broadcast_to_grad)
+register_op(
+    "BroadcastTo",
+    infer=_broadcast_to_infer,
+    kernel=lambda ctx, op, x, s: (np.broadcast_to(x, tuple(s)).copy(),),
+    grad=_broadcast_to_grad,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -1006,11 +1230,13 @@ def _arg_infer(op):
         return [(out, unknown_shape(None if r is None else max(r - 1, 0)))]
     a = axes[0]
     if not -max(r, 1) <= a < max(r, 1):
-        raise ValueError("Dimension (%d) must be in the range [%d, %d), where %d is the "
-                         "number of dimensions in the input." % (a, -r, r, r))
+        raise ValueError(
+            "Dimension (%d) must be in the range [%d, %d), where %d is the "
+            "number of dimensions in the input." % (a, -r, r, r)
+        )
     a %= max(r, 1)
     dims = x.shape.as_list()
-    return [(out, TensorShape(dims[:a] + dims[a + 1:]))]
+    return [(out, TensorShape(dims[:a] + dims[a + 1 :]))]
 
 
 def _arg_kernel(np_arg, nan_fill):
@@ -1019,42 +1245,56 @@ def _arg_kernel(np_arg, nan_fill):
         a = int(dim) % max(x.ndim, 1)
         if x.ndim and x.shape[a] == 0:
             raise errors.InvalidArgumentError(
-                None, op, "Reduction axis %d is empty in shape %s" % (a, list(x.shape)))
+                None, op, "Reduction axis %d is empty in shape %s" % (a, list(x.shape))
+            )
         if x.dtype.kind == "f" and np.isnan(x).any():
             # TF never picks a NaN (all-NaN gives 0); numpy picks the first NaN.
             x = np.where(np.isnan(x), nan_fill, x)
         return (np_arg(x, axis=a if x.ndim else None).astype(op.attrs["output_type"].np),)
+
     return kernel
 
 
-register_op("ArgMax", infer=_arg_infer, kernel=_arg_kernel(np.argmax, -np.inf),
-            grad=NOT_DIFFERENTIABLE)
-register_op("ArgMin", infer=_arg_infer, kernel=_arg_kernel(np.argmin, np.inf),
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "ArgMax", infer=_arg_infer, kernel=_arg_kernel(np.argmax, -np.inf), grad=NOT_DIFFERENTIABLE
+)
+register_op(
+    "ArgMin", infer=_arg_infer, kernel=_arg_kernel(np.argmin, np.inf), grad=NOT_DIFFERENTIABLE
+)
 
 
 def _arg_fn(op_type: str, pub: str) -> _OpFn:
-    def fn(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,
-           output_type: _dt.DType = _dt.int64) -> Tensor:
+    def fn(
+        input: Any,
+        axis: Any = None,
+        name: str | None = None,
+        dimension: Any = None,
+        output_type: _dt.DType = _dt.int64,
+    ) -> Tensor:
         if axis is not None and dimension is not None:
             raise ValueError("Cannot specify both 'dimension' and 'axis'.")
         axis = dimension if axis is None else axis
         out = _dt.as_dtype(output_type)
         if out not in (_dt.int32, _dt.int64):
-            raise TypeError("Value passed to parameter 'output_type' has DataType %s not in "
-                            "list of allowed values: int32, int64" % out.name)
+            raise TypeError(
+                "Value passed to parameter 'output_type' has DataType %s not in "
+                "list of allowed values: int32, int64" % out.name
+            )
 
         def build():
             x = convert_to_tensor(input, name="input")
             d = convert_to_tensor(0 if axis is None else axis, name="dimension")
             return [x, d]
-        return _scoped(op_type, name, op_type, build, {"output_type": out},
-                       operands=(input, axis))
+
+        return _scoped(op_type, name, op_type, build, {"output_type": out}, operands=(input, axis))
+
     fn.__name__ = pub
     fn.__qualname__ = pub
-    fn.__doc__ = ("Index of the %s value along ``axis`` (default 0), as ``output_type`` "
-                  "(int64 by default); NaNs never win (op type %s)."
-                  % ("largest" if op_type == "ArgMax" else "smallest", op_type))
+    fn.__doc__ = (
+        "Index of the %s value along ``axis`` (default 0), as ``output_type`` "
+        "(int64 by default); NaNs never win (op type %s)."
+        % ("largest" if op_type == "ArgMax" else "smallest", op_type)
+    )
     return fn
 
 
@@ -1077,11 +1317,17 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
         values = convert_to_tensor(t, name="t")
         t_min = minimum(values, clip_value_max)
     # The Maximum takes the scope's own name, as in TF ("clip_by_value", "clip_by_value/y").
-    t_max = _scoped("Maximum", scope, None,
-                    lambda: _binary_inputs(t_min, clip_value_min, "Maximum"),
-                    operands=(t_min, clip_value_min))
+    t_max = _scoped(
+        "Maximum",
+        scope,
+        None,
+        lambda: _binary_inputs(t_min, clip_value_min, "Maximum"),
+        operands=(t_min, clip_value_min),
+    )
     if not values.shape.is_compatible_with(t_max.shape):
-        raise ValueError("clip_by_value: Shapes %s and %s are incompatible: the clip bounds "
-                         "must not broadcast t to a larger shape."
-                         % (shape_str(values.shape), shape_str(t_max.shape)))
+        raise ValueError(
+            "clip_by_value: Shapes %s and %s are incompatible: the clip bounds "
+            "must not broadcast t to a larger shape."
+            % (shape_str(values.shape), shape_str(t_max.shape))
+        )
     return t_max

@@ -29,16 +29,35 @@ from . import array_ops, linalg_ops, math_ops
 from .common import FLOATS, NUMERIC, check_dtype, int_list, make, make_op
 
 __all__ = [
-    "relu", "relu6", "leaky_relu", "elu", "selu", "softplus", "sigmoid", "tanh", "softmax",
-    "log_softmax", "bias_add", "l2_loss", "dropout", "softmax_cross_entropy_with_logits",
-    "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
-    "sigmoid_cross_entropy_with_logits", "weighted_cross_entropy_with_logits",
-    "moments", "l2_normalize", "xw_plus_b", "relu_layer", "zero_fraction",
+    "relu",
+    "relu6",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "softplus",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "bias_add",
+    "l2_loss",
+    "dropout",
+    "softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits_v2",
+    "sparse_softmax_cross_entropy_with_logits",
+    "sigmoid_cross_entropy_with_logits",
+    "weighted_cross_entropy_with_logits",
+    "moments",
+    "l2_normalize",
+    "xw_plus_b",
+    "relu_layer",
+    "zero_fraction",
     "batch_normalization",
 ]
 
 sigmoid = math_ops.sigmoid
 tanh = math_ops.tanh
+
 
 def _features(x, name="features"):
     return convert_to_tensor(x, name=name)
@@ -57,6 +76,7 @@ def _act_fn(op_type: str, pub: str, doc: str) -> Callable[..., Tensor]:
     def fn(features: Any, name: str | None = None) -> Tensor:
         x = _features(features)
         return make(op_type, [x], None, name, op_type)
+
     fn.__name__ = fn.__qualname__ = pub
     fn.__doc__ = doc
     return fn
@@ -71,11 +91,14 @@ def _act_infer(op):
 def _grad_infer(op):
     g, x = op.inputs[0], op.inputs[1]
     if g.dtype is not x.dtype:
-        raise TypeError("gradients and features must have the same dtype, got %s and %s"
-                        % (g.dtype.name, x.dtype.name))
+        raise TypeError(
+            "gradients and features must have the same dtype, got %s and %s"
+            % (g.dtype.name, x.dtype.name)
+        )
     if not g.shape.is_compatible_with(x.shape):
-        raise ValueError("gradients and features must have the same shape, got %s and %s"
-                         % (g.shape, x.shape))
+        raise ValueError(
+            "gradients and features must have the same shape, got %s and %s" % (g.shape, x.shape)
+        )
     return [(g.dtype, g.shape.merge_with(x.shape))]
 
 
@@ -127,8 +150,11 @@ def _selu_kernel(ctx, op, x):
 
 
 def _selu_grad_kernel(ctx, op, g, y):
-    return (np.where(y < 0, g * (y + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE)
-            .astype(g.dtype, copy=False),)
+    return (
+        np.where(y < 0, g * (y + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE).astype(
+            g.dtype, copy=False
+        ),
+    )
 
 
 def _softplus_kernel(ctx, op, x):
@@ -141,51 +167,94 @@ def _softplus_grad_kernel(ctx, op, g, x):
     return ((g * s).astype(g.dtype, copy=False),)
 
 
-register_op("Relu", infer=_act_infer,
-            kernel=unary_kernel(lambda x: np.maximum(x, np.zeros((), x.dtype))), ufunc=_relu_out,
-            grad=lambda op, g: [make("ReluGrad", [g, op.outputs[0]])])
-register_op("ReluGrad", infer=_grad_infer, kernel=_relu_grad_kernel, ufunc=_relu_grad_out,
-            grad=lambda op, g: [make("ReluGrad", [g, op.inputs[1]]),
-                                _zeros_like(op.inputs[1])])
-register_op("Relu6", infer=_act_infer, kernel=_relu6_kernel,
-            grad=lambda op, g: [make("Relu6Grad", [g, op.outputs[0]])])
-register_op("Relu6Grad", infer=_grad_infer, kernel=_relu6_grad_kernel,
-            grad=lambda op, g: [make("Relu6Grad", [g, op.inputs[1]]),
-                                _zeros_like(op.inputs[1])])
-register_op("LeakyRelu", infer=_act_infer, kernel=_leaky_kernel,
-            grad=lambda op, g: [make("LeakyReluGrad", [g, op.inputs[0]],
-                                     {"alpha": op.attrs["alpha"]})])
-register_op("LeakyReluGrad", infer=_grad_infer, kernel=_leaky_grad_kernel,
-            grad=lambda op, g: [make("LeakyReluGrad", [g, op.inputs[1]],
-                                     {"alpha": op.attrs["alpha"]}),
-                                _zeros_like(op.inputs[1])])
+register_op(
+    "Relu",
+    infer=_act_infer,
+    kernel=unary_kernel(lambda x: np.maximum(x, np.zeros((), x.dtype))),
+    ufunc=_relu_out,
+    grad=lambda op, g: [make("ReluGrad", [g, op.outputs[0]])],
+)
+register_op(
+    "ReluGrad",
+    infer=_grad_infer,
+    kernel=_relu_grad_kernel,
+    ufunc=_relu_grad_out,
+    grad=lambda op, g: [make("ReluGrad", [g, op.inputs[1]]), _zeros_like(op.inputs[1])],
+)
+register_op(
+    "Relu6",
+    infer=_act_infer,
+    kernel=_relu6_kernel,
+    grad=lambda op, g: [make("Relu6Grad", [g, op.outputs[0]])],
+)
+register_op(
+    "Relu6Grad",
+    infer=_grad_infer,
+    kernel=_relu6_grad_kernel,
+    grad=lambda op, g: [make("Relu6Grad", [g, op.inputs[1]]), _zeros_like(op.inputs[1])],
+)
+register_op(
+    "LeakyRelu",
+    infer=_act_infer,
+    kernel=_leaky_kernel,
+    grad=lambda op, g: [make("LeakyReluGrad", [g, op.inputs[0]], {"alpha": op.attrs["alpha"]})],
+)
+register_op(
+    "LeakyReluGrad",
+    infer=_grad_infer,
+    kernel=_leaky_grad_kernel,
+    grad=lambda op, g: [
+        make("LeakyReluGrad", [g, op.inputs[1]], {"alpha": op.attrs["alpha"]}),
+        _zeros_like(op.inputs[1]),
+    ],
+)
+
+
 def _exp_grad_grad(grad_type):
     """The gradient of EluGrad/SeluGrad (whose second input is the activation's output)."""
-    return lambda op, g: [make(grad_type, [g, op.inputs[1]]),
-                          math_ops.where(math_ops.less(op.inputs[1], 0.0),
-                                         g * op.inputs[0], _zeros_like(op.inputs[1]))]
+    return lambda op, g: [
+        make(grad_type, [g, op.inputs[1]]),
+        math_ops.where(
+            math_ops.less(op.inputs[1], 0.0), g * op.inputs[0], _zeros_like(op.inputs[1])
+        ),
+    ]
 
 
-register_op("Elu", infer=_act_infer, kernel=_elu_kernel,
-            grad=lambda op, g: [make("EluGrad", [g, op.outputs[0]])])
-register_op("EluGrad", infer=_grad_infer, kernel=_elu_grad_kernel,
-            grad=_exp_grad_grad("EluGrad"))
-register_op("Selu", infer=_act_infer, kernel=_selu_kernel,
-            grad=lambda op, g: [make("SeluGrad", [g, op.outputs[0]])])
-register_op("SeluGrad", infer=_grad_infer, kernel=_selu_grad_kernel,
-            grad=_exp_grad_grad("SeluGrad"))
-register_op("Softplus", infer=_act_infer, kernel=_softplus_kernel,
-            grad=lambda op, g: [make("SoftplusGrad", [g, op.inputs[0]])])
-register_op("SoftplusGrad", infer=_grad_infer, kernel=_softplus_grad_kernel,
-            grad=lambda op, g: [
-                make("SoftplusGrad", [g, op.inputs[1]]),
-                op.inputs[0] * g * math_ops.sigmoid(op.inputs[1])
-                * (1.0 - math_ops.sigmoid(op.inputs[1]))])
+register_op(
+    "Elu",
+    infer=_act_infer,
+    kernel=_elu_kernel,
+    grad=lambda op, g: [make("EluGrad", [g, op.outputs[0]])],
+)
+register_op("EluGrad", infer=_grad_infer, kernel=_elu_grad_kernel, grad=_exp_grad_grad("EluGrad"))
+register_op(
+    "Selu",
+    infer=_act_infer,
+    kernel=_selu_kernel,
+    grad=lambda op, g: [make("SeluGrad", [g, op.outputs[0]])],
+)
+register_op(
+    "SeluGrad", infer=_grad_infer, kernel=_selu_grad_kernel, grad=_exp_grad_grad("SeluGrad")
+)
+register_op(
+    "Softplus",
+    infer=_act_infer,
+    kernel=_softplus_kernel,
+    grad=lambda op, g: [make("SoftplusGrad", [g, op.inputs[0]])],
+)
+register_op(
+    "SoftplusGrad",
+    infer=_grad_infer,
+    kernel=_softplus_grad_kernel,
+    grad=lambda op, g: [
+        make("SoftplusGrad", [g, op.inputs[1]]),
+        op.inputs[0] * g * math_ops.sigmoid(op.inputs[1]) * (1.0 - math_ops.sigmoid(op.inputs[1])),
+    ],
+)
 
 relu = _act_fn("Relu", "relu", "Rectified linear: ``max(features, 0)``.")
 relu6 = _act_fn("Relu6", "relu6", "Rectified linear 6: ``min(max(features, 0), 6)``.")
-elu = _act_fn("Elu", "elu", "Exponential linear: ``exp(features) - 1`` if < 0, else "
-                            "``features``.")
+elu = _act_fn("Elu", "elu", "Exponential linear: ``exp(features) - 1`` if < 0, else ``features``.")
 selu = _act_fn("Selu", "selu", "Scaled exponential linear (Klambauer et al.).")
 softplus = _act_fn("Softplus", "softplus", "``log(exp(features) + 1)``, computed stably.")
 
@@ -243,12 +312,18 @@ def _log_softmax_grad(op, g):
     return [g - math_ops.reduce_sum(g, a, keepdims=True) * math_ops.exp(op.outputs[0])]
 
 
-register_op("Softmax", infer=_softmax_infer,
-            kernel=lambda ctx, op, x: (_softmax_np(x, op.attrs.get("axis", -1)),),
-            grad=_softmax_grad)
-register_op("LogSoftmax", infer=_softmax_infer,
-            kernel=lambda ctx, op, x: (_log_softmax_np(x, op.attrs.get("axis", -1)),),
-            grad=_log_softmax_grad)
+register_op(
+    "Softmax",
+    infer=_softmax_infer,
+    kernel=lambda ctx, op, x: (_softmax_np(x, op.attrs.get("axis", -1)),),
+    grad=_softmax_grad,
+)
+register_op(
+    "LogSoftmax",
+    infer=_softmax_infer,
+    kernel=lambda ctx, op, x: (_log_softmax_np(x, op.attrs.get("axis", -1)),),
+    grad=_log_softmax_grad,
+)
 
 
 def _axis_arg(axis, dim, fn):
@@ -271,8 +346,11 @@ def _softmax_like(op_type, logits, axis, name):
     r = x.shape.ndims
     if r is not None and axis not in (-1, r - 1) and not -r <= axis < r:
         raise errors.InvalidArgumentError(
-            None, None, "`axis` must be in the range [%d, %d) where %d is the number of "
-            "dimensions in the input. Received: axis=%d" % (-r, r, r, axis))
+            None,
+            None,
+            "`axis` must be in the range [%d, %d) where %d is the number of "
+            "dimensions in the input. Received: axis=%d" % (-r, r, r, axis),
+        )
     attrs = {} if axis == -1 or (r is not None and axis == r - 1) else {"axis": axis}
     return make(op_type, [x], attrs, name, op_type)
 
@@ -309,14 +387,15 @@ def _bias_axis(op):
 def _bias_add_infer(op):
     x, b = op.inputs
     if x.dtype is not b.dtype:
-        raise TypeError("Input 'bias' of 'BiasAdd' Op has type %s that does not match type "
-                        "%s of argument 'value'." % (b.dtype.name, x.dtype.name))
+        raise TypeError(
+            "Input 'bias' of 'BiasAdd' Op has type %s that does not match type "
+            "%s of argument 'value'." % (b.dtype.name, x.dtype.name)
+        )
     check_dtype(x, NUMERIC, "value")
     if b.shape.ndims is not None and b.shape.ndims != 1:
         raise ValueError("Shape must be rank 1 but is rank %d for 'bias'" % b.shape.ndims)
     if x.shape.ndims is not None and x.shape.ndims < 2:
-        raise ValueError("Shape must be at least rank 2 but is rank %d for 'value'"
-                         % x.shape.ndims)
+        raise ValueError("Shape must be at least rank 2 but is rank %d for 'value'" % x.shape.ndims)
     if x.shape.ndims is not None and b.shape.ndims == 1:
         c = x.shape.as_list()[_bias_axis(op)]
         n = b.shape.as_list()[0]
@@ -333,9 +412,11 @@ def _bias_add_kernel(ctx, op, x, b):
         b = b.reshape((-1,) + (1,) * (x.ndim - 2))
     elif x.shape[-1] != b.shape[0]:
         raise errors.InvalidArgumentError(
-            None, op, "Must provide as many biases as the last dimension of the input "
-            "tensor: [%s] vs. [%s]" % (",".join(map(str, b.shape)),
-                                       ",".join(map(str, x.shape))))
+            None,
+            op,
+            "Must provide as many biases as the last dimension of the input "
+            "tensor: [%s] vs. [%s]" % (",".join(map(str, b.shape)), ",".join(map(str, x.shape))),
+        )
     return (x + b,)
 
 
@@ -360,11 +441,18 @@ def _bias_add_grad_grad(op, gg):
     return [math_ops.broadcast_to_like(gg, g)]
 
 
-register_op("BiasAdd", infer=_bias_add_infer, kernel=_bias_add_kernel,
-            grad=lambda op, g: [g, make("BiasAddGrad", [g],
-                                        {"data_format": op.attrs["data_format"]})])
-register_op("BiasAddGrad", infer=_bias_add_grad_infer, kernel=_bias_add_grad_kernel,
-            grad=_bias_add_grad_grad)
+register_op(
+    "BiasAdd",
+    infer=_bias_add_infer,
+    kernel=_bias_add_kernel,
+    grad=lambda op, g: [g, make("BiasAddGrad", [g], {"data_format": op.attrs["data_format"]})],
+)
+register_op(
+    "BiasAddGrad",
+    infer=_bias_add_grad_infer,
+    kernel=_bias_add_grad_kernel,
+    grad=_bias_add_grad_grad,
+)
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -396,8 +484,7 @@ def _l2_kernel(ctx, op, x):
     return (np.asarray(np.dot(f, f) / 2, dtype=x.dtype),)
 
 
-register_op("L2Loss", infer=_l2_infer, kernel=_l2_kernel,
-            grad=lambda op, g: [op.inputs[0] * g])
+register_op("L2Loss", infer=_l2_infer, kernel=_l2_kernel, grad=lambda op, g: [op.inputs[0] * g])
 
 
 def l2_loss(t, name=None):
@@ -442,11 +529,15 @@ def _expand_last(v: Tensor) -> Tensor:
 
 def _ensure_xent_args(name, sentinel, labels, logits):
     if sentinel is not None:
-        raise ValueError("Only call `%s` with named arguments (labels=..., logits=..., ...). "
-                         "Received unnamed argument: %s" % (name, sentinel))
+        raise ValueError(
+            "Only call `%s` with named arguments (labels=..., logits=..., ...). "
+            "Received unnamed argument: %s" % (name, sentinel)
+        )
     if labels is None or logits is None:
-        raise ValueError("Both `labels` and `logits` must be provided. Received: labels=%s "
-                         "and logits=%s" % (labels, logits))
+        raise ValueError(
+            "Both `labels` and `logits` must be provided. Received: labels=%s "
+            "and logits=%s" % (labels, logits)
+        )
 
 
 def _is_zeros(t) -> bool:
@@ -462,12 +553,16 @@ def _xent_infer(op):
     logits, labels = op.inputs
     check_dtype(logits, FLOATS, "features")
     if labels.dtype is not logits.dtype:
-        raise TypeError("Input 'labels' of 'SoftmaxCrossEntropyWithLogits' Op has type %s "
-                        "that does not match type %s of argument 'features'."
-                        % (labels.dtype.name, logits.dtype.name))
+        raise TypeError(
+            "Input 'labels' of 'SoftmaxCrossEntropyWithLogits' Op has type %s "
+            "that does not match type %s of argument 'features'."
+            % (labels.dtype.name, logits.dtype.name)
+        )
     if not logits.shape.is_compatible_with(labels.shape):
-        raise ValueError("logits and labels must be broadcastable: logits_size=%s "
-                         "labels_size=%s" % (logits.shape, labels.shape))
+        raise ValueError(
+            "logits and labels must be broadcastable: logits_size=%s "
+            "labels_size=%s" % (logits.shape, labels.shape)
+        )
     s = logits.shape.merge_with(labels.shape)
     if s.ndims is None:
         return [(logits.dtype, unknown_shape()), (logits.dtype, unknown_shape())]
@@ -479,9 +574,12 @@ def _xent_infer(op):
 def _xent_kernel(ctx, op, logits, labels):
     if logits.shape != labels.shape:
         raise errors.InvalidArgumentError(
-            None, op, "logits and labels must be broadcastable: logits_size=[%s] "
-            "labels_size=[%s]" % (",".join(map(str, logits.shape)),
-                                  ",".join(map(str, labels.shape))))
+            None,
+            op,
+            "logits and labels must be broadcastable: logits_size=[%s] "
+            "labels_size=[%s]"
+            % (",".join(map(str, logits.shape)), ",".join(map(str, labels.shape))),
+        )
     sh = logits - logits.max(axis=-1, keepdims=True)
     e = np.exp(sh)
     s = e.sum(axis=-1, keepdims=True)
@@ -502,15 +600,15 @@ def _xent_grad(op, grad_loss, grad_grad):
     return [grad, _expand_last(grad_loss) * -make("LogSoftmax", [logits])]
 
 
-register_op("SoftmaxCrossEntropyWithLogits", infer=_xent_infer, kernel=_xent_kernel,
-            grad=_xent_grad)
+register_op(
+    "SoftmaxCrossEntropyWithLogits", infer=_xent_infer, kernel=_xent_kernel, grad=_xent_grad
+)
 
 
 def _move_axis_last(t: Tensor, axis: int):
     r = t.shape.ndims
     if r is None:
-        raise ValueError("softmax_cross_entropy_with_logits with axis=%d needs a known rank"
-                         % axis)
+        raise ValueError("softmax_cross_entropy_with_logits with axis=%d needs a known rank" % axis)
     perm = [i for i in range(r) if i != axis % r] + [axis % r]
     return array_ops.transpose(t, perm)
 
@@ -535,20 +633,21 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         if r is not None and axis not in (-1, r - 1):
             logits = _move_axis_last(logits, axis)
             labels = _move_axis_last(labels, axis)
-    return make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None,
-                   s.name).outputs[0]
+    return make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None, s.name).outputs[0]
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
-                                      name=None, axis=None):
+def softmax_cross_entropy_with_logits(
+    _sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None
+):
     """TF1's deprecated form: like the ``_v2`` function but no gradient flows into
     ``labels`` (they pass through ``stop_gradient``)."""
     _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     axis = _axis_arg(axis, dim if dim != -1 else None, "softmax_cross_entropy_with_logits")
     with _OwnScope(name, "softmax_cross_entropy_with_logits_sg") as s:
         labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
-    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis,
-                                                name=s.name)
+    return softmax_cross_entropy_with_logits_v2(
+        labels=labels, logits=logits, axis=axis, name=s.name
+    )
 
 
 def _sparse_xent_infer(op):
@@ -558,8 +657,11 @@ def _sparse_xent_infer(op):
     ls = logits.shape
     if ls.ndims is None:
         return [(logits.dtype, labels.shape), (logits.dtype, unknown_shape())]
-    out = TensorShape(ls.as_list()[:-1]).merge_with(labels.shape) \
-        if labels.shape.ndims is not None else TensorShape(ls.as_list()[:-1])
+    out = (
+        TensorShape(ls.as_list()[:-1]).merge_with(labels.shape)
+        if labels.shape.ndims is not None
+        else TensorShape(ls.as_list()[:-1])
+    )
     return [(logits.dtype, out), (logits.dtype, TensorShape(out.as_list() + [ls.as_list()[-1]]))]
 
 
@@ -568,9 +670,12 @@ def _sparse_xent_kernel(ctx, op, logits, labels):
     flat = labels.reshape(-1)
     if flat.size and (flat.min() < 0 or flat.max() >= n):
         raise errors.InvalidArgumentError(
-            None, op, "Received a label value of %d which is outside the valid range of "
-            "[0, %d).  Label values: %s" % (flat[(flat < 0) | (flat >= n)][0], n,
-                                            " ".join(map(str, flat.tolist()))))
+            None,
+            op,
+            "Received a label value of %d which is outside the valid range of "
+            "[0, %d).  Label values: %s"
+            % (flat[(flat < 0) | (flat >= n)][0], n, " ".join(map(str, flat.tolist()))),
+        )
     lg = logits.reshape(-1, n)
     sh = lg - lg.max(axis=1, keepdims=True)
     e = np.exp(sh)
@@ -579,8 +684,7 @@ def _sparse_xent_kernel(ctx, op, logits, labels):
     loss = np.log(s[:, 0]) - sh[rows, flat]
     e /= s
     e[rows, flat] -= 1
-    return (loss.astype(logits.dtype, copy=False).reshape(labels.shape),
-            e.reshape(logits.shape))
+    return (loss.astype(logits.dtype, copy=False).reshape(labels.shape), e.reshape(logits.shape))
 
 
 def _sparse_xent_grad(op, grad_loss, grad_grad):
@@ -591,12 +695,15 @@ def _sparse_xent_grad(op, grad_loss, grad_grad):
     return [grad, None]
 
 
-register_op("SparseSoftmaxCrossEntropyWithLogits", infer=_sparse_xent_infer,
-            kernel=_sparse_xent_kernel, grad=_sparse_xent_grad)
+register_op(
+    "SparseSoftmaxCrossEntropyWithLogits",
+    infer=_sparse_xent_infer,
+    kernel=_sparse_xent_kernel,
+    grad=_sparse_xent_grad,
+)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
-                                             name=None):
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
     """Cross entropy of ``softmax(logits)`` against integer class ``labels``.
 
     ``labels`` (int32/int64) has the shape of ``logits`` minus its last axis; a label
@@ -616,15 +723,24 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError(
                 "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
                 "labels.shape=%s of rank %d and logits.shape=%s of rank %d"
-                % (lb, lb.ndims, ls, ls.ndims))
-        if (lb.is_fully_defined() and ls.ndims is not None
-                and TensorShape(ls.as_list()[:-1]).is_fully_defined()
-                and lb.as_list() != ls.as_list()[:-1]):
-            raise ValueError("`labels.shape` must equal `logits.shape` except for the last "
-                             "dimension. Received: labels.shape=%s and logits.shape=%s"
-                             % (lb, ls))
-        return make_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels], None,
-                       "SparseSoftmaxCrossEntropyWithLogits").outputs[0]
+                % (lb, lb.ndims, ls, ls.ndims)
+            )
+        if (
+            lb.is_fully_defined()
+            and ls.ndims is not None
+            and TensorShape(ls.as_list()[:-1]).is_fully_defined()
+            and lb.as_list() != ls.as_list()[:-1]
+        ):
+            raise ValueError(
+                "`labels.shape` must equal `logits.shape` except for the last "
+                "dimension. Received: labels.shape=%s and logits.shape=%s" % (lb, ls)
+            )
+        return make_op(
+            "SparseSoftmaxCrossEntropyWithLogits",
+            [logits, labels],
+            None,
+            "SparseSoftmaxCrossEntropyWithLogits",
+        ).outputs[0]
 
 
 # --------------------------------------------------------------------------------------
@@ -636,8 +752,9 @@ def _sig_xent_infer(op):
     x, z = op.inputs
     check_dtype(x, FLOATS, "logits")
     if z.dtype is not x.dtype:
-        raise TypeError("labels must have the dtype of logits (%s), got %s"
-                        % (x.dtype.name, z.dtype.name))
+        raise TypeError(
+            "labels must have the dtype of logits (%s), got %s" % (x.dtype.name, z.dtype.name)
+        )
     return [(x.dtype, x.shape.merge_with(z.shape))]
 
 
@@ -657,13 +774,23 @@ def _sig_xent_grad_kernel(ctx, op, g, x, z):
     return sig, -(g * x)
 
 
-register_op("SigmoidCrossEntropyWithLogits", infer=_sig_xent_infer, kernel=_sig_xent_kernel,
-            grad=lambda op, g: list(make_op("SigmoidCrossEntropyWithLogitsGrad",
-                                            [g, op.inputs[0], op.inputs[1]]).outputs))
-register_op("SigmoidCrossEntropyWithLogitsGrad",
-            infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape),
-                              (op.inputs[2].dtype, op.inputs[2].shape)],
-            kernel=_sig_xent_grad_kernel, grad=None)
+register_op(
+    "SigmoidCrossEntropyWithLogits",
+    infer=_sig_xent_infer,
+    kernel=_sig_xent_kernel,
+    grad=lambda op, g: list(
+        make_op("SigmoidCrossEntropyWithLogitsGrad", [g, op.inputs[0], op.inputs[1]]).outputs
+    ),
+)
+register_op(
+    "SigmoidCrossEntropyWithLogitsGrad",
+    infer=lambda op: [
+        (op.inputs[1].dtype, op.inputs[1].shape),
+        (op.inputs[2].dtype, op.inputs[2].shape),
+    ],
+    kernel=_sig_xent_grad_kernel,
+    grad=None,
+)
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -677,17 +804,22 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
     with _OwnScope(name, "logistic_loss") as s:
         logits = convert_to_tensor(logits, name="logits")
-        labels = convert_to_tensor(labels, name="labels") if isinstance(labels, Tensor) \
-            or hasattr(labels, "_as_tensor") else convert_to_tensor(labels, logits.dtype,
-                                                                    name="labels")
+        labels = (
+            convert_to_tensor(labels, name="labels")
+            if isinstance(labels, Tensor) or hasattr(labels, "_as_tensor")
+            else convert_to_tensor(labels, logits.dtype, name="labels")
+        )
         if not labels.shape.is_compatible_with(logits.shape):
-            raise ValueError("`logits` and `labels` must have the same shape, received "
-                             "(%s vs %s)." % (logits.shape, labels.shape))
+            raise ValueError(
+                "`logits` and `labels` must have the same shape, received "
+                "(%s vs %s)." % (logits.shape, labels.shape)
+            )
     return make("SigmoidCrossEntropyWithLogits", [logits, labels], None, s.name)
 
 
-def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None,
-                                       targets=None):
+def weighted_cross_entropy_with_logits(
+    labels=None, logits=None, pos_weight=None, name=None, targets=None
+):
     """Sigmoid cross entropy with the positive term weighted by ``pos_weight``."""
     if targets is not None:
         if labels is not None:
@@ -696,12 +828,16 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     g = get_default_graph()
     with g.name_scope(name or "logistic_loss"):
         logits = convert_to_tensor(logits, name="logits")
-        labels = convert_to_tensor(labels, logits.dtype, name="labels") \
-            if not isinstance(labels, Tensor) else labels
+        labels = (
+            convert_to_tensor(labels, logits.dtype, name="labels")
+            if not isinstance(labels, Tensor)
+            else labels
+        )
         log_weight = 1 + (pos_weight - 1) * labels
-        return math_ops.add((1 - labels) * logits,
-                            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits)))
-                                          + relu(-logits)))
+        return math_ops.add(
+            (1 - labels) * logits,
+            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)),
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -722,20 +858,26 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         try:
             rate = 1.0 - keep_prob
         except TypeError:
-            raise ValueError("`keep_prob` must be a floating point number or Tensor. "
-                             "Received: keep_prob=%s" % (keep_prob,)) from None
+            raise ValueError(
+                "`keep_prob` must be a floating point number or Tensor. "
+                "Received: keep_prob=%s" % (keep_prob,)
+            ) from None
     if rate is None:
         raise ValueError("`rate` must be provided. Received: rate=None")
     g = get_default_graph()
     with g.name_scope(name or "dropout"):
         is_number = isinstance(rate, numbers.Real)
         if is_number and not 0 <= rate < 1:
-            raise ValueError("`rate` must be a scalar tensor or a float in the range [0, 1). "
-                             "Received: rate=%s" % rate)
+            raise ValueError(
+                "`rate` must be a scalar tensor or a float in the range [0, 1). "
+                "Received: rate=%s" % rate
+            )
         x = convert_to_tensor(x, name="x")
         if not x.dtype.is_floating:
-            raise ValueError("`x.dtype` must be a floating point tensor as `x` will be "
-                             "scaled. Received: x_dtype=%s" % x.dtype.name)
+            raise ValueError(
+                "`x.dtype` must be a floating point tensor as `x` will be "
+                "scaled. Received: x_dtype=%s" % x.dtype.name
+            )
         if is_number:
             if rate == 0:
                 return array_ops.identity(x)
@@ -746,14 +888,13 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
                 raise ValueError("Shape must be rank 0 but is rank %d" % rate.shape.ndims)
             if rate.dtype is not x.dtype:
                 rate = math_ops.cast(rate, x.dtype, name="rate")
-            ret = math_ops.realdiv(x, math_ops.subtract(
-                convert_to_tensor(1, x.dtype), rate))
+            ret = math_ops.realdiv(x, math_ops.subtract(convert_to_tensor(1, x.dtype), rate))
         if noise_shape is None:
-            noise_shape = x.shape.as_list() if x.shape.is_fully_defined() \
-                else array_ops.shape(x)
+            noise_shape = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
         r = _random_ops().random_uniform(noise_shape, seed=seed, dtype=x.dtype)
-        keep = math_ops.greater_equal(r, rate if isinstance(rate, Tensor)
-                                      else convert_to_tensor(rate, x.dtype))
+        keep = math_ops.greater_equal(
+            r, rate if isinstance(rate, Tensor) else convert_to_tensor(rate, x.dtype)
+        )
         out = math_ops.where(keep, ret, array_ops.zeros_like(ret))
         out.set_shape(x.shape)
         return out
@@ -779,8 +920,11 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         y = math_ops.cast(x, _dt.float32) if x.dtype is _dt.float16 else x
         mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
         variance = math_ops.reduce_mean(
-            math_ops.squared_difference(y, array_ops.stop_gradient(mean)), axes,
-            keepdims=True, name="variance")
+            math_ops.squared_difference(y, array_ops.stop_gradient(mean)),
+            axes,
+            keepdims=True,
+            name="variance",
+        )
         if not kd:
             mean = array_ops.squeeze(mean, axes)
             variance = array_ops.squeeze(variance, axes)

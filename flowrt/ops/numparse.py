@@ -24,15 +24,14 @@ from .. import dtypes as _dt
 
 __all__ = ["parse_fields", "parse_scalar", "fields_of", "digit_values", "TF_TYPE_NAME"]
 
-TF_TYPE_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.int32: "int32",
-                _dt.int64: "int64"}
-_INT_RANGE = {_dt.int32: (-2 ** 31, 2 ** 31 - 1), _dt.int64: (-2 ** 63, 2 ** 63 - 1)}
+TF_TYPE_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.int32: "int32", _dt.int64: "int64"}
+_INT_RANGE = {_dt.int32: (-(2**31), 2**31 - 1), _dt.int64: (-(2**63), 2**63 - 1)}
 _WS = b" \t\n\r\x0b\x0c"
 _INF_NAN = {b"inf": float("inf"), b"infinity": float("inf"), b"nan": float("nan")}
 # Fields wider than this (rare: long mantissas, padding) go through parse_scalar.
 _FAST_WIDTH = 18
-_P10_INT = np.array([10 ** k for k in range(19)], dtype=np.int64)
-_P10_F64 = np.array([10.0 ** k for k in range(19)], dtype=np.float64)
+_P10_INT = np.array([10**k for k in range(19)], dtype=np.int64)
+_P10_F64 = np.array([10.0**k for k in range(19)], dtype=np.float64)
 
 
 def parse_scalar(text: bytes, dtype):
@@ -111,7 +110,7 @@ def parse_fields(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, dtype):
         for i in np.flatnonzero(slow):
             s = int(starts[i])
             try:
-                out[i] = parse_scalar(buf[s:s + int(lens[i])].tobytes(), dtype)
+                out[i] = parse_scalar(buf[s : s + int(lens[i])].tobytes(), dtype)
             except (ValueError, OverflowError):
                 bad[i] = True
     return out.reshape(shape), bad.reshape(shape)
@@ -165,7 +164,7 @@ def _parse_fast(buf, starts, lens, dtype, out) -> np.ndarray:
             ok &= ndot == 0
         val = whole if neg is None else np.where(neg, -whole, whole)
         if dtype is _dt.int32:
-            ok &= (val >= -2 ** 31) & (val <= 2 ** 31 - 1)
+            ok &= (val >= -(2**31)) & (val <= 2**31 - 1)
         np.copyto(out, val, where=ok, casting="unsafe")
         return ~ok
     ok &= ndig <= 15

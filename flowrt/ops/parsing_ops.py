@@ -24,12 +24,20 @@ from .common import TensorShape, as_shape, make, make_op, to_tensor
 from .slicing_ops import gather
 from .sparse_ops import SparseTensor
 
-__all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "parse_example",
-           "parse_single_example", "parse_single_sequence_example", "decode_raw"]
+__all__ = [
+    "FixedLenFeature",
+    "VarLenFeature",
+    "FixedLenSequenceFeature",
+    "parse_example",
+    "parse_single_example",
+    "parse_single_sequence_example",
+    "decode_raw",
+]
 
 
-class FixedLenFeature(collections.namedtuple(
-        "FixedLenFeature", ["shape", "dtype", "default_value"])):
+class FixedLenFeature(
+    collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
+):
     """A feature with a fixed number of values, parsed to a dense tensor of ``shape``.
 
     Args:
@@ -47,8 +55,11 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature with any number of values, parsed to a ``SparseTensor``."""
 
 
-class FixedLenSequenceFeature(collections.namedtuple(
-        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+class FixedLenSequenceFeature(
+    collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"]
+    )
+):
     """A feature holding any number of items of ``shape``, parsed to a dense tensor
     ``[batch, most items] + shape``, padded with ``default_value`` (0 or ``b""``).
 
@@ -63,16 +74,21 @@ class FixedLenSequenceFeature(collections.namedtuple(
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
-_KINDS = {_dt.int64: ("int64_list", "int64"), _dt.float32: ("float_list", "float"),
-          _dt.string: ("bytes_list", "string")}
+_KINDS = {
+    _dt.int64: ("int64_list", "int64"),
+    _dt.float32: ("float_list", "float"),
+    _dt.string: ("bytes_list", "string"),
+}
 _KIND_NAME = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
 
 
 def _check_dtype(dtype, arg):
     dtype = _dt.as_dtype(dtype)
     if dtype not in _KINDS:
-        raise TypeError("Value passed to parameter '%s' has DataType %s not in list of "
-                        "allowed values: float32, int64, string" % (arg, dtype.name))
+        raise TypeError(
+            "Value passed to parameter '%s' has DataType %s not in list of "
+            "allowed values: float32, int64, string" % (arg, dtype.name)
+        )
     return dtype
 
 
@@ -93,29 +109,32 @@ def _spec_of(features: dict, sequence: bool = False):
             st.append(_check_dtype(f.dtype, "sparse_types"))
         elif isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)):
             if f.shape is None:
-                raise ValueError("Missing shape for feature %s. Received feature=%s."
-                                 % (key, f))
+                raise ValueError("Missing shape for feature %s. Received feature=%s." % (key, f))
             seq = isinstance(f, FixedLenSequenceFeature)
             allow_missing = isinstance(f, FixedLenSequenceFeature) and bool(f.allow_missing)
             if sequence:
                 seq = seq and allow_missing
             elif seq and not allow_missing:
-                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing "
-                                 "to be True.")
+                raise ValueError(
+                    "Unsupported: FixedLenSequenceFeature requires allow_missing to be True."
+                )
             dtype = _check_dtype(f.dtype, "dense_defaults")
             shape = as_shape(f.shape)
             if not shape.is_fully_defined():
-                raise ValueError("All dimensions of shape for feature %s need to be known but "
-                                 "received %s." % (key, shape))
+                raise ValueError(
+                    "All dimensions of shape for feature %s need to be known but "
+                    "received %s." % (key, shape)
+                )
             dk.append(key)
             dt.append(dtype)
             ds.append(tuple(shape.as_list()))
             dv.append(seq)
             dd.append(f.default_value)
         else:
-            raise ValueError("Unsupported feature type %s for key %r; use FixedLenFeature, "
-                             "VarLenFeature or FixedLenSequenceFeature"
-                             % (type(f).__name__, key))
+            raise ValueError(
+                "Unsupported feature type %s for key %r; use FixedLenFeature, "
+                "VarLenFeature or FixedLenSequenceFeature" % (type(f).__name__, key)
+            )
     return sk, st, dk, dt, ds, dv, dd
 
 
@@ -123,21 +142,31 @@ def _default_tensor(key, dtype, shape, seq, value):
     """The default input of one dense key: an empty tensor when there is none."""
     np_dtype = object if dtype is _dt.string else dtype.np
     if value is None:
-        return to_tensor(np.zeros([0], np_dtype) if dtype is not _dt.string
-                         else np.array([], dtype=object), dtype, name="key_" + key)
-    arr = np.asarray(value, dtype=np_dtype) if dtype is not _dt.string else \
-        np.asarray(value, dtype=object)
+        return to_tensor(
+            np.zeros([0], np_dtype) if dtype is not _dt.string else np.array([], dtype=object),
+            dtype,
+            name="key_" + key,
+        )
+    arr = (
+        np.asarray(value, dtype=np_dtype)
+        if dtype is not _dt.string
+        else np.asarray(value, dtype=object)
+    )
     if seq:
         if arr.size != 1:
-            raise ValueError("The default value of FixedLenSequenceFeature %r must be a "
-                             "scalar, got shape %s" % (key, list(arr.shape)))
+            raise ValueError(
+                "The default value of FixedLenSequenceFeature %r must be a "
+                "scalar, got shape %s" % (key, list(arr.shape))
+            )
         arr = arr.reshape([])
     else:
         n = int(np.prod(shape, dtype=np.int64))
         if arr.size != n:
-            raise ValueError("Cannot reshape a tensor with %d elements to shape [%s] (%d "
-                             "elements) for the default of feature %r"
-                             % (arr.size, ",".join(map(str, shape)), n, key))
+            raise ValueError(
+                "Cannot reshape a tensor with %d elements to shape [%s] (%d "
+                "elements) for the default of feature %r"
+                % (arr.size, ",".join(map(str, shape)), n, key)
+            )
         arr = arr.reshape(shape)
     return to_tensor(arr, dtype, name="key_" + key)
 
@@ -163,8 +192,10 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
     """
     ser = to_tensor(serialized, _dt.string)
     if ser.shape.ndims not in (None, 1):
-        raise ValueError("Shape must be rank 1 but is rank %d for 'serialized' of "
-                         "parse_example" % ser.shape.ndims)
+        raise ValueError(
+            "Shape must be rank 1 but is rank %d for 'serialized' of "
+            "parse_example" % ser.shape.ndims
+        )
     return _parse(ser, features, name or "ParseExample", example_names, single=False)
 
 
@@ -180,10 +211,11 @@ def parse_single_example(serialized, features, name=None, example_names=None) ->
     """
     ser = to_tensor(serialized, _dt.string)
     if ser.shape.ndims not in (None, 0):
-        raise ValueError("Shape must be rank 0 but is rank %d for 'serialized' of "
-                         "parse_single_example" % ser.shape.ndims)
-    names = None if example_names is None else expand_dims(
-        to_tensor(example_names, _dt.string), 0)
+        raise ValueError(
+            "Shape must be rank 0 but is rank %d for 'serialized' of "
+            "parse_single_example" % ser.shape.ndims
+        )
+    names = None if example_names is None else expand_dims(to_tensor(example_names, _dt.string), 0)
     return _parse(ser, features, name or "ParseSingleExample", names, single=True)
 
 
@@ -194,12 +226,21 @@ def _parse(ser, features, scope, example_names, single):
     with name_scope(scope):
         defaults = [_default_tensor(k, t, s, v, d) for k, t, s, v, d in zip(dk, dt, ds, dv, dd)]
         batch = expand_dims(ser, 0) if single else ser
-        names = (to_tensor(example_names, _dt.string) if example_names is not None
-                 else to_tensor(np.array([], dtype=object), _dt.string, name="names"))
-        attrs = {"sparse_keys": sk, "sparse_types": st, "dense_keys": dk, "Tdense": dt,
-                 "dense_shapes": ds, "ragged": dv, "single": single}
-        op = make_op("ParseExampleV2", [batch, names] + defaults, attrs, None,
-                     "ParseExampleV2")
+        names = (
+            to_tensor(example_names, _dt.string)
+            if example_names is not None
+            else to_tensor(np.array([], dtype=object), _dt.string, name="names")
+        )
+        attrs = {
+            "sparse_keys": sk,
+            "sparse_types": st,
+            "dense_keys": dk,
+            "Tdense": dt,
+            "dense_shapes": ds,
+            "ragged": dv,
+            "single": single,
+        }
+        op = make_op("ParseExampleV2", [batch, names] + defaults, attrs, None, "ParseExampleV2")
         ns = len(sk)
         out = {}
         for i, key in enumerate(sk):
@@ -211,8 +252,7 @@ def _parse(ser, features, scope, example_names, single):
         for i, key in enumerate(dk):
             t = op.outputs[3 * ns + i]
             if single:
-                t = squeeze(t, [0]) if not dv[i] else reshape(
-                    t, [-1] + list(ds[i]))
+                t = squeeze(t, [0]) if not dv[i] else reshape(t, [-1] + list(ds[i]))
             out[key] = t
     return out
 
@@ -232,12 +272,16 @@ def _parse_infer(op):
 
 def _type_error(kind, want, key, name, index, sparse):
     # TF words the two cases differently; users match on these messages.
-    what = ("Expected type: %s, Actual type: %s" % (_KIND_NAME[want], _KIND_NAME[kind])
-            if sparse else "Data type: %s but expected type: %s"
-            % (_KIND_NAME[kind], _KIND_NAME[want]))
+    what = (
+        "Expected type: %s, Actual type: %s" % (_KIND_NAME[want], _KIND_NAME[kind])
+        if sparse
+        else "Data type: %s but expected type: %s" % (_KIND_NAME[kind], _KIND_NAME[want])
+    )
     return errors.InvalidArgumentError(
-        None, None, "Name: %s, Key: %s, Index: %d.  Data types don't match. %s"
-        % (name, key, index, what))
+        None,
+        None,
+        "Name: %s, Key: %s, Index: %d.  Data types don't match. %s" % (name, key, index, what),
+    )
 
 
 def _column_values(key, dtype, rows, names, sparse):
@@ -272,16 +316,19 @@ def _dense_column(op, key, dtype, shape, seq, default, rows, names):
             k = 0 if v is None else len(v)
             if n_item and k % n_item:
                 raise errors.InvalidArgumentError(
-                    None, None, "Name: %s, Key: %s, Index: %d.  Number of %s values is not a "
+                    None,
+                    None,
+                    "Name: %s, Key: %s, Index: %d.  Number of %s values is not a "
                     "multiple of stride length. Saw %d values but output shape is: [?,%s]"
-                    % (names(i), key, i, tname, k, ",".join(map(str, shape))))
+                    % (names(i), key, i, tname, k, ",".join(map(str, shape))),
+                )
             lengths.append(k)
         width = max(lengths, default=0)
         pad = default[()] if default.size else (b"" if dtype is _dt.string else 0)
         out = np.full((len(rows), width), pad, dtype=np_dtype)
         for i, v in enumerate(got):
             if lengths[i]:
-                out[i, :lengths[i]] = list(v)
+                out[i, : lengths[i]] = list(v)
         return out.reshape((len(rows), width // max(n_item, 1)) + tuple(shape))
     flat = []
     fill = default.reshape(-1).tolist()
@@ -289,14 +336,20 @@ def _dense_column(op, key, dtype, shape, seq, default, rows, names):
         if v is None:
             if default.size == 0:
                 raise errors.InvalidArgumentError(
-                    None, None, "Name: %s, Feature: %s (data type: %s) is required but "
-                    "could not be found." % (names(i), key, tname))
+                    None,
+                    None,
+                    "Name: %s, Feature: %s (data type: %s) is required but "
+                    "could not be found." % (names(i), key, tname),
+                )
             flat.extend(fill)
         elif len(v) != n_item:
             raise errors.InvalidArgumentError(
-                None, None, "Name: %s, Key: %s, Index: %d.  Number of %s values != expected. "
+                None,
+                None,
+                "Name: %s, Key: %s, Index: %d.  Number of %s values != expected. "
                 " Values size: %d but output shape: [%s]"
-                % (names(i), key, i, tname, len(v), ",".join(map(str, shape))))
+                % (names(i), key, i, tname, len(v), ",".join(map(str, shape))),
+            )
         else:
             flat.extend(v)
     if np_dtype is object:
@@ -333,8 +386,10 @@ def _parse_kernel(ctx, op, serialized, names, *defaults):
     names = np.asarray(names, dtype=object).reshape(-1)
     if names.size and names.size != flat.size:
         raise errors.InvalidArgumentError(
-            None, op, "Expected len(names) == len(serialized), but got: %d vs. %d"
-            % (names.size, flat.size))
+            None,
+            op,
+            "Expected len(names) == len(serialized), but got: %d vs. %d" % (names.size, flat.size),
+        )
 
     def name_of(i):
         return names[i].decode("utf-8", "replace") if names.size else "<unknown>"
@@ -346,23 +401,33 @@ def _parse_kernel(ctx, op, serialized, names, *defaults):
             ex.ParseFromString(s)
         except (DecodeError, TypeError):
             raise errors.InvalidArgumentError(
-                None, op, "Could not parse example input, value: %r (Name: %s, Index: %d)"
-                % (bytes(s)[:100], name_of(i), i)) from None
+                None,
+                op,
+                "Could not parse example input, value: %r (Name: %s, Index: %d)"
+                % (bytes(s)[:100], name_of(i), i),
+            ) from None
         rows.append(ex.features.feature)
     try:
-        sparse = [_sparse_column(k, t, rows, name_of)
-                  for k, t in zip(a["sparse_keys"], a["sparse_types"])]
-        dense = [_dense_column(op, k, t, s, seq, np.asarray(d), rows, name_of)
-                 for k, t, s, seq, d in zip(a["dense_keys"], a["Tdense"], a["dense_shapes"],
-                                            a["ragged"], defaults)]
+        sparse = [
+            _sparse_column(k, t, rows, name_of) for k, t in zip(a["sparse_keys"], a["sparse_types"])
+        ]
+        dense = [
+            _dense_column(op, k, t, s, seq, np.asarray(d), rows, name_of)
+            for k, t, s, seq, d in zip(
+                a["dense_keys"], a["Tdense"], a["dense_shapes"], a["ragged"], defaults
+            )
+        ]
     except errors.InvalidArgumentError as e:
         raise errors.InvalidArgumentError(None, op, e.message) from None
-    return (tuple(s[0] for s in sparse) + tuple(s[1] for s in sparse)
-            + tuple(s[2] for s in sparse) + tuple(dense))
+    return (
+        tuple(s[0] for s in sparse)
+        + tuple(s[1] for s in sparse)
+        + tuple(s[2] for s in sparse)
+        + tuple(dense)
+    )
 
 
-register_op("ParseExampleV2", infer=_parse_infer, kernel=_parse_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op("ParseExampleV2", infer=_parse_infer, kernel=_parse_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 # --------------------------------------------------------------------------------------
@@ -370,8 +435,9 @@ register_op("ParseExampleV2", infer=_parse_infer, kernel=_parse_kernel,
 # --------------------------------------------------------------------------------------
 
 
-def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
-                                  example_name=None, name=None):
+def parse_single_sequence_example(
+    serialized, context_features=None, sequence_features=None, example_name=None, name=None
+):
     """Parses one serialized ``SequenceExample``: its context like an ``Example`` and its
     feature lists as sequences.
 
@@ -400,27 +466,40 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     ctx_spec = _spec_of(context_features, sequence=True)
     for key, f in (context_features or {}).items():
         if isinstance(f, FixedLenSequenceFeature):
-            raise ValueError("context_features[%r] must be a FixedLenFeature or "
-                             "VarLenFeature" % key)
+            raise ValueError(
+                "context_features[%r] must be a FixedLenFeature or VarLenFeature" % key
+            )
     seq_spec = _spec_of(sequence_features, sequence=True)
     ser = to_tensor(serialized, _dt.string)
     if ser.shape.ndims not in (None, 0):
-        raise ValueError("Shape must be rank 0 but is rank %d for 'serialized' of "
-                         "parse_single_sequence_example" % ser.shape.ndims)
+        raise ValueError(
+            "Shape must be rank 0 but is rank %d for 'serialized' of "
+            "parse_single_sequence_example" % ser.shape.ndims
+        )
     with name_scope(name or "ParseSingleSequenceExample"):
         sk, st, dk, dt, ds, _, dd = ctx_spec
         defaults = [_default_tensor(k, t, s, False, d) for k, t, s, d in zip(dk, dt, ds, dd)]
         ex_name = to_tensor(example_name if example_name is not None else "", _dt.string)
-        attrs = {"context_sparse_keys": sk, "context_sparse_types": st,
-                 "context_dense_keys": dk, "context_dense_types": dt,
-                 "context_dense_shapes": ds, "feature_list_sparse_keys": seq_spec[0],
-                 "feature_list_sparse_types": seq_spec[1],
-                 "feature_list_dense_keys": seq_spec[2],
-                 "feature_list_dense_types": seq_spec[3],
-                 "feature_list_dense_shapes": seq_spec[4],
-                 "feature_list_dense_missing_assumed_empty": seq_spec[5]}
-        op = make_op("ParseSingleSequenceExample", [ser, ex_name] + defaults, attrs, None,
-                     "ParseSingleSequenceExample")
+        attrs = {
+            "context_sparse_keys": sk,
+            "context_sparse_types": st,
+            "context_dense_keys": dk,
+            "context_dense_types": dt,
+            "context_dense_shapes": ds,
+            "feature_list_sparse_keys": seq_spec[0],
+            "feature_list_sparse_types": seq_spec[1],
+            "feature_list_dense_keys": seq_spec[2],
+            "feature_list_dense_types": seq_spec[3],
+            "feature_list_dense_shapes": seq_spec[4],
+            "feature_list_dense_missing_assumed_empty": seq_spec[5],
+        }
+        op = make_op(
+            "ParseSingleSequenceExample",
+            [ser, ex_name] + defaults,
+            attrs,
+            None,
+            "ParseSingleSequenceExample",
+        )
     outs = iter(op.outputs)
 
     def take(sparse_keys, dense_keys):
@@ -441,9 +520,9 @@ def _seq_infer(op):
     a = op.attrs
     outs = []
     for sparse, dense, shapes, rank in (
-            ("context_sparse_types", "context_dense_types", "context_dense_shapes", 1),
-            ("feature_list_sparse_types", "feature_list_dense_types",
-             "feature_list_dense_shapes", 2)):
+        ("context_sparse_types", "context_dense_types", "context_dense_shapes", 1),
+        ("feature_list_sparse_types", "feature_list_dense_types", "feature_list_dense_shapes", 2),
+    ):
         n = len(a[sparse])
         outs += [(_dt.int64, TensorShape([None, rank]))] * n
         outs += [(t, TensorShape([None])) for t in a[sparse]]
@@ -455,8 +534,9 @@ def _seq_infer(op):
 
 def _parse_seq_kernel(ctx, op, serialized, example_name, *defaults):
     a = op.attrs
-    name = bytes(np.asarray(example_name, dtype=object)[()]).decode("utf-8", "replace") \
-        or "<unknown>"
+    name = (
+        bytes(np.asarray(example_name, dtype=object)[()]).decode("utf-8", "replace") or "<unknown>"
+    )
 
     def names(i):
         return name
@@ -466,17 +546,27 @@ def _parse_seq_kernel(ctx, op, serialized, example_name, *defaults):
         seq.ParseFromString(bytes(np.asarray(serialized, dtype=object)[()]))
     except (DecodeError, TypeError):
         raise errors.InvalidArgumentError(
-            None, op, "Could not parse example input, value: %r (Name: %s)"
-            % (bytes(np.asarray(serialized, dtype=object)[()])[:100], name)) from None
+            None,
+            op,
+            "Could not parse example input, value: %r (Name: %s)"
+            % (bytes(np.asarray(serialized, dtype=object)[()])[:100], name),
+        ) from None
     try:
         rows = [seq.context.feature]
-        sparse = [_sparse_column(k, t, rows, names)
-                  for k, t in zip(a["context_sparse_keys"], a["context_sparse_types"])]
-        out = [s[0][:, 1:] for s in sparse] + [s[1] for s in sparse] + \
-            [s[2][1:] for s in sparse]
-        out += [_dense_column(op, k, t, s, False, np.asarray(d), rows, names)[0]
-                for k, t, s, d in zip(a["context_dense_keys"], a["context_dense_types"],
-                                      a["context_dense_shapes"], defaults)]
+        sparse = [
+            _sparse_column(k, t, rows, names)
+            for k, t in zip(a["context_sparse_keys"], a["context_sparse_types"])
+        ]
+        out = [s[0][:, 1:] for s in sparse] + [s[1] for s in sparse] + [s[2][1:] for s in sparse]
+        out += [
+            _dense_column(op, k, t, s, False, np.asarray(d), rows, names)[0]
+            for k, t, s, d in zip(
+                a["context_dense_keys"],
+                a["context_dense_types"],
+                a["context_dense_shapes"],
+                defaults,
+            )
+        ]
         lists = seq.feature_lists.feature_list
 
         def steps(key, required):
@@ -484,38 +574,60 @@ def _parse_seq_kernel(ctx, op, serialized, example_name, *defaults):
             if fl is None:
                 if required:
                     raise errors.InvalidArgumentError(
-                        None, None, "Name: %s, Feature list '%s' is required but could not be "
+                        None,
+                        None,
+                        "Name: %s, Feature list '%s' is required but could not be "
                         "found.  Did you mean to include it in "
                         "feature_list_dense_missing_assumed_empty or "
-                        "feature_list_dense_defaults?" % (name, key))
+                        "feature_list_dense_defaults?" % (name, key),
+                    )
                 return []
             return [{key: f} for f in fl.feature]
 
-        sparse = [_sparse_column(k, t, steps(k, False), names)
-                  for k, t in zip(a["feature_list_sparse_keys"],
-                                  a["feature_list_sparse_types"])]
+        sparse = [
+            _sparse_column(k, t, steps(k, False), names)
+            for k, t in zip(a["feature_list_sparse_keys"], a["feature_list_sparse_types"])
+        ]
         out += [s[0] for s in sparse] + [s[1] for s in sparse] + [s[2] for s in sparse]
         none = np.zeros([0])
-        out += [_dense_column(op, k, t, s, False, none, steps(k, not empty_ok), names)
-                for k, t, s, empty_ok in zip(
-                    a["feature_list_dense_keys"], a["feature_list_dense_types"],
-                    a["feature_list_dense_shapes"],
-                    a["feature_list_dense_missing_assumed_empty"])]
+        out += [
+            _dense_column(op, k, t, s, False, none, steps(k, not empty_ok), names)
+            for k, t, s, empty_ok in zip(
+                a["feature_list_dense_keys"],
+                a["feature_list_dense_types"],
+                a["feature_list_dense_shapes"],
+                a["feature_list_dense_missing_assumed_empty"],
+            )
+        ]
     except errors.InvalidArgumentError as e:
         raise errors.InvalidArgumentError(None, op, e.message) from None
     return tuple(out)
 
 
-register_op("ParseSingleSequenceExample", infer=_seq_infer, kernel=_parse_seq_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "ParseSingleSequenceExample",
+    infer=_seq_infer,
+    kernel=_parse_seq_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 # --------------------------------------------------------------------------------------
 # decode_raw
 # --------------------------------------------------------------------------------------
 
-_RAW_TYPES = (_dt.float16, _dt.float32, _dt.float64, _dt.int8, _dt.int16, _dt.int32,
-              _dt.int64, _dt.uint8, _dt.uint16, _dt.bool)
+_RAW_TYPES = (
+    _dt.float16,
+    _dt.float32,
+    _dt.float64,
+    _dt.int8,
+    _dt.int16,
+    _dt.int32,
+    _dt.int64,
+    _dt.uint8,
+    _dt.uint16,
+    _dt.bool,
+)
 _TF_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "half"}
 
 
@@ -539,12 +651,17 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, b
         raise TypeError("decode_raw() missing the required argument 'out_type'")
     out_type = _dt.as_dtype(out_type)
     if out_type not in _RAW_TYPES:
-        raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
-                        "allowed values: %s" % (out_type.name,
-                                                ", ".join(t.name for t in _RAW_TYPES)))
-    return make("DecodeRaw", [to_tensor(input_bytes, _dt.string)],
-                {"out_type": out_type, "little_endian": bool(little_endian)}, name,
-                "DecodeRaw")
+        raise TypeError(
+            "Value passed to parameter 'out_type' has DataType %s not in list of "
+            "allowed values: %s" % (out_type.name, ", ".join(t.name for t in _RAW_TYPES))
+        )
+    return make(
+        "DecodeRaw",
+        [to_tensor(input_bytes, _dt.string)],
+        {"out_type": out_type, "little_endian": bool(little_endian)},
+        name,
+        "DecodeRaw",
+    )
 
 
 def _decode_raw_infer(op):
@@ -563,16 +680,23 @@ def _decode_raw_kernel(ctx, op, x):
     n = len(flat[0]) if flat.size else 0
     if n % size:
         raise errors.InvalidArgumentError(
-            None, op, "Input to DecodeRaw has length %d that is not a multiple of %d, the "
-            "size of %s" % (n, size, _TF_NAME.get(t, t.name)))
+            None,
+            op,
+            "Input to DecodeRaw has length %d that is not a multiple of %d, the "
+            "size of %s" % (n, size, _TF_NAME.get(t, t.name)),
+        )
     for i, s in enumerate(flat):
         if len(s) != n:
             raise errors.InvalidArgumentError(
-                None, op, "DecodeRaw requires input strings to all be the same size, but "
-                "element %d has size %d != %d" % (i, len(s), n))
+                None,
+                op,
+                "DecodeRaw requires input strings to all be the same size, but "
+                "element %d has size %d != %d" % (i, len(s), n),
+            )
     out = np.frombuffer(b"".join(flat), dtype=dt).astype(t.np, copy=True)
     return (out.reshape(arr.shape + (n // size,)),)
 
 
-register_op("DecodeRaw", infer=_decode_raw_infer, kernel=_decode_raw_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "DecodeRaw", infer=_decode_raw_infer, kernel=_decode_raw_kernel, grad=NOT_DIFFERENTIABLE
+)

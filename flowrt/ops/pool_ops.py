@@ -48,8 +48,9 @@ def _check_ksize(op):
     if len(k) != 4:
         raise ValueError("Sliding window ksize field must specify 4 dimensions, got %s" % (k,))
     if k[0] != 1 or k[3] != 1:
-        raise ValueError("Pooling is not yet supported on the batch or depth dimension, got "
-                         "ksize %s" % (k,))
+        raise ValueError(
+            "Pooling is not yet supported on the batch or depth dimension, got ksize %s" % (k,)
+        )
     if min(k) < 1:
         raise ValueError("ksize must be positive, got %s" % (k,))
     check_attrs(op)
@@ -59,8 +60,10 @@ def _dims4(t, what):
     if t.shape.ndims is None:
         return [None] * 4
     if t.shape.ndims != 4:
-        raise ValueError("Shape must be rank 4 but is rank %d for %s of shape %s"
-                         % (t.shape.ndims, what, shape_str(t.shape)))
+        raise ValueError(
+            "Shape must be rank 4 but is rank %d for %s of shape %s"
+            % (t.shape.ndims, what, shape_str(t.shape))
+        )
     return t.shape.as_list()
 
 
@@ -126,8 +129,10 @@ def _padded_zeros(x, geo, dtype):
 
 def _max_pool_grad_kernel(ctx, op, x, y, g):
     if y.shape != g.shape:
-        raise ValueError("orig_output and grad must have the same shape, got %s and %s"
-                         % (list(y.shape), list(g.shape)))
+        raise ValueError(
+            "orig_output and grad must have the same shape, got %s and %s"
+            % (list(y.shape), list(g.shape))
+        )
     geo = _geo(op, x)
     dxp = _padded_zeros(x, geo, g.dtype)
     for sl, m in _argmax_masks(op, x, y, geo):
@@ -138,8 +143,10 @@ def _max_pool_grad_kernel(ctx, op, x, y, g):
 def _max_pool_grad_grad_kernel(ctx, op, x, y, gg):
     # For each output, the incoming gradient (input-shaped) at its window's argmax.
     if gg.shape != x.shape:
-        raise ValueError("grad must have the shape of orig_input, got %s and %s"
-                         % (list(gg.shape), list(x.shape)))
+        raise ValueError(
+            "grad must have the shape of orig_input, got %s and %s"
+            % (list(gg.shape), list(x.shape))
+        )
     geo = _geo(op, x)
     ggp = pad_hw(gg, geo)
     out = np.zeros(y.shape, gg.dtype)
@@ -153,16 +160,19 @@ def _pool_grad_infer(op, grad_like_input=False):
     check_dtype(x, _POOL_DTYPES, "orig_input")
     for t, what in ((y, "orig_output"), (g, "grad")):
         if t.dtype is not x.dtype:
-            raise TypeError("%s must have the dtype of orig_input (%s), got %s"
-                            % (what, x.dtype.name, t.dtype.name))
+            raise TypeError(
+                "%s must have the dtype of orig_input (%s), got %s"
+                % (what, x.dtype.name, t.dtype.name)
+            )
     _check_ksize(op)
     expect = _pool_infer_shape(op, _dims4(x, "orig_input"))
     for t, what in ((y, "orig_output"), (g, "grad")):
         want = x.shape if what == "grad" and grad_like_input else expect
         if not want.is_compatible_with(t.shape):
-            raise ValueError("%s has shape %s, expected %s for orig_input %s"
-                             % (what, shape_str(t.shape), shape_str(want),
-                                shape_str(x.shape)))
+            raise ValueError(
+                "%s has shape %s, expected %s for orig_input %s"
+                % (what, shape_str(t.shape), shape_str(want), shape_str(x.shape))
+            )
     return x, expect
 
 
@@ -180,18 +190,32 @@ def _pool_attrs(op):
     return {k: op.attrs[k] for k in ("ksize", "strides", "padding", "data_format")}
 
 
-register_op("MaxPool", infer=_pool_infer, kernel=_max_pool_kernel,
-            grad=lambda op, g: [make("MaxPoolGrad", [op.inputs[0], op.outputs[0], g],
-                                     _pool_attrs(op))])
-register_op("MaxPoolGrad", infer=_max_pool_grad_infer, kernel=_max_pool_grad_kernel,
-            grad=lambda op, gg: [
-                array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
-                make("MaxPoolGradGrad", [op.inputs[0], op.inputs[1], gg], _pool_attrs(op))])
-register_op("MaxPoolGradGrad", infer=_max_pool_grad_grad_infer,
-            kernel=_max_pool_grad_grad_kernel,
-            grad=lambda op, ggg: [
-                array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1]),
-                make("MaxPoolGrad", [op.inputs[0], op.inputs[1], ggg], _pool_attrs(op))])
+register_op(
+    "MaxPool",
+    infer=_pool_infer,
+    kernel=_max_pool_kernel,
+    grad=lambda op, g: [make("MaxPoolGrad", [op.inputs[0], op.outputs[0], g], _pool_attrs(op))],
+)
+register_op(
+    "MaxPoolGrad",
+    infer=_max_pool_grad_infer,
+    kernel=_max_pool_grad_kernel,
+    grad=lambda op, gg: [
+        array_ops.zeros_like(op.inputs[0]),
+        array_ops.zeros_like(op.inputs[1]),
+        make("MaxPoolGradGrad", [op.inputs[0], op.inputs[1], gg], _pool_attrs(op)),
+    ],
+)
+register_op(
+    "MaxPoolGradGrad",
+    infer=_max_pool_grad_grad_infer,
+    kernel=_max_pool_grad_grad_kernel,
+    grad=lambda op, ggg: [
+        array_ops.zeros_like(op.inputs[0]),
+        array_ops.zeros_like(op.inputs[1]),
+        make("MaxPoolGrad", [op.inputs[0], op.inputs[1], ggg], _pool_attrs(op)),
+    ],
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -241,8 +265,10 @@ def _avg_pool_grad_infer(op):
         raise ValueError("orig_input_shape must be a vector of 4 sizes, got %s" % v)
     expect = _pool_infer_shape(op, v)
     if not expect.is_compatible_with(g.shape):
-        raise ValueError("grad has shape %s, expected %s for orig_input_shape %s"
-                         % (shape_str(g.shape), shape_str(expect), v))
+        raise ValueError(
+            "grad has shape %s, expected %s for orig_input_shape %s"
+            % (shape_str(g.shape), shape_str(expect), v)
+        )
     return [(g.dtype, TensorShape(v))]
 
 
@@ -251,8 +277,10 @@ def _avg_pool_grad_kernel(ctx, op, sizes, g):
     k = op.attrs["ksize"]
     geo = geometry(h, w, op, k[1], k[2])
     if g.shape != (n, geo[0][0], geo[1][0], c):
-        raise ValueError("grad has shape %s, expected %s for orig_input_shape %s"
-                         % (list(g.shape), [n, geo[0][0], geo[1][0], c], list(sizes)))
+        raise ValueError(
+            "grad has shape %s, expected %s for orig_input_shape %s"
+            % (list(g.shape), [n, geo[0][0], geo[1][0], c], list(sizes))
+        )
     dt = _avg_dtype(g.dtype)
     share = g.astype(dt) / _window_counts(op, geo, h, w)
     dxp = np.zeros((n, h + geo[0][1] + geo[0][2], w + geo[1][1] + geo[1][2], c), dt)
@@ -262,11 +290,18 @@ def _avg_pool_grad_kernel(ctx, op, sizes, g):
     return (np.ascontiguousarray(crop(dxp, geo, h, w)).astype(g.dtype, copy=False),)
 
 
-register_op("AvgPool", infer=_pool_infer, kernel=_avg_pool_kernel,
-            grad=lambda op, g: [make("AvgPoolGrad", [array_ops.shape(op.inputs[0]), g],
-                                     _pool_attrs(op))])
-register_op("AvgPoolGrad", infer=_avg_pool_grad_infer, kernel=_avg_pool_grad_kernel,
-            grad=lambda op, gg: [None, make("AvgPool", [gg], _pool_attrs(op))])
+register_op(
+    "AvgPool",
+    infer=_pool_infer,
+    kernel=_avg_pool_kernel,
+    grad=lambda op, g: [make("AvgPoolGrad", [array_ops.shape(op.inputs[0]), g], _pool_attrs(op))],
+)
+register_op(
+    "AvgPoolGrad",
+    infer=_avg_pool_grad_infer,
+    kernel=_avg_pool_grad_kernel,
+    grad=lambda op, gg: [None, make("AvgPool", [gg], _pool_attrs(op))],
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -282,15 +317,19 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn)
         raise ValueError("%s: `value` is required" % fn)
     check_format(data_format, fn)
     pad, _ = check_padding(padding, op_type)
-    attrs = {"ksize": spatial_arg(ksize, "ksize", fn),
-             "strides": spatial_arg(strides, "strides", fn), "padding": pad,
-             "data_format": "NHWC"}
+    attrs = {
+        "ksize": spatial_arg(ksize, "ksize", fn),
+        "strides": spatial_arg(strides, "strides", fn),
+        "padding": pad,
+        "data_format": "NHWC",
+    }
     x = convert_to_tensor(v, name="input")
     return make(op_type, [x], attrs, name, op_type)
 
 
-def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
-             name=None, input=None):
+def max_pool(
+    value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None
+):
     """Max pooling of ``value`` [batch, height, width, channels] (op ``MaxPool``).
 
     Args:
@@ -302,16 +341,15 @@ def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NH
 
     Note (flowrt): only NHWC (TF's CPU kernel rejects NCHW too).
     """
-    return _pool("MaxPool", value, ksize, strides, padding, data_format, name, input,
-                 "max_pool")
+    return _pool("MaxPool", value, ksize, strides, padding, data_format, name, input, "max_pool")
 
 
-def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
-             name=None, input=None):
+def avg_pool(
+    value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None
+):
     """Average pooling (op ``AvgPool``); with SAME padding each window averages only
     its real elements, as in TF. Arguments as for ``max_pool``."""
-    return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input,
-                 "avg_pool")
+    return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input, "avg_pool")
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):

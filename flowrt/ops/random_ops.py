@@ -24,8 +24,15 @@ from .._core.shape import TensorShape, unknown_shape
 from .common import FLOATS, check_dtype, int_list, make
 from .const_eval import partial_shape
 
-__all__ = ["set_random_seed", "get_seed", "random_normal", "random_uniform",
-           "truncated_normal", "random_shuffle", "multinomial"]
+__all__ = [
+    "set_random_seed",
+    "get_seed",
+    "random_normal",
+    "random_uniform",
+    "truncated_normal",
+    "random_shuffle",
+    "multinomial",
+]
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
@@ -67,10 +74,15 @@ def _shape_tensor(shape):
     if hasattr(shape, "as_list"):
         shape = shape.as_list()
     if isinstance(shape, (list, tuple)) and any(
-            isinstance(d, Tensor) or hasattr(d, "_as_tensor") for d in shape):
+        isinstance(d, Tensor) or hasattr(d, "_as_tensor") for d in shape
+    ):
         return convert_to_tensor(shape, name="shape")
-    return convert_to_tensor(np.asarray(shape, dtype=np.int32).reshape(-1)
-                             if not isinstance(shape, np.ndarray) else shape, name="shape")
+    return convert_to_tensor(
+        np.asarray(shape, dtype=np.int32).reshape(-1)
+        if not isinstance(shape, np.ndarray)
+        else shape,
+        name="shape",
+    )
 
 
 def _shape_infer(allowed):
@@ -81,23 +93,28 @@ def _shape_infer(allowed):
             raise ValueError("shape must be a vector, got a tensor of shape %s" % s.shape)
         dt = op.attrs["dtype"]
         if dt not in allowed:
-            raise TypeError("Value passed to parameter 'dtype' has DataType %s not in list of "
-                            "allowed values: %s" % (dt.name, ", ".join(d.name for d in allowed)))
+            raise TypeError(
+                "Value passed to parameter 'dtype' has DataType %s not in list of "
+                "allowed values: %s" % (dt.name, ", ".join(d.name for d in allowed))
+            )
         dims = partial_shape(s)
         if dims is None:
             return [(dt, unknown_shape())]
         return [(dt, TensorShape(dims))]
+
     return infer
 
 
 def _sampler(draw):
     """A kernel drawing ``draw(rng, shape)`` from the op's per-session generator."""
+
     def kernel(ctx, op, shape, *args):
         dims = tuple(int(d) for d in np.reshape(shape, -1))
         if any(d < 0 for d in dims):
             raise ValueError("shape %s has a negative dimension" % list(dims))
         out = draw(ctx.resources.rng(op), dims, *args)
         return (np.asarray(out).astype(op.outputs[0].dtype.np, copy=False),)
+
     return kernel
 
 
@@ -123,8 +140,13 @@ _SAMPLERS = [
     ("TruncatedNormal", FLOATS, _truncated),
 ]
 for _t, _allowed, _draw in _SAMPLERS:
-    register_op(_t, infer=_shape_infer(_allowed), kernel=_sampler(_draw),
-                grad=NOT_DIFFERENTIABLE, stateful=True)
+    register_op(
+        _t,
+        infer=_shape_infer(_allowed),
+        kernel=_sampler(_draw),
+        grad=NOT_DIFFERENTIABLE,
+        stateful=True,
+    )
 
 
 def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
@@ -145,15 +167,13 @@ def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
     """Samples from a normal distribution (op type RandomStandardNormal, scaled)."""
-    return _scaled("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed,
-                   name)
+    return _scaled("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed, name)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
     """Samples from a normal distribution, redrawing values more than two standard
     deviations from the mean (op type TruncatedNormal, scaled)."""
-    return _scaled("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, seed,
-                   name)
+    return _scaled("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, seed, name)
 
 
 def random_uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
@@ -164,8 +184,10 @@ def random_uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, n
     dtype = _dt.as_dtype(dtype)
     accepted = FLOATS + (_dt.int32, _dt.int64)
     if dtype not in accepted:
-        raise ValueError("Argument `dtype` got invalid value %s. Accepted dtypes are %s."
-                         % (dtype.name, ", ".join(d.name for d in accepted)))
+        raise ValueError(
+            "Argument `dtype` got invalid value %s. Accepted dtypes are %s."
+            % (dtype.name, ", ".join(d.name for d in accepted))
+        )
     if maxval is None:
         if dtype.is_integer:
             raise ValueError("Must specify maxval for integer dtype %s" % dtype.name)
@@ -197,14 +219,18 @@ def _uniform_int_infer(op):
     return _shape_infer((_dt.int32, _dt.int64))(op)
 
 
-register_op("RandomUniformInt", infer=_uniform_int_infer, kernel=_sampler(_uniform_int),
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "RandomUniformInt",
+    infer=_uniform_int_infer,
+    kernel=_sampler(_uniform_int),
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def random_shuffle(value, seed=None, name=None):
     """``value`` with its first dimension shuffled."""
-    return make("RandomShuffle", [convert_to_tensor(value)],
-                _seed_attrs(seed), name)
+    return make("RandomShuffle", [convert_to_tensor(value)], _seed_attrs(seed), name)
 
 
 def _shuffle_kernel(ctx, op, x):
@@ -213,8 +239,13 @@ def _shuffle_kernel(ctx, op, x):
     return (x[ctx.resources.rng(op).permutation(len(x))],)
 
 
-register_op("RandomShuffle", infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
-            kernel=_shuffle_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "RandomShuffle",
+    infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+    kernel=_shuffle_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
@@ -226,8 +257,7 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
         logits = convert_to_tensor(logits, name="logits")
         with g.name_scope("Multinomial") as scope:
             n = convert_to_tensor(num_samples, dtype=_dt.int32, name="num_samples")
-        return make("Multinomial", [logits, n], {"output_dtype": dt, **_seed_attrs(seed)},
-                    scope)
+        return make("Multinomial", [logits, n], {"output_dtype": dt, **_seed_attrs(seed)}, scope)
 
 
 def _multinomial_infer(op):
@@ -257,5 +287,10 @@ def _multinomial_kernel(ctx, op, logits, n):
     return (out.astype(op.attrs["output_dtype"].np),)
 
 
-register_op("Multinomial", infer=_multinomial_infer, kernel=_multinomial_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "Multinomial",
+    infer=_multinomial_infer,
+    kernel=_multinomial_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)

@@ -87,7 +87,7 @@ class _FixedLengthState(_ReaderState):
                     data = f.read()
         except OSError as e:
             raise _open_error(e, fs_path) from None
-        self.data = data[:max(len(data) - self.footer, 0)]
+        self.data = data[: max(len(data) - self.footer, 0)]
         self.file, self.path = True, path
         self.pos, self.number = self.header, 0
 
@@ -97,7 +97,7 @@ class _FixedLengthState(_ReaderState):
             self.close_file()
             self.work_units += 1
             return None
-        rec = self.data[self.pos:self.pos + self.size]
+        rec = self.data[self.pos : self.pos + self.size]
         key = b"%s:%d" % (self.path, self.number)
         self.pos += self.hop
         self.number += 1
@@ -147,12 +147,16 @@ def _reader_op(op_type: str, make_state):
     def kernel(ctx, op):
         return (ctx.resources.get_or_create(("reader", op.name), lambda: make_state(op)),)
 
-    register_op(op_type, infer=lambda op: [(resource, TensorShape([]))], kernel=kernel,
-                grad=NOT_DIFFERENTIABLE, stateful=True)
+    register_op(
+        op_type,
+        infer=lambda op: [(resource, TensorShape([]))],
+        kernel=kernel,
+        grad=NOT_DIFFERENTIABLE,
+        stateful=True,
+    )
 
 
-_reader_op("TFRecordReaderV2",
-           lambda op: _RecordState(op.name, op.attrs["compression_type"]))
+_reader_op("TFRecordReaderV2", lambda op: _RecordState(op.name, op.attrs["compression_type"]))
 _reader_op("FixedLengthRecordReaderV2", lambda op: _FixedLengthState(op.name, op.attrs))
 _reader_op("WholeFileReaderV2", lambda op: _WholeFileState(op.name, 0))
 _reader_op("IdentityReaderV2", lambda op: _IdentityState(op.name, 0))
@@ -175,8 +179,13 @@ class TFRecordReader(ReaderBase):
 
     def __init__(self, name=None, options=None):
         ctype = TFRecordOptions.get_compression_type_string(options)
-        ref = make("TFRecordReaderV2", [], dict(_NO_SHARING, compression_type=ctype),
-                   name, "TFRecordReaderV2")
+        ref = make(
+            "TFRecordReaderV2",
+            [],
+            dict(_NO_SHARING, compression_type=ctype),
+            name,
+            "TFRecordReaderV2",
+        )
         super().__init__(ref)
 
 
@@ -198,19 +207,35 @@ class FixedLengthRecordReader(ReaderBase):
     Note (flowrt): a file is read into memory when its first record is read.
     """
 
-    def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None,
-                 name=None, encoding=None):
-        attrs = {"record_bytes": int(record_bytes), "header_bytes": int(header_bytes or 0),
-                 "footer_bytes": int(footer_bytes or 0), "hop_bytes": int(hop_bytes or 0),
-                 "encoding": encoding or ""}
+    def __init__(
+        self,
+        record_bytes,
+        header_bytes=None,
+        footer_bytes=None,
+        hop_bytes=None,
+        name=None,
+        encoding=None,
+    ):
+        attrs = {
+            "record_bytes": int(record_bytes),
+            "header_bytes": int(header_bytes or 0),
+            "footer_bytes": int(footer_bytes or 0),
+            "hop_bytes": int(hop_bytes or 0),
+            "encoding": encoding or "",
+        }
         if attrs["record_bytes"] <= 0:
             raise ValueError("record_bytes must be positive, got %d" % attrs["record_bytes"])
         for k in ("header_bytes", "footer_bytes", "hop_bytes"):
             if attrs[k] < 0:
                 raise ValueError("%s must be non-negative, got %d" % (k, attrs[k]))
         _compression_type(attrs["encoding"])  # ValueError unless "GZIP", "ZLIB" or ""
-        ref = make("FixedLengthRecordReaderV2", [], dict(_NO_SHARING, **attrs), name,
-                   "FixedLengthRecordReaderV2")
+        ref = make(
+            "FixedLengthRecordReaderV2",
+            [],
+            dict(_NO_SHARING, **attrs),
+            name,
+            "FixedLengthRecordReaderV2",
+        )
         super().__init__(ref)
 
 
@@ -218,14 +243,13 @@ class WholeFileReader(ReaderBase):
     """A reader giving one record per file: key the file name, value its contents."""
 
     def __init__(self, name=None):
-        super().__init__(make("WholeFileReaderV2", [], dict(_NO_SHARING), name,
-                              "WholeFileReaderV2"))
+        super().__init__(
+            make("WholeFileReaderV2", [], dict(_NO_SHARING), name, "WholeFileReaderV2")
+        )
 
 
 class IdentityReader(ReaderBase):
     """A reader giving each dequeued work string as both key and value."""
 
     def __init__(self, name=None):
-        super().__init__(make("IdentityReaderV2", [], dict(_NO_SHARING), name,
-                              "IdentityReaderV2"))
-
+        super().__init__(make("IdentityReaderV2", [], dict(_NO_SHARING), name, "IdentityReaderV2"))

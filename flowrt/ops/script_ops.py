@@ -65,8 +65,9 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # TF1's argument name
     the function never blocks the trio loop.
     """
     if not callable(func):
-        raise ValueError("Expected func to be callable. Received func=%r of type %s."
-                         % (func, type(func)))
+        raise ValueError(
+            "Expected func to be callable. Received func=%r of type %s." % (func, type(func))
+        )
     many = isinstance(Tout, (list, tuple))
     touts = [_dt.as_dtype(t) for t in (Tout if many else [Tout])]
     if isinstance(inp, (list, tuple)):
@@ -113,7 +114,8 @@ def _kernel(ctx, op, *args):
     func = op.graph._scratch.get("py_funcs", {}).get(token)
     if func is None:
         raise errors.InvalidArgumentError(
-            None, op, "%s: callback %s is not found" % (op.describe(), token.decode()))
+            None, op, "%s: callback %s is not found" % (op.describe(), token.decode())
+        )
     # The caller's arrays may be shared with other consumers: the function gets its own.
     args = [a.copy() if isinstance(a, np.ndarray) and a.ndim else a for a in args]
     try:
@@ -123,8 +125,7 @@ def _kernel(ctx, op, *args):
     except Exception as e:  # every Python failure becomes an OpError
         cls = next((c for types, c in _ERRORS if isinstance(e, types)), errors.UnknownError)
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-        raise cls(None, op, "%s: %s: %s\n%s" % (op.describe(), type(e).__name__, e, tb)) \
-            from e
+        raise cls(None, op, "%s: %s: %s\n%s" % (op.describe(), type(e).__name__, e, tb)) from e
     touts = op.attrs["Tout"]
     if ret is None:
         values = []
@@ -134,15 +135,21 @@ def _kernel(ctx, op, *args):
         values = [_as_result(ret)]
     if len(values) != len(touts):
         raise errors.InvalidArgumentError(
-            None, op, "%s: %s returns %d values, but expects to see %d values."
-            % (op.describe(), token.decode(), len(values), len(touts)))
+            None,
+            op,
+            "%s: %s returns %d values, but expects to see %d values."
+            % (op.describe(), token.decode(), len(values), len(touts)),
+        )
     for i, (v, dt) in enumerate(zip(values, touts, strict=True)):
         got = _dtype_of(v)
         if got is not dt:
             shown = v.dtype.name if got is None else _TF_NAMES.get(got.name, got.name)
             raise errors.InvalidArgumentError(
-                None, op, "%s: %d-th value returned by %s is %s, but expects %s"
-                % (op.describe(), i, token.decode(), shown, _TF_NAMES.get(dt.name, dt.name)))
+                None,
+                op,
+                "%s: %d-th value returned by %s is %s, but expects %s"
+                % (op.describe(), i, token.decode(), shown, _TF_NAMES.get(dt.name, dt.name)),
+            )
     return tuple(values)
 
 
@@ -156,5 +163,11 @@ def _dtype_of(v: np.ndarray):
 
 
 for _type in ("PyFunc", "PyFuncStateless"):
-    register_op(_type, infer=_infer, kernel=_kernel, grad=NOT_DIFFERENTIABLE,
-                stateful=_type == "PyFunc", opaque=True)
+    register_op(
+        _type,
+        infer=_infer,
+        kernel=_kernel,
+        grad=NOT_DIFFERENTIABLE,
+        stateful=_type == "PyFunc",
+        opaque=True,
+    )

@@ -58,11 +58,19 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     Note (flowrt): only ``batch_dims=0`` is supported.
     """
     if batch_dims != 0:
-        raise ValueError("gather: flowrt supports batch_dims=0 only, got batch_dims=%r"
-                         % (batch_dims,))
-    return _gen_op("GatherV2", [("params", params, None), ("indices", indices, None),
-                                ("axis", 0 if axis is None else axis, _dt.int32)],
-                   {"batch_dims": 0}, name).outputs[0]
+        raise ValueError(
+            "gather: flowrt supports batch_dims=0 only, got batch_dims=%r" % (batch_dims,)
+        )
+    return _gen_op(
+        "GatherV2",
+        [
+            ("params", params, None),
+            ("indices", indices, None),
+            ("axis", 0 if axis is None else axis, _dt.int32),
+        ],
+        {"batch_dims": 0},
+        name,
+    ).outputs[0]
 
 
 def _gather_infer(op):
@@ -77,12 +85,13 @@ def _gather_infer(op):
         return [(params.dtype, unknown_shape(n))]
     a = int(a)
     if not -pr <= a < pr:
-        raise ValueError("Shape must be at least rank %d but is rank %d: axis %d is out of "
-                         "range for params of shape %s" % (a + 1 if a >= 0 else -a, pr, a,
-                                                            params.shape))
+        raise ValueError(
+            "Shape must be at least rank %d but is rank %d: axis %d is out of "
+            "range for params of shape %s" % (a + 1 if a >= 0 else -a, pr, a, params.shape)
+        )
     a %= pr
     p = params.shape.as_list()
-    return [(params.dtype, TensorShape(p[:a] + indices.shape.as_list() + p[a + 1:]))]
+    return [(params.dtype, TensorShape(p[:a] + indices.shape.as_list() + p[a + 1 :]))]
 
 
 def _gather_kernel(ctx, op, params, indices, axis):
@@ -92,8 +101,11 @@ def _gather_kernel(ctx, op, params, indices, axis):
     if np.any(bad):
         pos = np.unravel_index(int(np.argmax(bad)), np.shape(indices))
         raise errors.InvalidArgumentError(
-            None, op, "%s: indices[%s] = %d is not in [0, %d)"
-            % (op.describe(), ",".join(map(str, pos)), int(np.asarray(indices)[pos]), n))
+            None,
+            op,
+            "%s: indices[%s] = %d is not in [0, %d)"
+            % (op.describe(), ",".join(map(str, pos)), int(np.asarray(indices)[pos]), n),
+        )
     return (np.take(params, indices, axis=a),)
 
 
@@ -102,8 +114,9 @@ def _gather_grad(op, g):
     a = static_value(axis)
     pr, ir = params.shape.ndims, indices.shape.ndims
     if a is None or pr is None:
-        raise ValueError("the gradient of %s needs a constant axis and params of known rank"
-                         % op.describe())
+        raise ValueError(
+            "the gradient of %s needs a constant axis and params of known rank" % op.describe()
+        )
     a = int(a) % pr
     dense_shape = _static_dims(params)
     if a == 0:
@@ -113,8 +126,7 @@ def _gather_grad(op, g):
             vshape = [n] + tail.as_list()
         else:
             vshape = concat([expand_dims(size(indices), 0), slice(dense_shape, [1], [-1])], 0)
-        return [IndexedSlices(reshape(g, vshape), reshape(indices, [-1]), dense_shape),
-                None, None]
+        return [IndexedSlices(reshape(g, vshape), reshape(indices, [-1]), dense_shape), None, None]
     if ir is None:
         raise ValueError("the gradient of %s needs indices of known rank" % op.describe())
     # Move the gathered dims to the front, sum rows by index, move the axis back.
@@ -135,8 +147,12 @@ register_op("GatherV2", infer=_gather_infer, kernel=_gather_kernel, grad=_gather
 
 def slice(input_, begin, size, name=None):  # TF1's name
     """The ``size``-shaped block of ``input_`` starting at ``begin`` (size -1: to the end)."""
-    return _gen_op("Slice", [("input", input_, None), ("begin", begin, _dt.int32),
-                             ("size", size, _dt.int32)], None, name).outputs[0]
+    return _gen_op(
+        "Slice",
+        [("input", input_, None), ("begin", begin, _dt.int32), ("size", size, _dt.int32)],
+        None,
+        name,
+    ).outputs[0]
 
 
 def _slice_bounds(begin, sizes, dims):
@@ -173,8 +189,10 @@ def _slice_infer(op):
     r = x.shape.ndims
     for v, what in ((bv, "begin"), (sv, "size")):
         if v is not None and r is not None and len(v) != r:
-            raise ValueError("Length of %s (%d) must equal the rank of the input %s (%d)"
-                             % (what, len(v), x.shape, r))
+            raise ValueError(
+                "Length of %s (%d) must equal the rank of the input %s (%d)"
+                % (what, len(v), x.shape, r)
+            )
     if r is None:
         n = len(bv) if bv is not None else len(sv) if sv is not None else None
         return [(x.dtype, unknown_shape(n))]
@@ -186,9 +204,10 @@ def _slice_infer(op):
 
 def _slice_kernel(ctx, op, x, b, s):
     if len(b) != x.ndim or len(s) != x.ndim:
-        raise ValueError("Expected begin and size arguments to be 1-D tensors of size %d, but "
-                         "got shapes %s and %s instead." % (x.ndim, list(b.shape),
-                                                            list(s.shape)))
+        raise ValueError(
+            "Expected begin and size arguments to be 1-D tensors of size %d, but "
+            "got shapes %s and %s instead." % (x.ndim, list(b.shape), list(s.shape))
+        )
     dims = _slice_bounds([int(v) for v in b], [int(v) for v in s], list(x.shape))
     return (x[tuple(_pslice(int(bi), int(bi) + d) for bi, d in zip(b, dims, strict=False))],)
 
@@ -197,8 +216,10 @@ def _slice_grad(op, g):
     x, b, _ = op.inputs
     bv, y = int_list(b), op.outputs[0]
     if bv is not None and x.shape.is_fully_defined() and y.shape.is_fully_defined():
-        pads = [[bi, d - bi - n]
-                for bi, d, n in zip(bv, x.shape.as_list(), y.shape.as_list(), strict=True)]
+        pads = [
+            [bi, d - bi - n]
+            for bi, d, n in zip(bv, x.shape.as_list(), y.shape.as_list(), strict=True)
+        ]
     else:
         pads = stack([b, shape(x) - b - shape(y)], axis=1)
     return [pad(g, pads), None, None]
@@ -216,8 +237,9 @@ def _convert_list(values, what):
     """Converts a list of tensors/values to tensors of the first tensor's dtype."""
     first = next((v for v in values if _is_tensor(v)), None)
     dt = convert_to_tensor(first).dtype if first is not None else None
-    return [convert_to_tensor(v) if _is_tensor(v) else convert_to_tensor(v, dtype=dt)
-            for v in values]
+    return [
+        convert_to_tensor(v) if _is_tensor(v) else convert_to_tensor(v, dtype=dt) for v in values
+    ]
 
 
 def concat(values, axis, name="concat"):
@@ -232,23 +254,25 @@ def concat(values, axis, name="concat"):
             return identity(values[0], name=name)
     with g.name_scope(name or "concat") as scope:
         xs = _convert_list(values, "values")
-        ax = axis if _is_tensor(axis) else convert_to_tensor(axis, dtype=_dt.int32,
-                                                              name="axis")
-    return make("ConcatV2", xs + [convert_to_tensor(ax)], {"N": len(xs)},
-                scope)
+        ax = axis if _is_tensor(axis) else convert_to_tensor(axis, dtype=_dt.int32, name="axis")
+    return make("ConcatV2", xs + [convert_to_tensor(ax)], {"N": len(xs)}, scope)
 
 
 def _concat_infer(op):
     xs, axis = op.inputs[:-1], op.inputs[-1]
     dt = xs[0].dtype
     if any(x.dtype is not dt for x in xs):
-        raise TypeError("Tensors in list passed to 'values' of 'ConcatV2' Op have types [%s] "
-                        "that don't all match." % ", ".join(x.dtype.name for x in xs))
+        raise TypeError(
+            "Tensors in list passed to 'values' of 'ConcatV2' Op have types [%s] "
+            "that don't all match." % ", ".join(x.dtype.name for x in xs)
+        )
     _check_rank(axis, 0, "axis")
     ranks = {x.shape.ndims for x in xs} - {None}
     if len(ranks) > 1:
-        raise ValueError("Shapes %s must all have the same rank to be concatenated"
-                         % ", ".join(str(x.shape) for x in xs))
+        raise ValueError(
+            "Shapes %s must all have the same rank to be concatenated"
+            % ", ".join(str(x.shape) for x in xs)
+        )
     if not ranks:
         return [(dt, unknown_shape())]
     r = ranks.pop()
@@ -257,8 +281,10 @@ def _concat_infer(op):
         return [(dt, unknown_shape(r))]
     a = int(a)
     if not -r <= a < r:
-        raise ValueError("ConcatOp : Expected concatenating dimensions in the range [%d, %d), "
-                         "but got %d" % (-r, r, a))
+        raise ValueError(
+            "ConcatOp : Expected concatenating dimensions in the range [%d, %d), "
+            "but got %d" % (-r, r, a)
+        )
     a %= r
     known = [x for x in xs if x.shape.ndims is not None]
     out = list(known[0].shape.as_list())
@@ -271,9 +297,10 @@ def _concat_infer(op):
             elif out[i] is None:
                 out[i] = d
             elif d is not None and d != out[i]:
-                raise ValueError("Dimension %d in both shapes must be equal, but are %d and %d. "
-                                 "Shapes are %s and %s." % (i, out[i], d, known[0].shape,
-                                                           x.shape))
+                raise ValueError(
+                    "Dimension %d in both shapes must be equal, but are %d and %d. "
+                    "Shapes are %s and %s." % (i, out[i], d, known[0].shape, x.shape)
+                )
     if len(known) < len(xs):
         out[a] = None
     return [(dt, TensorShape(out))]
@@ -283,12 +310,16 @@ def _concat_kernel(ctx, op, *args):
     xs, a = args[:-1], int(args[-1])
     r = xs[0].ndim
     if not -r <= a < r:
-        raise ValueError("ConcatOp : Expected concatenating dimensions in the range [%d, %d), "
-                         "but got %d" % (-r, r, a))
+        raise ValueError(
+            "ConcatOp : Expected concatenating dimensions in the range [%d, %d), "
+            "but got %d" % (-r, r, a)
+        )
     for i, x in enumerate(xs[1:], 1):
         if x.ndim != r or any(x.shape[j] != xs[0].shape[j] for j in _prange(r) if j != a % r):
-            raise ValueError("ConcatOp : Dimensions of inputs should match: shape[0] = %s vs. "
-                             "shape[%d] = %s" % (list(xs[0].shape), i, list(x.shape)))
+            raise ValueError(
+                "ConcatOp : Dimensions of inputs should match: shape[0] = %s vs. "
+                "shape[%d] = %s" % (list(xs[0].shape), i, list(x.shape))
+            )
     return (np.concatenate(xs, axis=a),)
 
 
@@ -320,13 +351,15 @@ def unstack(value, num=None, axis=0, name="unstack"):
         if s.ndims is None:
             raise ValueError("Cannot infer argument `num` from shape %s" % s)
         if not -s.ndims <= axis < s.ndims:
-            raise ValueError("Argument `axis` = %d not in range [%d, %d)"
-                             % (axis, -s.ndims, s.ndims))
+            raise ValueError(
+                "Argument `axis` = %d not in range [%d, %d)" % (axis, -s.ndims, s.ndims)
+            )
         num = s[axis]
         if num is None:
             raise ValueError("Cannot infer argument `num` from shape %s" % s)
-    return _gen_op("Unpack", [("value", value, None)], {"num": int(num), "axis": int(axis)},
-                   name, "unstack").outputs
+    return _gen_op(
+        "Unpack", [("value", value, None)], {"num": int(num), "axis": int(axis)}, name, "unstack"
+    ).outputs
 
 
 def _unpack_infer(op):
@@ -341,8 +374,10 @@ def _unpack_infer(op):
     op.attrs["axis"] = axis
     dims = x.shape.as_list()
     if dims[axis] is not None and dims[axis] != n:
-        raise ValueError("Dimension must be %d but is %d: cannot unstack shape %s into %d "
-                         "tensors along axis %d" % (n, dims[axis], x.shape, n, axis))
+        raise ValueError(
+            "Dimension must be %d but is %d: cannot unstack shape %s into %d "
+            "tensors along axis %d" % (n, dims[axis], x.shape, n, axis)
+        )
     del dims[axis]
     return [(x.dtype, TensorShape(dims))] * n
 
@@ -350,8 +385,9 @@ def _unpack_infer(op):
 def _unpack_kernel(ctx, op, x):
     n, axis = op.attrs["num"], op.attrs["axis"]
     if x.shape[axis] != n:
-        raise ValueError("Input shape axis %d must equal %d, got shape %s"
-                         % (axis, n, list(x.shape)))
+        raise ValueError(
+            "Input shape axis %d must equal %d, got shape %s" % (axis, n, list(x.shape))
+        )
     lead = (_pslice(None),) * axis
     return tuple(x[lead + (i,)] for i in _prange(n))
 
@@ -367,9 +403,15 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Splits ``value`` along ``axis`` into equal pieces (an int) or pieces of the given
     sizes (a list; one size may be -1). Returns a list of tensors."""
     if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
-            num_or_size_splits, bool):
-        return _gen_op("Split", [("split_dim", axis, _dt.int32), ("value", value, None)],
-                       {"num_split": int(num_or_size_splits)}, name, "split").outputs
+        num_or_size_splits, bool
+    ):
+        return _gen_op(
+            "Split",
+            [("split_dim", axis, _dt.int32), ("value", value, None)],
+            {"num_split": int(num_or_size_splits)},
+            name,
+            "split",
+        ).outputs
     if _is_tensor(num_or_size_splits) or isinstance(num_or_size_splits, np.ndarray):
         sizes = convert_to_tensor(num_or_size_splits)
     elif any(_is_tensor(v) for v in num_or_size_splits):  # ints mixed with tensors
@@ -380,9 +422,13 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         if sizes.shape.ndims != 1 or sizes.shape[0] is None:
             raise ValueError("Cannot infer argument `num` from shape %s" % sizes.shape)
         num = sizes.shape[0]
-    return _gen_op("SplitV", [("value", value, None), ("size_splits", sizes, None),
-                              ("split_dim", axis, _dt.int32)],
-                   {"num_split": int(num)}, name, "split").outputs
+    return _gen_op(
+        "SplitV",
+        [("value", value, None), ("size_splits", sizes, None), ("split_dim", axis, _dt.int32)],
+        {"num_split": int(num)},
+        name,
+        "split",
+    ).outputs
 
 
 def _split_axis(axis_t, r):
@@ -405,9 +451,10 @@ def _split_infer(op):
     dims = x.shape.as_list()
     if dims[a] is not None:
         if dims[a] % n:
-            raise ValueError("Dimension size must be evenly divisible by %d but is %d: cannot "
-                             "split shape %s into %d equal pieces along axis %d"
-                             % (n, dims[a], x.shape, n, a))
+            raise ValueError(
+                "Dimension size must be evenly divisible by %d but is %d: cannot "
+                "split shape %s into %d equal pieces along axis %d" % (n, dims[a], x.shape, n, a)
+            )
         dims[a] //= n
     return [(x.dtype, TensorShape(dims))] * n
 
@@ -416,9 +463,10 @@ def _split_kernel(ctx, op, axis, x):
     n = op.attrs["num_split"]
     a = axis_value(int(axis), x.ndim)
     if x.shape[a] % n:
-        raise ValueError("Number of ways to split should evenly divide the split dimension, "
-                         "but got split_dim %d (size = %d) and num_split %d"
-                         % (a, x.shape[a], n))
+        raise ValueError(
+            "Number of ways to split should evenly divide the split dimension, "
+            "but got split_dim %d (size = %d) and num_split %d" % (a, x.shape[a], n)
+        )
     return tuple(np.split(x, n, axis=a))
 
 
@@ -438,8 +486,7 @@ def _resolve_sizes(sizes, dim):
     known = sum(s for s in sizes if s != -1)
     if -1 in sizes:
         if known > dim:
-            raise ValueError("can't split axis of size %d into pieces of size %s"
-                             % (dim, sizes))
+            raise ValueError("can't split axis of size %d into pieces of size %s" % (dim, sizes))
         sizes = [dim - known if s == -1 else s for s in sizes]
     elif known != dim or any(s < 0 for s in sizes):
         raise ValueError("can't split axis of size %d into pieces of size %s" % (dim, sizes))
@@ -488,8 +535,9 @@ register_op("SplitV", infer=_splitv_infer, kernel=_splitv_kernel, grad=_splitv_g
 
 def tile(input, multiples, name=None):
     """``input`` repeated ``multiples[i]`` times along each dimension ``i``."""
-    return _gen_op("Tile", [("input", input, None), ("multiples", multiples, _dt.int32)],
-                   None, name).outputs[0]
+    return _gen_op(
+        "Tile", [("input", input, None), ("multiples", multiples, _dt.int32)], None, name
+    ).outputs[0]
 
 
 def _tile_infer(op):
@@ -500,22 +548,35 @@ def _tile_infer(op):
     r = x.shape.ndims
     n = len(mv) if mv is not None else None
     if r is not None and n is not None and r != n:
-        raise ValueError("multiples has length %d but the input has shape %s (rank %d); pass "
-                         "one multiple per input dimension" % (n, x.shape, r))
+        raise ValueError(
+            "multiples has length %d but the input has shape %s (rank %d); pass "
+            "one multiple per input dimension" % (n, x.shape, r)
+        )
     if r is None:
         return [(x.dtype, unknown_shape(n))]
     if mv is None:
         return [(x.dtype, unknown_shape(r))]
     if any(v is not None and v < 0 for v in mv):
         raise ValueError("Expected multiples to be non-negative, got %s" % mv)
-    return [(x.dtype, TensorShape([None if d is None or v is None else d * v
-                                   for d, v in zip(x.shape.as_list(), mv, strict=False)]))]
+    return [
+        (
+            x.dtype,
+            TensorShape(
+                [
+                    None if d is None or v is None else d * v
+                    for d, v in zip(x.shape.as_list(), mv, strict=False)
+                ]
+            ),
+        )
+    ]
 
 
 def _tile_kernel(ctx, op, x, m):
     if len(m) != x.ndim:
-        raise ValueError("Expected multiples argument to be a vector of length %d but got "
-                         "length %d" % (x.ndim, len(m)))
+        raise ValueError(
+            "Expected multiples argument to be a vector of length %d but got "
+            "length %d" % (x.ndim, len(m))
+        )
     if np.any(m < 0):
         raise ValueError("Expected multiples to be non-negative, got %s" % list(m))
     return (np.tile(x, tuple(int(v) for v in m)) if x.ndim else x.copy(),)
@@ -552,17 +613,31 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     m = str(mode).upper()
     if m == "CONSTANT":
         if not _is_tensor(constant_values) and np.all(np.asarray(constant_values) == 0):
-            return _gen_op("Pad", [("input", tensor, None), ("paddings", paddings, _dt.int32)],
-                           None, name).outputs[0]
+            return _gen_op(
+                "Pad", [("input", tensor, None), ("paddings", paddings, _dt.int32)], None, name
+            ).outputs[0]
         t = convert_to_tensor(tensor)
-        return _gen_op("PadV2", [("input", t, None), ("paddings", paddings, _dt.int32),
-                                 ("constant_values", constant_values, t.dtype)],
-                       None, name).outputs[0]
+        return _gen_op(
+            "PadV2",
+            [
+                ("input", t, None),
+                ("paddings", paddings, _dt.int32),
+                ("constant_values", constant_values, t.dtype),
+            ],
+            None,
+            name,
+        ).outputs[0]
     if m in ("REFLECT", "SYMMETRIC"):
-        return _gen_op("MirrorPad", [("input", tensor, None), ("paddings", paddings, _dt.int32)],
-                       {"mode": m}, name).outputs[0]
-    raise ValueError('Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
-                     'or "SYMMETRIC". Received `mode` = %s' % mode)
+        return _gen_op(
+            "MirrorPad",
+            [("input", tensor, None), ("paddings", paddings, _dt.int32)],
+            {"mode": m},
+            name,
+        ).outputs[0]
+    raise ValueError(
+        'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
+        'or "SYMMETRIC". Received `mode` = %s' % mode
+    )
 
 
 def _pad_dims(x_dims, pads, mirror=None):
@@ -571,11 +646,15 @@ def _pad_dims(x_dims, pads, mirror=None):
         if b < 0 or a < 0:
             raise ValueError("Paddings must be non-negative: %d %d" % (b, a))
         if mirror == "REFLECT" and d is not None and (b >= d or a >= d):
-            raise ValueError("paddings must be less than the dimension size: %d, %d not less "
-                             "than %d (dimension %d)" % (b, a, d, i))
+            raise ValueError(
+                "paddings must be less than the dimension size: %d, %d not less "
+                "than %d (dimension %d)" % (b, a, d, i)
+            )
         if mirror == "SYMMETRIC" and d is not None and (b > d or a > d):
-            raise ValueError("paddings must be no greater than the dimension size: %d, %d "
-                             "greater than %d (dimension %d)" % (b, a, d, i))
+            raise ValueError(
+                "paddings must be no greater than the dimension size: %d, %d "
+                "greater than %d (dimension %d)" % (b, a, d, i)
+            )
         out.append(None if d is None else d + b + a)
     return out
 
@@ -584,14 +663,19 @@ def _pad_infer(op):
     x, p = op.inputs[:2]
     check_dtype(p, (_dt.int32, _dt.int64), "paddings")
     if len(op.inputs) == 3 and op.inputs[2].dtype is not x.dtype:
-        raise TypeError("constant_values has dtype %s but the input has dtype %s"
-                        % (op.inputs[2].dtype.name, x.dtype.name))
+        raise TypeError(
+            "constant_values has dtype %s but the input has dtype %s"
+            % (op.inputs[2].dtype.name, x.dtype.name)
+        )
     r = x.shape.ndims
     ps = p.shape
-    if ps.ndims is not None and (ps.ndims != 2 or ps[1] not in (None, 2)
-                                 or (r is not None and ps[0] not in (None, r))):
-        raise ValueError("paddings must have shape [%s, 2] (one [before, after] pair per "
-                         "input dimension), got %s" % ("?" if r is None else r, ps))
+    if ps.ndims is not None and (
+        ps.ndims != 2 or ps[1] not in (None, 2) or (r is not None and ps[0] not in (None, r))
+    ):
+        raise ValueError(
+            "paddings must have shape [%s, 2] (one [before, after] pair per "
+            "input dimension), got %s" % ("?" if r is None else r, ps)
+        )
     pv = int_list(p)
     if r is None:
         return [(x.dtype, unknown_shape(ps[0] if ps.ndims == 2 else None))]
@@ -599,18 +683,27 @@ def _pad_infer(op):
         rows = [partial_ints(t) for t in p.op.inputs] if p.op.type == "Pack" else []
         if len(rows) != r or any(row is None or len(row) != 2 for row in rows):
             return [(x.dtype, unknown_shape(r))]
-        known = _pad_dims(x.shape.as_list(), [[b or 0, a or 0] for b, a in rows],
-                          op.attrs.get("mode"))
-        return [(x.dtype, TensorShape([None if None in row else d
-                                       for d, row in zip(known, rows, strict=True)]))]
+        known = _pad_dims(
+            x.shape.as_list(), [[b or 0, a or 0] for b, a in rows], op.attrs.get("mode")
+        )
+        return [
+            (
+                x.dtype,
+                TensorShape(
+                    [None if None in row else d for d, row in zip(known, rows, strict=True)]
+                ),
+            )
+        ]
     pairs = np.reshape(pv, (-1, 2)).tolist()
     return [(x.dtype, TensorShape(_pad_dims(x.shape.as_list(), pairs, op.attrs.get("mode"))))]
 
 
 def _pad_pairs(x, p):
     if np.shape(p) != (x.ndim, 2):
-        raise ValueError("The first dimension of paddings must be the rank of inputs %s, got "
-                         "paddings of shape %s" % (list(p.shape)[:1], list(np.shape(p))))
+        raise ValueError(
+            "The first dimension of paddings must be the rank of inputs %s, got "
+            "paddings of shape %s" % (list(p.shape)[:1], list(np.shape(p)))
+        )
     return [tuple(int(v) for v in row) for row in p]
 
 
@@ -639,9 +732,12 @@ def _pad_grad(op, g):
 
 register_op("Pad", infer=_pad_infer, kernel=_pad_kernel, grad=_pad_grad)
 register_op("PadV2", infer=_pad_infer, kernel=_pad_kernel, grad=_pad_grad)
-register_op("MirrorPad", infer=_pad_infer, kernel=_mirror_pad_kernel,
-            grad=lambda op, g: [make("MirrorPadGrad", [g, op.inputs[1]],
-                                     {"mode": op.attrs["mode"]}), None])
+register_op(
+    "MirrorPad",
+    infer=_pad_infer,
+    kernel=_mirror_pad_kernel,
+    grad=lambda op, g: [make("MirrorPadGrad", [g, op.inputs[1]], {"mode": op.attrs["mode"]}), None],
+)
 
 
 def _mirror_pad_grad_infer(op):
@@ -650,8 +746,17 @@ def _mirror_pad_grad_infer(op):
     if pv is None or g.shape.ndims is None:
         return [(g.dtype, unknown_shape(g.shape.ndims))]
     pairs = np.reshape(pv, (-1, 2)).tolist()
-    return [(g.dtype, TensorShape([None if d is None else d - b - a
-                                   for d, (b, a) in zip(g.shape.as_list(), pairs, strict=False)]))]
+    return [
+        (
+            g.dtype,
+            TensorShape(
+                [
+                    None if d is None else d - b - a
+                    for d, (b, a) in zip(g.shape.as_list(), pairs, strict=False)
+                ]
+            ),
+        )
+    ]
 
 
 def _mirror_pad_grad_kernel(ctx, op, g, p):
@@ -660,11 +765,12 @@ def _mirror_pad_grad_kernel(ctx, op, g, p):
     for ax, (b, a) in enumerate(_pad_pairs(g, p)):
         n = out.shape[ax] - b - a
         src = np.pad(np.arange(n), (b, a), mode=mode)
-        acc = np.zeros(out.shape[:ax] + (n,) + out.shape[ax + 1:], dtype=g.dtype)
+        acc = np.zeros(out.shape[:ax] + (n,) + out.shape[ax + 1 :], dtype=g.dtype)
         np.add.at(np.moveaxis(acc, ax, 0), src, np.moveaxis(out, ax, 0))
         out = acc
     return (out,)
 
 
-register_op("MirrorPadGrad", infer=_mirror_pad_grad_infer, kernel=_mirror_pad_grad_kernel,
-            grad=None)
+register_op(
+    "MirrorPadGrad", infer=_mirror_pad_grad_infer, kernel=_mirror_pad_grad_kernel, grad=None
+)

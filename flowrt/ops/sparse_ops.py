@@ -24,14 +24,26 @@ from .indexed_slices import unsorted_segment_sum
 from .math_ops import add_n, cast, reduce_prod, reduce_sum, where
 from .slicing_ops import gather
 
-__all__ = ["SparseTensor", "SparseTensorValue", "sparse_placeholder", "sparse_tensor_to_dense",
-           "sparse_to_dense", "sparse_reorder", "sparse_reduce_sum", "sparse_retain",
-           "sparse_tensor_dense_matmul", "sparse_concat", "sparse_fill_empty_rows",
-           "string_split", "convert_to_tensor_or_sparse_tensor"]
+__all__ = [
+    "SparseTensor",
+    "SparseTensorValue",
+    "sparse_placeholder",
+    "sparse_tensor_to_dense",
+    "sparse_to_dense",
+    "sparse_reorder",
+    "sparse_reduce_sum",
+    "sparse_retain",
+    "sparse_tensor_dense_matmul",
+    "sparse_concat",
+    "sparse_fill_empty_rows",
+    "string_split",
+    "convert_to_tensor_or_sparse_tensor",
+]
 
 
-class SparseTensorValue(collections.namedtuple("SparseTensorValue",
-                                               ["indices", "values", "dense_shape"])):
+class SparseTensorValue(
+    collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
+):
     """The value of a ``SparseTensor``: numpy ``indices``, ``values`` and ``dense_shape``."""
 
 
@@ -63,14 +75,17 @@ class SparseTensor:
         self._values = to_tensor(values, name="values")
         self._dense_shape = to_tensor(dense_shape, _dt.int64, name="dense_shape")
         if self._indices.shape.ndims not in (None, 2):
-            raise ValueError("SparseTensor indices must be a matrix, got shape %s"
-                             % self._indices.shape)
+            raise ValueError(
+                "SparseTensor indices must be a matrix, got shape %s" % self._indices.shape
+            )
         if self._values.shape.ndims not in (None, 1):
-            raise ValueError("SparseTensor values must be a vector, got shape %s"
-                             % self._values.shape)
+            raise ValueError(
+                "SparseTensor values must be a vector, got shape %s" % self._values.shape
+            )
         if self._dense_shape.shape.ndims not in (None, 1):
-            raise ValueError("SparseTensor dense_shape must be a vector, got shape %s"
-                             % self._dense_shape.shape)
+            raise ValueError(
+                "SparseTensor dense_shape must be a vector, got shape %s" % self._dense_shape.shape
+            )
         self._shape = _shape_from(self._dense_shape, self._indices)
 
     @classmethod
@@ -79,9 +94,11 @@ class SparseTensor:
         ``SparseTensor`` unchanged)."""
         if isinstance(sparse_tensor_value, SparseTensor):
             return sparse_tensor_value
-        return cls(np.asarray(sparse_tensor_value.indices, np.int64),
-                   sparse_tensor_value.values,
-                   np.asarray(sparse_tensor_value.dense_shape, np.int64))
+        return cls(
+            np.asarray(sparse_tensor_value.indices, np.int64),
+            sparse_tensor_value.values,
+            np.asarray(sparse_tensor_value.dense_shape, np.int64),
+        )
 
     indices = property(lambda self: self._indices, doc="int64 ``[N, rank]`` coordinates.")
     values = property(lambda self: self._values, doc="``[N]`` values.")
@@ -125,9 +142,11 @@ class SparseTensor:
         return seen
 
     def _as_tensor(self):
-        raise TypeError("Failed to convert %r to Tensor: a SparseTensor is not a dense "
-                        "tensor; use fr.sparse.to_dense(sp) (fr.sparse_tensor_to_dense) or "
-                        "a sparse op" % (self,))
+        raise TypeError(
+            "Failed to convert %r to Tensor: a SparseTensor is not a dense "
+            "tensor; use fr.sparse.to_dense(sp) (fr.sparse_tensor_to_dense) or "
+            "a sparse op" % (self,)
+        )
 
     # -- Session.run hooks: fetched and fed through the three components --------------
 
@@ -139,16 +158,24 @@ class SparseTensor:
         return SparseTensorValue(*vals)
 
     def _feed_components(self, value):
-        if isinstance(value, SparseTensor) or not isinstance(
-                value, (SparseTensorValue, tuple, list)) or len(value) != 3:
-            raise TypeError("The value fed for a SparseTensor must be a "
-                            "fr.SparseTensorValue or an (indices, values, dense_shape) "
-                            "triple, got %r" % (type(value).__name__,))
+        if (
+            isinstance(value, SparseTensor)
+            or not isinstance(value, (SparseTensorValue, tuple, list))
+            or len(value) != 3
+        ):
+            raise TypeError(
+                "The value fed for a SparseTensor must be a "
+                "fr.SparseTensorValue or an (indices, values, dense_shape) "
+                "triple, got %r" % (type(value).__name__,)
+            )
         return list(zip((self._indices, self._values, self._dense_shape), value))
 
     def __repr__(self):
         return "SparseTensor(indices=%s, values=%s, dense_shape=%s)" % (
-            self._indices, self._values, self._dense_shape)
+            self._indices,
+            self._values,
+            self._dense_shape,
+        )
 
 
 def _is_sparse(x) -> bool:
@@ -168,8 +195,10 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     if _is_sparse(value):
         sp = _sparse(value)
         if dtype is not None and sp.dtype is not _dt.as_dtype(dtype):
-            raise ValueError("Sparse dtype: requested = %s, actual = %s"
-                             % (_dt.as_dtype(dtype).name, sp.dtype.name))
+            raise ValueError(
+                "Sparse dtype: requested = %s, actual = %s"
+                % (_dt.as_dtype(dtype).name, sp.dtype.name)
+            )
         return sp
     return to_tensor(value, dtype, name=name)
 
@@ -197,11 +226,16 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
             dims = as_shape(shape).as_list()
             rank = len(dims)
             static = TensorShape([None if d is None or d == -1 else d for d in dims])
-            default = to_tensor(np.array([-1 if d is None else d for d in dims], np.int64),
-                                name=sub("shape_default"))
+            default = to_tensor(
+                np.array([-1 if d is None else d for d in dims], np.int64),
+                name=sub("shape_default"),
+            )
         dense_shape = placeholder_with_default(default, [rank], name=sub("shape"))
-    sp = SparseTensor(placeholder(_dt.int64, [None, rank], name=sub("indices")),
-                      placeholder(dtype, [None], name=sub("values")), dense_shape)
+    sp = SparseTensor(
+        placeholder(_dt.int64, [None, rank], name=sub("indices")),
+        placeholder(dtype, [None], name=sub("values")),
+        dense_shape,
+    )
     sp._shape = static
     return sp
 
@@ -211,8 +245,9 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
 # --------------------------------------------------------------------------------------
 
 
-def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
-                    validate_indices=True, name=None) -> Tensor:
+def sparse_to_dense(
+    sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None
+) -> Tensor:
     """A dense tensor of ``output_shape``: ``sparse_values`` at ``sparse_indices``,
     ``default_value`` elsewhere.
 
@@ -230,19 +265,27 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
     values = to_tensor(sparse_values)
     indices = to_tensor(sparse_indices)
     if indices.dtype not in (_dt.int32, _dt.int64):
-        raise TypeError("Value passed to parameter 'sparse_indices' has DataType %s not in "
-                        "list of allowed values: int32, int64" % indices.dtype.name)
+        raise TypeError(
+            "Value passed to parameter 'sparse_indices' has DataType %s not in "
+            "list of allowed values: int32, int64" % indices.dtype.name
+        )
     shape = to_tensor(output_shape, indices.dtype)
     default = to_tensor(default_value, values.dtype)
-    return make("SparseToDense", [indices, shape, values, default],
-                {"validate_indices": bool(validate_indices)}, name, "SparseToDense")
+    return make(
+        "SparseToDense",
+        [indices, shape, values, default],
+        {"validate_indices": bool(validate_indices)},
+        name,
+        "SparseToDense",
+    )
 
 
 def _std_infer(op):
     idx, shape, values, default = op.inputs
     if idx.shape.ndims is not None and idx.shape.ndims > 2:
-        raise ValueError("sparse_indices should be a scalar, vector, or matrix, got shape %s"
-                         % idx.shape)
+        raise ValueError(
+            "sparse_indices should be a scalar, vector, or matrix, got shape %s" % idx.shape
+        )
     if default.shape.ndims not in (None, 0):
         raise ValueError("default_value should be a scalar, got shape %s" % default.shape)
     known = constant_value(shape)
@@ -265,8 +308,10 @@ def _coords(op, idx, shape):
         idx = idx.reshape(-1, 1)
     if idx.shape[1] != rank:
         raise errors.InvalidArgumentError(
-            None, op, "sparse_indices has %d columns but output_shape has rank %d"
-            % (idx.shape[1], rank))
+            None,
+            op,
+            "sparse_indices has %d columns but output_shape has rank %d" % (idx.shape[1], rank),
+        )
     return idx
 
 
@@ -279,8 +324,11 @@ def check_sparse_indices(op, idx: np.ndarray, shape: np.ndarray, ordered=True):
     if bad.size:
         i = int(bad[0])
         raise errors.InvalidArgumentError(
-            None, op, "indices[%d] = [%s] is out of bounds: need 0 <= index < [%s]"
-            % (i, ",".join(map(str, idx[i])), ",".join(map(str, shape))))
+            None,
+            op,
+            "indices[%d] = [%s] is out of bounds: need 0 <= index < [%s]"
+            % (i, ",".join(map(str, idx[i])), ",".join(map(str, shape))),
+        )
     if not ordered or len(idx) < 2:
         return
     a, b = idx[:-1], idx[1:]
@@ -291,23 +339,32 @@ def check_sparse_indices(op, idx: np.ndarray, shape: np.ndarray, ordered=True):
     same = ~diff.any(axis=1)
     if same.any() or not later[~same].all():
         i = int(np.nonzero(same | ~later)[0][0]) + 1
-        what = "repeated" if same[i - 1] else "out of order. Many sparse ops require " \
+        what = (
+            "repeated"
+            if same[i - 1]
+            else "out of order. Many sparse ops require "
             "sorted indices.\n    Use `tf.sparse.reorder` to create a correctly ordered copy."
+        )
         raise errors.InvalidArgumentError(
-            None, op, "indices[%d] = [%s] is %s" % (i, ",".join(map(str, idx[i])), what))
+            None, op, "indices[%d] = [%s] is %s" % (i, ",".join(map(str, idx[i])), what)
+        )
 
 
 def _std_kernel(ctx, op, idx, shape, values, default):
     shape = np.asarray(shape, np.int64).reshape(-1)
     if (shape < 0).any():
-        raise errors.InvalidArgumentError(None, op, "output_shape has negative entries: [%s]"
-                                          % ",".join(map(str, shape)))
+        raise errors.InvalidArgumentError(
+            None, op, "output_shape has negative entries: [%s]" % ",".join(map(str, shape))
+        )
     idx = _coords(op, idx, shape)
     values = np.asarray(values)
     if values.ndim != 0 and values.shape != (len(idx),):
         raise errors.InvalidArgumentError(
-            None, op, "sparse_values has incorrect shape %s, should be [] or [%d]"
-            % (list(values.shape), len(idx)))
+            None,
+            op,
+            "sparse_values has incorrect shape %s, should be [] or [%d]"
+            % (list(values.shape), len(idx)),
+        )
     if op.attrs["validate_indices"]:
         check_sparse_indices(op, idx, shape)
     else:
@@ -322,13 +379,15 @@ def _linear(indices, shape, rank: int, keep=None):
     """Row-major positions of int64 ``[N, rank]`` ``indices`` in a dense ``shape``
     (dimensions not in ``keep`` count as size 1, their index as 0)."""
     shape = cast(shape, _dt.int64)
-    dims = [shape[i] if keep is None or i in keep else to_tensor(1, _dt.int64)
-            for i in range(rank)]
-    strides = stack([reduce_prod(stack(dims[i + 1:])) if i + 1 < rank
-                     else to_tensor(1, _dt.int64) for i in range(rank)])
+    dims = [shape[i] if keep is None or i in keep else to_tensor(1, _dt.int64) for i in range(rank)]
+    strides = stack(
+        [
+            reduce_prod(stack(dims[i + 1 :])) if i + 1 < rank else to_tensor(1, _dt.int64)
+            for i in range(rank)
+        ]
+    )
     if keep is not None:
-        strides = strides * to_tensor([1 if i in keep else 0 for i in range(rank)],
-                                      _dt.int64)
+        strides = strides * to_tensor([1 if i in keep else 0 for i in range(rank)], _dt.int64)
     return reduce_sum(cast(indices, _dt.int64) * strides, 1)
 
 
@@ -362,8 +421,9 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
     sp = _sparse(sp_input)
     if default_value is None:
         default_value = b"" if sp.dtype is _dt.string else 0
-    out = sparse_to_dense(sp.indices, sp.dense_shape, sp.values, default_value,
-                          validate_indices, name)
+    out = sparse_to_dense(
+        sp.indices, sp.dense_shape, sp.values, default_value, validate_indices, name
+    )
     if sp.shape.ndims is not None:
         out.set_shape(sp.shape)
     return out
@@ -377,8 +437,9 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
 def sparse_reorder(sp_input, name=None) -> SparseTensor:
     """``sp_input`` with its entries sorted in row-major order of ``indices``."""
     sp = _sparse(sp_input)
-    op = make_op("SparseReorder", [sp.indices, sp.values, sp.dense_shape], {}, name,
-                 "SparseReorder")
+    op = make_op(
+        "SparseReorder", [sp.indices, sp.values, sp.dense_shape], {}, name, "SparseReorder"
+    )
     out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
     out._shape = sp.shape
     return out
@@ -397,18 +458,23 @@ def _reorder_grad(op, _grad_indices, grad_values):
     idx, values, shape = op.inputs
     n = size(values, out_type=_dt.int64)
     # Where each input entry went: reorder the entries' own positions.
-    perm = make_op("SparseReorder", [idx, _array.range(n), shape], {}, None,
-                   "SparseReorder").outputs[1]
+    perm = make_op(
+        "SparseReorder", [idx, _array.range(n), shape], {}, None, "SparseReorder"
+    ).outputs[1]
     return [None, unsorted_segment_sum(grad_values, perm, n), None]
 
 
-register_op("SparseReorder", infer=lambda op: [(_dt.int64, op.inputs[0].shape),
-                                               (op.inputs[1].dtype, op.inputs[1].shape)],
-            kernel=_reorder_kernel, grad=_reorder_grad)
+register_op(
+    "SparseReorder",
+    infer=lambda op: [(_dt.int64, op.inputs[0].shape), (op.inputs[1].dtype, op.inputs[1].shape)],
+    kernel=_reorder_kernel,
+    grad=_reorder_grad,
+)
 
 
-def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
-                      keep_dims=None, name=None) -> Tensor:
+def sparse_reduce_sum(
+    sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None
+) -> Tensor:
     """The sum of ``sp_input``'s values over ``axis`` (all axes if None), as a dense
     tensor; ``keepdims`` keeps reduced axes with size 1."""
     sp = _sparse(sp_input)
@@ -416,8 +482,13 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
         axis = reduction_axes
     keepdims = bool(keepdims if keepdims is not None else keep_dims)
     axes = to_tensor(np.zeros([0], np.int32) if axis is None else axis, _dt.int32)
-    return make("SparseReduceSum", [sp.indices, sp.values, sp.dense_shape, axes],
-                {"keep_dims": keepdims, "all": axis is None}, name, "SparseReduceSum")
+    return make(
+        "SparseReduceSum",
+        [sp.indices, sp.values, sp.dense_shape, axes],
+        {"keep_dims": keepdims, "all": axis is None},
+        name,
+        "SparseReduceSum",
+    )
 
 
 def _reduce_axes(op, axes, rank):
@@ -427,8 +498,9 @@ def _reduce_axes(op, axes, rank):
     for a in np.asarray(axes).reshape(-1):
         a = int(a)
         if not -rank <= a < rank:
-            raise ValueError("Invalid reduction dimension %d, for input with %d dimensions."
-                             % (a, rank))
+            raise ValueError(
+                "Invalid reduction dimension %d, for input with %d dimensions." % (a, rank)
+            )
         out.append(a % rank)
     return sorted(set(out))
 
@@ -486,43 +558,60 @@ def sparse_retain(sp_input, to_retain) -> SparseTensor:
     return out
 
 
-def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False,
-                  concat_dim=None, expand_nonconcat_dims=None) -> SparseTensor:
+def sparse_concat(
+    axis,
+    sp_inputs,
+    name=None,
+    expand_nonconcat_dim=False,
+    concat_dim=None,
+    expand_nonconcat_dims=None,
+) -> SparseTensor:
     """Concatenates SparseTensors along ``axis`` (their other dimensions must agree
     unless ``expand_nonconcat_dim``); the result is in row-major order."""
     if concat_dim is not None:
         axis = concat_dim
-    expand = bool(expand_nonconcat_dims if expand_nonconcat_dims is not None
-                  else expand_nonconcat_dim)
+    expand = bool(
+        expand_nonconcat_dims if expand_nonconcat_dims is not None else expand_nonconcat_dim
+    )
     sps = [_sparse(s, "sp_inputs") for s in sp_inputs]
     if not sps:
         raise ValueError("sp_inputs must not be empty")
     inputs = [s.indices for s in sps] + [s.values for s in sps] + [s.dense_shape for s in sps]
-    op = make_op("SparseConcat", inputs, {"concat_dim": int(axis), "N": len(sps),
-                                          "expand": expand}, name, "SparseConcat")
+    op = make_op(
+        "SparseConcat",
+        inputs,
+        {"concat_dim": int(axis), "N": len(sps), "expand": expand},
+        name,
+        "SparseConcat",
+    )
     return SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])
 
 
 def _concat_kernel(ctx, op, *args):
     n = op.attrs["N"]
     idxs = [np.asarray(a, np.int64) for a in args[:n]]
-    vals = [np.asarray(a) for a in args[n:2 * n]]
-    shapes = [np.asarray(a, np.int64) for a in args[2 * n:]]
+    vals = [np.asarray(a) for a in args[n : 2 * n]]
+    shapes = [np.asarray(a, np.int64) for a in args[2 * n :]]
     rank = shapes[0].size
     ax = op.attrs["concat_dim"]
     if not -rank <= ax < rank:
-        raise errors.InvalidArgumentError(None, op, "Concat dimension out of range: %d, "
-                                          "rank %d" % (ax, rank))
+        raise errors.InvalidArgumentError(
+            None, op, "Concat dimension out of range: %d, rank %d" % (ax, rank)
+        )
     ax %= rank
     out_shape = shapes[0].copy()
     if op.attrs["expand"]:
         out_shape = np.max(shapes, axis=0)
     for i, s in enumerate(shapes[1:], 1):
-        if s.size != rank or (not op.attrs["expand"] and (
-                np.delete(s, ax) != np.delete(shapes[0], ax)).any()):
+        if s.size != rank or (
+            not op.attrs["expand"] and (np.delete(s, ax) != np.delete(shapes[0], ax)).any()
+        ):
             raise errors.InvalidArgumentError(
-                None, op, "Input shapes must match: expected [%s] for input %d but got [%s]"
-                % (",".join(map(str, shapes[0])), i, ",".join(map(str, s))))
+                None,
+                op,
+                "Input shapes must match: expected [%s] for input %d but got [%s]"
+                % (",".join(map(str, shapes[0])), i, ",".join(map(str, s))),
+            )
     offset, parts = 0, []
     for idx, s in zip(idxs, shapes):
         idx = idx.copy()
@@ -538,13 +627,18 @@ def _concat_kernel(ctx, op, *args):
 
 def _concat_grad(op, _gi, grad_values, _gs):
     n = op.attrs["N"]
-    idxs, vals, shapes = op.inputs[:n], op.inputs[n:2 * n], op.inputs[2 * n:]
+    idxs, vals, shapes = op.inputs[:n], op.inputs[n : 2 * n], op.inputs[2 * n :]
     sizes = [size(v, out_type=_dt.int64) for v in vals]
     total = add_n(sizes) if n > 1 else sizes[0]
     # Concatenate the entries' own positions to learn where each one went, then send
     # each output gradient back to its entry and cut the result per input.
-    positions = make_op("SparseConcat", list(idxs) + _split_positions(total, sizes)
-                        + list(shapes), dict(op.attrs), None, "SparseConcat").outputs[1]
+    positions = make_op(
+        "SparseConcat",
+        list(idxs) + _split_positions(total, sizes) + list(shapes),
+        dict(op.attrs),
+        None,
+        "SparseConcat",
+    ).outputs[1]
     in_order = unsorted_segment_sum(grad_values, positions, total)
     return [None] * n + _split_positions(total, sizes, in_order) + [None] * n
 
@@ -559,19 +653,29 @@ def _split_positions(total, sizes, vector=None):
     return out
 
 
-register_op("SparseConcat", infer=lambda op: [
-    (_dt.int64, TensorShape([None, None])), (op.inputs[op.attrs["N"]].dtype,
-                                            TensorShape([None])),
-    (_dt.int64, TensorShape([None]))], kernel=_concat_kernel, grad=_concat_grad)
+register_op(
+    "SparseConcat",
+    infer=lambda op: [
+        (_dt.int64, TensorShape([None, None])),
+        (op.inputs[op.attrs["N"]].dtype, TensorShape([None])),
+        (_dt.int64, TensorShape([None])),
+    ],
+    kernel=_concat_kernel,
+    grad=_concat_grad,
+)
 
 
 def sparse_fill_empty_rows(sp_input, default_value, name=None):
     """``(filled, empty_row_indicator)``: ``sp_input`` (2-D) with ``default_value`` put
     at column 0 of every row that has no entry, and a bool vector of those rows."""
     sp = _sparse(sp_input)
-    op = make_op("SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape,
-                                         to_tensor(default_value, sp.dtype)], {}, name,
-                 "SparseFillEmptyRows")
+    op = make_op(
+        "SparseFillEmptyRows",
+        [sp.indices, sp.values, sp.dense_shape, to_tensor(default_value, sp.dtype)],
+        {},
+        name,
+        "SparseFillEmptyRows",
+    )
     out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
     out._shape = sp.shape
     return out, op.outputs[2]  # outputs[3]: where each input entry went (for gradients)
@@ -580,15 +684,15 @@ def sparse_fill_empty_rows(sp_input, default_value, name=None):
 def _fill_kernel(ctx, op, idx, values, shape, default):
     idx, values, shape = np.asarray(idx, np.int64), np.asarray(values), np.asarray(shape)
     if shape.size != 2:
-        raise errors.InvalidArgumentError(None, op, "sp_input must be 2-D, got dense_shape "
-                                          "[%s]" % ",".join(map(str, shape)))
+        raise errors.InvalidArgumentError(
+            None, op, "sp_input must be 2-D, got dense_shape [%s]" % ",".join(map(str, shape))
+        )
     empty = np.ones(int(shape[0]), bool)
     empty[idx[:, 0]] = False
     rows = np.nonzero(empty)[0]
     add = np.stack([rows, np.zeros_like(rows)], axis=1).astype(np.int64)
     idx = np.concatenate([idx, add])
-    values = np.concatenate([values, np.full(len(rows), np.asarray(default)[()],
-                                             values.dtype)])
+    values = np.concatenate([values, np.full(len(rows), np.asarray(default)[()], values.dtype)])
     order = _row_major(idx)
     where_now = np.empty(len(order), np.int64)
     where_now[order] = np.arange(len(order))
@@ -602,10 +706,17 @@ def _fill_grad(op, _gi, grad_values, _ge, _gr):
     return [None, gv, None, reduce_sum(grad_values) - reduce_sum(gv)]
 
 
-register_op("SparseFillEmptyRows", infer=lambda op: [
-    (_dt.int64, TensorShape([None, 2])), (op.inputs[1].dtype, TensorShape([None])),
-    (_dt.bool, TensorShape([None])), (_dt.int64, TensorShape([None]))],
-    kernel=_fill_kernel, grad=_fill_grad)
+register_op(
+    "SparseFillEmptyRows",
+    infer=lambda op: [
+        (_dt.int64, TensorShape([None, 2])),
+        (op.inputs[1].dtype, TensorShape([None])),
+        (_dt.bool, TensorShape([None])),
+        (_dt.int64, TensorShape([None])),
+    ],
+    kernel=_fill_kernel,
+    grad=_fill_grad,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -618,9 +729,13 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
     ``adjoint_a``/``adjoint_b`` transposing them first); duplicates add up."""
     sp = _sparse(sp_a, "sp_a")
     b = to_tensor(b, sp.dtype)
-    return make("SparseTensorDenseMatMul", [sp.indices, sp.values, sp.dense_shape, b],
-                {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)}, name,
-                "SparseTensorDenseMatMul")
+    return make(
+        "SparseTensorDenseMatMul",
+        [sp.indices, sp.values, sp.dense_shape, b],
+        {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)},
+        name,
+        "SparseTensorDenseMatMul",
+    )
 
 
 def _stdmm_infer(op):
@@ -639,19 +754,25 @@ def _stdmm_infer(op):
 
 
 def _stdmm_kernel(ctx, op, idx, values, shape, b):
-    idx, values, shape, b = (np.asarray(idx, np.int64), np.asarray(values),
-                             np.asarray(shape, np.int64), np.asarray(b))
+    idx, values, shape, b = (
+        np.asarray(idx, np.int64),
+        np.asarray(values),
+        np.asarray(shape, np.int64),
+        np.asarray(b),
+    )
     if shape.size != 2:
-        raise errors.InvalidArgumentError(None, op, "Tensor 'a_shape' is not a vector of "
-                                          "length 2")
+        raise errors.InvalidArgumentError(None, op, "Tensor 'a_shape' is not a vector of length 2")
     rows, inner = (shape[1], shape[0]) if op.attrs["adjoint_a"] else (shape[0], shape[1])
     r, c = (idx[:, 1], idx[:, 0]) if op.attrs["adjoint_a"] else (idx[:, 0], idx[:, 1])
     if op.attrs["adjoint_b"]:
         b = b.T
     if b.shape[0] != inner:
         raise errors.InvalidArgumentError(
-            None, op, "Cannot multiply A and B because inner dimension does not match: "
-            "%d vs. %d" % (inner, b.shape[0]))
+            None,
+            op,
+            "Cannot multiply A and B because inner dimension does not match: "
+            "%d vs. %d" % (inner, b.shape[0]),
+        )
     check_sparse_indices(op, idx, shape, ordered=False)
     out = np.zeros((int(rows), b.shape[1]), dtype=np.result_type(values, b))
     np.add.at(out, r, values[:, None] * b[c])
@@ -667,19 +788,30 @@ def _stdmm_grad(op, grad):
     if adj_b:
         gb = make("Transpose", [gb, to_tensor([1, 0], _dt.int32)], None, None, "Transpose")
     # d(values[k]) = sum_j grad[row_k, j] * b_used[col_k, j]
-    rows = gather(make("Transpose", [idx, to_tensor([1, 0], _dt.int32)], None, None,
-                       "Transpose"), 1 if adj_a else 0)
-    cols = gather(make("Transpose", [idx, to_tensor([1, 0], _dt.int32)], None, None,
-                       "Transpose"), 0 if adj_a else 1)
-    b_used = make("Transpose", [b, to_tensor([1, 0], _dt.int32)], None, None,
-                  "Transpose") if adj_b else b
-    gv = make("Sum", [gather(grad, rows) * gather(b_used, cols), to_tensor(1, _dt.int32)],
-              {"keep_dims": False}, None, "Sum")
+    rows = gather(
+        make("Transpose", [idx, to_tensor([1, 0], _dt.int32)], None, None, "Transpose"),
+        1 if adj_a else 0,
+    )
+    cols = gather(
+        make("Transpose", [idx, to_tensor([1, 0], _dt.int32)], None, None, "Transpose"),
+        0 if adj_a else 1,
+    )
+    b_used = (
+        make("Transpose", [b, to_tensor([1, 0], _dt.int32)], None, None, "Transpose")
+        if adj_b
+        else b
+    )
+    gv = make(
+        "Sum",
+        [gather(grad, rows) * gather(b_used, cols), to_tensor(1, _dt.int32)],
+        {"keep_dims": False},
+        None,
+        "Sum",
+    )
     return [None, gv, None, gb]
 
 
-register_op("SparseTensorDenseMatMul", infer=_stdmm_infer, kernel=_stdmm_kernel,
-            grad=_stdmm_grad)
+register_op("SparseTensorDenseMatMul", infer=_stdmm_infer, kernel=_stdmm_kernel, grad=_stdmm_grad)
 
 
 # --------------------------------------------------------------------------------------
@@ -687,8 +819,9 @@ register_op("SparseTensorDenseMatMul", infer=_stdmm_infer, kernel=_stdmm_kernel,
 # --------------------------------------------------------------------------------------
 
 
-def string_split(source, sep=None, skip_empty=True, delimiter=None,
-                 result_type="SparseTensor", name=None) -> SparseTensor:
+def string_split(
+    source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor", name=None
+) -> SparseTensor:
     """Splits each string of the vector ``source`` into tokens: a ``SparseTensor`` with
     ``indices[i] = [row, position]`` and ``dense_shape = [rows, most tokens]``.
 
@@ -705,13 +838,20 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None,
         raise ValueError("Cannot specify both 'sep' and 'delimiter'")
     sep = sep if sep is not None else (delimiter if delimiter is not None else " ")
     if result_type != "SparseTensor":
-        raise ValueError("flowrt's string_split supports result_type='SparseTensor' only, "
-                         "got %r" % (result_type,))
+        raise ValueError(
+            "flowrt's string_split supports result_type='SparseTensor' only, "
+            "got %r" % (result_type,)
+        )
     src = to_tensor(source, _dt.string)
     if src.shape.ndims not in (None, 1):
         raise ValueError("Shape must be rank 1 but is rank %d for 'source'" % src.shape.ndims)
-    op = make_op("StringSplit", [src, to_tensor(sep, _dt.string)],
-                 {"skip_empty": bool(skip_empty)}, name, "StringSplit")
+    op = make_op(
+        "StringSplit",
+        [src, to_tensor(sep, _dt.string)],
+        {"skip_empty": bool(skip_empty)},
+        name,
+        "StringSplit",
+    )
     return SparseTensor(*op.outputs)
 
 
@@ -719,7 +859,7 @@ def _split_one(s: bytes, delims: bytes, skip_empty: bool) -> list:
     if not s:
         return []  # TF: an empty string has no tokens, even with skip_empty=False
     if not delims:
-        return [s[i:i + 1] for i in range(len(s))]
+        return [s[i : i + 1] for i in range(len(s))]
     if len(delims) == 1:
         toks = s.split(delims)
     else:
@@ -735,8 +875,9 @@ def _split_one(s: bytes, delims: bytes, skip_empty: bool) -> list:
 def _string_split_kernel(ctx, op, src, sep):
     src = np.asarray(src, dtype=object)
     if src.ndim != 1:
-        raise errors.InvalidArgumentError(None, op, "input must be a vector, got shape: %s"
-                                          % list(src.shape))
+        raise errors.InvalidArgumentError(
+            None, op, "input must be a vector, got shape: %s" % list(src.shape)
+        )
     delims = bytes(np.asarray(sep, dtype=object)[()])
     rows, cols, vals, width = [], [], [], 0
     for r, s in enumerate(src):
@@ -745,14 +886,23 @@ def _string_split_kernel(ctx, op, src, sep):
         rows.extend([r] * len(toks))
         cols.extend(range(len(toks)))
         vals.extend(toks)
-    idx = np.stack([np.array(rows, np.int64), np.array(cols, np.int64)], axis=1) \
-        if rows else np.zeros([0, 2], np.int64)
+    idx = (
+        np.stack([np.array(rows, np.int64), np.array(cols, np.int64)], axis=1)
+        if rows
+        else np.zeros([0, 2], np.int64)
+    )
     values = np.empty(len(vals), dtype=object)
     values[:] = vals
     return (idx, values, np.array([len(src), width], np.int64))
 
 
-register_op("StringSplit", infer=lambda op: [(_dt.int64, TensorShape([None, 2])),
-                                             (_dt.string, TensorShape([None])),
-                                             (_dt.int64, TensorShape([2]))],
-            kernel=_string_split_kernel, grad=NOT_DIFFERENTIABLE)
+register_op(
+    "StringSplit",
+    infer=lambda op: [
+        (_dt.int64, TensorShape([None, 2])),
+        (_dt.string, TensorShape([None])),
+        (_dt.int64, TensorShape([2])),
+    ],
+    kernel=_string_split_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)

@@ -56,8 +56,16 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
 from .common import make_op
 
-__all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add",
-           "scatter_sub", "is_variable_initialized", "count_up_to"]
+__all__ = [
+    "assign",
+    "assign_add",
+    "assign_sub",
+    "scatter_update",
+    "scatter_add",
+    "scatter_sub",
+    "is_variable_initialized",
+    "count_up_to",
+]
 
 # The handle of a variable: TF's ``resource`` dtype (not numeric, never differentiated).
 resource = _dt.DType("resource", object)
@@ -112,8 +120,11 @@ class VariableResource:
 
     def __repr__(self):
         return "<VariableResource %r %s>" % (
-            self.name, "uninitialized" if self._value is None else
-            "shape=%s dtype=%s" % (list(self._value.shape), self._value.dtype))
+            self.name,
+            "uninitialized"
+            if self._value is None
+            else "shape=%s dtype=%s" % (list(self._value.shape), self._value.dtype),
+        )
 
 
 def _key(name: str):
@@ -131,12 +142,16 @@ def _resource(ctx, handle) -> VariableResource:
 def uninitialized_error(op, name: str) -> errors.FailedPreconditionError:
     init = "fr.global_variables_initializer()"
     graph = getattr(op, "graph", None)
-    if graph is not None and any(v.op.name == name for v in
-                                 graph.get_collection(GraphKeys.LOCAL_VARIABLES)):
+    if graph is not None and any(
+        v.op.name == name for v in graph.get_collection(GraphKeys.LOCAL_VARIABLES)
+    ):
         init = "fr.local_variables_initializer()"
     return errors.FailedPreconditionError(
-        None, op, "Attempting to use uninitialized value %s: variable '%s' is uninitialized "
-        "in this session; run %s (or the variable's initializer) first." % (name, name, init))
+        None,
+        op,
+        "Attempting to use uninitialized value %s: variable '%s' is uninitialized "
+        "in this session; run %s (or the variable's initializer) first." % (name, name, init),
+    )
 
 
 def _freeze(new, dtype) -> np.ndarray:
@@ -167,8 +182,11 @@ def update_variable(ctx, op, handle, fn) -> np.ndarray:
         new = _freeze(fn(old), old.dtype)
         if new.shape != old.shape:
             raise errors.InvalidArgumentError(
-                None, op, "update of variable '%s' changed its shape from %s to %s"
-                % (res.name, list(old.shape), list(new.shape)))
+                None,
+                op,
+                "update of variable '%s' changed its shape from %s to %s"
+                % (res.name, list(old.shape), list(new.shape)),
+            )
         res.value = new
     return new
 
@@ -189,8 +207,11 @@ def update_variables(ctx, op, handles, fn) -> list:
         for r, o, n in zip(resources, olds, news, strict=True):
             if n.shape != o.shape:
                 raise errors.InvalidArgumentError(
-                    None, op, "update of variable '%s' changed its shape from %s to %s"
-                    % (r.name, list(o.shape), list(n.shape)))
+                    None,
+                    op,
+                    "update of variable '%s' changed its shape from %s to %s"
+                    % (r.name, list(o.shape), list(n.shape)),
+                )
         for r, n in zip(resources, news, strict=True):
             r.value = n
     finally:
@@ -205,14 +226,21 @@ def _check_rows(op, name, old, indices):
     bad = idx[(idx < 0) | (idx >= n)]
     if bad.size:
         raise errors.InvalidArgumentError(
-            None, op, "indices[%d] = %d is not in [0, %d) for variable '%s'"
-            % (int(np.flatnonzero((idx < 0) | (idx >= n))[0]), int(bad[0]), n, name))
+            None,
+            op,
+            "indices[%d] = %d is not in [0, %d) for variable '%s'"
+            % (int(np.flatnonzero((idx < 0) | (idx >= n))[0]), int(bad[0]), n, name),
+        )
     return idx
 
 
 _SCATTER = {
-    "add": np.add.at, "sub": np.subtract.at, "mul": np.multiply.at,
-    "div": np.divide.at, "min": np.minimum.at, "max": np.maximum.at,
+    "add": np.add.at,
+    "sub": np.subtract.at,
+    "mul": np.multiply.at,
+    "div": np.divide.at,
+    "min": np.minimum.at,
+    "max": np.maximum.at,
 }
 
 
@@ -326,8 +354,13 @@ def _var_handle_kernel(ctx, op):
     return (ctx.resources.get_or_create(_key(name), lambda: VariableResource(name)),)
 
 
-register_op("VarHandleOp", infer=lambda op: [(resource, TensorShape([]))],
-            kernel=_var_handle_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "VarHandleOp",
+    infer=lambda op: [(resource, TensorShape([]))],
+    kernel=_var_handle_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def _read_infer(op):
@@ -347,38 +380,58 @@ def _release(handle: VariableResource, value: np.ndarray) -> None:
 
 
 # ``lease``: the plan hands a read's value back when it proves the value died in the run.
-register_op("ReadVariableOp", infer=_read_infer, kernel=_read_kernel,
-            grad=lambda op, g: [g], stateful=True, lease=_release)
+register_op(
+    "ReadVariableOp",
+    infer=_read_infer,
+    kernel=_read_kernel,
+    grad=lambda op, g: [g],
+    stateful=True,
+    lease=_release,
+)
 
 
 def _is_init_kernel(ctx, op, handle):
     return (np.array(handle.value is not None),)
 
 
-register_op("VarIsInitializedOp", infer=lambda op: [(_dt.bool, TensorShape([]))],
-            kernel=_is_init_kernel, grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "VarIsInitializedOp",
+    infer=lambda op: [(_dt.bool, TensorShape([]))],
+    kernel=_is_init_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def _assign_infer(op):
     dtype, shape = _var_spec(op.inputs[0])
     v = op.inputs[1]
     if v.dtype is not dtype:
-        raise TypeError("value has dtype %s but the variable has dtype %s"
-                        % (v.dtype.name, dtype.name))
+        raise TypeError(
+            "value has dtype %s but the variable has dtype %s" % (v.dtype.name, dtype.name)
+        )
     if op.type != "AssignVariableOp" or op.attrs.get("validate_shape", True):
         if not shape.is_compatible_with(v.shape):
-            raise ValueError("Shape mismatch: the variable shape %s and the value shape %s "
-                             "are incompatible" % (shape, v.shape))
+            raise ValueError(
+                "Shape mismatch: the variable shape %s and the value shape %s "
+                "are incompatible" % (shape, v.shape)
+            )
     out = shape if shape.is_fully_defined() or op.type != "AssignVariableOp" else v.shape
     return [(dtype, out)]
 
 
 def _check_static_shape(op, name, shape: TensorShape, value):
-    if op.attrs.get("validate_shape", True) and shape.ndims is not None \
-            and not shape.is_compatible_with(np.shape(value)):
+    if (
+        op.attrs.get("validate_shape", True)
+        and shape.ndims is not None
+        and not shape.is_compatible_with(np.shape(value))
+    ):
         raise errors.InvalidArgumentError(
-            None, op, "Trying to assign to variable '%s' a value of shape %s; the variable "
-            "has shape %s" % (name, list(np.shape(value)), shape))
+            None,
+            op,
+            "Trying to assign to variable '%s' a value of shape %s; the variable "
+            "has shape %s" % (name, list(np.shape(value)), shape),
+        )
 
 
 def _assign_kernel(ctx, op, handle, value):
@@ -397,9 +450,12 @@ def _assign_delta_kernel(sign):
         def fn(old):
             if np.shape(delta) != old.shape:
                 raise errors.InvalidArgumentError(
-                    None, op, "Cannot update variable '%s' with shape %s using a value with "
-                    "shape %s, shapes must be equal." % (handle.name, list(old.shape),
-                                                         list(np.shape(delta))))
+                    None,
+                    op,
+                    "Cannot update variable '%s' with shape %s using a value with "
+                    "shape %s, shapes must be equal."
+                    % (handle.name, list(old.shape), list(np.shape(delta))),
+                )
             return np.add(old, delta) if sign > 0 else np.subtract(old, delta)
 
         return (update_variable(ctx, op, handle, fn),)
@@ -407,12 +463,27 @@ def _assign_delta_kernel(sign):
     return kernel
 
 
-register_op("AssignVariableOp", infer=_assign_infer, kernel=_assign_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
-register_op("AssignAddVariableOp", infer=_assign_infer, kernel=_assign_delta_kernel(1),
-            grad=NOT_DIFFERENTIABLE, stateful=True)
-register_op("AssignSubVariableOp", infer=_assign_infer, kernel=_assign_delta_kernel(-1),
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "AssignVariableOp",
+    infer=_assign_infer,
+    kernel=_assign_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
+register_op(
+    "AssignAddVariableOp",
+    infer=_assign_infer,
+    kernel=_assign_delta_kernel(1),
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
+register_op(
+    "AssignSubVariableOp",
+    infer=_assign_infer,
+    kernel=_assign_delta_kernel(-1),
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def _scatter_infer(op):
@@ -421,13 +492,16 @@ def _scatter_infer(op):
     if not idx.dtype.is_integer:
         raise TypeError("indices must be int32 or int64, got %s" % idx.dtype.name)
     if upd.dtype is not dtype:
-        raise TypeError("updates have dtype %s but the variable has dtype %s"
-                        % (upd.dtype.name, dtype.name))
+        raise TypeError(
+            "updates have dtype %s but the variable has dtype %s" % (upd.dtype.name, dtype.name)
+        )
     if shape.ndims is not None and idx.shape.ndims is not None and upd.shape.ndims is not None:
         want = TensorShape(idx.shape.as_list() + shape.as_list()[1:])
         if upd.shape.ndims != 0 and not want.is_compatible_with(upd.shape):
-            raise ValueError("updates must have shape indices.shape + variable.shape[1:] = "
-                             "%s, got %s" % (want, upd.shape))
+            raise ValueError(
+                "updates must have shape indices.shape + variable.shape[1:] = "
+                "%s, got %s" % (want, upd.shape)
+            )
     return [(dtype, shape)]
 
 
@@ -440,12 +514,22 @@ def _scatter_kernel(mode):
     return kernel
 
 
-for _t, _mode in (("ResourceScatterUpdate", "update"), ("ResourceScatterAdd", "add"),
-                  ("ResourceScatterSub", "sub"), ("ResourceScatterMul", "mul"),
-                  ("ResourceScatterDiv", "div"), ("ResourceScatterMin", "min"),
-                  ("ResourceScatterMax", "max")):
-    register_op(_t, infer=_scatter_infer, kernel=_scatter_kernel(_mode),
-                grad=NOT_DIFFERENTIABLE, stateful=True)
+for _t, _mode in (
+    ("ResourceScatterUpdate", "update"),
+    ("ResourceScatterAdd", "add"),
+    ("ResourceScatterSub", "sub"),
+    ("ResourceScatterMul", "mul"),
+    ("ResourceScatterDiv", "div"),
+    ("ResourceScatterMin", "min"),
+    ("ResourceScatterMax", "max"),
+):
+    register_op(
+        _t,
+        infer=_scatter_infer,
+        kernel=_scatter_kernel(_mode),
+        grad=NOT_DIFFERENTIABLE,
+        stateful=True,
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -456,11 +540,15 @@ for _t, _mode in (("ResourceScatterUpdate", "update"), ("ResourceScatterAdd", "a
 def _count_up_to_infer(op):
     dtype, shape = _var_spec(op.inputs[0])
     if dtype not in (_dt.int32, _dt.int64):
-        raise TypeError("Value passed to parameter 'T' has DataType %s not in list of allowed "
-                        "values: int32, int64" % dtype.name)
+        raise TypeError(
+            "Value passed to parameter 'T' has DataType %s not in list of allowed "
+            "values: int32, int64" % dtype.name
+        )
     if shape.ndims not in (None, 0):
-        raise ValueError("Shape must be rank 0 but is rank %d (variable '%s' has shape %s)"
-                         % (shape.ndims, _handle_op(op.inputs[0]).name, shape))
+        raise ValueError(
+            "Shape must be rank 0 but is rank %d (variable '%s' has shape %s)"
+            % (shape.ndims, _handle_op(op.inputs[0]).name, shape)
+        )
     return [(dtype, TensorShape([]))]
 
 
@@ -479,8 +567,13 @@ def _count_up_to_kernel(ctx, op, handle):
 
 
 # TF1's ref-variable type name, which TF1 programs and tests look for.
-register_op("CountUpTo", infer=_count_up_to_infer, kernel=_count_up_to_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "CountUpTo",
+    infer=_count_up_to_infer,
+    kernel=_count_up_to_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def count_up_to(ref, limit, name=None):
@@ -492,11 +585,14 @@ def count_up_to(ref, limit, name=None):
     """
     handle = getattr(ref, "handle", None)
     if handle is None:
-        raise TypeError("count_up_to needs a variable as its first argument (`ref`), got %r"
-                        % (ref,))
-    return get_default_graph()._create_op("CountUpTo", [handle], {"limit": int(limit),
-                                                                   "T": ref.dtype},
-                                          name, "CountUpTo").outputs[0]
+        raise TypeError(
+            "count_up_to needs a variable as its first argument (`ref`), got %r" % (ref,)
+        )
+    return (
+        get_default_graph()
+        ._create_op("CountUpTo", [handle], {"limit": int(limit), "T": ref.dtype}, name, "CountUpTo")
+        .outputs[0]
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -511,10 +607,17 @@ def create_exact(op_type: str, inputs, attrs: dict, full_name: str):
 
 
 def var_handle(dtype, shape, full_name: str) -> Tensor:
-    return create_exact("VarHandleOp", [], {"dtype": _dt.as_dtype(dtype),
-                                            "shape": as_shape(shape),
-                                            "container": "", "shared_name": full_name},
-                        full_name).outputs[0]
+    return create_exact(
+        "VarHandleOp",
+        [],
+        {
+            "dtype": _dt.as_dtype(dtype),
+            "shape": as_shape(shape),
+            "container": "",
+            "shared_name": full_name,
+        },
+        full_name,
+    ).outputs[0]
 
 
 def _value_for(handle: Tensor, value, what="value"):
@@ -523,13 +626,15 @@ def _value_for(handle: Tensor, value, what="value"):
         return convert_to_tensor(value, dtype=dtype)
     except (TypeError, ValueError) as e:
         t = convert_to_tensor(value) if not isinstance(value, Tensor) else value
-        raise TypeError("Cannot assign a %s of dtype %s to variable '%s' of dtype %s (%s)."
-                        % (what, t.dtype.name, _handle_op(handle).name, dtype.name, e)) \
-            from None
+        raise TypeError(
+            "Cannot assign a %s of dtype %s to variable '%s' of dtype %s (%s)."
+            % (what, t.dtype.name, _handle_op(handle).name, dtype.name, e)
+        ) from None
 
 
-def assign_op(handle: Tensor, value, name=None, op_type="AssignVariableOp",
-              validate_shape=True) -> Tensor:
+def assign_op(
+    handle: Tensor, value, name=None, op_type="AssignVariableOp", validate_shape=True
+) -> Tensor:
     value = _value_for(handle, value)
     g = get_default_graph()
     attrs = {"dtype": value.dtype, "validate_shape": validate_shape}
@@ -539,8 +644,10 @@ def assign_op(handle: Tensor, value, name=None, op_type="AssignVariableOp",
 def _ref_method(ref, method, fn_name):
     m = getattr(ref, method, None)
     if m is None:
-        raise TypeError("%s needs a variable as its first argument (`ref`), got %r; create "
-                        "one with fr.Variable or fr.get_variable." % (fn_name, ref))
+        raise TypeError(
+            "%s needs a variable as its first argument (`ref`), got %r; create "
+            "one with fr.Variable or fr.get_variable." % (fn_name, ref)
+        )
     return m
 
 
@@ -551,25 +658,25 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
 
 def assign_add(ref, value, use_locking=None, name=None):
     """Adds ``value`` to the variable ``ref``; returns a tensor of the new value."""
-    return _ref_method(ref, "assign_add", "assign_add")(value, use_locking=use_locking,
-                                                         name=name)
+    return _ref_method(ref, "assign_add", "assign_add")(value, use_locking=use_locking, name=name)
 
 
 def assign_sub(ref, value, use_locking=None, name=None):
     """Subtracts ``value`` from the variable ``ref``; returns a tensor of the new value."""
-    return _ref_method(ref, "assign_sub", "assign_sub")(value, use_locking=use_locking,
-                                                         name=name)
+    return _ref_method(ref, "assign_sub", "assign_sub")(value, use_locking=use_locking, name=name)
 
 
 def _scatter(op_type, ref, indices, updates, use_locking, name):
     handle = getattr(ref, "handle", None)
     if handle is None:
-        raise TypeError("%s needs a variable as its first argument (`ref`), got %r"
-                        % (op_type, ref))
+        raise TypeError(
+            "%s needs a variable as its first argument (`ref`), got %r" % (op_type, ref)
+        )
     indices = convert_to_tensor(indices)
     updates = _value_for(handle, updates, "update")
-    return make_op(op_type, [handle, indices, updates], {"dtype": updates.dtype}, name,
-                   op_type).outputs[0]
+    return make_op(
+        op_type, [handle, indices, updates], {"dtype": updates.dtype}, name, op_type
+    ).outputs[0]
 
 
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
@@ -589,5 +696,6 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 
 def is_variable_initialized(variable):
     """A bool tensor: whether ``variable`` has been initialized in the running session."""
-    return make_op("VarIsInitializedOp", [variable.handle], {}, None,
-                   "VarIsInitializedOp").outputs[0]
+    return make_op("VarIsInitializedOp", [variable.handle], {}, None, "VarIsInitializedOp").outputs[
+        0
+    ]

@@ -55,10 +55,17 @@ def string_to_number(string_tensor=None, out_type=_dt.float32, name=None, input=
         string_tensor = input
     out_type = _dt.as_dtype(out_type)
     if out_type not in _NUMBER_TYPES:
-        raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
-                        "allowed values: float32, float64, int32, int64" % out_type.name)
-    return make("StringToNumber", [to_tensor(string_tensor, _dt.string)],
-                {"out_type": out_type}, name, "StringToNumber")
+        raise TypeError(
+            "Value passed to parameter 'out_type' has DataType %s not in list of "
+            "allowed values: float32, float64, int32, int64" % out_type.name
+        )
+    return make(
+        "StringToNumber",
+        [to_tensor(string_tensor, _dt.string)],
+        {"out_type": out_type},
+        name,
+        "StringToNumber",
+    )
 
 
 def _string_to_number_kernel(ctx, op, x):
@@ -67,13 +74,21 @@ def _string_to_number_kernel(ctx, op, x):
     if bad.any():
         s = flat[int(np.argmax(bad))]
         raise errors.InvalidArgumentError(
-            None, None, "StringToNumberOp could not correctly convert string: %s"
-            % s.decode("utf-8", "replace"))
+            None,
+            None,
+            "StringToNumberOp could not correctly convert string: %s"
+            % s.decode("utf-8", "replace"),
+        )
     return (vals.reshape(np.shape(x)),)
 
 
-register_op("StringToNumber", infer=lambda op: [(op.attrs["out_type"], op.inputs[0].shape)],
-            kernel=_string_to_number_kernel, grad=NOT_DIFFERENTIABLE, quiet=True)
+register_op(
+    "StringToNumber",
+    infer=lambda op: [(op.attrs["out_type"], op.inputs[0].shape)],
+    kernel=_string_to_number_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    quiet=True,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -102,17 +117,22 @@ def substr(input, pos, len, name=None, unit="BYTE"):  # TF1's argument names
       InvalidArgumentError: (at run time) when ``pos`` is outside a string, naming it.
     """
     if unit not in ("BYTE", "UTF8_CHAR"):
-        raise ValueError("Attr 'unit' of 'Substr' Op passed string '%s' not in: \"BYTE\", "
-                         "\"UTF8_CHAR\"." % unit)
+        raise ValueError(
+            "Attr 'unit' of 'Substr' Op passed string '%s' not in: \"BYTE\", \"UTF8_CHAR\"." % unit
+        )
     input = to_tensor(input, _dt.string, name="input")
     pos = to_tensor(pos, name="pos")
     if pos.dtype not in (_dt.int32, _dt.int64):
-        raise TypeError("Value passed to parameter 'pos' has DataType %s not in list of "
-                        "allowed values: int32, int64" % pos.dtype.name)
+        raise TypeError(
+            "Value passed to parameter 'pos' has DataType %s not in list of "
+            "allowed values: int32, int64" % pos.dtype.name
+        )
     len = to_tensor(len, dtype=pos.dtype if not hasattr(len, "dtype") else None, name="len")
     if len.dtype is not pos.dtype:
-        raise TypeError("Input 'len' of 'Substr' Op has type %s that does not match type %s "
-                        "of argument 'pos'." % (len.dtype.name, pos.dtype.name))
+        raise TypeError(
+            "Input 'len' of 'Substr' Op has type %s that does not match type %s "
+            "of argument 'pos'." % (len.dtype.name, pos.dtype.name)
+        )
     return make("Substr", [input, pos, len], {"T": pos.dtype, "unit": unit}, name, "Substr")
 
 
@@ -120,8 +140,10 @@ def _substr_infer(op):
     x, pos, ln = (t.shape for t in op.inputs)
     if pos.ndims is not None and ln.ndims is not None:
         if pos.ndims != ln.ndims or not pos.is_compatible_with(ln):
-            raise ValueError("Shape must be rank %d but is rank %d: pos and len must have the "
-                             "same shape, got %s and %s" % (pos.ndims, ln.ndims, pos, ln))
+            raise ValueError(
+                "Shape must be rank %d but is rank %d: pos and len must have the "
+                "same shape, got %s and %s" % (pos.ndims, ln.ndims, pos, ln)
+            )
     return [(_dt.string, broadcast_shapes(x, pos.merge_with(ln)))]
 
 
@@ -134,14 +156,17 @@ def _char_offsets(s: bytes) -> np.ndarray:
 def _substr_kernel(ctx, op, x, pos, ln):
     if np.shape(pos) != np.shape(ln):
         raise errors.InvalidArgumentError(
-            None, None, "pos and len should have the same shape, got: %s vs. %s"
-            % (list(np.shape(pos)), list(np.shape(ln))))
+            None,
+            None,
+            "pos and len should have the same shape, got: %s vs. %s"
+            % (list(np.shape(pos)), list(np.shape(ln))),
+        )
     try:
         shape = np.broadcast_shapes(np.shape(x), np.shape(pos))
     except ValueError:
         raise errors.InvalidArgumentError(
-            None, None, "Incompatible shapes: %s vs. %s"
-            % (list(np.shape(x)), list(np.shape(pos)))) from None
+            None, None, "Incompatible shapes: %s vs. %s" % (list(np.shape(x)), list(np.shape(pos)))
+        ) from None
     xb = np.broadcast_to(np.asarray(x, dtype=object), shape)
     flat = _bytes_list(xb)
     p = np.broadcast_to(np.asarray(pos, np.int64), shape).reshape(-1)
@@ -156,8 +181,11 @@ def _substr_kernel(ctx, op, x, pos, ln):
     if bad.any():
         i = int(np.argmax(bad))
         raise errors.InvalidArgumentError(
-            None, None, "pos %d out of range for string b'%s' at index %d"
-            % (p[i], flat[i].decode("ascii", "backslashreplace"), i))
+            None,
+            None,
+            "pos %d out of range for string b'%s' at index %d"
+            % (p[i], flat[i].decode("ascii", "backslashreplace"), i),
+        )
     stop = np.where(n < 0, size, np.minimum(start + np.maximum(n, 0), size))
     if op.attrs["unit"] == "UTF8_CHAR":
         start = [int(o[a]) for o, a in zip(offsets, start.tolist())]
@@ -169,5 +197,6 @@ def _substr_kernel(ctx, op, x, pos, ln):
     return (out.reshape(shape),)
 
 
-register_op("Substr", infer=_substr_infer, kernel=_substr_kernel, grad=NOT_DIFFERENTIABLE,
-            quiet=True)
+register_op(
+    "Substr", infer=_substr_infer, kernel=_substr_kernel, grad=NOT_DIFFERENTIABLE, quiet=True
+)

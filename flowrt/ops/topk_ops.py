@@ -88,7 +88,8 @@ def top_k(input, k=1, sorted=True, name=None):
 
 # TF's result type: fetching it gives ``TopKV2(values=..., indices=...)`` of arrays.
 _TopKResult = collections.namedtuple(  # type: ignore[name-match]  # TF's class name
-    "TopKV2", ["values", "indices"])
+    "TopKV2", ["values", "indices"]
+)
 
 
 def _in_topk_infer(op):
@@ -96,11 +97,11 @@ def _in_topk_infer(op):
     check_dtype(p, (_dt.float32,), "predictions")
     check_dtype(t, (_dt.int32, _dt.int64), "targets")
     if t.dtype is not k.dtype:
-        raise TypeError("k must have the dtype of targets (%s), got %s"
-                        % (t.dtype.name, k.dtype.name))
+        raise TypeError(
+            "k must have the dtype of targets (%s), got %s" % (t.dtype.name, k.dtype.name)
+        )
     if p.shape.ndims not in (None, 2):
-        raise ValueError("predictions must be 2-dimensional, got shape %s"
-                         % shape_str(p.shape))
+        raise ValueError("predictions must be 2-dimensional, got shape %s" % shape_str(p.shape))
     if t.shape.ndims not in (None, 1):
         raise ValueError("targets must be 1-dimensional, got shape %s" % shape_str(t.shape))
     if k.shape.ndims not in (None, 0):
@@ -112,8 +113,10 @@ def _in_topk_infer(op):
 
 def _in_topk_kernel(ctx, op, p, t, k):
     if p.ndim != 2 or t.ndim != 1 or p.shape[0] != t.shape[0]:
-        raise ValueError("First dimension of predictions %d must match length of targets "
-                         "%d" % (p.shape[0] if p.ndim else 0, t.shape[0] if t.ndim else 0))
+        raise ValueError(
+            "First dimension of predictions %d must match length of targets "
+            "%d" % (p.shape[0] if p.ndim else 0, t.shape[0] if t.ndim else 0)
+        )
     rows = np.arange(p.shape[0])
     ok = (t >= 0) & (t < p.shape[1])
     tv = p[rows, np.where(ok, t, 0)]
@@ -122,8 +125,7 @@ def _in_topk_kernel(ctx, op, p, t, k):
     return (ok & finite & (greater < int(k)),)
 
 
-register_op("InTopKV2", infer=_in_topk_infer, kernel=_in_topk_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op("InTopKV2", infer=_in_topk_infer, kernel=_in_topk_kernel, grad=NOT_DIFFERENTIABLE)
 
 
 def in_top_k(predictions, targets, k, name=None):

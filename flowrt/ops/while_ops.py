@@ -59,9 +59,18 @@ __all__ = ["while_loop"]
 # --------------------------------------------------------------------------------------
 
 
-def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
-               back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
-               return_same_structure=False):
+def while_loop(
+    cond,
+    body,
+    loop_vars,
+    shape_invariants=None,
+    parallel_iterations=10,
+    back_prop=True,
+    swap_memory=False,
+    name=None,
+    maximum_iterations=None,
+    return_same_structure=False,
+):
     """Repeats ``body`` while ``cond`` is true (TF1 ``tf.while_loop``).
 
     Args:
@@ -99,15 +108,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if shape_invariants is not None:
         err = _structure_error(loop_vars, shape_invariants, check_types=False)
         if err:
-            raise ValueError("The two structures don't have the same nested structure.\n\n"
-                             + err)
+            raise ValueError("The two structures don't have the same nested structure.\n\n" + err)
         invariants = [as_shape(s) for s in _flatten_shapes(shape_invariants)]
         for v, s in zip(flat_vars, invariants):
             if not s.is_compatible_with(v.shape):
                 raise ValueError(
                     "The shape invariant specified for %s is not compatible with the "
                     "initial shape of the loop variable. It enters the loop with shape "
-                    "%s, but the specified shape invariant is %s." % (v.name, v.shape, s))
+                    "%s, but the specified shape invariant is %s." % (v.name, v.shape, s)
+                )
     else:
         invariants = [v.shape for v in flat_vars]
     g = get_default_graph()
@@ -117,22 +126,28 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         else:
             max_iter = convert_to_tensor(maximum_iterations, name="maximum_iterations")
             if max_iter.shape.ndims != 0:
-                raise ValueError("'maximum_iterations' must be a scalar. Received shape: %s"
-                                 % max_iter.shape)
+                raise ValueError(
+                    "'maximum_iterations' must be a scalar. Received shape: %s" % max_iter.shape
+                )
             if not max_iter.dtype.is_integer:
-                raise TypeError("'maximum_iterations' must be an integer, got dtype %s"
-                                % max_iter.dtype.name)
+                raise TypeError(
+                    "'maximum_iterations' must be an integer, got dtype %s" % max_iter.dtype.name
+                )
         counter = array_ops.constant(0, dtype=max_iter.dtype, name="loop_counter")
         with g.control_dependencies(None):
-            phs = [array_ops.placeholder(v.dtype, s, name="loop_var")
-                   for v, s in zip(flat_vars, invariants)]
+            phs = [
+                array_ops.placeholder(v.dtype, s, name="loop_var")
+                for v, s in zip(flat_vars, invariants)
+            ]
         args = _children(_pack(loop_vars, phs))
 
         def conv_pred(p):
             p = convert_to_tensor(p)
             if p.dtype is not _dt.bool:
-                raise TypeError("while_loop op '%s': cond must return a bool tensor, got %s "
-                                "of dtype %s" % (scope[:-1], p.name, p.dtype.name))
+                raise TypeError(
+                    "while_loop op '%s': cond must return a bool tensor, got %s "
+                    "of dtype %s" % (scope[:-1], p.name, p.dtype.name)
+                )
             return p
 
         pred, cond_ops = _trace(g, cond, args, conv_pred)
@@ -142,23 +157,28 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 res = [res]
             err = _structure_error(res, loop_vars, check_types=False)
             if err:
-                raise ValueError("The two structures don't have the same nested structure."
-                                 "\n\nFirst structure: %r\n\nSecond structure: %r\n\nMore "
-                                 "specifically: %s" % (res, loop_vars, err))
+                raise ValueError(
+                    "The two structures don't have the same nested structure."
+                    "\n\nFirst structure: %r\n\nSecond structure: %r\n\nMore "
+                    "specifically: %s" % (res, loop_vars, err)
+                )
             return [convert_to_tensor(x) for x in _flatten(res)]
 
         outs, body_ops = _trace(g, body, args, conv_body)
         for v, ph, o in zip(flat_vars, phs, outs):
             if o.dtype is not v.dtype:
-                raise TypeError("Loop var %s enters the loop with type %r but has type %r "
-                                "after 1 iteration. %s type should remain constant."
-                                % (v.name, v.dtype, o.dtype, v.name))
+                raise TypeError(
+                    "Loop var %s enters the loop with type %r but has type %r "
+                    "after 1 iteration. %s type should remain constant."
+                    % (v.name, v.dtype, o.dtype, v.name)
+                )
             if not _shape_le(o.shape, ph.shape):
                 raise ValueError(
                     "Input tensor `%s` enters the loop with shape %s, but has shape %s after "
                     "one iteration. To allow the shape to vary across iterations, use the "
                     "`shape_invariants` argument of tf.while_loop to specify a less-specific "
-                    "shape." % (v.name, v.shape, o.shape))
+                    "shape." % (v.name, v.shape, o.shape)
+                )
         cb = _Body(cond_ops, [pred], phs, flat_vars)
         bb = _Body(body_ops, outs, phs, flat_vars)
         for b in (cb, bb):
@@ -172,9 +192,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             op_type = "While" if _stateful(all_ops) else "StatelessWhile"
         specs = [(max_iter.dtype, TensorShape([])), (max_iter.dtype, TensorShape([]))]
         specs += [(v.dtype, ph.shape) for v, ph in zip(flat_vars, phs)]
-        attrs = {"T": [d for d, _ in specs], "output_shapes": [s for _, s in specs],
-                 "cond": cb, "body": bb, "_specs": specs, "_plans": {},
-                 "parallel_iterations": parallel_iterations, "_n_vars": nv}
+        attrs = {
+            "T": [d for d, _ in specs],
+            "output_shapes": [s for _, s in specs],
+            "cond": cb,
+            "body": bb,
+            "_specs": specs,
+            "_plans": {},
+            "parallel_iterations": parallel_iterations,
+            "_n_vars": nv,
+        }
         op = _create_named(g, op_type, inputs, attrs, scope[:-1])
         for c in cb.control + bb.control:
             op._add_control_input(c)
@@ -193,8 +220,11 @@ def _flatten_shapes(x):
     """Flattens a nest of shapes (a TensorShape or a list of dims is one leaf)."""
     if isinstance(x, TensorShape) or x is None:
         return [x]
-    if isinstance(x, (list, tuple)) and all(d is None or isinstance(d, (int, np.integer))
-                                            for d in x) and not hasattr(x, "_fields"):
+    if (
+        isinstance(x, (list, tuple))
+        and all(d is None or isinstance(d, (int, np.integer)) for d in x)
+        and not hasattr(x, "_fields")
+    ):
         return [x]
     out = []
     for c in _children(x):
@@ -215,8 +245,12 @@ def _while_entry(op):
     def build():
         cb, bb = op.attrs["cond"], op.attrs["body"]
         fetch = bb.outputs + op.attrs.get("_record", [])
-        return (Plan(cb.outputs, [], cb.feeds), cb.input_idx,
-                Plan(fetch, [], bb.feeds), bb.input_idx)
+        return (
+            Plan(cb.outputs, [], cb.feeds),
+            cb.input_idx,
+            Plan(fetch, [], bb.feeds),
+            bb.input_idx,
+        )
 
     return _sub_plan(op, 0, build)
 
@@ -224,7 +258,7 @@ def _while_entry(op):
 def _while_setup(op, inputs):
     nv = op.attrs["_n_vars"]
     count, limit = inputs[0], int(inputs[1])
-    return nv, count, limit, list(inputs[2:2 + nv]), inputs
+    return nv, count, limit, list(inputs[2 : 2 + nv]), inputs
 
 
 def _feeds(idx, nv, vars_, inputs):
@@ -236,8 +270,8 @@ def _stop(op, pred, count, limit) -> bool:
     p = np.asarray(pred)
     if p.size != 1:
         raise errors.InvalidArgumentError(
-            None, op, "%s: cond must return a scalar, got shape %s"
-            % (op.describe(), list(p.shape)))
+            None, op, "%s: cond must return a scalar, got shape %s" % (op.describe(), list(p.shape))
+        )
     return not bool(p.reshape(())) or (limit >= 0 and count >= limit)
 
 
@@ -353,14 +387,24 @@ def _while_grad(op, *grads):
     nested.update(ops + [d.op for d in dys])
     record_out, positions = _record(op, recorded)
     float_caps = [cap_inputs[j] for j in fc]
-    gys = [grads[2 + i] if grads[2 + i] is not None else array_ops.zeros_like(op.outputs[2 + i])
-           for i in fv]
+    gys = [
+        grads[2 + i] if grads[2 + i] is not None else array_ops.zeros_like(op.outputs[2 + i])
+        for i in fv
+    ]
     specs = [(phs[i].dtype, phs[i].shape) for i in fv] + [_grad_spec(t) for t in float_caps]
-    attrs = {"_specs": specs, "_plans": {}, "feeds": dys + recorded + consts,
-             "fetches": outs, "positions": positions, "n_consts": len(consts),
-             "n_caps": len(float_caps), "_n_vars": len(fv)}
-    gop = g._create_op("WhileGrad", [record_out] + const_src + float_caps + gys, attrs, None,
-                       "WhileGrad")
+    attrs = {
+        "_specs": specs,
+        "_plans": {},
+        "feeds": dys + recorded + consts,
+        "fetches": outs,
+        "positions": positions,
+        "n_consts": len(consts),
+        "n_caps": len(float_caps),
+        "_n_vars": len(fv),
+    }
+    gop = g._create_op(
+        "WhileGrad", [record_out] + const_src + float_caps + gys, attrs, None, "WhileGrad"
+    )
     in_grads = [None] * len(op.inputs)
     for k, i in enumerate(fv):
         in_grads[2 + i] = gop.outputs[k]
@@ -391,8 +435,8 @@ def _while_grad_kernel(ctx, op, record, *rest):
     a = op.attrs
     n_consts, n_caps, nf = a["n_consts"], a["n_caps"], a["_n_vars"]
     consts = list(rest[:n_consts])
-    caps = rest[n_consts:n_consts + n_caps]
-    gys = list(rest[n_consts + n_caps:])
+    caps = rest[n_consts : n_consts + n_caps]
+    gys = list(rest[n_consts + n_caps :])
     plan = _sub_plan(op, 0, lambda: Plan(a["fetches"], [], a["feeds"]))
     positions = a["positions"]
     acc = [_zeros_of(c) for c in caps]
@@ -404,9 +448,22 @@ def _while_grad_kernel(ctx, op, record, *rest):
 
 
 for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
-    register_op(_t, infer=_specs_infer, kernel=_while_kernel, grad=_while_grad,
-                stateful=_stateful_flag, differentiates_handles=True)
-register_op("AsyncWhile", infer=_specs_infer, kernel=_while_blocking_kernel, blocking=True,
-            grad=_while_grad, stateful=True, differentiates_handles=True)
+    register_op(
+        _t,
+        infer=_specs_infer,
+        kernel=_while_kernel,
+        grad=_while_grad,
+        stateful=_stateful_flag,
+        differentiates_handles=True,
+    )
+register_op(
+    "AsyncWhile",
+    infer=_specs_infer,
+    kernel=_while_blocking_kernel,
+    blocking=True,
+    grad=_while_grad,
+    stateful=True,
+    differentiates_handles=True,
+)
 # No second order through a loop yet: fr.gradients of a WhileGrad raises LookupError.
 register_op("WhileGrad", infer=_specs_infer, kernel=_while_grad_kernel)

@@ -21,5 +21,16 @@ from .feature_pb2 import (
 )
 from .queue_runner_pb2 import QueueRunnerDef
 
-__all__ = ["BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
-           "FloatList", "Int64List", "QueueRunnerDef", "SequenceExample", "ErrorCode"]
+__all__ = [
+    "BytesList",
+    "Example",
+    "Feature",
+    "FeatureList",
+    "FeatureLists",
+    "Features",
+    "FloatList",
+    "Int64List",
+    "QueueRunnerDef",
+    "SequenceExample",
+    "ErrorCode",
+]

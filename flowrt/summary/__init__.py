@@ -10,5 +10,14 @@ from .summary_ops import histogram, merge, merge_all, scalar
 from .writer import FileWriter
 from .writer_cache import FileWriterCache
 
-__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "FileWriterCache", "Summary",
-           "HistogramProto", "Event"]
+__all__ = [
+    "scalar",
+    "histogram",
+    "merge",
+    "merge_all",
+    "FileWriter",
+    "FileWriterCache",
+    "Summary",
+    "HistogramProto",
+    "Event",
+]

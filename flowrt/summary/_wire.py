@@ -116,12 +116,12 @@ def fields(data: bytes) -> Iterator[tuple[int, int, Any]]:
             size = 8 if wire == I64 else 4
             if pos + size > end:
                 raise ValueError("truncated fixed-size field")
-            value, pos = data[pos:pos + size], pos + size
+            value, pos = data[pos : pos + size], pos + size
         elif wire == LEN:
             size, pos = _read_varint(data, pos)
             if pos + size > end:
                 raise ValueError("truncated length-delimited field")
-            value, pos = data[pos:pos + size], pos + size
+            value, pos = data[pos : pos + size], pos + size
         else:
             raise ValueError("unsupported wire type %d" % wire)
         yield field, wire, value
@@ -183,8 +183,12 @@ def masked_crc32c(data: bytes) -> int:
 def record(data: bytes) -> bytes:
     """One TFRecord: length (u64), masked crc of the length, data, masked crc of the data."""
     header = struct.pack("<Q", len(data))
-    return (header + struct.pack("<I", masked_crc32c(header)) + data
-            + struct.pack("<I", masked_crc32c(data)))
+    return (
+        header
+        + struct.pack("<I", masked_crc32c(header))
+        + data
+        + struct.pack("<I", masked_crc32c(data))
+    )
 
 
 def read_records(f: BinaryIO) -> Iterator[bytes]:

@@ -28,8 +28,14 @@ from .. import dtypes as _dt
 from .._core.shape import TensorShape
 from . import _wire as w
 
-__all__ = ["Summary", "HistogramProto", "Event", "graph_def", "histogram_proto",
-           "DEFAULT_BUCKET_LIMITS"]
+__all__ = [
+    "Summary",
+    "HistogramProto",
+    "Event",
+    "graph_def",
+    "histogram_proto",
+    "DEFAULT_BUCKET_LIMITS",
+]
 
 DBL_MAX = sys.float_info.max
 
@@ -64,10 +70,17 @@ class HistogramProto:
     bucket: list = field(default_factory=list)
 
     def SerializeToString(self) -> bytes:
-        return b"".join([
-            w.opt_double(1, self.min), w.opt_double(2, self.max), w.opt_double(3, self.num),
-            w.opt_double(4, self.sum), w.opt_double(5, self.sum_squares),
-            w.packed_doubles(6, self.bucket_limit), w.packed_doubles(7, self.bucket)])
+        return b"".join(
+            [
+                w.opt_double(1, self.min),
+                w.opt_double(2, self.max),
+                w.opt_double(3, self.num),
+                w.opt_double(4, self.sum),
+                w.opt_double(5, self.sum_squares),
+                w.packed_doubles(6, self.bucket_limit),
+                w.packed_doubles(7, self.bucket),
+            ]
+        )
 
     @classmethod
     def FromString(cls, data: bytes) -> "HistogramProto":
@@ -99,7 +112,9 @@ def histogram_proto(values) -> HistogramProto:
         num=float(x.size),
         sum=float(np.cumsum(x)[-1]) if x.size else 0.0,
         sum_squares=float(np.cumsum(x * x)[-1]) if x.size else 0.0,
-        bucket_limit=limits[keep].tolist(), bucket=counts[keep].tolist())
+        bucket_limit=limits[keep].tolist(),
+        bucket=counts[keep].tolist(),
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -165,8 +180,9 @@ class Summary:
 
     @classmethod
     def FromString(cls, data: bytes) -> "Summary":
-        return cls([_Value.FromString(raw) for f, wire, raw in w.fields(data)
-                    if f == 1 and wire == w.LEN])
+        return cls(
+            [_Value.FromString(raw) for f, wire, raw in w.fields(data) if f == 1 and wire == w.LEN]
+        )
 
 
 # --------------------------------------------------------------------------------------
@@ -220,13 +236,11 @@ class Event:
 GRAPH_DEF_VERSION = 2474
 
 
-
 def _shape_proto(shape: TensorShape) -> bytes:
     """TensorShapeProto{dim=2 repeated Dim{size=1}, unknown_rank=3}; -1 for an unknown dim."""
     if shape.ndims is None:
         return w.int_field(3, 1)
-    return b"".join(w.bytes_field(2, w.opt_int(1, -1 if d is None else d))
-                    for d in shape.as_list())
+    return b"".join(w.bytes_field(2, w.opt_int(1, -1 if d is None else d)) for d in shape.as_list())
 
 
 def _tensor_proto(arr: np.ndarray) -> bytes | None:
@@ -241,8 +255,7 @@ def _tensor_proto(arr: np.ndarray) -> bytes | None:
         except (TypeError, KeyError):
             return None
         content = w.opt_bytes(4, arr.astype(arr.dtype.newbyteorder("<")).tobytes())
-    return (w.int_field(1, enum) + w.bytes_field(2, _shape_proto(TensorShape(arr.shape)))
-            + content)
+    return w.int_field(1, enum) + w.bytes_field(2, _shape_proto(TensorShape(arr.shape))) + content
 
 
 def _is_int(v) -> bool:
@@ -299,10 +312,19 @@ def _node_def(op) -> bytes:
     out.append(w.opt_bytes(4, op.device))
     attrs = [(k, _attr_value(v)) for k, v in sorted(op.attrs.items())]
     if op.outputs:
-        attrs.append(("_output_shapes", w.bytes_field(1, b"".join(
-            w.bytes_field(7, _shape_proto(t.shape)) for t in op.outputs))))
-    out += [w.bytes_field(5, w.bytes_field(1, k) + w.bytes_field(2, v))
-            for k, v in attrs if v is not None]
+        attrs.append(
+            (
+                "_output_shapes",
+                w.bytes_field(
+                    1, b"".join(w.bytes_field(7, _shape_proto(t.shape)) for t in op.outputs)
+                ),
+            )
+        )
+    out += [
+        w.bytes_field(5, w.bytes_field(1, k) + w.bytes_field(2, v))
+        for k, v in attrs
+        if v is not None
+    ]
     return b"".join(out)
 
 

@@ -23,8 +23,19 @@ from .protos import Summary, histogram_proto
 __all__ = ["scalar", "histogram", "merge", "merge_all"]
 
 # TF's list, less the type flowrt has not got (bfloat16).
-_REAL = (_dt.float32, _dt.float64, _dt.int32, _dt.uint8, _dt.int16, _dt.int8, _dt.int64,
-         _dt.uint16, _dt.float16, _dt.uint32, _dt.uint64)
+_REAL = (
+    _dt.float32,
+    _dt.float64,
+    _dt.int32,
+    _dt.uint8,
+    _dt.int16,
+    _dt.int8,
+    _dt.int64,
+    _dt.uint16,
+    _dt.float16,
+    _dt.uint32,
+    _dt.uint64,
+)
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 
@@ -80,8 +91,9 @@ def _scalar_output():
 # --------------------------------------------------------------------------------------
 
 
-def scalar(name: str, tensor: Any, collections: list[str] | None = None,
-           family: str | None = None) -> Tensor:
+def scalar(
+    name: str, tensor: Any, collections: list[str] | None = None, family: str | None = None
+) -> Tensor:
     """A summary of one real number, shown as a curve by TensorBoard.
 
     Args:
@@ -107,23 +119,35 @@ def _scalar_summary_kernel(ctx, op, tags, values):
     if tags.shape != values.shape:
         single = " (tag '%s')" % _tag_str(tags.reshape(-1)[0]) if tags.size == 1 else ""
         raise errors.InvalidArgumentError(
-            None, op, "tags and values are not the same shape: %s != %s%s"
-            % (_shape_str(tags.shape), _shape_str(values.shape), single))
-    s = Summary([Summary.Value(tag=_tag_str(t), simple_value=float(v))
-                 for t, v in zip(tags.flat, values.flat, strict=True)])
+            None,
+            op,
+            "tags and values are not the same shape: %s != %s%s"
+            % (_shape_str(tags.shape), _shape_str(values.shape), single),
+        )
+    s = Summary(
+        [
+            Summary.Value(tag=_tag_str(t), simple_value=float(v))
+            for t, v in zip(tags.flat, values.flat, strict=True)
+        ]
+    )
     return (np.array(s.SerializeToString(), dtype=object),)
 
 
-register_op("ScalarSummary", infer=lambda op: _scalar_output(), kernel=_scalar_summary_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "ScalarSummary",
+    infer=lambda op: _scalar_output(),
+    kernel=_scalar_summary_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 # --------------------------------------------------------------------------------------
 # HistogramSummary
 # --------------------------------------------------------------------------------------
 
 
-def histogram(name: str, values: Any, collections: list[str] | None = None,
-              family: str | None = None) -> Tensor:
+def histogram(
+    name: str, values: Any, collections: list[str] | None = None, family: str | None = None
+) -> Tensor:
     """A histogram of all elements of ``values`` (TF's exponential default buckets).
 
     Args:
@@ -151,23 +175,29 @@ def _histogram_summary_kernel(ctx, op, tag, values):
     x = np.asarray(values, dtype=np.float64).reshape(-1)
     bad = np.flatnonzero(~np.isfinite(x))
     if bad.size:  # TF stops at the first non-finite value
-        what = "Nan in summary histogram for: " if np.isnan(x[bad[0]]) \
+        what = (
+            "Nan in summary histogram for: "
+            if np.isnan(x[bad[0]])
             else "Infinity in Histogram for: "
+        )
         raise errors.InvalidArgumentError(None, op, what + op.name)
     s = Summary([Summary.Value(tag=_tag_str(tag[()]), histo=histogram_proto(x))])
     return (np.array(s.SerializeToString(), dtype=object),)
 
 
-register_op("HistogramSummary", infer=lambda op: _scalar_output(),
-            kernel=_histogram_summary_kernel, grad=NOT_DIFFERENTIABLE)
+register_op(
+    "HistogramSummary",
+    infer=lambda op: _scalar_output(),
+    kernel=_histogram_summary_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 # --------------------------------------------------------------------------------------
 # MergeSummary
 # --------------------------------------------------------------------------------------
 
 
-def merge(inputs: Any, collections: list[str] | None = None,
-          name: str | None = None) -> Tensor:
+def merge(inputs: Any, collections: list[str] | None = None, name: str | None = None) -> Tensor:
     """Merges serialized ``Summary`` tensors into one; a tag seen twice fails the run.
 
     Args:
@@ -180,19 +210,23 @@ def merge(inputs: Any, collections: list[str] | None = None,
     """
     inputs = list(inputs)
     if not inputs:
-        raise ValueError("List argument 'inputs' to 'MergeSummary' Op with length 0 shorter "
-                         "than minimum length 1.")
+        raise ValueError(
+            "List argument 'inputs' to 'MergeSummary' Op with length 0 shorter "
+            "than minimum length 1."
+        )
     name = _clean_tag(name)
     with name_scope(name, "Merge", inputs):
         tensors = [to_tensor(x) for x in inputs]
-        val = make("MergeSummary", tensors, {"N": len(tensors)}, name=name,
-                   default_name="MergeSummary")
+        val = make(
+            "MergeSummary", tensors, {"N": len(tensors)}, name=name, default_name="MergeSummary"
+        )
         _collect(val, collections, [])
     return val
 
 
-def merge_all(key: str = GraphKeys.SUMMARIES, scope: str | None = None,
-              name: str | None = None) -> Tensor | None:
+def merge_all(
+    key: str = GraphKeys.SUMMARIES, scope: str | None = None, name: str | None = None
+) -> Tensor | None:
     """Merges every summary in collection ``key`` (those whose name matches ``scope``).
 
     Returns:
@@ -205,8 +239,9 @@ def merge_all(key: str = GraphKeys.SUMMARIES, scope: str | None = None,
 def _merge_infer(op):
     for i, t in enumerate(op.inputs):
         if t.dtype != _dt.string:
-            raise TypeError("MergeSummary input %d has dtype %s, expected string"
-                            % (i, t.dtype.name))
+            raise TypeError(
+                "MergeSummary input %d has dtype %s, expected string" % (i, t.dtype.name)
+            )
     return _scalar_output()
 
 
@@ -226,22 +261,28 @@ def _merge_summary_kernel(ctx, op, *inputs):
     for x in inputs:
         for serialized in np.asarray(x, dtype=object).flat:
             try:
-                entries = [raw for f, wire, raw in w.fields(bytes(serialized))
-                           if f == 1 and wire == w.LEN]
+                entries = [
+                    raw for f, wire, raw in w.fields(bytes(serialized)) if f == 1 and wire == w.LEN
+                ]
                 tags = [_value_tag(raw) for raw in entries]
             except (ValueError, TypeError):
                 raise errors.InvalidArgumentError(
-                    None, op, "Could not parse one of the summary inputs") from None
+                    None, op, "Could not parse one of the summary inputs"
+                ) from None
             for raw, tag in zip(entries, tags, strict=True):
                 # Only the new-style ops leave the tag empty; TF checks the others.
                 if tag and tag in seen:
                     raise errors.InvalidArgumentError(
-                        None, op, "Duplicate tag %s found in summary inputs "
-                        % tag.decode("utf-8", "replace"))
+                        None,
+                        op,
+                        "Duplicate tag %s found in summary inputs "
+                        % tag.decode("utf-8", "replace"),
+                    )
                 seen.add(tag)
                 out.append(w.bytes_field(1, raw))
     return (np.array(b"".join(out), dtype=object),)
 
 
-register_op("MergeSummary", infer=_merge_infer, kernel=_merge_summary_kernel,
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "MergeSummary", infer=_merge_infer, kernel=_merge_summary_kernel, grad=NOT_DIFFERENTIABLE
+)

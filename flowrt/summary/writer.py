@@ -34,8 +34,10 @@ def _serialized(obj, what: str) -> bytes:
         return bytes(obj)
     ser = getattr(obj, "SerializeToString", None)
     if ser is None:
-        raise TypeError("%s must be serialized protobuf bytes (the value of a fetched summary "
-                        "tensor) or have SerializeToString(); got %s" % (what, type(obj).__name__))
+        raise TypeError(
+            "%s must be serialized protobuf bytes (the value of a fetched summary "
+            "tensor) or have SerializeToString(); got %s" % (what, type(obj).__name__)
+        )
     return ser()
 
 
@@ -64,11 +66,21 @@ class FileWriter:
     overwriting the first one's file. The graph is written without a ``MetaGraphDef``.
     """
 
-    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
-                 filename_suffix=None, session=None):
+    def __init__(
+        self,
+        logdir,
+        graph=None,
+        max_queue=10,
+        flush_secs=120,
+        graph_def=None,
+        filename_suffix=None,
+        session=None,
+    ):
         if session is not None:
-            raise NotImplementedError("FileWriter(session=...) writes to a database in TF1; "
-                                      "flowrt writes event files only, so omit session")
+            raise NotImplementedError(
+                "FileWriter(session=...) writes to a database in TF1; "
+                "flowrt writes event files only, so omit session"
+            )
         self._logdir = os.fspath(logdir)
         self._max_queue = max(1, int(max_queue))
         self._flush_secs = float(flush_secs)
@@ -85,8 +97,9 @@ class FileWriter:
     def _open(self):
         os.makedirs(self._logdir, exist_ok=True)
         now = int(time.time())
-        base = os.path.join(self._logdir, "events.out.tfevents.%010d.%s"
-                            % (now, socket.gethostname()))
+        base = os.path.join(
+            self._logdir, "events.out.tfevents.%010d.%s" % (now, socket.gethostname())
+        )
         for n in range(1 << 16):
             path = base + ("" if n == 0 else ".%d" % n) + self._suffix
             try:
@@ -96,8 +109,9 @@ class FileWriter:
                 continue
         self._path = path
         self._pending: list[bytes] = []
-        self._file.write(w.record(Event(wall_time=float(now),
-                                        file_version=FILE_VERSION).SerializeToString()))
+        self._file.write(
+            w.record(Event(wall_time=float(now), file_version=FILE_VERSION).SerializeToString())
+        )
         self._file.flush()
         self._last_flush = time.monotonic()
 
@@ -121,8 +135,10 @@ class FileWriter:
             if self._file is None:
                 return  # TF1 drops events added to a closed writer
             self._pending.append(w.record(data))
-            if (len(self._pending) >= self._max_queue
-                    or time.monotonic() - self._last_flush >= self._flush_secs):
+            if (
+                len(self._pending) >= self._max_queue
+                or time.monotonic() - self._last_flush >= self._flush_secs
+            ):
                 self._flush_locked()
 
     def _add_what(self, field: int, payload: bytes, global_step):
@@ -142,12 +158,15 @@ class FileWriter:
             for _ in w.fields(data):
                 pass
         except ValueError as e:
-            raise ValueError("add_summary: the summary is not a serialized Summary protobuf "
-                             "(%s); pass the value of a summary tensor" % e) from None
+            raise ValueError(
+                "add_summary: the summary is not a serialized Summary protobuf "
+                "(%s); pass the value of a summary tensor" % e
+            ) from None
         self._add_what(5, data, global_step)
 
-    def add_graph(self, graph: Graph | None, global_step: int | None = None,
-                  graph_def: Any = None) -> None:
+    def add_graph(
+        self, graph: Graph | None, global_step: int | None = None, graph_def: Any = None
+    ) -> None:
         """Adds a ``Graph`` for TensorBoard's graph tab.
 
         Args:
@@ -163,8 +182,9 @@ class FileWriter:
         elif graph is None and graph_def is not None:
             data = _serialized(graph_def, "graph_def")
         else:
-            raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
-                            "`GraphDef`")
+            raise TypeError(
+                "The passed graph must be an instance of `Graph` or the deprecated `GraphDef`"
+            )
         self._add_what(4, data, global_step)
 
     # --- flushing and closing -----------------------------------------------------------
@@ -205,8 +225,10 @@ class FileWriter:
         self.close()
 
     def __repr__(self):
-        return "<fr.summary.FileWriter %r%s>" % (self._path,
-                                                 " (closed)" if self._file is None else "")
+        return "<fr.summary.FileWriter %r%s>" % (
+            self._path,
+            " (closed)" if self._file is None else "",
+        )
 
 
 def read_events(path) -> Iterator[Event]:

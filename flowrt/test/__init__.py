@@ -10,13 +10,21 @@ from unittest import mock as mock
 
 from .gradient_checker import compute_gradient, compute_gradient_error
 from .testcase import (
-           TestCase,
-           get_temp_dir,
-           gpu_device_name,
-           is_built_with_cuda,
-           is_gpu_available,
-           main,
+    TestCase,
+    get_temp_dir,
+    gpu_device_name,
+    is_built_with_cuda,
+    is_gpu_available,
+    main,
 )
 
-__all__ = ["TestCase", "main", "is_gpu_available", "gpu_device_name", "is_built_with_cuda",
-           "get_temp_dir", "compute_gradient", "compute_gradient_error"]
+__all__ = [
+    "TestCase",
+    "main",
+    "is_gpu_available",
+    "gpu_device_name",
+    "is_built_with_cuda",
+    "get_temp_dir",
+    "compute_gradient",
+    "compute_gradient_error",
+]

@@ -15,13 +15,16 @@ __all__ = ["compute_gradient", "compute_gradient_error"]
 def _session() -> Any:
     sess = get_default_session()
     if sess is None:
-        raise ValueError("compute_gradient needs a default session: call it inside "
-                         "`with sess.as_default():` or `with self.cached_session():`")
+        raise ValueError(
+            "compute_gradient needs a default session: call it inside "
+            "`with sess.as_default():` or `with self.cached_session():`"
+        )
     return sess
 
 
-def _theoretical(x: Tensor, x_value: np.ndarray, y: Tensor, y_shape: tuple[int, ...],
-                 feeds: dict[Any, Any]) -> np.ndarray:
+def _theoretical(
+    x: Tensor, x_value: np.ndarray, y: Tensor, y_shape: tuple[int, ...], feeds: dict[Any, Any]
+) -> np.ndarray:
     sess = _session()
     dy = y.graph.as_default()
     with dy:
@@ -45,8 +48,14 @@ def _placeholder_like(y: Tensor, shape: tuple[int, ...]) -> Tensor:
     return placeholder(y.dtype, list(shape), name="compute_gradient_grad_y")
 
 
-def _numerical(x: Tensor, x_value: np.ndarray, y: Tensor, y_shape: tuple[int, ...],
-               delta: float, feeds: dict[Any, Any]) -> np.ndarray:
+def _numerical(
+    x: Tensor,
+    x_value: np.ndarray,
+    y: Tensor,
+    y_shape: tuple[int, ...],
+    delta: float,
+    feeds: dict[Any, Any],
+) -> np.ndarray:
     sess = _session()
     jac = np.zeros((x_value.size, int(np.prod(y_shape))), dtype=np.float64)
     probe = x_value.copy()
@@ -61,10 +70,16 @@ def _numerical(x: Tensor, x_value: np.ndarray, y: Tensor, y_shape: tuple[int, ..
     return jac
 
 
-def compute_gradient(x: Tensor | list[Tensor], x_shape: Any, y: Tensor, y_shape: Any,
-                     x_init_value: Any = None, delta: float = 1e-3,
-                     init_targets: Any = None, extra_feed_dict: dict[Any, Any] | None = None
-                     ) -> Any:
+def compute_gradient(
+    x: Tensor | list[Tensor],
+    x_shape: Any,
+    y: Tensor,
+    y_shape: Any,
+    x_init_value: Any = None,
+    delta: float = 1e-3,
+    init_targets: Any = None,
+    extra_feed_dict: dict[Any, Any] | None = None,
+) -> Any:
     """The theoretical and numerical Jacobians of ``y`` with respect to ``x``, as TF1's
     ``tf.test.compute_gradient``. Runs in the default session.
 
@@ -92,29 +107,40 @@ def compute_gradient(x: Tensor | list[Tensor], x_shape: Any, y: Tensor, y_shape:
         _session().run(init_targets)
     if isinstance(x, (list, tuple)):
         inits = x_init_value if x_init_value is not None else [None] * len(x)
-        return [compute_gradient(xi, si, y, y_shape, vi, delta, None, extra_feed_dict)
-                for xi, si, vi in zip(x, x_shape, inits)]
+        return [
+            compute_gradient(xi, si, y, y_shape, vi, delta, None, extra_feed_dict)
+            for xi, si, vi in zip(x, x_shape, inits)
+        ]
     x_shape, y_shape = tuple(x_shape), tuple(y_shape)
     if x_init_value is None:
         rng = np.random.default_rng(0)
         x_value = rng.uniform(-1, 1, x_shape).astype(x.dtype.np)
     else:
         x_value = np.array(x_init_value, dtype=x.dtype.np).reshape(x_shape)
-    return (_theoretical(x, x_value, y, y_shape, feeds),
-            _numerical(x, x_value, y, y_shape, delta, feeds))
+    return (
+        _theoretical(x, x_value, y, y_shape, feeds),
+        _numerical(x, x_value, y, y_shape, delta, feeds),
+    )
 
 
-def compute_gradient_error(x: Tensor | list[Tensor], x_shape: Any, y: Tensor, y_shape: Any,
-                           x_init_value: Any = None, delta: float = 1e-3,
-                           init_targets: Any = None,
-                           extra_feed_dict: dict[Any, Any] | None = None) -> float:
+def compute_gradient_error(
+    x: Tensor | list[Tensor],
+    x_shape: Any,
+    y: Tensor,
+    y_shape: Any,
+    x_init_value: Any = None,
+    delta: float = 1e-3,
+    init_targets: Any = None,
+    extra_feed_dict: dict[Any, Any] | None = None,
+) -> float:
     """The largest absolute difference between the theoretical and numerical Jacobians
     (``compute_gradient``), as TF1's ``tf.test.compute_gradient_error``.
 
     Returns:
       The maximum error over every ``x`` (``x`` may be a list).
     """
-    got = compute_gradient(x, x_shape, y, y_shape, x_init_value, delta, init_targets,
-                           extra_feed_dict)
+    got = compute_gradient(
+        x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict
+    )
     pairs = got if isinstance(got, list) else [got]
     return max((float(np.max(np.abs(t - n))) if t.size else 0.0) for t, n in pairs)

@@ -20,8 +20,14 @@ from .._core.graph import Graph, Tensor, get_default_graph, get_default_session,
 from ..session import Session
 from ..testing.asserts import assert_all_close, assert_all_equal
 
-__all__ = ["TestCase", "main", "is_gpu_available", "gpu_device_name", "is_built_with_cuda",
-           "get_temp_dir"]
+__all__ = [
+    "TestCase",
+    "main",
+    "is_gpu_available",
+    "gpu_device_name",
+    "is_built_with_cuda",
+    "get_temp_dir",
+]
 
 DEFAULT_GRAPH_SEED = 87654321
 """The graph seed each test starts with, as TF1's ``random_seed.DEFAULT_GRAPH_SEED``."""
@@ -53,8 +59,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     unittest.main(module="__main__", argv=list(argv) if argv is not None else sys.argv)
 
 
-def is_gpu_available(cuda_only: bool = False,
-                     min_cuda_compute_capability: tuple[int, int] | None = None) -> bool:
+def is_gpu_available(
+    cuda_only: bool = False, min_cuda_compute_capability: tuple[int, int] | None = None
+) -> bool:
     """Whether a GPU is available: always False.
 
     Note (flowrt): flowrt runs on the CPU only.
@@ -130,8 +137,13 @@ class TestCase(unittest.TestCase):
             yield sess
 
     @contextlib.contextmanager
-    def session(self, graph: Graph | None = None, config: Any = None,
-                use_gpu: bool = False, force_gpu: bool = False) -> Iterator[Session]:
+    def session(
+        self,
+        graph: Graph | None = None,
+        config: Any = None,
+        use_gpu: bool = False,
+        force_gpu: bool = False,
+    ) -> Iterator[Session]:
         """A new session on ``graph`` (the default graph if None), closed at the end of
         the block; inside it, the default session and its graph the default graph.
 
@@ -150,8 +162,13 @@ class TestCase(unittest.TestCase):
             yield sess
 
     @contextlib.contextmanager
-    def cached_session(self, graph: Graph | None = None, config: Any = None,
-                       use_gpu: bool = False, force_gpu: bool = False) -> Iterator[Session]:
+    def cached_session(
+        self,
+        graph: Graph | None = None,
+        config: Any = None,
+        use_gpu: bool = False,
+        force_gpu: bool = False,
+    ) -> Iterator[Session]:
         """The test's one session, made on first use and closed after the test; inside
         the block it is the default session and its graph the default graph.
 
@@ -173,15 +190,21 @@ class TestCase(unittest.TestCase):
         if self._cached_session is None:
             self._cached_session = Session(graph=graph, config=config)
         elif graph is not None and self._cached_session.graph is not graph:
-            raise ValueError("The graph used to get the cached session is different than "
-                             "the one that was used to create the session. Maybe create a "
-                             "new session with self.session()")
+            raise ValueError(
+                "The graph used to get the cached session is different than "
+                "the one that was used to create the session. Maybe create a "
+                "new session with self.session()"
+            )
         with self._as_default(self._cached_session) as sess:
             yield sess
 
-    def test_session(self, graph: Graph | None = None, config: Any = None,
-                     use_gpu: bool = False,
-                     force_gpu: bool = False) -> contextlib.AbstractContextManager[Session]:
+    def test_session(
+        self,
+        graph: Graph | None = None,
+        config: Any = None,
+        use_gpu: bool = False,
+        force_gpu: bool = False,
+    ) -> contextlib.AbstractContextManager[Session]:
         """The cached session (TF1's deprecated name for ``cached_session``)."""
         if self.id().endswith(".test_session"):
             self.skipTest("Not a test.")  # unittest collects it by its name, as in TF1
@@ -209,20 +232,29 @@ class TestCase(unittest.TestCase):
             return self.evaluate(x)
         return x
 
-    def assertAllClose(self, a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6,
-                       msg: str | None = None) -> None:
+    def assertAllClose(
+        self, a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6, msg: str | None = None
+    ) -> None:
         """Asserts ``a`` and ``b`` (arrays, or nests of dicts/lists/tuples of them)
         are elementwise close: ``|a - b| <= atol + rtol * |b|``, NaN equal to NaN.
         float16 values use tolerances of at least 1e-3, as TF1. A tensor is evaluated
         first."""
         assert_all_close(self._value(a), self._value(b), rtol=rtol, atol=atol, msg=msg)
 
-    def assertAllCloseAccordingToType(self, a: Any, b: Any, rtol: float = 1e-6,
-                                      atol: float = 1e-6, float_rtol: float = 1e-6,
-                                      float_atol: float = 1e-6, half_rtol: float = 1e-3,
-                                      half_atol: float = 1e-3, bfloat16_rtol: float = 1e-2,
-                                      bfloat16_atol: float = 1e-2,
-                                      msg: str | None = None) -> None:
+    def assertAllCloseAccordingToType(
+        self,
+        a: Any,
+        b: Any,
+        rtol: float = 1e-6,
+        atol: float = 1e-6,
+        float_rtol: float = 1e-6,
+        float_atol: float = 1e-6,
+        half_rtol: float = 1e-3,
+        half_atol: float = 1e-3,
+        bfloat16_rtol: float = 1e-2,
+        bfloat16_atol: float = 1e-2,
+        msg: str | None = None,
+    ) -> None:
         """``assertAllClose`` with tolerances raised to the given ones for float32 and
         float16 values."""
         a, b = np.asarray(self._value(a)), np.asarray(self._value(b))
@@ -232,8 +264,9 @@ class TestCase(unittest.TestCase):
             rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
         assert_all_close(a, b, rtol=rtol, atol=atol, msg=msg)
 
-    def assertNotAllClose(self, a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6,
-                          msg: str | None = None) -> None:
+    def assertNotAllClose(
+        self, a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6, msg: str | None = None
+    ) -> None:
         """Asserts ``a`` and ``b`` are not elementwise close."""
         try:
             self.assertAllClose(a, b, rtol=rtol, atol=atol)
@@ -254,15 +287,17 @@ class TestCase(unittest.TestCase):
             return
         raise AssertionError(msg or "The two values are equal at all elements")
 
-    def _compare_all(self, a: Any, comparison: Callable[[np.ndarray], np.ndarray],
-                     text: str) -> None:
+    def _compare_all(
+        self, a: Any, comparison: Callable[[np.ndarray], np.ndarray], text: str
+    ) -> None:
         arr = np.asarray(self._value(a))
         ok = np.asarray(comparison(arr))
         if not ok.all():
             i = tuple(int(k) for k in np.argwhere(~ok)[0]) if ok.ndim else ()
-            raise AssertionError("%d of %d element(s) not %s; first at index %s: %r"
-                                 % (int((~ok).sum()), ok.size, text, list(i),
-                                    arr[i].item()))
+            raise AssertionError(
+                "%d of %d element(s) not %s; first at index %s: %r"
+                % (int((~ok).sum()), ok.size, text, list(i), arr[i].item())
+            )
 
     def assertAllGreater(self, a: Any, comparison_target: Any) -> None:
         """Asserts every element of ``a`` is greater than ``comparison_target``."""
@@ -270,8 +305,7 @@ class TestCase(unittest.TestCase):
 
     def assertAllGreaterEqual(self, a: Any, comparison_target: Any) -> None:
         """Asserts every element of ``a`` is at least ``comparison_target``."""
-        self._compare_all(a, lambda x: x >= comparison_target,
-                          ">= %r" % (comparison_target,))
+        self._compare_all(a, lambda x: x >= comparison_target, ">= %r" % (comparison_target,))
 
     def assertAllLess(self, a: Any, comparison_target: Any) -> None:
         """Asserts every element of ``a`` is less than ``comparison_target``."""
@@ -279,12 +313,16 @@ class TestCase(unittest.TestCase):
 
     def assertAllLessEqual(self, a: Any, comparison_target: Any) -> None:
         """Asserts every element of ``a`` is at most ``comparison_target``."""
-        self._compare_all(a, lambda x: x <= comparison_target,
-                          "<= %r" % (comparison_target,))
+        self._compare_all(a, lambda x: x <= comparison_target, "<= %r" % (comparison_target,))
 
-    def assertAllInRange(self, target: Any, lower_bound: float, upper_bound: float,
-                         open_lower_bound: bool = False,
-                         open_upper_bound: bool = False) -> None:
+    def assertAllInRange(
+        self,
+        target: Any,
+        lower_bound: float,
+        upper_bound: float,
+        open_lower_bound: bool = False,
+        open_upper_bound: bool = False,
+    ) -> None:
         """Asserts every element of ``target`` lies in the range, bounds included
         unless ``open_lower_bound``/``open_upper_bound``.
 
@@ -293,8 +331,10 @@ class TestCase(unittest.TestCase):
         """
         arr = np.asarray(self._value(target))
         if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
-            raise AssertionError("The value of %s does not have an ordered numeric type, "
-                                 "instead it has type: %s" % (target, arr.dtype))
+            raise AssertionError(
+                "The value of %s does not have an ordered numeric type, "
+                "instead it has type: %s" % (target, arr.dtype)
+            )
         lo = "(" if open_lower_bound else "["
         hi = ")" if open_upper_bound else "]"
         low_ok = arr > lower_bound if open_lower_bound else arr >= lower_bound
@@ -302,31 +342,49 @@ class TestCase(unittest.TestCase):
         ok = np.asarray(low_ok & high_ok)
         if not ok.all():
             i = tuple(int(k) for k in np.argwhere(~ok)[0]) if ok.ndim else ()
-            raise AssertionError("%d of %d element(s) are outside the range %s%s, %s%s; "
-                                 "first at index %s: %r"
-                                 % (int((~ok).sum()), ok.size, lo, lower_bound, upper_bound,
-                                    hi, list(i), arr[i].item()))
+            raise AssertionError(
+                "%d of %d element(s) are outside the range %s%s, %s%s; "
+                "first at index %s: %r"
+                % (
+                    int((~ok).sum()),
+                    ok.size,
+                    lo,
+                    lower_bound,
+                    upper_bound,
+                    hi,
+                    list(i),
+                    arr[i].item(),
+                )
+            )
 
-    def assertArrayNear(self, farray1: Sequence[float], farray2: Sequence[float],
-                        err: float, msg: str | None = None) -> None:
+    def assertArrayNear(
+        self, farray1: Sequence[float], farray2: Sequence[float], err: float, msg: str | None = None
+    ) -> None:
         """Asserts two float lists have the same length and each pair of elements
         differs by at most ``err``."""
         self.assertEqual(len(farray1), len(farray2), msg=msg)
         for i, (f1, f2) in enumerate(zip(farray1, farray2)):
-            self.assertNear(float(f1), float(f2), err,
-                            msg="%sat index %d" % ((msg + ": ") if msg else "", i))
+            self.assertNear(
+                float(f1), float(f2), err, msg="%sat index %d" % ((msg + ": ") if msg else "", i)
+            )
 
     def assertNear(self, f1: float, f2: float, err: float, msg: str | None = None) -> None:
         """Asserts ``|f1 - f2| <= err`` (NaN never near anything)."""
-        self.assertTrue(f1 == f2 or math.fabs(f1 - f2) <= err,
-                        "%f != %f +/- %f%s" % (f1, f2, err, " (%s)" % msg if msg else ""))
+        self.assertTrue(
+            f1 == f2 or math.fabs(f1 - f2) <= err,
+            "%f != %f +/- %f%s" % (f1, f2, err, " (%s)" % msg if msg else ""),
+        )
 
-    def assertNDArrayNear(self, ndarray1: Any, ndarray2: Any, err: float,
-                          msg: str | None = None) -> None:
+    def assertNDArrayNear(
+        self, ndarray1: Any, ndarray2: Any, err: float, msg: str | None = None
+    ) -> None:
         """Asserts two arrays are elementwise within ``err`` (``np.allclose`` with
         ``rtol=err, atol=err``, as TF1)."""
-        self.assertTrue(np.linalg.norm(np.asarray(ndarray1) - np.asarray(ndarray2)) <= err
-                        or np.allclose(ndarray1, ndarray2, rtol=err, atol=err), msg=msg)
+        self.assertTrue(
+            np.linalg.norm(np.asarray(ndarray1) - np.asarray(ndarray2)) <= err
+            or np.allclose(ndarray1, ndarray2, rtol=err, atol=err),
+            msg=msg,
+        )
 
     def assertShapeEqual(self, np_array: Any, tf_tensor: Any, msg: str | None = None) -> None:
         """Asserts a NumPy array's shape equals a tensor's static shape.
@@ -347,16 +405,18 @@ class TestCase(unittest.TestCase):
         arr = np.asarray(target)
         self.assertEqual(arr.dtype, want)
 
-    def assertStartsWith(self, actual: str, expected_start: str,
-                         msg: str | None = None) -> None:
+    def assertStartsWith(self, actual: str, expected_start: str, msg: str | None = None) -> None:
         """Asserts ``actual`` starts with ``expected_start``."""
         if not actual.startswith(expected_start):
-            self.fail("Did not start with '%s' : '%s'%s" % (expected_start, actual,
-                                                              " : %s" % msg if msg else ""))
+            self.fail(
+                "Did not start with '%s' : '%s'%s"
+                % (expected_start, actual, " : %s" % msg if msg else "")
+            )
 
     @contextlib.contextmanager
-    def assertRaisesWithPredicateMatch(self, exception_type: type[BaseException],
-                                       expected_err_re_or_predicate: Any) -> Iterator[None]:
+    def assertRaisesWithPredicateMatch(
+        self, exception_type: type[BaseException], expected_err_re_or_predicate: Any
+    ) -> Iterator[None]:
         """A block that must raise ``exception_type`` matching a regex or predicate.
 
         Args:
@@ -371,6 +431,7 @@ class TestCase(unittest.TestCase):
         if callable(expected_err_re_or_predicate):
             predicate = expected_err_re_or_predicate
         else:
+
             def predicate(e: BaseException) -> bool:
                 if isinstance(e, errors.OpError):
                     err_str = e.message
@@ -379,18 +440,18 @@ class TestCase(unittest.TestCase):
                 else:
                     err_str = str(e)
                 return re.search(expected_err_re_or_predicate, err_str) is not None
+
         try:
             yield
         except Exception as e:  # any exception is checked below
             if not isinstance(e, exception_type) or not predicate(e):
-                raise AssertionError("Exception of type %s: %s" % (str(type(e)), str(e))) \
-                    from e
+                raise AssertionError("Exception of type %s: %s" % (str(type(e)), str(e))) from e
             return
         self.fail(exception_type.__name__ + " not raised")
 
-    def assertRaisesOpError(self, expected_err_re_or_predicate: Any
-                            ) -> contextlib.AbstractContextManager[None]:
+    def assertRaisesOpError(
+        self, expected_err_re_or_predicate: Any
+    ) -> contextlib.AbstractContextManager[None]:
         """A block that must raise an ``fr.errors.OpError`` matching the regex or
         predicate (see ``assertRaisesWithPredicateMatch``)."""
-        return self.assertRaisesWithPredicateMatch(errors.OpError,
-                                                   expected_err_re_or_predicate)
+        return self.assertRaisesWithPredicateMatch(errors.OpError, expected_err_re_or_predicate)

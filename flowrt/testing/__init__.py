@@ -22,5 +22,12 @@ from .asserts import assert_all_close, assert_all_equal
 from .report import open_sessions, pipeline_report
 from .seeds import seed_for
 
-__all__ = ["assert_all_close", "assert_all_equal", "pipeline_report", "open_sessions",
-           "live_runners", "LiveRunner", "seed_for"]
+__all__ = [
+    "assert_all_close",
+    "assert_all_equal",
+    "pipeline_report",
+    "open_sessions",
+    "live_runners",
+    "LiveRunner",
+    "seed_for",
+]

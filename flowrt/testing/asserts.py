@@ -25,8 +25,10 @@ def _as_array(x: Any) -> np.ndarray:
     if hasattr(x, "numpy") and callable(x.numpy):
         x = x.numpy()
     if type(x).__name__ in ("Tensor", "Operation") and hasattr(x, "graph"):
-        raise TypeError("assert_all_close compares values, got the graph tensor %r; run it "
-                        "first (sess.run(t) or self.evaluate(t))" % (x,))
+        raise TypeError(
+            "assert_all_close compares values, got the graph tensor %r; run it "
+            "first (sess.run(t) or self.evaluate(t))" % (x,)
+        )
     return np.asarray(x)
 
 
@@ -40,8 +42,9 @@ def _first(mask: np.ndarray) -> tuple[int, ...]:
 
 def _check_shapes(a: np.ndarray, b: np.ndarray, path: str, msg: str | None) -> None:
     if a.shape != b.shape:
-        raise AssertionError(_join(msg, "Shape mismatch%s: expected %s, got %s."
-                                   % (_where(path), b.shape, a.shape)))
+        raise AssertionError(
+            _join(msg, "Shape mismatch%s: expected %s, got %s." % (_where(path), b.shape, a.shape))
+        )
 
 
 def _join(msg: str | None, text: str) -> str:
@@ -51,12 +54,21 @@ def _join(msg: str | None, text: str) -> str:
 def _close(a: Any, b: Any, rtol: float, atol: float, path: str, msg: str | None) -> None:
     if isinstance(a, Mapping) or isinstance(b, Mapping):
         if not (isinstance(a, Mapping) and isinstance(b, Mapping)):
-            raise AssertionError(_join(msg, "Can't compare a dict with a non-dict%s: %r vs %r"
-                                       % (_where(path), type(a), type(b))))
+            raise AssertionError(
+                _join(
+                    msg,
+                    "Can't compare a dict with a non-dict%s: %r vs %r"
+                    % (_where(path), type(a), type(b)),
+                )
+            )
         if set(a) != set(b):
-            raise AssertionError(_join(msg, "Mismatched keys%s: %s vs %s"
-                                       % (_where(path), sorted(map(str, a)),
-                                          sorted(map(str, b)))))
+            raise AssertionError(
+                _join(
+                    msg,
+                    "Mismatched keys%s: %s vs %s"
+                    % (_where(path), sorted(map(str, a)), sorted(map(str, b))),
+                )
+            )
         for k in a:
             _close(a[k], b[k], rtol, atol, "%s[%r]" % (path, k), msg)
         return
@@ -66,8 +78,9 @@ def _close(a: Any, b: Any, rtol: float, atol: float, path: str, msg: str | None)
         a_arr, b_arr = _try_array(a), _try_array(b)
         if a_arr is None or b_arr is None:
             if len(a) != len(b):
-                raise AssertionError(_join(msg, "Length mismatch%s: %d vs %d"
-                                           % (_where(path), len(a), len(b))))
+                raise AssertionError(
+                    _join(msg, "Length mismatch%s: %d vs %d" % (_where(path), len(a), len(b)))
+                )
             for i, (x, y) in enumerate(zip(a, b)):
                 _close(x, y, rtol, atol, "%s[%d]" % (path, i), msg)
             return
@@ -80,16 +93,34 @@ def _close(a: Any, b: Any, rtol: float, atol: float, path: str, msg: str | None)
     a64, b64 = a_arr.astype(np.float64), b_arr.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(a64 - b64)
-        bad = ~((diff <= atol + rtol * np.abs(b64)) | (np.isnan(a64) & np.isnan(b64))
-                | ((a64 == b64) & np.isinf(a64)))
+        bad = ~(
+            (diff <= atol + rtol * np.abs(b64))
+            | (np.isnan(a64) & np.isnan(b64))
+            | ((a64 == b64) & np.isinf(a64))
+        )
     if bad.any():
         first = _first(bad)
-        raise AssertionError(_join(msg, (
-            "Not equal to tolerance rtol=%g, atol=%g%s: %d of %d element(s) differ; "
-            "first at index %s: a=%r, b=%r (|a - b| = %g > atol + rtol * |b| = %g)")
-            % (rtol, atol, _where(path), int(bad.sum()), bad.size, list(first),
-               a_arr[first].item(), b_arr[first].item(), diff[first],
-               atol + rtol * abs(b64[first]))))
+        raise AssertionError(
+            _join(
+                msg,
+                (
+                    "Not equal to tolerance rtol=%g, atol=%g%s: %d of %d element(s) differ; "
+                    "first at index %s: a=%r, b=%r (|a - b| = %g > atol + rtol * |b| = %g)"
+                )
+                % (
+                    rtol,
+                    atol,
+                    _where(path),
+                    int(bad.sum()),
+                    bad.size,
+                    list(first),
+                    a_arr[first].item(),
+                    b_arr[first].item(),
+                    diff[first],
+                    atol + rtol * abs(b64[first]),
+                ),
+            )
+        )
 
 
 def _try_array(x: Any) -> np.ndarray | None:
@@ -111,11 +142,21 @@ def _equal_arrays(a: np.ndarray, b: np.ndarray, path: str, msg: str | None) -> N
         raise AssertionError(_join(msg, "Can't compare%s: %r vs %r" % (_where(path), a, b)))
     if not same.all():
         i = _first(~same)
-        raise AssertionError(_join(msg, "Arrays not equal%s: %d of %d element(s) differ; "
-                                   "first at index %s: a=%r, b=%r"
-                                   % (_where(path), int((~same).sum()), same.size, list(i),
-                                      a[i].item() if hasattr(a[i], "item") else a[i],
-                                      b[i].item() if hasattr(b[i], "item") else b[i])))
+        raise AssertionError(
+            _join(
+                msg,
+                "Arrays not equal%s: %d of %d element(s) differ; "
+                "first at index %s: a=%r, b=%r"
+                % (
+                    _where(path),
+                    int((~same).sum()),
+                    same.size,
+                    list(i),
+                    a[i].item() if hasattr(a[i], "item") else a[i],
+                    b[i].item() if hasattr(b[i], "item") else b[i],
+                ),
+            )
+        )
 
 
 def _decoded(x: np.ndarray) -> np.ndarray:
@@ -125,8 +166,9 @@ def _decoded(x: np.ndarray) -> np.ndarray:
     return np.vectorize(dec, otypes=[object])(x) if x.size else x.astype(object)
 
 
-def assert_all_close(a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6,
-                     msg: str | None = None) -> None:
+def assert_all_close(
+    a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6, msg: str | None = None
+) -> None:
     """Asserts two arrays (or nests of them) are elementwise close, as TF's
     ``assertAllClose``: ``|a - b| <= atol + rtol * |b|``, NaN equal to NaN.
 

@@ -38,15 +38,27 @@ _SESSIONS = 0  # pytest sessions configured in this process (pytester runs nest 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("flowrt")
-    group.addoption("--fr-timeout", type=float, default=None, metavar="SECONDS",
-                    help="fail a flowrt test that runs longer than this with a report of "
-                    "its blocked runs and queues (0: off; default: the fr_timeout ini "
-                    "option, else %g)" % DEFAULT_TIMEOUT)
-    group.addoption("--fr-seed", type=int, default=None, metavar="SEED",
-                    help="use this graph seed in every test instead of one derived from "
-                    "the test id")
-    parser.addini("fr_timeout", "default stall-guard timeout of a test, in seconds "
-                  "(0: off)", default=str(DEFAULT_TIMEOUT))
+    group.addoption(
+        "--fr-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="fail a flowrt test that runs longer than this with a report of "
+        "its blocked runs and queues (0: off; default: the fr_timeout ini "
+        "option, else %g)" % DEFAULT_TIMEOUT,
+    )
+    group.addoption(
+        "--fr-seed",
+        type=int,
+        default=None,
+        metavar="SEED",
+        help="use this graph seed in every test instead of one derived from the test id",
+    )
+    parser.addini(
+        "fr_timeout",
+        "default stall-guard timeout of a test, in seconds (0: off)",
+        default=str(DEFAULT_TIMEOUT),
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,10 +66,13 @@ def pytest_configure(config: pytest.Config) -> None:
     _SESSIONS += 1
     _install_signal_handler()
     config.addinivalue_line(
-        "markers", "fr_timeout(seconds): fail the test after `seconds` with a report of the "
-        "runs, queues and queue runners it is stuck on (0: no guard)")
+        "markers",
+        "fr_timeout(seconds): fail the test after `seconds` with a report of the "
+        "runs, queues and queue runners it is stuck on (0: no guard)",
+    )
     config.addinivalue_line(
-        "markers", "fr_seed(seed): the graph seed fr_graph/fr_session use in this test")
+        "markers", "fr_seed(seed): the graph seed fr_graph/fr_session use in this test"
+    )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -113,8 +128,10 @@ def _check_released(sess: fr.Session, what: str) -> None:
         lines = ["%s was still in use when the test ended:" % what]
         lines += ["  %d run(s) in flight" % inflight] if inflight else []
         lines += ["  live queue runner: %s" % r.description for r in runners]
-        lines.append("Stop queue runners before the test ends (coord.request_stop(); "
-                     "coord.join(threads)), and let every run finish.")
+        lines.append(
+            "Stop queue runners before the test ends (coord.request_stop(); "
+            "coord.join(threads)), and let every run finish."
+        )
         pytest.fail("\n".join(lines), pytrace=False)
 
 
@@ -199,10 +216,12 @@ class _Guard:
         self._outer: _Guard | None = None
 
     def message(self) -> str:
-        return ("flowrt stall guard: %s ran longer than fr_timeout=%gs and was stopped.\n"
-                "What it was waiting on:\n%s\n(Raise the limit with "
-                "@pytest.mark.fr_timeout(seconds) or the fr_timeout ini option.)"
-                % (self.nodeid, self.seconds, self.report))
+        return (
+            "flowrt stall guard: %s ran longer than fr_timeout=%gs and was stopped.\n"
+            "What it was waiting on:\n%s\n(Raise the limit with "
+            "@pytest.mark.fr_timeout(seconds) or the fr_timeout ini option.)"
+            % (self.nodeid, self.seconds, self.report)
+        )
 
     def start(self) -> None:
         self._outer = _Guard.active  # a test running pytest in process (pytester)
@@ -254,8 +273,11 @@ def _install_signal_handler() -> None:
     only), for good rather than per test: a signal arriving just after a test ended
     meets this handler, finds no stalled test, and is ignored."""
     global _HANDLER_INSTALLED, _OLD_HANDLER
-    if (_HANDLER_INSTALLED or not hasattr(signal, "pthread_kill")
-            or threading.current_thread() is not threading.main_thread()):
+    if (
+        _HANDLER_INSTALLED
+        or not hasattr(signal, "pthread_kill")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         return
     _OLD_HANDLER = signal.signal(signal.SIGALRM, _on_sigalrm)
     _HANDLER_INSTALLED = True
@@ -270,7 +292,8 @@ def _restore_signal_handler() -> None:
 
 def _stuck(sess: fr.Session) -> bool:
     return bool(getattr(sess, "_inflight", ())) or any(
-        snap.blocked for snap in queue_snapshots(sess.resources.items()))
+        snap.blocked for snap in queue_snapshots(sess.resources.items())
+    )
 
 
 def _guard_trio(fn: Callable[..., Any], guard: _Guard) -> Callable[..., Any]:

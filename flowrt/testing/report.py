@@ -18,8 +18,9 @@ __all__ = ["open_sessions", "pipeline_report"]
 def open_sessions() -> list[Session]:
     """Every ``fr.Session`` of this process not yet closed (found through the garbage
     collector: meant for failure reports, not hot paths)."""
-    return [o for o in gc.get_objects()
-            if isinstance(o, Session) and not getattr(o, "_closed", True)]
+    return [
+        o for o in gc.get_objects() if isinstance(o, Session) and not getattr(o, "_closed", True)
+    ]
 
 
 def _runs_in_progress(sess: Session) -> list[str]:
@@ -60,17 +61,22 @@ def pipeline_report(sessions: Iterable[Session] | None = None) -> str:
     out = []
     for sess in sessions:
         runs = _runs_in_progress(sess)
-        out.append("Session %#x on %r: %d run(s) in progress%s"
-                   % (id(sess), sess.graph, len(runs),
-                      " (closed)" if getattr(sess, "_closed", False) else ""))
+        out.append(
+            "Session %#x on %r: %d run(s) in progress%s"
+            % (
+                id(sess),
+                sess.graph,
+                len(runs),
+                " (closed)" if getattr(sess, "_closed", False) else "",
+            )
+        )
         out += ["  %s" % r for r in runs]
         runners = live_runners(sess)
         fed: set[int] = set()
         for snap in queue_snapshots(sess.resources.items()):
             out.append("  %s" % snap.describe())
             for b in snap.blocked:
-                out.append("    blocked: %s waits to %s %d element(s)" % (b.op, b.action,
-                                                                          b.count))
+                out.append("    blocked: %s waits to %s %d element(s)" % (b.op, b.action, b.count))
             feeding = [r for r in runners if snap.statistics.name in r.queues]
             fed.update(id(r) for r in feeding)
             for r in feeding:

@@ -28,7 +28,9 @@ from .session_run_hook import *  # noqa: F403
 from .supervisor import *  # noqa: F403
 from .training_util import *  # noqa: F403
 
-__all__ = sorted(_n for _n, _v in globals().items()
-                 if _n.isidentifier() and not _n.startswith("_")
-                 and not isinstance(_v, _types.ModuleType))
+__all__ = sorted(
+    _n
+    for _n, _v in globals().items()
+    if _n.isidentifier() and not _n.startswith("_") and not isinstance(_v, _types.ModuleType)
+)
 """Every public name of ``fr.train`` (its submodules are not part of it)."""

@@ -20,9 +20,19 @@ from ..summary.writer_cache import FileWriterCache
 from . import training_util
 from .session_run_hook import SessionRunArgs, SessionRunHook
 
-__all__ = ["SecondOrStepTimer", "StopAtStepHook", "CheckpointSaverListener",
-           "CheckpointSaverHook", "SummarySaverHook", "LoggingTensorHook", "NanTensorHook",
-           "NanLossDuringTrainingError", "StepCounterHook", "FinalOpsHook", "FeedFnHook"]
+__all__ = [
+    "SecondOrStepTimer",
+    "StopAtStepHook",
+    "CheckpointSaverListener",
+    "CheckpointSaverHook",
+    "SummarySaverHook",
+    "LoggingTensorHook",
+    "NanTensorHook",
+    "NanLossDuringTrainingError",
+    "StepCounterHook",
+    "FinalOpsHook",
+    "FeedFnHook",
+]
 
 _log = logging.getLogger("flowrt.train")
 
@@ -58,11 +68,14 @@ class SecondOrStepTimer:
             return True
         if self._last_triggered_step == step:
             return False
-        if self._every_secs is not None and \
-                time.time() >= self._last_triggered_time + self._every_secs:
+        if (
+            self._every_secs is not None
+            and time.time() >= self._last_triggered_time + self._every_secs
+        ):
             return True
-        return self._every_steps is not None and \
-            step >= self._last_triggered_step + self._every_steps
+        return (
+            self._every_steps is not None and step >= self._last_triggered_step + self._every_steps
+        )
 
     def update_last_triggered_step(self, step):
         """Records a trigger at ``step``; returns ``(elapsed_secs, elapsed_steps)`` since
@@ -100,8 +113,10 @@ def _as_graph_element(obj):
     graph = get_default_graph()
     if not isinstance(obj, str):
         if getattr(obj, "graph", None) is not graph:
-            raise ValueError("Passed %s should have graph attribute that is equal to current "
-                             "graph %s." % (obj, graph))
+            raise ValueError(
+                "Passed %s should have graph attribute that is equal to current "
+                "graph %s." % (obj, graph)
+            )
         return obj
     if ":" in obj:
         return graph.as_graph_element(obj)
@@ -110,8 +125,9 @@ def _as_graph_element(obj):
         graph.as_graph_element(obj + ":1")
     except (KeyError, ValueError):
         return element
-    raise ValueError("Name %s is ambiguous, as this `Operation` has multiple outputs (at "
-                     "least 2)." % obj)
+    raise ValueError(
+        "Name %s is ambiguous, as this `Operation` has multiple outputs (at least 2)." % obj
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -172,13 +188,16 @@ class FinalOpsHook(SessionRunHook):
     def end(self, session):
         if self._final_ops is not None:
             try:
-                self._final_ops_values = session.run(self._final_ops,
-                                                     feed_dict=self._final_ops_feed_dict)
+                self._final_ops_values = session.run(
+                    self._final_ops, feed_dict=self._final_ops_feed_dict
+                )
             except (errors.OutOfRangeError, StopIteration):
-                _log.warning("An OutOfRangeError or StopIteration exception is raised by the "
-                             "code in FinalOpsHook. This typically means the Ops running "
-                             "by the FinalOpsHook have a dependency back to some input "
-                             "source, which should not happen.")
+                _log.warning(
+                    "An OutOfRangeError or StopIteration exception is raised by the "
+                    "code in FinalOpsHook. This typically means the Ops running "
+                    "by the FinalOpsHook have a dependency back to some input "
+                    "source, which should not happen."
+                )
                 raise
 
 
@@ -244,12 +263,13 @@ class LoggingTensorHook(SessionRunHook):
       ValueError: unless ``at_end`` and/or exactly one of the periods is given.
     """
 
-    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False,
-                 formatter=None):
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
         only_at_end = at_end and every_n_iter is None and every_n_secs is None
         if not only_at_end and (every_n_iter is None) == (every_n_secs is None):
-            raise ValueError("either at_end and/or exactly one of every_n_iter and "
-                             "every_n_secs must be provided.")
+            raise ValueError(
+                "either at_end and/or exactly one of every_n_iter and "
+                "every_n_secs must be provided."
+            )
         if every_n_iter is not None and every_n_iter <= 0:
             raise ValueError("invalid every_n_iter=%s." % every_n_iter)
         if not isinstance(tensors, dict):
@@ -259,8 +279,11 @@ class LoggingTensorHook(SessionRunHook):
             self._tag_order = sorted(tensors)
         self._tensors = tensors
         self._formatter = formatter
-        self._timer = _NeverTriggerTimer() if only_at_end else SecondOrStepTimer(
-            every_secs=every_n_secs, every_steps=every_n_iter)
+        self._timer = (
+            _NeverTriggerTimer()
+            if only_at_end
+            else SecondOrStepTimer(every_secs=every_n_secs, every_steps=every_n_iter)
+        )
         self._log_at_end = at_end
 
     def begin(self):
@@ -304,11 +327,9 @@ class StepCounterHook(SessionRunHook):
       summary_writer: or to this writer.
     """
 
-    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None,
-                 summary_writer=None):
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
         if (every_n_steps is None) == (every_n_secs is None):
-            raise ValueError("exactly one of every_n_steps and every_n_secs should be "
-                             "provided.")
+            raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
         self._summary_writer = summary_writer
         self._output_dir = output_dir
@@ -333,16 +354,24 @@ class StepCounterHook(SessionRunHook):
                 if secs is not None:
                     rate = steps / secs if secs > 0 else float("inf")
                     if self._summary_writer is not None:
-                        self._summary_writer.add_summary(Summary(value=[Summary.Value(
-                            tag=self._summary_tag, simple_value=rate)]), step)
+                        self._summary_writer.add_summary(
+                            Summary(
+                                value=[Summary.Value(tag=self._summary_tag, simple_value=rate)]
+                            ),
+                            step,
+                        )
                     _log.info("%s: %g", self._summary_tag, rate)
         if stale == self._last_global_step and self._warned < 5:
             self._warned += 1
-            _log.warning("It seems that global step (fr.train.get_global_step) has not been "
-                         "increased. Current value (could be stable): %s vs previous value: "
-                         "%s. You could increase the global step by passing "
-                         "fr.train.get_global_step() to Optimizer.apply_gradients or "
-                         "Optimizer.minimize.", stale, self._last_global_step)
+            _log.warning(
+                "It seems that global step (fr.train.get_global_step) has not been "
+                "increased. Current value (could be stable): %s vs previous value: "
+                "%s. You could increase the global step by passing "
+                "fr.train.get_global_step() to Optimizer.apply_gradients or "
+                "Optimizer.minimize.",
+                stale,
+                self._last_global_step,
+            )
         self._last_global_step = stale
 
 
@@ -390,9 +419,17 @@ class CheckpointSaverHook(SessionRunHook):
     graph tab); no ``graph.pbtxt`` or ``.meta`` file is written.
     """
 
-    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
-                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None,
-                 save_graph_def=True):
+    def __init__(
+        self,
+        checkpoint_dir,
+        save_secs=None,
+        save_steps=None,
+        saver=None,
+        checkpoint_basename="model.ckpt",
+        scaffold=None,
+        listeners=None,
+        save_graph_def=True,
+    ):
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
         self._saver = saver
@@ -451,11 +488,15 @@ class CheckpointSaverHook(SessionRunHook):
             return self._scaffold.saver
         savers = get_default_graph().get_collection("savers")
         if not savers:
-            raise RuntimeError("No items in collection savers. Please add a saver to the "
-                               "collection or provide a saver or scaffold.")
+            raise RuntimeError(
+                "No items in collection savers. Please add a saver to the "
+                "collection or provide a saver or scaffold."
+            )
         if len(savers) > 1:
-            raise RuntimeError("More than one item in collection savers. Please indicate "
-                               "which one to use by passing it to the constructor.")
+            raise RuntimeError(
+                "More than one item in collection savers. Please indicate "
+                "which one to use by passing it to the constructor."
+            )
         self._saver = savers[0]
         return self._saver
 
@@ -472,8 +513,15 @@ class SummarySaverHook(SessionRunHook):
       summary_op: ...or use this op (or list of ops) (exactly one of the two).
     """
 
-    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None,
-                 scaffold=None, summary_op=None):
+    def __init__(
+        self,
+        save_steps=None,
+        save_secs=None,
+        output_dir=None,
+        summary_writer=None,
+        scaffold=None,
+        summary_op=None,
+    ):
         if (scaffold is None) == (summary_op is None):
             raise ValueError("Exactly one of scaffold or summary_op must be provided.")
         self._summary_op = summary_op
@@ -489,8 +537,9 @@ class SummarySaverHook(SessionRunHook):
         self._global_step_tensor = _global_step_read("SummarySaverHook")
 
     def before_run(self, run_context):
-        self._request_summary = (self._next_step is None
-                                 or self._timer.should_trigger_for_step(self._next_step))
+        self._request_summary = self._next_step is None or self._timer.should_trigger_for_step(
+            self._next_step
+        )
         requests = {"global_step": self._global_step_tensor}
         if self._request_summary and self._get_summary_op() is not None:
             requests["summary"] = self._get_summary_op()

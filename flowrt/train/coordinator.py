@@ -91,8 +91,10 @@ class Coordinator:
                         info = (type(ex), ex, ex.__traceback__)
                 if len(info) != 3 or not info[0] or not info[1]:
                     try:
-                        raise ValueError("ex must be a tuple or sys.exc_info must return "
-                                         "the current exception: %s" % (info,))
+                        raise ValueError(
+                            "ex must be a tuple or sys.exc_info must return "
+                            "the current exception: %s" % (info,)
+                        )
                     except ValueError:
                         info = sys.exc_info()
                 _log.info("Error reported to Coordinator: %s, %s", info[0], info[1])
@@ -131,9 +133,12 @@ class Coordinator:
         with self._lock:
             self._registered_threads.add(thread)
 
-    def join(self, threads: Iterable[threading.Thread] | None = None,
-             stop_grace_period_secs: float = 120,
-             ignore_live_threads: bool = False) -> None:
+    def join(
+        self,
+        threads: Iterable[threading.Thread] | None = None,
+        stop_grace_period_secs: float = 120,
+        ignore_live_threads: bool = False,
+    ) -> None:
         """Waits for the threads (given and registered) to end.
 
         Returns when all have ended, or when a stop was requested and then
@@ -174,11 +179,13 @@ class Coordinator:
                 raise self._exc_info_to_raise[1]
             if stragglers:
                 if ignore_live_threads:
-                    _log.info("Coordinator stopped with threads still running: %s",
-                              " ".join(stragglers))
+                    _log.info(
+                        "Coordinator stopped with threads still running: %s", " ".join(stragglers)
+                    )
                 else:
-                    raise RuntimeError("Coordinator stopped with threads still running: %s"
-                                       % " ".join(stragglers))
+                    raise RuntimeError(
+                        "Coordinator stopped with threads still running: %s" % " ".join(stragglers)
+                    )
 
     @property
     def joined(self) -> bool:
@@ -214,17 +221,19 @@ class LooperThread(threading.Thread):
             self._args = args or ()
             self._kwargs = kwargs or {}
         elif args or kwargs:
-            raise ValueError("'args' and 'kwargs' argument require that you also pass "
-                             "'target'")
+            raise ValueError("'args' and 'kwargs' argument require that you also pass 'target'")
         self._coord.register_thread(self)
 
     @staticmethod
-    def loop(coord: Coordinator, timer_interval_secs: float | None,
-             target: Callable[..., Any], args: Any = None,
-             kwargs: dict[str, Any] | None = None) -> LooperThread:
+    def loop(
+        coord: Coordinator,
+        timer_interval_secs: float | None,
+        target: Callable[..., Any],
+        args: Any = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> LooperThread:
         """Starts a LooperThread calling ``target`` repeatedly; returns it."""
-        looper = LooperThread(coord, timer_interval_secs, target=target, args=args,
-                              kwargs=kwargs)
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args, kwargs=kwargs)
         looper.start()
         return looper
 

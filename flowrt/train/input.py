@@ -21,10 +21,22 @@ from ..ops.const_eval import static_value
 from ..scopes import control_dependencies, name_scope
 from .queue_runner import QueueRunner, add_queue_runner
 
-__all__ = ["limit_epochs", "input_producer", "string_input_producer",
-           "range_input_producer", "slice_input_producer", "batch", "batch_join",
-           "shuffle_batch", "shuffle_batch_join", "match_filenames_once", "maybe_batch",
-           "maybe_batch_join", "maybe_shuffle_batch", "maybe_shuffle_batch_join"]
+__all__ = [
+    "limit_epochs",
+    "input_producer",
+    "string_input_producer",
+    "range_input_producer",
+    "slice_input_producer",
+    "batch",
+    "batch_join",
+    "shuffle_batch",
+    "shuffle_batch_join",
+    "match_filenames_once",
+    "maybe_batch",
+    "maybe_batch_join",
+    "maybe_shuffle_batch",
+    "maybe_shuffle_batch_join",
+]
 
 
 # --------------------------------------------------------------------------------------
@@ -56,12 +68,12 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 
     with name_scope(name, "limit_epochs", [tensor]) as scope:
         zero64 = constant(0, dtype=_dt.int64)
-        epochs = Variable(zero64, name="epochs", trainable=False,
-                          collections=[GraphKeys.LOCAL_VARIABLES])
+        epochs = Variable(
+            zero64, name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES]
+        )
         counter = epochs.count_up_to(num_epochs)
         with control_dependencies([counter]):
-            return create_exact("Identity", [convert_to_tensor(tensor)], {}, scope[:-1]) \
-                .outputs[0]
+            return create_exact("Identity", [convert_to_tensor(tensor)], {}, scope[:-1]).outputs[0]
 
 
 # --------------------------------------------------------------------------------------
@@ -69,9 +81,18 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 # --------------------------------------------------------------------------------------
 
 
-def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None,
-                   capacity=32, shared_name=None, summary_name=None, name=None,
-                   cancel_op=None):
+def input_producer(
+    input_tensor,
+    element_shape=None,
+    num_epochs=None,
+    shuffle=True,
+    seed=None,
+    capacity=32,
+    shared_name=None,
+    summary_name=None,
+    name=None,
+    cancel_op=None,
+):
     """Outputs the rows (slices along the first dimension) of ``input_tensor`` to a queue.
 
     Args:
@@ -96,20 +117,34 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         element_shape = _row_shape(input_tensor.shape).merge_with(as_shape(element_shape))
         if not element_shape.is_fully_defined():
-            raise ValueError("Either `input_tensor` must have a fully defined shape or "
-                             "`element_shape` must be specified")
+            raise ValueError(
+                "Either `input_tensor` must have a fully defined shape or "
+                "`element_shape` must be specified"
+            )
         if shuffle:
             input_tensor = _random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
-        q = data_flow_ops.FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype],
-                                    shapes=[element_shape], shared_name=shared_name)
+        q = data_flow_ops.FIFOQueue(
+            capacity=capacity,
+            dtypes=[input_tensor.dtype],
+            shapes=[element_shape],
+            shared_name=shared_name,
+        )
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
         return q
 
 
-def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None,
-                          capacity=32, shared_name=None, name=None, cancel_op=None):
+def string_input_producer(
+    string_tensor,
+    num_epochs=None,
+    shuffle=True,
+    seed=None,
+    capacity=32,
+    shared_name=None,
+    name=None,
+    cancel_op=None,
+):
     """Outputs strings (e.g. filenames) to a queue for an input pipeline.
 
     Args:
@@ -127,32 +162,51 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
         time with InvalidArgumentError).
     """
     not_null_err = "string_input_producer requires a non-null input tensor"
-    if not isinstance(string_tensor, Tensor) and not hasattr(string_tensor, "_as_tensor") \
-            and not len(string_tensor):
+    if (
+        not isinstance(string_tensor, Tensor)
+        and not hasattr(string_tensor, "_as_tensor")
+        and not len(string_tensor)
+    ):
         raise ValueError(not_null_err)
     with name_scope(name, "input_producer", [string_tensor]):
         string_tensor = convert_to_tensor(string_tensor, dtype=_dt.string)
         string_tensor = _assert_not_empty(string_tensor, not_null_err)
-        return input_producer(input_tensor=string_tensor, element_shape=[],
-                              num_epochs=num_epochs, shuffle=shuffle, seed=seed,
-                              capacity=capacity, shared_name=shared_name,
-                              summary_name="fraction_of_%d_full" % capacity,
-                              cancel_op=cancel_op)
+        return input_producer(
+            input_tensor=string_tensor,
+            element_shape=[],
+            num_epochs=num_epochs,
+            shuffle=shuffle,
+            seed=seed,
+            capacity=capacity,
+            shared_name=shared_name,
+            summary_name="fraction_of_%d_full" % capacity,
+            cancel_op=cancel_op,
+        )
 
 
-def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
-                         shared_name=None, name=None):
+def range_input_producer(
+    limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
+):
     """Outputs the integers 0 .. limit-1 to a queue (see ``input_producer``)."""
     from ..ops.array_ops import range as _range
 
     with name_scope(name, "input_producer", [limit]):
         range_tensor = _range(limit)
-        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity,
-                              shared_name, "fraction_of_%d_full" % capacity)
+        return input_producer(
+            range_tensor,
+            [],
+            num_epochs,
+            shuffle,
+            seed,
+            capacity,
+            shared_name,
+            "fraction_of_%d_full" % capacity,
+        )
 
 
-def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32,
-                         shared_name=None, name=None):
+def slice_input_producer(
+    tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
+):
     """Produces a slice (row) of each tensor of ``tensor_list``, the same row of all.
 
     Args:
@@ -174,8 +228,14 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
         if not tensor_list:
             raise ValueError("Expected at least one tensor in slice_input_producer().")
         range_size = shape(tensor_list[0])[0]
-        queue = range_input_producer(range_size, num_epochs=num_epochs, shuffle=shuffle,
-                                     seed=seed, capacity=capacity, shared_name=shared_name)
+        queue = range_input_producer(
+            range_size,
+            num_epochs=num_epochs,
+            shuffle=shuffle,
+            seed=seed,
+            capacity=capacity,
+            shared_name=shared_name,
+        )
         index = queue.dequeue()
         return [gather(t, index) for t in tensor_list]
 
@@ -187,9 +247,13 @@ def match_filenames_once(pattern, name=None):
     from ..variables import Variable
 
     with name_scope(name, "matching_filenames", [pattern]) as scope:
-        return Variable(name=scope[:-1].rsplit("/", 1)[-1],
-                        initial_value=matching_files(pattern), trainable=False,
-                        validate_shape=False, collections=[GraphKeys.LOCAL_VARIABLES])
+        return Variable(
+            name=scope[:-1].rsplit("/", 1)[-1],
+            initial_value=matching_files(pattern),
+            trainable=False,
+            validate_shape=False,
+            collections=[GraphKeys.LOCAL_VARIABLES],
+        )
 
 
 def _random_shuffle(t, seed=None):
@@ -200,20 +264,21 @@ def _random_shuffle(t, seed=None):
 
 def _assert_not_empty(t, message):
     """``t`` after a run-time check that it has elements (TF's Assert(size > 0))."""
-    return make_op("_InputAssertNotEmpty", [t], {"message": message}, None,
-                   "Assert").outputs[0]
+    return make_op("_InputAssertNotEmpty", [t], {"message": message}, None, "Assert").outputs[0]
 
 
 def _assert_not_empty_kernel(ctx, op, x):
     if x.size == 0:
-        raise errors.InvalidArgumentError(
-            None, op, "assertion failed: [%s]" % op.attrs["message"])
+        raise errors.InvalidArgumentError(None, op, "assertion failed: [%s]" % op.attrs["message"])
     return (x,)
 
 
-register_op("_InputAssertNotEmpty", infer=lambda op: [(op.inputs[0].dtype,
-                                                       op.inputs[0].shape)],
-            kernel=_assert_not_empty_kernel, grad=NOT_DIFFERENTIABLE)
+register_op(
+    "_InputAssertNotEmpty",
+    infer=lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)],
+    kernel=_assert_not_empty_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -225,8 +290,10 @@ def _as_tensor_list(tensors):
     if isinstance(tensors, dict):
         return [tensors[k] for k in sorted(tensors, key=str)]
     if isinstance(tensors, (Tensor,)) or hasattr(tensors, "_as_tensor"):
-        raise TypeError("`tensors` must be a list, tuple or dict of tensors, not a single "
-                        "Tensor (TF1 cannot iterate a symbolic Tensor); wrap it: [t]")
+        raise TypeError(
+            "`tensors` must be a list, tuple or dict of tensors, not a single "
+            "Tensor (TF1 cannot iterate a symbolic Tensor); wrap it: [t]"
+        )
     return list(tensors)
 
 
@@ -264,9 +331,10 @@ def _dtypes(tensor_list_list):
     for tl in tensor_list_list[1:]:
         other = [t.dtype for t in tl]
         if other != types:
-            raise TypeError("Expected types to be consistent: %s vs. %s."
-                            % (", ".join(x.name for x in types),
-                               ", ".join(x.name for x in other)))
+            raise TypeError(
+                "Expected types to be consistent: %s vs. %s."
+                % (", ".join(x.name for x in types), ", ".join(x.name for x in other))
+            )
     return types
 
 
@@ -295,13 +363,13 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
     n = len(tensor_list_list[0])
     for tl in tensor_list_list:
         if len(tl) != n:
-            raise ValueError("Expected the same number of tensors in every set: %d vs. %d"
-                             % (n, len(tl)))
+            raise ValueError(
+                "Expected the same number of tensors in every set: %d vs. %d" % (n, len(tl))
+            )
         for t in tl:
             if t.shape.ndims is None:
                 raise ValueError("Cannot infer Tensor's rank: %s" % t)
-    return [_merge_shapes([tl[i].shape for tl in tensor_list_list], enqueue_many)
-            for i in range(n)]
+    return [_merge_shapes([tl[i].shape for tl in tensor_list_list], enqueue_many) for i in range(n)]
 
 
 def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
@@ -314,8 +382,7 @@ def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
 def _validate_keep_input(keep_input, enqueue_many):
     keep_input = convert_to_tensor(keep_input)
     if keep_input.dtype is not _dt.bool:
-        raise TypeError("`keep_input` must be a bool tensor, got dtype %s"
-                        % keep_input.dtype.name)
+        raise TypeError("`keep_input` must be a bool tensor, got dtype %s" % keep_input.dtype.name)
     if keep_input.shape.ndims is None:
         raise ValueError("`keep_input` dimensions must be known at graph construction.")
     if not enqueue_many and keep_input.shape.ndims == 1:
@@ -357,8 +424,11 @@ def _store_sparse_tensors(tensor_list, enqueue_many, shared=None):
             info.append(None)
             continue
         t = sparse_ops.SparseTensor.from_value(t)
-        add = (sparse_map_ops.add_many_sparse_to_tensors_map if enqueue_many
-               else sparse_map_ops.add_sparse_to_tensors_map)
+        add = (
+            sparse_map_ops.add_many_sparse_to_tensors_map
+            if enqueue_many
+            else sparse_map_ops.add_sparse_to_tensors_map
+        )
         handle = add(t, shared_name=shared[i][0] if shared and shared[i] else None)
         rank = t.dense_shape.shape.as_list()[0] if t.dense_shape.shape.ndims == 1 else None
         if rank is not None and enqueue_many:
@@ -383,14 +453,28 @@ def _restore_sparse_tensors(dequeued, info):
             out.append(t)
             continue
         name, dtype, rank = inf
-        out.append(sparse_map_ops.take_many_sparse_from_tensors_map(
-            squeeze(t, [1]), dtype, name, None if rank is None else rank + 1))
+        out.append(
+            sparse_map_ops.take_many_sparse_from_tensors_map(
+                squeeze(t, [1]), dtype, name, None if rank is None else rank + 1
+            )
+        )
     return out if seq else out[0]
 
 
-def _batch_impl(tensors_list, batch_size, enqueue_ops_per_list, capacity, enqueue_many,
-                shapes, allow_smaller_final_batch, make_queue, scope_name, name, fn,
-                keep_input=None):
+def _batch_impl(
+    tensors_list,
+    batch_size,
+    enqueue_ops_per_list,
+    capacity,
+    enqueue_many,
+    shapes,
+    allow_smaller_final_batch,
+    make_queue,
+    scope_name,
+    name,
+    fn,
+    keep_input=None,
+):
     original = tensors_list[0]
     tensor_list_list = _as_tensor_list_list(tensors_list)
     flat = [t for tl in tensor_list_list for t in tl]
@@ -422,23 +506,40 @@ def _fifo_factory(capacity, dynamic_pad, shared_name):
     from ..ops import data_flow_ops
 
     cls = data_flow_ops.PaddingFIFOQueue if dynamic_pad else data_flow_ops.FIFOQueue
-    return lambda types, shapes: cls(capacity=capacity, dtypes=types, shapes=shapes,
-                                     shared_name=shared_name)
+    return lambda types, shapes: cls(
+        capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name
+    )
 
 
 def _shuffle_factory(capacity, min_after_dequeue, seed, shared_name):
     from ..ops import data_flow_ops
 
     if capacity <= min_after_dequeue:
-        raise ValueError("capacity %d must be bigger than min_after_dequeue %d."
-                         % (capacity, min_after_dequeue))
+        raise ValueError(
+            "capacity %d must be bigger than min_after_dequeue %d." % (capacity, min_after_dequeue)
+        )
     return lambda types, shapes: data_flow_ops.RandomShuffleQueue(
-        capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
-        shapes=shapes, shared_name=shared_name)
+        capacity=capacity,
+        min_after_dequeue=min_after_dequeue,
+        seed=seed,
+        dtypes=types,
+        shapes=shapes,
+        shared_name=shared_name,
+    )
 
 
-def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
-          dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+def batch(
+    tensors,
+    batch_size,
+    num_threads=1,
+    capacity=32,
+    enqueue_many=False,
+    shapes=None,
+    dynamic_pad=False,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """Creates batches of tensors in ``tensors``, filled by ``num_threads`` runners.
 
     Args:
@@ -463,26 +564,62 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     Raises:
       ValueError: if the shapes cannot be inferred.
     """
-    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch", name,
-                       "batch")
+    return _batch_impl(
+        [tensors],
+        batch_size,
+        num_threads,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _fifo_factory(capacity, dynamic_pad, shared_name),
+        "batch",
+        name,
+        "batch",
+    )
 
 
-def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
-               dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
-               name=None):
+def batch_join(
+    tensors_list,
+    batch_size,
+    capacity=32,
+    enqueue_many=False,
+    shapes=None,
+    dynamic_pad=False,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """Like ``batch``, with one enqueue loop per element of ``tensors_list`` (a list of
     tensor lists or dicts of the same structure)."""
-    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch_join",
-                       name, "batch_join")
+    return _batch_impl(
+        tensors_list,
+        batch_size,
+        1,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _fifo_factory(capacity, dynamic_pad, shared_name),
+        "batch_join",
+        name,
+        "batch_join",
+    )
 
 
-def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
-                  enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
-                  shared_name=None, name=None):
+def shuffle_batch(
+    tensors,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    num_threads=1,
+    seed=None,
+    enqueue_many=False,
+    shapes=None,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """Creates batches by randomly shuffling ``tensors`` in a ``RandomShuffleQueue``.
 
     Args:
@@ -496,20 +633,47 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
     Raises:
       ValueError: if ``capacity <= min_after_dequeue``.
     """
-    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
-                       "shuffle_batch", name, "batch")
+    return _batch_impl(
+        [tensors],
+        batch_size,
+        num_threads,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+        "shuffle_batch",
+        name,
+        "batch",
+    )
 
 
-def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
-                       enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
-                       shared_name=None, name=None):
+def shuffle_batch_join(
+    tensors_list,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    seed=None,
+    enqueue_many=False,
+    shapes=None,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """Like ``shuffle_batch``, with one enqueue loop per element of ``tensors_list``."""
-    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
-                       "shuffle_batch_join", name, "batch_join")
+    return _batch_impl(
+        tensors_list,
+        batch_size,
+        1,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+        "shuffle_batch_join",
+        name,
+        "batch_join",
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -517,9 +681,19 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
 # --------------------------------------------------------------------------------------
 
 
-def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
-                enqueue_many=False, shapes=None, dynamic_pad=False,
-                allow_smaller_final_batch=False, shared_name=None, name=None):
+def maybe_batch(
+    tensors,
+    keep_input,
+    batch_size,
+    num_threads=1,
+    capacity=32,
+    enqueue_many=False,
+    shapes=None,
+    dynamic_pad=False,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """``batch`` that enqueues an example only where ``keep_input`` is True.
 
     Args:
@@ -532,40 +706,110 @@ def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
       ValueError: if ``keep_input``'s rank is unknown, above 1, or 1 without
         ``enqueue_many``.
     """
-    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch", name,
-                       "batch", keep_input)
+    return _batch_impl(
+        [tensors],
+        batch_size,
+        num_threads,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _fifo_factory(capacity, dynamic_pad, shared_name),
+        "batch",
+        name,
+        "batch",
+        keep_input,
+    )
 
 
-def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
-                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
-                     shared_name=None, name=None):
+def maybe_batch_join(
+    tensors_list,
+    keep_input,
+    batch_size,
+    capacity=32,
+    enqueue_many=False,
+    shapes=None,
+    dynamic_pad=False,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """``batch_join`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
-    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _fifo_factory(capacity, dynamic_pad, shared_name), "batch_join",
-                       name, "batch_join", keep_input)
+    return _batch_impl(
+        tensors_list,
+        batch_size,
+        1,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _fifo_factory(capacity, dynamic_pad, shared_name),
+        "batch_join",
+        name,
+        "batch_join",
+        keep_input,
+    )
 
 
-def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
-                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
-                        allow_smaller_final_batch=False, shared_name=None, name=None):
+def maybe_shuffle_batch(
+    tensors,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    keep_input,
+    num_threads=1,
+    seed=None,
+    enqueue_many=False,
+    shapes=None,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """``shuffle_batch`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
-    return _batch_impl([tensors], batch_size, num_threads, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
-                       "shuffle_batch", name, "batch", keep_input)
+    return _batch_impl(
+        [tensors],
+        batch_size,
+        num_threads,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+        "shuffle_batch",
+        name,
+        "batch",
+        keep_input,
+    )
 
 
-def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
-                             keep_input, seed=None, enqueue_many=False, shapes=None,
-                             allow_smaller_final_batch=False, shared_name=None, name=None):
+def maybe_shuffle_batch_join(
+    tensors_list,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    keep_input,
+    seed=None,
+    enqueue_many=False,
+    shapes=None,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
     """``shuffle_batch_join`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
-    return _batch_impl(tensors_list, batch_size, 1, capacity, enqueue_many, shapes,
-                       allow_smaller_final_batch,
-                       _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
-                       "shuffle_batch_join", name, "batch_join", keep_input)
+    return _batch_impl(
+        tensors_list,
+        batch_size,
+        1,
+        capacity,
+        enqueue_many,
+        shapes,
+        allow_smaller_final_batch,
+        _shuffle_factory(capacity, min_after_dequeue, seed, shared_name),
+        "shuffle_batch_join",
+        name,
+        "batch_join",
+        keep_input,
+    )

@@ -13,8 +13,14 @@ from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from ..ops import math_ops as _m
 from ..ops.array_ops import identity
 
-__all__ = ["exponential_decay", "piecewise_constant", "polynomial_decay",
-           "natural_exp_decay", "inverse_time_decay", "cosine_decay"]
+__all__ = [
+    "exponential_decay",
+    "piecewise_constant",
+    "polynomial_decay",
+    "natural_exp_decay",
+    "inverse_time_decay",
+    "cosine_decay",
+]
 
 
 def _check_step(global_step, fn: str):
@@ -29,8 +35,14 @@ def _start(learning_rate, global_step, decay_steps):
     return lr, dtype, _m.cast(global_step, dtype), _m.cast(decay_steps, dtype)
 
 
-def exponential_decay(learning_rate, global_step, decay_steps, decay_rate,
-                      staircase: bool = False, name: str | None = None) -> Tensor:
+def exponential_decay(
+    learning_rate,
+    global_step,
+    decay_steps,
+    decay_rate,
+    staircase: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """``learning_rate * decay_rate ** (global_step / decay_steps)``.
 
     Args:
@@ -53,8 +65,14 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate,
         return _m.multiply(lr, _m.pow(_m.cast(decay_rate, dtype), p), name=scope)
 
 
-def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate,
-                      staircase: bool = False, name: str | None = None) -> Tensor:
+def natural_exp_decay(
+    learning_rate,
+    global_step,
+    decay_steps,
+    decay_rate,
+    staircase: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)`` (``floor`` of the
     ratio with ``staircase``).
 
@@ -72,8 +90,14 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate,
         return _m.multiply(lr, _m.pow(rate, p), name=scope)
 
 
-def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate,
-                       staircase: bool = False, name: str | None = None) -> Tensor:
+def inverse_time_decay(
+    learning_rate,
+    global_step,
+    decay_steps,
+    decay_rate,
+    staircase: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)`` (``floor`` of the
     ratio with ``staircase``).
 
@@ -90,8 +114,15 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate,
         return _m.divide(lr, denom, name=scope)
 
 
-def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
-                     power=1.0, cycle: bool = False, name: str | None = None) -> Tensor:
+def polynomial_decay(
+    learning_rate,
+    global_step,
+    decay_steps,
+    end_learning_rate=0.0001,
+    power=1.0,
+    cycle: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """Decays from ``learning_rate`` to ``end_learning_rate`` over ``decay_steps`` as
     ``(lr - end) * (1 - step / decay_steps) ** power + end``.
 
@@ -108,8 +139,9 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         end = _m.cast(end_learning_rate, dtype)
         power_t = _m.cast(power, dtype)
         if cycle:
-            multiplier = _m.where(_m.equal(step, _m.cast(0, dtype)),
-                                  _m.cast(1, dtype), _m.ceil(step / steps))
+            multiplier = _m.where(
+                _m.equal(step, _m.cast(0, dtype)), _m.cast(1, dtype), _m.ceil(step / steps)
+            )
             steps = _m.multiply(steps, multiplier)
         else:
             step = _m.minimum(step, steps)
@@ -117,8 +149,9 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         return _m.add(_m.multiply(lr - end, _m.pow(1 - p, power_t)), end, name=scope)
 
 
-def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0,
-                 name: str | None = None) -> Tensor:
+def cosine_decay(
+    learning_rate, global_step, decay_steps, alpha=0.0, name: str | None = None
+) -> Tensor:
     """``learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) /
     decay_steps)) + alpha)``.
 
@@ -150,16 +183,17 @@ def piecewise_constant(x, boundaries, values, name: str | None = None) -> Tensor
     """
     boundaries, values = list(boundaries), list(values)
     if len(boundaries) != len(values) - 1:
-        raise ValueError("The length of boundaries should be 1 less than the length of "
-                         "values")
+        raise ValueError("The length of boundaries should be 1 less than the length of values")
     with get_default_graph().name_scope(name or "PiecewiseConstant") as scope:
         x = convert_to_tensor(x)
         bounds = [convert_to_tensor(b) for b in boundaries]
         bounds = [b if b.dtype == x.dtype else _m.cast(b, x.dtype) for b in bounds]
         vals = [convert_to_tensor(v) for v in values]
         if len({v.dtype for v in vals}) > 1:
-            raise ValueError("Values must have elements all with the same dtype (%s)."
-                             % ", ".join(sorted({v.dtype.name for v in vals})))
+            raise ValueError(
+                "Values must have elements all with the same dtype (%s)."
+                % ", ".join(sorted({v.dtype.name for v in vals}))
+            )
         out = vals[-1]
         for b, v in reversed(list(zip(bounds, vals[:-1]))):
             out = _m.where(_m.less_equal(x, b), v, out)

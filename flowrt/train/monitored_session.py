@@ -56,19 +56,22 @@ class _Sync:
     @staticmethod
     async def call(graph, fn, *args):
         result = fn(*args)
-        if result is not None and type(result) is not SessionRunArgs and \
-                inspect.isawaitable(result):
+        if (
+            result is not None
+            and type(result) is not SessionRunArgs
+            and inspect.isawaitable(result)
+        ):
             if inspect.iscoroutine(result):
                 result.close()
-            raise TypeError("%s returned an awaitable: async hooks work only in the async "
-                            "form, `async with fr.train.MonitoredTrainingSession(...) as "
-                            "sess:` with `await sess.arun(...)`"
-                            % getattr(fn, "__qualname__", fn))
+            raise TypeError(
+                "%s returned an awaitable: async hooks work only in the async "
+                "form, `async with fr.train.MonitoredTrainingSession(...) as "
+                "sess:` with `await sess.arun(...)`" % getattr(fn, "__qualname__", fn)
+            )
         return result
 
     async def call_each(self, graph, calls):
-        return [None if _is_noop(fn) else await self.call(graph, fn, *args)
-                for fn, args in calls]
+        return [None if _is_noop(fn) else await self.call(graph, fn, *args) for fn, args in calls]
 
     @staticmethod
     async def run(sess, fetches, feed_dict, options, run_metadata):
@@ -115,8 +118,10 @@ class _Async:
 
 # SessionRunHook's own (empty) methods: calls to them are skipped, so a hook that does not
 # override a method costs nothing there (no thread hop in the trio form).
-_NOOPS = frozenset(getattr(SessionRunHook, n) for n in (
-    "begin", "after_create_session", "before_run", "after_run", "end"))
+_NOOPS = frozenset(
+    getattr(SessionRunHook, n)
+    for n in ("begin", "after_create_session", "before_run", "after_run", "end")
+)
 
 
 def _is_noop(fn) -> bool:
@@ -142,10 +147,14 @@ class _StepStopError(Exception):
 
 
 def _merge_options(options, extra):
-    return RunOptions(timeout_in_ms=max(getattr(options, "timeout_in_ms", 0) or 0,
-                                        getattr(extra, "timeout_in_ms", 0) or 0),
-                      trace_level=max(getattr(options, "trace_level", 0) or 0,
-                                      getattr(extra, "trace_level", 0) or 0))
+    return RunOptions(
+        timeout_in_ms=max(
+            getattr(options, "timeout_in_ms", 0) or 0, getattr(extra, "timeout_in_ms", 0) or 0
+        ),
+        trace_level=max(
+            getattr(options, "trace_level", 0) or 0, getattr(extra, "trace_level", 0) or 0
+        ),
+    )
 
 
 def _check_disjoint(feeds1, feeds2, message):
@@ -196,8 +205,11 @@ class _MonitoredSession:
                 if not self._should_recover:
                     await self._discard_session()
                     raise
-                _log.info("An error was raised while a session was being created: %s. "
-                          "Creating a new session.", e)
+                _log.info(
+                    "An error was raised while a session was being created: %s. "
+                    "Creating a new session.",
+                    e,
+                )
                 await self._close_session(recovering=True)
             except BaseException:
                 await self._discard_session()
@@ -219,9 +231,10 @@ class _MonitoredSession:
                 self._tasks = await start_queue_runners_async(self._tf_sess, self._nursery)
             else:
                 self._threads = start_queue_runners(self._tf_sess, self._coord)
-        await self._mode.call_each(self._graph, [(h.after_create_session,
-                                                  (self._tf_sess, self._coord))
-                                                 for h in self._hooks])
+        await self._mode.call_each(
+            self._graph,
+            [(h.after_create_session, (self._tf_sess, self._coord)) for h in self._hooks],
+        )
 
     async def _close_session(self, recovering=False):
         """Stops the queue runners and closes the raw session (the coordinator's error,
@@ -232,8 +245,7 @@ class _MonitoredSession:
         if sess is None:
             return
         # Closing completes even when the task is being cancelled (trio form).
-        shield = trio.CancelScope(shield=True) if self._mode.is_async else \
-            contextlib.nullcontext()
+        shield = trio.CancelScope(shield=True) if self._mode.is_async else contextlib.nullcontext()
         try:
             with shield:
                 await self._stop_runners(coord, tasks, threads)
@@ -258,8 +270,9 @@ class _MonitoredSession:
             raise RuntimeError("Session is already closed.")
         try:
             if exception_type is None and self._tf_sess is not None:
-                await self._mode.call_each(self._graph, [(h.end, (self._tf_sess,))
-                                                         for h in self._hooks])
+                await self._mode.call_each(
+                    self._graph, [(h.end, (self._tf_sess,)) for h in self._hooks]
+                )
         finally:
             try:
                 await self._close_session()
@@ -313,9 +326,12 @@ class _MonitoredSession:
             except _PREEMPTION_ERRORS as e:
                 if not self._should_recover:
                     raise
-                _log.info("An error was raised. This may be due to a preemption in a "
-                          "connected worker or parameter server. The current session will "
-                          "be closed and a new session will be created: %s", e)
+                _log.info(
+                    "An error was raised. This may be due to a preemption in a "
+                    "connected worker or parameter server. The current session will "
+                    "be closed and a new session will be created: %s",
+                    e,
+                )
                 self._needs_recovery = True
 
     async def _coordinated(self, attempt):
@@ -342,8 +358,9 @@ class _MonitoredSession:
         # options; the hooks always get objects (as TF1 hands them).
         traced = options is not None or run_metadata is not None
         options = options if options is not None else RunOptions()
-        requests = await self._mode.call_each(self._graph, [(h.before_run, (run_context,))
-                                                            for h in hooks])
+        requests = await self._mode.call_each(
+            self._graph, [(h.before_run, (run_context,)) for h in hooks]
+        )
         # One flat list: a run of plain elements (the common case) hits the session's
         # cached fetch path.
         actual_fetches, owners = [fetches], [None]
@@ -355,34 +372,47 @@ class _MonitoredSession:
                 actual_fetches.append(request.fetches)
                 owners.append(hook)
             if request.feed_dict:
-                _check_disjoint(hook_feeds, request.feed_dict,
-                                "Same tensor is fed by two hooks.")
+                _check_disjoint(hook_feeds, request.feed_dict, "Same tensor is fed by two hooks.")
                 hook_feeds.update(request.feed_dict)
             if request.options is not None:
                 options = _merge_options(options, request.options)
                 traced = True
         if hook_feeds:
             if feed_dict:
-                _check_disjoint(feed_dict, hook_feeds,
-                                "Same tensor is fed by a SessionRunHook and user.")
+                _check_disjoint(
+                    feed_dict, hook_feeds, "Same tensor is fed by a SessionRunHook and user."
+                )
                 feed_dict = {**feed_dict, **hook_feeds}
             else:
                 feed_dict = hook_feeds
         run_metadata = run_metadata if run_metadata is not None else RunMetadata()
-        outputs = await self._mode.run(self._tf_sess, actual_fetches, feed_dict,
-                                       options if traced else None,
-                                       run_metadata if traced else None)
+        outputs = await self._mode.run(
+            self._tf_sess,
+            actual_fetches,
+            feed_dict,
+            options if traced else None,
+            run_metadata if traced else None,
+        )
         results = dict(zip(owners, outputs))
-        await self._mode.call_each(self._graph, [
-            (h.after_run, (run_context, SessionRunValues(results.get(h), options,
-                                                         run_metadata)))
-            for h in hooks])
+        await self._mode.call_each(
+            self._graph,
+            [
+                (
+                    h.after_run,
+                    (run_context, SessionRunValues(results.get(h), options, run_metadata)),
+                )
+                for h in hooks
+            ],
+        )
         self._hooks_stop = self._hooks_stop or run_context.stop_requested
         return outputs[0]
 
     async def _run(self, fetches, feed_dict, options, run_metadata):
-        return await self._recovering(lambda: self._coordinated(
-            lambda: self._hooked_run(fetches, feed_dict, options, run_metadata)))
+        return await self._recovering(
+            lambda: self._coordinated(
+                lambda: self._hooked_run(fetches, feed_dict, options, run_metadata)
+            )
+        )
 
     async def _run_step_fn(self, step_fn, run_with_hooks):
         async def attempt():
@@ -393,14 +423,17 @@ class _MonitoredSession:
                 return result
             except StopIteration as e:
                 raise _StepStopError(*e.args) from None
+
         return await self._recovering(lambda: self._coordinated(attempt))
 
     # --- the sync form -------------------------------------------------------------------
 
     def _check_sync(self, what):
         if self._mode.is_async:
-            raise RuntimeError("This MonitoredSession was created inside trio: use `async "
-                               "with` and `await sess.%s(...)`." % what)
+            raise RuntimeError(
+                "This MonitoredSession was created inside trio: use `async "
+                "with` and `await sess.%s(...)`." % what
+            )
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs ``fetches`` with the hooks' ``SessionRunArgs`` in the same ``Session.run``.
@@ -434,8 +467,7 @@ class _MonitoredSession:
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        if exc_type is not None and issubclass(exc_type, (errors.OutOfRangeError,
-                                                          StopIteration)):
+        if exc_type is not None and issubclass(exc_type, (errors.OutOfRangeError, StopIteration)):
             exc_type = None  # the input is exhausted / a step_fn stopped: a clean end
         _drive(self._close_internal(exc_type))
         return exc_type is None
@@ -444,8 +476,10 @@ class _MonitoredSession:
 
     def _check_async(self, what):
         if not self._mode.is_async:
-            raise RuntimeError("This MonitoredSession was created outside trio: use `with` "
-                               "and `sess.%s(...)`." % what)
+            raise RuntimeError(
+                "This MonitoredSession was created outside trio: use `with` "
+                "and `sess.%s(...)`." % what
+            )
 
     async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """``run`` for trio programs (inside ``async with``)."""
@@ -481,8 +515,7 @@ class _MonitoredSession:
         return self
 
     async def __aexit__(self, exc_type, exc, tb):
-        clean = exc_type is None or issubclass(exc_type, (errors.OutOfRangeError,
-                                                          StopIteration))
+        clean = exc_type is None or issubclass(exc_type, (errors.OutOfRangeError, StopIteration))
         pending = None if clean else exc
         try:
             if not self._closed:
@@ -553,8 +586,12 @@ class MonitoredSession(_MonitoredSession):
     """
 
     def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
-        super().__init__(session_creator or ChiefSessionCreator(), hooks,
-                         should_recover=True, stop_grace_period_secs=stop_grace_period_secs)
+        super().__init__(
+            session_creator or ChiefSessionCreator(),
+            hooks,
+            should_recover=True,
+            stop_grace_period_secs=stop_grace_period_secs,
+        )
 
 
 class SingularMonitoredSession(_MonitoredSession):
@@ -570,27 +607,49 @@ class SingularMonitoredSession(_MonitoredSession):
       checkpoint_filename_with_path: restore from this checkpoint.
     """
 
-    def __init__(self, hooks=None, scaffold=None, master="", config=None, checkpoint_dir=None,
-                 stop_grace_period_secs=120, checkpoint_filename_with_path=None):
-        creator = ChiefSessionCreator(scaffold=scaffold, master=master, config=config,
-                                      checkpoint_dir=checkpoint_dir,
-                                      checkpoint_filename_with_path=checkpoint_filename_with_path)
-        super().__init__(creator, hooks, should_recover=False,
-                         stop_grace_period_secs=stop_grace_period_secs)
+    def __init__(
+        self,
+        hooks=None,
+        scaffold=None,
+        master="",
+        config=None,
+        checkpoint_dir=None,
+        stop_grace_period_secs=120,
+        checkpoint_filename_with_path=None,
+    ):
+        creator = ChiefSessionCreator(
+            scaffold=scaffold,
+            master=master,
+            config=config,
+            checkpoint_dir=checkpoint_dir,
+            checkpoint_filename_with_path=checkpoint_filename_with_path,
+        )
+        super().__init__(
+            creator, hooks, should_recover=False, stop_grace_period_secs=stop_grace_period_secs
+        )
 
     def raw_session(self):
         """The underlying ``fr.Session``."""
         return self._tf_sess
 
 
-def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaffold=None,
-                             hooks=None, chief_only_hooks=None,
-                             save_checkpoint_secs=USE_DEFAULT,
-                             save_summaries_steps=USE_DEFAULT,
-                             save_summaries_secs=USE_DEFAULT, config=None,
-                             stop_grace_period_secs=120, log_step_count_steps=100,
-                             max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT,
-                             summary_dir=None) -> MonitoredSession:
+def MonitoredTrainingSession(
+    master="",
+    is_chief=True,
+    checkpoint_dir=None,
+    scaffold=None,
+    hooks=None,
+    chief_only_hooks=None,
+    save_checkpoint_secs=USE_DEFAULT,
+    save_summaries_steps=USE_DEFAULT,
+    save_summaries_secs=USE_DEFAULT,
+    config=None,
+    stop_grace_period_secs=120,
+    log_step_count_steps=100,
+    max_wait_secs=7200,
+    save_checkpoint_steps=USE_DEFAULT,
+    summary_dir=None,
+) -> MonitoredSession:
     """A ``MonitoredSession`` set up for training, as TF1's.
 
     The chief restores from ``checkpoint_dir`` (or initializes) and gets, besides
@@ -636,27 +695,43 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     scaffold = scaffold or Scaffold()
     if not is_chief:
         creator: ChiefSessionCreator | WorkerSessionCreator = WorkerSessionCreator(
-            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
-        return MonitoredSession(creator, hooks=hooks or [],
-                                stop_grace_period_secs=stop_grace_period_secs)
+            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs
+        )
+        return MonitoredSession(
+            creator, hooks=hooks or [], stop_grace_period_secs=stop_grace_period_secs
+        )
     all_hooks = list(chief_only_hooks or [])
-    creator = ChiefSessionCreator(scaffold=scaffold, checkpoint_dir=checkpoint_dir,
-                                  master=master, config=config)
+    creator = ChiefSessionCreator(
+        scaffold=scaffold, checkpoint_dir=checkpoint_dir, master=master, config=config
+    )
     summary_dir = summary_dir or checkpoint_dir
     if summary_dir:
         if log_step_count_steps and log_step_count_steps > 0:
-            all_hooks.append(_hooks.StepCounterHook(output_dir=summary_dir,
-                                                    every_n_steps=log_step_count_steps))
-        if (save_summaries_steps and save_summaries_steps > 0) or \
-                (save_summaries_secs and save_summaries_secs > 0):
-            all_hooks.append(_hooks.SummarySaverHook(
-                scaffold=scaffold, save_steps=save_summaries_steps,
-                save_secs=save_summaries_secs, output_dir=summary_dir))
-    if checkpoint_dir and ((save_checkpoint_secs and save_checkpoint_secs > 0)
-                           or (save_checkpoint_steps and save_checkpoint_steps > 0)):
-        all_hooks.append(_hooks.CheckpointSaverHook(
-            checkpoint_dir, save_steps=save_checkpoint_steps, save_secs=save_checkpoint_secs,
-            scaffold=scaffold))
+            all_hooks.append(
+                _hooks.StepCounterHook(output_dir=summary_dir, every_n_steps=log_step_count_steps)
+            )
+        if (save_summaries_steps and save_summaries_steps > 0) or (
+            save_summaries_secs and save_summaries_secs > 0
+        ):
+            all_hooks.append(
+                _hooks.SummarySaverHook(
+                    scaffold=scaffold,
+                    save_steps=save_summaries_steps,
+                    save_secs=save_summaries_secs,
+                    output_dir=summary_dir,
+                )
+            )
+    if checkpoint_dir and (
+        (save_checkpoint_secs and save_checkpoint_secs > 0)
+        or (save_checkpoint_steps and save_checkpoint_steps > 0)
+    ):
+        all_hooks.append(
+            _hooks.CheckpointSaverHook(
+                checkpoint_dir,
+                save_steps=save_checkpoint_steps,
+                save_secs=save_checkpoint_secs,
+                scaffold=scaffold,
+            )
+        )
     all_hooks.extend(hooks or [])
-    return MonitoredSession(creator, hooks=all_hooks,
-                            stop_grace_period_secs=stop_grace_period_secs)
+    return MonitoredSession(creator, hooks=all_hooks, stop_grace_period_secs=stop_grace_period_secs)

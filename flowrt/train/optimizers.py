@@ -34,8 +34,14 @@ from ..ops import array_ops, math_ops, slicing_ops, state_ops
 from ..ops.common import make_op
 from ..ops.indexed_slices import IndexedSlices
 
-__all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
-           "AdagradOptimizer", "RMSPropOptimizer"]
+__all__ = [
+    "Optimizer",
+    "GradientDescentOptimizer",
+    "MomentumOptimizer",
+    "AdamOptimizer",
+    "AdagradOptimizer",
+    "RMSPropOptimizer",
+]
 
 _VALID_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
 
@@ -49,14 +55,15 @@ def _dedup(op, indices, values, nrows):
     ``_deduplicate_indexed_slices``), by one sort and ``add.reduceat``."""
     indices = np.asarray(indices)
     idx = indices.reshape(-1).astype(np.int64, copy=False)
-    vals = values.reshape((idx.size,) + values.shape[indices.ndim:])
+    vals = values.reshape((idx.size,) + values.shape[indices.ndim :])
     if idx.size == 0:
         return idx, vals
     lo, hi = idx.min(), idx.max()
     if lo < 0 or hi >= nrows:
         bad = idx[(idx < 0) | (idx >= nrows)][0]
         raise errors.InvalidArgumentError(
-            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad)))
+            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad))
+        )
     order = np.argsort(idx, kind="stable")
     sidx = idx[order]
     first = np.empty(sidx.size, dtype=bool)
@@ -233,27 +240,65 @@ def _crms_sparse(arrs, s, rows, g):
 _APPLY = [
     ("ResourceApplyGradientDescent", ("var", "alpha", "grad"), 1, _sgd_dense),
     ("ResourceApplyMomentum", ("var", "accum", "lr", "grad", "momentum"), 2, _momentum_dense),
-    ("ResourceApplyAdam", ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1",
-                           "beta2", "epsilon", "grad"), 3, _adam_dense),
+    (
+        "ResourceApplyAdam",
+        ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),
+        3,
+        _adam_dense,
+    ),
     ("ResourceApplyAdagrad", ("var", "accum", "lr", "grad"), 2, _adagrad_dense),
-    ("ResourceApplyRMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
-     3, _rms_dense),
-    ("ResourceApplyCenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum",
-                                      "epsilon", "grad"), 4, _crms_dense),
+    (
+        "ResourceApplyRMSProp",
+        ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
+        3,
+        _rms_dense,
+    ),
+    (
+        "ResourceApplyCenteredRMSProp",
+        ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
+        4,
+        _crms_dense,
+    ),
     # flowrt's one-kernel forms of TF's composite sparse updates (scatter_add for SGD,
     # assign + scatter_add + assign_sub for Adam):
-    ("ResourceSparseApplyGradientDescent", ("var", "alpha", "grad", "indices"), 1,
-     _sgd_sparse),
-    ("ResourceSparseApplyAdam", ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1",
-                                 "beta2", "epsilon", "grad", "indices"), 3, _adam_sparse),
-    ("ResourceSparseApplyMomentum", ("var", "accum", "lr", "grad", "indices", "momentum"), 2,
-     _momentum_sparse),
-    ("ResourceSparseApplyAdagrad", ("var", "accum", "lr", "grad", "indices"), 2,
-     _adagrad_sparse),
-    ("ResourceSparseApplyRMSProp", ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon",
-                                    "grad", "indices"), 3, _rms_sparse),
-    ("ResourceSparseApplyCenteredRMSProp", ("var", "mg", "ms", "mom", "lr", "rho", "momentum",
-                                            "epsilon", "grad", "indices"), 4, _crms_sparse),
+    ("ResourceSparseApplyGradientDescent", ("var", "alpha", "grad", "indices"), 1, _sgd_sparse),
+    (
+        "ResourceSparseApplyAdam",
+        (
+            "var",
+            "m",
+            "v",
+            "beta1_power",
+            "beta2_power",
+            "lr",
+            "beta1",
+            "beta2",
+            "epsilon",
+            "grad",
+            "indices",
+        ),
+        3,
+        _adam_sparse,
+    ),
+    (
+        "ResourceSparseApplyMomentum",
+        ("var", "accum", "lr", "grad", "indices", "momentum"),
+        2,
+        _momentum_sparse,
+    ),
+    ("ResourceSparseApplyAdagrad", ("var", "accum", "lr", "grad", "indices"), 2, _adagrad_sparse),
+    (
+        "ResourceSparseApplyRMSProp",
+        ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
+        3,
+        _rms_sparse,
+    ),
+    (
+        "ResourceSparseApplyCenteredRMSProp",
+        ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
+        4,
+        _crms_sparse,
+    ),
 ]
 
 
@@ -277,8 +322,9 @@ def _copy_and_apply(ctx, op, handles, fn):
 def _apply_kernel(names, n_handles, rule, sparse):
     gi = names.index("grad")
     ii = names.index("indices") if sparse else -1
-    scalar_pos = [(n, i) for i, n in enumerate(names)
-                  if i >= n_handles and n not in ("grad", "indices")]
+    scalar_pos = [
+        (n, i) for i, n in enumerate(names) if i >= n_handles and n not in ("grad", "indices")
+    ]
     apply = _INPLACE or _copy_and_apply
 
     def kernel(ctx, op, *args):
@@ -295,11 +341,15 @@ def _apply_kernel(names, n_handles, rule, sparse):
                 rule(arrs, s, rows, gv)
             elif g.shape != w.shape:
                 raise errors.InvalidArgumentError(
-                    None, op, "var and grad do not have the same shape%s %s"
-                    % (list(w.shape), list(g.shape)))
+                    None,
+                    op,
+                    "var and grad do not have the same shape%s %s" % (list(w.shape), list(g.shape)),
+                )
             else:
-                blockwise_inplace(lambda g, *views: rule(list(views), s, g),
-                                  [g if g.flags.c_contiguous else g.copy()] + arrs)
+                blockwise_inplace(
+                    lambda g, *views: rule(list(views), s, g),
+                    [g if g.flags.c_contiguous else g.copy()] + arrs,
+                )
 
         apply(ctx, op, args[:n_handles], fn)
         return ()
@@ -308,9 +358,13 @@ def _apply_kernel(names, n_handles, rule, sparse):
 
 
 for _t, _names, _nh, _rule in _APPLY:
-    register_op(_t, infer=_apply_infer,
-                kernel=_apply_kernel(_names, _nh, _rule, "indices" in _names),
-                grad=NOT_DIFFERENTIABLE, stateful=True)
+    register_op(
+        _t,
+        infer=_apply_infer,
+        kernel=_apply_kernel(_names, _nh, _rule, "indices" in _names),
+        grad=NOT_DIFFERENTIABLE,
+        stateful=True,
+    )
 
 
 def _assign_mul_kernel(ctx, op, handle, factor):
@@ -319,8 +373,13 @@ def _assign_mul_kernel(ctx, op, handle, factor):
 
 
 # beta1_power *= beta1, atomically (TF assigns a product read earlier in the step).
-register_op("AssignMulVariableOp", infer=_apply_infer, kernel=_assign_mul_kernel,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "AssignMulVariableOp",
+    infer=_apply_infer,
+    kernel=_assign_mul_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 _INPUT_NAMES = {t: names for t, names, _, _ in _APPLY}
@@ -375,10 +434,17 @@ class Optimizer:
 
     # --- the three steps ----------------------------------------------------------
 
-    def minimize(self, loss: Any, global_step: Any = None, var_list: Any = None,
-                 gate_gradients: int = GATE_OP, aggregation_method: Any = None,
-                 colocate_gradients_with_ops: bool = False, name: str | None = None,
-                 grad_loss: Any = None) -> Any:
+    def minimize(
+        self,
+        loss: Any,
+        global_step: Any = None,
+        var_list: Any = None,
+        gate_gradients: int = GATE_OP,
+        aggregation_method: Any = None,
+        colocate_gradients_with_ops: bool = False,
+        name: str | None = None,
+        grad_loss: Any = None,
+    ) -> Any:
         """Adds ops to minimize ``loss`` by updating ``var_list`` (default: the
         ``TRAINABLE_VARIABLES`` collection); increments ``global_step`` afterwards.
 
@@ -386,21 +452,31 @@ class Optimizer:
           The training op (named like the optimizer, e.g. ``GradientDescent``).
         """
         grads_and_vars = self.compute_gradients(
-            loss, var_list=var_list, gate_gradients=gate_gradients,
+            loss,
+            var_list=var_list,
+            gate_gradients=gate_gradients,
             aggregation_method=aggregation_method,
-            colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss)
+            colocate_gradients_with_ops=colocate_gradients_with_ops,
+            grad_loss=grad_loss,
+        )
         vars_with_grad = [v for g, v in grads_and_vars if g is not None]
         if not vars_with_grad:
             raise ValueError(
                 "No gradients provided for any variable, check your graph for ops that do "
                 "not support gradients, between variables %s and loss %s."
-                % ([str(v) for _, v in grads_and_vars], loss))
+                % ([str(v) for _, v in grads_and_vars], loss)
+            )
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
-    def compute_gradients(self, loss: Any, var_list: Any = None,
-                          gate_gradients: int = GATE_OP, aggregation_method: Any = None,
-                          colocate_gradients_with_ops: bool = False,
-                          grad_loss: Any = None) -> list[tuple[Any, Any]]:
+    def compute_gradients(
+        self,
+        loss: Any,
+        var_list: Any = None,
+        gate_gradients: int = GATE_OP,
+        aggregation_method: Any = None,
+        colocate_gradients_with_ops: bool = False,
+        grad_loss: Any = None,
+    ) -> list[tuple[Any, Any]]:
         """``[(gradient, variable), ...]`` for ``var_list`` (default: the trainable
         variables); the gradient is None for a variable the loss does not depend on,
         and an ``IndexedSlices`` for one reached through ``gather``."""
@@ -411,15 +487,16 @@ class Optimizer:
         if grad_loss is not None:
             grad_loss = convert_to_tensor(grad_loss)
             self._assert_valid_dtypes([grad_loss])
-        if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP,
-                                  Optimizer.GATE_GRAPH):
-            raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, "
-                             "Optimizer.GATE_OP, Optimizer.GATE_GRAPH.  Not %s"
-                             % gate_gradients)
+        if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
+            raise ValueError(
+                "gate_gradients must be one of: Optimizer.GATE_NONE, "
+                "Optimizer.GATE_OP, Optimizer.GATE_GRAPH.  Not %s" % gate_gradients
+            )
         g = loss.graph
         if var_list is None:
-            var_list = (g.get_collection(GraphKeys.TRAINABLE_VARIABLES)
-                        + g.get_collection(GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
+            var_list = g.get_collection(GraphKeys.TRAINABLE_VARIABLES) + g.get_collection(
+                GraphKeys.TRAINABLE_RESOURCE_VARIABLES
+            )
         else:
             var_list = list(_flatten(var_list))
         if not var_list:
@@ -430,19 +507,24 @@ class Optimizer:
         reads = [_reads_of(v) for v in var_list]
         flat = [t for rs in reads for t in rs]
         with g.as_default():
-            grads = gradients(loss, flat, grad_ys=None if grad_loss is None else [grad_loss],
-                              aggregation_method=aggregation_method,
-                              colocate_gradients_with_ops=colocate_gradients_with_ops)
+            grads = gradients(
+                loss,
+                flat,
+                grad_ys=None if grad_loss is None else [grad_loss],
+                aggregation_method=aggregation_method,
+                colocate_gradients_with_ops=colocate_gradients_with_ops,
+            )
             out, i = [], 0
             for v, rs in zip(var_list, reads, strict=True):
-                parts = [gr for gr in grads[i:i + len(rs)] if gr is not None]
+                parts = [gr for gr in grads[i : i + len(rs)] if gr is not None]
                 i += len(rs)
                 out.append((_sum_grads(parts), v))
         self._assert_valid_dtypes([v for gr, v in out if gr is not None])
         return out
 
-    def apply_gradients(self, grads_and_vars: Any, global_step: Any = None,
-                        name: str | None = None) -> Any:
+    def apply_gradients(
+        self, grads_and_vars: Any, global_step: Any = None, name: str | None = None
+    ) -> Any:
         """Applies ``(gradient, variable)`` pairs: one update op per variable with a
         gradient, then ``global_step += 1`` if given.
 
@@ -459,15 +541,18 @@ class Optimizer:
                 try:
                     gr = convert_to_tensor(gr)
                 except (TypeError, ValueError):
-                    raise TypeError("Gradient must be convertible to a Tensor or "
-                                    "IndexedSlices, or None: %s" % (gr,)) from None
+                    raise TypeError(
+                        "Gradient must be convertible to a Tensor or "
+                        "IndexedSlices, or None: %s" % (gr,)
+                    ) from None
             if not hasattr(v, "handle"):
                 raise NotImplementedError("Trying to update a Tensor %s" % (v,))
             converted.append((gr, v))
         var_list = [v for gr, v in converted if gr is not None]
         if not var_list:
-            raise ValueError("No gradients provided for any variable: %s."
-                             % ([str(v) for _, v in converted],))
+            raise ValueError(
+                "No gradients provided for any variable: %s." % ([str(v) for _, v in converted],)
+            )
         g = var_list[0].graph
         with g.as_default():
             with g.control_dependencies(None):
@@ -569,8 +654,10 @@ class Optimizer:
         for t in tensors:
             dtype = t.dtype
             if dtype not in _VALID_DTYPES:
-                raise ValueError("Invalid type %r for %s, expected: %s."
-                                 % (dtype, t.name, [v for v in _VALID_DTYPES]))
+                raise ValueError(
+                    "Invalid type %r for %s, expected: %s."
+                    % (dtype, t.name, [v for v in _VALID_DTYPES])
+                )
 
     def _hyper(self, name, var):
         """A hyperparameter as a tensor of ``var``'s dtype (TF casts in each update)."""
@@ -578,8 +665,10 @@ class Optimizer:
         return math_ops.cast(t, var.dtype) if t.dtype is not var.dtype else t
 
     def _make_tensors(self, **values):
-        self._tensors = {n: convert_to_tensor(_call_if_callable(v), name=n)
-                         if not isinstance(v, Tensor) else v for n, v in values.items()}
+        self._tensors = {
+            n: convert_to_tensor(_call_if_callable(v), name=n) if not isinstance(v, Tensor) else v
+            for n, v in values.items()
+        }
 
 
 def _flatten(x):
@@ -599,11 +688,12 @@ def _sum_grads(parts):
     if len(parts) == 1:
         return parts[0]
     if all(isinstance(p, IndexedSlices) for p in parts):
-        return IndexedSlices(slicing_ops.concat([p.values for p in parts], 0),
-                             slicing_ops.concat([p.indices for p in parts], 0),
-                             parts[0].dense_shape)
-    return math_ops.add_n([p._as_tensor() if isinstance(p, IndexedSlices) else p
-                           for p in parts])
+        return IndexedSlices(
+            slicing_ops.concat([p.values for p in parts], 0),
+            slicing_ops.concat([p.indices for p in parts], 0),
+            parts[0].dense_shape,
+        )
+    return math_ops.add_n([p._as_tensor() if isinstance(p, IndexedSlices) else p for p in parts])
 
 
 def _create_slot_var(var, value, op_name):
@@ -617,16 +707,22 @@ def _create_slot_var(var, value, op_name):
         if shape.is_fully_defined():
             dims = shape.as_list()
             if int(np.prod(dims)) <= 1024:
-                return array_ops.constant(np.full(dims, value, dtype.np),
-                                          name="zeros" if value == 0 else "Const")
-            return array_ops.fill(dims, array_ops.constant(value, dtype),
-                                  name="zeros" if value == 0 else "Const")
-        return array_ops.fill(array_ops.shape(var.initial_value),
-                              array_ops.constant(value, dtype))
+                return array_ops.constant(
+                    np.full(dims, value, dtype.np), name="zeros" if value == 0 else "Const"
+                )
+            return array_ops.fill(
+                dims, array_ops.constant(value, dtype), name="zeros" if value == 0 else "Const"
+            )
+        return array_ops.fill(array_ops.shape(var.initial_value), array_ops.constant(value, dtype))
 
     with g.as_default(), g.name_scope(None), g.control_dependencies(None):
-        return Variable(init, name=var.op.name + "/" + op_name, trainable=False, dtype=dtype,
-                        validate_shape=shape.is_fully_defined())
+        return Variable(
+            init,
+            name=var.op.name + "/" + op_name,
+            trainable=False,
+            dtype=dtype,
+            validate_shape=shape.is_fully_defined(),
+        )
 
 
 def _group_exact(ops, full_name):
@@ -641,9 +737,12 @@ def _increment(global_step, full_name):
     if handle is None:
         raise TypeError("global_step must be a variable, got %r" % (global_step,))
     one = array_ops.constant(1, global_step.dtype)
-    return state_ops.create_exact("AssignAddVariableOp", [handle, one],
-                                  {"dtype": global_step.dtype, "validate_shape": True},
-                                  full_name)
+    return state_ops.create_exact(
+        "AssignAddVariableOp",
+        [handle, one],
+        {"dtype": global_step.dtype, "validate_shape": True},
+        full_name,
+    )
 
 
 def _sparse_parts(grad: IndexedSlices):
@@ -666,22 +765,30 @@ class GradientDescentOptimizer(Optimizer):
         self._make_tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        return _apply_op("ResourceApplyGradientDescent", {
-            "var": var.handle, "alpha": self._hyper("learning_rate", var),
-            "grad": grad})
+        return _apply_op(
+            "ResourceApplyGradientDescent",
+            {"var": var.handle, "alpha": self._hyper("learning_rate", var), "grad": grad},
+        )
 
     def _apply_sparse(self, grad, var):
-        return _apply_op("ResourceSparseApplyGradientDescent", {
-            "var": var.handle, "alpha": self._hyper("learning_rate", var),
-            "grad": grad.values, "indices": grad.indices})
+        return _apply_op(
+            "ResourceSparseApplyGradientDescent",
+            {
+                "var": var.handle,
+                "alpha": self._hyper("learning_rate", var),
+                "grad": grad.values,
+                "indices": grad.indices,
+            },
+        )
 
 
 class MomentumOptimizer(Optimizer):
     """``accum = momentum * accum + grad; var -= learning_rate * accum`` (Nesterov:
     ``var -= learning_rate * (grad + momentum * accum)``); slot ``momentum``."""
 
-    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum",
-                 use_nesterov=False):
+    def __init__(
+        self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False
+    ):
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._momentum = momentum
@@ -695,18 +802,26 @@ class MomentumOptimizer(Optimizer):
         self._make_tensors(learning_rate=self._learning_rate, momentum=self._momentum)
 
     def _inputs(self, var):
-        return {"var": var.handle, "accum": self.get_slot(var, "momentum").handle,
-                "lr": self._hyper("learning_rate", var),
-                "momentum": self._hyper("momentum", var)}
+        return {
+            "var": var.handle,
+            "accum": self.get_slot(var, "momentum").handle,
+            "lr": self._hyper("learning_rate", var),
+            "momentum": self._hyper("momentum", var),
+        }
 
     def _apply_dense(self, grad, var):
-        return _apply_op("ResourceApplyMomentum", {**self._inputs(var), "grad": grad},
-                         {"use_nesterov": self._use_nesterov})
+        return _apply_op(
+            "ResourceApplyMomentum",
+            {**self._inputs(var), "grad": grad},
+            {"use_nesterov": self._use_nesterov},
+        )
 
     def _apply_sparse(self, grad, var):
-        return _apply_op("ResourceSparseApplyMomentum",
-                         {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
-                         {"use_nesterov": self._use_nesterov})
+        return _apply_op(
+            "ResourceSparseApplyMomentum",
+            {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
+            {"use_nesterov": self._use_nesterov},
+        )
 
 
 class AdamOptimizer(Optimizer):
@@ -718,8 +833,15 @@ class AdamOptimizer(Optimizer):
     after each step's updates.
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
-                 use_locking=False, name="Adam"):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-08,
+        use_locking=False,
+        name="Adam",
+    ):
         super().__init__(use_locking, name)
         self._lr = learning_rate
         self._beta1 = beta1
@@ -728,49 +850,69 @@ class AdamOptimizer(Optimizer):
 
     def _get_beta_accumulators(self):
         g = get_default_graph()
-        return (self._get_non_slot_variable("beta1_power", graph=g),
-                self._get_non_slot_variable("beta2_power", graph=g))
+        return (
+            self._get_non_slot_variable("beta1_power", graph=g),
+            self._get_non_slot_variable("beta2_power", graph=g),
+        )
 
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda x: x.name)
-        self._create_non_slot_variable(initial_value=self._beta1, name="beta1_power",
-                                       colocate_with=first)
-        self._create_non_slot_variable(initial_value=self._beta2, name="beta2_power",
-                                       colocate_with=first)
+        self._create_non_slot_variable(
+            initial_value=self._beta1, name="beta1_power", colocate_with=first
+        )
+        self._create_non_slot_variable(
+            initial_value=self._beta2, name="beta2_power", colocate_with=first
+        )
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
 
     def _prepare(self):
-        self._make_tensors(learning_rate=self._lr, beta1=self._beta1, beta2=self._beta2,
-                           epsilon=self._epsilon)
+        self._make_tensors(
+            learning_rate=self._lr, beta1=self._beta1, beta2=self._beta2, epsilon=self._epsilon
+        )
 
     def _inputs(self, var):
         b1p, b2p = self._get_beta_accumulators()
-        return {"var": var.handle, "m": self.get_slot(var, "m").handle,
-                "v": self.get_slot(var, "v").handle,
-                "beta1_power": math_ops.cast(b1p, var.dtype),
-                "beta2_power": math_ops.cast(b2p, var.dtype),
-                "lr": self._hyper("learning_rate", var),
-                "beta1": self._hyper("beta1", var),
-                "beta2": self._hyper("beta2", var),
-                "epsilon": self._hyper("epsilon", var)}
+        return {
+            "var": var.handle,
+            "m": self.get_slot(var, "m").handle,
+            "v": self.get_slot(var, "v").handle,
+            "beta1_power": math_ops.cast(b1p, var.dtype),
+            "beta2_power": math_ops.cast(b2p, var.dtype),
+            "lr": self._hyper("learning_rate", var),
+            "beta1": self._hyper("beta1", var),
+            "beta2": self._hyper("beta2", var),
+            "epsilon": self._hyper("epsilon", var),
+        }
 
     def _apply_dense(self, grad, var):
         return _apply_op("ResourceApplyAdam", {**self._inputs(var), "grad": grad})
 
     def _apply_sparse(self, grad, var):
-        return _apply_op("ResourceSparseApplyAdam",
-                         {**self._inputs(var), "grad": grad.values, "indices": grad.indices})
+        return _apply_op(
+            "ResourceSparseApplyAdam",
+            {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
+        )
 
     def _finish(self, update_ops, name, exact=False):
         g = get_default_graph()
         b1p, b2p = self._get_beta_accumulators()
         with g.control_dependencies(update_ops):
-            u1 = g._create_op("AssignMulVariableOp", [b1p.handle, self._tensors["beta1"]],
-                              {}, None, "AssignMulVariableOp")
-            u2 = g._create_op("AssignMulVariableOp", [b2p.handle, self._tensors["beta2"]],
-                              {}, None, "AssignMulVariableOp")
+            u1 = g._create_op(
+                "AssignMulVariableOp",
+                [b1p.handle, self._tensors["beta1"]],
+                {},
+                None,
+                "AssignMulVariableOp",
+            )
+            u2 = g._create_op(
+                "AssignMulVariableOp",
+                [b2p.handle, self._tensors["beta2"]],
+                {},
+                None,
+                "AssignMulVariableOp",
+            )
         return super()._finish(list(update_ops) + [u1, u2], name, exact)
 
 
@@ -779,33 +921,39 @@ class AdagradOptimizer(Optimizer):
     ``accumulator`` (variable ``<var>/Adagrad``) starting at
     ``initial_accumulator_value``."""
 
-    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False,
-                 name="Adagrad"):
+    def __init__(
+        self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"
+    ):
         if initial_accumulator_value <= 0.0:
-            raise ValueError("initial_accumulator_value must be positive: %s"
-                             % initial_accumulator_value)
+            raise ValueError(
+                "initial_accumulator_value must be positive: %s" % initial_accumulator_value
+            )
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._initial_accumulator_value = initial_accumulator_value
 
     def _create_slots(self, var_list):
         for v in var_list:
-            self._get_or_make_slot(v, self._initial_accumulator_value, "accumulator",
-                                   self._name)
+            self._get_or_make_slot(v, self._initial_accumulator_value, "accumulator", self._name)
 
     def _prepare(self):
         self._make_tensors(learning_rate=self._learning_rate)
 
     def _inputs(self, var):
-        return {"var": var.handle, "accum": self.get_slot(var, "accumulator").handle,
-                "lr": self._hyper("learning_rate", var)}
+        return {
+            "var": var.handle,
+            "accum": self.get_slot(var, "accumulator").handle,
+            "lr": self._hyper("learning_rate", var),
+        }
 
     def _apply_dense(self, grad, var):
         return _apply_op("ResourceApplyAdagrad", {**self._inputs(var), "grad": grad})
 
     def _apply_sparse(self, grad, var):
-        return _apply_op("ResourceSparseApplyAdagrad",
-                         {**self._inputs(var), "grad": grad.values, "indices": grad.indices})
+        return _apply_op(
+            "ResourceSparseApplyAdagrad",
+            {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
+        )
 
 
 class RMSPropOptimizer(Optimizer):
@@ -816,8 +964,16 @@ class RMSPropOptimizer(Optimizer):
     mean gradient, subtracted as ``ms - mg ** 2``).
     """
 
-    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10,
-                 use_locking=False, centered=False, name="RMSProp"):
+    def __init__(
+        self,
+        learning_rate,
+        decay=0.9,
+        momentum=0.0,
+        epsilon=1e-10,
+        use_locking=False,
+        centered=False,
+        name="RMSProp",
+    ):
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._decay = decay
@@ -833,16 +989,23 @@ class RMSPropOptimizer(Optimizer):
             self._zeros_slot(v, "momentum", self._name)
 
     def _prepare(self):
-        self._make_tensors(learning_rate=self._learning_rate, decay=self._decay,
-                           momentum=self._momentum, epsilon=self._epsilon)
+        self._make_tensors(
+            learning_rate=self._learning_rate,
+            decay=self._decay,
+            momentum=self._momentum,
+            epsilon=self._epsilon,
+        )
 
     def _inputs(self, var):
-        d = {"var": var.handle, "ms": self.get_slot(var, "rms").handle,
-             "mom": self.get_slot(var, "momentum").handle,
-             "lr": self._hyper("learning_rate", var),
-             "rho": self._hyper("decay", var),
-             "momentum": self._hyper("momentum", var),
-             "epsilon": self._hyper("epsilon", var)}
+        d = {
+            "var": var.handle,
+            "ms": self.get_slot(var, "rms").handle,
+            "mom": self.get_slot(var, "momentum").handle,
+            "lr": self._hyper("learning_rate", var),
+            "rho": self._hyper("decay", var),
+            "momentum": self._hyper("momentum", var),
+            "epsilon": self._hyper("epsilon", var),
+        }
         if self._centered:
             d["mg"] = self.get_slot(var, "mg").handle
         return d
@@ -852,10 +1015,8 @@ class RMSPropOptimizer(Optimizer):
         return _apply_op(t, {**self._inputs(var), "grad": grad})
 
     def _apply_sparse(self, grad, var):
-        t = "ResourceSparseApplyCenteredRMSProp" if self._centered \
-            else "ResourceSparseApplyRMSProp"
-        return _apply_op(t, {**self._inputs(var), "grad": grad.values,
-                             "indices": grad.indices})
+        t = "ResourceSparseApplyCenteredRMSProp" if self._centered else "ResourceSparseApplyRMSProp"
+        return _apply_op(t, {**self._inputs(var), "grad": grad.values, "indices": grad.indices})
 
 
 del TensorShape

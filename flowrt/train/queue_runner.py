@@ -25,8 +25,14 @@ import trio
 from .. import errors
 from .._core.graph import GraphKeys, get_default_graph, get_default_session
 
-__all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners", "queue_runners",
-           "start_queue_runners_async", "QueueRunnerTasks"]
+__all__ = [
+    "QueueRunner",
+    "add_queue_runner",
+    "start_queue_runners",
+    "queue_runners",
+    "start_queue_runners_async",
+    "QueueRunnerTasks",
+]
 
 _log = logging.getLogger("flowrt.train")
 
@@ -62,9 +68,16 @@ class QueueRunner:
       TypeError: if ``queue_closed_exception_types`` is not a tuple of error classes.
     """
 
-    def __init__(self, queue=None, enqueue_ops=None, close_op=None, cancel_op=None,
-                 queue_closed_exception_types=None, queue_runner_def=None,
-                 import_scope=None):
+    def __init__(
+        self,
+        queue=None,
+        enqueue_ops=None,
+        close_op=None,
+        cancel_op=None,
+        queue_closed_exception_types=None,
+        queue_runner_def=None,
+        import_scope=None,
+    ):
         if queue_runner_def is not None:
             if queue or enqueue_ops:
                 raise ValueError("queue_runner_def and queue are mutually exclusive.")
@@ -73,21 +86,29 @@ class QueueRunner:
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         if queue_closed_exception_types is not None:
-            if (not isinstance(queue_closed_exception_types, tuple)
-                    or not queue_closed_exception_types
-                    or not all(isinstance(t, type) and issubclass(t, errors.OpError)
-                               for t in queue_closed_exception_types)):
-                raise TypeError("queue_closed_exception_types, when provided, must be a "
-                                "tuple of fr.error types, but saw: %s"
-                                % (queue_closed_exception_types,))
+            if (
+                not isinstance(queue_closed_exception_types, tuple)
+                or not queue_closed_exception_types
+                or not all(
+                    isinstance(t, type) and issubclass(t, errors.OpError)
+                    for t in queue_closed_exception_types
+                )
+            ):
+                raise TypeError(
+                    "queue_closed_exception_types, when provided, must be a "
+                    "tuple of fr.error types, but saw: %s" % (queue_closed_exception_types,)
+                )
         self._queue = queue
         self._enqueue_ops = list(enqueue_ops)
         self._close_op = close_op if close_op is not None else queue.close()
-        self._cancel_op = (cancel_op if cancel_op is not None
-                           else queue.close(cancel_pending_enqueues=True))
-        self._queue_closed_exception_types = (tuple(queue_closed_exception_types)
-                                              if queue_closed_exception_types
-                                              else (errors.OutOfRangeError,))
+        self._cancel_op = (
+            cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
+        )
+        self._queue_closed_exception_types = (
+            tuple(queue_closed_exception_types)
+            if queue_closed_exception_types
+            else (errors.OutOfRangeError,)
+        )
         self._lock = threading.Lock()
         self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
@@ -104,8 +125,10 @@ class QueueRunner:
         self._cancel_op = element(queue_runner_def.cancel_op_name)
         codes = list(queue_runner_def.queue_closed_exception_types)
         self._queue_closed_exception_types = (
-            tuple(errors.exception_type_from_error_code(c) for c in codes) if codes
-            else (errors.OutOfRangeError,))
+            tuple(errors.exception_type_from_error_code(c) for c in codes)
+            if codes
+            else (errors.OutOfRangeError,)
+        )
         self._lock = threading.Lock()
         self._runs_per_session = weakref.WeakKeyDictionary()
         self._exceptions_raised = []
@@ -120,8 +143,11 @@ class QueueRunner:
         Returns:
           A ``QueueRunnerDef`` (wire-compatible with TF's), or None.
         """
-        if export_scope is not None and not self.name.startswith(export_scope + "/") \
-                and self.name != export_scope:
+        if (
+            export_scope is not None
+            and not self.name.startswith(export_scope + "/")
+            and self.name != export_scope
+        ):
             return None
         from ..protos import QueueRunnerDef
 
@@ -133,8 +159,10 @@ class QueueRunner:
             enqueue_op_name=[strip(op.name) for op in self._enqueue_ops],
             close_op_name=strip(self._close_op.name),
             cancel_op_name=strip(self._cancel_op.name),
-            queue_closed_exception_types=[errors.error_code_from_exception_type(t)
-                                          for t in self._queue_closed_exception_types])
+            queue_closed_exception_types=[
+                errors.error_code_from_exception_type(t) for t in self._queue_closed_exception_types
+            ],
+        )
 
     @staticmethod
     def from_proto(queue_runner_def, import_scope=None):
@@ -241,16 +269,28 @@ class QueueRunner:
                 return []
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
-        threads = [threading.Thread(target=self._run, args=(sess, op, coord),
-                                    name="QueueRunnerThread-%s-%s" % (self.name, op.name))
-                   for op in self._enqueue_ops]
+        threads = [
+            threading.Thread(
+                target=self._run,
+                args=(sess, op, coord),
+                name="QueueRunnerThread-%s-%s" % (self.name, op.name),
+            )
+            for op in self._enqueue_ops
+        ]
         if coord is not None:
-            threads.append(threading.Thread(
-                target=self._close_on_stop, args=(sess, self._cancel_op, coord),
-                name="QueueRunnerThread-%s-close_on_stop" % self.name))
+            threads.append(
+                threading.Thread(
+                    target=self._close_on_stop,
+                    args=(sess, self._cancel_op, coord),
+                    name="QueueRunnerThread-%s-close_on_stop" % self.name,
+                )
+            )
         for t, op in zip(threads, self._enqueue_ops):
-            _LOOPS[t] = (weakref.ref(sess), (self.name,),
-                         "runs '%s' to fill queue '%s'" % (op.name, self.name))
+            _LOOPS[t] = (
+                weakref.ref(sess),
+                (self.name,),
+                "runs '%s' to fill queue '%s'" % (op.name, self.name),
+            )
         for t in threads:
             if coord is not None:
                 coord.register_thread(t)
@@ -261,13 +301,15 @@ class QueueRunner:
         return threads
 
     def __repr__(self):
-        return "<fr.train.QueueRunner queue=%r enqueue_ops=%d>" % (self.name,
-                                                                   len(self._enqueue_ops))
+        return "<fr.train.QueueRunner queue=%r enqueue_ops=%d>" % (
+            self.name,
+            len(self._enqueue_ops),
+        )
 
 
 def _strip_scope(name: str, scope: str | None) -> str:
     if scope and name.startswith(scope + "/"):
-        return name[len(scope) + 1:]
+        return name[len(scope) + 1 :]
     return name
 
 
@@ -324,8 +366,7 @@ def _ended_by_stop(sess, coord, e) -> bool:
     """
     if _session_closed(sess):
         return isinstance(e, (errors.CancelledError, RuntimeError))
-    return (coord is not None and coord.should_stop()
-            and isinstance(e, errors.CancelledError))
+    return coord is not None and coord.should_stop() and isinstance(e, errors.CancelledError)
 
 
 def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS):
@@ -338,19 +379,21 @@ def _session_or_default(sess, fn_name):
     if sess is None:
         sess = get_default_session()
         if sess is None:
-            raise ValueError("Cannot start queue runners: No default session is registered. "
-                             "Use `with sess.as_default()` or pass an explicit session to "
-                             "fr.train.%s(sess=sess)" % fn_name)
+            raise ValueError(
+                "Cannot start queue runners: No default session is registered. "
+                "Use `with sess.as_default()` or pass an explicit session to "
+                "fr.train.%s(sess=sess)" % fn_name
+            )
     from ..session import Session
 
     if not isinstance(sess, Session):
-        raise TypeError("sess must be a `fr.Session` object. Given class: %s"
-                        % sess.__class__)
+        raise TypeError("sess must be a `fr.Session` object. Given class: %s" % sess.__class__)
     return sess
 
 
-def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
-                        collection=GraphKeys.QUEUE_RUNNERS) -> list:
+def start_queue_runners(
+    sess=None, coord=None, daemon=True, start=True, collection=GraphKeys.QUEUE_RUNNERS
+) -> list:
     """Starts threads for all queue runners in ``collection`` of the session's graph.
 
     Args:
@@ -370,8 +413,10 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
     sess = _session_or_default(sess, "start_queue_runners")
     runners = sess.graph.get_collection(collection)
     if not runners:
-        _log.warning("`fr.train.start_queue_runners()` was called when no queue runners "
-                     "were defined. You can safely remove the call to this function.")
+        _log.warning(
+            "`fr.train.start_queue_runners()` was called when no queue runners "
+            "were defined. You can safely remove the call to this function."
+        )
     threads = []
     with sess.graph.as_default():
         for qr in runners:
@@ -400,8 +445,11 @@ class QueueRunnerTasks:
         self._error: BaseException | None = None
         self._done = trio.Event()
         names = tuple(qr.name for qr in self._runners)
-        _LOOPS[self] = (weakref.ref(sess), names, "run the enqueue ops of queue(s) %s"
-                        % ", ".join("'%s'" % n for n in names))
+        _LOOPS[self] = (
+            weakref.ref(sess),
+            names,
+            "run the enqueue ops of queue(s) %s" % ", ".join("'%s'" % n for n in names),
+        )
 
     @property
     def queue_runners(self) -> list:
@@ -418,9 +466,12 @@ class QueueRunnerTasks:
                 async with trio.open_nursery() as nursery:
                     for qr in self._runners:
                         for op in qr.enqueue_ops:
-                            nursery.start_soon(self._loop, qr, op,
-                                               name="QueueRunnerTask-%s-%s" % (qr.name,
-                                                                               op.name))
+                            nursery.start_soon(
+                                self._loop,
+                                qr,
+                                op,
+                                name="QueueRunnerTask-%s-%s" % (qr.name, op.name),
+                            )
                     task_status.started(self)
         finally:
             self._done.set()
@@ -465,8 +516,9 @@ class QueueRunnerTasks:
             await self._done.wait()
 
 
-async def start_queue_runners_async(sess=None, nursery=None,
-                                    collection=GraphKeys.QUEUE_RUNNERS) -> QueueRunnerTasks:
+async def start_queue_runners_async(
+    sess=None, nursery=None, collection=GraphKeys.QUEUE_RUNNERS
+) -> QueueRunnerTasks:
     """Starts the queue runners of ``collection`` as trio tasks in ``nursery``.
 
     Each enqueue op loops as a task awaiting ``sess.arun(op)``. A loop whose input is
@@ -485,8 +537,10 @@ async def start_queue_runners_async(sess=None, nursery=None,
       A ``QueueRunnerTasks``.
     """
     if nursery is None:
-        raise TypeError("start_queue_runners_async() needs the nursery to run the tasks in; "
-                        "or use `async with fr.train.queue_runners(sess) as tasks:`")
+        raise TypeError(
+            "start_queue_runners_async() needs the nursery to run the tasks in; "
+            "or use `async with fr.train.queue_runners(sess) as tasks:`"
+        )
     sess = _session_or_default(sess, "start_queue_runners_async")
     tasks = QueueRunnerTasks(sess, sess.graph.get_collection(collection))
     return await nursery.start(tasks._serve)

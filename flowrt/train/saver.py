@@ -40,8 +40,16 @@ from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
 from ..variables import Variable, global_variables
 
-__all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists",
-           "update_checkpoint_state", "CheckpointState", "list_variables", "load_variable"]
+__all__ = [
+    "Saver",
+    "latest_checkpoint",
+    "get_checkpoint_state",
+    "checkpoint_exists",
+    "update_checkpoint_state",
+    "CheckpointState",
+    "list_variables",
+    "load_variable",
+]
 
 _FORMAT = "flowrt-checkpoint-v1"
 _DATA_SUFFIX = ".data-00000-of-00001"
@@ -98,14 +106,29 @@ def _write_arrays(f, index: dict, entries: dict):
 _MAX_INDEX_BYTES = 1 << 26
 _MAX_RANK = 64
 # What reading a hostile or damaged file may raise, all reported as DataLossError.
-_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, SyntaxError,
-           RecursionError, NotImplementedError, KeyError, TypeError, struct.error,
-           OverflowError, MemoryError)
+_DAMAGE = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    SyntaxError,
+    RecursionError,
+    NotImplementedError,
+    KeyError,
+    TypeError,
+    struct.error,
+    OverflowError,
+    MemoryError,
+)
 
 
 def _data_loss(path, what, detail):
-    return errors.DataLossError(None, None, "Checkpoint %s is corrupt or not a flowrt "
-                                "checkpoint: %s: %s" % (path, what, detail))
+    return errors.DataLossError(
+        None,
+        None,
+        "Checkpoint %s is corrupt or not a flowrt checkpoint: %s: %s" % (path, what, detail),
+    )
 
 
 class _CheckpointFile:
@@ -122,14 +145,14 @@ class _CheckpointFile:
         try:
             self._zip = zipfile.ZipFile(path)
         except FileNotFoundError:
-            raise errors.NotFoundError(None, None, "Checkpoint data file %s not found"
-                                       % path) from None
+            raise errors.NotFoundError(
+                None, None, "Checkpoint data file %s not found" % path
+            ) from None
         except _DAMAGE as e:
             raise _data_loss(path, "the archive", e) from None
         try:
             self._members = {i.filename: i for i in self._zip.infolist()}
-            raw = self._entry("index", "the index", np.dtype(np.uint8), None,
-                              _MAX_INDEX_BYTES)
+            raw = self._entry("index", "the index", np.dtype(np.uint8), None, _MAX_INDEX_BYTES)
             index = json.loads(raw.tobytes().decode("utf-8"))
         except errors.DataLossError:
             self.close()
@@ -137,11 +160,18 @@ class _CheckpointFile:
         except _DAMAGE as e:
             self.close()
             raise _data_loss(path, "the index", e) from None
-        if not isinstance(index, dict) or index.get("format") != _FORMAT or \
-                not isinstance(index.get("tensors"), dict):
+        if (
+            not isinstance(index, dict)
+            or index.get("format") != _FORMAT
+            or not isinstance(index.get("tensors"), dict)
+        ):
             self.close()
-            raise _data_loss(path, "the index", "format %r, expected %r" % (
-                index.get("format") if isinstance(index, dict) else None, _FORMAT))
+            raise _data_loss(
+                path,
+                "the index",
+                "format %r, expected %r"
+                % (index.get("format") if isinstance(index, dict) else None, _FORMAT),
+            )
         self.index = index["tensors"]
 
     def close(self):
@@ -156,19 +186,23 @@ class _CheckpointFile:
     def info(self, name: str) -> tuple:
         """The declared ``(dtype name, shape)`` of variable ``name``, checked."""
         info = self.index[name]
-        ok = isinstance(info, dict) and isinstance(info.get("key"), str) and \
-            isinstance(info.get("dtype"), str) and isinstance(info.get("shape"), list) and \
-            len(info["shape"]) <= _MAX_RANK and \
-            all(type(d) is int and 0 <= d < 1 << 48 for d in info["shape"])
+        ok = (
+            isinstance(info, dict)
+            and isinstance(info.get("key"), str)
+            and isinstance(info.get("dtype"), str)
+            and isinstance(info.get("shape"), list)
+            and len(info["shape"]) <= _MAX_RANK
+            and all(type(d) is int and 0 <= d < 1 << 48 for d in info["shape"])
+        )
         if not ok:
-            raise _data_loss(self.path, "variable %s" % name, "bad index entry %r"
-                             % (info,))
+            raise _data_loss(self.path, "variable %s" % name, "bad index entry %r" % (info,))
         if info["dtype"] != "string":
             try:
                 _dt.as_dtype(info["dtype"]).np  # noqa: B018 - must have a numpy dtype
             except (TypeError, ValueError, KeyError, AttributeError):
-                raise _data_loss(self.path, "variable %s" % name, "unknown dtype %r"
-                                 % info["dtype"]) from None
+                raise _data_loss(
+                    self.path, "variable %s" % name, "unknown dtype %r" % info["dtype"]
+                ) from None
         return info["dtype"], tuple(info["shape"])
 
     def _entry(self, key, what, dtype, shape, limit=None) -> np.ndarray:
@@ -186,11 +220,16 @@ class _CheckpointFile:
                 else:
                     raise ValueError("unsupported .npy version %s" % (version,))
                 if stored.hasobject or stored != dtype:
-                    raise _data_loss(self.path, what, "stored dtype %s, but the index says "
-                                     "%s" % (stored, dtype))
+                    raise _data_loss(
+                        self.path, what, "stored dtype %s, but the index says %s" % (stored, dtype)
+                    )
                 if shape is not None and tuple(stored_shape) != tuple(shape):
-                    raise _data_loss(self.path, what, "stored shape %s, but the index says "
-                                     "%s" % (list(stored_shape), list(shape)))
+                    raise _data_loss(
+                        self.path,
+                        what,
+                        "stored shape %s, but the index says "
+                        "%s" % (list(stored_shape), list(shape)),
+                    )
                 count = 1
                 for d in stored_shape:
                     count *= int(d)
@@ -198,9 +237,12 @@ class _CheckpointFile:
                 if limit is not None and nbytes > limit:
                     raise _data_loss(self.path, what, "%d bytes is too large" % nbytes)
                 if member.file_size != f.tell() + nbytes:
-                    raise _data_loss(self.path, what, "the entry holds %d bytes where %d "
-                                     "are declared (truncated?)"
-                                     % (member.file_size - f.tell(), nbytes))
+                    raise _data_loss(
+                        self.path,
+                        what,
+                        "the entry holds %d bytes where %d "
+                        "are declared (truncated?)" % (member.file_size - f.tell(), nbytes),
+                    )
                 data = f.read(nbytes)
                 if len(data) != nbytes:
                     raise _data_loss(self.path, what, "truncated")
@@ -209,8 +251,7 @@ class _CheckpointFile:
             raise
         except _DAMAGE as e:
             raise _data_loss(self.path, what, e) from None
-        arr = np.frombuffer(data, dtype=dtype).reshape(stored_shape,
-                                                       order="F" if fortran else "C")
+        arr = np.frombuffer(data, dtype=dtype).reshape(stored_shape, order="F" if fortran else "C")
         return arr.copy()
 
     def read(self, name: str) -> np.ndarray:
@@ -229,7 +270,7 @@ class _CheckpointFile:
             out = np.empty(count, dtype=object)
             pos = 0
             for i, n in enumerate(lens.tolist()):
-                out[i] = raw[pos:pos + n]
+                out[i] = raw[pos : pos + n]
                 pos += n
             return out.reshape(shape)
         return self._entry(key, what, _dt.as_dtype(dtype).np, shape)
@@ -254,7 +295,9 @@ class CheckpointState:
 
     def __repr__(self):
         return "CheckpointState(model_checkpoint_path=%r, all_model_checkpoint_paths=%r)" % (
-            self.model_checkpoint_path, self.all_model_checkpoint_paths)
+            self.model_checkpoint_path,
+            self.all_model_checkpoint_paths,
+        )
 
 
 def _quote(s: str) -> str:
@@ -268,9 +311,14 @@ def _unquote(s: str) -> str:
 _LINE = re.compile(r'^\s*(\w+)\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
 
 
-def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
-                            latest_filename=None, all_model_checkpoint_timestamps=None,
-                            last_preserved_timestamp=None):
+def update_checkpoint_state(
+    save_dir,
+    model_checkpoint_path,
+    all_model_checkpoint_paths=None,
+    latest_filename=None,
+    all_model_checkpoint_timestamps=None,
+    last_preserved_timestamp=None,
+):
     """Atomically writes the ``checkpoint`` state file of ``save_dir``.
 
     As TF1 writes it: when ``save_dir`` is relative, relative checkpoint paths are stored
@@ -278,12 +326,14 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
     from the directory it was saved from and from ``save_dir`` alike; absolute paths are
     stored as given.
     """
-    _write_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
-                 latest_filename, relative=False)
+    _write_state(
+        save_dir, model_checkpoint_path, all_model_checkpoint_paths, latest_filename, relative=False
+    )
 
 
-def _write_state(save_dir, model_checkpoint_path, all_model_checkpoint_paths,
-                 latest_filename, relative: bool):
+def _write_state(
+    save_dir, model_checkpoint_path, all_model_checkpoint_paths, latest_filename, relative: bool
+):
     save_dir = save_dir or "."
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
@@ -348,8 +398,9 @@ def _resolve(ckpt: str) -> str:
     if os.path.isdir(ckpt):
         latest = latest_checkpoint(ckpt)
         if latest is None:
-            raise ValueError("Couldn't find 'checkpoint' file or checkpoints in given "
-                             "directory %s" % ckpt)
+            raise ValueError(
+                "Couldn't find 'checkpoint' file or checkpoints in given directory %s" % ckpt
+            )
         return latest
     return ckpt
 
@@ -365,8 +416,9 @@ def load_variable(ckpt_dir_or_file, name) -> np.ndarray:
     prefix = _resolve(ckpt_dir_or_file)
     with _CheckpointFile(prefix) as ckpt:
         if name not in ckpt.index:
-            raise errors.NotFoundError(None, None, "Key %s not found in checkpoint %s"
-                                       % (name, prefix))
+            raise errors.NotFoundError(
+                None, None, "Key %s not found in checkpoint %s" % (name, prefix)
+            )
         return ckpt.read(name)
 
 
@@ -396,11 +448,24 @@ class Saver:
     checkpoints are flowrt's npz format (see the module docstring), not TF's tables.
     """
 
-    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
-                 keep_checkpoint_every_n_hours=10000.0, name=None,
-                 restore_sequentially=False, saver_def=None, builder=None, defer_build=False,
-                 allow_empty=False, write_version=2, pad_step_number=False,
-                 save_relative_paths=False, filename=None):
+    def __init__(
+        self,
+        var_list=None,
+        reshape=False,
+        sharded=False,
+        max_to_keep=5,
+        keep_checkpoint_every_n_hours=10000.0,
+        name=None,
+        restore_sequentially=False,
+        saver_def=None,
+        builder=None,
+        defer_build=False,
+        allow_empty=False,
+        write_version=2,
+        pad_step_number=False,
+        save_relative_paths=False,
+        filename=None,
+    ):
         if saver_def is not None or builder is not None:
             raise NotImplementedError("saver_def and builder are not supported by flowrt")
         self._var_list = var_list
@@ -422,16 +487,17 @@ class Saver:
     def _named_vars(self) -> dict:
         var_list = self._var_list
         if var_list is None:
-            var_list = global_variables() + self._graph.get_collection(
-                GraphKeys.SAVEABLE_OBJECTS)
-        items = list(var_list.items()) if isinstance(var_list, dict) else [
-            (None, v) for v in var_list]
+            var_list = global_variables() + self._graph.get_collection(GraphKeys.SAVEABLE_OBJECTS)
+        items = (
+            list(var_list.items()) if isinstance(var_list, dict) else [(None, v) for v in var_list]
+        )
         # Parts of a partitioned variable become one entry under its full name (TF1).
         named = group_for_saving(items)
         for n, v in named.items():
             if not isinstance(v, (Variable, SavedSlices)):
-                raise TypeError("Saver can only save variables; %r for %r is a %s"
-                                % (v, n, type(v).__name__))
+                raise TypeError(
+                    "Saver can only save variables; %r for %r is a %s" % (v, n, type(v).__name__)
+                )
         return named
 
     def build(self):
@@ -491,9 +557,18 @@ class Saver:
 
     # --- save / restore ----------------------------------------------------------------
 
-    def save(self, sess, save_path, global_step=None, latest_filename=None,
-             meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
-             strip_default_attrs=False, save_debug_info=False):
+    def save(
+        self,
+        sess,
+        save_path,
+        global_step=None,
+        latest_filename=None,
+        meta_graph_suffix="meta",
+        write_meta_graph=True,
+        write_state=True,
+        strip_default_attrs=False,
+        save_debug_info=False,
+    ):
         """Writes the variables' values in ``sess`` to a checkpoint.
 
         Args:
@@ -512,8 +587,11 @@ class Saver:
             if not isinstance(global_step, (int, np.integer)):
                 global_step = sess.run(global_step)
             step = int(global_step)
-            prefix = "%s-%08d" % (save_path, step) if self._pad_step_number \
+            prefix = (
+                "%s-%08d" % (save_path, step)
+                if self._pad_step_number
                 else "%s-%d" % (save_path, step)
+            )
         else:
             prefix = save_path
         save_dir = os.path.dirname(prefix)
@@ -523,16 +601,23 @@ class Saver:
             raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
         names = sorted(self._vars)
         fetched = sess.run([_parts(self._vars[n]) for n in names]) if names else []
-        values = [self._vars[n].join(parts) if isinstance(self._vars[n], SavedSlices)
-                  else parts[0] for n, parts in zip(names, fetched, strict=True)]
+        values = [
+            self._vars[n].join(parts) if isinstance(self._vars[n], SavedSlices) else parts[0]
+            for n, parts in zip(names, fetched, strict=True)
+        ]
         index, entries = _encode(dict(zip(names, values, strict=True)))
         _write_atomic(prefix + _DATA_SUFFIX, lambda f: _write_arrays(f, index, entries))
         text = json.dumps(index).encode("utf-8")
         _write_atomic(prefix + _INDEX_SUFFIX, lambda f: f.write(text))
         if write_state:
             drop = self._record(prefix)
-            _write_state(save_dir, prefix, self._last_checkpoints, latest_filename,
-                         relative=self._save_relative_paths)
+            _write_state(
+                save_dir,
+                prefix,
+                self._last_checkpoints,
+                latest_filename,
+                relative=self._save_relative_paths,
+            )
             for old in drop:
                 if old != prefix:
                     self._delete(old)
@@ -571,21 +656,28 @@ class Saver:
             close = [n for n in ckpt.index if n.split("/")[-1] == name.split("/")[-1]][:3]
             hint = " (the checkpoint has %s)" % ", ".join(close) if close else ""
             raise errors.NotFoundError(
-                None, self._restore_op, "Restoring from checkpoint failed: key %s not "
+                None,
+                self._restore_op,
+                "Restoring from checkpoint failed: key %s not "
                 "found in checkpoint %s%s. The variable %s exists in the graph but was "
-                "not saved under this name." % (name, ckpt.prefix, hint, v.name))
+                "not saved under this name." % (name, ckpt.prefix, hint, v.name),
+            )
         dtype, shape = ckpt.info(name)
         # Declared shape and dtype are checked before any data is read.
         if not v.shape.is_compatible_with(shape):
             raise errors.InvalidArgumentError(
-                None, self._restore_op, "Restoring variable %s from %s: the checkpoint has "
-                "shape %s but the variable has shape %s" % (name, ckpt.path, list(shape),
-                                                           v.shape))
+                None,
+                self._restore_op,
+                "Restoring variable %s from %s: the checkpoint has "
+                "shape %s but the variable has shape %s" % (name, ckpt.path, list(shape), v.shape),
+            )
         if v.dtype.name != dtype:
             raise errors.InvalidArgumentError(
-                None, self._restore_op, "Restoring variable %s from %s: the checkpoint has "
-                "dtype %s but the variable has dtype %s" % (name, ckpt.path, dtype,
-                                                           v.dtype.name))
+                None,
+                self._restore_op,
+                "Restoring variable %s from %s: the checkpoint has "
+                "dtype %s but the variable has dtype %s" % (name, ckpt.path, dtype, v.dtype.name),
+            )
         return ckpt.read(name)
 
     def as_saver_def(self):

@@ -46,9 +46,19 @@ class Scaffold:
       local_init_feed_dict: feeds for ``local_init_op``.
     """
 
-    def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
-                 ready_for_local_init_op=None, local_init_op=None, summary_op=None,
-                 saver=None, copy_from_scaffold=None, local_init_feed_dict=None):
+    def __init__(
+        self,
+        init_op=None,
+        init_feed_dict=None,
+        init_fn=None,
+        ready_op=None,
+        ready_for_local_init_op=None,
+        local_init_op=None,
+        summary_op=None,
+        saver=None,
+        copy_from_scaffold=None,
+        local_init_feed_dict=None,
+    ):
         if copy_from_scaffold is not None:
             if not isinstance(copy_from_scaffold, Scaffold):
                 raise TypeError("copy_from_scaffold is not a Scaffold instance.")
@@ -56,12 +66,12 @@ class Scaffold:
 
             def pick(a, b):
                 return a if a is not None else b
+
             init_op = pick(init_op, src.init_op)
             init_feed_dict = pick(init_feed_dict, src._init_feed_dict)
             init_fn = pick(init_fn, src._user_init_fn)
             ready_op = pick(ready_op, src.ready_op)
-            ready_for_local_init_op = pick(ready_for_local_init_op,
-                                           src.ready_for_local_init_op)
+            ready_for_local_init_op = pick(ready_for_local_init_op, src.ready_for_local_init_op)
             local_init_op = pick(local_init_op, src.local_init_op)
             local_init_feed_dict = pick(local_init_feed_dict, src._local_init_feed_dict)
             summary_op = pick(summary_op, src.summary_op)
@@ -82,20 +92,26 @@ class Scaffold:
         and finalizes the default graph. Returns self."""
         if self._init_op is None:
             self._init_op = Scaffold.get_or_default(
-                "init_op", GraphKeys.INIT_OP, lambda: group(global_variables_initializer()))
+                "init_op", GraphKeys.INIT_OP, lambda: group(global_variables_initializer())
+            )
         if self._ready_op is None:
             self._ready_op = Scaffold.get_or_default(
-                "ready_op", GraphKeys.READY_OP, report_uninitialized_variables)
+                "ready_op", GraphKeys.READY_OP, report_uninitialized_variables
+            )
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
-                "ready_for_local_init_op", GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: report_uninitialized_variables(global_variables()))
+                "ready_for_local_init_op",
+                GraphKeys.READY_FOR_LOCAL_INIT_OP,
+                lambda: report_uninitialized_variables(global_variables()),
+            )
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default(
-                "local_init_op", GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op)
+                "local_init_op", GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op
+            )
         if self._summary_op is None:
-            self._summary_op = Scaffold.get_or_default("summary_op", GraphKeys.SUMMARY_OP,
-                                                       merge_all)
+            self._summary_op = Scaffold.get_or_default(
+                "summary_op", GraphKeys.SUMMARY_OP, merge_all
+            )
         if self._saver is None:
             self._saver = _saver_or_default()
         self._saver.build()
@@ -149,11 +165,12 @@ class Scaffold:
         elements = graph.get_collection(collection_key)
         if elements:
             if len(elements) > 1:
-                raise RuntimeError('More than one item in the collection "%s". Please '
-                                   "indicate which one to use by passing it to the "
-                                   "fr.train.Scaffold constructor as: "
-                                   "fr.train.Scaffold(%s=item to use)"
-                                   % (collection_key, arg_name))
+                raise RuntimeError(
+                    'More than one item in the collection "%s". Please '
+                    "indicate which one to use by passing it to the "
+                    "fr.train.Scaffold constructor as: "
+                    "fr.train.Scaffold(%s=item to use)" % (collection_key, arg_name)
+                )
             return elements[0]
         op = default_constructor()
         if op is not None:
@@ -171,8 +188,10 @@ def _saver_or_default():
     savers = get_default_graph().get_collection(GraphKeys.SAVERS)
     if savers:
         if len(savers) > 1:
-            raise RuntimeError("More than one item in collection savers. Please indicate "
-                               "which one to use by passing it to the constructor.")
+            raise RuntimeError(
+                "More than one item in collection savers. Please indicate "
+                "which one to use by passing it to the constructor."
+            )
         return savers[0]
     saver = Saver(sharded=True, allow_empty=True)
     get_default_graph().add_to_collection(GraphKeys.SAVERS, saver)
@@ -183,8 +202,7 @@ class SessionCreator:
     """Makes sessions for a ``MonitoredSession``: override ``create_session()``."""
 
     def create_session(self):
-        raise NotImplementedError("create_session is not implemented for %s."
-                                  % type(self).__name__)
+        raise NotImplementedError("create_session is not implemented for %s." % type(self).__name__)
 
 
 class ChiefSessionCreator(SessionCreator):
@@ -199,8 +217,14 @@ class ChiefSessionCreator(SessionCreator):
       checkpoint_filename_with_path: or from this checkpoint.
     """
 
-    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
-                 checkpoint_filename_with_path=None):
+    def __init__(
+        self,
+        scaffold=None,
+        master="",
+        config=None,
+        checkpoint_dir=None,
+        checkpoint_filename_with_path=None,
+    ):
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
         self._scaffold = scaffold or Scaffold()
@@ -215,16 +239,22 @@ class ChiefSessionCreator(SessionCreator):
                 local_init_feed_dict=self._scaffold.local_init_feed_dict,
                 ready_op=self._scaffold.ready_op,
                 ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
-                graph=get_default_graph())
+                graph=get_default_graph(),
+            )
         return self._session_manager
 
     def create_session(self):
         self._scaffold.finalize()
         return self._get_session_manager().prepare_session(
-            self._master, saver=self._scaffold.saver, checkpoint_dir=self._checkpoint_dir,
+            self._master,
+            saver=self._scaffold.saver,
+            checkpoint_dir=self._checkpoint_dir,
             checkpoint_filename_with_path=self._checkpoint_filename_with_path,
-            config=self._config, init_op=self._scaffold.init_op,
-            init_feed_dict=self._scaffold.init_feed_dict, init_fn=self._scaffold.init_fn)
+            config=self._config,
+            init_op=self._scaffold.init_op,
+            init_feed_dict=self._scaffold.init_feed_dict,
+            init_fn=self._scaffold.init_fn,
+        )
 
 
 class WorkerSessionCreator(ChiefSessionCreator):
@@ -242,4 +272,5 @@ class WorkerSessionCreator(ChiefSessionCreator):
     def create_session(self):
         self._scaffold.finalize()
         return self._get_session_manager().wait_for_session(
-            self._master, config=self._config, max_wait_secs=self._max_wait_secs)
+            self._master, config=self._config, max_wait_secs=self._max_wait_secs
+        )

@@ -39,8 +39,9 @@ def _ready(op, sess, what: str):
         return False, str(e)
     if value is None or np.asarray(value).dtype == np.int32 or np.size(value) == 0:
         return True, None
-    names = ", ".join(v.decode("utf-8") if isinstance(v, bytes) else str(v)
-                      for v in np.asarray(value).reshape(-1))
+    names = ", ".join(
+        v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in np.asarray(value).reshape(-1)
+    )
     return False, "Variables not initialized: " + names
 
 
@@ -60,9 +61,16 @@ class SessionManager:
     that its ``local_init_op`` makes ready.
     """
 
-    def __init__(self, local_init_op=None, ready_op=None, ready_for_local_init_op=None,
-                 graph=None, recovery_wait_secs=30, local_init_run_options=None,
-                 local_init_feed_dict=None):
+    def __init__(
+        self,
+        local_init_op=None,
+        ready_op=None,
+        ready_for_local_init_op=None,
+        graph=None,
+        recovery_wait_secs=30,
+        local_init_run_options=None,
+        local_init_feed_dict=None,
+    ):
         self._local_init_op = local_init_op
         self._ready_op = ready_op
         self._ready_for_local_init_op = ready_for_local_init_op
@@ -75,13 +83,21 @@ class SessionManager:
 
         return Session(graph=self._graph, config=config)
 
-    def _restore_checkpoint(self, saver, checkpoint_dir, checkpoint_filename_with_path,
-                            wait_for_checkpoint, max_wait_secs, config):
+    def _restore_checkpoint(
+        self,
+        saver,
+        checkpoint_dir,
+        checkpoint_filename_with_path,
+        wait_for_checkpoint,
+        max_wait_secs,
+        config,
+    ):
         sess = self._new_session(config)
         try:
             if checkpoint_dir and checkpoint_filename_with_path:
-                raise ValueError("Can not provide both checkpoint_dir and "
-                                 "checkpoint_filename_with_path.")
+                raise ValueError(
+                    "Can not provide both checkpoint_dir and checkpoint_filename_with_path."
+                )
             if checkpoint_filename_with_path:
                 saver.restore(sess, checkpoint_filename_with_path)
                 return sess, True
@@ -112,9 +128,19 @@ class SessionManager:
         sess.run(self._local_init_op, feed_dict=self._local_init_feed_dict)
         return True, None
 
-    def prepare_session(self, master="", init_op=None, saver=None, checkpoint_dir=None,
-                        checkpoint_filename_with_path=None, wait_for_checkpoint=False,
-                        max_wait_secs=7200, config=None, init_feed_dict=None, init_fn=None):
+    def prepare_session(
+        self,
+        master="",
+        init_op=None,
+        saver=None,
+        checkpoint_dir=None,
+        checkpoint_filename_with_path=None,
+        wait_for_checkpoint=False,
+        max_wait_secs=7200,
+        config=None,
+        init_feed_dict=None,
+        init_fn=None,
+    ):
         """A new session, restored from the checkpoint if there is one, else initialized.
 
         Args:
@@ -135,53 +161,73 @@ class SessionManager:
         Raises:
           RuntimeError: the model is not ready after initialization.
         """
-        sess, restored = self._restore_checkpoint(saver, checkpoint_dir,
-                                                  checkpoint_filename_with_path,
-                                                  wait_for_checkpoint, max_wait_secs, config)
+        sess, restored = self._restore_checkpoint(
+            saver,
+            checkpoint_dir,
+            checkpoint_filename_with_path,
+            wait_for_checkpoint,
+            max_wait_secs,
+            config,
+        )
         try:
             if not restored:
                 if init_op is None and not init_fn and self._local_init_op is None:
-                    raise RuntimeError("Model is not initialized and no init_op or init_fn or "
-                                       "local_init_op was given")
+                    raise RuntimeError(
+                        "Model is not initialized and no init_op or init_fn or "
+                        "local_init_op was given"
+                    )
                 if init_op is not None:
                     sess.run(init_op, feed_dict=init_feed_dict)
                 if init_fn:
                     init_fn(sess)
             ok, msg = self._try_local_init(sess)
             if not ok:
-                raise RuntimeError("Init operations did not make model ready for local_init. "
-                                   "Init op: %s, init fn: %s, error: %s"
-                                   % (_maybe_name(init_op), init_fn, msg))
+                raise RuntimeError(
+                    "Init operations did not make model ready for local_init. "
+                    "Init op: %s, init fn: %s, error: %s" % (_maybe_name(init_op), init_fn, msg)
+                )
             ok, msg = _ready(self._ready_op, sess, "Model not ready")
             if not ok:
-                raise RuntimeError("Init operations did not make model ready. Init op: %s, "
-                                   "init fn: %s, local_init_op: %s, error: %s"
-                                   % (_maybe_name(init_op), init_fn,
-                                      _maybe_name(self._local_init_op), msg))
+                raise RuntimeError(
+                    "Init operations did not make model ready. Init op: %s, "
+                    "init fn: %s, local_init_op: %s, error: %s"
+                    % (_maybe_name(init_op), init_fn, _maybe_name(self._local_init_op), msg)
+                )
         except BaseException:
             sess.close()
             raise
         return sess
 
-    def recover_session(self, master="", saver=None, checkpoint_dir=None,
-                        checkpoint_filename_with_path=None, wait_for_checkpoint=False,
-                        max_wait_secs=7200, config=None):
+    def recover_session(
+        self,
+        master="",
+        saver=None,
+        checkpoint_dir=None,
+        checkpoint_filename_with_path=None,
+        wait_for_checkpoint=False,
+        max_wait_secs=7200,
+        config=None,
+    ):
         """A new session restored from a checkpoint if possible.
 
         Returns:
           ``(sess, initialized)``: ``initialized`` is True when the restored model is
           ready.
         """
-        sess, restored = self._restore_checkpoint(saver, checkpoint_dir,
-                                                  checkpoint_filename_with_path,
-                                                  wait_for_checkpoint, max_wait_secs, config)
+        sess, restored = self._restore_checkpoint(
+            saver,
+            checkpoint_dir,
+            checkpoint_filename_with_path,
+            wait_for_checkpoint,
+            max_wait_secs,
+            config,
+        )
         ok, _ = self._try_local_init(sess)
         if not restored or not ok:
             return sess, False
         ready, msg = _ready(self._ready_op, sess, "Model not ready")
         if not ready:
-            _log.info("Restoring model from %s did not make model ready: %s",
-                      checkpoint_dir, msg)
+            _log.info("Restoring model from %s did not make model ready: %s", checkpoint_dir, msg)
             return sess, False
         return sess, True
 
@@ -203,8 +249,13 @@ class SessionManager:
             left = deadline - time.monotonic()
             if left <= 0 or left < self._recovery_wait_secs:
                 raise errors.DeadlineExceededError(
-                    None, None, "Session was not ready after waiting %s secs (%s)."
-                    % (max_wait_secs, msg))
-            _log.info("Waiting for model to be ready. Ready_for_local_init_op: %s, "
-                      "ready: %s", _maybe_name(self._ready_for_local_init_op), msg)
+                    None,
+                    None,
+                    "Session was not ready after waiting %s secs (%s)." % (max_wait_secs, msg),
+                )
+            _log.info(
+                "Waiting for model to be ready. Ready_for_local_init_op: %s, ready: %s",
+                _maybe_name(self._ready_for_local_init_op),
+                msg,
+            )
             time.sleep(self._recovery_wait_secs)

@@ -57,8 +57,7 @@ class SessionRunHook:
         """Called when the session is closed without an error (or on ``OutOfRangeError``)."""
 
 
-class SessionRunArgs(collections.namedtuple("SessionRunArgs",
-                                            ["fetches", "feed_dict", "options"])):
+class SessionRunArgs(collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])):
     """What a hook adds to a run: ``fetches`` (any fetch structure), ``feed_dict``,
     ``options`` (``fr.RunOptions``)."""
 
@@ -100,8 +99,9 @@ class SessionRunContext:
         self._stop_requested = True
 
 
-class SessionRunValues(collections.namedtuple("SessionRunValues",
-                                              ["results", "options", "run_metadata"])):
+class SessionRunValues(
+    collections.namedtuple("SessionRunValues", ["results", "options", "run_metadata"])
+):
     """The results of a hook's ``SessionRunArgs.fetches`` (same structure), the run's
     ``options`` and ``run_metadata``."""
 

@@ -66,16 +66,33 @@ class Supervisor:
 
     USE_DEFAULT = 0
 
-    def __init__(self, graph=None, ready_op=USE_DEFAULT, ready_for_local_init_op=USE_DEFAULT,
-                 is_chief=True, init_op=USE_DEFAULT, init_feed_dict=None,
-                 local_init_op=USE_DEFAULT, logdir=None, summary_op=USE_DEFAULT,
-                 saver=USE_DEFAULT, global_step=USE_DEFAULT, save_summaries_secs=120,
-                 save_model_secs=600, recovery_wait_secs=30, stop_grace_secs=120,
-                 checkpoint_basename="model.ckpt", session_manager=None,
-                 summary_writer=USE_DEFAULT, init_fn=None, local_init_run_options=None):
+    def __init__(
+        self,
+        graph=None,
+        ready_op=USE_DEFAULT,
+        ready_for_local_init_op=USE_DEFAULT,
+        is_chief=True,
+        init_op=USE_DEFAULT,
+        init_feed_dict=None,
+        local_init_op=USE_DEFAULT,
+        logdir=None,
+        summary_op=USE_DEFAULT,
+        saver=USE_DEFAULT,
+        global_step=USE_DEFAULT,
+        save_summaries_secs=120,
+        save_model_secs=600,
+        recovery_wait_secs=30,
+        stop_grace_secs=120,
+        checkpoint_basename="model.ckpt",
+        session_manager=None,
+        summary_writer=USE_DEFAULT,
+        init_fn=None,
+        local_init_run_options=None,
+    ):
         graph = graph if graph is not None else get_default_graph()
         default = Supervisor.USE_DEFAULT
         with graph.as_default():
+
             def first(key):
                 found = graph.get_collection(key)
                 return found[0] if found else None
@@ -91,15 +108,20 @@ class Supervisor:
                 return value
 
             self._ready_op = pick(ready_op, GraphKeys.READY_OP, report_uninitialized_variables)
-            self._ready_for_local_init_op = pick(ready_for_local_init_op,
-                                                 GraphKeys.READY_FOR_LOCAL_INIT_OP, None)
+            self._ready_for_local_init_op = pick(
+                ready_for_local_init_op, GraphKeys.READY_FOR_LOCAL_INIT_OP, None
+            )
             self._init_op = pick(init_op, GraphKeys.INIT_OP, global_variables_initializer)
             self._init_feed_dict = init_feed_dict
             tables = graph.get_collection(GraphKeys.TABLE_INITIALIZERS)
-            self._local_init_op = pick(local_init_op, GraphKeys.LOCAL_INIT_OP,
-                                       lambda: group(local_variables_initializer(), *tables))
-            self._saver = pick(saver, GraphKeys.SAVERS,
-                               lambda: Saver() if global_variables() else None)
+            self._local_init_op = pick(
+                local_init_op,
+                GraphKeys.LOCAL_INIT_OP,
+                lambda: group(local_variables_initializer(), *tables),
+            )
+            self._saver = pick(
+                saver, GraphKeys.SAVERS, lambda: Saver() if global_variables() else None
+            )
             self._summary_op = pick(summary_op, GraphKeys.SUMMARY_OP, merge_all)
             if global_step is default:
                 global_step = first(GraphKeys.GLOBAL_STEP)
@@ -132,9 +154,12 @@ class Supervisor:
                 self._summary_writer = summary_writer
         self._graph_added_to_summary = False
         self._session_manager = session_manager or SessionManager(
-            local_init_op=self._local_init_op, ready_op=self._ready_op,
-            ready_for_local_init_op=self._ready_for_local_init_op, graph=graph,
-            recovery_wait_secs=recovery_wait_secs)
+            local_init_op=self._local_init_op,
+            ready_op=self._ready_op,
+            ready_for_local_init_op=self._ready_for_local_init_op,
+            graph=graph,
+            recovery_wait_secs=recovery_wait_secs,
+        )
         graph.finalize()
 
     # --- properties ----------------------------------------------------------------------
@@ -161,8 +186,14 @@ class Supervisor:
             self._summary_writer.add_graph(self._graph)
             self._graph_added_to_summary = True
 
-    def prepare_or_wait_for_session(self, master="", config=None, wait_for_checkpoint=False,
-                                    max_wait_secs=7200, start_standard_services=True):
+    def prepare_or_wait_for_session(
+        self,
+        master="",
+        config=None,
+        wait_for_checkpoint=False,
+        max_wait_secs=7200,
+        start_standard_services=True,
+    ):
         """A ready session: the chief restores ``logdir``'s latest checkpoint or runs the
         init ops (and starts the standard services); others wait until ready. Starts the
         queue runners when ``start_standard_services``."""
@@ -171,15 +202,23 @@ class Supervisor:
             self._summary_writer.reopen()
         if self._is_chief:
             sess = self._session_manager.prepare_session(
-                master, init_op=self._init_op, saver=self._saver, checkpoint_dir=self._logdir,
-                wait_for_checkpoint=wait_for_checkpoint, max_wait_secs=max_wait_secs,
-                config=config, init_feed_dict=self._init_feed_dict, init_fn=self._init_fn)
+                master,
+                init_op=self._init_op,
+                saver=self._saver,
+                checkpoint_dir=self._logdir,
+                wait_for_checkpoint=wait_for_checkpoint,
+                max_wait_secs=max_wait_secs,
+                config=config,
+                init_feed_dict=self._init_feed_dict,
+                init_fn=self._init_fn,
+            )
             self._write_graph()
             if start_standard_services:
                 self.start_standard_services(sess)
         else:
-            sess = self._session_manager.wait_for_session(master, config=config,
-                                                          max_wait_secs=max_wait_secs)
+            sess = self._session_manager.wait_for_session(
+                master, config=config, max_wait_secs=max_wait_secs
+            )
         if start_standard_services:
             self.start_queue_runners(sess)
         return sess
@@ -191,8 +230,10 @@ class Supervisor:
           RuntimeError: not the chief.
         """
         if not self._is_chief:
-            raise RuntimeError("Only chief supervisor can start standard services. Because "
-                               "only chief supervisors can write events.")
+            raise RuntimeError(
+                "Only chief supervisor can start standard services. Because "
+                "only chief supervisors can write events."
+            )
         if not self._logdir:
             _log.warning("Standard services need a 'logdir' passed to the SessionManager")
             return []
@@ -215,8 +256,7 @@ class Supervisor:
             queue_runners = self._graph.get_collection(GraphKeys.QUEUE_RUNNERS)
         threads = []
         for qr in queue_runners:
-            threads.extend(qr.create_threads(sess, coord=self._coord, daemon=True,
-                                             start=True))
+            threads.extend(qr.create_threads(sess, coord=self._coord, daemon=True, start=True))
         return threads
 
     def loop(self, timer_interval_secs, target, args=None, kwargs=None):
@@ -227,8 +267,11 @@ class Supervisor:
         """Stops the threads and waits for them; re-raises an error one reported."""
         self._coord.request_stop()
         try:
-            self._coord.join(threads, stop_grace_period_secs=self._stop_grace_secs,
-                             ignore_live_threads=ignore_live_threads)
+            self._coord.join(
+                threads,
+                stop_grace_period_secs=self._stop_grace_secs,
+                ignore_live_threads=ignore_live_threads,
+            )
         finally:
             if close_summary_writer and self._summary_writer is not None:
                 self._summary_writer.close()
@@ -259,15 +302,17 @@ class Supervisor:
         self._summary_writer.add_summary(summary, global_step)
 
     @contextlib.contextmanager
-    def managed_session(self, master="", config=None, start_standard_services=True,
-                        close_summary_writer=True):
+    def managed_session(
+        self, master="", config=None, start_standard_services=True, close_summary_writer=True
+    ):
         """A ready session for the block; on leaving, the threads are stopped (an error
         one reported is raised) and the session closed. ``OutOfRangeError`` from the
         block ends it cleanly; other errors are raised after the stop."""
         sess = None
         try:
             sess = self.prepare_or_wait_for_session(
-                master=master, config=config, start_standard_services=start_standard_services)
+                master=master, config=config, start_standard_services=start_standard_services
+            )
             yield sess
         except Exception as e:  # reported to the coordinator, as TF1
             self.request_stop(e)
@@ -289,9 +334,11 @@ class _CheckpointThread(LooperThread):
 
     def run_loop(self):
         step = self._sv.global_step
-        self._sv.saver.save(self._sess, self._sv.save_path,
-                            global_step=None if step is None else
-                            training_util.global_step(self._sess, step))
+        self._sv.saver.save(
+            self._sess,
+            self._sv.save_path,
+            global_step=None if step is None else training_util.global_step(self._sess, step),
+        )
 
 
 class _SummaryThread(LooperThread):
@@ -324,5 +371,6 @@ class _StepCounterThread(LooperThread):
         rate = (step - self._last_step) / elapsed if elapsed > 0 else float("inf")
         self._last_time, self._last_step = now, step
         self._sv.summary_writer.add_summary(
-            Summary(value=[Summary.Value(tag=self._tag, simple_value=rate)]), step)
+            Summary(value=[Summary.Value(tag=self._tag, simple_value=rate)]), step
+        )
         _log.info("%s: %g", self._tag, rate)

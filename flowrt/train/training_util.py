@@ -11,8 +11,14 @@ from ..summary.writer import read_events
 from ..var_scope import get_variable
 from ..variables import Variable, VariableAggregation
 
-__all__ = ["global_step", "get_global_step", "create_global_step",
-           "get_or_create_global_step", "assert_global_step", "summary_iterator"]
+__all__ = [
+    "global_step",
+    "get_global_step",
+    "create_global_step",
+    "get_or_create_global_step",
+    "assert_global_step",
+    "summary_iterator",
+]
 
 # The collection caching the hooks' shared read of the global step (TF1's key).
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
@@ -26,11 +32,13 @@ def global_step(sess: Any, global_step_tensor: Any) -> int:
 def assert_global_step(global_step_tensor: Any) -> None:
     """Raises TypeError unless the argument is a scalar integer Variable or Tensor."""
     if not isinstance(global_step_tensor, (Variable, Tensor)):
-        raise TypeError('Existing "global_step" must be a Variable or Tensor: %s.'
-                        % global_step_tensor)
+        raise TypeError(
+            'Existing "global_step" must be a Variable or Tensor: %s.' % global_step_tensor
+        )
     if not global_step_tensor.dtype.is_integer:
-        raise TypeError('Existing "global_step" does not have integer type: %s'
-                        % global_step_tensor.dtype)
+        raise TypeError(
+            'Existing "global_step" does not have integer type: %s' % global_step_tensor.dtype
+        )
     shape = global_step_tensor.get_shape()
     if shape.ndims != 0 and shape.is_fully_defined():
         raise TypeError('Existing "global_step" is not scalar: %s' % shape)
@@ -62,10 +70,15 @@ def create_global_step(graph: Graph | None = None) -> Variable:
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
     with graph.as_default() as g, g.name_scope(None):
-        return get_variable(GraphKeys.GLOBAL_STEP, shape=[], dtype=_dt.int64,
-                            initializer=zeros_initializer(), trainable=False,
-                            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
-                            collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
+        return get_variable(
+            GraphKeys.GLOBAL_STEP,
+            shape=[],
+            dtype=_dt.int64,
+            initializer=zeros_initializer(),
+            trainable=False,
+            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
+            collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP],
+        )
 
 
 def get_or_create_global_step(graph: Graph | None = None) -> Any:

@@ -159,8 +159,14 @@ def _wait_kernel(ctx, op, *inputs):
 
 
 register_op("_TestCount", infer=_infer, kernel=_count_kernel, grad=NOT_DIFFERENTIABLE)
-register_op("_TestWaitGate", infer=_infer, kernel=_wait_kernel, blocking=True,
-            grad=NOT_DIFFERENTIABLE, stateful=True)
+register_op(
+    "_TestWaitGate",
+    infer=_infer,
+    kernel=_wait_kernel,
+    blocking=True,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def count(inputs, counter: Counter, name=None, graph=None) -> fr.Tensor:

@@ -19,6 +19,7 @@ async def test_two_aruns_in_one_nursery_run_at_once():
     quick = fr.constant(1.0) + 1.0
     done = []
     async with fr.Session() as sess:
+
         async def slow():
             done.append(("slow", await sess.arun(blocked)))
 
@@ -44,6 +45,7 @@ def test_threads_share_one_session():
     c = count([y], n)
     results, errors = {}, []
     with fr.Session() as sess:
+
         def worker(k):
             try:
                 results[k] = [float(sess.run(c, {x: float(k)})) for _ in range(50)]
@@ -66,6 +68,7 @@ def test_threads_block_concurrently():
     w = wait_gate(gate, fr.placeholder(fr.float32, name="x"))
     results, errors = [], []
     with fr.Session() as sess:
+
         def worker(k):
             try:
                 results.append(float(sess.run(w, {"x:0": float(k)})))
@@ -203,6 +206,7 @@ def test_arun_from_successive_loops():
 
     async def second():
         async with trio.open_nursery() as nursery:
+
             async def produce():
                 await trio.sleep(0.05)
                 await sess.arun(enq, {x: 2.0})

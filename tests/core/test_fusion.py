@@ -13,12 +13,14 @@ from flowrt._core.plan import Plan
 @pytest.fixture
 def unfused():
     """Builds plans without fusion inside the block."""
+
     class _Off:
         def __enter__(self):
             fusion.ENABLED = False
 
         def __exit__(self, *exc):
             fusion.ENABLED = True
+
     return _Off()
 
 
@@ -61,8 +63,9 @@ def run_both(fetches, feed, unfused):
 
 
 def assert_same(a, b, rtol=1e-6):
-    for x, y in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b],
-                    strict=True):
+    for x, y in zip(
+        a if isinstance(a, list) else [a], b if isinstance(b, list) else [b], strict=True
+    ):
         x, y = np.asarray(x), np.asarray(y)
         assert x.dtype == y.dtype and x.shape == y.shape
         np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-6)
@@ -93,8 +96,7 @@ def test_fused_equals_unfused(dtype, n, forced, unfused, monkeypatch, small_bloc
     w = fr.placeholder(dtype, [None])
     y = fr.sqrt(fr.abs(x * w - 3.0)) / (fr.exp(-x) + 1.0) + fr.rsqrt(w * w + 1.0)
     y = fr.minimum(fr.log1p(fr.square(y)), fr.cos(w)) - fr.reciprocal(fr.sin(x) + 2.0)
-    feed = {x: rng.standard_normal(n).astype(dtype.np),
-            w: rng.standard_normal(n).astype(dtype.np)}
+    feed = {x: rng.standard_normal(n).astype(dtype.np), w: rng.standard_normal(n).astype(dtype.np)}
     plan = Plan([y], [], [x, w])
     assert len(fused_steps(plan)) == 1 and len(plan.steps) == 1
     a, b = run_both(y, feed, unfused)
@@ -139,8 +141,9 @@ def test_intermediate_used_outside_the_group_stays_a_step(unfused):
     y = fr.tanh(mid) * 2.0
     s = fr.reduce_sum(mid)
     plan = Plan([y, s], [], [x])
-    owners = [st.kernel.ops if isinstance(st.kernel, FusedKernel) else (st.op,)
-              for st in plan.steps]
+    owners = [
+        st.kernel.ops if isinstance(st.kernel, FusedKernel) else (st.op,) for st in plan.steps
+    ]
     assert (mid.op,) in owners  # Exp is its own step: Sum reads it
     xv = np.linspace(-1, 1, 40000).astype(np.float32)
     a, b = run_both([y, s], {x: xv}, unfused)
@@ -213,8 +216,11 @@ def test_broadcasting_operands_in_blocks(unfused, always_fused, small_blocks):
     y = fr.nn.relu(x * 2.0 + b) * c - fr.sigmoid(b)
     assert len(fused_steps(Plan([y], [], [x, b, c]))) == 1
     rng = np.random.default_rng(4)
-    feed = {x: rng.standard_normal((517, 300)).astype(np.float32),
-            b: rng.standard_normal(300).astype(np.float32), c: np.full((1, 1), 3, np.float32)}
+    feed = {
+        x: rng.standard_normal((517, 300)).astype(np.float32),
+        b: rng.standard_normal(300).astype(np.float32),
+        c: np.full((1, 1), 3, np.float32),
+    }
     a, u = run_both(y, feed, unfused)
     assert_same(a, u)
 

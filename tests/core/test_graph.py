@@ -99,16 +99,24 @@ def test_partially_known_static_shapes():
 # --- operators and conversion of Python values ----------------------------------------------
 
 OPS = [
-    (lambda a: a + 2, "AddV2", "add"), (lambda a: 2 + a, "AddV2", "add"),
-    (lambda a: a - 2, "Sub", "sub"), (lambda a: 2 - a, "Sub", "sub"),
-    (lambda a: a * 2, "Mul", "mul"), (lambda a: 2 * a, "Mul", "mul"),
-    (lambda a: a // 2, "FloorDiv", "floordiv"), (lambda a: 7 // a, "FloorDiv", "floordiv"),
-    (lambda a: a % 2, "FloorMod", "mod"), (lambda a: 7 % a, "FloorMod", "mod"),
-    (lambda a: a ** 2, "Pow", "pow"), (lambda a: 2 ** a, "Pow", "pow"),
-    (lambda a: -a, "Neg", "Neg"), (lambda a: abs(a), "Abs", "Abs"),
-    (lambda a: a < 2, "Less", "Less"), (lambda a: 2 < a, "Greater", "Greater"),
-    (lambda a: a <= 2, "LessEqual", "LessEqual"), (lambda a: a >= 2, "GreaterEqual",
-                                                    "GreaterEqual"),
+    (lambda a: a + 2, "AddV2", "add"),
+    (lambda a: 2 + a, "AddV2", "add"),
+    (lambda a: a - 2, "Sub", "sub"),
+    (lambda a: 2 - a, "Sub", "sub"),
+    (lambda a: a * 2, "Mul", "mul"),
+    (lambda a: 2 * a, "Mul", "mul"),
+    (lambda a: a // 2, "FloorDiv", "floordiv"),
+    (lambda a: 7 // a, "FloorDiv", "floordiv"),
+    (lambda a: a % 2, "FloorMod", "mod"),
+    (lambda a: 7 % a, "FloorMod", "mod"),
+    (lambda a: a**2, "Pow", "pow"),
+    (lambda a: 2**a, "Pow", "pow"),
+    (lambda a: -a, "Neg", "Neg"),
+    (lambda a: abs(a), "Abs", "Abs"),
+    (lambda a: a < 2, "Less", "Less"),
+    (lambda a: 2 < a, "Greater", "Greater"),
+    (lambda a: a <= 2, "LessEqual", "LessEqual"),
+    (lambda a: a >= 2, "GreaterEqual", "GreaterEqual"),
 ]
 
 
@@ -117,8 +125,9 @@ def test_operators_and_reflected_operators_keep_the_tensor_dtype(f, op_type, nam
     a = fr.constant(3, name="a")
     t = f(a)
     assert t.op.type == op_type and t.name == name + ":0"
-    expected_dtype = fr.bool if op_type in ("Less", "Greater", "LessEqual",
-                                             "GreaterEqual") else fr.int32
+    expected_dtype = (
+        fr.bool if op_type in ("Less", "Greater", "LessEqual", "GreaterEqual") else fr.int32
+    )
     assert t.dtype is expected_dtype
     with fr.Session() as sess:
         assert sess.run(t) == f(np.int32(3))
@@ -148,7 +157,7 @@ def test_out_of_range_python_ints_wrap_like_tf():
     a = fr.constant(1)
     with fr.Session() as sess:
         assert sess.run(u + 300) == 45
-        assert sess.run(a + 2 ** 40) == 1
+        assert sess.run(a + 2**40) == 1
 
 
 def test_logical_operators():
@@ -170,7 +179,10 @@ def test_python_operand_constants_are_named_inside_the_op_scope():
     c = 2.0 * a
     d = 1.0 + a
     assert [b.op.inputs[1].op.name, c.op.inputs[0].op.name, d.op.inputs[0].op.name] == [
-        "add/y", "mul/x", "add_1/x"]
+        "add/y",
+        "mul/x",
+        "add_1/x",
+    ]
 
 
 def test_matmul_operator():
@@ -188,10 +200,17 @@ def test_getitem_operator():
         assert sess.run(s).tolist() == [2, 3]
 
 
-@pytest.mark.parametrize("value,dtype,expected", [
-    (True, fr.float32, 1.0), ([True, 2], fr.int32, [1, 2]), (np.array(1.5), fr.int32, 1),
-    (-1, fr.uint8, 255), (1, fr.float64, 1.0), ([], fr.int32, []),
-])
+@pytest.mark.parametrize(
+    "value,dtype,expected",
+    [
+        (True, fr.float32, 1.0),
+        ([True, 2], fr.int32, [1, 2]),
+        (np.array(1.5), fr.int32, 1),
+        (-1, fr.uint8, 255),
+        (1, fr.float64, 1.0),
+        ([], fr.int32, []),
+    ],
+)
 def test_constant_dtype_conversion(value, dtype, expected):
     t = fr.constant(value, dtype)
     assert t.dtype is dtype
@@ -199,25 +218,38 @@ def test_constant_dtype_conversion(value, dtype, expected):
         assert np.asarray(sess.run(t)).tolist() == expected
 
 
-@pytest.mark.parametrize("value,dtype,err,msg", [
-    (2.5, fr.int32, TypeError, "Expected int32, but got 2.5 of type 'float'."),
-    ([1, 2.5], fr.int32, TypeError, "Expected int32, but got 2.5 of type 'float'."),
-    (1, fr.bool, TypeError, "Expected bool, but got 1 of type 'int'."),
-    ("a", fr.float32, TypeError, "Expected float32, but got a of type 'str'."),
-    (None, fr.float32, ValueError, "None values not supported."),
-])
+@pytest.mark.parametrize(
+    "value,dtype,err,msg",
+    [
+        (2.5, fr.int32, TypeError, "Expected int32, but got 2.5 of type 'float'."),
+        ([1, 2.5], fr.int32, TypeError, "Expected int32, but got 2.5 of type 'float'."),
+        (1, fr.bool, TypeError, "Expected bool, but got 1 of type 'int'."),
+        ("a", fr.float32, TypeError, "Expected float32, but got a of type 'str'."),
+        (None, fr.float32, ValueError, "None values not supported."),
+    ],
+)
 def test_constant_dtype_conversion_errors(value, dtype, err, msg):
     with pytest.raises(err) as info:
         fr.constant(value, dtype)
     assert str(info.value) == msg
 
 
-@pytest.mark.parametrize("value,dtype,shape", [
-    (1, fr.int32, []), (1.5, fr.float32, []), (True, fr.bool, []), (2 ** 31, fr.int64, []),
-    ([1, 2.0], fr.float32, [2]), ([], fr.float32, [0]), ([[]], fr.float32, [1, 0]),
-    (np.float64(1.5), fr.float64, []), (np.array(3, np.int16), fr.int16, []),
-    ("ab", fr.string, []), (["a", "b"], fr.string, [2]),
-])
+@pytest.mark.parametrize(
+    "value,dtype,shape",
+    [
+        (1, fr.int32, []),
+        (1.5, fr.float32, []),
+        (True, fr.bool, []),
+        (2**31, fr.int64, []),
+        ([1, 2.0], fr.float32, [2]),
+        ([], fr.float32, [0]),
+        ([[]], fr.float32, [1, 0]),
+        (np.float64(1.5), fr.float64, []),
+        (np.array(3, np.int16), fr.int16, []),
+        ("ab", fr.string, []),
+        (["a", "b"], fr.string, [2]),
+    ],
+)
 def test_constant_default_dtypes(value, dtype, shape):
     t = fr.constant(value)
     assert t.dtype is dtype and t.shape.as_list() == shape
@@ -234,19 +266,31 @@ def test_get_tensor_and_operation_by_name():
     assert g.as_graph_element("abc:0") is a and g.as_graph_element(a.op) is a.op
 
 
-@pytest.mark.parametrize("call,err,msg", [
-    (lambda g: g.get_tensor_by_name("abd:0"), KeyError,
-     "The name 'abd:0' refers to a Tensor which does not exist. The operation, 'abd', does "
-     "not exist in the graph. Did you mean 'abc'?"),
-    (lambda g: g.get_operation_by_name("abd"), KeyError,
-     "The name 'abd' refers to an Operation not in the graph. Did you mean 'abc'?"),
-    (lambda g: g.get_tensor_by_name("abc:1"), KeyError, "exists but only has 1 outputs"),
-    (lambda g: g.get_tensor_by_name("abc"), ValueError, "refers to an Operation, not a Tensor"),
-    (lambda g: g.get_operation_by_name("abc:0"), ValueError,
-     "appears to refer to a Tensor, not a"),
-    (lambda g: g.get_tensor_by_name("abc:x"), ValueError, "is not a valid one"),
-    (lambda g: g.get_tensor_by_name(3), TypeError, "not int"),
-])
+@pytest.mark.parametrize(
+    "call,err,msg",
+    [
+        (
+            lambda g: g.get_tensor_by_name("abd:0"),
+            KeyError,
+            "The name 'abd:0' refers to a Tensor which does not exist. The operation, 'abd', does "
+            "not exist in the graph. Did you mean 'abc'?",
+        ),
+        (
+            lambda g: g.get_operation_by_name("abd"),
+            KeyError,
+            "The name 'abd' refers to an Operation not in the graph. Did you mean 'abc'?",
+        ),
+        (lambda g: g.get_tensor_by_name("abc:1"), KeyError, "exists but only has 1 outputs"),
+        (lambda g: g.get_tensor_by_name("abc"), ValueError, "refers to an Operation, not a Tensor"),
+        (
+            lambda g: g.get_operation_by_name("abc:0"),
+            ValueError,
+            "appears to refer to a Tensor, not a",
+        ),
+        (lambda g: g.get_tensor_by_name("abc:x"), ValueError, "is not a valid one"),
+        (lambda g: g.get_tensor_by_name(3), TypeError, "not int"),
+    ],
+)
 def test_lookup_errors_suggest_close_names(call, err, msg):
     g = fr.get_default_graph()
     fr.constant(1.0, name="abc")
@@ -304,14 +348,21 @@ def test_group_no_op_identity():
         assert sess.run(grp) is None and sess.run(i) == 1.0
 
 
-@pytest.mark.parametrize("outer,inner,outer_dev,inner_dev", [
-    ("/cpu:0", "/gpu:1", "/device:CPU:0", "/device:GPU:1"),
-    ("/job:ps", "/cpu:0", "/job:ps", "/job:ps/device:CPU:0"),
-    ("/job:w/replica:0/task:2/cpu:0", "/task:3", "/job:w/replica:0/task:2/device:CPU:0",
-     "/job:w/replica:0/task:3/device:CPU:0"),
-    ("/cpu:0", "", "/device:CPU:0", "/device:CPU:0"),
-    ("/cpu:0", None, "/device:CPU:0", ""),
-])
+@pytest.mark.parametrize(
+    "outer,inner,outer_dev,inner_dev",
+    [
+        ("/cpu:0", "/gpu:1", "/device:CPU:0", "/device:GPU:1"),
+        ("/job:ps", "/cpu:0", "/job:ps", "/job:ps/device:CPU:0"),
+        (
+            "/job:w/replica:0/task:2/cpu:0",
+            "/task:3",
+            "/job:w/replica:0/task:2/device:CPU:0",
+            "/job:w/replica:0/task:3/device:CPU:0",
+        ),
+        ("/cpu:0", "", "/device:CPU:0", "/device:CPU:0"),
+        ("/cpu:0", None, "/device:CPU:0", ""),
+    ],
+)
 def test_device_is_recorded_canonically_and_merged(outer, inner, outer_dev, inner_dev):
     with fr.device(outer):
         a = fr.constant(1.0)
@@ -381,8 +432,10 @@ def test_construction_error_names_op_and_user_line():
     with pytest.raises(ValueError) as info:
         a + b  # error site
     msg = str(info.value)
-    assert msg.startswith("AddV2 op 'add' (created at %s:%d): Dimensions must be equal"
-                          % (os.path.basename(__file__), line))
+    assert msg.startswith(
+        "AddV2 op 'add' (created at %s:%d): Dimensions must be equal"
+        % (os.path.basename(__file__), line)
+    )
     # as in TF, the failed op used up its name
     assert (a + a).name == "add_1:0"
 
@@ -427,9 +480,11 @@ def test_stacks_are_shared_between_threads_by_default():
     with g.as_default():
         a = fr.constant(1.0, name="a")
     with g.device("/cpu:0"), g.control_dependencies([a.op]):
+
         def build():
             with g.as_default():
                 return fr.constant(2.0, name="b").op
+
         op = _in_thread(build)
     assert op.device == "/device:CPU:0" and op.control_inputs == [a.op]  # TF1: shared state
 
@@ -442,9 +497,11 @@ def test_switch_to_thread_local():
         g.switch_to_thread_local()
         g.switch_to_thread_local()  # again: no effect
         with g.control_dependencies([a.op]):
+
             def build():
                 with g.as_default():
                     return fr.constant(2.0, name="b").op
+
             op = _in_thread(build)
             with g.as_default():
                 mine = fr.constant(3.0, name="c").op

@@ -112,6 +112,7 @@ async def test_random_interruptions_count_every_element_exactly_once(seed):
     close2 = q2.close()
     got = []
     async with fr.Session() as sess:
+
         async def produce():
             for i in range(0, n, 10):
                 await sess.arun(fill, {x: np.arange(i, i + 10, dtype=np.int32)})
@@ -128,7 +129,8 @@ async def test_random_interruptions_count_every_element_exactly_once(seed):
                         await sess.arun(move, options=fr.RunOptions(timeout_in_ms=1))
                     elif r < 0.7:
                         await trio.to_thread.run_sync(
-                            lambda: sess.run(move, options=fr.RunOptions(timeout_in_ms=2)))
+                            lambda: sess.run(move, options=fr.RunOptions(timeout_in_ms=2))
+                        )
                     else:
                         await sess.arun(move)
                 except fr.errors.DeadlineExceededError:
@@ -211,12 +213,14 @@ def test_aruns_from_two_trio_loops_at_once_share_a_session():
         async def main():
             with trio.fail_after(10):
                 out["a"] = [float(await sess.arun(deq)) for _ in range(5)]
+
         trio.run(main)
 
     def producer_loop():
         async def main():
             for i in range(5):
                 await sess.arun(enq, {x: float(i)})
+
         trio.run(main)
 
     ts = [threading.Thread(target=consumer_loop), threading.Thread(target=producer_loop)]

@@ -21,8 +21,9 @@ def test_default_names_get_the_next_free_suffix():
 
 def test_explicit_names_skip_taken_suffixes():
     a = fr.constant(1.0, name="x_1")
-    assert _names([fr.identity(a, name="x"), fr.identity(a, name="x"),
-                   fr.identity(a, name="x")]) == ["x:0", "x_2:0", "x_3:0"]
+    assert _names(
+        [fr.identity(a, name="x"), fr.identity(a, name="x"), fr.identity(a, name="x")]
+    ) == ["x:0", "x_2:0", "x_3:0"]
     b1 = fr.identity(a, name="bar_1")
     b = fr.identity(a, name="bar")
     b2 = fr.identity(a, name="bar")
@@ -45,8 +46,7 @@ def test_nested_scopes_and_reopening():
             plain = c + 1.0
         inner = fr.constant(2.0)
     assert (s1, s2) == ("a/", "a/b/")
-    assert _names([op, op2, plain, inner]) == ["a/b/op:0", "a/b/op_1:0", "a/b/add:0",
-                                                "a/Const:0"]
+    assert _names([op, op2, plain, inner]) == ["a/b/op:0", "a/b/op_1:0", "a/b/add:0", "a/Const:0"]
     with fr.name_scope("a") as s3:
         again = fr.identity(c, name="op")
     with fr.name_scope("A") as s4:

@@ -43,7 +43,6 @@ def test_unsigned_dtypes():
         p = fr.placeholder(dt, [2])
         with fr.Session() as sess:
             sess.run(v.initializer)
-            s, d, t, got = sess.run([fr.reduce_sum(a + p), a // a, a / a, v.value()],
-                                    {p: [3, 4]})
+            s, d, t, got = sess.run([fr.reduce_sum(a + p), a // a, a / a, v.value()], {p: [3, 4]})
         assert s == 10 and s.dtype == dt.np and d.dtype == dt.np and got.dtype == dt.np
         assert t.dtype == np.float64  # TF's truediv of 32/64-bit ints

@@ -136,8 +136,10 @@ def test_random_dag_plans_hold_exactly_the_needed_ancestors(dag):
                 ts.append(count([ts[j] for j in data[i]], counter, name="n%d" % i))
         # as in TF, control_dependencies skips ops that are already data inputs
         ctrl = [[j for j in c if j not in d] for c, d in zip(ctrl, data)]
-        assert all([c.name for c in t.op.control_inputs] == ["n%d" % j for j in ctrl[i]]
-                   for i, t in enumerate(ts))
+        assert all(
+            [c.name for c in t.op.control_inputs] == ["n%d" % j for j in ctrl[i]]
+            for i, t in enumerate(ts)
+        )
         for src, dst in late:
             if src < dst:  # keep it acyclic; the later op gains a control input
                 ts[dst].op._add_control_input(ts[src].op)
@@ -159,4 +161,3 @@ def test_random_dag_plans_hold_exactly_the_needed_ancestors(dag):
         with fr.Session(graph=g) as sess:
             sess.run([fetch_t, target_o], {t: 1.0 for t in feed_t})
         assert counter.calls == {"n%d" % i: 1 for i in want}
-

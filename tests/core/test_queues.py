@@ -68,7 +68,7 @@ async def test_cancelled_get_takes_nothing_and_queue_keeps_working():
 
         nursery.start_soon(consumer)
         await trio.testing.wait_all_tasks_blocked()
-        q.put_nowait(els(1))          # not enough for get(2): it keeps waiting
+        q.put_nowait(els(1))  # not enough for get(2): it keeps waiting
         cs.cancel()
     assert q.statistics().waiting_dequeuers == 0
     assert len(q) == 1
@@ -90,8 +90,8 @@ async def test_get_cancelled_between_grant_and_wakeup_gives_elements_back():
 
         nursery.start_soon(consumer)
         await trio.testing.wait_all_tasks_blocked()
-        q.put_nowait(els(1, 2))       # grants 1 to the consumer ...
-        cs.cancel()                   # ... which is cancelled before it confirms
+        q.put_nowait(els(1, 2))  # grants 1 to the consumer ...
+        cs.cancel()  # ... which is cancelled before it confirms
     assert result == []
     assert vals(q.get_nowait(2)) == [1, 2]
 
@@ -108,8 +108,8 @@ async def test_put_cancelled_between_grant_and_wakeup_leaves_nothing():
 
         nursery.start_soon(producer)
         await trio.testing.wait_all_tasks_blocked()
-        assert vals(q.get_nowait(1)) == [0]   # grants the room to the producer ...
-        cs.cancel()                           # ... which is cancelled before it commits
+        assert vals(q.get_nowait(1)) == [0]  # grants the room to the producer ...
+        cs.cancel()  # ... which is cancelled before it commits
     assert len(q) == 0
     q.put_nowait(els(2))
     assert vals(q.get_nowait(1)) == [2]
@@ -119,7 +119,7 @@ async def test_batch_that_fits_enters_at_once_and_cancelled_leaves_nothing():
     q = Queue("q", 4)
     q.put_nowait(els(0, 0))
     with trio.move_on_after(1):
-        await q.put(els(1, 2, 3))     # needs 3 slots, only 2 free: waits, enters nothing
+        await q.put(els(1, 2, 3))  # needs 3 slots, only 2 free: waits, enters nothing
     assert len(q) == 2
     assert q.statistics().waiting_enqueuers == 0
     q.get_nowait(2)
@@ -262,12 +262,15 @@ async def test_closed_queue_errors():
     q.close()
     with pytest.raises(errors.CancelledError, match=r"^FIFOQueue 'q' is closed\.$"):
         await q.put(els(1))
-    with pytest.raises(errors.OutOfRangeError, match=r"is closed and has insufficient "
-                       r"elements \(requested 1, current size 0\)"):
+    with pytest.raises(
+        errors.OutOfRangeError,
+        match=r"is closed and has insufficient "
+        r"elements \(requested 1, current size 0\)",
+    ):
         await q.get(1)
     with pytest.raises(errors.CancelledError, match=r"Queue 'q' is already closed\."):
         q.close()
-    q.close(cancel_pending_enqueues=True)    # no error, as in TF
+    q.close(cancel_pending_enqueues=True)  # no error, as in TF
 
 
 async def test_stall_warning_logged_once(autojump_clock, caplog, monkeypatch):
@@ -297,7 +300,7 @@ async def test_no_stall_warning_while_the_queue_is_fed(autojump_clock, caplog, m
     with caplog.at_level(logging.WARNING, logger="flowrt"):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(slow_producer)
-            assert vals(await q.get(5)) == [0, 1, 2, 3, 4]   # takes 30 s
+            assert vals(await q.get(5)) == [0, 1, 2, 3, 4]  # takes 30 s
     assert not [r for r in caplog.records if r.name == "flowrt"]
 
 
@@ -345,12 +348,14 @@ def test_priority_queue_orders_by_priority_then_arrival():
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(capacity=st.integers(1, 6),
-       producers=st.lists(st.lists(st.integers(1, 6), min_size=1, max_size=5),
-                          min_size=1, max_size=3),
-       takes=st.lists(st.tuples(st.integers(0, 6), st.booleans(), st.integers(0, 3)),
-                      min_size=1, max_size=12),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    capacity=st.integers(1, 6),
+    producers=st.lists(st.lists(st.integers(1, 6), min_size=1, max_size=5), min_size=1, max_size=3),
+    takes=st.lists(
+        st.tuples(st.integers(0, 6), st.booleans(), st.integers(0, 3)), min_size=1, max_size=12
+    ),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_fifo_order_under_random_interleavings(capacity, producers, takes, seed):
     """Producers put batches (streaming the ones larger than the capacity); consumers
     take batches, some cancelled at random times. Everything taken comes out in the
@@ -393,11 +398,12 @@ def test_fifo_order_under_random_interleavings(capacity, producers, takes, seed)
         # Puts commit right before they return, so put_log is the commit order; a batch
         # larger than the capacity may have been cut off midway by the final cancel.
         committed = [e for b in put_log for e in b]
-        assert taken[:len(committed)] == committed, "elements came out of order"
-        tail = taken[len(committed):]
+        assert taken[: len(committed)] == committed, "elements came out of order"
+        tail = taken[len(committed) :]
         assert [e[0] for e in tail] == list(range(len(tail)))
         assert len({e[1] for e in tail}) == len(tail) and (
-            not tail or tail[-1][1] - tail[0][1] == len(tail) - 1)
+            not tail or tail[-1][1] - tail[0][1] == len(tail) - 1
+        )
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 

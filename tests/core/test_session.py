@@ -68,8 +68,9 @@ def test_feeding_an_intermediate_cuts_the_graph_above_it():
     y = fr.identity(x * 2.0, name="y")
     z = y + 1.0
     with fr.Session() as sess:
-        with pytest.raises(fr.errors.InvalidArgumentError,
-                           match="must feed a value for placeholder tensor 'x'"):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError, match="must feed a value for placeholder tensor 'x'"
+        ):
             sess.run(z)
         assert sess.run(z, {y: [[1.0, 2.0]]}).tolist() == [[2.0, 3.0]]
         assert sess.run(z, {"y:0": [[0.0, 0.0]]}).tolist() == [[1.0, 1.0]]
@@ -89,14 +90,16 @@ def test_fed_intermediate_does_not_run_ops_above_it():
         assert n.calls == {"c": 1}
 
 
-@pytest.mark.parametrize("feed,err,msg", [
-    ({"x:0": [1.0, 2.0]}, ValueError,
-     "Cannot feed value of shape (2,) for Tensor"),
-    ({"x:0": [[1.0, 2.0, 3.0]]}, ValueError, "Cannot feed value of shape (1, 3)"),
-    ({"x:0": [["a", "b"]]}, ValueError, "could not convert string to float"),
-    ({"nope:0": 1.0}, TypeError, "Cannot interpret feed_dict key as Tensor"),
-    ({3: 1.0}, TypeError, "Cannot interpret feed_dict key as Tensor"),
-])
+@pytest.mark.parametrize(
+    "feed,err,msg",
+    [
+        ({"x:0": [1.0, 2.0]}, ValueError, "Cannot feed value of shape (2,) for Tensor"),
+        ({"x:0": [[1.0, 2.0, 3.0]]}, ValueError, "Cannot feed value of shape (1, 3)"),
+        ({"x:0": [["a", "b"]]}, ValueError, "could not convert string to float"),
+        ({"nope:0": 1.0}, TypeError, "Cannot interpret feed_dict key as Tensor"),
+        ({3: 1.0}, TypeError, "Cannot interpret feed_dict key as Tensor"),
+    ],
+)
 def test_bad_feeds_raise_before_anything_runs(feed, err, msg):
     n = Counter()
     fr.placeholder(fr.float32, [None, 2], name="x")
@@ -118,13 +121,16 @@ def test_feeding_a_tensor_or_an_op_is_a_type_error():
             sess.run(c, {op: 1.0})
 
 
-@pytest.mark.parametrize("fetch,err,msg", [
-    ("nope:0", ValueError, "cannot be interpreted as a Tensor"),
-    ("nope", ValueError, "cannot be interpreted as a Tensor"),
-    (3, TypeError, "has invalid type"),
-    (None, TypeError, "has invalid type"),
-    ([fr.no_op, 3], TypeError, "has invalid type"),
-])
+@pytest.mark.parametrize(
+    "fetch,err,msg",
+    [
+        ("nope:0", ValueError, "cannot be interpreted as a Tensor"),
+        ("nope", ValueError, "cannot be interpreted as a Tensor"),
+        (3, TypeError, "has invalid type"),
+        (None, TypeError, "has invalid type"),
+        ([fr.no_op, 3], TypeError, "has invalid type"),
+    ],
+)
 def test_bad_fetches_raise_before_anything_runs(fetch, err, msg):
     n = Counter()
     c = count([], n)

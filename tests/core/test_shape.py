@@ -26,10 +26,16 @@ def test_known_partial_and_unknown():
     assert S([2, 3]).num_elements() == 6
 
 
-@pytest.mark.parametrize("shape,text", [
-    ([None, 3], "(None, 3)"), ([None], "(None,)"), ([], "()"), (None, "<unknown>"),
-    ([2, 3], "(2, 3)"),
-])
+@pytest.mark.parametrize(
+    "shape,text",
+    [
+        ([None, 3], "(None, 3)"),
+        ([None], "(None,)"),
+        ([], "()"),
+        (None, "<unknown>"),
+        ([2, 3], "(2, 3)"),
+    ],
+)
 def test_str_matches_tf2(shape, text):
     assert str(S(shape)) == text
 

@@ -18,10 +18,20 @@ def _async_identity(ctx, op, x):
     yield
 
 
-register_op("GradSpecAsyncIdentity", infer=same_as(0), kernel=_async_identity, blocking=True,
-            grad=lambda op, g: [g])
-register_op("GradSpecStatefulIdentity", infer=same_as(0), kernel=lambda ctx, op, x: (x,),
-            grad=lambda op, g: [g], stateful=True)
+register_op(
+    "GradSpecAsyncIdentity",
+    infer=same_as(0),
+    kernel=_async_identity,
+    blocking=True,
+    grad=lambda op, g: [g],
+)
+register_op(
+    "GradSpecStatefulIdentity",
+    infer=same_as(0),
+    kernel=lambda ctx, op, x: (x,),
+    grad=lambda op, g: [g],
+    stateful=True,
+)
 
 _r = np.random.default_rng(7)
 A = _r.standard_normal((2, 3))
@@ -30,8 +40,7 @@ C = _r.standard_normal((3,))
 
 
 def _cond(taken):
-    return lambda x, y: fr.cond(fr.constant(taken), lambda: fr.sin(x) * y,
-                                lambda: x * x + y)
+    return lambda x, y: fr.cond(fr.constant(taken), lambda: fr.sin(x) * y, lambda: x * x + y)
 
 
 def _nested(x, y):
@@ -46,24 +55,28 @@ def _second_order(x):
 
 
 def _stateful(x, y):
-    return fr.cond(fr.constant(True), lambda: make("GradSpecStatefulIdentity", [x]) * y,
-                   lambda: y)
+    return fr.cond(fr.constant(True), lambda: make("GradSpecStatefulIdentity", [x]) * y, lambda: y)
 
 
 def _async(x, y):
-    return fr.cond(fr.constant(False), lambda: x,
-                   lambda: make("GradSpecAsyncIdentity", [x]) * y)
+    return fr.cond(fr.constant(False), lambda: x, lambda: make("GradSpecAsyncIdentity", [x]) * y)
 
 
 SPECS = [
     GradSpec("StatelessIf", _cond(True), [A, B], id="StatelessIf-true"),
     GradSpec("StatelessIf", _cond(False), [A, B], id="StatelessIf-false"),
-    GradSpec("StatelessIf", lambda x, y: fr.cond(fr.constant(True), lambda: (x, x * y),
-                                                 lambda: (y, x))[1] + x, [A, B],
-             id="StatelessIf-tuple-and-outer-use"),
-    GradSpec("StatelessIf", lambda x, c: fr.cond(fr.constant(True), lambda: x + c,
-                                                 lambda: x), [A, C],
-             id="StatelessIf-broadcast"),
+    GradSpec(
+        "StatelessIf",
+        lambda x, y: fr.cond(fr.constant(True), lambda: (x, x * y), lambda: (y, x))[1] + x,
+        [A, B],
+        id="StatelessIf-tuple-and-outer-use",
+    ),
+    GradSpec(
+        "StatelessIf",
+        lambda x, c: fr.cond(fr.constant(True), lambda: x + c, lambda: x),
+        [A, C],
+        id="StatelessIf-broadcast",
+    ),
     GradSpec("StatelessIf", _nested, [A, B], id="StatelessIf-nested"),
     GradSpec("StatelessIf", _second_order, [A], id="StatelessIf-second-order"),
     GradSpec("If", _stateful, [A, B]),
@@ -77,23 +90,29 @@ SPECS = [
 
 
 def _loop(x, w):
-    _, y = fr.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, fr.sin(v) * w + v),
-                         [fr.constant(0), x])
+    _, y = fr.while_loop(
+        lambda i, v: i < 4, lambda i, v: (i + 1, fr.sin(v) * w + v), [fr.constant(0), x]
+    )
     return y
 
 
 def _nested_loops(x, w):
     def outer(i, v):
-        _, u = fr.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, u * w + 0.1),
-                             [fr.constant(0), v])
+        _, u = fr.while_loop(
+            lambda j, u: j < 2, lambda j, u: (j + 1, u * w + 0.1), [fr.constant(0), v]
+        )
         return i + 1, u * v
 
     return fr.while_loop(lambda i, v: i < 3, outer, [fr.constant(0), x])[1]
 
 
 def _max_iter(x, w):
-    return fr.while_loop(lambda i, v: i < 100, lambda i, v: (i + 1, v * w + fr.exp(v) * 0.1),
-                         [fr.constant(0), x], maximum_iterations=3)[1]
+    return fr.while_loop(
+        lambda i, v: i < 100,
+        lambda i, v: (i + 1, v * w + fr.exp(v) * 0.1),
+        [fr.constant(0), x],
+        maximum_iterations=3,
+    )[1]
 
 
 def _two_vars(x, w):
@@ -107,15 +126,19 @@ def _two_vars(x, w):
 
 
 def _stateful_loop(x, w):
-    return fr.while_loop(lambda i, v: i < 2,
-                         lambda i, v: (i + 1, make("GradSpecStatefulIdentity", [v]) * w),
-                         [fr.constant(0), x])[1]
+    return fr.while_loop(
+        lambda i, v: i < 2,
+        lambda i, v: (i + 1, make("GradSpecStatefulIdentity", [v]) * w),
+        [fr.constant(0), x],
+    )[1]
 
 
 def _async_loop(x, w):
-    return fr.while_loop(lambda i, v: i < 2,
-                         lambda i, v: (i + 1, make("GradSpecAsyncIdentity", [v]) * w),
-                         [fr.constant(0), x])[1]
+    return fr.while_loop(
+        lambda i, v: i < 2,
+        lambda i, v: (i + 1, make("GradSpecAsyncIdentity", [v]) * w),
+        [fr.constant(0), x],
+    )[1]
 
 
 SPECS += [
@@ -127,4 +150,3 @@ SPECS += [
     GradSpec("While", _stateful_loop, [A, B]),
     GradSpec("AsyncWhile", _async_loop, [A, B]),
 ]
-

@@ -16,14 +16,15 @@ DISTINCT = (_r.permutation(2 * 5 * 6 * 3) * 0.01).reshape(2, 5, 6, 3)
 
 
 def _conv(padding, strides=1, dilations=1):
-    return lambda x, f: fr.nn.conv2d(x, f, strides=strides, padding=padding,
-                                     dilations=dilations)
+    return lambda x, f: fr.nn.conv2d(x, f, strides=strides, padding=padding, dilations=dilations)
 
 
 def _second(fwd, wrt):
     """``d(fwd(x, ...))/d inputs[wrt]`` contracted with ``g``."""
+
     def fn(g, *xs):
         return fr.gradients(fwd(*xs), xs[wrt], grad_ys=g)[0]
+
     return fn
 
 
@@ -71,31 +72,43 @@ SPECS = [
     GradSpec("Conv2D", _conv("VALID", strides=2), [X, F], id="Conv2D-VALID-stride2"),
     GradSpec("Conv2D", _conv("SAME", strides=[1, 2, 3, 1]), [X, F], id="Conv2D-SAME-2x3"),
     GradSpec("Conv2D", _conv("SAME", dilations=2), [X, F], id="Conv2D-dilated"),
-    GradSpec("Conv2D", _conv([[0, 0], [1, 2], [0, 1], [0, 0]]), [X, F],
-             id="Conv2D-explicit-padding"),
-    GradSpec("Conv2DBackpropInput", _second(_conv("SAME"), 0), [G_SAME, X, F],
-             wrt=[0, 2]),
-    GradSpec("Conv2DBackpropInput", _second(_conv("VALID", strides=2), 0),
-             [G_VALID_S2, X, F], wrt=[0, 2], id="Conv2DBackpropInput-VALID-stride2"),
-    GradSpec("Conv2DBackpropFilter", _second(_conv("SAME"), 1), [G_SAME, X, F],
-             wrt=[0, 1]),
-    GradSpec("Conv2DBackpropFilter", _second(_conv("VALID", strides=2), 1),
-             [G_VALID_S2, X, F], wrt=[0, 1], id="Conv2DBackpropFilter-VALID-stride2"),
+    GradSpec(
+        "Conv2D", _conv([[0, 0], [1, 2], [0, 1], [0, 0]]), [X, F], id="Conv2D-explicit-padding"
+    ),
+    GradSpec("Conv2DBackpropInput", _second(_conv("SAME"), 0), [G_SAME, X, F], wrt=[0, 2]),
+    GradSpec(
+        "Conv2DBackpropInput",
+        _second(_conv("VALID", strides=2), 0),
+        [G_VALID_S2, X, F],
+        wrt=[0, 2],
+        id="Conv2DBackpropInput-VALID-stride2",
+    ),
+    GradSpec("Conv2DBackpropFilter", _second(_conv("SAME"), 1), [G_SAME, X, F], wrt=[0, 1]),
+    GradSpec(
+        "Conv2DBackpropFilter",
+        _second(_conv("VALID", strides=2), 1),
+        [G_VALID_S2, X, F],
+        wrt=[0, 1],
+        id="Conv2DBackpropFilter-VALID-stride2",
+    ),
     GradSpec("MaxPool", _pool("max", 3, 2, "SAME"), [DISTINCT]),
-    GradSpec("MaxPool", _pool("max", [1, 2, 3, 1], [1, 1, 2, 1], "VALID"), [DISTINCT],
-             id="MaxPool-VALID"),
+    GradSpec(
+        "MaxPool", _pool("max", [1, 2, 3, 1], [1, 1, 2, 1], "VALID"), [DISTINCT], id="MaxPool-VALID"
+    ),
     GradSpec("MaxPoolGrad", _pool_grad_of("max", 3, 2, "SAME"), [POOL_G, DISTINCT]),
-    GradSpec("MaxPoolGradGrad", _max_pool_grad_grad, [DISTINCT, POOL_G, DISTINCT],
-             wrt=[0, 1, 2]),
-    GradSpec("MaxPoolGrad", _max_pool_grad_grad_grad, [POOL_G, DISTINCT, POOL_G, DISTINCT],
-             id="MaxPoolGrad-third-order"),
+    GradSpec("MaxPoolGradGrad", _max_pool_grad_grad, [DISTINCT, POOL_G, DISTINCT], wrt=[0, 1, 2]),
+    GradSpec(
+        "MaxPoolGrad",
+        _max_pool_grad_grad_grad,
+        [POOL_G, DISTINCT, POOL_G, DISTINCT],
+        id="MaxPoolGrad-third-order",
+    ),
     GradSpec("AvgPool", _pool("avg", 3, 2, "SAME"), [X]),
-    GradSpec("AvgPool", _pool("avg", [1, 2, 3, 1], [1, 1, 2, 1], "VALID"), [X],
-             id="AvgPool-VALID"),
+    GradSpec("AvgPool", _pool("avg", [1, 2, 3, 1], [1, 1, 2, 1], "VALID"), [X], id="AvgPool-VALID"),
     GradSpec("AvgPoolGrad", _pool_grad_of("avg", 3, 2, "SAME"), [POOL_G, X], wrt=[0]),
     GradSpec("TopKV2", lambda x: fr.nn.top_k(x, k=3).values, [DISTINCT]),
-    GradSpec("LRN", lambda x: fr.nn.lrn(x, depth_radius=1, bias=0.5, alpha=0.3, beta=0.75),
-             [X]),
-    GradSpec("LRN", lambda x: fr.nn.lrn(x), [_r.standard_normal((1, 2, 2, 9))],
-             id="LRN-defaults-wide"),
+    GradSpec("LRN", lambda x: fr.nn.lrn(x, depth_radius=1, bias=0.5, alpha=0.3, beta=0.75), [X]),
+    GradSpec(
+        "LRN", lambda x: fr.nn.lrn(x), [_r.standard_normal((1, 2, 2, 9))], id="LRN-defaults-wide"
+    ),
 ]

@@ -46,8 +46,14 @@ SPECS = [
     GradSpec("SquaredDifference", fr.squared_difference, [A, COL]),
     GradSpec("Select", lambda x, y: fr.where(fr.constant(A > 0), x, y), [A, B]),
     GradSpec("AddN", lambda x, y: fr.add_n([x, y, x]), [A, B]),
-    GradSpec("Cast", lambda x: fr.cast(fr.cast(x, fr.float32), fr.float64) * x, [A],
-             eps=1e-2, rtol=1e-4, atol=1e-5),
+    GradSpec(
+        "Cast",
+        lambda x: fr.cast(fr.cast(x, fr.float32), fr.float64) * x,
+        [A],
+        eps=1e-2,
+        rtol=1e-4,
+        atol=1e-5,
+    ),
     GradSpec("Sum", lambda x: fr.reduce_sum(x, axis=1), [A]),
     GradSpec("Mean", lambda x: fr.reduce_mean(x, axis=0, keepdims=True), [A]),
     GradSpec("Max", lambda x: fr.reduce_max(x, axis=1), [A]),
@@ -55,49 +61,79 @@ SPECS = [
     GradSpec("Prod", lambda x: fr.reduce_prod(x, axis=0), [A]),
     GradSpec("BroadcastTo", lambda x: fr.broadcast_to(x, [3, 4]), [ROW]),
     GradSpec("MatMul", fr.matmul, [M34, M45]),
-    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_a=True), [M43, M45],
-             id="MatMul-ta"),
-    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_b=True), [M34, M54],
-             id="MatMul-tb"),
-    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_a=True, transpose_b=True),
-             [M43, M54], id="MatMul-tab"),
+    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_a=True), [M43, M45], id="MatMul-ta"),
+    GradSpec("MatMul", lambda a, b: fr.matmul(a, b, transpose_b=True), [M34, M54], id="MatMul-tb"),
+    GradSpec(
+        "MatMul",
+        lambda a, b: fr.matmul(a, b, transpose_a=True, transpose_b=True),
+        [M43, M54],
+        id="MatMul-tab",
+    ),
     GradSpec("MatMul", lambda a, b: a @ b, [M34, M45], id="MatMul-operator"),
     GradSpec("BatchMatMulV2", fr.matmul, [B234, B145], id="BatchMatMulV2-broadcast"),
     GradSpec("BatchMatMulV2", fr.matmul, [B234, M45], id="BatchMatMulV2-rank2-rhs"),
-    GradSpec("BatchMatMulV2", lambda a, b: fr.matmul(a, b, adjoint_a=True, transpose_b=True),
-             [B243, _r.standard_normal((2, 5, 4))], id="BatchMatMulV2-adj"),
+    GradSpec(
+        "BatchMatMulV2",
+        lambda a, b: fr.matmul(a, b, adjoint_a=True, transpose_b=True),
+        [B243, _r.standard_normal((2, 5, 4))],
+        id="BatchMatMulV2-adj",
+    ),
     GradSpec("Maximum", lambda t: fr.clip_by_value(t, -0.5, 0.5), [A], id="clip_by_value"),
     GradSpec("Identity", fr.identity, [A]),
-    GradSpec("PlaceholderWithDefault",
-             lambda x: fr.placeholder_with_default(x, [3, 4]) * 2.0, [A]),
+    GradSpec("PlaceholderWithDefault", lambda x: fr.placeholder_with_default(x, [3, 4]) * 2.0, [A]),
     GradSpec("Reshape", lambda x: fr.reshape(x, [4, 3]) * fr.constant(B.reshape(4, 3)), [A]),
     GradSpec("Pack", lambda x, y: fr.stack([x, y], axis=1), [A, B]),
     GradSpec("Fill", lambda x: fr.fill([2, 3], x), [np.array(1.5)]),
-    GradSpec("UnsortedSegmentSum",
-             lambda x: fr.unsorted_segment_sum(x, fr.constant([0, 2, 0]), 3), [A]),
+    GradSpec(
+        "UnsortedSegmentSum", lambda x: fr.unsorted_segment_sum(x, fr.constant([0, 2, 0]), 3), [A]
+    ),
     # Complex numbers: real inputs and outputs around complex ops, so the finite-difference
     # check covers TF's conjugated gradients (math_grad.py) through each op.
     GradSpec("Complex", lambda x, y: fr.real(fr.complex(x, y) * fr.complex(y, x)), [A, B]),
-    GradSpec("Complex", lambda x, y: fr.imag(fr.complex(x, y)), [A, ROW],
-             id="Complex-broadcast"),
+    GradSpec("Complex", lambda x, y: fr.imag(fr.complex(x, y)), [A, ROW], id="Complex-broadcast"),
     GradSpec("Real", lambda x, y: fr.real(fr.complex(x, y) * fr.complex(x, y)), [A, B]),
     GradSpec("Imag", lambda x, y: fr.imag(fr.complex(x, y) * fr.complex(y, x)), [A, B]),
-    GradSpec("Conj", lambda x, y: fr.imag(fr.conj(fr.complex(x, y)) * fr.complex(y, x)),
-             [A, B]),
+    GradSpec("Conj", lambda x, y: fr.imag(fr.conj(fr.complex(x, y)) * fr.complex(y, x)), [A, B]),
     GradSpec("ComplexAbs", lambda x, y: fr.abs(fr.complex(x, y)), [A, B]),
     GradSpec("DivNoNan", lambda x, y: fr.div_no_nan(x, y), [A, POS]),
-    GradSpec("Exp", lambda x, y: fr.real(fr.exp(fr.complex(x, y)) / fr.complex(POS, y)),
-             [A, B], id="Exp-RealDiv-complex"),
-    GradSpec("Tanh", lambda x, y: fr.imag(fr.tanh(fr.complex(x, y) * 0.3) +
-                                          fr.sqrt(fr.complex(POS, y)) * fr.log(
-                                              fr.complex(POS, x))),
-             [A, B], id="Tanh-Sqrt-Log-complex"),
-    GradSpec("Square", lambda x, y: fr.real(fr.square(fr.complex(x, y)) * fr.sigmoid(
-        fr.complex(y, x)) + fr.sin(fr.complex(x, y)) - fr.reciprocal(fr.complex(POS, y))),
-             [A, B], id="Square-Sigmoid-Sin-complex"),
-    GradSpec("Mean", lambda x, y: fr.real(fr.reduce_mean(fr.complex(x, y) * fr.complex(
-        x, x), axis=0) * fr.reduce_sum(fr.cos(fr.complex(y, x)))), [A, B],
-             id="Mean-Sum-Cos-complex"),
-    GradSpec("Cast", lambda x: fr.cast(fr.cast(x, fr.complex128) * fr.complex(x, x),
-                                       fr.float64), [A], id="Cast-complex"),
+    GradSpec(
+        "Exp",
+        lambda x, y: fr.real(fr.exp(fr.complex(x, y)) / fr.complex(POS, y)),
+        [A, B],
+        id="Exp-RealDiv-complex",
+    ),
+    GradSpec(
+        "Tanh",
+        lambda x, y: fr.imag(
+            fr.tanh(fr.complex(x, y) * 0.3)
+            + fr.sqrt(fr.complex(POS, y)) * fr.log(fr.complex(POS, x))
+        ),
+        [A, B],
+        id="Tanh-Sqrt-Log-complex",
+    ),
+    GradSpec(
+        "Square",
+        lambda x, y: fr.real(
+            fr.square(fr.complex(x, y)) * fr.sigmoid(fr.complex(y, x))
+            + fr.sin(fr.complex(x, y))
+            - fr.reciprocal(fr.complex(POS, y))
+        ),
+        [A, B],
+        id="Square-Sigmoid-Sin-complex",
+    ),
+    GradSpec(
+        "Mean",
+        lambda x, y: fr.real(
+            fr.reduce_mean(fr.complex(x, y) * fr.complex(x, x), axis=0)
+            * fr.reduce_sum(fr.cos(fr.complex(y, x)))
+        ),
+        [A, B],
+        id="Mean-Sum-Cos-complex",
+    ),
+    GradSpec(
+        "Cast",
+        lambda x: fr.cast(fr.cast(x, fr.complex128) * fr.complex(x, x), fr.float64),
+        [A],
+        id="Cast-complex",
+    ),
 ]

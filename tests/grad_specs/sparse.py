@@ -18,17 +18,30 @@ def _matmul(adjoint_a=False, adjoint_b=False):
     def f(values, b):
         sp = fr.SparseTensor(_IDX, values, [3, 4])
         return fr.sparse_tensor_dense_matmul(sp, b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+
     return f
 
 
 SPECS = [
     GradSpec("SparseTensorDenseMatMul", _matmul(), [VALS, B42]),
-    GradSpec("SparseTensorDenseMatMul", _matmul(adjoint_a=True), [VALS, B32],
-             id="SparseTensorDenseMatMul-adjoint_a"),
-    GradSpec("SparseTensorDenseMatMul", _matmul(adjoint_b=True), [VALS, B24],
-             id="SparseTensorDenseMatMul-adjoint_b"),
-    GradSpec("SparseTensorDenseMatMul", _matmul(True, True), [VALS, B32.T.copy()],
-             id="SparseTensorDenseMatMul-adjoint_both"),
+    GradSpec(
+        "SparseTensorDenseMatMul",
+        _matmul(adjoint_a=True),
+        [VALS, B32],
+        id="SparseTensorDenseMatMul-adjoint_a",
+    ),
+    GradSpec(
+        "SparseTensorDenseMatMul",
+        _matmul(adjoint_b=True),
+        [VALS, B24],
+        id="SparseTensorDenseMatMul-adjoint_b",
+    ),
+    GradSpec(
+        "SparseTensorDenseMatMul",
+        _matmul(True, True),
+        [VALS, B32.T.copy()],
+        id="SparseTensorDenseMatMul-adjoint_both",
+    ),
 ]
 
 _IDX2 = np.array([[0, 1], [1, 0], [1, 2]])
@@ -42,29 +55,60 @@ def _to_dense(values):
 
 def _weights(t):
     # Distinct weights per output position make the check see where each value went.
-    return t * fr.constant(np.arange(1.0, 1.0 + np.prod(t.shape.as_list())).reshape(
-        t.shape.as_list()))
+    return t * fr.constant(
+        np.arange(1.0, 1.0 + np.prod(t.shape.as_list())).reshape(t.shape.as_list())
+    )
 
 
 SPECS += [
     GradSpec("SparseToDense", lambda v: _weights(_to_dense(v)), [D23]),
-    GradSpec("SparseToDense", lambda v, d: _weights(fr.sparse_to_dense(_IDX2, [2, 3], v, d)),
-             [np.array(1.5), np.array(-0.5)], id="SparseToDense-scalar-values-default"),
-    GradSpec("SparseReorder", lambda v: _weights(fr.sparse_reorder(
-        fr.SparseTensor(_UNSORTED, v, [2, 3])).values), [D23]),
-    GradSpec("SparseReduceSum", lambda v: _weights(fr.sparse_reduce_sum(
-        fr.SparseTensor(_IDX2, v, [2, 3]), axis=1)), [D23]),
-    GradSpec("SparseReduceSum", lambda v: _weights(fr.sparse_reduce_sum(
-        fr.SparseTensor(_IDX2, v, [2, 3]), axis=0, keepdims=True)), [D23],
-        id="SparseReduceSum-axis0-keepdims"),
-    GradSpec("SparseFillEmptyRows", lambda v, d: fr.sparse_fill_empty_rows(
-        fr.SparseTensor([[0, 1], [2, 0]], v, [4, 2]), d)[0].values * [1.0, 2.0, 3.0, 4.0],
-        [np.array([0.3, -1.2]), np.array(2.0)]),
+    GradSpec(
+        "SparseToDense",
+        lambda v, d: _weights(fr.sparse_to_dense(_IDX2, [2, 3], v, d)),
+        [np.array(1.5), np.array(-0.5)],
+        id="SparseToDense-scalar-values-default",
+    ),
+    GradSpec(
+        "SparseReorder",
+        lambda v: _weights(fr.sparse_reorder(fr.SparseTensor(_UNSORTED, v, [2, 3])).values),
+        [D23],
+    ),
+    GradSpec(
+        "SparseReduceSum",
+        lambda v: _weights(fr.sparse_reduce_sum(fr.SparseTensor(_IDX2, v, [2, 3]), axis=1)),
+        [D23],
+    ),
+    GradSpec(
+        "SparseReduceSum",
+        lambda v: _weights(
+            fr.sparse_reduce_sum(fr.SparseTensor(_IDX2, v, [2, 3]), axis=0, keepdims=True)
+        ),
+        [D23],
+        id="SparseReduceSum-axis0-keepdims",
+    ),
+    GradSpec(
+        "SparseFillEmptyRows",
+        lambda v, d: (
+            fr.sparse_fill_empty_rows(fr.SparseTensor([[0, 1], [2, 0]], v, [4, 2]), d)[0].values
+            * [1.0, 2.0, 3.0, 4.0]
+        ),
+        [np.array([0.3, -1.2]), np.array(2.0)],
+    ),
 ]
 
 SPECS += [
-    GradSpec("SparseConcat", lambda a, b: fr.sparse_concat(1, [
-        fr.SparseTensor([[1, 0], [0, 1]], a, [2, 2]),
-        fr.SparseTensor([[0, 0], [1, 2]], b, [2, 3])]).values * [1.0, 2.0, 3.0, 4.0],
-        [np.array([0.5, -1.0]), np.array([2.0, 0.25])]),
+    GradSpec(
+        "SparseConcat",
+        lambda a, b: (
+            fr.sparse_concat(
+                1,
+                [
+                    fr.SparseTensor([[1, 0], [0, 1]], a, [2, 2]),
+                    fr.SparseTensor([[0, 0], [1, 2]], b, [2, 3]),
+                ],
+            ).values
+            * [1.0, 2.0, 3.0, 4.0]
+        ),
+        [np.array([0.5, -1.0]), np.array([2.0, 0.25])],
+    ),
 ]

@@ -30,8 +30,9 @@ def test_layer_builds_once_in_its_name_scope_and_tracks_weights():
 
 def test_dense_matches_matmul_plus_bias_in_tf1_graph_code_too():
     x = fr.placeholder(fr.float32, [None, 3])
-    dense = fr.keras.layers.Dense(2, activation="relu",
-                                  kernel_initializer=fr.constant_initializer(0.5))
+    dense = fr.keras.layers.Dense(
+        2, activation="relu", kernel_initializer=fr.constant_initializer(0.5)
+    )
     y = dense(x)
     assert [v.name for v in fr.global_variables()] == ["dense/kernel:0", "dense/bias:0"]
     with fr.Session() as sess:
@@ -63,8 +64,12 @@ def test_sequential_and_model_variables():
         return seq(x)
 
     assert f(np.ones((2, 4), np.float32)).shape == (2, 1)
-    assert [tuple(v.shape.as_list()) for v in seq.trainable_variables] == [(4, 3), (3,),
-                                                                           (3, 1), (1,)]
+    assert [tuple(v.shape.as_list()) for v in seq.trainable_variables] == [
+        (4, 3),
+        (3,),
+        (3, 1),
+        (1,),
+    ]
     assert len(seq.layers) == 2
     with pytest.raises(TypeError, match="must be an instance of class Layer"):
         seq.add(lambda x: x)
@@ -114,6 +119,7 @@ def test_a_recurrent_net_over_while_loop_trains_with_tape_and_adam():
     @fr.function
     def step(x, y):
         with fr.GradientTape() as tape:
+
             def body(t, h):
                 return t + 1, cell(fr.concat([x[t], h], 1))
 

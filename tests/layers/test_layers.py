@@ -13,15 +13,20 @@ X = np.arange(2 * 6 * 6 * 3, dtype=np.float32).reshape(2, 6, 6, 3) / 100.0
 
 def test_dense_variables_ops_and_values():
     x = fr.placeholder(fr.float32, [None, 4])
-    y = fr.layers.dense(x, 3, activation=fr.nn.relu,
-                        kernel_initializer=fr.constant_initializer(0.5),
-                        bias_initializer=fr.constant_initializer(-1.0))
+    y = fr.layers.dense(
+        x,
+        3,
+        activation=fr.nn.relu,
+        kernel_initializer=fr.constant_initializer(0.5),
+        bias_initializer=fr.constant_initializer(-1.0),
+    )
     assert [v.op.name for v in fr.trainable_variables()] == ["dense/kernel", "dense/bias"]
     assert y.name == "dense/Relu:0" and y.shape.as_list() == [None, 3]
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
-        np.testing.assert_allclose(s.run(y, {x: [[1, 2, 3, 4], [0, 0, 0, 0]]}),
-                                   [[4, 4, 4], [0, 0, 0]])
+        np.testing.assert_allclose(
+            s.run(y, {x: [[1, 2, 3, 4], [0, 0, 0, 0]]}), [[4, 4, 4], [0, 0, 0]]
+        )
 
 
 def test_unnamed_layers_get_unique_scopes_and_reuse_by_name():
@@ -31,8 +36,14 @@ def test_unnamed_layers_get_unique_scopes_and_reuse_by_name():
     a = fr.layers.dense(x, 2, name="fc")
     b = fr.layers.dense(x, 2, name="fc", reuse=True)
     names = [v.op.name for v in fr.global_variables()]
-    assert names == ["dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias",
-                     "fc/kernel", "fc/bias"]
+    assert names == [
+        "dense/kernel",
+        "dense/bias",
+        "dense_1/kernel",
+        "dense_1/bias",
+        "fc/kernel",
+        "fc/bias",
+    ]
     assert a.name == "fc/BiasAdd:0" and b.name == "fc_1/BiasAdd:0"
     with pytest.raises(ValueError, match=r"Variable fc/kernel already exists, disallowed"):
         fr.layers.dense(x, 2, name="fc")
@@ -51,7 +62,11 @@ def test_enclosing_reuse_scope_shares_variables():
     with fr.variable_scope("net2", reuse=fr.AUTO_REUSE):
         d = fr.layers.dense(x, 2, name="d")
     assert [v.op.name for v in fr.global_variables()] == [
-        "net/dense/kernel", "net/dense/bias", "net2/d/kernel", "net2/d/bias"]
+        "net/dense/kernel",
+        "net/dense/bias",
+        "net2/d/kernel",
+        "net2/d/bias",
+    ]
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
         va, vb, vc, vd = s.run([a, b, c, d])
@@ -72,16 +87,24 @@ def test_layer_object_called_twice_shares_its_variables():
 def test_regularizers_go_to_regularization_losses():
     x = fr.constant(np.ones((2, 4), np.float32))
     reg = fr.contrib.layers.l2_regularizer(0.5)
-    fr.layers.dense(x, 3, kernel_regularizer=reg, bias_regularizer=reg,
-                    kernel_initializer=fr.ones_initializer(),
-                    bias_initializer=fr.ones_initializer())
+    fr.layers.dense(
+        x,
+        3,
+        kernel_regularizer=reg,
+        bias_regularizer=reg,
+        kernel_initializer=fr.ones_initializer(),
+        bias_initializer=fr.ones_initializer(),
+    )
     losses = fr.get_collection(fr.GraphKeys.REGULARIZATION_LOSSES)
-    assert [t.name for t in losses] == ["dense/kernel/Regularizer/l2_regularizer:0",
-                                        "dense/bias/Regularizer/l2_regularizer:0"]
+    assert [t.name for t in losses] == [
+        "dense/kernel/Regularizer/l2_regularizer:0",
+        "dense/bias/Regularizer/l2_regularizer:0",
+    ]
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
-        np.testing.assert_allclose(s.run(fr.losses.get_regularization_loss()),
-                                   0.5 * 12 / 2 + 0.5 * 3 / 2)
+        np.testing.assert_allclose(
+            s.run(fr.losses.get_regularization_loss()), 0.5 * 12 / 2 + 0.5 * 3 / 2
+        )
 
 
 def test_dense_on_rank_3_input():
@@ -94,8 +117,11 @@ def test_dense_on_rank_3_input():
 
 
 def test_dense_needs_a_known_last_dimension():
-    with pytest.raises(ValueError, match=r"last dimension of the inputs to `Dense` should be "
-                                         r"defined"):
+    with pytest.raises(
+        ValueError,
+        match=r"last dimension of the inputs to `Dense` should be "
+        r"defined",
+    ):
         fr.layers.dense(fr.placeholder(fr.float32, [None, None]), 3)
 
 
@@ -135,8 +161,14 @@ def test_conv_pool_flatten_stack():
 
 def test_conv2d_layer_matches_the_op_with_the_same_variables():
     x = fr.constant(X)
-    y = fr.layers.conv2d(x, 2, (3, 2), strides=2, padding="valid",
-                         kernel_initializer=fr.random_normal_initializer(seed=3))
+    y = fr.layers.conv2d(
+        x,
+        2,
+        (3, 2),
+        strides=2,
+        padding="valid",
+        kernel_initializer=fr.random_normal_initializer(seed=3),
+    )
     k, b = fr.global_variables()
     ref = fr.nn.bias_add(fr.nn.conv2d(x, k, [1, 2, 2, 1], "VALID"), b)
     with fr.Session() as s:
@@ -157,9 +189,12 @@ def test_layer_argument_errors():
         fr.layers.Dense(3, bogus=1)
     d = fr.layers.Dense(3)
     d(fr.constant(np.ones((2, 4), np.float32)))
-    with pytest.raises(ValueError, match=r"Input 0 of layer dense is incompatible with the "
-                                         r"layer: expected axis -1 of input shape to have "
-                                         r"value 4, got 5"):
+    with pytest.raises(
+        ValueError,
+        match=r"Input 0 of layer dense is incompatible with the "
+        r"layer: expected axis -1 of input shape to have "
+        r"value 4, got 5",
+    ):
         d(fr.constant(np.ones((2, 5), np.float32)))
 
 
@@ -188,8 +223,12 @@ def test_batch_normalization_training_inference_and_update_ops():
     training = fr.placeholder(fr.bool, [])
     y = fr.layers.batch_normalization(x, training=training, momentum=0.9)
     names = [v.op.name for v in fr.global_variables()]
-    assert names == ["batch_normalization/gamma", "batch_normalization/beta",
-                     "batch_normalization/moving_mean", "batch_normalization/moving_variance"]
+    assert names == [
+        "batch_normalization/gamma",
+        "batch_normalization/beta",
+        "batch_normalization/moving_mean",
+        "batch_normalization/moving_variance",
+    ]
     assert [v.op.name for v in fr.trainable_variables()] == names[:2]
     updates = fr.get_collection(fr.GraphKeys.UPDATE_OPS)
     assert len(updates) == 2
@@ -197,15 +236,19 @@ def test_batch_normalization_training_inference_and_update_ops():
     m, v = xv.mean((0, 1, 2)), xv.var((0, 1, 2))
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
-        np.testing.assert_allclose(s.run(y, {x: xv, training: True}),
-                                   (xv - m) / np.sqrt(v + 1e-3), atol=1e-5)
+        np.testing.assert_allclose(
+            s.run(y, {x: xv, training: True}), (xv - m) / np.sqrt(v + 1e-3), atol=1e-5
+        )
         s.run(updates, {x: xv, training: True})
         np.testing.assert_allclose(s.run(mm), 0.1 * m, atol=1e-6)
         np.testing.assert_allclose(s.run(mv), 0.9 + 0.1 * v, atol=1e-5)
         s.run(updates, {x: xv, training: False})  # not training: the averages stay
         np.testing.assert_allclose(s.run(mm), 0.1 * m, atol=1e-6)
-        np.testing.assert_allclose(s.run(y, {x: xv, training: False}),
-                                   (xv - 0.1 * m) / np.sqrt(0.9 + 0.1 * v + 1e-3), atol=1e-5)
+        np.testing.assert_allclose(
+            s.run(y, {x: xv, training: False}),
+            (xv - 0.1 * m) / np.sqrt(0.9 + 0.1 * v + 1e-3),
+            atol=1e-5,
+        )
 
 
 def test_batch_normalization_on_dense_features_trains_with_update_ops():
@@ -235,10 +278,13 @@ def test_conv2d_transpose_layer_shapes_variables_and_values():
     assert y.shape.as_list() == [None, 8, 10, 6] and z.shape.as_list() == [None, 9, 6, 2]
     k = fr.global_variables()[0]
     assert [v.op.name for v in fr.global_variables()] == [
-        "conv2d_transpose/kernel", "conv2d_transpose/bias", "up/kernel", "up/bias"]
+        "conv2d_transpose/kernel",
+        "conv2d_transpose/bias",
+        "up/kernel",
+        "up/bias",
+    ]
     assert k.shape.as_list() == [3, 3, 6, 3]
-    ref = fr.nn.conv2d_transpose(x, k, fr.stack([fr.shape(x)[0], 8, 10, 6]), [1, 2, 2, 1],
-                                 "SAME")
+    ref = fr.nn.conv2d_transpose(x, k, fr.stack([fr.shape(x)[0], 8, 10, 6]), [1, 2, 2, 1], "SAME")
     xv = np.random.default_rng(0).standard_normal((2, 4, 5, 3))
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
@@ -249,9 +295,12 @@ def test_conv2d_transpose_layer_shapes_variables_and_values():
 
 def test_layer_losses_include_weight_and_activity_regularizers():
     x = fr.constant(np.ones((2, 4), np.float32))
-    layer = fr.layers.Dense(3, kernel_regularizer=fr.contrib.layers.l1_regularizer(0.1),
-                            activity_regularizer=lambda y: fr.reduce_sum(y) * 0.0 + 7.0,
-                            kernel_initializer=fr.ones_initializer())
+    layer = fr.layers.Dense(
+        3,
+        kernel_regularizer=fr.contrib.layers.l1_regularizer(0.1),
+        activity_regularizer=lambda y: fr.reduce_sum(y) * 0.0 + 7.0,
+        kernel_initializer=fr.ones_initializer(),
+    )
     layer(x)
     regs = fr.get_collection(fr.GraphKeys.REGULARIZATION_LOSSES)
     assert layer.losses == regs and len(regs) == 2

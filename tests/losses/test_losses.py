@@ -6,8 +6,7 @@ import pytest
 
 import flowrt as fr
 
-LOGITS = np.array([[2.0, 1.0, 0.1], [0.5, 2.5, 0.3], [1.2, 0.2, 3.0], [0.0, 0.0, 0.0]],
-                  np.float32)
+LOGITS = np.array([[2.0, 1.0, 0.1], [0.5, 2.5, 0.3], [1.2, 0.2, 3.0], [0.0, 0.0, 0.0]], np.float32)
 LABELS = np.array([0, 2, 2, 1], np.int32)
 W = np.array([1.0, 0.0, 2.0, 0.5], np.float32)
 P = np.array([[0.9, 0.2], [0.4, 0.6], [0.3, 0.8], [0.5, 0.1]], np.float32)
@@ -18,10 +17,12 @@ def _program(m):
     L = m.losses
     out = dict(
         sparse=L.sparse_softmax_cross_entropy(LABELS, LOGITS, weights=W),
-        softmax_ls=L.softmax_cross_entropy(np.eye(3, dtype=np.float32)[LABELS], LOGITS,
-                                           label_smoothing=0.1),
-        sigmoid_sum=L.sigmoid_cross_entropy(Y, P * 4 - 2, weights=W[:, None],
-                                            reduction=L.Reduction.SUM),
+        softmax_ls=L.softmax_cross_entropy(
+            np.eye(3, dtype=np.float32)[LABELS], LOGITS, label_smoothing=0.1
+        ),
+        sigmoid_sum=L.sigmoid_cross_entropy(
+            Y, P * 4 - 2, weights=W[:, None], reduction=L.Reduction.SUM
+        ),
         mse_mean=L.mean_squared_error(Y, P, weights=W[:, None], reduction=L.Reduction.MEAN),
         abs_batch=L.absolute_difference(Y, P, reduction=L.Reduction.SUM_OVER_BATCH_SIZE),
         huber=L.huber_loss(Y, P * 3, delta=0.5),
@@ -33,9 +34,17 @@ def _program(m):
 
 
 # Recorded from TF 2.21 with the program above.
-RECORDED = dict(sparse=0.4580092, softmax_ls=1.0773845, sigmoid_sum=3.7544734,
-                mse_mean=0.17714286, abs_batch=0.325, huber=0.3625, log=0.44697222,
-                none=(P - Y) ** 2, total=6.6014824)
+RECORDED = dict(
+    sparse=0.4580092,
+    softmax_ls=1.0773845,
+    sigmoid_sum=3.7544734,
+    mse_mean=0.17714286,
+    abs_batch=0.325,
+    huber=0.3625,
+    log=0.44697222,
+    none=(P - Y) ** 2,
+    total=6.6014824,
+)
 
 
 def test_values_match_recorded_tf():
@@ -54,8 +63,9 @@ def test_names_and_losses_collection_as_tf1():
     assert out["mse_mean"].name == "mean_squared_error/value:0"
     assert out["total"].name == "total_loss:0"
     assert fr.get_collection(fr.GraphKeys.LOSSES) == [
-        out[k] for k in ("sparse", "softmax_ls", "sigmoid_sum", "mse_mean", "abs_batch",
-                         "huber", "log")]
+        out[k]
+        for k in ("sparse", "softmax_ls", "sigmoid_sum", "mse_mean", "abs_batch", "huber", "log")
+    ]
     assert fr.losses.get_losses(scope="huber") == [out["huber"]]
 
 
@@ -66,16 +76,22 @@ def test_zero_weights_give_zero_not_nan():
 
 
 def test_weights_that_do_not_broadcast_are_a_value_error():
-    with pytest.raises(ValueError, match=r"weights can not be broadcast to values. "
-                                         r"values.rank=2. weights.rank=1"):
+    with pytest.raises(
+        ValueError,
+        match=r"weights can not be broadcast to values. "
+        r"values.rank=2. weights.rank=1",
+    ):
         fr.losses.mean_squared_error(Y, P, weights=W)
     with pytest.raises(ValueError, match=r"Invalid Reduction Key mean"):
         fr.losses.mean_squared_error(Y, P, reduction="mean")
 
 
 def test_regularization_losses_enter_the_total():
-    fr.get_variable("w", initializer=np.array([3.0, 4.0], np.float32),
-                    regularizer=fr.contrib.layers.l2_regularizer(0.1))
+    fr.get_variable(
+        "w",
+        initializer=np.array([3.0, 4.0], np.float32),
+        regularizer=fr.contrib.layers.l2_regularizer(0.1),
+    )
     fr.losses.add_loss(fr.constant(1.5))
     total = fr.losses.get_total_loss()
     reg = fr.losses.get_regularization_loss()
@@ -83,8 +99,7 @@ def test_regularization_losses_enter_the_total():
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
         np.testing.assert_allclose(s.run([total, reg]), [1.5 + 1.25, 1.25], rtol=1e-6)
-    assert fr.losses.get_total_loss(add_regularization_losses=False).op.inputs[0].name \
-        == "Const:0"
+    assert fr.losses.get_total_loss(add_regularization_losses=False).op.inputs[0].name == "Const:0"
 
 
 def test_no_losses_at_all():
@@ -107,8 +122,7 @@ def test_sparse_labels_with_a_trailing_one_are_squeezed_and_gradients_flow():
     e = np.exp(LOGITS - LOGITS.max(1, keepdims=True))
     sm = e / e.sum(1, keepdims=True)
     with fr.Session() as s:
-        np.testing.assert_allclose(s.run(g), (sm - np.eye(3)[LABELS]) / 4, rtol=1e-5,
-                                   atol=1e-7)
+        np.testing.assert_allclose(s.run(g), (sm - np.eye(3)[LABELS]) / 4, rtol=1e-5, atol=1e-7)
 
 
 def test_matches_tensorflow_live():

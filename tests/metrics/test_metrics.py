@@ -13,10 +13,14 @@ def _program(m):
     lab = m.placeholder(m.int64, [None])
     pr = m.placeholder(m.float32, [None])
     M = m.metrics
-    out = dict(acc=M.accuracy(lab, m.cast(pr > 0.5, m.int64)),
-               prec=M.precision(lab, pr > 0.5), rec=M.recall(lab, pr > 0.5),
-               auc=M.auc(lab, pr, num_thresholds=5),
-               aucpr=M.auc(lab, pr, curve="PR", num_thresholds=5), mean=M.mean(pr))
+    out = dict(
+        acc=M.accuracy(lab, m.cast(pr > 0.5, m.int64)),
+        prec=M.precision(lab, pr > 0.5),
+        rec=M.recall(lab, pr > 0.5),
+        auc=M.auc(lab, pr, num_thresholds=5),
+        aucpr=M.auc(lab, pr, curve="PR", num_thresholds=5),
+        mean=M.mean(pr),
+    )
     return lab, pr, out
 
 
@@ -32,10 +36,10 @@ def _stream(m, lab, pr, out):
 
 
 # Recorded from TF 2.21 with the program above: the update value after each batch.
-RECORDED = [dict(acc=0.5, prec=0.6666667, rec=0.6666667, auc=0.6666661, aucpr=0.90277743,
-                 mean=0.65),
-            dict(acc=0.5714286, prec=0.6, rec=0.75, auc=0.7499999, aucpr=0.8583332,
-                 mean=0.57857144)]
+RECORDED = [
+    dict(acc=0.5, prec=0.6666667, rec=0.6666667, auc=0.6666661, aucpr=0.90277743, mean=0.65),
+    dict(acc=0.5714286, prec=0.6, rec=0.75, auc=0.7499999, aucpr=0.8583332, mean=0.57857144),
+]
 
 
 def test_streaming_values_match_recorded_tf():
@@ -70,8 +74,12 @@ def test_uninitialized_metric_names_the_variable():
 
 
 def test_collections_and_weights():
-    v, up = fr.metrics.mean([1.0, 2.0, 3.0], weights=[1.0, 0.0, 3.0],
-                            metrics_collections=["m"], updates_collections=["u"])
+    v, up = fr.metrics.mean(
+        [1.0, 2.0, 3.0],
+        weights=[1.0, 0.0, 3.0],
+        metrics_collections=["m"],
+        updates_collections=["u"],
+    )
     assert fr.get_collection("m") == [v] and fr.get_collection("u") == [up]
     with fr.Session() as s:
         s.run(fr.local_variables_initializer())
@@ -101,20 +109,27 @@ def test_metrics_at_thresholds_match_recorded_tf():
     w = fr.constant([1, 2, 0.5, 1, 1, 1, 3])
     th = [0.25, 0.5, 0.75]
     M = fr.metrics
-    out = dict(p=M.precision_at_thresholds(lab, pr, th),
-               r=M.recall_at_thresholds(lab, pr, th, weights=w),
-               fn=M.false_negatives_at_thresholds(lab, pr, th, weights=w),
-               tn=M.true_negatives_at_thresholds(lab, pr, th))
+    out = dict(
+        p=M.precision_at_thresholds(lab, pr, th),
+        r=M.recall_at_thresholds(lab, pr, th, weights=w),
+        fn=M.false_negatives_at_thresholds(lab, pr, th, weights=w),
+        tn=M.true_negatives_at_thresholds(lab, pr, th),
+    )
     assert out["p"][0].name == "precision_at_thresholds/precision_value:0"
     assert sorted(v.op.name for v in fr.local_variables()) == [
-        "false_negatives/false_negatives", "precision_at_thresholds/false_positives",
-        "precision_at_thresholds/true_positives", "recall_at_thresholds/false_negatives",
-        "recall_at_thresholds/true_positives", "true_negatives/true_negatives"]
+        "false_negatives/false_negatives",
+        "precision_at_thresholds/false_positives",
+        "precision_at_thresholds/true_positives",
+        "recall_at_thresholds/false_negatives",
+        "recall_at_thresholds/true_positives",
+        "true_negatives/true_negatives",
+    ]
     with fr.Session() as s:
         s.run(fr.local_variables_initializer())
         got = s.run({k: v[1] for k, v in out.items()})
     # Recorded from TF 2.21 (tf.compat.v1.metrics) on the same program.
-    want = dict(p=[0.6666667, 0.6, 1.0], r=[1.0, 0.90909094, 0.36363637], fn=[0, 0.5, 3.5],
-                tn=[1, 1, 3])
+    want = dict(
+        p=[0.6666667, 0.6, 1.0], r=[1.0, 0.90909094, 0.36363637], fn=[0, 0.5, 3.5], tn=[1, 1, 3]
+    )
     for k in want:
         np.testing.assert_allclose(got[k], want[k], rtol=1e-5, err_msg=k)

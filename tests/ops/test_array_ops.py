@@ -18,17 +18,30 @@ def _run(t, feed=None):
 # (id, build(x) -> tensor or list, numpy reference(x) -> array or list)
 CASES = [
     ("range", lambda x: fr.range(5), lambda x: np.arange(5, dtype=np.int32)),
-    ("range-start-limit-delta", lambda x: fr.range(2, 9, 3),
-     lambda x: np.arange(2, 9, 3, dtype=np.int32)),
-    ("range-float", lambda x: fr.range(1, 5.0, 0.5),
-     lambda x: np.arange(1, 5, 0.5, dtype=np.float32)),
+    (
+        "range-start-limit-delta",
+        lambda x: fr.range(2, 9, 3),
+        lambda x: np.arange(2, 9, 3, dtype=np.int32),
+    ),
+    (
+        "range-float",
+        lambda x: fr.range(1, 5.0, 0.5),
+        lambda x: np.arange(1, 5, 0.5, dtype=np.float32),
+    ),
     ("range-negative-delta", lambda x: fr.range(5, 0, -2), lambda x: np.array([5, 3, 1], np.int32)),
     ("range-dtype", lambda x: fr.range(3, dtype=fr.float64), lambda x: np.arange(3.0)),
-    ("one_hot", lambda x: fr.one_hot([0, 2, -1, 5], 3), lambda x: np.array(
-        [[1, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]], np.float32)),
-    ("one_hot-axis0-values", lambda x: fr.one_hot([[1, 0]], 3, on_value=5, off_value=-1, axis=0),
-     lambda x: np.where(np.arange(3)[:, None, None] == np.array([[1, 0]]), 5, -1)
-     .astype(np.int32)),
+    (
+        "one_hot",
+        lambda x: fr.one_hot([0, 2, -1, 5], 3),
+        lambda x: np.array([[1, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]], np.float32),
+    ),
+    (
+        "one_hot-axis0-values",
+        lambda x: fr.one_hot([[1, 0]], 3, on_value=5, off_value=-1, axis=0),
+        lambda x: np.where(np.arange(3)[:, None, None] == np.array([[1, 0]]), 5, -1).astype(
+            np.int32
+        ),
+    ),
     ("transpose-default", lambda x: fr.transpose(x), lambda x: x.T),
     ("transpose-perm", lambda x: fr.transpose(x, [1, 0, 2]), lambda x: x.transpose(1, 0, 2)),
     ("concat", lambda x: fr.concat([x, x[:, :1]], 1), lambda x: np.concatenate([x, x[:, :1]], 1)),
@@ -43,28 +56,55 @@ CASES = [
     ("squeeze-axis", lambda x: fr.squeeze(x[:, None, :1], [1]), lambda x: x[:, :1]),
     ("gather-rows", lambda x: fr.gather(x, [1, 0, 1]), lambda x: x[[1, 0, 1]]),
     ("gather-scalar", lambda x: fr.gather(x, 1), lambda x: x[1]),
-    ("gather-axis1-nested", lambda x: fr.gather(x, [[2, 0], [1, 1]], axis=1),
-     lambda x: np.take(x, [[2, 0], [1, 1]], axis=1)),
+    (
+        "gather-axis1-nested",
+        lambda x: fr.gather(x, [[2, 0], [1, 1]], axis=1),
+        lambda x: np.take(x, [[2, 0], [1, 1]], axis=1),
+    ),
     ("gather-axis-neg", lambda x: fr.gather(x, [3, 0], axis=-1), lambda x: x[..., [3, 0]]),
     ("slice", lambda x: fr.slice(x, [0, 1, 1], [-1, 2, 2]), lambda x: x[:, 1:3, 1:3]),
     ("tile", lambda x: fr.tile(x, [1, 2, 3]), lambda x: np.tile(x, (1, 2, 3))),
-    ("pad-constant", lambda x: fr.pad(x, [[0, 1], [2, 0], [1, 1]]),
-     lambda x: np.pad(x, [[0, 1], [2, 0], [1, 1]])),
-    ("pad-values", lambda x: fr.pad(x, [[1, 0], [0, 0], [0, 2]], constant_values=-1.0),
-     lambda x: np.pad(x, [[1, 0], [0, 0], [0, 2]], constant_values=-1)),
-    ("pad-reflect", lambda x: fr.pad(x, [[1, 1], [2, 0], [0, 3]], "REFLECT"),
-     lambda x: np.pad(x, [[1, 1], [2, 0], [0, 3]], mode="reflect")),
-    ("pad-symmetric", lambda x: fr.pad(x, [[2, 0], [3, 1], [0, 4]], "symmetric"),
-     lambda x: np.pad(x, [[2, 0], [3, 1], [0, 4]], mode="symmetric")),
+    (
+        "pad-constant",
+        lambda x: fr.pad(x, [[0, 1], [2, 0], [1, 1]]),
+        lambda x: np.pad(x, [[0, 1], [2, 0], [1, 1]]),
+    ),
+    (
+        "pad-values",
+        lambda x: fr.pad(x, [[1, 0], [0, 0], [0, 2]], constant_values=-1.0),
+        lambda x: np.pad(x, [[1, 0], [0, 0], [0, 2]], constant_values=-1),
+    ),
+    (
+        "pad-reflect",
+        lambda x: fr.pad(x, [[1, 1], [2, 0], [0, 3]], "REFLECT"),
+        lambda x: np.pad(x, [[1, 1], [2, 0], [0, 3]], mode="reflect"),
+    ),
+    (
+        "pad-symmetric",
+        lambda x: fr.pad(x, [[2, 0], [3, 1], [0, 4]], "symmetric"),
+        lambda x: np.pad(x, [[2, 0], [3, 1], [0, 4]], mode="symmetric"),
+    ),
     ("reverse", lambda x: fr.reverse(x, [0, -1]), lambda x: x[::-1, :, ::-1]),
-    ("sequence_mask", lambda x: fr.sequence_mask([1, 3, 0], 4),
-     lambda x: np.arange(4) < np.array([[1], [3], [0]])),
-    ("boolean_mask", lambda x: fr.boolean_mask(x, [[True, False, True], [False, False, True]]),
-     lambda x: x[np.array([[True, False, True], [False, False, True]])]),
-    ("meshgrid-xy", lambda x: fr.meshgrid([1, 2, 3], [4, 5]),
-     lambda x: [a.astype(np.int32) for a in np.meshgrid([1, 2, 3], [4, 5])]),
-    ("meshgrid-ij", lambda x: fr.meshgrid([1, 2, 3], [4, 5], indexing="ij"),
-     lambda x: [a.astype(np.int32) for a in np.meshgrid([1, 2, 3], [4, 5], indexing="ij")]),
+    (
+        "sequence_mask",
+        lambda x: fr.sequence_mask([1, 3, 0], 4),
+        lambda x: np.arange(4) < np.array([[1], [3], [0]]),
+    ),
+    (
+        "boolean_mask",
+        lambda x: fr.boolean_mask(x, [[True, False, True], [False, False, True]]),
+        lambda x: x[np.array([[True, False, True], [False, False, True]])],
+    ),
+    (
+        "meshgrid-xy",
+        lambda x: fr.meshgrid([1, 2, 3], [4, 5]),
+        lambda x: [a.astype(np.int32) for a in np.meshgrid([1, 2, 3], [4, 5])],
+    ),
+    (
+        "meshgrid-ij",
+        lambda x: fr.meshgrid([1, 2, 3], [4, 5], indexing="ij"),
+        lambda x: [a.astype(np.int32) for a in np.meshgrid([1, 2, 3], [4, 5], indexing="ij")],
+    ),
 ]
 
 
@@ -77,8 +117,7 @@ def test_values_static_shapes_and_dtypes_match_numpy(case, build, ref):
     out = build(fr.constant(X))
     got = _run(out)
     want = ref(X)
-    outs, gots, wants = ((out, got, want) if isinstance(out, list)
-                         else ([out], [got], [want]))
+    outs, gots, wants = (out, got, want) if isinstance(out, list) else ([out], [got], [want])
     assert len(gots) == len(wants)
     for t, g, w in zip(outs, gots, wants, strict=True):
         w = np.asarray(w)
@@ -94,8 +133,11 @@ def test_values_static_shapes_and_dtypes_match_numpy(case, build, ref):
 
 
 # Sources ignore the input; unstack along an unknown dim cannot know its count (TF1 too).
-_PARTIAL = [c for c in CASES if not c[0].startswith(
-    ("range", "one_hot", "sequence", "meshgrid", "unstack-neg"))]
+_PARTIAL = [
+    c
+    for c in CASES
+    if not c[0].startswith(("range", "one_hot", "sequence", "meshgrid", "unstack-neg"))
+]
 
 
 @pytest.mark.parametrize("build,ref", [c[1:] for c in _PARTIAL], ids=[c[0] for c in _PARTIAL])
@@ -103,27 +145,57 @@ def test_partially_known_static_shape_is_compatible_with_the_result(build, ref):
     p = fr.placeholder(fr.float32, [None, 3, None])
     out = build(p)
     got = _run(out, {p: X})
-    for t, g in zip(out if isinstance(out, list) else [out],
-                    got if isinstance(out, list) else [got], strict=True):
+    for t, g in zip(
+        out if isinstance(out, list) else [out],
+        got if isinstance(out, list) else [got],
+        strict=True,
+    ):
         assert t.shape.is_compatible_with(g.shape), (t.shape, g.shape)
 
 
 def test_default_op_names_and_types_follow_tf1():
     x = fr.constant(X)
-    got = [(t.name, t.op.type) for t in [
-        fr.range(3), fr.range(1, 3.0), fr.one_hot([1], 2), fr.transpose(x), fr.concat([x, x], 0),
-        fr.concat([x], 0), fr.expand_dims(x, 0), fr.squeeze(x), fr.gather(x, [0]),
-        fr.slice(x, [0, 0, 0], [1, 1, 1]), x[0], x[1:], fr.tile(x, [1, 1, 1]),
-        fr.pad(x, [[0, 0]] * 3), fr.pad(x, [[0, 0]] * 3, constant_values=1.0),
-        fr.pad(x, [[0, 0]] * 3, "REFLECT"), fr.reverse(x, [0])]]
+    got = [
+        (t.name, t.op.type)
+        for t in [
+            fr.range(3),
+            fr.range(1, 3.0),
+            fr.one_hot([1], 2),
+            fr.transpose(x),
+            fr.concat([x, x], 0),
+            fr.concat([x], 0),
+            fr.expand_dims(x, 0),
+            fr.squeeze(x),
+            fr.gather(x, [0]),
+            fr.slice(x, [0, 0, 0], [1, 1, 1]),
+            x[0],
+            x[1:],
+            fr.tile(x, [1, 1, 1]),
+            fr.pad(x, [[0, 0]] * 3),
+            fr.pad(x, [[0, 0]] * 3, constant_values=1.0),
+            fr.pad(x, [[0, 0]] * 3, "REFLECT"),
+            fr.reverse(x, [0]),
+        ]
+    ]
     assert got == [
-        ("range:0", "Range"), ("range_1:0", "Range"), ("one_hot:0", "OneHot"),
-        ("transpose:0", "Transpose"), ("concat:0", "ConcatV2"),
-        ("concat_1/concat:0", "Identity"), ("ExpandDims:0", "ExpandDims"),
-        ("Squeeze:0", "Squeeze"), ("GatherV2:0", "GatherV2"), ("Slice:0", "Slice"),
-        ("strided_slice:0", "StridedSlice"), ("strided_slice_1:0", "StridedSlice"),
-        ("Tile:0", "Tile"), ("Pad:0", "Pad"), ("PadV2:0", "PadV2"),
-        ("MirrorPad:0", "MirrorPad"), ("ReverseV2:0", "ReverseV2")]
+        ("range:0", "Range"),
+        ("range_1:0", "Range"),
+        ("one_hot:0", "OneHot"),
+        ("transpose:0", "Transpose"),
+        ("concat:0", "ConcatV2"),
+        ("concat_1/concat:0", "Identity"),
+        ("ExpandDims:0", "ExpandDims"),
+        ("Squeeze:0", "Squeeze"),
+        ("GatherV2:0", "GatherV2"),
+        ("Slice:0", "Slice"),
+        ("strided_slice:0", "StridedSlice"),
+        ("strided_slice_1:0", "StridedSlice"),
+        ("Tile:0", "Tile"),
+        ("Pad:0", "Pad"),
+        ("PadV2:0", "PadV2"),
+        ("MirrorPad:0", "MirrorPad"),
+        ("ReverseV2:0", "ReverseV2"),
+    ]
     assert [t.name for t in fr.unstack(x)] == ["unstack:0", "unstack:1"]
     assert [t.name for t in fr.split(x, [1, 3], 2)] == ["split:0", "split:1"]
     with fr.name_scope("outer"):
@@ -144,31 +216,59 @@ def test_partial_static_shapes_follow_tf1():
     p = fr.placeholder(fr.float32, [None, 5, None])
     q = fr.placeholder(fr.int32, [None])
     shapes = {
-        "p[0]": p[0], "p[:, 1:3]": p[:, 1:3], "p[..., 0]": p[..., 0], "p[:, None]": p[:, None],
-        "p[::-1, ::2]": p[::-1, ::2], "p[1:2, -1]": p[1:2, -1],
-        "gather": fr.gather(p, q, axis=1), "transpose": fr.transpose(p, [2, 0, 1]),
-        "concat": fr.concat([p, p], -1), "tile": fr.tile(p, [2, 1, 3]),
+        "p[0]": p[0],
+        "p[:, 1:3]": p[:, 1:3],
+        "p[..., 0]": p[..., 0],
+        "p[:, None]": p[:, None],
+        "p[::-1, ::2]": p[::-1, ::2],
+        "p[1:2, -1]": p[1:2, -1],
+        "gather": fr.gather(p, q, axis=1),
+        "transpose": fr.transpose(p, [2, 0, 1]),
+        "concat": fr.concat([p, p], -1),
+        "tile": fr.tile(p, [2, 1, 3]),
         "pad": fr.pad(p, [[1, 1], [0, 0], [2, 0]]),
         "squeeze": fr.squeeze(fr.placeholder(fr.float32, [None, 1, 3])),
         "slice": fr.slice(p, [0, 1, 0], [-1, 2, 3]),
         "one_hot": fr.one_hot(fr.placeholder(fr.int32, [None, 2]), 4, axis=1),
     }
-    got = {k: (v.shape.as_list() if v.shape.ndims is not None else None)
-           for k, v in shapes.items()}
+    got = {k: (v.shape.as_list() if v.shape.ndims is not None else None) for k, v in shapes.items()}
     assert got == {
-        "p[0]": [5, None], "p[:, 1:3]": [None, 2, None], "p[..., 0]": [None, 5],
-        "p[:, None]": [None, 1, 5, None], "p[::-1, ::2]": [None, 3, None],
-        "p[1:2, -1]": [None, None], "gather": [None, None, None],
-        "transpose": [None, None, 5], "concat": [None, 5, None], "tile": [None, 5, None],
-        "pad": [None, 5, None], "squeeze": None, "slice": [None, 2, 3],
-        "one_hot": [None, 4, 2]}
+        "p[0]": [5, None],
+        "p[:, 1:3]": [None, 2, None],
+        "p[..., 0]": [None, 5],
+        "p[:, None]": [None, 1, 5, None],
+        "p[::-1, ::2]": [None, 3, None],
+        "p[1:2, -1]": [None, None],
+        "gather": [None, None, None],
+        "transpose": [None, None, 5],
+        "concat": [None, 5, None],
+        "tile": [None, 5, None],
+        "pad": [None, 5, None],
+        "squeeze": None,
+        "slice": [None, 2, 3],
+        "one_hot": [None, 4, 2],
+    }
 
 
 GETITEM_KEYS = [
-    np.s_[1], np.s_[-1], np.s_[1:], np.s_[:, 2], np.s_[::-1], np.s_[:, ::2, 1::3],
-    np.s_[..., 1], np.s_[0, ...], np.s_[None], np.s_[:, None, 1], np.s_[1, None, ..., None],
-    np.s_[-2:-1, -3:], np.s_[5:], np.s_[:, 10:-10], np.s_[::-2, ::-1, -1], np.s_[()],
-    np.s_[1, 2, 3], np.s_[..., None, :2],
+    np.s_[1],
+    np.s_[-1],
+    np.s_[1:],
+    np.s_[:, 2],
+    np.s_[::-1],
+    np.s_[:, ::2, 1::3],
+    np.s_[..., 1],
+    np.s_[0, ...],
+    np.s_[None],
+    np.s_[:, None, 1],
+    np.s_[1, None, ..., None],
+    np.s_[-2:-1, -3:],
+    np.s_[5:],
+    np.s_[:, 10:-10],
+    np.s_[::-2, ::-1, -1],
+    np.s_[()],
+    np.s_[1, 2, 3],
+    np.s_[..., None, :2],
 ]
 
 
@@ -187,7 +287,7 @@ def test_getitem_with_tensor_indices_and_variables():
     t = x[i, 1:]
     assert t.shape.as_list() == [2, 4]
     np.testing.assert_array_equal(_run(t, {i: -1}), X[-1, 1:])
-    s = x[:, i:i + 2]
+    s = x[:, i : i + 2]
     assert s.shape.as_list() == [2, None, 4]
     np.testing.assert_array_equal(_run(s, {i: 1}), X[:, 1:3])
 
@@ -200,8 +300,11 @@ def test_getitem_rejects_bad_indices():
         x[1.5]
     with pytest.raises(TypeError, match="Only integers, slices"):
         x[fr.constant([1, 2])]
-    with pytest.raises(ValueError, match=r"StridedSlice op 'strided_slice.*slice index 3 of "
-                                         r"dimension 0 out of bounds"):
+    with pytest.raises(
+        ValueError,
+        match=r"StridedSlice op 'strided_slice.*slice index 3 of "
+        r"dimension 0 out of bounds",
+    ):
         x[3]
     with pytest.raises(ValueError, match="Multiple ellipses"):
         x[..., 0, ...]
@@ -257,15 +360,26 @@ def test_structural_ops_property_against_numpy(shape, data):
     r = len(shape)
     perm = data.draw(st.permutations(list(range(r))))
     mult = data.draw(st.lists(st.integers(0, 3), min_size=r, max_size=r))
-    pads = data.draw(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=r,
-                              max_size=r))
+    pads = data.draw(
+        st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=r, max_size=r)
+    )
     axis = data.draw(st.integers(-r, r - 1))
     with fr.Graph().as_default():
         x = fr.constant(arr)
-        outs = [fr.transpose(x, perm), fr.tile(x, mult), fr.pad(x, pads),
-                fr.concat([x, x], axis), fr.reverse(x, [axis])]
-        want = [arr.transpose(perm), np.tile(arr, mult), np.pad(arr, pads),
-                np.concatenate([arr, arr], axis), np.flip(arr, axis)]
+        outs = [
+            fr.transpose(x, perm),
+            fr.tile(x, mult),
+            fr.pad(x, pads),
+            fr.concat([x, x], axis),
+            fr.reverse(x, [axis]),
+        ]
+        want = [
+            arr.transpose(perm),
+            np.tile(arr, mult),
+            np.pad(arr, pads),
+            np.concatenate([arr, arr], axis),
+            np.flip(arr, axis),
+        ]
         for t, g, w in zip(outs, _run(outs), want, strict=True):
             assert t.shape.as_list() == list(w.shape)
             np.testing.assert_array_equal(g, w)
@@ -273,8 +387,11 @@ def test_structural_ops_property_against_numpy(shape, data):
 
 def test_gather_out_of_range_is_invalid_argument_at_run_time():
     params = fr.constant(X[0])
-    with pytest.raises(fr.errors.InvalidArgumentError, match=r"indices\[1\] = 7 is not in "
-                                                             r"\[0, 3\)") as e:
+    with pytest.raises(
+        fr.errors.InvalidArgumentError,
+        match=r"indices\[1\] = 7 is not in "
+        r"\[0, 3\)",
+    ) as e:
         _run(fr.gather(params, [0, 7]))
     assert e.value.op.type == "GatherV2"
 
@@ -299,34 +416,53 @@ def test_pack_gradient_uses_unstack():
     assert _run([ga, gb]) == [3.0, 4.0]
 
 
-@pytest.mark.parametrize("build,match", [
-    (lambda: fr.concat([fr.zeros([2, 3]), fr.zeros([2, 4])], 0),
-     r"ConcatV2 op 'concat'.*Dimension 1 in both shapes must be equal, but are 3 and 4"),
-    (lambda: fr.concat([fr.zeros([2, 3]), fr.zeros([2, 3])], 2),
-     r"ConcatV2 op 'concat'.*range \[-2, 2\), but got 2"),
-    (lambda: fr.transpose(fr.zeros([2, 3]), [0]),
-     r"Transpose op 'transpose'.*Dimension must be 2 but is 1"),
-    (lambda: fr.transpose(fr.zeros([2, 3]), [0, 0]), "is not a permutation"),
-    (lambda: fr.squeeze(fr.zeros([2, 3]), [0]),
-     r"Squeeze op 'Squeeze'.*Can not squeeze dim\[0\], expected a dimension of 1, got 2"),
-    (lambda: fr.split(fr.zeros([2, 3]), 2, 1),
-     r"Split op 'split'.*evenly divisible by 2 but is 3"),
-    (lambda: fr.split(fr.zeros([2, 3]), [1, 1], 1),
-     r"SplitV op 'split'.*can't split axis of size 3 into pieces of size \[1, 1\]"),
-    (lambda: fr.unstack(fr.placeholder(fr.float32)), "Cannot infer argument `num`"),
-    (lambda: fr.expand_dims(fr.zeros([2]), 3),
-     r"ExpandDims op 'ExpandDims'.*dim 3 not in the interval \[-2, 1\]"),
-    (lambda: fr.tile(fr.zeros([2]), [1, 2]), r"Tile op 'Tile'.*multiples has length 2"),
-    (lambda: fr.range(1, 2, 0), r"Range op 'range'.*Requires delta != 0"),
-    (lambda: fr.range(3, 1), r"Requires start <= limit when delta > 0: 3/1"),
-    (lambda: fr.slice(fr.zeros([2]), [1], [3]), r"Slice op 'Slice'.*size\[0\] in \[0, 1\]"),
-    (lambda: fr.pad(fr.zeros([2]), [[2, 0]], "REFLECT"),
-     r"MirrorPad op 'MirrorPad'.*must be less than the dimension size"),
-    (lambda: fr.pad(fr.zeros([2]), [[1, 1]], "WRAP"), "Received `mode` = WRAP"),
-    (lambda: fr.pad(fr.zeros([2, 2]), [[1, 1]]), r"paddings must have shape \[2, 2\]"),
-    (lambda: fr.gather(fr.zeros([2]), [0], axis=1), "GatherV2 op 'GatherV2'.*axis 1"),
-    (lambda: fr.expand_dims(fr.zeros([2])), "Must specify an axis"),
-])
+@pytest.mark.parametrize(
+    "build,match",
+    [
+        (
+            lambda: fr.concat([fr.zeros([2, 3]), fr.zeros([2, 4])], 0),
+            r"ConcatV2 op 'concat'.*Dimension 1 in both shapes must be equal, but are 3 and 4",
+        ),
+        (
+            lambda: fr.concat([fr.zeros([2, 3]), fr.zeros([2, 3])], 2),
+            r"ConcatV2 op 'concat'.*range \[-2, 2\), but got 2",
+        ),
+        (
+            lambda: fr.transpose(fr.zeros([2, 3]), [0]),
+            r"Transpose op 'transpose'.*Dimension must be 2 but is 1",
+        ),
+        (lambda: fr.transpose(fr.zeros([2, 3]), [0, 0]), "is not a permutation"),
+        (
+            lambda: fr.squeeze(fr.zeros([2, 3]), [0]),
+            r"Squeeze op 'Squeeze'.*Can not squeeze dim\[0\], expected a dimension of 1, got 2",
+        ),
+        (
+            lambda: fr.split(fr.zeros([2, 3]), 2, 1),
+            r"Split op 'split'.*evenly divisible by 2 but is 3",
+        ),
+        (
+            lambda: fr.split(fr.zeros([2, 3]), [1, 1], 1),
+            r"SplitV op 'split'.*can't split axis of size 3 into pieces of size \[1, 1\]",
+        ),
+        (lambda: fr.unstack(fr.placeholder(fr.float32)), "Cannot infer argument `num`"),
+        (
+            lambda: fr.expand_dims(fr.zeros([2]), 3),
+            r"ExpandDims op 'ExpandDims'.*dim 3 not in the interval \[-2, 1\]",
+        ),
+        (lambda: fr.tile(fr.zeros([2]), [1, 2]), r"Tile op 'Tile'.*multiples has length 2"),
+        (lambda: fr.range(1, 2, 0), r"Range op 'range'.*Requires delta != 0"),
+        (lambda: fr.range(3, 1), r"Requires start <= limit when delta > 0: 3/1"),
+        (lambda: fr.slice(fr.zeros([2]), [1], [3]), r"Slice op 'Slice'.*size\[0\] in \[0, 1\]"),
+        (
+            lambda: fr.pad(fr.zeros([2]), [[2, 0]], "REFLECT"),
+            r"MirrorPad op 'MirrorPad'.*must be less than the dimension size",
+        ),
+        (lambda: fr.pad(fr.zeros([2]), [[1, 1]], "WRAP"), "Received `mode` = WRAP"),
+        (lambda: fr.pad(fr.zeros([2, 2]), [[1, 1]]), r"paddings must have shape \[2, 2\]"),
+        (lambda: fr.gather(fr.zeros([2]), [0], axis=1), "GatherV2 op 'GatherV2'.*axis 1"),
+        (lambda: fr.expand_dims(fr.zeros([2])), "Must specify an axis"),
+    ],
+)
 def test_construction_errors_name_the_op(build, match):
     with pytest.raises(ValueError, match=match):
         build()
@@ -341,13 +477,19 @@ def test_construction_type_errors():
         fr.one_hot([0], 2, on_value=fr.constant(1), dtype=fr.float32)
 
 
-@pytest.mark.parametrize("build,feed,match", [
-    (lambda p: fr.slice(p, [1], [3]), np.zeros(2, np.float32), r"size\[0\] in \[0, 1\]"),
-    (lambda p: fr.split(p, 2), np.zeros(3, np.float32), "evenly divide"),
-    (lambda p: fr.pad(p, [[3, 0]], "REFLECT"), np.zeros(2, np.float32), "less than"),
-    (lambda p: fr.reshape(p, [3]) + fr.concat([p, fr.zeros([1])], 0), np.zeros(3, np.float32),
-     "Dimensions must be equal|Incompatible|shapes"),
-])
+@pytest.mark.parametrize(
+    "build,feed,match",
+    [
+        (lambda p: fr.slice(p, [1], [3]), np.zeros(2, np.float32), r"size\[0\] in \[0, 1\]"),
+        (lambda p: fr.split(p, 2), np.zeros(3, np.float32), "evenly divide"),
+        (lambda p: fr.pad(p, [[3, 0]], "REFLECT"), np.zeros(2, np.float32), "less than"),
+        (
+            lambda p: fr.reshape(p, [3]) + fr.concat([p, fr.zeros([1])], 0),
+            np.zeros(3, np.float32),
+            "Dimensions must be equal|Incompatible|shapes",
+        ),
+    ],
+)
 def test_run_time_errors_are_invalid_argument(build, feed, match):
     p = fr.placeholder(fr.float32, [None])
     with pytest.raises(fr.errors.InvalidArgumentError, match=match):
@@ -357,8 +499,9 @@ def test_run_time_errors_are_invalid_argument(build, feed, match):
 def test_operator_table_holds_python_operators_only():
     from flowrt._core.graph import OPERATORS, TensorOperators
 
-    dunders = {n.strip("_").removeprefix("r") for n in dir(TensorOperators)
-               if n.startswith("__")} | {"getitem", "invert", "neg", "abs"}
+    dunders = {
+        n.strip("_").removeprefix("r") for n in dir(TensorOperators) if n.startswith("__")
+    } | {"getitem", "invert", "neg", "abs"}
     assert set(OPERATORS) <= dunders | {"and", "or", "xor", "sub", "mul", "matmul", "mod"}
     assert not {"gather", "concat", "unstack", "pack", "range", "reduce_sum"} & set(OPERATORS)
 

@@ -17,31 +17,41 @@ def test_assert_under_control_dependencies_guards_the_op():
             sess.run(y, {x: [1, 2, 4]})
     assert info.value.message == (
         "assertion failed: [x is off.  ] [Condition x == y did not hold element-wise:] "
-        "[x (Placeholder:0) = ] [1 2 4] [y (Const:0) = ] [1 2 3]")
+        "[x (Placeholder:0) = ] [1 2 4] [y (Const:0) = ] [1 2 3]"
+    )
     assert info.value.op is check
 
 
-@pytest.mark.parametrize("fn,good,bad,sym", [
-    (fr.assert_positive, [1.0, 2.0], [1.0, 0.0], ">"),
-    (fr.assert_negative, [-1.0], [-1.0, 0.0], "<"),
-    (fr.assert_non_negative, [0.0, 2.0], [-1.0], ">="),
-    (fr.assert_non_positive, [0.0, -2.0], [0.5], "<="),
-])
+@pytest.mark.parametrize(
+    "fn,good,bad,sym",
+    [
+        (fr.assert_positive, [1.0, 2.0], [1.0, 0.0], ">"),
+        (fr.assert_negative, [-1.0], [-1.0, 0.0], "<"),
+        (fr.assert_non_negative, [0.0, 2.0], [-1.0], ">="),
+        (fr.assert_non_positive, [0.0, -2.0], [0.5], "<="),
+    ],
+)
 def test_sign_asserts(fn, good, bad, sym):
     x = fr.placeholder(fr.float32, [None])
     op = fn(x)
     with fr.Session() as sess:
         sess.run(op, {x: good})
-        with pytest.raises(fr.errors.InvalidArgumentError,
-                           match=r"Condition x %s 0 did not hold" % sym):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError, match=r"Condition x %s 0 did not hold" % sym
+        ):
             sess.run(op, {x: bad})
 
 
-@pytest.mark.parametrize("fn,a,b", [
-    (fr.assert_less, [1, 2], [2, 3]), (fr.assert_less_equal, [1, 3], [2, 3]),
-    (fr.assert_greater, [3, 4], [2, 3]), (fr.assert_greater_equal, [3, 3], [2, 3]),
-    (fr.assert_none_equal, [1, 2], [2, 1]),
-])
+@pytest.mark.parametrize(
+    "fn,a,b",
+    [
+        (fr.assert_less, [1, 2], [2, 3]),
+        (fr.assert_less_equal, [1, 3], [2, 3]),
+        (fr.assert_greater, [3, 4], [2, 3]),
+        (fr.assert_greater_equal, [3, 3], [2, 3]),
+        (fr.assert_none_equal, [1, 2], [2, 1]),
+    ],
+)
 def test_binary_asserts_hold_and_fail(fn, a, b):
     x = fr.placeholder(fr.int32, [2])
     y = fr.placeholder(fr.int32, [2])
@@ -85,13 +95,19 @@ def test_check_numerics_and_its_gradient():
     (g,) = fr.gradients(fr.reduce_sum(y * fr.log(x)), x)
     with fr.Session() as sess:
         np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0]}), [1.0, 2.0])
-        for v, what in (([1.0, np.nan], "NaN"), ([np.inf], "Inf"), ([np.inf, np.nan],
-                                                                      "Inf and NaN")):
-            with pytest.raises(fr.errors.InvalidArgumentError,
-                               match="^bad x : Tensor had %s values\n" % what):
+        for v, what in (
+            ([1.0, np.nan], "NaN"),
+            ([np.inf], "Inf"),
+            ([np.inf, np.nan], "Inf and NaN"),
+        ):
+            with pytest.raises(
+                fr.errors.InvalidArgumentError, match="^bad x : Tensor had %s values\n" % what
+            ):
                 sess.run(y, {x: v})
-        with pytest.raises(fr.errors.InvalidArgumentError,
-                           match="detected in gradient. bad x : Tensor had Inf values"):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match="detected in gradient. bad x : Tensor had Inf values",
+        ):
             sess.run(g, {x: [0.0]})
     with pytest.raises(TypeError, match="DataType int32"):
         fr.check_numerics(fr.constant(1), "m")
@@ -104,15 +120,17 @@ def test_add_check_numerics_ops_names_the_first_bad_tensor():
     check = fr.add_check_numerics_ops()
     with fr.Session() as sess:
         assert sess.run([z, check], {x: 1.0})[0] == 0.0
-        with pytest.raises(fr.errors.InvalidArgumentError, match="^the_log:0 : Tensor had "
-                           "NaN values\n"):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError, match="^the_log:0 : Tensor had NaN values\n"
+        ):
             sess.run([z, check], {x: -1.0})
 
 
 def test_print_passes_through_and_writes_first_n(capfd):
     x = fr.placeholder(fr.float32, [None])
-    y = fr.Print(x, [x, "label", fr.constant([[1, 2], [3, 4]])], message="x: ",
-                 first_n=2, summarize=3)
+    y = fr.Print(
+        x, [x, "label", fr.constant([[1, 2], [3, 4]])], message="x: ", first_n=2, summarize=3
+    )
     (g,) = fr.gradients(fr.reduce_sum(y * 3.0), x)
     with fr.Session() as sess:
         for _ in range(3):
@@ -138,8 +156,9 @@ def test_clip_by_norm_and_global_norm_values():
         r = sess.run([cn, cn_rows, zero, ca, cb, norm, inf])
     n = np.sqrt(30.0)
     np.testing.assert_allclose(r[0], av * 2 / n, rtol=1e-6)
-    np.testing.assert_allclose(r[1], av * 2 / np.maximum(
-        np.linalg.norm(av, axis=1, keepdims=True), 2), rtol=1e-6)
+    np.testing.assert_allclose(
+        r[1], av * 2 / np.maximum(np.linalg.norm(av, axis=1, keepdims=True), 2), rtol=1e-6
+    )
     np.testing.assert_array_equal(r[2], [0.0, 0.0])
     g = np.sqrt(30.0 + 144.0)
     np.testing.assert_allclose(r[3], av * 5 / g, rtol=1e-6)

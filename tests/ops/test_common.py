@@ -23,10 +23,22 @@ def test_ops_on_a_tensor_of_another_graph_build_in_that_graph(other):
     g, x = other
     default = fr.get_default_graph()
     before = len(default.get_operations())
-    built = [fr.exp(x), x + 1.0, 2.0 * x, fr.add(x, 2.0), fr.maximum(x, 0.5), -x, abs(x),
-             fr.reduce_sum(x), fr.reduce_mean(x, axis=1), fr.argmax(x, 1),
-             fr.clip_by_value(x, 0.0, 1.0), fr.matmul(x, np.ones((3, 2), np.float32)),
-             fr.truediv(x, 4.0), x[0]]
+    built = [
+        fr.exp(x),
+        x + 1.0,
+        2.0 * x,
+        fr.add(x, 2.0),
+        fr.maximum(x, 0.5),
+        -x,
+        abs(x),
+        fr.reduce_sum(x),
+        fr.reduce_mean(x, axis=1),
+        fr.argmax(x, 1),
+        fr.clip_by_value(x, 0.0, 1.0),
+        fr.matmul(x, np.ones((3, 2), np.float32)),
+        fr.truediv(x, 4.0),
+        x[0],
+    ]
     assert all(t.graph is g for t in built)
     assert fr.get_default_graph() is default
     assert len(default.get_operations()) == before  # nothing leaked into the default
@@ -52,8 +64,11 @@ def test_make_op_uses_the_inputs_graph(other):
 def test_inputs_from_two_graphs_are_rejected(other):
     g, x = other
     y = fr.constant(1.0, name="y")  # in the default graph
-    with pytest.raises(ValueError, match=r'Tensor\("y:0".*must be from the same graph as '
-                                         r'Tensor\("x:0"'):
+    with pytest.raises(
+        ValueError,
+        match=r'Tensor\("y:0".*must be from the same graph as '
+        r'Tensor\("x:0"',
+    ):
         x + y
     with pytest.raises(ValueError, match="must be from the same graph"):
         make_op("AddV2", [x, y])
@@ -63,8 +78,11 @@ def test_no_definitions_hidden_from_grep():
     # Public functions are written out (``exp = _unary("Exp", "exp")``), never assigned
     # through globals() in a loop.
     root = pathlib.Path(fr.__file__).parent
-    offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
-                 if re.search(r"globals\(\)\s*\[", p.read_text())]
+    offenders = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if re.search(r"globals\(\)\s*\[", p.read_text())
+    ]
     assert offenders == []
 
 
@@ -77,6 +95,9 @@ def test_inside_a_traced_function_ops_go_into_the_function_graph():
     def f(x):
         return fr.exp(outer) * x
 
-    with pytest.raises(ValueError, match=r"Exp op 'Exp': input 0 \(outer:0\) is from a "
-                                         r"different graph"):
+    with pytest.raises(
+        ValueError,
+        match=r"Exp op 'Exp': input 0 \(outer:0\) is from a "
+        r"different graph",
+    ):
         f(fr.constant(1.0))

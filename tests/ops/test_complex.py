@@ -28,13 +28,44 @@ def test_dtypes():
 def test_elementwise_and_reductions_match_numpy(dtype):
     z = fr.placeholder(dtype, [3])
     zv = Z.astype(dtype.np)
-    outs = _run([z + z, z - 1, z * z, z / (z + 1), -z, fr.square(z), fr.exp(z), fr.log(z),
-                 fr.sqrt(z), fr.tanh(z), fr.sigmoid(z), fr.reciprocal(z),
-                 fr.reduce_sum(z), fr.reduce_mean(z), fr.equal(z, z)], {z: zv})
+    outs = _run(
+        [
+            z + z,
+            z - 1,
+            z * z,
+            z / (z + 1),
+            -z,
+            fr.square(z),
+            fr.exp(z),
+            fr.log(z),
+            fr.sqrt(z),
+            fr.tanh(z),
+            fr.sigmoid(z),
+            fr.reciprocal(z),
+            fr.reduce_sum(z),
+            fr.reduce_mean(z),
+            fr.equal(z, z),
+        ],
+        {z: zv},
+    )
     with np.errstate(all="ignore"):
-        ref = [zv + zv, zv - 1, zv * zv, zv / (zv + 1), -zv, zv * zv, np.exp(zv), np.log(zv),
-               np.sqrt(zv), np.tanh(zv), 1 / (1 + np.exp(-zv)), 1 / zv, zv.sum(), zv.mean(),
-               np.ones(3, bool)]
+        ref = [
+            zv + zv,
+            zv - 1,
+            zv * zv,
+            zv / (zv + 1),
+            -zv,
+            zv * zv,
+            np.exp(zv),
+            np.log(zv),
+            np.sqrt(zv),
+            np.tanh(zv),
+            1 / (1 + np.exp(-zv)),
+            1 / zv,
+            zv.sum(),
+            zv.mean(),
+            np.ones(3, bool),
+        ]
     for got, want in zip(outs, ref, strict=True):
         got = np.asarray(got)
         assert got.dtype == np.asarray(want).dtype
@@ -47,8 +78,9 @@ def test_parts_abs_conj_and_cast():
     z = fr.complex(re, im)
     assert z.dtype is fr.complex64
     assert fr.complex(fr.constant(1.0, fr.float64), np.float64(2.0)).dtype is fr.complex128
-    a, r, i, c, m, f = _run([fr.abs(z), fr.real(z), fr.imag(z), fr.conj(z), abs(z),
-                             fr.cast(z, fr.float32)])
+    a, r, i, c, m, f = _run(
+        [fr.abs(z), fr.real(z), fr.imag(z), fr.conj(z), abs(z), fr.cast(z, fr.float32)]
+    )
     zv = np.array([1 + 0.5j, -2 + 3j], np.complex64)
     assert a.dtype == np.float32 and fr.abs(z).op.type == "ComplexAbs"
     np.testing.assert_allclose(a, np.abs(zv), rtol=1e-6)

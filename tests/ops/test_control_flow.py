@@ -17,8 +17,9 @@ def _count_kernel(ctx, op, x):
     return (x,)
 
 
-register_op("CFTestCount", infer=same_as(0), kernel=_count_kernel, stateful=True,
-            grad=NOT_DIFFERENTIABLE)
+register_op(
+    "CFTestCount", infer=same_as(0), kernel=_count_kernel, stateful=True, grad=NOT_DIFFERENTIABLE
+)
 
 
 def _async_identity(ctx, op, x):
@@ -136,8 +137,11 @@ def test_control_dependency_inside_branch_on_outer_op_moves_to_the_if():
 def test_structures_and_static_shapes():
     pred = fr.placeholder(fr.bool, [])
     x = fr.placeholder(fr.float32, [2, 3])
-    out = fr.cond(pred, lambda: (x, [x * 2.0], {"k": fr.zeros([2, 3])}),
-                  lambda: (x + 1.0, [x], {"k": fr.zeros([4, 3])}))
+    out = fr.cond(
+        pred,
+        lambda: (x, [x * 2.0], {"k": fr.zeros([2, 3])}),
+        lambda: (x + 1.0, [x], {"k": fr.zeros([4, 3])}),
+    )
     assert isinstance(out, tuple) and isinstance(out[1], list) and isinstance(out[2], dict)
     assert out[0].shape.as_list() == [2, 3]
     assert out[2]["k"].shape.as_list() == [None, 3]
@@ -208,16 +212,21 @@ def test_nested_cond():
     x = fr.constant(3)
     out = fr.cond(p, lambda: fr.cond(q, lambda: x * 2, lambda: x * 3), lambda: x)
     with fr.Session() as sess:
-        assert [sess.run(out, {p: a, q: b}) for a, b in
-                [(True, True), (True, False), (False, True)]] == [6, 9, 3]
+        assert [
+            sess.run(out, {p: a, q: b}) for a, b in [(True, True), (True, False), (False, True)]
+        ] == [6, 9, 3]
 
 
 def test_case():
     x = fr.placeholder(fr.int32, [])
-    out = fr.case([(fr.less(x, 0), lambda: fr.constant(-1)),
-                   (fr.equal(x, 0), lambda: fr.constant(0))], default=lambda: fr.constant(1))
-    ex = fr.case([(fr.less(x, 5), lambda: fr.constant(1)),
-                  (fr.less(x, 10), lambda: fr.constant(2))], exclusive=True)
+    out = fr.case(
+        [(fr.less(x, 0), lambda: fr.constant(-1)), (fr.equal(x, 0), lambda: fr.constant(0))],
+        default=lambda: fr.constant(1),
+    )
+    ex = fr.case(
+        [(fr.less(x, 5), lambda: fr.constant(1)), (fr.less(x, 10), lambda: fr.constant(2))],
+        exclusive=True,
+    )
     with fr.Session() as sess:
         assert [sess.run(out, {x: v}) for v in (-3, 0, 4)] == [-1, 0, 1]
         assert sess.run(ex, {x: 7}) == 2
@@ -231,14 +240,21 @@ def test_case():
 
 
 def test_while_loop_structures():
-    total = fr.while_loop(lambda i, s: i < 10, lambda i, s: (i + 1, s + i),
-                          [fr.constant(0), fr.constant(0)])
-    fib = fr.while_loop(lambda n, a, b: n < 10, lambda n, a, b: (n + 1, b, a + b),
-                        (fr.constant(0), fr.constant(0), fr.constant(1)))
+    total = fr.while_loop(
+        lambda i, s: i < 10, lambda i, s: (i + 1, s + i), [fr.constant(0), fr.constant(0)]
+    )
+    fib = fr.while_loop(
+        lambda n, a, b: n < 10,
+        lambda n, a, b: (n + 1, b, a + b),
+        (fr.constant(0), fr.constant(0), fr.constant(1)),
+    )
     single = fr.while_loop(lambda i: i < 3, lambda i: i + 1, [fr.constant(0)])
     same = fr.while_loop(lambda i: i < 3, lambda i: i + 1, [0], return_same_structure=True)
-    nested = fr.while_loop(lambda i, ab: i < 4, lambda i, ab: (i + 1, (ab[1], ab[0] + 1.0)),
-                           [0, (fr.constant(0.0), fr.constant(10.0))])
+    nested = fr.while_loop(
+        lambda i, ab: i < 4,
+        lambda i, ab: (i + 1, (ab[1], ab[0] + 1.0)),
+        [0, (fr.constant(0.0), fr.constant(10.0))],
+    )
     assert isinstance(total, list) and isinstance(fib, tuple) and isinstance(same, list)
     assert single.name == "while_2/Identity_2:0"
     with fr.Session() as sess:
@@ -253,8 +269,9 @@ def test_while_loop_captures_and_maximum_iterations():
     x = fr.constant([1.0, 2.0])
     count_to_p = fr.while_loop(lambda i: i < p, lambda i: i + 2, [fr.constant(0)])
     capped = fr.while_loop(lambda i: i < 100, lambda i: i + 1, [0], maximum_iterations=5)
-    capped_p = fr.while_loop(lambda i, m: True, lambda i, m: (i + 1, m * x),
-                             [0, fr.ones([2])], maximum_iterations=p)
+    capped_p = fr.while_loop(
+        lambda i, m: True, lambda i, m: (i + 1, m * x), [0, fr.ones([2])], maximum_iterations=p
+    )
     with fr.Session() as sess:
         assert sess.run(count_to_p, {p: 7}) == 8
         assert sess.run(count_to_p, {p: 0}) == 0
@@ -269,12 +286,20 @@ def test_while_loop_shape_invariants():
     grow = lambda x: fr.concat([x, x], 0)
     with pytest.raises(ValueError, match="enters the loop with shape"):
         fr.while_loop(lambda x: fr.size(x) < 8, grow, [fr.constant([1])])
-    out = fr.while_loop(lambda x: fr.size(x) < 8, grow, [fr.constant([1])],
-                        shape_invariants=[fr.TensorShape([None])])
+    out = fr.while_loop(
+        lambda x: fr.size(x) < 8,
+        grow,
+        [fr.constant([1])],
+        shape_invariants=[fr.TensorShape([None])],
+    )
     assert out.shape.as_list() == [None]
     with pytest.raises(ValueError, match="not compatible with the initial shape"):
-        fr.while_loop(lambda x: x[0] < 3, lambda x: x + 1, [fr.constant([1])],
-                      shape_invariants=[fr.TensorShape([2])])
+        fr.while_loop(
+            lambda x: x[0] < 3,
+            lambda x: x + 1,
+            [fr.constant([1])],
+            shape_invariants=[fr.TensorShape([2])],
+        )
     with fr.Session() as sess:
         assert sess.run(out).tolist() == [1] * 8
 
@@ -304,13 +329,14 @@ def test_while_body_state_runs_each_iteration():
 
 
 def test_cond_inside_while_and_while_inside_cond():
-    w = fr.while_loop(lambda i, s: i < 5,
-                      lambda i, s: (i + 1, fr.cond(fr.equal(i % 2, 0), lambda: s + i,
-                                                   lambda: s - i)), [0, 0])
+    w = fr.while_loop(
+        lambda i, s: i < 5,
+        lambda i, s: (i + 1, fr.cond(fr.equal(i % 2, 0), lambda: s + i, lambda: s - i)),
+        [0, 0],
+    )
     p = fr.placeholder(fr.bool, [])
     q = fr.placeholder(fr.int32, [])
-    wc = fr.cond(p, lambda: fr.while_loop(lambda i: i < q, lambda i: i + 1, [0]),
-                 lambda: q * 10)
+    wc = fr.cond(p, lambda: fr.while_loop(lambda i: i < q, lambda i: i + 1, [0]), lambda: q * 10)
     with fr.Session() as sess:
         assert sess.run(w) == [5, 2]  # 0 - 1 + 2 - 3 + 4
         assert sess.run(wc, {p: True, q: 4}) == 4
@@ -321,8 +347,7 @@ def test_while_gradient_flows_to_initial_value_and_captures():
     x = fr.constant(2.0)
     y = fr.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x])
     (g,) = fr.gradients(y[1], x)  # y = x**4
-    y2 = fr.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x],
-                       back_prop=False)
+    y2 = fr.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, x], back_prop=False)
     assert fr.gradients(y2[1], x) == [None]
     with fr.Session() as sess:
         assert sess.run(g) == pytest.approx(32.0)
@@ -369,8 +394,9 @@ def _blocking_graph():
     pred = fr.placeholder(fr.bool, [])
     x = fr.placeholder(fr.float32, [])
     out = fr.cond(pred, lambda: make("CFTestAsyncIdentity", [x]) * 2.0, lambda: x)
-    loop = fr.while_loop(lambda i, s: i < 3,
-                         lambda i, s: (i + 1, make("CFTestAsyncIdentity", [s]) + x), [0, x])
+    loop = fr.while_loop(
+        lambda i, s: i < 3, lambda i, s: (i + 1, make("CFTestAsyncIdentity", [s]) + x), [0, x]
+    )
     return pred, x, out, loop
 
 
@@ -438,5 +464,4 @@ def test_gradient_reaches_a_variable_whose_handle_a_loop_body_uses():
     with fr.Session() as sess:
         sess.run([v.initializer, n.initializer])
         # y = (x v + n1) v + n2 with n1 = 1, n2 = 2 read after each increment
-        assert sess.run([y, gv, gn]) == [pytest.approx(8.0), pytest.approx(5.0),
-                                        pytest.approx(3.0)]
+        assert sess.run([y, gv, gn]) == [pytest.approx(8.0), pytest.approx(5.0), pytest.approx(3.0)]

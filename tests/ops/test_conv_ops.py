@@ -37,7 +37,7 @@ def _naive_pool(x, k, s, padding, kind):
     out = np.zeros((n, oh, ow, c))
     for a, b in itertools.product(range(oh), range(ow)):
         r0, c0 = a * s[0] - pt, b * s[1] - pl
-        win = x[:, max(r0, 0):r0 + k[0], max(c0, 0):c0 + k[1], :]
+        win = x[:, max(r0, 0) : r0 + k[0], max(c0, 0) : c0 + k[1], :]
         out[:, a, b] = win.max(axis=(1, 2)) if kind == "max" else win.mean(axis=(1, 2))
     return out
 
@@ -51,8 +51,13 @@ F = _r.standard_normal((3, 2, 3, 4))
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2), (2, 3)])
 @pytest.mark.parametrize("dil", [(1, 1), (2, 1)])
 def test_conv2d_matches_direct_loops_and_static_shape(padding, strides, dil):
-    y = fr.nn.conv2d(fr.constant(X), fr.constant(F), strides=[1, *strides, 1],
-                     padding=padding, dilations=[1, *dil, 1])
+    y = fr.nn.conv2d(
+        fr.constant(X),
+        fr.constant(F),
+        strides=[1, *strides, 1],
+        padding=padding,
+        dilations=[1, *dil, 1],
+    )
     (v,) = _run(y)
     ref = _naive_conv(X, F, strides, padding, dil)
     assert y.shape.as_list() == list(ref.shape) == list(v.shape)
@@ -60,9 +65,16 @@ def test_conv2d_matches_direct_loops_and_static_shape(padding, strides, dil):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(1, 7), st.integers(1, 7), st.integers(1, 3), st.integers(1, 3),
-       st.integers(1, 3), st.integers(1, 3), st.sampled_from(["SAME", "VALID"]),
-       st.integers(0, 2**31 - 1))
+@given(
+    st.integers(1, 7),
+    st.integers(1, 7),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.sampled_from(["SAME", "VALID"]),
+    st.integers(0, 2**31 - 1),
+)
 def test_conv2d_and_pools_on_random_geometries(h, w, kh, kw, sh, sw, padding, seed):
     """Static shapes equal the kernels' outputs, values equal the direct loops, and a VALID
     window larger than the input is a construction error."""
@@ -80,8 +92,7 @@ def test_conv2d_and_pools_on_random_geometries(h, w, kh, kw, sh, sw, padding, se
         vy, vm, va = _run(y, mp, ap)
     for t, v in ((y, vy), (mp, vm), (ap, va)):
         assert t.shape.as_list() == list(v.shape)
-    np.testing.assert_allclose(vy, _naive_conv(x, f, (sh, sw), padding), rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(vy, _naive_conv(x, f, (sh, sw), padding), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(vm, _naive_pool(x, (kh, kw), (sh, sw), padding, "max"))
     np.testing.assert_allclose(va, _naive_pool(x, (kh, kw), (sh, sw), padding, "avg"))
 
@@ -100,8 +111,9 @@ def test_conv2d_float32_and_float16_keep_their_dtype():
         y = fr.nn.conv2d(fr.constant(X, dt), fr.constant(F, dt), 1, "SAME")
         (v,) = _run(y)
         assert y.dtype is dt and v.dtype == dt.np
-        np.testing.assert_allclose(v, _naive_conv(X.astype(dt.np), F.astype(dt.np), (1, 1),
-                                                  "SAME"), rtol=2e-2, atol=2e-2)
+        np.testing.assert_allclose(
+            v, _naive_conv(X.astype(dt.np), F.astype(dt.np), (1, 1), "SAME"), rtol=2e-2, atol=2e-2
+        )
 
 
 def test_conv2d_gradient_ops_are_tfs_types():
@@ -114,8 +126,7 @@ def test_conv2d_gradient_ops_are_tfs_types():
 
 def test_conv2d_transpose_is_the_input_gradient():
     g = _r.standard_normal((2, 4, 5, 4))
-    y = fr.nn.conv2d_transpose(fr.constant(g), fr.constant(F), [2, 7, 9, 3], [1, 2, 2, 1],
-                               "SAME")
+    y = fr.nn.conv2d_transpose(fr.constant(g), fr.constant(F), [2, 7, 9, 3], [1, 2, 2, 1], "SAME")
     x = fr.constant(X)
     ref = fr.gradients(fr.nn.conv2d(x, fr.constant(F), 2, "SAME"), x, grad_ys=fr.constant(g))
     assert y.op.type == "Conv2DBackpropInput" and y.op.name == "conv2d_transpose"
@@ -126,19 +137,31 @@ def test_conv2d_transpose_is_the_input_gradient():
 
 def test_conv2d_construction_errors_name_the_op():
     x = fr.constant(X)
-    with pytest.raises(ValueError, match=r"Conv2D op 'c1'.*Depth of input \(3\) is not a "
-                                         r"multiple of input depth of filter \(2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Conv2D op 'c1'.*Depth of input \(3\) is not a "
+        r"multiple of input depth of filter \(2\)",
+    ):
         fr.nn.conv2d(x, fr.constant(np.ones((3, 3, 2, 4))), 1, "SAME", name="c1")
-    with pytest.raises(ValueError, match=r"Negative dimension size caused by subtracting 9 "
-                                         r"from 7"):
+    with pytest.raises(
+        ValueError,
+        match=r"Negative dimension size caused by subtracting 9 "
+        r"from 7",
+    ):
         fr.nn.conv2d(x, fr.constant(np.ones((9, 3, 3, 4))), 1, "VALID")
     with pytest.raises(ValueError, match=r"grouped convolutions are not supported"):
         fr.nn.conv2d(fr.constant(np.ones((1, 4, 4, 6))), fr.constant(F), 1, "SAME")
-    with pytest.raises(ValueError, match=r"Attr 'padding' of 'Conv2D' Op passed string "
-                                         r"'same' not in: \"SAME\", \"VALID\", \"EXPLICIT\""):
+    with pytest.raises(
+        ValueError,
+        match=r"Attr 'padding' of 'Conv2D' Op passed string "
+        r"'same' not in: \"SAME\", \"VALID\", \"EXPLICIT\"",
+    ):
         fr.nn.conv2d(x, fr.constant(F), 1, "same")
-    with pytest.raises(ValueError, match=r"Attr 'padding' of 'AvgPool' Op passed string "
-                                         r"'valid' not in: \"SAME\", \"VALID\"\."):
+    with pytest.raises(
+        ValueError,
+        match=r"Attr 'padding' of 'AvgPool' Op passed string "
+        r"'valid' not in: \"SAME\", \"VALID\"\.",
+    ):
         fr.nn.avg_pool(x, 2, 2, "valid")
     with pytest.raises(ValueError, match=r"strides in the batch and depth"):
         fr.nn.conv2d(x, fr.constant(F), [2, 1, 1, 1], "SAME")
@@ -151,9 +174,11 @@ def test_conv2d_construction_errors_name_the_op():
 def test_conv2d_run_time_depth_mismatch_is_invalid_argument():
     x = fr.placeholder(fr.float64, [None, None, None, None])
     y = fr.nn.conv2d(x, fr.constant(F), 1, "SAME", name="late")
-    with pytest.raises(fr.errors.InvalidArgumentError,
-                       match=r"Conv2D op 'late'.*Depth of input \(2\) is not a multiple of "
-                             r"input depth of filter \(3\)") as e:
+    with pytest.raises(
+        fr.errors.InvalidArgumentError,
+        match=r"Conv2D op 'late'.*Depth of input \(2\) is not a multiple of "
+        r"input depth of filter \(3\)",
+    ) as e:
         _run(y, feed={x: np.ones((1, 4, 4, 2))})
     assert e.value.op is y.op
 
@@ -175,8 +200,9 @@ def test_max_pool_gradient_goes_to_the_first_maximum_as_in_tf():
     # of the window in row-major order.
     x = fr.constant(np.array([[1, 3, 3], [3, 2, 0], [1, 1, 1]], np.float32).reshape(1, 3, 3, 1))
     y = fr.nn.max_pool(x, 2, 1, "VALID")
-    (g,) = fr.gradients(y, x, grad_ys=fr.constant(
-        np.array([[1, 10], [100, 1000]], np.float32).reshape(1, 2, 2, 1)))
+    (g,) = fr.gradients(
+        y, x, grad_ys=fr.constant(np.array([[1, 10], [100, 1000]], np.float32).reshape(1, 2, 2, 1))
+    )
     vy, vg = _run(y, g)
     np.testing.assert_array_equal(vy[0, :, :, 0], [[3, 3], [3, 2]])
     np.testing.assert_array_equal(vg[0, :, :, 0], [[0, 11, 0], [100, 1000, 0], [0, 0, 0]])
@@ -189,8 +215,11 @@ def test_avg_pool_same_averages_real_elements_only():
 
 
 def test_pool_errors_name_the_op():
-    with pytest.raises(ValueError, match=r"MaxPool op 'mp'.*Pooling is not yet supported on "
-                                         r"the batch or depth"):
+    with pytest.raises(
+        ValueError,
+        match=r"MaxPool op 'mp'.*Pooling is not yet supported on "
+        r"the batch or depth",
+    ):
         fr.nn.max_pool(fr.constant(X), [1, 2, 2, 2], 1, "SAME", name="mp")
     with pytest.raises(ValueError, match=r"AvgPool op.*Shape must be rank 4 but is rank 2"):
         fr.nn.avg_pool(fr.constant(np.ones((3, 3))), 2, 1, "SAME")
@@ -220,8 +249,9 @@ def test_top_k_with_a_fed_k():
 
 
 def test_in_top_k_ties_nan_and_out_of_range_as_tf():
-    p = fr.constant(np.array([[1, 3, 3, 2], [0, 0, 0, 0], [1, np.nan, 2, 0], [5, 1, 1, 1]],
-                             np.float32))
+    p = fr.constant(
+        np.array([[1, 3, 3, 2], [0, 0, 0, 0], [1, np.nan, 2, 0], [5, 1, 1, 1]], np.float32)
+    )
     t = fr.constant([1, 2, 2, 7])
     r = fr.nn.in_top_k(p, t, 1)
     assert r.op.type == "InTopKV2" and r.dtype is fr.bool and r.shape.as_list() == [4]
@@ -238,7 +268,7 @@ def test_lrn_matches_its_definition_and_has_tfs_gradient_op():
     assert y.op.type == "LRN" and g.op.type == "LRNGrad"
     sq = np.zeros_like(x)
     for d in range(7):
-        sq[..., d] = (x[..., max(d - 2, 0):d + 3] ** 2).sum(-1)
+        sq[..., d] = (x[..., max(d - 2, 0) : d + 3] ** 2).sum(-1)
     (v,) = _run(y)
     np.testing.assert_allclose(v, x / (0.5 + 0.1 * sq) ** 0.75, rtol=1e-12)
     with pytest.raises(LookupError, match=r"No gradient defined for operation.*LRNGrad"):
@@ -253,8 +283,7 @@ def test_lrn_matches_its_definition_and_has_tfs_gradient_op():
 def _program(m, x, f, xi):
     X_, F_, XI = m.constant(x), m.constant(f), m.constant(xi)
     out = []
-    for pad, s in itertools.product(["SAME", "VALID"], [[1, 1, 1, 1], [1, 2, 2, 1],
-                                                         [1, 2, 3, 1]]):
+    for pad, s in itertools.product(["SAME", "VALID"], [[1, 1, 1, 1], [1, 2, 2, 1], [1, 2, 3, 1]]):
         c = m.nn.conv2d(X_, F_, strides=s, padding=pad)
         mp = m.nn.max_pool(XI, [1, 3, 2, 1], s, pad)
         ap = m.nn.avg_pool(X_, [1, 3, 3, 1], s, pad)
@@ -262,13 +291,15 @@ def _program(m, x, f, xi):
         out += [c, mp, ap] + list(m.gradients(loss, [X_, F_, XI]))
     v, i = m.nn.top_k(m.constant(xi[0, 0]), k=2)
     g = m.constant(np.ones((2, 4, 5, 3), np.float32))
-    extra = [m.nn.conv2d_transpose(g, F_[:, :, :, :3], [2, 7, 9, 3], [1, 2, 2, 1], "SAME"),
-             m.nn.conv2d(X_, F_, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]),
-             m.nn.conv2d(X_, F_, [1, 1, 1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]]),
-             m.nn.in_top_k(m.constant(xi[0, 0]), m.constant([0, 1, 2, 2, 1, 0, 0, 1, 2]), 2),
-             m.nn.conv1d(X_[:, 0], F_[0], 2, "SAME"),
-             m.nn.lrn(X_, 2, 2.0, 1e-3, 0.75),
-             m.gradients(m.reduce_sum(m.square(m.nn.lrn(X_, 1, 1.0, 0.5, 0.5))), X_)[0]]
+    extra = [
+        m.nn.conv2d_transpose(g, F_[:, :, :, :3], [2, 7, 9, 3], [1, 2, 2, 1], "SAME"),
+        m.nn.conv2d(X_, F_, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]),
+        m.nn.conv2d(X_, F_, [1, 1, 1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]]),
+        m.nn.in_top_k(m.constant(xi[0, 0]), m.constant([0, 1, 2, 2, 1, 0, 0, 1, 2]), 2),
+        m.nn.conv1d(X_[:, 0], F_[0], 2, "SAME"),
+        m.nn.lrn(X_, 2, 2.0, 1e-3, 0.75),
+        m.gradients(m.reduce_sum(m.square(m.nn.lrn(X_, 1, 1.0, 0.5, 0.5))), X_)[0],
+    ]
     return out + [v, i] + extra
 
 
@@ -292,8 +323,9 @@ def test_gradients_with_unknown_shapes_match_the_static_graph():
     def program(x):
         f = fr.constant(F)
         y = fr.nn.conv2d(x, f, [1, 2, 1, 1], "SAME")
-        loss = (fr.reduce_sum(fr.square(fr.nn.max_pool(y, 2, 2, "SAME")))
-                + fr.reduce_sum(fr.nn.avg_pool(y, [1, 3, 2, 1], 1, "VALID")))
+        loss = fr.reduce_sum(fr.square(fr.nn.max_pool(y, 2, 2, "SAME"))) + fr.reduce_sum(
+            fr.nn.avg_pool(y, [1, 3, 2, 1], 1, "VALID")
+        )
         gx, gf = fr.gradients(loss, [x, f])
         return [gx, gf] + fr.gradients(fr.reduce_sum(gx * gx), f)  # second order
 
@@ -317,5 +349,4 @@ def test_conv1d_is_tfs_expand_conv2d_squeeze():
     assert y.shape.as_list() == [2, 5, 4] and z.shape.as_list() == [2, 5, 4]
     a, b = _run(y, z)
     np.testing.assert_allclose(a, _naive_conv(x[:, None], f[None], (1, 2), "SAME")[:, 0])
-    np.testing.assert_allclose(b, _naive_conv(x[:, None], f[None], (1, 1), "VALID",
-                                              (1, 2))[:, 0])
+    np.testing.assert_allclose(b, _naive_conv(x[:, None], f[None], (1, 1), "VALID", (1, 2))[:, 0])

@@ -14,17 +14,21 @@ from hypothesis import strategies as st
 import flowrt as fr
 from flowrt.ops import csv_ops
 
-_TYPES = {"int32": (fr.int32, [0]), "int64": (fr.int64, np.array([7], np.int64)),
-          "float32": (fr.float32, [0.0]), "float64": (fr.float64, np.array([0.5])),
-          "string": (fr.string, ["dflt"])}
-_TEXT = st.text(st.sampled_from(list('ab ,;|"\'\t\r\nx')), max_size=6)
+_TYPES = {
+    "int32": (fr.int32, [0]),
+    "int64": (fr.int64, np.array([7], np.int64)),
+    "float32": (fr.float32, [0.0]),
+    "float64": (fr.float64, np.array([0.5])),
+    "string": (fr.string, ["dflt"]),
+}
+_TEXT = st.text(st.sampled_from(list("ab ,;|\"'\t\r\nx")), max_size=6)
 
 
 def _value(kind):
     if kind == "int32":
-        return st.integers(-2 ** 31, 2 ** 31 - 1)
+        return st.integers(-(2**31), 2**31 - 1)
     if kind == "int64":
-        return st.integers(-2 ** 63, 2 ** 63 - 1)
+        return st.integers(-(2**63), 2**63 - 1)
     if kind == "float32":
         return st.floats(width=32, allow_nan=False).map(lambda v: np.float32(v))
     if kind == "float64":
@@ -53,7 +57,8 @@ def test_random_csv_round_trips_against_pythons_csv_module(table):
     kinds, rows, delim = table
     text = io.StringIO()
     csv.writer(text, delimiter=delim, lineterminator="\r\n").writerows(
-        [["%r" % float(v) if isinstance(v, np.float32) else v for v in row] for row in rows])
+        [["%r" % float(v) if isinstance(v, np.float32) else v for v in row] for row in rows]
+    )
     # One record per row: the writer quotes fields holding \r or \n, so split by hand.
     records = [line.encode() for line in _records(text.getvalue())]
     cols = _decode(records, [_TYPES[k][1] for k in kinds], field_delim=delim)
@@ -80,26 +85,63 @@ def _records(text):
     return out
 
 
-_FIELDS = st.sampled_from(["1", "-2", "3.5", "", "NA", " 4", "x", '"5"', '"a,b"', '""', "1e3",
-                           "0x10", "inf", "+", ".", "\r", "\n", '"', "99999999999"])
+_FIELDS = st.sampled_from(
+    [
+        "1",
+        "-2",
+        "3.5",
+        "",
+        "NA",
+        " 4",
+        "x",
+        '"5"',
+        '"a,b"',
+        '""',
+        "1e3",
+        "0x10",
+        "inf",
+        "+",
+        ".",
+        "\r",
+        "\n",
+        '"',
+        "99999999999",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(records=st.lists(st.lists(_FIELDS, min_size=0, max_size=4).map(",".join),
-                        min_size=1, max_size=6),
-       kinds=st.lists(st.sampled_from(sorted(_TYPES)), min_size=1, max_size=4),
-       required=st.booleans(), na=st.sampled_from(["", "NA"]),
-       quote=st.booleans(), select=st.booleans())
-def test_batch_path_agrees_with_the_reference_on_any_input(records, kinds, required, na,
-                                                           quote, select):
+@given(
+    records=st.lists(
+        st.lists(_FIELDS, min_size=0, max_size=4).map(",".join), min_size=1, max_size=6
+    ),
+    kinds=st.lists(st.sampled_from(sorted(_TYPES)), min_size=1, max_size=4),
+    required=st.booleans(),
+    na=st.sampled_from(["", "NA"]),
+    quote=st.booleans(),
+    select=st.booleans(),
+)
+def test_batch_path_agrees_with_the_reference_on_any_input(
+    records, kinds, required, na, quote, select
+):
     class Op:
-        attrs = {"OUT_TYPE": [_TYPES[k][0] for k in kinds], "field_delim": ",",
-                 "use_quote_delim": quote, "na_value": na,
-                 "select_cols": list(range(0, 2 * len(kinds), 2)) if select else []}
+        attrs = {
+            "OUT_TYPE": [_TYPES[k][0] for k in kinds],
+            "field_delim": ",",
+            "use_quote_delim": quote,
+            "na_value": na,
+            "select_cols": list(range(0, 2 * len(kinds), 2)) if select else [],
+        }
 
-    defaults = [np.zeros(0, np.float32) if required and i == 0 else
-                np.array([b"d" if k == "string" else 0], dtype=object if k == "string"
-                         else _TYPES[k][0].as_numpy_dtype) for i, k in enumerate(kinds)]
+    defaults = [
+        np.zeros(0, np.float32)
+        if required and i == 0
+        else np.array(
+            [b"d" if k == "string" else 0],
+            dtype=object if k == "string" else _TYPES[k][0].as_numpy_dtype,
+        )
+        for i, k in enumerate(kinds)
+    ]
     spec = csv_ops._Spec(Op, defaults)
     recs = [r.encode() for r in records]
     try:
@@ -115,21 +157,24 @@ def test_batch_path_agrees_with_the_reference_on_any_input(records, kinds, requi
             np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize("records, defaults, kw, want", [
-    # Observed from TF 2.21.
-    (["1,\n2"], [[0], [0]], {}, [[1], [2]]),  # a line end starting a field is skipped
-    (["\r1,2"], [[0], [0]], {}, [[1], [2]]),
-    ([","], [[0], [0]], {}, [[0], [0]]),
-    (['"ab",'], [[""], [""]], {}, [[b"ab"], [b""]]),
-    (['"",x'], [["d"], ["e"]], {}, [[b"d"], [b"x"]]),
-    (['"1",2'], [[0], [0]], {}, [[1], [2]]),
-    (["1,2,3,4,5"], [[0], [0]], {"select_cols": [0, 1]}, [[1], [2]]),
-    (['1,2,"x'], [[0], [0]], {"select_cols": [0, 1]}, [[1], [2]]),  # never looked at
-    (["1,2,"], [[0], [0]], {"select_cols": [1, 2]}, [[2], [0]]),
-    ([" 1 , 2", "+3,-0"], [[0], [0.0]], {}, [[1, 3], [2.0, -0.0]]),
-    (["0x1p3,1e40", "INF,-nan"], [[0.0], [0.0]], {}, [[8.0, np.inf], [np.inf, np.nan]]),
-    (["9223372036854775807"], np.array([0], np.int64), {}, [[2 ** 63 - 1]]),
-])
+@pytest.mark.parametrize(
+    "records, defaults, kw, want",
+    [
+        # Observed from TF 2.21.
+        (["1,\n2"], [[0], [0]], {}, [[1], [2]]),  # a line end starting a field is skipped
+        (["\r1,2"], [[0], [0]], {}, [[1], [2]]),
+        ([","], [[0], [0]], {}, [[0], [0]]),
+        (['"ab",'], [[""], [""]], {}, [[b"ab"], [b""]]),
+        (['"",x'], [["d"], ["e"]], {}, [[b"d"], [b"x"]]),
+        (['"1",2'], [[0], [0]], {}, [[1], [2]]),
+        (["1,2,3,4,5"], [[0], [0]], {"select_cols": [0, 1]}, [[1], [2]]),
+        (['1,2,"x'], [[0], [0]], {"select_cols": [0, 1]}, [[1], [2]]),  # never looked at
+        (["1,2,"], [[0], [0]], {"select_cols": [1, 2]}, [[2], [0]]),
+        ([" 1 , 2", "+3,-0"], [[0], [0.0]], {}, [[1, 3], [2.0, -0.0]]),
+        (["0x1p3,1e40", "INF,-nan"], [[0.0], [0.0]], {}, [[8.0, np.inf], [np.inf, np.nan]]),
+        (["9223372036854775807"], np.array([0], np.int64), {}, [[2**63 - 1]]),
+    ],
+)
 def test_tf_field_rules(records, defaults, kw, want):
     got = _decode(records, defaults, **kw)
     for g, w in zip(got, want):
@@ -138,26 +183,32 @@ def test_tf_field_rules(records, defaults, kw, want):
         assert np.signbit(got[1][1])
 
 
-@pytest.mark.parametrize("records, defaults, kw, message", [
-    # Observed from TF 2.21: errors come in record order, and within a record the field
-    # count before the fields.
-    (["1,2", "x,2,3"], [[0], [0]], {}, "Expect 2 fields but have 3 in record 1"),
-    (["x,2", "1,2,3"], [[0], [0]], {}, "Field 0 in record 0 is not a valid int32: x"),
-    ([""], [[0], [0]], {}, "Expect 2 fields but have 0 in record 0"),
-    (["1", ""], [[0]], {}, "Expect 1 fields but have 0 in record 1"),
-    (["1,2,3"], [[0], [0]], {"select_cols": [1, 3]}, "Expect 2 fields but have 1 in record 0"),
-    (["NA,2"], [[], [0]], {"na_value": "NA"}, "Field 0 is required but missing in record 0!"),
-    (['"ab"c,d'], [[""], [""]], {}, "Quote inside a string has to be escaped by another quote"),
-    (["1,2\n"], [[0], [0]], {}, "Unquoted fields cannot have quotes/CRLFs inside"),
-    (["1,0x1A"], [[0], [0]], {}, "Field 1 in record 0 is not a valid int32: 0x1A"),
-    (["1,1_0"], [[0], [0.0]], {}, "Field 1 in record 0 is not a valid float: 1_0"),
-    (["1,."], [[0], [0.0]], {}, "Field 1 in record 0 is not a valid float: ."),
-    (["1,2147483648"], [[0], [0]], {}, "Field 1 in record 0 is not a valid int32: 2147483648"),
-    (["9223372036854775808"], np.array([0], np.int64), {},
-     "Field 0 in record 0 is not a valid int64: 9223372036854775808"),
-    (["1,1e"], [[0], np.array([0.0])], {},
-     "Field 1 in record 0 is not a valid double: 1e"),
-])
+@pytest.mark.parametrize(
+    "records, defaults, kw, message",
+    [
+        # Observed from TF 2.21: errors come in record order, and within a record the field
+        # count before the fields.
+        (["1,2", "x,2,3"], [[0], [0]], {}, "Expect 2 fields but have 3 in record 1"),
+        (["x,2", "1,2,3"], [[0], [0]], {}, "Field 0 in record 0 is not a valid int32: x"),
+        ([""], [[0], [0]], {}, "Expect 2 fields but have 0 in record 0"),
+        (["1", ""], [[0]], {}, "Expect 1 fields but have 0 in record 1"),
+        (["1,2,3"], [[0], [0]], {"select_cols": [1, 3]}, "Expect 2 fields but have 1 in record 0"),
+        (["NA,2"], [[], [0]], {"na_value": "NA"}, "Field 0 is required but missing in record 0!"),
+        (['"ab"c,d'], [[""], [""]], {}, "Quote inside a string has to be escaped by another quote"),
+        (["1,2\n"], [[0], [0]], {}, "Unquoted fields cannot have quotes/CRLFs inside"),
+        (["1,0x1A"], [[0], [0]], {}, "Field 1 in record 0 is not a valid int32: 0x1A"),
+        (["1,1_0"], [[0], [0.0]], {}, "Field 1 in record 0 is not a valid float: 1_0"),
+        (["1,."], [[0], [0.0]], {}, "Field 1 in record 0 is not a valid float: ."),
+        (["1,2147483648"], [[0], [0]], {}, "Field 1 in record 0 is not a valid int32: 2147483648"),
+        (
+            ["9223372036854775808"],
+            np.array([0], np.int64),
+            {},
+            "Field 0 in record 0 is not a valid int64: 9223372036854775808",
+        ),
+        (["1,1e"], [[0], np.array([0.0])], {}, "Field 1 in record 0 is not a valid double: 1e"),
+    ],
+)
 def test_tf_errors_and_their_order(records, defaults, kw, message):
     with pytest.raises(fr.errors.InvalidArgumentError) as info:
         _decode(records, defaults, **kw)
@@ -171,20 +222,24 @@ def _float32_of(text: str) -> np.float32:
     f = np.float32(float(x))
     for g in (np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))):
         if abs(Fraction(float(g)) - x) < abs(Fraction(float(f)) - x) or (
-                abs(Fraction(float(g)) - x) == abs(Fraction(float(f)) - x)
-                and int(g.view(np.uint32)) % 2 == 0):
+            abs(Fraction(float(g)) - x) == abs(Fraction(float(f)) - x)
+            and int(g.view(np.uint32)) % 2 == 0
+        ):
             f = g
     return f
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 2 ** 24).flatmap(lambda m: st.tuples(
-    st.just(m), st.integers(-30, 30), st.integers(0, 12))))
+@given(
+    st.integers(1, 2**24).flatmap(
+        lambda m: st.tuples(st.just(m), st.integers(-30, 30), st.integers(0, 12))
+    )
+)
 def test_float32_fields_round_once_like_strtof(parts):
     # Midpoints between float32 values written with extra digits: rounding through
     # float64 first would go wrong on some of them.
     m, e, extra = parts
-    mid = (Fraction(2 * m + 1, 2) * Fraction(2) ** e)
+    mid = Fraction(2 * m + 1, 2) * Fraction(2) ** e
     texts = ["%.*e" % (extra + 8, float(mid)), str(float(np.float32(float(mid))))]
     got = _decode([t for t in texts], [[0.0]])[0]
     for t, g in zip(texts, got):
@@ -194,23 +249,34 @@ def test_float32_fields_round_once_like_strtof(parts):
 def test_many_records_take_the_batch_path_and_keep_their_shape():
     rng = np.random.default_rng(0)
     data = rng.integers(-500, 500, (64, 65))
-    records = np.array([b",".join(b"%d.%d" % (v, abs(v) % 7) for v in row) for row in data],
-                       dtype=object).reshape(8, 8)
+    records = np.array(
+        [b",".join(b"%d.%d" % (v, abs(v) % 7) for v in row) for row in data], dtype=object
+    ).reshape(8, 8)
     cols = _decode(records, [[0.0]] * 65)
     assert cols[3].shape == (8, 8)
-    want = np.array([[float("%d.%d" % (v, abs(v) % 7)) for v in row] for row in data],
-                    np.float32)
+    want = np.array([[float("%d.%d" % (v, abs(v) % 7)) for v in row] for row in data], np.float32)
     np.testing.assert_array_equal(np.stack([c.reshape(-1) for c in cols], 1), want)
 
 
-@pytest.mark.parametrize("records, defaults, kw, want", [
-    # All fields plain digits: the one-pass integer path.
-    (["007,12,123456789012345"], [[0], [0.0], np.array([0.0])], {},
-     [[7], [12.0], [123456789012345.0]]),
-    (["16777217,0"], [[0.0], [1]], {"na_value": "0"}, [[16777216.0], [1]]),  # ties to even
-    (["1,2,3", "4,5,6"], [[0], np.array([0], np.int64)], {"select_cols": [0, 2]},
-     [[1, 4], [3, 6]]),
-])
+@pytest.mark.parametrize(
+    "records, defaults, kw, want",
+    [
+        # All fields plain digits: the one-pass integer path.
+        (
+            ["007,12,123456789012345"],
+            [[0], [0.0], np.array([0.0])],
+            {},
+            [[7], [12.0], [123456789012345.0]],
+        ),
+        (["16777217,0"], [[0.0], [1]], {"na_value": "0"}, [[16777216.0], [1]]),  # ties to even
+        (
+            ["1,2,3", "4,5,6"],
+            [[0], np.array([0], np.int64)],
+            {"select_cols": [0, 2]},
+            [[1, 4], [3, 6]],
+        ),
+    ],
+)
 def test_plain_digit_batches(records, defaults, kw, want):
     got = _decode(records, defaults, **kw)
     for g, w in zip(got, want):
@@ -221,4 +287,4 @@ def test_plain_digit_batch_out_of_int32_range_is_refused():
     with pytest.raises(fr.errors.InvalidArgumentError) as info:
         _decode(["1,2", "3,2147483648"], [[0], [0]])
     assert info.value.message == "Field 1 in record 1 is not a valid int32: 2147483648"
-    assert _decode(["1,2", "3,2147483648"], [[0], np.array([0], np.int64)])[1][1] == 2 ** 31
+    assert _decode(["1,2", "3,2147483648"], [[0], np.array([0], np.int64)])[1][1] == 2**31

@@ -31,20 +31,45 @@ def _fr_decode(records, defaults, **kw):
 def _same(a, b):
     if isinstance(a, str) or isinstance(b, str):
         return a == b
-    return all(x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind == "f")
-               for x, y in zip(a, b))
+    return all(
+        x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind == "f")
+        for x, y in zip(a, b)
+    )
 
 
 def test_random_records_decode_as_in_tensorflow():
     tf.disable_eager_execution()
     rng = random.Random(0)
-    pieces = ["1", "-2", "3.25", "", "NA", " 4 ", "x", '"5"', '"a,b"', '""', "1e3", "0x10",
-              "inf", "+", ".", "\r", "\n", '"', "2147483648", "007", ";"]
+    pieces = [
+        "1",
+        "-2",
+        "3.25",
+        "",
+        "NA",
+        " 4 ",
+        "x",
+        '"5"',
+        '"a,b"',
+        '""',
+        "1e3",
+        "0x10",
+        "inf",
+        "+",
+        ".",
+        "\r",
+        "\n",
+        '"',
+        "2147483648",
+        "007",
+        ";",
+    ]
     kinds = [[0], [0.0], [""], np.array([0], np.int64), np.array([0.0]), []]
     for _ in range(60):
         ncols = rng.randint(1, 3)
-        records = [",".join(rng.choice(pieces) for _ in range(rng.randint(0, 4)))
-                   for _ in range(rng.randint(1, 4))]
+        records = [
+            ",".join(rng.choice(pieces) for _ in range(rng.randint(0, 4)))
+            for _ in range(rng.randint(1, 4))
+        ]
         defaults = [rng.choice(kinds) for _ in range(ncols)]
         kw = {"use_quote_delim": rng.random() < 0.7, "na_value": rng.choice(["", "NA"])}
         want, got = _tf_decode(records, defaults, **kw), _fr_decode(records, defaults, **kw)

@@ -51,8 +51,7 @@ def test_construction_errors():
     q = fr.FIFOQueue(3, fr.float32, shapes=[[2]])
     with pytest.raises(ValueError, match=r"Shapes \(3,\) and \(2,\) are incompatible"):
         q.enqueue([[1.0, 2.0, 3.0]])
-    with pytest.raises(ValueError, match="component_0: Tensor conversion requested dtype "
-                                         "float32"):
+    with pytest.raises(ValueError, match="component_0: Tensor conversion requested dtype float32"):
         q.enqueue(fr.placeholder(fr.int32))
     with pytest.raises(ValueError, match="Queue shapes must have the same length as dtypes"):
         fr.FIFOQueue(10, [fr.int32, fr.int32], shapes=[[]])
@@ -77,19 +76,20 @@ def test_closed_queue_semantics_and_messages():
     with fr.Session() as sess:
         assert sess.run(q.enqueue_many([[1.0, 2.0]])) is None
         sess.run(q.close())
-        with pytest.raises(fr.errors.OutOfRangeError, match=r"FIFOQueue 'fifo_queue' is "
-                           r"closed and has insufficient elements \(requested 3, current "
-                           r"size 2\)"):
+        with pytest.raises(
+            fr.errors.OutOfRangeError,
+            match=r"FIFOQueue 'fifo_queue' is "
+            r"closed and has insufficient elements \(requested 3, current "
+            r"size 2\)",
+        ):
             sess.run(q.dequeue_many(3))
         assert sess.run(q.size()) == 2
-        with pytest.raises(fr.errors.CancelledError, match="FIFOQueue 'fifo_queue' is "
-                                                           "closed."):
+        with pytest.raises(fr.errors.CancelledError, match="FIFOQueue 'fifo_queue' is closed."):
             sess.run(q.enqueue(3.0))
         np.testing.assert_array_equal(sess.run(q.dequeue_up_to(5)), [1.0, 2.0])
         with pytest.raises(fr.errors.OutOfRangeError):
             sess.run(q.dequeue_up_to(5))
-        with pytest.raises(fr.errors.CancelledError, match="Queue 'fifo_queue' is already "
-                                                           "closed."):
+        with pytest.raises(fr.errors.CancelledError, match="Queue 'fifo_queue' is already closed."):
             sess.run(q.close())
         assert sess.run(q.is_closed())
 
@@ -98,9 +98,11 @@ def test_runtime_shape_check_names_the_queue():
     q = fr.FIFOQueue(3, fr.float32, shapes=[[2]], name="rows")
     p = fr.placeholder(fr.float32)
     with fr.Session() as sess:
-        with pytest.raises(fr.errors.InvalidArgumentError,
-                           match=r"Shape mismatch in tuple component 0\. Expected \[2\], got "
-                                 r"\[3\] \(FIFOQueue 'rows'"):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match=r"Shape mismatch in tuple component 0\. Expected \[2\], got "
+            r"\[3\] \(FIFOQueue 'rows'",
+        ):
             sess.run(q.enqueue(p), {p: [1.0, 2.0, 3.0]})
         assert sess.run(q.size()) == 0
 
@@ -108,9 +110,11 @@ def test_runtime_shape_check_names_the_queue():
 def test_dequeue_many_needs_shapes():
     q = fr.FIFOQueue(3, fr.int32)
     with fr.Session() as sess:
-        with pytest.raises(fr.errors.InvalidArgumentError,
-                           match="FIFOQueue's DequeueMany and DequeueUpTo require the "
-                                 "components to have specified shapes."):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match="FIFOQueue's DequeueMany and DequeueUpTo require the "
+            "components to have specified shapes.",
+        ):
             sess.run(q.dequeue_many(1))
 
 
@@ -134,8 +138,9 @@ def test_padding_priority_and_shuffle_queues():
     with fr.Session() as sess:
         sess.run(p.enqueue([[[1, 2]]]))
         sess.run(p.enqueue([[[1, 2], [3, 4], [5, 6]]]))
-        np.testing.assert_array_equal(sess.run(p.dequeue_many(2)),
-                                      [[[1, 2], [0, 0], [0, 0]], [[1, 2], [3, 4], [5, 6]]])
+        np.testing.assert_array_equal(
+            sess.run(p.dequeue_many(2)), [[[1, 2], [0, 0], [0, 0]], [[1, 2], [3, 4], [5, 6]]]
+        )
         sess.run(pr.enqueue_many([[5, 1, 3], [b"a", b"b", b"c"]]))
         prio, s = sess.run(pr.dequeue_many(3))
         assert list(prio) == [1, 3, 5] and list(s) == [b"b", b"c", b"a"]
@@ -143,7 +148,7 @@ def test_padding_priority_and_shuffle_queues():
         first = list(sess.run(r.dequeue_many(20)))
     with fr.Session() as sess:
         sess.run(r.enqueue_many([list(range(20))]))
-        assert list(sess.run(r.dequeue_many(20))) == first   # seeded: reproducible
+        assert list(sess.run(r.dequeue_many(20))) == first  # seeded: reproducible
     assert sorted(first) == list(range(20)) and first != list(range(20))
 
 
@@ -154,7 +159,7 @@ def test_shared_name_shares_one_queue_per_session():
         sess.run(a.enqueue(7))
         assert sess.run(b.dequeue()) == 7
     with fr.Session() as sess:
-        assert sess.run(b.size()) == 0       # a new session has its own
+        assert sess.run(b.size()) == 0  # a new session has its own
 
 
 def test_statistics_record():
@@ -162,8 +167,13 @@ def test_statistics_record():
     with fr.Session() as sess:
         sess.run(q.enqueue_many([[1, 2]]))
         s = q.statistics(sess)
-        assert (s.size, s.capacity, s.closed, s.waiting_enqueuers,
-                s.waiting_dequeuers) == (2, 4, False, 0, 0)
+        assert (s.size, s.capacity, s.closed, s.waiting_enqueuers, s.waiting_dequeuers) == (
+            2,
+            4,
+            False,
+            0,
+            0,
+        )
         with pytest.raises(dataclasses.FrozenInstanceError):
             s.size = 0
 
@@ -177,6 +187,7 @@ async def test_producer_and_consumer_aruns_share_a_queue():
     enq, deq = q.enqueue(p), q.dequeue()
     got = []
     async with fr.Session() as sess:
+
         async def produce():
             for k in range(20):
                 await sess.arun(enq, {p: k})
@@ -198,7 +209,7 @@ async def test_blocked_dequeue_blocks_only_its_run():
             nursery.start_soon(sess.arun, deq)
             await trio.testing.wait_all_tasks_blocked()
             assert q.statistics(sess).waiting_dequeuers == 1
-            assert await sess.arun(x) == 6          # other runs go on
+            assert await sess.arun(x) == 6  # other runs go on
             await sess.arun(q.enqueue(5))
     assert q.statistics(sess).waiting_dequeuers == 0
 
@@ -325,6 +336,7 @@ def test_producer_thread_and_consumer_thread_share_a_queue():
     enq, deq = q.enqueue(p), q.dequeue_many(2)
     got, errs = [], []
     with fr.Session() as sess:
+
         def produce(base):
             try:
                 for k in range(50):
@@ -341,7 +353,7 @@ def test_producer_thread_and_consumer_thread_share_a_queue():
             t.join(10)
         assert not any(t.is_alive() for t in threads) and not errs
     assert sorted(got) == list(range(50)) + list(range(1000, 1050))
-    for base in (0, 1000):   # each producer's elements come out in its order
+    for base in (0, 1000):  # each producer's elements come out in its order
         mine = [v for v in got if base <= v < base + 1000]
         assert mine == sorted(mine)
 
@@ -367,8 +379,9 @@ def test_session_close_ends_thread_blocked_in_run():
     # wait until the run is parked on the queue
     for _ in range(500):
         res = sess.resources.items()
-        if res and any(getattr(v, "statistics", None) and v.statistics().waiting_dequeuers
-                       for _, v in res):
+        if res and any(
+            getattr(v, "statistics", None) and v.statistics().waiting_dequeuers for _, v in res
+        ):
             break
         threading.Event().wait(0.01)
     sess.close()

@@ -49,8 +49,11 @@ def test_gradient_is_a_scatter_as_tf():
 
 def test_errors_name_the_op_and_index():
     p = fr.constant(P)
-    with pytest.raises(ValueError, match=r"GatherNd op .*indices.shape\[-1\] must be <= "
-                                         r"params.rank"):
+    with pytest.raises(
+        ValueError,
+        match=r"GatherNd op .*indices.shape\[-1\] must be <= "
+        r"params.rank",
+    ):
         fr.gather_nd(p, [[1, 2, 3, 4]])
     with pytest.raises(TypeError, match="indices"):
         fr.gather_nd(p, [[1.0]])
@@ -59,7 +62,9 @@ def test_errors_name_the_op_and_index():
     ph = fr.placeholder(fr.int32, [None, 2])
     g = fr.gather_nd(p, ph, name="pick")
     with fr.Session() as sess:
-        with pytest.raises(fr.errors.InvalidArgumentError,
-                           match=r"GatherNd op 'pick'.*indices\[1\] = \[2, 0\] does not "
-                                 r"index into param shape \[2, 3, 4\]"):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match=r"GatherNd op 'pick'.*indices\[1\] = \[2, 0\] does not "
+            r"index into param shape \[2, 3, 4\]",
+        ):
             sess.run(g, {ph: [[0, 0], [2, 0]]})

@@ -48,9 +48,17 @@ def test_integer_division_by_zero_is_invalid_argument_naming_the_op():
     assert ei.value.op.name == "q"
 
 
-@pytest.mark.parametrize("dtype, out", [(fr.int8, np.float32), (fr.uint8, np.float32),
-                                        (fr.int16, np.float32), (fr.int32, np.float64),
-                                        (fr.int64, np.float64), (fr.float32, np.float32)])
+@pytest.mark.parametrize(
+    "dtype, out",
+    [
+        (fr.int8, np.float32),
+        (fr.uint8, np.float32),
+        (fr.int16, np.float32),
+        (fr.int32, np.float64),
+        (fr.int64, np.float64),
+        (fr.float32, np.float32),
+    ],
+)
 def test_truediv_casts_integers_like_tf(dtype, out):
     t = fr.truediv(fr.constant([1, 3], dtype), fr.constant([2, 2], dtype))
     assert t.dtype.np == out and t.op.name == "truediv"
@@ -67,8 +75,9 @@ def test_divide_operator_and_names():
 
 
 def test_pow_int_and_float():
-    a, b = run([fr.pow(fr.constant([2, -3, 0]), fr.constant([3, 3, 0])),
-                fr.constant([2.0, 4.0]) ** 0.5])
+    a, b = run(
+        [fr.pow(fr.constant([2, -3, 0]), fr.constant([3, 3, 0])), fr.constant([2.0, 4.0]) ** 0.5]
+    )
     np.testing.assert_array_equal(a, [8, -27, 1])
     assert a.dtype == np.int32 and b.dtype == np.float32
     with pytest.raises(fr.errors.InvalidArgumentError, match="negative integer powers"):
@@ -87,17 +96,28 @@ def test_comparisons_are_bool_and_broadcast():
 
 def test_nan_semantics_of_maximum_minimum_and_argmax():
     n = np.nan
-    mx, mn = run([fr.maximum(fr.constant([n, 1.0]), fr.constant([1.0, n])),
-                  fr.minimum(fr.constant([n, 1.0]), fr.constant([1.0, n]))])
+    mx, mn = run(
+        [
+            fr.maximum(fr.constant([n, 1.0]), fr.constant([1.0, n])),
+            fr.minimum(fr.constant([n, 1.0]), fr.constant([1.0, n])),
+        ]
+    )
     assert np.isnan(mx).all() and np.isnan(mn).all()
-    vals = run([fr.argmax(fr.constant([n, 1.0, n])), fr.argmax(fr.constant([1.0, n, 3.0])),
-                fr.argmax(fr.constant([n, n])), fr.argmin(fr.constant([1.0, n, 0.0]))])
+    vals = run(
+        [
+            fr.argmax(fr.constant([n, 1.0, n])),
+            fr.argmax(fr.constant([1.0, n, 3.0])),
+            fr.argmax(fr.constant([n, n])),
+            fr.argmin(fr.constant([1.0, n, 0.0])),
+        ]
+    )
     assert [int(v) for v in vals] == [1, 2, 0, 2]
 
 
 def test_round_half_to_even_and_sign():
-    r, s = run([fr.round(fr.constant([0.5, 1.5, 2.5, -0.5])),
-                fr.sign(fr.constant([-2.0, 0.0, 3.0]))])
+    r, s = run(
+        [fr.round(fr.constant([0.5, 1.5, 2.5, -0.5])), fr.sign(fr.constant([-2.0, 0.0, 3.0]))]
+    )
     np.testing.assert_array_equal(r, [0.0, 2.0, 2.0, -0.0])
     np.testing.assert_array_equal(s, [-1.0, 0.0, 1.0])
 
@@ -110,13 +130,20 @@ def test_sigmoid_is_stable_at_extremes():
 
 def test_reductions_int_mean_truncates_and_empty_reductions():
     i = fr.constant([[-3, 4], [1, 1]], fr.int8)
-    vals = run({"m1": fr.reduce_mean(i, 1), "m": fr.reduce_mean(fr.constant([-3, -4, 0])),
-                "wide": fr.reduce_mean(fr.constant([100, 100], fr.int8)),
-                "wrap": fr.reduce_sum(fr.constant([100, 100], fr.int8)),
-                "esum": fr.reduce_sum(fr.zeros([0])), "emax": fr.reduce_max(fr.zeros([0])),
-                "emin": fr.reduce_min(fr.zeros([0])), "eprod": fr.reduce_prod(fr.zeros([0])),
-                "emean": fr.reduce_mean(fr.zeros([0])),
-                "eimax": fr.reduce_max(fr.zeros([0], fr.int32))})
+    vals = run(
+        {
+            "m1": fr.reduce_mean(i, 1),
+            "m": fr.reduce_mean(fr.constant([-3, -4, 0])),
+            "wide": fr.reduce_mean(fr.constant([100, 100], fr.int8)),
+            "wrap": fr.reduce_sum(fr.constant([100, 100], fr.int8)),
+            "esum": fr.reduce_sum(fr.zeros([0])),
+            "emax": fr.reduce_max(fr.zeros([0])),
+            "emin": fr.reduce_min(fr.zeros([0])),
+            "eprod": fr.reduce_prod(fr.zeros([0])),
+            "emean": fr.reduce_mean(fr.zeros([0])),
+            "eimax": fr.reduce_max(fr.zeros([0], fr.int32)),
+        }
+    )
     np.testing.assert_array_equal(vals["m1"], np.array([0, 1], np.int8))
     assert vals["m"] == -2 and vals["wide"] == 100 and vals["wrap"] == -56
     assert vals["esum"] == 0 and vals["emax"] == -np.inf and vals["emin"] == np.inf
@@ -136,8 +163,13 @@ def test_where_select_with_vector_condition_picks_rows():
 
 def test_add_n_and_clip_by_value():
     a = fr.constant([7.0, -7.0, 0.5])
-    vals = run([fr.add_n([a, a, a]), fr.clip_by_value(a, -3.0, 3.0),
-                fr.clip_by_value(fr.constant([-1, 9, 3]), 0, 5)])
+    vals = run(
+        [
+            fr.add_n([a, a, a]),
+            fr.clip_by_value(a, -3.0, 3.0),
+            fr.clip_by_value(fr.constant([-1, 9, 3]), 0, 5),
+        ]
+    )
     np.testing.assert_array_equal(vals[0], [21.0, -21.0, 1.5])
     np.testing.assert_array_equal(vals[1], [3.0, -3.0, 0.5])
     np.testing.assert_array_equal(vals[2], [0, 5, 3])
@@ -172,20 +204,26 @@ def test_matmul_static_shapes_with_none():
     u = fr.placeholder(fr.float32)
     r = fr.matmul(u, fr.zeros([3, 4]))
     assert r.op.type == "BatchMatMulV2" and r.shape.ndims is None
-    b = fr.matmul(fr.placeholder(fr.float32, [None, 1, 2, 3]),
-                  fr.placeholder(fr.float32, [4, 3, None]))
+    b = fr.matmul(
+        fr.placeholder(fr.float32, [None, 1, 2, 3]), fr.placeholder(fr.float32, [4, 3, None])
+    )
     assert b.shape.as_list() == [None, 4, 2, None]
 
 
 def test_matmul_construction_errors_name_the_op_and_the_fix():
     a = fr.zeros([2, 3])
-    with pytest.raises(ValueError, match=r"MatMul op 'MatMul'.*Dimensions must be equal, but "
-                                         r"are 3 and 2.*\[2, 3\].*transpose_a"):
+    with pytest.raises(
+        ValueError,
+        match=r"MatMul op 'MatMul'.*Dimensions must be equal, but "
+        r"are 3 and 2.*\[2, 3\].*transpose_a",
+    ):
         fr.matmul(a, a)
     with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
         fr.matmul(a, fr.zeros([3]))
-    with pytest.raises(TypeError, match="Input 'b' of 'MatMul' Op has type float64 that "
-                                        "does not match type float32"):
+    with pytest.raises(
+        TypeError,
+        match="Input 'b' of 'MatMul' Op has type float64 that does not match type float32",
+    ):
         fr.matmul(a, fr.zeros([3, 2], fr.float64))
     with pytest.raises(TypeError, match="DataType bool not in list of allowed values"):
         fr.matmul(fr.constant([[True]]), fr.constant([[True]]))
@@ -207,8 +245,11 @@ def test_argmax_argmin_dtypes_axes_and_names():
     assert vals[2].tolist() == [1, 0] and vals[3].shape == (0,)
     with pytest.raises(ValueError, match="Cannot specify both 'dimension' and 'axis'"):
         fr.argmax(x, 1, dimension=1)
-    with pytest.raises(ValueError, match=r"ArgMax op .*Dimension \(2\) must be in the range "
-                                         r"\[-2, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"ArgMax op .*Dimension \(2\) must be in the range "
+        r"\[-2, 2\)",
+    ):
         fr.argmax(x, 2)
     with pytest.raises(fr.errors.InvalidArgumentError, match="Reduction axis 0 is empty"):
         run(fr.argmax(fr.zeros([0, 2]), 0))
@@ -233,8 +274,7 @@ def test_tf_names_for_python_operands():
     assert (c.op.name, c.op.type) == ("clip_by_value", "Maximum")
     assert c.op.inputs[0].op.name == "clip_by_value/Minimum"
     assert c.op.inputs[1].op.name == "clip_by_value/y"
-    with pytest.raises(TypeError, match="Expected int32 passed to parameter 'y' of op "
-                                        "'Minimum'"):
+    with pytest.raises(TypeError, match="Expected int32 passed to parameter 'y' of op 'Minimum'"):
         fr.clip_by_value(fr.constant([1, 5]), 2.0, 3.0)
     with pytest.raises(ValueError, match="incompatible"):
         fr.clip_by_value(fr.constant([1.0, 2.0]), [[0.0, 0.0]], 1.0)
@@ -247,23 +287,45 @@ def test_tf_names_for_python_operands():
 _R = np.random.default_rng(0)
 SHAPE_CASES = [
     ("matmul", lambda: fr.matmul(fr.constant(_R.random((2, 3))), fr.constant(_R.random((3, 5))))),
-    ("matmul_ta", lambda: fr.matmul(fr.constant(_R.random((3, 2))), fr.constant(_R.random((3, 5))),
-                                    transpose_a=True)),
-    ("matmul_tb", lambda: fr.matmul(fr.constant(_R.random((2, 3))), fr.constant(_R.random((5, 3))),
-                                    transpose_b=True)),
-    ("batch_bcast", lambda: fr.matmul(fr.constant(_R.random((4, 1, 2, 3))),
-                                      fr.constant(_R.random((5, 3, 7))))),
-    ("batch_adj", lambda: fr.matmul(fr.constant(_R.random((4, 3, 2))),
-                                    fr.constant(_R.random((4, 7, 3))),
-                                    transpose_a=True, transpose_b=True)),
+    (
+        "matmul_ta",
+        lambda: fr.matmul(
+            fr.constant(_R.random((3, 2))), fr.constant(_R.random((3, 5))), transpose_a=True
+        ),
+    ),
+    (
+        "matmul_tb",
+        lambda: fr.matmul(
+            fr.constant(_R.random((2, 3))), fr.constant(_R.random((5, 3))), transpose_b=True
+        ),
+    ),
+    (
+        "batch_bcast",
+        lambda: fr.matmul(fr.constant(_R.random((4, 1, 2, 3))), fr.constant(_R.random((5, 3, 7)))),
+    ),
+    (
+        "batch_adj",
+        lambda: fr.matmul(
+            fr.constant(_R.random((4, 3, 2))),
+            fr.constant(_R.random((4, 7, 3))),
+            transpose_a=True,
+            transpose_b=True,
+        ),
+    ),
     ("argmax0", lambda: fr.argmax(fr.constant(_R.random((2, 3, 4))), 0)),
     ("argmin_neg", lambda: fr.argmin(fr.constant(_R.random((2, 3, 4))), -1)),
     ("broadcast_add", lambda: fr.constant(_R.random((3, 1, 5))) + fr.constant(_R.random((4, 1)))),
     ("sum_keep", lambda: fr.reduce_sum(fr.constant(_R.random((2, 3, 4))), [0, 2], keepdims=True)),
     ("mean_1", lambda: fr.reduce_mean(fr.constant(_R.random((2, 3, 4))), 1)),
     ("clip", lambda: fr.clip_by_value(fr.constant(_R.random((2, 3))), 0.2, [0.5, 0.6, 0.7])),
-    ("where", lambda: fr.where(fr.constant(_R.random((2, 3)) > 0.5),
-                               fr.constant(_R.random((2, 3))), fr.constant(_R.random((2, 3))))),
+    (
+        "where",
+        lambda: fr.where(
+            fr.constant(_R.random((2, 3)) > 0.5),
+            fr.constant(_R.random((2, 3))),
+            fr.constant(_R.random((2, 3))),
+        ),
+    ),
     ("pow_bcast", lambda: fr.pow(fr.constant(_R.random((2, 1))), fr.constant(_R.random((1, 3))))),
 ]
 
@@ -280,10 +342,10 @@ def test_static_shape_matches_kernel_output(build):
 def test_operators_cover_the_python_surface():
     x = fr.constant([[2.0, 3.0]])
     y = fr.constant([[1.0], [2.0]])
-    exprs = [x + y, x - y, x * y, x / y, x // y, x % y, x ** y, -x, abs(-x), x @ y]
+    exprs = [x + y, x - y, x * y, x / y, x // y, x % y, x**y, -x, abs(-x), x @ y]
     vals = run(exprs)
     xv, yv = np.array([[2.0, 3.0]]), np.array([[1.0], [2.0]])
-    ref = [xv + yv, xv - yv, xv * yv, xv / yv, xv // yv, xv % yv, xv ** yv, -xv, xv, xv @ yv]
+    ref = [xv + yv, xv - yv, xv * yv, xv / yv, xv // yv, xv % yv, xv**yv, -xv, xv, xv @ yv]
     for t, v, r in zip(exprs, vals, ref, strict=True):
         assert t.shape.as_list() == list(r.shape)
         np.testing.assert_allclose(v, r, rtol=1e-6)
@@ -293,8 +355,9 @@ def test_operators_cover_the_python_surface():
 # block form (OpDef.ufunc, used by fusion) == kernel (values and dtype)
 # --------------------------------------------------------------------------------------
 
-BLOCK_OPS = sorted(t for t, d in registered_ops().items()
-                   if d.ufunc is not None and d.kernel is not None)
+BLOCK_OPS = sorted(
+    t for t, d in registered_ops().items() if d.ufunc is not None and d.kernel is not None
+)
 
 
 def _nargs(op_type):
@@ -305,20 +368,37 @@ shapes = st.lists(st.integers(1, 4), min_size=0, max_size=3)
 
 
 def test_block_forms_cover_the_elementwise_families():
-    assert {"Neg", "Exp", "Tanh", "Sigmoid", "Rsqrt", "AddV2", "Mul", "RealDiv", "Maximum",
-            "SquaredDifference", "Relu", "ReluGrad"} <= set(BLOCK_OPS)
+    assert {
+        "Neg",
+        "Exp",
+        "Tanh",
+        "Sigmoid",
+        "Rsqrt",
+        "AddV2",
+        "Mul",
+        "RealDiv",
+        "Maximum",
+        "SquaredDifference",
+        "Relu",
+        "ReluGrad",
+    } <= set(BLOCK_OPS)
 
 
 @settings(max_examples=80, deadline=None)
-@given(op_type=st.sampled_from(BLOCK_OPS), shape=shapes, drop=st.integers(0, 3),
-       ones=st.lists(st.booleans(), min_size=3, max_size=3),
-       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2 ** 16),
-       alias=st.booleans())
+@given(
+    op_type=st.sampled_from(BLOCK_OPS),
+    shape=shapes,
+    drop=st.integers(0, 3),
+    ones=st.lists(st.booleans(), min_size=3, max_size=3),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    seed=st.integers(0, 2**16),
+    alias=st.booleans(),
+)
 def test_block_form_and_kernel_agree(op_type, shape, drop, ones, dtype, seed, alias):
     d = get_op_def(op_type)
     rng = np.random.default_rng(seed)
     # A second operand broadcasting against the first: fewer dims and/or size-1 dims.
-    shape2 = [1 if o else s for s, o in zip(shape, ones, strict=False)][min(drop, len(shape)):]
+    shape2 = [1 if o else s for s, o in zip(shape, ones, strict=False)][min(drop, len(shape)) :]
     xs = [np.asarray(rng.standard_normal(shape) * 3, dtype)]
     if _nargs(op_type) == 2:
         xs.append(np.asarray(rng.standard_normal(shape2) * 3, dtype))
@@ -332,8 +412,7 @@ def test_block_form_and_kernel_agree(op_type, shape, drop, ones, dtype, seed, al
         d.ufunc(*xs, out=out)
     assert out.dtype == ref.dtype, (op_type, out.dtype, ref.dtype)
     rtol = 2e-6 if dtype == np.float32 else 1e-13
-    np.testing.assert_allclose(out, ref, rtol=rtol, atol=1e-30, equal_nan=True,
-                               err_msg=op_type)
+    np.testing.assert_allclose(out, ref, rtol=rtol, atol=1e-30, equal_nan=True, err_msg=op_type)
 
 
 def test_div_has_python2_semantics_and_constant_pads_short_lists():

@@ -22,21 +22,37 @@ def np_softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-@pytest.mark.parametrize("fn,ref", [
-    (fr.nn.relu, lambda x: np.maximum(x, 0)),
-    (lambda x: fr.nn.relu6(x * 4.0), lambda x: np.clip(x * 4, 0, 6)),
-    (lambda x: fr.nn.leaky_relu(x, alpha=0.3), lambda x: np.where(x > 0, x, 0.3 * x)),
-    (fr.nn.elu, lambda x: np.where(x < 0, np.expm1(x), x)),
-    (fr.nn.softplus, lambda x: np.log1p(np.exp(x))),
-    (fr.nn.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
-    (fr.nn.tanh, np.tanh),
-    (fr.nn.softmax, np_softmax),
-    (lambda x: fr.nn.softmax(x, axis=0), lambda x: np_softmax(x, 0)),
-    (fr.nn.log_softmax, lambda x: np.log(np_softmax(x))),
-    (lambda x: fr.nn.log_softmax(x, axis=0), lambda x: np.log(np_softmax(x, 0))),
-    (fr.nn.l2_loss, lambda x: np.sum(x * x) / 2),
-], ids=["relu", "relu6", "leaky_relu", "elu", "softplus", "sigmoid", "tanh", "softmax",
-        "softmax0", "log_softmax", "log_softmax0", "l2_loss"])
+@pytest.mark.parametrize(
+    "fn,ref",
+    [
+        (fr.nn.relu, lambda x: np.maximum(x, 0)),
+        (lambda x: fr.nn.relu6(x * 4.0), lambda x: np.clip(x * 4, 0, 6)),
+        (lambda x: fr.nn.leaky_relu(x, alpha=0.3), lambda x: np.where(x > 0, x, 0.3 * x)),
+        (fr.nn.elu, lambda x: np.where(x < 0, np.expm1(x), x)),
+        (fr.nn.softplus, lambda x: np.log1p(np.exp(x))),
+        (fr.nn.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+        (fr.nn.tanh, np.tanh),
+        (fr.nn.softmax, np_softmax),
+        (lambda x: fr.nn.softmax(x, axis=0), lambda x: np_softmax(x, 0)),
+        (fr.nn.log_softmax, lambda x: np.log(np_softmax(x))),
+        (lambda x: fr.nn.log_softmax(x, axis=0), lambda x: np.log(np_softmax(x, 0))),
+        (fr.nn.l2_loss, lambda x: np.sum(x * x) / 2),
+    ],
+    ids=[
+        "relu",
+        "relu6",
+        "leaky_relu",
+        "elu",
+        "softplus",
+        "sigmoid",
+        "tanh",
+        "softmax",
+        "softmax0",
+        "log_softmax",
+        "log_softmax0",
+        "l2_loss",
+    ],
+)
 def test_forward_values(fn, ref):
     y = fn(fr.constant(A))
     out = run(y)
@@ -61,10 +77,8 @@ def test_default_op_names_and_types():
     assert t.name == "softmax_cross_entropy_with_logits_sg:0"
     assert t.op.inputs[1].op.name == "softmax_cross_entropy_with_logits_sg/labels_stop_gradient"
     t = fr.nn.sparse_softmax_cross_entropy_with_logits(labels=[0, 1, 2], logits=x)
-    assert t.name == ("SparseSoftmaxCrossEntropyWithLogits/"
-                      "SparseSoftmaxCrossEntropyWithLogits:0")
-    assert fr.nn.sigmoid_cross_entropy_with_logits(labels=LAB, logits=x).name == \
-        "logistic_loss:0"
+    assert t.name == ("SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits:0")
+    assert fr.nn.sigmoid_cross_entropy_with_logits(labels=LAB, logits=x).name == "logistic_loss:0"
     e = fr.nn.embedding_lookup(fr.constant(A), [0, 2])
     assert e.name == "embedding_lookup/Identity:0"
     assert e.op.inputs[0].op.name == "embedding_lookup"
@@ -104,8 +118,9 @@ def test_softmax_cross_entropy_v2_values_and_label_gradient():
 
 
 def test_xent_requires_named_arguments():
-    with pytest.raises(ValueError, match="Only call `softmax_cross_entropy_with_logits` "
-                                         "with named arguments"):
+    with pytest.raises(
+        ValueError, match="Only call `softmax_cross_entropy_with_logits` with named arguments"
+    ):
         fr.nn.softmax_cross_entropy_with_logits(LAB, A)
     with pytest.raises(ValueError, match="Both `labels` and `logits` must be provided"):
         fr.nn.sigmoid_cross_entropy_with_logits(labels=LAB)
@@ -118,9 +133,11 @@ def test_sparse_softmax_cross_entropy():
         np.testing.assert_allclose(out, -np.log(np_softmax(A))[[0, 1, 2], labels], rtol=1e-5)
     p = fr.placeholder(fr.int32, [3])
     loss = fr.nn.sparse_softmax_cross_entropy_with_logits(labels=p, logits=A)
-    with pytest.raises(fr.errors.InvalidArgumentError,
-                       match=r"Received a label value of 5 which is outside the valid range "
-                             r"of \[0, 5\)"):
+    with pytest.raises(
+        fr.errors.InvalidArgumentError,
+        match=r"Received a label value of 5 which is outside the valid range "
+        r"of \[0, 5\)",
+    ):
         run(loss, feed={p: [0, 5, 1]})
     with pytest.raises(ValueError, match="`labels.shape.rank` must equal"):
         fr.nn.sparse_softmax_cross_entropy_with_logits(labels=[[0]], logits=A)
@@ -223,8 +240,7 @@ def test_embedding_lookup_sharded(strategy):
         shards = [P[i::n] for i in range(n)]
     else:
         shards = [P[0:4], P[4:7], P[7:10]]
-    e = fr.nn.embedding_lookup([fr.constant(s) for s in shards], IDS,
-                               partition_strategy=strategy)
+    e = fr.nn.embedding_lookup([fr.constant(s) for s in shards], IDS, partition_strategy=strategy)
     np.testing.assert_array_equal(run(e), P[IDS])
 
 
@@ -258,13 +274,16 @@ def test_embedding_lookup_on_variable_trains_rows():
 TRUE = np.array([[1], [7], [0], [3]], np.int64)
 
 
-@pytest.mark.parametrize("sampler", ["log_uniform_candidate_sampler",
-                                     "uniform_candidate_sampler"])
+@pytest.mark.parametrize("sampler", ["log_uniform_candidate_sampler", "uniform_candidate_sampler"])
 def test_sampler_outputs(sampler):
     s = getattr(fr.nn, sampler)(TRUE, 1, 20, True, 50, seed=4)
-    assert s.sampled_candidates.op.type == {
-        "log_uniform_candidate_sampler": "LogUniformCandidateSampler",
-        "uniform_candidate_sampler": "UniformCandidateSampler"}[sampler]
+    assert (
+        s.sampled_candidates.op.type
+        == {
+            "log_uniform_candidate_sampler": "LogUniformCandidateSampler",
+            "uniform_candidate_sampler": "UniformCandidateSampler",
+        }[sampler]
+    )
     assert s.sampled_candidates.dtype == fr.int64 and s.sampled_candidates.shape == (20,)
     assert s.true_expected_count.dtype == fr.float32
     assert s.true_expected_count.shape == (4, 1)
@@ -295,8 +314,11 @@ def test_sampler_range_too_small():
 
 
 def test_compute_accidental_hits():
-    idx, ids, w = run(*fr.nn.compute_accidental_hits(
-        fr.constant([[1, 2], [3, 4]], fr.int64), fr.constant([2, 3, 9], fr.int64), 2))
+    idx, ids, w = run(
+        *fr.nn.compute_accidental_hits(
+            fr.constant([[1, 2], [3, 4]], fr.int64), fr.constant([2, 3, 9], fr.int64), 2
+        )
+    )
     np.testing.assert_array_equal(idx, [0, 1])
     np.testing.assert_array_equal(ids, [0, 1])
     assert idx.dtype == np.int32 and ids.dtype == np.int64
@@ -307,8 +329,9 @@ def _np_sampled_logits(x, w, b, labels, sampled, te, se, hits):
     true_logits = (x * w[labels[:, 0]]).sum(1, keepdims=True) + b[labels]
     sampled_logits = x @ w[sampled].T + b[sampled]
     if hits:
-        sampled_logits = sampled_logits + np.where(labels == sampled[None, :],
-                                                   -np.finfo(np.float32).max, 0.0)
+        sampled_logits = sampled_logits + np.where(
+            labels == sampled[None, :], -np.finfo(np.float32).max, 0.0
+        )
     return np.concatenate([true_logits - np.log(te), sampled_logits - np.log(se)], 1)
 
 
@@ -321,10 +344,12 @@ def test_nce_and_sampled_softmax_values():
     te = np.full((4, 1), 0.4)
     se = np.array([0.1, 0.2, 0.3])
     sv = (fr.constant(sampled, fr.int64), fr.constant(te), fr.constant(se))
-    nce = fr.nn.nce_loss(fr.constant(w), fr.constant(b), labels, fr.constant(x), 3, 10,
-                         sampled_values=sv)
-    ssm = fr.nn.sampled_softmax_loss(fr.constant(w), fr.constant(b), labels, fr.constant(x),
-                                     3, 10, sampled_values=sv)
+    nce = fr.nn.nce_loss(
+        fr.constant(w), fr.constant(b), labels, fr.constant(x), 3, 10, sampled_values=sv
+    )
+    ssm = fr.nn.sampled_softmax_loss(
+        fr.constant(w), fr.constant(b), labels, fr.constant(x), 3, 10, sampled_values=sv
+    )
     assert nce.shape == (4,) and ssm.shape == (4,)
     nv, sv_ = run(nce, ssm)
     logits = _np_sampled_logits(x, w, b, labels, sampled, te, se, False)
@@ -345,8 +370,7 @@ def test_skipgram_nce_training_decreases_loss():
     nb = fr.Variable(np.zeros(vocab, np.float32))
     c = fr.placeholder(fr.int32, [16])
     ctx = fr.placeholder(fr.int64, [16, 1])
-    loss = fr.reduce_mean(fr.nn.nce_loss(nw, nb, ctx, fr.nn.embedding_lookup(emb, c), 5,
-                                         vocab))
+    loss = fr.reduce_mean(fr.nn.nce_loss(nw, nb, ctx, fr.nn.embedding_lookup(emb, c), 5, vocab))
     train = fr.train.GradientDescentOptimizer(0.5).minimize(loss)
     centers = (np.arange(16) * 3) % vocab
     feed = {c: centers, ctx: ((centers * 7 + 3) % vocab).reshape(16, 1)}
@@ -367,8 +391,9 @@ def test_moments():
     np.testing.assert_allclose(v, A.var(0), rtol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["relu", "softmax", "log_softmax", "l2_loss", "xent",
-                                  "sparse_xent", "sigmoid_xent"])
+@pytest.mark.parametrize(
+    "name", ["relu", "softmax", "log_softmax", "l2_loss", "xent", "sparse_xent", "sigmoid_xent"]
+)
 def test_matches_tensorflow(name):
     tf = pytest.importorskip("tensorflow.compat.v1")
     tf.disable_eager_execution()
@@ -383,9 +408,9 @@ def test_matches_tensorflow(name):
             "l2_loss": lambda: m.nn.l2_loss(x),
             "xent": lambda: m.nn.softmax_cross_entropy_with_logits_v2(labels=LAB, logits=x),
             "sparse_xent": lambda: m.nn.sparse_softmax_cross_entropy_with_logits(
-                labels=ids, logits=x),
-            "sigmoid_xent": lambda: m.nn.sigmoid_cross_entropy_with_logits(labels=LAB,
-                                                                           logits=x),
+                labels=ids, logits=x
+            ),
+            "sigmoid_xent": lambda: m.nn.sigmoid_cross_entropy_with_logits(labels=LAB, logits=x),
         }[name]()
 
     with tf.Graph().as_default():

@@ -32,16 +32,31 @@ def _parse(spec, records, names=None):
 
 
 def test_fixed_len_dense_values_defaults_shapes_and_dtypes():
-    spec = {"id": fr.FixedLenFeature([], fr.int64),
-            "v": fr.FixedLenFeature([2, 2], fr.float32),
-            "s": fr.FixedLenFeature([1], fr.string, default_value=b"none"),
-            "d": fr.FixedLenFeature([2], fr.float32, default_value=[7.0, 8.0])}
-    out, got = _parse(spec, [_ex(id=_i64(3), v=_f32(1, 2, 3, 4), s=_bytes(b"x")),
-                             _ex(id=_i64(-4), v=_f32(5, 6, 7, 8), d=_f32(0.5, 1.5))])
+    spec = {
+        "id": fr.FixedLenFeature([], fr.int64),
+        "v": fr.FixedLenFeature([2, 2], fr.float32),
+        "s": fr.FixedLenFeature([1], fr.string, default_value=b"none"),
+        "d": fr.FixedLenFeature([2], fr.float32, default_value=[7.0, 8.0]),
+    }
+    out, got = _parse(
+        spec,
+        [
+            _ex(id=_i64(3), v=_f32(1, 2, 3, 4), s=_bytes(b"x")),
+            _ex(id=_i64(-4), v=_f32(5, 6, 7, 8), d=_f32(0.5, 1.5)),
+        ],
+    )
     assert {k: t.shape.as_list() for k, t in out.items()} == {
-        "id": [None], "v": [None, 2, 2], "s": [None, 1], "d": [None, 2]}
+        "id": [None],
+        "v": [None, 2, 2],
+        "s": [None, 1],
+        "d": [None, 2],
+    }
     assert {k: t.dtype for k, t in out.items()} == {
-        "id": fr.int64, "v": fr.float32, "s": fr.string, "d": fr.float32}
+        "id": fr.int64,
+        "v": fr.float32,
+        "s": fr.string,
+        "d": fr.float32,
+    }
     np.testing.assert_array_equal(got["id"], [3, -4])
     assert got["id"].dtype == np.int64 and got["v"].dtype == np.float32
     np.testing.assert_array_equal(got["v"], [[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
@@ -50,8 +65,10 @@ def test_fixed_len_dense_values_defaults_shapes_and_dtypes():
 
 
 def test_var_len_features_are_sparse():
-    out, got = _parse({"t": fr.VarLenFeature(fr.int64), "w": fr.VarLenFeature(fr.string)},
-                      [_ex(t=_i64(1, 2), w=_bytes(b"a")), _ex(), _ex(t=_i64(5))])
+    out, got = _parse(
+        {"t": fr.VarLenFeature(fr.int64), "w": fr.VarLenFeature(fr.string)},
+        [_ex(t=_i64(1, 2), w=_bytes(b"a")), _ex(), _ex(t=_i64(5))],
+    )
     assert isinstance(out["t"], fr.SparseTensor)
     assert out["t"].indices.shape.as_list() == [None, 2]
     t = got["t"]
@@ -63,22 +80,29 @@ def test_var_len_features_are_sparse():
 
 
 def test_fixed_len_sequence_pads_to_the_longest():
-    spec = {"a": fr.FixedLenSequenceFeature([2], fr.float32, allow_missing=True),
-            "s": fr.FixedLenSequenceFeature([], fr.string, allow_missing=True,
-                                            default_value=b"z")}
-    out, got = _parse(spec, [_ex(a=_f32(1, 2, 3, 4), s=_bytes(b"x")),
-                             _ex(a=_f32(1, 2), s=_bytes(b"x", b"y")), _ex()])
+    spec = {
+        "a": fr.FixedLenSequenceFeature([2], fr.float32, allow_missing=True),
+        "s": fr.FixedLenSequenceFeature([], fr.string, allow_missing=True, default_value=b"z"),
+    }
+    out, got = _parse(
+        spec,
+        [_ex(a=_f32(1, 2, 3, 4), s=_bytes(b"x")), _ex(a=_f32(1, 2), s=_bytes(b"x", b"y")), _ex()],
+    )
     assert out["a"].shape.as_list() == [None, None, 2]
-    np.testing.assert_array_equal(got["a"], [[[1, 2], [3, 4]], [[1, 2], [0, 0]],
-                                             [[0, 0], [0, 0]]])
+    np.testing.assert_array_equal(got["a"], [[[1, 2], [3, 4]], [[1, 2], [0, 0]], [[0, 0], [0, 0]]])
     assert got["s"].tolist() == [[b"x", b"z"], [b"x", b"y"], [b"z", b"z"]]
 
 
 def test_parse_single_example_drops_the_batch_dimension():
     ser = fr.placeholder(fr.string, [])
-    out = fr.parse_single_example(ser, {
-        "id": fr.FixedLenFeature([], fr.int64), "t": fr.VarLenFeature(fr.float32),
-        "q": fr.FixedLenSequenceFeature([2], fr.int64, allow_missing=True)})
+    out = fr.parse_single_example(
+        ser,
+        {
+            "id": fr.FixedLenFeature([], fr.int64),
+            "t": fr.VarLenFeature(fr.float32),
+            "q": fr.FixedLenSequenceFeature([2], fr.int64, allow_missing=True),
+        },
+    )
     assert out["id"].shape.as_list() == []
     assert out["t"].indices.shape.as_list() == [None, 1]
     assert out["t"].dense_shape.shape.as_list() == [1]
@@ -91,38 +115,69 @@ def test_parse_single_example_drops_the_batch_dimension():
     np.testing.assert_array_equal(got["q"], [[1, 2], [3, 4]])
 
 
-@pytest.mark.parametrize("spec, record, names, message", [
-    ({"a": fr.FixedLenFeature([], fr.int64)}, _ex(a=_f32(1.0)), None,
-     "Name: <unknown>, Key: a, Index: 0.  Data types don't match. Data type: float but "
-     "expected type: int64"),
-    ({"a": fr.FixedLenFeature([2], fr.float32)}, _ex(a=_f32(1.0)), None,
-     r"Name: <unknown>, Key: a, Index: 0.  Number of float values != expected.  Values "
-     r"size: 1 but output shape: \[2\]"),
-    ({"a": fr.FixedLenFeature([2], fr.float32)}, _ex(b=_f32(1.0)), ["n0"],
-     r"Name: n0, Feature: a \(data type: float\) is required but could not be found."),
-    ({"a": fr.FixedLenFeature([2], fr.float32)}, _ex(a=F()), None,
-     r"Feature: a \(data type: float\) is required"),
-    ({"a": fr.VarLenFeature(fr.int64)}, _ex(a=_f32(1.0)), None,
-     "Key: a, Index: 0.  Data types don't match. Expected type: int64, Actual type: float"),
-    ({"a": fr.FixedLenSequenceFeature([2], fr.float32, allow_missing=True)},
-     _ex(a=_f32(1, 2, 3)), None,
-     r"Number of float values is not a multiple of stride length. Saw 3 values but output "
-     r"shape is: \[\?,2\]"),
-    ({"a": fr.FixedLenFeature([], fr.int64)}, b"garbage\xff", None,
-     "Could not parse example input, value: b'garbage\\\\xff'")])
+@pytest.mark.parametrize(
+    "spec, record, names, message",
+    [
+        (
+            {"a": fr.FixedLenFeature([], fr.int64)},
+            _ex(a=_f32(1.0)),
+            None,
+            "Name: <unknown>, Key: a, Index: 0.  Data types don't match. Data type: float but "
+            "expected type: int64",
+        ),
+        (
+            {"a": fr.FixedLenFeature([2], fr.float32)},
+            _ex(a=_f32(1.0)),
+            None,
+            r"Name: <unknown>, Key: a, Index: 0.  Number of float values != expected.  Values "
+            r"size: 1 but output shape: \[2\]",
+        ),
+        (
+            {"a": fr.FixedLenFeature([2], fr.float32)},
+            _ex(b=_f32(1.0)),
+            ["n0"],
+            r"Name: n0, Feature: a \(data type: float\) is required but could not be found.",
+        ),
+        (
+            {"a": fr.FixedLenFeature([2], fr.float32)},
+            _ex(a=F()),
+            None,
+            r"Feature: a \(data type: float\) is required",
+        ),
+        (
+            {"a": fr.VarLenFeature(fr.int64)},
+            _ex(a=_f32(1.0)),
+            None,
+            "Key: a, Index: 0.  Data types don't match. Expected type: int64, Actual type: float",
+        ),
+        (
+            {"a": fr.FixedLenSequenceFeature([2], fr.float32, allow_missing=True)},
+            _ex(a=_f32(1, 2, 3)),
+            None,
+            r"Number of float values is not a multiple of stride length. Saw 3 values but output "
+            r"shape is: \[\?,2\]",
+        ),
+        (
+            {"a": fr.FixedLenFeature([], fr.int64)},
+            b"garbage\xff",
+            None,
+            "Could not parse example input, value: b'garbage\\\\xff'",
+        ),
+    ],
+)
 def test_bad_records_give_tf_messages(spec, record, names, message):
     ser = fr.placeholder(fr.string, [None])
     out = fr.parse_example(ser, spec, example_names=names)
-    with fr.Session() as sess, pytest.raises(fr.errors.InvalidArgumentError,
-                                             match=message) as e:
+    with fr.Session() as sess, pytest.raises(fr.errors.InvalidArgumentError, match=message) as e:
         sess.run(out, {ser: [record]})
     assert e.value.op.type == "ParseExampleV2"
 
 
 def test_bad_specs_fail_at_construction():
     ser = fr.placeholder(fr.string, [None])
-    with pytest.raises(TypeError, match="DataType int32 not in list of allowed values: "
-                                        "float32, int64, string"):
+    with pytest.raises(
+        TypeError, match="DataType int32 not in list of allowed values: float32, int64, string"
+    ):
         fr.parse_example(ser, {"a": fr.FixedLenFeature([], fr.int32)})
     with pytest.raises(ValueError, match="FixedLenSequenceFeature requires allow_missing"):
         fr.parse_example(ser, {"a": fr.FixedLenSequenceFeature([2], fr.float32)})
@@ -137,8 +192,7 @@ def test_bad_specs_fail_at_construction():
 
 
 def test_empty_batch_parses_to_empty_outputs():
-    _, got = _parse({"a": fr.FixedLenFeature([3], fr.int64), "b": fr.VarLenFeature(fr.int64)},
-                    [])
+    _, got = _parse({"a": fr.FixedLenFeature([3], fr.int64), "b": fr.VarLenFeature(fr.int64)}, [])
     assert got["a"].shape == (0, 3)
     assert got["b"].indices.shape == (0, 2)
     np.testing.assert_array_equal(got["b"].dense_shape, [0, 0])
@@ -146,11 +200,18 @@ def test_empty_batch_parses_to_empty_outputs():
 
 def test_parse_example_cross_checks_with_tensorflow():
     tf = pytest.importorskip("tensorflow.compat.v1")
-    ex = tf.train.Example(features=tf.train.Features(feature={
-        "i": tf.train.Feature(int64_list=tf.train.Int64List(value=[4, 5])),
-        "b": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"q"]))}))
-    _, got = _parse({"i": fr.FixedLenFeature([2], fr.int64), "b": fr.VarLenFeature(fr.string)},
-                    [ex.SerializeToString()])
+    ex = tf.train.Example(
+        features=tf.train.Features(
+            feature={
+                "i": tf.train.Feature(int64_list=tf.train.Int64List(value=[4, 5])),
+                "b": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"q"])),
+            }
+        )
+    )
+    _, got = _parse(
+        {"i": fr.FixedLenFeature([2], fr.int64), "b": fr.VarLenFeature(fr.string)},
+        [ex.SerializeToString()],
+    )
     np.testing.assert_array_equal(got["i"], [[4, 5]])
     assert got["b"].values.tolist() == [b"q"]
 
@@ -163,20 +224,31 @@ def test_decode_raw_dtypes_endianness_and_shape():
     d = fr.decode_raw(s, fr.uint8)
     assert d.shape.as_list() == [None, None] and d.dtype == fr.uint8
     with fr.Session() as sess:
-        np.testing.assert_array_equal(sess.run(d, {s: [b"abcd", b"efgh"]}),
-                                      [[97, 98, 99, 100], [101, 102, 103, 104]])
+        np.testing.assert_array_equal(
+            sess.run(d, {s: [b"abcd", b"efgh"]}), [[97, 98, 99, 100], [101, 102, 103, 104]]
+        )
         x = np.arange(6, dtype=np.float32)
         np.testing.assert_array_equal(sess.run(fr.decode_raw(x.tobytes(), fr.float32)), x)
-        assert sess.run(fr.decode_raw(b"ab", fr.int16, little_endian=False)).tolist() == \
-            [0x6162]
+        assert sess.run(fr.decode_raw(b"ab", fr.int16, little_endian=False)).tolist() == [0x6162]
         assert sess.run(fr.decode_raw(bytes=b"ab", out_type=fr.int16)).tolist() == [0x6261]
 
 
-@pytest.mark.parametrize("records, out_type, message", [
-    ([b"abcd", b"ef"], fr.uint8, "DecodeRaw requires input strings to all be the same size, "
-                                 "but element 1 has size 2 != 4"),
-    ([b"abc"], fr.float32, "Input to DecodeRaw has length 3 that is not a multiple of 4, the "
-                           "size of float")])
+@pytest.mark.parametrize(
+    "records, out_type, message",
+    [
+        (
+            [b"abcd", b"ef"],
+            fr.uint8,
+            "DecodeRaw requires input strings to all be the same size, "
+            "but element 1 has size 2 != 4",
+        ),
+        (
+            [b"abc"],
+            fr.float32,
+            "Input to DecodeRaw has length 3 that is not a multiple of 4, the size of float",
+        ),
+    ],
+)
 def test_decode_raw_errors(records, out_type, message):
     s = fr.placeholder(fr.string, [None])
     with fr.Session() as sess, pytest.raises(fr.errors.InvalidArgumentError, match=message):
@@ -203,12 +275,17 @@ def _sequence_example() -> bytes:
 def test_parse_single_sequence_example_context_and_lists():
     ser = fr.placeholder(fr.string, [])
     context, seqs = fr.parse_single_sequence_example(
-        ser, context_features={"len": fr.FixedLenFeature([], fr.int64),
-                               "cv": fr.VarLenFeature(fr.int64)},
-        sequence_features={"tok": fr.VarLenFeature(fr.int64),
-                           "vec": fr.FixedLenSequenceFeature([2], fr.float32),
-                           "miss": fr.FixedLenSequenceFeature([], fr.int64,
-                                                              allow_missing=True)})
+        ser,
+        context_features={
+            "len": fr.FixedLenFeature([], fr.int64),
+            "cv": fr.VarLenFeature(fr.int64),
+        },
+        sequence_features={
+            "tok": fr.VarLenFeature(fr.int64),
+            "vec": fr.FixedLenSequenceFeature([2], fr.float32),
+            "miss": fr.FixedLenSequenceFeature([], fr.int64, allow_missing=True),
+        },
+    )
     assert context["len"].shape.as_list() == [] and seqs["vec"].shape.as_list() == [None, 2]
     assert context["cv"].indices.shape.as_list() == [None, 1]
     assert seqs["tok"].indices.shape.as_list() == [None, 2]
@@ -217,8 +294,9 @@ def test_parse_single_sequence_example_context_and_lists():
     assert c["len"] == 3 and c["cv"].values.size == 0
     np.testing.assert_array_equal(c["cv"].dense_shape, [0])
     np.testing.assert_array_equal(q["vec"], [[0, 0], [1, -1], [2, -2]])
-    np.testing.assert_array_equal(q["tok"].indices,
-                                  [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2]])
+    np.testing.assert_array_equal(
+        q["tok"].indices, [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2]]
+    )
     np.testing.assert_array_equal(q["tok"].values, [0, 0, 1, 0, 1, 2])
     np.testing.assert_array_equal(q["tok"].dense_shape, [3, 3])
     assert q["miss"].shape == (0,)
@@ -227,11 +305,17 @@ def test_parse_single_sequence_example_context_and_lists():
 def test_parse_single_sequence_example_missing_required_list():
     ser = fr.placeholder(fr.string, [])
     _, seqs = fr.parse_single_sequence_example(
-        ser, sequence_features={"nope": fr.FixedLenSequenceFeature([], fr.int64)},
-        example_name="ex7")
-    with fr.Session() as sess, pytest.raises(
+        ser,
+        sequence_features={"nope": fr.FixedLenSequenceFeature([], fr.int64)},
+        example_name="ex7",
+    )
+    with (
+        fr.Session() as sess,
+        pytest.raises(
             fr.errors.InvalidArgumentError,
-            match="Name: ex7, Feature list 'nope' is required but could not be found"):
+            match="Name: ex7, Feature list 'nope' is required but could not be found",
+        ),
+    ):
         sess.run(seqs, {ser: _sequence_example()})
     with pytest.raises(ValueError, match="Missing features"):
         fr.parse_single_sequence_example(ser)

@@ -13,39 +13,60 @@ def _open_both(a, b):
         sess.run(b().queue_ref)
 
 
-@pytest.mark.parametrize("a,b,message", [
-    (lambda: fr.FIFOQueue(10, fr.float32, shared_name="s"),
-     lambda: fr.FIFOQueue(20, fr.float32, shared_name="s"),
-     "Shared queue 's' has capacity 10 but requested capacity was 20"),
-    (lambda: fr.FIFOQueue(10, [fr.float32, fr.int64], shared_name="s"),
-     lambda: fr.FIFOQueue(10, [fr.float32], shared_name="s"),
-     "Shared queue 's' has component types float, int64 but requested component types "
-     "were float"),
-    (lambda: fr.FIFOQueue(10, fr.float32, shapes=[[2]], shared_name="s"),
-     lambda: fr.FIFOQueue(10, fr.float32, shapes=[[3]], shared_name="s"),
-     r"Shared queue 's' has component shapes \[\[2\]\] but requested component shapes "
-     r"were \[\[3\]\]"),
-    (lambda: fr.FIFOQueue(10, fr.float32, shared_name="s"),
-     lambda: fr.FIFOQueue(10, fr.float32, shapes=[[2]], shared_name="s"),
-     r"has component shapes \[\] but requested component shapes were \[\[2\]\]"),
-    (lambda: fr.PaddingFIFOQueue(10, fr.float32, shapes=[[None]], shared_name="s"),
-     lambda: fr.PaddingFIFOQueue(10, fr.float32, shapes=[[None, 2]], shared_name="s"),
-     r"has component shapes \[\[\?\]\] but requested component shapes were \[\[\?,2\]\]"),
-    (lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s", seed=1),
-     lambda: fr.RandomShuffleQueue(10, 6, fr.float32, shared_name="s", seed=1),
-     "Shared queue 's' has min_after_dequeue 5 but requested min_after_dequeue was 6."),
-    (lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s", seed=1),
-     lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s", seed=2),
-     r"Shared queue 's' has random seeds \(87654321, 1\) but requested seeds are "
-     r"\(87654321, 2\)."),
-    (lambda: fr.PriorityQueue(10, [fr.float32], shapes=[[]], shared_name="s"),
-     lambda: fr.PriorityQueue(10, [fr.int32], shapes=[[]], shared_name="s"),
-     "has component types int64, float but requested component types were int64, int32"),
-    (lambda: fr.FIFOQueue(10, fr.float32, shared_name="s"),
-     lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s"),
-     "Shared queue 's' has type 'FIFOQueueV2' that does not match type of Node "
-     "'random_shuffle_queue': RandomShuffleQueueV2"),
-])
+@pytest.mark.parametrize(
+    "a,b,message",
+    [
+        (
+            lambda: fr.FIFOQueue(10, fr.float32, shared_name="s"),
+            lambda: fr.FIFOQueue(20, fr.float32, shared_name="s"),
+            "Shared queue 's' has capacity 10 but requested capacity was 20",
+        ),
+        (
+            lambda: fr.FIFOQueue(10, [fr.float32, fr.int64], shared_name="s"),
+            lambda: fr.FIFOQueue(10, [fr.float32], shared_name="s"),
+            "Shared queue 's' has component types float, int64 but requested component types "
+            "were float",
+        ),
+        (
+            lambda: fr.FIFOQueue(10, fr.float32, shapes=[[2]], shared_name="s"),
+            lambda: fr.FIFOQueue(10, fr.float32, shapes=[[3]], shared_name="s"),
+            r"Shared queue 's' has component shapes \[\[2\]\] but requested component shapes "
+            r"were \[\[3\]\]",
+        ),
+        (
+            lambda: fr.FIFOQueue(10, fr.float32, shared_name="s"),
+            lambda: fr.FIFOQueue(10, fr.float32, shapes=[[2]], shared_name="s"),
+            r"has component shapes \[\] but requested component shapes were \[\[2\]\]",
+        ),
+        (
+            lambda: fr.PaddingFIFOQueue(10, fr.float32, shapes=[[None]], shared_name="s"),
+            lambda: fr.PaddingFIFOQueue(10, fr.float32, shapes=[[None, 2]], shared_name="s"),
+            r"has component shapes \[\[\?\]\] but requested component shapes were \[\[\?,2\]\]",
+        ),
+        (
+            lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s", seed=1),
+            lambda: fr.RandomShuffleQueue(10, 6, fr.float32, shared_name="s", seed=1),
+            "Shared queue 's' has min_after_dequeue 5 but requested min_after_dequeue was 6.",
+        ),
+        (
+            lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s", seed=1),
+            lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s", seed=2),
+            r"Shared queue 's' has random seeds \(87654321, 1\) but requested seeds are "
+            r"\(87654321, 2\).",
+        ),
+        (
+            lambda: fr.PriorityQueue(10, [fr.float32], shapes=[[]], shared_name="s"),
+            lambda: fr.PriorityQueue(10, [fr.int32], shapes=[[]], shared_name="s"),
+            "has component types int64, float but requested component types were int64, int32",
+        ),
+        (
+            lambda: fr.FIFOQueue(10, fr.float32, shared_name="s"),
+            lambda: fr.RandomShuffleQueue(10, 5, fr.float32, shared_name="s"),
+            "Shared queue 's' has type 'FIFOQueueV2' that does not match type of Node "
+            "'random_shuffle_queue': RandomShuffleQueueV2",
+        ),
+    ],
+)
 def test_shared_queue_opened_differently_is_rejected_naming_the_mismatch(a, b, message):
     with pytest.raises(fr.errors.InvalidArgumentError, match=message) as ei:
         _open_both(a, b)
@@ -62,8 +83,9 @@ def test_shared_queue_opened_alike_is_one_queue():
 
 def test_padding_fifo_queue_needs_a_list_of_shapes():
     for shapes in (None, [], [None], [2, None], fr.TensorShape([None])):
-        with pytest.raises(ValueError, match="When providing partial shapes, a list of "
-                                             "shapes must be provided."):
+        with pytest.raises(
+            ValueError, match="When providing partial shapes, a list of shapes must be provided."
+        ):
             fr.PaddingFIFOQueue(10, fr.float32, shapes=shapes)
     q = fr.PaddingFIFOQueue(10, fr.float32, shapes=[[None]])
     assert q.shapes[0].as_list() == [None]
@@ -105,8 +127,13 @@ def test_from_list_rejects_what_tf_rejects():
     with pytest.raises(TypeError, match="matching component dtypes"):
         fr.QueueBase.from_list(0, [a, fr.FIFOQueue(10, fr.int32)])
     with pytest.raises(TypeError, match="matching component names"):
-        fr.QueueBase.from_list(0, [fr.FIFOQueue(10, [fr.float32], names=["x"]),
-                                   fr.FIFOQueue(10, [fr.float32], names=["y"])])
+        fr.QueueBase.from_list(
+            0,
+            [
+                fr.FIFOQueue(10, [fr.float32], names=["x"]),
+                fr.FIFOQueue(10, [fr.float32], names=["y"]),
+            ],
+        )
 
 
 def test_tensor_shape_of_one_dimension():

@@ -81,10 +81,16 @@ def test_seed_pairs_follow_tf1_get_seed():
 
 def test_names_and_static_shapes_follow_tf1():
     p = fr.placeholder(fr.int32, [2])
-    ts = [fr.random_normal([2, 3]), fr.random_uniform([2, 3]),
-          fr.random_uniform([2], maxval=5, dtype=fr.int32), fr.truncated_normal([2]),
-          fr.random_shuffle(fr.zeros([4, 2])), fr.multinomial(fr.zeros([2, 3]), 4),
-          fr.random_uniform([2], -1.0, 1.0), fr.random_normal(p)]
+    ts = [
+        fr.random_normal([2, 3]),
+        fr.random_uniform([2, 3]),
+        fr.random_uniform([2], maxval=5, dtype=fr.int32),
+        fr.truncated_normal([2]),
+        fr.random_shuffle(fr.zeros([4, 2])),
+        fr.multinomial(fr.zeros([2, 3]), 4),
+        fr.random_uniform([2], -1.0, 1.0),
+        fr.random_normal(p),
+    ]
     assert [(t.name, t.op.type, t.shape.as_list(), t.dtype) for t in ts] == [
         ("random_normal:0", "AddV2", [2, 3], fr.float32),
         ("random_uniform/RandomUniform:0", "RandomUniform", [2, 3], fr.float32),
@@ -93,7 +99,8 @@ def test_names_and_static_shapes_follow_tf1():
         ("RandomShuffle:0", "RandomShuffle", [4, 2], fr.float32),
         ("multinomial/Multinomial:0", "Multinomial", [2, 4], fr.int64),
         ("random_uniform_2:0", "AddV2", [2], fr.float32),
-        ("random_normal_1:0", "AddV2", [None, None], fr.float32)]
+        ("random_normal_1:0", "AddV2", [None, None], fr.float32),
+    ]
     assert ts[0].op.inputs[0].op.name == "random_normal/mul"
     assert ts[0].op.inputs[0].op.inputs[0].op.name == "random_normal/RandomStandardNormal"
 
@@ -101,8 +108,14 @@ def test_names_and_static_shapes_follow_tf1():
 def test_random_ops_are_stateful_and_not_differentiable():
     from flowrt._core.registry import get_op_def
 
-    for t in ("RandomStandardNormal", "RandomUniform", "RandomUniformInt", "TruncatedNormal",
-              "RandomShuffle", "Multinomial"):
+    for t in (
+        "RandomStandardNormal",
+        "RandomUniform",
+        "RandomUniformInt",
+        "TruncatedNormal",
+        "RandomShuffle",
+        "Multinomial",
+    ):
         assert get_op_def(t).stateful
     x = fr.constant([1.0, 2.0])
     assert fr.gradients(fr.reduce_sum(fr.random_shuffle(x)), [x]) == [None]
@@ -168,8 +181,9 @@ def test_errors():
         fr.random_uniform([2], dtype=fr.bool)
     with pytest.raises(TypeError, match="int32"):
         fr.random_normal([2], dtype=fr.int32)
-    with pytest.raises(ValueError, match="RandomStandardNormal op.*Invalid value in tensor "
-                       "used for shape: -2"):
+    with pytest.raises(
+        ValueError, match="RandomStandardNormal op.*Invalid value in tensor used for shape: -2"
+    ):
         fr.random_normal([2, -2])
     assert fr.random_normal([2, -1]).shape.as_list() == [2, None]  # as TF: -1 is unknown
     p = fr.placeholder(fr.int32, [1])

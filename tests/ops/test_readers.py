@@ -12,10 +12,20 @@ JOIN = 30
 
 # Expected values observed from TF 2.21 (tf.compat.v1.TextLineReader(skip_header_lines=1)
 # .read_up_to(q, 3) over these files in this order).
-TF_FILES = {"a": b"h1\nx\r\n\n\ry\r\nlast\r", "b": b"", "c": b"h\n", "d": b"only",
-            "e": b"\n\n", "f": b"h\nz\r\r\n"}
-TF_BATCHES = [([2, 3, 4], "a", [b"x", b"", b"\ry"]), ([5], "a", [b"last"]),
-              ([2], "e", [b""]), ([2], "f", [b"z\r"])]
+TF_FILES = {
+    "a": b"h1\nx\r\n\n\ry\r\nlast\r",
+    "b": b"",
+    "c": b"h\n",
+    "d": b"only",
+    "e": b"\n\n",
+    "f": b"h\nz\r\r\n",
+}
+TF_BATCHES = [
+    ([2, 3, 4], "a", [b"x", b"", b"\ry"]),
+    ([5], "a", [b"last"]),
+    ([2], "e", [b""]),
+    ([2], "f", [b"z\r"]),
+]
 
 
 @pytest.fixture(params=[1, 2, 3, 1 << 20], ids=lambda n: "chunk%d" % n)
@@ -59,9 +69,14 @@ def _tf_lines(data: bytes) -> list:
 
 
 @settings(max_examples=40, deadline=None)
-@given(data=st.lists(st.sampled_from([b"a", b"bc", b",", b"\n", b"\r", b"\r\n"]),
-                     max_size=20).map(b"".join),
-       chunk=st.integers(1, 9), n=st.integers(1, 4), skip=st.integers(0, 2))
+@given(
+    data=st.lists(st.sampled_from([b"a", b"bc", b",", b"\n", b"\r", b"\r\n"]), max_size=20).map(
+        b"".join
+    ),
+    chunk=st.integers(1, 9),
+    n=st.integers(1, 4),
+    skip=st.integers(0, 2),
+)
 def test_lines_spanning_blocks_come_out_whole(tmp_path_factory, data, chunk, n, skip):
     path = tmp_path_factory.mktemp("blocks") / "f.txt"
     path.write_bytes(data)
@@ -94,7 +109,10 @@ def test_read_up_to_fills_a_batch_across_blocks(tmp_path, chunk):
         s.run(fill)
         # Fewer than asked only where the file ends, wherever the blocks end.
         assert [list(s.run(values)) for _ in range(3)] == [
-            [b"0", b"1", b"2", b"3"], [b"4", b"5", b"6", b"7"], [b"8", b"9"]]
+            [b"0", b"1", b"2", b"3"],
+            [b"4", b"5", b"6", b"7"],
+            [b"8", b"9"],
+        ]
 
 
 def test_num_records_must_be_positive(tmp_path):
@@ -128,8 +146,9 @@ def test_two_runner_threads_reading_many_small_files_never_race(tmp_path):
             files = fr.train.string_input_producer(paths, num_epochs=1, shuffle=False)
             _, line = fr.TextLineReader().read(files)
             a, b = fr.decode_csv(line, [[0], [0]])
-            batch = fr.train.batch([a, b], 8, num_threads=2, capacity=16,
-                                   allow_smaller_final_batch=True)
+            batch = fr.train.batch(
+                [a, b], 8, num_threads=2, capacity=16, allow_smaller_final_batch=True
+            )
             with fr.Session() as s:
                 s.run(fr.local_variables_initializer())
                 coord = fr.train.Coordinator()

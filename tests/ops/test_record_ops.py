@@ -45,8 +45,11 @@ def test_tfrecord_reader_keys_are_file_and_offset(tmp_path):
         sess.run(q.close())
         got = _drain(sess, [key, value])
         assert [(k.decode(), v) for k, v in got] == [
-            ("%s:0" % a, b"one"), ("%s:19" % a, b""), ("%s:35" % a, b"three"),
-            ("%s:0" % b, b"four")]
+            ("%s:0" % a, b"one"),
+            ("%s:19" % a, b""),
+            ("%s:35" % a, b"three"),
+            ("%s:0" % b, b"four"),
+        ]
         assert sess.run(reader.num_records_produced()) == 4
         assert sess.run(reader.num_work_units_completed()) == 2
 
@@ -76,9 +79,11 @@ def test_tfrecord_reader_corrupt_record_is_data_loss(tmp_path):
         q = _filenames(sess, [p])
         key, value = reader.read(q)
         assert sess.run(value) == b"first"
-        with pytest.raises(fr.errors.DataLossError,
-                           match=r"corrupted \(data CRC mismatch\) record at offset 21 in "
-                                 r".*bad.tfr") as e:
+        with pytest.raises(
+            fr.errors.DataLossError,
+            match=r"corrupted \(data CRC mismatch\) record at offset 21 in "
+            r".*bad.tfr",
+        ) as e:
             sess.run(value)
         assert e.value.op.type == "ReaderReadV2"
 
@@ -100,8 +105,14 @@ def test_fixed_length_reader_header_footer_hop(tmp_path):
         got = _drain(sess, list(plain.read(_filenames(sess, [p]))))
         assert got == [[b"%s:%d" % (str(p).encode(), i), bytes([i]) * 3] for i in range(4)]
         got = [v for _, v in _drain(sess, list(hop.read(_filenames(sess, [p]))))]
-        assert got == [b"\x00\x00\x00", b"\x00\x01\x01", b"\x01\x01\x02", b"\x02\x02\x02",
-                       b"\x02\x03\x03", b"\x03\x03x"]
+        assert got == [
+            b"\x00\x00\x00",
+            b"\x00\x01\x01",
+            b"\x01\x01\x02",
+            b"\x02\x02\x02",
+            b"\x02\x03\x03",
+            b"\x03\x03x",
+        ]
 
 
 def test_fixed_length_reader_gzip_encoding(tmp_path):
@@ -141,9 +152,21 @@ async def test_tfrecord_pipeline_with_queue_runners_and_parse_example(tmp_path):
     files = []
     for f in range(2):
         p = tmp_path / ("part%d.tfr" % f)
-        _write(p, [fr.train.Example(features=fr.train.Features(feature={
-            "id": fr.train.Feature(int64_list=fr.train.Int64List(value=[10 * f + i]))
-        })).SerializeToString() for i in range(5)])
+        _write(
+            p,
+            [
+                fr.train.Example(
+                    features=fr.train.Features(
+                        feature={
+                            "id": fr.train.Feature(
+                                int64_list=fr.train.Int64List(value=[10 * f + i])
+                            )
+                        }
+                    )
+                ).SerializeToString()
+                for i in range(5)
+            ],
+        )
         files.append(str(p))
     names = fr.train.string_input_producer(files, num_epochs=1, shuffle=False)
     _, serialized = fr.TFRecordReader().read(names)

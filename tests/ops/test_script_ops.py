@@ -12,8 +12,9 @@ import flowrt as fr
 def test_values_outputs_and_types():
     x = fr.constant([1.0, 2.0])
     one = fr.py_func(lambda v: v * 2, [x], fr.float32)
-    two = fr.py_func(lambda v: (v, v.astype(np.int64)), [x], [fr.float32, fr.int64],
-                     stateful=False, name="two")
+    two = fr.py_func(
+        lambda v: (v, v.astype(np.int64)), [x], [fr.float32, fr.int64], stateful=False, name="two"
+    )
     listed = fr.py_func(lambda v: v, [x], [fr.float32])
     none = fr.py_func(lambda: None, [], [])
     nf = fr.numpy_function(lambda v: v + 1, [x], fr.float32)
@@ -60,35 +61,48 @@ def test_the_function_gets_its_own_arrays():
 def _raiser(exc):
     def f(v):
         raise exc("boom")
+
     return f
 
 
-@pytest.mark.parametrize("exc,error", [
-    (ValueError, fr.errors.InvalidArgumentError),
-    (TypeError, fr.errors.InvalidArgumentError),
-    (StopIteration, fr.errors.OutOfRangeError),
-    (MemoryError, fr.errors.ResourceExhaustedError),
-    (NotImplementedError, fr.errors.UnimplementedError),
-    (RuntimeError, fr.errors.UnknownError),
-    (KeyError, fr.errors.UnknownError),
-])
+@pytest.mark.parametrize(
+    "exc,error",
+    [
+        (ValueError, fr.errors.InvalidArgumentError),
+        (TypeError, fr.errors.InvalidArgumentError),
+        (StopIteration, fr.errors.OutOfRangeError),
+        (MemoryError, fr.errors.ResourceExhaustedError),
+        (NotImplementedError, fr.errors.UnimplementedError),
+        (RuntimeError, fr.errors.UnknownError),
+        (KeyError, fr.errors.UnknownError),
+    ],
+)
 def test_exceptions_map_to_tf_errors_naming_the_op(exc, error):
     t = fr.py_func(_raiser(exc), [fr.constant(1.0)], fr.float32, name="bad")
     with fr.Session() as sess:
-        with pytest.raises(error, match=r"(?s)PyFunc op 'bad' \(created at test_script_ops"
-                                        r".py:\d+\): %s: .*boom.*Traceback" % exc.__name__) as info:
+        with pytest.raises(
+            error,
+            match=r"(?s)PyFunc op 'bad' \(created at test_script_ops"
+            r".py:\d+\): %s: .*boom.*Traceback" % exc.__name__,
+        ) as info:
             sess.run(t)
     assert info.value.op is t.op
     assert type(info.value) is error
 
 
-@pytest.mark.parametrize("func,tout,message", [
-    (lambda v: v.astype(np.float64), fr.float32,
-     r"0-th value returned by pyfunc_\d+ is double, but expects float"),
-    (lambda v: 3, fr.int32, r"0-th value returned by pyfunc_\d+ is int64, but expects int32"),
-    (lambda v: (v, v), fr.float32, r"pyfunc_\d+ returns 2 values, but expects to see 1"),
-    (lambda v: None, fr.float32, r"pyfunc_\d+ returns 0 values, but expects to see 1"),
-])
+@pytest.mark.parametrize(
+    "func,tout,message",
+    [
+        (
+            lambda v: v.astype(np.float64),
+            fr.float32,
+            r"0-th value returned by pyfunc_\d+ is double, but expects float",
+        ),
+        (lambda v: 3, fr.int32, r"0-th value returned by pyfunc_\d+ is int64, but expects int32"),
+        (lambda v: (v, v), fr.float32, r"pyfunc_\d+ returns 2 values, but expects to see 1"),
+        (lambda v: None, fr.float32, r"pyfunc_\d+ returns 0 values, but expects to see 1"),
+    ],
+)
 def test_wrong_results_are_invalid_argument(func, tout, message):
     t = fr.py_func(func, [fr.constant([1.0])], tout)
     with fr.Session() as sess:
@@ -158,8 +172,11 @@ async def test_arun_does_not_block_the_trio_loop():
 async def test_arun_with_a_queue_op_does_not_block_the_loop_either():
     loop_ran = threading.Event()
     q = fr.FIFOQueue(2, [fr.float32], shapes=[[]])
-    y = fr.py_func(lambda v: np.float32(v * 2) if loop_ran.wait(10) else np.float32(-1),
-                   [q.dequeue()], fr.float32)
+    y = fr.py_func(
+        lambda v: np.float32(v * 2) if loop_ran.wait(10) else np.float32(-1),
+        [q.dequeue()],
+        fr.float32,
+    )
     sess = fr.Session()
     await sess.arun(q.enqueue([3.0]))
     out = {}

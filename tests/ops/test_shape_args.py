@@ -23,21 +23,31 @@ CASES = [
     ("reshape_minus_one", lambda x, n: fr.reshape(x, [-1, n]), [None, None], [3, 5]),
     ("broadcast_to", lambda x, n: fr.broadcast_to(x, [n, 3]), [None, 3], [5, 3]),
     ("pad", lambda x, n: fr.pad(x, [[0, n], [1, 1]]), [None, 5], [10, 5]),
-    ("zeros_concat", lambda x, n: fr.zeros(fr.concat([fr.shape(x)[:1], [4]], 0)),
-     [None, 4], [5, 4]),
+    (
+        "zeros_concat",
+        lambda x, n: fr.zeros(fr.concat([fr.shape(x)[:1], [4]], 0)),
+        [None, 4],
+        [5, 4],
+    ),
     ("zeros_int64", lambda x, n: fr.zeros([fr.cast(n, fr.int64), 4]), [None, 4], [5, 4]),
     ("zeros_arith", lambda x, n: fr.zeros([n * 2, 4]), [None, 4], [10, 4]),
     # scalar arguments evaluated as TF's shape inference does
     ("range", lambda x, n: fr.range(fr.shape(x)[1] * 2), [6], [6]),
     ("one_hot", lambda x, n: fr.one_hot([0, 1], fr.shape(x)[1]), [2, 3], [2, 3]),
     ("sequence_mask", lambda x, n: fr.sequence_mask([1, 2], fr.shape(x)[1]), [2, 3], [2, 3]),
-    ("expand_dims", lambda x, n: fr.expand_dims(x, fr.shape(x)[1] - 3), [1, None, 3],
-     [1, 5, 3]),
-    ("split_sizes", lambda x, n: fr.split(x, [1, fr.shape(x)[1] - 1], axis=1)[1], [None, 2],
-     [5, 2]),
-    ("unsorted_segment_sum",
-     lambda x, n: fr.unsorted_segment_sum(fr.ones([4]), [0, 1, 0, 1], fr.shape(x)[1]), [3],
-     [3]),
+    ("expand_dims", lambda x, n: fr.expand_dims(x, fr.shape(x)[1] - 3), [1, None, 3], [1, 5, 3]),
+    (
+        "split_sizes",
+        lambda x, n: fr.split(x, [1, fr.shape(x)[1] - 1], axis=1)[1],
+        [None, 2],
+        [5, 2],
+    ),
+    (
+        "unsorted_segment_sum",
+        lambda x, n: fr.unsorted_segment_sum(fr.ones([4]), [0, 1, 0, 1], fr.shape(x)[1]),
+        [3],
+        [3],
+    ),
 ]
 
 

@@ -15,8 +15,12 @@ def _run(fetches, feed=None):
 
 def _eq(v, indices, values, shape):
     assert isinstance(v, fr.SparseTensorValue)
-    np.testing.assert_array_equal(v.indices, np.array(indices, np.int64).reshape(-1, 2)
-                                  if np.size(indices) else np.zeros([0, len(shape)]))
+    np.testing.assert_array_equal(
+        v.indices,
+        np.array(indices, np.int64).reshape(-1, 2)
+        if np.size(indices)
+        else np.zeros([0, len(shape)]),
+    )
     np.testing.assert_array_equal(v.values, values)
     np.testing.assert_array_equal(v.dense_shape, shape)
 
@@ -70,8 +74,9 @@ def test_sparse_placeholder_with_partial_shape_defaults_its_dense_shape():
 
 def test_feeding_a_sparse_tensor_needs_a_triple():
     sp = fr.sparse_placeholder(fr.float32)
-    with pytest.raises(TypeError, match="SparseTensorValue or an \\(indices, values, "
-                                        "dense_shape\\) triple"):
+    with pytest.raises(
+        TypeError, match="SparseTensorValue or an \\(indices, values, dense_shape\\) triple"
+    ):
         _run(sp.values, {sp: np.zeros([2, 2])})
 
 
@@ -80,15 +85,15 @@ async def test_sparse_feed_and_fetch_with_arun():
     total = fr.sparse_reduce_sum(sp)
     async with fr.Session() as sess:
         with trio.fail_after(10):
-            v, s = await sess.arun([sp, total],
-                                   {sp: fr.SparseTensorValue([[0], [3]], [4, 5], [6])})
+            v, s = await sess.arun([sp, total], {sp: fr.SparseTensorValue([[0], [3]], [4, 5], [6])})
     assert s == 9
     np.testing.assert_array_equal(v.indices, [[0], [3]])
 
 
 def test_sparse_to_dense_forms_and_defaults():
-    np.testing.assert_array_equal(_run(fr.sparse_to_dense([1, 3], [5], [7, 8], -1)),
-                                  [-1, 7, -1, 8, -1])
+    np.testing.assert_array_equal(
+        _run(fr.sparse_to_dense([1, 3], [5], [7, 8], -1)), [-1, 7, -1, 8, -1]
+    )
     np.testing.assert_array_equal(_run(fr.sparse_to_dense(2, [4], 5)), [0, 0, 5, 0])
     out = fr.sparse_to_dense([[0, 1], [1, 0]], [2, 2], 1.0)
     assert out.shape.as_list() == [2, 2] and out.op.type == "SparseToDense"
@@ -98,11 +103,18 @@ def test_sparse_to_dense_forms_and_defaults():
     assert _run(fr.sparse_tensor_to_dense(s, b"z")).tolist() == [[b"a", b"z"], [b"z", b"b"]]
 
 
-@pytest.mark.parametrize("indices, message", [
-    ([[1, 0], [0, 1]], r"indices\[1\] = \[0,1\] is out of order. Many sparse ops require "
-                       r"sorted indices.\n    Use `tf.sparse.reorder`"),
-    ([[0, 1], [0, 1]], r"indices\[1\] = \[0,1\] is repeated"),
-    ([[0, 5]], r"indices\[0\] = \[0,5\] is out of bounds: need 0 <= index < \[2,3\]")])
+@pytest.mark.parametrize(
+    "indices, message",
+    [
+        (
+            [[1, 0], [0, 1]],
+            r"indices\[1\] = \[0,1\] is out of order. Many sparse ops require "
+            r"sorted indices.\n    Use `tf.sparse.reorder`",
+        ),
+        ([[0, 1], [0, 1]], r"indices\[1\] = \[0,1\] is repeated"),
+        ([[0, 5]], r"indices\[0\] = \[0,5\] is out of bounds: need 0 <= index < \[2,3\]"),
+    ],
+)
 def test_sparse_tensor_to_dense_validates_indices_like_tf(indices, message):
     sp = fr.sparse_placeholder(fr.float32)
     dense = fr.sparse_tensor_to_dense(sp)
@@ -115,7 +127,8 @@ def test_sparse_tensor_to_dense_validates_indices_like_tf(indices, message):
 def test_unvalidated_to_dense_still_checks_bounds():
     sp = fr.SparseTensor([[1, 0], [0, 1]], [1, 2], [2, 2])
     np.testing.assert_array_equal(
-        _run(fr.sparse_tensor_to_dense(sp, validate_indices=False)), [[0, 2], [1, 0]])
+        _run(fr.sparse_tensor_to_dense(sp, validate_indices=False)), [[0, 2], [1, 0]]
+    )
     bad = fr.SparseTensor([[3, 0]], [1], [2, 2])
     with pytest.raises(fr.errors.InvalidArgumentError, match="out of bounds"):
         _run(fr.sparse_tensor_to_dense(bad, validate_indices=False))
@@ -156,12 +169,17 @@ def test_retain_concat_fill_empty_rows():
     _eq(_run(fr.sparse_concat(1, [a, b])), [[0, 0], [0, 4], [1, 1]], [1, 3, 2], [2, 5])
     with pytest.raises(fr.errors.InvalidArgumentError, match="Input shapes must match"):
         _run(fr.sparse_concat(0, [a, b]))
-    _eq(_run(fr.sparse_concat(0, [a, b], expand_nonconcat_dim=True)),
-        [[0, 0], [1, 1], [2, 2]], [1, 2, 3], [4, 3])
+    _eq(
+        _run(fr.sparse_concat(0, [a, b], expand_nonconcat_dim=True)),
+        [[0, 0], [1, 1], [2, 2]],
+        [1, 2, 3],
+        [4, 3],
+    )
 
 
-@pytest.mark.parametrize("adj_a, adj_b", [(False, False), (True, False), (False, True),
-                                          (True, True)])
+@pytest.mark.parametrize(
+    "adj_a, adj_b", [(False, False), (True, False), (False, True), (True, True)]
+)
 def test_sparse_dense_matmul_matches_dense(adj_a, adj_b):
     rng = np.random.default_rng(0)
     idx = np.array([[0, 0], [0, 2], [1, 1], [2, 3], [2, 3]])
@@ -171,8 +189,9 @@ def test_sparse_dense_matmul_matches_dense(adj_a, adj_b):
     b = rng.standard_normal((3 if adj_a else 4, 2)).astype(np.float32)
     if adj_b:
         b = b.T.copy()
-    out = fr.sparse_tensor_dense_matmul(fr.SparseTensor(idx, vals, [3, 4]), b,
-                                        adjoint_a=adj_a, adjoint_b=adj_b)
+    out = fr.sparse_tensor_dense_matmul(
+        fr.SparseTensor(idx, vals, [3, 4]), b, adjoint_a=adj_a, adjoint_b=adj_b
+    )
     a_used = dense_a.T if adj_a else dense_a
     b_used = b.T if adj_b else b
     assert out.shape.as_list() == [a_used.shape[0], 2]
@@ -185,8 +204,12 @@ def test_string_split_tokens_delimiters_and_empty():
     _eq(_run(sp), [[0, 0], [0, 1], [0, 2], [1, 0]], [b"a", b"b", b"c", b"de"], [3, 3])
     v = _run(fr.string_split(["a,b;;c", ""], ",;", skip_empty=False))
     _eq(v, [[0, 0], [0, 1], [0, 2], [0, 3]], [b"a", b"b", b"", b"c"], [2, 4])
-    _eq(_run(fr.string_split(["ab c"], "")), [[0, 0], [0, 1], [0, 2], [0, 3]],
-        [b"a", b"b", b" ", b"c"], [1, 4])
+    _eq(
+        _run(fr.string_split(["ab c"], "")),
+        [[0, 0], [0, 1], [0, 2], [0, 3]],
+        [b"a", b"b", b" ", b"c"],
+        [1, 4],
+    )
     _eq(_run(fr.string_split(["x-y"], delimiter="-")), [[0, 0], [0, 1]], [b"x", b"y"], [1, 2])
     with pytest.raises(ValueError, match="Shape must be rank 1"):
         fr.string_split("a b")
@@ -195,8 +218,7 @@ def test_string_split_tokens_delimiters_and_empty():
 def test_convert_to_tensor_or_sparse_tensor():
     sp = fr.SparseTensor([[0]], [1.0], [2])
     assert fr.convert_to_tensor_or_sparse_tensor(sp) is sp
-    from_value = fr.convert_to_tensor_or_sparse_tensor(
-        fr.SparseTensorValue([[1]], [2.0], [3]))
+    from_value = fr.convert_to_tensor_or_sparse_tensor(fr.SparseTensorValue([[1]], [2.0], [3]))
     assert isinstance(from_value, fr.SparseTensor)
     assert isinstance(fr.convert_to_tensor_or_sparse_tensor([1, 2]), fr.Tensor)
     with pytest.raises(ValueError, match="Sparse dtype: requested = int32, actual = float32"):
@@ -226,7 +248,7 @@ def test_batch_of_single_sparse_examples_gains_a_batch_dimension():
     assert isinstance(got_sp, fr.SparseTensor)
     assert got_sp.indices.shape.as_list() == [None, 2]
     assert got_sp.dense_shape.shape.as_list() == [2]
-    (v, n), = _run_with_runners([got_sp, got_n], 1)
+    ((v, n),) = _run_with_runners([got_sp, got_n], 1)
     np.testing.assert_array_equal(n, [0, 1, 2])
     np.testing.assert_array_equal(v.indices, [[0, 0], [0, 2], [1, 0], [1, 2], [2, 0], [2, 2]])
     np.testing.assert_array_equal(v.values, [0, 1, 1, 2, 2, 3])
@@ -234,16 +256,22 @@ def test_batch_of_single_sparse_examples_gains_a_batch_dimension():
 
 
 def test_shuffle_batch_enqueue_many_keeps_sparse_rows_with_their_labels():
-    sp = fr.SparseTensor(indices=[[0, 0], [1, 1], [1, 3], [3, 0]], values=[1, 2, 3, 4],
-                         dense_shape=[4, 5])
-    out = fr.train.shuffle_batch({"s": sp, "y": fr.constant([0, 1, 2, 3])}, 4, capacity=10,
-                                 min_after_dequeue=0, enqueue_many=True, seed=3)
-    got, = _run_with_runners(out, 1)
+    sp = fr.SparseTensor(
+        indices=[[0, 0], [1, 1], [1, 3], [3, 0]], values=[1, 2, 3, 4], dense_shape=[4, 5]
+    )
+    out = fr.train.shuffle_batch(
+        {"s": sp, "y": fr.constant([0, 1, 2, 3])},
+        4,
+        capacity=10,
+        min_after_dequeue=0,
+        enqueue_many=True,
+        seed=3,
+    )
+    (got,) = _run_with_runners(out, 1)
     rows = {0: [(0, 1)], 1: [(1, 2), (3, 3)], 2: [], 3: [(0, 4)]}  # row -> (col, value)
     np.testing.assert_array_equal(got["s"].dense_shape, [4, 5])
     for b, y in enumerate(got["y"]):
-        mine = [(int(i[1]), int(v)) for i, v in zip(got["s"].indices, got["s"].values)
-                if i[0] == b]
+        mine = [(int(i[1]), int(v)) for i, v in zip(got["s"].indices, got["s"].values) if i[0] == b]
         assert mine == rows[int(y)]
 
 
@@ -274,8 +302,9 @@ def test_taking_an_unknown_handle_fails():
     from flowrt.ops.sparse_map_ops import take_many_sparse_from_tensors_map
 
     sp = take_many_sparse_from_tensors_map([5], fr.float32, "nowhere", rank=2)
-    with pytest.raises(fr.errors.InvalidArgumentError,
-                       match="Unable to find SparseTensor: 5 in map: nowhere"):
+    with pytest.raises(
+        fr.errors.InvalidArgumentError, match="Unable to find SparseTensor: 5 in map: nowhere"
+    ):
         _run(sp)
 
 
@@ -283,8 +312,9 @@ def test_tf_sparse_names():
     sp = fr.sparse.placeholder(fr.float32, shape=[2, 2])
     dense = fr.sparse.to_dense(fr.sparse.reorder(sp))
     total = fr.sparse.reduce_sum(sp, axis=0)
-    got = _run([dense, total], {sp: fr.sparse.SparseTensorValue([[1, 0], [0, 1]], [3.0, 4.0],
-                                                                [2, 2])})
+    got = _run(
+        [dense, total], {sp: fr.sparse.SparseTensorValue([[1, 0], [0, 1]], [3.0, 4.0], [2, 2])}
+    )
     np.testing.assert_array_equal(got[0], [[0, 4], [3, 0]])
     np.testing.assert_array_equal(got[1], [3, 4])
     assert fr.sparse.matmul is fr.sparse_tensor_dense_matmul
@@ -292,8 +322,9 @@ def test_tf_sparse_names():
 
 def test_dense_ops_reject_a_sparse_tensor_with_a_hint():
     sp = fr.SparseTensor([[0]], [1.0], [2])
-    with pytest.raises(TypeError, match="a SparseTensor is not a dense tensor; use "
-                                        "fr.sparse.to_dense"):
+    with pytest.raises(
+        TypeError, match="a SparseTensor is not a dense tensor; use fr.sparse.to_dense"
+    ):
         fr.add(sp, 1.0)
     with pytest.raises(TypeError, match="is not a dense tensor"):
         fr.identity(sp)

@@ -12,17 +12,20 @@ W = np.array([1.1, 0.7, -0.4])
 def _loops(m):
     x = m.placeholder(m.float64, [3])
     w = m.placeholder(m.float64, [3])
-    single = m.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, m.sin(v) * w + v),
-                          [m.constant(0), x])[1]
+    single = m.while_loop(
+        lambda i, v: i < 4, lambda i, v: (i + 1, m.sin(v) * w + v), [m.constant(0), x]
+    )[1]
 
     def outer(i, v):
-        u = m.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, u * w + 0.1),
-                         [m.constant(0), v])[1]
+        u = m.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, u * w + 0.1), [m.constant(0), v])[
+            1
+        ]
         return i + 1, u * v
 
     nested = m.while_loop(lambda i, v: i < 3, outer, [m.constant(0), x])[1]
-    capped = m.while_loop(lambda i, v: i < 100, lambda i, v: (i + 1, v * w),
-                          [m.constant(0), x], maximum_iterations=3)[1]
+    capped = m.while_loop(
+        lambda i, v: i < 100, lambda i, v: (i + 1, v * w), [m.constant(0), x], maximum_iterations=3
+    )[1]
     fetch = []
     for y in (single, nested, capped):
         fetch.append([y] + m.gradients(m.reduce_sum(y * y), [x, w]))

@@ -26,8 +26,11 @@ def case():
 
 
 def test_assert_all_close_names_the_first_mismatch(case):
-    with pytest.raises(AssertionError, match=r"Not equal to tolerance rtol=1e-06, atol=1e-06: "
-                       r"2 of 4 element\(s\) differ; first at index \[0, 1\]: a=2\.5, b=2\.0"):
+    with pytest.raises(
+        AssertionError,
+        match=r"Not equal to tolerance rtol=1e-06, atol=1e-06: "
+        r"2 of 4 element\(s\) differ; first at index \[0, 1\]: a=2\.5, b=2\.0",
+    ):
         case.assertAllClose([[1.0, 2.5], [3.0, 9.0]], [[1.0, 2.0], [3.0, 4.0]])
 
 
@@ -53,16 +56,22 @@ def test_assert_all_close_evaluates_tensors(case):
 
 def test_assert_all_equal(case):
     case.assertAllEqual([b"ab", b"c"], ["ab", "c"])
-    with pytest.raises(AssertionError, match=r"1 of 3 element\(s\) differ; first at index "
-                       r"\[2\]: a=3, b=4\nextra"):
+    with pytest.raises(
+        AssertionError,
+        match=r"1 of 3 element\(s\) differ; first at index "
+        r"\[2\]: a=3, b=4\nextra",
+    ):
         case.assertAllEqual([1, 2, 3], [1, 2, 4], msg="extra")
     case.assertNotAllEqual([1, 2], [1, 3])
 
 
 def test_range_and_near_assertions(case):
     case.assertAllInRange([0.0, 1.0], 0.0, 1.0)
-    with pytest.raises(AssertionError, match=r"outside the range \(0.0, 1.0\]; first at "
-                       r"index \[0\]: 0.0"):
+    with pytest.raises(
+        AssertionError,
+        match=r"outside the range \(0.0, 1.0\]; first at "
+        r"index \[0\]: 0.0",
+    ):
         case.assertAllInRange([0.0, 1.0], 0.0, 1.0, open_lower_bound=True)
     with pytest.raises(AssertionError, match="does not have an ordered numeric type"):
         case.assertAllInRange(["a"], 0, 1)
@@ -121,8 +130,9 @@ def test_module_functions():
 
 def test_a_ported_file_runs_as_a_script_with_test_main():
     script = Path(__file__).parent / "tf1_style_test.py"
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Ran 9 tests" in proc.stderr
     assert "OK (skipped=1)" in proc.stderr
@@ -140,8 +150,9 @@ def test_compute_gradient_error_is_small_for_a_right_gradient_and_large_for_a_wr
         wrong = fr.square(x)
     with fr.Session() as sess, sess.as_default():
         assert fr.test.compute_gradient_error(x, [2, 3], right, [2]) < 1e-6
-        theoretical, numerical = fr.test.compute_gradient(x, [2, 3], wrong, [2, 3],
-                                                          x_init_value=np.ones((2, 3)))
+        theoretical, numerical = fr.test.compute_gradient(
+            x, [2, 3], wrong, [2, 3], x_init_value=np.ones((2, 3))
+        )
     assert theoretical.shape == numerical.shape == (6, 6)
     np.testing.assert_allclose(np.diag(theoretical), 1.0)
     np.testing.assert_allclose(np.diag(numerical), 2.0, rtol=1e-6)
@@ -158,12 +169,15 @@ def test_the_ported_file_passes_under_tensorflow_too(tmp_path):
     if importlib.util.find_spec("tensorflow") is None:
         pytest.skip("tensorflow is not installed (an optional cross-check)")
     source = (Path(__file__).parent / "tf1_style_test.py").read_text()
-    port = source.replace("import flowrt as tf  # was: import tensorflow.compat.v1 as tf",
-                          "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()")
+    port = source.replace(
+        "import flowrt as tf  # was: import tensorflow.compat.v1 as tf",
+        "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()",
+    )
     assert port != source
     script = tmp_path / "tf_original_test.py"
     script.write_text(port)
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Ran 9 tests" in proc.stderr

@@ -47,8 +47,8 @@ class MathOpsTest(tf.test.TestCase):
             with self.assertRaisesOpError("uninitialized"):
                 self.evaluate(v)
             with self.assertRaisesWithPredicateMatch(
-                    tf.errors.FailedPreconditionError,
-                    lambda e: "never_initialized" in e.message):
+                tf.errors.FailedPreconditionError, lambda e: "never_initialized" in e.message
+            ):
                 v.eval()
 
     def testTempDirAndGpu(self):

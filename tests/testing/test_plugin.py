@@ -17,8 +17,9 @@ addopts = -p no:cacheprovider
 """
 
 
-def run(pytester: pytest.Pytester, source: str, *args: str,
-        subprocess: bool = False) -> pytest.RunResult:
+def run(
+    pytester: pytest.Pytester, source: str, *args: str, subprocess: bool = False
+) -> pytest.RunResult:
     pytester.makeini(INI)
     pytester.makepyfile(test_user=textwrap.dedent(source))
     if subprocess:
@@ -27,7 +28,9 @@ def run(pytester: pytest.Pytester, source: str, *args: str,
 
 
 def test_each_fixture_in_a_user_test_file(pytester):
-    result = run(pytester, """
+    result = run(
+        pytester,
+        """
         import numpy as np
         import pytest
         import trio
@@ -85,7 +88,8 @@ def test_each_fixture_in_a_user_test_file(pytester):
             sess, v = counter
             await sess.arun(fr.assign_add(v, 2))
             assert await sess.arun(v) == 2
-    """)
+    """,
+    )
     result.assert_outcomes(passed=6)
 
 
@@ -137,14 +141,18 @@ def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
     out = result.stdout.str()
     assert "test_sync_dequeue_hangs ran longer than fr_timeout=1s" in out
     assert "FIFOQueue 'starved' (size 0, capacity 2)" in out
-    assert ("blocked: QueueDequeueV2 op 'starved_Dequeue' waits to dequeue 1 element(s)"
-            in out)
+    assert "blocked: QueueDequeueV2 op 'starved_Dequeue' waits to dequeue 1 element(s)" in out
     assert "fed by: no live queue runner" in out
-    assert re.search(r"run \d+: waits on QueueDequeueV2 op 'starved_Dequeue': dequeue of 1 "
-                     r"element\(s\) from FIFOQueue 'starved' \(size 0, capacity 2\)", out)
+    assert re.search(
+        r"run \d+: waits on QueueDequeueV2 op 'starved_Dequeue': dequeue of 1 "
+        r"element\(s\) from FIFOQueue 'starved' \(size 0, capacity 2\)",
+        out,
+    )
     assert "FIFOQueue 'fed' (size 3, capacity 3)" in out
-    assert ("fed by: thread QueueRunnerThread-fed-fed_enqueue: runs 'fed_enqueue' to fill "
-            "queue 'fed'" in out)
+    assert (
+        "fed by: thread QueueRunnerThread-fed-fed_enqueue: runs 'fed_enqueue' to fill "
+        "queue 'fed'" in out
+    )
     assert "test_async_enqueue_hangs ran longer than fr_timeout=1s" in out
     assert "FIFOQueue 'full' (size 1, capacity 1)" in out
     assert "blocked: QueueEnqueueV2 op 'full_enqueue_1' waits to enqueue 1 element(s)" in out
@@ -154,7 +162,9 @@ def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
 
 
 def test_a_leaked_runner_thread_fails_the_test(pytester):
-    result = run(pytester, """
+    result = run(
+        pytester,
+        """
         import flowrt as fr
 
         def test_leaks(fr_session):
@@ -162,13 +172,16 @@ def test_a_leaked_runner_thread_fails_the_test(pytester):
             fr.train.add_queue_runner(fr.train.QueueRunner(q, [q.enqueue(7)]))
             fr.train.start_queue_runners(fr_session)
             assert fr_session.run(q.dequeue()) == 7
-    """)
+    """,
+    )
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines([
-        "*fr_session was still in use when the test ended:*",
-        "*live queue runner: thread QueueRunnerThread-leaky-leaky_enqueue: runs "
-        "'leaky_enqueue' to fill queue 'leaky'*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*fr_session was still in use when the test ended:*",
+            "*live queue runner: thread QueueRunnerThread-leaky-leaky_enqueue: runs "
+            "'leaky_enqueue' to fill queue 'leaky'*",
+        ]
+    )
 
 
 SEEDED = """
@@ -187,7 +200,7 @@ SEEDED = """
 
 
 def _draws(result):
-    return sorted(line[line.index("DRAW"):] for line in result.stdout.lines if "DRAW" in line)
+    return sorted(line[line.index("DRAW") :] for line in result.stdout.lines if "DRAW" in line)
 
 
 def test_seeds_repeat_per_test_id_and_can_be_overridden(pytester):

@@ -17,8 +17,10 @@ DATA = ".data-00000-of-00001"
 
 
 def _save(tmp_path, values=None):
-    values = values or {"a": np.arange(6.0, dtype=np.float32).reshape(2, 3),
-                        "s": np.array([b"xy", b""], dtype=object)}
+    values = values or {
+        "a": np.arange(6.0, dtype=np.float32).reshape(2, 3),
+        "s": np.array([b"xy", b""], dtype=object),
+    }
     with fr.Graph().as_default():
         vs = [fr.Variable(v, name=n) for n, v in values.items()]
         with fr.Session() as sess:
@@ -49,8 +51,10 @@ def test_relative_checkpoint_dir_resumes_from_cwd_and_from_elsewhere(tmp_path, m
         with fr.Session() as sess:
             sess.run(v.initializer)
             saver = fr.train.Saver()
-            with pytest.raises(ValueError, match="Parent directory of logs/run/model.ckpt "
-                               "doesn't exist, can't save."):  # TF 2.21 says the same
+            with pytest.raises(
+                ValueError,
+                match="Parent directory of logs/run/model.ckpt doesn't exist, can't save.",
+            ):  # TF 2.21 says the same
                 saver.save(sess, "logs/run/model.ckpt", global_step=1)
             os.makedirs("logs/run")
             saver.save(sess, "logs/run/model.ckpt", global_step=1)
@@ -59,12 +63,14 @@ def test_relative_checkpoint_dir_resumes_from_cwd_and_from_elsewhere(tmp_path, m
     assert (tmp_path / "logs/run/checkpoint").read_text() == (
         'model_checkpoint_path: "model.ckpt-2"\n'
         'all_model_checkpoint_paths: "model.ckpt-1"\n'
-        'all_model_checkpoint_paths: "model.ckpt-2"\n')
+        'all_model_checkpoint_paths: "model.ckpt-2"\n'
+    )
     assert fr.train.latest_checkpoint("logs/run") == os.path.join("logs/run", "model.ckpt-2")
     monkeypatch.chdir(tmp_path / "logs")
     assert fr.train.latest_checkpoint("run") == os.path.join("run", "model.ckpt-2")
-    assert fr.train.latest_checkpoint(str(tmp_path / "logs/run")) == \
-        str(tmp_path / "logs/run/model.ckpt-2")
+    assert fr.train.latest_checkpoint(str(tmp_path / "logs/run")) == str(
+        tmp_path / "logs/run/model.ckpt-2"
+    )
 
 
 def test_save_relative_paths_and_absolute_dirs(tmp_path):
@@ -86,11 +92,15 @@ def test_uninitialized_local_variable_names_the_local_initializer():
         v = fr.Variable(1.0, name="loc", collections=[fr.GraphKeys.LOCAL_VARIABLES])
         g = fr.Variable(1.0, name="glob")
         with fr.Session() as sess:
-            with pytest.raises(fr.errors.FailedPreconditionError,
-                               match=r"loc.*run fr.local_variables_initializer\(\)"):
+            with pytest.raises(
+                fr.errors.FailedPreconditionError,
+                match=r"loc.*run fr.local_variables_initializer\(\)",
+            ):
                 sess.run(v)
-            with pytest.raises(fr.errors.FailedPreconditionError,
-                               match=r"glob.*run fr.global_variables_initializer\(\)"):
+            with pytest.raises(
+                fr.errors.FailedPreconditionError,
+                match=r"glob.*run fr.global_variables_initializer\(\)",
+            ):
                 sess.run(g)
 
 
@@ -98,8 +108,7 @@ def _rewrite(path, edit):
     """Rebuilds the npz data file with ``edit(entries)`` applied (a hostile writer)."""
     data = path + DATA
     with zipfile.ZipFile(data) as z:
-        entries = {n[:-4]: np.load(io.BytesIO(z.read(n)), allow_pickle=False)
-                   for n in z.namelist()}
+        entries = {n[:-4]: np.load(io.BytesIO(z.read(n)), allow_pickle=False) for n in z.namelist()}
     edit(entries)
     with open(data, "wb") as f:
         np.savez(f, **entries)
@@ -119,9 +128,13 @@ def test_stored_dtype_must_match_the_index(tmp_path):
     def complex_as_float(entries):
         key = _index(entries)["tensors"]["a"]["key"]
         entries[key] = entries[key].astype(np.complex64)[:, :3]
+
     _rewrite(path, complex_as_float)
-    with pytest.raises(fr.errors.DataLossError, match=r"m\.data.*variable a: stored dtype "
-                       r"complex64, but the index says float32"):
+    with pytest.raises(
+        fr.errors.DataLossError,
+        match=r"m\.data.*variable a: stored dtype "
+        r"complex64, but the index says float32",
+    ):
         _restore_into_fresh(path, SENTINELS)
 
 
@@ -134,16 +147,23 @@ def test_declared_shape_is_checked_before_reading_data(tmp_path):
         idx["tensors"]["a"]["shape"] = [2, 3]
         entries[key] = np.zeros((512, 1024), np.float32)  # not what the index declares
         _set_index(entries, idx)
+
     _rewrite(path, lie_about_size)
-    with pytest.raises(fr.errors.DataLossError, match=r"variable a: stored shape \[512, "
-                       r"1024\], but the index says \[2, 3\]"):
+    with pytest.raises(
+        fr.errors.DataLossError,
+        match=r"variable a: stored shape \[512, "
+        r"1024\], but the index says \[2, 3\]",
+    ):
         _restore_into_fresh(path, SENTINELS)
 
 
 def test_index_shape_differing_from_the_variable_is_invalid_argument(tmp_path):
     path = _save(tmp_path)
-    with pytest.raises(fr.errors.InvalidArgumentError, match=r"variable a from .*m\.data.*"
-                       r"shape \[2, 3\] but the variable has shape \(3, 2\)"):
+    with pytest.raises(
+        fr.errors.InvalidArgumentError,
+        match=r"variable a from .*m\.data.*"
+        r"shape \[2, 3\] but the variable has shape \(3, 2\)",
+    ):
         _restore_into_fresh(path, {"a": np.zeros((3, 2), np.float32), "s": SENTINELS["s"]})
 
 
@@ -155,6 +175,7 @@ def test_hostile_index_entries(tmp_path):
         idx["tensors"]["a"] = {"key": "t0", "dtype": "float32", "shape": [-1, 3]}
         idx["tensors"]["s"] = {"key": "t1", "dtype": "no_such_type", "shape": [2]}
         _set_index(entries, idx)
+
     _rewrite(path, bad)
     with pytest.raises(fr.errors.DataLossError, match="variable a: bad index entry"):
         _restore_into_fresh(path, SENTINELS)
@@ -219,6 +240,7 @@ def test_failed_restore_changes_no_variable(tmp_path):
     def break_second(entries):  # "a" is fine, "s" (read after it) is damaged
         key = _index(entries)["tensors"]["s"]["key"]
         entries[key + "_len"] = np.array([5, 7], np.int64)
+
     _rewrite(path, break_second)
     with fr.Graph().as_default():
         a = fr.Variable(SENTINELS["a"], name="a")

@@ -122,8 +122,9 @@ def test_join_raises_runtime_error_naming_stragglers():
     laggard = _start(release.wait, JOIN, name="laggard")
     try:
         coord.request_stop()
-        with pytest.raises(RuntimeError,
-                           match="^Coordinator stopped with threads still running: laggard$"):
+        with pytest.raises(
+            RuntimeError, match="^Coordinator stopped with threads still running: laggard$"
+        ):
             coord.join([laggard], stop_grace_period_secs=0.01)
     finally:
         release.set()

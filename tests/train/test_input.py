@@ -10,7 +10,6 @@ import flowrt as fr
 JOIN = 5.0
 
 
-
 class _Runners:
     """Starts the graph's queue runners with a coordinator; stops and joins on exit."""
 
@@ -20,8 +19,7 @@ class _Runners:
 
     def __enter__(self):
         if self.init_local:
-            self.sess.run([fr.global_variables_initializer(),
-                           fr.local_variables_initializer()])
+            self.sess.run([fr.global_variables_initializer(), fr.local_variables_initializer()])
         self.coord = fr.train.Coordinator()
         self.threads = fr.train.start_queue_runners(self.sess, self.coord)
         return self.coord
@@ -183,8 +181,9 @@ def test_batch_join_and_shuffle_batch_move_whole_string_batches():
         nums = fr.train.limit_epochs(fr.constant([k, k + 1, k + 2]), num_epochs=1)
         return [nums, fr.constant([b"r%d" % (k + j) for j in range(3)])]
 
-    joined = fr.train.batch_join([source(0), source(10)], 2, enqueue_many=True,
-                                 allow_smaller_final_batch=True)
+    joined = fr.train.batch_join(
+        [source(0), source(10)], 2, enqueue_many=True, allow_smaller_final_batch=True
+    )
     (qr,) = fr.get_collection(fr.GraphKeys.QUEUE_RUNNERS)
     assert len(qr.enqueue_ops) == 2
     with fr.Session() as sess, _Runners(sess):
@@ -211,8 +210,9 @@ def test_batch_dynamic_pad_pads_to_the_longest():
 
 def test_shuffle_batch_mixes_examples():
     (i,) = fr.train.slice_input_producer([fr.range(100)], shuffle=False, num_epochs=1)
-    b = fr.train.shuffle_batch([i], 10, capacity=60, min_after_dequeue=40, seed=7,
-                               allow_smaller_final_batch=True)
+    b = fr.train.shuffle_batch(
+        [i], 10, capacity=60, min_after_dequeue=40, seed=7, allow_smaller_final_batch=True
+    )
     with fr.Session() as sess, _Runners(sess):
         got = np.concatenate(_drain(sess, b))
     assert sorted(got) == list(range(100))
@@ -239,14 +239,23 @@ def _csv_pipeline(paths, batch_size):
     filenames = fr.train.string_input_producer(paths, num_epochs=2, seed=1)
     _, line = fr.TextLineReader(skip_header_lines=1).read(filenames)
     x, label, name = fr.decode_csv(line, record_defaults=[[0.0], [0], [""]])
-    return fr.train.shuffle_batch([x, label, name], batch_size, capacity=40,
-                                  min_after_dequeue=10, num_threads=2, seed=2,
-                                  allow_smaller_final_batch=True)
+    return fr.train.shuffle_batch(
+        [x, label, name],
+        batch_size,
+        capacity=40,
+        min_after_dequeue=10,
+        num_threads=2,
+        seed=2,
+        allow_smaller_final_batch=True,
+    )
 
 
 def _check_rows(batches, expected):
-    rows = [(float(x), int(lab), n) for xb, lb, nb in batches
-            for x, lab, n in zip(xb, lb, nb, strict=True)]
+    rows = [
+        (float(x), int(lab), n)
+        for xb, lb, nb in batches
+        for x, lab, n in zip(xb, lb, nb, strict=True)
+    ]
     assert sorted(rows) == sorted(expected * 2)  # every row, once per epoch
 
 
@@ -268,8 +277,7 @@ async def test_csv_pipeline_with_async_queue_runners(tmp_path):
     batches = []
     with trio.fail_after(JOIN):
         async with fr.Session() as sess:
-            await sess.arun([fr.global_variables_initializer(),
-                             fr.local_variables_initializer()])
+            await sess.arun([fr.global_variables_initializer(), fr.local_variables_initializer()])
             async with fr.train.queue_runners(sess) as runners:
                 with pytest.raises(fr.errors.OutOfRangeError):
                     while True:

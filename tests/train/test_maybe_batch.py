@@ -12,10 +12,8 @@ def test_batches_are_named_after_their_scope_as_tf():
     assert fr.train.batch([x[0]], 2).name == "batch:0"
     assert fr.train.shuffle_batch([x[0]], 2, 10, 2).name == "shuffle_batch:0"
     assert fr.train.batch_join([[x[0]], [x[1]]], 2).name == "batch_join:0"
-    assert fr.train.batch([x[0]], 2, allow_smaller_final_batch=True, name="mine").name \
-        == "mine:0"
-    assert fr.get_default_graph().get_tensor_by_name("batch:0").op.type \
-        == "QueueDequeueManyV2"
+    assert fr.train.batch([x[0]], 2, allow_smaller_final_batch=True, name="mine").name == "mine:0"
+    assert fr.get_default_graph().get_tensor_by_name("batch:0").op.type == "QueueDequeueManyV2"
 
 
 def test_maybe_batch_keeps_the_selected_examples():
@@ -36,12 +34,13 @@ def test_maybe_batch_join_and_shuffle_variants():
     msb = fr.train.maybe_shuffle_batch([x], 3, 10, 0, keep, enqueue_many=True, seed=3)
     y = fr.train.limit_epochs(fr.constant([10, 20]), num_epochs=1)
     y1 = fr.train.limit_epochs(fr.constant([11, 21]), num_epochs=1)
-    mbj = fr.train.maybe_batch_join([[y], [y1]], fr.constant(True), 2, enqueue_many=True,
-                                    allow_smaller_final_batch=True)
+    mbj = fr.train.maybe_batch_join(
+        [[y], [y1]], fr.constant(True), 2, enqueue_many=True, allow_smaller_final_batch=True
+    )
     z = fr.train.limit_epochs(fr.constant([7]), num_epochs=2)
-    msbj = fr.train.maybe_shuffle_batch_join([[z]], 1, 4, 0, fr.constant([False]),
-                                             enqueue_many=True,
-                                             allow_smaller_final_batch=True)
+    msbj = fr.train.maybe_shuffle_batch_join(
+        [[z]], 1, 4, 0, fr.constant([False]), enqueue_many=True, allow_smaller_final_batch=True
+    )
     with fr.Session() as sess, _Runners(sess):
         assert sorted(sess.run(msb).tolist()) == [2, 3, 4]
         got = sorted(v for batch in _drain(sess, mbj) for v in batch.tolist())

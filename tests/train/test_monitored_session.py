@@ -57,8 +57,9 @@ def test_hooks_called_in_tf1_order_with_their_fetches_in_the_same_run():
             with pytest.raises(RuntimeError, match="Run called even after should_stop"):
                 sess.run(gs)
         assert not fr.get_default_graph().finalized  # restored on close, as TF1
-        assert a.calls == ["begin", "after_create_session"] + \
-            ["before_run", "after_run"] * 3 + ["end"]
+        assert a.calls == ["begin", "after_create_session"] + ["before_run", "after_run"] * 3 + [
+            "end"
+        ]
         assert b.calls == a.calls and b.results == [None, None, None]
         # The hook's loss is the one the caller got: fetched in the very same run.
         assert [r["loss"] for r in a.results] == [u[1] for u in user]
@@ -76,8 +77,7 @@ def test_feeds_from_hooks_merge_and_conflicts_are_errors():
             assert sess.run(xy, {y: 3.0}) == 6.0
             with pytest.raises(RuntimeError, match="fed by a SessionRunHook and user"):
                 sess.run(x, {x: 1.0})
-        with fr.train.MonitoredSession(hooks=[feed, fr.train.FeedFnHook(lambda: {x: 1.0})]) \
-                as sess:
+        with fr.train.MonitoredSession(hooks=[feed, fr.train.FeedFnHook(lambda: {x: 1.0})]) as sess:
             with pytest.raises(RuntimeError, match="Same tensor is fed by two hooks"):
                 sess.run(x)
 
@@ -90,9 +90,12 @@ def test_stop_at_step_checkpoints_and_resume_continues_the_global_step(tmp_path)
             loss, train_op, gs, w = _linreg()
             final = fr.train.FinalOpsHook({"gs": gs, "w": w})
             with fr.train.MonitoredTrainingSession(
-                    checkpoint_dir=ckpt, save_checkpoint_steps=2, save_summaries_steps=None,
-                    log_step_count_steps=None,
-                    hooks=[fr.train.StopAtStepHook(last_step=last_step), final]) as sess:
+                checkpoint_dir=ckpt,
+                save_checkpoint_steps=2,
+                save_summaries_steps=None,
+                log_step_count_steps=None,
+                hooks=[fr.train.StopAtStepHook(last_step=last_step), final],
+            ) as sess:
                 start = sess.run(gs)
                 while not sess.should_stop():
                     sess.run(train_op)
@@ -108,7 +111,8 @@ def test_stop_at_step_checkpoints_and_resume_continues_the_global_step(tmp_path)
         loss, train_op, gs, w = _linreg()
         final = fr.train.FinalOpsHook(w)
         with fr.train.MonitoredTrainingSession(
-                hooks=[fr.train.StopAtStepHook(num_steps=8), final]) as sess:
+            hooks=[fr.train.StopAtStepHook(num_steps=8), final]
+        ) as sess:
             while not sess.should_stop():
                 sess.run(train_op)
     np.testing.assert_allclose(v2["w"], final.final_ops_values, rtol=1e-6)
@@ -117,14 +121,16 @@ def test_stop_at_step_checkpoints_and_resume_continues_the_global_step(tmp_path)
     # Saved at creation (0, then the restored 5), every 2 steps, and at the end; the
     # second saver took over the first one's list (max_to_keep=5).
     assert fr.train.get_checkpoint_state(ckpt).all_model_checkpoint_paths == [
-        os.path.join(ckpt, "model.ckpt-%d" % s) for s in (2, 4, 5, 7, 8)]
+        os.path.join(ckpt, "model.ckpt-%d" % s) for s in (2, 4, 5, 7, 8)
+    ]
 
 
 def test_out_of_range_from_queue_runners_is_a_clean_stop_and_end_hooks_run():
     with fr.Graph().as_default():
         fr.train.get_or_create_global_step()
-        (x,) = fr.train.slice_input_producer([fr.constant(np.arange(6.0))], num_epochs=1,
-                                             shuffle=False)
+        (x,) = fr.train.slice_input_producer(
+            [fr.constant(np.arange(6.0))], num_epochs=1, shuffle=False
+        )
         batch = fr.train.batch([x], batch_size=2)
         rec = Recorder()
         seen = []
@@ -163,8 +169,12 @@ def test_recovers_from_an_aborted_session_by_restoring_the_checkpoint(tmp_path):
         loss, train, gs, w = _linreg()
         abort = AbortOnce(at=4)
         with fr.train.MonitoredTrainingSession(
-                checkpoint_dir=str(tmp_path), save_checkpoint_steps=2, hooks=[abort],
-                save_summaries_steps=None, log_step_count_steps=None) as sess:
+            checkpoint_dir=str(tmp_path),
+            save_checkpoint_steps=2,
+            hooks=[abort],
+            save_summaries_steps=None,
+            log_step_count_steps=None,
+        ) as sess:
             steps = [sess.run([train, gs])[1] for _ in range(5)]
         # Steps 1..3 ran; the abort recreated the session from model.ckpt-2 (saved after 2
         # steps), so the global step went back to 2 and continued from there.
@@ -184,8 +194,7 @@ def test_singular_monitored_session_does_not_recover_and_exposes_raw_session():
 def test_scaffold_init_fn_and_ready_check():
     with fr.Graph().as_default():
         v = fr.Variable(1.0, name="v")
-        scaffold = fr.train.Scaffold(init_op=fr.no_op(), init_fn=lambda s, sess: v.load(
-            7.0, sess))
+        scaffold = fr.train.Scaffold(init_op=fr.no_op(), init_fn=lambda s, sess: v.load(7.0, sess))
         with fr.train.MonitoredSession(fr.train.ChiefSessionCreator(scaffold=scaffold)) as s:
             assert s.run(v) == 7.0
     with fr.Graph().as_default():
@@ -212,8 +221,11 @@ def test_nan_tensor_hook_and_logging_hook(caplog):
             with fr.train.MonitoredSession(hooks=[log]) as sess:
                 for v in (1.0, 2.0, 3.0):
                     sess.run(x, {x: v})
-        assert [r.getMessage().split(" (")[0] for r in caplog.records
-                if r.getMessage().startswith("x =")] == ["x = 1.0", "x = 3.0"]
+        assert [
+            r.getMessage().split(" (")[0]
+            for r in caplog.records
+            if r.getMessage().startswith("x =")
+        ] == ["x = 1.0", "x = 3.0"]
         with pytest.raises(fr.train.NanLossDuringTrainingError):
             with fr.train.MonitoredSession(hooks=[fr.train.NanTensorHook(x)]) as sess:
                 sess.run(x, {x: float("nan")})
@@ -241,15 +253,19 @@ def test_summary_saver_hook_writes_the_merged_summaries(tmp_path):
         loss, train, gs, w = _linreg()
         fr.summary.scalar("loss", loss)
         with fr.train.MonitoredTrainingSession(
-                checkpoint_dir=str(tmp_path), save_summaries_steps=2,
-                log_step_count_steps=None, save_checkpoint_secs=None,
-                hooks=[fr.train.StopAtStepHook(last_step=5)]) as sess:
+            checkpoint_dir=str(tmp_path),
+            save_summaries_steps=2,
+            log_step_count_steps=None,
+            save_checkpoint_secs=None,
+            hooks=[fr.train.StopAtStepHook(last_step=5)],
+        ) as sess:
             while not sess.should_stop():
                 sess.run(train)
     fr.summary.FileWriterCache.clear()
     (events,) = [f for f in os.listdir(tmp_path) if f.startswith("events")]
-    steps = [e.step for e in fr.train.summary_iterator(str(tmp_path / events))
-             if e.summary is not None]
+    steps = [
+        e.step for e in fr.train.summary_iterator(str(tmp_path / events)) if e.summary is not None
+    ]
     assert steps == [1, 3, 5]
 
 
@@ -260,8 +276,9 @@ async def test_async_form_awaits_async_hooks_and_runs_queue_runners_as_tasks():
     with fr.Graph().as_default():
         gs = fr.train.get_or_create_global_step()
         step = fr.assign_add(gs, 1)
-        (x,) = fr.train.slice_input_producer([fr.constant(np.arange(8.0))], num_epochs=1,
-                                             shuffle=False)
+        (x,) = fr.train.slice_input_producer(
+            [fr.constant(np.arange(8.0))], num_epochs=1, shuffle=False
+        )
         batch = fr.train.batch([x], batch_size=4)
         calls = []
 
@@ -286,8 +303,7 @@ async def test_async_form_awaits_async_hooks_and_runs_queue_runners_as_tasks():
                     b, _ = await sess.arun([batch, step])
                     seen.extend(b.tolist())
         assert sorted(seen) == list(np.arange(8.0))
-        assert calls[0] == ("created", 0) and [c for c in calls[1:]] == [("after", 0),
-                                                                          ("after", 1)]
+        assert calls[0] == ("created", 0) and [c for c in calls[1:]] == [("after", 0), ("after", 1)]
         assert sync.calls[-1] == "end" and [int(r) for r in sync.results] == [0, 1]
 
 
@@ -296,8 +312,11 @@ async def test_async_form_stop_at_step_and_checkpoint(tmp_path):
         loss, train, gs, w = _linreg()
         with trio.fail_after(30):
             async with fr.train.MonitoredTrainingSession(
-                    checkpoint_dir=str(tmp_path), hooks=[fr.train.StopAtStepHook(4)],
-                    save_summaries_steps=None, log_step_count_steps=None) as sess:
+                checkpoint_dir=str(tmp_path),
+                hooks=[fr.train.StopAtStepHook(4)],
+                save_summaries_steps=None,
+                log_step_count_steps=None,
+            ) as sess:
                 n = 0
                 while not sess.should_stop():
                     await sess.arun(train)
@@ -377,8 +396,12 @@ async def test_async_form_recovers_from_an_aborted_session(tmp_path):
         abort = AsyncAbortOnce(at=4)
         with trio.fail_after(30):
             async with fr.train.MonitoredTrainingSession(
-                    checkpoint_dir=str(tmp_path), save_checkpoint_steps=2, hooks=[abort],
-                    save_summaries_steps=None, log_step_count_steps=None) as sess:
+                checkpoint_dir=str(tmp_path),
+                save_checkpoint_steps=2,
+                hooks=[abort],
+                save_summaries_steps=None,
+                log_step_count_steps=None,
+            ) as sess:
                 steps = [(await sess.arun([train, gs]))[1] for _ in range(5)]
         assert abort.created == 2
         assert [int(s) for s in steps] == [0, 1, 2, 2, 3]
@@ -435,7 +458,7 @@ def test_a_hook_failing_after_creation_leaves_no_session_or_runner_behind():
 
         with pytest.raises(ValueError, match="hook broke"):
             fr.train.MonitoredSession(hooks=[Fails()])
-        (session, coord), = sessions
+        ((session, coord),) = sessions
         assert coord.should_stop() and coord.joined
         with pytest.raises(RuntimeError, match="closed Session"):
             session.run(size)
@@ -445,8 +468,9 @@ def test_non_chief_waits_for_readiness_and_adds_no_chief_hooks(tmp_path):
     with fr.Graph().as_default():
         fr.train.get_or_create_global_step()
         with pytest.raises(fr.errors.DeadlineExceededError, match="not ready"):
-            fr.train.MonitoredTrainingSession(is_chief=False, checkpoint_dir=str(tmp_path),
-                                              max_wait_secs=0)
+            fr.train.MonitoredTrainingSession(
+                is_chief=False, checkpoint_dir=str(tmp_path), max_wait_secs=0
+            )
     assert os.listdir(tmp_path) == []  # no checkpoint or summary hooks for a worker
     with fr.Graph().as_default():
         v = fr.Variable(1.0, name="loc", collections=[fr.GraphKeys.LOCAL_VARIABLES])

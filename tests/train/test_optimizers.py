@@ -19,8 +19,9 @@ B0 = np.array([0.05])
 def _linreg(opt, steps=STEPS, dtype=fr.float64):
     w = fr.Variable(W0.astype(dtype.np), name="w")
     b = fr.Variable(B0.astype(dtype.np), name="b")
-    loss = fr.reduce_mean(fr.square(fr.matmul(fr.constant(X.astype(dtype.np)), w) + b
-                                    - Y.astype(dtype.np)))
+    loss = fr.reduce_mean(
+        fr.square(fr.matmul(fr.constant(X.astype(dtype.np)), w) + b - Y.astype(dtype.np))
+    )
     train = opt.minimize(loss)
     with fr.Session() as sess:
         sess.run(fr.global_variables_initializer())
@@ -54,6 +55,7 @@ def _momentum(nesterov):
         if nesterov:
             return p - (0.05 * g + 0.05 * 0.9 * acc), acc
         return p - 0.05 * acc, acc
+
     return update
 
 
@@ -91,24 +93,38 @@ def _rmsprop(momentum, centered):
             denom = ms + 1e-10
         mom = mom * momentum + 0.01 * g / np.sqrt(denom)
         return p - mom, (ms, mom, mg)
+
     return update
 
 
 CASES = [
     ("sgd", lambda: fr.train.GradientDescentOptimizer(0.1), _sgd, lambda p: None),
-    ("momentum", lambda: fr.train.MomentumOptimizer(0.05, 0.9), _momentum(False),
-     np.zeros_like),
-    ("nesterov", lambda: fr.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
-     _momentum(True), np.zeros_like),
-    ("adam", lambda: fr.train.AdamOptimizer(0.05), _adam,
-     lambda p: (np.zeros_like(p), np.zeros_like(p))),
-    ("adagrad", lambda: fr.train.AdagradOptimizer(0.3), _adagrad,
-     lambda p: np.full_like(p, 0.1)),
-    ("rmsprop", lambda: fr.train.RMSPropOptimizer(0.01), _rmsprop(0.0, False),
-     lambda p: (np.ones_like(p), np.zeros_like(p), np.zeros_like(p))),
-    ("rmsprop-momentum-centered",
-     lambda: fr.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
-     _rmsprop(0.5, True), lambda p: (np.ones_like(p), np.zeros_like(p), np.zeros_like(p))),
+    ("momentum", lambda: fr.train.MomentumOptimizer(0.05, 0.9), _momentum(False), np.zeros_like),
+    (
+        "nesterov",
+        lambda: fr.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
+        _momentum(True),
+        np.zeros_like,
+    ),
+    (
+        "adam",
+        lambda: fr.train.AdamOptimizer(0.05),
+        _adam,
+        lambda p: (np.zeros_like(p), np.zeros_like(p)),
+    ),
+    ("adagrad", lambda: fr.train.AdagradOptimizer(0.3), _adagrad, lambda p: np.full_like(p, 0.1)),
+    (
+        "rmsprop",
+        lambda: fr.train.RMSPropOptimizer(0.01),
+        _rmsprop(0.0, False),
+        lambda p: (np.ones_like(p), np.zeros_like(p), np.zeros_like(p)),
+    ),
+    (
+        "rmsprop-momentum-centered",
+        lambda: fr.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
+        _rmsprop(0.5, True),
+        lambda p: (np.ones_like(p), np.zeros_like(p), np.zeros_like(p)),
+    ),
 ]
 
 
@@ -122,8 +138,7 @@ def test_trajectory_matches_numpy_reference(name, make, update, init):
 
 @pytest.mark.parametrize("blocks", ["whole", "blocks", "threads"])
 @pytest.mark.parametrize("name,make,update,init", CASES, ids=[c[0] for c in CASES])
-def test_large_float32_variable_uses_the_same_rule(name, make, update, init, blocks,
-                                                   monkeypatch):
+def test_large_float32_variable_uses_the_same_rule(name, make, update, init, blocks, monkeypatch):
     # One rule run on whole arrays, on blocks, and on blocks shared between threads,
     # against the float64 reference.
     from flowrt._core import elementwise
@@ -132,8 +147,7 @@ def test_large_float32_variable_uses_the_same_rule(name, make, update, init, blo
         monkeypatch.setattr(elementwise, "BLOCK", 1 << 40)
     else:
         monkeypatch.setattr(elementwise, "BLOCK", 3000)  # and a ragged last block
-        monkeypatch.setattr(elementwise, "PARALLEL_MIN_SIZE",
-                            0 if blocks == "threads" else 1 << 40)
+        monkeypatch.setattr(elementwise, "PARALLEL_MIN_SIZE", 0 if blocks == "threads" else 1 << 40)
     n = 200_000
     c = np.linspace(-1.0, 1.0, n)
     w = fr.Variable(np.full(n, 0.5, np.float32), name="w")
@@ -161,12 +175,19 @@ def test_adam_slots_and_non_slot_variables():
     assert opt.get_slot(v, "m").name == "v/Adam:0"
     assert opt.get_slot(w, "nope") is None
     assert [x.name for x in opt.variables()] == [
-        "beta1_power:0", "beta2_power:0", "layer/w/Adam:0", "layer/w/Adam_1:0", "v/Adam:0",
-        "v/Adam_1:0"]
+        "beta1_power:0",
+        "beta2_power:0",
+        "layer/w/Adam:0",
+        "layer/w/Adam_1:0",
+        "v/Adam:0",
+        "v/Adam_1:0",
+    ]
     assert not opt.get_slot(w, "m").trainable
     assert set(opt.variables()) <= set(fr.global_variables())
-    assert fr.get_default_graph().get_operation_by_name(
-        "Adam/update_layer/w/ResourceApplyAdam").type == "ResourceApplyAdam"
+    assert (
+        fr.get_default_graph().get_operation_by_name("Adam/update_layer/w/ResourceApplyAdam").type
+        == "ResourceApplyAdam"
+    )
     assert train in fr.get_collection(fr.GraphKeys.TRAIN_OP)
     with fr.Session() as sess:
         sess.run(fr.global_variables_initializer())
@@ -175,20 +196,29 @@ def test_adam_slots_and_non_slot_variables():
         np.testing.assert_array_equal(m, np.zeros((2, 3), np.float32))
         sess.run(train)
         b1, b2 = sess.run(opt.variables()[:2])
-        np.testing.assert_allclose([b1, b2], [0.81, 0.999 ** 2], rtol=1e-6)
+        np.testing.assert_allclose([b1, b2], [0.81, 0.999**2], rtol=1e-6)
 
 
-@pytest.mark.parametrize("make,slots", [
-    (lambda: fr.train.MomentumOptimizer(0.1, 0.9), {"momentum": ("Momentum", 0.0)}),
-    (lambda: fr.train.AdagradOptimizer(0.1), {"accumulator": ("Adagrad", 0.1)}),
-    (lambda: fr.train.AdagradOptimizer(0.1, initial_accumulator_value=0.5),
-     {"accumulator": ("Adagrad", 0.5)}),
-    (lambda: fr.train.RMSPropOptimizer(0.1), {"rms": ("RMSProp", 1.0),
-                                              "momentum": ("RMSProp_1", 0.0)}),
-    (lambda: fr.train.RMSPropOptimizer(0.1, centered=True),
-     {"rms": ("RMSProp", 1.0), "mg": ("RMSProp_1", 0.0), "momentum": ("RMSProp_2", 0.0)}),
-    (lambda: fr.train.GradientDescentOptimizer(0.1), {}),
-])
+@pytest.mark.parametrize(
+    "make,slots",
+    [
+        (lambda: fr.train.MomentumOptimizer(0.1, 0.9), {"momentum": ("Momentum", 0.0)}),
+        (lambda: fr.train.AdagradOptimizer(0.1), {"accumulator": ("Adagrad", 0.1)}),
+        (
+            lambda: fr.train.AdagradOptimizer(0.1, initial_accumulator_value=0.5),
+            {"accumulator": ("Adagrad", 0.5)},
+        ),
+        (
+            lambda: fr.train.RMSPropOptimizer(0.1),
+            {"rms": ("RMSProp", 1.0), "momentum": ("RMSProp_1", 0.0)},
+        ),
+        (
+            lambda: fr.train.RMSPropOptimizer(0.1, centered=True),
+            {"rms": ("RMSProp", 1.0), "mg": ("RMSProp_1", 0.0), "momentum": ("RMSProp_2", 0.0)},
+        ),
+        (lambda: fr.train.GradientDescentOptimizer(0.1), {}),
+    ],
+)
 def test_slot_names_and_initial_values(make, slots):
     w = fr.Variable(np.zeros((2, 2), np.float32), name="w")
     opt = make()
@@ -235,14 +265,13 @@ def test_var_list_and_compute_apply_split():
     with fr.Session() as sess:
         sess.run(fr.global_variables_initializer())
         sess.run(train)
-        np.testing.assert_allclose(sess.run([a, b, c]), [1.0 - 0.4, 2.0 - 0.2, 3.0],
-                                   rtol=1e-6)
+        np.testing.assert_allclose(sess.run([a, b, c]), [1.0 - 0.4, 2.0 - 0.2, 3.0], rtol=1e-6)
 
 
 def test_gradient_through_read_value_counts():
     w = fr.Variable(2.0, name="w")
     loss = w * 3.0 + w.read_value() * 5.0
-    (g, v), = fr.train.GradientDescentOptimizer(0.1).compute_gradients(loss)
+    ((g, v),) = fr.train.GradientDescentOptimizer(0.1).compute_gradients(loss)
     with fr.Session() as sess:
         sess.run(fr.global_variables_initializer())
         assert sess.run(g) == 8.0
@@ -280,7 +309,7 @@ def _sparse_grad_np():
 def _sparse_run(opt, steps=3):
     e = fr.Variable(E0, name="emb")
     loss = fr.reduce_sum(fr.nn.embedding_lookup(e, IDS) * C)
-    (grad, _), = opt.compute_gradients(loss)
+    ((grad, _),) = opt.compute_gradients(loss)
     assert isinstance(grad, fr.IndexedSlices)
     train = opt.apply_gradients([(grad, e)])
     with fr.Session() as sess:
@@ -290,12 +319,16 @@ def _sparse_run(opt, steps=3):
         return sess.run(e), opt, sess
 
 
-@pytest.mark.parametrize("make", [
-    lambda: fr.train.GradientDescentOptimizer(0.1),
-    lambda: fr.train.MomentumOptimizer(0.1, 0.9),
-    lambda: fr.train.AdagradOptimizer(0.1),
-    lambda: fr.train.RMSPropOptimizer(0.1, momentum=0.5),
-], ids=["sgd", "momentum", "adagrad", "rmsprop"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fr.train.GradientDescentOptimizer(0.1),
+        lambda: fr.train.MomentumOptimizer(0.1, 0.9),
+        lambda: fr.train.AdagradOptimizer(0.1),
+        lambda: fr.train.RMSPropOptimizer(0.1, momentum=0.5),
+    ],
+    ids=["sgd", "momentum", "adagrad", "rmsprop"],
+)
 def test_sparse_updates_touch_only_gathered_rows(make):
     final, _, _ = _sparse_run(make())
     untouched = [0, 2, 4, 5]
@@ -303,9 +336,11 @@ def test_sparse_updates_touch_only_gathered_rows(make):
     assert not np.allclose(final[[1, 3]], E0[[1, 3]])
 
 
-@pytest.mark.parametrize("name,make,update,init", [c for c in CASES if c[0] not in (
-    "rmsprop-momentum-centered",)], ids=[c[0] for c in CASES if c[0] != (
-        "rmsprop-momentum-centered")])
+@pytest.mark.parametrize(
+    "name,make,update,init",
+    [c for c in CASES if c[0] not in ("rmsprop-momentum-centered",)],
+    ids=[c[0] for c in CASES if c[0] != ("rmsprop-momentum-centered")],
+)
 def test_sparse_matches_dense_reference_on_touched_rows(name, make, update, init):
     # Duplicate ids are summed first, as TF deduplicates IndexedSlices.
     g = _sparse_grad_np()
@@ -315,8 +350,11 @@ def test_sparse_matches_dense_reference_on_touched_rows(name, make, update, init
         if name == "adam":
             p, s = update(p, g, s, t)  # TF1's Adam sparse path is dense in m and v
         else:
-            sub_s = None if s is None else (tuple(x[rows] for x in s) if isinstance(s, tuple)
-                                            else s[rows])
+            sub_s = (
+                None
+                if s is None
+                else (tuple(x[rows] for x in s) if isinstance(s, tuple) else s[rows])
+            )
             new_p, new_s = update(p[rows], g[rows], sub_s, t)
             p = p.copy()
             p[rows] = new_p
@@ -341,10 +379,14 @@ def test_sparse_adam_decays_all_of_m_and_v():
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make", [
-    lambda: fr.train.GradientDescentOptimizer(0.001),
-    lambda: fr.train.MomentumOptimizer(0.001, 0.0),
-], ids=["sgd", "momentum"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: fr.train.GradientDescentOptimizer(0.001),
+        lambda: fr.train.MomentumOptimizer(0.001, 0.0),
+    ],
+    ids=["sgd", "momentum"],
+)
 def test_concurrent_minimize_from_two_threads_loses_no_update(make):
     n = 200
     c = np.linspace(1.0, 2.0, 1000)
@@ -384,7 +426,7 @@ async def test_concurrent_arun_adam_steps():
             for _ in range(4):
                 nursery.start_soon(sess.arun, train)
         b1 = await sess.arun(opt.variables()[0])
-        np.testing.assert_allclose(b1, 0.9 ** 5, rtol=1e-6)
+        np.testing.assert_allclose(b1, 0.9**5, rtol=1e-6)
 
 
 # --------------------------------------------------------------------------------------
@@ -413,8 +455,11 @@ def _mlp_run(tf, opt_name, steps=10):
         w2 = tf.Variable(r.standard_normal((8, 3)).astype(np.float32) * 0.3, name="w2")
         x = tf.constant(xv) + tf.nn.embedding_lookup(emb, tf.constant(ids))
         h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
-        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=tf.constant(labels), logits=tf.matmul(h, w2)))
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=tf.constant(labels), logits=tf.matmul(h, w2)
+            )
+        )
         train = getattr(tf.train, name)(*args, **kwargs).minimize(loss)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())

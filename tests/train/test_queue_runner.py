@@ -13,7 +13,6 @@ import flowrt as fr
 JOIN = 5.0
 
 
-
 def _join_all(threads):
     for t in threads:
         t.join(JOIN)
@@ -60,10 +59,10 @@ def test_constructor_errors():
         fr.train.QueueRunner(q, [enq], queue_closed_exception_types=[fr.errors.OpError])
     with pytest.raises(TypeError, match="must be a tuple of fr.error types"):
         fr.train.QueueRunner(q, [enq], queue_closed_exception_types=(ValueError,))
-    qr = fr.train.QueueRunner(q, [enq], queue_closed_exception_types=(
-        fr.errors.OutOfRangeError, fr.errors.CancelledError))
-    assert qr.queue_closed_exception_types == (fr.errors.OutOfRangeError,
-                                               fr.errors.CancelledError)
+    qr = fr.train.QueueRunner(
+        q, [enq], queue_closed_exception_types=(fr.errors.OutOfRangeError, fr.errors.CancelledError)
+    )
+    assert qr.queue_closed_exception_types == (fr.errors.OutOfRangeError, fr.errors.CancelledError)
 
 
 def test_add_queue_runner_and_module_alias():
@@ -317,8 +316,11 @@ def test_to_proto_from_proto_round_trip_and_run():
     with fr.name_scope("input"):
         q = fr.FIFOQueue(4, fr.float32, shapes=[[]], name="q")
         enq = q.enqueue(2.0)
-        qr = fr.train.QueueRunner(q, [enq], queue_closed_exception_types=(
-            fr.errors.OutOfRangeError, fr.errors.CancelledError))
+        qr = fr.train.QueueRunner(
+            q,
+            [enq],
+            queue_closed_exception_types=(fr.errors.OutOfRangeError, fr.errors.CancelledError),
+        )
     d = qr.to_proto()
     assert isinstance(d, fr.protos.QueueRunnerDef)
     assert (d.queue_name, list(d.enqueue_op_name)) == ("input/q", ["input/q_enqueue"])
@@ -328,11 +330,14 @@ def test_to_proto_from_proto_round_trip_and_run():
     assert stripped.queue_name == "q" and stripped.enqueue_op_name == ["q_enqueue"]
     assert qr.to_proto(export_scope="other") is None
     back = fr.train.QueueRunner.from_proto(
-        fr.protos.QueueRunnerDef.FromString(d.SerializeToString()))
+        fr.protos.QueueRunnerDef.FromString(d.SerializeToString())
+    )
     assert back.queue is q.queue_ref.op and back.name == "input/q"
     assert back.enqueue_ops == [enq] and back.cancel_op is qr.cancel_op
-    assert back.queue_closed_exception_types == (fr.errors.OutOfRangeError,
-                                                 fr.errors.CancelledError)
+    assert back.queue_closed_exception_types == (
+        fr.errors.OutOfRangeError,
+        fr.errors.CancelledError,
+    )
     scoped = fr.train.QueueRunner(queue_runner_def=stripped, import_scope="input")
     assert scoped.enqueue_ops == [enq]
     with fr.Session() as sess:
@@ -348,7 +353,8 @@ def test_from_proto_defaults_and_conflicts():
     d = fr.train.QueueRunner(q, [q.enqueue(1.0)]).to_proto()
     del d.queue_closed_exception_types[:]
     assert fr.train.QueueRunner.from_proto(d).queue_closed_exception_types == (
-        fr.errors.OutOfRangeError,)
+        fr.errors.OutOfRangeError,
+    )
     with pytest.raises(ValueError, match="mutually exclusive"):
         fr.train.QueueRunner(q, [q.enqueue(1.0)], queue_runner_def=d)
 

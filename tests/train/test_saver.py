@@ -29,12 +29,17 @@ def test_save_restore_naming_and_state_file(tmp_path):
         assert path == prefix + "-20"
         assert saver.save(sess, prefix, global_step=7) == prefix + "-7"
     assert sorted(os.listdir(tmp_path)) == [
-        "checkpoint", "model.ckpt-20.data-00000-of-00001", "model.ckpt-20.index",
-        "model.ckpt-7.data-00000-of-00001", "model.ckpt-7.index"]
+        "checkpoint",
+        "model.ckpt-20.data-00000-of-00001",
+        "model.ckpt-20.index",
+        "model.ckpt-7.data-00000-of-00001",
+        "model.ckpt-7.index",
+    ]
     assert (tmp_path / "checkpoint").read_text() == (
         'model_checkpoint_path: "%s-7"\n'
         'all_model_checkpoint_paths: "%s-20"\n'
-        'all_model_checkpoint_paths: "%s-7"\n' % (prefix, prefix, prefix))
+        'all_model_checkpoint_paths: "%s-7"\n' % (prefix, prefix, prefix)
+    )
     assert fr.train.latest_checkpoint(str(tmp_path)) == prefix + "-7"
     state = fr.train.get_checkpoint_state(str(tmp_path))
     assert state.model_checkpoint_path == prefix + "-7"
@@ -48,7 +53,11 @@ def test_save_restore_naming_and_state_file(tmp_path):
         assert sess2.run(gs) == 20
         assert list(sess2.run(s)) == [b"ab", b"c\x00"]
     assert dict(fr.train.list_variables(path)) == {
-        "b": [1], "global_step": [], "s": [2], "w": [2, 2]}
+        "b": [1],
+        "global_step": [],
+        "s": [2],
+        "w": [2, 2],
+    }
     np.testing.assert_array_equal(fr.train.load_variable(str(tmp_path), "b"), [0.5])
 
 
@@ -111,11 +120,18 @@ def test_max_to_keep_deletes_old_checkpoints(tmp_path):
             sess.run(v.assign(step))
             saver.save(sess, prefix, global_step=step)
     files = sorted(os.listdir(tmp_path))
-    assert files == ["checkpoint", "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index",
-                     "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index"]
+    assert files == [
+        "checkpoint",
+        "model.ckpt-2.data-00000-of-00001",
+        "model.ckpt-2.index",
+        "model.ckpt-3.data-00000-of-00001",
+        "model.ckpt-3.index",
+    ]
     assert saver.last_checkpoints == [prefix + "-2", prefix + "-3"]
-    assert fr.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths == \
-        saver.last_checkpoints
+    assert (
+        fr.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths
+        == saver.last_checkpoints
+    )
     with fr.Session() as sess:
         saver.restore(sess, fr.train.latest_checkpoint(str(tmp_path)))
         assert sess.run(v) == 3
@@ -153,7 +169,10 @@ def test_crash_mid_save_leaves_previous_checkpoint_loadable(tmp_path, monkeypatc
             saver.save(sess, prefix, global_step=1)
         monkeypatch.undo()
     assert sorted(os.listdir(tmp_path)) == [
-        "checkpoint", "model.ckpt-1.data-00000-of-00001", "model.ckpt-1.index"]
+        "checkpoint",
+        "model.ckpt-1.data-00000-of-00001",
+        "model.ckpt-1.index",
+    ]
     assert fr.train.latest_checkpoint(str(tmp_path)) == first
     assert saver.last_checkpoints == [first]
     with fr.Session() as sess:

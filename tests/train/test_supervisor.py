@@ -13,7 +13,8 @@ def _model():
     gs = fr.train.get_or_create_global_step()
     w = fr.get_variable("w", [1], initializer=fr.zeros_initializer())
     train = fr.train.GradientDescentOptimizer(0.5).minimize(
-        fr.reduce_sum(fr.square(w - 2.0)), global_step=gs)
+        fr.reduce_sum(fr.square(w - 2.0)), global_step=gs
+    )
     return gs, w, train
 
 
@@ -38,8 +39,9 @@ def test_managed_session_restores_and_continues(tmp_path):
 def test_out_of_range_ends_cleanly_and_other_errors_are_raised():
     with fr.Graph().as_default():
         fr.train.get_or_create_global_step()
-        (x,) = fr.train.slice_input_producer([fr.constant([1.0, 2.0, 3.0])], num_epochs=1,
-                                             shuffle=False)
+        (x,) = fr.train.slice_input_producer(
+            [fr.constant([1.0, 2.0, 3.0])], num_epochs=1, shuffle=False
+        )
         sv = fr.train.Supervisor(logdir=None)
         seen = []
         with sv.managed_session() as sess:
@@ -65,8 +67,12 @@ def test_checkpoint_service_saves_on_its_timer(tmp_path):
 
     with fr.Graph().as_default():
         gs, w, train = _model()
-        sv = fr.train.Supervisor(logdir=str(tmp_path), saver=RecordingSaver(),
-                                 save_model_secs=3600, save_summaries_secs=0)
+        sv = fr.train.Supervisor(
+            logdir=str(tmp_path),
+            saver=RecordingSaver(),
+            save_model_secs=3600,
+            save_summaries_secs=0,
+        )
         with sv.managed_session():
             assert saved.wait(30)  # the first save is due at once
     assert fr.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-0")
