@@ -1,0 +1,268 @@
+"""What the pipeline jobs share: the CLI conventions, resuming, the progress bar, Ctrl-C.
+
+A job subclasses ``TrainingJob``: its ``__init__`` builds the producer subgraph and the
+model, then calls ``build_training(loss, labels)``; it defines ``evaluate(sess)`` (test
+accuracy). ``run(job)`` trains it with thread or trio-task queue runners under
+``fr.train.MonitoredTrainingSession`` and prints one summary line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+import flowrt as fr
+
+DATA = Path(__file__).parent / "data"
+
+# The runners and the training loop are the parallelism; BLAS threads on top of them
+# only contend for the cores (see fr.ConfigProto).
+CONFIG = fr.ConfigProto(intra_op_parallelism_threads=1)
+
+
+def base_parser(description: str, *, name: str, epochs: int, batch_size: int,
+                learning_rate: float, checkpoint_every: int,
+                eval_every: int) -> argparse.ArgumentParser:
+    """The options every job has, with the job's defaults (all shown by ``--help``).
+
+    Args:
+      description: the first line of the job's docstring.
+      name: the job's name; the default checkpoint directory is ``checkpoints/<name>``.
+      epochs, batch_size, learning_rate, checkpoint_every, eval_every: the defaults of
+        ``--epochs``, ``--batch-size``, ``--learning-rate``, ``--checkpoint-every`` and
+        ``--eval-every``.
+
+    Returns:
+      A parser the job may add its own options to.
+    """
+    p = argparse.ArgumentParser(description=description,
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--epochs", type=int, default=epochs, help="epochs in total (a resumed "
+                   "run trains the epochs left)")
+    p.add_argument("--batch-size", type=int, default=batch_size, help="examples per step")
+    p.add_argument("--learning-rate", type=float, default=learning_rate, help="Adam's rate")
+    p.add_argument("--checkpoint-dir", default="checkpoints/" + name,
+                   help="where checkpoints and summaries go, and are resumed from")
+    p.add_argument("--fresh", action="store_true",
+                   help="delete the checkpoints in --checkpoint-dir and start over")
+    p.add_argument("--checkpoint-every", type=int, default=checkpoint_every,
+                   help="steps between checkpoints")
+    p.add_argument("--eval-every", type=int, default=eval_every, help="steps between "
+                   "test-set evaluations shown in the progress bar")
+    p.add_argument("--train-csv", default=str(DATA / "digits_train.csv"), help="training data")
+    p.add_argument("--test-csv", default=str(DATA / "digits_test.csv"), help="test data")
+    p.add_argument("--runners", choices=["threads", "async"], default="threads",
+                   help="queue runners as Python threads, or as trio tasks using arun")
+    p.add_argument("--seed", type=int, default=0, help="graph-level random seed")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def load_csv(path) -> tuple[np.ndarray, np.ndarray]:
+    """A digits CSV as ``(pixels / 16 float32 [n, 64], labels int32 [n])``."""
+    data = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float32)
+    return data[:, 1:] / 16.0, data[:, 0].astype(np.int32)
+
+
+def count_rows(path) -> int:
+    """The examples in a digits CSV (its lines minus the header)."""
+    with open(path) as f:
+        return sum(1 for _ in f) - 1
+
+
+def saved_step(checkpoint_dir) -> int:
+    """The global step of the directory's latest checkpoint (0 if none)."""
+    latest = fr.train.latest_checkpoint(checkpoint_dir)
+    if latest is None:
+        return 0
+    return int(fr.train.load_variable(latest, "global_step"))
+
+
+def clear_checkpoints(checkpoint_dir) -> None:
+    """Deletes what a job writes in ``checkpoint_dir`` (nothing else)."""
+    if not os.path.isdir(checkpoint_dir):
+        return
+    for name in os.listdir(checkpoint_dir):
+        if name == "checkpoint" or name.startswith(("model.ckpt-", "events.out.tfevents.")):
+            os.remove(os.path.join(checkpoint_dir, name))
+
+
+class TrainingJob:
+    """The graph of one training job: producer, consumer, evaluation, hooks.
+
+    Args:
+      args: the parsed options (``base_parser``'s at least).
+      rows: the examples in one epoch.
+    """
+
+    def __init__(self, args: argparse.Namespace, rows: int):
+        self.args = args
+        if args.fresh:
+            clear_checkpoints(args.checkpoint_dir)
+        self.rows = rows
+        self.start_step = saved_step(args.checkpoint_dir)
+        # A resumed run trains the epochs not yet completed; an interrupted epoch is read
+        # again from its start.
+        done_epochs = self.start_step * args.batch_size // self.rows
+        self.epochs = max(args.epochs - done_epochs, 0)
+        self.interrupted = False
+        fr.set_random_seed(args.seed)
+
+    def build_training(self, loss: fr.Tensor, labels: fr.Tensor) -> None:
+        """Adds the loss summary, the global step, Adam's train op, the saver and the
+        progress hook; ``labels`` is the training batch's (its length counts examples)."""
+        self.loss = loss
+        fr.summary.scalar("loss", loss)
+        self.global_step = fr.train.get_or_create_global_step()
+        self.train_op = fr.train.AdamOptimizer(self.args.learning_rate).minimize(
+            loss, global_step=self.global_step)
+        self.batch_len = fr.shape(labels)[0]
+        self.scaffold = fr.train.Scaffold(saver=fr.train.Saver(max_to_keep=3))
+        self.progress = ProgressHook(self)
+
+    def evaluate(self, sess) -> float:
+        """The test-set accuracy with the current weights."""
+        raise NotImplementedError
+
+    def session(self):
+        """The MonitoredTrainingSession (the async form when entered inside trio)."""
+        saver_hook = fr.train.CheckpointSaverHook(
+            self.args.checkpoint_dir, save_steps=self.args.checkpoint_every,
+            scaffold=self.scaffold, listeners=[self.progress.listener])
+        return fr.train.MonitoredTrainingSession(
+            checkpoint_dir=self.args.checkpoint_dir, scaffold=self.scaffold,
+            save_checkpoint_steps=None, save_checkpoint_secs=None, save_summaries_steps=100,
+            log_step_count_steps=None, chief_only_hooks=[saver_hook],
+            hooks=[self.progress], config=CONFIG)
+
+    def report(self) -> float:
+        """Prints the summary line; returns the final test accuracy."""
+        p = self.progress
+        secs = time.perf_counter() - p.started
+        latest = fr.train.latest_checkpoint(self.args.checkpoint_dir)
+        how = "interrupted" if self.interrupted else "done"
+        print("%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
+              "test accuracy %.3f, checkpoint %s"
+              % (how, p.step, p.examples, secs, p.examples / max(secs, 1e-9), p.last_loss,
+                 p.accuracy, latest), flush=True)
+        return p.accuracy
+
+
+class ProgressHook(fr.train.SessionRunHook):
+    """The progress bar (examples, total, ETA, loss, latest test accuracy)."""
+
+    def __init__(self, job: TrainingJob):
+        self.job = job
+        self.examples = 0
+        self.step = job.start_step
+        self.last_loss = float("nan")
+        self.accuracy = float("nan")
+        self.bar = None
+        self.started = time.perf_counter()
+        self.saved = None
+        self.listener = _SavedListener(self)
+
+    def after_create_session(self, session, coord):
+        self.step = int(session.run(self.job.global_step))
+        resumed = " (resumed from %s)" % self.job.args.checkpoint_dir if self.step else ""
+        print("training from step %d%s: %d epochs of %d examples"
+              % (self.step, resumed, self.job.epochs, self.job.rows), flush=True)
+        self.bar = tqdm(total=self.job.epochs * self.job.rows, unit="ex",
+                        disable=self.job.args.quiet, dynamic_ncols=True, desc="train",
+                        file=sys.stdout)
+
+    def before_run(self, run_context):
+        return fr.train.SessionRunArgs({"loss": self.job.loss, "n": self.job.batch_len,
+                                        "step": self.job.global_step})
+
+    def after_run(self, run_context, run_values):
+        r = run_values.results
+        self.examples += int(r["n"])
+        self.last_loss = float(r["loss"])
+        self.step = int(r["step"]) + 1
+        self.bar.update(int(r["n"]))
+        if self.step % self.job.args.eval_every == 0:
+            self.accuracy = self.job.evaluate(run_context.session)
+        self.bar.set_postfix(loss="%.4f" % self.last_loss, acc="%.3f" % self.accuracy,
+                             step=self.step, saved=self.saved, refresh=False)
+
+    def end(self, session):
+        self.accuracy = self.job.evaluate(session)
+        self.step = int(session.run(self.job.global_step))
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _SavedListener(fr.train.CheckpointSaverListener):
+    """Shows the last saved step in the bar; with --quiet, logs each save on stdout."""
+
+    def __init__(self, progress):
+        self.progress = progress
+
+    def after_save(self, session, global_step_value):
+        self.progress.saved = int(global_step_value)
+        if self.progress.job.args.quiet:
+            print("checkpoint saved at step %d" % global_step_value, flush=True)
+
+
+class StopOnSigint:
+    """Turns the first Ctrl-C into a request to stop after the current step (the session
+    then closes cleanly and saves a checkpoint); a second one interrupts at once."""
+
+    def __init__(self):
+        self.requested = False
+
+    def _handler(self, signum, frame):
+        self.requested = True
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def __enter__(self):
+        self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        signal.signal(signal.SIGINT, self._old)
+
+
+def train_with_threads(job: TrainingJob) -> float:
+    """Trains with thread queue runners and ``sess.run``; returns the test accuracy."""
+    with StopOnSigint() as sigint, job.session() as sess:
+        while job.epochs and not sess.should_stop() and not sigint.requested:
+            sess.run(job.train_op)
+    job.interrupted = sigint.requested
+    return job.report()
+
+
+async def train_with_tasks(job: TrainingJob) -> float:
+    """Trains with trio-task queue runners and ``await sess.arun``; returns the test
+    accuracy."""
+    with StopOnSigint() as sigint:
+        async with job.session() as sess:
+            while job.epochs and not sess.should_stop() and not sigint.requested:
+                await sess.arun(job.train_op)
+    job.interrupted = sigint.requested
+    return job.report()
+
+
+def run(job: TrainingJob, *, exit_on_interrupt: bool) -> float:
+    """Trains ``job`` with the runners ``--runners`` names; returns the test accuracy.
+
+    With ``exit_on_interrupt`` (the job runs as a program), a Ctrl-C'd run exits with
+    status 130 after its checkpoint is saved, as a shell reports a job ended by SIGINT.
+    """
+    if job.args.runners == "threads":
+        acc = train_with_threads(job)
+    else:
+        import trio
+
+        acc = trio.run(train_with_tasks, job)
+    if job.interrupted and exit_on_interrupt:
+        sys.exit(130)
+    return acc
