@@ -2,7 +2,7 @@
 
 A job subclasses ``TrainingJob``: its ``__init__`` builds the producer subgraph and the
 model, then calls ``build_training(loss, labels)``; it defines ``evaluate(sess)`` (test
-accuracy). ``run(job)`` trains it with thread or trio-task queue runners under
+accuracy). ``run(Job, args)`` builds and trains it with thread or trio-task queue runners under
 ``fr.train.MonitoredTrainingSession`` and prints one summary line.
 """
 
@@ -251,18 +251,22 @@ async def train_with_tasks(job: TrainingJob) -> float:
     return job.report()
 
 
-def run(job: TrainingJob, *, exit_on_interrupt: bool) -> float:
-    """Trains ``job`` with the runners ``--runners`` names; returns the test accuracy.
+def run(job_class: type[TrainingJob], args: argparse.Namespace, *,
+        exit_on_interrupt: bool) -> float:
+    """Builds ``job_class(args)`` in a new graph and trains it with the runners
+    ``--runners`` names; returns the final test accuracy.
 
     With ``exit_on_interrupt`` (the job runs as a program), a Ctrl-C'd run exits with
     status 130 after its checkpoint is saved, as a shell reports a job ended by SIGINT.
     """
-    if job.args.runners == "threads":
-        acc = train_with_threads(job)
-    else:
-        import trio
+    with fr.Graph().as_default():
+        job = job_class(args)
+        if args.runners == "threads":
+            acc = train_with_threads(job)
+        else:
+            import trio
 
-        acc = trio.run(train_with_tasks, job)
+            acc = trio.run(train_with_tasks, job)
     if job.interrupted and exit_on_interrupt:
         sys.exit(130)
     return acc

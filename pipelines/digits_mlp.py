@@ -85,9 +85,7 @@ class Job(TrainingJob):
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    with fr.Graph().as_default():
-        return run(Job(args), exit_on_interrupt=__name__ == "__main__")
+    return run(Job, parse_args(argv), exit_on_interrupt=__name__ == "__main__")
 
 
 if __name__ == "__main__":
