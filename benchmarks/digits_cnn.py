@@ -24,11 +24,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from benchmarks.pipeline import examples_per_second  # noqa: E402
 from pipelines import digits_cnn  # noqa: E402
 
 BATCH = 32
@@ -74,24 +74,7 @@ def run_pipeline(tf, paths, epochs) -> float:
     """Examples/s trained on until the epochs run out."""
     with tf.Graph().as_default():
         tf.set_random_seed(0)
-        fetch = train_op(tf, paths, epochs)
-        init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
-        config = digits_cnn.CONFIG if tf.__name__.startswith("flowrt") else None
-        with tf.Session(config=config) as sess:
-            sess.run(init)
-            coord = tf.train.Coordinator()
-            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
-            examples = 0
-            t0 = time.perf_counter()
-            try:
-                while True:
-                    examples += int(sess.run(fetch)[1])
-            except tf.errors.OutOfRangeError:
-                pass
-            secs = time.perf_counter() - t0
-            coord.request_stop()
-            coord.join(threads)
-    return examples / secs
+        return examples_per_second(tf, train_op(tf, paths, epochs))
 
 
 def job_figures() -> tuple[float, float]:

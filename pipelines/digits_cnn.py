@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 
 import flowrt as fr
-from pipelines._common import CONFIG, DATA, TrainingJob, base_parser, run
+from pipelines._common import DATA, TrainingJob, base_parser, run
 
 SIDE, N_CLASSES = 8, 10
 DEFAULT_DATA_DIR = "<checkpoint-dir>/data"
-__all__ = ["CONFIG", "DATA", "Job", "decode", "input_pipeline", "main", "model", "parse_args",
+__all__ = ["DATA", "Job", "decode", "input_pipeline", "main", "model", "parse_args",
            "read_records", "shard_paths", "to_example", "write_records"]
 FEATURES = {"image_raw": fr.FixedLenFeature([], fr.string),
             "label": fr.FixedLenFeature([], fr.int64)}
