@@ -27,6 +27,14 @@ DATA = Path(__file__).parent / "data"
 CONFIG = fr.ConfigProto(intra_op_parallelism_threads=1)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
+    return value
+
+
 def base_parser(description: str, *, name: str, epochs: int, batch_size: int,
                 learning_rate: float, checkpoint_every: int,
                 eval_every: int) -> argparse.ArgumentParser:
@@ -46,15 +54,15 @@ def base_parser(description: str, *, name: str, epochs: int, batch_size: int,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--epochs", type=int, default=epochs, help="epochs in total (a resumed "
                    "run trains the epochs left)")
-    p.add_argument("--batch-size", type=int, default=batch_size, help="examples per step")
+    p.add_argument("--batch-size", type=positive_int, default=batch_size, help="examples per step")
     p.add_argument("--learning-rate", type=float, default=learning_rate, help="Adam's rate")
     p.add_argument("--checkpoint-dir", default="checkpoints/" + name,
                    help="where checkpoints and summaries go, and are resumed from")
     p.add_argument("--fresh", action="store_true",
                    help="delete the checkpoints in --checkpoint-dir and start over")
-    p.add_argument("--checkpoint-every", type=int, default=checkpoint_every,
+    p.add_argument("--checkpoint-every", type=positive_int, default=checkpoint_every,
                    help="steps between checkpoints")
-    p.add_argument("--eval-every", type=int, default=eval_every, help="steps between "
+    p.add_argument("--eval-every", type=positive_int, default=eval_every, help="steps between "
                    "test-set evaluations shown in the progress bar")
     p.add_argument("--train-csv", default=str(DATA / "digits_train.csv"), help="training data")
     p.add_argument("--test-csv", default=str(DATA / "digits_test.csv"), help="test data")
@@ -106,6 +114,8 @@ class TrainingJob:
         self.args = args
         if args.fresh:
             clear_checkpoints(args.checkpoint_dir)
+        if rows < 1:
+            raise ValueError("no training examples in %s" % args.train_csv)
         self.rows = rows
         self.start_step = saved_step(args.checkpoint_dir)
         # A resumed run trains the epochs not yet completed; an interrupted epoch is read

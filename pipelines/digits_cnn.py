@@ -15,13 +15,14 @@ under ``fr.train.MonitoredTrainingSession``, with digits_mlp's conventions: resu
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
 import numpy as np
 
 import flowrt as fr
-from pipelines._common import DATA, TrainingJob, base_parser, run
+from pipelines._common import DATA, TrainingJob, base_parser, positive_int, run
 
 SIDE, N_CLASSES = 8, 10
 DEFAULT_DATA_DIR = "<checkpoint-dir>/data"
@@ -31,13 +32,14 @@ FEATURES = {"image_raw": fr.FixedLenFeature([], fr.string),
             "label": fr.FixedLenFeature([], fr.int64)}
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The job's options (``--data-dir`` resolved against ``--checkpoint-dir``)."""
     p = base_parser(__doc__.split("\n\n")[0], name="digits_cnn", epochs=10, batch_size=32,
                     learning_rate=0.003, checkpoint_every=200, eval_every=50)
     p.add_argument("--data-dir", default=DEFAULT_DATA_DIR, help="where the TFRecord "
                    "shards are written on first run and read from (a missing shard is "
                    "written again; delete them to rewrite all)")
-    p.add_argument("--shards", type=int, default=4, help="training shards to write")
+    p.add_argument("--shards", type=positive_int, default=4, help="training shards to write")
     args = p.parse_args(argv)
     if args.data_dir == DEFAULT_DATA_DIR:
         args.data_dir = os.path.join(args.checkpoint_dir, "data")
@@ -96,7 +98,8 @@ def decode(serialized: fr.Tensor) -> tuple[fr.Tensor, fr.Tensor]:
     return fr.reshape(pixels / 16.0, [-1, SIDE, SIDE, 1]), parsed["label"]
 
 
-def input_pipeline(paths, batch_size, epochs, seed, records_per_read=64):
+def input_pipeline(paths: list[str], batch_size: int, epochs: int, seed: int,
+                   records_per_read: int = 64) -> list[fr.Tensor]:
     """The producer subgraph: shuffled (images, labels) batches streamed from the shards.
 
     Records are read and parsed ``records_per_read`` at a time (``read_up_to`` +
@@ -125,7 +128,8 @@ def model(images: fr.Tensor) -> fr.Tensor:
 
 
 class Job(TrainingJob):
-    """The graph of one training job: producer, consumer, evaluation, hooks."""
+    """The conv net's training job: writes missing shards, then builds the producer,
+    the model, the evaluation on the test records, and the hooks."""
 
     def __init__(self, args):
         self.train_paths = shard_paths(args.data_dir, "train", args.shards)
@@ -153,7 +157,8 @@ class Job(TrainingJob):
         return float(sess.run(self.accuracy, {self.eval_records: self.test_records}))
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> float:
+    """Runs the job with ``argv``'s options; returns the final test accuracy."""
     return run(Job, parse_args(argv), exit_on_interrupt=__name__ == "__main__")
 
 

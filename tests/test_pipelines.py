@@ -5,6 +5,7 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -217,3 +218,20 @@ def test_digits_cnn_help_shows_every_default(capsys):
         assert opt in out
     assert out.count("(default:") == 14  # every option but --help
     assert "checkpoints/digits_cnn" in out and "(default: <checkpoint-dir>/data)" in out
+
+
+def test_digits_cnn_rejects_bad_options_and_corrupt_shards(tmp_path, capsys):
+    for option in ("--shards", "--batch-size", "--eval-every", "--checkpoint-every"):
+        with pytest.raises(SystemExit):
+            digits_cnn.main([option, "0", "--checkpoint-dir", str(tmp_path)])
+        assert "argument %s: must be at least 1, got 0" % option in capsys.readouterr().err
+    data = tmp_path / "data"
+    paths = digits_cnn.shard_paths(data, "train", 2)
+    digits_cnn.write_records(_subset_csv(tmp_path, 50), paths)
+    raw = bytearray(Path(paths[1]).read_bytes())
+    raw[40] ^= 0xFF  # inside the first record's data
+    Path(paths[1]).write_bytes(bytes(raw))
+    with pytest.raises(fr.errors.DataLossError,
+                       match=r"corrupted \(data CRC mismatch\) record at offset 0 in .*"
+                             r"train-00001-of-00002\.tfrecord"):
+        digits_cnn.main(["--checkpoint-dir", str(tmp_path), "--shards", "2", "--quiet"])
