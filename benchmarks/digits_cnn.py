@@ -54,13 +54,21 @@ def train_op(tf, paths, epochs):
     """The job's graph as a TF1 program; returns (train op, batch length)."""
     files = tf.train.string_input_producer(paths, num_epochs=epochs, shuffle=True, seed=1)
     _, serialized = tf.TFRecordReader().read_up_to(files, 64)
-    parsed = tf.parse_example(serialized, {"image_raw": tf.FixedLenFeature([], tf.string),
-                                           "label": tf.FixedLenFeature([], tf.int64)})
+    parsed = tf.parse_example(
+        serialized,
+        {"image_raw": tf.FixedLenFeature([], tf.string), "label": tf.FixedLenFeature([], tf.int64)},
+    )
     pixels = tf.cast(tf.decode_raw(parsed["image_raw"], tf.uint8), tf.float32) / 16.0
     images, labels = tf.train.shuffle_batch(
-        [tf.reshape(pixels, [-1, 8, 8, 1]), parsed["label"]], batch_size=BATCH,
-        capacity=40 * BATCH, min_after_dequeue=10 * BATCH, num_threads=2, seed=2,
-        enqueue_many=True, allow_smaller_final_batch=True)
+        [tf.reshape(pixels, [-1, 8, 8, 1]), parsed["label"]],
+        batch_size=BATCH,
+        capacity=40 * BATCH,
+        min_after_dequeue=10 * BATCH,
+        num_threads=2,
+        seed=2,
+        enqueue_many=True,
+        allow_smaller_final_batch=True,
+    )
     h = conv_relu(tf, images, "conv1", 1, 16)
     h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
     h = tf.reshape(conv_relu(tf, h, "conv2", 16, 32), [-1, 4 * 4 * 32])
@@ -80,16 +88,21 @@ def run_pipeline(tf, paths, epochs) -> float:
 def job_figures() -> tuple[float, float]:
     """(examples/s, test accuracy) as ``python -m pipelines.digits_cnn --quiet`` reports."""
     with tempfile.TemporaryDirectory() as ckpt:
-        out = subprocess.run([sys.executable, "-m", "pipelines.digits_cnn", "--quiet",
-                              "--checkpoint-dir", ckpt], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "pipelines.digits_cnn", "--quiet", "--checkpoint-dir", ckpt],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     m = re.search(r"\(([0-9.]+) examples/s\).*test accuracy ([0-9.]+)", out)
     return float(m.group(1)), float(m.group(2))
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--no-tf", action="store_true", help="flowrt only")
     p.add_argument("--runs", type=int, default=3, help="timed runs per framework")
     p.add_argument("--epochs", type=int, default=4, help="epochs per pipeline run")
@@ -117,14 +130,18 @@ def main():
                 figures[name].append(run_pipeline(tf, paths, args.epochs))
     print("pipeline (TFRecord -> parse_example -> shuffle_batch -> conv net), examples/s:")
     for name, runs in figures.items():
-        print("  %-22s %s   median %.0f" % (name, " ".join("%.0f" % f for f in runs),
-                                            statistics.median(runs)))
+        print(
+            "  %-22s %s   median %.0f"
+            % (name, " ".join("%.0f" % f for f in runs), statistics.median(runs))
+        )
     if len(figures) == 2:
         a, b = (statistics.median(r) for r in figures.values())
         print("  flowrt / tensorflow: %.2f" % (a / b))
     rate, acc = job_figures()
-    print("job (python -m pipelines.digits_cnn --quiet): %.0f examples/s, test accuracy %.3f"
-          % (rate, acc))
+    print(
+        "job (python -m pipelines.digits_cnn --quiet): %.0f examples/s, test accuracy %.3f"
+        % (rate, acc)
+    )
 
 
 if __name__ == "__main__":

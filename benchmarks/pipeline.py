@@ -56,10 +56,16 @@ def producer(tf, paths, epochs, threads):
     _, lines = tf.TextLineReader().read_up_to(files, READ)
     fields = tf.decode_csv(lines, record_defaults=[[0]] + [[0.0]] * FEATURES)
     images = tf.stack(fields[1:], axis=1) / 16.0
-    return tf.train.shuffle_batch([images, fields[0]], batch_size=BATCH,
-                                  capacity=40 * BATCH, min_after_dequeue=10 * BATCH,
-                                  num_threads=threads, seed=2, enqueue_many=True,
-                                  allow_smaller_final_batch=True)
+    return tf.train.shuffle_batch(
+        [images, fields[0]],
+        batch_size=BATCH,
+        capacity=40 * BATCH,
+        min_after_dequeue=10 * BATCH,
+        num_threads=threads,
+        seed=2,
+        enqueue_many=True,
+        allow_smaller_final_batch=True,
+    )
 
 
 def mlp_train_op(tf, images, labels):
@@ -69,8 +75,9 @@ def mlp_train_op(tf, images, labels):
     w2 = tf.Variable((rng.standard_normal((128, 10)) * 0.1).astype(np.float32))
     b2 = tf.Variable(np.zeros(10, np.float32))
     logits = tf.matmul(tf.nn.relu(tf.matmul(images, w1) + b1), w2) + b2
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
-                                                                         logits=logits))
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    )
     return tf.train.AdamOptimizer(1e-3).minimize(loss)
 
 
@@ -85,8 +92,11 @@ def run_pipeline(tf, paths, epochs, threads=2, train=True) -> float:
     """Examples/s through the pipeline (trained on, unless ``train`` is False)."""
     with tf.Graph().as_default():
         images, labels = producer(tf, paths, epochs, threads)
-        fetch = [mlp_train_op(tf, images, labels), tf.shape(labels)[0]] if train else [
-            images, tf.shape(labels)[0]]
+        fetch = (
+            [mlp_train_op(tf, images, labels), tf.shape(labels)[0]]
+            if train
+            else [images, tf.shape(labels)[0]]
+        )
         return examples_per_second(tf, fetch)
 
 
@@ -114,8 +124,10 @@ def examples_per_second(tf, fetch) -> float:
 def time_decode(tf, n=300) -> float:
     """Microseconds per decode_csv of 64 records x 65 fields (best of 3 rounds)."""
     rng = np.random.default_rng(0)
-    recs = np.array([b",".join(b"%d" % v for v in rng.integers(0, 17, FEATURES + 1))
-                     for _ in range(READ)], dtype=object)
+    recs = np.array(
+        [b",".join(b"%d" % v for v in rng.integers(0, 17, FEATURES + 1)) for _ in range(READ)],
+        dtype=object,
+    )
     with tf.Graph().as_default():
         ph = tf.placeholder(tf.string, [None])
         out = tf.decode_csv(ph, [[0]] + [[0.0]] * FEATURES)
@@ -133,15 +145,22 @@ def time_decode(tf, n=300) -> float:
 def digits_rate(tree: str) -> float:
     with tempfile.TemporaryDirectory() as ckpt:
         env = dict(os.environ, PYTHONPATH=tree)
-        out = subprocess.run([sys.executable, "-m", "pipelines.digits_mlp", "--quiet",
-                              "--checkpoint-dir", ckpt], cwd=tree, env=env,
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "pipelines.digits_mlp", "--quiet", "--checkpoint-dir", ckpt],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     return float(re.search(r"\(([0-9.]+) examples/s\)", out).group(1))
 
 
 def show(label, figures, unit, fmt="%.0f"):
-    print("  %-34s %s   median %s %s" % (label, " ".join(fmt % f for f in figures),
-                                         fmt % statistics.median(figures), unit))
+    print(
+        "  %-34s %s   median %s %s"
+        % (label, " ".join(fmt % f for f in figures), fmt % statistics.median(figures), unit)
+    )
 
 
 def main(argv=None):
@@ -150,8 +169,12 @@ def main(argv=None):
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--only", choices=["pipeline", "decode", "threads", "digits"])
-    p.add_argument("--digits-tree", action="append", default=[],
-                   help="another source tree to run pipelines.digits_mlp from")
+    p.add_argument(
+        "--digits-tree",
+        action="append",
+        default=[],
+        help="another source tree to run pipelines.digits_mlp from",
+    )
     args = p.parse_args(argv)
     import flowrt
 
@@ -170,8 +193,10 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as folder:
         paths = write_csvs(folder)
         if want("pipeline"):
-            print("pipeline, examples/s (%d files x %d rows, %d epochs, batch %d, 2 threads):"
-                  % (N_FILES, ROWS, args.epochs, BATCH))
+            print(
+                "pipeline, examples/s (%d files x %d rows, %d epochs, batch %d, 2 threads):"
+                % (N_FILES, ROWS, args.epochs, BATCH)
+            )
             rates = {name: [] for name, _ in frameworks}
             for _ in range(args.runs):
                 for name, m in frameworks:
@@ -197,8 +222,11 @@ def main(argv=None):
     if want("digits"):
         print("python -m pipelines.digits_mlp, examples/s:")
         for tree in [ROOT] + args.digits_tree:
-            show(os.path.basename(os.path.abspath(tree)),
-                 [digits_rate(tree) for _ in range(args.runs)], "ex/s")
+            show(
+                os.path.basename(os.path.abspath(tree)),
+                [digits_rate(tree) for _ in range(args.runs)],
+                "ex/s",
+            )
 
 
 if __name__ == "__main__":

@@ -35,9 +35,16 @@ def positive_int(text: str) -> int:
     return value
 
 
-def base_parser(description: str, *, name: str, epochs: int, batch_size: int,
-                learning_rate: float, checkpoint_every: int,
-                eval_every: int) -> argparse.ArgumentParser:
+def base_parser(
+    description: str,
+    *,
+    name: str,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    checkpoint_every: int,
+    eval_every: int,
+) -> argparse.ArgumentParser:
     """The options every job has, with the job's defaults (all shown by ``--help``).
 
     Args:
@@ -50,24 +57,47 @@ def base_parser(description: str, *, name: str, epochs: int, batch_size: int,
     Returns:
       A parser the job may add its own options to.
     """
-    p = argparse.ArgumentParser(description=description,
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--epochs", type=int, default=epochs, help="epochs in total (a resumed "
-                   "run trains the epochs left)")
+    p = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    p.add_argument(
+        "--epochs",
+        type=int,
+        default=epochs,
+        help="epochs in total (a resumed run trains the epochs left)",
+    )
     p.add_argument("--batch-size", type=positive_int, default=batch_size, help="examples per step")
     p.add_argument("--learning-rate", type=float, default=learning_rate, help="Adam's rate")
-    p.add_argument("--checkpoint-dir", default="checkpoints/" + name,
-                   help="where checkpoints and summaries go, and are resumed from")
-    p.add_argument("--fresh", action="store_true",
-                   help="delete the checkpoints in --checkpoint-dir and start over")
-    p.add_argument("--checkpoint-every", type=positive_int, default=checkpoint_every,
-                   help="steps between checkpoints")
-    p.add_argument("--eval-every", type=positive_int, default=eval_every, help="steps between "
-                   "test-set evaluations shown in the progress bar")
+    p.add_argument(
+        "--checkpoint-dir",
+        default="checkpoints/" + name,
+        help="where checkpoints and summaries go, and are resumed from",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="delete the checkpoints in --checkpoint-dir and start over",
+    )
+    p.add_argument(
+        "--checkpoint-every",
+        type=positive_int,
+        default=checkpoint_every,
+        help="steps between checkpoints",
+    )
+    p.add_argument(
+        "--eval-every",
+        type=positive_int,
+        default=eval_every,
+        help="steps between test-set evaluations shown in the progress bar",
+    )
     p.add_argument("--train-csv", default=str(DATA / "digits_train.csv"), help="training data")
     p.add_argument("--test-csv", default=str(DATA / "digits_test.csv"), help="test data")
-    p.add_argument("--runners", choices=["threads", "async"], default="threads",
-                   help="queue runners as Python threads, or as trio tasks using arun")
+    p.add_argument(
+        "--runners",
+        choices=["threads", "async"],
+        default="threads",
+        help="queue runners as Python threads, or as trio tasks using arun",
+    )
     p.add_argument("--seed", type=int, default=0, help="graph-level random seed")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -132,7 +162,8 @@ class TrainingJob:
         fr.summary.scalar("loss", loss)
         self.global_step = fr.train.get_or_create_global_step()
         self.train_op = fr.train.AdamOptimizer(self.args.learning_rate).minimize(
-            loss, global_step=self.global_step)
+            loss, global_step=self.global_step
+        )
         self.batch_len = fr.shape(labels)[0]
         self.scaffold = fr.train.Scaffold(saver=fr.train.Saver(max_to_keep=3))
         self.progress = ProgressHook(self)
@@ -144,13 +175,22 @@ class TrainingJob:
     def session(self):
         """The MonitoredTrainingSession (the async form when entered inside trio)."""
         saver_hook = fr.train.CheckpointSaverHook(
-            self.args.checkpoint_dir, save_steps=self.args.checkpoint_every,
-            scaffold=self.scaffold, listeners=[self.progress.listener])
+            self.args.checkpoint_dir,
+            save_steps=self.args.checkpoint_every,
+            scaffold=self.scaffold,
+            listeners=[self.progress.listener],
+        )
         return fr.train.MonitoredTrainingSession(
-            checkpoint_dir=self.args.checkpoint_dir, scaffold=self.scaffold,
-            save_checkpoint_steps=None, save_checkpoint_secs=None, save_summaries_steps=100,
-            log_step_count_steps=None, chief_only_hooks=[saver_hook],
-            hooks=[self.progress], config=CONFIG)
+            checkpoint_dir=self.args.checkpoint_dir,
+            scaffold=self.scaffold,
+            save_checkpoint_steps=None,
+            save_checkpoint_secs=None,
+            save_summaries_steps=100,
+            log_step_count_steps=None,
+            chief_only_hooks=[saver_hook],
+            hooks=[self.progress],
+            config=CONFIG,
+        )
 
     def report(self) -> float:
         """Prints the summary line; returns the final test accuracy."""
@@ -158,10 +198,21 @@ class TrainingJob:
         secs = time.perf_counter() - p.started
         latest = fr.train.latest_checkpoint(self.args.checkpoint_dir)
         how = "interrupted" if self.interrupted else "done"
-        print("%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
-              "test accuracy %.3f, checkpoint %s"
-              % (how, p.step, p.examples, secs, p.examples / max(secs, 1e-9), p.last_loss,
-                 p.accuracy, latest), flush=True)
+        print(
+            "%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
+            "test accuracy %.3f, checkpoint %s"
+            % (
+                how,
+                p.step,
+                p.examples,
+                secs,
+                p.examples / max(secs, 1e-9),
+                p.last_loss,
+                p.accuracy,
+                latest,
+            ),
+            flush=True,
+        )
         return p.accuracy
 
 
@@ -182,15 +233,24 @@ class ProgressHook(fr.train.SessionRunHook):
     def after_create_session(self, session, coord):
         self.step = int(session.run(self.job.global_step))
         resumed = " (resumed from %s)" % self.job.args.checkpoint_dir if self.step else ""
-        print("training from step %d%s: %d epochs of %d examples"
-              % (self.step, resumed, self.job.epochs, self.job.rows), flush=True)
-        self.bar = tqdm(total=self.job.epochs * self.job.rows, unit="ex",
-                        disable=self.job.args.quiet, dynamic_ncols=True, desc="train",
-                        file=sys.stdout)
+        print(
+            "training from step %d%s: %d epochs of %d examples"
+            % (self.step, resumed, self.job.epochs, self.job.rows),
+            flush=True,
+        )
+        self.bar = tqdm(
+            total=self.job.epochs * self.job.rows,
+            unit="ex",
+            disable=self.job.args.quiet,
+            dynamic_ncols=True,
+            desc="train",
+            file=sys.stdout,
+        )
 
     def before_run(self, run_context):
-        return fr.train.SessionRunArgs({"loss": self.job.loss, "n": self.job.batch_len,
-                                        "step": self.job.global_step})
+        return fr.train.SessionRunArgs(
+            {"loss": self.job.loss, "n": self.job.batch_len, "step": self.job.global_step}
+        )
 
     def after_run(self, run_context, run_values):
         r = run_values.results
@@ -200,8 +260,13 @@ class ProgressHook(fr.train.SessionRunHook):
         self.bar.update(int(r["n"]))
         if self.step % self.job.args.eval_every == 0:
             self.accuracy = self.job.evaluate(run_context.session)
-        self.bar.set_postfix(loss="%.4f" % self.last_loss, acc="%.3f" % self.accuracy,
-                             step=self.step, saved=self.saved, refresh=False)
+        self.bar.set_postfix(
+            loss="%.4f" % self.last_loss,
+            acc="%.3f" % self.accuracy,
+            step=self.step,
+            saved=self.saved,
+            refresh=False,
+        )
 
     def end(self, session):
         self.accuracy = self.job.evaluate(session)
@@ -261,8 +326,9 @@ async def train_with_tasks(job: TrainingJob) -> float:
     return job.report()
 
 
-def run(job_class: type[TrainingJob], args: argparse.Namespace, *,
-        exit_on_interrupt: bool) -> float:
+def run(
+    job_class: type[TrainingJob], args: argparse.Namespace, *, exit_on_interrupt: bool
+) -> float:
     """Builds ``job_class(args)`` in a new graph and trains it with the runners
     ``--runners`` names; returns the final test accuracy.
 

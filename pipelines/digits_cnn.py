@@ -26,19 +26,43 @@ from pipelines._common import DATA, TrainingJob, base_parser, positive_int, run
 
 SIDE, N_CLASSES = 8, 10
 DEFAULT_DATA_DIR = "<checkpoint-dir>/data"
-__all__ = ["DATA", "Job", "decode", "input_pipeline", "main", "model", "parse_args",
-           "read_records", "shard_paths", "to_example", "write_records"]
-FEATURES = {"image_raw": fr.FixedLenFeature([], fr.string),
-            "label": fr.FixedLenFeature([], fr.int64)}
+__all__ = [
+    "DATA",
+    "Job",
+    "decode",
+    "input_pipeline",
+    "main",
+    "model",
+    "parse_args",
+    "read_records",
+    "shard_paths",
+    "to_example",
+    "write_records",
+]
+FEATURES = {
+    "image_raw": fr.FixedLenFeature([], fr.string),
+    "label": fr.FixedLenFeature([], fr.int64),
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The job's options (``--data-dir`` resolved against ``--checkpoint-dir``)."""
-    p = base_parser(__doc__.split("\n\n")[0], name="digits_cnn", epochs=10, batch_size=32,
-                    learning_rate=0.003, checkpoint_every=200, eval_every=50)
-    p.add_argument("--data-dir", default=DEFAULT_DATA_DIR, help="where the TFRecord "
-                   "shards are written on first run and read from (a missing shard is "
-                   "written again; delete them to rewrite all)")
+    p = base_parser(
+        __doc__.split("\n\n")[0],
+        name="digits_cnn",
+        epochs=10,
+        batch_size=32,
+        learning_rate=0.003,
+        checkpoint_every=200,
+        eval_every=50,
+    )
+    p.add_argument(
+        "--data-dir",
+        default=DEFAULT_DATA_DIR,
+        help="where the TFRecord "
+        "shards are written on first run and read from (a missing shard is "
+        "written again; delete them to rewrite all)",
+    )
     p.add_argument("--shards", type=positive_int, default=4, help="training shards to write")
     args = p.parse_args(argv)
     if args.data_dir == DEFAULT_DATA_DIR:
@@ -54,16 +78,24 @@ def load_pixels(path) -> tuple[np.ndarray, np.ndarray]:
 
 def to_example(pixels: np.ndarray, label: int) -> fr.train.Example:
     """One digit as a ``tf.train.Example``: ``image_raw`` (64 bytes) and ``label``."""
-    return fr.train.Example(features=fr.train.Features(feature={
-        "image_raw": fr.train.Feature(bytes_list=fr.train.BytesList(value=[pixels.tobytes()])),
-        "label": fr.train.Feature(int64_list=fr.train.Int64List(value=[int(label)])),
-    }))
+    return fr.train.Example(
+        features=fr.train.Features(
+            feature={
+                "image_raw": fr.train.Feature(
+                    bytes_list=fr.train.BytesList(value=[pixels.tobytes()])
+                ),
+                "label": fr.train.Feature(int64_list=fr.train.Int64List(value=[int(label)])),
+            }
+        )
+    )
 
 
 def shard_paths(data_dir, split: str, shards: int) -> list[str]:
     """The shard files of a split: ``<split>-00000-of-00004.tfrecord`` and so on."""
-    return [os.path.join(data_dir, "%s-%05d-of-%05d.tfrecord" % (split, i, shards))
-            for i in range(shards)]
+    return [
+        os.path.join(data_dir, "%s-%05d-of-%05d.tfrecord" % (split, i, shards))
+        for i in range(shards)
+    ]
 
 
 def write_records(csv_path, paths: list[str]) -> int:
@@ -98,23 +130,28 @@ def decode(serialized: fr.Tensor) -> tuple[fr.Tensor, fr.Tensor]:
     return fr.reshape(pixels / 16.0, [-1, SIDE, SIDE, 1]), parsed["label"]
 
 
-def input_pipeline(paths: list[str], batch_size: int, epochs: int, seed: int,
-                   records_per_read: int = 64) -> list[fr.Tensor]:
+def input_pipeline(
+    paths: list[str], batch_size: int, epochs: int, seed: int, records_per_read: int = 64
+) -> list[fr.Tensor]:
     """The producer subgraph: shuffled (images, labels) batches streamed from the shards.
 
     Records are read and parsed ``records_per_read`` at a time (``read_up_to`` +
     ``enqueue_many``), as TF1's input-pipeline guide recommends.
     """
     with fr.name_scope("input"):
-        files = fr.train.string_input_producer(paths, num_epochs=epochs, shuffle=True,
-                                               seed=seed)
+        files = fr.train.string_input_producer(paths, num_epochs=epochs, shuffle=True, seed=seed)
         _, serialized = fr.TFRecordReader().read_up_to(files, records_per_read)
         images, labels = decode(serialized)
-        return fr.train.shuffle_batch([images, labels], batch_size=batch_size,
-                                      capacity=40 * batch_size,
-                                      min_after_dequeue=10 * batch_size, num_threads=2,
-                                      seed=seed, enqueue_many=True,
-                                      allow_smaller_final_batch=True)
+        return fr.train.shuffle_batch(
+            [images, labels],
+            batch_size=batch_size,
+            capacity=40 * batch_size,
+            min_after_dequeue=10 * batch_size,
+            num_threads=2,
+            seed=seed,
+            enqueue_many=True,
+            allow_smaller_final_batch=True,
+        )
 
 
 def model(images: fr.Tensor) -> fr.Tensor:
@@ -134,11 +171,13 @@ class Job(TrainingJob):
     def __init__(self, args):
         self.train_paths = shard_paths(args.data_dir, "train", args.shards)
         self.test_paths = shard_paths(args.data_dir, "test", 1)
-        self.written = (write_records(args.train_csv, self.train_paths)
-                        + write_records(args.test_csv, self.test_paths))
+        self.written = write_records(args.train_csv, self.train_paths) + write_records(
+            args.test_csv, self.test_paths
+        )
         super().__init__(args, sum(1 for _ in read_records(self.train_paths)))
-        images, labels = input_pipeline(self.train_paths, args.batch_size,
-                                        max(self.epochs, 1), args.seed)
+        images, labels = input_pipeline(
+            self.train_paths, args.batch_size, max(self.epochs, 1), args.seed
+        )
         with fr.variable_scope("model"):
             logits = model(images)
         self.build_training(fr.losses.sparse_softmax_cross_entropy(labels, logits), labels)
@@ -147,8 +186,9 @@ class Job(TrainingJob):
         eval_images, eval_labels = decode(self.eval_records)
         with fr.variable_scope("model", reuse=True):
             eval_logits = model(eval_images)
-        self.accuracy = fr.reduce_mean(fr.cast(fr.equal(
-            fr.argmax(eval_logits, 1), eval_labels), fr.float32))
+        self.accuracy = fr.reduce_mean(
+            fr.cast(fr.equal(fr.argmax(eval_logits, 1), eval_labels), fr.float32)
+        )
         self.test_records = read_records(self.test_paths)
         if self.written:
             print("wrote %d TFRecord shards to %s" % (self.written, args.data_dir), flush=True)

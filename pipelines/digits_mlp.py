@@ -18,13 +18,29 @@ import flowrt as fr
 from pipelines._common import DATA, TrainingJob, base_parser, count_rows, load_csv, run
 
 N_PIXELS, N_CLASSES = 64, 10
-__all__ = ["DATA", "N_PIXELS", "N_CLASSES", "Job", "input_pipeline", "load_csv", "main",
-           "model", "parse_args"]
+__all__ = [
+    "DATA",
+    "N_PIXELS",
+    "N_CLASSES",
+    "Job",
+    "input_pipeline",
+    "load_csv",
+    "main",
+    "model",
+    "parse_args",
+]
 
 
 def parse_args(argv=None):
-    p = base_parser(__doc__.split("\n\n")[0], name="digits_mlp", epochs=30, batch_size=64,
-                    learning_rate=0.003, checkpoint_every=200, eval_every=50)
+    p = base_parser(
+        __doc__.split("\n\n")[0],
+        name="digits_mlp",
+        epochs=30,
+        batch_size=64,
+        learning_rate=0.003,
+        checkpoint_every=200,
+        eval_every=50,
+    )
     p.add_argument("--hidden", type=int, default=128, help="hidden units")
     return p.parse_args(argv)
 
@@ -42,11 +58,16 @@ def input_pipeline(csv_path, batch_size, epochs, seed, lines_per_read=64):
         fields = fr.decode_csv(lines, record_defaults=[[0]] + [[0.0]] * N_PIXELS)
         images = fr.stack(fields[1:], axis=1) / 16.0
         labels = fields[0]
-        return fr.train.shuffle_batch([images, labels], batch_size=batch_size,
-                                      capacity=40 * batch_size,
-                                      min_after_dequeue=10 * batch_size, num_threads=2,
-                                      seed=seed, enqueue_many=True,
-                                      allow_smaller_final_batch=True)
+        return fr.train.shuffle_batch(
+            [images, labels],
+            batch_size=batch_size,
+            capacity=40 * batch_size,
+            min_after_dequeue=10 * batch_size,
+            num_threads=2,
+            seed=seed,
+            enqueue_many=True,
+            allow_smaller_final_batch=True,
+        )
 
 
 def model(images, hidden):
@@ -65,19 +86,25 @@ class Job(TrainingJob):
 
     def __init__(self, args):
         super().__init__(args, count_rows(args.train_csv))
-        images, labels = input_pipeline(args.train_csv, args.batch_size,
-                                        max(self.epochs, 1), args.seed)
+        images, labels = input_pipeline(
+            args.train_csv, args.batch_size, max(self.epochs, 1), args.seed
+        )
         with fr.variable_scope("model"):
             logits = model(images, args.hidden)
-        self.build_training(fr.reduce_mean(fr.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=labels, logits=logits)), labels)
+        self.build_training(
+            fr.reduce_mean(
+                fr.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+            ),
+            labels,
+        )
         # Evaluation reuses the same weights on fed test data.
         self.eval_x = fr.placeholder(fr.float32, [None, N_PIXELS], name="eval_x")
         self.eval_y = fr.placeholder(fr.int32, [None], name="eval_y")
         with fr.variable_scope("model", reuse=True):
             eval_logits = model(self.eval_x, args.hidden)
-        self.accuracy = fr.reduce_mean(fr.cast(fr.equal(
-            fr.cast(fr.argmax(eval_logits, 1), fr.int32), self.eval_y), fr.float32))
+        self.accuracy = fr.reduce_mean(
+            fr.cast(fr.equal(fr.cast(fr.argmax(eval_logits, 1), fr.int32), self.eval_y), fr.float32)
+        )
 
     def evaluate(self, sess) -> float:
         x, y = load_csv(self.args.test_csv)

@@ -17,8 +17,19 @@ from pipelines import digits_cnn, digits_mlp
 @pytest.mark.parametrize("runners", ["threads", "async"])
 def test_digits_pipeline_trains_checkpoints_and_stops_cleanly(tmp_path, runners, capsys):
     ckpt = tmp_path / "ckpt"
-    acc = digits_mlp.main(["--epochs", "4", "--checkpoint-dir", str(ckpt),
-                           "--checkpoint-every", "20", "--quiet", "--runners", runners])
+    acc = digits_mlp.main(
+        [
+            "--epochs",
+            "4",
+            "--checkpoint-dir",
+            str(ckpt),
+            "--checkpoint-every",
+            "20",
+            "--quiet",
+            "--runners",
+            runners,
+        ]
+    )
     out = capsys.readouterr().out
     assert "done: 94 steps, 6000 examples" in out  # 4 epochs x 1500 rows, batches of 64
     assert acc > 0.85
@@ -62,22 +73,48 @@ def test_digits_help_shows_every_default(capsys):
     with pytest.raises(SystemExit):
         digits_mlp.main(["--help"])
     out = capsys.readouterr().out
-    for opt in ("--epochs", "--batch-size", "--learning-rate", "--hidden", "--checkpoint-dir",
-                "--checkpoint-every", "--eval-every", "--runners", "--seed"):
+    for opt in (
+        "--epochs",
+        "--batch-size",
+        "--learning-rate",
+        "--hidden",
+        "--checkpoint-dir",
+        "--checkpoint-every",
+        "--eval-every",
+        "--runners",
+        "--seed",
+    ):
         assert opt in out
     assert out.count("(default:") >= 12
     assert "checkpoints/digits_mlp" in out
 
 
-@pytest.mark.parametrize("job, runners", [("digits_mlp", "threads"), ("digits_mlp", "async"),
-                                          ("digits_cnn", "threads")])
+@pytest.mark.parametrize(
+    "job, runners", [("digits_mlp", "threads"), ("digits_mlp", "async"), ("digits_cnn", "threads")]
+)
 def test_digits_ctrl_c_saves_a_checkpoint_then_exits(tmp_path, job, runners):
     ckpt = str(tmp_path / "ckpt")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipelines." + job, "--epochs", "1000", "--quiet",
-         "--checkpoint-dir", ckpt, "--checkpoint-every", "100000", "--eval-every", "100000",
-         "--runners", runners],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "pipelines." + job,
+            "--epochs",
+            "1000",
+            "--quiet",
+            "--checkpoint-dir",
+            ckpt,
+            "--checkpoint-every",
+            "100000",
+            "--eval-every",
+            "100000",
+            "--runners",
+            runners,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         for line in proc.stdout:  # blocks until the session exists
             if line.startswith("training from step"):
@@ -100,9 +137,24 @@ def test_digits_ctrl_c_saves_a_checkpoint_then_exits(tmp_path, job, runners):
 def test_digits_killed_mid_way_resumes_its_global_step(tmp_path, capsys):
     ckpt = str(tmp_path / "ckpt")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipelines.digits_mlp", "--epochs", "1000", "--quiet",
-         "--checkpoint-dir", ckpt, "--checkpoint-every", "5", "--eval-every", "100000"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        [
+            sys.executable,
+            "-m",
+            "pipelines.digits_mlp",
+            "--epochs",
+            "1000",
+            "--quiet",
+            "--checkpoint-dir",
+            ckpt,
+            "--checkpoint-every",
+            "5",
+            "--eval-every",
+            "100000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         for line in proc.stdout:
             if line.startswith("checkpoint saved at step 10"):
@@ -138,19 +190,36 @@ def _subset_csv(tmp_path, rows):
 def test_digits_cnn_writes_records_then_trains_from_them(tmp_path, runners, capsys):
     ckpt = tmp_path / "ckpt"
     train_csv = _subset_csv(tmp_path, 400)
-    acc = digits_cnn.main(["--epochs", "3", "--checkpoint-dir", str(ckpt), "--quiet",
-                           "--train-csv", train_csv, "--runners", runners])
+    acc = digits_cnn.main(
+        [
+            "--epochs",
+            "3",
+            "--checkpoint-dir",
+            str(ckpt),
+            "--quiet",
+            "--train-csv",
+            train_csv,
+            "--runners",
+            runners,
+        ]
+    )
     out = capsys.readouterr().out
     assert "wrote 5 TFRecord shards to %s" % (ckpt / "data") in out  # 4 train + 1 test
     assert "training from step 0: 3 epochs of 400 examples" in out
     assert "done: 38 steps, 1200 examples" in out  # 37 full batches of 32 and one of 16
     assert acc > 0.7
     assert fr.train.latest_checkpoint(str(ckpt)).endswith("model.ckpt-38")
-    assert sorted(os.listdir(ckpt / "data")) == [
-        "test-00000-of-00001.tfrecord"] + ["train-%05d-of-00004.tfrecord" % i for i in range(4)]
+    assert sorted(os.listdir(ckpt / "data")) == ["test-00000-of-00001.tfrecord"] + [
+        "train-%05d-of-00004.tfrecord" % i for i in range(4)
+    ]
     names = {name for name, _ in fr.train.list_variables(str(ckpt))}
-    assert {"model/conv1/kernel", "model/conv2/bias", "model/dense/kernel",
-            "model/logits/bias", "global_step"} <= names
+    assert {
+        "model/conv1/kernel",
+        "model/conv2/bias",
+        "model/dense/kernel",
+        "model/logits/bias",
+        "global_step",
+    } <= names
     assert fr.train.load_variable(str(ckpt), "model/conv1/kernel").shape == (3, 3, 1, 16)
     assert fr.train.load_variable(str(ckpt), "model/conv2/kernel").shape == (3, 3, 16, 32)
 
@@ -163,8 +232,7 @@ def test_digits_cnn_records_parse_back_to_the_csv_values(tmp_path):
     rows = np.loadtxt(csv, delimiter=",", skiprows=1, dtype=np.int64)
     # Round-robin: shard i holds rows i, i + 3, ...; read back with the protobuf message.
     for i, path in enumerate(paths):
-        examples = [fr.train.Example.FromString(r)
-                    for r in fr.python_io.tf_record_iterator(path)]
+        examples = [fr.train.Example.FromString(r) for r in fr.python_io.tf_record_iterator(path)]
         assert len(examples) == len(rows[i::3])
         for ex, row in zip(examples, rows[i::3]):
             feature = ex.features.feature
@@ -185,12 +253,18 @@ def test_digits_cnn_records_parse_back_to_the_csv_values(tmp_path):
     assert digits_cnn.write_records(csv, paths) == 0  # present shards are not rewritten
 
 
-def test_digits_cnn_resumes_its_global_step_and_rewrites_only_missing_shards(tmp_path,
-                                                                            capsys):
+def test_digits_cnn_resumes_its_global_step_and_rewrites_only_missing_shards(tmp_path, capsys):
     ckpt = str(tmp_path / "ckpt")
     data = tmp_path / "records"
-    common = ["--checkpoint-dir", ckpt, "--quiet", "--data-dir", str(data),
-              "--train-csv", _subset_csv(tmp_path, 320)]
+    common = [
+        "--checkpoint-dir",
+        ckpt,
+        "--quiet",
+        "--data-dir",
+        str(data),
+        "--train-csv",
+        _subset_csv(tmp_path, 320),
+    ]
     digits_cnn.main(["--epochs", "1"] + common)
     first = capsys.readouterr().out
     assert "wrote 5 TFRecord shards to %s" % data in first and "done: 10 steps" in first
@@ -212,9 +286,21 @@ def test_digits_cnn_help_shows_every_default(capsys):
     with pytest.raises(SystemExit):
         digits_cnn.main(["--help"])
     out = " ".join(capsys.readouterr().out.split())  # as wrapped at any terminal width
-    for opt in ("--epochs", "--batch-size", "--learning-rate", "--checkpoint-dir", "--fresh",
-                "--checkpoint-every", "--eval-every", "--runners", "--seed", "--data-dir",
-                "--shards", "--train-csv", "--test-csv"):
+    for opt in (
+        "--epochs",
+        "--batch-size",
+        "--learning-rate",
+        "--checkpoint-dir",
+        "--fresh",
+        "--checkpoint-every",
+        "--eval-every",
+        "--runners",
+        "--seed",
+        "--data-dir",
+        "--shards",
+        "--train-csv",
+        "--test-csv",
+    ):
         assert opt in out
     assert out.count("(default:") == 14  # every option but --help
     assert "checkpoints/digits_cnn" in out and "(default: <checkpoint-dir>/data)" in out
@@ -231,7 +317,9 @@ def test_digits_cnn_rejects_bad_options_and_corrupt_shards(tmp_path, capsys):
     raw = bytearray(Path(paths[1]).read_bytes())
     raw[40] ^= 0xFF  # inside the first record's data
     Path(paths[1]).write_bytes(bytes(raw))
-    with pytest.raises(fr.errors.DataLossError,
-                       match=r"corrupted \(data CRC mismatch\) record at offset 0 in .*"
-                             r"train-00001-of-00002\.tfrecord"):
+    with pytest.raises(
+        fr.errors.DataLossError,
+        match=r"corrupted \(data CRC mismatch\) record at offset 0 in .*"
+        r"train-00001-of-00002\.tfrecord",
+    ):
         digits_cnn.main(["--checkpoint-dir", str(tmp_path), "--shards", "2", "--quiet"])
