@@ -323,3 +323,34 @@ def test_digits_cnn_rejects_bad_options_and_corrupt_shards(tmp_path, capsys):
         r"train-00001-of-00002\.tfrecord",
     ):
         digits_cnn.main(["--checkpoint-dir", str(tmp_path), "--shards", "2", "--quiet"])
+
+
+def test_digits_cnn_records_are_read_by_tensorflow(tmp_path):
+    """Optional: TF's own reader and parser take the job's shards as written."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    csv = digits_mlp.DATA / "digits_test.csv"
+    paths = digits_cnn.shard_paths(tmp_path, "test", 2)
+    digits_cnn.write_records(csv, paths)
+    with tf.Graph().as_default():
+        files = tf.train.string_input_producer(paths, num_epochs=1, shuffle=False)
+        _, serialized = tf.TFRecordReader().read_up_to(files, 1000)
+        parsed = tf.parse_example(
+            serialized,
+            {
+                "image_raw": tf.FixedLenFeature([], tf.string),
+                "label": tf.FixedLenFeature([], tf.int64),
+            },
+        )
+        pixels = tf.decode_raw(parsed["image_raw"], tf.uint8)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            got = [sess.run([pixels, parsed["label"]]) for _ in paths]  # a read per shard
+            coord.request_stop()
+            coord.join(threads)
+    rows = np.loadtxt(csv, delimiter=",", skiprows=1, dtype=np.int64)
+    for i, (x, y) in enumerate(got):
+        np.testing.assert_array_equal(y, rows[i::2, 0])
+        np.testing.assert_array_equal(x, rows[i::2, 1:])
