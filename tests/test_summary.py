@@ -4,127 +4,66 @@ event files, and an optional cross-check that TensorBoard itself reads them."""
 import os
 import re
 import struct
+import subprocess
 import sys
 import time
 import types
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 import flowrt as fr
-from flowrt.summary import _wire as w
 from flowrt.summary.protos import DBL_MAX, DEFAULT_BUCKET_LIMITS, Event, HistogramProto, Summary
 from flowrt.summary.writer import read_events
 
 # --------------------------------------------------------------------------------------
-# Wire format
+# Framing: fr.python_io's TFRecord encoder, CRC-32C from google-crc32c
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "n, encoded",
-    [
-        (0, b"\x00"),
-        (1, b"\x01"),
-        (127, b"\x7f"),
-        (128, b"\x80\x01"),
-        (300, b"\xac\x02"),
-        (2**63 - 1, b"\xff" * 8 + b"\x7f"),
-        (-1, b"\xff" * 9 + b"\x01"),
-    ],
-)
-def test_varint_known_encodings(n, encoded):
-    assert w.varint(n) == encoded
+def test_event_records_are_python_io_records(tmp_path):
+    assert fr.python_io.masked_crc32c(b"hello") == 421273531  # TensorBoard's stub gives the same
+    with fr.summary.FileWriter(tmp_path) as writer:
+        writer.add_summary(Summary(value=[Summary.Value(tag="a", simple_value=1.0)]), 3)
+    records = list(fr.python_io.tf_record_iterator(writer.path))
+    with open(writer.path, "rb") as f:
+        data = f.read()
+    assert data == b"".join(fr.python_io.encode_record(r) for r in records)
+    assert [Event.FromString(r).step for r in records] == [0, 3]
 
 
-@given(
-    st.lists(
-        st.one_of(
-            st.tuples(
-                st.integers(1, 2**29 - 1), st.just(w.VARINT), st.integers(-(2**63), 2**63 - 1)
-            ),
-            st.tuples(st.integers(1, 2**29 - 1), st.just(w.LEN), st.binary(max_size=300)),
-            st.tuples(st.integers(1, 2**29 - 1), st.just(w.I64), st.floats(allow_nan=False)),
-        ),
-        max_size=8,
-    )
-)
-def test_fields_decode_what_the_encoders_wrote(items):
-    enc = {w.VARINT: w.int_field, w.LEN: w.bytes_field, w.I64: w.double_field}
-    data = b"".join(enc[wire](f, v) for f, wire, v in items)
-    got = [
-        (f, wire, w.as_int64(v) if wire == w.VARINT else w.as_double(v) if wire == w.I64 else v)
-        for f, wire, v in w.fields(data)
-    ]
-    assert got == items
+def test_corrupt_event_file_is_data_loss(tmp_path):
+    with fr.summary.FileWriter(tmp_path) as writer:
+        writer.add_summary(b"", 1)
+    with open(writer.path, "rb") as f:
+        data = bytearray(f.read())
+    data[-6] ^= 1
+    with open(writer.path, "wb") as f:
+        f.write(bytes(data))
+    with pytest.raises(fr.errors.DataLossError, match="corrupted .*record at offset"):
+        list(read_events(writer.path))
+    with pytest.raises(fr.errors.NotFoundError):
+        list(read_events(tmp_path / "missing"))
 
 
-@pytest.mark.parametrize(
-    "data, message",
-    [
-        (b"\x08", "truncated varint"),
-        (b"\x12\x05ab", "truncated length-delimited field"),
-        (b"\x09\x00", "truncated fixed-size field"),
-        (b"\x0b", "unsupported wire type 3"),
-        (b"\x00\x00", "field number 0"),
-    ],
-)
-def test_fields_reject_malformed_messages(data, message):
-    with pytest.raises(ValueError, match="^%s$" % re.escape(message)):
-        list(w.fields(data))
+_NEVER_CLOSED = """
+import sys
+import flowrt as fr
+writer = fr.summary.FileWriter(sys.argv[1], max_queue=1000, flush_secs=1000)
+for step in range(5):
+    writer.add_summary(fr.summary.Summary(value=[
+        fr.summary.Summary.Value(tag="loss", simple_value=step)]), step)
+print(writer.path)
+"""
 
 
-def test_proto3_defaults_are_left_out_but_negative_zero_is_kept():
-    assert w.opt_int(2, 0) == w.opt_double(1, 0.0) == w.opt_bytes(1, "") == b""
-    assert w.opt_double(1, -0.0) == b"\x09" + struct.pack("<d", -0.0)
-    assert w.packed_doubles(6, []) == b""
-
-
-@pytest.mark.parametrize(
-    "data, crc",
-    [
-        (b"", 0),
-        (b"123456789", 0xE3069283),
-        (bytes(32), 0x8A9136AA),
-        (b"\xff" * 32, 0x62A8AB43),
-        (bytes(range(32)), 0x46DD794E),
-    ],
-)
-def test_crc32c_check_values(data, crc):  # RFC 3720, B.4
-    assert w.crc32c(data) == crc
-
-
-def test_masked_crc32c_and_record_framing():
-    assert w.masked_crc32c(b"hello") == 421273531  # TensorBoard's stub gives the same
-    rec = w.record(b"abc")
-    assert rec[:8] == struct.pack("<Q", 3) and rec[12:15] == b"abc" and len(rec) == 19
-    assert struct.unpack("<I", rec[8:12])[0] == w.masked_crc32c(rec[:8])
-    assert struct.unpack("<I", rec[15:])[0] == w.masked_crc32c(b"abc")
-
-
-def _records(data: bytes):
-    import io
-
-    return list(w.read_records(io.BytesIO(data)))
-
-
-def test_read_records_round_trip_and_corruption():
-    good = w.record(b"one") + w.record(b"") + w.record(b"three" * 100)
-    assert _records(good) == [b"one", b"", b"three" * 100]
-    bad = bytearray(good)
-    bad[13] ^= 1
-    with pytest.raises(ValueError, match="^corrupted record: bad checksum of the data$"):
-        _records(bytes(bad))
-    bad = bytearray(good)
-    bad[0] ^= 1
-    with pytest.raises(ValueError, match="^corrupted record: bad checksum of the length$"):
-        _records(bytes(bad))
-    with pytest.raises(ValueError, match="^truncated record: expected 3 bytes of data$"):
-        _records(good[:16])
-    with pytest.raises(ValueError, match="^truncated record header$"):
-        _records(good[:5])
+def test_writer_never_closed_is_flushed_at_interpreter_exit(tmp_path):
+    out = subprocess.run([sys.executable, "-c", _NEVER_CLOSED, str(tmp_path)],
+                         capture_output=True, text=True, timeout=60, check=True)
+    path = out.stdout.strip()
+    steps = [(e.step, [v.simple_value for v in e.summary.value])
+             for e in read_events(path) if e.HasField("summary")]
+    assert steps == [(s, [float(s)]) for s in range(5)]
 
 
 # --------------------------------------------------------------------------------------
@@ -137,8 +76,7 @@ def test_summary_bytes_match_tf():
     s = Summary(value=[Summary.Value(tag="outer/loss", simple_value=2.0)])
     assert s.SerializeToString() == b"\n\x11\n\nouter/loss\x15\x00\x00\x00@"
     # simple_value is a oneof member: 0.0 is still written.
-    assert (
-        Summary([Summary.Value(tag="z", simple_value=0.0)]).SerializeToString()
+    assert Summary(value=[Summary.Value(tag="z", simple_value=0.0)]).SerializeToString() \
         == b"\n\x08\n\x01z\x15\x00\x00\x00\x00"
     )
     s = Summary()
@@ -147,9 +85,8 @@ def test_summary_bytes_match_tf():
 
 
 def test_event_round_trip():
-    e = Event(
-        wall_time=1234.5, step=-3, summary=Summary([Summary.Value(tag="t", simple_value=1.0)])
-    )
+    e = Event(wall_time=1234.5, step=-3, summary=Summary(value=[Summary.Value(tag="t",
+                                                                        simple_value=1.0)]))
     assert Event.FromString(e.SerializeToString()) == e
     v = Event(wall_time=7.0, file_version="brain.Event:2").SerializeToString()
     assert v == b"\t" + struct.pack("<d", 7.0) + b"\x1a\rbrain.Event:2"
@@ -205,7 +142,7 @@ def test_histogram_counts_agree_with_numpy():
     h = _histo(fr.constant(x))
     assert h.num == x.size and h.sum == pytest.approx(x.sum())
     assert sum(h.bucket) == x.size and h.min == x.min() and h.max == x.max()
-    edges = [-np.inf] + h.bucket_limit
+    edges = [-np.inf] + list(h.bucket_limit)
     for lo, hi, n in zip(edges[:-1], edges[1:], h.bucket, strict=True):
         assert np.count_nonzero((x >= lo) & (x < hi)) == n
 
@@ -247,13 +184,10 @@ def test_op_names_tags_and_collections_as_tf1():
     merged = _run(m)
     assert len(merged) == 250  # as TF's
     got = Summary.FromString(merged)
-    assert [v.tag for v in got.value] == [
-        "outer/loss",
-        "outer/loss_1",
-        "fam/outer/fam/w_eights",
-        "outer/lead",
-    ]
-    assert [v.simple_value for v in got.value] == [2.0, 2.0, None, 3.0]
+    assert [v.tag for v in got.value] == ["outer/loss", "outer/loss_1",
+                                          "fam/outer/fam/w_eights", "outer/lead"]
+    assert [v.simple_value if v.HasField("simple_value") else None for v in got.value] \
+        == [2.0, 2.0, None, 3.0]
     assert [v.tag for v in Summary.FromString(_run(m2)).value] == [
         "outer/loss",
         "fam/outer/fam/w_eights",
@@ -337,24 +271,9 @@ def test_scalar_overflowing_float32_becomes_inf():
 
 
 def _graph_nodes(graph_def: bytes):
-    """(name, op, inputs, attr keys) of each NodeDef, decoded with the raw field reader."""
-    nodes = []
-    for f, _, raw in w.fields(graph_def):
-        if f != 1:
-            continue
-        name = op = None
-        inputs, attrs = [], []
-        for nf, _, v in w.fields(raw):
-            if nf == 1:
-                name = v.decode()
-            elif nf == 2:
-                op = v.decode()
-            elif nf == 3:
-                inputs.append(v.decode())
-            elif nf == 5:
-                attrs.append(next(k for kf, _, k in w.fields(v) if kf == 1).decode())
-        nodes.append((name, op, inputs, attrs))
-    return nodes
+    """(name, op, inputs, attr keys) of each NodeDef."""
+    return [(n.name, n.op, list(n.input), list(n.attr))
+            for n in fr.summary.GraphDef.FromString(graph_def).node]
 
 
 def _build_model():
@@ -375,27 +294,26 @@ def test_file_writer_writes_version_graph_and_summaries(tmp_path):
     ) as writer:
         with fr.Session() as sess:
             for step in range(3):
-                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}), step)
-        writer.add_summary(Summary([Summary.Value(tag="py", simple_value=0.5)]), 10)
+                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}),
+                                   step)
+        writer.add_summary(Summary(value=[Summary.Value(tag="py", simple_value=0.5)]), 10)
     files = os.listdir(tmp_path / "run")
     assert len(files) == 1
     m = re.fullmatch(r"events\.out\.tfevents\.(\d{10})\.(.+)\.v1", files[0])
     assert m and int(m.group(1)) >= int(before) and writer.path.endswith(files[0])
     events = list(read_events(writer.path))
     assert events[0].file_version == "brain.Event:2" and events[0].wall_time == int(m.group(1))
-    assert events[1].graph_def is not None and events[1].step == 0
-    steps = [(e.step, [(v.tag, v.simple_value) for v in e.summary.value]) for e in events[2:]]
-    assert steps == [
-        (0, [("loss", 0.0), ("acts", None)]),
-        (1, [("loss", 12.0), ("acts", None)]),
-        (2, [("loss", 24.0), ("acts", None)]),
-        (10, [("py", 0.5)]),
-    ]
+    assert events[1].HasField("graph_def") and events[1].step == 0
+    steps = [(e.step, [(v.tag, v.simple_value if v.HasField("simple_value") else None)
+                       for v in e.summary.value]) for e in events[2:]]
+    assert steps == [(0, [("loss", 0.0), ("acts", None)]), (1, [("loss", 12.0), ("acts", None)]),
+                     (2, [("loss", 24.0), ("acts", None)]), (10, [("py", 0.5)])]
     assert events[3].summary.value[1].histo.num == 2.0
     assert all(int(before) <= e.wall_time <= time.time() for e in events)
 
     nodes = {n[0]: n for n in _graph_nodes(events[1].graph_def)}
-    assert nodes["x"][1:] == ("Placeholder", [], ["dtype", "shape", "_output_shapes"])
+    assert nodes["x"][:3] == ("x", "Placeholder", [])
+    assert sorted(nodes["x"][3]) == ["_output_shapes", "dtype", "shape"]
     assert nodes["y"][1:3] == ("Identity", ["mul", "^init"])
     assert nodes["split"][2] == ["x", "Const", "split/split_dim"]
     assert nodes["acts"][2] == ["acts/tag", "split"]
@@ -404,7 +322,7 @@ def test_file_writer_writes_version_graph_and_summaries(tmp_path):
 def test_file_writer_holds_max_queue_events(tmp_path):
     writer = fr.summary.FileWriter(tmp_path, max_queue=3)
     size = os.path.getsize(writer.path)
-    s = Summary([Summary.Value(tag="a", simple_value=1.0)])
+    s = Summary(value=[Summary.Value(tag="a", simple_value=1.0)])
     writer.add_summary(s, 1)
     writer.add_summary(s, 2)
     assert os.path.getsize(writer.path) == size
@@ -505,35 +423,49 @@ def test_tensorboard_event_accumulator_reads_the_file(tmp_path, tensorboard):
 def test_bytes_equal_tensorboards_protobuf_encoding(tensorboard):
     from tensorboard.compat.proto import event_pb2, summary_pb2
 
-    ours = Event(
-        wall_time=1.25,
-        step=3,
-        summary=Summary(
-            [
-                Summary.Value(tag="s", simple_value=0.0),
-                Summary.Value(
-                    tag="h",
-                    histo=HistogramProto(
-                        min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]
-                    ),
-                ),
-            ]
-        ),
-    )
-    theirs = event_pb2.Event(
-        wall_time=1.25,
-        step=3,
-        summary=summary_pb2.Summary(
-            value=[
-                summary_pb2.Summary.Value(tag="s", simple_value=0.0),
-                summary_pb2.Summary.Value(
-                    tag="h",
-                    histo=summary_pb2.HistogramProto(
-                        min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]
-                    ),
-                ),
-            ]
-        ),
-    )
+    ours = Event(wall_time=1.25, step=3, summary=Summary(value=
+        [Summary.Value(tag="s", simple_value=0.0),
+         Summary.Value(tag="h", histo=HistogramProto(min=-1.0, num=2.0, bucket_limit=[0.5, 2.0],
+                                                     bucket=[1.0, 0.0]))]))
+    theirs = event_pb2.Event(wall_time=1.25, step=3, summary=summary_pb2.Summary(value=[
+        summary_pb2.Summary.Value(tag="s", simple_value=0.0),
+        summary_pb2.Summary.Value(tag="h", histo=summary_pb2.HistogramProto(
+            min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]))]))
     assert ours.SerializeToString() == theirs.SerializeToString()
     assert Event.FromString(theirs.SerializeToString()) == ours
+
+
+def _check_same_fields(ours, theirs, left_out, seen):
+    """Every field of ``ours`` is in ``theirs`` with the same number, name, type, repetition,
+    packing and oneof; recursively. Fields of theirs missing from ours must be ``left_out``."""
+    if ours.full_name in seen:
+        return
+    seen.add(ours.full_name)
+    by_number = {f.number: f for f in theirs.fields}
+    for f in ours.fields:
+        g = by_number.pop(f.number)
+        assert (f.name, f.type, f.is_repeated, f.is_packed) == \
+            (g.name, g.type, g.is_repeated, g.is_packed), (ours.full_name, f.name)
+        assert (f.containing_oneof and f.containing_oneof.name) == \
+            (g.containing_oneof and g.containing_oneof.name), (ours.full_name, f.name)
+        if f.message_type is not None:
+            _check_same_fields(f.message_type, g.message_type, left_out, seen)
+        if f.enum_type is not None:
+            assert {v.number: v.name for v in f.enum_type.values}.items() <= \
+                {v.number: v.name for v in g.enum_type.values}.items()
+    for g in by_number.values():
+        assert "%s.%s" % (theirs.name, g.name) in left_out, (theirs.full_name, g.name)
+
+
+def test_compiled_protos_have_tfs_fields(tensorboard):
+    from tensorboard.compat.proto import config_pb2, event_pb2, graph_pb2
+
+    left_out = {"TensorProto.resource_handle_val", "TensorProto.variant_val",
+                "GraphDef.library", "GraphDef.debug_info", "NodeDef.experimental_debug_info",
+                "NodeDef.experimental_type", "RunMetadata.cost_graph",
+                "RunMetadata.session_metadata"}
+    seen = set()
+    for ours, theirs in [(Event, event_pb2.Event), (fr.summary.GraphDef, graph_pb2.GraphDef),
+                         (fr.summary.RunMetadata, config_pb2.RunMetadata)]:
+        _check_same_fields(ours.DESCRIPTOR, theirs.DESCRIPTOR, left_out, seen)
+    assert len(seen) > 20

@@ -5,19 +5,20 @@ serialized ``Summary`` protobufs; ``FileWriter`` writes them, and the graph, to
 ``events.out.tfevents.*`` files. See docs/summary.md.
 """
 
-from .protos import Event, HistogramProto, Summary
-from .summary_ops import histogram, merge, merge_all, scalar
-from .writer import FileWriter
-from .writer_cache import FileWriterCache
+from .protos import (  # noqa: F401
+    Event,
+    GraphDef,
+    HistogramProto,
+    RunMetadata,
+    SessionLog,
+    Summary,
+    SummaryMetadata,
+    TaggedRunMetadata,
+)
+from .summary_ops import histogram, merge, merge_all, scalar  # noqa: F401
+from .writer import FileWriter  # noqa: F401
+from .writer_cache import FileWriterCache  # noqa: F401
 
-__all__ = [
-    "scalar",
-    "histogram",
-    "merge",
-    "merge_all",
-    "FileWriter",
-    "FileWriterCache",
-    "Summary",
-    "HistogramProto",
-    "Event",
-]
+__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "FileWriterCache", "Summary",
+           "SummaryMetadata", "HistogramProto", "Event", "SessionLog", "TaggedRunMetadata",
+           "GraphDef", "RunMetadata"]

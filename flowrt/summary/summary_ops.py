@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
@@ -17,7 +18,6 @@ from .._core.graph import GraphKeys, Tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..ops.common import TensorShape, check_dtype, make, to_tensor
 from ..scopes import name_scope
-from . import _wire as w
 from .protos import Summary, histogram_proto
 
 __all__ = ["scalar", "histogram", "merge", "merge_all"]
@@ -119,17 +119,10 @@ def _scalar_summary_kernel(ctx, op, tags, values):
     if tags.shape != values.shape:
         single = " (tag '%s')" % _tag_str(tags.reshape(-1)[0]) if tags.size == 1 else ""
         raise errors.InvalidArgumentError(
-            None,
-            op,
-            "tags and values are not the same shape: %s != %s%s"
-            % (_shape_str(tags.shape), _shape_str(values.shape), single),
-        )
-    s = Summary(
-        [
-            Summary.Value(tag=_tag_str(t), simple_value=float(v))
-            for t, v in zip(tags.flat, values.flat, strict=True)
-        ]
-    )
+            None, op, "tags and values are not the same shape: %s != %s%s"
+            % (_shape_str(tags.shape), _shape_str(values.shape), single))
+    s = Summary(value=[Summary.Value(tag=_tag_str(t), simple_value=float(v))
+                 for t, v in zip(tags.flat, values.flat, strict=True)])
     return (np.array(s.SerializeToString(), dtype=object),)
 
 
@@ -181,7 +174,7 @@ def _histogram_summary_kernel(ctx, op, tag, values):
             else "Infinity in Histogram for: "
         )
         raise errors.InvalidArgumentError(None, op, what + op.name)
-    s = Summary([Summary.Value(tag=_tag_str(tag[()]), histo=histogram_proto(x))])
+    s = Summary(value=[Summary.Value(tag=_tag_str(tag[()]), histo=histogram_proto(x))])
     return (np.array(s.SerializeToString(), dtype=object),)
 
 
@@ -245,42 +238,25 @@ def _merge_infer(op):
     return _scalar_output()
 
 
-def _value_tag(raw: bytes) -> bytes:
-    """The tag of a serialized ``Summary.Value``, parsing all of it (as TF does)."""
-    tag = b""
-    for f, wire, v in w.fields(raw):
-        if f == 1 and wire == w.LEN:
-            tag = v
-    return tag
-
-
 def _merge_summary_kernel(ctx, op, *inputs):
-    # Summary has one field, the repeated ``value``: concatenating the value entries is
-    # merging, so the entries are copied through unchanged, as TF re-serializes them.
-    out, seen = [], set()
+    # Summary has one field, the repeated ``value``: merging is concatenating the values,
+    # re-serialized as TF's kernel does.
+    out, seen = Summary(), set()
     for x in inputs:
         for serialized in np.asarray(x, dtype=object).flat:
             try:
-                entries = [
-                    raw for f, wire, raw in w.fields(bytes(serialized)) if f == 1 and wire == w.LEN
-                ]
-                tags = [_value_tag(raw) for raw in entries]
-            except (ValueError, TypeError):
+                values = Summary.FromString(bytes(serialized)).value
+            except (DecodeError, TypeError):
                 raise errors.InvalidArgumentError(
-                    None, op, "Could not parse one of the summary inputs"
-                ) from None
-            for raw, tag in zip(entries, tags, strict=True):
+                    None, op, "Could not parse one of the summary inputs") from None
+            for v in values:
                 # Only the new-style ops leave the tag empty; TF checks the others.
-                if tag and tag in seen:
+                if v.tag and v.tag in seen:
                     raise errors.InvalidArgumentError(
-                        None,
-                        op,
-                        "Duplicate tag %s found in summary inputs "
-                        % tag.decode("utf-8", "replace"),
-                    )
-                seen.add(tag)
-                out.append(w.bytes_field(1, raw))
-    return (np.array(b"".join(out), dtype=object),)
+                        None, op, "Duplicate tag %s found in summary inputs " % v.tag)
+                seen.add(v.tag)
+            out.value.extend(values)
+    return (np.array(out.SerializeToString(), dtype=object),)
 
 
 register_op(

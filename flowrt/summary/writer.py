@@ -1,28 +1,47 @@
 """``FileWriter``: event files that TensorBoard reads, and ``read_events`` to read them back.
 
-An event file is a TFRecord stream of serialized ``Event`` protos; the first one holds
-``file_version = "brain.Event:2"``. The file is named like TF's:
-``events.out.tfevents.<seconds, 10 digits>.<hostname><filename_suffix>``.
+An event file is a TFRecord stream (framed by ``fr.python_io``'s encoder) of serialized
+``Event`` protos; the first one holds ``file_version = "brain.Event:2"``. The file is named
+like TF's: ``events.out.tfevents.<seconds, 10 digits>.<hostname><filename_suffix>``.
+Writers still open when the interpreter exits are flushed and closed then.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import socket
 import threading
 import time
-from typing import Any, Iterator
+import weakref
+from typing import Iterator
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from .._core.graph import Graph
-from . import _wire as w
-from .protos import Event
+from ..python_io import encode_record, tf_record_iterator
+from .protos import Event, Summary, TaggedRunMetadata
 from .protos import graph_def as _graph_def
+from .run_metadata import run_metadata_proto
 
 __all__ = ["FileWriter", "read_events"]
 
 FILE_VERSION = "brain.Event:2"
+
+# Every writer with an open file, flushed and closed at interpreter exit.
+_open_writers: weakref.WeakSet = weakref.WeakSet()
+_open_writers_lock = threading.Lock()
+
+
+def _close_open_writers() -> None:
+    with _open_writers_lock:
+        writers = list(_open_writers)
+    for writer in writers:
+        writer.close()
+
+
+atexit.register(_close_open_writers)
 
 
 def _serialized(obj, what: str) -> bytes:
@@ -60,8 +79,8 @@ class FileWriter:
 
     Note (flowrt): there is no background thread. Held events are written and flushed when
     ``max_queue`` are pending, when an event is added ``flush_secs`` or more after the last
-    flush, and on ``flush()``/``close()``; so close the writer (or use it as a context
-    manager) for the last events to reach the disk. A second writer opened in the same
+    flush, on ``flush()``/``close()``, and when the interpreter exits (a writer never
+    closed keeps its last events, as TF1's flushing thread does). A second writer opened in the same
     directory in the same second gets a ``.1``, ``.2``... before the suffix instead of
     overwriting the first one's file. The graph is written without a ``MetaGraphDef``.
     """
@@ -86,6 +105,7 @@ class FileWriter:
         self._flush_secs = float(flush_secs)
         self._suffix = filename_suffix or ""
         self._lock = threading.Lock()
+        self._run_tags: set[str] = set()
         self._file = None
         self._path = None
         self._open()
@@ -109,11 +129,12 @@ class FileWriter:
                 continue
         self._path = path
         self._pending: list[bytes] = []
-        self._file.write(
-            w.record(Event(wall_time=float(now), file_version=FILE_VERSION).SerializeToString())
-        )
+        self._file.write(encode_record(Event(wall_time=float(now),
+                                             file_version=FILE_VERSION).SerializeToString()))
         self._file.flush()
         self._last_flush = time.monotonic()
+        with _open_writers_lock:
+            _open_writers.add(self)
 
     def get_logdir(self) -> str:
         """The directory the event file is in."""
@@ -134,16 +155,16 @@ class FileWriter:
         with self._lock:
             if self._file is None:
                 return  # TF1 drops events added to a closed writer
-            self._pending.append(w.record(data))
-            if (
-                len(self._pending) >= self._max_queue
-                or time.monotonic() - self._last_flush >= self._flush_secs
-            ):
+            self._pending.append(encode_record(data))
+            if (len(self._pending) >= self._max_queue
+                    or time.monotonic() - self._last_flush >= self._flush_secs):
                 self._flush_locked()
 
-    def _add_what(self, field: int, payload: bytes, global_step):
-        step = b"" if global_step is None else w.opt_int(2, int(global_step))
-        self._add(w.double_field(1, time.time()) + step + w.bytes_field(field, payload))
+    def _add_what(self, global_step, **what):
+        event = Event(wall_time=time.time(), **what)
+        if global_step is not None:
+            event.step = int(global_step)
+        self._add(event.SerializeToString())
 
     def add_summary(self, summary: Any, global_step: int | None = None) -> None:
         """Adds a ``Summary``: the value of a fetched summary tensor (bytes) or a
@@ -155,14 +176,11 @@ class FileWriter:
         """
         data = _serialized(summary, "summary")
         try:
-            for _ in w.fields(data):
-                pass
-        except ValueError as e:
-            raise ValueError(
-                "add_summary: the summary is not a serialized Summary protobuf "
-                "(%s); pass the value of a summary tensor" % e
-            ) from None
-        self._add_what(5, data, global_step)
+            parsed = Summary.FromString(data)
+        except DecodeError as e:
+            raise ValueError("add_summary: the summary is not a serialized Summary protobuf "
+                             "(%s); pass the value of a summary tensor" % e) from None
+        self._add_what(global_step, summary=parsed)
 
     def add_graph(
         self, graph: Graph | None, global_step: int | None = None, graph_def: Any = None
@@ -182,10 +200,37 @@ class FileWriter:
         elif graph is None and graph_def is not None:
             data = _serialized(graph_def, "graph_def")
         else:
-            raise TypeError(
-                "The passed graph must be an instance of `Graph` or the deprecated `GraphDef`"
-            )
-        self._add_what(4, data, global_step)
+            raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
+                            "`GraphDef`")
+        self._add_what(global_step, graph_def=data)
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Adds a run's metadata: TensorBoard's graph tab then shows, for the run named
+        ``tag``, each node's compute time and output memory.
+
+        Example:
+          opts = fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE)
+          meta = fr.RunMetadata()
+          sess.run(train_op, options=opts, run_metadata=meta)
+          writer.add_run_metadata(meta, "step%d" % step, step)
+
+        Args:
+          run_metadata: a ``fr.RunMetadata`` filled by a traced run, a
+            ``fr.summary.RunMetadata`` protobuf, or its serialized bytes.
+          tag: the name of the run in TensorBoard's "Session runs" menu.
+          global_step: the step to record with it.
+
+        Raises:
+          ValueError: ``tag`` is already used by an earlier call on this file.
+        """
+        tag = str(tag)
+        data = _serialized(run_metadata_proto(run_metadata), "run_metadata")
+        with self._lock:
+            if tag in self._run_tags:
+                raise ValueError("The provided tag was already used for this event type")
+            self._run_tags.add(tag)
+        self._add_what(global_step, tagged_run_metadata=TaggedRunMetadata(
+            tag=tag, run_metadata=data))
 
     # --- flushing and closing -----------------------------------------------------------
 
@@ -211,6 +256,8 @@ class FileWriter:
             self._flush_locked()
             self._file.close()
             self._file = None
+        with _open_writers_lock:
+            _open_writers.discard(self)
 
     def reopen(self) -> None:
         """After ``close()``, starts a new event file in the same directory."""
@@ -232,10 +279,13 @@ class FileWriter:
 
 
 def read_events(path) -> Iterator[Event]:
-    """The ``Event`` records of an event file, in order; ValueError if a record is corrupt.
+    """The ``Event`` records of an event file, in order.
+
+    Raises:
+      NotFoundError: no such file.
+      DataLossError: while iterating, a truncated or corrupt record.
 
     Note (flowrt): TF1 has this as ``tf.train.summary_iterator``.
     """
-    with open(path, "rb") as f:
-        for data in w.read_records(f):
-            yield Event.FromString(data)
+    for data in tf_record_iterator(path):
+        yield Event.FromString(data)
