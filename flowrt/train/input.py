@@ -104,7 +104,8 @@ def input_producer(
       seed: the op seed for shuffling.
       capacity: the queue's capacity.
       shared_name: a shared name for the queue.
-      summary_name: accepted for compatibility (flowrt adds no summary).
+      summary_name: if given, a scalar summary of this name (under the op's name scope)
+        shows how full the queue is, as a fraction of ``capacity``.
       name: a name for the queue.
       cancel_op: the cancel op for the ``QueueRunner``.
 
@@ -124,14 +125,13 @@ def input_producer(
         if shuffle:
             input_tensor = _random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
-        q = data_flow_ops.FIFOQueue(
-            capacity=capacity,
-            dtypes=[input_tensor.dtype],
-            shapes=[element_shape],
-            shared_name=shared_name,
-        )
+        q = data_flow_ops.FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype],
+                                    shapes=[element_shape], shared_name=shared_name,
+                                    name=name)
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fraction_full(summary_name, q.size(), 0, capacity)
         return q
 
 
@@ -168,20 +168,15 @@ def string_input_producer(
         and not len(string_tensor)
     ):
         raise ValueError(not_null_err)
-    with name_scope(name, "input_producer", [string_tensor]):
+    with name_scope(name, "input_producer", [string_tensor]) as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=_dt.string)
         string_tensor = _assert_not_empty(string_tensor, not_null_err)
-        return input_producer(
-            input_tensor=string_tensor,
-            element_shape=[],
-            num_epochs=num_epochs,
-            shuffle=shuffle,
-            seed=seed,
-            capacity=capacity,
-            shared_name=shared_name,
-            summary_name="fraction_of_%d_full" % capacity,
-            cancel_op=cancel_op,
-        )
+        # As TF1: the same scope, so the summary is ``input_producer/fraction_of_32_full``.
+        return input_producer(input_tensor=string_tensor, element_shape=[],
+                              num_epochs=num_epochs, shuffle=shuffle, seed=seed,
+                              capacity=capacity, shared_name=shared_name,
+                              summary_name="fraction_of_%d_full" % capacity, name=scope,
+                              cancel_op=cancel_op)
 
 
 def range_input_producer(
@@ -190,18 +185,10 @@ def range_input_producer(
     """Outputs the integers 0 .. limit-1 to a queue (see ``input_producer``)."""
     from ..ops.array_ops import range as _range
 
-    with name_scope(name, "input_producer", [limit]):
+    with name_scope(name, "input_producer", [limit]) as scope:
         range_tensor = _range(limit)
-        return input_producer(
-            range_tensor,
-            [],
-            num_epochs,
-            shuffle,
-            seed,
-            capacity,
-            shared_name,
-            "fraction_of_%d_full" % capacity,
-        )
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity,
+                              shared_name, "fraction_of_%d_full" % capacity, scope)
 
 
 def slice_input_producer(
@@ -372,6 +359,29 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
     return [_merge_shapes([tl[i].shape for tl in tensor_list_list], enqueue_many) for i in range(n)]
 
 
+def _fraction_full(name, size, min_after_dequeue, capacity):
+    """TF1's queue-fill scalar summary: ``max(0, size - min_after_dequeue)`` as a fraction
+    of ``capacity - min_after_dequeue``, tagged ``name`` under the current name scope."""
+    from ..ops.math_ops import cast, maximum
+    from ..summary.summary_ops import scalar
+
+    if min_after_dequeue:
+        size = maximum(0, size - min_after_dequeue)
+    scalar(name, cast(size, _dt.float32) * (1.0 / (capacity - min_after_dequeue)))
+
+
+def _queue_fill_summary(queue, capacity):
+    """``fraction_of_<capacity>_full`` of a batching queue, or for a shuffling queue (whose
+    ``min_after_dequeue`` elements are always kept) ``fraction_over_<min>_of_<rest>_full``,
+    named as TF1 names them."""
+    m = queue.queue_ref.op.attrs.get("min_after_dequeue")
+    if m is None:
+        _fraction_full("fraction_of_%d_full" % capacity, queue.size(), 0, capacity)
+    else:
+        _fraction_full("fraction_over_%d_of_%d_full" % (m, capacity - m), queue.size(), m,
+                       capacity)
+
+
 def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
     # TF1 names the batch after the scope: ``batch:0``, ``shuffle_batch:0``.
     if allow_smaller_final_batch:
@@ -498,6 +508,7 @@ def _batch_impl(
             enq = _enqueue(queue, tl, enqueue_many, keep_input)
             enqueue_ops.extend([enq] * enqueue_ops_per_list)
         add_queue_runner(QueueRunner(queue, enqueue_ops))
+        _queue_fill_summary(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(original, _restore_sparse_tensors(dequeued, sparse_info))
 
