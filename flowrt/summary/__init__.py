@@ -15,10 +15,11 @@ from .protos import (  # noqa: F401
     SummaryMetadata,
     TaggedRunMetadata,
 )
+from .run_metadata import run_metadata_proto  # noqa: F401
 from .summary_ops import histogram, merge, merge_all, scalar  # noqa: F401
 from .writer import FileWriter  # noqa: F401
 from .writer_cache import FileWriterCache  # noqa: F401
 
 __all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "FileWriterCache", "Summary",
            "SummaryMetadata", "HistogramProto", "Event", "SessionLog", "TaggedRunMetadata",
-           "GraphDef", "RunMetadata"]
+           "GraphDef", "RunMetadata", "run_metadata_proto"]
