@@ -42,15 +42,18 @@ def merged_summaries(n: int) -> list[bytes]:
     return [vals[i % 8] for i in range(n)]
 
 
-def mlp_graph():
-    g = fr.Graph()
+def mlp_graph(m):
+    """A 64-128-10 MLP trained with Adam, built with ``m`` (flowrt or tf.compat.v1)."""
+    g = m.Graph()
     with g.as_default():
-        x = fr.placeholder(fr.float32, [None, 64], name="x")
-        y = fr.placeholder(fr.int64, [None], name="y")
-        h = fr.layers.dense(x, 128, activation=fr.nn.relu)
-        logits = fr.layers.dense(h, 10)
-        loss = fr.losses.sparse_softmax_cross_entropy(y, logits)
-        fr.train.AdamOptimizer(1e-3).minimize(loss)
+        x = m.placeholder(m.float32, [None, 64], name="x")
+        y = m.placeholder(m.int64, [None], name="y")
+        w1 = m.Variable(m.random_normal([64, 128], stddev=0.1), name="w1")
+        w2 = m.Variable(m.random_normal([128, 10], stddev=0.1), name="w2")
+        logits = m.matmul(m.nn.relu(m.matmul(x, w1)), w2)
+        loss = m.reduce_mean(m.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=y, logits=logits))
+        m.train.AdamOptimizer(1e-3).minimize(loss)
     return g
 
 
@@ -68,7 +71,7 @@ def timed(write_all, d) -> float:
 
 def main():
     summaries = merged_summaries(STEPS)
-    graph = mlp_graph()
+    graph = mlp_graph(fr)
     d = tempfile.mkdtemp()
     try:
         def flowrt_writes(run_dir):
@@ -88,10 +91,7 @@ def main():
                 print("  tensorflow  (not importable)")
         if tf is not None:
             tf.disable_eager_execution()
-            with tf.Graph().as_default() as tg:
-                x = tf.placeholder(tf.float32, [None, 64], name="x")
-                h = tf.layers.dense(x, 128, activation=tf.nn.relu)
-                tf.layers.dense(h, 10)
+            tg = mlp_graph(tf)
 
             def tf_writes(run_dir):
                 writer = tf.summary.FileWriter(run_dir, max_queue=10)

@@ -5,7 +5,8 @@ Each ``<name>.proto`` here has its generated ``<name>_pb2.py`` checked in beside
 ``flowrt``, not ``tensorflow``, so these classes and TF's can be imported in one process;
 the serialized bytes are the same because field numbers, types and options are.
 
-New messages (Event, Summary, GraphDef, ...) go beside these as further ``.proto`` files.
+``tensor``, ``graph``, ``summary``, ``event`` and ``step_stats`` hold what event files
+need (``Event``, ``Summary``, ``GraphDef``, ``RunMetadata``...); ``fr.summary`` exports them.
 """
 
 from .error_codes_pb2 import Code as ErrorCode
