@@ -46,24 +46,50 @@ def test_corrupt_event_file_is_data_loss(tmp_path):
         list(read_events(tmp_path / "missing"))
 
 
+# The writers are held by a daemon thread still blocked at exit: never garbage collected,
+# so only the exit hook can write what they hold.
 _NEVER_CLOSED = """
-import sys
+import sys, threading
 import flowrt as fr
-writer = fr.summary.FileWriter(sys.argv[1], max_queue=1000, flush_secs=1000)
-for step in range(5):
-    writer.add_summary(fr.summary.Summary(value=[
-        fr.summary.Summary.Value(tag="loss", simple_value=step)]), step)
-print(writer.path)
+
+def log(ready, forever):
+    writer = fr.summary.FileWriter(sys.argv[1], max_queue=1000, flush_secs=1000)
+    cached = fr.summary.FileWriterCache.get(sys.argv[2])
+    for step in range(5):
+        s = fr.summary.Summary(value=[fr.summary.Summary.Value(tag="loss", simple_value=step)])
+        writer.add_summary(s, step)
+        cached.add_summary(s, step)
+    print(writer.path)
+    print(cached.path)
+    ready.set()
+    forever.wait()
+
+ready = threading.Event()
+threading.Thread(target=log, args=(ready, threading.Event()), daemon=True).start()
+ready.wait()
+fr.summary.FileWriterCache._cache.clear()  # forget it, without closing it
 """
 
 
+def test_writer_dropped_without_close_writes_what_it_held(tmp_path):
+    import gc
+
+    writer = fr.summary.FileWriter(tmp_path, max_queue=100)
+    path = writer.path
+    writer.add_summary(b"", 4)
+    del writer
+    gc.collect()
+    assert [e.step for e in read_events(path)] == [0, 4]
+
+
 def test_writer_never_closed_is_flushed_at_interpreter_exit(tmp_path):
-    out = subprocess.run([sys.executable, "-c", _NEVER_CLOSED, str(tmp_path)],
+    out = subprocess.run([sys.executable, "-c", _NEVER_CLOSED, str(tmp_path / "a"),
+                          str(tmp_path / "b")],
                          capture_output=True, text=True, timeout=60, check=True)
-    path = out.stdout.strip()
-    steps = [(e.step, [v.simple_value for v in e.summary.value])
-             for e in read_events(path) if e.HasField("summary")]
-    assert steps == [(s, [float(s)]) for s in range(5)]
+    for path in out.stdout.split():  # a writer of the user's, and a cached one
+        steps = [(e.step, [v.simple_value for v in e.summary.value])
+                 for e in read_events(path) if e.HasField("summary")]
+        assert steps == [(s, [float(s)]) for s in range(5)]
 
 
 # --------------------------------------------------------------------------------------

@@ -268,6 +268,11 @@ class FileWriter:
     def __enter__(self):
         return self
 
+    def __del__(self):
+        # A writer dropped without close() still writes what it holds.
+        if getattr(self, "_file", None) is not None:
+            self.close()
+
     def __exit__(self, *exc):
         self.close()
 

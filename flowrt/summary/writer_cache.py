@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import threading
 
@@ -14,7 +13,8 @@ __all__ = ["FileWriterCache"]
 
 class FileWriterCache:
     """The ``FileWriter`` of each directory, shared by the hooks that write there
-    (``MonitoredTrainingSession``'s step counter and summary saver)."""
+    (``MonitoredTrainingSession``'s step counter and summary saver). What they hold is
+    flushed at interpreter exit, as for every open ``FileWriter``."""
 
     _cache: dict = {}
     _lock = threading.RLock()
@@ -40,6 +40,3 @@ class FileWriterCache:
         for w in writers:
             w.close()
 
-
-# Flush what the hooks' writers hold when the program ends (they have no flush thread).
-atexit.register(FileWriterCache.clear)
