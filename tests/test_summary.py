@@ -391,6 +391,13 @@ def test_add_event_and_graph_def_bytes(tmp_path):
     assert events[2].graph_def == b"" and events[2].step == 4
 
 
+def test_add_session_log(tmp_path):
+    with fr.summary.FileWriter(tmp_path) as writer:
+        writer.add_session_log(fr.summary.SessionLog(status=fr.summary.SessionLog.START), 3)
+    (event,) = [e for e in read_events(writer.path) if e.HasField("session_log")]
+    assert event.step == 3 and event.session_log.status == fr.summary.SessionLog.START
+
+
 def test_file_writer_argument_errors(tmp_path):
     with fr.summary.FileWriter(tmp_path) as writer:
         with pytest.raises(TypeError, match="must be an instance of `Graph`"):

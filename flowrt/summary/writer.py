@@ -21,7 +21,7 @@ from google.protobuf.message import DecodeError
 
 from .._core.graph import Graph
 from ..python_io import encode_record, tf_record_iterator
-from .protos import Event, Summary, TaggedRunMetadata
+from .protos import Event, SessionLog, Summary, TaggedRunMetadata
 from .protos import graph_def as _graph_def
 from .run_metadata import run_metadata_proto
 
@@ -203,6 +203,18 @@ class FileWriter:
             raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
                             "`GraphDef`")
         self._add_what(global_step, graph_def=data)
+
+    def add_session_log(self, session_log, global_step=None):
+        """Adds a ``SessionLog`` (``START``, ``STOP`` or ``CHECKPOINT``); TensorBoard drops
+        the events of steps after a ``START``'s step, so a restarted job's curves do not
+        overlap.
+
+        Args:
+          session_log: a ``fr.summary.SessionLog`` protobuf (or its serialized bytes).
+          global_step: the step to record with it.
+        """
+        log = SessionLog.FromString(_serialized(session_log, "session_log"))
+        self._add_what(global_step, session_log=log)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
         """Adds a run's metadata: TensorBoard's graph tab then shows, for the run named
