@@ -37,8 +37,10 @@ def merged_summaries(n: int) -> list[bytes]:
         merged = fr.summary.merge_all()
         with fr.Session() as sess:
             # Eight distinct values cycled: the writer's work does not depend on them.
-            vals = [sess.run(merged, {w: rng.standard_normal((256, 64)).astype(np.float32)})
-                    for _ in range(8)]
+            vals = [
+                sess.run(merged, {w: rng.standard_normal((256, 64)).astype(np.float32)})
+                for _ in range(8)
+            ]
     return [vals[i % 8] for i in range(n)]
 
 
@@ -51,8 +53,7 @@ def mlp_graph(m):
         w1 = m.Variable(m.random_normal([64, 128], stddev=0.1), name="w1")
         w2 = m.Variable(m.random_normal([128, 10], stddev=0.1), name="w2")
         logits = m.matmul(m.nn.relu(m.matmul(x, w1)), w2)
-        loss = m.reduce_mean(m.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=y, logits=logits))
+        loss = m.reduce_mean(m.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         m.train.AdamOptimizer(1e-3).minimize(loss)
     return g
 
@@ -74,6 +75,7 @@ def main():
     graph = mlp_graph(fr)
     d = tempfile.mkdtemp()
     try:
+
         def flowrt_writes(run_dir):
             with fr.summary.FileWriter(run_dir) as writer:
                 writer.add_graph(graph)

@@ -83,12 +83,19 @@ def test_writer_dropped_without_close_writes_what_it_held(tmp_path):
 
 
 def test_writer_never_closed_is_flushed_at_interpreter_exit(tmp_path):
-    out = subprocess.run([sys.executable, "-c", _NEVER_CLOSED, str(tmp_path / "a"),
-                          str(tmp_path / "b")],
-                         capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _NEVER_CLOSED, str(tmp_path / "a"), str(tmp_path / "b")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     for path in out.stdout.split():  # a writer of the user's, and a cached one
-        steps = [(e.step, [v.simple_value for v in e.summary.value])
-                 for e in read_events(path) if e.HasField("summary")]
+        steps = [
+            (e.step, [v.simple_value for v in e.summary.value])
+            for e in read_events(path)
+            if e.HasField("summary")
+        ]
         assert steps == [(s, [float(s)]) for s in range(5)]
 
 
@@ -102,7 +109,8 @@ def test_summary_bytes_match_tf():
     s = Summary(value=[Summary.Value(tag="outer/loss", simple_value=2.0)])
     assert s.SerializeToString() == b"\n\x11\n\nouter/loss\x15\x00\x00\x00@"
     # simple_value is a oneof member: 0.0 is still written.
-    assert Summary(value=[Summary.Value(tag="z", simple_value=0.0)]).SerializeToString() \
+    assert (
+        Summary(value=[Summary.Value(tag="z", simple_value=0.0)]).SerializeToString()
         == b"\n\x08\n\x01z\x15\x00\x00\x00\x00"
     )
     s = Summary()
@@ -111,8 +119,9 @@ def test_summary_bytes_match_tf():
 
 
 def test_event_round_trip():
-    e = Event(wall_time=1234.5, step=-3, summary=Summary(value=[Summary.Value(tag="t",
-                                                                        simple_value=1.0)]))
+    e = Event(
+        wall_time=1234.5, step=-3, summary=Summary(value=[Summary.Value(tag="t", simple_value=1.0)])
+    )
     assert Event.FromString(e.SerializeToString()) == e
     v = Event(wall_time=7.0, file_version="brain.Event:2").SerializeToString()
     assert v == b"\t" + struct.pack("<d", 7.0) + b"\x1a\rbrain.Event:2"
@@ -210,10 +219,18 @@ def test_op_names_tags_and_collections_as_tf1():
     merged = _run(m)
     assert len(merged) == 250  # as TF's
     got = Summary.FromString(merged)
-    assert [v.tag for v in got.value] == ["outer/loss", "outer/loss_1",
-                                          "fam/outer/fam/w_eights", "outer/lead"]
-    assert [v.simple_value if v.HasField("simple_value") else None for v in got.value] \
-        == [2.0, 2.0, None, 3.0]
+    assert [v.tag for v in got.value] == [
+        "outer/loss",
+        "outer/loss_1",
+        "fam/outer/fam/w_eights",
+        "outer/lead",
+    ]
+    assert [v.simple_value if v.HasField("simple_value") else None for v in got.value] == [
+        2.0,
+        2.0,
+        None,
+        3.0,
+    ]
     assert [v.tag for v in Summary.FromString(_run(m2)).value] == [
         "outer/loss",
         "fam/outer/fam/w_eights",
@@ -298,8 +315,10 @@ def test_scalar_overflowing_float32_becomes_inf():
 
 def _graph_nodes(graph_def: bytes):
     """(name, op, inputs, attr keys) of each NodeDef."""
-    return [(n.name, n.op, list(n.input), list(n.attr))
-            for n in fr.summary.GraphDef.FromString(graph_def).node]
+    return [
+        (n.name, n.op, list(n.input), list(n.attr))
+        for n in fr.summary.GraphDef.FromString(graph_def).node
+    ]
 
 
 def _build_model():
@@ -320,8 +339,7 @@ def test_file_writer_writes_version_graph_and_summaries(tmp_path):
     ) as writer:
         with fr.Session() as sess:
             for step in range(3):
-                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}),
-                                   step)
+                writer.add_summary(sess.run(merged, {x: np.full((2, 3), step, np.float32)}), step)
         writer.add_summary(Summary(value=[Summary.Value(tag="py", simple_value=0.5)]), 10)
     files = os.listdir(tmp_path / "run")
     assert len(files) == 1
@@ -330,10 +348,22 @@ def test_file_writer_writes_version_graph_and_summaries(tmp_path):
     events = list(read_events(writer.path))
     assert events[0].file_version == "brain.Event:2" and events[0].wall_time == int(m.group(1))
     assert events[1].HasField("graph_def") and events[1].step == 0
-    steps = [(e.step, [(v.tag, v.simple_value if v.HasField("simple_value") else None)
-                       for v in e.summary.value]) for e in events[2:]]
-    assert steps == [(0, [("loss", 0.0), ("acts", None)]), (1, [("loss", 12.0), ("acts", None)]),
-                     (2, [("loss", 24.0), ("acts", None)]), (10, [("py", 0.5)])]
+    steps = [
+        (
+            e.step,
+            [
+                (v.tag, v.simple_value if v.HasField("simple_value") else None)
+                for v in e.summary.value
+            ],
+        )
+        for e in events[2:]
+    ]
+    assert steps == [
+        (0, [("loss", 0.0), ("acts", None)]),
+        (1, [("loss", 12.0), ("acts", None)]),
+        (2, [("loss", 24.0), ("acts", None)]),
+        (10, [("py", 0.5)]),
+    ]
     assert events[3].summary.value[1].histo.num == 2.0
     assert all(int(before) <= e.wall_time <= time.time() for e in events)
 
@@ -456,14 +486,36 @@ def test_tensorboard_event_accumulator_reads_the_file(tmp_path, tensorboard):
 def test_bytes_equal_tensorboards_protobuf_encoding(tensorboard):
     from tensorboard.compat.proto import event_pb2, summary_pb2
 
-    ours = Event(wall_time=1.25, step=3, summary=Summary(value=
-        [Summary.Value(tag="s", simple_value=0.0),
-         Summary.Value(tag="h", histo=HistogramProto(min=-1.0, num=2.0, bucket_limit=[0.5, 2.0],
-                                                     bucket=[1.0, 0.0]))]))
-    theirs = event_pb2.Event(wall_time=1.25, step=3, summary=summary_pb2.Summary(value=[
-        summary_pb2.Summary.Value(tag="s", simple_value=0.0),
-        summary_pb2.Summary.Value(tag="h", histo=summary_pb2.HistogramProto(
-            min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]))]))
+    ours = Event(
+        wall_time=1.25,
+        step=3,
+        summary=Summary(
+            value=[
+                Summary.Value(tag="s", simple_value=0.0),
+                Summary.Value(
+                    tag="h",
+                    histo=HistogramProto(
+                        min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]
+                    ),
+                ),
+            ]
+        ),
+    )
+    theirs = event_pb2.Event(
+        wall_time=1.25,
+        step=3,
+        summary=summary_pb2.Summary(
+            value=[
+                summary_pb2.Summary.Value(tag="s", simple_value=0.0),
+                summary_pb2.Summary.Value(
+                    tag="h",
+                    histo=summary_pb2.HistogramProto(
+                        min=-1.0, num=2.0, bucket_limit=[0.5, 2.0], bucket=[1.0, 0.0]
+                    ),
+                ),
+            ]
+        ),
+    )
     assert ours.SerializeToString() == theirs.SerializeToString()
     assert Event.FromString(theirs.SerializeToString()) == ours
 
@@ -477,15 +529,21 @@ def _check_same_fields(ours, theirs, left_out, seen):
     by_number = {f.number: f for f in theirs.fields}
     for f in ours.fields:
         g = by_number.pop(f.number)
-        assert (f.name, f.type, f.is_repeated, f.is_packed) == \
-            (g.name, g.type, g.is_repeated, g.is_packed), (ours.full_name, f.name)
-        assert (f.containing_oneof and f.containing_oneof.name) == \
-            (g.containing_oneof and g.containing_oneof.name), (ours.full_name, f.name)
+        assert (f.name, f.type, f.is_repeated, f.is_packed) == (
+            g.name,
+            g.type,
+            g.is_repeated,
+            g.is_packed,
+        ), (ours.full_name, f.name)
+        assert (f.containing_oneof and f.containing_oneof.name) == (
+            g.containing_oneof and g.containing_oneof.name
+        ), (ours.full_name, f.name)
         if f.message_type is not None:
             _check_same_fields(f.message_type, g.message_type, left_out, seen)
         if f.enum_type is not None:
-            assert {v.number: v.name for v in f.enum_type.values}.items() <= \
-                {v.number: v.name for v in g.enum_type.values}.items()
+            assert {v.number: v.name for v in f.enum_type.values}.items() <= {
+                v.number: v.name for v in g.enum_type.values
+            }.items()
     for g in by_number.values():
         assert "%s.%s" % (theirs.name, g.name) in left_out, (theirs.full_name, g.name)
 
@@ -493,12 +551,21 @@ def _check_same_fields(ours, theirs, left_out, seen):
 def test_compiled_protos_have_tfs_fields(tensorboard):
     from tensorboard.compat.proto import config_pb2, event_pb2, graph_pb2
 
-    left_out = {"TensorProto.resource_handle_val", "TensorProto.variant_val",
-                "GraphDef.library", "GraphDef.debug_info", "NodeDef.experimental_debug_info",
-                "NodeDef.experimental_type", "RunMetadata.cost_graph",
-                "RunMetadata.session_metadata"}
+    left_out = {
+        "TensorProto.resource_handle_val",
+        "TensorProto.variant_val",
+        "GraphDef.library",
+        "GraphDef.debug_info",
+        "NodeDef.experimental_debug_info",
+        "NodeDef.experimental_type",
+        "RunMetadata.cost_graph",
+        "RunMetadata.session_metadata",
+    }
     seen = set()
-    for ours, theirs in [(Event, event_pb2.Event), (fr.summary.GraphDef, graph_pb2.GraphDef),
-                         (fr.summary.RunMetadata, config_pb2.RunMetadata)]:
+    for ours, theirs in [
+        (Event, event_pb2.Event),
+        (fr.summary.GraphDef, graph_pb2.GraphDef),
+        (fr.summary.RunMetadata, config_pb2.RunMetadata),
+    ]:
         _check_same_fields(ours.DESCRIPTOR, theirs.DESCRIPTOR, left_out, seen)
     assert len(seen) > 20

@@ -18,8 +18,9 @@ from flowrt.summary.writer import read_events
 def event_accumulator(monkeypatch):
     pytest.importorskip("tensorboard")
     # Have tensorboard.compat use its TF stub rather than import TensorFlow.
-    monkeypatch.setitem(sys.modules, "tensorboard.compat.notf",
-                        types.ModuleType("tensorboard.compat.notf"))
+    monkeypatch.setitem(
+        sys.modules, "tensorboard.compat.notf", types.ModuleType("tensorboard.compat.notf")
+    )
     from tensorboard.backend.event_processing import event_accumulator
 
     return event_accumulator
@@ -30,9 +31,12 @@ def _traced_run():
     y = fr.reduce_sum(fr.nn.relu(x * 2.0, name="relu"), name="total")
     meta = fr.RunMetadata()
     with fr.Session() as sess:
-        sess.run(y, {x: np.ones((4, 3), np.float32)},
-                 options=fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE),
-                 run_metadata=meta)
+        sess.run(
+            y,
+            {x: np.ones((4, 3), np.float32)},
+            options=fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE),
+            run_metadata=meta,
+        )
     return meta
 
 
@@ -58,18 +62,41 @@ def test_run_metadata_of_a_traced_run_becomes_step_stats():
 
 def test_run_metadata_in_tfs_structure_is_copied_field_by_field():
     node = types.SimpleNamespace(
-        node_name="a", all_start_micros=10, op_start_rel_micros=1, op_end_rel_micros=4,
-        all_end_rel_micros=5, timeline_label="a = Add(x, y)", thread_id=(1 << 40) + 7,
-        output=[types.SimpleNamespace(slot=0, tensor_description=types.SimpleNamespace(
-            dtype=fr.float32, shape=fr.TensorShape([None, 3]),
-            allocation_description=types.SimpleNamespace(requested_bytes=48)))],
-        memory=[{"allocator_name": "cpu", "total_bytes": 48}], not_a_field=object())
-    stats = types.SimpleNamespace(dev_stats=[types.SimpleNamespace(
-        device="/cpu:0", node_stats=[node], thread_names={7: "runner"})])
+        node_name="a",
+        all_start_micros=10,
+        op_start_rel_micros=1,
+        op_end_rel_micros=4,
+        all_end_rel_micros=5,
+        timeline_label="a = Add(x, y)",
+        thread_id=(1 << 40) + 7,
+        output=[
+            types.SimpleNamespace(
+                slot=0,
+                tensor_description=types.SimpleNamespace(
+                    dtype=fr.float32,
+                    shape=fr.TensorShape([None, 3]),
+                    allocation_description=types.SimpleNamespace(requested_bytes=48),
+                ),
+            )
+        ],
+        memory=[{"allocator_name": "cpu", "total_bytes": 48}],
+        not_a_field=object(),
+    )
+    stats = types.SimpleNamespace(
+        dev_stats=[
+            types.SimpleNamespace(device="/cpu:0", node_stats=[node], thread_names={7: "runner"})
+        ]
+    )
     proto = run_metadata_proto(types.SimpleNamespace(step_stats=stats))
     (n,) = proto.step_stats.dev_stats[0].node_stats
-    assert (n.node_name, n.all_start_micros, n.op_start_rel_micros, n.op_end_rel_micros,
-            n.all_end_rel_micros, n.thread_id) == ("a", 10, 1, 4, 5, 7)
+    assert (
+        n.node_name,
+        n.all_start_micros,
+        n.op_start_rel_micros,
+        n.op_end_rel_micros,
+        n.all_end_rel_micros,
+        n.thread_id,
+    ) == ("a", 10, 1, 4, 5, 7)
     desc = n.output[0].tensor_description
     assert desc.dtype == 1 and [d.size for d in desc.shape.dim] == [-1, 3]
     assert desc.allocation_description.requested_bytes == 48
@@ -97,15 +124,23 @@ def test_event_accumulator_reads_scalars_graph_and_run_metadata(tmp_path, event_
     with fr.summary.FileWriter(tmp_path, fr.get_default_graph()) as writer:
         writer.add_run_metadata(meta, "traced", 3)
         for step in range(3):
-            writer.add_summary(fr.summary.Summary(value=[
-                fr.summary.Summary.Value(tag="loss", simple_value=1.0 / (step + 1))]), step)
+            writer.add_summary(
+                fr.summary.Summary(
+                    value=[fr.summary.Summary.Value(tag="loss", simple_value=1.0 / (step + 1))]
+                ),
+                step,
+            )
     acc = ea.EventAccumulator(str(tmp_path))
     acc.Reload()
     assert acc.Tags()["run_metadata"] == ["traced"] and acc.Tags()["graph"]
-    assert [(e.step, e.value) for e in acc.Scalars("loss")] == [(0, 1.0), (1, 0.5),
-                                                               (2, pytest.approx(1 / 3))]
-    names = {n.node_name for d in acc.RunMetadata("traced").step_stats.dev_stats
-             for n in d.node_stats}
+    assert [(e.step, e.value) for e in acc.Scalars("loss")] == [
+        (0, 1.0),
+        (1, 0.5),
+        (2, pytest.approx(1 / 3)),
+    ]
+    names = {
+        n.node_name for d in acc.RunMetadata("traced").step_stats.dev_stats for n in d.node_stats
+    }
     assert {"relu", "total"} <= names <= {n.name for n in acc.Graph().node}
 
 
@@ -122,11 +157,15 @@ def test_fill_summaries_are_named_as_tf1s():
     fr.train.batch_join([[x], [x]], 4, capacity=20)
     # The names tensorflow.compat.v1 gives the same calls.
     assert [t.name for t in fr.get_collection(fr.GraphKeys.SUMMARIES)] == [
-        "input_producer/fraction_of_32_full:0", "batch/fraction_of_32_full:0",
-        "shuffle_batch/fraction_over_10_of_40_full:0", "batch_join/fraction_of_20_full:0"]
+        "input_producer/fraction_of_32_full:0",
+        "batch/fraction_of_32_full:0",
+        "shuffle_batch/fraction_over_10_of_40_full:0",
+        "batch_join/fraction_of_20_full:0",
+    ]
     ops = {op.name: op for op in fr.get_default_graph().get_operations()}
     assert [t.op.name for t in ops["input_producer/Cast"].inputs] == [
-        "input_producer/input_producer_Size"]
+        "input_producer/input_producer_Size"
+    ]
 
 
 def _fill(summary, sess) -> float:
@@ -195,18 +234,32 @@ def test_gradients_are_grouped_under_gradients():
 def test_seed_question_edge_from_perceptron_to_the_optimizer():
     _seed_question_model()
     edges = _tensorboard_edges(graph_def_proto(fr.get_default_graph()))
-    into_updates = sorted(src for src, dst in edges["perceptron", "conv_opt"]
-                          if dst.startswith("conv_opt/train_op/"))
+    into_updates = sorted(
+        src for src, dst in edges["perceptron", "conv_opt"] if dst.startswith("conv_opt/train_op/")
+    )
     # What TF draws too: each ResourceApplyAdam takes its variable and the two Adam slots,
     # which live beside the variable under perceptron/.
-    assert into_updates == ["perceptron/W", "perceptron/W/Adam", "perceptron/W/Adam_1",
-                            "perceptron/b", "perceptron/b/Adam", "perceptron/b/Adam_1"]
+    assert into_updates == [
+        "perceptron/W",
+        "perceptron/W/Adam",
+        "perceptron/W/Adam_1",
+        "perceptron/b",
+        "perceptron/b/Adam",
+        "perceptron/b/Adam_1",
+    ]
     # The rest feed the gradient subgraph: the forward values the gradients are built from.
-    into_grads = sorted(src for src, dst in edges["perceptron", "conv_opt"]
-                        if dst.startswith("conv_opt/gradients/"))
-    assert into_grads == ["perceptron/Reshape", "perceptron/W/Read/ReadVariableOp",
-                          "perceptron/sigmoid", "perceptron/sigmoid", "perceptron/sigmoid",
-                          "perceptron/yhat", "perceptron/yhat"]
+    into_grads = sorted(
+        src for src, dst in edges["perceptron", "conv_opt"] if dst.startswith("conv_opt/gradients/")
+    )
+    assert into_grads == [
+        "perceptron/Reshape",
+        "perceptron/W/Read/ReadVariableOp",
+        "perceptron/sigmoid",
+        "perceptron/sigmoid",
+        "perceptron/sigmoid",
+        "perceptron/yhat",
+        "perceptron/yhat",
+    ]
     assert len(edges["perceptron", "conv_opt"]) == 13
     assert len(edges["mse", "conv_opt"]) == 8  # as TF's
 
@@ -232,8 +285,9 @@ def test_seed_question_edges_against_tensorflow():
     assert set(ours) == set(theirs)
 
     def updates(edges):
-        return sorted(s for s, d in edges["perceptron", "conv_opt"]
-                      if d.startswith("conv_opt/train_op/"))
+        return sorted(
+            s for s, d in edges["perceptron", "conv_opt"] if d.startswith("conv_opt/train_op/")
+        )
 
     assert updates(ours) == updates(theirs)
     assert len(ours["mse", "conv_opt"]) == len(theirs["mse", "conv_opt"])

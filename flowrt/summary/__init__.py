@@ -5,7 +5,7 @@ serialized ``Summary`` protobufs; ``FileWriter`` writes them, and the graph, to
 ``events.out.tfevents.*`` files. See docs/summary.md.
 """
 
-from .protos import (  # noqa: F401
+from .protos import (
     Event,
     GraphDef,
     HistogramProto,
@@ -15,11 +15,25 @@ from .protos import (  # noqa: F401
     SummaryMetadata,
     TaggedRunMetadata,
 )
-from .run_metadata import run_metadata_proto  # noqa: F401
-from .summary_ops import histogram, merge, merge_all, scalar  # noqa: F401
-from .writer import FileWriter  # noqa: F401
-from .writer_cache import FileWriterCache  # noqa: F401
+from .run_metadata import run_metadata_proto
+from .summary_ops import histogram, merge, merge_all, scalar
+from .writer import FileWriter
+from .writer_cache import FileWriterCache
 
-__all__ = ["scalar", "histogram", "merge", "merge_all", "FileWriter", "FileWriterCache", "Summary",
-           "SummaryMetadata", "HistogramProto", "Event", "SessionLog", "TaggedRunMetadata",
-           "GraphDef", "RunMetadata", "run_metadata_proto"]
+__all__ = [
+    "scalar",
+    "histogram",
+    "merge",
+    "merge_all",
+    "FileWriter",
+    "FileWriterCache",
+    "Summary",
+    "SummaryMetadata",
+    "HistogramProto",
+    "Event",
+    "SessionLog",
+    "TaggedRunMetadata",
+    "GraphDef",
+    "RunMetadata",
+    "run_metadata_proto",
+]

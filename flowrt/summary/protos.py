@@ -11,6 +11,7 @@ adds). ``histogram_proto(values)`` is TF's histogram of an array.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -22,10 +23,25 @@ from ..protos.step_stats_pb2 import RunMetadata, StepStats
 from ..protos.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from ..protos.tensor_pb2 import TensorProto, TensorShapeProto
 
-__all__ = ["Summary", "SummaryMetadata", "HistogramProto", "Event", "SessionLog",
-           "TaggedRunMetadata", "GraphDef", "NodeDef", "AttrValue", "TensorProto",
-           "TensorShapeProto", "RunMetadata", "StepStats", "graph_def", "graph_def_proto",
-           "histogram_proto", "DEFAULT_BUCKET_LIMITS"]
+__all__ = [
+    "Summary",
+    "SummaryMetadata",
+    "HistogramProto",
+    "Event",
+    "SessionLog",
+    "TaggedRunMetadata",
+    "GraphDef",
+    "NodeDef",
+    "AttrValue",
+    "TensorProto",
+    "TensorShapeProto",
+    "RunMetadata",
+    "StepStats",
+    "graph_def",
+    "graph_def_proto",
+    "histogram_proto",
+    "DEFAULT_BUCKET_LIMITS",
+]
 
 DBL_MAX = sys.float_info.max
 
@@ -86,16 +102,21 @@ def _fill_shape(proto: TensorShapeProto, shape: TensorShape) -> TensorShapeProto
     return proto
 
 
+def _datatype(dtype: _dt.DType) -> Any:
+    """The ``DataType`` enum value of a flowrt dtype (a plain int, as protobuf takes it)."""
+    return dtype.as_datatype_enum
+
+
 def _fill_tensor(proto: TensorProto, arr: np.ndarray) -> bool:
     """dtype, shape and content of ``arr``; False if it has no TensorProto form."""
     if arr.dtype == object:
         if not all(isinstance(x, bytes) for x in arr.flat):
             return False
-        proto.dtype = _dt.string.as_datatype_enum
+        proto.dtype = _datatype(_dt.string)
         proto.string_val.extend(arr.flat)
     else:
         try:
-            proto.dtype = _dt.as_dtype(arr.dtype).as_datatype_enum
+            proto.dtype = _datatype(_dt.as_dtype(arr.dtype))
         except (TypeError, KeyError):
             return False
         proto.tensor_content = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
@@ -124,7 +145,7 @@ def _fill_attr(a: AttrValue, v) -> bool:
     elif isinstance(v, (str, bytes)):
         a.s = _to_bytes(v)
     elif isinstance(v, _dt.DType):
-        a.type = v.as_datatype_enum
+        a.type = _datatype(v)
     elif isinstance(v, TensorShape):
         _fill_shape(a.shape, v)
     elif isinstance(v, np.ndarray):

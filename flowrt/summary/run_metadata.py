@@ -10,6 +10,8 @@ TensorBoard reads.
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -20,9 +22,13 @@ __all__ = ["run_metadata_proto", "CPU_DEVICE"]
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
-_INTS = {FieldDescriptor.CPPTYPE_INT32, FieldDescriptor.CPPTYPE_INT64,
-         FieldDescriptor.CPPTYPE_UINT32, FieldDescriptor.CPPTYPE_UINT64,
-         FieldDescriptor.CPPTYPE_ENUM}
+_INTS = {
+    FieldDescriptor.CPPTYPE_INT32,
+    FieldDescriptor.CPPTYPE_INT64,
+    FieldDescriptor.CPPTYPE_UINT32,
+    FieldDescriptor.CPPTYPE_UINT64,
+    FieldDescriptor.CPPTYPE_ENUM,
+}
 
 
 def _get(obj, name):
@@ -88,7 +94,7 @@ def _flat_records(records) -> RunMetadata:
     return meta
 
 
-def run_metadata_proto(run_metadata) -> RunMetadata | bytes:
+def run_metadata_proto(run_metadata: Any) -> Message | bytes:
     """TF's ``RunMetadata`` for what a traced run filled in.
 
     Args:
@@ -101,12 +107,15 @@ def run_metadata_proto(run_metadata) -> RunMetadata | bytes:
     Raises:
       TypeError: ``run_metadata`` has no ``step_stats``.
     """
-    if isinstance(run_metadata, (bytes, bytearray, memoryview, Message)):
+    if isinstance(run_metadata, (bytes, bytearray, memoryview)):
+        return bytes(run_metadata)
+    if isinstance(run_metadata, Message):
         return run_metadata
     if not hasattr(run_metadata, "step_stats"):
-        raise TypeError("run_metadata must be a RunMetadata (filled by a run with "
-                        "RunOptions(trace_level=FULL_TRACE)); got %s"
-                        % type(run_metadata).__name__)
+        raise TypeError(
+            "run_metadata must be a RunMetadata (filled by a run with "
+            "RunOptions(trace_level=FULL_TRACE)); got %s" % type(run_metadata).__name__
+        )
     stats = run_metadata.step_stats
     if _get(stats, "dev_stats") is None:
         meta = _flat_records(stats or [])

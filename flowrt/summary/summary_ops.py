@@ -119,10 +119,17 @@ def _scalar_summary_kernel(ctx, op, tags, values):
     if tags.shape != values.shape:
         single = " (tag '%s')" % _tag_str(tags.reshape(-1)[0]) if tags.size == 1 else ""
         raise errors.InvalidArgumentError(
-            None, op, "tags and values are not the same shape: %s != %s%s"
-            % (_shape_str(tags.shape), _shape_str(values.shape), single))
-    s = Summary(value=[Summary.Value(tag=_tag_str(t), simple_value=float(v))
-                 for t, v in zip(tags.flat, values.flat, strict=True)])
+            None,
+            op,
+            "tags and values are not the same shape: %s != %s%s"
+            % (_shape_str(tags.shape), _shape_str(values.shape), single),
+        )
+    s = Summary(
+        value=[
+            Summary.Value(tag=_tag_str(t), simple_value=float(v))
+            for t, v in zip(tags.flat, values.flat, strict=True)
+        ]
+    )
     return (np.array(s.SerializeToString(), dtype=object),)
 
 
@@ -248,12 +255,14 @@ def _merge_summary_kernel(ctx, op, *inputs):
                 values = Summary.FromString(bytes(serialized)).value
             except (DecodeError, TypeError):
                 raise errors.InvalidArgumentError(
-                    None, op, "Could not parse one of the summary inputs") from None
+                    None, op, "Could not parse one of the summary inputs"
+                ) from None
             for v in values:
                 # Only the new-style ops leave the tag empty; TF checks the others.
                 if v.tag and v.tag in seen:
                     raise errors.InvalidArgumentError(
-                        None, op, "Duplicate tag %s found in summary inputs " % v.tag)
+                        None, op, "Duplicate tag %s found in summary inputs " % v.tag
+                    )
                 seen.add(v.tag)
             out.value.extend(values)
     return (np.array(out.SerializeToString(), dtype=object),)

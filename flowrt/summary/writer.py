@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import weakref
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -129,8 +129,11 @@ class FileWriter:
                 continue
         self._path = path
         self._pending: list[bytes] = []
-        self._file.write(encode_record(Event(wall_time=float(now),
-                                             file_version=FILE_VERSION).SerializeToString()))
+        self._file.write(
+            encode_record(
+                Event(wall_time=float(now), file_version=FILE_VERSION).SerializeToString()
+            )
+        )
         self._file.flush()
         self._last_flush = time.monotonic()
         with _open_writers_lock:
@@ -156,8 +159,10 @@ class FileWriter:
             if self._file is None:
                 return  # TF1 drops events added to a closed writer
             self._pending.append(encode_record(data))
-            if (len(self._pending) >= self._max_queue
-                    or time.monotonic() - self._last_flush >= self._flush_secs):
+            if (
+                len(self._pending) >= self._max_queue
+                or time.monotonic() - self._last_flush >= self._flush_secs
+            ):
                 self._flush_locked()
 
     def _add_what(self, global_step, **what):
@@ -178,8 +183,10 @@ class FileWriter:
         try:
             parsed = Summary.FromString(data)
         except DecodeError as e:
-            raise ValueError("add_summary: the summary is not a serialized Summary protobuf "
-                             "(%s); pass the value of a summary tensor" % e) from None
+            raise ValueError(
+                "add_summary: the summary is not a serialized Summary protobuf "
+                "(%s); pass the value of a summary tensor" % e
+            ) from None
         self._add_what(global_step, summary=parsed)
 
     def add_graph(
@@ -200,8 +207,9 @@ class FileWriter:
         elif graph is None and graph_def is not None:
             data = _serialized(graph_def, "graph_def")
         else:
-            raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
-                            "`GraphDef`")
+            raise TypeError(
+                "The passed graph must be an instance of `Graph` or the deprecated `GraphDef`"
+            )
         self._add_what(global_step, graph_def=data)
 
     def add_session_log(self, session_log, global_step=None):
@@ -241,8 +249,9 @@ class FileWriter:
             if tag in self._run_tags:
                 raise ValueError("The provided tag was already used for this event type")
             self._run_tags.add(tag)
-        self._add_what(global_step, tagged_run_metadata=TaggedRunMetadata(
-            tag=tag, run_metadata=data))
+        self._add_what(
+            global_step, tagged_run_metadata=TaggedRunMetadata(tag=tag, run_metadata=data)
+        )
 
     # --- flushing and closing -----------------------------------------------------------
 

@@ -39,4 +39,3 @@ class FileWriterCache:
             FileWriterCache._cache.clear()
         for w in writers:
             w.close()
-

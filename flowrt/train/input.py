@@ -125,9 +125,13 @@ def input_producer(
         if shuffle:
             input_tensor = _random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
-        q = data_flow_ops.FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype],
-                                    shapes=[element_shape], shared_name=shared_name,
-                                    name=name)
+        q = data_flow_ops.FIFOQueue(
+            capacity=capacity,
+            dtypes=[input_tensor.dtype],
+            shapes=[element_shape],
+            shared_name=shared_name,
+            name=name,
+        )
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
         if summary_name is not None:
@@ -172,11 +176,18 @@ def string_input_producer(
         string_tensor = convert_to_tensor(string_tensor, dtype=_dt.string)
         string_tensor = _assert_not_empty(string_tensor, not_null_err)
         # As TF1: the same scope, so the summary is ``input_producer/fraction_of_32_full``.
-        return input_producer(input_tensor=string_tensor, element_shape=[],
-                              num_epochs=num_epochs, shuffle=shuffle, seed=seed,
-                              capacity=capacity, shared_name=shared_name,
-                              summary_name="fraction_of_%d_full" % capacity, name=scope,
-                              cancel_op=cancel_op)
+        return input_producer(
+            input_tensor=string_tensor,
+            element_shape=[],
+            num_epochs=num_epochs,
+            shuffle=shuffle,
+            seed=seed,
+            capacity=capacity,
+            shared_name=shared_name,
+            summary_name="fraction_of_%d_full" % capacity,
+            name=scope,
+            cancel_op=cancel_op,
+        )
 
 
 def range_input_producer(
@@ -187,8 +198,17 @@ def range_input_producer(
 
     with name_scope(name, "input_producer", [limit]) as scope:
         range_tensor = _range(limit)
-        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity,
-                              shared_name, "fraction_of_%d_full" % capacity, scope)
+        return input_producer(
+            range_tensor,
+            [],
+            num_epochs,
+            shuffle,
+            seed,
+            capacity,
+            shared_name,
+            "fraction_of_%d_full" % capacity,
+            scope,
+        )
 
 
 def slice_input_producer(
@@ -378,8 +398,7 @@ def _queue_fill_summary(queue, capacity):
     if m is None:
         _fraction_full("fraction_of_%d_full" % capacity, queue.size(), 0, capacity)
     else:
-        _fraction_full("fraction_over_%d_of_%d_full" % (m, capacity - m), queue.size(), m,
-                       capacity)
+        _fraction_full("fraction_over_%d_of_%d_full" % (m, capacity - m), queue.size(), m, capacity)
 
 
 def _dequeue(queue, batch_size, allow_smaller_final_batch, name):

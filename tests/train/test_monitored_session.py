@@ -263,8 +263,9 @@ def test_summary_saver_hook_writes_the_merged_summaries(tmp_path):
                 sess.run(train)
     fr.summary.FileWriterCache.clear()
     (events,) = [f for f in os.listdir(tmp_path) if f.startswith("events")]
-    steps = [e.step for e in fr.train.summary_iterator(str(tmp_path / events))
-             if e.HasField("summary")]
+    steps = [
+        e.step for e in fr.train.summary_iterator(str(tmp_path / events)) if e.HasField("summary")
+    ]
     assert steps == [1, 3, 5]
 
 
