@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from .._core.graph import Graph
 from .._core.shape import TensorShape
 from ..protos.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from ..protos.graph_pb2 import AttrValue, GraphDef, NodeDef
@@ -63,7 +64,7 @@ def _default_bucket_limits() -> np.ndarray:
 DEFAULT_BUCKET_LIMITS = _default_bucket_limits()
 
 
-def histogram_proto(values) -> HistogramProto:
+def histogram_proto(values: Any) -> HistogramProto:
     """TF's ``Histogram`` of finite values, empty runs of buckets collapsed as TF does."""
     x = np.asarray(values, dtype=np.float64).reshape(-1)
     limits = DEFAULT_BUCKET_LIMITS
@@ -195,7 +196,7 @@ def _fill_node(n: NodeDef, op) -> None:
             _fill_shape(shapes.shape.add(), t.shape)
 
 
-def graph_def_proto(graph) -> GraphDef:
+def graph_def_proto(graph: Graph) -> GraphDef:
     """The ``GraphDef`` message of a flowrt ``Graph``, nodes in creation order."""
     g = GraphDef()
     for op in graph.get_operations():
@@ -204,6 +205,6 @@ def graph_def_proto(graph) -> GraphDef:
     return g
 
 
-def graph_def(graph) -> bytes:
+def graph_def(graph: Graph) -> bytes:
     """The serialized ``GraphDef`` of a flowrt ``Graph`` (see ``graph_def_proto``)."""
     return graph_def_proto(graph).SerializeToString(deterministic=True)

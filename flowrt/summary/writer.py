@@ -212,7 +212,7 @@ class FileWriter:
             )
         self._add_what(global_step, graph_def=data)
 
-    def add_session_log(self, session_log, global_step=None):
+    def add_session_log(self, session_log: Any, global_step: int | None = None) -> None:
         """Adds a ``SessionLog`` (``START``, ``STOP`` or ``CHECKPOINT``); TensorBoard drops
         the events of steps after a ``START``'s step, so a restarted job's curves do not
         overlap.
@@ -224,7 +224,7 @@ class FileWriter:
         log = SessionLog.FromString(_serialized(session_log, "session_log"))
         self._add_what(global_step, session_log=log)
 
-    def add_run_metadata(self, run_metadata, tag, global_step=None):
+    def add_run_metadata(self, run_metadata: Any, tag: str, global_step: int | None = None) -> None:
         """Adds a run's metadata: TensorBoard's graph tab then shows, for the run named
         ``tag``, each node's compute time and output memory.
 
