@@ -1,5 +1,9 @@
 """What the pipeline jobs share: the CLI conventions, resuming, the progress bar, Ctrl-C.
 
+Summaries (loss, test accuracy, the input queues' fill, examples/s) and the graph go to
+``--logdir`` for TensorBoard; ``--trace-steps N`` adds N steps' run metadata there and
+writes them as a Chrome trace (``pipelines/trace.py``).
+
 A job subclasses ``TrainingJob``: its ``__init__`` builds the producer subgraph and the
 model, then calls ``build_training(loss, labels)``; it defines ``evaluate(sess)`` (test
 accuracy). ``run(Job, args)`` builds and trains it with thread or trio-task queue runners under
@@ -19,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 import flowrt as fr
+from pipelines.trace import TraceHook
 
 DATA = Path(__file__).parent / "data"
 
@@ -76,7 +81,23 @@ def base_parser(
     p.add_argument(
         "--fresh",
         action="store_true",
-        help="delete the checkpoints in --checkpoint-dir and start over",
+        help="delete the checkpoints in --checkpoint-dir (and the event files in --logdir) "
+        "and start over",
+    )
+    p.add_argument(
+        "--logdir",
+        default="logs/" + name,
+        help="where summaries (loss, accuracy, queue fill, examples/s) and the graph go, "
+        "for TensorBoard",
+    )
+    p.add_argument("--summary-every", type=positive_int, default=20, help="steps between summaries")
+    p.add_argument(
+        "--trace-steps",
+        type=int,
+        default=0,
+        metavar="N",
+        help="trace N steps (after the first): their run metadata goes to --logdir and a "
+        "Chrome trace to <logdir>/trace.json",
     )
     p.add_argument(
         "--checkpoint-every",
@@ -144,6 +165,7 @@ class TrainingJob:
         self.args = args
         if args.fresh:
             clear_checkpoints(args.checkpoint_dir)
+            clear_checkpoints(args.logdir)
         if rows < 1:
             raise ValueError("no training examples in %s" % args.train_csv)
         self.rows = rows
@@ -167,6 +189,7 @@ class TrainingJob:
         self.batch_len = fr.shape(labels)[0]
         self.scaffold = fr.train.Scaffold(saver=fr.train.Saver(max_to_keep=3))
         self.progress = ProgressHook(self)
+        self.trace = TraceHook(self) if self.args.trace_steps > 0 else None
 
     def evaluate(self, sess) -> float:
         """The test-set accuracy with the current weights."""
@@ -185,10 +208,11 @@ class TrainingJob:
             scaffold=self.scaffold,
             save_checkpoint_steps=None,
             save_checkpoint_secs=None,
-            save_summaries_steps=100,
+            save_summaries_steps=self.args.summary_every,
+            summary_dir=self.args.logdir,
             log_step_count_steps=None,
             chief_only_hooks=[saver_hook],
-            hooks=[self.progress],
+            hooks=[self.progress] + ([self.trace] if self.trace else []),
             config=CONFIG,
         )
 
@@ -229,6 +253,18 @@ class ProgressHook(fr.train.SessionRunHook):
         self.started = time.perf_counter()
         self.saved = None
         self.listener = _SavedListener(self)
+        self.writer = None
+        self._rate_from = (self.started, 0)  # (time, examples) of the last examples/s
+
+    def begin(self):
+        # MonitoredTrainingSession's summary hook shares this writer (and wrote the graph).
+        self.writer = fr.summary.FileWriterCache.get(self.job.args.logdir)
+
+    def _scalar(self, tag, value, step):
+        self.writer.add_summary(
+            fr.summary.Summary(value=[fr.summary.Summary.Value(tag=tag, simple_value=value)]),
+            step,
+        )
 
     def after_create_session(self, session, coord):
         self.step = int(session.run(self.job.global_step))
@@ -260,6 +296,12 @@ class ProgressHook(fr.train.SessionRunHook):
         self.bar.update(int(r["n"]))
         if self.step % self.job.args.eval_every == 0:
             self.accuracy = self.job.evaluate(run_context.session)
+            self._scalar("accuracy", self.accuracy, self.step)
+        if self.step % self.job.args.summary_every == 0:
+            now, (then, before) = time.perf_counter(), self._rate_from
+            rate = (self.examples - before) / max(now - then, 1e-9)
+            self._scalar("examples_per_sec", rate, self.step)
+            self._rate_from = (now, self.examples)
         self.bar.set_postfix(
             loss="%.4f" % self.last_loss,
             acc="%.3f" % self.accuracy,
@@ -271,6 +313,8 @@ class ProgressHook(fr.train.SessionRunHook):
     def end(self, session):
         self.accuracy = self.job.evaluate(session)
         self.step = int(session.run(self.job.global_step))
+        self._scalar("accuracy", self.accuracy, self.step)
+        self.writer.flush()
         if self.bar is not None:
             self.bar.close()
 

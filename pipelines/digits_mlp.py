@@ -8,8 +8,14 @@ checkpoints every ``--checkpoint-every`` steps and at the end, and stops cleanly
 the epochs run out (the input queue closes and the dequeue raises OutOfRangeError).
 Ctrl-C stops at the end of the current step and saves a checkpoint before exiting.
 
+Summaries (loss, test accuracy, the input queues' fill, examples/s) and the graph go to
+``--logdir`` for TensorBoard; ``--trace-steps N`` traces N steps, adds their run metadata
+to the graph tab (compute time per node) and writes them as a Chrome trace
+(``<logdir>/trace.json``: open it in https://ui.perfetto.dev or chrome://tracing).
+
     python -m pipelines.digits_mlp                      # threads (classic TF1)
     python -m pipelines.digits_mlp --runners async      # trio tasks + await sess.arun
+    python -m pipelines.digits_mlp --trace-steps 5 && tensorboard --logdir logs/digits_mlp
 """
 
 from __future__ import annotations

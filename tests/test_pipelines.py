@@ -1,5 +1,6 @@
 """The README's main job: the streaming digits pipeline, both runner kinds, end to end."""
 
+import json
 import os
 import re
 import signal
@@ -11,7 +12,19 @@ import numpy as np
 import pytest
 
 import flowrt as fr
+from flowrt.summary.writer import read_events
 from pipelines import digits_cnn, digits_mlp
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_dir(tmp_path, monkeypatch):
+    # The jobs' default --logdir is relative (logs/<job>): keep it out of the repo.
+    # ``python -m pipelines.<job>`` still finds the job (pipelines/ is not installed).
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join([root] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    )
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.mark.parametrize("runners", ["threads", "async"])
@@ -85,8 +98,67 @@ def test_digits_help_shows_every_default(capsys):
         "--seed",
     ):
         assert opt in out
-    assert out.count("(default:") >= 12
-    assert "checkpoints/digits_mlp" in out
+    assert out.count("(default:") >= 15
+    assert "checkpoints/digits_mlp" in out and "logs/digits_mlp" in out
+    assert "--trace-steps" in out
+
+
+def test_digits_writes_summaries_graph_and_a_chrome_trace(tmp_path, capsys):
+    digits_mlp.main(
+        [
+            "--epochs",
+            "1",
+            "--checkpoint-dir",
+            "ckpt",
+            "--quiet",
+            "--summary-every",
+            "5",
+            "--eval-every",
+            "10",
+            "--trace-steps",
+            "2",
+        ]
+    )
+    trace_path = os.path.join("logs", "digits_mlp", "trace.json")
+    assert "traced steps 1, 2: %s" % trace_path in capsys.readouterr().out
+    (events_file,) = [f for f in os.listdir("logs/digits_mlp") if f.startswith("events")]
+    events = list(read_events(os.path.join("logs/digits_mlp", events_file)))
+    scalars = {}
+    for e in events:
+        for v in e.summary.value:
+            scalars.setdefault(v.tag, []).append((e.step, v.simple_value))
+    assert set(scalars) == {
+        "loss",
+        "accuracy",
+        "examples_per_sec",
+        "input/input_producer/fraction_of_32_full",
+        "input/shuffle_batch/fraction_over_640_of_1920_full",
+    }
+    assert [s for s, _ in scalars["accuracy"]] == [10, 20, 24]
+    assert scalars["accuracy"][-1][1] > 0.5
+    assert [s for s, _ in scalars["examples_per_sec"]] == [5, 10, 15, 20]
+    assert all(r > 0 for _, r in scalars["examples_per_sec"])
+    fill = [f for _, f in scalars["input/shuffle_batch/fraction_over_640_of_1920_full"]]
+    assert all(0.0 <= f <= 1.0 for f in fill) and max(fill) > 0
+    assert sum(e.HasField("graph_def") for e in events) == 1
+    runs = [
+        (e.step, e.tagged_run_metadata.tag) for e in events if e.HasField("tagged_run_metadata")
+    ]
+    assert runs == [(1, "step1"), (2, "step2")]
+
+    with open(trace_path) as f:
+        trace = json.load(f)["traceEvents"]
+    for ev in trace:
+        assert ev["ph"] in ("X", "M") and {"name", "pid"} <= set(ev)
+        if ev["ph"] == "X":
+            assert isinstance(ev["ts"], int) and ev["dur"] >= 0 and "tid" in ev
+    steps = {ev["args"]["step"]: ev for ev in trace if ev.get("cat") == "Step"}
+    ops = [ev for ev in trace if ev.get("cat") == "Op"]
+    assert sorted(steps) == [1, 2] and ops
+    assert "input/shuffle_batch" in {ev["name"] for ev in ops}  # the batch's dequeue
+    for ev in ops:  # each op's slice nests in its step's
+        step = steps[ev["args"]["step"]]
+        assert step["ts"] <= ev["ts"] and ev["ts"] + ev["dur"] <= step["ts"] + step["dur"]
 
 
 @pytest.mark.parametrize(
@@ -302,7 +374,7 @@ def test_digits_cnn_help_shows_every_default(capsys):
         "--test-csv",
     ):
         assert opt in out
-    assert out.count("(default:") == 14  # every option but --help
+    assert out.count("(default:") == 17  # every option but --help
     assert "checkpoints/digits_cnn" in out and "(default: <checkpoint-dir>/data)" in out
 
 
