@@ -368,6 +368,32 @@ def test_sparse_matches_dense_reference_on_touched_rows(name, make, update, init
     np.testing.assert_allclose(final, p, rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.parametrize("ids", [
+    [4, 0, 4, 2],                      # one pair
+    [3, 1, 3, 3, 0, 3, 1, 3],          # runs of 5 and 2, interleaved
+    [2] * 12 + [0, 5, 2],              # a run of 13 (the long-run path)
+], ids=["pair", "runs", "long-run"])
+def test_sparse_duplicates_are_summed_in_order_of_occurrence(ids):
+    # TF deduplicates IndexedSlices with unsorted_segment_sum: each row's gradients
+    # are added in the order they occur, so the update is bit-for-bit that sum.
+    r = np.random.default_rng(len(ids))
+    e0 = r.standard_normal((6, 5)).astype(np.float32)
+    c = r.standard_normal((len(ids), 5)).astype(np.float32)
+    e = fr.Variable(e0, name="emb")
+    loss = fr.reduce_sum(fr.nn.embedding_lookup(e, ids) * c)
+    train = fr.train.GradientDescentOptimizer(1.0).minimize(loss)
+    expect = e0.copy()
+    sums: dict = {}
+    for i, row in zip(ids, c, strict=True):
+        sums[i] = row.copy() if i not in sums else sums[i] + row
+    for i, total in sums.items():
+        expect[i] -= np.float32(1.0) * total
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_array_equal(sess.run(e), expect)
+
+
 def test_sparse_adam_decays_all_of_m_and_v():
     final, opt, sess = _sparse_run(fr.train.AdamOptimizer(0.1), steps=2)
     # Rows never gathered keep m == v == 0 and are therefore unchanged.
