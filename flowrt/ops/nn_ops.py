@@ -767,8 +767,12 @@ def _sig_xent_kernel(ctx, op, x, z):
 
 
 def _sig_xent_grad_kernel(ctx, op, g, x, z):
+    # sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) below, e = exp(-|x|): one
+    # division of the selected numerator (the same values, fewer passes).
     e = np.exp(-np.abs(x))
-    sig = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+    d = 1.0 + e
+    sig = np.where(x >= 0, x.dtype.type(1), e)
+    np.divide(sig, d, out=sig)
     sig -= z
     sig *= g
     return sig, -(g * x)

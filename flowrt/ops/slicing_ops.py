@@ -96,17 +96,19 @@ def _gather_infer(op):
 
 def _gather_kernel(ctx, op, params, indices, axis):
     a = axis_value(int(axis), params.ndim)
+    # np.take checks the upper bound itself (IndexError) but wraps negative indices:
+    # one min() and the take, instead of a mask over all the indices, on the hot path.
+    try:
+        if not (np.size(indices) and indices.min() < 0):
+            return (np.take(params, indices, axis=a),)
+    except IndexError:
+        pass
     n = params.shape[a]
     bad = (indices < 0) | (indices >= n)
-    if np.any(bad):
-        pos = np.unravel_index(int(np.argmax(bad)), np.shape(indices))
-        raise errors.InvalidArgumentError(
-            None,
-            op,
-            "%s: indices[%s] = %d is not in [0, %d)"
-            % (op.describe(), ",".join(map(str, pos)), int(np.asarray(indices)[pos]), n),
-        )
-    return (np.take(params, indices, axis=a),)
+    pos = np.unravel_index(int(np.argmax(bad)), np.shape(indices))
+    raise errors.InvalidArgumentError(
+        None, op, "%s: indices[%s] = %d is not in [0, %d)"
+        % (op.describe(), ",".join(map(str, pos)), int(np.asarray(indices)[pos]), n))
 
 
 def _gather_grad(op, g):

@@ -63,14 +63,12 @@ def _dedup(op, indices, values, nrows):
     vals = values.reshape((idx.size,) + values.shape[indices.ndim :])
     if idx.size == 0:
         return idx, vals
-    lo, hi = idx.min(), idx.max()
-    if lo < 0 or hi >= nrows:
+    order = idx.argsort(kind="stable")
+    sidx = idx.take(order)
+    if sidx[0] < 0 or sidx[-1] >= nrows:  # the sorted ends are the min and max
         bad = idx[(idx < 0) | (idx >= nrows)][0]
         raise errors.InvalidArgumentError(
-            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad))
-        )
-    order = np.argsort(idx, kind="stable")
-    sidx = idx[order]
+            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad)))
     first = np.empty(sidx.size, dtype=bool)
     first[0] = True
     np.not_equal(sidx[1:], sidx[:-1], out=first[1:])

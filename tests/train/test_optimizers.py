@@ -502,3 +502,17 @@ def test_matches_tensorflow(opt_name):
     np.testing.assert_allclose(loss, ref_loss, rtol=1e-4, atol=1e-5)
     for a, b in zip(vs, ref_vars, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("bad", [6, -1])
+def test_sparse_update_with_out_of_range_index_names_it(bad):
+    e = fr.Variable(np.zeros((6, 2), np.float32), name="emb")
+    grad = fr.IndexedSlices(fr.constant(np.ones((3, 2), np.float32)),
+                            fr.constant(np.array([1, bad, 2], np.int64)), fr.constant([6, 2]))
+    train = fr.train.GradientDescentOptimizer(1.0).apply_gradients([(grad, e)])
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        with pytest.raises(fr.errors.InvalidArgumentError, match="outside \\[0, 6\\): got %d"
+                           % bad):
+            sess.run(train)
+        np.testing.assert_array_equal(sess.run(e), np.zeros((6, 2), np.float32))
