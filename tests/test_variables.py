@@ -372,6 +372,34 @@ def test_updates_write_in_place_only_when_nothing_else_holds_the_array():
         assert state_ops.read_variable is not None
 
 
+def test_skip_gram_nce_step_updates_all_three_tables_in_place():
+    """The NCE training step (embedding_lookup, nce_loss, sparse SGD) reads the
+    embedding, NCE weights and biases only into values that die within the run, so
+    every step updates the three tables in place: no copy of a vocabulary-sized
+    matrix per step."""
+    r = np.random.default_rng(0)
+    centers = fr.placeholder(fr.int32, [16])
+    contexts = fr.placeholder(fr.int64, [16, 1])
+    emb = fr.Variable(r.uniform(-1, 1, (500, 8)).astype(np.float32), name="emb")
+    nce_w = fr.Variable(r.standard_normal((500, 8)).astype(np.float32), name="nce_w")
+    nce_b = fr.Variable(np.zeros(500, np.float32), name="nce_b")
+    loss = fr.reduce_mean(fr.nn.nce_loss(nce_w, nce_b, contexts,
+                                         fr.nn.embedding_lookup(emb, centers), 8, 500))
+    train = fr.train.GradientDescentOptimizer(1.0).minimize(loss)
+    feed = {centers: r.integers(0, 500, 16), contexts: r.integers(0, 500, (16, 1))}
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        sess.run(train, feed)
+        tables = [sess.resources.get(("var", n)) for n in ("emb", "nce_w", "nce_b")]
+        ids = [id(t.value) for t in tables]
+        start = [t.value.copy() for t in tables]
+        for _ in range(3):
+            sess.run(train, feed)
+        assert [id(t.value) for t in tables] == ids
+        assert all(t.holders == 0 for t in tables)
+        assert all(not np.array_equal(t.value, s) for t, s in zip(tables, start, strict=True))
+
+
 def test_dense_weights_train_in_place_and_a_held_read_forces_a_copy():
     """Ownership is explicit (leases), not guessed from reference counts: reads whose
     values die within the run (through Identity and MatMul) hand them back, so Adam

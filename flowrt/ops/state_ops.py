@@ -253,7 +253,10 @@ def update_variables_inplace(ctx, op, handles, fn) -> None:
     partial in-place write cannot be undone.
     """
     resources = [_resource(ctx, h) for h in handles]
-    order = sorted(set(resources), key=lambda r: r.name)
+    if len(resources) == 1:  # a plain variable (SGD): nothing to order
+        order = resources
+    else:
+        order = sorted(set(resources), key=lambda r: r.name)
     shared = len(order) != len(resources)
     for r in order:
         r.lock.acquire()

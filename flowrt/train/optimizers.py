@@ -125,7 +125,10 @@ def _sgd_dense(arrs, s, g):
 
 
 def _sgd_sparse(arrs, s, rows, g):
-    arrs[0][rows] -= s["alpha"] * g
+    w = arrs[0]
+    sub = w.take(rows, axis=0)  # ``w[rows] -= ...`` without fancy-index reads
+    sub -= s["alpha"] * g
+    w[rows] = sub
 
 
 def _momentum_dense(arrs, s, g):
