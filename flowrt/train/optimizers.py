@@ -59,8 +59,8 @@ def _dedup(op, indices, values, nrows):
     ``unsorted_segment_sum`` does (``_segment_sums``).
     """
     indices = np.asarray(indices)
-    idx = indices.reshape(-1).astype(np.int64, copy=False)
-    vals = values.reshape((idx.size,) + values.shape[indices.ndim :])
+    idx = indices.reshape(-1)  # int32 or int64: both index numpy arrays as they are
+    vals = values.reshape((idx.size,) + values.shape[indices.ndim:])
     if idx.size == 0:
         return idx, vals
     order = idx.argsort(kind="stable")
@@ -72,9 +72,9 @@ def _dedup(op, indices, values, nrows):
     first = np.empty(sidx.size, dtype=bool)
     first[0] = True
     np.not_equal(sidx[1:], sidx[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    if starts.size == sidx.size:
+    if first.all():
         return idx, vals
+    starts = np.flatnonzero(first)
     return sidx[starts], _segment_sums(vals, order, first, starts)
 
 
