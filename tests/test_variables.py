@@ -383,8 +383,9 @@ def test_skip_gram_nce_step_updates_all_three_tables_in_place():
     emb = fr.Variable(r.uniform(-1, 1, (500, 8)).astype(np.float32), name="emb")
     nce_w = fr.Variable(r.standard_normal((500, 8)).astype(np.float32), name="nce_w")
     nce_b = fr.Variable(np.zeros(500, np.float32), name="nce_b")
-    loss = fr.reduce_mean(fr.nn.nce_loss(nce_w, nce_b, contexts,
-                                         fr.nn.embedding_lookup(emb, centers), 8, 500))
+    loss = fr.reduce_mean(
+        fr.nn.nce_loss(nce_w, nce_b, contexts, fr.nn.embedding_lookup(emb, centers), 8, 500)
+    )
     train = fr.train.GradientDescentOptimizer(1.0).minimize(loss)
     feed = {centers: r.integers(0, 500, 16), contexts: r.integers(0, 500, (16, 1))}
     with fr.Session() as sess:

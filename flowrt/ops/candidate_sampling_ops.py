@@ -132,7 +132,7 @@ def _sampler_kernel(ctx, op, true_classes):
     # The true and the sampled classes' expected counts in one pass (elementwise).
     both = np.concatenate([tc.reshape(-1).astype(np.int64, copy=False), ids])
     exp = _expected(prob(both), n, tries).astype(np.float32)
-    return ids, exp[:tc.size].reshape(tc.shape), exp[tc.size:]
+    return ids, exp[: tc.size].reshape(tc.shape), exp[tc.size :]
 
 
 def _new_lock():

@@ -107,8 +107,11 @@ def _gather_kernel(ctx, op, params, indices, axis):
     bad = (indices < 0) | (indices >= n)
     pos = np.unravel_index(int(np.argmax(bad)), np.shape(indices))
     raise errors.InvalidArgumentError(
-        None, op, "%s: indices[%s] = %d is not in [0, %d)"
-        % (op.describe(), ",".join(map(str, pos)), int(np.asarray(indices)[pos]), n))
+        None,
+        op,
+        "%s: indices[%s] = %d is not in [0, %d)"
+        % (op.describe(), ",".join(map(str, pos)), int(np.asarray(indices)[pos]), n),
+    )
 
 
 def _gather_grad(op, g):

@@ -60,7 +60,7 @@ def _dedup(op, indices, values, nrows):
     """
     indices = np.asarray(indices)
     idx = indices.reshape(-1)  # int32 or int64: both index numpy arrays as they are
-    vals = values.reshape((idx.size,) + values.shape[indices.ndim:])
+    vals = values.reshape((idx.size,) + values.shape[indices.ndim :])
     if idx.size == 0:
         return idx, vals
     order = idx.argsort(kind="stable")
@@ -68,7 +68,8 @@ def _dedup(op, indices, values, nrows):
     if sidx[0] < 0 or sidx[-1] >= nrows:  # the sorted ends are the min and max
         bad = idx[(idx < 0) | (idx >= nrows)][0]
         raise errors.InvalidArgumentError(
-            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad)))
+            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad))
+        )
     first = np.empty(sidx.size, dtype=bool)
     first[0] = True
     np.not_equal(sidx[1:], sidx[:-1], out=first[1:])
@@ -85,7 +86,7 @@ def _segment_sums(vals, order, first, starts):
     Duplicates are few in a training batch, so the values are added in rounds (the
     second member of every run, then the third, ...), each one vectorized over the rows;
     ``np.add.reduceat`` costs ~250 us for 192 rows of 128 (it sums pairwise along the
-    strided axis) against ~15 us here. Runs longer than 8 use ``np.add.at`` (same order).
+    strided axis) against ~15 us here. Runs of more than 9 use ``np.add.at`` (same order).
     """
     out = vals.take(order[starts], axis=0)
     rest = np.flatnonzero(~first)

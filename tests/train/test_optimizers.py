@@ -368,11 +368,15 @@ def test_sparse_matches_dense_reference_on_touched_rows(name, make, update, init
     np.testing.assert_allclose(final, p, rtol=1e-6, atol=1e-9)
 
 
-@pytest.mark.parametrize("ids", [
-    [4, 0, 4, 2],                      # one pair
-    [3, 1, 3, 3, 0, 3, 1, 3],          # runs of 5 and 2, interleaved
-    [2] * 12 + [0, 5, 2],              # a run of 13 (the long-run path)
-], ids=["pair", "runs", "long-run"])
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [4, 0, 4, 2],  # one pair
+        [3, 1, 3, 3, 0, 3, 1, 3],  # runs of 5 and 2, interleaved
+        [2] * 12 + [0, 5, 2],  # a run of 13 (the long-run path)
+    ],
+    ids=["pair", "runs", "long-run"],
+)
 def test_sparse_duplicates_are_summed_in_order_of_occurrence(ids):
     # TF deduplicates IndexedSlices with unsorted_segment_sum: each row's gradients
     # are added in the order they occur, so the update is bit-for-bit that sum.
@@ -507,12 +511,16 @@ def test_matches_tensorflow(opt_name):
 @pytest.mark.parametrize("bad", [6, -1])
 def test_sparse_update_with_out_of_range_index_names_it(bad):
     e = fr.Variable(np.zeros((6, 2), np.float32), name="emb")
-    grad = fr.IndexedSlices(fr.constant(np.ones((3, 2), np.float32)),
-                            fr.constant(np.array([1, bad, 2], np.int64)), fr.constant([6, 2]))
+    grad = fr.IndexedSlices(
+        fr.constant(np.ones((3, 2), np.float32)),
+        fr.constant(np.array([1, bad, 2], np.int64)),
+        fr.constant([6, 2]),
+    )
     train = fr.train.GradientDescentOptimizer(1.0).apply_gradients([(grad, e)])
     with fr.Session() as sess:
         sess.run(fr.global_variables_initializer())
-        with pytest.raises(fr.errors.InvalidArgumentError, match="outside \\[0, 6\\): got %d"
-                           % bad):
+        with pytest.raises(
+            fr.errors.InvalidArgumentError, match="outside \\[0, 6\\): got %d" % bad
+        ):
             sess.run(train)
         np.testing.assert_array_equal(sess.run(e), np.zeros((6, 2), np.float32))
