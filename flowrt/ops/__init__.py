@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     check_ops,
     clip_ops,
     control_flow_ops,
+    cwise_grad_ops,
     conv_ops,
     csv_ops,
     data_flow_ops,

@@ -306,6 +306,18 @@ def _reshape_kernel(ctx, op, x, s):
 
 
 def _reshape_grad(op, g):
+    # TF's _ReshapeGrad: the input's static shape as a constant when it is known but for
+    # at most one dimension (that one as -1, when no dimension is 0), so the gradient does
+    # not read the forward input just for its shape; else a dynamic Shape.
+    xs = op.inputs[0].shape
+    if xs.ndims is not None:
+        dims = xs.as_list()
+        unknown = [i for i, d in enumerate(dims) if d is None]
+        if not unknown:
+            return [reshape(g, dims), None]
+        if len(unknown) == 1 and 0 not in dims:
+            dims[unknown[0]] = -1
+            return [reshape(g, dims), None]
     return [reshape(g, shape(op.inputs[0])), None]
 
 

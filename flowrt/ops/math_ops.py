@@ -180,25 +180,30 @@ _UNARY: dict[str, tuple[Any, ...]] = {
         np.square,
         lambda op, g: [g * (_xc(op) * 2.0 if not _x(op).dtype.is_integer else _x(op) * 2)],
     ),
-    "Sqrt": (_FC, np.sqrt, np.sqrt, lambda op, g: [g * 0.5 / _yc(op)]),
+    "Sqrt": (_FC, np.sqrt, np.sqrt, lambda op, g: [make("SqrtGrad", [_y(op), g])]),
     "Rsqrt": (
         _FC,
         lambda x: 1.0 / np.sqrt(x),
         _rsqrt_out,
-        lambda op, g: [g * -0.5 * _yc(op) * _yc(op) * _yc(op)],
+        lambda op, g: [make("RsqrtGrad", [_y(op), g])],
     ),
-    "Reciprocal": (_FC, np.reciprocal, np.reciprocal, lambda op, g: [-g * _yc(op) * _yc(op)]),
+    "Reciprocal": (
+        _FC,
+        np.reciprocal,
+        np.reciprocal,
+        lambda op, g: [make("ReciprocalGrad", [_y(op), g])],
+    ),
     "Exp": (_FC, np.exp, np.exp, lambda op, g: [g * _yc(op)]),
     "Log": (_FC, np.log, np.log, lambda op, g: [g / _xc(op)]),
     "Log1p": (_FC, np.log1p, np.log1p, lambda op, g: [g / (1.0 + _xc(op))]),
     "Sin": (_FC, np.sin, np.sin, lambda op, g: [g * _cj(cos(_x(op)))]),
     "Cos": (_FC, np.cos, np.cos, lambda op, g: [-g * _cj(sin(_x(op)))]),
-    "Tanh": (_FC, np.tanh, np.tanh, lambda op, g: [g * (1.0 - _yc(op) * _yc(op))]),
+    "Tanh": (_FC, np.tanh, np.tanh, lambda op, g: [make("TanhGrad", [_yc(op), g])]),
     "Sigmoid": (
         _FC,
         lambda x: _sigmoid(x),
         _sigmoid_out,
-        lambda op, g: [g * _yc(op) * (1.0 - _yc(op))],
+        lambda op, g: [make("SigmoidGrad", [_yc(op), g])],
     ),
     "Floor": (FLOATS, np.floor, np.floor, NOT_DIFFERENTIABLE),
     "Ceil": (FLOATS, np.ceil, np.ceil, NOT_DIFFERENTIABLE),
@@ -273,8 +278,14 @@ def _binary_infer(allowed, out_dtype=None):
     return infer
 
 
-def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
-    """Sums a gradient computed in the broadcast shape back to ``x``'s shape."""
+def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape, shapes=None):
+    """Sums a gradient computed in the broadcast shape back to ``x``'s shape.
+
+    When the static shapes don't decide the axes, this is TF's pattern: ``Shape(x)``,
+    ``Shape(other)``, ``BroadcastGradientArgs``, then ``Sum`` + ``Reshape``. ``shapes``, a
+    callable returning ``(Shape(x), reduction axes of x)``, lets a binary gradient share
+    one ``Shape`` per input and one ``BroadcastGradientArgs`` between its two inputs.
+    """
     if g is None:
         return None
     xs = x.shape
@@ -287,9 +298,27 @@ def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
             return r
         if xs.is_fully_defined():
             return array_ops.reshape(r, xs.as_list())
-    sx, so = array_ops.shape(x), array_ops.shape(other)
-    rx, _ = array_ops.broadcast_gradient_args(sx, so)
+    if shapes is not None:
+        sx, rx = shapes()
+    else:
+        sx = array_ops.shape(x)
+        rx, _ = array_ops.broadcast_gradient_args(sx, array_ops.shape(other))
     return array_ops.reshape(reduce_sum(g, rx), sx)
+
+
+def _shared_broadcast_args(x: Tensor, y: Tensor):
+    """Two callables giving ``(Shape(x), rx)`` and ``(Shape(y), ry)``, built on first use
+    and shared: one ``Shape`` per input and one ``BroadcastGradientArgs``, as TF builds."""
+    built: list = []
+
+    def get(i):
+        if not built:
+            sx, sy = array_ops.shape(x), array_ops.shape(y)
+            rx, ry = array_ops.broadcast_gradient_args(sx, sy)
+            built.extend([(sx, rx), (sy, ry)])
+        return built[i]
+
+    return (lambda: get(0)), (lambda: get(1))
 
 
 def _static_reduction_axes(xs: TensorShape, ys: TensorShape):
@@ -322,7 +351,8 @@ def _binary_grad(rule):
         x, y = op.inputs
         gx, gy = rule(op, g)
         out = op.outputs[0].shape
-        return [_sum_to(gx, x, y, out), _sum_to(gy, y, x, out)]
+        fx, fy = _shared_broadcast_args(x, y)
+        return [_sum_to(gx, x, y, out, fx), _sum_to(gy, y, x, out, fy)]
 
     grad.rule = rule
     return grad

@@ -19,6 +19,15 @@ B234 = _r.standard_normal((2, 3, 4))
 B145 = _r.standard_normal((1, 4, 5))
 B243 = _r.standard_normal((2, 4, 3))
 
+def _second(fwd):
+    """``d(fwd(x))/dx`` contracted with ``g``: exercises the forward op's gradient op."""
+
+    def fn(g, x):
+        return fr.gradients(fwd(x), x, grad_ys=g)[0]
+
+    return fn
+
+
 SPECS = [
     GradSpec("Neg", lambda x: -x, [A]),
     GradSpec("Abs", fr.abs, [POS * np.sign(A)]),
@@ -34,6 +43,12 @@ SPECS = [
     GradSpec("Cos", fr.cos, [A]),
     GradSpec("Tanh", fr.tanh, [A]),
     GradSpec("Sigmoid", fr.sigmoid, [A]),
+    # TF's fused gradient ops (cwise_grad_ops.py), checked as second-order gradients.
+    GradSpec("SigmoidGrad", _second(fr.sigmoid), [B, A]),
+    GradSpec("TanhGrad", _second(fr.tanh), [B, A]),
+    GradSpec("SqrtGrad", _second(fr.sqrt), [B, POS]),
+    GradSpec("RsqrtGrad", _second(fr.rsqrt), [B, POS]),
+    GradSpec("ReciprocalGrad", _second(fr.reciprocal), [B, POS]),
     GradSpec("AddV2", lambda x, y: x + y, [A, COL], id="AddV2-broadcast"),
     GradSpec("Sub", lambda x, y: x - y, [A, ROW], id="Sub-broadcast"),
     GradSpec("Mul", lambda x, y: x * y, [A, B]),
