@@ -247,20 +247,24 @@ def test_seed_question_edge_from_perceptron_to_the_optimizer():
         "perceptron/b/Adam",
         "perceptron/b/Adam_1",
     ]
-    # The rest feed the gradient subgraph: the forward values the gradients are built from.
+    # The rest feed the gradient subgraph, with TF's gradient structure: one fused
+    # SigmoidGrad(y, dy) reads sigmoid once; the Sub gradient reads each input's shape once
+    # (Shape(x), Shape(yhat), BroadcastGradientArgs); the Add gradient takes Shape(MatMul)
+    # as TF's SmartBroadcastGradientArgs does; the Reshape gradient uses the static shape
+    # with one -1 rather than Shape(sigmoid).
     into_grads = sorted(
-        src for src, dst in edges["perceptron", "conv_opt"] if dst.startswith("conv_opt/gradients/")
+        (src, dst)
+        for src, dst in edges["perceptron", "conv_opt"]
+        if dst.startswith("conv_opt/gradients/")
     )
     assert into_grads == [
-        "perceptron/Reshape",
-        "perceptron/W/Read/ReadVariableOp",
-        "perceptron/sigmoid",
-        "perceptron/sigmoid",
-        "perceptron/sigmoid",
-        "perceptron/yhat",
-        "perceptron/yhat",
+        ("perceptron/MatMul", "conv_opt/gradients/perceptron/y_grad/Shape"),
+        ("perceptron/Reshape", "conv_opt/gradients/perceptron/MatMul_grad/MatMul_1"),
+        ("perceptron/W/Read/ReadVariableOp", "conv_opt/gradients/perceptron/MatMul_grad/MatMul"),
+        ("perceptron/sigmoid", "conv_opt/gradients/perceptron/sigmoid_grad/SigmoidGrad"),
+        ("perceptron/yhat", "conv_opt/gradients/mse/sub_grad/Shape_1"),
     ]
-    assert len(edges["perceptron", "conv_opt"]) == 13
+    assert len(edges["perceptron", "conv_opt"]) == 11  # as TF's
     assert len(edges["mse", "conv_opt"]) == 8  # as TF's
 
 
@@ -291,3 +295,14 @@ def test_seed_question_edges_against_tensorflow():
 
     assert updates(ours) == updates(theirs)
     assert len(ours["mse", "conv_opt"]) == len(theirs["mse", "conv_opt"])
+    assert len(ours["perceptron", "conv_opt"]) == len(theirs["perceptron", "conv_opt"])
+
+    def into_grads(edges):
+        # (source, gradient op) pairs; TF names the variable read after its consumer.
+        return sorted(
+            (s.replace("W/Read/ReadVariableOp", "MatMul/ReadVariableOp"), d)
+            for s, d in edges["perceptron", "conv_opt"]
+            if d.startswith("conv_opt/gradients/")
+        )
+
+    assert into_grads(ours) == into_grads(theirs)

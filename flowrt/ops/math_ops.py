@@ -278,14 +278,8 @@ def _binary_infer(allowed, out_dtype=None):
     return infer
 
 
-def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape, shapes=None):
-    """Sums a gradient computed in the broadcast shape back to ``x``'s shape.
-
-    When the static shapes don't decide the axes, this is TF's pattern: ``Shape(x)``,
-    ``Shape(other)``, ``BroadcastGradientArgs``, then ``Sum`` + ``Reshape``. ``shapes``, a
-    callable returning ``(Shape(x), reduction axes of x)``, lets a binary gradient share
-    one ``Shape`` per input and one ``BroadcastGradientArgs`` between its two inputs.
-    """
+def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
+    """Sums a gradient computed in the broadcast shape back to ``x``'s shape."""
     if g is None:
         return None
     xs = x.shape
@@ -298,27 +292,9 @@ def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape, shapes=None):
             return r
         if xs.is_fully_defined():
             return array_ops.reshape(r, xs.as_list())
-    if shapes is not None:
-        sx, rx = shapes()
-    else:
-        sx = array_ops.shape(x)
-        rx, _ = array_ops.broadcast_gradient_args(sx, array_ops.shape(other))
+    sx, so = array_ops.shape(x), array_ops.shape(other)
+    rx, _ = array_ops.broadcast_gradient_args(sx, so)
     return array_ops.reshape(reduce_sum(g, rx), sx)
-
-
-def _shared_broadcast_args(x: Tensor, y: Tensor):
-    """Two callables giving ``(Shape(x), rx)`` and ``(Shape(y), ry)``, built on first use
-    and shared: one ``Shape`` per input and one ``BroadcastGradientArgs``, as TF builds."""
-    built: list = []
-
-    def get(i):
-        if not built:
-            sx, sy = array_ops.shape(x), array_ops.shape(y)
-            rx, ry = array_ops.broadcast_gradient_args(sx, sy)
-            built.extend([(sx, rx), (sy, ry)])
-        return built[i]
-
-    return (lambda: get(0)), (lambda: get(1))
 
 
 def _static_reduction_axes(xs: TensorShape, ys: TensorShape):
@@ -344,15 +320,61 @@ def _static_reduction_axes(xs: TensorShape, ys: TensorShape):
     return axes
 
 
+def _shape_or_const(x: Tensor) -> Tensor:
+    """TF's ``array_ops.shape`` in graph mode: a ``Const`` when the static shape is fully
+    defined, else a ``Shape`` op."""
+    if x.shape.is_fully_defined():
+        return array_ops.constant(x.shape.as_list(), _dt.int32, name="Shape")
+    return array_ops.shape(x)
+
+
+def _infer_reduction_axes(xs: TensorShape, ys: TensorShape):
+    """TF's ``_InferGradientReductionAxes``: the axes of the broadcast each operand's
+    gradient sums over when the static shapes decide them, else ``(None, None)``. A
+    static 1 against an unknown dimension counts as broadcast (summing a size-1 axis is
+    harmless when it was not)."""
+    if xs.ndims is None or ys.ndims is None:
+        return None, None
+    xd, yd = xs.as_list(), ys.as_list()
+    n = max(len(xd), len(yd))
+    xp, yp = [1] * (n - len(xd)) + xd, [1] * (n - len(yd)) + yd
+    x_axes, y_axes = [], []
+    for axis, (a, b) in enumerate(zip(xp, yp)):
+        if a == 1 and b != 1:
+            x_axes.append(axis)
+        elif b == 1 and a != 1:
+            y_axes.append(axis)
+        elif a is None or b is None:
+            return None, None
+    return x_axes, y_axes
+
+
+def _reduce_gradient_arg(g, shape: Tensor, axes, must_reduce: bool):
+    if g is None or not must_reduce:
+        return g
+    return array_ops.reshape(reduce_sum(g, axes, keepdims=True), shape)
+
+
 def _binary_grad(rule):
-    """A gradient rule written in the broadcast shape, summed back per input."""
+    """A gradient rule written in the broadcast shape, summed back per input.
+
+    TF's ``SmartBroadcastGradientArgs``: one ``Shape`` (or ``Const``) per input; the
+    reduction axes from the static shapes when they decide them, else one
+    ``BroadcastGradientArgs``; then ``Sum`` + ``Reshape`` for each input that needs it.
+    """
 
     def grad(op, g):
         x, y = op.inputs
         gx, gy = rule(op, g)
-        out = op.outputs[0].shape
-        fx, fy = _shared_broadcast_args(x, y)
-        return [_sum_to(gx, x, y, out, fx), _sum_to(gy, y, x, out, fy)]
+        sx, sy = _shape_or_const(x), _shape_or_const(y)
+        rx, ry = _infer_reduction_axes(x.shape, y.shape)
+        if rx is None or ry is None:
+            rx, ry = array_ops.broadcast_gradient_args(sx, sy)
+            must_x = must_y = True
+        else:
+            must_x = bool(rx) or x.shape.ndims < y.shape.ndims
+            must_y = bool(ry) or y.shape.ndims < x.shape.ndims
+        return [_reduce_gradient_arg(gx, sx, rx, must_x), _reduce_gradient_arg(gy, sy, ry, must_y)]
 
     grad.rule = rule
     return grad
