@@ -19,6 +19,7 @@ B234 = _r.standard_normal((2, 3, 4))
 B145 = _r.standard_normal((1, 4, 5))
 B243 = _r.standard_normal((2, 4, 3))
 
+
 def _second(fwd):
     """``d(fwd(x))/dx`` contracted with ``g``: exercises the forward op's gradient op."""
 
