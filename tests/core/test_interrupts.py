@@ -85,6 +85,9 @@ def test_keyboard_interrupt_during_a_blocked_run_takes_nothing():
     with fr.Session() as sess:
         sess.run(q1.enqueue_many([[7]]))
         sess.run(q2.enqueue(0))
+        # Python's own SIGINT handler, even where the process was started with SIGINT
+        # ignored (a background job): Ctrl-C raises KeyboardInterrupt in the main thread.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
         timer.start()
         try:
@@ -92,6 +95,7 @@ def test_keyboard_interrupt_during_a_blocked_run_takes_nothing():
                 sess.run(move, options=fr.RunOptions(timeout_in_ms=20000))
         finally:
             timer.cancel()
+            signal.signal(signal.SIGINT, previous)
         assert sess.run(q1.size()) == 1 and sess.run(q2.size()) == 1
         assert q2.statistics(sess).waiting_enqueuers == 0
         assert sess.run(q2.dequeue()) == 0 and sess.run(q1.dequeue()) == 7
