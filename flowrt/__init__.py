@@ -7,6 +7,7 @@ and docs/porting.md what is not supported. This module only re-exports.
 import types as _types
 
 from . import (  # noqa: F401
+    client,
     contrib,
     dtypes,
     errors,
@@ -16,6 +17,7 @@ from . import (  # noqa: F401
     losses,
     metrics,
     nn,
+    profiler,
     protos,
     python_io,
     sparse,
@@ -37,6 +39,7 @@ from ._core.graph import (  # noqa: F401
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.shape import TensorShape  # noqa: F401
 from ._unsupported import unsupported_attribute as _unsupported_attribute
+from .client.explain import explain  # noqa: F401
 from .dtypes import *  # noqa: F403
 from .dtypes import as_dtype  # noqa: F401
 from .function import ConcreteFunction, TensorSpec, function  # noqa: F401

@@ -11,20 +11,24 @@ from __future__ import annotations
 
 import collections
 import collections.abc
-import json
 import threading
 import time
+import weakref
 
 import outcome
 import trio
 
 from . import errors
+from . import profiler as _profiler
 from ._core import graph as _graph
-from ._core.executor import ConcurrentRun, RunContext, run_concurrent
+from ._core.executor import ConcurrentRun, RunContext, run_concurrent, runner_name
 from ._core.graph import Graph, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
 from ._core.waiting import drive_async, drive_sync
+from .client import debug as _debug
+from .client import explain as _explain
+from .client import step_stats as _step_stats
 from .fetch_structures import Fetches, feed_value, fetch_key, fetch_value
 
 __all__ = [
@@ -59,34 +63,29 @@ class RunOptions:
         self.trace_level = trace_level
 
 
-class NodeStats(
-    collections.namedtuple("NodeStats", "node_name op_type start_micros end_micros thread_id")
-):
-    """Timing of one op in a traced run (microseconds since the epoch)."""
-
-
 class RunMetadata:
-    """Filled by a run with ``trace_level=FULL_TRACE``: per-op step stats."""
+    """Filled by a run with ``trace_level=FULL_TRACE``: ``step_stats`` as TF1's
+    (``dev_stats[].node_stats[]``, see ``fr.client.step_stats``)."""
 
     def __init__(self):
-        self.step_stats: list[NodeStats] = []
+        self._step_stats = _step_stats.StepStats()
+        self._raw = None  # a traced run's executor records, converted when first read
+
+    @property
+    def step_stats(self) -> _step_stats.StepStats:
+        if self._raw is not None:
+            self._step_stats, self._raw = _step_stats.step_stats_from(self._raw), None
+        return self._step_stats
+
+    @step_stats.setter
+    def step_stats(self, value: _step_stats.StepStats) -> None:
+        self._step_stats, self._raw = value, None
 
     def chrome_trace(self) -> str:
-        """The step stats as Chrome trace JSON (load in chrome://tracing or Perfetto)."""
-        events = [
-            {
-                "name": s.node_name,
-                "cat": s.op_type,
-                "ph": "X",
-                "pid": 0,
-                "tid": s.thread_id,
-                "ts": s.start_micros,
-                "dur": max(0.0, s.end_micros - s.start_micros),
-                "args": {"op": s.op_type},
-            }
-            for s in self.step_stats
-        ]
-        return json.dumps({"traceEvents": events})
+        """The step stats as Chrome trace JSON (``fr.client.timeline.Timeline``)."""
+        from .client.timeline import Timeline
+
+        return Timeline(self.step_stats).generate_chrome_trace_format()
 
 
 class GPUOptions:
@@ -161,6 +160,8 @@ class Session:
         self._inflight_lock = threading.Lock()
         self._step_counter = 0
         self._default_ctx: list = []
+        self._last_stats = weakref.WeakKeyDictionary()  # plan -> its last traced stats
+        _debug.track(self)
 
     # --- properties ------------------------------------------------------------------
 
@@ -242,6 +243,8 @@ class Session:
             if run_metadata is not None and getattr(options, "trace_level", 0):
                 stats = []
             timeout_ms = getattr(options, "timeout_in_ms", 0) or timeout_ms
+        if _profiler._active:
+            stats = []
         self._step_counter += 1
         ctx = RunContext(
             self,
@@ -396,19 +399,12 @@ class Session:
         return vals
 
     def _finish(self, fm, plan, vals, ctx, run_metadata, t0):
-        if ctx.stats is not None and run_metadata is not None:
-            base = t0 * 1e6
-            p0 = ctx.stats[0][1] if ctx.stats else 0.0
-            run_metadata.step_stats = [
-                NodeStats(
-                    op.name,
-                    op.type,
-                    base + (a - p0) * 1e6,
-                    base + (b - p0) * 1e6,
-                    threading.get_ident(),
-                )
-                for op, a, b in ctx.stats
-            ]
+        if ctx.stats is not None:
+            self._last_stats[plan] = ctx.stats
+            if run_metadata is not None:
+                run_metadata._raw = ctx.stats
+            if _profiler._active:
+                _profiler.collect(ctx.stats)
         if plan.fetches_fed:
             # As TF1: a fetched fed tensor comes back as the fed array (0-d included).
             return fm.build(
@@ -433,6 +429,20 @@ class Session:
             closer = getattr(res, "on_session_close", None)
             if closer is not None:
                 closer()
+
+    # --- observability ----------------------------------------------------------------
+
+    def explain(self, fetches, feed_dict=None, options=None):
+        """What ``run(fetches, feed_dict)`` would do: see ``fr.explain``."""
+        return _explain.explain(fetches, feed_dict, options, session=self)
+
+    def debug_dump(self, file=None) -> str:
+        """Every run of this session in flight, what it waits on, and what feeds that
+        queue (``fr.client.debug``). Returns the text; also writes it to ``file``.
+
+        Note (flowrt): TF1 has no such method.
+        """
+        return _debug.debug_dump(self, file)
 
     # --- callables --------------------------------------------------------------------
 
@@ -514,6 +524,7 @@ class _Running:
 
     def __enter__(self):
         sess = self.sess
+        self.ctx.runner, self.ctx.since = runner_name(), time.monotonic()
         with sess._inflight_lock:
             sess._inflight.add(self.ctx)
             closed = sess._closed

@@ -42,11 +42,15 @@ class RunContext:
     Attributes:
       session, resources: the session and its state.
       step_id: the run's sequence number in its session.
-      stats: a list collecting ``(op, start, end)`` per step when traced, else None.
+      stats: a list collecting a ``Stat`` per step (and per wait) when traced, else None.
       journal: ``(queue, elements)`` for every dequeue of the run, in order: an
         interrupted run gives them back (``rollback``).
       deadline: ``time.monotonic()`` value at which a thread-side wait times out.
       timeout: the run's timeout in seconds, or None.
+      waiter / waiting_on: the request a thread-side wait is parked on / the last
+        wait of the run (``describe()`` says what it is).
+      runner, since: set when the run registers as in flight (its first wait): the
+        thread or task running it (``runner_name()``) and ``time.monotonic()`` then.
     """
 
     __slots__ = (
@@ -62,6 +66,8 @@ class RunContext:
         "interrupt",
         "cancel_hook",
         "_lock",
+        "runner",
+        "since",
     )
 
     def __init__(self, session, resources, step_id=0, stats=None, timeout=None):
@@ -77,6 +83,8 @@ class RunContext:
         self.interrupt = None  # the error that ends an interrupted run
         self.cancel_hook = None  # cancels the run's trio cancel scope, from any thread
         self._lock = threading.Lock()
+        self.runner = None  # set once the run waits: the thread or task running it
+        self.since = 0.0  # and when (time.monotonic()) it began to wait
 
     def cancel(self, error: errors.OpError) -> None:
         """Interrupts the run from any thread: a waiting op gives up, takes and leaves
@@ -150,7 +158,9 @@ def compile_plan(plan, traced: bool = False):
     remains. A blocking step becomes ``s7, = yield from k3(...)``, which makes the
     function a generator for ``waiting.drive_sync``/``drive_async``. Each value is
     dropped after its last use, so memory peaks lower. An error names its op, found
-    from the line of the call that raised. ``traced`` adds the timing of each step to ``ctx.stats``.
+    from the line of the call that raised. ``traced`` adds each step's timing, outputs
+    and runner to ``ctx.stats`` (``record``) and each wait of a blocking step
+    (``timed_waits``); the untraced body has none of it.
     """
     init = plan.init
     env = {
@@ -158,6 +168,8 @@ def compile_plan(plan, traced: bool = False):
         "OpError": errors.OpError,
         "clock": time.perf_counter,
         "OPS": tuple(st.op for st in plan.steps),
+        "record": record,
+        "timed": timed_waits,
     }
     fed = set(plan.feed_slots)
 
@@ -170,7 +182,9 @@ def compile_plan(plan, traced: bool = False):
 
     body = []
     if traced:
-        body.append("stats = ctx.stats")
+        # One thread or task runs the whole body (a generator stays with its driver).
+        body += ["stats = ctx.stats", "who = runner_name()"]
+        env["runner_name"] = runner_name
     body += ["s%d = feeds[%d]" % (slot, j) for j, slot in enumerate(plan.feed_slots)]
     last = {}
     for i, st in enumerate(plan.steps):
@@ -190,6 +204,8 @@ def compile_plan(plan, traced: bool = False):
     for i, st in enumerate(plan.steps):
         env["k%d" % i], env["o%d" % i] = st.kernel, st.op
         call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
+        if traced and st.blocking:
+            call = "timed(%s, stats, o%d)" % (call, i)
         if traced:
             body.append("t0 = clock()")
         at[len(body)] = i
@@ -203,7 +219,9 @@ def compile_plan(plan, traced: bool = False):
         else:
             body.append("%s, = %s" % (", ".join("s%d" % o for o in st.outs), call))
         if traced:
-            body.append("stats.append((o%d, t0, clock()))" % i)
+            body.append(
+                "record(stats, o%d, t0, (%s), who)" % (i, "".join("s%d, " % o for o in st.outs))
+            )
         if i in leases:
             # The read's value and handle, kept for handing the lease back.
             env["R%d" % i] = leases[i]["release"]
@@ -339,17 +357,20 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
             except Exception as e:  # every kernel failure becomes an OpError
                 raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
             if stats is not None:
-                stats.append((st.op, t0, time.perf_counter()))
+                record(stats, st.op, t0, res, runner_name())
             ready.extend(finish(st, res))
 
     async def run_blocking(st, nursery):
         t0 = time.perf_counter() if stats is not None else 0.0
         try:
-            res = await drive_async(st.kernel(ctx, st.op, *[vals[i] for i in st.ins]))
+            gen = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
+            if stats is not None:
+                gen = timed_waits(gen, stats, st.op)
+            res = await drive_async(gen)
         except Exception as e:
             raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
         if stats is not None:
-            stats.append((st.op, t0, time.perf_counter()))
+            record(stats, st.op, t0, res, runner_name())
         drive(finish(st, res), nursery)
 
     try:
@@ -358,6 +379,103 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
     except BaseExceptionGroup as eg:
         raise _first_error(eg) from None
     return [vals[s] for s in plan.fetch_slots]
+
+
+# --- tracing (RunOptions.FULL_TRACE) -----------------------------------------------------
+
+
+class Stat(tuple):
+    """One entry of a traced run's ``ctx.stats``: ``(op, start, end, runner, outputs,
+    wait)``. ``start``/``end`` are ``time.perf_counter()`` values; ``runner`` names the
+    thread or trio task that ran it; ``outputs`` holds ``(dtype, shape, nbytes)`` per
+    output of an op step; ``wait`` is None for an op step, and for a wait within a
+    blocking op's step (a slice nested in it) the description of what it waited for.
+    """
+
+    __slots__ = ()
+    op = property(lambda s: s[0])
+    start = property(lambda s: s[1])
+    end = property(lambda s: s[2])
+    runner = property(lambda s: s[3])
+    outputs = property(lambda s: s[4])
+    wait = property(lambda s: s[5])
+
+
+def runner_name() -> str:
+    """The trio task (``task:<name>``) or thread (``thread:<name>``) running now."""
+    try:
+        return "task:" + trio.lowlevel.current_task().name
+    except RuntimeError:
+        return "thread:" + threading.current_thread().name
+
+
+def _describe_output(v) -> tuple:
+    if isinstance(v, np.ndarray):
+        return (v.dtype, v.shape, v.nbytes)
+    if isinstance(v, np.generic):
+        return (v.dtype, (), v.nbytes)
+    return (None, None, 0)
+
+
+def record(stats: list, op, t0: float, outs, runner: str) -> None:
+    """Appends a traced step: its op, start, end now, runner and output descriptions."""
+    t1 = time.perf_counter()
+    stats.append(Stat((op, t0, t1, runner, tuple([_describe_output(v) for v in outs or ()]), None)))
+
+
+class _TimedWait(Wait):
+    """A blocking step's wait, timed into the run's stats (traced runs only)."""
+
+    __slots__ = ("wait", "stats", "op")
+
+    def __init__(self, wait: Wait, stats: list, op):
+        self.wait, self.stats, self.op = wait, stats, op
+
+    def _start(self):
+        w = self.wait  # described as the wait begins (the queue's size then)
+        return w.describe() if hasattr(w, "describe") else type(w).__name__, time.perf_counter()
+
+    def _record(self, what, t0):
+        self.stats.append(Stat((self.op, t0, time.perf_counter(), runner_name(), None, what)))
+
+    def wait_sync(self):
+        what, t0 = self._start()
+        try:
+            return self.wait.wait_sync()
+        finally:
+            self._record(what, t0)
+
+    async def wait_async(self):
+        what, t0 = self._start()
+        try:
+            return await self.wait.wait_async()
+        finally:
+            self._record(what, t0)
+
+
+def timed_waits(gen, stats: list, op):
+    """Wraps a blocking kernel's generator so each wait it yields is timed into
+    ``stats`` as a slice of its own (traced runs only)."""
+    try:
+        w = gen.send(None)
+    except StopIteration as stop:
+        return stop.value
+    while True:
+        try:
+            res = yield _TimedWait(w, stats, op)
+        except GeneratorExit:
+            gen.close()
+            raise
+        except BaseException as e:
+            try:
+                w = gen.throw(e)
+            except StopIteration as stop:
+                return stop.value
+        else:
+            try:
+                w = gen.send(res)
+            except StopIteration as stop:
+                return stop.value
 
 
 def _first_error(eg: BaseExceptionGroup) -> BaseException:

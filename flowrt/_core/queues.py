@@ -571,7 +571,8 @@ class Queue:
                 "A run has been blocked for %.0f s: %swaits for room to enqueue %d "
                 "element(s) in %s '%s' (size %d, capacity %d), and nothing has dequeued "
                 "from it since. Run the op that consumes this queue (e.g. the training "
-                "step) in another thread or task, or raise the capacity.",
+                "step) in another thread or task, or raise the capacity. sess.debug_dump() "
+                "lists every run in flight and what it waits on.",
                 secs,
                 who,
                 len(req.items),
@@ -590,7 +591,8 @@ class Queue:
             "A run has been blocked for %.0f s: %swaits for %d element(s) from %s '%s' "
             "(size %d, capacity %d%s), and nothing has enqueued to it since. If queue "
             "runners feed this queue, %s before running this op (or enqueue from another "
-            "thread or task).",
+            "thread or task). sess.debug_dump() lists every run in flight, what it waits "
+            "on, and which runner threads or tasks feed the queue.",
             secs,
             who,
             req.n - len(req.items),

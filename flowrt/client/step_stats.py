@@ -1,0 +1,246 @@
+"""TF1's ``StepStats`` for a traced run, built from the executor's per-step records.
+
+A run with ``RunOptions(trace_level=FULL_TRACE)`` collects one record per step it ran
+(``_core/executor.py``: op, start, end, the thread or trio task, its outputs) and one per
+wait of a blocking step. ``step_stats_from`` turns them into the structure of TF1's
+``step_stats.proto``: ``StepStats.dev_stats[].node_stats[]``, with the same field names.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import threading
+import time
+import weakref
+
+from .. import dtypes as _dt
+
+__all__ = [
+    "AllocationDescription",
+    "TensorDescription",
+    "NodeOutput",
+    "NodeExecStats",
+    "DeviceStepStats",
+    "StepStats",
+    "step_stats_from",
+    "DEVICE",
+]
+
+DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+_runner_ids: dict[str, int] = {}
+_runner_lock = threading.Lock()
+_next_id = itertools.count(1)
+
+
+def runner_id(runner: str) -> int:
+    """A small process-wide number for a thread or task name (``thread_id``)."""
+    i = _runner_ids.get(runner)
+    if i is not None:
+        return i
+    with _runner_lock:
+        i = _runner_ids.get(runner)
+        if i is None:
+            i = _runner_ids[runner] = next(_next_id)
+        return i
+
+
+class _Record:
+    """Equality and repr by fields, as protobuf messages compare."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return type(other) is type(self) and all(
+            getattr(self, f) == getattr(other, f) for f in self.__slots__
+        )
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "%s(%s)" % (
+            type(self).__name__,
+            ", ".join("%s=%r" % (f, getattr(self, f)) for f in self.__slots__),
+        )
+
+
+class AllocationDescription(_Record):
+    """The memory one output took: ``requested_bytes``, ``allocated_bytes``."""
+
+    __slots__ = ("requested_bytes", "allocated_bytes", "allocator_name")
+
+    def __init__(self, requested_bytes: int = 0, allocator_name: str = "cpu"):
+        self.requested_bytes = int(requested_bytes)
+        self.allocated_bytes = int(requested_bytes)
+        self.allocator_name = allocator_name
+
+
+class TensorDescription(_Record):
+    """An output's ``dtype`` (a DType, or None for a non-array value), ``shape`` (a
+    tuple of dims, or None) and ``allocation_description``."""
+
+    __slots__ = ("dtype", "shape", "allocation_description")
+
+    def __init__(self, dtype=None, shape=None, allocation_description=None):
+        self.dtype = dtype
+        self.shape = shape
+        self.allocation_description = allocation_description or AllocationDescription()
+
+
+class NodeOutput(_Record):
+    """One output of a traced op: its ``slot`` and ``tensor_description``."""
+
+    __slots__ = ("slot", "tensor_description")
+
+    def __init__(self, slot: int, tensor_description: TensorDescription):
+        self.slot = slot
+        self.tensor_description = tensor_description
+
+
+class NodeExecStats(_Record):
+    """Timing of one op (or one wait) in a traced run, as TF1's ``NodeExecStats``.
+
+    Attributes:
+      node_name: the op's name.
+      all_start_micros: start, in microseconds since the epoch.
+      op_start_rel_micros, op_end_rel_micros, all_end_rel_micros: relative to
+        ``all_start_micros``.
+      timeline_label: ``"name = Type(input, ...)"`` as TF1 writes it.
+      output: a NodeOutput per output (dtype, shape, bytes).
+      thread_id: a small number for the thread or task that ran the op.
+      thread_name: Note (flowrt): that thread (``thread:<name>``) or trio task
+        (``task:<name>``) by name; TF1 has no such field.
+      wait_for: Note (flowrt): empty for an op; for a wait of a blocking op (a slice
+        nested in the op's own), what it waited for (the queue, its size and
+        capacity). TF1 has no such records.
+    """
+
+    __slots__ = (
+        "node_name",
+        "all_start_micros",
+        "op_start_rel_micros",
+        "op_end_rel_micros",
+        "all_end_rel_micros",
+        "timeline_label",
+        "output",
+        "thread_id",
+        "thread_name",
+        "wait_for",
+        "op_type",
+    )
+
+    def __init__(
+        self,
+        node_name="",
+        all_start_micros=0,
+        op_start_rel_micros=0,
+        op_end_rel_micros=0,
+        all_end_rel_micros=0,
+        timeline_label="",
+        output=(),
+        thread_id=0,
+        thread_name="",
+        wait_for="",
+        op_type="",
+    ):
+        self.node_name = node_name
+        self.all_start_micros = all_start_micros
+        self.op_start_rel_micros = op_start_rel_micros
+        self.op_end_rel_micros = op_end_rel_micros
+        self.all_end_rel_micros = all_end_rel_micros
+        self.timeline_label = timeline_label
+        self.output = list(output)
+        self.thread_id = thread_id
+        self.thread_name = thread_name
+        self.wait_for = wait_for
+        self.op_type = op_type
+
+
+class DeviceStepStats(_Record):
+    """The ``node_stats`` of one ``device``."""
+
+    __slots__ = ("device", "node_stats")
+
+    def __init__(self, device: str = DEVICE, node_stats=()):
+        self.device = device
+        self.node_stats = list(node_stats)
+
+
+class StepStats(_Record):
+    """A traced run's ``dev_stats``: flowrt has one device, the CPU."""
+
+    __slots__ = ("dev_stats",)
+
+    def __init__(self, dev_stats=()):
+        self.dev_stats = list(dev_stats)
+
+    def MergeFrom(self, other: StepStats) -> None:
+        """Appends ``other``'s node stats to this one's, device by device."""
+        mine = {d.device: d for d in self.dev_stats}
+        for d in other.dev_stats:
+            if d.device in mine:
+                mine[d.device].node_stats.extend(d.node_stats)
+            else:
+                self.dev_stats.append(DeviceStepStats(d.device, d.node_stats))
+
+
+_labels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # op -> its label
+
+
+def _label(op) -> str:
+    label = _labels.get(op)
+    if label is None:
+        label = _labels[op] = "%s = %s(%s)" % (
+            op.name,
+            op.type,
+            ", ".join(t.name for t in op.inputs),
+        )
+    return label
+
+
+@functools.lru_cache(maxsize=256)
+def _dtype(np_dtype):
+    try:
+        return _dt.as_dtype(np_dtype)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def _output(slot: int, desc: tuple) -> NodeOutput:
+    dtype, shape, nbytes = desc
+    dt = _dtype(dtype) if dtype is not None else None
+    return NodeOutput(slot, TensorDescription(dt, shape, AllocationDescription(nbytes)))
+
+
+def step_stats_from(stats: list) -> StepStats:
+    """Builds TF1's StepStats from a traced run's ``ctx.stats`` (``executor.Stat``),
+    ordered by start time (a wait after the op whose step holds it)."""
+    offset = time.time() - time.perf_counter()  # perf_counter -> epoch seconds
+    nodes = []
+    for s in sorted(stats, key=lambda s: (s[1], s[5] is not None)):
+        op, t0, t1, runner, outs, wait = s
+        # Both ends rounded from the same clock keep nesting and order exact.
+        start = int(round((t0 + offset) * 1e6))
+        dur = max(0, int(round((t1 + offset) * 1e6)) - start)
+        if wait is None:
+            label, output = _label(op), [_output(i, d) for i, d in enumerate(outs)]
+        else:
+            label, output = "%s: waits for %s" % (op.name, wait), []
+        name = label[: label.index(" = ")] if wait is None else op.name
+        nodes.append(
+            NodeExecStats(
+                name,
+                start,
+                0,
+                dur,
+                dur,
+                label,
+                output,
+                runner_id(runner),
+                runner,
+                wait or "",
+                op.type,
+            )
+        )
+    return StepStats([DeviceStepStats(DEVICE, nodes)])
