@@ -54,7 +54,7 @@ class Trace:
             _active.append(self)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         with _lock:
             _active.remove(self)
             raw, self._raw = self._raw, []

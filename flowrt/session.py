@@ -160,7 +160,8 @@ class Session:
         self._inflight_lock = threading.Lock()
         self._step_counter = 0
         self._default_ctx: list = []
-        self._last_stats = weakref.WeakKeyDictionary()  # plan -> its last traced stats
+        # plan -> the executor records of its last traced run (Session.explain)
+        self._last_stats: weakref.WeakKeyDictionary[Plan, list] = weakref.WeakKeyDictionary()
         _debug.track(self)
 
     # --- properties ------------------------------------------------------------------

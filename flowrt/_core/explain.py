@@ -12,6 +12,8 @@ cached, and each op's time in the last traced run of the plan.
 from __future__ import annotations
 
 import collections
+from collections.abc import Sequence
+from typing import Any
 
 from .fusion import FusedKernel
 from .graph import Operation, Tensor
@@ -130,7 +132,7 @@ class Explanation:
 
 
 def _expression(root: Operation, members: set) -> str:
-    def render(op):
+    def render(op: Operation) -> str:
         return "%s(%s)" % (
             op.type,
             ", ".join(render(t.op) if t.op in members else t.name for t in op.inputs),
@@ -143,7 +145,7 @@ def _why(fetches: list[Tensor], targets: list[Operation], fed: set) -> dict:
     """Per needed op, the shortest chain to a fetch or target: BFS backwards from them
     over data edges (cut at fed tensors) and control edges."""
     why: dict[Operation, str] = {}
-    queue = collections.deque()
+    queue: collections.deque[Operation] = collections.deque()
     for t in fetches:
         if t not in fed and t.op not in why:
             why[t.op] = "fetch %s" % t.name
@@ -166,12 +168,12 @@ def _why(fetches: list[Tensor], targets: list[Operation], fed: set) -> dict:
 
 
 def explain_plan(
-    plan,
+    plan: Any,
     fetches: list[Tensor],
     targets: list[Operation],
     feeds: tuple,
     cached: bool,
-    other_plans: list = (),
+    other_plans: Sequence[tuple[list[str], Any]] = (),
     stats: list | None = None,
 ) -> Explanation:
     """Explains ``plan``, built for ``fetches``/``targets`` with ``feeds`` fed.

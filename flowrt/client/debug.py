@@ -16,6 +16,13 @@ import sys
 import threading
 import time
 import weakref
+from types import FrameType
+from typing import TYPE_CHECKING, TextIO
+
+from .._core.queues import Queue
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["debug_dump", "install_dump_handler", "uninstall_dump_handler"]
 
@@ -23,16 +30,16 @@ _sessions: weakref.WeakSet = weakref.WeakSet()
 _previous: dict = {}
 
 
-def track(sess) -> None:
+def track(sess: Session) -> None:
     """Lists ``sess`` for the signal handler's dump (``Session.__init__`` calls it)."""
     _sessions.add(sess)
 
 
-def _queue_of_request(req):
+def _queue_of_request(req: object) -> Queue | None:
     return getattr(req, "queue", None)
 
 
-def _runners_feeding(sess, q) -> list[str]:
+def _runners_feeding(sess: Session, q: Queue) -> list[str]:
     """Lines naming the queue-runner loops of ``sess`` that fill ``q`` (alive), and the
     graph's queue runners for ``q`` with no loop running for this session."""
     from ..train import queue_runner as _qr  # the train layer sits above the session
@@ -55,7 +62,7 @@ def _runners_feeding(sess, q) -> list[str]:
     return lines
 
 
-def _dump_session(sess, now: float) -> list[str]:
+def _dump_session(sess: Session, now: float) -> list[str]:
     with sess._inflight_lock:
         runs = sorted(sess._inflight, key=lambda c: c.step_id)
         closed = sess._closed
@@ -110,7 +117,7 @@ def _dump_session(sess, now: float) -> list[str]:
     return lines
 
 
-def debug_dump(sess=None, file=None) -> str:
+def debug_dump(sess: Session | None = None, file: TextIO | None = None) -> str:
     """Describes every run in flight of ``sess`` (all open sessions if None).
 
     Args:
@@ -134,7 +141,9 @@ def debug_dump(sess=None, file=None) -> str:
     return text
 
 
-def install_dump_handler(signum: int = getattr(signal, "SIGUSR1", 10), file=None) -> None:
+def install_dump_handler(
+    signum: int = getattr(signal, "SIGUSR1", 10), file: TextIO | None = None
+) -> None:
     """Makes signal ``signum`` (``SIGUSR1``) write ``debug_dump()`` of every open session
     to ``file`` (stderr), like ``faulthandler.register`` for stacks: ``kill -USR1 <pid>``
     on a stuck program shows what it waits for. Call from the main thread.
@@ -147,7 +156,7 @@ def install_dump_handler(signum: int = getattr(signal, "SIGUSR1", 10), file=None
             "(Python runs signal handlers there)"
         )
 
-    def handler(_signum, _frame):
+    def handler(_signum: int, _frame: FrameType | None) -> None:
         debug_dump(None, file if file is not None else sys.stderr)
 
     _previous.setdefault(signum, signal.getsignal(signum))

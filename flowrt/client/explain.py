@@ -7,15 +7,26 @@ is cached, its other cached plans (for shared resources) and the last traced run
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
 from .._core.explain import Explanation, explain_plan
 from .._core.graph import get_default_session
 from .._core.plan import Plan
 from ..fetch_structures import Fetches
 
+if TYPE_CHECKING:
+    from ..session import Session
+
 __all__ = ["explain", "Explanation"]
 
 
-def explain(fetches, feed_dict=None, options=None, session=None) -> Explanation:
+def explain(
+    fetches: Any,
+    feed_dict: Mapping[Any, Any] | None = None,
+    options: object = None,
+    session: Session | None = None,
+) -> Explanation:
     """Explains what ``session.run(fetches, feed_dict)`` would run, without running it.
 
     Args:

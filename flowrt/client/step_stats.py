@@ -13,8 +13,10 @@ import itertools
 import threading
 import time
 import weakref
+from collections.abc import Iterable
 
 from .. import dtypes as _dt
+from .._core.graph import Operation
 
 __all__ = [
     "AllocationDescription",
@@ -51,17 +53,19 @@ class _Record:
 
     __slots__ = ()
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
+        fields: tuple[str, ...] = self.__slots__
         return type(other) is type(self) and all(
-            getattr(self, f) == getattr(other, f) for f in self.__slots__
+            getattr(self, f) == getattr(other, f) for f in fields
         )
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # mutable records, as protobuf messages
 
-    def __repr__(self):
+    def __repr__(self) -> str:
+        fields: tuple[str, ...] = self.__slots__
         return "%s(%s)" % (
             type(self).__name__,
-            ", ".join("%s=%r" % (f, getattr(self, f)) for f in self.__slots__),
+            ", ".join("%s=%r" % (f, getattr(self, f)) for f in fields),
         )
 
 
@@ -82,7 +86,12 @@ class TensorDescription(_Record):
 
     __slots__ = ("dtype", "shape", "allocation_description")
 
-    def __init__(self, dtype=None, shape=None, allocation_description=None):
+    def __init__(
+        self,
+        dtype: _dt.DType | None = None,
+        shape: tuple[int, ...] | None = None,
+        allocation_description: AllocationDescription | None = None,
+    ) -> None:
         self.dtype = dtype
         self.shape = shape
         self.allocation_description = allocation_description or AllocationDescription()
@@ -132,18 +141,18 @@ class NodeExecStats(_Record):
 
     def __init__(
         self,
-        node_name="",
-        all_start_micros=0,
-        op_start_rel_micros=0,
-        op_end_rel_micros=0,
-        all_end_rel_micros=0,
-        timeline_label="",
-        output=(),
-        thread_id=0,
-        thread_name="",
-        wait_for="",
-        op_type="",
-    ):
+        node_name: str = "",
+        all_start_micros: int = 0,
+        op_start_rel_micros: int = 0,
+        op_end_rel_micros: int = 0,
+        all_end_rel_micros: int = 0,
+        timeline_label: str = "",
+        output: Iterable[NodeOutput] = (),
+        thread_id: int = 0,
+        thread_name: str = "",
+        wait_for: str = "",
+        op_type: str = "",
+    ) -> None:
         self.node_name = node_name
         self.all_start_micros = all_start_micros
         self.op_start_rel_micros = op_start_rel_micros
@@ -162,7 +171,7 @@ class DeviceStepStats(_Record):
 
     __slots__ = ("device", "node_stats")
 
-    def __init__(self, device: str = DEVICE, node_stats=()):
+    def __init__(self, device: str = DEVICE, node_stats: Iterable[NodeExecStats] = ()) -> None:
         self.device = device
         self.node_stats = list(node_stats)
 
@@ -172,7 +181,7 @@ class StepStats(_Record):
 
     __slots__ = ("dev_stats",)
 
-    def __init__(self, dev_stats=()):
+    def __init__(self, dev_stats: Iterable[DeviceStepStats] = ()) -> None:
         self.dev_stats = list(dev_stats)
 
     def MergeFrom(self, other: StepStats) -> None:
@@ -188,7 +197,7 @@ class StepStats(_Record):
 _labels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # op -> its label
 
 
-def _label(op) -> str:
+def _label(op: Operation) -> str:
     label = _labels.get(op)
     if label is None:
         label = _labels[op] = "%s = %s(%s)" % (
@@ -200,7 +209,7 @@ def _label(op) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _dtype(np_dtype):
+def _dtype(np_dtype: object) -> _dt.DType | None:
     try:
         return _dt.as_dtype(np_dtype)
     except (TypeError, ValueError, KeyError):

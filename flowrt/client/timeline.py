@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
+
+from .step_stats import StepStats
 
 __all__ = ["Timeline"]
 
@@ -34,7 +37,7 @@ class Timeline:
       graph: accepted for TF1 compatibility; the labels carry what is needed.
     """
 
-    def __init__(self, step_stats, graph=None):
+    def __init__(self, step_stats: StepStats, graph: object = None) -> None:
         self._step_stats = step_stats
         self._graph = graph
 
@@ -49,7 +52,7 @@ class Timeline:
             Note (flowrt): TF1 charts its allocators' live memory; flowrt has no
             allocator and charts the bytes of the outputs each op produced.
         """
-        events: list[dict] = []
+        events: list[dict[str, Any]] = []
         flow_id = 0
         for pid, dev in enumerate(self._step_stats.dev_stats):
             events.append(
