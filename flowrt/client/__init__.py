@@ -1,3 +1,9 @@
-"""``fr.client``: what a client sees of its runs (``timeline``, ``step_stats``)."""
+"""``fr.client``: what a client sees of its runs.
 
-from . import step_stats, timeline  # noqa: F401
+``step_stats`` (TF1's StepStats of a traced run), ``timeline`` (its Chrome trace),
+``explain`` (the plan a run would use) and ``debug`` (what the runs in flight wait on).
+"""
+
+from . import debug, explain, step_stats, timeline
+
+__all__ = ["debug", "explain", "step_stats", "timeline"]
