@@ -52,8 +52,9 @@ def profile(train, feed, config=None):
             traced.append(meta)
     times = collections.defaultdict(list)
     for meta in traced:
-        for s in meta.step_stats:
-            times[(s.node_name, s.op_type)].append((s.end_micros - s.start_micros) / 1000)
+        for s in meta.step_stats.dev_stats[0].node_stats:
+            if not s.wait_for:  # an op's own record, not one of its queue waits
+                times[(s.node_name, s.op_type)].append(s.all_end_rel_micros / 1000)
     median = {k: statistics.median(v) for k, v in times.items()}
     print(
         "%d ops per step, median %.2f ms in kernels over %d steps; the slowest:"
@@ -70,8 +71,8 @@ def main():
     meta = profile(train, feed)
     path = os.path.join(tempfile.mkdtemp(), "step.json")
     with open(path, "w") as f:
-        f.write(meta.chrome_trace())
-    print("chrome trace written (%d events)" % len(meta.step_stats))
+        f.write(fr.client.timeline.Timeline(meta.step_stats).generate_chrome_trace_format())
+    print("chrome trace written (%d ops)" % len(meta.step_stats.dev_stats[0].node_stats))
     print("intra_op_parallelism_threads=1:")
     profile(train, feed, fr.ConfigProto(intra_op_parallelism_threads=1))
 
