@@ -8,6 +8,7 @@ Run: python examples/debug_slow_run.py
 """
 
 import collections
+import json
 import os
 import statistics
 import tempfile
@@ -70,9 +71,10 @@ def main():
     print("default BLAS threads:")
     meta = profile(train, feed)
     path = os.path.join(tempfile.mkdtemp(), "step.json")
+    trace = fr.client.timeline.Timeline(meta.step_stats).generate_chrome_trace_format()
     with open(path, "w") as f:
-        f.write(fr.client.timeline.Timeline(meta.step_stats).generate_chrome_trace_format())
-    print("chrome trace written (%d ops)" % len(meta.step_stats.dev_stats[0].node_stats))
+        f.write(trace)
+    print("chrome trace written (%d events)" % len(json.loads(trace)["traceEvents"]))
     print("intra_op_parallelism_threads=1:")
     profile(train, feed, fr.ConfigProto(intra_op_parallelism_threads=1))
 
