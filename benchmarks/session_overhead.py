@@ -8,7 +8,8 @@ construction path and its steady-state 100-op chain run.
 The ``function 100 chain`` row is a steady call of ``@fr.function`` computing the
 100-op chain from its argument, next to TF 2.x's ``tf.function`` called eagerly (in a
 child process: the TF1 figures need eager execution disabled); compare it with the
-``run 100 chain, fed`` row, the same graph through ``sess.run``.
+``run 100 chain, fed`` row, the same graph through ``sess.run``. The ``FULL_TRACE``
+row is that run with ``RunOptions(trace_level=FULL_TRACE)`` and a ``RunMetadata``.
 """
 
 from __future__ import annotations
@@ -90,6 +91,17 @@ def measure(m, is_tf: bool) -> dict:
         with m.Session(graph=g) as sess:
             out["run 100 chain, fed"] = _median_run(lambda: sess.run(f100, {p: 1.0}))
             out["run 1000 chain, fed"] = _median_run(lambda: sess.run(f1000, {p: 1.0}), min_runs=20)
+            # The same run traced (RunOptions FULL_TRACE, reading the RunMetadata's
+            # step_stats): what tracing costs when on. Off, the compiled body has no
+            # tracing code at all (compare the untraced rows with main's).
+            opts = m.RunOptions(trace_level=m.RunOptions.FULL_TRACE)
+
+            def traced():
+                md = m.RunMetadata()
+                sess.run(f100, {p: 1.0}, options=opts, run_metadata=md)
+                return md.step_stats.dev_stats  # flowrt builds StepStats when first read
+
+            out["run 100 chain, fed, FULL_TRACE"] = _median_run(traced)
     if not is_tf:
         import trio
 
