@@ -63,9 +63,20 @@ def _runners_feeding(sess: Session, q: Queue) -> list[str]:
 
 
 def _dump_session(sess: Session, now: float) -> list[str]:
-    with sess._inflight_lock:
-        runs = sorted(sess._inflight, key=lambda c: c.step_id)
+    # A signal handler may run on the thread that holds the lock: never wait long on it,
+    # read without it then (a snapshot of a set being changed may need a second try).
+    locked = sess._inflight_lock.acquire(timeout=0.2)
+    try:
+        for _ in range(3):
+            try:
+                runs = sorted(sess._inflight, key=lambda c: c.step_id)
+                break
+            except RuntimeError:  # "set changed size during iteration"
+                runs = []
         closed = sess._closed
+    finally:
+        if locked:
+            sess._inflight_lock.release()
     lines = [
         "Session %#x%s: %d run(s) in flight" % (id(sess), " (closed)" if closed else "", len(runs))
     ]

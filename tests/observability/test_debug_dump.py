@@ -106,3 +106,10 @@ async def test_stall_warning_points_to_debug_dump(autojump_clock, caplog, monkey
     (rec,) = [r for r in caplog.records if r.name == "flowrt"]
     assert "sess.debug_dump() lists every run in flight" in rec.getMessage()
     assert "async with fr.train.queue_runners(sess)" in rec.getMessage()
+
+
+def test_dump_does_not_wait_forever_on_a_lock_its_own_thread_holds():
+    # A signal handler runs on the main thread, which may hold the in-flight lock.
+    with fr.Session() as sess:
+        with sess._inflight_lock:
+            assert "0 run(s) in flight" in sess.debug_dump()
