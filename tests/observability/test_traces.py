@@ -215,3 +215,18 @@ def test_run_traces_a_blocking_plan_that_need_not_wait():
         assert sess.run(y) == 8.0  # the interrupted traced run left the queue usable
     assert [n.node_name for n in _nodes(md)] == ["q", "deq", "y"]
     assert not any(n.wait_for for n in _nodes(md))
+
+
+async def test_profiler_block_traces_arun_too(tmp_path):
+    x, d = _diamond()
+    async with fr.Session() as sess:
+        with trio.fail_after(10):
+            with fr.profiler.trace(str(tmp_path)) as prof:
+                for _ in range(2):
+                    await sess.arun(d, {x: np.ones((2, 3))})
+    assert prof.runs == 2
+    (dev,) = prof.step_stats.dev_stats
+    assert [n.node_name for n in dev.node_stats].count("c") == 2
+    assert all(n.thread_name.startswith("task:") for n in dev.node_stats)
+    with open(prof.path) as f:
+        _validate_chrome_trace(json.load(f))
