@@ -123,6 +123,7 @@ class NodeExecStats(_Record):
       wait_for: Note (flowrt): empty for an op; for a wait of a blocking op (a slice
         nested in the op's own), what it waited for (the queue, its size and
         capacity). TF1 has no such records.
+      op_type: Note (flowrt): the op's type; TF1 has it only in ``timeline_label``.
     """
 
     __slots__ = (
