@@ -168,13 +168,18 @@ class NodeExecStats(_Record):
 
 
 class DeviceStepStats(_Record):
-    """The ``node_stats`` of one ``device``."""
+    """The ``node_stats`` of one ``device``, and ``thread_names`` (``thread_id`` -> the
+    thread or task's name), as TF1's."""
 
     __slots__ = ("device", "node_stats")
 
     def __init__(self, device: str = DEVICE, node_stats: Iterable[NodeExecStats] = ()) -> None:
         self.device = device
         self.node_stats = list(node_stats)
+
+    @property
+    def thread_names(self) -> dict[int, str]:
+        return {n.thread_id: n.thread_name for n in self.node_stats}
 
 
 class StepStats(_Record):

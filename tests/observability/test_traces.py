@@ -54,6 +54,16 @@ def test_step_stats_have_tf1_fields_in_dependency_order():
     assert c.timeline_label == "c = AddV2(a:0, b:0)"
     assert c.op_start_rel_micros == 0 <= c.op_end_rel_micros == c.all_end_rel_micros
     assert c.thread_name == "thread:MainThread" and c.thread_id > 0
+    assert md.step_stats.dev_stats[0].thread_names == {c.thread_id: "thread:MainThread"}
+    # TensorBoard's form (FileWriter.add_run_metadata): the same fields in the protobuf.
+    proto = fr.summary.run_metadata_proto(md)
+    (dev,) = proto.step_stats.dev_stats
+    assert [n.node_name for n in dev.node_stats] == [n.node_name for n in nodes]
+    pc = next(n for n in dev.node_stats if n.node_name == "c")
+    assert pc.timeline_label == c.timeline_label and pc.thread_id == c.thread_id
+    assert [d.size for d in pc.output[0].tensor_description.shape.dim] == [2, 3]
+    assert pc.output[0].tensor_description.allocation_description.requested_bytes == 24
+    assert dict(dev.thread_names) == {c.thread_id: "thread:MainThread"}
     (o,) = c.output
     assert o.slot == 0 and o.tensor_description.dtype == fr.float32
     assert o.tensor_description.shape == (2, 3)
