@@ -57,7 +57,7 @@ def test_run_metadata_of_a_traced_run_becomes_step_stats():
         assert n.all_start_micros > 1e15  # microseconds since the epoch
         assert n.all_end_rel_micros >= 0 and n.op_end_rel_micros == n.all_end_rel_micros
     relu = dev.node_stats[names.index("relu")]
-    assert relu.timeline_label == "relu = Relu()"
+    assert relu.timeline_label == "relu = Relu(mul)"  # as TF1 labels it
 
 
 def test_run_metadata_in_tfs_structure_is_copied_field_by_field():

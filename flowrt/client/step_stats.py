@@ -204,13 +204,12 @@ _labels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # op -> its la
 
 
 def _label(op: Operation) -> str:
+    """TF1's ``timeline_label``: ``"name = Type(in, other:1)"``, inputs as a NodeDef
+    names them (output 0 by the op's name alone)."""
     label = _labels.get(op)
     if label is None:
-        label = _labels[op] = "%s = %s(%s)" % (
-            op.name,
-            op.type,
-            ", ".join(t.name for t in op.inputs),
-        )
+        ins = ", ".join(t.op.name if t.value_index == 0 else t.name for t in op.inputs)
+        label = _labels[op] = "%s = %s(%s)" % (op.name, op.type, ins)
     return label
 
 

@@ -51,7 +51,7 @@ def test_step_stats_have_tf1_fields_in_dependency_order():
     assert {n.node_name for n in nodes} == {"a", "b", "c", "d"}
     _check_dependency_order(nodes, fr.get_default_graph())
     c = next(n for n in nodes if n.node_name == "c")
-    assert c.timeline_label == "c = AddV2(a:0, b:0)"
+    assert c.timeline_label == "c = AddV2(a, b)"
     assert c.op_start_rel_micros == 0 <= c.op_end_rel_micros == c.all_end_rel_micros
     assert c.thread_name == "thread:MainThread" and c.thread_id > 0
     assert md.step_stats.dev_stats[0].thread_names == {c.thread_id: "thread:MainThread"}
