@@ -50,6 +50,8 @@ def _elements(values):
             yield from _elements(v)
         elif isinstance(v, (Tensor, Operation)):
             yield v
+        elif hasattr(v, "_fetch_components"):  # SparseTensor, IndexedSlices (as TF)
+            yield from v._fetch_components()
         else:
             t = getattr(v, "_as_tensor", None)
             if t is not None:
@@ -59,8 +61,9 @@ def _elements(values):
 def graph_of(values) -> Graph:
     """The graph an op on ``values`` belongs to (TF1's ``_get_graph_from_inputs``).
 
-    The graph of the tensors, tensor-like objects and operations among ``values``
-    (nested lists too), else the default graph. While a function is traced, always its
+    The graph of the tensors, tensor-like objects (variables), composite tensors
+    (``SparseTensor``, ``IndexedSlices``: their component tensors) and operations among
+    ``values`` (nested lists too), else the default graph. While a function is traced, always its
     graph (as TF: an input from elsewhere is then an error naming it).
 
     Raises:
