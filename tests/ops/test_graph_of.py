@@ -475,3 +475,24 @@ def test_losses_and_metrics_collect_into_their_inputs_graph():
         feed = {labels: np.zeros([2, 3], np.float32), pred: np.full([2, 3], 2.0, np.float32)}
         assert sess.run(loss, feed) == 4.0
         assert sess.run(update, feed) == 2.0
+
+
+def test_tensorflow_builds_these_wrappers_in_the_inputs_graph_too():
+    """Optional cross-check (skipped without TensorFlow): the rule is TF1's."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    g, default = tf.Graph(), tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2, 3], name="x")
+        y = tf.placeholder(tf.float32, [2, 3], name="y")
+    with default.as_default():
+        tf.concat([x, ONES], 0)
+        tf.reshape(x, [3, 2])
+        tf.fill([2, 3], x[0, 0])
+        tf.nn.moments(x, [0])
+        tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=ONES)
+        tf.clip_by_global_norm([x, y], 1.0)
+        tf.losses.mean_squared_error(y, x)
+        tf.metrics.mean(x)
+    assert default.get_operations() == []
+    assert len(g.get_collection(tf.GraphKeys.LOCAL_VARIABLES)) == 2
