@@ -1,6 +1,8 @@
 """Session overhead: graph construction, first run and steady-state runs, flowrt vs TF1.
 
-Run: ``python benchmarks/session_overhead.py [--profile]``. With tensorflow importable,
+Run: ``python benchmarks/session_overhead.py [--profile]``. The ``construct per
+wrapper`` row is one call of a mix of wrappers (reshape, concat, transpose, bias_add,
+clip_by_norm) that build in their inputs' graph. With tensorflow importable,
 the same figures for ``tensorflow.compat.v1`` (graph mode) are printed side by side
 with the ratio flowrt/TF. ``--profile`` prints cProfile summaries of flowrt's
 construction path and its steady-state 100-op chain run.
@@ -59,6 +61,18 @@ def measure(m, is_tf: bool) -> dict:
         for _ in range(1000):
             x = x + c
         out["construct per op"] = (time.perf_counter() - t0) / 1000
+    # construction through wrappers that enter their inputs' graph (each makes 1-10 ops)
+    with m.Graph().as_default():
+        x = m.placeholder(m.float32, [4, 3])
+        bias = m.constant([1.0, 2.0, 3.0])
+        t0 = time.perf_counter()
+        for _ in range(200):
+            m.reshape(x, [3, 4])
+            m.concat([x, x], 0)
+            m.transpose(x)
+            m.nn.bias_add(x, bias)
+            m.clip_by_norm(x, 1.0)
+        out["construct per wrapper"] = (time.perf_counter() - t0) / 1000
     # first run of a new 1000-op graph fetching 10 ops
     with m.Graph().as_default():
         c = m.constant(1.0)

@@ -14,6 +14,7 @@ import re
 from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.shape import TensorShape
+from ..ops.common import in_graph_of
 from ..var_scope import get_variable, variable_scope
 
 __all__ = ["Layer", "InputSpec"]
@@ -182,32 +183,36 @@ class Layer:
             self._scope = scope
 
     def __call__(self, inputs, *args, **kwargs):
-        """Builds the layer on first call (creating its variables), then applies it."""
-        if isinstance(inputs, (list, tuple)):
-            x = [convert_to_tensor(t) for t in inputs]
-            first = x[0]
-        else:
-            x = first = convert_to_tensor(inputs)
-        if self._dtype is None and isinstance(first, Tensor):
-            self._dtype = first.dtype if first.dtype.is_floating else _dt.float32
-        self._set_scope()
-        g = get_default_graph()
-        reuse = True if self.built else self._reuse
-        for t in x if isinstance(x, list) else [x]:
-            check_input_spec(self, t)
-        with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
-            with g.name_scope(self._scope.original_name_scope):
-                if not self.built:
-                    self.build(first.shape if not isinstance(x, list) else [t.shape for t in x])
-                    self.built = True
-                out = self.call(x, *args, **kwargs)
-                if self.activity_regularizer is not None:
-                    with g.name_scope("ActivityRegularizer"):
-                        reg = self.activity_regularizer(out)
-                    if reg is not None:
-                        self._losses.append(reg)
-                        g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, reg)
-        return out
+        """Builds the layer on first call (creating its variables), then applies it.
+
+        Both happen in the graph of ``inputs`` (TF1), whatever graph is the default.
+        """
+        with in_graph_of([inputs, args]):
+            if isinstance(inputs, (list, tuple)):
+                x = [convert_to_tensor(t) for t in inputs]
+                first = x[0]
+            else:
+                x = first = convert_to_tensor(inputs)
+            if self._dtype is None and isinstance(first, Tensor):
+                self._dtype = first.dtype if first.dtype.is_floating else _dt.float32
+            self._set_scope()
+            g = get_default_graph()
+            reuse = True if self.built else self._reuse
+            for t in x if isinstance(x, list) else [x]:
+                check_input_spec(self, t)
+            with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
+                with g.name_scope(self._scope.original_name_scope):
+                    if not self.built:
+                        self.build(first.shape if not isinstance(x, list) else [t.shape for t in x])
+                        self.built = True
+                    out = self.call(x, *args, **kwargs)
+                    if self.activity_regularizer is not None:
+                        with g.name_scope("ActivityRegularizer"):
+                            reg = self.activity_regularizer(out)
+                        if reg is not None:
+                            self._losses.append(reg)
+                            g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, reg)
+            return out
 
     apply = __call__
 

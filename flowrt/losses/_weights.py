@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops
-from ..ops.common import shape_str
+from ..ops.common import in_graph_of, shape_str
 
 
 def as_float32(x, name=None) -> Tensor:
@@ -37,42 +37,45 @@ def check_broadcastable(weights: Tensor, values: Tensor):
 
 def broadcast_weights(weights: Tensor, values: Tensor) -> Tensor:
     """``weights`` broadcast to the shape of ``values`` (TF's ``broadcast_weights``)."""
-    check_broadcastable(weights, values)
-    if (
-        weights.shape.is_fully_defined()
-        and values.shape.is_fully_defined()
-        and weights.shape.as_list() == values.shape.as_list()
-    ):
-        return weights
-    return math_ops.multiply(weights, array_ops.ones_like(values), name="broadcast_weights")
+    with in_graph_of([weights, values]):
+        check_broadcastable(weights, values)
+        if (
+            weights.shape.is_fully_defined()
+            and values.shape.is_fully_defined()
+            and weights.shape.as_list() == values.shape.as_list()
+        ):
+            return weights
+        return math_ops.multiply(weights, array_ops.ones_like(values), name="broadcast_weights")
 
 
 def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0):
     """Squeezes a trailing size-1 dimension so that ``rank(predictions) - rank(labels)``
     becomes ``expected_rank_diff`` (static ranks only, as TF when they are known)."""
-    lr, pr = labels.shape.ndims, predictions.shape.ndims
-    if lr is None or pr is None:
+    with in_graph_of([labels, predictions, expected_rank_diff]):
+        lr, pr = labels.shape.ndims, predictions.shape.ndims
+        if lr is None or pr is None:
+            return labels, predictions
+        diff = pr - lr
+        if diff == expected_rank_diff + 1 and predictions.shape[-1] in (1, None):
+            predictions = array_ops.squeeze(predictions, [-1])
+        elif diff == expected_rank_diff - 1 and labels.shape[-1] in (1, None):
+            labels = array_ops.squeeze(labels, [-1])
         return labels, predictions
-    diff = pr - lr
-    if diff == expected_rank_diff + 1 and predictions.shape[-1] in (1, None):
-        predictions = array_ops.squeeze(predictions, [-1])
-    elif diff == expected_rank_diff - 1 and labels.shape[-1] in (1, None):
-        labels = array_ops.squeeze(labels, [-1])
-    return labels, predictions
 
 
 def squeeze_weights(predictions, labels, weights):
     """TF metrics' ``_remove_squeezable_dimensions``: squeezes labels against predictions,
     then a trailing 1 of ``weights`` (or expands it) to match ``predictions``' rank."""
-    if labels is not None:
-        labels, predictions = remove_squeezable_dimensions(labels, predictions)
-    if weights is None:
-        return predictions, labels, None
-    weights = convert_to_tensor(weights)
-    wr, pr = weights.shape.ndims, predictions.shape.ndims
-    if wr is not None and pr is not None and wr != 0:
-        if wr - pr == 1 and weights.shape[-1] in (1, None):
-            weights = array_ops.squeeze(weights, [-1])
-        elif pr - wr == 1:
-            weights = array_ops.expand_dims(weights, -1)
-    return predictions, labels, weights
+    with in_graph_of([predictions, labels, weights]):
+        if labels is not None:
+            labels, predictions = remove_squeezable_dimensions(labels, predictions)
+        if weights is None:
+            return predictions, labels, None
+        weights = convert_to_tensor(weights)
+        wr, pr = weights.shape.ndims, predictions.shape.ndims
+        if wr is not None and pr is not None and wr != 0:
+            if wr - pr == 1 and weights.shape[-1] in (1, None):
+                weights = array_ops.squeeze(weights, [-1])
+            elif pr - wr == 1:
+                weights = array_ops.expand_dims(weights, -1)
+        return predictions, labels, weights

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from ..ops import array_ops, math_ops, nn_ops
+from ..ops.common import in_graph_of
 from ._weights import as_float32, check_broadcastable, remove_squeezable_dimensions
 
 __all__ = [
@@ -106,31 +107,34 @@ def compute_weighted_loss(
     Raises:
       ValueError: an invalid reduction, or weights that do not broadcast to ``losses``.
     """
-    Reduction.validate(reduction)
-    g = get_default_graph()
-    with g.name_scope(scope or "weighted_loss"):
-        losses = convert_to_tensor(losses)
-        input_dtype = losses.dtype
-        losses = as_float32(losses)
-        weights = as_float32(weights)
-        check_broadcastable(weights, losses)
-        weighted = math_ops.multiply(losses, weights)
-        if reduction == Reduction.NONE:
-            loss = weighted
-        else:
-            loss = math_ops.reduce_sum(weighted)
-            if reduction == Reduction.MEAN:
-                den = math_ops.reduce_sum(math_ops.multiply(array_ops.ones_like(losses), weights))
-                loss = math_ops.div_no_nan(loss, den, name="value")
-            elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
-                loss = math_ops.div_no_nan(loss, _num_present(losses, weights), name="value")
-            elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                n = math_ops.cast(array_ops.size(losses), _dt.float32)
-                loss = math_ops.div_no_nan(loss, n, name="value")
-        if loss.dtype is not input_dtype:
-            loss = math_ops.cast(loss, input_dtype)
-        add_loss(loss, loss_collection)
-        return loss
+    with in_graph_of([losses, weights]):
+        Reduction.validate(reduction)
+        g = get_default_graph()
+        with g.name_scope(scope or "weighted_loss"):
+            losses = convert_to_tensor(losses)
+            input_dtype = losses.dtype
+            losses = as_float32(losses)
+            weights = as_float32(weights)
+            check_broadcastable(weights, losses)
+            weighted = math_ops.multiply(losses, weights)
+            if reduction == Reduction.NONE:
+                loss = weighted
+            else:
+                loss = math_ops.reduce_sum(weighted)
+                if reduction == Reduction.MEAN:
+                    den = math_ops.reduce_sum(
+                        math_ops.multiply(array_ops.ones_like(losses), weights)
+                    )
+                    loss = math_ops.div_no_nan(loss, den, name="value")
+                elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
+                    loss = math_ops.div_no_nan(loss, _num_present(losses, weights), name="value")
+                elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
+                    n = math_ops.cast(array_ops.size(losses), _dt.float32)
+                    loss = math_ops.div_no_nan(loss, n, name="value")
+            if loss.dtype is not input_dtype:
+                loss = math_ops.cast(loss, input_dtype)
+            add_loss(loss, loss_collection)
+            return loss
 
 
 def add_loss(loss, loss_collection=GraphKeys.LOSSES):
@@ -204,13 +208,14 @@ def absolute_difference(
     reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
 ):
     """The weighted ``|predictions - labels|`` (scope ``absolute_difference``)."""
-    _check_args(labels, predictions)
+    with in_graph_of([labels, predictions, weights]):
+        _check_args(labels, predictions)
 
-    def fn():
-        lab, p = _pair(labels, predictions)
-        return math_ops.abs(math_ops.subtract(p, lab))
+        def fn():
+            lab, p = _pair(labels, predictions)
+            return math_ops.abs(math_ops.subtract(p, lab))
 
-    return _weighted(scope, "absolute_difference", fn, weights, loss_collection, reduction)
+        return _weighted(scope, "absolute_difference", fn, weights, loss_collection, reduction)
 
 
 def mean_squared_error(
@@ -222,13 +227,14 @@ def mean_squared_error(
     reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
 ):
     """The weighted ``(predictions - labels) ** 2`` (scope ``mean_squared_error``)."""
-    _check_args(labels, predictions)
+    with in_graph_of([labels, predictions, weights]):
+        _check_args(labels, predictions)
 
-    def fn():
-        lab, p = _pair(labels, predictions)
-        return math_ops.squared_difference(p, lab)
+        def fn():
+            lab, p = _pair(labels, predictions)
+            return math_ops.squared_difference(p, lab)
 
-    return _weighted(scope, "mean_squared_error", fn, weights, loss_collection, reduction)
+        return _weighted(scope, "mean_squared_error", fn, weights, loss_collection, reduction)
 
 
 def huber_loss(
@@ -241,18 +247,19 @@ def huber_loss(
     reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
 ):
     """Quadratic within ``delta`` of the label, linear beyond (scope ``huber_loss``)."""
-    _check_args(labels, predictions)
+    with in_graph_of([labels, predictions, weights, delta]):
+        _check_args(labels, predictions)
 
-    def fn():
-        lab, p = _pair(labels, predictions)
-        err = math_ops.abs(math_ops.subtract(p, lab))
-        quad = math_ops.minimum(err, delta)
-        lin = math_ops.subtract(err, quad)
-        return math_ops.add(
-            math_ops.multiply(0.5, math_ops.multiply(quad, quad)), math_ops.multiply(delta, lin)
-        )
+        def fn():
+            lab, p = _pair(labels, predictions)
+            err = math_ops.abs(math_ops.subtract(p, lab))
+            quad = math_ops.minimum(err, delta)
+            lin = math_ops.subtract(err, quad)
+            return math_ops.add(
+                math_ops.multiply(0.5, math_ops.multiply(quad, quad)), math_ops.multiply(delta, lin)
+            )
 
-    return _weighted(scope, "huber_loss", fn, weights, loss_collection, reduction)
+        return _weighted(scope, "huber_loss", fn, weights, loss_collection, reduction)
 
 
 def log_loss(
@@ -265,15 +272,16 @@ def log_loss(
     reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
 ):
     """``-labels * log(p + eps) - (1 - labels) * log(1 - p + eps)`` (scope ``log_loss``)."""
-    _check_args(labels, predictions)
+    with in_graph_of([labels, predictions, weights]):
+        _check_args(labels, predictions)
 
-    def fn():
-        lab, p = _pair(labels, predictions)
-        return -math_ops.multiply(lab, math_ops.log(p + epsilon)) - math_ops.multiply(
-            1 - lab, math_ops.log(1 - p + epsilon)
-        )
+        def fn():
+            lab, p = _pair(labels, predictions)
+            return -math_ops.multiply(lab, math_ops.log(p + epsilon)) - math_ops.multiply(
+                1 - lab, math_ops.log(1 - p + epsilon)
+            )
 
-    return _weighted(scope, "log_loss", fn, weights, loss_collection, reduction)
+        return _weighted(scope, "log_loss", fn, weights, loss_collection, reduction)
 
 
 def hinge_loss(
@@ -285,15 +293,16 @@ def hinge_loss(
     reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
 ):
     """``relu(1 - (2 * labels - 1) * logits)`` for 0/1 labels (scope ``hinge_loss``)."""
-    _check_args(labels, logits, "labels", "logits")
+    with in_graph_of([labels, logits, weights]):
+        _check_args(labels, logits, "labels", "logits")
 
-    def fn():
-        lab, x = _pair(labels, logits)
-        ones = array_ops.ones_like(lab)
-        signed = math_ops.subtract(2 * lab, ones)
-        return nn_ops.relu(math_ops.subtract(ones, math_ops.multiply(signed, x)))
+        def fn():
+            lab, x = _pair(labels, logits)
+            ones = array_ops.ones_like(lab)
+            signed = math_ops.subtract(2 * lab, ones)
+            return nn_ops.relu(math_ops.subtract(ones, math_ops.multiply(signed, x)))
 
-    return _weighted(scope, "hinge_loss", fn, weights, loss_collection, reduction)
+        return _weighted(scope, "hinge_loss", fn, weights, loss_collection, reduction)
 
 
 def cosine_distance(
@@ -307,19 +316,20 @@ def cosine_distance(
     dim=None,
 ):
     """``1 - sum(labels * predictions, axis)`` for unit-normalized inputs."""
-    if dim is not None:
-        if axis is not None:
-            raise ValueError("Cannot specify both 'axis' and 'dim'")
-        axis = dim
-    if axis is None:
-        raise ValueError("You must specify 'axis'.")
-    _check_args(labels, predictions)
+    with in_graph_of([labels, predictions, axis, weights, dim]):
+        if dim is not None:
+            if axis is not None:
+                raise ValueError("Cannot specify both 'axis' and 'dim'")
+            axis = dim
+        if axis is None:
+            raise ValueError("You must specify 'axis'.")
+        _check_args(labels, predictions)
 
-    def fn():
-        lab, p = _pair(labels, predictions)
-        return 1 - math_ops.reduce_sum(math_ops.multiply(p, lab), axis, keepdims=True)
+        def fn():
+            lab, p = _pair(labels, predictions)
+            return 1 - math_ops.reduce_sum(math_ops.multiply(p, lab), axis, keepdims=True)
 
-    return _weighted(scope, "cosine_distance_loss", fn, weights, loss_collection, reduction)
+        return _weighted(scope, "cosine_distance_loss", fn, weights, loss_collection, reduction)
 
 
 def sigmoid_cross_entropy(
@@ -336,18 +346,21 @@ def sigmoid_cross_entropy(
     With ``label_smoothing`` ``s > 0`` the labels become ``labels * (1 - s) + s / 2``.
     Scope ``sigmoid_cross_entropy_loss``; the elementwise losses are named ``xentropy``.
     """
-    _check_args(multi_class_labels, logits, "multi_class_labels", "logits")
+    with in_graph_of([multi_class_labels, logits, weights]):
+        _check_args(multi_class_labels, logits, "multi_class_labels", "logits")
 
-    def fn():
-        x = convert_to_tensor(logits, name="logits")
-        lab = math_ops.cast(convert_to_tensor(multi_class_labels), x.dtype)
-        if not x.shape.is_compatible_with(lab.shape):
-            raise ValueError("Shapes %s and %s are incompatible" % (x.shape, lab.shape))
-        if label_smoothing > 0:
-            lab = lab * (1 - label_smoothing) + 0.5 * label_smoothing
-        return nn_ops.sigmoid_cross_entropy_with_logits(labels=lab, logits=x, name="xentropy")
+        def fn():
+            x = convert_to_tensor(logits, name="logits")
+            lab = math_ops.cast(convert_to_tensor(multi_class_labels), x.dtype)
+            if not x.shape.is_compatible_with(lab.shape):
+                raise ValueError("Shapes %s and %s are incompatible" % (x.shape, lab.shape))
+            if label_smoothing > 0:
+                lab = lab * (1 - label_smoothing) + 0.5 * label_smoothing
+            return nn_ops.sigmoid_cross_entropy_with_logits(labels=lab, logits=x, name="xentropy")
 
-    return _weighted(scope, "sigmoid_cross_entropy_loss", fn, weights, loss_collection, reduction)
+        return _weighted(
+            scope, "sigmoid_cross_entropy_loss", fn, weights, loss_collection, reduction
+        )
 
 
 def softmax_cross_entropy(
@@ -365,20 +378,25 @@ def softmax_cross_entropy(
     ``labels * (1 - s) + s / num_classes``. No gradient flows into the labels. Scope
     ``softmax_cross_entropy_loss``; ``weights`` has shape [] or [batch].
     """
-    _check_args(onehot_labels, logits, "onehot_labels", "logits")
+    with in_graph_of([onehot_labels, logits, weights]):
+        _check_args(onehot_labels, logits, "onehot_labels", "logits")
 
-    def fn():
-        x = convert_to_tensor(logits, name="logits")
-        lab = math_ops.cast(convert_to_tensor(onehot_labels), x.dtype)
-        if not x.shape.is_compatible_with(lab.shape):
-            raise ValueError("Shapes %s and %s are incompatible" % (x.shape, lab.shape))
-        if label_smoothing > 0:
-            n = math_ops.cast(array_ops.shape(lab)[-1], x.dtype)
-            lab = lab * (1 - label_smoothing) + label_smoothing / n
-        lab = array_ops.stop_gradient(lab, name="labels_stop_gradient")
-        return nn_ops.softmax_cross_entropy_with_logits_v2(labels=lab, logits=x, name="xentropy")
+        def fn():
+            x = convert_to_tensor(logits, name="logits")
+            lab = math_ops.cast(convert_to_tensor(onehot_labels), x.dtype)
+            if not x.shape.is_compatible_with(lab.shape):
+                raise ValueError("Shapes %s and %s are incompatible" % (x.shape, lab.shape))
+            if label_smoothing > 0:
+                n = math_ops.cast(array_ops.shape(lab)[-1], x.dtype)
+                lab = lab * (1 - label_smoothing) + label_smoothing / n
+            lab = array_ops.stop_gradient(lab, name="labels_stop_gradient")
+            return nn_ops.softmax_cross_entropy_with_logits_v2(
+                labels=lab, logits=x, name="xentropy"
+            )
 
-    return _weighted(scope, "softmax_cross_entropy_loss", fn, weights, loss_collection, reduction)
+        return _weighted(
+            scope, "softmax_cross_entropy_loss", fn, weights, loss_collection, reduction
+        )
 
 
 def sparse_softmax_cross_entropy(
@@ -392,19 +410,20 @@ def sparse_softmax_cross_entropy(
     """Softmax cross entropy of ``logits`` [batch, classes] against int class ``labels``
     [batch] (a trailing dimension of 1 is squeezed). Scope
     ``sparse_softmax_cross_entropy_loss``."""
-    _check_args(labels, logits, "labels", "logits")
-    with get_default_graph().name_scope(scope or "sparse_softmax_cross_entropy_loss") as sc:
-        x = convert_to_tensor(logits, name="logits")
-        lab = convert_to_tensor(labels, name="labels")
-        lab, x = remove_squeezable_dimensions(lab, x, expected_rank_diff=1)
-        w = convert_to_tensor(weights)
-        if (
-            w.shape.ndims is not None
-            and lab.shape.ndims is not None
-            and w.shape.ndims - lab.shape.ndims == 1
-        ):
-            w = array_ops.squeeze(w, [-1])  # [batch, 1] weights for [batch] labels
-        losses = nn_ops.sparse_softmax_cross_entropy_with_logits(
-            labels=lab, logits=x, name="xentropy"
-        )
-        return compute_weighted_loss(losses, w, sc, loss_collection, reduction=reduction)
+    with in_graph_of([labels, logits, weights]):
+        _check_args(labels, logits, "labels", "logits")
+        with get_default_graph().name_scope(scope or "sparse_softmax_cross_entropy_loss") as sc:
+            x = convert_to_tensor(logits, name="logits")
+            lab = convert_to_tensor(labels, name="labels")
+            lab, x = remove_squeezable_dimensions(lab, x, expected_rank_diff=1)
+            w = convert_to_tensor(weights)
+            if (
+                w.shape.ndims is not None
+                and lab.shape.ndims is not None
+                and w.shape.ndims - lab.shape.ndims == 1
+            ):
+                w = array_ops.squeeze(w, [-1])  # [batch, 1] weights for [batch] labels
+            losses = nn_ops.sparse_softmax_cross_entropy_with_logits(
+                labels=lab, logits=x, name="xentropy"
+            )
+            return compute_weighted_loss(losses, w, sc, loss_collection, reduction=reduction)

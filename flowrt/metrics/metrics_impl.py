@@ -12,6 +12,7 @@ from .. import dtypes as _dt
 from .._core.graph import GraphKeys, convert_to_tensor, get_default_graph
 from ..losses._weights import as_float32, broadcast_weights, squeeze_weights
 from ..ops import array_ops, math_ops, state_ops
+from ..ops.common import in_graph_of
 from ..var_scope import variable_scope
 from ..variables import Variable, VariableAggregation, VariableSynchronization
 
@@ -120,15 +121,20 @@ def accuracy(
     Raises:
       ValueError: ``labels`` and ``predictions`` have incompatible shapes.
     """
-    labels = convert_to_tensor(labels)
-    predictions = convert_to_tensor(predictions)
-    predictions, labels, weights = squeeze_weights(predictions, labels, weights)
-    if not predictions.shape.is_compatible_with(labels.shape):
-        raise ValueError("Shapes %s and %s are incompatible" % (predictions.shape, labels.shape))
-    if labels.dtype is not predictions.dtype:
-        predictions = math_ops.cast(predictions, labels.dtype)
-    is_correct = math_ops.cast(math_ops.equal(predictions, labels), _dt.float32)
-    return mean(is_correct, weights, metrics_collections, updates_collections, name or "accuracy")
+    with in_graph_of([labels, predictions, weights]):
+        labels = convert_to_tensor(labels)
+        predictions = convert_to_tensor(predictions)
+        predictions, labels, weights = squeeze_weights(predictions, labels, weights)
+        if not predictions.shape.is_compatible_with(labels.shape):
+            raise ValueError(
+                "Shapes %s and %s are incompatible" % (predictions.shape, labels.shape)
+            )
+        if labels.dtype is not predictions.dtype:
+            predictions = math_ops.cast(predictions, labels.dtype)
+        is_correct = math_ops.cast(math_ops.equal(predictions, labels), _dt.float32)
+        return mean(
+            is_correct, weights, metrics_collections, updates_collections, name or "accuracy"
+        )
 
 
 def _count_condition(values, weights, metrics_collections, updates_collections):

@@ -23,7 +23,16 @@ from .._core.graph import (
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
 from . import math_ops
-from .common import axis_value, check_dtype, int_list, make, make_op, same_as, to_tensor
+from .common import (
+    axis_value,
+    check_dtype,
+    in_graph_of,
+    int_list,
+    make,
+    make_op,
+    same_as,
+    to_tensor,
+)
 from .const_eval import partial_ints, partial_shape, static_value
 
 # This module defines TF1's ``range``; the builtin keeps this name.
@@ -164,26 +173,27 @@ register_op(
 
 def group(*inputs, **kwargs):
     """An op that runs after all of ``inputs`` (ops or tensors)."""
-    name = kwargs.pop("name", None)
-    if kwargs:
-        raise TypeError("Unknown keyword arguments: " + ", ".join(kwargs))
-    flat = []
+    with in_graph_of([inputs]):
+        name = kwargs.pop("name", None)
+        if kwargs:
+            raise TypeError("Unknown keyword arguments: " + ", ".join(kwargs))
+        flat = []
 
-    def add(x):
-        if isinstance(x, (list, tuple)):
-            for y in x:
-                add(y)
-        elif isinstance(x, dict):
-            for y in x.values():
-                add(y)
-        elif x is not None:
-            op = getattr(x, "_as_control_op", None)
-            flat.append(op() if op is not None else (x.op if isinstance(x, Tensor) else x))
+        def add(x):
+            if isinstance(x, (list, tuple)):
+                for y in x:
+                    add(y)
+            elif isinstance(x, dict):
+                for y in x.values():
+                    add(y)
+            elif x is not None:
+                op = getattr(x, "_as_control_op", None)
+                flat.append(op() if op is not None else (x.op if isinstance(x, Tensor) else x))
 
-    add(inputs)
-    g = get_default_graph()
-    with g.control_dependencies(flat):
-        return no_op(name=name or "group_deps")
+        add(inputs)
+        g = get_default_graph()
+        with g.control_dependencies(flat):
+            return no_op(name=name or "group_deps")
 
 
 def stop_gradient(input, name=None):
@@ -255,12 +265,13 @@ register_op(
 
 def reshape(tensor, shape, name=None):
     """``tensor`` with its elements laid out in ``shape`` (one dim may be -1)."""
-    return make(
-        "Reshape",
-        [tensor, to_tensor(shape, _dt.int32) if not isinstance(shape, Tensor) else shape],
-        None,
-        name,
-    )
+    with in_graph_of([tensor, shape]):
+        return make(
+            "Reshape",
+            [tensor, to_tensor(shape, _dt.int32) if not isinstance(shape, Tensor) else shape],
+            None,
+            name,
+        )
 
 
 def _reshape_infer(op):
@@ -328,12 +339,13 @@ register_op(
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
-    return make(
-        "Fill",
-        [to_tensor(dims, _dt.int32) if not isinstance(dims, Tensor) else dims, value],
-        None,
-        name,
-    )
+    with in_graph_of([dims, value]):
+        return make(
+            "Fill",
+            [to_tensor(dims, _dt.int32) if not isinstance(dims, Tensor) else dims, value],
+            None,
+            name,
+        )
 
 
 def _fill_infer(op):
@@ -391,13 +403,15 @@ def _flat_shape(shape):
 def zeros(shape, dtype=_dt.float32, name=None):
     """A tensor of zeros; ``shape`` may mix ints and scalar tensors
     (``fr.zeros([fr.shape(x)[0], 4])`` has the static shape ``[None, 4]``)."""
-    zero = b"" if _dt.as_dtype(dtype) is _dt.string else 0  # TF: strings are b""
-    return _filled(shape, zero, dtype, name, "zeros")
+    with in_graph_of([shape]):
+        zero = b"" if _dt.as_dtype(dtype) is _dt.string else 0  # TF: strings are b""
+        return _filled(shape, zero, dtype, name, "zeros")
 
 
 def ones(shape, dtype=_dt.float32, name=None):
     """A tensor of ones; ``shape`` may mix ints and scalar tensors."""
-    return _filled(shape, 1, dtype, name, "ones")
+    with in_graph_of([shape]):
+        return _filled(shape, 1, dtype, name, "ones")
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
@@ -437,12 +451,13 @@ register_op(
 
 def stack(values, axis=0, name="stack"):
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""
-    if not isinstance(values, (list, tuple)) or not values:
-        raise ValueError("stack expects a non-empty list of tensors, got %r" % (values,))
-    vals = [convert_to_tensor(v) for v in values]
-    base = vals[0].dtype
-    vals = [v if v.dtype is base else v for v in vals]
-    return make("Pack", vals, {"axis": int(axis), "N": len(vals)}, name)
+    with in_graph_of([values, axis]):
+        if not isinstance(values, (list, tuple)) or not values:
+            raise ValueError("stack expects a non-empty list of tensors, got %r" % (values,))
+        vals = [convert_to_tensor(v) for v in values]
+        base = vals[0].dtype
+        vals = [v if v.dtype is base else v for v in vals]
+        return make("Pack", vals, {"axis": int(axis), "N": len(vals)}, name)
 
 
 def _pack_infer(op):
@@ -606,24 +621,25 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # TF1's name
     As in TF1, ``range(n)`` counts from 0; the dtype is int32 unless ``dtype`` is given or
     an argument is a float (then the widest argument dtype wins).
     """
-    if limit is None:
-        start, limit = 0, start
-    g = get_default_graph()
-    dt = None if dtype is None else _dt.as_dtype(dtype)
-    with g.name_scope(name or "range") as scope:
-        vals = [
-            convert_to_tensor(v, dtype=dt, name=n)
-            for n, v in (("start", start), ("limit", limit), ("delta", delta))
-        ]
-        if dt is None:
-            dt = max(
-                (v.dtype for v in vals),
-                key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else -1,
-            )
-            from .math_ops import cast
+    with in_graph_of([start, limit, delta]):
+        if limit is None:
+            start, limit = 0, start
+        g = get_default_graph()
+        dt = None if dtype is None else _dt.as_dtype(dtype)
+        with g.name_scope(name or "range") as scope:
+            vals = [
+                convert_to_tensor(v, dtype=dt, name=n)
+                for n, v in (("start", start), ("limit", limit), ("delta", delta))
+            ]
+            if dt is None:
+                dt = max(
+                    (v.dtype for v in vals),
+                    key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else -1,
+                )
+                from .math_ops import cast
 
-            vals = [v if v.dtype is dt else cast(v, dt) for v in vals]
-    return make("Range", vals, {"Tidx": dt}, scope)
+                vals = [v if v.dtype is dt else cast(v, dt) for v in vals]
+        return make("Range", vals, {"Tidx": dt}, scope)
 
 
 def _range_size(start, limit, delta):
@@ -684,19 +700,20 @@ register_op("Range", infer=_range_infer, kernel=_range_kernel, grad=NOT_DIFFEREN
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
     """Permutes the dimensions of ``a`` by ``perm`` (default: reversed)."""
-    g = get_default_graph()
-    with g.name_scope(name or "transpose") as scope:
-        a = convert_to_tensor(a, name="a")
-        if perm is None:
-            r = a.shape.ndims
-            if r is None:
-                rk = rank(a)
-                perm = (rk - 1) - range(0, rk, 1)
-            else:
-                perm = np.arange(r - 1, -1, -1, dtype=np.int32)
-        if not _is_tensor(perm):
-            perm = convert_to_tensor(perm, dtype=_dt.int32, name="perm")
-    return make("Transpose", [a, perm], None, scope)
+    with in_graph_of([a, perm]):
+        g = get_default_graph()
+        with g.name_scope(name or "transpose") as scope:
+            a = convert_to_tensor(a, name="a")
+            if perm is None:
+                r = a.shape.ndims
+                if r is None:
+                    rk = rank(a)
+                    perm = (rk - 1) - range(0, rk, 1)
+                else:
+                    perm = np.arange(r - 1, -1, -1, dtype=np.int32)
+            if not _is_tensor(perm):
+                perm = convert_to_tensor(perm, dtype=_dt.int32, name="perm")
+        return make("Transpose", [a, perm], None, scope)
 
 
 def _check_perm(p, n):
@@ -749,7 +766,8 @@ register_op("Transpose", infer=_transpose_infer, kernel=_transpose_kernel, grad=
 
 def invert_permutation(x, name=None):
     """The inverse permutation of the int vector ``x``."""
-    return _gen_op("InvertPermutation", [("x", x, _dt.int32)], None, name).outputs[0]
+    with in_graph_of([x]):
+        return _gen_op("InvertPermutation", [("x", x, _dt.int32)], None, name).outputs[0]
 
 
 def _invert_permutation_kernel(ctx, op, x):
@@ -772,15 +790,16 @@ register_op(
 
 def expand_dims(input, axis=None, name=None, dim=None):
     """``input`` with a length-1 dimension inserted at ``axis``."""
-    if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'")
-    if axis is None:
-        axis = dim
-    if axis is None:
-        raise ValueError("Must specify an axis argument to tf.expand_dims()")
-    return _gen_op(
-        "ExpandDims", [("input", input, None), ("dim", axis, _dt.int32)], None, name
-    ).outputs[0]
+    with in_graph_of([input, axis, dim]):
+        if axis is not None and dim is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        if axis is None:
+            axis = dim
+        if axis is None:
+            raise ValueError("Must specify an axis argument to tf.expand_dims()")
+        return _gen_op(
+            "ExpandDims", [("input", input, None), ("dim", axis, _dt.int32)], None, name
+        ).outputs[0]
 
 
 def _expand_dims_infer(op):
@@ -827,17 +846,18 @@ register_op(
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):
     """``input`` without its length-1 dimensions (all, or those in ``axis``)."""
-    if axis is not None and squeeze_dims is not None:
-        raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")
-    if axis is None:
-        axis = squeeze_dims
-    if axis is None:
-        axis = []
-    elif np.isscalar(axis):
-        axis = [axis]
-    return _gen_op(
-        "Squeeze", [("input", input, None)], {"squeeze_dims": [int(a) for a in axis]}, name
-    ).outputs[0]
+    with in_graph_of([input, axis, squeeze_dims]):
+        if axis is not None and squeeze_dims is not None:
+            raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")
+        if axis is None:
+            axis = squeeze_dims
+        if axis is None:
+            axis = []
+        elif np.isscalar(axis):
+            axis = [axis]
+        return _gen_op(
+            "Squeeze", [("input", input, None)], {"squeeze_dims": [int(a) for a in axis]}, name
+        ).outputs[0]
 
 
 def _squeeze_dims(dims, axes):
@@ -889,9 +909,10 @@ register_op(
 
 def reverse(tensor, axis, name=None):
     """``tensor`` with the dimensions in ``axis`` reversed (op type ReverseV2)."""
-    return _gen_op(
-        "ReverseV2", [("tensor", tensor, None), ("axis", axis, _dt.int32)], None, name
-    ).outputs[0]
+    with in_graph_of([tensor, axis]):
+        return _gen_op(
+            "ReverseV2", [("tensor", tensor, None), ("axis", axis, _dt.int32)], None, name
+        ).outputs[0]
 
 
 reverse_v2 = reverse

@@ -19,7 +19,7 @@ from .. import errors
 from .._core.graph import Operation, Tensor, constant_value, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .array_ops import group, no_op
-from .common import FLOATS, make, make_op, same_as
+from .common import FLOATS, in_graph_of, make, make_op, op_scope, same_as
 
 __all__ = [
     "Assert",
@@ -131,8 +131,7 @@ def Assert(condition, data, summarize: int | None = None, name: str | None = Non
 
     Note (flowrt): one ``Assert`` op, without TF1's ``AssertGuard`` cond around it.
     """
-    g = get_default_graph()
-    with g.name_scope(name or "Assert"):
+    with op_scope([condition, data], name, "Assert"):
         cond = convert_to_tensor(condition, name="Condition")
         xs = [convert_to_tensor(x) for x in data]
         return make_op("Assert", [cond] + xs, {"summarize": summarize}, "Assert")
@@ -149,8 +148,7 @@ def _static_false(data):
 
 
 def _binary_assert(sym, default_name, fn, np_fn, x, y, data, summarize, message, name):
-    g = get_default_graph()
-    with g.name_scope(name or default_name):
+    with op_scope([x, y, data], name, default_name):
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y", dtype=x.dtype) if not isinstance(y, Tensor) else y
         if data is None:
@@ -236,8 +234,7 @@ assert_greater_equal = _make_binary(
 
 def _make_sign(default_name, sym, binary, zero_first, doc):
     def assert_fn(x, data=None, summarize=None, message=None, name=None):
-        g = get_default_graph()
-        with g.name_scope(name or default_name):
+        with op_scope([x, data], name, default_name):
             x = convert_to_tensor(x, name="x")
             if data is None:
                 data = [
@@ -280,8 +277,7 @@ assert_non_positive = _make_sign(
 
 
 def _rank_assert(x, rank, at_least, message, name, default_name, data, summarize):
-    g = get_default_graph()
-    with g.name_scope(name or default_name):
+    with op_scope([x, rank, data], name, default_name):
         x = convert_to_tensor(x, name="x")
         rank_t = convert_to_tensor(rank, name="rank")
         if not rank_t.dtype.is_integer:
@@ -334,8 +330,7 @@ def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=
 
 def assert_scalar(tensor, name=None, message=None):
     """Returns ``tensor`` if its static rank is 0; ValueError otherwise (or if unknown)."""
-    g = get_default_graph()
-    with g.name_scope(name or "assert_scalar"):
+    with op_scope([tensor], name, "assert_scalar"):
         tensor = convert_to_tensor(tensor, name="tensor")
         shape = tensor.shape
         if shape.ndims != 0:
@@ -350,26 +345,29 @@ def assert_scalar(tensor, name=None, message=None):
 
 def assert_type(tensor, tf_type, message=None, name=None):
     """A no-op if ``tensor`` has dtype ``tf_type``; TypeError otherwise (static)."""
-    tensor = convert_to_tensor(tensor)
-    want = _dt.as_dtype(tf_type)
-    if tensor.dtype != want:
-        prefix = (message + " ") if message else ""
-        raise TypeError(
-            "%s%s must be of type %s; got %s" % (prefix, tensor.name, want.name, tensor.dtype.name)
-        )
-    return no_op(name=name or "statically_determined_correct_type")
+    with in_graph_of([tensor]):
+        tensor = convert_to_tensor(tensor)
+        want = _dt.as_dtype(tf_type)
+        if tensor.dtype != want:
+            prefix = (message + " ") if message else ""
+            raise TypeError(
+                "%s%s must be of type %s; got %s"
+                % (prefix, tensor.name, want.name, tensor.dtype.name)
+            )
+        return no_op(name=name or "statically_determined_correct_type")
 
 
 def assert_integer(x, message=None, name=None):
     """A no-op if ``x`` has an integer dtype; TypeError otherwise (static)."""
-    x = convert_to_tensor(x)
-    if not x.dtype.is_integer:
-        prefix = (message + " ") if message else ""
-        raise TypeError(
-            '%sExpected "x" to be integer type.  Found: %s of dtype %s'
-            % (prefix, x.name, x.dtype.name)
-        )
-    return no_op(name=name or "statically_determined_was_integer")
+    with in_graph_of([x]):
+        x = convert_to_tensor(x)
+        if not x.dtype.is_integer:
+            prefix = (message + " ") if message else ""
+            raise TypeError(
+                '%sExpected "x" to be integer type.  Found: %s of dtype %s'
+                % (prefix, x.name, x.dtype.name)
+            )
+        return no_op(name=name or "statically_determined_was_integer")
 
 
 # --------------------------------------------------------------------------------------
@@ -490,10 +488,11 @@ def Print(
       summarize: entries of each tensor to print (default 3).
       name: the op name.
     """
-    xs = [convert_to_tensor(d) for d in data]
-    return make(
-        "Print",
-        [input_] + xs,
-        {"message": message or "", "first_n": first_n, "summarize": summarize},
-        name,
-    )
+    with in_graph_of([input_, data]):
+        xs = [convert_to_tensor(d) for d in data]
+        return make(
+            "Print",
+            [input_] + xs,
+            {"message": message or "", "first_n": first_n, "summarize": summarize},
+            name,
+        )

@@ -44,24 +44,44 @@ NUMERIC = FLOATS + INTS
 COMPLEX = (_dt.complex64, _dt.complex128)
 
 
-def _elements(values):
+# Arguments that are never graph elements: skipped without attribute look-ups.
+_PLAIN = (int, float, str, bytes, type(None), np.ndarray, np.generic)
+
+
+def _first_element(values, first):
+    """The first graph element among ``values`` (nested lists too), checking that every
+    other one is in the same graph; ``first`` is the one found so far (or None)."""
     for v in values:
-        if isinstance(v, (list, tuple)):
-            yield from _elements(v)
-        elif isinstance(v, (Tensor, Operation)):
-            yield v
+        if isinstance(v, (Tensor, Operation)):
+            t = v
+        elif isinstance(v, (list, tuple)):
+            first = _first_element(v, first)
+            continue
+        elif isinstance(v, _PLAIN):
+            continue
+        elif hasattr(v, "_fetch_components"):  # SparseTensor, IndexedSlices (as TF)
+            first = _first_element(v._fetch_components(), first)
+            continue
         else:
-            t = getattr(v, "_as_tensor", None)
-            if t is not None:
-                yield t()
+            as_tensor = getattr(v, "_as_tensor", None)
+            if as_tensor is None:
+                continue
+            t = as_tensor()
+        if first is None:
+            first = t
+        elif t.graph is not first.graph:
+            raise ValueError("%s must be from the same graph as %s." % (t, first))
+    return first
 
 
 def graph_of(values) -> Graph:
     """The graph an op on ``values`` belongs to (TF1's ``_get_graph_from_inputs``).
 
-    The graph of the tensors, tensor-like objects and operations among ``values``
-    (nested lists too), else the default graph. While a function is traced, always its
-    graph (as TF: an input from elsewhere is then an error naming it).
+    The graph of the tensors, tensor-like objects (variables), composite tensors
+    (``SparseTensor``, ``IndexedSlices``: their component tensors) and operations
+    among ``values`` (nested lists too), else the default graph. While a function is
+    traced, always its graph (as TF: an input from elsewhere is then an error naming
+    it).
 
     Raises:
       ValueError: if two of them come from different graphs.
@@ -69,25 +89,46 @@ def graph_of(values) -> Graph:
     default = get_default_graph()
     if default.building_function:
         return default
-    first = None
-    for v in _elements(values):
-        if first is None:
-            first = v
-        elif v.graph is not first.graph:
-            raise ValueError("%s must be from the same graph as %s." % (v, first))
+    first = _first_element(values, None)
     return default if first is None else first.graph
 
 
-@contextlib.contextmanager
-def in_graph_of(values):
-    """Makes the graph of ``values`` (``graph_of``) the default graph inside the block,
-    so that ops and constants created there go into it; yields the graph."""
-    g = graph_of(values)
-    if g is get_default_graph():
-        yield g
-    else:
-        with g.as_default():
-            yield g
+class _InGraph:
+    """The context manager of ``in_graph_of`` (a class: entered on every wrapper call)."""
+
+    __slots__ = ("graph", "_cm")
+
+    def __init__(self, graph: Graph, cm):
+        self.graph = graph
+        self._cm = cm
+
+    def __enter__(self) -> Graph:
+        if self._cm is not None:
+            self._cm.__enter__()
+        return self.graph
+
+    def __exit__(self, *exc):
+        if self._cm is not None:
+            return self._cm.__exit__(*exc)
+        return None
+
+
+def in_graph_of(values) -> _InGraph:
+    """A context manager making the graph of ``values`` (``graph_of``) the default
+    graph inside the block, so that ops and constants created there go into it; it
+    yields the graph.
+
+    Raises:
+      ValueError: if ``values`` come from different graphs.
+    """
+    default = get_default_graph()
+    if default.building_function:
+        return _InGraph(default, None)
+    first = _first_element(values, None)
+    if first is None or first.graph is default:
+        return _InGraph(default, None)
+    g = first.graph
+    return _InGraph(g, g.as_default())
 
 
 @contextlib.contextmanager

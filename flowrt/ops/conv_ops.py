@@ -25,7 +25,7 @@ from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
-from .common import check_dtype, int_list, make, shape_str
+from .common import check_dtype, in_graph_of, int_list, make, shape_str
 
 __all__ = [
     "conv2d",
@@ -492,12 +492,15 @@ def conv2d(
     Note (flowrt): only NHWC is supported (``NCHW`` raises ValueError), and the input
     depth must equal the filter's (no grouped convolution).
     """
-    fn = "conv2d"
-    f = _pick(filter, filters, "filter", "filters", fn)
-    attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2D")
-    x = convert_to_tensor(input, name="input")
-    f = convert_to_tensor(f, dtype=x.dtype if not isinstance(f, Tensor) else None, name="filter")
-    return make("Conv2D", [x, f], attrs, name, "Conv2D")
+    with in_graph_of([input, filter, filters]):
+        fn = "conv2d"
+        f = _pick(filter, filters, "filter", "filters", fn)
+        attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2D")
+        x = convert_to_tensor(input, name="input")
+        f = convert_to_tensor(
+            f, dtype=x.dtype if not isinstance(f, Tensor) else None, name="filter"
+        )
+        return make("Conv2D", [x, f], attrs, name, "Conv2D")
 
 
 def conv2d_backprop_input(
@@ -517,17 +520,18 @@ def conv2d_backprop_input(
     ``input_sizes`` is the input's shape (an int32 vector of 4). Other arguments as for
     ``conv2d``.
     """
-    fn = "conv2d_backprop_input"
-    f = _pick(filter, filters, "filter", "filters", fn)
-    attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropInput")
-    g = convert_to_tensor(out_backprop, name="out_backprop")
-    f = convert_to_tensor(f, dtype=g.dtype if not isinstance(f, Tensor) else None)
-    sizes = convert_to_tensor(
-        input_sizes,
-        dtype=_dt.int32 if not isinstance(input_sizes, Tensor) else None,
-        name="input_sizes",
-    )
-    return make("Conv2DBackpropInput", [sizes, f, g], attrs, name, "Conv2DBackpropInput")
+    with in_graph_of([input_sizes, filter, out_backprop, filters]):
+        fn = "conv2d_backprop_input"
+        f = _pick(filter, filters, "filter", "filters", fn)
+        attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropInput")
+        g = convert_to_tensor(out_backprop, name="out_backprop")
+        f = convert_to_tensor(f, dtype=g.dtype if not isinstance(f, Tensor) else None)
+        sizes = convert_to_tensor(
+            input_sizes,
+            dtype=_dt.int32 if not isinstance(input_sizes, Tensor) else None,
+            name="input_sizes",
+        )
+        return make("Conv2DBackpropInput", [sizes, f, g], attrs, name, "Conv2DBackpropInput")
 
 
 def conv2d_backprop_filter(
@@ -542,20 +546,21 @@ def conv2d_backprop_filter(
     name=None,
 ):
     """The gradient of ``conv2d`` with respect to its filter (``Conv2DBackpropFilter``)."""
-    fn = "conv2d_backprop_filter"
-    attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropFilter")
-    x = convert_to_tensor(input, name="input")
-    g = convert_to_tensor(
-        out_backprop,
-        dtype=x.dtype if not isinstance(out_backprop, Tensor) else None,
-        name="out_backprop",
-    )
-    sizes = convert_to_tensor(
-        filter_sizes,
-        dtype=_dt.int32 if not isinstance(filter_sizes, Tensor) else None,
-        name="filter_sizes",
-    )
-    return make("Conv2DBackpropFilter", [x, sizes, g], attrs, name, "Conv2DBackpropFilter")
+    with in_graph_of([input, filter_sizes, out_backprop]):
+        fn = "conv2d_backprop_filter"
+        attrs = _conv_attrs(strides, padding, data_format, dilations, fn, "Conv2DBackpropFilter")
+        x = convert_to_tensor(input, name="input")
+        g = convert_to_tensor(
+            out_backprop,
+            dtype=x.dtype if not isinstance(out_backprop, Tensor) else None,
+            name="out_backprop",
+        )
+        sizes = convert_to_tensor(
+            filter_sizes,
+            dtype=_dt.int32 if not isinstance(filter_sizes, Tensor) else None,
+            name="filter_sizes",
+        )
+        return make("Conv2DBackpropFilter", [x, sizes, g], attrs, name, "Conv2DBackpropFilter")
 
 
 def conv2d_transpose(
@@ -575,31 +580,32 @@ def conv2d_transpose(
     ``filter`` is [height, width, output_channels, in_channels]; ``output_shape`` the
     4-vector output shape.
     """
-    fn = "conv2d_transpose"
-    v = _pick(value, input, "value", "input", fn)
-    f = _pick(filter, filters, "filter", "filters", fn)
-    x = convert_to_tensor(v, name="value")
-    f = convert_to_tensor(f, dtype=x.dtype if not isinstance(f, Tensor) else None)
-    if (
-        f.shape.ndims == 4
-        and x.shape.ndims == 4
-        and None not in (f.shape[3], x.shape[3])
-        and f.shape[3] != x.shape[3]
-    ):
-        raise ValueError(
-            "input channels does not match filter's input channels, %d != %d"
-            % (x.shape[3], f.shape[3])
+    with in_graph_of([value, filter, output_shape, input, filters]):
+        fn = "conv2d_transpose"
+        v = _pick(value, input, "value", "input", fn)
+        f = _pick(filter, filters, "filter", "filters", fn)
+        x = convert_to_tensor(v, name="value")
+        f = convert_to_tensor(f, dtype=x.dtype if not isinstance(f, Tensor) else None)
+        if (
+            f.shape.ndims == 4
+            and x.shape.ndims == 4
+            and None not in (f.shape[3], x.shape[3])
+            and f.shape[3] != x.shape[3]
+        ):
+            raise ValueError(
+                "input channels does not match filter's input channels, %d != %d"
+                % (x.shape[3], f.shape[3])
+            )
+        return conv2d_backprop_input(
+            output_shape,
+            f,
+            x,
+            strides,
+            padding,
+            data_format=data_format,
+            dilations=dilations,
+            name=name or "conv2d_transpose",
         )
-    return conv2d_backprop_input(
-        output_shape,
-        f,
-        x,
-        strides,
-        padding,
-        data_format=data_format,
-        dilations=dilations,
-        name=name or "conv2d_transpose",
-    )
 
 
 def conv1d(
@@ -626,32 +632,33 @@ def conv1d(
       dilations: an int or a list of 1 or 3 ints.
       name: the name scope (default ``conv1d``).
     """
-    fn = "conv1d"
-    v = _pick(value, input, "value", "input", fn)
-    if data_format not in (None, "NWC", "NHWC"):
-        raise ValueError(
-            "%s: data_format %r is not supported; flowrt's kernels are NWC" % (fn, data_format)
-        )
+    with in_graph_of([value, filters, stride, input]):
+        fn = "conv1d"
+        v = _pick(value, input, "value", "input", fn)
+        if data_format not in (None, "NWC", "NHWC"):
+            raise ValueError(
+                "%s: data_format %r is not supported; flowrt's kernels are NWC" % (fn, data_format)
+            )
 
-    def one(a, what):
-        a = 1 if a is None else a
-        if isinstance(a, (int, np.integer)):
-            return int(a)
-        a = [int(t) for t in a]
-        if len(a) == 1 or (len(a) == 3 and a[0] == a[2] == 1):
-            return a[len(a) // 2]
-        raise ValueError(
-            "%s should be of length 1 or 3 (with 1 in the batch and channel "
-            "dimensions), got %s" % (what, a)
-        )
+        def one(a, what):
+            a = 1 if a is None else a
+            if isinstance(a, (int, np.integer)):
+                return int(a)
+            a = [int(t) for t in a]
+            if len(a) == 1 or (len(a) == 3 and a[0] == a[2] == 1):
+                return a[len(a) // 2]
+            raise ValueError(
+                "%s should be of length 1 or 3 (with 1 in the batch and channel "
+                "dimensions), got %s" % (what, a)
+            )
 
-    s, d = one(stride, "stride"), one(dilations, "dilations")
-    with get_default_graph().name_scope(name or fn) as scope:
-        x = array_ops.expand_dims(convert_to_tensor(v, name="value"), -3)
-        f = convert_to_tensor(
-            filters, dtype=x.dtype if not isinstance(filters, Tensor) else None, name="filters"
-        )
-        f = array_ops.expand_dims(f, 0)
-        attrs = _conv_attrs([1, 1, s, 1], padding, None, [1, 1, d, 1], fn, "Conv2D")
-        y = make("Conv2D", [x, f], attrs, scope)
-        return array_ops.squeeze(y, [-3])
+        s, d = one(stride, "stride"), one(dilations, "dilations")
+        with get_default_graph().name_scope(name or fn) as scope:
+            x = array_ops.expand_dims(convert_to_tensor(v, name="value"), -3)
+            f = convert_to_tensor(
+                filters, dtype=x.dtype if not isinstance(filters, Tensor) else None, name="filters"
+            )
+            f = array_ops.expand_dims(f, 0)
+            attrs = _conv_attrs([1, 1, s, 1], padding, None, [1, 1, d, 1], fn, "Conv2D")
+            y = make("Conv2D", [x, f], attrs, scope)
+            return array_ops.squeeze(y, [-3])

@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .common import make_op, to_tensor
+from .common import in_graph_of, make_op, to_tensor
 from .numparse import TF_TYPE_NAME, digit_values, fields_of, parse_fields, parse_scalar
 
 __all__ = ["decode_csv"]
@@ -72,33 +72,34 @@ def decode_csv(
     TF's rules and error order. One known difference: a float32 field exactly halfway
     between the largest float32 and 2**128 becomes inf; TF gives the largest float32.
     """
-    records = to_tensor(records, _dt.string, name="records")
-    defaults = []
-    for i, d in enumerate(record_defaults):
-        if isinstance(d, (list, tuple)) and len(d) == 0:
-            d = to_tensor(np.zeros([0], np.float32), name="record_defaults_%d" % i)
-        else:
-            d = to_tensor(d, name="record_defaults_%d" % i)
-        defaults.append(d)
-    if not isinstance(field_delim, str) or len(field_delim.encode()) != 1:
-        raise ValueError("field_delim should be only 1 char, got %r" % (field_delim,))
-    if select_cols is not None:
-        select_cols = [int(c) for c in select_cols]
-        if any(b <= a for a, b in zip(select_cols, select_cols[1:], strict=False)):
-            raise ValueError("select_cols is not strictly increasing.")
-        if select_cols and select_cols[0] < 0:
-            raise ValueError("select_cols contains negative values.")
-        if len(select_cols) != len(defaults):
-            raise ValueError("Length of select_cols and record_defaults do not match.")
-    attrs = {
-        "OUT_TYPE": [d.dtype for d in defaults],
-        "field_delim": field_delim,
-        "use_quote_delim": bool(use_quote_delim),
-        "na_value": na_value,
-        "select_cols": list(select_cols or []),
-    }
-    op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
-    return list(op.outputs)
+    with in_graph_of([records, record_defaults]):
+        records = to_tensor(records, _dt.string, name="records")
+        defaults = []
+        for i, d in enumerate(record_defaults):
+            if isinstance(d, (list, tuple)) and len(d) == 0:
+                d = to_tensor(np.zeros([0], np.float32), name="record_defaults_%d" % i)
+            else:
+                d = to_tensor(d, name="record_defaults_%d" % i)
+            defaults.append(d)
+        if not isinstance(field_delim, str) or len(field_delim.encode()) != 1:
+            raise ValueError("field_delim should be only 1 char, got %r" % (field_delim,))
+        if select_cols is not None:
+            select_cols = [int(c) for c in select_cols]
+            if any(b <= a for a, b in zip(select_cols, select_cols[1:], strict=False)):
+                raise ValueError("select_cols is not strictly increasing.")
+            if select_cols and select_cols[0] < 0:
+                raise ValueError("select_cols contains negative values.")
+            if len(select_cols) != len(defaults):
+                raise ValueError("Length of select_cols and record_defaults do not match.")
+        attrs = {
+            "OUT_TYPE": [d.dtype for d in defaults],
+            "field_delim": field_delim,
+            "use_quote_delim": bool(use_quote_delim),
+            "na_value": na_value,
+            "select_cols": list(select_cols or []),
+        }
+        op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
+        return list(op.outputs)
 
 
 def _decode_csv_infer(op):

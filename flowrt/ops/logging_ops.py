@@ -12,6 +12,7 @@ import numpy as np
 
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .common import in_graph_of
 
 __all__ = ["print"]
 
@@ -70,33 +71,34 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     Note (flowrt): values are formatted by numpy (``[1. 2.5]``), where TF writes
     ``[1 2.5]``.
     """
-    tensors, template = [], []
-    for x in inputs:
-        if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
-            tensors.append(convert_to_tensor(x))
-            template.append(None)
-        else:
-            template.append(str(x))
-    if output_stream is None or output_stream is sys.stderr:
-        output_stream = _STREAMS["stderr"]
-    elif output_stream is sys.stdout:
-        output_stream = _STREAMS["stdout"]
-    elif not hasattr(output_stream, "write"):
-        raise ValueError(
-            "Unsupported output stream %r: use sys.stderr, sys.stdout or an "
-            "object with a write method" % (output_stream,)
+    with in_graph_of([inputs]):
+        tensors, template = [], []
+        for x in inputs:
+            if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
+                tensors.append(convert_to_tensor(x))
+                template.append(None)
+            else:
+                template.append(str(x))
+        if output_stream is None or output_stream is sys.stderr:
+            output_stream = _STREAMS["stderr"]
+        elif output_stream is sys.stdout:
+            output_stream = _STREAMS["stdout"]
+        elif not hasattr(output_stream, "write"):
+            raise ValueError(
+                "Unsupported output stream %r: use sys.stderr, sys.stdout or an "
+                "object with a write method" % (output_stream,)
+            )
+        g = get_default_graph()
+        return g._create_op(
+            "PrintV2",
+            tensors,
+            {
+                "template": template,
+                "output_stream": output_stream,
+                "summarize": int(summarize),
+                "sep": sep,
+                "end": end,
+            },
+            name,
+            "PrintV2",
         )
-    g = get_default_graph()
-    return g._create_op(
-        "PrintV2",
-        tensors,
-        {
-            "template": template,
-            "output_stream": output_stream,
-            "summarize": int(summarize),
-            "sep": sep,
-            "end": end,
-        },
-        name,
-        "PrintV2",
-    )

@@ -26,7 +26,7 @@ from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, linalg_ops, math_ops
-from .common import FLOATS, NUMERIC, check_dtype, int_list, make, make_op
+from .common import FLOATS, NUMERIC, check_dtype, in_graph_of, int_list, make, make_op, op_scope
 
 __all__ = [
     "relu",
@@ -457,16 +457,17 @@ register_op(
 
 def bias_add(value, bias, data_format=None, name=None):
     """Adds a 1-D ``bias`` along the channel axis of ``value`` (the last for NHWC)."""
-    fmt = data_format or "NHWC"
-    if fmt not in ("NHWC", "NCHW", "N..C", "NC.."):
-        raise ValueError("data_format must be NHWC or NCHW, got %r" % data_format)
-    fmt = "NCHW" if fmt in ("NCHW", "NC..") else "NHWC"
-    x = convert_to_tensor(value, name="input")
-    if isinstance(bias, Tensor) or hasattr(bias, "_as_tensor"):
-        b = convert_to_tensor(bias)
-    else:
-        b = convert_to_tensor(bias, dtype=x.dtype, name="bias")
-    return make("BiasAdd", [x, b], {"data_format": fmt}, name, "BiasAdd")
+    with in_graph_of([value]):
+        fmt = data_format or "NHWC"
+        if fmt not in ("NHWC", "NCHW", "N..C", "NC.."):
+            raise ValueError("data_format must be NHWC or NCHW, got %r" % data_format)
+        fmt = "NCHW" if fmt in ("NCHW", "NC..") else "NHWC"
+        x = convert_to_tensor(value, name="input")
+        if isinstance(bias, Tensor) or hasattr(bias, "_as_tensor"):
+            b = convert_to_tensor(bias)
+        else:
+            b = convert_to_tensor(bias, dtype=x.dtype, name="bias")
+        return make("BiasAdd", [x, b], {"data_format": fmt}, name, "BiasAdd")
 
 
 # --------------------------------------------------------------------------------------
@@ -622,18 +623,19 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     Note (flowrt): the loss is the ``SoftmaxCrossEntropyWithLogits`` op itself (named
     ``softmax_cross_entropy_with_logits``), without TF's reshapes around it.
     """
-    axis = _axis_arg(axis, dim, "softmax_cross_entropy_with_logits_v2")
-    with _OwnScope(name, "softmax_cross_entropy_with_logits") as s:
-        logits = convert_to_tensor(logits, name="logits")
-        labels = convert_to_tensor(labels, name="labels")
-        if logits.dtype is _dt.float16:
-            logits = math_ops.cast(logits, _dt.float32)
-        labels = math_ops.cast(labels, logits.dtype)
-        r = logits.shape.ndims
-        if r is not None and axis not in (-1, r - 1):
-            logits = _move_axis_last(logits, axis)
-            labels = _move_axis_last(labels, axis)
-    return make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None, s.name).outputs[0]
+    with in_graph_of([labels, logits, axis, dim]):
+        axis = _axis_arg(axis, dim, "softmax_cross_entropy_with_logits_v2")
+        with _OwnScope(name, "softmax_cross_entropy_with_logits") as s:
+            logits = convert_to_tensor(logits, name="logits")
+            labels = convert_to_tensor(labels, name="labels")
+            if logits.dtype is _dt.float16:
+                logits = math_ops.cast(logits, _dt.float32)
+            labels = math_ops.cast(labels, logits.dtype)
+            r = logits.shape.ndims
+            if r is not None and axis not in (-1, r - 1):
+                logits = _move_axis_last(logits, axis)
+                labels = _move_axis_last(labels, axis)
+        return make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None, s.name).outputs[0]
 
 
 def softmax_cross_entropy_with_logits(
@@ -641,13 +643,14 @@ def softmax_cross_entropy_with_logits(
 ):
     """TF1's deprecated form: like the ``_v2`` function but no gradient flows into
     ``labels`` (they pass through ``stop_gradient``)."""
-    _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
-    axis = _axis_arg(axis, dim if dim != -1 else None, "softmax_cross_entropy_with_logits")
-    with _OwnScope(name, "softmax_cross_entropy_with_logits_sg") as s:
-        labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
-    return softmax_cross_entropy_with_logits_v2(
-        labels=labels, logits=logits, axis=axis, name=s.name
-    )
+    with in_graph_of([labels, logits, dim, axis]):
+        _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+        axis = _axis_arg(axis, dim if dim != -1 else None, "softmax_cross_entropy_with_logits")
+        with _OwnScope(name, "softmax_cross_entropy_with_logits_sg") as s:
+            labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+        return softmax_cross_entropy_with_logits_v2(
+            labels=labels, logits=logits, axis=axis, name=s.name
+        )
 
 
 def _sparse_xent_infer(op):
@@ -709,38 +712,39 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     ``labels`` (int32/int64) has the shape of ``logits`` minus its last axis; a label
     outside ``[0, num_classes)`` raises ``InvalidArgumentError`` at run time.
     """
-    _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
-    g = get_default_graph()
-    with g.name_scope(name or "SparseSoftmaxCrossEntropyWithLogits"):
-        labels = convert_to_tensor(labels)
-        logits = convert_to_tensor(logits)
-        if logits.dtype is _dt.float16:
-            logits = math_ops.cast(logits, _dt.float32)
-        ls, lb = logits.shape, labels.shape
-        if ls.ndims == 0:
-            raise ValueError("`logits` cannot be a scalar. Received logits=%s`" % logits)
-        if ls.ndims is not None and lb.ndims is not None and lb.ndims != ls.ndims - 1:
-            raise ValueError(
-                "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
-                "labels.shape=%s of rank %d and logits.shape=%s of rank %d"
-                % (lb, lb.ndims, ls, ls.ndims)
-            )
-        if (
-            lb.is_fully_defined()
-            and ls.ndims is not None
-            and TensorShape(ls.as_list()[:-1]).is_fully_defined()
-            and lb.as_list() != ls.as_list()[:-1]
-        ):
-            raise ValueError(
-                "`labels.shape` must equal `logits.shape` except for the last "
-                "dimension. Received: labels.shape=%s and logits.shape=%s" % (lb, ls)
-            )
-        return make_op(
-            "SparseSoftmaxCrossEntropyWithLogits",
-            [logits, labels],
-            None,
-            "SparseSoftmaxCrossEntropyWithLogits",
-        ).outputs[0]
+    with in_graph_of([labels, logits]):
+        _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+        g = get_default_graph()
+        with g.name_scope(name or "SparseSoftmaxCrossEntropyWithLogits"):
+            labels = convert_to_tensor(labels)
+            logits = convert_to_tensor(logits)
+            if logits.dtype is _dt.float16:
+                logits = math_ops.cast(logits, _dt.float32)
+            ls, lb = logits.shape, labels.shape
+            if ls.ndims == 0:
+                raise ValueError("`logits` cannot be a scalar. Received logits=%s`" % logits)
+            if ls.ndims is not None and lb.ndims is not None and lb.ndims != ls.ndims - 1:
+                raise ValueError(
+                    "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+                    "labels.shape=%s of rank %d and logits.shape=%s of rank %d"
+                    % (lb, lb.ndims, ls, ls.ndims)
+                )
+            if (
+                lb.is_fully_defined()
+                and ls.ndims is not None
+                and TensorShape(ls.as_list()[:-1]).is_fully_defined()
+                and lb.as_list() != ls.as_list()[:-1]
+            ):
+                raise ValueError(
+                    "`labels.shape` must equal `logits.shape` except for the last "
+                    "dimension. Received: labels.shape=%s and logits.shape=%s" % (lb, ls)
+                )
+            return make_op(
+                "SparseSoftmaxCrossEntropyWithLogits",
+                [logits, labels],
+                None,
+                "SparseSoftmaxCrossEntropyWithLogits",
+            ).outputs[0]
 
 
 # --------------------------------------------------------------------------------------
@@ -805,43 +809,45 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     ``logistic_loss`` by default) instead of TF's ten elementwise ops; the values and
     gradients (into ``logits`` and ``labels``) are TF's.
     """
-    _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
-    with _OwnScope(name, "logistic_loss") as s:
-        logits = convert_to_tensor(logits, name="logits")
-        labels = (
-            convert_to_tensor(labels, name="labels")
-            if isinstance(labels, Tensor) or hasattr(labels, "_as_tensor")
-            else convert_to_tensor(labels, logits.dtype, name="labels")
-        )
-        if not labels.shape.is_compatible_with(logits.shape):
-            raise ValueError(
-                "`logits` and `labels` must have the same shape, received "
-                "(%s vs %s)." % (logits.shape, labels.shape)
+    with in_graph_of([labels, logits]):
+        _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
+        with _OwnScope(name, "logistic_loss") as s:
+            logits = convert_to_tensor(logits, name="logits")
+            labels = (
+                convert_to_tensor(labels, name="labels")
+                if isinstance(labels, Tensor) or hasattr(labels, "_as_tensor")
+                else convert_to_tensor(labels, logits.dtype, name="labels")
             )
-    return make("SigmoidCrossEntropyWithLogits", [logits, labels], None, s.name)
+            if not labels.shape.is_compatible_with(logits.shape):
+                raise ValueError(
+                    "`logits` and `labels` must have the same shape, received "
+                    "(%s vs %s)." % (logits.shape, labels.shape)
+                )
+        return make("SigmoidCrossEntropyWithLogits", [logits, labels], None, s.name)
 
 
 def weighted_cross_entropy_with_logits(
     labels=None, logits=None, pos_weight=None, name=None, targets=None
 ):
     """Sigmoid cross entropy with the positive term weighted by ``pos_weight``."""
-    if targets is not None:
-        if labels is not None:
-            raise ValueError("Cannot specify both 'labels' and 'targets'")
-        labels = targets
-    g = get_default_graph()
-    with g.name_scope(name or "logistic_loss"):
-        logits = convert_to_tensor(logits, name="logits")
-        labels = (
-            convert_to_tensor(labels, logits.dtype, name="labels")
-            if not isinstance(labels, Tensor)
-            else labels
-        )
-        log_weight = 1 + (pos_weight - 1) * labels
-        return math_ops.add(
-            (1 - labels) * logits,
-            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)),
-        )
+    with in_graph_of([labels, logits, pos_weight, targets]):
+        if targets is not None:
+            if labels is not None:
+                raise ValueError("Cannot specify both 'labels' and 'targets'")
+            labels = targets
+        g = get_default_graph()
+        with g.name_scope(name or "logistic_loss"):
+            logits = convert_to_tensor(logits, name="logits")
+            labels = (
+                convert_to_tensor(labels, logits.dtype, name="labels")
+                if not isinstance(labels, Tensor)
+                else labels
+            )
+            log_weight = 1 + (pos_weight - 1) * labels
+            return math_ops.add(
+                (1 - labels) * logits,
+                log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)),
+            )
 
 
 # --------------------------------------------------------------------------------------
@@ -856,52 +862,55 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     Exactly one of ``keep_prob`` (TF1) and ``rate`` must be given. ``noise_shape``
     (broadcastable to ``x``'s shape) shares one keep/drop decision across dimensions.
     """
-    if keep_prob is not None and rate is not None:
-        raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
-    if keep_prob is not None:
-        try:
-            rate = 1.0 - keep_prob
-        except TypeError:
-            raise ValueError(
-                "`keep_prob` must be a floating point number or Tensor. "
-                "Received: keep_prob=%s" % (keep_prob,)
-            ) from None
-    if rate is None:
-        raise ValueError("`rate` must be provided. Received: rate=None")
-    g = get_default_graph()
-    with g.name_scope(name or "dropout"):
-        is_number = isinstance(rate, numbers.Real)
-        if is_number and not 0 <= rate < 1:
-            raise ValueError(
-                "`rate` must be a scalar tensor or a float in the range [0, 1). "
-                "Received: rate=%s" % rate
+    with in_graph_of([x, keep_prob, noise_shape, rate]):
+        if keep_prob is not None and rate is not None:
+            raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
+        if keep_prob is not None:
+            try:
+                rate = 1.0 - keep_prob
+            except TypeError:
+                raise ValueError(
+                    "`keep_prob` must be a floating point number or Tensor. "
+                    "Received: keep_prob=%s" % (keep_prob,)
+                ) from None
+        if rate is None:
+            raise ValueError("`rate` must be provided. Received: rate=None")
+        g = get_default_graph()
+        with g.name_scope(name or "dropout"):
+            is_number = isinstance(rate, numbers.Real)
+            if is_number and not 0 <= rate < 1:
+                raise ValueError(
+                    "`rate` must be a scalar tensor or a float in the range [0, 1). "
+                    "Received: rate=%s" % rate
+                )
+            x = convert_to_tensor(x, name="x")
+            if not x.dtype.is_floating:
+                raise ValueError(
+                    "`x.dtype` must be a floating point tensor as `x` will be "
+                    "scaled. Received: x_dtype=%s" % x.dtype.name
+                )
+            if is_number:
+                if rate == 0:
+                    return array_ops.identity(x)
+                ret = math_ops.multiply(x, convert_to_tensor(1.0 / (1.0 - rate), x.dtype))
+            else:
+                rate = convert_to_tensor(rate)
+                if rate.shape.ndims not in (None, 0):
+                    raise ValueError("Shape must be rank 0 but is rank %d" % rate.shape.ndims)
+                if rate.dtype is not x.dtype:
+                    rate = math_ops.cast(rate, x.dtype, name="rate")
+                ret = math_ops.realdiv(x, math_ops.subtract(convert_to_tensor(1, x.dtype), rate))
+            if noise_shape is None:
+                noise_shape = (
+                    x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+                )
+            r = _random_ops().random_uniform(noise_shape, seed=seed, dtype=x.dtype)
+            keep = math_ops.greater_equal(
+                r, rate if isinstance(rate, Tensor) else convert_to_tensor(rate, x.dtype)
             )
-        x = convert_to_tensor(x, name="x")
-        if not x.dtype.is_floating:
-            raise ValueError(
-                "`x.dtype` must be a floating point tensor as `x` will be "
-                "scaled. Received: x_dtype=%s" % x.dtype.name
-            )
-        if is_number:
-            if rate == 0:
-                return array_ops.identity(x)
-            ret = math_ops.multiply(x, convert_to_tensor(1.0 / (1.0 - rate), x.dtype))
-        else:
-            rate = convert_to_tensor(rate)
-            if rate.shape.ndims not in (None, 0):
-                raise ValueError("Shape must be rank 0 but is rank %d" % rate.shape.ndims)
-            if rate.dtype is not x.dtype:
-                rate = math_ops.cast(rate, x.dtype, name="rate")
-            ret = math_ops.realdiv(x, math_ops.subtract(convert_to_tensor(1, x.dtype), rate))
-        if noise_shape is None:
-            noise_shape = x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
-        r = _random_ops().random_uniform(noise_shape, seed=seed, dtype=x.dtype)
-        keep = math_ops.greater_equal(
-            r, rate if isinstance(rate, Tensor) else convert_to_tensor(rate, x.dtype)
-        )
-        out = math_ops.where(keep, ret, array_ops.zeros_like(ret))
-        out.set_shape(x.shape)
-        return out
+            out = math_ops.where(keep, ret, array_ops.zeros_like(ret))
+            out.set_shape(x.shape)
+            return out
 
 
 def _random_ops():
@@ -917,32 +926,32 @@ def _random_ops():
 
 def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     """Mean and variance of ``x`` over ``axes``."""
-    kd = bool(keepdims if keepdims is not None else keep_dims)
-    g = get_default_graph()
-    with g.name_scope(name or "moments"):
-        x = convert_to_tensor(x)
-        y = math_ops.cast(x, _dt.float32) if x.dtype is _dt.float16 else x
-        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
-        variance = math_ops.reduce_mean(
-            math_ops.squared_difference(y, array_ops.stop_gradient(mean)),
-            axes,
-            keepdims=True,
-            name="variance",
-        )
-        if not kd:
-            mean = array_ops.squeeze(mean, axes)
-            variance = array_ops.squeeze(variance, axes)
-        if x.dtype is _dt.float16:
-            return math_ops.cast(mean, _dt.float16), math_ops.cast(variance, _dt.float16)
-        return mean, variance
+    with in_graph_of([x, axes, shift]):
+        kd = bool(keepdims if keepdims is not None else keep_dims)
+        g = get_default_graph()
+        with g.name_scope(name or "moments"):
+            x = convert_to_tensor(x)
+            y = math_ops.cast(x, _dt.float32) if x.dtype is _dt.float16 else x
+            mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+            variance = math_ops.reduce_mean(
+                math_ops.squared_difference(y, array_ops.stop_gradient(mean)),
+                axes,
+                keepdims=True,
+                name="variance",
+            )
+            if not kd:
+                mean = array_ops.squeeze(mean, axes)
+                variance = array_ops.squeeze(variance, axes)
+            if x.dtype is _dt.float16:
+                return math_ops.cast(mean, _dt.float16), math_ops.cast(variance, _dt.float16)
+            return mean, variance
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """``(x - mean) * scale / sqrt(variance + variance_epsilon) + offset``, with
     ``offset``/``scale`` optional (None), computed as TF does (``x * inv + (offset -
     mean * inv)``)."""
-    g = get_default_graph()
-    with g.name_scope(name or "batchnorm"):
+    with op_scope([x, mean, variance, offset, scale], name, "batchnorm"):
         x = convert_to_tensor(x, name="x")
         inv = math_ops.rsqrt(variance + variance_epsilon)
         if scale is not None:
@@ -955,34 +964,36 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``x / sqrt(max(sum(x ** 2, axis), epsilon))``."""
-    if dim is not None:
-        axis = dim
-    g = get_default_graph()
-    with g.name_scope(name or "l2_normalize"):
-        x = convert_to_tensor(x, name="x")
-        sq = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
-        inv = math_ops.rsqrt(math_ops.maximum(sq, convert_to_tensor(epsilon, x.dtype)))
-        return math_ops.multiply(x, inv)
+    with in_graph_of([x, axis, dim]):
+        if dim is not None:
+            axis = dim
+        g = get_default_graph()
+        with g.name_scope(name or "l2_normalize"):
+            x = convert_to_tensor(x, name="x")
+            sq = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+            inv = math_ops.rsqrt(math_ops.maximum(sq, convert_to_tensor(epsilon, x.dtype)))
+            return math_ops.multiply(x, inv)
 
 
 def xw_plus_b(x, weights, biases, name=None):
     """``matmul(x, weights) + biases`` (a ``BiasAdd``)."""
-    with _OwnScope(name, "xw_plus_b") as s:
-        mm = linalg_ops.matmul(x, weights)
-    return bias_add(mm, biases, name=s.name)
+    with in_graph_of([x, weights, biases]):
+        with _OwnScope(name, "xw_plus_b") as s:
+            mm = linalg_ops.matmul(x, weights)
+        return bias_add(mm, biases, name=s.name)
 
 
 def relu_layer(x, weights, biases, name=None):
     """``relu(matmul(x, weights) + biases)``."""
-    with _OwnScope(name, "relu_layer") as s:
-        h = bias_add(linalg_ops.matmul(x, weights), biases)
-    return relu(h, name=s.name)
+    with in_graph_of([x, weights, biases]):
+        with _OwnScope(name, "relu_layer") as s:
+            h = bias_add(linalg_ops.matmul(x, weights), biases)
+        return relu(h, name=s.name)
 
 
 def zero_fraction(value, name=None):
     """The fraction of zeros in ``value`` (a float32 scalar)."""
-    g = get_default_graph()
-    with g.name_scope(name or "zero_fraction"):
+    with op_scope([value], name, "zero_fraction"):
         v = convert_to_tensor(value, name="value")
         z = math_ops.cast(math_ops.equal(v, array_ops.zeros_like(v)), _dt.float32)
         return math_ops.reduce_mean(z)

@@ -20,7 +20,7 @@ from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..protos import Example, SequenceExample
 from .array_ops import expand_dims, reshape, squeeze
-from .common import TensorShape, as_shape, make, make_op, to_tensor
+from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
 from .slicing_ops import gather
 from .sparse_ops import SparseTensor
 
@@ -190,13 +190,14 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
       InvalidArgumentError (at run time): a record that is not an Example, a value of
         the wrong type or count, a required feature missing, naming key and example.
     """
-    ser = to_tensor(serialized, _dt.string)
-    if ser.shape.ndims not in (None, 1):
-        raise ValueError(
-            "Shape must be rank 1 but is rank %d for 'serialized' of "
-            "parse_example" % ser.shape.ndims
-        )
-    return _parse(ser, features, name or "ParseExample", example_names, single=False)
+    with in_graph_of([serialized]):
+        ser = to_tensor(serialized, _dt.string)
+        if ser.shape.ndims not in (None, 1):
+            raise ValueError(
+                "Shape must be rank 1 but is rank %d for 'serialized' of "
+                "parse_example" % ser.shape.ndims
+            )
+        return _parse(ser, features, name or "ParseExample", example_names, single=False)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
@@ -209,14 +210,17 @@ def parse_single_example(serialized, features, name=None, example_names=None) ->
       name: a name scope for the ops.
       example_names: an optional scalar string naming the example in error messages.
     """
-    ser = to_tensor(serialized, _dt.string)
-    if ser.shape.ndims not in (None, 0):
-        raise ValueError(
-            "Shape must be rank 0 but is rank %d for 'serialized' of "
-            "parse_single_example" % ser.shape.ndims
+    with in_graph_of([serialized]):
+        ser = to_tensor(serialized, _dt.string)
+        if ser.shape.ndims not in (None, 0):
+            raise ValueError(
+                "Shape must be rank 0 but is rank %d for 'serialized' of "
+                "parse_single_example" % ser.shape.ndims
+            )
+        names = (
+            None if example_names is None else expand_dims(to_tensor(example_names, _dt.string), 0)
         )
-    names = None if example_names is None else expand_dims(to_tensor(example_names, _dt.string), 0)
-    return _parse(ser, features, name or "ParseSingleExample", names, single=True)
+        return _parse(ser, features, name or "ParseSingleExample", names, single=True)
 
 
 def _parse(ser, features, scope, example_names, single):
@@ -459,61 +463,62 @@ def parse_single_sequence_example(
       InvalidArgumentError (at run time): a record that is not a SequenceExample, a
         missing required feature or list, values of the wrong type or count.
     """
-    from ..scopes import name_scope
+    with in_graph_of([serialized]):
+        from ..scopes import name_scope
 
-    if not context_features and not sequence_features:
-        raise ValueError("Missing features.")
-    ctx_spec = _spec_of(context_features, sequence=True)
-    for key, f in (context_features or {}).items():
-        if isinstance(f, FixedLenSequenceFeature):
+        if not context_features and not sequence_features:
+            raise ValueError("Missing features.")
+        ctx_spec = _spec_of(context_features, sequence=True)
+        for key, f in (context_features or {}).items():
+            if isinstance(f, FixedLenSequenceFeature):
+                raise ValueError(
+                    "context_features[%r] must be a FixedLenFeature or VarLenFeature" % key
+                )
+        seq_spec = _spec_of(sequence_features, sequence=True)
+        ser = to_tensor(serialized, _dt.string)
+        if ser.shape.ndims not in (None, 0):
             raise ValueError(
-                "context_features[%r] must be a FixedLenFeature or VarLenFeature" % key
+                "Shape must be rank 0 but is rank %d for 'serialized' of "
+                "parse_single_sequence_example" % ser.shape.ndims
             )
-    seq_spec = _spec_of(sequence_features, sequence=True)
-    ser = to_tensor(serialized, _dt.string)
-    if ser.shape.ndims not in (None, 0):
-        raise ValueError(
-            "Shape must be rank 0 but is rank %d for 'serialized' of "
-            "parse_single_sequence_example" % ser.shape.ndims
-        )
-    with name_scope(name or "ParseSingleSequenceExample"):
-        sk, st, dk, dt, ds, _, dd = ctx_spec
-        defaults = [_default_tensor(k, t, s, False, d) for k, t, s, d in zip(dk, dt, ds, dd)]
-        ex_name = to_tensor(example_name if example_name is not None else "", _dt.string)
-        attrs = {
-            "context_sparse_keys": sk,
-            "context_sparse_types": st,
-            "context_dense_keys": dk,
-            "context_dense_types": dt,
-            "context_dense_shapes": ds,
-            "feature_list_sparse_keys": seq_spec[0],
-            "feature_list_sparse_types": seq_spec[1],
-            "feature_list_dense_keys": seq_spec[2],
-            "feature_list_dense_types": seq_spec[3],
-            "feature_list_dense_shapes": seq_spec[4],
-            "feature_list_dense_missing_assumed_empty": seq_spec[5],
-        }
-        op = make_op(
-            "ParseSingleSequenceExample",
-            [ser, ex_name] + defaults,
-            attrs,
-            None,
-            "ParseSingleSequenceExample",
-        )
-    outs = iter(op.outputs)
+        with name_scope(name or "ParseSingleSequenceExample"):
+            sk, st, dk, dt, ds, _, dd = ctx_spec
+            defaults = [_default_tensor(k, t, s, False, d) for k, t, s, d in zip(dk, dt, ds, dd)]
+            ex_name = to_tensor(example_name if example_name is not None else "", _dt.string)
+            attrs = {
+                "context_sparse_keys": sk,
+                "context_sparse_types": st,
+                "context_dense_keys": dk,
+                "context_dense_types": dt,
+                "context_dense_shapes": ds,
+                "feature_list_sparse_keys": seq_spec[0],
+                "feature_list_sparse_types": seq_spec[1],
+                "feature_list_dense_keys": seq_spec[2],
+                "feature_list_dense_types": seq_spec[3],
+                "feature_list_dense_shapes": seq_spec[4],
+                "feature_list_dense_missing_assumed_empty": seq_spec[5],
+            }
+            op = make_op(
+                "ParseSingleSequenceExample",
+                [ser, ex_name] + defaults,
+                attrs,
+                None,
+                "ParseSingleSequenceExample",
+            )
+        outs = iter(op.outputs)
 
-    def take(sparse_keys, dense_keys):
-        got = {}
-        n = len(sparse_keys)
-        trip = [next(outs) for _ in range(3 * n)]
-        for i, key in enumerate(sparse_keys):
-            got[key] = SparseTensor(trip[i], trip[n + i], trip[2 * n + i])
-        for key in dense_keys:
-            got[key] = next(outs)
-        return got
+        def take(sparse_keys, dense_keys):
+            got = {}
+            n = len(sparse_keys)
+            trip = [next(outs) for _ in range(3 * n)]
+            for i, key in enumerate(sparse_keys):
+                got[key] = SparseTensor(trip[i], trip[n + i], trip[2 * n + i])
+            for key in dense_keys:
+                got[key] = next(outs)
+            return got
 
-    context = take(sk, dk)
-    return context, take(seq_spec[0], seq_spec[2])
+        context = take(sk, dk)
+        return context, take(seq_spec[0], seq_spec[2])
 
 
 def _seq_infer(op):

@@ -21,7 +21,7 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
-from .common import FLOATS, check_dtype, int_list, make
+from .common import FLOATS, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_shape
 
 __all__ = [
@@ -167,48 +167,55 @@ def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
     """Samples from a normal distribution (op type RandomStandardNormal, scaled)."""
-    return _scaled("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed, name)
+    with in_graph_of([shape, mean, stddev]):
+        return _scaled(
+            "RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed, name
+        )
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
     """Samples from a normal distribution, redrawing values more than two standard
     deviations from the mean (op type TruncatedNormal, scaled)."""
-    return _scaled("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, seed, name)
+    with in_graph_of([shape, mean, stddev]):
+        return _scaled(
+            "TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, seed, name
+        )
 
 
 def random_uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
     """Samples uniformly from ``[minval, maxval)``; ints need ``maxval``
     (op types RandomUniform and RandomUniformInt)."""
-    from .math_ops import add, multiply
+    with in_graph_of([shape, minval, maxval]):
+        from .math_ops import add, multiply
 
-    dtype = _dt.as_dtype(dtype)
-    accepted = FLOATS + (_dt.int32, _dt.int64)
-    if dtype not in accepted:
-        raise ValueError(
-            "Argument `dtype` got invalid value %s. Accepted dtypes are %s."
-            % (dtype.name, ", ".join(d.name for d in accepted))
-        )
-    if maxval is None:
+        dtype = _dt.as_dtype(dtype)
+        accepted = FLOATS + (_dt.int32, _dt.int64)
+        if dtype not in accepted:
+            raise ValueError(
+                "Argument `dtype` got invalid value %s. Accepted dtypes are %s."
+                % (dtype.name, ", ".join(d.name for d in accepted))
+            )
+        if maxval is None:
+            if dtype.is_integer:
+                raise ValueError("Must specify maxval for integer dtype %s" % dtype.name)
+            maxval = 1
+        g = get_default_graph()
+        with g.name_scope(name or "random_uniform") as scope:
+            s = _shape_tensor(shape)
+            min_zero = isinstance(minval, int) and not isinstance(minval, bool) and minval == 0
+            max_one = isinstance(maxval, int) and not isinstance(maxval, bool) and maxval == 1
+            if not min_zero or not max_one or dtype.is_integer:
+                minval = convert_to_tensor(minval, dtype=dtype, name="min")
+                maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+            attrs = {"dtype": dtype, **_seed_attrs(seed)}
+            if not dtype.is_integer:
+                rnd = make("RandomUniform", [s], attrs, "RandomUniform")
+                if min_zero:
+                    return rnd if max_one else multiply(rnd, maxval)
+                scaled = rnd * (maxval - minval)
         if dtype.is_integer:
-            raise ValueError("Must specify maxval for integer dtype %s" % dtype.name)
-        maxval = 1
-    g = get_default_graph()
-    with g.name_scope(name or "random_uniform") as scope:
-        s = _shape_tensor(shape)
-        min_zero = isinstance(minval, int) and not isinstance(minval, bool) and minval == 0
-        max_one = isinstance(maxval, int) and not isinstance(maxval, bool) and maxval == 1
-        if not min_zero or not max_one or dtype.is_integer:
-            minval = convert_to_tensor(minval, dtype=dtype, name="min")
-            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
-        attrs = {"dtype": dtype, **_seed_attrs(seed)}
-        if not dtype.is_integer:
-            rnd = make("RandomUniform", [s], attrs, "RandomUniform")
-            if min_zero:
-                return rnd if max_one else multiply(rnd, maxval)
-            scaled = rnd * (maxval - minval)
-    if dtype.is_integer:
-        return make("RandomUniformInt", [s, minval, maxval], attrs, scope)
-    return add(scaled, minval, name=scope)
+            return make("RandomUniformInt", [s, minval, maxval], attrs, scope)
+        return add(scaled, minval, name=scope)
 
 
 def _uniform_int_infer(op):
@@ -251,13 +258,16 @@ register_op(
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
     """Draws ``num_samples`` class indices per row of unnormalized log-probabilities
     ``logits`` of shape ``[batch, classes]``; returns ``[batch, num_samples]`` int64."""
-    g = get_default_graph()
-    dt = _dt.as_dtype(output_dtype or _dt.int64)
-    with g.name_scope(name or "multinomial"):
-        logits = convert_to_tensor(logits, name="logits")
-        with g.name_scope("Multinomial") as scope:
-            n = convert_to_tensor(num_samples, dtype=_dt.int32, name="num_samples")
-        return make("Multinomial", [logits, n], {"output_dtype": dt, **_seed_attrs(seed)}, scope)
+    with in_graph_of([logits, num_samples]):
+        g = get_default_graph()
+        dt = _dt.as_dtype(output_dtype or _dt.int64)
+        with g.name_scope(name or "multinomial"):
+            logits = convert_to_tensor(logits, name="logits")
+            with g.name_scope("Multinomial") as scope:
+                n = convert_to_tensor(num_samples, dtype=_dt.int32, name="num_samples")
+            return make(
+                "Multinomial", [logits, n], {"output_dtype": dt, **_seed_attrs(seed)}, scope
+            )
 
 
 def _multinomial_infer(op):

@@ -27,6 +27,7 @@ from .. import errors
 from .._core.graph import convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import unknown_shape
+from .common import in_graph_of
 
 __all__ = ["py_func", "numpy_function"]
 
@@ -64,26 +65,27 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # TF1's argument name
     Note (flowrt): ``Session.arun`` runs a plan holding a py_func on a worker thread, so
     the function never blocks the trio loop.
     """
-    if not callable(func):
-        raise ValueError(
-            "Expected func to be callable. Received func=%r of type %s." % (func, type(func))
-        )
-    many = isinstance(Tout, (list, tuple))
-    touts = [_dt.as_dtype(t) for t in (Tout if many else [Tout])]
-    if isinstance(inp, (list, tuple)):
-        inputs = [convert_to_tensor(x) for x in inp]
-    else:
-        inputs = [convert_to_tensor(inp)]
-    with _tokens_lock:
-        token = ("pyfunc_%d" % next(_tokens)).encode()
-    g = get_default_graph()
-    g._scratch.setdefault("py_funcs", {})[token] = func
-    op_type = "PyFunc" if stateful else "PyFuncStateless"
-    attrs = {"token": token, "Tin": [t.dtype for t in inputs], "Tout": touts}
-    op = g._create_op(op_type, inputs, attrs, name)
-    if not touts:
-        return op
-    return list(op.outputs) if many else op.outputs[0]
+    with in_graph_of([inp]):
+        if not callable(func):
+            raise ValueError(
+                "Expected func to be callable. Received func=%r of type %s." % (func, type(func))
+            )
+        many = isinstance(Tout, (list, tuple))
+        touts = [_dt.as_dtype(t) for t in (Tout if many else [Tout])]
+        if isinstance(inp, (list, tuple)):
+            inputs = [convert_to_tensor(x) for x in inp]
+        else:
+            inputs = [convert_to_tensor(inp)]
+        with _tokens_lock:
+            token = ("pyfunc_%d" % next(_tokens)).encode()
+        g = get_default_graph()
+        g._scratch.setdefault("py_funcs", {})[token] = func
+        op_type = "PyFunc" if stateful else "PyFuncStateless"
+        attrs = {"token": token, "Tin": [t.dtype for t in inputs], "Tout": touts}
+        op = g._create_op(op_type, inputs, attrs, name)
+        if not touts:
+            return op
+        return list(op.outputs) if many else op.outputs[0]
 
 
 def numpy_function(func, inp, Tout, stateful=True, name=None):

@@ -34,7 +34,7 @@ from .array_ops import (
     stack,
     transpose,
 )
-from .common import axis_value, check_dtype, int_list, make
+from .common import axis_value, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_ints, static_value
 from .indexed_slices import IndexedSlices, unsorted_segment_sum
 
@@ -57,20 +57,21 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
 
     Note (flowrt): only ``batch_dims=0`` is supported.
     """
-    if batch_dims != 0:
-        raise ValueError(
-            "gather: flowrt supports batch_dims=0 only, got batch_dims=%r" % (batch_dims,)
-        )
-    return _gen_op(
-        "GatherV2",
-        [
-            ("params", params, None),
-            ("indices", indices, None),
-            ("axis", 0 if axis is None else axis, _dt.int32),
-        ],
-        {"batch_dims": 0},
-        name,
-    ).outputs[0]
+    with in_graph_of([params, indices, axis]):
+        if batch_dims != 0:
+            raise ValueError(
+                "gather: flowrt supports batch_dims=0 only, got batch_dims=%r" % (batch_dims,)
+            )
+        return _gen_op(
+            "GatherV2",
+            [
+                ("params", params, None),
+                ("indices", indices, None),
+                ("axis", 0 if axis is None else axis, _dt.int32),
+            ],
+            {"batch_dims": 0},
+            name,
+        ).outputs[0]
 
 
 def _gather_infer(op):
@@ -152,12 +153,13 @@ register_op("GatherV2", infer=_gather_infer, kernel=_gather_kernel, grad=_gather
 
 def slice(input_, begin, size, name=None):  # TF1's name
     """The ``size``-shaped block of ``input_`` starting at ``begin`` (size -1: to the end)."""
-    return _gen_op(
-        "Slice",
-        [("input", input_, None), ("begin", begin, _dt.int32), ("size", size, _dt.int32)],
-        None,
-        name,
-    ).outputs[0]
+    with in_graph_of([input_, begin, size]):
+        return _gen_op(
+            "Slice",
+            [("input", input_, None), ("begin", begin, _dt.int32), ("size", size, _dt.int32)],
+            None,
+            name,
+        ).outputs[0]
 
 
 def _slice_bounds(begin, sizes, dims):
@@ -249,18 +251,19 @@ def _convert_list(values, what):
 
 def concat(values, axis, name="concat"):
     """Concatenates tensors along ``axis`` (op type ConcatV2)."""
-    if not isinstance(values, (list, tuple)):
-        values = [values]
-    g = get_default_graph()
-    if len(values) == 1:
-        with g.name_scope(name):
-            ax = convert_to_tensor(axis, dtype=_dt.int32, name="concat_dim")
-            _check_rank(ax, 0, "concat axis")
-            return identity(values[0], name=name)
-    with g.name_scope(name or "concat") as scope:
-        xs = _convert_list(values, "values")
-        ax = axis if _is_tensor(axis) else convert_to_tensor(axis, dtype=_dt.int32, name="axis")
-    return make("ConcatV2", xs + [convert_to_tensor(ax)], {"N": len(xs)}, scope)
+    with in_graph_of([values, axis]):
+        if not isinstance(values, (list, tuple)):
+            values = [values]
+        g = get_default_graph()
+        if len(values) == 1:
+            with g.name_scope(name):
+                ax = convert_to_tensor(axis, dtype=_dt.int32, name="concat_dim")
+                _check_rank(ax, 0, "concat axis")
+                return identity(values[0], name=name)
+        with g.name_scope(name or "concat") as scope:
+            xs = _convert_list(values, "values")
+            ax = axis if _is_tensor(axis) else convert_to_tensor(axis, dtype=_dt.int32, name="axis")
+        return make("ConcatV2", xs + [convert_to_tensor(ax)], {"N": len(xs)}, scope)
 
 
 def _concat_infer(op):
@@ -350,21 +353,26 @@ register_op("ConcatV2", infer=_concat_infer, kernel=_concat_kernel, grad=_concat
 
 def unstack(value, num=None, axis=0, name="unstack"):
     """Splits ``value`` along ``axis`` into a list of ``num`` tensors (op type Unpack)."""
-    value = convert_to_tensor(value)
-    s = value.shape
-    if num is None:
-        if s.ndims is None:
-            raise ValueError("Cannot infer argument `num` from shape %s" % s)
-        if not -s.ndims <= axis < s.ndims:
-            raise ValueError(
-                "Argument `axis` = %d not in range [%d, %d)" % (axis, -s.ndims, s.ndims)
-            )
-        num = s[axis]
+    with in_graph_of([value, num, axis]):
+        value = convert_to_tensor(value)
+        s = value.shape
         if num is None:
-            raise ValueError("Cannot infer argument `num` from shape %s" % s)
-    return _gen_op(
-        "Unpack", [("value", value, None)], {"num": int(num), "axis": int(axis)}, name, "unstack"
-    ).outputs
+            if s.ndims is None:
+                raise ValueError("Cannot infer argument `num` from shape %s" % s)
+            if not -s.ndims <= axis < s.ndims:
+                raise ValueError(
+                    "Argument `axis` = %d not in range [%d, %d)" % (axis, -s.ndims, s.ndims)
+                )
+            num = s[axis]
+            if num is None:
+                raise ValueError("Cannot infer argument `num` from shape %s" % s)
+        return _gen_op(
+            "Unpack",
+            [("value", value, None)],
+            {"num": int(num), "axis": int(axis)},
+            name,
+            "unstack",
+        ).outputs
 
 
 def _unpack_infer(op):
@@ -407,33 +415,34 @@ register_op("Unpack", infer=_unpack_infer, kernel=_unpack_kernel, grad=_unpack_g
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Splits ``value`` along ``axis`` into equal pieces (an int) or pieces of the given
     sizes (a list; one size may be -1). Returns a list of tensors."""
-    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
-        num_or_size_splits, bool
-    ):
+    with in_graph_of([value, num_or_size_splits, axis, num]):
+        if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
+            num_or_size_splits, bool
+        ):
+            return _gen_op(
+                "Split",
+                [("split_dim", axis, _dt.int32), ("value", value, None)],
+                {"num_split": int(num_or_size_splits)},
+                name,
+                "split",
+            ).outputs
+        if _is_tensor(num_or_size_splits) or isinstance(num_or_size_splits, np.ndarray):
+            sizes = convert_to_tensor(num_or_size_splits)
+        elif any(_is_tensor(v) for v in num_or_size_splits):  # ints mixed with tensors
+            sizes = convert_to_tensor(list(num_or_size_splits))
+        else:
+            sizes = convert_to_tensor(np.asarray(num_or_size_splits, dtype=np.int32))
+        if num is None:
+            if sizes.shape.ndims != 1 or sizes.shape[0] is None:
+                raise ValueError("Cannot infer argument `num` from shape %s" % sizes.shape)
+            num = sizes.shape[0]
         return _gen_op(
-            "Split",
-            [("split_dim", axis, _dt.int32), ("value", value, None)],
-            {"num_split": int(num_or_size_splits)},
+            "SplitV",
+            [("value", value, None), ("size_splits", sizes, None), ("split_dim", axis, _dt.int32)],
+            {"num_split": int(num)},
             name,
             "split",
         ).outputs
-    if _is_tensor(num_or_size_splits) or isinstance(num_or_size_splits, np.ndarray):
-        sizes = convert_to_tensor(num_or_size_splits)
-    elif any(_is_tensor(v) for v in num_or_size_splits):  # ints mixed with tensors
-        sizes = convert_to_tensor(list(num_or_size_splits))
-    else:
-        sizes = convert_to_tensor(np.asarray(num_or_size_splits, dtype=np.int32))
-    if num is None:
-        if sizes.shape.ndims != 1 or sizes.shape[0] is None:
-            raise ValueError("Cannot infer argument `num` from shape %s" % sizes.shape)
-        num = sizes.shape[0]
-    return _gen_op(
-        "SplitV",
-        [("value", value, None), ("size_splits", sizes, None), ("split_dim", axis, _dt.int32)],
-        {"num_split": int(num)},
-        name,
-        "split",
-    ).outputs
 
 
 def _split_axis(axis_t, r):
@@ -540,9 +549,10 @@ register_op("SplitV", infer=_splitv_infer, kernel=_splitv_kernel, grad=_splitv_g
 
 def tile(input, multiples, name=None):
     """``input`` repeated ``multiples[i]`` times along each dimension ``i``."""
-    return _gen_op(
-        "Tile", [("input", input, None), ("multiples", multiples, _dt.int32)], None, name
-    ).outputs[0]
+    with in_graph_of([input, multiples]):
+        return _gen_op(
+            "Tile", [("input", input, None), ("multiples", multiples, _dt.int32)], None, name
+        ).outputs[0]
 
 
 def _tile_infer(op):
@@ -615,34 +625,35 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     ``mode`` is "CONSTANT" (with ``constant_values``), "REFLECT" (mirror without the edge)
     or "SYMMETRIC" (mirror with the edge), case-insensitive.
     """
-    m = str(mode).upper()
-    if m == "CONSTANT":
-        if not _is_tensor(constant_values) and np.all(np.asarray(constant_values) == 0):
+    with in_graph_of([tensor, paddings, constant_values]):
+        m = str(mode).upper()
+        if m == "CONSTANT":
+            if not _is_tensor(constant_values) and np.all(np.asarray(constant_values) == 0):
+                return _gen_op(
+                    "Pad", [("input", tensor, None), ("paddings", paddings, _dt.int32)], None, name
+                ).outputs[0]
+            t = convert_to_tensor(tensor)
             return _gen_op(
-                "Pad", [("input", tensor, None), ("paddings", paddings, _dt.int32)], None, name
+                "PadV2",
+                [
+                    ("input", t, None),
+                    ("paddings", paddings, _dt.int32),
+                    ("constant_values", constant_values, t.dtype),
+                ],
+                None,
+                name,
             ).outputs[0]
-        t = convert_to_tensor(tensor)
-        return _gen_op(
-            "PadV2",
-            [
-                ("input", t, None),
-                ("paddings", paddings, _dt.int32),
-                ("constant_values", constant_values, t.dtype),
-            ],
-            None,
-            name,
-        ).outputs[0]
-    if m in ("REFLECT", "SYMMETRIC"):
-        return _gen_op(
-            "MirrorPad",
-            [("input", tensor, None), ("paddings", paddings, _dt.int32)],
-            {"mode": m},
-            name,
-        ).outputs[0]
-    raise ValueError(
-        'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
-        'or "SYMMETRIC". Received `mode` = %s' % mode
-    )
+        if m in ("REFLECT", "SYMMETRIC"):
+            return _gen_op(
+                "MirrorPad",
+                [("input", tensor, None), ("paddings", paddings, _dt.int32)],
+                {"mode": m},
+                name,
+            ).outputs[0]
+        raise ValueError(
+            'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
+            'or "SYMMETRIC". Received `mode` = %s' % mode
+        )
 
 
 def _pad_dims(x_dims, pads, mirror=None):

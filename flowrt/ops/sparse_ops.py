@@ -19,7 +19,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops as _array
 from . import slicing_ops as _slicing
 from .array_ops import placeholder, placeholder_with_default, reshape, size, stack
-from .common import TensorShape, as_shape, make, make_op, to_tensor
+from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
 from .indexed_slices import unsorted_segment_sum
 from .math_ops import add_n, cast, reduce_prod, reduce_sum, where
 from .slicing_ops import gather
@@ -262,22 +262,23 @@ def sparse_to_dense(
     Raises (at run time):
       InvalidArgumentError: an index out of range, out of order or repeated.
     """
-    values = to_tensor(sparse_values)
-    indices = to_tensor(sparse_indices)
-    if indices.dtype not in (_dt.int32, _dt.int64):
-        raise TypeError(
-            "Value passed to parameter 'sparse_indices' has DataType %s not in "
-            "list of allowed values: int32, int64" % indices.dtype.name
+    with in_graph_of([sparse_indices, output_shape, sparse_values, default_value]):
+        values = to_tensor(sparse_values)
+        indices = to_tensor(sparse_indices)
+        if indices.dtype not in (_dt.int32, _dt.int64):
+            raise TypeError(
+                "Value passed to parameter 'sparse_indices' has DataType %s not in "
+                "list of allowed values: int32, int64" % indices.dtype.name
+            )
+        shape = to_tensor(output_shape, indices.dtype)
+        default = to_tensor(default_value, values.dtype)
+        return make(
+            "SparseToDense",
+            [indices, shape, values, default],
+            {"validate_indices": bool(validate_indices)},
+            name,
+            "SparseToDense",
         )
-    shape = to_tensor(output_shape, indices.dtype)
-    default = to_tensor(default_value, values.dtype)
-    return make(
-        "SparseToDense",
-        [indices, shape, values, default],
-        {"validate_indices": bool(validate_indices)},
-        name,
-        "SparseToDense",
-    )
 
 
 def _std_infer(op):
@@ -418,15 +419,16 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
       InvalidArgumentError: with ``validate_indices``, indices out of range, out of
         row-major order or repeated (``sparse_reorder`` sorts them).
     """
-    sp = _sparse(sp_input)
-    if default_value is None:
-        default_value = b"" if sp.dtype is _dt.string else 0
-    out = sparse_to_dense(
-        sp.indices, sp.dense_shape, sp.values, default_value, validate_indices, name
-    )
-    if sp.shape.ndims is not None:
-        out.set_shape(sp.shape)
-    return out
+    with in_graph_of([sp_input, default_value]):
+        sp = _sparse(sp_input)
+        if default_value is None:
+            default_value = b"" if sp.dtype is _dt.string else 0
+        out = sparse_to_dense(
+            sp.indices, sp.dense_shape, sp.values, default_value, validate_indices, name
+        )
+        if sp.shape.ndims is not None:
+            out.set_shape(sp.shape)
+        return out
 
 
 # --------------------------------------------------------------------------------------
@@ -477,18 +479,19 @@ def sparse_reduce_sum(
 ) -> Tensor:
     """The sum of ``sp_input``'s values over ``axis`` (all axes if None), as a dense
     tensor; ``keepdims`` keeps reduced axes with size 1."""
-    sp = _sparse(sp_input)
-    if axis is None:
-        axis = reduction_axes
-    keepdims = bool(keepdims if keepdims is not None else keep_dims)
-    axes = to_tensor(np.zeros([0], np.int32) if axis is None else axis, _dt.int32)
-    return make(
-        "SparseReduceSum",
-        [sp.indices, sp.values, sp.dense_shape, axes],
-        {"keep_dims": keepdims, "all": axis is None},
-        name,
-        "SparseReduceSum",
-    )
+    with in_graph_of([sp_input, axis, reduction_axes]):
+        sp = _sparse(sp_input)
+        if axis is None:
+            axis = reduction_axes
+        keepdims = bool(keepdims if keepdims is not None else keep_dims)
+        axes = to_tensor(np.zeros([0], np.int32) if axis is None else axis, _dt.int32)
+        return make(
+            "SparseReduceSum",
+            [sp.indices, sp.values, sp.dense_shape, axes],
+            {"keep_dims": keepdims, "all": axis is None},
+            name,
+            "SparseReduceSum",
+        )
 
 
 def _reduce_axes(op, axes, rank):
@@ -551,11 +554,12 @@ register_op("SparseReduceSum", infer=_srs_infer, kernel=_srs_kernel, grad=_srs_g
 
 def sparse_retain(sp_input, to_retain) -> SparseTensor:
     """The entries of ``sp_input`` where the bool vector ``to_retain`` is True."""
-    sp = _sparse(sp_input)
-    keep = reshape(where(to_tensor(to_retain, _dt.bool)), [-1])
-    out = SparseTensor(gather(sp.indices, keep), gather(sp.values, keep), sp.dense_shape)
-    out._shape = sp.shape
-    return out
+    with in_graph_of([sp_input, to_retain]):
+        sp = _sparse(sp_input)
+        keep = reshape(where(to_tensor(to_retain, _dt.bool)), [-1])
+        out = SparseTensor(gather(sp.indices, keep), gather(sp.values, keep), sp.dense_shape)
+        out._shape = sp.shape
+        return out
 
 
 def sparse_concat(
@@ -668,17 +672,18 @@ register_op(
 def sparse_fill_empty_rows(sp_input, default_value, name=None):
     """``(filled, empty_row_indicator)``: ``sp_input`` (2-D) with ``default_value`` put
     at column 0 of every row that has no entry, and a bool vector of those rows."""
-    sp = _sparse(sp_input)
-    op = make_op(
-        "SparseFillEmptyRows",
-        [sp.indices, sp.values, sp.dense_shape, to_tensor(default_value, sp.dtype)],
-        {},
-        name,
-        "SparseFillEmptyRows",
-    )
-    out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
-    out._shape = sp.shape
-    return out, op.outputs[2]  # outputs[3]: where each input entry went (for gradients)
+    with in_graph_of([sp_input, default_value]):
+        sp = _sparse(sp_input)
+        op = make_op(
+            "SparseFillEmptyRows",
+            [sp.indices, sp.values, sp.dense_shape, to_tensor(default_value, sp.dtype)],
+            {},
+            name,
+            "SparseFillEmptyRows",
+        )
+        out = SparseTensor(op.outputs[0], op.outputs[1], sp.dense_shape)
+        out._shape = sp.shape
+        return out, op.outputs[2]  # outputs[3]: where each input entry went (for gradients)
 
 
 def _fill_kernel(ctx, op, idx, values, shape, default):
@@ -727,15 +732,16 @@ register_op(
 def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
     """``sp_a @ b`` for a 2-D SparseTensor ``sp_a`` and a dense matrix ``b`` (with
     ``adjoint_a``/``adjoint_b`` transposing them first); duplicates add up."""
-    sp = _sparse(sp_a, "sp_a")
-    b = to_tensor(b, sp.dtype)
-    return make(
-        "SparseTensorDenseMatMul",
-        [sp.indices, sp.values, sp.dense_shape, b],
-        {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)},
-        name,
-        "SparseTensorDenseMatMul",
-    )
+    with in_graph_of([sp_a, b]):
+        sp = _sparse(sp_a, "sp_a")
+        b = to_tensor(b, sp.dtype)
+        return make(
+            "SparseTensorDenseMatMul",
+            [sp.indices, sp.values, sp.dense_shape, b],
+            {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)},
+            name,
+            "SparseTensorDenseMatMul",
+        )
 
 
 def _stdmm_infer(op):
@@ -834,25 +840,26 @@ def string_split(
       result_type: ``"SparseTensor"`` (``"RaggedTensor"`` is not supported).
       name: a name for the op.
     """
-    if sep is not None and delimiter is not None:
-        raise ValueError("Cannot specify both 'sep' and 'delimiter'")
-    sep = sep if sep is not None else (delimiter if delimiter is not None else " ")
-    if result_type != "SparseTensor":
-        raise ValueError(
-            "flowrt's string_split supports result_type='SparseTensor' only, "
-            "got %r" % (result_type,)
+    with in_graph_of([source, delimiter]):
+        if sep is not None and delimiter is not None:
+            raise ValueError("Cannot specify both 'sep' and 'delimiter'")
+        sep = sep if sep is not None else (delimiter if delimiter is not None else " ")
+        if result_type != "SparseTensor":
+            raise ValueError(
+                "flowrt's string_split supports result_type='SparseTensor' only, "
+                "got %r" % (result_type,)
+            )
+        src = to_tensor(source, _dt.string)
+        if src.shape.ndims not in (None, 1):
+            raise ValueError("Shape must be rank 1 but is rank %d for 'source'" % src.shape.ndims)
+        op = make_op(
+            "StringSplit",
+            [src, to_tensor(sep, _dt.string)],
+            {"skip_empty": bool(skip_empty)},
+            name,
+            "StringSplit",
         )
-    src = to_tensor(source, _dt.string)
-    if src.shape.ndims not in (None, 1):
-        raise ValueError("Shape must be rank 1 but is rank %d for 'source'" % src.shape.ndims)
-    op = make_op(
-        "StringSplit",
-        [src, to_tensor(sep, _dt.string)],
-        {"skip_empty": bool(skip_empty)},
-        name,
-        "StringSplit",
-    )
-    return SparseTensor(*op.outputs)
+        return SparseTensor(*op.outputs)
 
 
 def _split_one(s: bytes, delims: bytes, skip_empty: bool) -> list:

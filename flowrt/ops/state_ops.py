@@ -54,7 +54,7 @@ from .. import errors
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
-from .common import make_op
+from .common import in_graph_of, make_op
 
 __all__ = [
     "assign",
@@ -586,16 +586,19 @@ def count_up_to(ref, limit, name=None):
       A tensor of the value before the increment; running it once the value reached
       ``limit`` raises ``OutOfRangeError`` ("Reached limit of ...") and changes nothing.
     """
-    handle = getattr(ref, "handle", None)
-    if handle is None:
-        raise TypeError(
-            "count_up_to needs a variable as its first argument (`ref`), got %r" % (ref,)
+    with in_graph_of([ref, limit]):
+        handle = getattr(ref, "handle", None)
+        if handle is None:
+            raise TypeError(
+                "count_up_to needs a variable as its first argument (`ref`), got %r" % (ref,)
+            )
+        return (
+            get_default_graph()
+            ._create_op(
+                "CountUpTo", [handle], {"limit": int(limit), "T": ref.dtype}, name, "CountUpTo"
+            )
+            .outputs[0]
         )
-    return (
-        get_default_graph()
-        ._create_op("CountUpTo", [handle], {"limit": int(limit), "T": ref.dtype}, name, "CountUpTo")
-        .outputs[0]
-    )
 
 
 # --------------------------------------------------------------------------------------
@@ -638,10 +641,11 @@ def _value_for(handle: Tensor, value, what="value"):
 def assign_op(
     handle: Tensor, value, name=None, op_type="AssignVariableOp", validate_shape=True
 ) -> Tensor:
-    value = _value_for(handle, value)
-    g = get_default_graph()
-    attrs = {"dtype": value.dtype, "validate_shape": validate_shape}
-    return g._create_op(op_type, [handle, value], attrs, name, op_type).outputs[0]
+    with in_graph_of([handle, value]):
+        value = _value_for(handle, value)
+        g = get_default_graph()
+        attrs = {"dtype": value.dtype, "validate_shape": validate_shape}
+        return g._create_op(op_type, [handle, value], attrs, name, op_type).outputs[0]
 
 
 def _ref_method(ref, method, fn_name):
@@ -656,17 +660,24 @@ def _ref_method(ref, method, fn_name):
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Stores ``value`` in the variable ``ref``; returns a tensor of the stored value."""
-    return _ref_method(ref, "assign", "assign")(value, use_locking=use_locking, name=name)
+    with in_graph_of([ref, value]):
+        return _ref_method(ref, "assign", "assign")(value, use_locking=use_locking, name=name)
 
 
 def assign_add(ref, value, use_locking=None, name=None):
     """Adds ``value`` to the variable ``ref``; returns a tensor of the new value."""
-    return _ref_method(ref, "assign_add", "assign_add")(value, use_locking=use_locking, name=name)
+    with in_graph_of([ref, value]):
+        return _ref_method(ref, "assign_add", "assign_add")(
+            value, use_locking=use_locking, name=name
+        )
 
 
 def assign_sub(ref, value, use_locking=None, name=None):
     """Subtracts ``value`` from the variable ``ref``; returns a tensor of the new value."""
-    return _ref_method(ref, "assign_sub", "assign_sub")(value, use_locking=use_locking, name=name)
+    with in_graph_of([ref, value]):
+        return _ref_method(ref, "assign_sub", "assign_sub")(
+            value, use_locking=use_locking, name=name
+        )
 
 
 def _scatter(op_type, ref, indices, updates, use_locking, name):
@@ -684,17 +695,20 @@ def _scatter(op_type, ref, indices, updates, use_locking, name):
 
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
     """Sets rows ``ref[indices] = updates``; returns the new value."""
-    return _scatter("ResourceScatterUpdate", ref, indices, updates, use_locking, name)
+    with in_graph_of([ref, indices, updates]):
+        return _scatter("ResourceScatterUpdate", ref, indices, updates, use_locking, name)
 
 
 def scatter_add(ref, indices, updates, use_locking=False, name=None):
     """Adds ``updates`` to rows ``ref[indices]`` (duplicates add up); returns the new value."""
-    return _scatter("ResourceScatterAdd", ref, indices, updates, use_locking, name)
+    with in_graph_of([ref, indices, updates]):
+        return _scatter("ResourceScatterAdd", ref, indices, updates, use_locking, name)
 
 
 def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     """Subtracts ``updates`` from rows ``ref[indices]``; returns the new value."""
-    return _scatter("ResourceScatterSub", ref, indices, updates, use_locking, name)
+    with in_graph_of([ref, indices, updates]):
+        return _scatter("ResourceScatterSub", ref, indices, updates, use_locking, name)
 
 
 def is_variable_initialized(variable):

@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import broadcast_shapes
-from .common import make, to_tensor
+from .common import in_graph_of, make, to_tensor
 from .numparse import fields_of, parse_fields
 
 __all__ = ["string_to_number", "substr"]
@@ -116,24 +116,26 @@ def substr(input, pos, len, name=None, unit="BYTE"):  # TF1's argument names
       TypeError: for ``pos``/``len`` not int32/int64, or of different dtypes.
       InvalidArgumentError: (at run time) when ``pos`` is outside a string, naming it.
     """
-    if unit not in ("BYTE", "UTF8_CHAR"):
-        raise ValueError(
-            "Attr 'unit' of 'Substr' Op passed string '%s' not in: \"BYTE\", \"UTF8_CHAR\"." % unit
-        )
-    input = to_tensor(input, _dt.string, name="input")
-    pos = to_tensor(pos, name="pos")
-    if pos.dtype not in (_dt.int32, _dt.int64):
-        raise TypeError(
-            "Value passed to parameter 'pos' has DataType %s not in list of "
-            "allowed values: int32, int64" % pos.dtype.name
-        )
-    len = to_tensor(len, dtype=pos.dtype if not hasattr(len, "dtype") else None, name="len")
-    if len.dtype is not pos.dtype:
-        raise TypeError(
-            "Input 'len' of 'Substr' Op has type %s that does not match type %s "
-            "of argument 'pos'." % (len.dtype.name, pos.dtype.name)
-        )
-    return make("Substr", [input, pos, len], {"T": pos.dtype, "unit": unit}, name, "Substr")
+    with in_graph_of([input, pos, len]):
+        if unit not in ("BYTE", "UTF8_CHAR"):
+            raise ValueError(
+                "Attr 'unit' of 'Substr' Op passed string '%s' not in: \"BYTE\", \"UTF8_CHAR\"."
+                % unit
+            )
+        input = to_tensor(input, _dt.string, name="input")
+        pos = to_tensor(pos, name="pos")
+        if pos.dtype not in (_dt.int32, _dt.int64):
+            raise TypeError(
+                "Value passed to parameter 'pos' has DataType %s not in list of "
+                "allowed values: int32, int64" % pos.dtype.name
+            )
+        len = to_tensor(len, dtype=pos.dtype if not hasattr(len, "dtype") else None, name="len")
+        if len.dtype is not pos.dtype:
+            raise TypeError(
+                "Input 'len' of 'Substr' Op has type %s that does not match type %s "
+                "of argument 'pos'." % (len.dtype.name, pos.dtype.name)
+            )
+        return make("Substr", [input, pos, len], {"T": pos.dtype, "unit": unit}, name, "Substr")
 
 
 def _substr_infer(op):

@@ -12,11 +12,11 @@ import collections
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, indexing_ops, math_ops
-from .common import NUMERIC, check_dtype, int_list, make_op, shape_str
+from .common import NUMERIC, check_dtype, in_graph_of, int_list, make_op, op_scope, shape_str
 
 __all__ = ["top_k", "in_top_k"]
 
@@ -80,10 +80,11 @@ def top_k(input, k=1, sorted=True, name=None):
       ``(values, indices)``: ``values`` like ``input`` with last dimension ``k``,
       ``indices`` int32.
     """
-    x = convert_to_tensor(input, name="input")
-    kt = convert_to_tensor(k, dtype=_dt.int32, name="k") if not isinstance(k, Tensor) else k
-    op = make_op("TopKV2", [x, kt], {"sorted": bool(sorted)}, name, "TopKV2")
-    return _TopKResult(op.outputs[0], op.outputs[1])
+    with in_graph_of([input, k]):
+        x = convert_to_tensor(input, name="input")
+        kt = convert_to_tensor(k, dtype=_dt.int32, name="k") if not isinstance(k, Tensor) else k
+        op = make_op("TopKV2", [x, kt], {"sorted": bool(sorted)}, name, "TopKV2")
+        return _TopKResult(op.outputs[0], op.outputs[1])
 
 
 # TF's result type: fetching it gives ``TopKV2(values=..., indices=...)`` of arrays.
@@ -141,7 +142,7 @@ def in_top_k(predictions, targets, k, name=None):
       A bool [batch] tensor (op ``in_top_k/InTopKV2``). Ties with the k-th value count
       as in.
     """
-    with get_default_graph().name_scope(name or "in_top_k"):
+    with op_scope([predictions, targets, k], name, "in_top_k"):
         p = convert_to_tensor(predictions, name="predictions")
         t = convert_to_tensor(targets, name="targets")
         kt = convert_to_tensor(k, dtype=t.dtype, name="k") if not isinstance(k, Tensor) else k
