@@ -1,12 +1,16 @@
 """Queue throughput: flowrt against TensorFlow 2.21 (tf.compat.v1 graph mode).
 
-Run from the project root:  python benchmarks/queues.py [--quick] [--no-tf]
+Run from the project root:  python benchmarks/queues.py [--quick] [--no-tf] [-k TEXT]
 
 1. Scalar items/s: a producer thread runs ``enqueue`` and a consumer thread runs
    ``dequeue`` through ``sess.run`` (FIFOQueue of capacity 100, int32 scalars).
 2. The same with two trio tasks awaiting ``sess.arun`` (flowrt only; compare with 1.).
 3. Batches/s: ``dequeue_many(128)`` of [784] float32 rows, fed by two producer threads
    running ``enqueue_many`` of 128-row batches (a QueueRunner with two enqueue ops).
+4. The same through issue 11's set-up: a ``FIFOQueue(64)`` (smaller than one batch, so
+   every batch streams in as room frees and every dequeue gathers across batches),
+   filled by a 2-thread ``QueueRunner`` of ``enqueue_many`` of random ``[128, 784]``
+   batches (``random_uniform``), drained by ``dequeue_many(128)``.
 
 Each figure is the best of a few timed runs after a warm-up, in one process.
 """
@@ -96,6 +100,28 @@ def batches_threads(tf):
     return best_rate(run, N_BATCHES)
 
 
+def batches_runner_small_queue(tf):
+    def run(n):
+        with tf.Graph().as_default():
+            q = tf.FIFOQueue(64, tf.float32, shapes=[[784]])
+            enq = q.enqueue_many([tf.random_uniform([128, 784])])
+            qr = tf.train.QueueRunner(q, [enq] * 2)
+            deq = q.dequeue_many(128)
+            with tf.Session() as sess:
+                coord = tf.train.Coordinator()
+                threads = qr.create_threads(sess, coord=coord, start=True)
+                sess.run(deq)
+                t0 = time.perf_counter()
+                for _ in range(n):
+                    sess.run(deq)
+                dt = time.perf_counter() - t0
+                coord.request_stop()
+                sess.run(q.close(cancel_pending_enqueues=True))
+                coord.join(threads)
+                return dt
+    return best_rate(run, N_BATCHES)
+
+
 # --------------------------------------------------------------------------------------
 # 2: trio tasks through await sess.arun (flowrt)
 # --------------------------------------------------------------------------------------
@@ -172,14 +198,17 @@ def main():
         ),
         ("scalar items/s, producer + consumer trio tasks (arun)", scalar_tasks, None),
         ("  (the bare _core queue, two trio tasks)", core_tasks, None),
-        (
-            "dequeue_many(128) x [784] f32 batches/s, 2 producer threads",
-            lambda: batches_threads(fr),
-            (lambda: batches_threads(tf)) if tf else None,
-        ),
+        ("dequeue_many(128) x [784] f32 batches/s, 2 producer threads",
+         lambda: batches_threads(fr), (lambda: batches_threads(tf)) if tf else None),
+        ("  FIFOQueue(64), 2-thread QueueRunner of random_uniform batches",
+         lambda: batches_runner_small_queue(fr),
+         (lambda: batches_runner_small_queue(tf)) if tf else None),
     ]
     print("%-62s %12s %12s" % ("benchmark", "flowrt", "TF 2.21" if tf else "(no TF)"))
+    only = sys.argv[sys.argv.index("-k") + 1] if "-k" in sys.argv else None
     for label, f_fr, f_tf in rows:
+        if only and only not in label:
+            continue
         a = f_fr()
         b = f_tf() if f_tf is not None else None
         print("%-62s %12.0f %12s" % (label, a, "%.0f" % b if b is not None else "-"), flush=True)

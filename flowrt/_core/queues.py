@@ -31,7 +31,6 @@ import itertools
 import logging
 import math
 import os
-import random as _random
 import threading
 import time
 from collections import deque
@@ -608,45 +607,112 @@ class Queue:
 class RandomShuffleQueue(Queue):
     """Dequeues in a random order, keeping ``min_after_dequeue`` elements until closed.
 
+    Storage is columnar: one array per component holding the queued elements in rows
+    ``0 .. len - 1``. A batch from ``enqueue_many`` is slice-assigned in (a copy, so a
+    queued row never keeps its whole batch alive), a dequeue gathers randomly sampled
+    row indices out and fills the holes from the tail. A component of a fully defined
+    shape (``shapes``) is a ``(room,) + shape`` array of the first element's dtype;
+    any other is a ``(room,)`` object array of the elements' own arrays. The room
+    doubles as needed and halves when a quarter is used: memory follows what is queued.
+
     Args:
       seed: an int, a sequence of ints, or None (nondeterministic).
+      shapes: per component, its fully defined shape as a tuple, or None; None for
+        all components when unknown.
     """
 
     kind = "RandomShuffleQueue"
     ordered = False
+    _MIN_ROOM = 16
 
-    def __init__(self, name, capacity, min_after_dequeue=0, seed=None):
+    def __init__(self, name, capacity, min_after_dequeue=0, seed=None, shapes=None):
         self.min_after_dequeue = int(min_after_dequeue)
-        self._rng = _random.Random(
-            seed if seed is None or isinstance(seed, int) else hash(tuple(seed))
-        )
+        if seed is not None and not isinstance(seed, int):
+            seed = [int(s) & 0xFFFFFFFFFFFFFFFF for s in seed]
+        elif seed is not None:
+            seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        self._rng = np.random.default_rng(seed)
+        self._shapes = None if shapes is None else [
+            None if s is None else tuple(s) for s in shapes]
         super().__init__(name, capacity)
 
     def _init_storage(self):
-        self._items = []
+        self._cols: list | None = None  # allocated by the first push
+        self._n = 0
+
+    def __len__(self):
+        return self._n
+
+    def _resize(self, room: int, like=None):
+        """Moves the queued rows to columns of ``room`` rows (the first call makes the
+        columns, from ``like``, a sample element)."""
+        n, old = self._n, self._cols
+        if old is None:
+            self._fixed, cols = [], []
+            for i, c in enumerate(like):
+                shape = self._shapes[i] if self._shapes is not None \
+                    and i < len(self._shapes) else None
+                c = np.asarray(c)
+                fixed = shape is not None and c.shape == shape
+                self._fixed.append(fixed)
+                cols.append(np.empty((room,) + shape, c.dtype) if fixed
+                            else np.empty(room, object))
+        else:
+            cols = [np.empty((room,) + o.shape[1:], o.dtype) for o in old]
+            for c, o in zip(cols, old, strict=True):
+                c[:n] = o[:n]
+        self._cols = cols
 
     def _push(self, elems):
-        # A row of an enqueue_many batch is copied out of it: rows leave in random
-        # order, so a row left in the queue would otherwise keep its whole batch alive
-        # (memory must stay proportional to what is queued).
-        self._items.extend(_own_row(e) if type(e) is Row else e for e in elems)
+        for b, a, z in _runs(elems):
+            k = z - a if b is not None else 1
+            n = self._n
+            if self._cols is None or n + k > len(self._cols[0]):
+                sample = a if b is None else tuple(c[a] for c in b)
+                self._resize(max(self._MIN_ROOM, n + k,
+                                 2 * (0 if self._cols is None else len(self._cols[0]))),
+                             sample)
+            for i, col in enumerate(self._cols):
+                if self._fixed[i]:
+                    col[n:n + k] = b[i][a:z] if b is not None else a[i]
+                elif b is not None:  # each row an array of its own (see the class doc)
+                    for j in range(a, z):
+                        v = b[i][j]
+                        col[n + j - a] = v.copy() if isinstance(v, np.ndarray) else v
+                else:
+                    col[n] = a[i]
+            self._n = n + k
 
     def _take(self, k):
-        items, rand = self._items, self._rng.randrange
-        out = []
-        for _ in range(k):
-            i = rand(len(items))
-            items[i], items[-1] = items[-1], items[i]
-            out.append(items.pop())
-        return out
+        n = self._n
+        if k == 0:
+            return []
+        sel = self._rng.choice(n, size=k, replace=False)
+        out = tuple(col[sel] for col in self._cols)
+        m = n - k
+        holes = sel[sel < m]
+        if len(holes):
+            keep = np.ones(k, bool)
+            tail = np.arange(m, n)
+            keep[sel[sel >= m] - m] = False
+            tail = tail[keep]
+            for col in self._cols:
+                col[holes] = col[tail]
+        self._n = m
+        room = len(self._cols[0])
+        if room > self._MIN_ROOM and m * 4 <= room:
+            self._resize(max(self._MIN_ROOM, room // 2))
+        if all(self._fixed):
+            return rows(out)  # rows of one fresh batch: ``batch`` slices them back
+        return list(zip(*out, strict=True))
 
     def _give_back(self, elems):
-        self._items.extend(elems)
+        self._push(elems)
 
     def _available(self):
         if self._closed:
-            return len(self._items)
-        return max(0, len(self._items) - self.min_after_dequeue)
+            return self._n
+        return max(0, self._n - self.min_after_dequeue)
 
 
 class PaddingQueue(Queue):
@@ -700,13 +766,6 @@ class Row:
     def __iter__(self):
         j = self.j
         return (c[j] for c in self.batch)
-
-
-def _own_row(row: Row) -> tuple:
-    """The components of ``row`` as arrays of their own (a string row stays an object
-    array)."""
-    j = row.j
-    return tuple(c[j : j + 1].copy().reshape(c.shape[1:]) for c in row.batch)
 
 
 def rows(components: tuple) -> list:
