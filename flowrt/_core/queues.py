@@ -242,21 +242,58 @@ class Queue:
     # --- storage policy (overridden by subclasses) -----------------------------------
 
     def _init_storage(self):
+        # Pieces in order: a ``Rows`` run of one enqueue_many batch, or one element.
         self._items: deque = deque()
+        self._len = 0
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._len
 
     def _push(self, elems):
-        self._items.extend(elems)
+        if type(elems) is Rows:
+            self._items.append(elems)
+        else:
+            self._items.extend(elems)
+        self._len += len(elems)
 
-    def _take(self, k: int) -> list:
-        pop = self._items.popleft
-        return [pop() for _ in range(k)]
+    def _take(self, k: int):
+        """The first ``k`` elements: a ``Rows`` when one run holds them (no per-row
+        objects), else a list."""
+        if k <= 0:
+            return []
+        items = self._items
+        self._len -= k
+        first = items[0]
+        if type(first) is Rows and len(first) >= k:
+            if len(first) == k:
+                return items.popleft()
+            items[0] = first[k:]
+            return first[:k]
+        out = []
+        while k:
+            p = items[0]
+            if type(p) is Rows:
+                m = len(p)
+                if m <= k:
+                    items.popleft()
+                    out.extend(p)
+                    k -= m
+                else:
+                    items[0] = p[k:]
+                    out.extend(p[:k])
+                    k = 0
+            else:
+                out.append(items.popleft())
+                k -= 1
+        return out
 
     def _give_back(self, elems):
         """Returns elements taken by a request that did not complete to the front."""
-        self._items.extendleft(reversed(elems))
+        if type(elems) is Rows:
+            self._items.appendleft(elems)
+        else:
+            self._items.extendleft(reversed(elems))
+        self._len += len(elems)
 
     def _available(self) -> int:
         """How many elements a getter may take now."""
@@ -732,6 +769,9 @@ class PriorityQueue(Queue):
         self._seq = itertools.count()
         self._front = itertools.count(-1, -1)
 
+    def __len__(self):
+        return len(self._items)
+
     def _push(self, elems):
         items, seq = self._items, self._seq
         for e in elems:
@@ -768,16 +808,58 @@ class Row:
         return (c[j] for c in self.batch)
 
 
-def rows(components: tuple) -> list:
+class Rows:
+    """Rows ``start .. stop - 1`` of a batch (one array per component, rows along axis
+    0) as a sequence of ``Row`` elements, made on demand: a queue stores, hands out and
+    gives back a whole run without a Python object per row, and ``batch`` slices it
+    back."""
+
+    __slots__ = ("batch", "start", "stop")
+
+    def __init__(self, batch: tuple, start: int, stop: int):
+        self.batch = batch
+        self.start = start
+        self.stop = stop
+
+    def __len__(self):
+        return self.stop - self.start
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            a, z, step = i.indices(self.stop - self.start)
+            if step != 1:
+                return list(self)[i]
+            return Rows(self.batch, self.start + a, self.start + max(a, z))
+        n = self.stop - self.start
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("Rows index out of range")
+        return Row(self.batch, self.start + i)
+
+    def __iter__(self):
+        return map(Row, itertools.repeat(self.batch, len(self)), range(self.start, self.stop))
+
+    def __add__(self, other):
+        return list(self) + list(other)
+
+    def __radd__(self, other):
+        return list(other) + list(self)
+
+    def __repr__(self):
+        return "<Rows %d..%d of a batch>" % (self.start, self.stop)
+
+
+def rows(components: tuple) -> Rows:
     """The elements of a batch (one array per component, rows along axis 0)."""
-    return list(
-        map(Row, itertools.repeat(components, len(components[0])), range(len(components[0])))
-    )
+    return Rows(components, 0, len(components[0]))
 
 
 def _runs(elems):
     """Splits elements into (batch, start, stop) runs of consecutive rows of one batch;
     an element that is not a Row is a run (None, element, 0)."""
+    if type(elems) is Rows:
+        return [[elems.batch, elems.start, elems.stop]]
     runs = []
     cur = None
     for e in elems:
@@ -802,6 +884,10 @@ def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -
     contiguous and in order, so a first and last row of one batch ``n - 1`` apart
     bound a single slice of it.
     """
+    if type(elems) is Rows and not pad:
+        a, z = elems.start, elems.stop
+        return tuple(c[a:z] if c.dtype == dt else c[a:z].astype(dt)
+                     for c, dt in zip(elems.batch, dtypes, strict=True))
     first, last = elems[0], elems[-1]
     if (
         ordered

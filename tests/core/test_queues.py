@@ -457,3 +457,58 @@ def test_random_shuffle_queue_memory_follows_what_is_queued():
     assert ref() is None and len(q) == 1
     (e,) = q.get_nowait(1)
     assert e[0].shape == (256,)
+
+
+# --- storage: runs of enqueue_many batches, columnar shuffle queue ------------------------
+
+
+def test_fifo_hands_out_a_whole_run_of_one_batch_as_a_slice_and_gives_it_back_in_front():
+    import numpy as np
+
+    q = Queue("q", 100)
+    a = np.arange(20, dtype=np.int32).reshape(10, 2)
+    q.put_nowait(queues.rows((a,)))
+    q.put_nowait(els(np.array([7, 7], np.int32)))
+    got = q.get_nowait(4)
+    assert type(got) is queues.Rows and len(q) == 7
+    out = queues.batch(got, [np.int32], ordered=True)[0]
+    assert np.shares_memory(out, a) and out.tolist() == a[:4].tolist()
+    q.give_back(got)
+    assert len(q) == 11
+    rest = queues.batch(q.get_nowait(11), [np.int32], ordered=True)[0]
+    assert rest.tolist() == a.tolist() + [[7, 7]]
+
+
+def test_random_shuffle_columns_gather_each_element_once_and_room_follows_size():
+    import numpy as np
+
+    q = RandomShuffleQueue("r", 1000, 0, seed=7, shapes=[(3,), ()])
+    xs = np.arange(600, dtype=np.float32).reshape(200, 3)
+    ys = np.arange(200, dtype=np.int64)
+    for k in range(0, 200, 50):
+        q.put_nowait(queues.rows((xs[k:k + 50], ys[k:k + 50])))
+    q.put_nowait([(np.array([-3, -2, -1], np.float32), np.int64(-1))])
+    assert len(q) == 201 and len(q._cols[0]) >= 201
+    seen = []
+    while len(q):
+        got = q.get_nowait(min(16, len(q)))
+        x, y = queues.batch(got, [np.float32, np.int64])
+        assert not np.shares_memory(x, xs)  # gathered out of the columns, copies
+        assert x[:, 0].tolist() == [3.0 * v if v >= 0 else -3.0 for v in y.tolist()]
+        seen += y.tolist()
+    assert sorted(seen) == [-1] + list(range(200))
+    assert len(q._cols[0]) <= 32  # the room halved as the queue drained
+
+
+def test_random_shuffle_gives_back_and_keeps_unknown_shapes_and_strings():
+    import numpy as np
+
+    q = RandomShuffleQueue("r", 10, 0, seed=1, shapes=[None, ()])
+    q.put_nowait([(np.arange(k, dtype=np.int32), b"s%d" % k) for k in range(4)])
+    got = q.get_nowait(4)
+    assert sorted(e[1] for e in got) == [b"s0", b"s1", b"s2", b"s3"]
+    assert all(e[0].tolist() == list(range(int(e[1][1:]))) for e in got)
+    q.give_back(got)
+    again = q.get_nowait(4)
+    assert sorted((e[1], e[0].tolist()) for e in again) == sorted(
+        (e[1], e[0].tolist()) for e in got)
