@@ -117,7 +117,7 @@ def queue_fed_adam(tf, steps, batch=128, config=None, fed=False):
         with tf.Session(config=config) as sess:
             sess.run(tf.global_variables_initializer())
             coord = tf.train.Coordinator()
-            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            threads = [] if fed else tf.train.start_queue_runners(sess=sess, coord=coord)
             for _ in range(20):
                 sess.run(train, feed)
             t0 = time.perf_counter()

@@ -122,8 +122,9 @@ class _Request(Wait):
     def __init__(self, queue, putter, items, n, up_to, who, ctx):
         self.queue = queue
         self.putter = putter
-        self.items = items  # putter: elements still to enter; getter: gathered so far
-        self.n = n  # getter: elements wanted
+        self.items = items      # putter: elements still to enter (a list or Rows);
+        #                         getter: gathered so far (a list)
+        self.n = n              # getter: elements wanted
         self.up_to = up_to
         self.streaming = False  # a putter part of whose elements entered already
         self.state = _WAITING
@@ -198,6 +199,15 @@ class _Request(Wait):
             q._abandon(self)
             raise
         return q._settle(self)
+
+
+def _joined(items: list, more):
+    """A getter's gathered ``items`` followed by ``more``; ``more`` itself (a ``Rows``
+    stays one) when nothing was gathered before."""
+    if not items:
+        return more
+    items.extend(more)
+    return items
 
 
 def _parked(req):
@@ -373,7 +383,8 @@ class Queue:
             if not self._putters and len(elems) <= self._room():
                 self._commit_put(elems)
                 return None
-            req = _Request(self, True, list(elems), 0, False, who, ctx)
+            req = _Request(self, True, elems if type(elems) is Rows else list(elems), 0,
+                           False, who, ctx)
             self._putters.append(req)
             self._flush()
         return (yield from _parked(req))
@@ -518,7 +529,7 @@ class Queue:
                     # doing so until all of it entered (as TF, element by element).
                     p.streaming = True
                     self._push(p.items[:room])
-                    del p.items[:room]
+                    p.items = p.items[room:]
                     self._puts += 1
                     moved = True
             if getters and getters[0].state == _WAITING:
@@ -526,13 +537,13 @@ class Queue:
                 need = g.n - len(g.items)
                 avail = self._available()
                 if need <= avail:
-                    g.items.extend(self._take(need))
+                    g.items = _joined(g.items, self._take(need))
                     self._held = g.n
                     self._grant(g)
                     moved = True
                 elif self._closed and not (putters and putters[0].state == _GRANTED):
                     if g.up_to and len(g.items) + avail > 0:
-                        g.items.extend(self._take(avail))
+                        g.items = _joined(g.items, self._take(avail))
                         self._held = len(g.items)
                         self._grant(g)
                     else:

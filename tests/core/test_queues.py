@@ -512,3 +512,30 @@ def test_random_shuffle_gives_back_and_keeps_unknown_shapes_and_strings():
     again = q.get_nowait(4)
     assert sorted((e[1], e[0].tolist()) for e in again) == sorted(
         (e[1], e[0].tolist()) for e in got)
+
+
+async def test_a_run_larger_than_the_capacity_streams_in_order_and_a_waiting_get_takes_a_run():
+    import numpy as np
+
+    q = Queue("q", 4)
+    a = np.arange(10, dtype=np.int64)
+    got = []
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(q.put, queues.rows((a,)))
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(q) == 4
+            for _ in range(5):
+                got += queues.batch(await q.get(2), [np.int64], ordered=True)[0].tolist()
+    assert got == list(range(10))
+
+    async def waiting_get():
+        waited.append(await q.get(3))
+
+    waited: list = []
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(waiting_get)
+            await trio.testing.wait_all_tasks_blocked()
+            q.put_nowait(queues.rows((a[:4],)))
+    assert type(waited[0]) is queues.Rows and [e[0] for e in waited[0]] == [0, 1, 2]
