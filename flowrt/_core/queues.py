@@ -693,17 +693,16 @@ class RandomShuffleQueue(Queue):
 
     def _resize(self, room: int, like=None):
         """Moves the queued rows to columns of ``room`` rows (the first call makes the
-        columns, from ``like``, a sample element)."""
+        columns from ``like``: per component, a sample's (dtype, shape))."""
         n, old = self._n, self._cols
         if old is None:
             self._fixed, cols = [], []
-            for i, c in enumerate(like):
-                shape = self._shapes[i] if self._shapes is not None \
+            for i, (dtype, shape) in enumerate(like):
+                want = self._shapes[i] if self._shapes is not None \
                     and i < len(self._shapes) else None
-                c = np.asarray(c)
-                fixed = shape is not None and c.shape == shape
+                fixed = want is not None and shape == want
                 self._fixed.append(fixed)
-                cols.append(np.empty((room,) + shape, c.dtype) if fixed
+                cols.append(np.empty((room,) + want, dtype) if fixed
                             else np.empty(room, object))
         else:
             cols = [np.empty((room,) + o.shape[1:], o.dtype) for o in old]
@@ -716,7 +715,8 @@ class RandomShuffleQueue(Queue):
             k = z - a if b is not None else 1
             n = self._n
             if self._cols is None or n + k > len(self._cols[0]):
-                sample = a if b is None else tuple(c[a] for c in b)
+                sample = [(c.dtype, c.shape[1:]) for c in b] if b is not None else [
+                    _dtype_shape(c) for c in a]
                 self._resize(max(self._MIN_ROOM, n + k,
                                  2 * (0 if self._cols is None else len(self._cols[0]))),
                              sample)
@@ -761,6 +761,12 @@ class RandomShuffleQueue(Queue):
         if self._closed:
             return self._n
         return max(0, self._n - self.min_after_dequeue)
+
+
+def _dtype_shape(value) -> tuple:
+    """A component's (dtype, shape); strings are object arrays, as flowrt keeps them."""
+    v = np.asarray(value)
+    return (np.dtype(object) if v.dtype.kind in "SU" else v.dtype), v.shape
 
 
 class PaddingQueue(Queue):

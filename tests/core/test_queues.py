@@ -539,3 +539,15 @@ async def test_a_run_larger_than_the_capacity_streams_in_order_and_a_waiting_get
             await trio.testing.wait_all_tasks_blocked()
             q.put_nowait(queues.rows((a[:4],)))
     assert type(waited[0]) is queues.Rows and [e[0] for e in waited[0]] == [0, 1, 2]
+
+
+def test_random_shuffle_string_columns_keep_strings_of_any_length():
+    import numpy as np
+
+    q = RandomShuffleQueue("r", 10, 0, seed=2, shapes=[()])
+    q.put_nowait(queues.rows((np.array([b"a", b"bb"], dtype=object),)))
+    q.put_nowait([(np.array(b"a much longer string", dtype=object),)])
+    q.put_nowait([(b"raw bytes too",)])
+    (out,) = queues.batch(q.get_nowait(4), [np.dtype(object)])
+    assert out.dtype == object and sorted(out.tolist()) == [
+        b"a", b"a much longer string", b"bb", b"raw bytes too"]
