@@ -119,6 +119,7 @@ def batches_runner_small_queue(tf):
                 sess.run(q.close(cancel_pending_enqueues=True))
                 coord.join(threads)
                 return dt
+
     return best_rate(run, N_BATCHES)
 
 
@@ -198,11 +199,16 @@ def main():
         ),
         ("scalar items/s, producer + consumer trio tasks (arun)", scalar_tasks, None),
         ("  (the bare _core queue, two trio tasks)", core_tasks, None),
-        ("dequeue_many(128) x [784] f32 batches/s, 2 producer threads",
-         lambda: batches_threads(fr), (lambda: batches_threads(tf)) if tf else None),
-        ("  FIFOQueue(64), 2-thread QueueRunner of random_uniform batches",
-         lambda: batches_runner_small_queue(fr),
-         (lambda: batches_runner_small_queue(tf)) if tf else None),
+        (
+            "dequeue_many(128) x [784] f32 batches/s, 2 producer threads",
+            lambda: batches_threads(fr),
+            (lambda: batches_threads(tf)) if tf else None,
+        ),
+        (
+            "  FIFOQueue(64), 2-thread QueueRunner of random_uniform batches",
+            lambda: batches_runner_small_queue(fr),
+            (lambda: batches_runner_small_queue(tf)) if tf else None,
+        ),
     ]
     print("%-62s %12s %12s" % ("benchmark", "flowrt", "TF 2.21" if tf else "(no TF)"))
     only = sys.argv[sys.argv.index("-k") + 1] if "-k" in sys.argv else None

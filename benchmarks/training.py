@@ -236,10 +236,18 @@ def main():
                 tf_f.append(queue_fed_adam(tf, args.steps, fed=True))
         _row("queue_adam", max(fr_x), max(tf_x) if tf_x else None, fmt="%12.0f")
         _row("  same step, feed_dict", max(fr_f), max(tf_f) if tf_f else None, fmt="%12.0f")
-        print("  queue-fed step / fed step (ms per 128): flowrt %.3f / %.3f = %.2f%s" % (
-            128e3 / max(fr_x), 128e3 / max(fr_f), max(fr_f) / max(fr_x),
-            "; TF %.3f / %.3f = %.2f" % (128e3 / max(tf_x), 128e3 / max(tf_f),
-                                        max(tf_f) / max(tf_x)) if tf_x else ""))
+        print(
+            "  queue-fed step / fed step (ms per 128): flowrt %.3f / %.3f = %.2f%s"
+            % (
+                128e3 / max(fr_x),
+                128e3 / max(fr_f),
+                max(fr_f) / max(fr_x),
+                "; TF %.3f / %.3f = %.2f"
+                % (128e3 / max(tf_x), 128e3 / max(tf_f), max(tf_f) / max(tf_x))
+                if tf_x
+                else "",
+            )
+        )
 
 
 def _row(name, a, b, fmt="%12.3f"):

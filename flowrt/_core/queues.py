@@ -50,6 +50,7 @@ __all__ = [
     "QueueStatistics",
     "STALL_WARNING_SECONDS",
     "Row",
+    "Rows",
     "rows",
     "batch",
 ]
@@ -122,9 +123,9 @@ class _Request(Wait):
     def __init__(self, queue, putter, items, n, up_to, who, ctx):
         self.queue = queue
         self.putter = putter
-        self.items = items      # putter: elements still to enter (a list or Rows);
+        self.items = items  # putter: elements still to enter (a list or Rows);
         #                         getter: gathered so far (a list)
-        self.n = n              # getter: elements wanted
+        self.n = n  # getter: elements wanted
         self.up_to = up_to
         self.streaming = False  # a putter part of whose elements entered already
         self.state = _WAITING
@@ -279,7 +280,7 @@ class Queue:
                 return items.popleft()
             items[0] = first[k:]
             return first[:k]
-        out = []
+        out: list = []
         while k:
             p = items[0]
             if type(p) is Rows:
@@ -356,7 +357,7 @@ class Queue:
     def _room(self) -> int:
         return self.capacity - len(self) - self._reserved - self._held
 
-    def put_nowait(self, elems: list) -> None:
+    def put_nowait(self, elems: list | Rows) -> None:
         """Adds all of ``elems`` at once, or raises ``trio.WouldBlock`` and adds nothing.
 
         Raises fr.errors.CancelledError if the queue is closed.
@@ -368,7 +369,7 @@ class Queue:
                 raise trio.WouldBlock
             self._commit_put(elems)
 
-    def enqueue(self, elems: list, who: str = "", ctx=None):
+    def enqueue(self, elems: list | Rows, who: str = "", ctx=None):
         """A blocking kernel's part (a generator, see ``waiting``): adds ``elems`` in
         order, yielding a wait while there is no room.
 
@@ -383,8 +384,9 @@ class Queue:
             if not self._putters and len(elems) <= self._room():
                 self._commit_put(elems)
                 return None
-            req = _Request(self, True, elems if type(elems) is Rows else list(elems), 0,
-                           False, who, ctx)
+            req = _Request(
+                self, True, elems if type(elems) is Rows else list(elems), 0, False, who, ctx
+            )
             self._putters.append(req)
             self._flush()
         return (yield from _parked(req))
@@ -680,8 +682,7 @@ class RandomShuffleQueue(Queue):
         elif seed is not None:
             seed = int(seed) & 0xFFFFFFFFFFFFFFFF
         self._rng = np.random.default_rng(seed)
-        self._shapes = None if shapes is None else [
-            None if s is None else tuple(s) for s in shapes]
+        self._shapes = None if shapes is None else [None if s is None else tuple(s) for s in shapes]
         super().__init__(name, capacity)
 
     def _init_storage(self):
@@ -698,12 +699,15 @@ class RandomShuffleQueue(Queue):
         if old is None:
             self._fixed, cols = [], []
             for i, (dtype, shape) in enumerate(like):
-                want = self._shapes[i] if self._shapes is not None \
-                    and i < len(self._shapes) else None
-                fixed = want is not None and shape == want
-                self._fixed.append(fixed)
-                cols.append(np.empty((room,) + want, dtype) if fixed
-                            else np.empty(room, object))
+                want = (
+                    self._shapes[i] if self._shapes is not None and i < len(self._shapes) else None
+                )
+                if want is not None and shape == want:
+                    self._fixed.append(True)
+                    cols.append(np.empty((room, *want), dtype))
+                else:
+                    self._fixed.append(False)
+                    cols.append(np.empty(room, object))
         else:
             cols = [np.empty((room,) + o.shape[1:], o.dtype) for o in old]
             for c, o in zip(cols, old, strict=True):
@@ -715,14 +719,20 @@ class RandomShuffleQueue(Queue):
             k = z - a if b is not None else 1
             n = self._n
             if self._cols is None or n + k > len(self._cols[0]):
-                sample = [(c.dtype, c.shape[1:]) for c in b] if b is not None else [
-                    _dtype_shape(c) for c in a]
-                self._resize(max(self._MIN_ROOM, n + k,
-                                 2 * (0 if self._cols is None else len(self._cols[0]))),
-                             sample)
+                sample = (
+                    [(c.dtype, c.shape[1:]) for c in b]
+                    if b is not None
+                    else [_dtype_shape(c) for c in a]
+                )
+                self._resize(
+                    max(
+                        self._MIN_ROOM, n + k, 2 * (0 if self._cols is None else len(self._cols[0]))
+                    ),
+                    sample,
+                )
             for i, col in enumerate(self._cols):
                 if self._fixed[i]:
-                    col[n:n + k] = b[i][a:z] if b is not None else a[i]
+                    col[n : n + k] = b[i][a:z] if b is not None else a[i]
                 elif b is not None:  # each row an array of its own (see the class doc)
                     for j in range(a, z):
                         v = b[i][j]
@@ -893,7 +903,7 @@ def _runs(elems):
     return runs
 
 
-def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -> tuple:
+def batch(elems: list | Rows, dtypes: list, pad: bool = False, ordered: bool = False) -> tuple:
     """Stacks elements into one array per component (numpy dtypes ``dtypes``); pads
     dimensions of differing size with zeros (empty strings) when ``pad``.
 
@@ -903,8 +913,10 @@ def batch(elems: list, dtypes: list, pad: bool = False, ordered: bool = False) -
     """
     if type(elems) is Rows and not pad:
         a, z = elems.start, elems.stop
-        return tuple(c[a:z] if c.dtype == dt else c[a:z].astype(dt)
-                     for c, dt in zip(elems.batch, dtypes, strict=True))
+        return tuple(
+            c[a:z] if c.dtype == dt else c[a:z].astype(dt)
+            for c, dt in zip(elems.batch, dtypes, strict=True)
+        )
     first, last = elems[0], elems[-1]
     if (
         ordered

@@ -472,9 +472,12 @@ _KINDS = {
     "PaddingFIFOQueueV2": lambda name, a: _q.PaddingQueue(name, a["capacity"]),
     "PriorityQueueV2": lambda name, a: _q.PriorityQueue(name, a["capacity"]),
     "RandomShuffleQueueV2": lambda name, a: _q.RandomShuffleQueue(
-        name, a["capacity"], a["min_after_dequeue"],
+        name,
+        a["capacity"],
+        a["min_after_dequeue"],
         None if a["seed"] == 0 and a["seed2"] == 0 else (a["seed"], a["seed2"]),
-        [s.as_tuple() if s.is_fully_defined() else None for s in a["shapes"]] or None),
+        [s.as_tuple() if s.is_fully_defined() else None for s in a["shapes"]] or None,
+    ),
 }
 
 

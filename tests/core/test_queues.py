@@ -486,7 +486,7 @@ def test_random_shuffle_columns_gather_each_element_once_and_room_follows_size()
     xs = np.arange(600, dtype=np.float32).reshape(200, 3)
     ys = np.arange(200, dtype=np.int64)
     for k in range(0, 200, 50):
-        q.put_nowait(queues.rows((xs[k:k + 50], ys[k:k + 50])))
+        q.put_nowait(queues.rows((xs[k : k + 50], ys[k : k + 50])))
     q.put_nowait([(np.array([-3, -2, -1], np.float32), np.int64(-1))])
     assert len(q) == 201 and len(q._cols[0]) >= 201
     seen = []
@@ -511,7 +511,8 @@ def test_random_shuffle_gives_back_and_keeps_unknown_shapes_and_strings():
     q.give_back(got)
     again = q.get_nowait(4)
     assert sorted((e[1], e[0].tolist()) for e in again) == sorted(
-        (e[1], e[0].tolist()) for e in got)
+        (e[1], e[0].tolist()) for e in got
+    )
 
 
 async def test_a_run_larger_than_the_capacity_streams_in_order_and_a_waiting_get_takes_a_run():
@@ -550,4 +551,8 @@ def test_random_shuffle_string_columns_keep_strings_of_any_length():
     q.put_nowait([(b"raw bytes too",)])
     (out,) = queues.batch(q.get_nowait(4), [np.dtype(object)])
     assert out.dtype == object and sorted(out.tolist()) == [
-        b"a", b"a much longer string", b"bb", b"raw bytes too"]
+        b"a",
+        b"a much longer string",
+        b"bb",
+        b"raw bytes too",
+    ]
