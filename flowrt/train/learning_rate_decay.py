@@ -35,6 +35,12 @@ def _start(learning_rate, global_step, decay_steps):
     return lr, dtype, _m.cast(global_step, dtype), _m.cast(decay_steps, dtype)
 
 
+def _progress(step, steps, staircase):
+    """``step / steps``, floored with ``staircase`` (the exponent of the three decays)."""
+    p = step / steps
+    return _m.floor(p) if staircase else p
+
+
 def exponential_decay(
     learning_rate,
     global_step,
@@ -59,9 +65,7 @@ def exponential_decay(
     _check_step(global_step, "exponential_decay")
     with get_default_graph().name_scope(name or "ExponentialDecay") as scope:
         lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
-        p = step / steps
-        if staircase:
-            p = _m.floor(p)
+        p = _progress(step, steps, staircase)
         return _m.multiply(lr, _m.pow(_m.cast(decay_rate, dtype), p), name=scope)
 
 
@@ -83,9 +87,7 @@ def natural_exp_decay(
     # TF1 builds it as an exponential decay, and names it so.
     with get_default_graph().name_scope(name or "ExponentialDecay") as scope:
         lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
-        p = step / steps
-        if staircase:
-            p = _m.floor(p)
+        p = _progress(step, steps, staircase)
         rate = _m.exp(_m.negative(_m.cast(decay_rate, dtype)))
         return _m.multiply(lr, _m.pow(rate, p), name=scope)
 
@@ -107,9 +109,7 @@ def inverse_time_decay(
     _check_step(global_step, "inverse_time_decay")
     with get_default_graph().name_scope(name or "InverseTimeDecay") as scope:
         lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
-        p = step / steps
-        if staircase:
-            p = _m.floor(p)
+        p = _progress(step, steps, staircase)
         denom = _m.add(_m.cast(1, dtype), _m.multiply(_m.cast(decay_rate, dtype), p))
         return _m.divide(lr, denom, name=scope)
 
