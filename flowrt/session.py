@@ -29,6 +29,7 @@ from ._core.waiting import drive_async, drive_sync
 from .client import debug as _debug
 from .client import explain as _explain
 from .client import step_stats as _step_stats
+from .distributed import ray_cluster
 from .fetch_structures import Fetches, feed_value, fetch_key, fetch_value
 
 __all__ = [
@@ -140,9 +141,12 @@ class Session:
     """An environment in which a graph's ops run, holding their state.
 
     Args:
-      target: ignored (flowrt runs in-process).
+      target: '' to run in this process; a ``fr.train.Server``'s ``.target`` (or
+        ``"grpc://ADDRESS"`` of any task of a running cluster) to run on that cluster:
+        each run is partitioned by the tasks its ops are placed on, and the state of
+        every task is shared by all sessions on the cluster (``docs/distributed.md``).
       graph: the graph to run; the default graph if None.
-      config: accepted for compatibility.
+      config: a ``ConfigProto``.
 
     Use as ``with fr.Session() as sess:`` or ``async with fr.Session() as sess:``.
     """
@@ -153,6 +157,13 @@ class Session:
         _apply_config(config)
         self._timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         self._resources = ResourceManager()
+        self._target = target
+        self._cluster = None
+        address = ray_cluster.parse_target(target)
+        if address is not None:
+            from .distributed.client import ClusterClient
+
+            self._cluster = ClusterClient(address)
         self._plans: dict = {}
         self._plans_version = self._graph.version
         self._closed = False
@@ -176,7 +187,7 @@ class Session:
 
     @property
     def sess_str(self) -> str:
-        return ""
+        return self._target
 
     @property
     def resources(self) -> ResourceManager:
@@ -233,7 +244,11 @@ class Session:
             pkey = (tuple(fm.tensors), tuple(fm.targets), feed_tensors)
             plan = self._plans.get(pkey)
             if plan is None:
-                plan = self._plans[pkey] = Plan(fm.tensors, fm.targets, feed_tensors)
+                if self._cluster is not None:
+                    plan = self._cluster.plan(fm.tensors, fm.targets, feed_tensors)
+                else:
+                    plan = Plan(fm.tensors, fm.targets, feed_tensors)
+                self._plans[pkey] = plan
             entry = (fm, plan)
             if fkey is not None:
                 self._plans[key] = entry
@@ -426,10 +441,9 @@ class Session:
             runs = list(self._inflight)
         for ctx in runs:
             ctx.cancel(errors.CancelledError(None, None, _CLOSED_MSG))
-        for _, res in self._resources.items():
-            closer = getattr(res, "on_session_close", None)
-            if closer is not None:
-                closer()
+        self._resources.close()
+        if self._cluster is not None:
+            self._cluster.close()
 
     # --- observability ----------------------------------------------------------------
 

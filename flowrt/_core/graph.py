@@ -332,6 +332,10 @@ class Operation:
         """Runs this op (for its side effects) in ``session`` or the default session."""
         _session_for(self.graph, session).run(self, feed_dict)
 
+    def _set_outputs(self, specs) -> None:
+        """Gives an imported op its outputs from known ``(dtype, shape)`` specs."""
+        self.outputs = [Tensor(self, i, dt, shape) for i, (dt, shape) in enumerate(specs)]
+
     def _add_control_input(self, op: "Operation"):
         if op not in self.control_inputs:
             self.control_inputs.append(op)
@@ -596,6 +600,20 @@ class Graph:
             op._id = len(self._ops)
             self._ops.append(op)
             self._by_name[full] = op
+            self._version += 1
+        return op
+
+    def _import_op(self, name: str, op_type: str, inputs: tuple, attrs: dict, device: str = ""):
+        """Adds an op exactly as described (name, inputs, attrs, device), without
+        inference or scopes: for a graph rebuilt from another's ops (a cluster task
+        running its part of a run). The caller sets its outputs (``_set_outputs``)."""
+        op = Operation(self, name, op_type, inputs, attrs, device, None)
+        for t in inputs:
+            t._consumers.append(op)
+        with self._lock:
+            op._id = len(self._ops)
+            self._ops.append(op)
+            self._by_name[name] = op
             self._version += 1
         return op
 

@@ -125,6 +125,10 @@ class Step:
 class Plan:
     """The compiled form of one run signature.
 
+    ``ops``, if given, are exactly the ops to run, in topological order, instead of
+    those pruned from the fetches and targets (a cluster run's part); control inputs
+    outside them ran before the part.
+
     Attributes:
       steps: Steps in topological order.
       init: the initial value list (pre-filled constants, None elsewhere).
@@ -136,10 +140,11 @@ class Plan:
       npred: per step, how many predecessor steps it waits for.
     """
 
-    def __init__(self, fetch_tensors, target_ops, feed_tensors):
+    def __init__(self, fetch_tensors, target_ops, feed_tensors, ops=None):
         fed = set(feed_tensors)
         n_fed = len(feed_tensors)
-        ops = prune(fetch_tensors, target_ops, fed)
+        if ops is None:
+            ops = prune(fetch_tensors, target_ops, fed)
         slot: dict[Tensor, int] = {}
         init: list = [None] * len(feed_tensors)
         for i, t in enumerate(feed_tensors):

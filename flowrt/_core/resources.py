@@ -1,6 +1,9 @@
 """Per-session state: variables, queues, random generators, keyed by name.
 
 Two sessions on one graph have separate state; every run of one session shares it.
+A cluster task serves many sessions: variables and queues with a shared name are
+shared by all of them, everything else is private to its session (``scoped``), as a
+TF1 server shares variables by name but not an unnamed queue or a reader.
 """
 
 from __future__ import annotations
@@ -37,6 +40,17 @@ class ResourceManager:
     def items(self):
         return list(self._items.items())
 
+    def scoped(self, scope: str) -> "ScopedResources":
+        """The view of one client session of a shared task's state (module docstring)."""
+        return ScopedResources(self, scope)
+
+    def close(self) -> None:
+        """Tells each resource its session closed (queues wake their waiters)."""
+        for _, res in self.items():
+            closer = getattr(res, "on_session_close", None)
+            if closer is not None:
+                closer()
+
     def rng(self, op) -> np.random.Generator:
         """The random generator of a random op in this session.
 
@@ -49,3 +63,39 @@ class ResourceManager:
             return np.random.default_rng(seed)
 
         return self.get_or_create(("rng", op.name), make)
+
+
+# Resource kinds keyed by a shared name: one per task whatever session asks.
+SHARED_KINDS = frozenset({"var", "queue"})
+
+
+class ScopedResources(ResourceManager):
+    """A client session's view of a task's ``ResourceManager``: shared kinds go to the
+    task's map, the rest to keys of the session's own."""
+
+    def __init__(self, base: ResourceManager, scope: str):
+        super().__init__()
+        self._base = base
+        self._scope = scope
+
+    def _where(self, key):
+        if isinstance(key, tuple) and key and key[0] in SHARED_KINDS:
+            return self._base
+        return None
+
+    def get(self, key, default=None):
+        base = self._where(key)
+        return base.get(key, default) if base is not None else super().get(key, default)
+
+    def get_or_create(self, key, factory: Callable[[], Any]):
+        base = self._where(key)
+        if base is not None:
+            return base.get_or_create(key, factory)
+        return super().get_or_create(key, factory)
+
+    def set(self, key, value):
+        base = self._where(key)
+        if base is not None:
+            base.set(key, value)
+        else:
+            super().set(key, value)

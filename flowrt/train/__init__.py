@@ -15,6 +15,7 @@ from ..protos import (  # noqa: F401
     SequenceExample,
 )
 from .basic_session_run_hooks import *  # noqa: F403
+from .cluster import *  # noqa: F403
 from .coordinator import *  # noqa: F403
 from .input import *  # noqa: F403
 from .learning_rate_decay import *  # noqa: F403
@@ -24,6 +25,7 @@ from .queue_runner import *  # noqa: F403
 from .saver import *  # noqa: F403
 from .scaffold import *  # noqa: F403
 from .session_manager import *  # noqa: F403
+from .server import *  # noqa: F403
 from .session_run_hook import *  # noqa: F403
 from .supervisor import *  # noqa: F403
 from .training_util import *  # noqa: F403

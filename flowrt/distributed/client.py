@@ -1,0 +1,371 @@
+"""A session's side of a cluster: partitioned plans and how their runs go.
+
+A ``DistributedPlan`` is built once per run signature, like a ``Plan``: its stages of
+parts (``partition``), each local part compiled to a ``Plan`` on the session's graph,
+each remote part pickled once (``PartSpec``) for its task. Its ``fn`` is a straight
+plan body like any other: a generator that runs the local parts in place and yields a
+``RemoteWait`` while remote parts run, so ``Session.run`` parks a thread and
+``Session.arun`` awaits in its task through the same drivers as a local run.
+
+A remote part that dequeued stays pending on its task until the run ends: the run's
+journal holds a ``RemoteLease`` for it, so an interrupted run gives those elements
+back exactly as it gives back local ones, and a completed (or failed) run commits.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import math
+import threading
+import time
+import uuid
+
+import trio
+
+from .. import errors
+from .._core.plan import Plan, prune
+from .._core.waiting import Wait, park_thread
+from ..train.cluster import ClusterSpec
+from . import ray_cluster
+from .partition import LOCAL, PartSpec, partition
+
+__all__ = ["ClusterClient", "DistributedPlan", "RemoteWait"]
+
+# How long an interrupted run waits for its remote parts to come back (and say
+# whether they took anything) before it gives up on them (their task then rolls
+# them back itself when it sees this client gone or the part cancelled).
+ABANDON_SECONDS = 30.0
+
+
+class ClusterClient:
+    """A session's connection to the cluster of its target task.
+
+    Attributes:
+      address: the target task's address; ``own``: its ``(job, index)``.
+      spec: the ``ClusterSpec``.
+      client_id: this session's identity on every task.
+    """
+
+    def __init__(self, address: str):
+        ray_cluster.connect()
+        ray = ray_cluster.ray_module()
+
+        self.address = address
+        self.client_id = uuid.uuid4().hex
+        self._token = ray.put(b"")  # dies with this process: tasks watch it
+        self._actors: dict[tuple, object] = {}
+        self._sent: dict[tuple, set] = {}
+        self._lock = threading.Lock()
+        self._run_ids = itertools.count(1)
+        local = _local_servers().get(address)
+        if local is not None:
+            cluster, job, index = local
+        else:
+            actor = ray_cluster.find_actor(address, "The session's target task")
+            cluster, job, index = self._hello(actor, address)
+        self.spec = ClusterSpec(cluster)
+        self.own = (job, index)
+
+    def _hello(self, actor, address):
+        ray = ray_cluster.ray_module()
+
+        try:
+            return ray.get(actor.hello.remote(self.client_id, [self._token]))
+        except ray.exceptions.RayActorError as e:
+            raise ray_cluster.unavailable("Task", address, e) from None
+
+    def task_name(self, task) -> str:
+        return "/job:%s/task:%d" % task
+
+    def actor(self, task):
+        """The actor of ``task``, registered with once per incarnation."""
+        actor = self._actors.get(task)
+        if actor is None:
+            address = self.spec.task_address(*task)
+            actor = ray_cluster.find_actor(address, self.task_name(task))
+            self._hello(actor, address)
+            with self._lock:
+                self._actors[task] = actor
+                self._sent[task] = set()
+        return actor
+
+    def forget(self, task) -> None:
+        """Drops a task's actor after it died: the next run looks it up again."""
+        with self._lock:
+            self._actors.pop(task, None)
+            self._sent.pop(task, None)
+
+    def next_run_id(self) -> int:
+        return next(self._run_ids)
+
+    def close(self) -> None:
+        """Ends this session on every task it used (private resources freed)."""
+        with self._lock:
+            actors = list(self._actors.values())
+            self._actors.clear()
+        for actor in actors:
+            try:
+                actor.drop_client.remote(self.client_id)
+            except Exception:  # the task is gone already
+                pass
+
+    def plan(self, fetch_tensors, target_ops, feed_tensors) -> "DistributedPlan":
+        return DistributedPlan(self, list(fetch_tensors), list(target_ops), list(feed_tensors))
+
+
+def _local_servers() -> dict:
+    from ..train import server
+
+    return server.LOCAL_SERVERS
+
+
+class _Remote:
+    __slots__ = ("task", "key", "blob", "inputs", "outputs", "graph")
+
+    def __init__(self, part):
+        self.task = part.task
+        self.graph = part.ops[0].graph
+        self.key = uuid.uuid4().hex
+        self.blob = PartSpec(part).dumps()
+        self.inputs, self.outputs = part.inputs, part.outputs
+
+
+class _Local:
+    __slots__ = ("plan", "inputs", "outputs")
+
+    def __init__(self, part):
+        self.plan = Plan(part.outputs, [], part.inputs, ops=part.ops)
+        if self.plan.blocking:
+            raise errors.InternalError(None, part.ops[0], "a client-side part may not block")
+        self.inputs, self.outputs = part.inputs, part.outputs
+
+
+class DistributedPlan:
+    """A run signature partitioned over a cluster; it runs like a straight ``Plan``."""
+
+    blocking = True
+    straight = True
+    opaque = False
+    seconds = 0.0
+
+    def __init__(self, client: ClusterClient, fetches, targets, feeds):
+        self.client = client
+        fed = set(feeds)
+        ops = prune(fetches, targets, fed)
+        stages = partition(ops, fed, fetches, client.own, client.spec)
+        self.stages = [
+            (
+                [_Remote(p) for p in stage if p.task != LOCAL],
+                [_Local(p) for p in stage if p.task == LOCAL],
+            )
+            for stage in stages
+        ]
+        self.feeds = feeds
+        self.fetches = fetches
+        self.fetch_is_fed = tuple(t in fed for t in fetches)
+        self.fetches_fed = any(self.fetch_is_fed)
+        self.ops = ops
+        self.steps = ops
+
+    @property
+    def traced_fn(self):
+        return self.fn
+
+    def fn(self, ctx, feeds):
+        """The run's body (a generator; see the module docstring)."""
+        client = self.client
+        run_id = client.next_run_id()
+        values = dict(zip(self.feeds, feeds))
+        try:
+            for remotes, locals_ in self.stages:
+                calls = [_Call(client, r, run_id, values, ctx) for r in remotes]
+                for part in locals_:
+                    outs = part.plan.fn(ctx, [values[t] for t in part.inputs])
+                    values.update(zip(part.outputs, outs))
+                while calls:
+                    yield RemoteWait(calls, ctx)
+                    again = []
+                    for call in calls:
+                        outs = call.result(ctx)
+                        if outs is None:  # the task had not seen this part: send it
+                            call.submit(with_blob=True)
+                            again.append(call)
+                        else:
+                            values.update(zip(call.remote.outputs, outs))
+                    calls = again
+        except Exception:
+            if ctx.interrupt is None:  # an op error consumes what the run took, as in TF
+                _commit(ctx)
+            raise
+        _commit(ctx)
+        return [values[t] for t in self.fetches]
+
+
+def _commit(ctx) -> None:
+    kept = []
+    for entry in ctx.journal:
+        if isinstance(entry[0], RemoteLease):
+            entry[0].finish(True)
+        else:
+            kept.append(entry)
+    ctx.journal[:] = kept
+
+
+class RemoteLease:
+    """A pending remote part in a run's journal: ``give_back`` rolls it back."""
+
+    __slots__ = ("actor", "client_id", "run_id")
+
+    def __init__(self, actor, client_id, run_id):
+        self.actor, self.client_id, self.run_id = actor, client_id, run_id
+
+    def finish(self, commit: bool) -> None:
+        try:
+            self.actor.finish.remote(self.client_id, self.run_id, commit)
+        except Exception:  # the task died: it holds nothing any more
+            pass
+
+    def give_back(self, _elems) -> None:
+        self.finish(False)
+
+
+class _Call:
+    """One remote part's actor call in one run."""
+
+    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref", "future")
+
+    def __init__(self, client, remote, run_id, values, ctx):
+        self.client, self.remote, self.run_id, self.ctx = client, remote, run_id, ctx
+        self.args = [values[t] for t in remote.inputs]
+        self.actor = None
+        self.submit(with_blob=remote.key not in client._sent.get(remote.task, ()))
+
+    def submit(self, with_blob: bool) -> None:
+        client, r, ctx = self.client, self.remote, self.ctx
+        self.actor = client.actor(r.task)
+        timeout = None
+        if ctx.deadline != math.inf:
+            timeout = max(0.001, ctx.deadline - time.monotonic())
+        self.ref = self.actor.run_part.remote(
+            client.client_id, self.run_id, r.key, r.blob if with_blob else None, self.args, timeout
+        )
+        if with_blob:
+            client._sent.setdefault(r.task, set()).add(r.key)
+        self.future = self.ref.future()
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def cancel(self) -> None:
+        try:
+            self.actor.cancel.remote(self.client.client_id, self.run_id)
+        except Exception:
+            pass
+
+    def outcome(self):
+        """The actor's answer, or the Ray error of a task that died."""
+        ray = ray_cluster.ray_module()
+
+        try:
+            return self.future.result()
+        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
+            return e
+
+    def result(self, ctx):
+        """The part's outputs (None: send the part first); raises the part's error."""
+        got = self.outcome()
+        task = self.remote.task
+        if isinstance(got, BaseException):
+            self.client.forget(task)
+            raise ray_cluster.unavailable(
+                self.client.task_name(task), self.client.spec.task_address(*task), got
+            )
+        kind = got[0]
+        if kind == "ok":
+            if got[2]:
+                ctx.journal.append((RemoteLease(self.actor, self.client.client_id, self.run_id), None))
+            return got[1]
+        if kind in ("missing", "unknown-client"):
+            if kind == "unknown-client":  # the task restarted: register again
+                self.client.forget(task)
+            return None
+        _, code, message, op_name = got
+        op = None
+        if op_name is not None:
+            try:
+                op = self.client_graph_op(op_name)
+            except (KeyError, ValueError):
+                op = None
+        raise errors.exception_type_from_error_code(code)(None, op, message)
+
+    def client_graph_op(self, name):
+        return self.remote.graph.get_operation_by_name(name)
+
+    def settle(self) -> None:
+        """After an interruption: the part's answer decides what the run must give
+        back (a part that completed and took elements is rolled back by the run)."""
+        got = self.outcome()
+        if isinstance(got, tuple) and got[0] == "ok" and got[2]:
+            self.ctx.journal.append(
+                (RemoteLease(self.actor, self.client.client_id, self.run_id), None)
+            )
+
+
+class RemoteWait(Wait):
+    """Waiting for a stage's remote parts: a thread parks, a task awaits; an
+    interrupted wait cancels the parts and waits for their answers."""
+
+    __slots__ = ("calls", "ctx", "_event")
+
+    def __init__(self, calls, ctx):
+        self.calls, self.ctx = calls, ctx
+        self._event = threading.Event()
+
+    def describe(self) -> str:
+        tasks = sorted({c.client.task_name(c.remote.task) for c in self.calls})
+        return "its parts running on %s" % ", ".join(tasks)
+
+    def wake(self) -> None:
+        self._event.set()
+
+    def _ready(self) -> bool:
+        return all(c.done() for c in self.calls)
+
+    def wait_sync(self):
+        for c in self.calls:
+            c.future.add_done_callback(lambda _f: self._event.set())
+        try:
+            park_thread(self._event, self._ready, self.ctx, self)
+        except BaseException:
+            self._abandon()
+            raise
+
+    async def wait_async(self):
+        token = trio.lowlevel.current_trio_token()
+        done = trio.Event()
+
+        def check(_f):
+            if self._ready():
+                try:
+                    token.run_sync_soon(done.set)
+                except trio.RunFinishedError:
+                    pass
+
+        for c in self.calls:
+            c.future.add_done_callback(check)
+        try:
+            await done.wait()
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self._abandon)
+            raise
+
+    def _abandon(self) -> None:
+        for c in self.calls:
+            if not c.done():
+                c.cancel()
+        concurrent.futures.wait([c.future for c in self.calls], timeout=ABANDON_SECONDS)
+        for c in self.calls:
+            if c.done():
+                c.settle()

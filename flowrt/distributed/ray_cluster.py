@@ -1,0 +1,119 @@
+"""Reaching the Ray cluster that hosts flowrt's tasks, and naming the tasks in it.
+
+Every flowrt task is a named Ray actor in the ``flowrt`` namespace, named after its
+address in the ``ClusterSpec``; a target string (``grpc://ADDRESS``, TF1's form, or
+``flowrt://ADDRESS``) names the task a session talks to. Ray is imported only when a
+cluster is used.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from .. import errors
+
+__all__ = [
+    "NAMESPACE",
+    "ray_module",
+    "connect",
+    "actor_name",
+    "parse_target",
+    "find_actor",
+    "unavailable",
+]
+
+NAMESPACE = "flowrt"
+TARGET_SCHEMES = ("grpc://", "flowrt://")
+
+_connect_lock = threading.Lock()
+
+
+def ray_module():
+    """The ``ray`` module, imported with token authentication on by default (Ray
+    reads its authentication mode when first imported, so flowrt imports it here)."""
+    os.environ.setdefault("RAY_AUTH_MODE", "token")
+    import ray
+
+    return ray
+
+
+def connect(address: str | None = None) -> None:
+    """Joins this process to a Ray cluster, once.
+
+    ``address`` (or the ``RAY_ADDRESS`` environment variable) names a running
+    cluster (``ray start --head`` prints it). With neither, the process joins the
+    Ray instance already running on this machine, or starts one. Ray's token
+    authentication is on (``RAY_AUTH_MODE=token``) unless the environment says
+    otherwise; a cluster started elsewhere must share the token (``docs/distributed.md``).
+    """
+    ray = ray_module()
+    with _connect_lock:
+        if ray.is_initialized():
+            return
+        kwargs: dict[str, Any] = {
+            "namespace": NAMESPACE,
+            "log_to_driver": False,
+            "configure_logging": False,
+        }
+        address = address or os.environ.get("RAY_ADDRESS")
+        if address:
+            ray.init(address=address, **kwargs)
+            return
+        try:
+            ray.init(address="auto", **kwargs)
+        except ConnectionError:
+            ray.init(include_dashboard=False, **kwargs)
+
+
+def actor_name(address: str) -> str:
+    return "flowrt-task:" + address
+
+
+def parse_target(target: str) -> str | None:
+    """The task address a session target names, or None for an in-process session.
+
+    Raises:
+      InvalidArgumentError: a target of another form.
+    """
+    if not target or target == "local":
+        return None
+    for scheme in TARGET_SCHEMES:
+        if target.startswith(scheme) and len(target) > len(scheme):
+            return target[len(scheme) :]
+    raise errors.InvalidArgumentError(
+        None,
+        None,
+        "Session target %r is not supported: use '' (in-process), a "
+        "fr.train.Server's .target, or 'grpc://ADDRESS' of a task of a running "
+        "cluster" % (target,),
+    )
+
+
+def find_actor(address: str, what: str):
+    """The actor of the task at ``address``.
+
+    Raises:
+      UnavailableError: no such task is running (never started, or died).
+    """
+    ray = ray_module()
+    try:
+        return ray.get_actor(actor_name(address), namespace=NAMESPACE)
+    except ValueError:
+        raise errors.UnavailableError(
+            None,
+            None,
+            "%s (%s) is unavailable: no flowrt server runs for it in the Ray cluster "
+            "(start it with fr.train.Server, or restart it if it died)" % (what, address),
+        ) from None
+
+
+def unavailable(what: str, address: str, cause: BaseException) -> errors.UnavailableError:
+    """The error of a run that needed a task whose process died."""
+    return errors.UnavailableError(
+        None,
+        None,
+        "%s (%s) is unavailable: its process died or was stopped during the run (%s)"
+        % (what, address, type(cause).__name__),
+    )

@@ -1,0 +1,215 @@
+"""One cluster task: its state and the parts of runs that clients send it.
+
+A ``TaskRuntime`` is what a task's Ray actor holds (``TaskActor``): the task's
+resources (variables, queues, readers) and the plans of the run parts placed on it.
+Clients call ``run_part`` once per part per run; a part runs with the same compiled
+plans and waits as a local run, on one of the actor's threads, so a dequeue waiting on
+this task blocks only its own run.
+
+Nothing a run dequeued is lost (``docs/distributed.md``): a part that took elements
+stays *pending* after it returns, holding them, until its client says the run
+completed (``finish(commit=True)``) or was interrupted (``commit=False``: they go back
+to the front of their queues). A watchdog checks, every ``WATCH_SECONDS``, that each
+client with runs in flight or pending is alive (a Ray object the client owns becomes
+unreachable when its process dies); a dead client's runs are cancelled and rolled back
+and its private resources freed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from .. import errors
+from .._core.executor import ConcurrentRun, RunContext
+from .._core.plan import Plan
+from .._core.resources import ResourceManager
+from .._core.waiting import drive_sync
+from . import ray_cluster
+from .partition import build_part_graph
+
+__all__ = ["TaskRuntime", "WATCH_SECONDS", "task_actor_class"]
+
+WATCH_SECONDS = 0.5
+
+_INTERRUPTED = "The run was interrupted by its client."
+
+
+class _Client:
+    __slots__ = ("token", "resources", "plans")
+
+    def __init__(self, token, resources):
+        self.token = token
+        self.resources = resources
+        self.plans: dict[str, Plan] = {}
+
+
+class TaskRuntime:
+    """The state and runs of task ``/job:{job}/task:{index}`` of a cluster.
+
+    Args:
+      cluster: the cluster as ``ClusterSpec.as_dict()``.
+      job, index: which task this is.
+    """
+
+    def __init__(self, cluster: dict, job: str, index: int) -> None:
+        self.cluster, self.job, self.index = cluster, job, index
+        self.resources = ResourceManager()
+        self._clients: dict[str, _Client] = {}
+        self._inflight: dict[tuple[str, int], RunContext] = {}
+        self._pending: dict[tuple[str, int], RunContext] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._watchdog = threading.Thread(
+            target=self._watch, name="flowrt-task-watchdog", daemon=True
+        )
+        self._watchdog.start()
+
+    @property
+    def name(self) -> str:
+        return "/job:%s/task:%d" % (self.job, self.index)
+
+    # --- clients ------------------------------------------------------------------
+
+    def hello(self, client_id: str, token_box: list) -> tuple[dict, str, int]:
+        """Registers a client (a session) by the Ray object it owns in ``token_box``
+        (its liveness token). Returns the cluster, job and index."""
+        with self._lock:
+            if client_id not in self._clients:
+                scoped = self.resources.scoped(client_id)
+                self._clients[client_id] = _Client(token_box[0], scoped)
+        return self.cluster, self.job, self.index
+
+    def drop_client(self, client_id: str) -> None:
+        """Ends a client's session here: its runs are cancelled and rolled back, and
+        its private resources (queues without a shared_name, readers) are freed."""
+        with self._lock:
+            client = self._clients.pop(client_id, None)
+            runs = [(k, c) for k, c in self._inflight.items() if k[0] == client_id]
+            pending = [(k, c) for k, c in self._pending.items() if k[0] == client_id]
+            for k, _ in pending:
+                del self._pending[k]
+        for _, ctx in runs:
+            ctx.cancel(errors.CancelledError(None, None, _INTERRUPTED))
+        for _, ctx in pending:
+            ctx.rollback()
+        if client is not None:
+            client.resources.close()
+
+    # --- runs ---------------------------------------------------------------------
+
+    def run_part(
+        self,
+        client_id: str,
+        run_id: int,
+        key: str,
+        blob: bytes | None,
+        feeds: list,
+        timeout: float | None,
+    ) -> tuple:
+        """Runs one part of a client's run.
+
+        Returns ``("ok", values, pending)``, ``("missing",)`` if the part's ops must be
+        sent (``blob``) first, or ``("error", code, message, op_name)``.
+        """
+        client = self._clients.get(client_id)
+        if client is None:
+            return ("unknown-client",)
+        plan = client.plans.get(key)
+        if plan is None:
+            if blob is None:
+                return ("missing",)
+            try:
+                g, ops, ins, outs = build_part_graph(blob)
+                plan = client.plans[key] = Plan(outs, [], ins, ops=ops)
+            except errors.OpError as e:
+                return ("error", e.error_code, e.message, e.op.name if e.op else None)
+        ctx = RunContext(self, client.resources, run_id, None, timeout)
+        rkey = (client_id, run_id)
+        with self._lock:
+            self._inflight[rkey] = ctx
+        try:
+            if not plan.blocking:
+                vals = plan.fn(ctx, feeds)
+            elif plan.straight:
+                vals = drive_sync(plan.fn(ctx, feeds))
+            else:
+                vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
+        except BaseException as e:
+            if ctx.interrupt is not None or not isinstance(e, Exception):
+                ctx.rollback()
+            if not isinstance(e, errors.OpError):
+                if not isinstance(e, Exception):
+                    raise
+                e = errors.UnknownError(None, None, "%s: %s" % (type(e).__name__, e))
+            return ("error", e.error_code, e.message, e.op.name if e.op is not None else None)
+        finally:
+            with self._lock:
+                self._inflight.pop(rkey, None)
+        if ctx.journal:
+            with self._lock:
+                self._pending[rkey] = ctx
+        return ("ok", vals, bool(ctx.journal))
+
+    def finish(self, client_id: str, run_id: int, commit: bool) -> None:
+        """Ends a pending part: its dequeues stand (``commit``) or go back."""
+        with self._lock:
+            ctx = self._pending.pop((client_id, run_id), None)
+        if ctx is not None and not commit:
+            ctx.rollback()
+
+    def cancel(self, client_id: str, run_id: int) -> None:
+        """Interrupts a part in flight: it takes nothing and gives back what it took."""
+        with self._lock:
+            ctx = self._inflight.get((client_id, run_id))
+        if ctx is not None:
+            ctx.cancel(errors.CancelledError(None, None, _INTERRUPTED))
+
+    # --- liveness -----------------------------------------------------------------
+
+    def ping(self) -> str:
+        return self.name
+
+    def join(self) -> None:
+        """Returns when the task stops (never, unless its process ends)."""
+        self._stopped.wait()
+
+    def _watch(self) -> None:
+        ray = ray_cluster.ray_module()
+
+        while not self._stopped.wait(WATCH_SECONDS):
+            with self._lock:
+                busy = {k[0] for k in self._inflight} | {k[0] for k in self._pending}
+                tokens = [(c, self._clients[c].token) for c in busy if c in self._clients]
+            for client_id, token in tokens:
+                try:
+                    ray.get(token, timeout=30)
+                except ray.exceptions.GetTimeoutError:
+                    continue
+                except Exception:  # OwnerDiedError and kin: the client's process died
+                    self.drop_client(client_id)
+
+    def stats(self) -> dict[str, Any]:
+        """What this task holds, for tests and ``debug``: runs in flight and pending,
+        clients, and its resources."""
+        with self._lock:
+            return {
+                "inflight": len(self._inflight),
+                "pending": len(self._pending),
+                "clients": len(self._clients),
+                "time": time.time(),
+            }
+
+
+_ACTOR_CLASS = None
+
+
+def task_actor_class():
+    """``TaskRuntime`` as a Ray actor class (Ray is imported on first use)."""
+    global _ACTOR_CLASS
+    if _ACTOR_CLASS is None:
+        ray = ray_cluster.ray_module()
+
+        _ACTOR_CLASS = ray.remote(TaskRuntime)
+    return _ACTOR_CLASS

@@ -1,0 +1,134 @@
+"""``fr.train.Server``: one task of a cluster, hosted by a Ray actor.
+
+TF1 starts a gRPC server per task; flowrt starts the task's Ray actor
+(``distributed/task.py``), named after the task's address, which holds the task's
+variables, queues and readers for every session that uses it. The actor lives as long
+as the process that created the ``Server`` (as a TF1 server does): when that process
+ends, the task is gone, and runs that need it fail with ``UnavailableError``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Mapping
+
+from .. import errors
+from ..distributed import ray_cluster
+from ..distributed.task import task_actor_class
+from .cluster import ClusterSpec
+
+__all__ = ["Server"]
+
+# address -> (cluster dict, job, index) of the servers this process started; they
+# stay referenced (and so alive) until the process ends, as TF1's servers do.
+LOCAL_SERVERS: dict[str, tuple[dict, str, int]] = {}
+_SERVERS: list["Server"] = []
+_lock = threading.Lock()
+
+# Actor threads: each remote part in flight (a waiting dequeue included) holds one.
+MAX_CONCURRENT_PARTS = 1000
+
+
+class Server:
+    """An in-process handle on one task of a cluster.
+
+    Args:
+      server_or_cluster_def: a ``ClusterSpec`` or a dict ``{job: [address, ...]}``.
+      job_name: this task's job; may be omitted when the cluster has one job.
+      task_index: this task's index; may be omitted when the job has one task.
+      protocol, config: accepted for compatibility (flowrt talks through Ray).
+      start: accepted for compatibility; the task always starts at once.
+      ray_address: the Ray cluster to join (``ray start --head`` prints it); None
+        means the ``RAY_ADDRESS`` environment variable if set, else the Ray instance
+        on this machine, started if none runs.
+
+    Raises:
+      ValueError: the job or task is missing from the cluster or ambiguous.
+      UnknownError: a server for this task already runs (in any process).
+
+    Note (flowrt): a task address is the name of its Ray actor, not a port to
+    listen on; any unique string works.
+    """
+
+    def __init__(
+        self,
+        server_or_cluster_def: ClusterSpec | Mapping[str, Any],
+        job_name: str | None = None,
+        task_index: int | None = None,
+        protocol: str | None = None,
+        config: Any = None,
+        start: bool = True,
+        ray_address: str | None = None,
+    ) -> None:
+        ray = ray_cluster.ray_module()
+
+        cluster = ClusterSpec(server_or_cluster_def)
+        if job_name is None:
+            if len(cluster.jobs) != 1:
+                raise ValueError("Must specify an explicit `job_name`.")
+            job_name = cluster.jobs[0]
+        if task_index is None:
+            indices = cluster.task_indices(job_name)
+            if len(indices) != 1:
+                raise ValueError("Must specify an explicit `task_index`.")
+            task_index = indices[0]
+        address = cluster.task_address(job_name, task_index)
+        ray_cluster.connect(ray_address)
+        self._cluster = cluster
+        self._job, self._index, self._address = job_name, int(task_index), address
+        actor_class = task_actor_class()
+        try:
+            self._actor = actor_class.options(
+                name=ray_cluster.actor_name(address),
+                namespace=ray_cluster.NAMESPACE,
+                num_cpus=0,
+                max_concurrency=MAX_CONCURRENT_PARTS,
+            ).remote(cluster.as_dict(), job_name, int(task_index))
+            ray.get(self._actor.ping.remote())
+        except ValueError as e:  # the name is taken: this task already runs
+            raise errors.UnknownError(
+                None,
+                None,
+                "Could not start server for /job:%s/task:%d: %r is already in use (%s)"
+                % (job_name, task_index, address, e),
+            ) from None
+        with _lock:
+            LOCAL_SERVERS[address] = (cluster.as_dict(), job_name, int(task_index))
+            _SERVERS.append(self)
+
+    @property
+    def target(self) -> str:
+        """The session target of this task: ``fr.Session(server.target)``."""
+        return "grpc://" + self._address
+
+    @property
+    def server_def(self) -> dict[str, Any]:
+        """The cluster, job name and task index (TF1's ``ServerDef`` fields)."""
+        return {
+            "cluster": self._cluster,
+            "job_name": self._job,
+            "task_index": self._index,
+            "protocol": "ray",
+        }
+
+    def start(self) -> None:
+        """Does nothing: the task started with the ``Server``."""
+
+    def join(self) -> None:
+        """Blocks until the task ends (a ps task's main loop: ``server.join()``)."""
+        ray = ray_cluster.ray_module()
+
+        try:
+            ray.get(self._actor.join.remote())
+        except ray.exceptions.RayActorError:
+            return
+
+    @staticmethod
+    def create_local_server(config: Any = None, start: bool = True) -> "Server":
+        """A one-task cluster ``{"local": [a unique address]}`` in this process."""
+        import uuid
+
+        return Server({"local": ["localhost:%s" % uuid.uuid4().hex[:12]]}, "local", 0)
+
+    def __repr__(self) -> str:
+        return "<fr.train.Server /job:%s/task:%d at %s>" % (self._job, self._index, self._address)
