@@ -221,9 +221,13 @@ class RemoteLease:
         self.actor, self.client_id, self.run_id = actor, client_id, run_id
 
     def finish(self, commit: bool) -> None:
+        """Commits without waiting; a rollback waits until the elements are back, so
+        the interrupted run's caller finds them in the queue, as with a local run."""
         try:
-            self.actor.finish.remote(self.client_id, self.run_id, commit)
-        except Exception:  # the task died: it holds nothing any more
+            ref = self.actor.finish.remote(self.client_id, self.run_id, commit)
+            if not commit:
+                ray_cluster.ray_module().get(ref, timeout=ABANDON_SECONDS)
+        except Exception:  # the task died (it holds nothing any more) or hangs
             pass
 
     def give_back(self, _elems) -> None:

@@ -31,9 +31,7 @@ _connect_lock = threading.Lock()
 
 
 def ray_module():
-    """The ``ray`` module, imported with token authentication on by default (Ray
-    reads its authentication mode when first imported, so flowrt imports it here)."""
-    os.environ.setdefault("RAY_AUTH_MODE", "token")
+    """The ``ray`` module (imported only when a cluster is used)."""
     import ray
 
     return ray
@@ -44,9 +42,10 @@ def connect(address: str | None = None) -> None:
 
     ``address`` (or the ``RAY_ADDRESS`` environment variable) names a running
     cluster (``ray start --head`` prints it). With neither, the process joins the
-    Ray instance already running on this machine, or starts one. Ray's token
-    authentication is on (``RAY_AUTH_MODE=token``) unless the environment says
-    otherwise; a cluster started elsewhere must share the token (``docs/distributed.md``).
+    Ray instance already running on this machine, or starts one. A local instance
+    runs with Ray's token authentication (Ray's default since 2.59); a cluster of
+    several machines is started with ``RAY_AUTH_MODE=token`` and shares its token
+    (``docs/distributed.md``).
     """
     ray = ray_module()
     with _connect_lock:

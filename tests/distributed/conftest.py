@@ -1,0 +1,57 @@
+"""A local Ray cluster for the distributed tests, started once per test session.
+
+Ray is started here by the tests themselves (CI runs no other service). Each test
+builds a cluster of its own with unique task addresses (``make_cluster``), so tests
+never share a task's state.
+"""
+
+import uuid
+
+import pytest
+
+from flowrt.distributed import ray_cluster
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    ray = ray_cluster.ray_module()
+    started_here = not ray.is_initialized()
+    ray_cluster.connect()
+    yield ray
+    if started_here:
+        ray.shutdown()
+
+
+@pytest.fixture
+def make_cluster(ray_session):
+    """``make_cluster(ps=1, worker=1)`` -> a ``ClusterSpec`` with unique addresses."""
+    import flowrt as fr
+
+    def make(**jobs):
+        tag = uuid.uuid4().hex[:8]
+        return fr.train.ClusterSpec(
+            {job: ["%s%d-%s" % (job, i, tag) for i in range(n)] for job, n in jobs.items()}
+        )
+
+    return make
+
+
+@pytest.fixture
+def processes(ray_session):
+    """``processes(n)`` -> n fresh worker processes (Ray actors) that run functions of
+    ``tests/distributed/programs.py``; killed after the test."""
+    from . import programs
+
+    ray = ray_session
+    ray.cloudpickle.register_pickle_by_value(programs)
+    made = []
+
+    def spawn(n):
+        procs = [programs.Process.remote() for _ in range(n)]
+        ray.get([p.ready.remote() for p in procs])
+        made.extend(procs)
+        return procs
+
+    yield spawn
+    for p in made:
+        ray.kill(p)

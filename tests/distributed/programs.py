@@ -1,0 +1,99 @@
+"""Programs the distributed tests run in worker processes (Ray actors).
+
+Each is an ordinary TF1-style worker program: it starts its task's
+``fr.train.Server``, builds its graph and runs a session on the server's target.
+"""
+
+import numpy as np
+
+import flowrt as fr
+from flowrt.distributed import ray_cluster
+
+ray = ray_cluster.ray_module()
+
+
+@ray.remote(num_cpus=0)
+class Process:
+    """A worker process: runs one program function at a time."""
+
+    def ready(self):
+        return True
+
+    def call(self, fn, *args):
+        return fn(*args)
+
+
+def produce(cluster, index, start, count, batch):
+    """A producer worker: enqueues ``start .. start+count`` onto the ps queue ``q``."""
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q = fr.FIFOQueue(50, [fr.int64], shapes=[[]], shared_name="q")
+        x = fr.placeholder(fr.int64, [None])
+        enq = q.enqueue_many([x])
+        with fr.Session(server.target) as sess:
+            for lo in range(start, start + count, batch):
+                sess.run(enq, {x: np.arange(lo, min(lo + batch, start + count))})
+    return count
+
+
+def dequeue_forever(cluster, index):
+    """A consumer that blocks in a dequeue on the ps queue ``q`` (and gets killed)."""
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q = fr.FIFOQueue(50, [fr.int64], shapes=[[]], shared_name="q")
+        deq = q.dequeue_many(5)
+        got = []
+        with fr.Session(server.target) as sess:
+            while True:
+                got.extend(sess.run(deq).tolist())
+
+
+def model(cluster, index):
+    """The between-graph replicated model of ``train_worker``: linear regression with
+    its variables on the ps task."""
+    with fr.device("/job:ps/task:0"):
+        global_step = fr.train.get_or_create_global_step()
+        w = fr.get_variable("w", [3, 1], initializer=fr.zeros_initializer())
+        b = fr.get_variable("b", [1], initializer=fr.zeros_initializer())
+    with fr.device("/job:worker/task:%d" % index):
+        x = fr.placeholder(fr.float32, [None, 3])
+        y = fr.placeholder(fr.float32, [None, 1])
+        loss = fr.reduce_mean(fr.square(fr.matmul(x, w) + b - y))
+        train = fr.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
+    return x, y, w, b, loss, train, global_step
+
+
+TRUE_W = np.array([[1.0], [-2.0], [0.5]], np.float32)
+
+
+def train_worker(cluster, index, steps, seed):
+    """A between-graph replicated worker: async SGD on the shared variables."""
+    server = fr.train.Server(cluster, "worker", index)
+    rng = np.random.default_rng(seed)
+    with fr.Graph().as_default():
+        x, y, w, b, loss, train, global_step = model(cluster, index)
+        init = fr.global_variables_initializer()
+        ready = fr.report_uninitialized_variables()
+        with fr.Session(server.target) as sess:
+            if index == 0:
+                sess.run(init)
+            else:
+                while len(sess.run(ready)):
+                    pass
+            losses = []
+            for _ in range(steps):
+                xs = rng.normal(size=(32, 3)).astype(np.float32)
+                ys = xs @ TRUE_W + 0.3
+                losses.append(float(sess.run([loss, train], {x: xs, y: ys})[0]))
+            return losses[0], losses[-1], int(sess.run(global_step))
+
+
+_SERVERS = []
+
+
+def start_server(cluster, job, index):
+    """Starts a task's server in this process (it lives as long as the process)."""
+    _SERVERS.append(fr.train.Server(cluster, job, index))
+    return True

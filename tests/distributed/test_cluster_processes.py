@@ -1,0 +1,117 @@
+"""TF1's between-graph replicated programs, with workers as separate processes."""
+
+import time
+
+import numpy as np
+import pytest
+
+import flowrt as fr
+
+from . import programs
+
+
+def test_between_graph_replicated_async_sgd_converges(make_cluster, processes, ray_session):
+    ray = ray_session
+    cluster = make_cluster(ps=1, worker=2)
+    fr.train.Server(cluster, "ps", 0)
+    w0, w1 = processes(2)
+    first = w0.call.remote(programs.train_worker, cluster.as_dict(), 0, 60, 0)
+    second = w1.call.remote(programs.train_worker, cluster.as_dict(), 1, 60, 1)
+    (l0_first, l0_last, _), (l1_first, l1_last, step) = ray.get([first, second], timeout=300)
+    assert l0_last < 0.05 * l0_first and l1_last < 0.05
+    assert step == 120  # both workers' updates reached the one global_step on the ps
+    with fr.Graph().as_default():
+        x, y, w, b, *_ = programs.model(cluster, 0)
+        with fr.Session("grpc://" + cluster.task_address("ps", 0)) as sess:
+            np.testing.assert_allclose(sess.run(w), programs.TRUE_W, atol=0.1)
+            np.testing.assert_allclose(sess.run(b), [0.3], atol=0.1)
+
+
+def test_two_producer_processes_feed_a_ps_queue_exactly_once(make_cluster, processes, ray_session):
+    ray = ray_session
+    cluster = make_cluster(ps=1, worker=3)
+    ps = fr.train.Server(cluster, "ps", 0)
+    p0, p1 = processes(2)
+    runs = [
+        p0.call.remote(programs.produce, cluster.as_dict(), 0, 0, 300, 7),
+        p1.call.remote(programs.produce, cluster.as_dict(), 1, 1000, 300, 11),
+    ]
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q = fr.FIFOQueue(50, [fr.int64], shapes=[[]], shared_name="q")
+        deq = q.dequeue_many(20)
+        got = []
+        with fr.Session(ps.target) as sess:
+            while len(got) < 600:
+                ready, _ = ray.wait(runs, timeout=0)
+                if ready:
+                    ray.get(ready)
+                got.extend(sess.run(deq, options=fr.RunOptions(timeout_in_ms=60000)).tolist())
+    assert ray.get(runs, timeout=60) == [300, 300]
+    assert sorted(got) == list(range(300)) + list(range(1000, 1300))
+    # Each producer's elements arrive in its order.
+    assert [v for v in got if v < 1000] == list(range(300))
+
+
+def test_killing_a_worker_mid_dequeue_loses_nothing(make_cluster, processes, ray_session):
+    ray = ray_session
+    cluster = make_cluster(ps=1, worker=2)
+    ps = fr.train.Server(cluster, "ps", 0)
+    (victim,) = processes(1)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q = fr.FIFOQueue(50, [fr.int64], shapes=[[]], shared_name="q")
+        x = fr.placeholder(fr.int64, [None])
+        enq = q.enqueue_many([x])
+        size = q.size()
+        with fr.Session(ps.target) as sess:
+            sess.run(enq, {x: np.arange(12)})
+            running = victim.call.remote(programs.dequeue_forever, cluster.as_dict(), 1)
+            # It takes 5, 5, then waits in dequeue_many(5) holding none (2 left).
+            deadline = time.monotonic() + 60
+            while sess.run(size) != 2:
+                assert time.monotonic() < deadline, "the consumer never drained the queue"
+                time.sleep(0.05)
+            sess.run(enq, {x: np.arange(100, 102)})  # 4 now: still short of 5
+            ray.kill(victim)
+            with pytest.raises(ray.exceptions.RayActorError):
+                ray.get(running, timeout=60)
+            sess.run(enq, {x: np.arange(200, 201)})  # would complete the dead run's 5
+            # The dead client's run is cancelled: the 5 stay in the queue.
+            deadline = time.monotonic() + 30
+            while sess.run(size) != 5:
+                assert time.monotonic() < deadline, "size %d" % sess.run(size)
+                time.sleep(0.05)
+            left = sess.run(q.dequeue_many(5)).tolist()
+            assert left == [10, 11, 100, 101, 200]
+
+
+def test_a_dead_ps_fails_runs_with_unavailable_then_a_restart_resumes(
+    make_cluster, processes, ray_session, tmp_path
+):
+    ray = ray_session
+    cluster = make_cluster(ps=1, worker=1)
+    (ps_proc,) = processes(1)
+    ray.get(ps_proc.call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+    worker = fr.train.Server(cluster, "worker", 0)
+    ckpt = str(tmp_path / "model.ckpt")
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(0.0, name="v")
+        inc = v.assign_add(1.0)
+        saver = fr.train.Saver([v])
+        with fr.Session(worker.target) as sess:
+            sess.run(v.initializer)
+            for _ in range(3):
+                sess.run(inc)
+            saver.save(sess, ckpt)
+            ray.kill(ps_proc)
+            with pytest.raises(fr.errors.UnavailableError, match="ps/task:0"):
+                sess.run(inc, options=fr.RunOptions(timeout_in_ms=20000))
+            with pytest.raises(fr.errors.UnavailableError, match="ps/task:0"):
+                sess.run(inc)
+        (ps_again,) = processes(1)
+        ray.get(ps_again.call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+        with fr.Session(worker.target) as sess:
+            saver.restore(sess, ckpt)
+            assert sess.run(inc) == 4.0

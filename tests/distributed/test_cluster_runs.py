@@ -1,0 +1,170 @@
+"""Runs on a cluster whose tasks are Ray actors, from sessions in this process."""
+
+import numpy as np
+import pytest
+import trio
+
+import flowrt as fr
+
+
+@pytest.fixture
+def ps_worker(make_cluster):
+    cluster = make_cluster(ps=2, worker=1)
+    servers = [fr.train.Server(cluster, "ps", i) for i in range(2)]
+    worker = fr.train.Server(cluster, "worker", 0)
+    return cluster, servers, worker
+
+
+def _queue(shared="q", capacity=10, device="/job:ps/task:0"):
+    with fr.device(device):
+        return fr.FIFOQueue(capacity, [fr.int64], shapes=[[]], shared_name=shared)
+
+
+def test_variables_on_ps_are_shared_by_sessions_and_graphs(ps_worker):
+    cluster, _, worker = ps_worker
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:1"):
+            v = fr.Variable(np.zeros(3, np.float32), name="v")
+        x = fr.placeholder(fr.float32, [3])
+        add = v.assign_add(x * 2.0)
+        with fr.Session(worker.target) as sess:
+            sess.run(v.initializer)
+            np.testing.assert_allclose(sess.run(add, {x: np.ones(3, np.float32)}), [2, 2, 2])
+    # Another graph (another worker's program) and session see the same variable.
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:1"):
+            v2 = fr.Variable(np.zeros(3, np.float32), name="v")
+        with fr.Session(worker.target) as sess:
+            np.testing.assert_allclose(sess.run(v2), [2, 2, 2])
+        # An in-process session has state of its own.
+        with fr.Session() as sess:
+            with pytest.raises(fr.errors.FailedPreconditionError):
+                sess.run(v2)
+
+
+def test_queue_on_ps_feeds_another_session_and_times_out(ps_worker):
+    _, _, worker = ps_worker
+    with fr.Graph().as_default():
+        q = _queue()
+        x = fr.placeholder(fr.int64, [None])
+        enq = q.enqueue_many([x])
+        deq = q.dequeue()
+        with fr.Session(worker.target) as producer, fr.Session(worker.target) as consumer:
+            producer.run(enq, {x: np.arange(3)})
+            assert [consumer.run(deq) for _ in range(3)] == [0, 1, 2]
+            with pytest.raises(fr.errors.DeadlineExceededError, match="ps/task:0"):
+                consumer.run(deq, options=fr.RunOptions(timeout_in_ms=300))
+            producer.run(enq, {x: np.arange(5, 6)})
+            assert consumer.run(deq) == 5
+            assert consumer.run(q.size()) == 0
+
+
+def test_interrupted_cross_task_transfer_leaves_the_element(ps_worker):
+    """``q2.enqueue(q1.dequeue())`` with q1 on ps0 and a full q2 on ps1: the run's
+    timeout ends it and the element is back at the front of q1."""
+    _, _, worker = ps_worker
+    with fr.Graph().as_default():
+        q1 = _queue("q1", device="/job:ps/task:0")
+        q2 = _queue("q2", capacity=1, device="/job:ps/task:1")
+        x = fr.placeholder(fr.int64, [None])
+        fill1, fill2 = q1.enqueue_many([x]), q2.enqueue_many([x])
+        move = q2.enqueue([q1.dequeue()])
+        with fr.Session(worker.target) as sess:
+            sess.run(fill1, {x: np.array([7, 8])})
+            sess.run(fill2, {x: np.array([100])})
+            with pytest.raises(fr.errors.DeadlineExceededError):
+                sess.run(move, options=fr.RunOptions(timeout_in_ms=400))
+            assert sess.run(q1.size()) == 2
+            assert sess.run(q1.dequeue_many(2)).tolist() == [7, 8]
+            assert sess.run(q2.size()) == 1
+
+
+def test_close_ends_a_blocked_remote_dequeue(ps_worker):
+    _, _, worker = ps_worker
+    with fr.Graph().as_default():
+        q = _queue()
+        deq = q.dequeue_many(2)
+        x = fr.placeholder(fr.int64, [None])
+        enq = q.enqueue_many([x])
+        sess = fr.Session(worker.target)
+        other = fr.Session(worker.target)
+        other.run(enq, {x: np.array([1])})
+        errs = []
+
+        def blocked():
+            try:
+                sess.run(deq)
+            except fr.errors.CancelledError as e:
+                errs.append(e)
+
+        import threading
+
+        t = threading.Thread(target=blocked)
+        t.start()
+        # The dequeue_many(2) took nothing yet: one element is there, it waits for two.
+        while other.run(q.size()) != 1 or not sess._inflight:
+            pass
+        sess.close()
+        t.join(30)
+        assert not t.is_alive() and errs
+        assert other.run(q.dequeue()) == 1
+        other.close()
+
+
+async def test_cancelled_arun_gives_back_what_it_dequeued(ps_worker):
+    """An arun whose remote dequeue completed and whose next stage (an enqueue on the
+    other ps, full) waits, cancelled: the dequeued element goes back."""
+    _, _, worker = ps_worker
+    with fr.Graph().as_default():
+        q1 = _queue("a1", device="/job:ps/task:0")
+        q2 = _queue("a2", capacity=1, device="/job:ps/task:1")
+        x = fr.placeholder(fr.int64, [None])
+        move = q2.enqueue([q1.dequeue()])
+        sess = fr.Session(worker.target)
+        await sess.arun(q1.enqueue_many([x]), {x: np.array([1, 2])})
+        await sess.arun(q2.enqueue_many([x]), {x: np.array([9])})
+        with trio.move_on_after(1.0) as cs:
+            await sess.arun(move)
+        assert cs.cancelled_caught
+        assert (await sess.arun(q1.dequeue_many(2))).tolist() == [1, 2]
+        sess.close()
+
+
+def test_op_error_on_a_task_names_the_op(ps_worker):
+    _, _, worker = ps_worker
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(np.zeros(2, np.float32), name="never_initialized")
+        with fr.Session(worker.target) as sess:
+            with pytest.raises(fr.errors.FailedPreconditionError) as info:
+                sess.run(v)
+            assert info.value.op is not None
+            assert "never_initialized" in info.value.op.name
+
+
+def test_unknown_job_and_bad_targets(ps_worker, make_cluster):
+    _, _, worker = ps_worker
+    with fr.Graph().as_default():
+        with fr.device("/job:nope/task:0"):
+            c = fr.constant(1.0) + 1.0
+        with fr.Session(worker.target) as sess:
+            with pytest.raises(fr.errors.InvalidArgumentError, match="job:nope"):
+                sess.run(c)
+    with pytest.raises(fr.errors.InvalidArgumentError, match="not supported"):
+        fr.Session("http://example.com")
+    with pytest.raises(fr.errors.UnavailableError, match="never-started"):
+        fr.Session("grpc://never-started")
+    cluster = make_cluster(ps=1)
+    fr.train.Server(cluster, "ps", 0)
+    with pytest.raises(fr.errors.UnknownError, match="already in use"):
+        fr.train.Server(cluster, "ps", 0)
+
+
+def test_local_server_runs_a_whole_program(ray_session):
+    server = fr.train.Server.create_local_server()
+    with fr.Graph().as_default():
+        v = fr.Variable(3.0, name="v")
+        out = v * fr.constant(2.0)
+        with fr.Session(server.target) as sess:
+            sess.run(fr.global_variables_initializer())
+            assert sess.run(out) == 6.0
