@@ -214,6 +214,9 @@ class PartSpec:
         self.inputs = [(t.name, t.dtype, t.shape) for t in part.inputs]
         ops = []
         for op in part.ops:
+            if get_op_def(op.type).extra.get("opaque"):
+                # TF1 too runs a py_func only in the process that made it.
+                raise _not_remote("the Python function of %s (%s)" % (op.name, op.type))
             refs = []
             for t in op.inputs:
                 if t in in_index:

@@ -600,7 +600,7 @@ class SingularMonitoredSession(_MonitoredSession):
     Args:
       hooks: ``SessionRunHook``s.
       scaffold: the ``Scaffold``.
-      master: ignored.
+      master: the session target ('' in-process, or ``server.target`` of a cluster task).
       config: the session's ``ConfigProto``.
       checkpoint_dir: restore from its latest checkpoint when there is one.
       stop_grace_period_secs: how long queue-runner threads get to end on close.
@@ -659,7 +659,7 @@ def MonitoredTrainingSession(
     ``CheckpointSaverHook`` (default every 600 seconds) when ``checkpoint_dir`` is set.
 
     Args:
-      master: ignored.
+      master: the session target ('' in-process, or ``server.target`` of a cluster task).
       is_chief: a chief initializes or restores and saves; others wait for readiness.
       checkpoint_dir: where to restore from and save to.
       scaffold: the ``Scaffold``.

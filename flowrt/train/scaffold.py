@@ -211,7 +211,7 @@ class ChiefSessionCreator(SessionCreator):
 
     Args:
       scaffold: the ``Scaffold`` (default: a new one).
-      master: ignored (in-process).
+      master: the session target ('' in-process, or a cluster task's ``server.target``).
       config: the sessions' ``ConfigProto``.
       checkpoint_dir: restore from here when it has a checkpoint.
       checkpoint_filename_with_path: or from this checkpoint.
@@ -260,9 +260,10 @@ class ChiefSessionCreator(SessionCreator):
 class WorkerSessionCreator(ChiefSessionCreator):
     """Creates a session and waits (up to ``max_wait_secs``) until its model is ready.
 
-    Note (flowrt): sessions do not share variables with a chief's session, so the model
-    becomes ready only when its ``local_init_op`` makes it so; otherwise
-    ``DeadlineExceededError`` after ``max_wait_secs``.
+    Note (flowrt): in-process sessions (``master=''``) do not share variables with a
+    chief's session, so their model becomes ready only when its ``local_init_op`` makes
+    it so; on a cluster (``master=server.target``) the chief's initialization is seen,
+    as in TF1.
     """
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):

@@ -56,9 +56,10 @@ class SessionManager:
       recovery_wait_secs: seconds between readiness checks in ``wait_for_session``.
       local_init_feed_dict: feeds for ``local_init_op``.
 
-    Note (flowrt): ``master`` arguments are ignored: sessions run in-process, and a
-    session's variables are its own, so ``wait_for_session`` only succeeds for a model
-    that its ``local_init_op`` makes ready.
+    ``master`` is a session target: '' runs in-process (a session's variables are then
+    its own, so ``wait_for_session`` only succeeds for a model its ``local_init_op``
+    makes ready); a cluster task's target shares variables with the chief's session,
+    as in TF1.
     """
 
     def __init__(
@@ -78,13 +79,14 @@ class SessionManager:
         self._recovery_wait_secs = recovery_wait_secs
         self._local_init_feed_dict = local_init_feed_dict
 
-    def _new_session(self, config):
+    def _new_session(self, master, config):
         from ..session import Session
 
-        return Session(graph=self._graph, config=config)
+        return Session(master, graph=self._graph, config=config)
 
     def _restore_checkpoint(
         self,
+        master,
         saver,
         checkpoint_dir,
         checkpoint_filename_with_path,
@@ -92,7 +94,7 @@ class SessionManager:
         max_wait_secs,
         config,
     ):
-        sess = self._new_session(config)
+        sess = self._new_session(master, config)
         try:
             if checkpoint_dir and checkpoint_filename_with_path:
                 raise ValueError(
@@ -144,7 +146,7 @@ class SessionManager:
         """A new session, restored from the checkpoint if there is one, else initialized.
 
         Args:
-          master: ignored.
+          master: the session target ('' in-process, or a cluster task's).
           init_op: run when nothing was restored.
           saver: the ``Saver`` restoring the checkpoint.
           checkpoint_dir: restore this directory's latest checkpoint, if any.
@@ -162,6 +164,7 @@ class SessionManager:
           RuntimeError: the model is not ready after initialization.
         """
         sess, restored = self._restore_checkpoint(
+            master,
             saver,
             checkpoint_dir,
             checkpoint_filename_with_path,
@@ -215,6 +218,7 @@ class SessionManager:
           ready.
         """
         sess, restored = self._restore_checkpoint(
+            master,
             saver,
             checkpoint_dir,
             checkpoint_filename_with_path,
@@ -239,7 +243,7 @@ class SessionManager:
         """
         deadline = time.monotonic() + max_wait_secs
         while True:
-            sess = self._new_session(config)
+            sess = self._new_session(master, config)
             ok, msg = self._try_local_init(sess)
             if ok:
                 ok, msg = _ready(self._ready_op, sess, "Model not ready")

@@ -168,3 +168,25 @@ def test_local_server_runs_a_whole_program(ray_session):
         with fr.Session(server.target) as sess:
             sess.run(fr.global_variables_initializer())
             assert sess.run(out) == 6.0
+
+
+def test_monitored_training_session_on_a_cluster_chief_and_worker(make_cluster, tmp_path):
+    cluster = make_cluster(ps=1, worker=2)
+    fr.train.Server(cluster, "ps", 0)
+    chief = fr.train.Server(cluster, "worker", 0)
+    other = fr.train.Server(cluster, "worker", 1)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            step = fr.train.get_or_create_global_step()
+            w = fr.Variable(5.0, name="w")
+        loss = fr.square(w)
+        train = fr.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=step)
+        with fr.train.MonitoredTrainingSession(
+            master=chief.target, is_chief=True, checkpoint_dir=str(tmp_path)
+        ) as sess:
+            for _ in range(3):
+                sess.run(train)
+        # A non-chief worker waits for the model the chief made ready: it already is.
+        with fr.train.MonitoredTrainingSession(master=other.target, is_chief=False) as sess:
+            assert sess.run(step) == 3
+            assert sess.run(w) == pytest.approx(5.0 * 0.5**3)
