@@ -14,7 +14,6 @@ back exactly as it gives back local ones, and a completed (or failed) run commit
 
 from __future__ import annotations
 
-import concurrent.futures
 import itertools
 import math
 import threading
@@ -25,7 +24,7 @@ import trio
 
 from .. import errors
 from .._core.plan import Plan, prune
-from .._core.waiting import Wait, park_thread
+from .._core.waiting import Wait
 from ..train.cluster import ClusterSpec
 from . import ray_cluster
 from .partition import LOCAL, PartSpec, partition
@@ -237,7 +236,7 @@ class RemoteLease:
 class _Call:
     """One remote part's actor call in one run."""
 
-    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref", "future")
+    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref")
 
     def __init__(self, client, remote, run_id, values, ctx):
         self.client, self.remote, self.run_id, self.ctx = client, remote, run_id, ctx
@@ -256,10 +255,6 @@ class _Call:
         )
         if with_blob:
             client._sent.setdefault(r.task, set()).add(r.key)
-        self.future = self.ref.future()
-
-    def done(self) -> bool:
-        return self.future.done()
 
     def cancel(self) -> None:
         try:
@@ -268,11 +263,12 @@ class _Call:
             pass
 
     def outcome(self):
-        """The actor's answer, or the Ray error of a task that died."""
+        """The actor's answer (the call has completed), or the Ray error of a task
+        that died."""
         ray = ray_cluster.ray_module()
 
         try:
-            return self.future.result()
+            return ray.get(self.ref)
         except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
             return e
 
@@ -288,7 +284,9 @@ class _Call:
         kind = got[0]
         if kind == "ok":
             if got[2]:
-                ctx.journal.append((RemoteLease(self.actor, self.client.client_id, self.run_id), None))
+                ctx.journal.append(
+                    (RemoteLease(self.actor, self.client.client_id, self.run_id), None)
+                )
             return got[1]
         if kind in ("missing", "unknown-client"):
             if kind == "unknown-client":  # the task restarted: register again
@@ -317,47 +315,58 @@ class _Call:
 
 
 class RemoteWait(Wait):
-    """Waiting for a stage's remote parts: a thread parks, a task awaits; an
-    interrupted wait cancels the parts and waits for their answers."""
+    """Waiting for a stage's remote parts: a thread waits in ``ray.wait``, a task
+    awaits the calls' futures. An interrupted wait cancels the parts (``wake``, called
+    by ``ctx.cancel``) and waits for their answers, which say what to give back."""
 
-    __slots__ = ("calls", "ctx", "_event")
+    __slots__ = ("calls", "ctx")
 
     def __init__(self, calls, ctx):
         self.calls, self.ctx = calls, ctx
-        self._event = threading.Event()
 
     def describe(self) -> str:
         tasks = sorted({c.client.task_name(c.remote.task) for c in self.calls})
         return "its parts running on %s" % ", ".join(tasks)
 
     def wake(self) -> None:
-        self._event.set()
-
-    def _ready(self) -> bool:
-        return all(c.done() for c in self.calls)
+        """The run was interrupted: its parts stop waiting and give back what they took."""
+        for c in self.calls:
+            c.cancel()
 
     def wait_sync(self):
-        for c in self.calls:
-            c.future.add_done_callback(lambda _f: self._event.set())
+        ray = ray_cluster.ray_module()
+        ctx = self.ctx
+        refs = [c.ref for c in self.calls]
+        ctx.waiter = self
         try:
-            park_thread(self._event, self._ready, self.ctx, self)
+            ctx.check_interrupted()
+            timeout = (
+                None if ctx.deadline == math.inf else max(0.0, ctx.deadline - time.monotonic())
+            )
+            _, waiting = ray.wait(refs, num_returns=len(refs), timeout=timeout)
+            ctx.check_interrupted()
+            if waiting:
+                ctx.timed_out()
         except BaseException:
             self._abandon()
             raise
+        finally:
+            ctx.waiter = None
 
     async def wait_async(self):
         token = trio.lowlevel.current_trio_token()
         done = trio.Event()
+        futures = [c.ref.future() for c in self.calls]
 
         def check(_f):
-            if self._ready():
+            if all(f.done() for f in futures):
                 try:
                     token.run_sync_soon(done.set)
                 except trio.RunFinishedError:
                     pass
 
-        for c in self.calls:
-            c.future.add_done_callback(check)
+        for f in futures:
+            f.add_done_callback(check)
         try:
             await done.wait()
         except BaseException:
@@ -366,10 +375,11 @@ class RemoteWait(Wait):
             raise
 
     def _abandon(self) -> None:
+        ray = ray_cluster.ray_module()
+        self.wake()
+        refs = [c.ref for c in self.calls]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=ABANDON_SECONDS)
+        ready = set(ready)
         for c in self.calls:
-            if not c.done():
-                c.cancel()
-        concurrent.futures.wait([c.future for c in self.calls], timeout=ABANDON_SECONDS)
-        for c in self.calls:
-            if c.done():
+            if c.ref in ready:
                 c.settle()

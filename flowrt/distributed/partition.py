@@ -174,7 +174,9 @@ def partition(ops: list[Operation], fed: set, fetches: list[Tensor], own: Task, 
         p = owner.get(t.op)
         if p is None and t.op in handle_ops:
             raise errors.InvalidArgumentError(
-                None, t.op, "Fetching a resource handle (%s) from a cluster is not supported" % t.name
+                None,
+                t.op,
+                "Fetching a resource handle (%s) from a cluster is not supported" % t.name,
             )
         if p is None:  # a fetched constant: the client makes it
             p = parts.get((0, LOCAL))
@@ -267,7 +269,7 @@ def build_part_graph(blob: bytes):
     ops_spec, inputs, outputs = pickle.loads(blob)
     g = Graph()
     feeds = []
-    for k, (name, dtype, shape) in enumerate(inputs):
+    for k, (_name, dtype, shape) in enumerate(inputs):
         ph = g._import_op("_input_%d" % k, "Placeholder", (), {"dtype": dtype, "shape": shape})
         ph._set_outputs([(dtype, shape)])
         feeds.append(ph.outputs[0])

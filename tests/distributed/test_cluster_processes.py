@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flowrt as fr
+from flowrt.distributed.ray_cluster import NAMESPACE, actor_name
 
 from . import programs
 
@@ -105,13 +106,22 @@ def test_a_dead_ps_fails_runs_with_unavailable_then_a_restart_resumes(
             for _ in range(3):
                 sess.run(inc)
             saver.save(sess, ckpt)
+            # The ps task dies (its actor, then the process that started it).
+            ray.kill(ray.get_actor(actor_name(cluster.task_address("ps", 0)), namespace=NAMESPACE))
             ray.kill(ps_proc)
             with pytest.raises(fr.errors.UnavailableError, match="ps/task:0"):
                 sess.run(inc, options=fr.RunOptions(timeout_in_ms=20000))
             with pytest.raises(fr.errors.UnavailableError, match="ps/task:0"):
                 sess.run(inc)
         (ps_again,) = processes(1)
-        ray.get(ps_again.call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+        deadline = time.monotonic() + 60
+        while True:  # Ray frees the dead task's name shortly after it died
+            try:
+                ray.get(ps_again.call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+                break
+            except fr.errors.UnknownError:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
         with fr.Session(worker.target) as sess:
             saver.restore(sess, ckpt)
             assert sess.run(inc) == 4.0
