@@ -24,8 +24,8 @@ from .optimizers import *  # noqa: F403
 from .queue_runner import *  # noqa: F403
 from .saver import *  # noqa: F403
 from .scaffold import *  # noqa: F403
-from .session_manager import *  # noqa: F403
 from .server import *  # noqa: F403
+from .session_manager import *  # noqa: F403
 from .session_run_hook import *  # noqa: F403
 from .supervisor import *  # noqa: F403
 from .training_util import *  # noqa: F403

@@ -61,6 +61,7 @@ class Server:
         ray_address: str | None = None,
     ) -> None:
         ray = ray_cluster.ray_module()
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         cluster = ClusterSpec(server_or_cluster_def)
         if job_name is None:
@@ -77,12 +78,15 @@ class Server:
         self._cluster = cluster
         self._job, self._index, self._address = job_name, int(task_index), address
         actor_class = task_actor_class()
+        # The task runs on this machine, as a TF1 server runs where it was started.
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         try:
             self._actor = actor_class.options(
                 name=ray_cluster.actor_name(address),
                 namespace=ray_cluster.NAMESPACE,
                 num_cpus=0,
                 max_concurrency=MAX_CONCURRENT_PARTS,
+                scheduling_strategy=here,
             ).remote(cluster.as_dict(), job_name, int(task_index))
             ray.get(self._actor.ping.remote())
         except ValueError as e:  # the name is taken: this task already runs
