@@ -90,6 +90,7 @@ __version__ = "0.1.0"
 # here (nn, train, summary, errors, test, ...) is public, as TF1's tf.nn, tf.train, ...
 # isidentifier(): pytest's assertion rewriting adds globals such as "@py_builtins".
 _IMPLEMENTATION_MODULES = (
+    "distributed",
     "func_graph",
     "init_ops",
     "module",

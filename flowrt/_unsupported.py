@@ -54,9 +54,10 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "fr.train.string_input_producer, readers, fr.train.batch/shuffle_batch",
     ),
     Unsupported(
-        "tf.distribute, tf.train.Server, tf.train.ClusterSpec",
+        "tf.distribute (strategies)",
         "distribute",
-        "flowrt runs in one process; share one fr.Session between threads and trio tasks",
+        "TF1's own distributed runtime is supported: fr.train.ClusterSpec, fr.train.Server "
+        "and replica_device_setter on Ray (docs/distributed.md)",
     ),
     Unsupported(
         "tf.saved_model",

@@ -481,12 +481,16 @@ class Session:
         return call
 
     def list_devices(self):
-        return [_Device()]
+        """The CPU device of this process, or of every task of the session's cluster."""
+        if self._cluster is None:
+            return [_Device("localhost", 0)]
+        return [_Device(job, i) for job, i, _ in self._cluster.spec.tasks()]
 
 
 class _Device(collections.namedtuple("_Device", "name device_type memory_limit_bytes")):
-    def __new__(cls):
-        return super().__new__(cls, "/job:localhost/replica:0/task:0/device:CPU:0", "CPU", 0)
+    def __new__(cls, job, task):
+        name = "/job:%s/replica:0/task:%d/device:CPU:0" % (job, task)
+        return super().__new__(cls, name, "CPU", 0)
 
 
 class InteractiveSession(Session):

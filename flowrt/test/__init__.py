@@ -9,6 +9,7 @@ pytest suites, see ``flowrt.testing``.
 from unittest import mock as mock
 
 from .gradient_checker import compute_gradient, compute_gradient_error
+from .local_cluster import create_local_cluster
 from .testcase import (
     TestCase,
     get_temp_dir,
@@ -27,4 +28,5 @@ __all__ = [
     "get_temp_dir",
     "compute_gradient",
     "compute_gradient_error",
+    "create_local_cluster",
 ]

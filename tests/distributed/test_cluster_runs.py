@@ -190,3 +190,21 @@ def test_monitored_training_session_on_a_cluster_chief_and_worker(make_cluster, 
         with fr.train.MonitoredTrainingSession(master=other.target, is_chief=False) as sess:
             assert sess.run(step) == 3
             assert sess.run(w) == pytest.approx(5.0 * 0.5**3)
+
+
+def test_create_local_cluster_and_list_devices(ray_session):
+    workers, ps = fr.test.create_local_cluster(num_workers=1, num_ps=2)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:1"):
+            v = fr.Variable(1.5, name="v")
+        with fr.Session(workers[0].target) as sess:
+            sess.run(v.initializer)
+            assert sess.run(v * 2.0) == 3.0
+            names = [d.name for d in sess.list_devices()]
+    assert "/job:ps/replica:0/task:1/device:CPU:0" in names and len(names) == 3
+
+
+def test_the_cluster_runs_with_ray_token_authentication(ray_session):
+    from ray._raylet import AuthenticationMode, get_authentication_mode
+
+    assert get_authentication_mode() == AuthenticationMode.TOKEN
