@@ -57,6 +57,7 @@ class ClusterClient:
         self._sent: dict[tuple, set] = {}
         self._lock = threading.Lock()
         self._run_ids = itertools.count(1)
+        self._commits: list = []
         local = _local_servers().get(address)
         if local is not None:
             cluster, job, index = local
@@ -98,11 +99,27 @@ class ClusterClient:
     def next_run_id(self) -> int:
         return next(self._run_ids)
 
+    def committing(self, ref) -> None:
+        """Tracks a commit in flight: ``close`` waits for it, so that a task never
+        sees the session end before a completed run's commit (Ray does not order
+        the calls of a threaded actor)."""
+        ray = ray_cluster.ray_module()
+        with self._lock:
+            self._commits.append(ref)
+            if len(self._commits) >= 64:
+                _, self._commits = ray.wait(
+                    self._commits, num_returns=len(self._commits), timeout=0
+                )
+
     def close(self) -> None:
         """Ends this session on every task it used (private resources freed)."""
+        ray = ray_cluster.ray_module()
         with self._lock:
             actors = list(self._actors.values())
             self._actors.clear()
+            commits, self._commits = self._commits, []
+        if commits:
+            ray.wait(commits, num_returns=len(commits), timeout=ABANDON_SECONDS)
         for actor in actors:
             try:
                 actor.drop_client.remote(self.client_id)
@@ -176,26 +193,38 @@ class DistributedPlan:
         client = self.client
         run_id = client.next_run_id()
         values = dict(zip(self.feeds, feeds))
+        calls: list[_Call] = []
         try:
             for remotes, locals_ in self.stages:
-                calls = [_Call(client, r, run_id, values, ctx) for r in remotes]
+                calls = []
+                for r in remotes:
+                    calls.append(_Call(client, r, run_id, values, ctx))
                 for part in locals_:
                     outs = part.plan.fn(ctx, [values[t] for t in part.inputs])
                     values.update(zip(part.outputs, outs))
                 while calls:
                     yield RemoteWait(calls, ctx)
-                    again = []
-                    for call in calls:
-                        outs = call.result(ctx)
+                    again, failure = [], None
+                    for call in calls:  # every answer is taken before an error is raised
+                        try:
+                            outs = call.result(ctx)
+                        except errors.OpError as e:
+                            failure = failure or e
+                            continue
                         if outs is None:  # the task had not seen this part: send it
                             call.submit(with_blob=True)
                             again.append(call)
                         else:
                             values.update(zip(call.remote.outputs, outs))
                     calls = again
-        except Exception:
-            if ctx.interrupt is None:  # an op error consumes what the run took, as in TF
-                _commit(ctx)
+                    if failure is not None:
+                        raise failure
+        except BaseException as e:
+            # Parts still out (a failure elsewhere in the stage) are stopped, and what
+            # they took joins the journal.
+            RemoteWait(calls, ctx).abandon()
+            if ctx.interrupt is None and isinstance(e, Exception):
+                _commit(ctx)  # an op error consumes what the run took, as in TF
             raise
         _commit(ctx)
         return [values[t] for t in self.fetches]
@@ -214,17 +243,20 @@ def _commit(ctx) -> None:
 class RemoteLease:
     """A pending remote part in a run's journal: ``give_back`` rolls it back."""
 
-    __slots__ = ("actor", "client_id", "run_id")
+    __slots__ = ("actor", "client", "run_id")
 
-    def __init__(self, actor, client_id, run_id):
-        self.actor, self.client_id, self.run_id = actor, client_id, run_id
+    def __init__(self, actor, client, run_id):
+        self.actor, self.client, self.run_id = actor, client, run_id
 
     def finish(self, commit: bool) -> None:
-        """Commits without waiting; a rollback waits until the elements are back, so
-        the interrupted run's caller finds them in the queue, as with a local run."""
+        """Commits without waiting (the session's ``close`` waits for its commits);
+        a rollback waits until the elements are back, so the interrupted run's caller
+        finds them in the queue, as with a local run."""
         try:
-            ref = self.actor.finish.remote(self.client_id, self.run_id, commit)
-            if not commit:
+            ref = self.actor.finish.remote(self.client.client_id, self.run_id, commit)
+            if commit:
+                self.client.committing(ref)
+            else:
                 ray_cluster.ray_module().get(ref, timeout=ABANDON_SECONDS)
         except Exception:  # the task died (it holds nothing any more) or hangs
             pass
@@ -236,16 +268,18 @@ class RemoteLease:
 class _Call:
     """One remote part's actor call in one run."""
 
-    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref")
+    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref", "settled")
 
     def __init__(self, client, remote, run_id, values, ctx):
         self.client, self.remote, self.run_id, self.ctx = client, remote, run_id, ctx
         self.args = [values[t] for t in remote.inputs]
         self.actor = None
+        self.settled = False
         self.submit(with_blob=remote.key not in client._sent.get(remote.task, ()))
 
     def submit(self, with_blob: bool) -> None:
         client, r, ctx = self.client, self.remote, self.ctx
+        self.settled = False
         self.actor = client.actor(r.task)
         timeout = None
         if ctx.deadline != math.inf:
@@ -274,6 +308,7 @@ class _Call:
 
     def result(self, ctx):
         """The part's outputs (None: send the part first); raises the part's error."""
+        self.settled = True
         got = self.outcome()
         task = self.remote.task
         if isinstance(got, BaseException):
@@ -284,9 +319,7 @@ class _Call:
         kind = got[0]
         if kind == "ok":
             if got[2]:
-                ctx.journal.append(
-                    (RemoteLease(self.actor, self.client.client_id, self.run_id), None)
-                )
+                ctx.journal.append((RemoteLease(self.actor, self.client, self.run_id), None))
             return got[1]
         if kind in ("missing", "unknown-client"):
             if kind == "unknown-client":  # the task restarted: register again
@@ -307,11 +340,10 @@ class _Call:
     def settle(self) -> None:
         """After an interruption: the part's answer decides what the run must give
         back (a part that completed and took elements is rolled back by the run)."""
+        self.settled = True
         got = self.outcome()
         if isinstance(got, tuple) and got[0] == "ok" and got[2]:
-            self.ctx.journal.append(
-                (RemoteLease(self.actor, self.client.client_id, self.run_id), None)
-            )
+            self.ctx.journal.append((RemoteLease(self.actor, self.client, self.run_id), None))
 
 
 class RemoteWait(Wait):
@@ -348,7 +380,7 @@ class RemoteWait(Wait):
             if waiting:
                 ctx.timed_out()
         except BaseException:
-            self._abandon()
+            self.abandon()
             raise
         finally:
             ctx.waiter = None
@@ -371,15 +403,21 @@ class RemoteWait(Wait):
             await done.wait()
         except BaseException:
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(self._abandon)
+                await trio.to_thread.run_sync(self.abandon)
             raise
 
-    def _abandon(self) -> None:
+    def abandon(self) -> None:
+        """Stops the calls not yet answered and settles them (what they took joins
+        the run's journal, to be given back or committed with the run)."""
+        calls = [c for c in self.calls if not c.settled]
+        if not calls:
+            return
         ray = ray_cluster.ray_module()
-        self.wake()
-        refs = [c.ref for c in self.calls]
+        for c in calls:
+            c.cancel()
+        refs = [c.ref for c in calls]
         ready, _ = ray.wait(refs, num_returns=len(refs), timeout=ABANDON_SECONDS)
         ready = set(ready)
-        for c in self.calls:
+        for c in calls:
             if c.ref in ready:
                 c.settle()
