@@ -97,3 +97,17 @@ def start_server(cluster, job, index):
     """Starts a task's server in this process (it lives as long as the process)."""
     _SERVERS.append(fr.train.Server(cluster, job, index))
     return True
+
+
+def transfer_forever(cluster, index):
+    """Moves elements from ``q1`` (ps 0) to ``q2`` (ps 1) until killed."""
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q1 = fr.FIFOQueue(10, [fr.int64], shapes=[[]], shared_name="q1")
+        with fr.device("/job:ps/task:1"):
+            q2 = fr.FIFOQueue(1, [fr.int64], shapes=[[]], shared_name="q2")
+        move = q2.enqueue([q1.dequeue()])
+        with fr.Session(server.target) as sess:
+            while True:
+                sess.run(move)

@@ -126,3 +126,38 @@ def test_a_dead_ps_fails_runs_with_unavailable_then_a_restart_resumes(
         with fr.Session(worker.target) as sess:
             saver.restore(sess, ckpt)
             assert sess.run(inc) == 4.0
+
+
+def test_a_worker_killed_between_stages_gives_back_its_dequeue(
+    make_cluster, processes, ray_session
+):
+    """The worker's run took an element from q1 on ps0 (its part there completed and
+    holds it) and waits to put it into the full q2 on ps1 when the worker dies: the
+    ps0 task sees its client gone and gives the element back."""
+    ray = ray_session
+    cluster = make_cluster(ps=2, worker=2)
+    ps0, ps1 = (fr.train.Server(cluster, "ps", i) for i in range(2))
+    (victim,) = processes(1)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q1 = fr.FIFOQueue(10, [fr.int64], shapes=[[]], shared_name="q1")
+        with fr.device("/job:ps/task:1"):
+            q2 = fr.FIFOQueue(1, [fr.int64], shapes=[[]], shared_name="q2")
+        x = fr.placeholder(fr.int64, [None])
+        with fr.Session(ps0.target) as sess:
+            sess.run(q1.enqueue_many([x]), {x: np.array([1, 2, 3])})
+            running = victim.call.remote(programs.transfer_forever, cluster.as_dict(), 1)
+            # It moves 1 into q2, then takes 2 from q1 and waits on the full q2.
+            deadline = time.monotonic() + 60
+            while sess.run(q1.size()) != 1:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            ray.kill(victim)
+            with pytest.raises(ray.exceptions.RayActorError):
+                ray.get(running, timeout=60)
+            deadline = time.monotonic() + 30
+            while sess.run(q1.size()) != 2:
+                assert time.monotonic() < deadline, "the dead run's element never came back"
+                time.sleep(0.05)
+            assert sess.run(q1.dequeue_many(2)).tolist() == [2, 3]
+            assert sess.run(q2.dequeue()) == 1
