@@ -19,6 +19,7 @@ import math
 import threading
 import time
 import uuid
+from typing import Any
 
 import trio
 
@@ -53,7 +54,7 @@ class ClusterClient:
         self.address = address
         self.client_id = uuid.uuid4().hex
         self._token = ray.put(b"")  # dies with this process: tasks watch it
-        self._actors: dict[tuple, object] = {}
+        self._actors: dict[tuple, Any] = {}
         self._sent: dict[tuple, set] = {}
         self._lock = threading.Lock()
         self._run_ids = itertools.count(1)

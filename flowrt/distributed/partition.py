@@ -219,7 +219,7 @@ class PartSpec:
             if get_op_def(op.type).extra.get("opaque"):
                 # TF1 too runs a py_func only in the process that made it.
                 raise _not_remote("the Python function of %s (%s)" % (op.name, op.type))
-            refs = []
+            refs: list[tuple] = []
             for t in op.inputs:
                 if t in in_index:
                     refs.append(("in", in_index[t]))

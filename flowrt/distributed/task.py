@@ -18,8 +18,6 @@ and its private resources freed.
 from __future__ import annotations
 
 import threading
-import time
-from typing import Any
 
 from .. import errors
 from .._core.executor import ConcurrentRun, RunContext
@@ -125,6 +123,13 @@ class TaskRuntime:
                 plan = client.plans[key] = Plan(outs, [], ins, ops=ops)
             except errors.OpError as e:
                 return ("error", e.error_code, e.message, e.op.name if e.op else None)
+            except Exception as e:  # e.g. an op type this task's flowrt does not know
+                msg = "%s could not build its part of the run: %s: %s" % (
+                    self.name,
+                    type(e).__name__,
+                    e,
+                )
+                return ("error", errors.INTERNAL, msg, None)
         ctx = RunContext(self, client.resources, run_id, None, timeout)
         rkey = (client_id, run_id)
         with self._lock:
@@ -190,15 +195,13 @@ class TaskRuntime:
                 except Exception:  # OwnerDiedError and kin: the client's process died
                     self.drop_client(client_id)
 
-    def stats(self) -> dict[str, Any]:
-        """What this task holds, for tests and ``debug``: runs in flight and pending,
-        clients, and its resources."""
+    def stats(self) -> dict[str, int]:
+        """Runs in flight and pending here, and sessions known (tests, debugging)."""
         with self._lock:
             return {
                 "inflight": len(self._inflight),
                 "pending": len(self._pending),
                 "clients": len(self._clients),
-                "time": time.time(),
             }
 
 

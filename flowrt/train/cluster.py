@@ -9,7 +9,7 @@ strings from a TF1 program work unchanged as long as they are unique.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping
 
 __all__ = ["ClusterSpec"]
 
@@ -27,6 +27,7 @@ class ClusterSpec:
     """
 
     def __init__(self, cluster: "ClusterSpec | Mapping[str, Any]") -> None:
+        self._jobs: dict[str, dict[int, str]] = {}
         if isinstance(cluster, ClusterSpec):
             self._jobs = {j: dict(t) for j, t in cluster._jobs.items()}
             return
@@ -35,7 +36,6 @@ class ClusterSpec:
                 "`cluster` must be a dictionary mapping one or more job names to "
                 "lists of network addresses, or a `ClusterSpec`; got %r" % (cluster,)
             )
-        self._jobs: dict[str, dict[int, str]] = {}
         for job, tasks in cluster.items():
             if not isinstance(job, str):
                 raise TypeError("Job name %r must be a string" % (job,))
@@ -153,8 +153,3 @@ def _address(addr: object, job: str) -> str:
     if not isinstance(addr, str) or not addr:
         raise TypeError("Task address %r of job %r must be a non-empty string" % (addr, job))
     return addr
-
-
-def as_cluster_spec(cluster: "ClusterSpec | Mapping[str, Any] | Sequence[Any]") -> ClusterSpec:
-    """``cluster`` as a ClusterSpec (a ClusterSpec is returned as is)."""
-    return cluster if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster)  # type: ignore[arg-type]
