@@ -36,6 +36,7 @@ from ._core.graph import (  # noqa: F401
     register_tensor_conversion_function,
     reset_default_graph,
 )
+from ._core.device_spec import DeviceSpec  # noqa: F401
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.shape import TensorShape  # noqa: F401
 from ._unsupported import unsupported_attribute as _unsupported_attribute
@@ -70,6 +71,7 @@ from .partitioned_variables import *  # noqa: F403
 from .scopes import (  # noqa
     add_to_collection,
     add_to_collections,
+    colocate_with,
     control_dependencies,
     device,
     get_collection,
