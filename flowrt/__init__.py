@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     test,
     train,
 )
+from ._core.device_spec import DeviceSpec  # noqa: F401
 from ._core.graph import (  # noqa: F401
     Graph,
     GraphKeys,
@@ -36,7 +37,6 @@ from ._core.graph import (  # noqa: F401
     register_tensor_conversion_function,
     reset_default_graph,
 )
-from ._core.device_spec import DeviceSpec  # noqa: F401
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.shape import TensorShape  # noqa: F401
 from ._unsupported import unsupported_attribute as _unsupported_attribute

@@ -131,11 +131,11 @@ class DeviceSpec:
         device_type: str | None = None,
         device_index: int | None = None,
     ):
-        self.job = job  # type: ignore[assignment]
-        self.replica = replica  # type: ignore[assignment]
-        self.task = task  # type: ignore[assignment]
-        self.device_type = device_type  # type: ignore[assignment]
-        self.device_index = device_index  # type: ignore[assignment]
+        self.job = job
+        self.replica = replica
+        self.task = task
+        self.device_type = device_type
+        self.device_index = device_index
 
     @property
     def job(self) -> str | None:
@@ -209,7 +209,7 @@ class DeviceSpec:
 
     def replace(self, **kwargs: Any) -> "DeviceSpec":
         """A new spec with the given fields (``job=``, ``task=``, ...) replaced."""
-        fields = dict(
+        fields: dict[str, Any] = dict(
             job=self.job,
             replica=self.replica,
             task=self.task,

@@ -604,15 +604,15 @@ class Graph:
         st = self._stacks()
         device = st.device[-1] if st.device else ""
         op = Operation(self, full, op_type, tuple(tensors), attrs, device, site)
-        if st.fns:
-            op.device = self._apply_device_functions(op)
-        if st.coloc:
-            _colocate(op, st.coloc)
         try:
             specs = op_def.infer(op)
         except (ValueError, TypeError) as e:
             raise type(e)("%s: %s" % (op.describe(), e)) from None
         op.outputs = [Tensor(op, i, dt, shape) for i, (dt, shape) in enumerate(specs)]
+        if st.fns:  # after the outputs: device functions may look at them (TF1)
+            op.device = self._apply_device_functions(op)
+        if st.coloc:
+            _colocate(op, st.coloc)
         for t in tensors:
             t._consumers.append(op)
         if self._control_stack:

@@ -53,7 +53,7 @@ def byte_size_load_fn(op: Any) -> int:
         raise ValueError("Op %s must have a single output" % op)
     output = op.outputs[0]
     dtype, shape = output.dtype, output.get_shape()
-    if dtype is _dt.resource and "dtype" in op.attrs and "shape" in op.attrs:
+    if dtype is _dt.resource and "dtype" in op.attrs and "shape" in op.attrs:  # a variable
         dtype, shape = op.attrs["dtype"], as_shape(op.attrs["shape"])
     if not shape.is_fully_defined():
         raise ValueError(

@@ -147,7 +147,7 @@ def replica_device_setter(
     if cluster is not None:
         jobs = _jobs(cluster)
         ps_job = DeviceSpec.from_string(ps_device or "").job
-        if ps_job not in jobs or jobs[ps_job] is None:
+        if ps_job is None or ps_job not in jobs or jobs[ps_job] is None:
             return None
         ps_tasks = len(jobs[ps_job])
     if ps_tasks == 0:
