@@ -248,7 +248,6 @@ def test_cluster_gives_the_number_of_ps_tasks():
             vs = [fr.Variable(1.0) for _ in range(4)]
         assert [v.device[-1] for v in vs] == ["0", "1", "2", "0"]
     assert fr.train.replica_device_setter(cluster={"worker": ["w:1"]}) is None
-    assert fr.train.replica_device_setter(cluster={"ps": None}) is None
     assert fr.train.replica_device_setter() is None
     other_job = fr.train.replica_device_setter(cluster={"params": ["p:1"]}, ps_device="/job:params")
     with fr.device(other_job):
@@ -258,8 +257,9 @@ def test_cluster_gives_the_number_of_ps_tasks():
 def test_bad_arguments_raise_type_error():
     with pytest.raises(TypeError, match="`cluster` must be a dictionary mapping"):
         fr.train.replica_device_setter(cluster=["ps:1"])
-    with pytest.raises(TypeError, match="The tasks for job 'ps' must be a list"):
-        fr.train.replica_device_setter(cluster={"ps": "p:1"})
+    for tasks in ("p:1", None):
+        with pytest.raises(TypeError, match="The tasks for job 'ps' must be a list or a dict"):
+            fr.train.replica_device_setter(cluster={"ps": tasks})
     with pytest.raises(TypeError, match="ps_strategy must be callable"):
         fr.train.replica_device_setter(ps_tasks=1, ps_strategy=3)
 
@@ -339,3 +339,18 @@ def test_byte_size_load_fn():
     p = fr.placeholder(fr.float32, [None, 2], name="p")
     with pytest.raises(ValueError, match=r"shape \(None, 2\) of the output of Placeholder op 'p'"):
         byte_size_load_fn(p.op)
+
+
+def test_colocate_gradients_with_ops():
+    with fr.device("/job:worker"):
+        x = fr.constant(np.ones((2, 3), np.float32), name="x")
+        with fr.device("/job:ps/task:1"):
+            w = fr.Variable(fr.ones([3, 1]), name="w")
+        y = fr.matmul(x, w, name="y")
+        loss = fr.reduce_sum(y, name="loss")
+        (free,) = fr.gradients(loss, [w])
+        with fr.device("/job:other"):
+            (placed,) = fr.gradients(loss, [w], colocate_gradients_with_ops=True)
+    assert free.op.device == "/job:worker" and "_class" not in free.op.attrs
+    assert placed.op.colocation_groups() == [b"loc:@y"]
+    assert placed.op.device == "/job:worker"  # y's device, not the enclosing /job:other

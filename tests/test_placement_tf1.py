@@ -50,6 +50,13 @@ def _must_exist(name: str, op_type: str) -> bool:
     )
 
 
+def _tf_structure(name: str, op_type: str) -> bool:
+    """TF ops with no flowrt counterpart by design: per-use variable reads and the
+    ``tuple/control_dependency`` identities of TF's gradients."""
+    per_use_read = op_type == "ReadVariableOp" and not name.endswith("/Read/ReadVariableOp")
+    return per_use_read or "/tuple/" in name
+
+
 def _build(name):
     g = fr.Graph()
     with g.as_default():
@@ -79,7 +86,8 @@ def test_ops_are_placed_as_tf_places_them(name):
             if ours[ours_name][1:] != tf_ops[tf_name][1:]:
                 wrong.append((ours_name, "as", tf_name, tf_ops[tf_name][1:], ours[ours_name][1:]))
     assert wrong == [] and missing == []
-    assert compared >= 0.7 * len(tf_ops), (compared, len(tf_ops))
+    comparable = [n for n, (t, _, _) in tf_ops.items() if not _tf_structure(n, t)]
+    assert compared >= 0.8 * len(comparable), (compared, len(comparable))
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS.PROGRAMS))

@@ -85,10 +85,10 @@ def _jobs(cluster: Any) -> Mapping[str, Any]:
         for job, tasks in cluster.items():
             if not isinstance(job, str):
                 raise TypeError("Job names must be strings, got %r in cluster %r" % (job, cluster))
-            if tasks is not None and not isinstance(tasks, (list, tuple, Mapping)):
+            if not isinstance(tasks, (list, tuple, Mapping)):
                 raise TypeError(
-                    "The tasks for job %r must be a list of addresses or a dict of task index "
-                    "to address, got %r" % (job, tasks)
+                    "The tasks for job %r must be a list or a dictionary from integers to "
+                    "strings, got %r" % (job, tasks)
                 )
         return cluster
     raise TypeError(
@@ -147,7 +147,7 @@ def replica_device_setter(
     if cluster is not None:
         jobs = _jobs(cluster)
         ps_job = DeviceSpec.from_string(ps_device or "").job
-        if ps_job is None or ps_job not in jobs or jobs[ps_job] is None:
+        if ps_job is None or ps_job not in jobs:
             return None
         ps_tasks = len(jobs[ps_job])
     if ps_tasks == 0:

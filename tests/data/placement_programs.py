@@ -88,6 +88,14 @@ def rmsprop_cpu_devices(tf):
     return {}
 
 
+def colocate_gradients(tf):
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2, worker_device="/job:worker/task:0")):
+        loss = _two_layer_loss(tf)
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        opt.minimize(loss, colocate_gradients_with_ops=True)
+    return {}
+
+
 def colocation(tf):
     with tf.device("/job:worker/task:0"):
         with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
@@ -145,6 +153,7 @@ PROGRAMS = {
         momentum_ps_tasks,
         adagrad_step_first,
         rmsprop_cpu_devices,
+        colocate_gradients,
         colocation,
         merge_devices_false,
         no_ps_job,
