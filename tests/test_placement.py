@@ -354,3 +354,22 @@ def test_colocate_gradients_with_ops():
     assert free.op.device == "/job:worker" and "_class" not in free.op.attrs
     assert placed.op.colocation_groups() == [b"loc:@y"]
     assert placed.op.device == "/job:worker"  # y's device, not the enclosing /job:other
+
+
+def test_embedding_lookup_gathers_where_each_shard_is():
+    with fr.device(fr.train.replica_device_setter(ps_tasks=2)):
+        single = fr.Variable(fr.ones([5, 2]), name="single")
+        shards = [fr.Variable(fr.ones([3, 2]), name="shard%d" % i) for i in range(2)]
+        ids = fr.constant([0, 3, 4])
+        one = fr.nn.embedding_lookup(single, ids, name="one")
+        many = fr.nn.embedding_lookup(shards, ids, name="many")
+    gathers = [op for op in fr.get_default_graph().get_operations() if op.type == "GatherV2"]
+    assert [(op.device, op.colocation_groups()) for op in gathers] == [
+        ("/job:ps/task:0", [b"loc:@single"]),
+        ("/job:ps/task:1", [b"loc:@shard0"]),
+        ("/job:ps/task:0", [b"loc:@shard1"]),
+    ]
+    assert one.op.device == many.op.device == "/job:worker"  # the result, off the ps
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        assert sess.run(many).shape == (3, 2) and sess.run(one).shape == (3, 2)

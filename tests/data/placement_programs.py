@@ -88,6 +88,20 @@ def rmsprop_cpu_devices(tf):
     return {}
 
 
+def partitioned_and_scoped(tf):
+    with tf.device(tf.train.replica_device_setter(ps_tasks=2)):
+        with tf.variable_scope("emb", partitioner=tf.fixed_size_partitioner(3)):
+            emb = tf.get_variable("table", [9, 4], initializer=tf.ones_initializer())
+        ids = tf.constant([0, 4, 8], name="ids")
+        rows = tf.nn.embedding_lookup(emb, ids, name="rows")
+        with tf.variable_scope("head"):
+            w = tf.get_variable("w", [4, 2], initializer=tf.ones_initializer())
+        loss = tf.reduce_sum(tf.matmul(rows, w), name="loss")
+        tf.train.AdagradOptimizer(0.1).minimize(loss)
+        tf.Variable(0.0, name="after")
+    return {}
+
+
 def colocate_gradients(tf):
     with tf.device(tf.train.replica_device_setter(ps_tasks=2, worker_device="/job:worker/task:0")):
         loss = _two_layer_loss(tf)
@@ -153,6 +167,7 @@ PROGRAMS = {
         momentum_ps_tasks,
         adagrad_step_first,
         rmsprop_cpu_devices,
+        partitioned_and_scoped,
         colocate_gradients,
         colocation,
         merge_devices_false,
