@@ -79,7 +79,9 @@ def colocate_with(op: Any, ignore_existing: bool = False) -> AbstractContextMana
     As TF1: they get the ``_class`` attr ``[b"loc:@<op's name>"]`` (also the groups of
     the enclosing ``colocate_with`` blocks, unless ``ignore_existing``; see
     ``Operation.colocation_groups``) and ``op``'s device, and the enclosing ``fr.device``
-    blocks and device functions (``replica_device_setter``) do not apply to them.
+    blocks and device functions (``replica_device_setter``) do not apply to them. A
+    variable created inside still passes through those device functions first (TF makes
+    variables in an ``init_scope``), then takes ``op``'s device.
 
     Args:
       op: the op, tensor or variable to colocate with, or None with

@@ -2,8 +2,11 @@
 replication (variables round-robin over the ps tasks, everything else on the worker).
 
 The function only writes ``op.device``; the distributed runtime reads it. Ops created
-inside ``fr.colocate_with`` (optimizer slots, ``beta1_power``) bypass it, so they follow
-their primary variable and do not advance the round-robin counter, as in TF1.
+inside ``fr.colocate_with`` get the device of the op they are colocated with instead;
+optimizer slots and ``beta1_power`` are created inside one, so they land on their
+primary variable's ps task. As in TF, a variable created there still passes its handle
+op through this function first (TF creates variables in an ``init_scope``), so it
+takes its turn in the round robin.
 """
 
 from __future__ import annotations
@@ -113,8 +116,9 @@ def replica_device_setter(
     robin by default: ``/job:ps/task:0``, ``/job:ps/task:1``, ``/job:ps/task:0``, ...);
     every other op to ``worker_device``. Fields an inner ``fr.device`` already set win
     (``merge_devices``); an op whose device names a job other than ps's keeps its task.
-    Ops inside ``fr.colocate_with`` (optimizer slots) are not passed to it: they follow
-    the op they are colocated with and do not advance the round robin.
+    Ops inside ``fr.colocate_with`` follow the op they are colocated with instead: an
+    optimizer slot lands on its variable's ps task, though, as in TF, its handle op
+    still takes a turn of the round robin.
 
     ```python
     cluster = {"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222"]}
