@@ -136,6 +136,20 @@ def colocation(tf):
     return {}
 
 
+def variables_inside_colocation(tf):
+    with tf.device("/job:x"):
+        with tf.colocate_with(None, ignore_existing=True):
+            tf.Variable(1.0, name="v")  # the init_scope brings /job:x back
+            tf.constant(1.0, name="k")
+        with tf.device("/job:y/task:2"):
+            b = tf.constant(1.0, name="b")
+        with tf.colocate_with(b):
+            with tf.device("/cpu:0"):
+                tf.Variable(1.0, name="w")
+            tf.Variable(1.0, name="u")
+    return {}
+
+
 def merge_devices_false(tf):
     setter = tf.train.replica_device_setter(
         ps_tasks=2, worker_device="/job:worker/task:2", merge_devices=False
@@ -170,6 +184,7 @@ PROGRAMS = {
         partitioned_and_scoped,
         colocate_gradients,
         colocation,
+        variables_inside_colocation,
         merge_devices_false,
         no_ps_job,
     )
