@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     test,
     train,
 )
+from ._core.device_spec import DeviceSpec  # noqa: F401
 from ._core.graph import (  # noqa: F401
     Graph,
     GraphKeys,
@@ -70,6 +71,7 @@ from .partitioned_variables import *  # noqa: F403
 from .scopes import (  # noqa
     add_to_collection,
     add_to_collections,
+    colocate_with,
     control_dependencies,
     device,
     get_collection,

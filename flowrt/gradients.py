@@ -9,6 +9,8 @@ flow through floating-point tensors; unconnected ``xs`` get None.
 
 from __future__ import annotations
 
+import contextlib
+
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.registry import NOT_DIFFERENTIABLE, gradient_function
 from .ops import array_ops, math_ops, slicing_ops
@@ -58,6 +60,9 @@ def gradients(
       grad_ys: optional initial gradients for ``ys`` (default: ones).
       stop_gradients: tensors held constant (no gradient flows through them).
       unconnected_gradients: "none" (TF1 default) or "zero".
+      colocate_gradients_with_ops: if True, the gradient ops of each op are colocated
+        with it (``fr.colocate_with``), as are the initial gradient of each y and the
+        sum of each x's gradients.
 
     Returns:
       A list with one gradient per ``x``: a Tensor, an ``IndexedSlices`` (for
@@ -66,7 +71,8 @@ def gradients(
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
     # A variable's gradient sums over every read of it (its snapshot, read_value(),
     # reads made under control dependencies), as TF's does through the handle.
-    groups = [_reads(x) for x in _as_list(xs)]
+    given_xs = _as_list(xs)
+    groups = [_reads(x) for x in given_xs]
     xs = [t for group in groups for t in group]
     if grad_ys is not None:
         grad_ys = _as_list(grad_ys)
@@ -81,13 +87,14 @@ def gradients(
         for i, y in enumerate(ys):
             gy = grad_ys[i] if grad_ys is not None else None
             if gy is None:
-                gy = (
-                    array_ops.fill(
-                        array_ops.shape(y), math_ops.cast(1, y.dtype), name="grad_ys_%d" % i
+                with _colocated(g, y.op, colocate_gradients_with_ops):
+                    gy = (
+                        array_ops.fill(
+                            array_ops.shape(y), math_ops.cast(1, y.dtype), name="grad_ys_%d" % i
+                        )
+                        if not y.shape.is_fully_defined()
+                        else array_ops.ones(y.shape.as_list(), y.dtype, name="grad_ys_%d" % i)
                     )
-                    if not y.shape.is_fully_defined()
-                    else array_ops.ones(y.shape.as_list(), y.dtype, name="grad_ys_%d" % i)
-                )
             else:
                 gy = convert_to_tensor(gy)
                 if gy.dtype is not y.dtype:
@@ -99,16 +106,17 @@ def gradients(
         ready = [op for op in between if pending[op] == 0]
         while ready:
             op = ready.pop()
-            out_grads = [_aggregate(contribs.get(t), t) for t in op.outputs]
-            if (
-                op not in stop_ops
-                and any(gr is not None for gr in out_grads)
-                and any(t.op in between for t in op.inputs)
-            ):
-                in_grads = _call_grad(g, op, out_grads)
-                for t, gr in zip(op.inputs, in_grads):
-                    if gr is not None and _backprop_ok(t) and t.op in between:
-                        contribs.setdefault(t, []).append(gr)
+            with _colocated(g, op, colocate_gradients_with_ops):
+                out_grads = [_aggregate(contribs.get(t), t) for t in op.outputs]
+                if (
+                    op not in stop_ops
+                    and any(gr is not None for gr in out_grads)
+                    and any(t.op in between for t in op.inputs)
+                ):
+                    in_grads = _call_grad(g, op, out_grads)
+                    for t, gr in zip(op.inputs, in_grads):
+                        if gr is not None and _backprop_ok(t) and t.op in between:
+                            contribs.setdefault(t, []).append(gr)
             for t in op.inputs:
                 p = t.op
                 if p in pending:
@@ -116,13 +124,21 @@ def gradients(
                     if pending[p] == 0:
                         ready.append(p)
         results = []
-        for group in groups:
-            parts = [gr for gr in (_aggregate(contribs.get(x), x) for x in group) if gr is not None]
-            gr = _aggregate(parts, group[0])
+        for x, group in zip(given_xs, groups):
+            with _colocated(g, x, colocate_gradients_with_ops):
+                parts = [
+                    gr for gr in (_aggregate(contribs.get(r), r) for r in group) if gr is not None
+                ]
+                gr = _aggregate(parts, group[0])
             if gr is None and unconnected_gradients == "zero":
                 gr = zeros_for(group[0])
             results.append(gr)
         return results
+
+
+def _colocated(g, x, on: bool):
+    """``g.colocate_with(x)`` if ``on`` (``colocate_gradients_with_ops``)."""
+    return g.colocate_with(x) if on else contextlib.nullcontext()
 
 
 def _reads(x) -> list:

@@ -1,5 +1,5 @@
 """Default-graph conveniences: ``fr.name_scope``, ``fr.control_dependencies``,
-``fr.device`` and the collection functions."""
+``fr.device``, ``fr.colocate_with`` and the collection functions."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ __all__ = [
     "name_scope",
     "control_dependencies",
     "device",
+    "colocate_with",
     "add_to_collection",
     "add_to_collections",
     "get_collection",
@@ -61,12 +62,36 @@ def control_dependencies(control_inputs: Any) -> AbstractContextManager[None]:
     return get_default_graph().control_dependencies(control_inputs)
 
 
-def device(device_name: str | None) -> AbstractContextManager[None]:
-    """Records a device string on ops created inside.
+def device(device_name: Any) -> AbstractContextManager[None]:
+    """Records a device on ops created inside: a device string or ``fr.DeviceSpec``, a
+    device function ``f(op) -> device`` (such as ``fr.train.replica_device_setter``'s),
+    or None to clear the enclosing devices.
 
-    Note (flowrt): flowrt runs everything on the CPU; the device is only recorded.
+    Note (flowrt): one process runs everything on the CPU; the device says which task of
+    a cluster runs the op.
     """
     return get_default_graph().device(device_name)
+
+
+def colocate_with(op: Any, ignore_existing: bool = False) -> AbstractContextManager[None]:
+    """Ops created inside are placed with ``op`` (an op, tensor or variable).
+
+    As TF1: they get the ``_class`` attr ``[b"loc:@<op's name>"]`` (also the groups of
+    the enclosing ``colocate_with`` blocks, unless ``ignore_existing``; see
+    ``Operation.colocation_groups``) and ``op``'s device, and the enclosing ``fr.device``
+    blocks and device functions (``replica_device_setter``) do not apply to them. A
+    variable created inside still passes through those device functions first (TF makes
+    variables in an ``init_scope``), then takes ``op``'s device.
+
+    Args:
+      op: the op, tensor or variable to colocate with, or None with
+        ``ignore_existing=True`` to clear colocation and devices inside.
+      ignore_existing: only ``op``'s group, not the enclosing blocks' groups.
+
+    Raises:
+      ValueError: if ``op`` is None and ``ignore_existing`` is False.
+    """
+    return get_default_graph().colocate_with(op, ignore_existing)
 
 
 def add_to_collection(name: str, value: Any) -> None:

@@ -134,6 +134,20 @@ class _VariableMeta(type):
         return creator(**arguments)
 
 
+def _static_shape(value: Tensor, shape: Any, validate_shape: bool) -> TensorShape:
+    """A new variable's shape: ``shape`` if given (checked against the initial value's
+    when validating), else the initial value's, or unknown if not validating."""
+    if shape is not None:
+        static = as_shape(shape)
+        if validate_shape and not static.is_compatible_with(value.shape):
+            raise ValueError(
+                "The initial value's shape (%s) is not compatible with "
+                "the explicitly supplied `shape` argument (%s)." % (value.shape, static)
+            )
+        return static
+    return value.shape if validate_shape else TensorShape(None)
+
+
 def _chain(creator, next_creator):
     return lambda **kw: creator(next_creator, **kw)
 
@@ -224,37 +238,37 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         with (
             g.as_default(),
             g.control_dependencies(None),
+            g._init_scope_devices(),
             lifted_scope,
             g.name_scope(name or "Variable") as scope,
         ):
             full = scope[:-1]
-            with g.name_scope("Initializer"):
-                value = initial_value() if init_from_fn else initial_value
-                value = convert_to_tensor(
-                    value, dtype=dtype, name=None if init_from_fn else "initial_value"
-                )
-            if shape is not None:
-                static = as_shape(shape)
-                if validate_shape and not static.is_compatible_with(value.shape):
-                    raise ValueError(
-                        "The initial value's shape (%s) is not compatible with "
-                        "the explicitly supplied `shape` argument (%s)." % (value.shape, static)
+            # TF1's placement: the initial value and the handle are colocated with the
+            # handle (the initial value on no device of its own); the initializer and the
+            # snapshot are on the handle's device.
+            with g._attr_scope({"_class": ["loc:@" + full]}):
+                with g.name_scope("Initializer"), g.device(None):
+                    value = initial_value() if init_from_fn else initial_value
+                    value = convert_to_tensor(
+                        value, dtype=dtype, name=None if init_from_fn else "initial_value"
                     )
-            elif validate_shape:
-                static = value.shape
-            else:
-                static = TensorShape(None)
-            self._handle = state_ops.var_handle(value.dtype, static, full)
+                self._handle = state_ops.var_handle(
+                    value.dtype, _static_shape(value, shape, validate_shape), full
+                )
             with g.name_scope("IsInitialized"):
                 self._is_initialized = state_ops.is_variable_initialized(self)
-            self._initializer_op = state_ops.assign_op(
-                self._handle, value, name="Assign", validate_shape=validate_shape
-            ).op
-            # TF1: the value is read (cached) on ``caching_device`` when one is given.
+            on_handle = self._handle.op.device
+            with g.colocate_with(None, ignore_existing=True), g.device(on_handle):
+                self._initializer_op = state_ops.assign_op(
+                    self._handle, value, name="Assign", validate_shape=validate_shape
+                ).op
+            # TF1: the value is read (cached) on ``caching_device`` when one is given,
+            # whatever the enclosing devices and colocation.
             with (
-                g.device(caching_device)
+                g.colocate_with(None, ignore_existing=True)
                 if caching_device is not None
                 else contextlib.nullcontext(),
+                g.device(on_handle if caching_device is None else caching_device),
                 g.name_scope("Read"),
             ):
                 self._snapshot = g._create_op(

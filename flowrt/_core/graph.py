@@ -22,6 +22,7 @@ from typing import Any, Callable, cast
 import numpy as np
 
 from .. import dtypes as _dt
+from .device_spec import DeviceSpec, canonical, merge_device
 from .registry import get_op_def
 from .shape import TensorShape, as_shape
 
@@ -315,6 +316,16 @@ class Operation:
     def values(self) -> tuple[Tensor, ...]:
         return tuple(self.outputs)
 
+    def colocation_groups(self) -> list[bytes]:
+        """The colocation groups of this op: the ``loc:@name`` entries of its ``_class``
+        attr (set inside ``colocate_with``), else ``[b"loc:@<its own name>"]``."""
+        groups = [
+            g if isinstance(g, bytes) else g.encode()
+            for g in self.attrs.get("_class", ())
+            if g.startswith("loc:@" if isinstance(g, str) else b"loc:@")
+        ]
+        return groups or [("loc:@" + self.name).encode()]
+
     def get_attr(self, name: str) -> Any:
         """The value of attr ``name``; string attrs come back as ``bytes``, as in TF1
         (``op.get_attr("container") == b''``)."""
@@ -362,21 +373,38 @@ class Operation:
 
 
 class _Stacks:
-    """The control-dependency and device stacks of a graph (shared, or one per thread).
+    """The control-dependency, device and colocation stacks of a graph (shared, or one
+    per thread).
 
     ``device`` holds merged device strings; ``entries`` what each ``device()`` got (a
-    string, None or a device function); ``fns`` counts the functions among them."""
+    string, None or a device function); ``fns`` counts the functions among them;
+    ``coloc`` holds ``(op, device)`` per ``colocate_with``, innermost last (``device``:
+    the colocated variable's, when a variable was given); ``outer`` the ``(device,
+    entries, fns)`` outside the outermost ``colocate_with`` (None outside one)."""
 
-    __slots__ = ("control", "device", "entries", "fns")
+    __slots__ = ("control", "device", "entries", "fns", "coloc", "outer")
 
-    def __init__(self, control: list, device: list, entries: list | None = None, fns: int = 0):
+    def __init__(
+        self,
+        control: list,
+        device: list,
+        entries: list | None = None,
+        fns: int = 0,
+        coloc: list | None = None,
+    ):
         self.control = control
         self.device = device
         self.entries = entries if entries is not None else []
         self.fns = fns
+        self.coloc = coloc if coloc is not None else []
+        self.outer: tuple[list, list, int] | None = None
 
     def copy(self) -> "_Stacks":
-        return _Stacks(list(self.control), list(self.device), list(self.entries), self.fns)
+        st = _Stacks(
+            list(self.control), list(self.device), list(self.entries), self.fns, list(self.coloc)
+        )
+        st.outer = self.outer
+        return st
 
 
 class Graph:
@@ -397,6 +425,7 @@ class Graph:
         self._late_control_inputs = False
         self._lock = threading.Lock()
         self._scratch: dict[str, Any] = {}
+        self._attr_scope_map: dict[str, Any] = {}
 
     # --- ops ---------------------------------------------------------------------
 
@@ -574,15 +603,20 @@ class Graph:
             self._names_in_use.setdefault(full.lower(), 1)
         else:
             full = self.unique_name(name or default_name or op_def.default_name)
-        device = self._device_stack[-1] if self._device_stack else ""
+        if self._attr_scope_map:
+            attrs = {**self._attr_scope_map, **attrs}
+        st = self._stacks()
+        device = st.device[-1] if st.device else ""
         op = Operation(self, full, op_type, tuple(tensors), attrs, device, site)
-        if self._stacks().fns:
-            op.device = self._apply_device_functions(op)
         try:
             specs = op_def.infer(op)
         except (ValueError, TypeError) as e:
             raise type(e)("%s: %s" % (op.describe(), e)) from None
         op.outputs = [Tensor(op, i, dt, shape) for i, (dt, shape) in enumerate(specs)]
+        if st.fns:  # after the outputs: device functions may look at them (TF1)
+            op.device = self._apply_device_functions(op)
+        if st.coloc:
+            _colocate(op, st.coloc)
         for t in tensors:
             t._consumers.append(op)
         if self._control_stack:
@@ -695,10 +729,12 @@ class Graph:
     def device(self, device_name_or_function):
         """Records a device on the ops created inside (placement is always CPU).
 
-        ``device_name_or_function`` is a device string, None (clears the enclosing
-        devices), or a function ``f(op) -> device string`` called for each op
-        created inside, as in TF1 (innermost first; an inner device's fields win)."""
+        ``device_name_or_function`` is a device string or ``DeviceSpec``, None (clears
+        the enclosing devices), or a function ``f(op) -> device string`` called for each
+        op created inside, as in TF1 (innermost first; an inner device's fields win)."""
         entry = device_name_or_function
+        if isinstance(entry, DeviceSpec):
+            entry = entry.to_string()
         st = self._stacks()
         outer = st.device[-1] if st.device else ""
         if callable(entry):
@@ -729,14 +765,72 @@ class Graph:
             if callable(entry):
                 op.device = device
                 got = entry(op)
-                device = (
-                    merge_device("", got if isinstance(got, str) else got.to_string())
-                    if got
-                    else ""
-                )
+                device = canonical(got) if got else ""
             else:
                 device = merge_device(entry, device)
         return device
+
+    @contextlib.contextmanager
+    def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside are colocated with ``op`` (an op, tensor or variable).
+
+        As TF1: each gets the ``_class`` attr ``["loc:@<op's name>"]`` (with the groups
+        of the enclosing ``colocate_with`` blocks unless ``ignore_existing``) and the
+        device of ``op`` if it has one; the enclosing ``device`` blocks and device
+        functions do not apply inside (a ``device`` block opened inside does).
+        ``colocate_with(None, ignore_existing=True)`` clears both colocation and devices.
+
+        Raises:
+          ValueError: if ``op`` is None and ``ignore_existing`` is False.
+        """
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
+        st = self._stacks()
+        saved = st.device, st.entries, st.fns, st.coloc, st.outer
+        coloc = [] if ignore_existing else list(st.coloc)
+        if op is not None:
+            coloc.append(_colocation_entry(op))
+        if st.outer is None:
+            st.outer = st.device, st.entries, st.fns
+        st.device, st.entries, st.fns, st.coloc = [], [], 0, coloc
+        try:
+            yield
+        finally:
+            st = self._stacks()  # switch_to_thread_local may have replaced them inside
+            st.device, st.entries, st.fns, st.coloc, st.outer = saved
+
+    @contextlib.contextmanager
+    def _init_scope_devices(self) -> Iterator[None]:
+        """The devices TF's ``init_scope`` gives the ops of a new variable: inside
+        ``colocate_with`` with no ``device`` block of its own, the device blocks and
+        functions from outside the ``colocate_with`` blocks. So a variable made there
+        (an optimizer slot) still passes through ``replica_device_setter`` (taking a ps
+        task in its round robin) before colocation sets its device."""
+        st = self._stacks()
+        if st.outer is None or st.entries:
+            yield
+            return
+        saved = st.device, st.entries, st.fns
+        device, entries, fns = st.outer
+        st.device, st.entries, st.fns = list(device), list(entries), fns
+        try:
+            yield
+        finally:
+            st = self._stacks()
+            st.device, st.entries, st.fns = saved
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map: dict[str, Any]) -> Iterator[None]:
+        """Ops created inside get these attrs unless they set them (None removes one)."""
+        saved = self._attr_scope_map
+        merged = {**saved, **attr_map}
+        self._attr_scope_map = {k: v for k, v in merged.items() if v is not None}
+        try:
+            yield
+        finally:
+            self._attr_scope_map = saved
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict[str, str]) -> Iterator[None]:
@@ -813,45 +907,31 @@ def _check_scope_name(name: str, nested: bool):
         )
 
 
-_DEVICE_FIELDS = ("job", "replica", "task")
+def _colocation_entry(v: Any) -> tuple[Operation, str]:
+    """TF's ``_op_to_colocate_with``: the op to colocate with, and for a variable its
+    device (a variable's ops are colocated with its handle op)."""
+    if isinstance(v, Operation):
+        return v, ""
+    handle = getattr(v, "handle", None)
+    if isinstance(handle, Tensor):
+        return handle.op, v.device
+    if isinstance(v, Tensor):
+        return v.op, ""
+    return convert_to_tensor(v).op, ""
 
 
-def _parse_device(spec: str) -> dict:
-    """TF's DeviceSpec parse: ``/job:j/replica:r/task:t/device:TYPE:i`` with the short
-    forms ``/cpu:0`` and ``CPU:0``; raises ValueError as TF does."""
-    out: dict = {}
-    for part in spec.split("/"):
-        if not part:
-            continue
-        ps = part.split(":")
-        key = ps[0].lower()
-        if len(ps) == 2 and key in _DEVICE_FIELDS:
-            out[key] = ps[1]
-        elif (len(ps) == 2 and key in ("cpu", "gpu", "tpu")) or (len(ps) == 3 and key == "device"):
-            dev_type, index = (ps[0], ps[1]) if len(ps) == 2 else (ps[1], ps[2])
-            if "type" in out:
-                raise ValueError(
-                    "Multiple device types are not allowed while parsing the "
-                    "device spec: %s." % spec
-                )
-            out["type"] = dev_type.upper()
-            out["index"] = index
-        else:
-            raise ValueError(
-                "Unknown attribute '%s' is encountered while parsing the device "
-                "spec: '%s'." % (ps[0], spec)
-            )
-    return out
-
-
-def merge_device(outer: str, inner: str) -> str:
-    """The canonical device string of ``inner`` with unset fields taken from ``outer``."""
-    spec = _parse_device(outer)
-    spec.update(_parse_device(inner))
-    parts = ["/%s:%s" % (k, spec[k]) for k in _DEVICE_FIELDS if k in spec]
-    if "type" in spec:
-        parts.append("/device:%s:%s" % (spec["type"], spec["index"]))
-    return "".join(parts)
+def _colocate(op: Operation, coloc: list) -> None:
+    """Sets ``_class`` to the sorted union of the stack's groups and the device to the
+    innermost colocated device that is set."""
+    groups: set[bytes] = set()
+    device = ""
+    for other, other_device in reversed(coloc):
+        groups.update(other.colocation_groups())
+        if not device:
+            device = other_device or other.device
+    if device:
+        op.device = device
+    op.attrs = {**op.attrs, "_class": [g.decode() for g in sorted(groups)]}
 
 
 _local = threading.local()

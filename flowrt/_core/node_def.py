@@ -151,7 +151,7 @@ def node_def_of(op) -> NodeDef:
     inputs += ["^" + c.name for c in op.control_inputs]
     attrs = {}
     for k, v in op.attrs.items():
-        if k.startswith("_"):
+        if k.startswith("_") and k != "_class":  # flowrt's private attrs; TF shows _class
             continue
         a = attr_value(v)
         if a is not None:

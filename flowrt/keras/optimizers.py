@@ -36,7 +36,8 @@ class _OwnedState:
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         v = self._non_slot_dict.get(name)
         if v is None:
-            with colocate_with.graph.as_default():
+            g = colocate_with.graph
+            with g.as_default(), g.colocate_with(colocate_with):
                 v = Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[name] = v
         return v

@@ -8,10 +8,12 @@ with its infer rule, kernel and gradient together.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import convert_to_tensor, get_default_graph
+from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, slicing_ops
@@ -46,6 +48,9 @@ def embedding_lookup(
     contiguous blocks). With ``max_norm`` each looked-up row is clipped to that L2 norm.
     The gradient with respect to ``params`` is an ``IndexedSlices`` (only the looked-up
     rows), which optimizers apply as row updates.
+
+    As TF1, each gather (and each shard's shape) is colocated with its shard, so on a
+    cluster the rows are gathered on the ps task that holds the shard.
     """
     if params is None:
         raise ValueError("params must be specified")
@@ -63,11 +68,26 @@ def embedding_lookup(
         ids = convert_to_tensor(ids, name="ids")
         if len(params) > 1:
             return _sharded_lookup(params, ids, partition_strategy, max_norm)
-    result = slicing_ops.gather(params[0], ids, name=s.name)
-    with get_default_graph().name_scope(s.full + "/"):
+    g = get_default_graph()
+    with _colocated(params[0]):
+        result = slicing_ops.gather(params[0], ids, name=s.name)
         if max_norm is not None:
-            result = _clip_rows(result, ids, max_norm)
+            with g.name_scope(s.full + "/"):
+                result = _clip_rows(result, ids, max_norm)
+    with g.name_scope(s.full + "/"):
         return array_ops.identity(result)
+
+
+def _colocated(param):
+    """``colocate_with(param)`` for a tensor or variable (TF1 gathers where the shard is)."""
+    if isinstance(param, Tensor) or hasattr(param, "handle"):
+        return get_default_graph().colocate_with(param)
+    return contextlib.nullcontext()
+
+
+def _shape_of(param, out_type):
+    with _colocated(param):
+        return array_ops.shape(param, out_type=out_type)
 
 
 def _clip_rows(rows, ids, max_norm):
@@ -83,11 +103,14 @@ def _sharded_lookup(params, ids, strategy, max_norm):
     flat = array_ops.reshape(ids, [-1])
     parts = make_op(
         "ShardIds",
-        [flat] + [array_ops.shape(p, out_type=flat.dtype) for p in params],
+        [flat] + [_shape_of(p, flat.dtype) for p in params],
         {"n": n, "strategy": strategy},
     ).outputs
     shard_rows, positions = parts[:n], parts[n:]
-    rows = [slicing_ops.gather(p, r) for p, r in zip(params, shard_rows, strict=True)]
+    rows = []
+    for p, r in zip(params, shard_rows, strict=True):
+        with _colocated(p):
+            rows.append(slicing_ops.gather(p, r))
     stitched = make("StitchRows", list(positions) + rows, {"n": n})
     if ids.shape.is_fully_defined() and params[0].shape.ndims is not None:
         tail = params[0].shape.as_list()[1:]

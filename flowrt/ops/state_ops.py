@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 # The handle of a variable: TF's ``resource`` dtype (not numeric, never differentiated).
-resource = _dt.DType("resource", object)
+resource = _dt.resource
 
 
 class VariableResource:

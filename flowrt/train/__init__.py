@@ -17,6 +17,7 @@ from ..protos import (  # noqa: F401
 from .basic_session_run_hooks import *  # noqa: F403
 from .cluster import *  # noqa: F403
 from .coordinator import *  # noqa: F403
+from .device_setter import *  # noqa: F403
 from .input import *  # noqa: F403
 from .learning_rate_decay import *  # noqa: F403
 from .monitored_session import *  # noqa: F403

@@ -597,7 +597,8 @@ class Optimizer:
                 for gr, v in converted:
                     if gr is None:
                         continue
-                    with g.name_scope("update_" + v.op.name):
+                    # TF1: a variable's update ops are colocated with it.
+                    with g.name_scope("update_" + v.op.name), g.colocate_with(v):
                         if isinstance(gr, IndexedSlices):
                             update_ops.append(self._apply_sparse(gr, v))
                         else:
@@ -659,7 +660,7 @@ class Optimizer:
         key = (name, g)
         v = self._non_slot_dict.get(key)
         if v is None:
-            with g.as_default():
+            with g.as_default(), g.colocate_with(colocate_with):
                 v = Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[key] = v
         return v
@@ -748,7 +749,9 @@ def _create_slot_var(var, value, op_name):
             )
         return array_ops.fill(array_ops.shape(var.initial_value), array_ops.constant(value, dtype))
 
-    with g.as_default(), g.name_scope(None), g.control_dependencies(None):
+    # TF1: a slot is colocated with its variable (same device; ps device functions such
+    # as replica_device_setter do not see it).
+    with g.as_default(), g.name_scope(None), g.control_dependencies(None), g.colocate_with(var):
         return Variable(
             init,
             name=var.op.name + "/" + op_name,
@@ -769,13 +772,14 @@ def _increment(global_step, full_name):
     handle = getattr(global_step, "handle", None)
     if handle is None:
         raise TypeError("global_step must be a variable, got %r" % (global_step,))
-    one = array_ops.constant(1, global_step.dtype)
-    return state_ops.create_exact(
-        "AssignAddVariableOp",
-        [handle, one],
-        {"dtype": global_step.dtype, "validate_shape": True},
-        full_name,
-    )
+    with get_default_graph().colocate_with(global_step):
+        one = array_ops.constant(1, global_step.dtype)
+        return state_ops.create_exact(
+            "AssignAddVariableOp",
+            [handle, one],
+            {"dtype": global_step.dtype, "validate_shape": True},
+            full_name,
+        )
 
 
 def _sparse_parts(grad: IndexedSlices):
@@ -931,7 +935,7 @@ class AdamOptimizer(Optimizer):
     def _finish(self, update_ops, name, exact=False):
         g = get_default_graph()
         b1p, b2p = self._get_beta_accumulators()
-        with g.control_dependencies(update_ops):
+        with g.control_dependencies(update_ops), g.colocate_with(b1p):
             u1 = g._create_op(
                 "AssignMulVariableOp",
                 [b1p.handle, self._tensors["beta1"]],
