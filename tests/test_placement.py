@@ -239,11 +239,8 @@ def test_inner_devices_merge_and_another_job_keeps_its_task():
 
 
 def test_cluster_gives_the_number_of_ps_tasks():
-    class Spec:  # a ClusterSpec: anything with as_dict()
-        def as_dict(self):
-            return {"ps": ["a:1", "b:1", "c:1"], "worker": ["w:1"]}
-
-    for cluster in (Spec(), {"ps": ["a:1", "b:1", "c:1"], "worker": ["w:1"]}):
+    jobs = {"ps": ["a:1", "b:1", "c:1"], "worker": ["w:1"]}
+    for cluster in (fr.train.ClusterSpec(jobs), jobs):
         with fr.device(fr.train.replica_device_setter(ps_tasks=9, cluster=cluster)):
             vs = [fr.Variable(1.0) for _ in range(4)]
         assert [v.device[-1] for v in vs] == ["0", "1", "2", "0"]

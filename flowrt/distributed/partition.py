@@ -24,7 +24,8 @@ import pickle
 from typing import Any
 
 from .. import errors
-from .._core.graph import Graph, Operation, Tensor, _parse_device
+from .._core.device_spec import DeviceSpec
+from .._core.graph import Graph, Operation, Tensor
 from .._core.registry import get_op_def
 
 __all__ = ["Task", "LOCAL", "Part", "partition", "PartSpec", "build_part_graph"]
@@ -66,11 +67,11 @@ def _placed_task(op: Operation, own: Task, cluster) -> Task | None:
     """The task ``op.device`` names (job defaulting to none, task to 0), or None."""
     if not op.device:
         return None
-    spec = _parse_device(op.device)
-    job = spec.get("job")
+    spec = DeviceSpec.from_string(op.device)
+    job = spec.job
     if job is None or job == "localhost":
         return None
-    index = int(spec.get("task", 0))
+    index = spec.task or 0
     if job not in cluster.jobs or index not in cluster.task_indices(job):
         known = ", ".join("/job:%s/task:%d" % (j, i) for j, i, _ in cluster.tasks())
         raise errors.InvalidArgumentError(

@@ -80,24 +80,10 @@ class _ReplicaDeviceChooser:
 
 
 def _jobs(cluster: Any) -> Mapping[str, Any]:
-    """``{job name: tasks}`` of a ``ClusterSpec`` (anything with ``as_dict()``) or dict."""
-    as_dict = getattr(cluster, "as_dict", None)
-    if callable(as_dict):
-        return as_dict()
-    if isinstance(cluster, Mapping):
-        for job, tasks in cluster.items():
-            if not isinstance(job, str):
-                raise TypeError("Job names must be strings, got %r in cluster %r" % (job, cluster))
-            if not isinstance(tasks, (list, tuple, Mapping)):
-                raise TypeError(
-                    "The tasks for job %r must be a list or a dictionary from integers to "
-                    "strings, got %r" % (job, tasks)
-                )
-        return cluster
-    raise TypeError(
-        "`cluster` must be a dictionary mapping one or more job names to lists of "
-        "network addresses, or a ClusterSpec, got %s" % type(cluster).__name__
-    )
+    """``{job name: tasks}`` of a ``ClusterSpec`` or a dict (checked as ClusterSpec does)."""
+    from .cluster import ClusterSpec
+
+    return ClusterSpec(cluster).as_dict()
 
 
 def replica_device_setter(
