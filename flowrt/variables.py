@@ -26,6 +26,7 @@ from ._core.graph import (
     Tensor,
     TensorOperators,
     _session_for,
+    constant_op,
     convert_to_tensor,
     get_default_graph,
 )
@@ -687,40 +688,26 @@ def local_variables_initializer() -> Operation:
 initialize_local_variables = local_variables_initializer
 
 
-def _report_infer(op):
-    return [(_dt.string, TensorShape([None]))]
-
-
-def _report_kernel(ctx, op, *handles):
-    names = [n for n, h in zip(op.attrs["names"], handles, strict=True) if h.value is None]
-    out = np.empty(len(names), dtype=object)
-    out[:] = [n.encode("utf-8") for n in names]
-    return (out,)
-
-
-register_op(
-    "ReportUninitializedVariables",
-    infer=_report_infer,
-    kernel=_report_kernel,
-    grad=NOT_DIFFERENTIABLE,
-    stateful=True,
-)
-
-
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
-    """A 1-D string tensor: the names of the variables not yet initialized."""
+    """A 1-D string tensor: the names of the variables not yet initialized.
+
+    As in TF1, each variable's check runs where the variable lives (on its cluster
+    task), and only the booleans travel.
+    """
+    from .ops import array_ops, indexing_ops, math_ops
+
     if var_list is None:
         var_list = global_variables() + local_variables()
     var_list = list(var_list)
     g = get_default_graph()
     with g.name_scope(name):
-        return g._create_op(
-            "ReportUninitializedVariables",
-            [v.handle for v in var_list],
-            {"names": [v.op.name for v in var_list]},
-            None,
-            "ReportUninitializedVariables",
-        ).outputs[0]
+        if not var_list:
+            return constant_op(np.array([], dtype=object), _dt.string)
+        missing = math_ops.logical_not(
+            array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
+        )
+        names = constant_op(np.array([v.op.name.encode() for v in var_list], dtype=object))
+        return indexing_ops.boolean_mask(names, missing)
 
 
 def _assert_init_kernel(ctx, op, *handles):
@@ -754,6 +741,15 @@ def assert_variables_initialized(var_list=None):
     var_list = list(var_list)
     if not var_list:
         return None
+    if len(var_list) == 1:
+        return _assert_initialized(var_list)
+    # One check per variable, on the variable's own task (a cluster), grouped.
+    from .ops.array_ops import group
+
+    return group(*[_assert_initialized([v]) for v in var_list])
+
+
+def _assert_initialized(var_list):
     return make_op(
         "AssertVariablesInitialized",
         [v.handle for v in var_list],

@@ -52,12 +52,13 @@ def dequeue_forever(cluster, index):
 
 def model(cluster, index):
     """The between-graph replicated model of ``train_worker``: linear regression with
-    its variables on the ps task."""
-    with fr.device("/job:ps/task:0"):
+    its variables on the ps tasks, placed by ``replica_device_setter``."""
+    with fr.device(
+        fr.train.replica_device_setter(worker_device="/job:worker/task:%d" % index, cluster=cluster)
+    ):
         global_step = fr.train.get_or_create_global_step()
         w = fr.get_variable("w", [3, 1], initializer=fr.zeros_initializer())
         b = fr.get_variable("b", [1], initializer=fr.zeros_initializer())
-    with fr.device("/job:worker/task:%d" % index):
         x = fr.placeholder(fr.float32, [None, 3])
         y = fr.placeholder(fr.float32, [None, 1])
         loss = fr.reduce_mean(fr.square(fr.matmul(x, w) + b - y))

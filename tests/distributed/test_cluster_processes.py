@@ -13,8 +13,9 @@ from . import programs
 
 def test_between_graph_replicated_async_sgd_converges(make_cluster, processes, ray_session):
     ray = ray_session
-    cluster = make_cluster(ps=1, worker=2)
-    fr.train.Server(cluster, "ps", 0)
+    cluster = make_cluster(ps=2, worker=2)
+    for i in range(2):
+        fr.train.Server(cluster, "ps", i)
     w0, w1 = processes(2)
     first = w0.call.remote(programs.train_worker, cluster.as_dict(), 0, 60, 0)
     second = w1.call.remote(programs.train_worker, cluster.as_dict(), 1, 60, 1)
@@ -22,6 +23,12 @@ def test_between_graph_replicated_async_sgd_converges(make_cluster, processes, r
     assert l0_last < 0.05 * l0_first and l1_last < 0.05
     with fr.Graph().as_default():
         x, y, w, b, loss, train, global_step = programs.model(cluster, 0)
+        # Round robin over the two ps tasks: global_step, w, b.
+        assert [v.device for v in (global_step, w, b)] == [
+            "/job:ps/task:0",
+            "/job:ps/task:1",
+            "/job:ps/task:0",
+        ]
         with fr.Session("grpc://" + cluster.task_address("ps", 0)) as sess:
             # Both workers' updates reached the one global_step on the ps.
             assert sess.run(global_step) == 120

@@ -208,3 +208,28 @@ def test_the_cluster_runs_with_ray_token_authentication(ray_session):
     from ray._raylet import AuthenticationMode, get_authentication_mode
 
     assert get_authentication_mode() == AuthenticationMode.TOKEN
+
+
+def test_adam_slots_live_with_their_variables_on_the_ps_tasks(ps_worker):
+    cluster, _, worker = ps_worker
+    with fr.Graph().as_default():
+        with fr.device(fr.train.replica_device_setter(cluster=cluster)):
+            w = fr.get_variable("w", [4], initializer=fr.ones_initializer())
+            b = fr.get_variable("b", [], initializer=fr.zeros_initializer())
+            loss = fr.reduce_sum(fr.square(w - 3.0)) + fr.square(b + 1.0)
+            opt = fr.train.AdamOptimizer(0.3)
+            train = opt.minimize(loss)
+        assert [opt.get_slot(w, "m").device, opt.get_slot(b, "v").device] == [
+            "/job:ps/task:0",
+            "/job:ps/task:1",
+        ]
+        with fr.Session(worker.target) as sess:
+            sess.run(fr.global_variables_initializer())
+            first = sess.run(loss)
+            for _ in range(40):
+                sess.run(train)
+            assert sess.run(loss) < 0.05 * first
+        # The slots are state of the ps tasks: another session reads the same values.
+        with fr.Session(worker.target) as sess:
+            assert sess.run(opt.get_slot(w, "m")).shape == (4,)
+            assert abs(sess.run(w)[0] - 3.0) < 0.3
