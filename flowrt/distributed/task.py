@@ -17,7 +17,10 @@ and its private resources freed.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import threading
+import time
 
 from .. import errors
 from .._core.executor import ConcurrentRun, RunContext
@@ -30,6 +33,12 @@ from .partition import build_part_graph
 __all__ = ["TaskRuntime", "WATCH_SECONDS", "task_actor_class"]
 
 WATCH_SECONDS = 0.5
+
+# A part runs on a thread of the task if it may wait or took longer than this before.
+INLINE_SECONDS = 0.002
+
+# The most parts of one task that may wait at once (each holds a thread while it does).
+MAX_WAITING_PARTS = 1000
 
 _INTERRUPTED = "The run was interrupted by its client."
 
@@ -59,6 +68,10 @@ class TaskRuntime:
         self._pending: dict[tuple[str, int], RunContext] = {}
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        # Threads for parts that may wait, made as needed (one per part in flight).
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            MAX_WAITING_PARTS, thread_name_prefix="flowrt-task-part"
+        )
         self._watchdog = threading.Thread(
             target=self._watch, name="flowrt-task-watchdog", daemon=True
         )
@@ -70,7 +83,7 @@ class TaskRuntime:
 
     # --- clients ------------------------------------------------------------------
 
-    def hello(self, client_id: str, token_box: list) -> tuple[dict, str, int]:
+    async def hello(self, client_id: str, token_box: list) -> tuple[dict, str, int]:
         """Registers a client (a session) by the Ray object it owns in ``token_box``
         (its liveness token). Returns the cluster, job and index."""
         with self._lock:
@@ -79,9 +92,12 @@ class TaskRuntime:
                 self._clients[client_id] = _Client(token_box[0], scoped)
         return self.cluster, self.job, self.index
 
-    def drop_client(self, client_id: str) -> None:
+    async def drop_client(self, client_id: str) -> None:
         """Ends a client's session here: its runs are cancelled and rolled back, and
         its private resources (queues without a shared_name, readers) are freed."""
+        self._drop(client_id)
+
+    def _drop(self, client_id: str) -> None:
         with self._lock:
             client = self._clients.pop(client_id, None)
             runs = [(k, c) for k, c in self._inflight.items() if k[0] == client_id]
@@ -97,7 +113,7 @@ class TaskRuntime:
 
     # --- runs ---------------------------------------------------------------------
 
-    def run_part(
+    async def run_part(
         self,
         client_id: str,
         run_id: int,
@@ -107,6 +123,11 @@ class TaskRuntime:
         timeout: float | None,
     ) -> tuple:
         """Runs one part of a client's run.
+
+        A part that may wait (a dequeue), runs Python code, or took longer than
+        ``INLINE_SECONDS`` before runs on a worker thread of the task (made when
+        needed); a quick one runs in the actor's event loop, which costs no thread
+        hand-off.
 
         Returns ``("ok", values, pending)``, ``("missing",)`` if the part's ops must be
         sent (``blob``) first, or ``("error", code, message, op_name)``.
@@ -135,6 +156,24 @@ class TaskRuntime:
         with self._lock:
             self._inflight[rkey] = ctx
         try:
+            if plan.blocking or plan.opaque or plan.seconds > INLINE_SECONDS:
+                loop = asyncio.get_running_loop()
+                got = await loop.run_in_executor(self._pool, self._execute, plan, ctx, feeds)
+            else:
+                got = self._execute(plan, ctx, feeds)
+        finally:
+            with self._lock:
+                self._inflight.pop(rkey, None)
+        if got[0] == "ok" and ctx.journal:
+            with self._lock:
+                self._pending[rkey] = ctx
+            return ("ok", got[1], True)
+        return got
+
+    @staticmethod
+    def _execute(plan: Plan, ctx: RunContext, feeds: list) -> tuple:
+        t0 = time.perf_counter()
+        try:
             if not plan.blocking:
                 vals = plan.fn(ctx, feeds)
             elif plan.straight:
@@ -149,22 +188,18 @@ class TaskRuntime:
                     raise
                 e = errors.UnknownError(None, None, "%s: %s" % (type(e).__name__, e))
             return ("error", e.error_code, e.message, e.op.name if e.op is not None else None)
-        finally:
-            with self._lock:
-                self._inflight.pop(rkey, None)
-        if ctx.journal:
-            with self._lock:
-                self._pending[rkey] = ctx
-        return ("ok", vals, bool(ctx.journal))
+        if not plan.blocking:
+            plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
+        return ("ok", vals, False)
 
-    def finish(self, client_id: str, run_id: int, commit: bool) -> None:
+    async def finish(self, client_id: str, run_id: int, commit: bool) -> None:
         """Ends a pending part: its dequeues stand (``commit``) or go back."""
         with self._lock:
             ctx = self._pending.pop((client_id, run_id), None)
         if ctx is not None and not commit:
             ctx.rollback()
 
-    def cancel(self, client_id: str, run_id: int) -> None:
+    async def cancel(self, client_id: str, run_id: int) -> None:
         """Interrupts a part in flight: it takes nothing and gives back what it took."""
         with self._lock:
             ctx = self._inflight.get((client_id, run_id))
@@ -173,12 +208,13 @@ class TaskRuntime:
 
     # --- liveness -----------------------------------------------------------------
 
-    def ping(self) -> str:
+    async def ping(self) -> str:
         return self.name
 
-    def join(self) -> None:
+    async def join(self) -> None:
         """Returns when the task stops (never, unless its process ends)."""
-        self._stopped.wait()
+        while not self._stopped.is_set():
+            await asyncio.sleep(1.0)
 
     def _watch(self) -> None:
         ray = ray_cluster.ray_module()
@@ -193,9 +229,9 @@ class TaskRuntime:
                 except ray.exceptions.GetTimeoutError:
                     continue
                 except Exception:  # OwnerDiedError and kin: the client's process died
-                    self.drop_client(client_id)
+                    self._drop(client_id)
 
-    def stats(self) -> dict[str, int]:
+    async def stats(self) -> dict[str, int]:
         """Runs in flight and pending here, and sessions known (tests, debugging)."""
         with self._lock:
             return {

@@ -25,8 +25,9 @@ LOCAL_SERVERS: dict[str, tuple[dict, str, int]] = {}
 _SERVERS: list["Server"] = []
 _lock = threading.Lock()
 
-# Actor threads: each remote part in flight (a waiting dequeue included) holds one.
-MAX_CONCURRENT_PARTS = 1000
+# Remote parts one task runs at once (asyncio tasks of its actor; a part that waits
+# holds one of the task's threads, made as needed).
+MAX_CONCURRENT_PARTS = 10000
 
 
 class Server:

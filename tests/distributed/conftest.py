@@ -14,9 +14,19 @@ from flowrt.distributed import ray_cluster
 
 @pytest.fixture(scope="session")
 def ray_session():
+    """A Ray instance of this test session's own: never one that another process (a
+    concurrent test run, another venv's job) started, whose workers would run another
+    environment's code and which would end with that process."""
     ray = ray_cluster.ray_module()
     started_here = not ray.is_initialized()
-    ray_cluster.connect()
+    if started_here:
+        ray.init(
+            address="local",
+            namespace=ray_cluster.NAMESPACE,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
     yield ray
     if started_here:
         ray.shutdown()
