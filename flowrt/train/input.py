@@ -11,6 +11,9 @@ Each function builds a queue, the ops that fill it, and registers a ``QueueRunne
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence, Sized
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
+
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor
@@ -20,6 +23,19 @@ from ..ops.common import make_op
 from ..ops.const_eval import static_value
 from ..scopes import control_dependencies, name_scope
 from .queue_runner import QueueRunner, add_queue_runner
+
+if TYPE_CHECKING:
+    from .._core.graph import Operation
+    from .._core.typing import ShapeLike, TensorLike
+    from ..ops.data_flow_ops import FIFOQueue
+    from ..ops.sparse_ops import SparseTensor
+    from ..variables import Variable
+
+# What the batching functions take: a list or dict of tensors (or of sparse tensors), or
+# one tensor. They return the same structure, batched (a one-tensor list gives the tensor).
+_Tensors: TypeAlias = (
+    "Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike"
+)
 
 __all__ = [
     "limit_epochs",
@@ -44,7 +60,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-def limit_epochs(tensor, num_epochs=None, name=None):
+def limit_epochs(tensor: Tensor, num_epochs: int | None = None, name: str | None = None) -> Tensor:
     """Returns ``tensor`` ``num_epochs`` times, then raises OutOfRangeError.
 
     Counts in a local variable ``<scope>/epochs``; run
@@ -82,17 +98,17 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 
 
 def input_producer(
-    input_tensor,
-    element_shape=None,
-    num_epochs=None,
-    shuffle=True,
-    seed=None,
-    capacity=32,
-    shared_name=None,
-    summary_name=None,
-    name=None,
-    cancel_op=None,
-):
+    input_tensor: TensorLike,
+    element_shape: ShapeLike = None,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    summary_name: str | None = None,
+    name: str | None = None,
+    cancel_op: Operation | None = None,
+) -> FIFOQueue:
     """Outputs the rows (slices along the first dimension) of ``input_tensor`` to a queue.
 
     Args:
@@ -115,24 +131,24 @@ def input_producer(
     from ..ops import data_flow_ops
 
     with name_scope(name, "input_producer", [input_tensor]):
-        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
-        element_shape = _row_shape(input_tensor.shape).merge_with(as_shape(element_shape))
+        rows = convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = _row_shape(rows.shape).merge_with(as_shape(element_shape))
         if not element_shape.is_fully_defined():
             raise ValueError(
                 "Either `input_tensor` must have a fully defined shape or "
                 "`element_shape` must be specified"
             )
         if shuffle:
-            input_tensor = _random_shuffle(input_tensor, seed=seed)
-        input_tensor = limit_epochs(input_tensor, num_epochs)
+            rows = _random_shuffle(rows, seed=seed)
+        rows = limit_epochs(rows, num_epochs)
         q = data_flow_ops.FIFOQueue(
             capacity=capacity,
-            dtypes=[input_tensor.dtype],
+            dtypes=[rows.dtype],
             shapes=[element_shape],
             shared_name=shared_name,
             name=name,
         )
-        enq = q.enqueue_many([input_tensor])
+        enq = q.enqueue_many([rows])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
         if summary_name is not None:
             _fraction_full(summary_name, q.size(), 0, capacity)
@@ -140,15 +156,15 @@ def input_producer(
 
 
 def string_input_producer(
-    string_tensor,
-    num_epochs=None,
-    shuffle=True,
-    seed=None,
-    capacity=32,
-    shared_name=None,
-    name=None,
-    cancel_op=None,
-):
+    string_tensor: TensorLike,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    name: str | None = None,
+    cancel_op: Operation | None = None,
+) -> FIFOQueue:
     """Outputs strings (e.g. filenames) to a queue for an input pipeline.
 
     Args:
@@ -169,7 +185,7 @@ def string_input_producer(
     if (
         not isinstance(string_tensor, Tensor)
         and not hasattr(string_tensor, "_as_tensor")
-        and not len(string_tensor)
+        and not len(cast(Sized, string_tensor))
     ):
         raise ValueError(not_null_err)
     with name_scope(name, "input_producer", [string_tensor]) as scope:
@@ -191,8 +207,14 @@ def string_input_producer(
 
 
 def range_input_producer(
-    limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
-):
+    limit: TensorLike,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> FIFOQueue:
     """Outputs the integers 0 .. limit-1 to a queue (see ``input_producer``)."""
     from ..ops.array_ops import range as _range
 
@@ -212,8 +234,14 @@ def range_input_producer(
 
 
 def slice_input_producer(
-    tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
-):
+    tensor_list: Sequence[TensorLike],
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> list[Tensor]:
     """Produces a slice (row) of each tensor of ``tensor_list``, the same row of all.
 
     Args:
@@ -247,7 +275,7 @@ def slice_input_producer(
         return [gather(t, index) for t in tensor_list]
 
 
-def match_filenames_once(pattern, name=None):
+def match_filenames_once(pattern: TensorLike, name: str | None = None) -> Variable:
     """A local variable holding the file names matching ``pattern``, computed once
     (by ``fr.local_variables_initializer()``)."""
     from ..ops.io_ops import matching_files
@@ -559,17 +587,17 @@ def _shuffle_factory(capacity, min_after_dequeue, seed, shared_name):
 
 
 def batch(
-    tensors,
-    batch_size,
-    num_threads=1,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: _Tensors,
+    batch_size: TensorLike,
+    num_threads: int = 1,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Creates batches of tensors in ``tensors``, filled by ``num_threads`` runners.
 
     Args:
@@ -610,16 +638,16 @@ def batch(
 
 
 def batch_join(
-    tensors_list,
-    batch_size,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[_Tensors],
+    batch_size: TensorLike,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Like ``batch``, with one enqueue loop per element of ``tensors_list`` (a list of
     tensor lists or dicts of the same structure)."""
     return _batch_impl(
@@ -638,18 +666,18 @@ def batch_join(
 
 
 def shuffle_batch(
-    tensors,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    num_threads=1,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: _Tensors,
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    num_threads: int = 1,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Creates batches by randomly shuffling ``tensors`` in a ``RandomShuffleQueue``.
 
     Args:
@@ -679,17 +707,17 @@ def shuffle_batch(
 
 
 def shuffle_batch_join(
-    tensors_list,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[_Tensors],
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Like ``shuffle_batch``, with one enqueue loop per element of ``tensors_list``."""
     return _batch_impl(
         tensors_list,
@@ -712,18 +740,18 @@ def shuffle_batch_join(
 
 
 def maybe_batch(
-    tensors,
-    keep_input,
-    batch_size,
-    num_threads=1,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: _Tensors,
+    keep_input: TensorLike,
+    batch_size: TensorLike,
+    num_threads: int = 1,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``batch`` that enqueues an example only where ``keep_input`` is True.
 
     Args:
@@ -753,17 +781,17 @@ def maybe_batch(
 
 
 def maybe_batch_join(
-    tensors_list,
-    keep_input,
-    batch_size,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[_Tensors],
+    keep_input: TensorLike,
+    batch_size: TensorLike,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``batch_join`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
     return _batch_impl(
@@ -783,19 +811,19 @@ def maybe_batch_join(
 
 
 def maybe_shuffle_batch(
-    tensors,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    keep_input,
-    num_threads=1,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: _Tensors,
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    keep_input: TensorLike,
+    num_threads: int = 1,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``shuffle_batch`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
     return _batch_impl(
@@ -815,18 +843,18 @@ def maybe_shuffle_batch(
 
 
 def maybe_shuffle_batch_join(
-    tensors_list,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    keep_input,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[_Tensors],
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    keep_input: TensorLike,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``shuffle_batch_join`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
     return _batch_impl(

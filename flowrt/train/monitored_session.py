@@ -188,7 +188,13 @@ def _check_disjoint(feeds1, feeds2, message):
 class _MonitoredSession:
     """The shared body of ``MonitoredSession`` and ``SingularMonitoredSession``."""
 
-    def __init__(self, session_creator, hooks, should_recover, stop_grace_period_secs=120):
+    def __init__(
+        self,
+        session_creator: SessionCreator,
+        hooks: Sequence[SessionRunHook] | None,
+        should_recover: bool,
+        stop_grace_period_secs: float = 120,
+    ) -> None:
         self._graph = get_default_graph()
         self._graph_was_finalized = self._graph.finalized
         self._hooks = list(hooks or [])
