@@ -35,7 +35,7 @@ from .._core.graph import GraphKeys, get_default_graph
 from ..session import RunMetadata, RunOptions
 from . import basic_session_run_hooks as _hooks
 from .coordinator import Coordinator
-from .queue_runner import _single, start_queue_runners, start_queue_runners_async
+from .queue_runner import QueueRunnerTasks, _single, start_queue_runners, start_queue_runners_async
 from .scaffold import ChiefSessionCreator, Scaffold, SessionCreator, WorkerSessionCreator
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 
@@ -201,16 +201,16 @@ class _MonitoredSession:
         self._creator = session_creator
         self._should_recover = should_recover
         self._grace = stop_grace_period_secs
-        self._tf_sess = None
-        self._coord = None
+        self._tf_sess: Session | None = None
+        self._coord: Coordinator | None = None
         self._threads: list = []
-        self._tasks = None
+        self._tasks: QueueRunnerTasks | None = None
         self._hooks_stop = False
         self._needs_recovery = False
         self._closed = False
-        self._nursery = None
-        self._stack = None
-        self._mode = _Async() if trio.lowlevel.in_trio_run() else _Sync()
+        self._nursery: trio.Nursery | None = None
+        self._stack: contextlib.AsyncExitStack[bool | None] | None = None
+        self._mode: _Async | _Sync = _Async() if trio.lowlevel.in_trio_run() else _Sync()
         if not self._mode.is_async:
             _drive(self._open())
 
@@ -317,8 +317,10 @@ class _MonitoredSession:
         if self._needs_recovery:
             return False
         try:
-            self._coord.raise_requested_exception()
-            if self._coord.should_stop():
+            coord = self._coord
+            assert coord is not None  # made with the session
+            coord.raise_requested_exception()
+            if coord.should_stop():
                 return True
         except _PREEMPTION_ERRORS:
             if not self._should_recover:
