@@ -22,7 +22,7 @@ import enum
 import os
 import struct
 import zlib
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Self, TypeAlias
 
 import google_crc32c
 
@@ -75,6 +75,13 @@ _TYPE_STRING = {
 _FROM_STRING = {v: k for k, v in _TYPE_STRING.items()}
 
 
+# A file name, as os.fsdecode takes it.
+_Path: TypeAlias = "str | bytes | os.PathLike[str] | os.PathLike[bytes]"
+# A compression type: the enum (or its int value), its name ("ZLIB", "GZIP", ""), None
+# for none, or the options holding one.
+_CompressionLike: TypeAlias = "TFRecordOptions | TFRecordCompressionType | int | str | None"
+
+
 class TFRecordOptions:
     """Options of a TFRecord file: its compression and zlib's settings.
 
@@ -103,16 +110,16 @@ class TFRecordOptions:
 
     def __init__(
         self,
-        compression_type=None,
-        flush_mode=None,
-        input_buffer_size=None,
-        output_buffer_size=None,
-        window_bits=None,
-        compression_level=None,
-        compression_method=None,
-        mem_level=None,
-        compression_strategy=None,
-    ):
+        compression_type: _CompressionLike = None,
+        flush_mode: int | None = None,
+        input_buffer_size: int | None = None,
+        output_buffer_size: int | None = None,
+        window_bits: int | None = None,
+        compression_level: int | None = None,
+        compression_method: int | None = None,
+        mem_level: int | None = None,
+        compression_strategy: int | None = None,
+    ) -> None:
         self.compression_type = _compression_type(compression_type)
         self.flush_mode = flush_mode
         self.input_buffer_size = input_buffer_size
@@ -124,7 +131,7 @@ class TFRecordOptions:
         self.compression_strategy = compression_strategy
 
     @classmethod
-    def get_compression_type_string(cls, options) -> str:
+    def get_compression_type_string(cls, options: _CompressionLike) -> str:
         """``"ZLIB"``, ``"GZIP"`` or ``""`` for ``options`` (TFRecordOptions, a type, or
         a string)."""
         if options is None:
@@ -133,7 +140,7 @@ class TFRecordOptions:
             return _TYPE_STRING[options.compression_type]
         return _TYPE_STRING[_compression_type(options)]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TFRecordOptions(compression_type=%r)" % _TYPE_STRING[self.compression_type]
 
 
@@ -189,7 +196,7 @@ class TFRecordWriter:
     ``close()``. The bytes are those TF's writer produces for the same records.
     """
 
-    def __init__(self, path, options=None):
+    def __init__(self, path: _Path, options: _CompressionLike = None) -> None:
         self._path = os.fsdecode(path)
         opts = options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
         self._ctype = opts.compression_type
@@ -220,7 +227,7 @@ class TFRecordWriter:
             raw = self._z.compress(raw)
         self._file.write(raw)
 
-    def write(self, record) -> None:
+    def write(self, record: bytes | str) -> None:
         """Appends one record (bytes, or a str encoded as UTF-8)."""
         if isinstance(record, str):
             record = record.encode("utf-8")
@@ -247,10 +254,10 @@ class TFRecordWriter:
             self._file.close()
             self._file = None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self):
@@ -312,7 +319,7 @@ class RecordFile:
 
     _BLOCK = 1 << 18
 
-    def __init__(self, path, compression=None):
+    def __init__(self, path: _Path, compression: _CompressionLike = None) -> None:
         self.path = os.fsdecode(path)
         ctype = _compression_type(compression)
         try:
@@ -398,7 +405,7 @@ class RecordFile:
             self.close()
 
 
-def tf_record_iterator(path, options=None) -> Iterator[bytes]:
+def tf_record_iterator(path: _Path, options: _CompressionLike = None) -> Iterator[bytes]:
     """Yields the records of the TFRecord file ``path`` in order.
 
     Args:

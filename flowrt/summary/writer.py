@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import weakref
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -24,6 +24,9 @@ from ..python_io import encode_record, tf_record_iterator
 from .protos import Event, SessionLog, Summary, TaggedRunMetadata
 from .protos import graph_def as _graph_def
 from .run_metadata import run_metadata_proto
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["FileWriter", "read_events"]
 
@@ -87,14 +90,14 @@ class FileWriter:
 
     def __init__(
         self,
-        logdir,
-        graph=None,
-        max_queue=10,
-        flush_secs=120,
-        graph_def=None,
-        filename_suffix=None,
-        session=None,
-    ):
+        logdir: str | os.PathLike[str],
+        graph: Graph | None = None,
+        max_queue: int = 10,
+        flush_secs: float = 120,
+        graph_def: Any = None,
+        filename_suffix: str | None = None,
+        session: Session | None = None,
+    ) -> None:
         if session is not None:
             raise NotImplementedError(
                 "FileWriter(session=...) writes to a database in TF1; "
@@ -106,8 +109,8 @@ class FileWriter:
         self._suffix = filename_suffix or ""
         self._lock = threading.Lock()
         self._run_tags: set[str] = set()
-        self._file = None
-        self._path = None
+        self._file: BinaryIO | None = None
+        self._path = ""
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
