@@ -7,7 +7,7 @@ one (``TensorLike``, ``DTypeLike``, ``ShapeLike``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Union
 
 import numpy as np
@@ -57,3 +57,13 @@ AxisLike: TypeAlias = Union[int, Sequence[int], "Tensor", np.ndarray, None]
 
 OpOrTensor: TypeAlias = Union["Operation", "Tensor"]
 """A graph element a session can run or a control dependency can name."""
+
+InitializerLike: TypeAlias = Union[Callable[..., Any], TensorLike, None]
+"""A variable's initializer: an initializer object or function called as
+``init(shape, dtype=, partition_info=)``, or a value or tensor to start from."""
+
+Regularizer: TypeAlias = Callable[[Any], Any]
+"""``regularizer(variable) -> loss tensor or None``."""
+
+Constraint: TypeAlias = Callable[["Tensor"], "Tensor"]
+"""A projection applied after an optimizer's update: ``constraint(value) -> value``."""
