@@ -167,7 +167,8 @@ class Dense(Layer):
       units: the output size.
       activation: a name ("relu", ...), a callable, or None (linear).
       use_bias: whether to add a bias.
-      kernel_initializer, bias_initializer: names or initializers.
+      kernel_initializer: a name or an initializer.
+      bias_initializer: a name or an initializer.
     """
 
     def __init__(

@@ -87,9 +87,17 @@ class Conv2D(Layer):
       padding: ``"valid"`` (default) or ``"same"``, case-insensitive.
       data_format: ``"channels_last"`` (NHWC).
       dilation_rate: an int or a pair; default 1.
-      activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-        bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint,
-        trainable, name: as for ``Dense``.
+      activation: as for ``Dense``; so are the arguments below.
+      use_bias: whether to add ``bias``.
+      kernel_initializer: the kernel's initializer.
+      bias_initializer: the bias' initializer.
+      kernel_regularizer: the kernel's regularizer.
+      bias_regularizer: the bias' regularizer.
+      activity_regularizer: a regularizer of the output.
+      kernel_constraint: the kernel's constraint.
+      bias_constraint: the bias' constraint.
+      trainable: as for ``Layer``.
+      name: as for ``Layer``.
 
     Note (flowrt): ``"channels_first"`` raises ValueError (NHWC kernels only).
     """

@@ -41,11 +41,13 @@ class Dense(Layer):
       use_bias: whether to add ``bias``.
       kernel_initializer: default: the scope's initializer, else glorot_uniform.
       bias_initializer: default zeros.
-      kernel_regularizer, bias_regularizer: ``fn(variable) -> loss`` added to
-        ``REGULARIZATION_LOSSES``.
+      kernel_regularizer: ``fn(variable) -> loss`` added to ``REGULARIZATION_LOSSES``.
+      bias_regularizer: the same for the bias.
       activity_regularizer: ``fn(output) -> loss``, also a regularization loss.
-      kernel_constraint, bias_constraint: stored as the variables' ``constraint``.
-      trainable, name: as for ``Layer``.
+      kernel_constraint: stored as the kernel variable's ``constraint``.
+      bias_constraint: stored as the bias variable's ``constraint``.
+      trainable: as for ``Layer``.
+      name: as for ``Layer``.
 
     Inputs of rank > 2 are multiplied along their last axis.
     """

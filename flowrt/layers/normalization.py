@@ -39,12 +39,18 @@ class BatchNormalization(Layer):
       axis: the feature axis (int; default -1, the channels of NHWC).
       momentum: the moving averages' decay (default 0.99).
       epsilon: added to the variance (default 1e-3).
-      center, scale: whether to add ``beta`` / multiply by ``gamma``.
-      beta_initializer, gamma_initializer, moving_mean_initializer,
-        moving_variance_initializer: initializers (zeros, ones, zeros, ones).
-      beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as for
-        ``Dense``.
-      trainable, name: as for ``Layer``.
+      center: whether to add ``beta``.
+      scale: whether to multiply by ``gamma``.
+      beta_initializer: default zeros.
+      gamma_initializer: default ones.
+      moving_mean_initializer: default zeros.
+      moving_variance_initializer: default ones.
+      beta_regularizer: as for ``Dense``.
+      gamma_regularizer: as for ``Dense``.
+      beta_constraint: as for ``Dense``.
+      gamma_constraint: as for ``Dense``.
+      trainable: as for ``Layer``.
+      name: as for ``Layer``.
 
     Note (flowrt): ``renorm``, ``virtual_batch_size`` and ``adjustment`` are not
     supported (NotImplementedError); ``fused`` is accepted and gives the same values

@@ -100,8 +100,8 @@ def mean(
     Args:
       values: a numeric tensor of any shape.
       weights: None, or a tensor broadcastable to ``values`` (rank 0 or same rank).
-      metrics_collections, updates_collections: lists of collections to add the value
-        and the update op to.
+      metrics_collections: collections to add the value to.
+      updates_collections: collections to add the update op to.
       name: the variable scope (default ``mean``), holding ``total`` and ``count``.
 
     Returns:

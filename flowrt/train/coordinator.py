@@ -208,7 +208,9 @@ class LooperThread(threading.Thread):
     Args:
       coord: a ``Coordinator``; the thread registers itself with it.
       timer_interval_secs: run at these time boundaries, or back to back if None.
-      target, args, kwargs: the code to run; else override ``run_loop``.
+      target: the function to run; else override ``run_loop``.
+      args: its positional arguments.
+      kwargs: its keyword arguments.
     """
 
     def __init__(

@@ -172,7 +172,11 @@ def string_input_producer(
       num_epochs: produce every string this many times, then close the queue (None:
         forever). Needs ``fr.local_variables_initializer()``.
       shuffle: shuffle the strings within each epoch.
-      seed, capacity, shared_name, name, cancel_op: as for ``input_producer``.
+      seed: as for ``input_producer``.
+      capacity: as for ``input_producer``.
+      shared_name: as for ``input_producer``.
+      name: as for ``input_producer``.
+      cancel_op: as for ``input_producer``.
 
     Returns:
       A ``FIFOQueue`` of scalar strings, with its ``QueueRunner`` in ``QUEUE_RUNNERS``.
@@ -246,8 +250,12 @@ def slice_input_producer(
 
     Args:
       tensor_list: tensors with the same size of the first dimension.
-      num_epochs, shuffle, seed, capacity, shared_name, name: as for
-        ``input_producer``.
+      num_epochs: as for ``input_producer``.
+      shuffle: as for ``input_producer``.
+      seed: as for ``input_producer``.
+      capacity: as for ``input_producer``.
+      shared_name: as for ``input_producer``.
+      name: as for ``input_producer``.
 
     Returns:
       A list of tensors, the i-th a row of ``tensor_list[i]``.
@@ -681,12 +689,18 @@ def shuffle_batch(
     """Creates batches by randomly shuffling ``tensors`` in a ``RandomShuffleQueue``.
 
     Args:
-      tensors, batch_size, num_threads, enqueue_many, shapes,
-      allow_smaller_final_batch, shared_name, name: as for ``batch``.
+      tensors: as for ``batch``.
+      batch_size: as for ``batch``.
       capacity: the queue's capacity; must exceed ``min_after_dequeue``.
       min_after_dequeue: the fewest elements left after a dequeue (until the input
         closes), which bounds how well the examples mix.
+      num_threads: as for ``batch``.
       seed: the op seed for the shuffling.
+      enqueue_many: as for ``batch``.
+      shapes: as for ``batch``.
+      allow_smaller_final_batch: as for ``batch``.
+      shared_name: as for ``batch``.
+      name: as for ``batch``.
 
     Raises:
       ValueError: if ``capacity <= min_after_dequeue``.
@@ -757,8 +771,16 @@ def maybe_batch(
     Args:
       keep_input: a bool tensor: a scalar (keep or drop the whole input) or, with
         ``enqueue_many``, a vector with one entry per example.
-      tensors, batch_size, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
-      allow_smaller_final_batch, shared_name, name: as for ``batch``.
+      tensors: as for ``batch``.
+      batch_size: as for ``batch``.
+      num_threads: as for ``batch``.
+      capacity: as for ``batch``.
+      enqueue_many: as for ``batch``.
+      shapes: as for ``batch``.
+      dynamic_pad: as for ``batch``.
+      allow_smaller_final_batch: as for ``batch``.
+      shared_name: as for ``batch``.
+      name: as for ``batch``.
 
     Raises:
       ValueError: if ``keep_input``'s rank is unknown, above 1, or 1 without

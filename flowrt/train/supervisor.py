@@ -67,9 +67,16 @@ class Supervisor:
 
     Args:
       graph: the graph (default: the default graph); finalized by the constructor.
-      ready_op, ready_for_local_init_op, init_op, local_init_op, summary_op, saver,
-        global_step, summary_writer: ``Supervisor.USE_DEFAULT`` takes each from its
-        graph collection or builds TF1's default; None disables it.
+      ready_op: the readiness check. This and the next seven arguments:
+        ``Supervisor.USE_DEFAULT`` takes each from its graph collection or builds
+        TF1's default; None disables it.
+      ready_for_local_init_op: the readiness check before ``local_init_op``.
+      init_op: initializes the model when nothing is restored.
+      local_init_op: run in every new session.
+      summary_op: the summary service's op.
+      saver: the checkpoint service's ``Saver``.
+      global_step: the global step.
+      summary_writer: the writer of the summaries.
       is_chief: a chief initializes or restores, and runs the standard services.
       init_feed_dict: feeds for ``init_op``.
       logdir: checkpoints and event files go here (and are restored from).
