@@ -195,7 +195,7 @@ def test_the_walk_reaches_functions_methods_and_properties() -> None:
     assert "flowrt.testing.asserts.assert_all_close" in found  # flowrt.testing
 
 
-def _unannotated_fn(x, y: int = 1):  # noqa: ANN001, ANN202 - the point of the test
+def _unannotated_fn(x, y: int = 1):  # unannotated on purpose
     return x
 
 
