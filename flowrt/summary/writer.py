@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Iterator, Protocol, TypeAlias
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -26,7 +26,19 @@ from .protos import graph_def as _graph_def
 from .run_metadata import run_metadata_proto
 
 if TYPE_CHECKING:
+    from ..session import RunMetadata as _SessionRunMetadata
     from ..session import Session
+
+
+class _Serializable(Protocol):
+    """A protobuf message, or anything else that serializes itself to one."""
+
+    def SerializeToString(self) -> bytes: ...
+
+
+# A serialized protobuf: its bytes, a fetched scalar string tensor (a 0-d object array),
+# or the message itself.
+_Serialized: TypeAlias = "bytes | bytearray | memoryview | np.ndarray | _Serializable"
 
 __all__ = ["FileWriter", "read_events"]
 
@@ -47,7 +59,7 @@ def _close_open_writers() -> None:
 atexit.register(_close_open_writers)
 
 
-def _serialized(obj, what: str) -> bytes:
+def _serialized(obj: object, what: str) -> bytes:
     """bytes from bytes, a 0-d string array (a fetched string tensor), or a protobuf-like
     object with ``SerializeToString``."""
     if isinstance(obj, np.ndarray) and obj.shape == () and obj.dtype == object:
@@ -94,7 +106,7 @@ class FileWriter:
         graph: Graph | None = None,
         max_queue: int = 10,
         flush_secs: float = 120,
-        graph_def: Any = None,
+        graph_def: _Serialized | None = None,
         filename_suffix: str | None = None,
         session: Session | None = None,
     ) -> None:
@@ -174,7 +186,7 @@ class FileWriter:
             event.step = int(global_step)
         self._add(event.SerializeToString())
 
-    def add_summary(self, summary: Any, global_step: int | None = None) -> None:
+    def add_summary(self, summary: _Serialized, global_step: int | None = None) -> None:
         """Adds a ``Summary``: the value of a fetched summary tensor (bytes) or a
         ``fr.summary.Summary``.
 
@@ -193,7 +205,10 @@ class FileWriter:
         self._add_what(global_step, summary=parsed)
 
     def add_graph(
-        self, graph: Graph | None, global_step: int | None = None, graph_def: Any = None
+        self,
+        graph: Graph | None,
+        global_step: int | None = None,
+        graph_def: _Serialized | None = None,
     ) -> None:
         """Adds a ``Graph`` for TensorBoard's graph tab.
 
@@ -215,7 +230,7 @@ class FileWriter:
             )
         self._add_what(global_step, graph_def=data)
 
-    def add_session_log(self, session_log: Any, global_step: int | None = None) -> None:
+    def add_session_log(self, session_log: _Serialized, global_step: int | None = None) -> None:
         """Adds a ``SessionLog`` (``START``, ``STOP`` or ``CHECKPOINT``); TensorBoard drops
         the events of steps after a ``START``'s step, so a restarted job's curves do not
         overlap.
@@ -227,7 +242,12 @@ class FileWriter:
         log = SessionLog.FromString(_serialized(session_log, "session_log"))
         self._add_what(global_step, session_log=log)
 
-    def add_run_metadata(self, run_metadata: Any, tag: str, global_step: int | None = None) -> None:
+    def add_run_metadata(
+        self,
+        run_metadata: _SessionRunMetadata | _Serialized,
+        tag: str,
+        global_step: int | None = None,
+    ) -> None:
         """Adds a run's metadata: TensorBoard's graph tab then shows, for the run named
         ``tag``, each node's compute time and output memory.
 
