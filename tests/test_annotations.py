@@ -75,8 +75,6 @@ NOT_YET_ANNOTATED = frozenset(
         "flowrt._core.graph",
         "flowrt.session",
         "flowrt.fetch_structures",
-        # fr.contrib.layers.
-        "flowrt.contrib.layers",
     }
 )
 
