@@ -326,6 +326,7 @@ class Conv2DTranspose(Conv2D):
     def call(self, inputs: Tensor) -> Tensor:
         static = inputs.shape.as_list()
         oh, ow = self._out_size(static[1], 0), self._out_size(static[2], 1)
+        out_shape: Tensor | list[int | None]
         if None in (static[0], oh, ow):
             dyn = array_ops.shape(inputs)
             size = [

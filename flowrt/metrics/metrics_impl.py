@@ -20,7 +20,7 @@ from ..var_scope import variable_scope
 from ..variables import Variable, VariableAggregation, VariableSynchronization
 
 if TYPE_CHECKING:
-    from .._core.typing import DTypeLike, ShapeLike, TensorLike
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "metric_variable",
@@ -46,7 +46,7 @@ __all__ = [
 
 
 def metric_variable(
-    shape: ShapeLike, dtype: DTypeLike, validate_shape: bool = True, name: str | None = None
+    shape: Sequence[int], dtype: DTypeLike, validate_shape: bool = True, name: str | None = None
 ) -> Variable:
     """A zero-initialized, non-trainable local variable in ``METRIC_VARIABLES``."""
     dtype = _dt.as_dtype(dtype)
