@@ -144,7 +144,7 @@ class TFRecordOptions:
         return "TFRecordOptions(compression_type=%r)" % _TYPE_STRING[self.compression_type]
 
 
-def _compression_type(value) -> TFRecordCompressionType:
+def _compression_type(value: _CompressionLike) -> TFRecordCompressionType:
     if value is None:
         return TFRecordCompressionType.NONE
     if isinstance(value, str):
@@ -164,7 +164,7 @@ def _compression_type(value) -> TFRecordCompressionType:
         ) from None
 
 
-def _wbits(ctype: TFRecordCompressionType, window_bits) -> int:
+def _wbits(ctype: TFRecordCompressionType, window_bits: int | None) -> int:
     bits = zlib.MAX_WBITS if window_bits is None else int(window_bits)
     return bits + 16 if ctype is TFRecordCompressionType.GZIP else bits
 
@@ -218,7 +218,7 @@ class TFRecordWriter:
                 else opts.compression_strategy,
             )
 
-    def _put(self, raw: bytes):
+    def _put(self, raw: bytes) -> None:
         if self._file is None:
             raise errors.FailedPreconditionError(
                 None, None, "TFRecordWriter for %s is closed" % self._path
@@ -260,7 +260,7 @@ class TFRecordWriter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         f = getattr(self, "_file", None)
         if f is not None:
             self.close()
@@ -299,7 +299,7 @@ class _Inflating:
         self._pos = pos + n
         return buf[pos : pos + n]
 
-    def close(self):
+    def close(self) -> None:
         self._raw.close()
 
 
@@ -344,7 +344,7 @@ class RecordFile:
             None, None, "%s record at offset %d in %s" % (what, self.offset, self.path)
         )
 
-    def _more(self, k: int):
+    def _more(self, k: int) -> tuple[bytes, int]:
         """The buffer and position with at least ``k`` unread bytes (fewer at the end)."""
         parts = [self._buf[self._pos :]]
         have = len(parts[0])

@@ -4,7 +4,7 @@ usual ``kernel_regularizer=``/``regularizer=`` arguments of layers and ``get_var
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .._core.graph import GraphKeys, convert_to_tensor, get_default_graph
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-def _check_scale(scale):
+def _check_scale(scale: object) -> bool:
     if isinstance(scale, numbers.Integral):
         raise ValueError("scale cannot be an integer: %s" % (scale,))
     if isinstance(scale, numbers.Real):
@@ -34,11 +34,13 @@ def _check_scale(scale):
     return False
 
 
-def _scaled(scale, scope, default, penalty):
+def _scaled(
+    scale: float | TensorLike, scope: str | None, default: str, penalty: Callable[[Tensor], Tensor]
+) -> Regularizer:
     if _check_scale(scale):
         return lambda _: None
 
-    def reg(weights):
+    def reg(weights: Tensor) -> Tensor:
         with get_default_graph().name_scope(scope or default) as name:
             s = convert_to_tensor(scale, dtype=weights.dtype, name="scale")
             return math_ops.multiply(s, penalty(weights), name=name)
@@ -73,7 +75,7 @@ def sum_regularizer(
     if not regs:
         return lambda _: None
 
-    def reg(weights):
+    def reg(weights: Tensor) -> Tensor | None:
         with get_default_graph().name_scope(scope or "sum_regularizer") as name:
             penalties = [p for p in (r(weights) for r in regs) if p is not None]
             return math_ops.add_n(penalties, name=name) if penalties else None

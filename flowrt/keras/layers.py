@@ -118,12 +118,12 @@ class Layer(Module):
         self._weights.append(v)
         return v
 
-    def _walk(self, want):
+    def _walk(self, want: Callable[[object], bool]) -> tuple[Any, ...]:
         # Keras order: each layer's weights in creation order, then sub-layers' in the
         # order they were assigned (tf.Module sorts attribute names instead).
         out, seen = [], {id(self)}
 
-        def visit(x):
+        def visit(x: object) -> None:
             if isinstance(x, (list, tuple)):
                 for y in x:
                     visit(y)

@@ -206,7 +206,7 @@ class Layer:
 
     # --- calling ---------------------------------------------------------------------
 
-    def _set_scope(self):
+    def _set_scope(self) -> None:
         if self._scope is not None:
             return
         if self._reuse:

@@ -216,7 +216,7 @@ class Dropout(Layer):
         self.seed = seed
 
     def call(self, inputs: Tensor, training: bool | TensorLike = False) -> Tensor:
-        def dropped():
+        def dropped() -> Tensor:
             return nn_ops.dropout(
                 inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self.seed
             )

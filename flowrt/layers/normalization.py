@@ -25,7 +25,7 @@ from ..ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops
 from .base import Layer
 
 if TYPE_CHECKING:
-    from .._core.graph import Tensor
+    from .._core.graph import Graph, Tensor
     from .._core.typing import Constraint, InitializerLike, Regularizer, TensorLike
     from ..variables import Variable
 
@@ -150,14 +150,14 @@ class BatchNormalization(Layer):
         )
         self.built = True
 
-    def _shaped(self, v, rank):
+    def _shaped(self, v: TensorLike, rank: int) -> TensorLike:
         if self._axis == rank - 1:
             return v
         shape = [1] * rank
         shape[self._axis] = -1
         return array_ops.reshape(v, shape)
 
-    def _update(self, var, value, decay, g):
+    def _update(self, var: Variable, value: Tensor, decay: Tensor, g: Graph) -> None:
         with g.name_scope("AssignMovingAvg"):
             delta = math_ops.multiply(math_ops.subtract(var, value), decay)
             up = state_ops.assign_sub(var, delta)

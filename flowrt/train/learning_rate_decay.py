@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.typing import TensorLike
+from ..dtypes import DType
 from ..ops import math_ops as _m
 from ..ops.array_ops import identity
 
@@ -25,19 +26,21 @@ __all__ = [
 ]
 
 
-def _check_step(global_step, fn: str):
+def _check_step(global_step: TensorLike | None, fn: str) -> None:
     if global_step is None:
         raise ValueError("global_step is required for %s." % fn)
 
 
-def _start(learning_rate, global_step, decay_steps):
+def _start(
+    learning_rate: TensorLike, global_step: TensorLike, decay_steps: TensorLike
+) -> tuple[Tensor, DType, Tensor, Tensor]:
     """(initial rate tensor, its dtype, step and decay_steps cast to it)."""
     lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
     dtype = lr.dtype
     return lr, dtype, _m.cast(global_step, dtype), _m.cast(decay_steps, dtype)
 
 
-def _progress(step, steps, staircase):
+def _progress(step: Tensor, steps: Tensor, staircase: bool) -> Tensor:
     """``step / steps``, floored with ``staircase`` (the exponent of the three decays)."""
     p = step / steps
     return _m.floor(p) if staircase else p

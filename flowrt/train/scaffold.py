@@ -71,7 +71,7 @@ class Scaffold:
                 raise TypeError("copy_from_scaffold is not a Scaffold instance.")
             src = copy_from_scaffold
 
-            def pick(a, b):
+            def pick(a: Any, b: Any) -> Any:
                 return a if a is not None else b
 
             init_op = pick(init_op, src.init_op)
@@ -193,7 +193,7 @@ class Scaffold:
         return group(local_variables_initializer(), *tables)
 
 
-def _saver_or_default():
+def _saver_or_default() -> Saver:
     savers = get_default_graph().get_collection(GraphKeys.SAVERS)
     if savers:
         if len(savers) > 1:
@@ -237,11 +237,11 @@ class ChiefSessionCreator(SessionCreator):
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
         self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
+        self._session_manager: SessionManager | None = None
         self._master = master
         self._config = config
 
-    def _get_session_manager(self):
+    def _get_session_manager(self) -> SessionManager:
         if self._session_manager is None:
             self._session_manager = SessionManager(
                 local_init_op=self._scaffold.local_init_op,

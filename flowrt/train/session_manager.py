@@ -29,13 +29,13 @@ __all__ = ["SessionManager"]
 _log = logging.getLogger("flowrt.train")
 
 
-def _maybe_name(obj) -> str:
+def _maybe_name(obj: object) -> str:
     if obj is None:
         return "None"
     return getattr(obj, "name", None) or "<no name for %s>" % type(obj).__name__
 
 
-def _ready(op, sess, what: str):
+def _ready(op: Tensor | None, sess: Session, what: str) -> tuple[bool, str | None]:
     """(True, None) if ``op`` reports nothing uninitialized, else (False, message)."""
     if op is None:
         return True, None
@@ -87,7 +87,7 @@ class SessionManager:
         self._recovery_wait_secs = recovery_wait_secs
         self._local_init_feed_dict = local_init_feed_dict
 
-    def _new_session(self, master, config):
+    def _new_session(self, master: str, config: ConfigProto | None) -> Session:
         from ..session import Session
 
         return Session(master, graph=self._graph, config=config)
@@ -129,7 +129,7 @@ class SessionManager:
             sess.close()
             raise
 
-    def _try_local_init(self, sess):
+    def _try_local_init(self, sess: Session) -> tuple[bool, str | None]:
         if self._local_init_op is None:
             return True, None
         ok, msg = _ready(self._ready_for_local_init_op, sess, "Model not ready for local init")

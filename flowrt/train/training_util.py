@@ -95,7 +95,7 @@ def get_or_create_global_step(graph: Graph | None = None) -> Variable | Tensor:
     return step
 
 
-def _get_or_create_global_step_read(graph=None):
+def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None:
     """One tensor reading the global step, shared by the hooks (``global_step/add:0``).
 
     Built as TF1 does, from ``initialized_value() + 0``, and cached in the
