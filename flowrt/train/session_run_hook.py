@@ -11,13 +11,19 @@ close.
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     from ..session import RunOptions, Session
     from .coordinator import Coordinator
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues"]
+
+_T = TypeVar("_T")
+# What a hook method returns: its result, or (an ``async def`` method inside an async
+# MonitoredSession) an awaitable of it.
+_Maybe: TypeAlias = "_T | Awaitable[_T]"
 
 
 class SessionRunHook:
@@ -31,10 +37,10 @@ class SessionRunHook:
     file I/O without blocking the loop.
     """
 
-    def begin(self) -> None:
+    def begin(self) -> _Maybe[None]:
         """Called once before the session is created; the graph may still be changed."""
 
-    def after_create_session(self, session: Session, coord: Coordinator) -> None:
+    def after_create_session(self, session: Session, coord: Coordinator) -> _Maybe[None]:
         """Called when a session was created (and initialized or restored).
 
         Args:
@@ -42,7 +48,7 @@ class SessionRunHook:
           coord: the ``Coordinator`` of the session's threads.
         """
 
-    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs | None:
+    def before_run(self, run_context: SessionRunContext) -> _Maybe[SessionRunArgs | None]:
         """Called before each run; may return ``SessionRunArgs`` to add to it (or None).
 
         Args:
@@ -50,7 +56,9 @@ class SessionRunHook:
         """
         return None
 
-    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
+    def after_run(
+        self, run_context: SessionRunContext, run_values: SessionRunValues
+    ) -> _Maybe[None]:
         """Called after each run, with the results of this hook's ``SessionRunArgs``.
 
         Args:
@@ -58,7 +66,7 @@ class SessionRunHook:
           run_values: a ``SessionRunValues``.
         """
 
-    def end(self, session: Session) -> None:
+    def end(self, session: Session) -> _Maybe[None]:
         """Called when the session is closed without an error (or on ``OutOfRangeError``)."""
 
 
