@@ -22,7 +22,7 @@ import enum
 import os
 import struct
 import zlib
-from typing import BinaryIO, Iterator, Self, TypeAlias
+from typing import BinaryIO, Iterator, Self
 
 import google_crc32c
 
@@ -75,13 +75,6 @@ _TYPE_STRING = {
 _FROM_STRING = {v: k for k, v in _TYPE_STRING.items()}
 
 
-# A file name, as os.fsdecode takes it.
-_Path: TypeAlias = "str | bytes | os.PathLike[str] | os.PathLike[bytes]"
-# A compression type: the enum (or its int value), its name ("ZLIB", "GZIP", ""), None
-# for none, or the options holding one.
-_CompressionLike: TypeAlias = "TFRecordOptions | TFRecordCompressionType | int | str | None"
-
-
 class TFRecordOptions:
     """Options of a TFRecord file: its compression and zlib's settings.
 
@@ -110,7 +103,7 @@ class TFRecordOptions:
 
     def __init__(
         self,
-        compression_type: _CompressionLike = None,
+        compression_type: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
         flush_mode: int | None = None,
         input_buffer_size: int | None = None,
         output_buffer_size: int | None = None,
@@ -131,7 +124,9 @@ class TFRecordOptions:
         self.compression_strategy = compression_strategy
 
     @classmethod
-    def get_compression_type_string(cls, options: _CompressionLike) -> str:
+    def get_compression_type_string(
+        cls, options: TFRecordOptions | TFRecordCompressionType | int | str | None
+    ) -> str:
         """``"ZLIB"``, ``"GZIP"`` or ``""`` for ``options`` (TFRecordOptions, a type, or
         a string)."""
         if options is None:
@@ -144,7 +139,9 @@ class TFRecordOptions:
         return "TFRecordOptions(compression_type=%r)" % _TYPE_STRING[self.compression_type]
 
 
-def _compression_type(value: _CompressionLike) -> TFRecordCompressionType:
+def _compression_type(
+    value: TFRecordOptions | TFRecordCompressionType | int | str | None,
+) -> TFRecordCompressionType:
     if value is None:
         return TFRecordCompressionType.NONE
     if isinstance(value, str):
@@ -196,7 +193,11 @@ class TFRecordWriter:
     ``close()``. The bytes are those TF's writer produces for the same records.
     """
 
-    def __init__(self, path: _Path, options: _CompressionLike = None) -> None:
+    def __init__(
+        self,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        options: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
+    ) -> None:
         self._path = os.fsdecode(path)
         opts = options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
         self._ctype = opts.compression_type
@@ -319,7 +320,11 @@ class RecordFile:
 
     _BLOCK = 1 << 18
 
-    def __init__(self, path: _Path, compression: _CompressionLike = None) -> None:
+    def __init__(
+        self,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        compression: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
+    ) -> None:
         self.path = os.fsdecode(path)
         ctype = _compression_type(compression)
         try:
@@ -405,7 +410,10 @@ class RecordFile:
             self.close()
 
 
-def tf_record_iterator(path: _Path, options: _CompressionLike = None) -> Iterator[bytes]:
+def tf_record_iterator(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+    options: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
+) -> Iterator[bytes]:
     """Yields the records of the TFRecord file ``path`` in order.
 
     Args:

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from .._core.typing import TensorLike
     from ..ops.indexed_slices import IndexedSlices
     from ..tape import GradientTape
-    from ..train.optimizers import _Hyper
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 
@@ -90,12 +89,12 @@ class Optimizer:
         return self._name
 
     @property
-    def learning_rate(self) -> _Hyper | None:
+    def learning_rate(self) -> TensorLike | Callable[[], TensorLike] | None:
         """The learning rate given at creation (a number, callable or variable)."""
         return self._learning_rate
 
     @learning_rate.setter
-    def learning_rate(self, value: _Hyper) -> None:
+    def learning_rate(self, value: TensorLike | Callable[[], TensorLike]) -> None:
         if getattr(self, "_learning_rate", None) is not None:
             raise AttributeError(
                 "flowrt's Keras optimizers take the learning rate when created; to change "
@@ -182,7 +181,7 @@ class SGD(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _Hyper = 0.01,
+        learning_rate: TensorLike | Callable[[], TensorLike] = 0.01,
         momentum: float = 0.0,
         nesterov: bool = False,
         name: str = "SGD",
@@ -206,10 +205,10 @@ class Adam(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _Hyper = 0.001,
-        beta_1: _Hyper = 0.9,
-        beta_2: _Hyper = 0.999,
-        epsilon: _Hyper = 1e-7,
+        learning_rate: TensorLike | Callable[[], TensorLike] = 0.001,
+        beta_1: TensorLike | Callable[[], TensorLike] = 0.9,
+        beta_2: TensorLike | Callable[[], TensorLike] = 0.999,
+        epsilon: TensorLike | Callable[[], TensorLike] = 1e-7,
         amsgrad: bool = False,
         name: str = "Adam",
         **kwargs: Any,

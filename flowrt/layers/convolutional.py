@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from .._core.shape import TensorShape
 from ..init_ops import zeros_initializer
@@ -19,10 +19,6 @@ if TYPE_CHECKING:
     from .._core.typing import Constraint, InitializerLike, Regularizer, TensorLike
     from ..variables import Variable
 
-# A window size, stride or dilation: one int for every spatial dimension, or one each.
-_Size: TypeAlias = "int | Sequence[int]"
-# What compute_output_shape takes: a shape, or its list of dimensions.
-_InShape: TypeAlias = "TensorShape | Sequence[int | None]"
 
 __all__ = [
     "Conv2D",
@@ -105,11 +101,11 @@ class Conv2D(Layer):
     def __init__(
         self,
         filters: int,
-        kernel_size: _Size,
-        strides: _Size = (1, 1),
+        kernel_size: int | Sequence[int],
+        strides: int | Sequence[int] = (1, 1),
         padding: str = "valid",
         data_format: str = "channels_last",
-        dilation_rate: _Size = (1, 1),
+        dilation_rate: int | Sequence[int] = (1, 1),
         activation: Callable[[Tensor], Tensor] | None = None,
         use_bias: bool = True,
         kernel_initializer: InitializerLike = None,
@@ -187,7 +183,7 @@ class Conv2D(Layer):
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, h, w, _ = TensorShape(input_shape).as_list()
         oh = window_geometry(
             h, self.kernel_size[0], self.strides[0], self.dilation_rate[0], self.padding
@@ -204,11 +200,11 @@ Convolution2D = Conv2D
 def conv2d(
     inputs: TensorLike,
     filters: int,
-    kernel_size: _Size,
-    strides: _Size = (1, 1),
+    kernel_size: int | Sequence[int],
+    strides: int | Sequence[int] = (1, 1),
     padding: str = "valid",
     data_format: str = "channels_last",
-    dilation_rate: _Size = (1, 1),
+    dilation_rate: int | Sequence[int] = (1, 1),
     activation: Callable[[Tensor], Tensor] | None = None,
     use_bias: bool = True,
     kernel_initializer: InitializerLike = None,
@@ -257,8 +253,8 @@ class Conv2DTranspose(Conv2D):
     def __init__(
         self,
         filters: int,
-        kernel_size: _Size,
-        strides: _Size = (1, 1),
+        kernel_size: int | Sequence[int],
+        strides: int | Sequence[int] = (1, 1),
         padding: str = "valid",
         data_format: str = "channels_last",
         activation: Callable[[Tensor], Tensor] | None = None,
@@ -353,7 +349,7 @@ class Conv2DTranspose(Conv2D):
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, h, w, _ = TensorShape(input_shape).as_list()
         return TensorShape([n, self._out_size(h, 0), self._out_size(w, 1), self.filters])
 
@@ -364,8 +360,8 @@ Convolution2DTranspose = Conv2DTranspose
 def conv2d_transpose(
     inputs: TensorLike,
     filters: int,
-    kernel_size: _Size,
-    strides: _Size = (1, 1),
+    kernel_size: int | Sequence[int],
+    strides: int | Sequence[int] = (1, 1),
     padding: str = "valid",
     data_format: str = "channels_last",
     activation: Callable[[Tensor], Tensor] | None = None,
@@ -411,8 +407,8 @@ class _Pooling2D(Layer):
 
     def __init__(
         self,
-        pool_size: _Size,
-        strides: _Size | None,
+        pool_size: int | Sequence[int],
+        strides: int | Sequence[int] | None,
         padding: str = "valid",
         data_format: str = "channels_last",
         name: str | None = None,
@@ -431,7 +427,7 @@ class _Pooling2D(Layer):
         assert pool is not None  # each pooling subclass sets it
         return pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(inputs)
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, h, w, c = TensorShape(input_shape).as_list()
         oh = window_geometry(h, self.pool_size[0], self.strides[0], 1, self.padding)[0]
         ow = window_geometry(w, self.pool_size[1], self.strides[1], 1, self.padding)[0]
@@ -469,8 +465,8 @@ AveragePool2D = AveragePooling2D
 
 def max_pooling2d(
     inputs: TensorLike,
-    pool_size: _Size,
-    strides: _Size | None,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
     padding: str = "valid",
     data_format: str = "channels_last",
     name: str | None = None,
@@ -481,8 +477,8 @@ def max_pooling2d(
 
 def average_pooling2d(
     inputs: TensorLike,
-    pool_size: _Size,
-    strides: _Size | None,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
     padding: str = "valid",
     data_format: str = "channels_last",
     name: str | None = None,
@@ -509,11 +505,11 @@ class Conv1D(Conv2D):
     def __init__(
         self,
         filters: int,
-        kernel_size: _Size,
-        strides: _Size = 1,
+        kernel_size: int | Sequence[int],
+        strides: int | Sequence[int] = 1,
         padding: str = "valid",
         data_format: str = "channels_last",
-        dilation_rate: _Size = 1,
+        dilation_rate: int | Sequence[int] = 1,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -560,7 +556,7 @@ class Conv1D(Conv2D):
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, w, _ = TensorShape(input_shape).as_list()
         ow = window_geometry(
             w, self.kernel_size[1], self.strides[1], self.dilation_rate[1], self.padding
@@ -574,11 +570,11 @@ Convolution1D = Conv1D
 def conv1d(
     inputs: TensorLike,
     filters: int,
-    kernel_size: _Size,
-    strides: _Size = 1,
+    kernel_size: int | Sequence[int],
+    strides: int | Sequence[int] = 1,
     padding: str = "valid",
     data_format: str = "channels_last",
-    dilation_rate: _Size = 1,
+    dilation_rate: int | Sequence[int] = 1,
     activation: Callable[[Tensor], Tensor] | None = None,
     use_bias: bool = True,
     kernel_initializer: InitializerLike = None,
@@ -622,8 +618,8 @@ class _Pooling1D(_Pooling2D):
 
     def __init__(
         self,
-        pool_size: _Size,
-        strides: _Size | None,
+        pool_size: int | Sequence[int],
+        strides: int | Sequence[int] | None,
         padding: str = "valid",
         data_format: str = "channels_last",
         name: str | None = None,
@@ -641,7 +637,7 @@ class _Pooling1D(_Pooling2D):
         out = pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(x)
         return array_ops.squeeze(out, [1])
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, w, c = TensorShape(input_shape).as_list()
         ow = window_geometry(w, self.pool_size[1], self.strides[1], 1, self.padding)[0]
         return TensorShape([n, ow, c])
@@ -665,8 +661,8 @@ AveragePool1D = AveragePooling1D
 
 def max_pooling1d(
     inputs: TensorLike,
-    pool_size: _Size,
-    strides: _Size | None,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
     padding: str = "valid",
     data_format: str = "channels_last",
     name: str | None = None,
@@ -677,8 +673,8 @@ def max_pooling1d(
 
 def average_pooling1d(
     inputs: TensorLike,
-    pool_size: _Size,
-    strides: _Size | None,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
     padding: str = "valid",
     data_format: str = "channels_last",
     name: str | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     )
     from ..variables import Variable
 
-# What compute_output_shape takes: a shape, or its list of dimensions.
-_InShape: TypeAlias = "TensorShape | Sequence[int | None]"
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
 
@@ -141,7 +139,7 @@ class Dense(Layer):
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         s = TensorShape(input_shape).as_list()
         return TensorShape(s[:-1] + [self.units])
 
@@ -226,7 +224,7 @@ class Dropout(Layer):
         t = convert_to_tensor(training, dtype=_dt.bool, name="training")
         return control_flow_ops.cond(t, dropped, lambda: array_ops.identity(inputs))
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         return TensorShape(input_shape)
 
 
@@ -282,7 +280,7 @@ class Flatten(Layer):
             return out
         return array_ops.reshape(x, array_ops.stack([array_ops.shape(x)[0], -1]))
 
-    def compute_output_shape(self, input_shape: _InShape) -> TensorShape:
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         s = TensorShape(input_shape).as_list()
         rest = s[1:]
         return TensorShape([s[0], None if None in rest else int(np.prod(rest))])

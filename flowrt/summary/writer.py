@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, BinaryIO, Iterator, Protocol, TypeAlias
+from typing import TYPE_CHECKING, BinaryIO, Iterator, Protocol
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -30,15 +30,13 @@ if TYPE_CHECKING:
     from ..session import Session
 
 
-class _Serializable(Protocol):
-    """A protobuf message, or anything else that serializes itself to one."""
+class SupportsSerializeToString(Protocol):
+    """A protobuf message, or anything else that serializes itself to one (the
+    serialized forms a ``FileWriter`` takes are its bytes, a fetched scalar string
+    tensor, or such an object)."""
 
     def SerializeToString(self) -> bytes: ...
 
-
-# A serialized protobuf: its bytes, a fetched scalar string tensor (a 0-d object array),
-# or the message itself.
-_Serialized: TypeAlias = "bytes | bytearray | memoryview | np.ndarray | _Serializable"
 
 __all__ = ["FileWriter", "read_events"]
 
@@ -106,7 +104,7 @@ class FileWriter:
         graph: Graph | None = None,
         max_queue: int = 10,
         flush_secs: float = 120,
-        graph_def: _Serialized | None = None,
+        graph_def: bytes | np.ndarray | SupportsSerializeToString | None = None,
         filename_suffix: str | None = None,
         session: Session | None = None,
     ) -> None:
@@ -186,7 +184,11 @@ class FileWriter:
             event.step = int(global_step)
         self._add(event.SerializeToString())
 
-    def add_summary(self, summary: _Serialized, global_step: int | None = None) -> None:
+    def add_summary(
+        self,
+        summary: bytes | np.ndarray | SupportsSerializeToString,
+        global_step: int | None = None,
+    ) -> None:
         """Adds a ``Summary``: the value of a fetched summary tensor (bytes) or a
         ``fr.summary.Summary``.
 
@@ -208,7 +210,7 @@ class FileWriter:
         self,
         graph: Graph | None,
         global_step: int | None = None,
-        graph_def: _Serialized | None = None,
+        graph_def: bytes | np.ndarray | SupportsSerializeToString | None = None,
     ) -> None:
         """Adds a ``Graph`` for TensorBoard's graph tab.
 
@@ -230,7 +232,11 @@ class FileWriter:
             )
         self._add_what(global_step, graph_def=data)
 
-    def add_session_log(self, session_log: _Serialized, global_step: int | None = None) -> None:
+    def add_session_log(
+        self,
+        session_log: bytes | np.ndarray | SupportsSerializeToString,
+        global_step: int | None = None,
+    ) -> None:
         """Adds a ``SessionLog`` (``START``, ``STOP`` or ``CHECKPOINT``); TensorBoard drops
         the events of steps after a ``START``'s step, so a restarted job's curves do not
         overlap.
@@ -244,7 +250,7 @@ class FileWriter:
 
     def add_run_metadata(
         self,
-        run_metadata: _SessionRunMetadata | _Serialized,
+        run_metadata: _SessionRunMetadata | bytes | np.ndarray | SupportsSerializeToString,
         tag: str,
         global_step: int | None = None,
     ) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeAlias, overload
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -72,10 +72,6 @@ def _numerical(
     return jac
 
 
-# The Jacobians of one input: (theoretical, numerical), each [x.size, y.size].
-_Jacobians: TypeAlias = tuple[np.ndarray, np.ndarray]
-
-
 @overload
 def compute_gradient(
     x: Tensor,
@@ -86,7 +82,7 @@ def compute_gradient(
     delta: float = 1e-3,
     init_targets: Any = None,
     extra_feed_dict: dict[Any, Any] | None = None,
-) -> _Jacobians: ...
+) -> tuple[np.ndarray, np.ndarray]: ...
 @overload
 def compute_gradient(
     x: list[Tensor] | tuple[Tensor, ...],
@@ -97,7 +93,7 @@ def compute_gradient(
     delta: float = 1e-3,
     init_targets: Any = None,
     extra_feed_dict: dict[Any, Any] | None = None,
-) -> list[_Jacobians]: ...
+) -> list[tuple[np.ndarray, np.ndarray]]: ...
 def compute_gradient(
     x: Tensor | list[Tensor] | tuple[Tensor, ...],
     x_shape: Sequence[int] | Sequence[Sequence[int]],
@@ -107,7 +103,7 @@ def compute_gradient(
     delta: float = 1e-3,
     init_targets: Any = None,
     extra_feed_dict: dict[Any, Any] | None = None,
-) -> _Jacobians | list[_Jacobians]:
+) -> tuple[np.ndarray, np.ndarray] | list[tuple[np.ndarray, np.ndarray]]:
     """The theoretical and numerical Jacobians of ``y`` with respect to ``x``, as TF1's
     ``tf.test.compute_gradient``. Runs in the default session.
 

@@ -21,9 +21,6 @@ __all__ = ["Coordinator", "LooperThread"]
 
 _log = logging.getLogger("flowrt.train")
 
-# What request_stop takes: an exception, or sys.exc_info() of one being handled.
-_Reported = BaseException | tuple[Any, Any, Any]
-
 
 class Coordinator:
     """A coordinator for threads: one stop flag, the first error, and ``join``.
@@ -61,14 +58,16 @@ class Coordinator:
         self._joined = False
         self._registered_threads: set = set()
 
-    def _filter_exception(self, ex: _Reported | None) -> _Reported | None:
+    def _filter_exception(
+        self, ex: BaseException | tuple[Any, Any, Any] | None
+    ) -> BaseException | tuple[Any, Any, Any] | None:
         """``ex`` unless it is one of the clean-stop types (then None)."""
         ex2 = ex[1] if isinstance(ex, tuple) else ex
         if isinstance(ex2, self._clean_stop_exception_types):
             return None
         return ex
 
-    def request_stop(self, ex: _Reported | None = None) -> None:
+    def request_stop(self, ex: BaseException | tuple[Any, Any, Any] | None = None) -> None:
         """Asks all threads to stop; ``should_stop()`` is True from now on.
 
         Args:

@@ -12,7 +12,7 @@ Each function builds a queue, the ops that fill it, and registers a ``QueueRunne
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Sized
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import dtypes as _dt
 from .. import errors
@@ -30,12 +30,6 @@ if TYPE_CHECKING:
     from ..ops.data_flow_ops import FIFOQueue
     from ..ops.sparse_ops import SparseTensor
     from ..variables import Variable
-
-# What the batching functions take: a list or dict of tensors (or of sparse tensors), or
-# one tensor. They return the same structure, batched (a one-tensor list gives the tensor).
-_Tensors: TypeAlias = (
-    "Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike"
-)
 
 __all__ = [
     "limit_epochs",
@@ -595,7 +589,9 @@ def _shuffle_factory(capacity, min_after_dequeue, seed, shared_name):
 
 
 def batch(
-    tensors: _Tensors,
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
     batch_size: TensorLike,
     num_threads: int = 1,
     capacity: int = 32,
@@ -646,7 +642,9 @@ def batch(
 
 
 def batch_join(
-    tensors_list: Sequence[_Tensors],
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
     batch_size: TensorLike,
     capacity: int = 32,
     enqueue_many: bool = False,
@@ -674,7 +672,9 @@ def batch_join(
 
 
 def shuffle_batch(
-    tensors: _Tensors,
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
     batch_size: TensorLike,
     capacity: int,
     min_after_dequeue: int,
@@ -721,7 +721,9 @@ def shuffle_batch(
 
 
 def shuffle_batch_join(
-    tensors_list: Sequence[_Tensors],
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
     batch_size: TensorLike,
     capacity: int,
     min_after_dequeue: int,
@@ -754,7 +756,9 @@ def shuffle_batch_join(
 
 
 def maybe_batch(
-    tensors: _Tensors,
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
     keep_input: TensorLike,
     batch_size: TensorLike,
     num_threads: int = 1,
@@ -803,7 +807,9 @@ def maybe_batch(
 
 
 def maybe_batch_join(
-    tensors_list: Sequence[_Tensors],
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
     keep_input: TensorLike,
     batch_size: TensorLike,
     capacity: int = 32,
@@ -833,7 +839,9 @@ def maybe_batch_join(
 
 
 def maybe_shuffle_batch(
-    tensors: _Tensors,
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
     batch_size: TensorLike,
     capacity: int,
     min_after_dequeue: int,
@@ -865,7 +873,9 @@ def maybe_shuffle_batch(
 
 
 def maybe_shuffle_batch_join(
-    tensors_list: Sequence[_Tensors],
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
     batch_size: TensorLike,
     capacity: int,
     min_after_dequeue: int,

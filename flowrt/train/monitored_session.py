@@ -50,14 +50,13 @@ if TYPE_CHECKING:
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 
 
-class _UseDefault(enum.Enum):
+class UseDefault(enum.Enum):
     """The type of ``USE_DEFAULT``: an argument left to its TF1 default."""
 
     USE_DEFAULT = "USE_DEFAULT"
 
 
-USE_DEFAULT: Final = _UseDefault.USE_DEFAULT
-_Default = Literal[_UseDefault.USE_DEFAULT]
+USE_DEFAULT: Final = UseDefault.USE_DEFAULT
 
 
 # --------------------------------------------------------------------------------------
@@ -686,8 +685,8 @@ class SingularMonitoredSession(_MonitoredSession):
 
 
 def _periods(
-    steps: int | None | _Default,
-    secs: float | None | _Default,
+    steps: int | None | Literal[UseDefault.USE_DEFAULT],
+    secs: float | None | Literal[UseDefault.USE_DEFAULT],
     default_steps: int | None,
     default_secs: float | None,
 ) -> tuple[int | None, float | None]:
@@ -705,14 +704,14 @@ def MonitoredTrainingSession(
     scaffold: Scaffold | None = None,
     hooks: Sequence[SessionRunHook] | None = None,
     chief_only_hooks: Sequence[SessionRunHook] | None = None,
-    save_checkpoint_secs: float | None | _Default = USE_DEFAULT,
-    save_summaries_steps: int | None | _Default = USE_DEFAULT,
-    save_summaries_secs: float | None | _Default = USE_DEFAULT,
+    save_checkpoint_secs: float | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
+    save_summaries_steps: int | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
+    save_summaries_secs: float | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
     config: ConfigProto | None = None,
     stop_grace_period_secs: float = 120,
     log_step_count_steps: int | None = 100,
     max_wait_secs: float = 7200,
-    save_checkpoint_steps: int | None | _Default = USE_DEFAULT,
+    save_checkpoint_steps: int | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
     summary_dir: str | None = None,
 ) -> MonitoredSession:
     """A ``MonitoredSession`` set up for training, as TF1's.

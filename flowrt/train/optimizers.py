@@ -20,7 +20,7 @@ TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,9 +40,6 @@ if TYPE_CHECKING:
     from .._core.typing import TensorLike
     from ..variables import Variable
 
-# A hyperparameter: a number or tensor, or a function returning one (called when the
-# update ops are built, as TF1 does).
-_Hyper: TypeAlias = "TensorLike | Callable[[], TensorLike]"
 
 __all__ = [
     "Optimizer",
@@ -808,7 +805,10 @@ class GradientDescentOptimizer(Optimizer):
     """``var -= learning_rate * grad``."""
 
     def __init__(
-        self, learning_rate: _Hyper, use_locking: bool = False, name: str = "GradientDescent"
+        self,
+        learning_rate: TensorLike | Callable[[], TensorLike],
+        use_locking: bool = False,
+        name: str = "GradientDescent",
     ) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
@@ -840,8 +840,8 @@ class MomentumOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _Hyper,
-        momentum: _Hyper,
+        learning_rate: TensorLike | Callable[[], TensorLike],
+        momentum: TensorLike | Callable[[], TensorLike],
         use_locking: bool = False,
         name: str = "Momentum",
         use_nesterov: bool = False,
@@ -892,10 +892,10 @@ class AdamOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _Hyper = 0.001,
-        beta1: _Hyper = 0.9,
-        beta2: _Hyper = 0.999,
-        epsilon: _Hyper = 1e-08,
+        learning_rate: TensorLike | Callable[[], TensorLike] = 0.001,
+        beta1: TensorLike | Callable[[], TensorLike] = 0.9,
+        beta2: TensorLike | Callable[[], TensorLike] = 0.999,
+        epsilon: TensorLike | Callable[[], TensorLike] = 1e-08,
         use_locking: bool = False,
         name: str = "Adam",
     ) -> None:
@@ -980,7 +980,7 @@ class AdagradOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _Hyper,
+        learning_rate: TensorLike | Callable[[], TensorLike],
         initial_accumulator_value: float = 0.1,
         use_locking: bool = False,
         name: str = "Adagrad",
@@ -1027,10 +1027,10 @@ class RMSPropOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate: _Hyper,
-        decay: _Hyper = 0.9,
-        momentum: _Hyper = 0.0,
-        epsilon: _Hyper = 1e-10,
+        learning_rate: TensorLike | Callable[[], TensorLike],
+        decay: TensorLike | Callable[[], TensorLike] = 0.9,
+        momentum: TensorLike | Callable[[], TensorLike] = 0.0,
+        epsilon: TensorLike | Callable[[], TensorLike] = 1e-10,
         use_locking: bool = False,
         centered: bool = False,
         name: str = "RMSProp",

@@ -47,10 +47,6 @@ if TYPE_CHECKING:
     from ..partitioned_variables import PartitionedVariable
     from ..session import Session
 
-    # What a Saver saves: variables (a partitioned one as one entry), by their names or
-    # under the given checkpoint names.
-    _VarList = Sequence[Variable | PartitionedVariable] | dict[str, Variable | PartitionedVariable]
-
 __all__ = [
     "Saver",
     "latest_checkpoint",
@@ -465,7 +461,9 @@ class Saver:
 
     def __init__(
         self,
-        var_list: _VarList | None = None,
+        var_list: Sequence[Variable | PartitionedVariable]
+        | dict[str, Variable | PartitionedVariable]
+        | None = None,
         reshape: bool = False,
         sharded: bool = False,
         max_to_keep: int | None = 5,

@@ -12,18 +12,13 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..session import RunOptions, Session
     from .coordinator import Coordinator
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues"]
-
-_T = TypeVar("_T")
-# What a hook method returns: its result, or (an ``async def`` method inside an async
-# MonitoredSession) an awaitable of it.
-_Maybe: TypeAlias = "_T | Awaitable[_T]"
 
 
 class SessionRunHook:
@@ -37,10 +32,10 @@ class SessionRunHook:
     file I/O without blocking the loop.
     """
 
-    def begin(self) -> _Maybe[None]:
+    def begin(self) -> None | Awaitable[None]:
         """Called once before the session is created; the graph may still be changed."""
 
-    def after_create_session(self, session: Session, coord: Coordinator) -> _Maybe[None]:
+    def after_create_session(self, session: Session, coord: Coordinator) -> None | Awaitable[None]:
         """Called when a session was created (and initialized or restored).
 
         Args:
@@ -48,7 +43,9 @@ class SessionRunHook:
           coord: the ``Coordinator`` of the session's threads.
         """
 
-    def before_run(self, run_context: SessionRunContext) -> _Maybe[SessionRunArgs | None]:
+    def before_run(
+        self, run_context: SessionRunContext
+    ) -> SessionRunArgs | None | Awaitable[SessionRunArgs | None]:
         """Called before each run; may return ``SessionRunArgs`` to add to it (or None).
 
         Args:
@@ -58,7 +55,7 @@ class SessionRunHook:
 
     def after_run(
         self, run_context: SessionRunContext, run_values: SessionRunValues
-    ) -> _Maybe[None]:
+    ) -> None | Awaitable[None]:
         """Called after each run, with the results of this hook's ``SessionRunArgs``.
 
         Args:
@@ -66,7 +63,7 @@ class SessionRunHook:
           run_values: a ``SessionRunValues``.
         """
 
-    def end(self, session: Session) -> _Maybe[None]:
+    def end(self, session: Session) -> None | Awaitable[None]:
         """Called when the session is closed without an error (or on ``OutOfRangeError``)."""
 
 

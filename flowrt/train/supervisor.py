@@ -43,11 +43,8 @@ if TYPE_CHECKING:
     from ..variables import Variable
     from .queue_runner import QueueRunner
 
-# ``Supervisor.USE_DEFAULT`` (0, as TF1's): take the argument from its collection.
-_Default = Literal[0]
 
-
-def _is_default(arg: object) -> TypeIs[_Default]:
+def _is_default(arg: object) -> TypeIs[Literal[0]]:
     return arg is Supervisor.USE_DEFAULT
 
 
@@ -97,23 +94,23 @@ class Supervisor:
     def __init__(
         self,
         graph: Graph | None = None,
-        ready_op: Tensor | None | _Default = USE_DEFAULT,
-        ready_for_local_init_op: Tensor | None | _Default = USE_DEFAULT,
+        ready_op: Tensor | None | Literal[0] = USE_DEFAULT,
+        ready_for_local_init_op: Tensor | None | Literal[0] = USE_DEFAULT,
         is_chief: bool = True,
-        init_op: OpOrTensor | None | _Default = USE_DEFAULT,
+        init_op: OpOrTensor | None | Literal[0] = USE_DEFAULT,
         init_feed_dict: dict[Any, Any] | None = None,
-        local_init_op: OpOrTensor | None | _Default = USE_DEFAULT,
+        local_init_op: OpOrTensor | None | Literal[0] = USE_DEFAULT,
         logdir: str | None = None,
-        summary_op: Tensor | None | _Default = USE_DEFAULT,
-        saver: Saver | None | _Default = USE_DEFAULT,
-        global_step: Variable | Tensor | None | _Default = USE_DEFAULT,
+        summary_op: Tensor | None | Literal[0] = USE_DEFAULT,
+        saver: Saver | None | Literal[0] = USE_DEFAULT,
+        global_step: Variable | Tensor | None | Literal[0] = USE_DEFAULT,
         save_summaries_secs: float | None = 120,
         save_model_secs: float | None = 600,
         recovery_wait_secs: float = 30,
         stop_grace_secs: float = 120,
         checkpoint_basename: str = "model.ckpt",
         session_manager: SessionManager | None = None,
-        summary_writer: FileWriter | None | _Default = USE_DEFAULT,
+        summary_writer: FileWriter | None | Literal[0] = USE_DEFAULT,
         init_fn: Callable[[Session], Any] | None = None,
         local_init_run_options: RunOptions | None = None,
     ) -> None:
