@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-def _pair(v, what):
+def _pair(v: int | Sequence[int], what: str) -> tuple[int, int]:
     if isinstance(v, int):
         return (v, v)
     t = tuple(int(a) for a in v)
@@ -56,7 +56,7 @@ def _pair(v, what):
     return t
 
 
-def _padding(p):
+def _padding(p: object) -> str:
     if not isinstance(p, str) or p.lower() not in ("same", "valid"):
         raise ValueError(
             'The `padding` argument must be one of "valid", "same". Received: %s' % (p,)
@@ -64,7 +64,7 @@ def _padding(p):
     return p.upper()
 
 
-def _channels_last(data_format):
+def _channels_last(data_format: str) -> None:
     if data_format != "channels_last":
         raise ValueError(
             "data_format %r is not supported: flowrt's kernels are NHWC "
@@ -312,7 +312,7 @@ class Conv2DTranspose(Conv2D):
             )
         self.built = True
 
-    def _out_size(self, size, i):
+    def _out_size(self, size: int | None, i: int) -> int | None:
         if size is None:
             return None
         if self.padding == "SAME":
@@ -434,7 +434,7 @@ class _Pooling2D(Layer):
         return TensorShape([n, oh, ow, c])
 
 
-def _pool_fn(fn):
+def _pool_fn(fn: Callable[[Tensor, list[int], list[int], str], Tensor]) -> Any:
     return staticmethod(lambda k, s, p: lambda x: fn(x, k, s, p))
 
 
@@ -487,7 +487,7 @@ def average_pooling2d(
     return AveragePooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
 
 
-def _single(v, what):
+def _single(v: int | Sequence[int], what: str) -> int:
     if isinstance(v, int):
         return v
     t = tuple(int(a) for a in v)
