@@ -228,6 +228,7 @@ class Dense(Layer):
                 linalg_ops.matmul(flat, self.kernel), slicing_ops.concat([lead, [self.units]], 0)
             )
         if self.use_bias:
+            assert self.bias is not None  # made by build()
             y = nn.bias_add(y, self.bias)
         return self.activation(y)
 

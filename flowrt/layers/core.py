@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         Constraint,
         InitializerLike,
         Regularizer,
-        ShapeLike,
         TensorLike,
     )
     from ..variables import Variable
@@ -198,7 +197,7 @@ class Dropout(Layer):
     def __init__(
         self,
         rate: float = 0.5,
-        noise_shape: ShapeLike | TensorLike = None,
+        noise_shape: TensorLike | None = None,
         seed: int | None = None,
         name: str | None = None,
         **kwargs: Any,
@@ -231,7 +230,7 @@ class Dropout(Layer):
 def dropout(
     inputs: TensorLike,
     rate: float = 0.5,
-    noise_shape: ShapeLike | TensorLike = None,
+    noise_shape: TensorLike | None = None,
     seed: int | None = None,
     training: bool | TensorLike = False,
     name: str | None = None,

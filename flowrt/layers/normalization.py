@@ -150,7 +150,7 @@ class BatchNormalization(Layer):
         )
         self.built = True
 
-    def _shaped(self, v: TensorLike, rank: int) -> TensorLike:
+    def _shaped(self, v: Tensor | Variable, rank: int) -> Tensor | Variable:
         if self._axis == rank - 1:
             return v
         shape = [1] * rank
@@ -176,6 +176,8 @@ class BatchNormalization(Layer):
         if in_dtype is _dt.float16:
             x = math_ops.cast(x, _dt.float32)
         static = isinstance(training, (bool, np.bool_))
+        mean: Tensor | Variable
+        var: Tensor | Variable
         if static and not training:
             mean, var = moving_mean, moving_variance
         else:
