@@ -66,7 +66,7 @@ d = tempfile.mkdtemp()
 try:
     train(d, last_step=100)
     v = train(d, last_step=200)  # resumes from the step-100 checkpoint
-    print("latest checkpoint: %s" % tf.train.latest_checkpoint(d)[len(d) + 1 :])
+    print("latest checkpoint: %s" % (tf.train.latest_checkpoint(d) or "")[len(d) + 1 :])
     print("fit: %s" % (v["loss"] < 1e-3))
 finally:
     shutil.rmtree(d)

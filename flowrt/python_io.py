@@ -22,7 +22,7 @@ import enum
 import os
 import struct
 import zlib
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Self
 
 import google_crc32c
 
@@ -103,16 +103,16 @@ class TFRecordOptions:
 
     def __init__(
         self,
-        compression_type=None,
-        flush_mode=None,
-        input_buffer_size=None,
-        output_buffer_size=None,
-        window_bits=None,
-        compression_level=None,
-        compression_method=None,
-        mem_level=None,
-        compression_strategy=None,
-    ):
+        compression_type: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
+        flush_mode: int | None = None,
+        input_buffer_size: int | None = None,
+        output_buffer_size: int | None = None,
+        window_bits: int | None = None,
+        compression_level: int | None = None,
+        compression_method: int | None = None,
+        mem_level: int | None = None,
+        compression_strategy: int | None = None,
+    ) -> None:
         self.compression_type = _compression_type(compression_type)
         self.flush_mode = flush_mode
         self.input_buffer_size = input_buffer_size
@@ -124,7 +124,9 @@ class TFRecordOptions:
         self.compression_strategy = compression_strategy
 
     @classmethod
-    def get_compression_type_string(cls, options) -> str:
+    def get_compression_type_string(
+        cls, options: TFRecordOptions | TFRecordCompressionType | int | str | None
+    ) -> str:
         """``"ZLIB"``, ``"GZIP"`` or ``""`` for ``options`` (TFRecordOptions, a type, or
         a string)."""
         if options is None:
@@ -133,11 +135,13 @@ class TFRecordOptions:
             return _TYPE_STRING[options.compression_type]
         return _TYPE_STRING[_compression_type(options)]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TFRecordOptions(compression_type=%r)" % _TYPE_STRING[self.compression_type]
 
 
-def _compression_type(value) -> TFRecordCompressionType:
+def _compression_type(
+    value: TFRecordOptions | TFRecordCompressionType | int | str | None,
+) -> TFRecordCompressionType:
     if value is None:
         return TFRecordCompressionType.NONE
     if isinstance(value, str):
@@ -157,7 +161,7 @@ def _compression_type(value) -> TFRecordCompressionType:
         ) from None
 
 
-def _wbits(ctype: TFRecordCompressionType, window_bits) -> int:
+def _wbits(ctype: TFRecordCompressionType, window_bits: int | None) -> int:
     bits = zlib.MAX_WBITS if window_bits is None else int(window_bits)
     return bits + 16 if ctype is TFRecordCompressionType.GZIP else bits
 
@@ -189,7 +193,11 @@ class TFRecordWriter:
     ``close()``. The bytes are those TF's writer produces for the same records.
     """
 
-    def __init__(self, path, options=None):
+    def __init__(
+        self,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        options: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
+    ) -> None:
         self._path = os.fsdecode(path)
         opts = options if isinstance(options, TFRecordOptions) else TFRecordOptions(options)
         self._ctype = opts.compression_type
@@ -211,7 +219,7 @@ class TFRecordWriter:
                 else opts.compression_strategy,
             )
 
-    def _put(self, raw: bytes):
+    def _put(self, raw: bytes) -> None:
         if self._file is None:
             raise errors.FailedPreconditionError(
                 None, None, "TFRecordWriter for %s is closed" % self._path
@@ -220,7 +228,7 @@ class TFRecordWriter:
             raw = self._z.compress(raw)
         self._file.write(raw)
 
-    def write(self, record) -> None:
+    def write(self, record: bytes | str) -> None:
         """Appends one record (bytes, or a str encoded as UTF-8)."""
         if isinstance(record, str):
             record = record.encode("utf-8")
@@ -247,13 +255,13 @@ class TFRecordWriter:
             self._file.close()
             self._file = None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         f = getattr(self, "_file", None)
         if f is not None:
             self.close()
@@ -292,7 +300,7 @@ class _Inflating:
         self._pos = pos + n
         return buf[pos : pos + n]
 
-    def close(self):
+    def close(self) -> None:
         self._raw.close()
 
 
@@ -312,7 +320,11 @@ class RecordFile:
 
     _BLOCK = 1 << 18
 
-    def __init__(self, path, compression=None):
+    def __init__(
+        self,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+        compression: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
+    ) -> None:
         self.path = os.fsdecode(path)
         ctype = _compression_type(compression)
         try:
@@ -337,7 +349,7 @@ class RecordFile:
             None, None, "%s record at offset %d in %s" % (what, self.offset, self.path)
         )
 
-    def _more(self, k: int):
+    def _more(self, k: int) -> tuple[bytes, int]:
         """The buffer and position with at least ``k`` unread bytes (fewer at the end)."""
         parts = [self._buf[self._pos :]]
         have = len(parts[0])
@@ -398,7 +410,10 @@ class RecordFile:
             self.close()
 
 
-def tf_record_iterator(path, options=None) -> Iterator[bytes]:
+def tf_record_iterator(
+    path: str | bytes | os.PathLike[str] | os.PathLike[bytes],
+    options: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
+) -> Iterator[bytes]:
     """Yields the records of the TFRecord file ``path`` in order.
 
     Args:

@@ -4,9 +4,16 @@ usual ``kernel_regularizer=``/``regularizer=`` arguments of layers and ``get_var
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from .._core.graph import GraphKeys, convert_to_tensor, get_default_graph
 from ..ops import math_ops, nn_ops
+
+if TYPE_CHECKING:
+    from .._core.graph import Tensor
+    from .._core.typing import Regularizer, TensorLike
+    from ..variables import Variable
 
 __all__ = [
     "l1_regularizer",
@@ -17,7 +24,7 @@ __all__ = [
 ]
 
 
-def _check_scale(scale):
+def _check_scale(scale: object) -> bool:
     if isinstance(scale, numbers.Integral):
         raise ValueError("scale cannot be an integer: %s" % (scale,))
     if isinstance(scale, numbers.Real):
@@ -27,11 +34,13 @@ def _check_scale(scale):
     return False
 
 
-def _scaled(scale, scope, default, penalty):
+def _scaled(
+    scale: float | TensorLike, scope: str | None, default: str, penalty: Callable[[Tensor], Tensor]
+) -> Regularizer:
     if _check_scale(scale):
         return lambda _: None
 
-    def reg(weights):
+    def reg(weights: Tensor) -> Tensor:
         with get_default_graph().name_scope(scope or default) as name:
             s = convert_to_tensor(scale, dtype=weights.dtype, name="scale")
             return math_ops.multiply(s, penalty(weights), name=name)
@@ -39,7 +48,7 @@ def _scaled(scale, scope, default, penalty):
     return reg
 
 
-def l1_regularizer(scale, scope=None):
+def l1_regularizer(scale: float | TensorLike, scope: str | None = None) -> Regularizer:
     """``fn(weights) -> scale * sum(|weights|)`` (None when ``scale`` is 0).
 
     Raises:
@@ -48,7 +57,7 @@ def l1_regularizer(scale, scope=None):
     return _scaled(scale, scope, "l1_regularizer", lambda w: math_ops.reduce_sum(math_ops.abs(w)))
 
 
-def l2_regularizer(scale, scope=None):
+def l2_regularizer(scale: float | TensorLike, scope: str | None = None) -> Regularizer:
     """``fn(weights) -> scale * l2_loss(weights)`` = ``scale * sum(weights ** 2) / 2``
     (None when ``scale`` is 0).
 
@@ -58,13 +67,15 @@ def l2_regularizer(scale, scope=None):
     return _scaled(scale, scope, "l2_regularizer", nn_ops.l2_loss)
 
 
-def sum_regularizer(regularizer_list, scope=None):
+def sum_regularizer(
+    regularizer_list: Iterable[Regularizer | None], scope: str | None = None
+) -> Regularizer:
     """A regularizer adding the penalties of ``regularizer_list`` (Nones skipped)."""
     regs = [r for r in regularizer_list if r]
     if not regs:
         return lambda _: None
 
-    def reg(weights):
+    def reg(weights: Tensor) -> Tensor | None:
         with get_default_graph().name_scope(scope or "sum_regularizer") as name:
             penalties = [p for p in (r(weights) for r in regs) if p is not None]
             return math_ops.add_n(penalties, name=name) if penalties else None
@@ -72,12 +83,16 @@ def sum_regularizer(regularizer_list, scope=None):
     return reg
 
 
-def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None):
+def l1_l2_regularizer(
+    scale_l1: float | TensorLike = 1.0, scale_l2: float | TensorLike = 1.0, scope: str | None = None
+) -> Regularizer:
     """The sum of ``l1_regularizer(scale_l1)`` and ``l2_regularizer(scale_l2)``."""
     return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)], scope=scope)
 
 
-def apply_regularization(regularizer, weights_list=None):
+def apply_regularization(
+    regularizer: Regularizer, weights_list: Sequence[Variable | Tensor] | None = None
+) -> Tensor:
     """Sums ``regularizer(w)`` over ``weights_list`` (default: the ``WEIGHTS``
     collection) and adds the sum to ``REGULARIZATION_LOSSES``.
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from .. import nn
+from .._core.graph import Tensor
 from ..ops import array_ops
+
+_T = TypeVar("_T")
 
 __all__ = ["get", "linear", "relu", "sigmoid", "tanh", "softmax", "elu", "selu", "softplus"]
 
 
-def linear(x):
+def linear(x: _T) -> _T:
     """The identity (Keras' default activation)."""
     return x
 
@@ -16,7 +22,7 @@ def linear(x):
 relu, sigmoid, tanh, softmax = nn.relu, nn.sigmoid, nn.tanh, nn.softmax
 elu, selu, softplus = nn.elu, nn.selu, nn.softplus
 
-_BY_NAME = {
+_BY_NAME: dict[str, Callable[[Tensor], Tensor]] = {
     "linear": linear,
     "relu": relu,
     "sigmoid": sigmoid,
@@ -29,7 +35,7 @@ _BY_NAME = {
 }
 
 
-def get(identifier):
+def get(identifier: str | Callable[[Tensor], Tensor] | None) -> Callable[[Tensor], Tensor]:
     """An activation from a name, a callable, or None (linear)."""
     if identifier is None:
         return linear

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from .. import init_ops
+
+if TYPE_CHECKING:
+    from .._core.graph import Tensor
 
 __all__ = ["get"]
 
@@ -17,7 +23,7 @@ _BY_NAME = {
 }
 
 
-def get(identifier):
+def get(identifier: str | Callable[..., Tensor] | None) -> Callable[..., Tensor] | None:
     """An initializer from a name, an initializer object or callable, or None."""
     if identifier is None or callable(identifier):
         return identifier

@@ -9,6 +9,9 @@ function, TF2's rule); called in TF1 graph code they are ordinary graph variable
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
 from .. import dtypes as _dt
 from .. import nn
 from .._core.graph import Tensor, convert_to_tensor
@@ -18,6 +21,9 @@ from ..ops import array_ops, linalg_ops, math_ops, slicing_ops
 from ..ops.control_flow_ops import _flatten, _pack
 from ..variables import Variable
 from . import activations, initializers
+
+if TYPE_CHECKING:
+    from .._core.typing import Constraint, DTypeLike, Regularizer, TensorLike
 
 __all__ = ["Layer", "Dense", "Model", "Sequential"]
 
@@ -34,7 +40,13 @@ class Layer(Module):
     in ``call(inputs, ...)``; ``layer(inputs)`` builds once and calls.
     """
 
-    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None, **kwargs):
+    def __init__(
+        self,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: DTypeLike | None = None,
+        **kwargs: Any,
+    ) -> None:
         allowed = {"input_shape", "input_dim", "batch_input_shape", "dynamic"}
         bad = set(kwargs) - allowed
         if bad:
@@ -50,15 +62,15 @@ class Layer(Module):
     def dtype(self) -> _dt.DType:
         return self._dtype
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         """Creates the weights (override); called once, before the first ``call``."""
         self.built = True
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         """The layer's computation (override)."""
         return inputs
 
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         with self.name_scope:
             if not self.built:
                 shapes = [
@@ -72,14 +84,14 @@ class Layer(Module):
     def add_weight(
         self,
         name: str,
-        shape=None,
-        dtype=None,
-        initializer=None,
-        regularizer=None,
+        shape: TensorShape | Sequence[int | None] | None = None,
+        dtype: DTypeLike | None = None,
+        initializer: str | Callable[..., Tensor] | None = None,
+        regularizer: Regularizer | None = None,
         trainable: bool = True,
-        constraint=None,
-        **kwargs,
-    ):
+        constraint: Constraint | None = None,
+        **kwargs: Any,
+    ) -> Variable:
         """Creates a weight variable ``<layer scope>/<name>`` and tracks it."""
         dtype = _dt.as_dtype(dtype or self._dtype)
         shape = [] if shape is None else list(shape)
@@ -94,6 +106,7 @@ class Layer(Module):
                     "An initializer for variable %s of type %s is required for "
                     "layer %s" % (name, dtype.name, self.name)
                 )
+        assert init is not None  # "glorot_uniform" and "zeros" are known names
         with self.name_scope:
             v = Variable(
                 lambda: init(shape, dtype=dtype),
@@ -105,12 +118,12 @@ class Layer(Module):
         self._weights.append(v)
         return v
 
-    def _walk(self, want):
+    def _walk(self, want: Callable[[object], bool]) -> tuple[Any, ...]:
         # Keras order: each layer's weights in creation order, then sub-layers' in the
         # order they were assigned (tf.Module sorts attribute names instead).
         out, seen = [], {id(self)}
 
-        def visit(x):
+        def visit(x: object) -> None:
             if isinstance(x, (list, tuple)):
                 for y in x:
                     visit(y)
@@ -154,23 +167,24 @@ class Dense(Layer):
       units: the output size.
       activation: a name ("relu", ...), a callable, or None (linear).
       use_bias: whether to add a bias.
-      kernel_initializer, bias_initializer: names or initializers.
+      kernel_initializer: a name or an initializer.
+      bias_initializer: a name or an initializer.
     """
 
     def __init__(
         self,
         units: int,
-        activation=None,
+        activation: str | Callable[[Tensor], Tensor] | None = None,
         use_bias: bool = True,
-        kernel_initializer="glorot_uniform",
-        bias_initializer="zeros",
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
-        **kwargs,
-    ):
+        kernel_initializer: str | Callable[..., Tensor] | None = "glorot_uniform",
+        bias_initializer: str | Callable[..., Tensor] | None = "zeros",
+        kernel_regularizer: Regularizer | None = None,
+        bias_regularizer: Regularizer | None = None,
+        activity_regularizer: Regularizer | None = None,
+        kernel_constraint: Constraint | None = None,
+        bias_constraint: Constraint | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.units = int(units)
         if self.units <= 0:
@@ -183,7 +197,7 @@ class Dense(Layer):
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
 
-    def build(self, input_shape):
+    def build(self, input_shape: TensorShape | Sequence[int | None]) -> None:
         shape = TensorShape(input_shape)
         last = shape.as_list()[-1] if shape.ndims else None
         if last is None:
@@ -201,7 +215,7 @@ class Dense(Layer):
         )
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: TensorLike) -> Tensor:
         x = convert_to_tensor(inputs)
         if x.dtype is not self.dtype and x.dtype.is_floating:
             x = math_ops.cast(x, self.dtype)
@@ -214,6 +228,7 @@ class Dense(Layer):
                 linalg_ops.matmul(flat, self.kernel), slicing_ops.concat([lead, [self.units]], 0)
             )
         if self.use_bias:
+            assert self.bias is not None  # made by build()
             y = nn.bias_add(y, self.bias)
         return self.activation(y)
 
@@ -225,20 +240,20 @@ class Model(Layer):
     an optimizer's ``apply_gradients`` inside an ``@fr.function``.
     """
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("Model %s: sub-classes implement call(inputs)" % self.name)
 
 
 class Sequential(Model):
     """A stack of layers called in order."""
 
-    def __init__(self, layers=None, name: str | None = None):
+    def __init__(self, layers: Iterable[Layer] | None = None, name: str | None = None) -> None:
         super().__init__(name=name)
         self._stack: list = []
         for layer in layers or []:
             self.add(layer)
 
-    def add(self, layer: Layer):
+    def add(self, layer: Layer) -> None:
         if not isinstance(layer, Layer):
             raise TypeError(
                 "The added layer must be an instance of class Layer. Received: "
@@ -246,7 +261,7 @@ class Sequential(Model):
             )
         self._stack.append(layer)
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         x = inputs
         for layer in self._stack:
             x = layer(x)

@@ -10,10 +10,19 @@ function) updates the same ones; ``iterations`` counts applied steps.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
 from .. import dtypes as _dt
 from .._core.graph import get_default_graph
 from ..train import optimizers as _tf1
 from ..variables import Variable
+
+if TYPE_CHECKING:
+    from .._core.graph import Tensor
+    from .._core.typing import TensorLike
+    from ..ops.indexed_slices import IndexedSlices
+    from ..tape import GradientTape
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 
@@ -69,7 +78,7 @@ class Optimizer:
     schedule objects, gradient clipping arguments or ``build``.
     """
 
-    def __init__(self, name: str, impl):
+    def __init__(self, name: str, impl: _tf1.Optimizer) -> None:
         self._name = name
         self._impl = impl
         self._learning_rate = getattr(self, "_learning_rate", None)
@@ -80,12 +89,12 @@ class Optimizer:
         return self._name
 
     @property
-    def learning_rate(self):
+    def learning_rate(self) -> TensorLike | Callable[[], TensorLike] | None:
         """The learning rate given at creation (a number, callable or variable)."""
         return self._learning_rate
 
     @learning_rate.setter
-    def learning_rate(self, value):
+    def learning_rate(self, value: TensorLike | Callable[[], TensorLike]) -> None:
         if getattr(self, "_learning_rate", None) is not None:
             raise AttributeError(
                 "flowrt's Keras optimizers take the learning rate when created; to change "
@@ -101,7 +110,11 @@ class Optimizer:
             self._iterations = Variable(0, dtype=_dt.int64, trainable=False, name="iter")
         return self._iterations
 
-    def apply_gradients(self, grads_and_vars, name=None):
+    def apply_gradients(
+        self,
+        grads_and_vars: Iterable[tuple[TensorLike | IndexedSlices | None, Variable]],
+        name: str | None = None,
+    ) -> Tensor:
         """Updates each variable in place from its gradient; then ``iterations += 1``.
 
         Args:
@@ -123,9 +136,15 @@ class Optimizer:
         it = self.iterations
         train_op = self._impl.apply_gradients(kept, name=name or self._name)
         with get_default_graph().control_dependencies([train_op]):
-            return it.assign_add(1)
+            # assign_add reads the new value back (read_value=True): a tensor.
+            return cast("Tensor", it.assign_add(1))
 
-    def minimize(self, loss, var_list, tape=None):
+    def minimize(
+        self,
+        loss: Tensor | Callable[[], Tensor],
+        var_list: Sequence[Variable] | Callable[[], Sequence[Variable]],
+        tape: GradientTape | None = None,
+    ) -> Tensor:
         """``apply_gradients`` of ``tape.gradient(loss, var_list)``.
 
         Args:
@@ -147,7 +166,7 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
-    def variables(self) -> list:
+    def variables(self) -> list[Variable]:
         """The optimizer's own variables: ``iterations``, slots and accumulators."""
         own: list = [self._iterations] if self._iterations is not None else []
         return own + self._impl.variables()
@@ -160,7 +179,14 @@ class SGD(Optimizer):
     var += velocity`` (fr.train's Momentum rule with ``accum = -velocity / lr``).
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+    def __init__(
+        self,
+        learning_rate: TensorLike | Callable[[], TensorLike] = 0.01,
+        momentum: float = 0.0,
+        nesterov: bool = False,
+        name: str = "SGD",
+        **kwargs: Any,
+    ) -> None:
         if not 0.0 <= momentum <= 1.0:
             raise ValueError("`momentum` must be between [0, 1]. Received: momentum=%s" % momentum)
         self.learning_rate = learning_rate
@@ -179,14 +205,14 @@ class Adam(Optimizer):
 
     def __init__(
         self,
-        learning_rate=0.001,
-        beta_1=0.9,
-        beta_2=0.999,
-        epsilon=1e-7,
-        amsgrad=False,
-        name="Adam",
-        **kwargs,
-    ):
+        learning_rate: TensorLike | Callable[[], TensorLike] = 0.001,
+        beta_1: TensorLike | Callable[[], TensorLike] = 0.9,
+        beta_2: TensorLike | Callable[[], TensorLike] = 0.999,
+        epsilon: TensorLike | Callable[[], TensorLike] = 1e-7,
+        amsgrad: bool = False,
+        name: str = "Adam",
+        **kwargs: Any,
+    ) -> None:
         if amsgrad:
             raise ValueError("Adam(amsgrad=True) is not supported by flowrt")
         self.learning_rate = learning_rate

@@ -10,12 +10,28 @@ builds its ops in the name scope opened by its first call and reuses its variabl
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.shape import TensorShape
 from ..ops.common import in_graph_of
 from ..var_scope import get_variable, variable_scope
+
+if TYPE_CHECKING:
+    from .._core.typing import (
+        Constraint,
+        DTypeLike,
+        InitializerLike,
+        OpOrTensor,
+        Regularizer,
+        ShapeLike,
+        TensorLike,
+    )
+    from ..dtypes import DType
+    from ..var_scope import VariableScope
+    from ..variables import Variable
 
 __all__ = ["Layer", "InputSpec"]
 
@@ -29,7 +45,15 @@ class InputSpec:
     """What a layer accepts: ``ndim``, ``min_ndim``, ``max_ndim`` and fixed sizes of
     some ``axes`` ({axis: size}); checked on every call when set as ``input_spec``."""
 
-    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
+    def __init__(
+        self,
+        dtype: DTypeLike | None = None,
+        shape: ShapeLike = None,
+        ndim: int | None = None,
+        max_ndim: int | None = None,
+        min_ndim: int | None = None,
+        axes: dict[int, int | None] | None = None,
+    ) -> None:
         self.dtype, self.shape, self.ndim = dtype, shape, ndim
         self.max_ndim, self.min_ndim, self.axes = max_ndim, min_ndim, axes or {}
 
@@ -46,7 +70,15 @@ class Layer:
     ``add_weight``) and ``call(inputs, ...)``.
     """
 
-    def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, _scope=None, **kwargs):
+    def __init__(
+        self,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: DTypeLike | None = None,
+        _reuse: bool | None = None,
+        _scope: VariableScope | None = None,
+        **kwargs: Any,
+    ) -> None:
         unknown = set(kwargs) - {
             "activity_regularizer",
             "input_shape",
@@ -65,7 +97,7 @@ class Layer:
         self._dtype = None if dtype is None else _dt.as_dtype(dtype)
         self.activity_regularizer = kwargs.get("activity_regularizer")
         self.built = False
-        self.input_spec = None
+        self.input_spec: InputSpec | None = None
         self._trainable_weights: list = []
         self._non_trainable_weights: list = []
         self._updates: list = []
@@ -88,15 +120,15 @@ class Layer:
         return self._scope.name
 
     @property
-    def dtype(self):
+    def dtype(self) -> DType | None:
         return self._dtype
 
     @property
-    def trainable_weights(self) -> list:
+    def trainable_weights(self) -> list[Variable]:
         return list(self._trainable_weights) if self.trainable else []
 
     @property
-    def non_trainable_weights(self) -> list:
+    def non_trainable_weights(self) -> list[Variable]:
         if self.trainable:
             return list(self._non_trainable_weights)
         return list(self._trainable_weights) + list(self._non_trainable_weights)
@@ -105,33 +137,33 @@ class Layer:
     non_trainable_variables = non_trainable_weights
 
     @property
-    def weights(self) -> list:
+    def weights(self) -> list[Variable]:
         return self.trainable_weights + self.non_trainable_weights
 
     variables = weights
 
     @property
-    def updates(self) -> list:
+    def updates(self) -> list[OpOrTensor]:
         return list(self._updates)
 
     @property
-    def losses(self) -> list:
+    def losses(self) -> list[Tensor]:
         return list(self._losses)
 
     # --- building --------------------------------------------------------------------
 
     def add_weight(
         self,
-        name,
-        shape,
-        dtype=None,
-        initializer=None,
-        regularizer=None,
-        trainable=True,
-        constraint=None,
-        collections=None,
-        **kwargs,
-    ):
+        name: str,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        initializer: InitializerLike = None,
+        regularizer: Regularizer | None = None,
+        trainable: bool = True,
+        constraint: Constraint | None = None,
+        collections: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> Variable:
         """Creates (or, under reuse, gets) the variable ``<layer scope>/<name>``."""
         trainable = trainable and self.trainable
         v = get_variable(
@@ -155,24 +187,26 @@ class Layer:
 
     add_variable = add_weight
 
-    def add_update(self, updates, inputs=None):
+    def add_update(self, updates: OpOrTensor | Sequence[OpOrTensor], inputs: Any = None) -> None:
         self._updates.extend(updates if isinstance(updates, (list, tuple)) else [updates])
 
-    def add_loss(self, losses, inputs=None):
+    def add_loss(self, losses: Tensor | Sequence[Tensor], inputs: Any = None) -> None:
         self._losses.extend(losses if isinstance(losses, (list, tuple)) else [losses])
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         self.built = True
 
-    def call(self, inputs, **kwargs):
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """The layer's computation (the identity here): subclasses override it with
+        their own arguments (``training=``, ...)."""
         return inputs
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
         raise NotImplementedError("%s does not compute output shapes" % type(self).__name__)
 
     # --- calling ---------------------------------------------------------------------
 
-    def _set_scope(self):
+    def _set_scope(self) -> None:
         if self._scope is not None:
             return
         if self._reuse:
@@ -182,12 +216,13 @@ class Layer:
         with cm as scope:
             self._scope = scope
 
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, inputs: TensorLike | Sequence[TensorLike], *args: Any, **kwargs: Any) -> Any:
         """Builds the layer on first call (creating its variables), then applies it.
 
         Both happen in the graph of ``inputs`` (TF1), whatever graph is the default.
         """
         with in_graph_of([inputs, args]):
+            x: Tensor | list[Tensor]
             if isinstance(inputs, (list, tuple)):
                 x = [convert_to_tensor(t) for t in inputs]
                 first = x[0]
@@ -196,12 +231,14 @@ class Layer:
             if self._dtype is None and isinstance(first, Tensor):
                 self._dtype = first.dtype if first.dtype.is_floating else _dt.float32
             self._set_scope()
+            scope = self._scope
+            assert scope is not None  # set by _set_scope
             g = get_default_graph()
             reuse = True if self.built else self._reuse
             for t in x if isinstance(x, list) else [x]:
                 check_input_spec(self, t)
-            with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
-                with g.name_scope(self._scope.original_name_scope):
+            with variable_scope(scope, reuse=reuse, auxiliary_name_scope=False):
+                with g.name_scope(scope.original_name_scope):
                     if not self.built:
                         self.build(first.shape if not isinstance(x, list) else [t.shape for t in x])
                         self.built = True
@@ -217,7 +254,7 @@ class Layer:
     apply = __call__
 
 
-def check_input_spec(layer, x: Tensor):
+def check_input_spec(layer: Layer, x: Tensor) -> None:
     """TF's InputSpec check of ``layer.input_spec``: ValueError naming the layer."""
     spec = layer.input_spec
     r = x.shape.ndims

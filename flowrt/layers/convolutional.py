@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
 from .._core.shape import TensorShape
 from ..init_ops import zeros_initializer
 from ..ops import array_ops, nn_ops, pool_ops
@@ -10,6 +13,12 @@ from ..ops.conv_ops import conv2d as _conv2d_op
 from ..ops.conv_ops import conv2d_transpose as _conv2d_transpose_op
 from ..ops.conv_ops import window_geometry
 from .base import InputSpec, Layer
+
+if TYPE_CHECKING:
+    from .._core.graph import Tensor
+    from .._core.typing import Constraint, InitializerLike, Regularizer, TensorLike
+    from ..variables import Variable
+
 
 __all__ = [
     "Conv2D",
@@ -36,7 +45,7 @@ __all__ = [
 ]
 
 
-def _pair(v, what):
+def _pair(v: int | Sequence[int], what: str) -> tuple[int, int]:
     if isinstance(v, int):
         return (v, v)
     t = tuple(int(a) for a in v)
@@ -47,7 +56,7 @@ def _pair(v, what):
     return t
 
 
-def _padding(p):
+def _padding(p: object) -> str:
     if not isinstance(p, str) or p.lower() not in ("same", "valid"):
         raise ValueError(
             'The `padding` argument must be one of "valid", "same". Received: %s' % (p,)
@@ -55,7 +64,7 @@ def _padding(p):
     return p.upper()
 
 
-def _channels_last(data_format):
+def _channels_last(data_format: str) -> None:
     if data_format != "channels_last":
         raise ValueError(
             "data_format %r is not supported: flowrt's kernels are NHWC "
@@ -74,34 +83,42 @@ class Conv2D(Layer):
       padding: ``"valid"`` (default) or ``"same"``, case-insensitive.
       data_format: ``"channels_last"`` (NHWC).
       dilation_rate: an int or a pair; default 1.
-      activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-        bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint,
-        trainable, name: as for ``Dense``.
+      activation: as for ``Dense``; so are the arguments below.
+      use_bias: whether to add ``bias``.
+      kernel_initializer: the kernel's initializer.
+      bias_initializer: the bias' initializer.
+      kernel_regularizer: the kernel's regularizer.
+      bias_regularizer: the bias' regularizer.
+      activity_regularizer: a regularizer of the output.
+      kernel_constraint: the kernel's constraint.
+      bias_constraint: the bias' constraint.
+      trainable: as for ``Layer``.
+      name: as for ``Layer``.
 
     Note (flowrt): ``"channels_first"`` raises ValueError (NHWC kernels only).
     """
 
     def __init__(
         self,
-        filters,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        data_format="channels_last",
-        dilation_rate=(1, 1),
-        activation=None,
-        use_bias=True,
-        kernel_initializer=None,
-        bias_initializer=zeros_initializer(),
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
-        trainable=True,
-        name=None,
-        **kwargs,
-    ):
+        filters: int,
+        kernel_size: int | Sequence[int],
+        strides: int | Sequence[int] = (1, 1),
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        dilation_rate: int | Sequence[int] = (1, 1),
+        activation: Callable[[Tensor], Tensor] | None = None,
+        use_bias: bool = True,
+        kernel_initializer: InitializerLike = None,
+        bias_initializer: InitializerLike = zeros_initializer(),
+        kernel_regularizer: Regularizer | None = None,
+        bias_regularizer: Regularizer | None = None,
+        activity_regularizer: Regularizer | None = None,
+        kernel_constraint: Constraint | None = None,
+        bias_constraint: Constraint | None = None,
+        trainable: bool = True,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
             trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs
         )
@@ -126,9 +143,10 @@ class Conv2D(Layer):
         self.bias_regularizer = bias_regularizer
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
-        self.kernel = self.bias = None
+        self.kernel: Variable | None = None
+        self.bias: Variable | None = None
 
-    def build(self, input_shape):
+    def build(self, input_shape: TensorShape) -> None:
         s = TensorShape(input_shape)
         c = s[-1] if s.ndims else None
         if c is None:
@@ -150,7 +168,7 @@ class Conv2D(Layer):
             )
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Tensor) -> Tensor:
         out = _conv2d_op(
             inputs,
             self.kernel,
@@ -159,12 +177,13 @@ class Conv2D(Layer):
             dilations=list(self.dilation_rate),
         )
         if self.use_bias:
+            assert self.bias is not None  # made by build()
             out = nn_ops.bias_add(out, self.bias)
         if self.activation is not None:
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, h, w, _ = TensorShape(input_shape).as_list()
         oh = window_geometry(
             h, self.kernel_size[0], self.strides[0], self.dilation_rate[0], self.padding
@@ -179,26 +198,26 @@ Convolution2D = Conv2D
 
 
 def conv2d(
-    inputs,
-    filters,
-    kernel_size,
-    strides=(1, 1),
-    padding="valid",
-    data_format="channels_last",
-    dilation_rate=(1, 1),
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=zeros_initializer(),
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-):
+    inputs: TensorLike,
+    filters: int,
+    kernel_size: int | Sequence[int],
+    strides: int | Sequence[int] = (1, 1),
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    dilation_rate: int | Sequence[int] = (1, 1),
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: InitializerLike = None,
+    bias_initializer: InitializerLike = zeros_initializer(),
+    kernel_regularizer: Regularizer | None = None,
+    bias_regularizer: Regularizer | None = None,
+    activity_regularizer: Regularizer | None = None,
+    kernel_constraint: Constraint | None = None,
+    bias_constraint: Constraint | None = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: bool | None = None,
+) -> Tensor:
     """The functional form of ``Conv2D`` (variables ``<name>/kernel``, ``<name>/bias``)."""
     layer = Conv2D(
         filters,
@@ -233,24 +252,24 @@ class Conv2DTranspose(Conv2D):
 
     def __init__(
         self,
-        filters,
-        kernel_size,
-        strides=(1, 1),
-        padding="valid",
-        data_format="channels_last",
-        activation=None,
-        use_bias=True,
-        kernel_initializer=None,
-        bias_initializer=zeros_initializer(),
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
-        trainable=True,
-        name=None,
-        **kwargs,
-    ):
+        filters: int,
+        kernel_size: int | Sequence[int],
+        strides: int | Sequence[int] = (1, 1),
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        activation: Callable[[Tensor], Tensor] | None = None,
+        use_bias: bool = True,
+        kernel_initializer: InitializerLike = None,
+        bias_initializer: InitializerLike = zeros_initializer(),
+        kernel_regularizer: Regularizer | None = None,
+        bias_regularizer: Regularizer | None = None,
+        activity_regularizer: Regularizer | None = None,
+        kernel_constraint: Constraint | None = None,
+        bias_constraint: Constraint | None = None,
+        trainable: bool = True,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
             filters,
             kernel_size,
@@ -271,7 +290,7 @@ class Conv2DTranspose(Conv2D):
             **kwargs,
         )
 
-    def build(self, input_shape):
+    def build(self, input_shape: TensorShape) -> None:
         s = TensorShape(input_shape)
         c = s[-1] if s.ndims else None
         if c is None:
@@ -293,16 +312,17 @@ class Conv2DTranspose(Conv2D):
             )
         self.built = True
 
-    def _out_size(self, size, i):
+    def _out_size(self, size: int | None, i: int) -> int | None:
         if size is None:
             return None
         if self.padding == "SAME":
             return size * self.strides[i]
         return (size - 1) * self.strides[i] + self.kernel_size[i]
 
-    def call(self, inputs):
+    def call(self, inputs: Tensor) -> Tensor:
         static = inputs.shape.as_list()
         oh, ow = self._out_size(static[1], 0), self._out_size(static[2], 1)
+        out_shape: Tensor | list[int | None]
         if None in (static[0], oh, ow):
             dyn = array_ops.shape(inputs)
             size = [
@@ -323,12 +343,13 @@ class Conv2DTranspose(Conv2D):
         )
         out.set_shape([static[0], oh, ow, self.filters])
         if self.use_bias:
+            assert self.bias is not None  # made by build()
             out = nn_ops.bias_add(out, self.bias)
         if self.activation is not None:
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, h, w, _ = TensorShape(input_shape).as_list()
         return TensorShape([n, self._out_size(h, 0), self._out_size(w, 1), self.filters])
 
@@ -337,25 +358,25 @@ Convolution2DTranspose = Conv2DTranspose
 
 
 def conv2d_transpose(
-    inputs,
-    filters,
-    kernel_size,
-    strides=(1, 1),
-    padding="valid",
-    data_format="channels_last",
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=zeros_initializer(),
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-):
+    inputs: TensorLike,
+    filters: int,
+    kernel_size: int | Sequence[int],
+    strides: int | Sequence[int] = (1, 1),
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: InitializerLike = None,
+    bias_initializer: InitializerLike = zeros_initializer(),
+    kernel_regularizer: Regularizer | None = None,
+    bias_regularizer: Regularizer | None = None,
+    activity_regularizer: Regularizer | None = None,
+    kernel_constraint: Constraint | None = None,
+    bias_constraint: Constraint | None = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: bool | None = None,
+) -> Tensor:
     """The functional form of ``Conv2DTranspose``."""
     layer = Conv2DTranspose(
         filters,
@@ -381,11 +402,18 @@ def conv2d_transpose(
 
 
 class _Pooling2D(Layer):
-    _pool = None
+    # (window, strides, padding) -> the pooling of a tensor; set by each subclass.
+    _pool: Callable[[list[int], list[int], str], Callable[[Tensor], Tensor]] | None = None
 
     def __init__(
-        self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs
-    ):
+        self,
+        pool_size: int | Sequence[int],
+        strides: int | Sequence[int] | None,
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(name=name, **kwargs)
         _channels_last(data_format)
         self.input_spec = InputSpec(ndim=4)
@@ -394,19 +422,19 @@ class _Pooling2D(Layer):
         self.padding = _padding(padding)
         self.data_format = data_format
 
-    def call(self, inputs):
-        return type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(
-            inputs
-        )
+    def call(self, inputs: Tensor) -> Tensor:
+        pool = type(self)._pool
+        assert pool is not None  # each pooling subclass sets it
+        return pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(inputs)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, h, w, c = TensorShape(input_shape).as_list()
         oh = window_geometry(h, self.pool_size[0], self.strides[0], 1, self.padding)[0]
         ow = window_geometry(w, self.pool_size[1], self.strides[1], 1, self.padding)[0]
         return TensorShape([n, oh, ow, c])
 
 
-def _pool_fn(fn):
+def _pool_fn(fn: Callable[[Tensor, list[int], list[int], str], Tensor]) -> Any:
     return staticmethod(lambda k, s, p: lambda x: fn(x, k, s, p))
 
 
@@ -436,20 +464,30 @@ AveragePool2D = AveragePooling2D
 
 
 def max_pooling2d(
-    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
-):
+    inputs: TensorLike,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
     """The functional form of ``MaxPooling2D``."""
     return MaxPooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
 
 
 def average_pooling2d(
-    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
-):
+    inputs: TensorLike,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
     """The functional form of ``AveragePooling2D``."""
     return AveragePooling2D(pool_size, strides, padding, data_format, name=name)(inputs)
 
 
-def _single(v, what):
+def _single(v: int | Sequence[int], what: str) -> int:
     if isinstance(v, int):
         return v
     t = tuple(int(a) for a in v)
@@ -466,14 +504,14 @@ class Conv1D(Conv2D):
 
     def __init__(
         self,
-        filters,
-        kernel_size,
-        strides=1,
-        padding="valid",
-        data_format="channels_last",
-        dilation_rate=1,
-        **kwargs,
-    ):
+        filters: int,
+        kernel_size: int | Sequence[int],
+        strides: int | Sequence[int] = 1,
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        dilation_rate: int | Sequence[int] = 1,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
             filters,
             (1, _single(kernel_size, "kernel_size")),
@@ -485,7 +523,7 @@ class Conv1D(Conv2D):
         )
         self.input_spec = InputSpec(ndim=3)
 
-    def build(self, input_shape):
+    def build(self, input_shape: TensorShape) -> None:
         s = TensorShape(input_shape)
         c = s[-1] if s.ndims else None
         if c is None:
@@ -507,17 +545,18 @@ class Conv1D(Conv2D):
             )
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Tensor) -> Tensor:
         out = _conv1d_op(
             inputs, self.kernel, self.strides[1], self.padding, dilations=self.dilation_rate[1]
         )
         if self.use_bias:
+            assert self.bias is not None  # made by build()
             out = nn_ops.bias_add(out, self.bias)
         if self.activation is not None:
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, w, _ = TensorShape(input_shape).as_list()
         ow = window_geometry(
             w, self.kernel_size[1], self.strides[1], self.dilation_rate[1], self.padding
@@ -529,26 +568,26 @@ Convolution1D = Conv1D
 
 
 def conv1d(
-    inputs,
-    filters,
-    kernel_size,
-    strides=1,
-    padding="valid",
-    data_format="channels_last",
-    dilation_rate=1,
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=zeros_initializer(),
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-):
+    inputs: TensorLike,
+    filters: int,
+    kernel_size: int | Sequence[int],
+    strides: int | Sequence[int] = 1,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    dilation_rate: int | Sequence[int] = 1,
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: InitializerLike = None,
+    bias_initializer: InitializerLike = zeros_initializer(),
+    kernel_regularizer: Regularizer | None = None,
+    bias_regularizer: Regularizer | None = None,
+    activity_regularizer: Regularizer | None = None,
+    kernel_constraint: Constraint | None = None,
+    bias_constraint: Constraint | None = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: bool | None = None,
+) -> Tensor:
     """The functional form of ``Conv1D``."""
     layer = Conv1D(
         filters,
@@ -578,19 +617,27 @@ class _Pooling1D(_Pooling2D):
     """Pools [batch, width, channels] by a 2-D pool over [batch, 1, width, channels]."""
 
     def __init__(
-        self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs
-    ):
+        self,
+        pool_size: int | Sequence[int],
+        strides: int | Sequence[int] | None,
+        padding: str = "valid",
+        data_format: str = "channels_last",
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         p = _single(pool_size, "pool_size")
         st = _single(strides if strides is not None else pool_size, "strides")
         super().__init__((1, p), (1, st), padding, data_format, name=name, **kwargs)
         self.input_spec = InputSpec(ndim=3)
 
-    def call(self, inputs):
+    def call(self, inputs: Tensor) -> Tensor:
         x = array_ops.expand_dims(inputs, 1)
-        out = type(self)._pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(x)
+        pool = type(self)._pool
+        assert pool is not None  # each pooling subclass sets it
+        out = pool([1, *self.pool_size, 1], [1, *self.strides, 1], self.padding)(x)
         return array_ops.squeeze(out, [1])
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         n, w, c = TensorShape(input_shape).as_list()
         ow = window_geometry(w, self.pool_size[1], self.strides[1], 1, self.padding)[0]
         return TensorShape([n, ow, c])
@@ -613,14 +660,24 @@ AveragePool1D = AveragePooling1D
 
 
 def max_pooling1d(
-    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
-):
+    inputs: TensorLike,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
     """The functional form of ``MaxPooling1D``."""
     return MaxPooling1D(pool_size, strides, padding, data_format, name=name)(inputs)
 
 
 def average_pooling1d(
-    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
-):
+    inputs: TensorLike,
+    pool_size: int | Sequence[int],
+    strides: int | Sequence[int] | None,
+    padding: str = "valid",
+    data_format: str = "channels_last",
+    name: str | None = None,
+) -> Tensor:
     """The functional form of ``AveragePooling1D``."""
     return AveragePooling1D(pool_size, strides, padding, data_format, name=name)(inputs)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -12,6 +14,16 @@ from .._core.shape import TensorShape
 from ..init_ops import zeros_initializer
 from ..ops import array_ops, control_flow_ops, linalg_ops, math_ops, nn_ops, slicing_ops
 from .base import InputSpec, Layer
+
+if TYPE_CHECKING:
+    from .._core.typing import (
+        Constraint,
+        InitializerLike,
+        Regularizer,
+        TensorLike,
+    )
+    from ..variables import Variable
+
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
 
@@ -26,31 +38,33 @@ class Dense(Layer):
       use_bias: whether to add ``bias``.
       kernel_initializer: default: the scope's initializer, else glorot_uniform.
       bias_initializer: default zeros.
-      kernel_regularizer, bias_regularizer: ``fn(variable) -> loss`` added to
-        ``REGULARIZATION_LOSSES``.
+      kernel_regularizer: ``fn(variable) -> loss`` added to ``REGULARIZATION_LOSSES``.
+      bias_regularizer: the same for the bias.
       activity_regularizer: ``fn(output) -> loss``, also a regularization loss.
-      kernel_constraint, bias_constraint: stored as the variables' ``constraint``.
-      trainable, name: as for ``Layer``.
+      kernel_constraint: stored as the kernel variable's ``constraint``.
+      bias_constraint: stored as the bias variable's ``constraint``.
+      trainable: as for ``Layer``.
+      name: as for ``Layer``.
 
     Inputs of rank > 2 are multiplied along their last axis.
     """
 
     def __init__(
         self,
-        units,
-        activation=None,
-        use_bias=True,
-        kernel_initializer=None,
-        bias_initializer=zeros_initializer(),
-        kernel_regularizer=None,
-        bias_regularizer=None,
-        activity_regularizer=None,
-        kernel_constraint=None,
-        bias_constraint=None,
-        trainable=True,
-        name=None,
-        **kwargs,
-    ):
+        units: int,
+        activation: Callable[[Tensor], Tensor] | None = None,
+        use_bias: bool = True,
+        kernel_initializer: InitializerLike = None,
+        bias_initializer: InitializerLike = zeros_initializer(),
+        kernel_regularizer: Regularizer | None = None,
+        bias_regularizer: Regularizer | None = None,
+        activity_regularizer: Regularizer | None = None,
+        kernel_constraint: Constraint | None = None,
+        bias_constraint: Constraint | None = None,
+        trainable: bool = True,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
             trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs
         )
@@ -69,9 +83,10 @@ class Dense(Layer):
         self.bias_regularizer = bias_regularizer
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
-        self.kernel = self.bias = None
+        self.kernel: Variable | None = None
+        self.bias: Variable | None = None
 
-    def build(self, input_shape):
+    def build(self, input_shape: TensorShape) -> None:
         input_shape = TensorShape(input_shape)
         last = input_shape[-1] if input_shape.ndims else None
         if last is None:
@@ -96,7 +111,8 @@ class Dense(Layer):
             )
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Tensor) -> Tensor:
+        assert self.kernel is not None  # made by build(), which __call__ runs first
         x = inputs
         if x.dtype is not self.kernel.dtype:
             x = math_ops.cast(x, self.kernel.dtype)
@@ -116,32 +132,33 @@ class Dense(Layer):
         else:
             out = linalg_ops.matmul(x, self.kernel)
         if self.use_bias:
+            assert self.bias is not None  # made by build()
             out = nn_ops.bias_add(out, self.bias)
         if self.activation is not None:
             out = self.activation(out)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         s = TensorShape(input_shape).as_list()
         return TensorShape(s[:-1] + [self.units])
 
 
 def dense(
-    inputs,
-    units,
-    activation=None,
-    use_bias=True,
-    kernel_initializer=None,
-    bias_initializer=zeros_initializer(),
-    kernel_regularizer=None,
-    bias_regularizer=None,
-    activity_regularizer=None,
-    kernel_constraint=None,
-    bias_constraint=None,
-    trainable=True,
-    name=None,
-    reuse=None,
-):
+    inputs: TensorLike,
+    units: int,
+    activation: Callable[[Tensor], Tensor] | None = None,
+    use_bias: bool = True,
+    kernel_initializer: InitializerLike = None,
+    bias_initializer: InitializerLike = zeros_initializer(),
+    kernel_regularizer: Regularizer | None = None,
+    bias_regularizer: Regularizer | None = None,
+    activity_regularizer: Regularizer | None = None,
+    kernel_constraint: Constraint | None = None,
+    bias_constraint: Constraint | None = None,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: bool | None = None,
+) -> Tensor:
     """The functional form of ``Dense``: builds the layer and applies it to ``inputs``.
 
     ``reuse=True`` (or an enclosing reusing scope) shares the variables of an earlier
@@ -177,7 +194,14 @@ class Dropout(Layer):
       name: as for ``Layer``.
     """
 
-    def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
+    def __init__(
+        self,
+        rate: float = 0.5,
+        noise_shape: TensorLike | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(name=name, **kwargs)
         if isinstance(rate, numbers.Real) and not 0 <= rate < 1:
             raise ValueError(
@@ -188,8 +212,8 @@ class Dropout(Layer):
         self.noise_shape = noise_shape
         self.seed = seed
 
-    def call(self, inputs, training=False):
-        def dropped():
+    def call(self, inputs: Tensor, training: bool | TensorLike = False) -> Tensor:
+        def dropped() -> Tensor:
             return nn_ops.dropout(
                 inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self.seed
             )
@@ -199,11 +223,18 @@ class Dropout(Layer):
         t = convert_to_tensor(training, dtype=_dt.bool, name="training")
         return control_flow_ops.cond(t, dropped, lambda: array_ops.identity(inputs))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         return TensorShape(input_shape)
 
 
-def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
+def dropout(
+    inputs: TensorLike,
+    rate: float = 0.5,
+    noise_shape: TensorLike | None = None,
+    seed: int | None = None,
+    training: bool | TensorLike = False,
+    name: str | None = None,
+) -> Tensor:
     """The functional form of ``Dropout``.
 
     ``training`` is a Python bool or a bool tensor (then a ``cond`` picks at run time);
@@ -221,7 +252,9 @@ class Flatten(Layer):
       name: as for ``Layer``.
     """
 
-    def __init__(self, data_format="channels_last", name=None, **kwargs):
+    def __init__(
+        self, data_format: str = "channels_last", name: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(name=name, **kwargs)
         if data_format not in ("channels_last", "channels_first"):
             raise ValueError(
@@ -231,7 +264,7 @@ class Flatten(Layer):
         self.data_format = data_format
         self.input_spec = InputSpec(min_ndim=1)
 
-    def call(self, inputs):
+    def call(self, inputs: Tensor) -> Tensor:
         x = inputs
         r = x.shape.ndims
         if self.data_format == "channels_first" and r is not None and r > 2:
@@ -240,18 +273,20 @@ class Flatten(Layer):
             return array_ops.expand_dims(x, 1)
         rest = x.shape.as_list()[1:] if r is not None else [None]
         if None not in rest:
-            n = int(np.prod(rest))
+            n = int(np.prod(cast("list[int]", rest)))
             out = array_ops.reshape(x, [-1, n])
             out.set_shape([x.shape[0], n])
             return out
         return array_ops.reshape(x, array_ops.stack([array_ops.shape(x)[0], -1]))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         s = TensorShape(input_shape).as_list()
         rest = s[1:]
         return TensorShape([s[0], None if None in rest else int(np.prod(rest))])
 
 
-def flatten(inputs, name=None, data_format="channels_last"):
+def flatten(
+    inputs: TensorLike, name: str | None = None, data_format: str = "channels_last"
+) -> Tensor:
     """The functional form of ``Flatten``: [batch, ...] -> [batch, -1]."""
     return Flatten(data_format=data_format, name=name)(inputs)

@@ -12,6 +12,9 @@ TF1::
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -20,6 +23,11 @@ from .._core.shape import TensorShape
 from ..init_ops import ones_initializer, zeros_initializer
 from ..ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops
 from .base import Layer
+
+if TYPE_CHECKING:
+    from .._core.graph import Graph, Tensor
+    from .._core.typing import Constraint, InitializerLike, Regularizer, TensorLike
+    from ..variables import Variable
 
 __all__ = ["BatchNormalization", "batch_normalization"]
 
@@ -31,12 +39,18 @@ class BatchNormalization(Layer):
       axis: the feature axis (int; default -1, the channels of NHWC).
       momentum: the moving averages' decay (default 0.99).
       epsilon: added to the variance (default 1e-3).
-      center, scale: whether to add ``beta`` / multiply by ``gamma``.
-      beta_initializer, gamma_initializer, moving_mean_initializer,
-        moving_variance_initializer: initializers (zeros, ones, zeros, ones).
-      beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as for
-        ``Dense``.
-      trainable, name: as for ``Layer``.
+      center: whether to add ``beta``.
+      scale: whether to multiply by ``gamma``.
+      beta_initializer: default zeros.
+      gamma_initializer: default ones.
+      moving_mean_initializer: default zeros.
+      moving_variance_initializer: default ones.
+      beta_regularizer: as for ``Dense``.
+      gamma_regularizer: as for ``Dense``.
+      beta_constraint: as for ``Dense``.
+      gamma_constraint: as for ``Dense``.
+      trainable: as for ``Layer``.
+      name: as for ``Layer``.
 
     Note (flowrt): ``renorm``, ``virtual_batch_size`` and ``adjustment`` are not
     supported (NotImplementedError); ``fused`` is accepted and gives the same values
@@ -45,29 +59,29 @@ class BatchNormalization(Layer):
 
     def __init__(
         self,
-        axis=-1,
-        momentum=0.99,
-        epsilon=1e-3,
-        center=True,
-        scale=True,
-        beta_initializer=zeros_initializer(),
-        gamma_initializer=ones_initializer(),
-        moving_mean_initializer=zeros_initializer(),
-        moving_variance_initializer=ones_initializer(),
-        beta_regularizer=None,
-        gamma_regularizer=None,
-        beta_constraint=None,
-        gamma_constraint=None,
-        renorm=False,
-        renorm_clipping=None,
-        renorm_momentum=0.99,
-        fused=None,
-        trainable=True,
-        virtual_batch_size=None,
-        adjustment=None,
-        name=None,
-        **kwargs,
-    ):
+        axis: int = -1,
+        momentum: float = 0.99,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer: InitializerLike = zeros_initializer(),
+        gamma_initializer: InitializerLike = ones_initializer(),
+        moving_mean_initializer: InitializerLike = zeros_initializer(),
+        moving_variance_initializer: InitializerLike = ones_initializer(),
+        beta_regularizer: Regularizer | None = None,
+        gamma_regularizer: Regularizer | None = None,
+        beta_constraint: Constraint | None = None,
+        gamma_constraint: Constraint | None = None,
+        renorm: bool = False,
+        renorm_clipping: dict[str, float] | None = None,
+        renorm_momentum: float = 0.99,
+        fused: bool | None = None,
+        trainable: bool = True,
+        virtual_batch_size: int | None = None,
+        adjustment: Callable[..., Any] | None = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(trainable=trainable, name=name, **kwargs)
         if renorm or virtual_batch_size is not None or adjustment is not None:
             raise NotImplementedError(
@@ -86,9 +100,12 @@ class BatchNormalization(Layer):
         self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
         self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
         self.fused = fused
-        self.gamma = self.beta = self.moving_mean = self.moving_variance = None
+        self.gamma: Variable | None = None
+        self.beta: Variable | None = None
+        self.moving_mean: Variable | None = None
+        self.moving_variance: Variable | None = None
 
-    def build(self, input_shape):
+    def build(self, input_shape: TensorShape) -> None:
         s = TensorShape(input_shape)
         if s.ndims is None:
             raise ValueError("Input has undefined rank.")
@@ -133,31 +150,36 @@ class BatchNormalization(Layer):
         )
         self.built = True
 
-    def _shaped(self, v, rank):
+    def _shaped(self, v: Tensor | Variable, rank: int) -> Tensor | Variable:
         if self._axis == rank - 1:
             return v
         shape = [1] * rank
         shape[self._axis] = -1
         return array_ops.reshape(v, shape)
 
-    def _update(self, var, value, decay, g):
+    def _update(self, var: Variable, value: Tensor, decay: Tensor, g: Graph) -> None:
         with g.name_scope("AssignMovingAvg"):
             delta = math_ops.multiply(math_ops.subtract(var, value), decay)
             up = state_ops.assign_sub(var, delta)
         self.add_update(up)
         g.add_to_collection(GraphKeys.UPDATE_OPS, up)
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Tensor, training: bool | TensorLike = False) -> Tensor:
         g = get_default_graph()
+        moving_mean, moving_variance = self.moving_mean, self.moving_variance
+        assert moving_mean is not None and moving_variance is not None  # made by build()
         x = inputs
         rank = x.shape.ndims
+        assert rank is not None  # build() rejects an unknown rank
         axes = [i for i in range(rank) if i != self._axis]
         in_dtype = x.dtype
         if in_dtype is _dt.float16:
             x = math_ops.cast(x, _dt.float32)
         static = isinstance(training, (bool, np.bool_))
+        mean: Tensor | Variable
+        var: Tensor | Variable
         if static and not training:
-            mean, var = self.moving_mean, self.moving_variance
+            mean, var = moving_mean, moving_variance
         else:
             bmean, bvar = nn_ops.moments(x, axes)
             if static:
@@ -168,15 +190,15 @@ class BatchNormalization(Layer):
                 mean, var = control_flow_ops.cond(
                     t,
                     lambda: (array_ops.identity(bmean), array_ops.identity(bvar)),
-                    lambda: (self.moving_mean.read_value(), self.moving_variance.read_value()),
+                    lambda: (moving_mean.read_value(), moving_variance.read_value()),
                 )
                 decay = math_ops.where(
                     t,
                     convert_to_tensor(1.0 - self.momentum, bmean.dtype),
                     convert_to_tensor(0.0, bmean.dtype),
                 )
-            self._update(self.moving_mean, bmean, decay, g)
-            self._update(self.moving_variance, bvar, decay, g)
+            self._update(moving_mean, bmean, decay, g)
+            self._update(moving_variance, bvar, decay, g)
         out = nn_ops.batch_normalization(
             x,
             self._shaped(mean, rank),
@@ -189,36 +211,36 @@ class BatchNormalization(Layer):
             out = math_ops.cast(out, in_dtype)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: TensorShape | Sequence[int | None]) -> TensorShape:
         return TensorShape(input_shape)
 
 
 def batch_normalization(
-    inputs,
-    axis=-1,
-    momentum=0.99,
-    epsilon=1e-3,
-    center=True,
-    scale=True,
-    beta_initializer=zeros_initializer(),
-    gamma_initializer=ones_initializer(),
-    moving_mean_initializer=zeros_initializer(),
-    moving_variance_initializer=ones_initializer(),
-    beta_regularizer=None,
-    gamma_regularizer=None,
-    beta_constraint=None,
-    gamma_constraint=None,
-    training=False,
-    trainable=True,
-    name=None,
-    reuse=None,
-    renorm=False,
-    renorm_clipping=None,
-    renorm_momentum=0.99,
-    fused=None,
-    virtual_batch_size=None,
-    adjustment=None,
-):
+    inputs: TensorLike,
+    axis: int = -1,
+    momentum: float = 0.99,
+    epsilon: float = 1e-3,
+    center: bool = True,
+    scale: bool = True,
+    beta_initializer: InitializerLike = zeros_initializer(),
+    gamma_initializer: InitializerLike = ones_initializer(),
+    moving_mean_initializer: InitializerLike = zeros_initializer(),
+    moving_variance_initializer: InitializerLike = ones_initializer(),
+    beta_regularizer: Regularizer | None = None,
+    gamma_regularizer: Regularizer | None = None,
+    beta_constraint: Constraint | None = None,
+    gamma_constraint: Constraint | None = None,
+    training: bool | TensorLike = False,
+    trainable: bool = True,
+    name: str | None = None,
+    reuse: bool | None = None,
+    renorm: bool = False,
+    renorm_clipping: dict[str, float] | None = None,
+    renorm_momentum: float = 0.99,
+    fused: bool | None = None,
+    virtual_batch_size: int | None = None,
+    adjustment: Callable[..., Any] | None = None,
+) -> Tensor:
     """The functional form of ``BatchNormalization``.
 
     ``training`` is a Python bool or a bool tensor; when it may be true the moving-average

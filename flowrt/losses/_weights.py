@@ -4,18 +4,23 @@ checked on static shapes."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops
 from ..ops.common import in_graph_of, shape_str
 
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
-def as_float32(x, name=None) -> Tensor:
+
+def as_float32(x: TensorLike, name: str | None = None) -> Tensor:
     t = convert_to_tensor(x, name=name)
     return t if t.dtype is _dt.float32 else math_ops.cast(t, _dt.float32)
 
 
-def check_broadcastable(weights: Tensor, values: Tensor):
+def check_broadcastable(weights: Tensor, values: Tensor) -> None:
     """Raises TF's ValueError unless ``weights`` broadcasts to ``values`` (rank 0, or the
     same rank with each dimension 1 or equal)."""
     ws, vs = weights.shape, values.shape
@@ -48,7 +53,9 @@ def broadcast_weights(weights: Tensor, values: Tensor) -> Tensor:
         return math_ops.multiply(weights, array_ops.ones_like(values), name="broadcast_weights")
 
 
-def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0):
+def remove_squeezable_dimensions(
+    labels: Tensor, predictions: Tensor, expected_rank_diff: int = 0
+) -> tuple[Tensor, Tensor]:
     """Squeezes a trailing size-1 dimension so that ``rank(predictions) - rank(labels)``
     becomes ``expected_rank_diff`` (static ranks only, as TF when they are known)."""
     with in_graph_of([labels, predictions, expected_rank_diff]):
@@ -63,7 +70,17 @@ def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0):
         return labels, predictions
 
 
-def squeeze_weights(predictions, labels, weights):
+@overload
+def squeeze_weights(
+    predictions: Tensor, labels: Tensor, weights: TensorLike | None
+) -> tuple[Tensor, Tensor, Tensor | None]: ...
+@overload
+def squeeze_weights(
+    predictions: Tensor, labels: None, weights: TensorLike | None
+) -> tuple[Tensor, None, Tensor | None]: ...
+def squeeze_weights(
+    predictions: Tensor, labels: Tensor | None, weights: TensorLike | None
+) -> tuple[Tensor, Tensor | None, Tensor | None]:
     """TF metrics' ``_remove_squeezable_dimensions``: squeezes labels against predictions,
     then a trailing 1 of ``weights`` (or expands it) to match ``predictions``' rank."""
     with in_graph_of([predictions, labels, weights]):
@@ -71,11 +88,11 @@ def squeeze_weights(predictions, labels, weights):
             labels, predictions = remove_squeezable_dimensions(labels, predictions)
         if weights is None:
             return predictions, labels, None
-        weights = convert_to_tensor(weights)
-        wr, pr = weights.shape.ndims, predictions.shape.ndims
+        w = convert_to_tensor(weights)
+        wr, pr = w.shape.ndims, predictions.shape.ndims
         if wr is not None and pr is not None and wr != 0:
-            if wr - pr == 1 and weights.shape[-1] in (1, None):
-                weights = array_ops.squeeze(weights, [-1])
+            if wr - pr == 1 and w.shape[-1] in (1, None):
+                w = array_ops.squeeze(w, [-1])
             elif pr - wr == 1:
-                weights = array_ops.expand_dims(weights, -1)
-        return predictions, labels, weights
+                w = array_ops.expand_dims(w, -1)
+        return predictions, labels, w

@@ -8,11 +8,16 @@ so the result is named as in TF1 (``mean_squared_error/value:0`` for the default
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from ..ops import array_ops, math_ops, nn_ops
 from ..ops.common import in_graph_of
 from ._weights import as_float32, check_broadcastable, remove_squeezable_dimensions
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = [
     "Reduction",
@@ -54,7 +59,7 @@ class Reduction:
     SUM_OVER_NONZERO_WEIGHTS = SUM_BY_NONZERO_WEIGHTS
 
     @classmethod
-    def all(cls):
+    def all(cls) -> tuple[str, ...]:
         return (
             cls.NONE,
             cls.SUM,
@@ -65,7 +70,7 @@ class Reduction:
         )
 
     @classmethod
-    def validate(cls, key):
+    def validate(cls, key: str) -> None:
         if key not in cls.all():
             raise ValueError("Invalid Reduction Key %s." % (key,))
 
@@ -85,12 +90,12 @@ def _num_present(losses: Tensor, weights: Tensor) -> Tensor:
 
 
 def compute_weighted_loss(
-    losses,
-    weights=1.0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    losses: TensorLike,
+    weights: TensorLike = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """Weights ``losses`` and reduces them; adds the result to ``loss_collection``.
 
     Args:
@@ -137,23 +142,27 @@ def compute_weighted_loss(
             return loss
 
 
-def add_loss(loss, loss_collection=GraphKeys.LOSSES):
+def add_loss(loss: Tensor, loss_collection: str | None = GraphKeys.LOSSES) -> None:
     """Adds ``loss`` to ``loss_collection`` (nothing when the collection is None)."""
     if loss_collection:
         get_default_graph().add_to_collection(loss_collection, loss)
 
 
-def get_losses(scope=None, loss_collection=GraphKeys.LOSSES):
+def get_losses(
+    scope: str | None = None, loss_collection: str | None = GraphKeys.LOSSES
+) -> list[Tensor]:
     """The losses in ``loss_collection`` whose names match the regex ``scope``."""
     return get_default_graph().get_collection(loss_collection, scope)
 
 
-def get_regularization_losses(scope=None):
+def get_regularization_losses(scope: str | None = None) -> list[Tensor]:
     """The tensors in ``REGULARIZATION_LOSSES`` matching ``scope``."""
     return get_default_graph().get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
 
 
-def get_regularization_loss(scope=None, name="total_regularization_loss"):
+def get_regularization_loss(
+    scope: str | None = None, name: str = "total_regularization_loss"
+) -> Tensor:
     """The sum of the regularization losses, or a 0.0 constant when there are none."""
     losses = get_regularization_losses(scope)
     if losses:
@@ -161,7 +170,9 @@ def get_regularization_loss(scope=None, name="total_regularization_loss"):
     return convert_to_tensor(0.0)
 
 
-def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
+def get_total_loss(
+    add_regularization_losses: bool = True, name: str = "total_loss", scope: str | None = None
+) -> Tensor:
     """The sum of ``get_losses()`` (plus the regularization losses by default).
 
     Raises:
@@ -200,13 +211,13 @@ def _weighted(name, default, fn, weights, loss_collection, reduction):
 
 
 def absolute_difference(
-    labels,
-    predictions,
-    weights=1.0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """The weighted ``|predictions - labels|`` (scope ``absolute_difference``)."""
     with in_graph_of([labels, predictions, weights]):
         _check_args(labels, predictions)
@@ -219,13 +230,13 @@ def absolute_difference(
 
 
 def mean_squared_error(
-    labels,
-    predictions,
-    weights=1.0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """The weighted ``(predictions - labels) ** 2`` (scope ``mean_squared_error``)."""
     with in_graph_of([labels, predictions, weights]):
         _check_args(labels, predictions)
@@ -238,14 +249,14 @@ def mean_squared_error(
 
 
 def huber_loss(
-    labels,
-    predictions,
-    weights=1.0,
-    delta=1.0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike = 1.0,
+    delta: float = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """Quadratic within ``delta`` of the label, linear beyond (scope ``huber_loss``)."""
     with in_graph_of([labels, predictions, weights, delta]):
         _check_args(labels, predictions)
@@ -263,14 +274,14 @@ def huber_loss(
 
 
 def log_loss(
-    labels,
-    predictions,
-    weights=1.0,
-    epsilon=1e-7,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike = 1.0,
+    epsilon: float = 1e-7,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """``-labels * log(p + eps) - (1 - labels) * log(1 - p + eps)`` (scope ``log_loss``)."""
     with in_graph_of([labels, predictions, weights]):
         _check_args(labels, predictions)
@@ -285,13 +296,13 @@ def log_loss(
 
 
 def hinge_loss(
-    labels,
-    logits,
-    weights=1.0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    labels: TensorLike,
+    logits: TensorLike,
+    weights: TensorLike = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """``relu(1 - (2 * labels - 1) * logits)`` for 0/1 labels (scope ``hinge_loss``)."""
     with in_graph_of([labels, logits, weights]):
         _check_args(labels, logits, "labels", "logits")
@@ -306,15 +317,15 @@ def hinge_loss(
 
 
 def cosine_distance(
-    labels,
-    predictions,
-    axis=None,
-    weights=1.0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-    dim=None,
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    axis: int | None = None,
+    weights: TensorLike = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+    dim: int | None = None,
+) -> Tensor:
     """``1 - sum(labels * predictions, axis)`` for unit-normalized inputs."""
     with in_graph_of([labels, predictions, axis, weights, dim]):
         if dim is not None:
@@ -333,14 +344,14 @@ def cosine_distance(
 
 
 def sigmoid_cross_entropy(
-    multi_class_labels,
-    logits,
-    weights=1.0,
-    label_smoothing=0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    multi_class_labels: TensorLike,
+    logits: TensorLike,
+    weights: TensorLike = 1.0,
+    label_smoothing: float = 0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """Sigmoid cross entropy of ``logits`` against 0/1 ``multi_class_labels``.
 
     With ``label_smoothing`` ``s > 0`` the labels become ``labels * (1 - s) + s / 2``.
@@ -364,14 +375,14 @@ def sigmoid_cross_entropy(
 
 
 def softmax_cross_entropy(
-    onehot_labels,
-    logits,
-    weights=1.0,
-    label_smoothing=0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    onehot_labels: TensorLike,
+    logits: TensorLike,
+    weights: TensorLike = 1.0,
+    label_smoothing: float = 0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """Softmax cross entropy of ``logits`` [batch, classes] against ``onehot_labels``.
 
     With ``label_smoothing`` ``s > 0`` the labels become
@@ -400,13 +411,13 @@ def softmax_cross_entropy(
 
 
 def sparse_softmax_cross_entropy(
-    labels,
-    logits,
-    weights=1.0,
-    scope=None,
-    loss_collection=GraphKeys.LOSSES,
-    reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
-):
+    labels: TensorLike,
+    logits: TensorLike,
+    weights: TensorLike = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS,
+) -> Tensor:
     """Softmax cross entropy of ``logits`` [batch, classes] against int class ``labels``
     [batch] (a trailing dimension of 1 is squeezed). Scope
     ``sparse_softmax_cross_entropy_loss``."""

@@ -8,13 +8,19 @@ metric including it; ``value`` reads the accumulators without changing them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from .. import dtypes as _dt
-from .._core.graph import GraphKeys, convert_to_tensor, get_default_graph
+from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from ..losses._weights import as_float32, broadcast_weights, squeeze_weights
 from ..ops import array_ops, math_ops, state_ops
 from ..ops.common import in_graph_of
 from ..var_scope import variable_scope
 from ..variables import Variable, VariableAggregation, VariableSynchronization
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "metric_variable",
@@ -39,7 +45,9 @@ __all__ = [
 ]
 
 
-def metric_variable(shape, dtype, validate_shape=True, name=None):
+def metric_variable(
+    shape: Sequence[int], dtype: DTypeLike, validate_shape: bool = True, name: str | None = None
+) -> Variable:
     """A zero-initialized, non-trainable local variable in ``METRIC_VARIABLES``."""
     dtype = _dt.as_dtype(dtype)
     return Variable(
@@ -80,14 +88,20 @@ def _weighted_values(values, weights):
     return math_ops.multiply(values, weights), math_ops.reduce_sum(weights)
 
 
-def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+def mean(
+    values: TensorLike,
+    weights: TensorLike | None = None,
+    metrics_collections: Sequence[str] | None = None,
+    updates_collections: Sequence[str] | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """The (weighted) mean of ``values`` over all batches seen.
 
     Args:
       values: a numeric tensor of any shape.
       weights: None, or a tensor broadcastable to ``values`` (rank 0 or same rank).
-      metrics_collections, updates_collections: lists of collections to add the value
-        and the update op to.
+      metrics_collections: collections to add the value to.
+      updates_collections: collections to add the update op to.
       name: the variable scope (default ``mean``), holding ``total`` and ``count``.
 
     Returns:
@@ -111,8 +125,13 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
 
 
 def accuracy(
-    labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike | None = None,
+    metrics_collections: Sequence[str] | None = None,
+    updates_collections: Sequence[str] | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """How often ``predictions`` equals ``labels`` (the mean of their elementwise equality).
 
     Returns:
@@ -159,13 +178,13 @@ def _bool_pair(labels, predictions, weights):
 
 def _condition_metric(default, want_label, want_pred):
     def metric(
-        labels,
-        predictions,
-        weights=None,
-        metrics_collections=None,
-        updates_collections=None,
-        name=None,
-    ):
+        labels: TensorLike,
+        predictions: TensorLike,
+        weights: TensorLike | None = None,
+        metrics_collections: Sequence[str] | None = None,
+        updates_collections: Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> tuple[Tensor, Tensor]:
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
             lab, pred, weights = _bool_pair(labels, predictions, weights)
@@ -195,13 +214,13 @@ false_negatives = _condition_metric("false_negatives", True, False)
 
 def _ratio_metric(default, other, other_fn):
     def metric(
-        labels,
-        predictions,
-        weights=None,
-        metrics_collections=None,
-        updates_collections=None,
-        name=None,
-    ):
+        labels: TensorLike,
+        predictions: TensorLike,
+        weights: TensorLike | None = None,
+        metrics_collections: Sequence[str] | None = None,
+        updates_collections: Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> tuple[Tensor, Tensor]:
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
             lab, pred, weights = _bool_pair(labels, predictions, weights)
@@ -240,13 +259,13 @@ recall = _ratio_metric("recall", "fn", false_negatives)
 
 def _mean_of(default, fn):
     def metric(
-        labels,
-        predictions,
-        weights=None,
-        metrics_collections=None,
-        updates_collections=None,
-        name=None,
-    ):
+        labels: TensorLike,
+        predictions: TensorLike,
+        weights: TensorLike | None = None,
+        metrics_collections: Sequence[str] | None = None,
+        updates_collections: Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> tuple[Tensor, Tensor]:
         labels = as_float32(labels)
         predictions = as_float32(predictions)
         predictions, labels, weights = squeeze_weights(predictions, labels, weights)
@@ -276,8 +295,13 @@ mean_absolute_error = _mean_of(
 
 
 def root_mean_squared_error(
-    labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike | None = None,
+    metrics_collections: Sequence[str] | None = None,
+    updates_collections: Sequence[str] | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """The square root of the streaming mean squared error."""
     mse, up = mean_squared_error(
         labels, predictions, weights, None, None, name or "root_mean_squared_error"
@@ -345,17 +369,17 @@ def _interpolate_pr_auc(tp, fp, fn, n):
 
 
 def auc(
-    labels,
-    predictions,
-    weights=None,
-    num_thresholds=200,
-    metrics_collections=None,
-    updates_collections=None,
-    curve="ROC",
-    name=None,
-    summation_method="trapezoidal",
-    thresholds=None,
-):
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike | None = None,
+    num_thresholds: int = 200,
+    metrics_collections: Sequence[str] | None = None,
+    updates_collections: Sequence[str] | None = None,
+    curve: str = "ROC",
+    name: str | None = None,
+    summation_method: str = "trapezoidal",
+    thresholds: Sequence[float] | None = None,
+) -> tuple[Tensor, Tensor]:
     """The area under the ROC or PR curve, from confusion counts at fixed thresholds.
 
     Args:
@@ -430,14 +454,14 @@ def _thresholds(thresholds):
 
 def _ratio_at_thresholds(default, other):
     def metric(
-        labels,
-        predictions,
-        thresholds,
-        weights=None,
-        metrics_collections=None,
-        updates_collections=None,
-        name=None,
-    ):
+        labels: TensorLike,
+        predictions: TensorLike,
+        thresholds: Sequence[float],
+        weights: TensorLike | None = None,
+        metrics_collections: Sequence[str] | None = None,
+        updates_collections: Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> tuple[Tensor, Tensor]:
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
             values, updates = _confusion_at_thresholds(
@@ -476,14 +500,14 @@ recall_at_thresholds = _ratio_at_thresholds("recall_at_thresholds", "fn")
 
 def _count_at_thresholds(key, default):
     def metric(
-        labels,
-        predictions,
-        thresholds,
-        weights=None,
-        metrics_collections=None,
-        updates_collections=None,
-        name=None,
-    ):
+        labels: TensorLike,
+        predictions: TensorLike,
+        thresholds: Sequence[float],
+        weights: TensorLike | None = None,
+        metrics_collections: Sequence[str] | None = None,
+        updates_collections: Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> tuple[Tensor, Tensor]:
         _check_collections(metrics_collections, updates_collections)
         with variable_scope(name, default, (predictions, labels, weights)):
             values, updates = _confusion_at_thresholds(

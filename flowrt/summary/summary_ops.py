@@ -7,7 +7,8 @@ what TF's kernel outputs. Each op type is registered once below its public wrapp
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -19,6 +20,9 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..ops.common import TensorShape, check_dtype, make, to_tensor
 from ..scopes import name_scope
 from .protos import Summary, histogram_proto
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["scalar", "histogram", "merge", "merge_all"]
 
@@ -92,7 +96,10 @@ def _scalar_output():
 
 
 def scalar(
-    name: str, tensor: Any, collections: list[str] | None = None, family: str | None = None
+    name: str,
+    tensor: TensorLike,
+    collections: list[str] | None = None,
+    family: str | None = None,
 ) -> Tensor:
     """A summary of one real number, shown as a curve by TensorBoard.
 
@@ -146,7 +153,10 @@ register_op(
 
 
 def histogram(
-    name: str, values: Any, collections: list[str] | None = None, family: str | None = None
+    name: str,
+    values: TensorLike,
+    collections: list[str] | None = None,
+    family: str | None = None,
 ) -> Tensor:
     """A histogram of all elements of ``values`` (TF's exponential default buckets).
 
@@ -197,7 +207,9 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def merge(inputs: Any, collections: list[str] | None = None, name: str | None = None) -> Tensor:
+def merge(
+    inputs: Iterable[TensorLike], collections: list[str] | None = None, name: str | None = None
+) -> Tensor:
     """Merges serialized ``Summary`` tensors into one; a tag seen twice fails the run.
 
     Args:

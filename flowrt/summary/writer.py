@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import weakref
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Iterator, Protocol
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -24,6 +24,19 @@ from ..python_io import encode_record, tf_record_iterator
 from .protos import Event, SessionLog, Summary, TaggedRunMetadata
 from .protos import graph_def as _graph_def
 from .run_metadata import run_metadata_proto
+
+if TYPE_CHECKING:
+    from ..session import RunMetadata as _SessionRunMetadata
+    from ..session import Session
+
+
+class SupportsSerializeToString(Protocol):
+    """A protobuf message, or anything else that serializes itself to one (the
+    serialized forms a ``FileWriter`` takes are its bytes, a fetched scalar string
+    tensor, or such an object)."""
+
+    def SerializeToString(self) -> bytes: ...
+
 
 __all__ = ["FileWriter", "read_events"]
 
@@ -44,7 +57,7 @@ def _close_open_writers() -> None:
 atexit.register(_close_open_writers)
 
 
-def _serialized(obj, what: str) -> bytes:
+def _serialized(obj: object, what: str) -> bytes:
     """bytes from bytes, a 0-d string array (a fetched string tensor), or a protobuf-like
     object with ``SerializeToString``."""
     if isinstance(obj, np.ndarray) and obj.shape == () and obj.dtype == object:
@@ -87,14 +100,14 @@ class FileWriter:
 
     def __init__(
         self,
-        logdir,
-        graph=None,
-        max_queue=10,
-        flush_secs=120,
-        graph_def=None,
-        filename_suffix=None,
-        session=None,
-    ):
+        logdir: str | os.PathLike[str],
+        graph: Graph | None = None,
+        max_queue: int = 10,
+        flush_secs: float = 120,
+        graph_def: bytes | np.ndarray | SupportsSerializeToString | None = None,
+        filename_suffix: str | None = None,
+        session: Session | None = None,
+    ) -> None:
         if session is not None:
             raise NotImplementedError(
                 "FileWriter(session=...) writes to a database in TF1; "
@@ -106,8 +119,8 @@ class FileWriter:
         self._suffix = filename_suffix or ""
         self._lock = threading.Lock()
         self._run_tags: set[str] = set()
-        self._file = None
-        self._path = None
+        self._file: BinaryIO | None = None
+        self._path = ""
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
@@ -171,7 +184,11 @@ class FileWriter:
             event.step = int(global_step)
         self._add(event.SerializeToString())
 
-    def add_summary(self, summary: Any, global_step: int | None = None) -> None:
+    def add_summary(
+        self,
+        summary: bytes | np.ndarray | SupportsSerializeToString,
+        global_step: int | None = None,
+    ) -> None:
         """Adds a ``Summary``: the value of a fetched summary tensor (bytes) or a
         ``fr.summary.Summary``.
 
@@ -190,7 +207,10 @@ class FileWriter:
         self._add_what(global_step, summary=parsed)
 
     def add_graph(
-        self, graph: Graph | None, global_step: int | None = None, graph_def: Any = None
+        self,
+        graph: Graph | None,
+        global_step: int | None = None,
+        graph_def: bytes | np.ndarray | SupportsSerializeToString | None = None,
     ) -> None:
         """Adds a ``Graph`` for TensorBoard's graph tab.
 
@@ -212,7 +232,11 @@ class FileWriter:
             )
         self._add_what(global_step, graph_def=data)
 
-    def add_session_log(self, session_log: Any, global_step: int | None = None) -> None:
+    def add_session_log(
+        self,
+        session_log: bytes | np.ndarray | SupportsSerializeToString,
+        global_step: int | None = None,
+    ) -> None:
         """Adds a ``SessionLog`` (``START``, ``STOP`` or ``CHECKPOINT``); TensorBoard drops
         the events of steps after a ``START``'s step, so a restarted job's curves do not
         overlap.
@@ -224,7 +248,12 @@ class FileWriter:
         log = SessionLog.FromString(_serialized(session_log, "session_log"))
         self._add_what(global_step, session_log=log)
 
-    def add_run_metadata(self, run_metadata: Any, tag: str, global_step: int | None = None) -> None:
+    def add_run_metadata(
+        self,
+        run_metadata: _SessionRunMetadata | bytes | np.ndarray | SupportsSerializeToString,
+        tag: str,
+        global_step: int | None = None,
+    ) -> None:
         """Adds a run's metadata: TensorBoard's graph tab then shows, for the run named
         ``tag``, each node's compute time and output memory.
 

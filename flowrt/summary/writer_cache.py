@@ -16,11 +16,11 @@ class FileWriterCache:
     (``MonitoredTrainingSession``'s step counter and summary saver). What they hold is
     flushed at interpreter exit, as for every open ``FileWriter``."""
 
-    _cache: dict = {}
+    _cache: dict[str, FileWriter] = {}
     _lock = threading.RLock()
 
     @staticmethod
-    def get(logdir) -> FileWriter:
+    def get(logdir: str | os.PathLike[str]) -> FileWriter:
         """The cached ``FileWriter`` for ``logdir``, created (with the default graph) the
         first time."""
         key = os.path.abspath(os.fspath(logdir))
@@ -32,7 +32,7 @@ class FileWriterCache:
             return writer
 
     @staticmethod
-    def clear():
+    def clear() -> None:
         """Closes (flushing them) and forgets every cached writer."""
         with FileWriterCache._lock:
             writers = list(FileWriterCache._cache.values())

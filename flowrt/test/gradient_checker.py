@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from .._core.graph import Tensor, get_default_session
 from ..gradients import gradients
@@ -70,16 +72,38 @@ def _numerical(
     return jac
 
 
+@overload
 def compute_gradient(
-    x: Tensor | list[Tensor],
-    x_shape: Any,
+    x: Tensor,
+    x_shape: Sequence[int],
     y: Tensor,
-    y_shape: Any,
+    y_shape: Sequence[int],
+    x_init_value: npt.ArrayLike | None = None,
+    delta: float = 1e-3,
+    init_targets: Any = None,
+    extra_feed_dict: dict[Any, Any] | None = None,
+) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def compute_gradient(
+    x: list[Tensor] | tuple[Tensor, ...],
+    x_shape: Sequence[Sequence[int]],
+    y: Tensor,
+    y_shape: Sequence[int],
+    x_init_value: Sequence[npt.ArrayLike | None] | None = None,
+    delta: float = 1e-3,
+    init_targets: Any = None,
+    extra_feed_dict: dict[Any, Any] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]: ...
+def compute_gradient(
+    x: Tensor | list[Tensor] | tuple[Tensor, ...],
+    x_shape: Sequence[int] | Sequence[Sequence[int]],
+    y: Tensor,
+    y_shape: Sequence[int],
     x_init_value: Any = None,
     delta: float = 1e-3,
     init_targets: Any = None,
     extra_feed_dict: dict[Any, Any] | None = None,
-) -> Any:
+) -> tuple[np.ndarray, np.ndarray] | list[tuple[np.ndarray, np.ndarray]]:
     """The theoretical and numerical Jacobians of ``y`` with respect to ``x``, as TF1's
     ``tf.test.compute_gradient``. Runs in the default session.
 
@@ -102,13 +126,27 @@ def compute_gradient(
     Raises:
       ValueError: without a default session.
     """
+    return _compute(x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict)
+
+
+def _compute(
+    x: Any,
+    x_shape: Any,
+    y: Tensor,
+    y_shape: Any,
+    x_init_value: Any,
+    delta: float,
+    init_targets: Any,
+    extra_feed_dict: dict[Any, Any] | None,
+) -> Any:
+    """``compute_gradient``'s body, for one tensor or (recursively) a list of them."""
     feeds = dict(extra_feed_dict or {})
     if init_targets is not None:
         _session().run(init_targets)
     if isinstance(x, (list, tuple)):
         inits = x_init_value if x_init_value is not None else [None] * len(x)
         return [
-            compute_gradient(xi, si, y, y_shape, vi, delta, None, extra_feed_dict)
+            _compute(xi, si, y, y_shape, vi, delta, None, extra_feed_dict)
             for xi, si, vi in zip(x, x_shape, inits)
         ]
     x_shape, y_shape = tuple(x_shape), tuple(y_shape)
@@ -124,10 +162,10 @@ def compute_gradient(
 
 
 def compute_gradient_error(
-    x: Tensor | list[Tensor],
-    x_shape: Any,
+    x: Tensor | list[Tensor] | tuple[Tensor, ...],
+    x_shape: Sequence[int] | Sequence[Sequence[int]],
     y: Tensor,
-    y_shape: Any,
+    y_shape: Sequence[int],
     x_init_value: Any = None,
     delta: float = 1e-3,
     init_targets: Any = None,
@@ -139,8 +177,6 @@ def compute_gradient_error(
     Returns:
       The maximum error over every ``x`` (``x`` may be a list).
     """
-    got = compute_gradient(
-        x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict
-    )
+    got = _compute(x, x_shape, y, y_shape, x_init_value, delta, init_targets, extra_feed_dict)
     pairs = got if isinstance(got, list) else [got]
     return max((float(np.max(np.abs(t - n))) if t.size else 0.0) for t, n in pairs)

@@ -11,14 +11,18 @@ import sys
 import tempfile
 import unittest
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import errors
 from .._core.graph import Graph, Tensor, get_default_graph, get_default_session, reset_default_graph
-from ..session import Session
+from ..session import ConfigProto, Session
 from ..testing.asserts import assert_all_close, assert_all_equal
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike
 
 __all__ = [
     "TestCase",
@@ -140,7 +144,7 @@ class TestCase(unittest.TestCase):
     def session(
         self,
         graph: Graph | None = None,
-        config: Any = None,
+        config: ConfigProto | None = None,
         use_gpu: bool = False,
         force_gpu: bool = False,
     ) -> Iterator[Session]:
@@ -165,7 +169,7 @@ class TestCase(unittest.TestCase):
     def cached_session(
         self,
         graph: Graph | None = None,
-        config: Any = None,
+        config: ConfigProto | None = None,
         use_gpu: bool = False,
         force_gpu: bool = False,
     ) -> Iterator[Session]:
@@ -201,7 +205,7 @@ class TestCase(unittest.TestCase):
     def test_session(
         self,
         graph: Graph | None = None,
-        config: Any = None,
+        config: ConfigProto | None = None,
         use_gpu: bool = False,
         force_gpu: bool = False,
     ) -> contextlib.AbstractContextManager[Session]:
@@ -386,7 +390,9 @@ class TestCase(unittest.TestCase):
             msg=msg,
         )
 
-    def assertShapeEqual(self, np_array: Any, tf_tensor: Any, msg: str | None = None) -> None:
+    def assertShapeEqual(
+        self, np_array: np.ndarray | np.generic, tf_tensor: Tensor, msg: str | None = None
+    ) -> None:
         """Asserts a NumPy array's shape equals a tensor's static shape.
 
         Raises:
@@ -399,9 +405,10 @@ class TestCase(unittest.TestCase):
             raise TypeError("tf_tensor must be a Tensor")
         self.assertAllEqual(np_array.shape, tf_tensor.get_shape().as_list(), msg=msg)
 
-    def assertDTypeEqual(self, target: Any, expected_dtype: Any) -> None:
+    def assertDTypeEqual(self, target: npt.ArrayLike, expected_dtype: DTypeLike) -> None:
         """Asserts every element of ``target`` has ``expected_dtype``."""
-        want = np.dtype(getattr(expected_dtype, "as_numpy_dtype", expected_dtype))
+        raw: Any = getattr(expected_dtype, "as_numpy_dtype", expected_dtype)
+        want = np.dtype(raw)
         arr = np.asarray(target)
         self.assertEqual(arr.dtype, want)
 

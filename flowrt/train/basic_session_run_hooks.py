@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +20,15 @@ from .._core.graph import get_default_graph
 from ..summary.protos import Summary
 from ..summary.writer_cache import FileWriterCache
 from . import training_util
-from .session_run_hook import SessionRunArgs, SessionRunHook
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
+
+if TYPE_CHECKING:
+    from .._core.graph import Operation, Tensor
+    from ..session import Session
+    from ..summary.writer import FileWriter
+    from .coordinator import Coordinator
+    from .saver import Saver
+    from .scaffold import Scaffold
 
 __all__ = [
     "SecondOrStepTimer",
@@ -49,7 +59,7 @@ class SecondOrStepTimer:
       ValueError: neither or both of ``every_secs`` and ``every_steps`` are given.
     """
 
-    def __init__(self, every_secs=None, every_steps=None):
+    def __init__(self, every_secs: float | None = None, every_steps: int | None = None) -> None:
         self.reset()
         self._every_secs = every_secs
         self._every_steps = every_steps
@@ -58,11 +68,12 @@ class SecondOrStepTimer:
         if every_secs is not None and every_steps is not None:
             raise ValueError("Can not provide both every_secs and every_steps.")
 
-    def reset(self):
-        self._last_triggered_step = None
-        self._last_triggered_time = None
+    def reset(self) -> None:
+        """Forgets the last trigger: the next step seen triggers."""
+        self._last_triggered_step: int | None = None
+        self._last_triggered_time: float | None = None
 
-    def should_trigger_for_step(self, step) -> bool:
+    def should_trigger_for_step(self, step: int) -> bool:
         """Whether the timer triggers at ``step`` (always at the first step seen)."""
         if self._last_triggered_step is None:
             return True
@@ -70,6 +81,7 @@ class SecondOrStepTimer:
             return False
         if (
             self._every_secs is not None
+            and self._last_triggered_time is not None
             and time.time() >= self._last_triggered_time + self._every_secs
         ):
             return True
@@ -77,11 +89,12 @@ class SecondOrStepTimer:
             self._every_steps is not None and step >= self._last_triggered_step + self._every_steps
         )
 
-    def update_last_triggered_step(self, step):
+    def update_last_triggered_step(self, step: int) -> tuple[float | None, int | None]:
         """Records a trigger at ``step``; returns ``(elapsed_secs, elapsed_steps)`` since
         the last one (Nones the first time)."""
         now = time.time()
-        if self._last_triggered_time is None:
+        elapsed: tuple[float | None, int | None]
+        if self._last_triggered_time is None or self._last_triggered_step is None:
             elapsed = (None, None)
         else:
             elapsed = (now - self._last_triggered_time, step - self._last_triggered_step)
@@ -89,7 +102,8 @@ class SecondOrStepTimer:
         self._last_triggered_step = step
         return elapsed
 
-    def last_triggered_step(self):
+    def last_triggered_step(self) -> int | None:
+        """The step of the last trigger (None before the first)."""
         return self._last_triggered_step
 
 
@@ -147,7 +161,7 @@ class StopAtStepHook(SessionRunHook):
       ValueError: neither or both arguments are given.
     """
 
-    def __init__(self, num_steps=None, last_step=None):
+    def __init__(self, num_steps: int | None = None, last_step: int | None = None) -> None:
         if num_steps is None and last_step is None:
             raise ValueError("One of num_steps or last_step must be specified.")
         if num_steps is not None and last_step is not None:
@@ -155,17 +169,18 @@ class StopAtStepHook(SessionRunHook):
         self._num_steps = num_steps
         self._last_step = last_step
 
-    def begin(self):
+    def begin(self) -> None:
         self._global_step_tensor = _global_step_read("StopAtStepHook")
 
-    def after_create_session(self, session, coord):
+    def after_create_session(self, session: Session, coord: Coordinator) -> None:
         if self._last_step is None:
+            assert self._num_steps is not None  # __init__ requires exactly one
             self._last_step = int(session.run(self._global_step_tensor)) + self._num_steps
 
-    def before_run(self, run_context):
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         return SessionRunArgs(self._global_step_tensor)
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
         if run_values.results + 1 >= self._last_step:
             # The fetched value was read before this run's increment: read it again.
             if run_context.session.run(self._global_step_tensor) >= self._last_step:
@@ -176,16 +191,17 @@ class FinalOpsHook(SessionRunHook):
     """Evaluates ``final_ops`` (any fetch structure) when the session ends; the values are
     in ``final_ops_values``."""
 
-    def __init__(self, final_ops, final_ops_feed_dict=None):
+    def __init__(self, final_ops: Any, final_ops_feed_dict: dict[Any, Any] | None = None) -> None:
         self._final_ops = final_ops
         self._final_ops_feed_dict = final_ops_feed_dict
         self._final_ops_values = None
 
     @property
-    def final_ops_values(self):
+    def final_ops_values(self) -> Any:
+        """The values of ``final_ops`` (same structure), None before ``end``."""
         return self._final_ops_values
 
-    def end(self, session):
+    def end(self, session: Session) -> None:
         if self._final_ops is not None:
             try:
                 self._final_ops_values = session.run(
@@ -204,17 +220,17 @@ class FinalOpsHook(SessionRunHook):
 class FeedFnHook(SessionRunHook):
     """Adds ``feed_fn()`` (a feed dict) to every run."""
 
-    def __init__(self, feed_fn):
+    def __init__(self, feed_fn: Callable[[], dict[Any, Any]]) -> None:
         self.feed_fn = feed_fn
 
-    def before_run(self, run_context):
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
 
 
 class NanLossDuringTrainingError(RuntimeError):
     """Raised by ``NanTensorHook`` when the loss is NaN."""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "NaN loss during training."
 
 
@@ -226,14 +242,14 @@ class NanTensorHook(SessionRunHook):
       fail_on_nan_loss: raise (True) or only stop (False).
     """
 
-    def __init__(self, loss_tensor, fail_on_nan_loss=True):
+    def __init__(self, loss_tensor: Tensor, fail_on_nan_loss: bool = True) -> None:
         self._loss_tensor = loss_tensor
         self._fail_on_nan_loss = fail_on_nan_loss
 
-    def before_run(self, run_context):
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         return SessionRunArgs(self._loss_tensor)
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
         if np.isnan(run_values.results):
             message = "Model diverged with loss = NaN."
             if self._fail_on_nan_loss:
@@ -263,7 +279,14 @@ class LoggingTensorHook(SessionRunHook):
       ValueError: unless ``at_end`` and/or exactly one of the periods is given.
     """
 
-    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
+    def __init__(
+        self,
+        tensors: dict[str, Tensor | str] | Sequence[Tensor | str],
+        every_n_iter: int | None = None,
+        every_n_secs: float | None = None,
+        at_end: bool = False,
+        formatter: Callable[[dict[Any, Any]], str] | None = None,
+    ) -> None:
         only_at_end = at_end and every_n_iter is None and every_n_secs is None
         if not only_at_end and (every_n_iter is None) == (every_n_secs is None):
             raise ValueError(
@@ -272,12 +295,13 @@ class LoggingTensorHook(SessionRunHook):
             )
         if every_n_iter is not None and every_n_iter <= 0:
             raise ValueError("invalid every_n_iter=%s." % every_n_iter)
+        self._tensors: dict[Any, Tensor | str]
         if not isinstance(tensors, dict):
-            self._tag_order = list(tensors)
-            tensors = {item: item for item in tensors}
+            self._tag_order: list[Any] = list(tensors)
+            self._tensors = {item: item for item in tensors}
         else:
             self._tag_order = sorted(tensors)
-        self._tensors = tensors
+            self._tensors = tensors
         self._formatter = formatter
         self._timer = (
             _NeverTriggerTimer()
@@ -286,12 +310,12 @@ class LoggingTensorHook(SessionRunHook):
         )
         self._log_at_end = at_end
 
-    def begin(self):
+    def begin(self) -> None:
         self._timer.reset()
         self._iter_count = 0
         self._current_tensors = {tag: _as_graph_element(t) for tag, t in self._tensors.items()}
 
-    def before_run(self, run_context):
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs | None:
         self._should_trigger = self._timer.should_trigger_for_step(self._iter_count)
         return SessionRunArgs(self._current_tensors) if self._should_trigger else None
 
@@ -307,12 +331,12 @@ class LoggingTensorHook(SessionRunHook):
         else:
             _log.info("%s", stats)
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
         if self._should_trigger:
             self._log_tensors(run_values.results)
         self._iter_count += 1
 
-    def end(self, session):
+    def end(self, session: Session) -> None:
         if self._log_at_end:
             self._log_tensors(session.run(self._current_tensors))
 
@@ -327,7 +351,13 @@ class StepCounterHook(SessionRunHook):
       summary_writer: or to this writer.
     """
 
-    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
+    def __init__(
+        self,
+        every_n_steps: int | None = 100,
+        every_n_secs: float | None = None,
+        output_dir: str | None = None,
+        summary_writer: FileWriter | None = None,
+    ) -> None:
         if (every_n_steps is None) == (every_n_secs is None):
             raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
@@ -336,22 +366,24 @@ class StepCounterHook(SessionRunHook):
         self._last_global_step = None
         self._warned = 0
 
-    def begin(self):
+    def begin(self) -> None:
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_read("StepCounterHook")
-        self._summary_tag = training_util.get_global_step().op.name + "/sec"
+        step_variable = training_util.get_global_step()
+        assert step_variable is not None  # _global_step_read found it
+        self._summary_tag = step_variable.op.name + "/sec"
 
-    def before_run(self, run_context):
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         return SessionRunArgs(self._global_step_tensor)
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
         stale = run_values.results
         if self._timer.should_trigger_for_step(stale + 1):
             step = run_context.session.run(self._global_step_tensor)
             if self._timer.should_trigger_for_step(step):
                 secs, steps = self._timer.update_last_triggered_step(step)
-                if secs is not None:
+                if secs is not None and steps is not None:
                     rate = steps / secs if secs > 0 else float("inf")
                     if self._summary_writer is not None:
                         self._summary_writer.add_summary(
@@ -385,17 +417,18 @@ class CheckpointSaverListener:
     ``before_save(session, step)``, ``after_save(session, step)`` (a True result requests
     a stop), ``end(session, step)``."""
 
-    def begin(self):
-        pass
+    def begin(self) -> None:
+        """Called once, from ``CheckpointSaverHook.begin``."""
 
-    def before_save(self, session, global_step_value):
-        pass
+    def before_save(self, session: Session, global_step_value: int) -> None:
+        """Called before each save of the step ``global_step_value``."""
 
-    def after_save(self, session, global_step_value):
-        pass
+    def after_save(self, session: Session, global_step_value: int) -> bool | None:
+        """Called after each save; a True result requests a stop."""
+        return None
 
-    def end(self, session, global_step_value):
-        pass
+    def end(self, session: Session, global_step_value: int) -> None:
+        """Called at the end of the session, after the last save."""
 
 
 class CheckpointSaverHook(SessionRunHook):
@@ -421,15 +454,15 @@ class CheckpointSaverHook(SessionRunHook):
 
     def __init__(
         self,
-        checkpoint_dir,
-        save_secs=None,
-        save_steps=None,
-        saver=None,
-        checkpoint_basename="model.ckpt",
-        scaffold=None,
-        listeners=None,
-        save_graph_def=True,
-    ):
+        checkpoint_dir: str,
+        save_secs: float | None = None,
+        save_steps: int | None = None,
+        saver: Saver | None = None,
+        checkpoint_basename: str = "model.ckpt",
+        scaffold: Scaffold | None = None,
+        listeners: Sequence[CheckpointSaverListener] | None = None,
+        save_graph_def: bool = True,
+    ) -> None:
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
         self._saver = saver
@@ -437,25 +470,25 @@ class CheckpointSaverHook(SessionRunHook):
         self._save_path = os.path.join(checkpoint_dir, checkpoint_basename)
         self._scaffold = scaffold
         self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
-        self._listeners = listeners or []
+        self._listeners = list(listeners or [])
         self._save_graph_def = save_graph_def
 
-    def begin(self):
+    def begin(self) -> None:
         self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
         self._global_step_tensor = _global_step_read("CheckpointSaverHook")
         for listener in self._listeners:
             listener.begin()
 
-    def after_create_session(self, session, coord):
+    def after_create_session(self, session: Session, coord: Coordinator) -> None:
         step = int(session.run(self._global_step_tensor))
         # The checkpoint saved here is the state at step `step` (restored or initial).
         self._save(session, step)
         self._timer.update_last_triggered_step(step)
 
-    def before_run(self, run_context):
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         return SessionRunArgs(self._global_step_tensor)
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
         if self._timer.should_trigger_for_step(run_values.results + 1):
             step = int(run_context.session.run(self._global_step_tensor))
             if self._timer.should_trigger_for_step(step):
@@ -463,7 +496,7 @@ class CheckpointSaverHook(SessionRunHook):
                 if self._save(run_context.session, step):
                     run_context.request_stop()
 
-    def end(self, session):
+    def end(self, session: Session) -> None:
         last_step = int(session.run(self._global_step_tensor))
         if last_step != self._timer.last_triggered_step():
             self._save(session, last_step)
@@ -515,13 +548,13 @@ class SummarySaverHook(SessionRunHook):
 
     def __init__(
         self,
-        save_steps=None,
-        save_secs=None,
-        output_dir=None,
-        summary_writer=None,
-        scaffold=None,
-        summary_op=None,
-    ):
+        save_steps: int | None = None,
+        save_secs: float | None = None,
+        output_dir: str | None = None,
+        summary_writer: FileWriter | None = None,
+        scaffold: Scaffold | None = None,
+        summary_op: Tensor | Operation | list[Tensor] | None = None,
+    ) -> None:
         if (scaffold is None) == (summary_op is None):
             raise ValueError("Exactly one of scaffold or summary_op must be provided.")
         self._summary_op = summary_op
@@ -530,13 +563,13 @@ class SummarySaverHook(SessionRunHook):
         self._scaffold = scaffold
         self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
 
-    def begin(self):
+    def begin(self) -> None:
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = FileWriterCache.get(self._output_dir)
-        self._next_step = None
+        self._next_step: int | None = None
         self._global_step_tensor = _global_step_read("SummarySaverHook")
 
-    def before_run(self, run_context):
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
         self._request_summary = self._next_step is None or self._timer.should_trigger_for_step(
             self._next_step
         )
@@ -545,7 +578,7 @@ class SummarySaverHook(SessionRunHook):
             requests["summary"] = self._get_summary_op()
         return SessionRunArgs(requests)
 
-    def after_run(self, run_context, run_values):
+    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
         if not self._summary_writer:
             return
         step = run_values.results["global_step"] + 1
@@ -557,7 +590,7 @@ class SummarySaverHook(SessionRunHook):
                 self._summary_writer.add_summary(summary, step)
         self._next_step = step + 1
 
-    def end(self, session=None):
+    def end(self, session: Session | None = None) -> None:
         if self._summary_writer:
             self._summary_writer.flush()
 

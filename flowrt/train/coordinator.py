@@ -46,24 +46,28 @@ class Coordinator:
         end of their input.
     """
 
-    def __init__(self, clean_stop_exception_types=None):
+    def __init__(
+        self, clean_stop_exception_types: Iterable[type[BaseException]] | None = None
+    ) -> None:
         if clean_stop_exception_types is None:
             clean_stop_exception_types = (errors.OutOfRangeError,)
         self._clean_stop_exception_types = tuple(clean_stop_exception_types)
         self._lock = threading.Lock()
         self._stop_event = threading.Event()
-        self._exc_info_to_raise = None
+        self._exc_info_to_raise: tuple[Any, Any, Any] | None = None
         self._joined = False
         self._registered_threads: set = set()
 
-    def _filter_exception(self, ex):
+    def _filter_exception(
+        self, ex: BaseException | tuple[Any, Any, Any] | None
+    ) -> BaseException | tuple[Any, Any, Any] | None:
         """``ex`` unless it is one of the clean-stop types (then None)."""
         ex2 = ex[1] if isinstance(ex, tuple) else ex
         if isinstance(ex2, self._clean_stop_exception_types):
             return None
         return ex
 
-    def request_stop(self, ex: BaseException | Any = None) -> None:
+    def request_stop(self, ex: BaseException | tuple[Any, Any, Any] | None = None) -> None:
         """Asks all threads to stop; ``should_stop()`` is True from now on.
 
         Args:
@@ -124,7 +128,7 @@ class Coordinator:
         except:  # noqa: E722 - TF1 catches everything here, as documented
             self.request_stop(ex=sys.exc_info())
 
-    def wait_for_stop(self, timeout=None) -> bool:
+    def wait_for_stop(self, timeout: float | None = None) -> bool:
         """Waits until a stop is requested; False if ``timeout`` seconds passed first."""
         return self._stop_event.wait(timeout)
 
@@ -206,10 +210,19 @@ class LooperThread(threading.Thread):
     Args:
       coord: a ``Coordinator``; the thread registers itself with it.
       timer_interval_secs: run at these time boundaries, or back to back if None.
-      target, args, kwargs: the code to run; else override ``run_loop``.
+      target: the function to run; else override ``run_loop``.
+      args: its positional arguments.
+      kwargs: its keyword arguments.
     """
 
-    def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
+    def __init__(
+        self,
+        coord: Coordinator,
+        timer_interval_secs: float | None,
+        target: Callable[..., Any] | None = None,
+        args: Iterable[Any] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
         if not isinstance(coord, Coordinator):
             raise ValueError("'coord' argument must be a Coordinator: %s" % coord)
         super().__init__()
@@ -229,7 +242,7 @@ class LooperThread(threading.Thread):
         coord: Coordinator,
         timer_interval_secs: float | None,
         target: Callable[..., Any],
-        args: Any = None,
+        args: Iterable[Any] | None = None,
         kwargs: dict[str, Any] | None = None,
     ) -> LooperThread:
         """Starts a LooperThread calling ``target`` repeatedly; returns it."""

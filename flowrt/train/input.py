@@ -11,6 +11,9 @@ Each function builds a queue, the ops that fill it, and registers a ``QueueRunne
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence, Sized
+from typing import TYPE_CHECKING, Any, cast
+
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor
@@ -20,6 +23,13 @@ from ..ops.common import make_op
 from ..ops.const_eval import static_value
 from ..scopes import control_dependencies, name_scope
 from .queue_runner import QueueRunner, add_queue_runner
+
+if TYPE_CHECKING:
+    from .._core.graph import Operation
+    from .._core.typing import ShapeLike, TensorLike
+    from ..ops.data_flow_ops import FIFOQueue
+    from ..ops.sparse_ops import SparseTensor
+    from ..variables import Variable
 
 __all__ = [
     "limit_epochs",
@@ -44,7 +54,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-def limit_epochs(tensor, num_epochs=None, name=None):
+def limit_epochs(tensor: Tensor, num_epochs: int | None = None, name: str | None = None) -> Tensor:
     """Returns ``tensor`` ``num_epochs`` times, then raises OutOfRangeError.
 
     Counts in a local variable ``<scope>/epochs``; run
@@ -82,17 +92,17 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 
 
 def input_producer(
-    input_tensor,
-    element_shape=None,
-    num_epochs=None,
-    shuffle=True,
-    seed=None,
-    capacity=32,
-    shared_name=None,
-    summary_name=None,
-    name=None,
-    cancel_op=None,
-):
+    input_tensor: TensorLike,
+    element_shape: ShapeLike = None,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    summary_name: str | None = None,
+    name: str | None = None,
+    cancel_op: Operation | None = None,
+) -> FIFOQueue:
     """Outputs the rows (slices along the first dimension) of ``input_tensor`` to a queue.
 
     Args:
@@ -115,24 +125,24 @@ def input_producer(
     from ..ops import data_flow_ops
 
     with name_scope(name, "input_producer", [input_tensor]):
-        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
-        element_shape = _row_shape(input_tensor.shape).merge_with(as_shape(element_shape))
+        rows = convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = _row_shape(rows.shape).merge_with(as_shape(element_shape))
         if not element_shape.is_fully_defined():
             raise ValueError(
                 "Either `input_tensor` must have a fully defined shape or "
                 "`element_shape` must be specified"
             )
         if shuffle:
-            input_tensor = _random_shuffle(input_tensor, seed=seed)
-        input_tensor = limit_epochs(input_tensor, num_epochs)
+            rows = _random_shuffle(rows, seed=seed)
+        rows = limit_epochs(rows, num_epochs)
         q = data_flow_ops.FIFOQueue(
             capacity=capacity,
-            dtypes=[input_tensor.dtype],
+            dtypes=[rows.dtype],
             shapes=[element_shape],
             shared_name=shared_name,
             name=name,
         )
-        enq = q.enqueue_many([input_tensor])
+        enq = q.enqueue_many([rows])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
         if summary_name is not None:
             _fraction_full(summary_name, q.size(), 0, capacity)
@@ -140,15 +150,15 @@ def input_producer(
 
 
 def string_input_producer(
-    string_tensor,
-    num_epochs=None,
-    shuffle=True,
-    seed=None,
-    capacity=32,
-    shared_name=None,
-    name=None,
-    cancel_op=None,
-):
+    string_tensor: TensorLike,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    name: str | None = None,
+    cancel_op: Operation | None = None,
+) -> FIFOQueue:
     """Outputs strings (e.g. filenames) to a queue for an input pipeline.
 
     Args:
@@ -156,7 +166,11 @@ def string_input_producer(
       num_epochs: produce every string this many times, then close the queue (None:
         forever). Needs ``fr.local_variables_initializer()``.
       shuffle: shuffle the strings within each epoch.
-      seed, capacity, shared_name, name, cancel_op: as for ``input_producer``.
+      seed: as for ``input_producer``.
+      capacity: as for ``input_producer``.
+      shared_name: as for ``input_producer``.
+      name: as for ``input_producer``.
+      cancel_op: as for ``input_producer``.
 
     Returns:
       A ``FIFOQueue`` of scalar strings, with its ``QueueRunner`` in ``QUEUE_RUNNERS``.
@@ -169,7 +183,7 @@ def string_input_producer(
     if (
         not isinstance(string_tensor, Tensor)
         and not hasattr(string_tensor, "_as_tensor")
-        and not len(string_tensor)
+        and not len(cast(Sized, string_tensor))
     ):
         raise ValueError(not_null_err)
     with name_scope(name, "input_producer", [string_tensor]) as scope:
@@ -191,8 +205,14 @@ def string_input_producer(
 
 
 def range_input_producer(
-    limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
-):
+    limit: TensorLike,
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> FIFOQueue:
     """Outputs the integers 0 .. limit-1 to a queue (see ``input_producer``)."""
     from ..ops.array_ops import range as _range
 
@@ -212,14 +232,24 @@ def range_input_producer(
 
 
 def slice_input_producer(
-    tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None
-):
+    tensor_list: Sequence[TensorLike],
+    num_epochs: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    capacity: int = 32,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> list[Tensor]:
     """Produces a slice (row) of each tensor of ``tensor_list``, the same row of all.
 
     Args:
       tensor_list: tensors with the same size of the first dimension.
-      num_epochs, shuffle, seed, capacity, shared_name, name: as for
-        ``input_producer``.
+      num_epochs: as for ``input_producer``.
+      shuffle: as for ``input_producer``.
+      seed: as for ``input_producer``.
+      capacity: as for ``input_producer``.
+      shared_name: as for ``input_producer``.
+      name: as for ``input_producer``.
 
     Returns:
       A list of tensors, the i-th a row of ``tensor_list[i]``.
@@ -247,7 +277,7 @@ def slice_input_producer(
         return [gather(t, index) for t in tensor_list]
 
 
-def match_filenames_once(pattern, name=None):
+def match_filenames_once(pattern: TensorLike, name: str | None = None) -> Variable:
     """A local variable holding the file names matching ``pattern``, computed once
     (by ``fr.local_variables_initializer()``)."""
     from ..ops.io_ops import matching_files
@@ -559,17 +589,19 @@ def _shuffle_factory(capacity, min_after_dequeue, seed, shared_name):
 
 
 def batch(
-    tensors,
-    batch_size,
-    num_threads=1,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
+    batch_size: TensorLike,
+    num_threads: int = 1,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Creates batches of tensors in ``tensors``, filled by ``num_threads`` runners.
 
     Args:
@@ -610,16 +642,18 @@ def batch(
 
 
 def batch_join(
-    tensors_list,
-    batch_size,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
+    batch_size: TensorLike,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Like ``batch``, with one enqueue loop per element of ``tensors_list`` (a list of
     tensor lists or dicts of the same structure)."""
     return _batch_impl(
@@ -638,27 +672,35 @@ def batch_join(
 
 
 def shuffle_batch(
-    tensors,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    num_threads=1,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    num_threads: int = 1,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Creates batches by randomly shuffling ``tensors`` in a ``RandomShuffleQueue``.
 
     Args:
-      tensors, batch_size, num_threads, enqueue_many, shapes,
-      allow_smaller_final_batch, shared_name, name: as for ``batch``.
+      tensors: as for ``batch``.
+      batch_size: as for ``batch``.
       capacity: the queue's capacity; must exceed ``min_after_dequeue``.
       min_after_dequeue: the fewest elements left after a dequeue (until the input
         closes), which bounds how well the examples mix.
+      num_threads: as for ``batch``.
       seed: the op seed for the shuffling.
+      enqueue_many: as for ``batch``.
+      shapes: as for ``batch``.
+      allow_smaller_final_batch: as for ``batch``.
+      shared_name: as for ``batch``.
+      name: as for ``batch``.
 
     Raises:
       ValueError: if ``capacity <= min_after_dequeue``.
@@ -679,17 +721,19 @@ def shuffle_batch(
 
 
 def shuffle_batch_join(
-    tensors_list,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """Like ``shuffle_batch``, with one enqueue loop per element of ``tensors_list``."""
     return _batch_impl(
         tensors_list,
@@ -712,25 +756,35 @@ def shuffle_batch_join(
 
 
 def maybe_batch(
-    tensors,
-    keep_input,
-    batch_size,
-    num_threads=1,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
+    keep_input: TensorLike,
+    batch_size: TensorLike,
+    num_threads: int = 1,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``batch`` that enqueues an example only where ``keep_input`` is True.
 
     Args:
       keep_input: a bool tensor: a scalar (keep or drop the whole input) or, with
         ``enqueue_many``, a vector with one entry per example.
-      tensors, batch_size, num_threads, capacity, enqueue_many, shapes, dynamic_pad,
-      allow_smaller_final_batch, shared_name, name: as for ``batch``.
+      tensors: as for ``batch``.
+      batch_size: as for ``batch``.
+      num_threads: as for ``batch``.
+      capacity: as for ``batch``.
+      enqueue_many: as for ``batch``.
+      shapes: as for ``batch``.
+      dynamic_pad: as for ``batch``.
+      allow_smaller_final_batch: as for ``batch``.
+      shared_name: as for ``batch``.
+      name: as for ``batch``.
 
     Raises:
       ValueError: if ``keep_input``'s rank is unknown, above 1, or 1 without
@@ -753,17 +807,19 @@ def maybe_batch(
 
 
 def maybe_batch_join(
-    tensors_list,
-    keep_input,
-    batch_size,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
+    keep_input: TensorLike,
+    batch_size: TensorLike,
+    capacity: int = 32,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    dynamic_pad: bool = False,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``batch_join`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
     return _batch_impl(
@@ -783,19 +839,21 @@ def maybe_batch_join(
 
 
 def maybe_shuffle_batch(
-    tensors,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    keep_input,
-    num_threads=1,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors: Sequence[TensorLike | SparseTensor]
+    | Mapping[Any, TensorLike | SparseTensor]
+    | TensorLike,
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    keep_input: TensorLike,
+    num_threads: int = 1,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``shuffle_batch`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
     return _batch_impl(
@@ -815,18 +873,20 @@ def maybe_shuffle_batch(
 
 
 def maybe_shuffle_batch_join(
-    tensors_list,
-    batch_size,
-    capacity,
-    min_after_dequeue,
-    keep_input,
-    seed=None,
-    enqueue_many=False,
-    shapes=None,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
+    tensors_list: Sequence[
+        Sequence[TensorLike | SparseTensor] | Mapping[Any, TensorLike | SparseTensor] | TensorLike
+    ],
+    batch_size: TensorLike,
+    capacity: int,
+    min_after_dequeue: int,
+    keep_input: TensorLike,
+    seed: int | None = None,
+    enqueue_many: bool = False,
+    shapes: Sequence[ShapeLike] | None = None,
+    allow_smaller_final_batch: bool = False,
+    shared_name: str | None = None,
+    name: str | None = None,
+) -> Any:
     """``shuffle_batch_join`` that enqueues only what ``keep_input`` selects (see
     ``maybe_batch``)."""
     return _batch_impl(

@@ -8,8 +8,11 @@ float64 learning rate gives a float64 schedule.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.typing import TensorLike
+from ..dtypes import DType
 from ..ops import math_ops as _m
 from ..ops.array_ops import identity
 
@@ -23,29 +26,31 @@ __all__ = [
 ]
 
 
-def _check_step(global_step, fn: str):
+def _check_step(global_step: TensorLike | None, fn: str) -> None:
     if global_step is None:
         raise ValueError("global_step is required for %s." % fn)
 
 
-def _start(learning_rate, global_step, decay_steps):
+def _start(
+    learning_rate: TensorLike, global_step: TensorLike, decay_steps: TensorLike
+) -> tuple[Tensor, DType, Tensor, Tensor]:
     """(initial rate tensor, its dtype, step and decay_steps cast to it)."""
     lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
     dtype = lr.dtype
     return lr, dtype, _m.cast(global_step, dtype), _m.cast(decay_steps, dtype)
 
 
-def _progress(step, steps, staircase):
+def _progress(step: Tensor, steps: Tensor, staircase: bool) -> Tensor:
     """``step / steps``, floored with ``staircase`` (the exponent of the three decays)."""
     p = step / steps
     return _m.floor(p) if staircase else p
 
 
 def exponential_decay(
-    learning_rate,
-    global_step,
-    decay_steps,
-    decay_rate,
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    decay_steps: TensorLike,
+    decay_rate: TensorLike,
     staircase: bool = False,
     name: str | None = None,
 ) -> Tensor:
@@ -70,10 +75,10 @@ def exponential_decay(
 
 
 def natural_exp_decay(
-    learning_rate,
-    global_step,
-    decay_steps,
-    decay_rate,
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    decay_steps: TensorLike,
+    decay_rate: TensorLike,
     staircase: bool = False,
     name: str | None = None,
 ) -> Tensor:
@@ -93,10 +98,10 @@ def natural_exp_decay(
 
 
 def inverse_time_decay(
-    learning_rate,
-    global_step,
-    decay_steps,
-    decay_rate,
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    decay_steps: TensorLike,
+    decay_rate: TensorLike,
     staircase: bool = False,
     name: str | None = None,
 ) -> Tensor:
@@ -115,11 +120,11 @@ def inverse_time_decay(
 
 
 def polynomial_decay(
-    learning_rate,
-    global_step,
-    decay_steps,
-    end_learning_rate=0.0001,
-    power=1.0,
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    decay_steps: TensorLike,
+    end_learning_rate: TensorLike = 0.0001,
+    power: TensorLike = 1.0,
     cycle: bool = False,
     name: str | None = None,
 ) -> Tensor:
@@ -150,7 +155,11 @@ def polynomial_decay(
 
 
 def cosine_decay(
-    learning_rate, global_step, decay_steps, alpha=0.0, name: str | None = None
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    decay_steps: TensorLike,
+    alpha: TensorLike = 0.0,
+    name: str | None = None,
 ) -> Tensor:
     """``learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) /
     decay_steps)) + alpha)``.
@@ -168,7 +177,12 @@ def cosine_decay(
         return _m.multiply(lr, decayed, name=scope)
 
 
-def piecewise_constant(x, boundaries, values, name: str | None = None) -> Tensor:
+def piecewise_constant(
+    x: TensorLike,
+    boundaries: Sequence[TensorLike],
+    values: Sequence[TensorLike],
+    name: str | None = None,
+) -> Tensor:
     """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` while
     ``boundaries[i-1] < x <= boundaries[i]``, ``values[-1]`` after the last boundary.
 

@@ -21,8 +21,12 @@ thread so file I/O never blocks the loop; queue runners are trio tasks.
 from __future__ import annotations
 
 import contextlib
+import enum
 import inspect
 import logging
+from collections.abc import Callable, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, Self
 
 import trio
 
@@ -31,16 +35,28 @@ from .._core.graph import GraphKeys, get_default_graph
 from ..session import RunMetadata, RunOptions
 from . import basic_session_run_hooks as _hooks
 from .coordinator import Coordinator
-from .queue_runner import _single, start_queue_runners, start_queue_runners_async
-from .scaffold import ChiefSessionCreator, Scaffold, WorkerSessionCreator
+from .queue_runner import QueueRunnerTasks, _single, start_queue_runners, start_queue_runners_async
+from .scaffold import ChiefSessionCreator, Scaffold, SessionCreator, WorkerSessionCreator
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 
 __all__ = ["MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession"]
 
 _log = logging.getLogger("flowrt.train")
 
+if TYPE_CHECKING:
+    from .._core.graph import Graph
+    from ..session import ConfigProto, Session
+
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
-USE_DEFAULT = object()
+
+
+class UseDefault(enum.Enum):
+    """The type of ``USE_DEFAULT``: an argument left to its TF1 default."""
+
+    USE_DEFAULT = "USE_DEFAULT"
+
+
+USE_DEFAULT: Final = UseDefault.USE_DEFAULT
 
 
 # --------------------------------------------------------------------------------------
@@ -171,23 +187,29 @@ def _check_disjoint(feeds1, feeds2, message):
 class _MonitoredSession:
     """The shared body of ``MonitoredSession`` and ``SingularMonitoredSession``."""
 
-    def __init__(self, session_creator, hooks, should_recover, stop_grace_period_secs=120):
+    def __init__(
+        self,
+        session_creator: SessionCreator,
+        hooks: Sequence[SessionRunHook] | None,
+        should_recover: bool,
+        stop_grace_period_secs: float = 120,
+    ) -> None:
         self._graph = get_default_graph()
         self._graph_was_finalized = self._graph.finalized
         self._hooks = list(hooks or [])
         self._creator = session_creator
         self._should_recover = should_recover
         self._grace = stop_grace_period_secs
-        self._tf_sess = None
-        self._coord = None
+        self._tf_sess: Session | None = None
+        self._coord: Coordinator | None = None
         self._threads: list = []
-        self._tasks = None
+        self._tasks: QueueRunnerTasks | None = None
         self._hooks_stop = False
         self._needs_recovery = False
         self._closed = False
-        self._nursery = None
-        self._stack = None
-        self._mode = _Async() if trio.lowlevel.in_trio_run() else _Sync()
+        self._nursery: trio.Nursery | None = None
+        self._stack: contextlib.AsyncExitStack[bool | None] | None = None
+        self._mode: _Async | _Sync = _Async() if trio.lowlevel.in_trio_run() else _Sync()
         if not self._mode.is_async:
             _drive(self._open())
 
@@ -294,8 +316,10 @@ class _MonitoredSession:
         if self._needs_recovery:
             return False
         try:
-            self._coord.raise_requested_exception()
-            if self._coord.should_stop():
+            coord = self._coord
+            assert coord is not None  # made with the session
+            coord.raise_requested_exception()
+            if coord.should_stop():
                 return True
         except _PREEMPTION_ERRORS:
             if not self._should_recover:
@@ -435,7 +459,13 @@ class _MonitoredSession:
                 "with` and `await sess.%s(...)`." % what
             )
 
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def run(
+        self,
+        fetches: Any,
+        feed_dict: dict[Any, Any] | None = None,
+        options: RunOptions | None = None,
+        run_metadata: RunMetadata | None = None,
+    ) -> Any:
         """Runs ``fetches`` with the hooks' ``SessionRunArgs`` in the same ``Session.run``.
 
         Returns:
@@ -447,7 +477,7 @@ class _MonitoredSession:
         self._check_sync("arun")
         return _drive(self._run(fetches, feed_dict, options, run_metadata))
 
-    def run_step_fn(self, step_fn):
+    def run_step_fn(self, step_fn: Callable[[_StepContext], Any]) -> Any:
         """Calls ``step_fn(step_context)`` (recovering as ``run`` does) and returns its
         result; ``step_context.run_with_hooks(...)`` is ``run``, ``step_context.session``
         the raw session, ``step_context.request_stop()`` ends the loop."""
@@ -457,16 +487,21 @@ class _MonitoredSession:
         except _StepStopError as e:
             raise StopIteration(*e.args) from None
 
-    def close(self):
+    def close(self) -> None:
         """Calls the hooks' ``end``, stops the queue runners and closes the session."""
         self._check_sync("aclose")
         _drive(self._close_internal())
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self._check_sync("arun")
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
         if exc_type is not None and issubclass(exc_type, (errors.OutOfRangeError, StopIteration)):
             exc_type = None  # the input is exhausted / a step_fn stopped: a clean end
         _drive(self._close_internal(exc_type))
@@ -481,14 +516,20 @@ class _MonitoredSession:
                 "and `sess.%s(...)`." % what
             )
 
-    async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    async def arun(
+        self,
+        fetches: Any,
+        feed_dict: dict[Any, Any] | None = None,
+        options: RunOptions | None = None,
+        run_metadata: RunMetadata | None = None,
+    ) -> Any:
         """``run`` for trio programs (inside ``async with``)."""
         self._check_async("run")
         if self._stack is None:
             raise RuntimeError("Use the async MonitoredSession as `async with ... as sess:`.")
         return await self._run(fetches, feed_dict, options, run_metadata)
 
-    async def arun_step_fn(self, step_fn):
+    async def arun_step_fn(self, step_fn: Callable[[_StepContext], Any]) -> Any:
         """``run_step_fn`` for trio programs: ``step_fn`` may be ``async def``; its
         ``step_context.run_with_hooks`` is ``arun``."""
         self._check_async("run_step_fn")
@@ -497,12 +538,12 @@ class _MonitoredSession:
         except _StepStopError as e:
             raise StopIteration(*e.args) from None
 
-    async def aclose(self):
+    async def aclose(self) -> None:
         """``close`` for trio programs."""
         self._check_async("close")
         await self._close_internal()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Self:
         self._check_async("__enter__")
         self._stack = contextlib.AsyncExitStack()
         await self._stack.__aenter__()
@@ -514,7 +555,12 @@ class _MonitoredSession:
             raise
         return self
 
-    async def __aexit__(self, exc_type, exc, tb):
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
         clean = exc_type is None or issubclass(exc_type, (errors.OutOfRangeError, StopIteration))
         pending = None if clean else exc
         try:
@@ -542,7 +588,7 @@ class _MonitoredSession:
     # --- misc ----------------------------------------------------------------------------
 
     @property
-    def graph(self):
+    def graph(self) -> Graph:
         """The graph this session runs."""
         return self._graph
 
@@ -551,18 +597,18 @@ class _StepContext:
     """What ``run_step_fn``'s ``step_fn`` gets: the raw ``session``, ``run_with_hooks``
     and ``request_stop()``."""
 
-    def __init__(self, session, run_with_hooks):
+    def __init__(self, session: Session, run_with_hooks: Callable[..., Any]) -> None:
         self._session = session
         self._run_with_hooks = run_with_hooks
 
     @property
-    def session(self):
+    def session(self) -> Session:
         return self._session
 
-    def run_with_hooks(self, *args, **kwargs):
+    def run_with_hooks(self, *args: Any, **kwargs: Any) -> Any:
         return self._run_with_hooks(*args, **kwargs)
 
-    def request_stop(self):
+    def request_stop(self) -> NoReturn:
         """Ends the loop: raises StopIteration, which the ``with`` block treats as a clean
         end."""
         raise StopIteration("step_fn has requested the iterations to stop.")
@@ -585,7 +631,12 @@ class MonitoredSession(_MonitoredSession):
     ``async with``, ``await sess.arun(...)``; hook methods may then be ``async def``.
     """
 
-    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+    def __init__(
+        self,
+        session_creator: SessionCreator | None = None,
+        hooks: Sequence[SessionRunHook] | None = None,
+        stop_grace_period_secs: float = 120,
+    ) -> None:
         super().__init__(
             session_creator or ChiefSessionCreator(),
             hooks,
@@ -609,14 +660,14 @@ class SingularMonitoredSession(_MonitoredSession):
 
     def __init__(
         self,
-        hooks=None,
-        scaffold=None,
-        master="",
-        config=None,
-        checkpoint_dir=None,
-        stop_grace_period_secs=120,
-        checkpoint_filename_with_path=None,
-    ):
+        hooks: Sequence[SessionRunHook] | None = None,
+        scaffold: Scaffold | None = None,
+        master: str = "",
+        config: ConfigProto | None = None,
+        checkpoint_dir: str | None = None,
+        stop_grace_period_secs: float = 120,
+        checkpoint_filename_with_path: str | None = None,
+    ) -> None:
         creator = ChiefSessionCreator(
             scaffold=scaffold,
             master=master,
@@ -628,27 +679,40 @@ class SingularMonitoredSession(_MonitoredSession):
             creator, hooks, should_recover=False, stop_grace_period_secs=stop_grace_period_secs
         )
 
-    def raw_session(self):
+    def raw_session(self) -> Session | None:
         """The underlying ``fr.Session``."""
         return self._tf_sess
 
 
+def _periods(
+    steps: int | None | Literal[UseDefault.USE_DEFAULT],
+    secs: float | None | Literal[UseDefault.USE_DEFAULT],
+    default_steps: int | None,
+    default_secs: float | None,
+) -> tuple[int | None, float | None]:
+    """A hook's (every N steps, every N seconds): the defaults when both are left to
+    ``USE_DEFAULT``, else the one given (the other None)."""
+    if steps is USE_DEFAULT and secs is USE_DEFAULT:
+        return default_steps, default_secs
+    return (None if steps is USE_DEFAULT else steps, None if secs is USE_DEFAULT else secs)
+
+
 def MonitoredTrainingSession(
-    master="",
-    is_chief=True,
-    checkpoint_dir=None,
-    scaffold=None,
-    hooks=None,
-    chief_only_hooks=None,
-    save_checkpoint_secs=USE_DEFAULT,
-    save_summaries_steps=USE_DEFAULT,
-    save_summaries_secs=USE_DEFAULT,
-    config=None,
-    stop_grace_period_secs=120,
-    log_step_count_steps=100,
-    max_wait_secs=7200,
-    save_checkpoint_steps=USE_DEFAULT,
-    summary_dir=None,
+    master: str = "",
+    is_chief: bool = True,
+    checkpoint_dir: str | None = None,
+    scaffold: Scaffold | None = None,
+    hooks: Sequence[SessionRunHook] | None = None,
+    chief_only_hooks: Sequence[SessionRunHook] | None = None,
+    save_checkpoint_secs: float | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
+    save_summaries_steps: int | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
+    save_summaries_secs: float | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
+    config: ConfigProto | None = None,
+    stop_grace_period_secs: float = 120,
+    log_step_count_steps: int | None = 100,
+    max_wait_secs: float = 7200,
+    save_checkpoint_steps: int | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
+    summary_dir: str | None = None,
 ) -> MonitoredSession:
     """A ``MonitoredSession`` set up for training, as TF1's.
 
@@ -680,18 +744,12 @@ def MonitoredTrainingSession(
     Returns:
       A ``MonitoredSession`` (the async form when called inside trio).
     """
-    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
-        save_summaries_steps, save_summaries_secs = 100, None
-    elif save_summaries_secs is USE_DEFAULT:
-        save_summaries_secs = None
-    elif save_summaries_steps is USE_DEFAULT:
-        save_summaries_steps = None
-    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
-        save_checkpoint_steps, save_checkpoint_secs = None, 600
-    elif save_checkpoint_secs is USE_DEFAULT:
-        save_checkpoint_secs = None
-    elif save_checkpoint_steps is USE_DEFAULT:
-        save_checkpoint_steps = None
+    save_summaries_steps, save_summaries_secs = _periods(
+        save_summaries_steps, save_summaries_secs, 100, None
+    )
+    save_checkpoint_steps, save_checkpoint_secs = _periods(
+        save_checkpoint_steps, save_checkpoint_secs, None, 600
+    )
     scaffold = scaffold or Scaffold()
     if not is_chief:
         creator: ChiefSessionCreator | WorkerSessionCreator = WorkerSessionCreator(

@@ -19,7 +19,8 @@ TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,12 @@ from ..gradients import gradients
 from ..ops import array_ops, math_ops, slicing_ops, state_ops
 from ..ops.common import make_op
 from ..ops.indexed_slices import IndexedSlices
+
+if TYPE_CHECKING:
+    from .._core.graph import Operation
+    from .._core.typing import TensorLike
+    from ..variables import Variable
+
 
 __all__ = [
     "Optimizer",
@@ -454,7 +461,7 @@ class Optimizer:
     GATE_OP = 1
     GATE_GRAPH = 2
 
-    def __init__(self, use_locking, name):
+    def __init__(self, use_locking: bool, name: str) -> None:
         if not name:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = use_locking
@@ -469,15 +476,15 @@ class Optimizer:
 
     def minimize(
         self,
-        loss: Any,
-        global_step: Any = None,
-        var_list: Any = None,
+        loss: Tensor | Callable[[], Tensor],
+        global_step: Variable | None = None,
+        var_list: Sequence[Variable] | None = None,
         gate_gradients: int = GATE_OP,
-        aggregation_method: Any = None,
+        aggregation_method: int | None = None,
         colocate_gradients_with_ops: bool = False,
         name: str | None = None,
-        grad_loss: Any = None,
-    ) -> Any:
+        grad_loss: TensorLike | None = None,
+    ) -> Operation:
         """Adds ops to minimize ``loss`` by updating ``var_list`` (default: the
         ``TRAINABLE_VARIABLES`` collection); increments ``global_step`` afterwards.
 
@@ -503,13 +510,13 @@ class Optimizer:
 
     def compute_gradients(
         self,
-        loss: Any,
-        var_list: Any = None,
+        loss: Tensor | Callable[[], Tensor],
+        var_list: Sequence[Variable] | None = None,
         gate_gradients: int = GATE_OP,
-        aggregation_method: Any = None,
+        aggregation_method: int | None = None,
         colocate_gradients_with_ops: bool = False,
-        grad_loss: Any = None,
-    ) -> list[tuple[Any, Any]]:
+        grad_loss: TensorLike | None = None,
+    ) -> list[tuple[Tensor | IndexedSlices | None, Variable]]:
         """``[(gradient, variable), ...]`` for ``var_list`` (default: the trainable
         variables); the gradient is None for a variable the loss does not depend on,
         and an ``IndexedSlices`` for one reached through ``gather``."""
@@ -556,8 +563,11 @@ class Optimizer:
         return out
 
     def apply_gradients(
-        self, grads_and_vars: Any, global_step: Any = None, name: str | None = None
-    ) -> Any:
+        self,
+        grads_and_vars: Iterable[tuple[TensorLike | IndexedSlices | None, Variable]],
+        global_step: Variable | None = None,
+        name: str | None = None,
+    ) -> Operation:
         """Applies ``(gradient, variable)`` pairs: one update op per variable with a
         gradient, then ``global_step += 1`` if given.
 
@@ -576,7 +586,7 @@ class Optimizer:
                 except (TypeError, ValueError):
                     raise TypeError(
                         "Gradient must be convertible to a Tensor or "
-                        "IndexedSlices, or None: %s" % (gr,)
+                        "IndexedSlices, or None: %s" % (str(gr),)
                     ) from None
             if not hasattr(v, "handle"):
                 raise NotImplementedError("Trying to update a Tensor %s" % (v,))
@@ -615,7 +625,7 @@ class Optimizer:
 
     # --- slots ------------------------------------------------------------------------
 
-    def get_slot(self, var: Any, name: str) -> Any:
+    def get_slot(self, var: Variable, name: str) -> Variable | None:
         """The slot variable ``name`` (e.g. "m") created for ``var``, or None."""
         named = self._slots.get(name)
         if not named:
@@ -626,7 +636,7 @@ class Optimizer:
         """Sorted names of the slots this optimizer creates (e.g. ``['m', 'v']``)."""
         return sorted(self._slots)
 
-    def variables(self) -> list[Any]:
+    def variables(self) -> list[Variable]:
         """The optimizer's variables in the current graph (slots and non-slot
         variables such as ``beta1_power``), sorted by name."""
         g = get_default_graph()
@@ -794,7 +804,12 @@ def _sparse_parts(grad: IndexedSlices):
 class GradientDescentOptimizer(Optimizer):
     """``var -= learning_rate * grad``."""
 
-    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+    def __init__(
+        self,
+        learning_rate: TensorLike | Callable[[], TensorLike],
+        use_locking: bool = False,
+        name: str = "GradientDescent",
+    ) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
 
@@ -824,8 +839,13 @@ class MomentumOptimizer(Optimizer):
     ``var -= learning_rate * (grad + momentum * accum)``); slot ``momentum``."""
 
     def __init__(
-        self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False
-    ):
+        self,
+        learning_rate: TensorLike | Callable[[], TensorLike],
+        momentum: TensorLike | Callable[[], TensorLike],
+        use_locking: bool = False,
+        name: str = "Momentum",
+        use_nesterov: bool = False,
+    ) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._momentum = momentum
@@ -872,13 +892,13 @@ class AdamOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate=0.001,
-        beta1=0.9,
-        beta2=0.999,
-        epsilon=1e-08,
-        use_locking=False,
-        name="Adam",
-    ):
+        learning_rate: TensorLike | Callable[[], TensorLike] = 0.001,
+        beta1: TensorLike | Callable[[], TensorLike] = 0.9,
+        beta2: TensorLike | Callable[[], TensorLike] = 0.999,
+        epsilon: TensorLike | Callable[[], TensorLike] = 1e-08,
+        use_locking: bool = False,
+        name: str = "Adam",
+    ) -> None:
         super().__init__(use_locking, name)
         self._lr = learning_rate
         self._beta1 = beta1
@@ -959,8 +979,12 @@ class AdagradOptimizer(Optimizer):
     ``initial_accumulator_value``."""
 
     def __init__(
-        self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"
-    ):
+        self,
+        learning_rate: TensorLike | Callable[[], TensorLike],
+        initial_accumulator_value: float = 0.1,
+        use_locking: bool = False,
+        name: str = "Adagrad",
+    ) -> None:
         if initial_accumulator_value <= 0.0:
             raise ValueError(
                 "initial_accumulator_value must be positive: %s" % initial_accumulator_value
@@ -1003,14 +1027,14 @@ class RMSPropOptimizer(Optimizer):
 
     def __init__(
         self,
-        learning_rate,
-        decay=0.9,
-        momentum=0.0,
-        epsilon=1e-10,
-        use_locking=False,
-        centered=False,
-        name="RMSProp",
-    ):
+        learning_rate: TensorLike | Callable[[], TensorLike],
+        decay: TensorLike | Callable[[], TensorLike] = 0.9,
+        momentum: TensorLike | Callable[[], TensorLike] = 0.0,
+        epsilon: TensorLike | Callable[[], TensorLike] = 1e-10,
+        use_locking: bool = False,
+        centered: bool = False,
+        name: str = "RMSProp",
+    ) -> None:
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._decay = decay

@@ -19,11 +19,20 @@ import dataclasses
 import logging
 import threading
 import weakref
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from .. import errors
 from .._core.graph import GraphKeys, get_default_graph, get_default_session
+
+if TYPE_CHECKING:
+    from .._core.graph import Operation, Tensor
+    from ..ops.data_flow_ops import QueueBase
+    from ..protos import QueueRunnerDef
+    from ..session import Session
+    from .coordinator import Coordinator
 
 __all__ = [
     "QueueRunner",
@@ -70,14 +79,14 @@ class QueueRunner:
 
     def __init__(
         self,
-        queue=None,
-        enqueue_ops=None,
-        close_op=None,
-        cancel_op=None,
-        queue_closed_exception_types=None,
-        queue_runner_def=None,
-        import_scope=None,
-    ):
+        queue: QueueBase | None = None,
+        enqueue_ops: Sequence[Operation | Tensor] | None = None,
+        close_op: Operation | None = None,
+        cancel_op: Operation | None = None,
+        queue_closed_exception_types: tuple[type[errors.OpError], ...] | None = None,
+        queue_runner_def: QueueRunnerDef | None = None,
+        import_scope: str | None = None,
+    ) -> None:
         if queue_runner_def is not None:
             if queue or enqueue_ops:
                 raise ValueError("queue_runner_def and queue are mutually exclusive.")
@@ -133,7 +142,7 @@ class QueueRunner:
         self._runs_per_session = weakref.WeakKeyDictionary()
         self._exceptions_raised = []
 
-    def to_proto(self, export_scope=None):
+    def to_proto(self, export_scope: str | None = None) -> QueueRunnerDef | None:
         """This runner as a ``QueueRunnerDef`` protocol buffer.
 
         Args:
@@ -154,45 +163,49 @@ class QueueRunner:
         def strip(name):
             return _strip_scope(name, export_scope)
 
+        # TF's error codes; the proto stubs type them as their enum, which an int is.
+        codes: list[Any] = [
+            errors.error_code_from_exception_type(t) for t in self._queue_closed_exception_types
+        ]
         return QueueRunnerDef(
             queue_name=strip(self.name),
             enqueue_op_name=[strip(op.name) for op in self._enqueue_ops],
             close_op_name=strip(self._close_op.name),
             cancel_op_name=strip(self._cancel_op.name),
-            queue_closed_exception_types=[
-                errors.error_code_from_exception_type(t) for t in self._queue_closed_exception_types
-            ],
+            queue_closed_exception_types=codes,
         )
 
     @staticmethod
-    def from_proto(queue_runner_def, import_scope=None):
+    def from_proto(
+        queue_runner_def: QueueRunnerDef, import_scope: str | None = None
+    ) -> QueueRunner:
         """A ``QueueRunner`` for the ops a ``QueueRunnerDef`` names in the default graph
         (under ``import_scope``, if given)."""
         return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     @property
-    def queue(self):
+    def queue(self) -> QueueBase | Operation:
         """The queue (for a runner made from a proto: the queue's op, as in TF)."""
         return self._queue
 
     @property
-    def enqueue_ops(self):
+    def enqueue_ops(self) -> list[Operation | Tensor]:
         return self._enqueue_ops
 
     @property
-    def close_op(self):
+    def close_op(self) -> Operation:
         return self._close_op
 
     @property
-    def cancel_op(self):
+    def cancel_op(self) -> Operation:
         return self._cancel_op
 
     @property
-    def queue_closed_exception_types(self):
+    def queue_closed_exception_types(self) -> tuple[type[errors.OpError], ...]:
         return self._queue_closed_exception_types
 
     @property
-    def exceptions_raised(self) -> list:
+    def exceptions_raised(self) -> list[BaseException]:
         """Exceptions of threads started without a coordinator (with one, they go to it)."""
         return self._exceptions_raised
 
@@ -248,7 +261,13 @@ class QueueRunner:
         except Exception as e:  # e.g. the session closed first
             _log.debug("Ignored exception: %s", e)
 
-    def create_threads(self, sess, coord=None, daemon=False, start=False) -> list:
+    def create_threads(
+        self,
+        sess: Session,
+        coord: Coordinator | None = None,
+        daemon: bool = False,
+        start: bool = False,
+    ) -> list[threading.Thread]:
         """Creates (and optionally starts) a thread per enqueue op for ``sess``.
 
         With a coordinator, the threads report errors to it and stop on its request,
@@ -300,7 +319,7 @@ class QueueRunner:
                 t.start()
         return threads
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<fr.train.QueueRunner queue=%r enqueue_ops=%d>" % (
             self.name,
             len(self._enqueue_ops),
@@ -369,7 +388,7 @@ def _ended_by_stop(sess, coord, e) -> bool:
     return coord is not None and coord.should_stop() and isinstance(e, errors.CancelledError)
 
 
-def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS):
+def add_queue_runner(qr: QueueRunner, collection: str = GraphKeys.QUEUE_RUNNERS) -> None:
     """Adds ``qr`` to a graph collection (default ``GraphKeys.QUEUE_RUNNERS``), where
     ``start_queue_runners`` finds it."""
     get_default_graph().add_to_collection(collection, qr)
@@ -392,8 +411,12 @@ def _session_or_default(sess, fn_name):
 
 
 def start_queue_runners(
-    sess=None, coord=None, daemon=True, start=True, collection=GraphKeys.QUEUE_RUNNERS
-) -> list:
+    sess: Session | None = None,
+    coord: Coordinator | None = None,
+    daemon: bool = True,
+    start: bool = True,
+    collection: str = GraphKeys.QUEUE_RUNNERS,
+) -> list[threading.Thread]:
     """Starts threads for all queue runners in ``collection`` of the session's graph.
 
     Args:
@@ -436,7 +459,7 @@ class QueueRunnerTasks:
     every runner's queue with ``cancel_pending_enqueues=True`` and cancels the loops.
     """
 
-    def __init__(self, sess, runners):
+    def __init__(self, sess: Session, runners: Iterable[QueueRunner]) -> None:
         self._sess = sess
         self._runners = list(runners)
         self._left = {qr: len(qr.enqueue_ops) for qr in self._runners}
@@ -452,7 +475,7 @@ class QueueRunnerTasks:
         )
 
     @property
-    def queue_runners(self) -> list:
+    def queue_runners(self) -> list[QueueRunner]:
         return list(self._runners)
 
     @property
@@ -501,7 +524,7 @@ class QueueRunnerTasks:
             if not ended:
                 self._left[qr] -= 1
 
-    async def stop(self):
+    async def stop(self) -> None:
         """Closes the queues (cancelling pending enqueues) and ends the loops."""
         self._stopping = True
         with trio.CancelScope(shield=True):
@@ -517,7 +540,9 @@ class QueueRunnerTasks:
 
 
 async def start_queue_runners_async(
-    sess=None, nursery=None, collection=GraphKeys.QUEUE_RUNNERS
+    sess: Session | None = None,
+    nursery: trio.Nursery | None = None,
+    collection: str = GraphKeys.QUEUE_RUNNERS,
 ) -> QueueRunnerTasks:
     """Starts the queue runners of ``collection`` as trio tasks in ``nursery``.
 
@@ -547,7 +572,9 @@ async def start_queue_runners_async(
 
 
 @contextlib.asynccontextmanager
-async def queue_runners(sess=None, collection=GraphKeys.QUEUE_RUNNERS):
+async def queue_runners(
+    sess: Session | None = None, collection: str = GraphKeys.QUEUE_RUNNERS
+) -> AsyncIterator[QueueRunnerTasks]:
     """Runs the queue runners of ``collection`` as trio tasks for the block.
 
     On leaving the block (normally or by an exception) the queues are closed with

@@ -29,6 +29,8 @@ import struct
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -39,6 +41,11 @@ from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
 from ..variables import Variable, global_variables
+
+if TYPE_CHECKING:
+    from .._core.graph import Tensor
+    from ..partitioned_variables import PartitionedVariable
+    from ..session import Session
 
 __all__ = [
     "Saver",
@@ -289,11 +296,13 @@ def checkpoint_exists(checkpoint_prefix: str) -> bool:
 class CheckpointState:
     """The contents of a ``checkpoint`` state file."""
 
-    def __init__(self, model_checkpoint_path="", all_model_checkpoint_paths=()):
+    def __init__(
+        self, model_checkpoint_path: str = "", all_model_checkpoint_paths: Iterable[str] = ()
+    ) -> None:
         self.model_checkpoint_path = model_checkpoint_path
         self.all_model_checkpoint_paths = list(all_model_checkpoint_paths)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "CheckpointState(model_checkpoint_path=%r, all_model_checkpoint_paths=%r)" % (
             self.model_checkpoint_path,
             self.all_model_checkpoint_paths,
@@ -312,13 +321,13 @@ _LINE = re.compile(r'^\s*(\w+)\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
 
 
 def update_checkpoint_state(
-    save_dir,
-    model_checkpoint_path,
-    all_model_checkpoint_paths=None,
-    latest_filename=None,
-    all_model_checkpoint_timestamps=None,
-    last_preserved_timestamp=None,
-):
+    save_dir: str,
+    model_checkpoint_path: str,
+    all_model_checkpoint_paths: Sequence[str] | None = None,
+    latest_filename: str | None = None,
+    all_model_checkpoint_timestamps: Sequence[float] | None = None,
+    last_preserved_timestamp: float | None = None,
+) -> None:
     """Atomically writes the ``checkpoint`` state file of ``save_dir``.
 
     As TF1 writes it: when ``save_dir`` is relative, relative checkpoint paths are stored
@@ -356,7 +365,9 @@ def _write_state(
     _write_atomic(path, lambda f: f.write(text.encode("utf-8")))
 
 
-def get_checkpoint_state(checkpoint_dir, latest_filename=None):
+def get_checkpoint_state(
+    checkpoint_dir: str, latest_filename: str | None = None
+) -> CheckpointState | None:
     """The ``CheckpointState`` of ``checkpoint_dir``, or None if it has no state file.
 
     Relative paths in the file are taken relative to ``checkpoint_dir``.
@@ -386,7 +397,7 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     return state
 
 
-def latest_checkpoint(checkpoint_dir, latest_filename=None):
+def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
     """The prefix of the newest checkpoint in ``checkpoint_dir``, or None."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
     if state and state.model_checkpoint_path and checkpoint_exists(state.model_checkpoint_path):
@@ -405,13 +416,13 @@ def _resolve(ckpt: str) -> str:
     return ckpt
 
 
-def list_variables(ckpt_dir_or_file) -> list:
+def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
     """``[(name, shape), ...]`` of the variables in a checkpoint (or a dir's latest)."""
     with _CheckpointFile(_resolve(ckpt_dir_or_file)) as ckpt:
         return [(name, list(ckpt.info(name)[1])) for name in sorted(ckpt.index)]
 
 
-def load_variable(ckpt_dir_or_file, name) -> np.ndarray:
+def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     """The saved value of variable ``name`` in a checkpoint (or a dir's latest)."""
     prefix = _resolve(ckpt_dir_or_file)
     with _CheckpointFile(prefix) as ckpt:
@@ -450,22 +461,24 @@ class Saver:
 
     def __init__(
         self,
-        var_list=None,
-        reshape=False,
-        sharded=False,
-        max_to_keep=5,
-        keep_checkpoint_every_n_hours=10000.0,
-        name=None,
-        restore_sequentially=False,
-        saver_def=None,
-        builder=None,
-        defer_build=False,
-        allow_empty=False,
-        write_version=2,
-        pad_step_number=False,
-        save_relative_paths=False,
-        filename=None,
-    ):
+        var_list: Sequence[Variable | PartitionedVariable]
+        | dict[str, Variable | PartitionedVariable]
+        | None = None,
+        reshape: bool = False,
+        sharded: bool = False,
+        max_to_keep: int | None = 5,
+        keep_checkpoint_every_n_hours: float = 10000.0,
+        name: str | None = None,
+        restore_sequentially: bool = False,
+        saver_def: Any = None,
+        builder: Any = None,
+        defer_build: bool = False,
+        allow_empty: bool = False,
+        write_version: int = 2,
+        pad_step_number: bool = False,
+        save_relative_paths: bool = False,
+        filename: str | None = None,
+    ) -> None:
         if saver_def is not None or builder is not None:
             raise NotImplementedError("saver_def and builder are not supported by flowrt")
         self._var_list = var_list
@@ -500,7 +513,7 @@ class Saver:
                 )
         return named
 
-    def build(self):
+    def build(self) -> None:
         """Creates the restore ops (``save/restore_all``); called by the constructor."""
         if self._built:
             return
@@ -512,7 +525,7 @@ class Saver:
                 self._is_empty = True
             self._vars = named
             g = self._graph
-            self._feeds = {}
+            self._feeds: dict[str, list[Tensor]] = {}
             with g.name_scope(self._name or "save"):
                 assigns = []
                 for n in sorted(named):
@@ -527,14 +540,14 @@ class Saver:
     # --- checkpoints list ------------------------------------------------------------
 
     @property
-    def last_checkpoints(self) -> list:
+    def last_checkpoints(self) -> list[str]:
         """The kept checkpoint prefixes, oldest first."""
         return list(self._last_checkpoints)
 
-    def set_last_checkpoints(self, last_checkpoints):
+    def set_last_checkpoints(self, last_checkpoints: Iterable[str]) -> None:
         self._last_checkpoints = list(last_checkpoints)
 
-    def recover_last_checkpoints(self, checkpoint_paths):
+    def recover_last_checkpoints(self, checkpoint_paths: Iterable[str]) -> None:
         self._last_checkpoints = [p for p in checkpoint_paths if checkpoint_exists(p)]
 
     def _record(self, path) -> list:
@@ -559,16 +572,16 @@ class Saver:
 
     def save(
         self,
-        sess,
-        save_path,
-        global_step=None,
-        latest_filename=None,
-        meta_graph_suffix="meta",
-        write_meta_graph=True,
-        write_state=True,
-        strip_default_attrs=False,
-        save_debug_info=False,
-    ):
+        sess: Session,
+        save_path: str,
+        global_step: int | Tensor | Variable | None = None,
+        latest_filename: str | None = None,
+        meta_graph_suffix: str = "meta",
+        write_meta_graph: bool = True,
+        write_state: bool = True,
+        strip_default_attrs: bool = False,
+        save_debug_info: bool = False,
+    ) -> str:
         """Writes the variables' values in ``sess`` to a checkpoint.
 
         Args:
@@ -584,9 +597,10 @@ class Saver:
         """
         self.build()
         if global_step is not None:
-            if not isinstance(global_step, (int, np.integer)):
-                global_step = sess.run(global_step)
-            step = int(global_step)
+            if isinstance(global_step, (int, np.integer)):
+                step = int(global_step)
+            else:
+                step = int(sess.run(global_step))
             prefix = (
                 "%s-%08d" % (save_path, step)
                 if self._pad_step_number
@@ -623,7 +637,7 @@ class Saver:
                     self._delete(old)
         return prefix
 
-    def restore(self, sess, save_path):
+    def restore(self, sess: Session, save_path: str) -> None:
         """Assigns the values saved at ``save_path`` to the variables, in ``sess``.
 
         Raises:
@@ -641,7 +655,7 @@ class Saver:
             raise ValueError("The passed save_path is not a valid checkpoint: %s" % save_path)
         self.build()
         with _CheckpointFile(save_path) as ckpt:
-            feeds = {}
+            feeds: dict[Tensor, np.ndarray] = {}
             for name in sorted(self._vars):
                 v, value = self._vars[name], self._read_for(ckpt, name)
                 # A partitioned variable's entry is split back into its parts.
@@ -680,8 +694,8 @@ class Saver:
             )
         return ckpt.read(name)
 
-    def as_saver_def(self):
+    def as_saver_def(self) -> NoReturn:
         raise NotImplementedError("flowrt keeps no SaverDef protocol buffers")
 
-    def to_proto(self, export_scope=None):
+    def to_proto(self, export_scope: str | None = None) -> NoReturn:
         raise NotImplementedError("flowrt keeps no SaverDef protocol buffers")

@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
-from .._core.graph import GraphKeys, get_default_graph
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._core.graph import GraphKeys, Operation, Tensor, get_default_graph
 from ..ops.array_ops import group
 from ..summary.summary_ops import merge_all
 from ..variables import (
@@ -15,6 +18,10 @@ from ..variables import (
 )
 from .saver import Saver
 from .session_manager import SessionManager
+
+if TYPE_CHECKING:
+    from .._core.typing import OpOrTensor
+    from ..session import ConfigProto, Session
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator"]
 
@@ -48,23 +55,23 @@ class Scaffold:
 
     def __init__(
         self,
-        init_op=None,
-        init_feed_dict=None,
-        init_fn=None,
-        ready_op=None,
-        ready_for_local_init_op=None,
-        local_init_op=None,
-        summary_op=None,
-        saver=None,
-        copy_from_scaffold=None,
-        local_init_feed_dict=None,
-    ):
+        init_op: OpOrTensor | None = None,
+        init_feed_dict: dict[Any, Any] | None = None,
+        init_fn: Callable[[Scaffold, Session], Any] | None = None,
+        ready_op: Tensor | None = None,
+        ready_for_local_init_op: Tensor | None = None,
+        local_init_op: OpOrTensor | None = None,
+        summary_op: Tensor | None = None,
+        saver: Saver | None = None,
+        copy_from_scaffold: Scaffold | None = None,
+        local_init_feed_dict: dict[Any, Any] | None = None,
+    ) -> None:
         if copy_from_scaffold is not None:
             if not isinstance(copy_from_scaffold, Scaffold):
                 raise TypeError("copy_from_scaffold is not a Scaffold instance.")
             src = copy_from_scaffold
 
-            def pick(a, b):
+            def pick(a: Any, b: Any) -> Any:
                 return a if a is not None else b
 
             init_op = pick(init_op, src.init_op)
@@ -76,18 +83,18 @@ class Scaffold:
             local_init_feed_dict = pick(local_init_feed_dict, src._local_init_feed_dict)
             summary_op = pick(summary_op, src.summary_op)
             saver = pick(saver, src.saver)
-        self._user_init_fn = init_fn
+        self._user_init_fn: Callable[[Scaffold, Session], Any] | None = init_fn
         self._init_fn = (lambda sess: init_fn(self, sess)) if init_fn else None
         self._init_op = init_op
-        self._init_feed_dict = init_feed_dict
+        self._init_feed_dict: dict[Any, Any] | None = init_feed_dict
         self._ready_op = ready_op
         self._ready_for_local_init_op = ready_for_local_init_op
         self._local_init_op = local_init_op
-        self._local_init_feed_dict = local_init_feed_dict
+        self._local_init_feed_dict: dict[Any, Any] | None = local_init_feed_dict
         self._summary_op = summary_op
         self._saver = saver
 
-    def finalize(self):
+    def finalize(self) -> Scaffold:
         """Builds the missing ops (or takes them from the collections), builds the saver,
         and finalizes the default graph. Returns self."""
         if self._init_op is None:
@@ -119,43 +126,45 @@ class Scaffold:
         return self
 
     @property
-    def init_fn(self):
+    def init_fn(self) -> Callable[[Session], Any] | None:
         return self._init_fn
 
     @property
-    def init_op(self):
+    def init_op(self) -> OpOrTensor | None:
         return self._init_op
 
     @property
-    def ready_op(self):
+    def ready_op(self) -> Tensor | None:
         return self._ready_op
 
     @property
-    def ready_for_local_init_op(self):
+    def ready_for_local_init_op(self) -> Tensor | None:
         return self._ready_for_local_init_op
 
     @property
-    def local_init_op(self):
+    def local_init_op(self) -> OpOrTensor | None:
         return self._local_init_op
 
     @property
-    def local_init_feed_dict(self):
+    def local_init_feed_dict(self) -> dict[Any, Any] | None:
         return self._local_init_feed_dict
 
     @property
-    def summary_op(self):
+    def summary_op(self) -> Tensor | None:
         return self._summary_op
 
     @property
-    def saver(self):
+    def saver(self) -> Saver | None:
         return self._saver
 
     @property
-    def init_feed_dict(self):
+    def init_feed_dict(self) -> dict[Any, Any] | None:
         return self._init_feed_dict
 
     @staticmethod
-    def get_or_default(arg_name, collection_key, default_constructor):
+    def get_or_default(
+        arg_name: str, collection_key: str, default_constructor: Callable[[], Any]
+    ) -> Any:
         """The one element of a collection, else ``default_constructor()`` (added to it).
 
         Raises:
@@ -178,13 +187,13 @@ class Scaffold:
         return op
 
     @staticmethod
-    def default_local_init_op():
+    def default_local_init_op() -> Operation:
         """Initializes the local variables and the lookup tables."""
         tables = get_default_graph().get_collection(GraphKeys.TABLE_INITIALIZERS)
         return group(local_variables_initializer(), *tables)
 
 
-def _saver_or_default():
+def _saver_or_default() -> Saver:
     savers = get_default_graph().get_collection(GraphKeys.SAVERS)
     if savers:
         if len(savers) > 1:
@@ -201,7 +210,7 @@ def _saver_or_default():
 class SessionCreator:
     """Makes sessions for a ``MonitoredSession``: override ``create_session()``."""
 
-    def create_session(self):
+    def create_session(self) -> Session:
         raise NotImplementedError("create_session is not implemented for %s." % type(self).__name__)
 
 
@@ -219,20 +228,20 @@ class ChiefSessionCreator(SessionCreator):
 
     def __init__(
         self,
-        scaffold=None,
-        master="",
-        config=None,
-        checkpoint_dir=None,
-        checkpoint_filename_with_path=None,
-    ):
+        scaffold: Scaffold | None = None,
+        master: str = "",
+        config: ConfigProto | None = None,
+        checkpoint_dir: str | None = None,
+        checkpoint_filename_with_path: str | None = None,
+    ) -> None:
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
         self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
+        self._session_manager: SessionManager | None = None
         self._master = master
         self._config = config
 
-    def _get_session_manager(self):
+    def _get_session_manager(self) -> SessionManager:
         if self._session_manager is None:
             self._session_manager = SessionManager(
                 local_init_op=self._scaffold.local_init_op,
@@ -243,7 +252,7 @@ class ChiefSessionCreator(SessionCreator):
             )
         return self._session_manager
 
-    def create_session(self):
+    def create_session(self) -> Session:
         self._scaffold.finalize()
         return self._get_session_manager().prepare_session(
             self._master,
@@ -266,11 +275,17 @@ class WorkerSessionCreator(ChiefSessionCreator):
     as in TF1.
     """
 
-    def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+    def __init__(
+        self,
+        scaffold: Scaffold | None = None,
+        master: str = "",
+        config: ConfigProto | None = None,
+        max_wait_secs: float = 30 * 60,
+    ) -> None:
         super().__init__(scaffold=scaffold, master=master, config=config)
         self._max_wait_secs = max_wait_secs
 
-    def create_session(self):
+    def create_session(self) -> Session:
         self._scaffold.finalize()
         return self._get_session_manager().wait_for_session(
             self._master, config=self._config, max_wait_secs=self._max_wait_secs

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,18 +18,24 @@ from .. import errors
 from .._core.graph import get_default_graph
 from . import saver as _saver
 
+if TYPE_CHECKING:
+    from .._core.graph import Graph, Tensor
+    from .._core.typing import OpOrTensor
+    from ..session import ConfigProto, RunOptions, Session
+    from .saver import Saver
+
 __all__ = ["SessionManager"]
 
 _log = logging.getLogger("flowrt.train")
 
 
-def _maybe_name(obj) -> str:
+def _maybe_name(obj: object) -> str:
     if obj is None:
         return "None"
     return getattr(obj, "name", None) or "<no name for %s>" % type(obj).__name__
 
 
-def _ready(op, sess, what: str):
+def _ready(op: Tensor | None, sess: Session, what: str) -> tuple[bool, str | None]:
     """(True, None) if ``op`` reports nothing uninitialized, else (False, message)."""
     if op is None:
         return True, None
@@ -64,14 +72,14 @@ class SessionManager:
 
     def __init__(
         self,
-        local_init_op=None,
-        ready_op=None,
-        ready_for_local_init_op=None,
-        graph=None,
-        recovery_wait_secs=30,
-        local_init_run_options=None,
-        local_init_feed_dict=None,
-    ):
+        local_init_op: OpOrTensor | None = None,
+        ready_op: Tensor | None = None,
+        ready_for_local_init_op: Tensor | None = None,
+        graph: Graph | None = None,
+        recovery_wait_secs: float = 30,
+        local_init_run_options: RunOptions | None = None,
+        local_init_feed_dict: dict[Any, Any] | None = None,
+    ) -> None:
         self._local_init_op = local_init_op
         self._ready_op = ready_op
         self._ready_for_local_init_op = ready_for_local_init_op
@@ -79,7 +87,7 @@ class SessionManager:
         self._recovery_wait_secs = recovery_wait_secs
         self._local_init_feed_dict = local_init_feed_dict
 
-    def _new_session(self, master, config):
+    def _new_session(self, master: str, config: ConfigProto | None) -> Session:
         from ..session import Session
 
         return Session(master, graph=self._graph, config=config)
@@ -121,7 +129,7 @@ class SessionManager:
             sess.close()
             raise
 
-    def _try_local_init(self, sess):
+    def _try_local_init(self, sess: Session) -> tuple[bool, str | None]:
         if self._local_init_op is None:
             return True, None
         ok, msg = _ready(self._ready_for_local_init_op, sess, "Model not ready for local init")
@@ -132,17 +140,17 @@ class SessionManager:
 
     def prepare_session(
         self,
-        master="",
-        init_op=None,
-        saver=None,
-        checkpoint_dir=None,
-        checkpoint_filename_with_path=None,
-        wait_for_checkpoint=False,
-        max_wait_secs=7200,
-        config=None,
-        init_feed_dict=None,
-        init_fn=None,
-    ):
+        master: str = "",
+        init_op: OpOrTensor | None = None,
+        saver: Saver | None = None,
+        checkpoint_dir: str | None = None,
+        checkpoint_filename_with_path: str | None = None,
+        wait_for_checkpoint: bool = False,
+        max_wait_secs: float = 7200,
+        config: ConfigProto | None = None,
+        init_feed_dict: dict[Any, Any] | None = None,
+        init_fn: Callable[[Session], Any] | None = None,
+    ) -> Session:
         """A new session, restored from the checkpoint if there is one, else initialized.
 
         Args:
@@ -203,14 +211,14 @@ class SessionManager:
 
     def recover_session(
         self,
-        master="",
-        saver=None,
-        checkpoint_dir=None,
-        checkpoint_filename_with_path=None,
-        wait_for_checkpoint=False,
-        max_wait_secs=7200,
-        config=None,
-    ):
+        master: str = "",
+        saver: Saver | None = None,
+        checkpoint_dir: str | None = None,
+        checkpoint_filename_with_path: str | None = None,
+        wait_for_checkpoint: bool = False,
+        max_wait_secs: float = 7200,
+        config: ConfigProto | None = None,
+    ) -> tuple[Session, bool]:
         """A new session restored from a checkpoint if possible.
 
         Returns:
@@ -235,7 +243,12 @@ class SessionManager:
             return sess, False
         return sess, True
 
-    def wait_for_session(self, master="", config=None, max_wait_secs=float("inf")):
+    def wait_for_session(
+        self,
+        master: str = "",
+        config: ConfigProto | None = None,
+        max_wait_secs: float = float("inf"),
+    ) -> Session:
         """A new session once its model is ready (checked every ``recovery_wait_secs``).
 
         Raises:

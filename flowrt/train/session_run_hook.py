@@ -11,6 +11,12 @@ close.
 from __future__ import annotations
 
 import collections
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..session import RunOptions, Session
+    from .coordinator import Coordinator
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues"]
 
@@ -26,10 +32,10 @@ class SessionRunHook:
     file I/O without blocking the loop.
     """
 
-    def begin(self):
+    def begin(self) -> None | Awaitable[None]:
         """Called once before the session is created; the graph may still be changed."""
 
-    def after_create_session(self, session, coord):
+    def after_create_session(self, session: Session, coord: Coordinator) -> None | Awaitable[None]:
         """Called when a session was created (and initialized or restored).
 
         Args:
@@ -37,7 +43,9 @@ class SessionRunHook:
           coord: the ``Coordinator`` of the session's threads.
         """
 
-    def before_run(self, run_context):
+    def before_run(
+        self, run_context: SessionRunContext
+    ) -> SessionRunArgs | None | Awaitable[SessionRunArgs | None]:
         """Called before each run; may return ``SessionRunArgs`` to add to it (or None).
 
         Args:
@@ -45,7 +53,9 @@ class SessionRunHook:
         """
         return None
 
-    def after_run(self, run_context, run_values):
+    def after_run(
+        self, run_context: SessionRunContext, run_values: SessionRunValues
+    ) -> None | Awaitable[None]:
         """Called after each run, with the results of this hook's ``SessionRunArgs``.
 
         Args:
@@ -53,7 +63,7 @@ class SessionRunHook:
           run_values: a ``SessionRunValues``.
         """
 
-    def end(self, session):
+    def end(self, session: Session) -> None | Awaitable[None]:
         """Called when the session is closed without an error (or on ``OutOfRangeError``)."""
 
 
@@ -63,7 +73,12 @@ class SessionRunArgs(collections.namedtuple("SessionRunArgs", ["fetches", "feed_
 
     __slots__ = ()
 
-    def __new__(cls, fetches, feed_dict=None, options=None):
+    def __new__(
+        cls,
+        fetches: Any,
+        feed_dict: dict[Any, Any] | None = None,
+        options: RunOptions | None = None,
+    ) -> SessionRunArgs:
         return super().__new__(cls, fetches, feed_dict, options)
 
 
@@ -76,7 +91,7 @@ class SessionRunContext:
       session: the raw ``fr.Session``.
     """
 
-    def __init__(self, original_args, session):
+    def __init__(self, original_args: SessionRunArgs, session: Session) -> None:
         self._original_args = original_args
         self._session = session
         self._stop_requested = False
@@ -86,14 +101,14 @@ class SessionRunContext:
         return self._original_args
 
     @property
-    def session(self):
+    def session(self) -> Session:
         return self._session
 
     @property
     def stop_requested(self) -> bool:
         return self._stop_requested
 
-    def request_stop(self):
+    def request_stop(self) -> None:
         """Asks the ``MonitoredSession`` to stop: ``should_stop()`` becomes True after
         this run."""
         self._stop_requested = True

@@ -12,7 +12,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from .._core.graph import GraphKeys, get_default_graph
 from ..ops.array_ops import group
@@ -30,6 +34,20 @@ from .coordinator import Coordinator, LooperThread
 from .saver import Saver
 from .session_manager import SessionManager
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from .._core.graph import Graph, Tensor
+    from .._core.typing import OpOrTensor
+    from ..session import ConfigProto, RunOptions, Session
+    from ..variables import Variable
+    from .queue_runner import QueueRunner
+
+
+def _is_default(arg: object) -> TypeIs[Literal[0]]:
+    return arg is Supervisor.USE_DEFAULT
+
+
 __all__ = ["Supervisor"]
 
 _log = logging.getLogger("flowrt.train")
@@ -46,9 +64,16 @@ class Supervisor:
 
     Args:
       graph: the graph (default: the default graph); finalized by the constructor.
-      ready_op, ready_for_local_init_op, init_op, local_init_op, summary_op, saver,
-        global_step, summary_writer: ``Supervisor.USE_DEFAULT`` takes each from its
-        graph collection or builds TF1's default; None disables it.
+      ready_op: the readiness check. This and the next seven arguments:
+        ``Supervisor.USE_DEFAULT`` takes each from its graph collection or builds
+        TF1's default; None disables it.
+      ready_for_local_init_op: the readiness check before ``local_init_op``.
+      init_op: initializes the model when nothing is restored.
+      local_init_op: run in every new session.
+      summary_op: the summary service's op.
+      saver: the checkpoint service's ``Saver``.
+      global_step: the global step.
+      summary_writer: the writer of the summaries.
       is_chief: a chief initializes or restores, and runs the standard services.
       init_feed_dict: feeds for ``init_op``.
       logdir: checkpoints and event files go here (and are restored from).
@@ -64,31 +89,31 @@ class Supervisor:
     graph goes to the event file.
     """
 
-    USE_DEFAULT = 0
+    USE_DEFAULT: Final = 0
 
     def __init__(
         self,
-        graph=None,
-        ready_op=USE_DEFAULT,
-        ready_for_local_init_op=USE_DEFAULT,
-        is_chief=True,
-        init_op=USE_DEFAULT,
-        init_feed_dict=None,
-        local_init_op=USE_DEFAULT,
-        logdir=None,
-        summary_op=USE_DEFAULT,
-        saver=USE_DEFAULT,
-        global_step=USE_DEFAULT,
-        save_summaries_secs=120,
-        save_model_secs=600,
-        recovery_wait_secs=30,
-        stop_grace_secs=120,
-        checkpoint_basename="model.ckpt",
-        session_manager=None,
-        summary_writer=USE_DEFAULT,
-        init_fn=None,
-        local_init_run_options=None,
-    ):
+        graph: Graph | None = None,
+        ready_op: Tensor | None | Literal[0] = USE_DEFAULT,
+        ready_for_local_init_op: Tensor | None | Literal[0] = USE_DEFAULT,
+        is_chief: bool = True,
+        init_op: OpOrTensor | None | Literal[0] = USE_DEFAULT,
+        init_feed_dict: dict[Any, Any] | None = None,
+        local_init_op: OpOrTensor | None | Literal[0] = USE_DEFAULT,
+        logdir: str | None = None,
+        summary_op: Tensor | None | Literal[0] = USE_DEFAULT,
+        saver: Saver | None | Literal[0] = USE_DEFAULT,
+        global_step: Variable | Tensor | None | Literal[0] = USE_DEFAULT,
+        save_summaries_secs: float | None = 120,
+        save_model_secs: float | None = 600,
+        recovery_wait_secs: float = 30,
+        stop_grace_secs: float = 120,
+        checkpoint_basename: str = "model.ckpt",
+        session_manager: SessionManager | None = None,
+        summary_writer: FileWriter | None | Literal[0] = USE_DEFAULT,
+        init_fn: Callable[[Session], Any] | None = None,
+        local_init_run_options: RunOptions | None = None,
+    ) -> None:
         graph = graph if graph is not None else get_default_graph()
         default = Supervisor.USE_DEFAULT
         with graph.as_default():
@@ -123,16 +148,19 @@ class Supervisor:
                 saver, GraphKeys.SAVERS, lambda: Saver() if global_variables() else None
             )
             self._summary_op = pick(summary_op, GraphKeys.SUMMARY_OP, merge_all)
-            if global_step is default:
-                global_step = first(GraphKeys.GLOBAL_STEP)
-                if global_step is None:
+            step: Variable | Tensor | None
+            if _is_default(global_step):
+                step = first(GraphKeys.GLOBAL_STEP)
+                if step is None:
                     try:
-                        global_step = graph.get_tensor_by_name("global_step:0")
+                        step = graph.get_tensor_by_name("global_step:0")
                     except (KeyError, ValueError):
-                        global_step = None
-                    if global_step is not None and not global_step.dtype.is_integer:
-                        global_step = None
-            self._global_step = global_step
+                        step = None
+                    if step is not None and not step.dtype.is_integer:
+                        step = None
+            else:
+                step = global_step
+            self._global_step = step
         self._graph = graph
         self._is_chief = is_chief
         self._coord = Coordinator()
@@ -147,7 +175,7 @@ class Supervisor:
             self._save_model_secs = save_model_secs
             if logdir:
                 self._save_path = os.path.join(logdir, checkpoint_basename)
-            if summary_writer is default:
+            if _is_default(summary_writer):
                 if logdir:
                     self._summary_writer = FileWriter(logdir)
             else:
@@ -164,20 +192,75 @@ class Supervisor:
 
     # --- properties ----------------------------------------------------------------------
 
-    is_chief = property(lambda self: self._is_chief)
-    session_manager = property(lambda self: self._session_manager)
-    coord = property(lambda self: self._coord)
-    init_op = property(lambda self: self._init_op)
-    init_feed_dict = property(lambda self: self._init_feed_dict)
-    ready_op = property(lambda self: self._ready_op)
-    ready_for_local_init_op = property(lambda self: self._ready_for_local_init_op)
-    summary_writer = property(lambda self: self._summary_writer)
-    summary_op = property(lambda self: self._summary_op)
-    save_summaries_secs = property(lambda self: self._save_summaries_secs)
-    global_step = property(lambda self: self._global_step)
-    saver = property(lambda self: self._saver)
-    save_model_secs = property(lambda self: self._save_model_secs)
-    save_path = property(lambda self: self._save_path)
+    @property
+    def is_chief(self) -> bool:
+        """Whether this supervisor is the chief."""
+        return self._is_chief
+
+    @property
+    def session_manager(self) -> SessionManager:
+        """The ``SessionManager`` that makes the sessions."""
+        return self._session_manager
+
+    @property
+    def coord(self) -> Coordinator:
+        """The ``Coordinator`` of the threads."""
+        return self._coord
+
+    @property
+    def init_op(self) -> OpOrTensor | None:
+        """The op initializing the model (None: none)."""
+        return self._init_op
+
+    @property
+    def init_feed_dict(self) -> dict[Any, Any] | None:
+        """The feeds of ``init_op``."""
+        return self._init_feed_dict
+
+    @property
+    def ready_op(self) -> Tensor | None:
+        """The names of the uninitialized variables (empty when ready)."""
+        return self._ready_op
+
+    @property
+    def ready_for_local_init_op(self) -> Tensor | None:
+        """The readiness check run before ``local_init_op``."""
+        return self._ready_for_local_init_op
+
+    @property
+    def summary_writer(self) -> FileWriter | None:
+        """The writer of the summaries (None: none)."""
+        return self._summary_writer
+
+    @property
+    def summary_op(self) -> Tensor | None:
+        """The summary op the summary service runs."""
+        return self._summary_op
+
+    @property
+    def save_summaries_secs(self) -> float | None:
+        """Seconds between summaries (None on a non-chief)."""
+        return self._save_summaries_secs
+
+    @property
+    def global_step(self) -> Variable | Tensor | None:
+        """The global step."""
+        return self._global_step
+
+    @property
+    def saver(self) -> Saver | None:
+        """The ``Saver`` of the checkpoint service."""
+        return self._saver
+
+    @property
+    def save_model_secs(self) -> float | None:
+        """Seconds between checkpoints (None on a non-chief)."""
+        return self._save_model_secs
+
+    @property
+    def save_path(self) -> str | None:
+        """The checkpoint prefix (``logdir/checkpoint_basename``)."""
+        return self._save_path
 
     # --- sessions ------------------------------------------------------------------------
 
@@ -188,12 +271,12 @@ class Supervisor:
 
     def prepare_or_wait_for_session(
         self,
-        master="",
-        config=None,
-        wait_for_checkpoint=False,
-        max_wait_secs=7200,
-        start_standard_services=True,
-    ):
+        master: str = "",
+        config: ConfigProto | None = None,
+        wait_for_checkpoint: bool = False,
+        max_wait_secs: float = 7200,
+        start_standard_services: bool = True,
+    ) -> Session:
         """A ready session: the chief restores ``logdir``'s latest checkpoint or runs the
         init ops (and starts the standard services); others wait until ready. Starts the
         queue runners when ``start_standard_services``."""
@@ -223,7 +306,7 @@ class Supervisor:
             self.start_queue_runners(sess)
         return sess
 
-    def start_standard_services(self, sess) -> list:
+    def start_standard_services(self, sess: Session) -> list[LooperThread]:
         """Starts the checkpoint, summary and step-counter threads (chief only).
 
         Raises:
@@ -249,21 +332,34 @@ class Supervisor:
             t.start()
         return threads
 
-    def start_queue_runners(self, sess, queue_runners=None) -> list:
+    def start_queue_runners(
+        self, sess: Session, queue_runners: Iterable[QueueRunner] | None = None
+    ) -> list[threading.Thread]:
         """Starts threads for the queue runners (default: the graph's), coordinated by
         ``coord``."""
         if queue_runners is None:
             queue_runners = self._graph.get_collection(GraphKeys.QUEUE_RUNNERS)
-        threads = []
+        threads: list[threading.Thread] = []
         for qr in queue_runners:
             threads.extend(qr.create_threads(sess, coord=self._coord, daemon=True, start=True))
         return threads
 
-    def loop(self, timer_interval_secs, target, args=None, kwargs=None):
+    def loop(
+        self,
+        timer_interval_secs: float | None,
+        target: Callable[..., Any],
+        args: Iterable[Any] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> LooperThread:
         """Starts a ``LooperThread`` calling ``target`` every ``timer_interval_secs``."""
         return LooperThread.loop(self._coord, timer_interval_secs, target, args, kwargs)
 
-    def stop(self, threads=None, close_summary_writer=True, ignore_live_threads=False):
+    def stop(
+        self,
+        threads: Iterable[threading.Thread] | None = None,
+        close_summary_writer: bool = True,
+        ignore_live_threads: bool = False,
+    ) -> None:
         """Stops the threads and waits for them; re-raises an error one reported."""
         self._coord.request_stop()
         try:
@@ -277,19 +373,21 @@ class Supervisor:
                 self._summary_writer.close()
                 self._graph_added_to_summary = False
 
-    def request_stop(self, ex=None):
+    def request_stop(self, ex: BaseException | tuple[Any, Any, Any] | None = None) -> None:
         self._coord.request_stop(ex=ex)
 
     def should_stop(self) -> bool:
         return self._coord.should_stop()
 
-    def stop_on_exception(self):
+    def stop_on_exception(self) -> AbstractContextManager[None]:
         return self._coord.stop_on_exception()
 
-    def wait_for_stop(self):
+    def wait_for_stop(self) -> None:
         self._coord.wait_for_stop()
 
-    def summary_computed(self, sess, summary, global_step=None):
+    def summary_computed(
+        self, sess: Session, summary: Summary | bytes, global_step: int | None = None
+    ) -> None:
         """Writes a computed summary (at ``global_step``, default the current one).
 
         Raises:
@@ -303,8 +401,12 @@ class Supervisor:
 
     @contextlib.contextmanager
     def managed_session(
-        self, master="", config=None, start_standard_services=True, close_summary_writer=True
-    ):
+        self,
+        master: str = "",
+        config: ConfigProto | None = None,
+        start_standard_services: bool = True,
+        close_summary_writer: bool = True,
+    ) -> Iterator[Session]:
         """A ready session for the block; on leaving, the threads are stopped (an error
         one reported is raised) and the session closed. ``OutOfRangeError`` from the
         block ends it cleanly; other errors are raised after the stop."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from .. import dtypes as _dt
 from .._core.graph import Graph, GraphKeys, Tensor, get_default_graph
@@ -10,6 +11,10 @@ from ..init_ops import zeros_initializer
 from ..summary.writer import read_events
 from ..var_scope import get_variable
 from ..variables import Variable, VariableAggregation
+
+if TYPE_CHECKING:
+    from ..protos.event_pb2 import Event
+    from ..session import Session
 
 __all__ = [
     "global_step",
@@ -24,12 +29,12 @@ __all__ = [
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 
-def global_step(sess: Any, global_step_tensor: Any) -> int:
+def global_step(sess: Session, global_step_tensor: Variable | Tensor | str) -> int:
     """The value of ``global_step_tensor`` (a variable, tensor or name) in ``sess``."""
     return int(sess.run(global_step_tensor))
 
 
-def assert_global_step(global_step_tensor: Any) -> None:
+def assert_global_step(global_step_tensor: Variable | Tensor) -> None:
     """Raises TypeError unless the argument is a scalar integer Variable or Tensor."""
     if not isinstance(global_step_tensor, (Variable, Tensor)):
         raise TypeError(
@@ -44,7 +49,7 @@ def assert_global_step(global_step_tensor: Any) -> None:
         raise TypeError('Existing "global_step" is not scalar: %s' % shape)
 
 
-def get_global_step(graph: Graph | None = None) -> Any:
+def get_global_step(graph: Graph | None = None) -> Variable | Tensor | None:
     """The global step variable of ``graph`` (default graph), or None.
 
     Looked up in the ``GLOBAL_STEP`` collection, then as the tensor ``global_step:0``.
@@ -81,7 +86,7 @@ def create_global_step(graph: Graph | None = None) -> Variable:
         )
 
 
-def get_or_create_global_step(graph: Graph | None = None) -> Any:
+def get_or_create_global_step(graph: Graph | None = None) -> Variable | Tensor:
     """The global step of ``graph``, created if it does not exist yet."""
     graph = graph or get_default_graph()
     step = get_global_step(graph)
@@ -90,7 +95,7 @@ def get_or_create_global_step(graph: Graph | None = None) -> Any:
     return step
 
 
-def _get_or_create_global_step_read(graph=None):
+def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None:
     """One tensor reading the global step, shared by the hooks (``global_step/add:0``).
 
     Built as TF1 does, from ``initialized_value() + 0``, and cached in the
@@ -110,7 +115,7 @@ def _get_or_create_global_step_read(graph=None):
     return read
 
 
-def summary_iterator(path):
+def summary_iterator(path: str) -> Iterator[Event]:
     """The ``Event`` records of an event file, in order (TF1's
     ``tf.train.summary_iterator``)."""
     return read_events(path)
