@@ -16,11 +16,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, slicing_ops
-from .common import make_op
+from .common import in_graph_of, make_op
 from .embedding_ops import embedding_lookup
 from .nn_ops import (
     _random_ops,
@@ -174,6 +174,15 @@ for _t in ("LogUniformCandidateSampler", "UniformCandidateSampler", "FixedUnigra
 def _candidate_sampler(
     op_type, dist, true_classes, num_true, num_sampled, unique, range_max, seed, name, probs=None
 ):
+    with in_graph_of([true_classes]):
+        return _candidate_sampler_in_graph(
+            op_type, dist, true_classes, num_true, num_sampled, unique, range_max, seed, name, probs
+        )
+
+
+def _candidate_sampler_in_graph(
+    op_type, dist, true_classes, num_true, num_sampled, unique, range_max, seed, name, probs
+):
     seed1, seed2 = _get_seed(seed)
     attrs = {
         "num_true": int(num_true),
@@ -317,6 +326,11 @@ register_op(
 def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
     """Finds sampled candidates equal to a true class: ``(indices, ids, weights)`` with
     the row in ``true_classes``, the position in ``sampled_candidates`` and -FLT_MAX."""
+    with in_graph_of([true_classes, sampled_candidates]):
+        return _accidental_hits(true_classes, sampled_candidates, num_true, name)
+
+
+def _accidental_hits(true_classes, sampled_candidates, num_true, name):
     tc = (
         convert_to_tensor(true_classes, _dt.int64)
         if not isinstance(true_classes, Tensor)
@@ -451,8 +465,10 @@ def _compute_sampled_logits(
     """
     if not isinstance(weights, (list, tuple)):
         weights = [weights]
-    g = get_default_graph()
-    with g.name_scope(name or "compute_sampled_logits"):
+    with (
+        in_graph_of([weights, biases, labels, inputs, sampled_values]) as g,
+        g.name_scope(name or "compute_sampled_logits"),
+    ):
         labels = convert_to_tensor(labels)
         if labels.dtype is not _dt.int64:
             labels = math_ops.cast(labels, _dt.int64)
