@@ -106,21 +106,19 @@ def _shape_infer(allowed):
 
 
 def _sampler(draw):
-    """A kernel drawing ``draw(rng, shape, dtype, *inputs)`` from the op's per-session
-    generator, cast to the output dtype if it is not that already."""
+    """A kernel drawing ``draw(rng, shape)`` from the op's per-session generator."""
 
     def kernel(ctx, op, shape, *args):
         dims = tuple(int(d) for d in np.reshape(shape, -1))
         if any(d < 0 for d in dims):
             raise ValueError("shape %s has a negative dimension" % list(dims))
-        dt = op.outputs[0].dtype.np
-        out = draw(ctx.resources.rng(op), dims, dt, *args)
-        return (np.asarray(out).astype(dt, copy=False),)
+        out = draw(ctx.resources.rng(op), dims, *args)
+        return (np.asarray(out).astype(op.outputs[0].dtype.np, copy=False),)
 
     return kernel
 
 
-def _truncated(rng, dims, dt):
+def _truncated(rng, dims):
     out = rng.standard_normal(dims)
     bad = np.abs(out) > 2.0
     while bad.any():  # resample until every value is within two standard deviations
@@ -129,22 +127,16 @@ def _truncated(rng, dims, dt):
     return out
 
 
-def _uniform_int(rng, dims, dt, lo, hi):
+def _uniform_int(rng, dims, lo, hi):
     if not lo < hi:
         raise ValueError("Need minval < maxval, got %d >= %d" % (lo, hi))
     return rng.integers(int(lo), int(hi), size=dims)
 
 
-def _uniform_dtype(dt):
-    return dt if dt == np.float32 else np.float64
-
-
-# type, allowed dtypes, draw(rng, dims, dtype, *scalar inputs)
+# type, allowed dtypes, draw(rng, dims, *scalar inputs)
 _SAMPLERS = [
-    ("RandomStandardNormal", FLOATS, lambda rng, dims, dt: rng.standard_normal(dims)),
-    # float32 drawn as float32 (24 random bits, as TF's 23-bit mantissa fill), not
-    # float64 then cast: half the generator's work and no 2x-sized temporary.
-    ("RandomUniform", FLOATS, lambda rng, dims, dt: rng.random(dims, dtype=_uniform_dtype(dt))),
+    ("RandomStandardNormal", FLOATS, lambda rng, dims: rng.standard_normal(dims)),
+    ("RandomUniform", FLOATS, lambda rng, dims: rng.random(dims)),
     ("TruncatedNormal", FLOATS, _truncated),
 ]
 for _t, _allowed, _draw in _SAMPLERS:
