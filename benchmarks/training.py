@@ -13,9 +13,10 @@ Workloads (same graph built with ``tf = flowrt`` and ``tf = tensorflow.compat.v1
     ``random_uniform`` batches; examples/s, beside the same step fed by feed_dict and
     the ratio of the two step times (the queue's cost).
 Prints the median step time (ms) per framework. ``--profile`` runs cProfile on flowrt.
-``--blas-threads`` limits numpy's BLAS pool (threadpoolctl) for the flowrt runs: on a
-busy 2-core host two OpenBLAS threads spin against each other (a 128x784x256 matmul
-measured 5.9 ms with 2 threads vs 1.05 ms with 1). ``--malloc-tune`` raises glibc's
+``--blas-threads N`` gives flowrt's kernels N BLAS threads (threadpoolctl and
+``intra_op_parallelism_threads``); by default flowrt gives them one (``_core/blas.py``:
+on a busy 2-core host two OpenBLAS threads spin against each other, a 128x784x256
+matmul measured 1.2 ms with 1 thread and 94 ms with 2). ``--malloc-tune`` raises glibc's
 mmap and trim thresholds (mallopt) so freed large arrays are reused instead of being
 returned to the OS and page-faulted back in (the Adam update of a 784x256 variable:
 2.9 ms -> 0.38 ms in this VM).

@@ -1,8 +1,9 @@
 """Where a run spends its time: trace steps with RunOptions(FULL_TRACE), list the ops
 with the largest median time from RunMetadata.step_stats (a median over several steps,
 so that one step preempted by another process does not mislead), and write a Chrome
-trace to open in Perfetto. Then the same with BLAS limited to one thread per kernel,
-which is what wins on a machine whose cores are busy with other work.
+trace to open in Perfetto. Then the same with two BLAS threads per kernel
+(``intra_op_parallelism_threads=2``; flowrt's default is one), which loses on a machine
+whose cores are busy with other work.
 
 Run: python examples/debug_slow_run.py
 """
@@ -68,15 +69,15 @@ def profile(train, feed, config=None):
 
 def main():
     train, feed = build()
-    print("default BLAS threads:")
+    print("default (one BLAS thread per kernel):")
     meta = profile(train, feed)
     path = os.path.join(tempfile.mkdtemp(), "step.json")
     trace = fr.client.timeline.Timeline(meta.step_stats).generate_chrome_trace_format()
     with open(path, "w") as f:
         f.write(trace)
     print("chrome trace written (%d events)" % len(json.loads(trace)["traceEvents"]))
-    print("intra_op_parallelism_threads=1:")
-    profile(train, feed, fr.ConfigProto(intra_op_parallelism_threads=1))
+    print("intra_op_parallelism_threads=2:")
+    profile(train, feed, fr.ConfigProto(intra_op_parallelism_threads=2))
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 
-from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from ._core.graph import Operation, Tensor, convert_to_tensor
 from ._core.registry import NOT_DIFFERENTIABLE, gradient_function
 from .ops import array_ops, math_ops, slicing_ops
+from .ops.common import in_graph_of
 from .ops.control_flow_ops import zeros_for
 from .ops.indexed_slices import IndexedSlices
 
@@ -79,8 +80,8 @@ def gradients(
         if len(grad_ys) != len(ys):
             raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
     stop_ops = {convert_to_tensor(t).op for t in _as_list(stop_gradients or [])}
-    g = get_default_graph()
-    with g.name_scope(name or "gradients"):
+    # As TF1: the gradient ops go into the graph of ys and xs, whatever the default.
+    with in_graph_of([ys, xs]) as g, g.name_scope(name or "gradients"):
         between = _between(ys, xs)
         pending = _pending_counts(between)
         contribs: dict[Tensor, list] = {}

@@ -20,6 +20,7 @@ import trio
 
 from . import errors
 from . import profiler as _profiler
+from ._core import blas as _blas
 from ._core import graph as _graph
 from ._core.executor import ConcurrentRun, RunContext, run_concurrent, runner_name
 from ._core.graph import Graph, Tensor
@@ -100,11 +101,12 @@ class ConfigProto:
     are no devices to configure).
 
     Args:
-      intra_op_parallelism_threads: threads one op may use (numpy's BLAS pool); 0 leaves
-        numpy's default. Note (flowrt): the BLAS pool is process-wide, so the value of the
-        last session created with a non-zero value applies to all. Runs that overlap
-        (queue runners and a training loop) are usually fastest with 1 on few cores:
-        the runs themselves are the parallelism, and BLAS threads then only contend.
+      intra_op_parallelism_threads: threads one op may use (numpy's BLAS pool). Note
+        (flowrt): 0 (TF: "the system picks") means one BLAS thread per kernel, unless
+        the environment sets one (``OPENBLAS_NUM_THREADS``, ...): OpenBLAS's spinning
+        workers slow small and mid-size products by 10-400x on busy cores, and
+        parallelism comes from concurrent runs (``_core/blas.py``). The BLAS pool is
+        process-wide: the last session created sets it for all.
       inter_op_parallelism_threads: ignored (independent ops overlap on trio).
       operation_timeout_in_ms: the timeout of every run of the session whose
         ``RunOptions`` set none; 0 or less means none.
@@ -125,11 +127,7 @@ class ConfigProto:
 
 
 def _apply_config(config):
-    n = getattr(config, "intra_op_parallelism_threads", 0) if config is not None else 0
-    if n > 0:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(limits=n, user_api="blas")
+    _blas.configure(getattr(config, "intra_op_parallelism_threads", 0) if config else 0)
 
 
 # --------------------------------------------------------------------------------------

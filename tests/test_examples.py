@@ -83,7 +83,7 @@ EXPECT = {
     "debug_slow_run.py": [
         r"^\d+ ops per step, median [\d.]+ ms in kernels over 7 steps; the slowest:$",
         r"^chrome trace written \(\d+ events\)$",
-        r"^intra_op_parallelism_threads=1:$",
+        r"^intra_op_parallelism_threads=2:$",
     ],
     "debug_wrong_gradient.py": [
         r"^good max \|theoretical - numerical\| = \d\.\d\de-0[6-9]$",

@@ -305,8 +305,10 @@ def _reshape_infer(op):
 
 
 def _reshape_kernel(ctx, op, x, s):
+    # The shape as a list: numpy converts an int array shape ~6x slower (2.3 vs 0.4 us).
+    shape = s.tolist() if type(s) is np.ndarray else s
     try:
-        return (np.reshape(x, s),)
+        return ((x if type(x) is np.ndarray else np.asarray(x)).reshape(shape),)
     except ValueError:
         raise errors.InvalidArgumentError(
             None,

@@ -16,11 +16,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, slicing_ops
-from .common import make_op
+from .common import in_graph_of, make_op
 from .embedding_ops import embedding_lookup
 from .nn_ops import (
     _random_ops,
@@ -70,19 +70,28 @@ def _sampler_infer(op):
     ]
 
 
-def _log_uniform_probs(op, ids):
-    return np.log((ids + 2.0) / (ids + 1.0)) / math.log1p(op.attrs["range_max"])
-
-
 def _dist(op):
     """(sample(rng, n) -> int64 ids, prob(ids) -> float64) for the op's distribution."""
     kind, rmax = op.attrs["dist"], op.attrs["range_max"]
     if kind == "log_uniform":
         log_range = math.log1p(rmax)
-        return (
-            (lambda rng, n: (np.exp(rng.random(n) * log_range).astype(np.int64) - 1) % rmax),
-            lambda ids: _log_uniform_probs(op, ids),
-        )
+
+        def sample(rng, n):
+            # TF's LogUniformSampler: int64(exp(u * log(range_max + 1))) - 1, mod range_max.
+            u = rng.random(n)
+            u *= log_range
+            ids = np.exp(u, out=u).astype(np.int64)
+            ids -= 1
+            return np.remainder(ids, rmax, out=ids)
+
+        # P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1), as log1p(1 / (k + 1)).
+        def prob(ids):
+            p = ids + 1.0
+            np.log1p(np.reciprocal(p, out=p), out=p)
+            p /= log_range
+            return p
+
+        return sample, prob
     if kind == "uniform":
         return (
             lambda rng, n: rng.integers(0, rmax, n, dtype=np.int64),
@@ -99,10 +108,26 @@ def _dist(op):
     )
 
 
-def _expected(p, batch, tries):
-    if tries == batch:
-        return p * batch
-    return -np.expm1(tries * np.log1p(-p))
+def _unique_draws(sample, rng, n: int) -> tuple[np.ndarray, int]:
+    """TF's unique sampling: draws until ``n`` distinct values came up; returns them in
+    order of first appearance and the number of draws that took (``num_tries``).
+
+    Values are drawn in blocks and scanned in order, so the result is that of drawing
+    one at a time; the unscanned rest of a block is discarded (the next run draws
+    afresh), which leaves the distribution TF's. A block is ``2 n + 16`` draws, then as
+    many as drawn so far (few distinct values in the range need many tries).
+    """
+    seen: dict = {}
+    tries = 0
+    block = 2 * n + 16
+    while True:
+        for v in sample(rng, block).tolist():
+            tries += 1
+            if v not in seen:
+                seen[v] = None
+                if len(seen) == n:
+                    return np.fromiter(seen, np.int64, n), tries
+        block = tries
 
 
 def _sampler_kernel(ctx, op, true_classes):
@@ -113,25 +138,24 @@ def _sampler_kernel(ctx, op, true_classes):
         )
     sample, prob = _dist(op)
     rng = ctx.resources.rng(op)
-    with ctx.resources.get_or_create(("sampler_lock", op.name), _new_lock):
-        if not unique:
-            ids = sample(rng, n)
-            tries = n
-        else:
-            out, seen, tries = [], set(), 0
-            while len(out) < n:
-                for v in sample(rng, max(2 * (n - len(out)), 16)).tolist():
-                    tries += 1
-                    if v not in seen:
-                        seen.add(v)
-                        out.append(v)
-                        if len(out) == n:
-                            break
-            ids = np.array(out, dtype=np.int64)
+    if unique and n > 0:
+        with ctx.resources.get_or_create(("sampler_lock", op.name), _new_lock):
+            ids, tries = _unique_draws(sample, rng, n)
+    else:
+        ids, tries = sample(rng, n), n
     tc = np.asarray(true_classes)
-    # The true and the sampled classes' expected counts in one pass (elementwise).
-    both = np.concatenate([tc.reshape(-1).astype(np.int64, copy=False), ids])
-    exp = _expected(prob(both), n, tries).astype(np.float32)
+    # The true and the sampled classes' expected counts in one pass (elementwise), as
+    # TF: p * num_sampled when every try was kept, else 1 - (1 - p) ** num_tries.
+    p = prob(np.concatenate([tc.reshape(-1).astype(np.int64, copy=False), ids]))
+    if tries == n:
+        p *= n
+    else:
+        np.negative(p, out=p)
+        np.log1p(p, out=p)
+        p *= tries
+        np.expm1(p, out=p)
+        np.negative(p, out=p)
+    exp = p.astype(np.float32)
     return ids, exp[: tc.size].reshape(tc.shape), exp[tc.size :]
 
 
@@ -149,6 +173,15 @@ for _t in ("LogUniformCandidateSampler", "UniformCandidateSampler", "FixedUnigra
 
 def _candidate_sampler(
     op_type, dist, true_classes, num_true, num_sampled, unique, range_max, seed, name, probs=None
+):
+    with in_graph_of([true_classes]):
+        return _candidate_sampler_in_graph(
+            op_type, dist, true_classes, num_true, num_sampled, unique, range_max, seed, name, probs
+        )
+
+
+def _candidate_sampler_in_graph(
+    op_type, dist, true_classes, num_true, num_sampled, unique, range_max, seed, name, probs
 ):
     seed1, seed2 = _get_seed(seed)
     attrs = {
@@ -293,6 +326,11 @@ register_op(
 def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
     """Finds sampled candidates equal to a true class: ``(indices, ids, weights)`` with
     the row in ``true_classes``, the position in ``sampled_candidates`` and -FLT_MAX."""
+    with in_graph_of([true_classes, sampled_candidates]):
+        return _accidental_hits(true_classes, sampled_candidates, num_true, name)
+
+
+def _accidental_hits(true_classes, sampled_candidates, num_true, name):
     tc = (
         convert_to_tensor(true_classes, _dt.int64)
         if not isinstance(true_classes, Tensor)
@@ -325,40 +363,54 @@ def _sampled_logits_infer(op):
 
 
 def _sampled_logits_kernel(ctx, op, x, all_w, all_b, true_exp, sampled_exp, *hits):
+    # TF's order: dot products, + biases, (hits masked), - log Q; true columns first.
     nt = op.attrs["num_true"]
     b = x.shape[0]
     bt = b * nt
-    sampled_w = all_w[bt:]
-    out = np.empty((b, nt + sampled_w.shape[0]), dtype=x.dtype)
-    tw = all_w[:bt].reshape(b, nt, -1)
-    np.einsum("bd,btd->bt", x, tw, out=out[:, :nt])
-    out[:, :nt] += all_b[:bt].reshape(b, nt)
-    np.matmul(x, sampled_w.T, out=out[:, nt:])
-    out[:, nt:] += all_b[bt:]
+    sampled = np.matmul(x, all_w[bt:].T)
+    sampled += all_b[bt:]
+    if nt == 1:
+        true = np.einsum("bd,bd->b", x, all_w[:bt]).reshape(b, 1)
+    else:
+        true = np.einsum("bd,btd->bt", x, all_w[:bt].reshape(b, nt, -1))
+    true += all_b[:bt].reshape(b, nt)
     if op.attrs["remove_accidental_hits"]:
-        labels, sampled = hits
-        hit = (labels.reshape(b, nt, 1) == sampled.reshape(1, 1, -1)).sum(axis=1)
-        out[:, nt:] += hit * x.dtype.type(-np.finfo(np.float32).max)
+        labels, ids = hits
+        hit = (labels.reshape(b, nt, 1) == ids.reshape(1, 1, -1)).sum(axis=1)
+        sampled += hit * x.dtype.type(-np.finfo(np.float32).max)
     if op.attrs["subtract_log_q"]:
-        out[:, :nt] -= np.log(true_exp).astype(x.dtype, copy=False)
-        out[:, nt:] -= np.log(sampled_exp).astype(x.dtype, copy=False)
-    labels_out = np.zeros_like(out)
-    labels_out[:, :nt] = x.dtype.type(1.0 / nt)
-    return out, labels_out
+        true -= np.log(true_exp).astype(x.dtype, copy=False)
+        sampled -= np.log(sampled_exp).astype(x.dtype, copy=False)
+    return np.concatenate((true, sampled), axis=1), _labels(op, x.dtype, b, sampled.shape[1])
+
+
+def _labels(op, dtype, b, ns):
+    """The ``[b, num_true + num_sampled]`` labels: 1 / num_true on the true columns."""
+    nt = op.attrs["num_true"]
+    z = np.zeros((b, nt + ns), dtype)
+    z[:, :nt] = dtype.type(1.0 / nt)
+    return z
 
 
 def _sampled_logits_grad_kernel(ctx, op, g, x, all_w):
     nt = op.attrs["num_true"]
     b = x.shape[0]
     bt = b * nt
-    tw, sw = all_w[:bt].reshape(b, nt, -1), all_w[bt:]
     gt, gs = g[:, :nt], g[:, nt:]
-    dx = np.einsum("bt,btd->bd", gt, tw)
-    dx += gs @ sw
+    tw, sw = all_w[:bt], all_w[bt:]
+    dx = np.matmul(gs, sw)
     dw = np.empty_like(all_w)
-    np.multiply(gt[:, :, None], x[:, None, :], out=dw[:bt].reshape(b, nt, -1))
     np.matmul(gs.T, x, out=dw[bt:])
-    db = np.concatenate([gt.reshape(-1), gs.sum(axis=0)])
+    if nt == 1:
+        np.multiply(gt, tw, out=dw[:bt])  # d(true logit)/dx, reused: gt * tw
+        dx += dw[:bt]
+        np.multiply(gt, x, out=dw[:bt])
+    else:
+        dx += np.einsum("bt,btd->bd", gt, tw.reshape(b, nt, -1))
+        np.multiply(gt[:, :, None], x[:, None, :], out=dw[:bt].reshape(b, nt, -1))
+    db = np.empty(all_w.shape[0], dtype=g.dtype)
+    db[:bt] = gt.reshape(-1)
+    np.sum(gs, axis=0, out=db[bt:])
     return dx, dw, db
 
 
@@ -413,8 +465,10 @@ def _compute_sampled_logits(
     """
     if not isinstance(weights, (list, tuple)):
         weights = [weights]
-    g = get_default_graph()
-    with g.name_scope(name or "compute_sampled_logits"):
+    with (
+        in_graph_of([weights, biases, labels, inputs, sampled_values]) as g,
+        g.name_scope(name or "compute_sampled_logits"),
+    ):
         labels = convert_to_tensor(labels)
         if labels.dtype is not _dt.int64:
             labels = math_ops.cast(labels, _dt.int64)

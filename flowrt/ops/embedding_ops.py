@@ -17,7 +17,7 @@ from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, slicing_ops
-from .common import make, make_op
+from .common import in_graph_of, make, make_op
 from .nn_ops import _OwnScope
 
 __all__ = ["embedding_lookup"]
@@ -64,18 +64,18 @@ def embedding_lookup(
         params = [params]
     if partition_strategy not in ("mod", "div"):
         raise ValueError("Unrecognized partition strategy: " + partition_strategy)
-    with _OwnScope(name, "embedding_lookup") as s:
-        ids = convert_to_tensor(ids, name="ids")
-        if len(params) > 1:
-            return _sharded_lookup(params, ids, partition_strategy, max_norm)
-    g = get_default_graph()
-    with _colocated(params[0]):
-        result = slicing_ops.gather(params[0], ids, name=s.name)
-        if max_norm is not None:
-            with g.name_scope(s.full + "/"):
-                result = _clip_rows(result, ids, max_norm)
-    with g.name_scope(s.full + "/"):
-        return array_ops.identity(result)
+    with in_graph_of([params, ids]) as g:
+        with _OwnScope(name, "embedding_lookup") as s:
+            ids = convert_to_tensor(ids, name="ids")
+            if len(params) > 1:
+                return _sharded_lookup(params, ids, partition_strategy, max_norm)
+        with _colocated(params[0]):
+            result = slicing_ops.gather(params[0], ids, name=s.name)
+            if max_norm is not None:
+                with g.name_scope(s.full + "/"):
+                    result = _clip_rows(result, ids, max_norm)
+        with g.name_scope(s.full + "/"):
+            return array_ops.identity(result)
 
 
 def _colocated(param):

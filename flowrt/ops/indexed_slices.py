@@ -15,7 +15,7 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import slicing_ops
-from .common import int_list, make
+from .common import in_graph_of, int_list, make
 
 
 class IndexedSlicesValue(
@@ -84,8 +84,14 @@ class IndexedSlices:
 
 
 def to_dense(s: IndexedSlices) -> Tensor:
+    """The dense tensor of ``s`` (duplicate rows summed), in ``s``'s graph."""
     if s.dense_shape is None:
         raise ValueError("IndexedSlices without a dense_shape cannot be densified")
+    with in_graph_of([s]):
+        return _dense(s)
+
+
+def _dense(s: IndexedSlices) -> Tensor:
     return make(
         "UnsortedSegmentSum",
         [s.values, s.indices, make("StridedFirst", [s.dense_shape])],
@@ -137,15 +143,16 @@ register_op("UnsortedSegmentSum", infer=_uss_infer, kernel=_uss_kernel, grad=_us
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """Sums rows of ``data`` into ``num_segments`` rows by ``segment_ids``."""
-    return make(
-        "UnsortedSegmentSum",
-        [
-            data,
-            segment_ids,
-            convert_to_tensor(num_segments, dtype=_dt.int32)
-            if not isinstance(num_segments, Tensor)
-            else num_segments,
-        ],
-        None,
-        name,
-    )
+    with in_graph_of([data, segment_ids, num_segments]):
+        return make(
+            "UnsortedSegmentSum",
+            [
+                data,
+                segment_ids,
+                convert_to_tensor(num_segments, dtype=_dt.int32)
+                if not isinstance(num_segments, Tensor)
+                else num_segments,
+            ],
+            None,
+            name,
+        )

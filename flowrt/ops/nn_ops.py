@@ -771,31 +771,36 @@ def _sig_xent_kernel(ctx, op, x, z):
 
 
 def _sig_xent_grad_kernel(ctx, op, g, x, z):
-    # sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) below, e = exp(-|x|): one
-    # division of the selected numerator (the same values, fewer passes).
-    e = np.exp(-np.abs(x))
-    d = 1.0 + e
-    sig = np.where(x >= 0, x.dtype.type(1), e)
-    np.divide(sig, d, out=sig)
+    # d/dx = sigmoid(x) - z, with sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e)
+    # below, e = exp(-|x|): one division of the selected numerator (never overflows).
+    e = np.abs(x)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    sig = np.where(x < 0, e, x.dtype.type(1))
+    e += 1
+    sig /= e
     sig -= z
     sig *= g
-    return sig, -(g * x)
+    return (sig,)
+
+
+def _sig_xent_grad(op, g):
+    # The labels' gradient, -g * x, is its own (elementwise) ops: pruned from a run
+    # that does not need it, as the labels of a training loss never do.
+    x = op.inputs[0]
+    dx = make_op("SigmoidCrossEntropyWithLogitsGrad", [g, x, op.inputs[1]]).outputs[0]
+    return [dx, -(g * x)]
 
 
 register_op(
     "SigmoidCrossEntropyWithLogits",
     infer=_sig_xent_infer,
     kernel=_sig_xent_kernel,
-    grad=lambda op, g: list(
-        make_op("SigmoidCrossEntropyWithLogitsGrad", [g, op.inputs[0], op.inputs[1]]).outputs
-    ),
+    grad=_sig_xent_grad,
 )
 register_op(
     "SigmoidCrossEntropyWithLogitsGrad",
-    infer=lambda op: [
-        (op.inputs[1].dtype, op.inputs[1].shape),
-        (op.inputs[2].dtype, op.inputs[2].shape),
-    ],
+    infer=lambda op: [(op.inputs[1].dtype, op.inputs[1].shape)],
     kernel=_sig_xent_grad_kernel,
     grad=None,
 )

@@ -70,8 +70,7 @@ def _dedup(op, indices, values, nrows):
     vals = values.reshape((idx.size,) + values.shape[indices.ndim :])
     if idx.size == 0:
         return idx, vals
-    order = idx.argsort(kind="stable")
-    sidx = idx.take(order)
+    sidx = np.sort(idx)
     if sidx[0] < 0 or sidx[-1] >= nrows:  # the sorted ends are the min and max
         bad = idx[(idx < 0) | (idx >= nrows)][0]
         raise errors.InvalidArgumentError(
@@ -80,8 +79,9 @@ def _dedup(op, indices, values, nrows):
     first = np.empty(sidx.size, dtype=bool)
     first[0] = True
     np.not_equal(sidx[1:], sidx[:-1], out=first[1:])
-    if first.all():
+    if first.all():  # no duplicates (the common case): three numpy calls, no argsort
         return idx, vals
+    order = idx.argsort(kind="stable")
     starts = np.flatnonzero(first)
     return sidx[starts], _segment_sums(vals, order, first, starts)
 

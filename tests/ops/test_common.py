@@ -101,3 +101,56 @@ def test_inside_a_traced_function_ops_go_into_the_function_graph():
         r"different graph",
     ):
         f(fr.constant(1.0))
+
+
+def test_candidate_sampling_embedding_and_indexed_slices_build_in_their_inputs_graph():
+    # Issue 11: these wrappers open their own scopes (nn_ops._OwnScope) and convert
+    # Python arguments; every op and constant must go into the inputs' graph.
+    g = fr.Graph()
+    with g.as_default():
+        emb = fr.placeholder(fr.float32, [10, 3], name="emb")
+        shard = fr.placeholder(fr.float32, [5, 3], name="shard")
+        x = fr.placeholder(fr.float32, [4, 3], name="x")
+        bias = fr.placeholder(fr.float32, [10], name="bias")
+        labels = fr.placeholder(fr.int64, [4, 1], name="labels")
+        ids = fr.placeholder(fr.int32, [4], name="ids")
+    default = fr.get_default_graph()
+    before = len(default.get_operations())
+    sv = fr.nn.log_uniform_candidate_sampler(labels, 1, 3, True, 10, seed=1)
+    built = {
+        "log_uniform": sv.sampled_candidates,
+        "uniform": fr.nn.uniform_candidate_sampler(labels, 1, 3, True, 10)[0],
+        "fixed_unigram": fr.nn.fixed_unigram_candidate_sampler(
+            labels, 1, 3, True, 10, unigrams=list(range(1, 11))
+        )[0],
+        "hits": fr.nn.compute_accidental_hits(labels, sv.sampled_candidates, 1)[0],
+        "lookup": fr.nn.embedding_lookup(emb, ids),
+        "lookup_python_ids": fr.nn.embedding_lookup(emb, [1, 2]),
+        "lookup_max_norm": fr.nn.embedding_lookup(emb, ids, max_norm=1.0),
+        "lookup_sharded": fr.nn.embedding_lookup([shard, shard], ids),
+        "nce": fr.nn.nce_loss(emb, bias, labels, x, 3, 10),
+        "nce_sampled_values": fr.nn.nce_loss(emb, bias, labels, x, 3, 10, sampled_values=sv),
+        "sampled_softmax": fr.nn.sampled_softmax_loss(emb, bias, labels, x, 3, 10),
+        "segment_sum": fr.unsorted_segment_sum(x, ids, 5),
+    }
+    grads = fr.gradients(fr.reduce_sum(built["nce"]), [emb, bias, x])
+    built["indexed_slices_dense"] = fr.convert_to_tensor(grads[0])
+    wrong = [k for k, t in built.items() if t.graph is not g]
+    assert wrong == []
+    assert all(t.graph is g for t in grads)
+    assert fr.get_default_graph() is default
+    assert len(default.get_operations()) == before  # nothing leaked into the default
+    r = np.random.default_rng(0)
+    feed = {
+        emb: r.standard_normal((10, 3)).astype(np.float32),
+        shard: r.standard_normal((5, 3)).astype(np.float32),
+        x: r.standard_normal((4, 3)).astype(np.float32),
+        bias: np.zeros(10, np.float32),
+        labels: np.array([[1], [2], [3], [9]]),
+        ids: np.array([0, 4, 2, 4], np.int32),
+    }
+    with fr.Session(graph=g) as sess:
+        out = sess.run(built, feed)
+    np.testing.assert_array_equal(out["lookup"], feed[emb][[0, 4, 2, 4]])
+    np.testing.assert_array_equal(out["lookup_python_ids"], feed[emb][[1, 2]])
+    assert out["nce"].shape == (4,) and out["indexed_slices_dense"].shape == (10, 3)

@@ -307,6 +307,38 @@ def test_log_uniform_expected_counts_without_unique():
     np.testing.assert_allclose(se, p(ids) * 10, rtol=1e-6)
 
 
+def test_unique_sampling_keeps_first_appearances_and_counts_every_try():
+    # TF's unique sampler draws one value at a time until num_sampled distinct ones came
+    # up: the result is their order of first appearance, num_tries every draw made.
+    from flowrt.ops.candidate_sampling_ops import _unique_draws
+
+    stream = iter([3, 3, 1, 3, 2, 1, 4, 0, 0] + [5] * 200)
+    calls = []
+
+    def sample(rng, n):
+        calls.append(n)
+        return np.array([next(stream) for _ in range(n)], np.int64)
+
+    ids, tries = _unique_draws(sample, None, 3)
+    assert ids.tolist() == [3, 1, 2] and tries == 5 and ids.dtype == np.int64
+    # Few distinct values: the stream is extended (doubled), never redrawn.
+    stream = iter([7] * 40 + [8] + [9] * 500)
+    calls.clear()
+    ids, tries = _unique_draws(sample, None, 2)
+    assert ids.tolist() == [7, 8] and tries == 41 and calls == [20, 20, 40]
+
+
+def test_unique_expected_counts_follow_the_tries():
+    # 1 - (1 - p) ** num_tries for every class, one num_tries per run (TF's rule).
+    s = fr.nn.log_uniform_candidate_sampler(TRUE, 1, 20, True, 50, seed=3)
+    ids, te, se = run(*s)
+    p = lambda k: np.log((k + 2.0) / (k + 1.0)) / np.log(51.0)
+    tries = np.log1p(-se.astype(np.float64)) / np.log1p(-p(ids))
+    assert tries.min() >= 20 and np.ptp(tries) < 1e-3 * tries.max()
+    n = np.round(tries.mean())
+    np.testing.assert_allclose(te[:, 0], -np.expm1(n * np.log1p(-p(TRUE[:, 0]))), rtol=1e-5)
+
+
 def test_sampler_range_too_small():
     s = fr.nn.uniform_candidate_sampler(TRUE, 1, 60, True, 50)
     with pytest.raises(fr.errors.InvalidArgumentError, match="range is too small"):
