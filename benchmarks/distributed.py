@@ -44,6 +44,7 @@ sys.path.insert(0, ROOT)
 
 import flowrt as fr  # noqa: E402
 from flowrt.distributed import ray_cluster  # noqa: E402
+from pipelines.scale_out import process_class  # noqa: E402
 
 FIELDS, ROWS, POOL = 200, 2048, 4096
 CAPACITY = 8 * ROWS
@@ -85,29 +86,8 @@ def producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
 
 
 # --------------------------------------------------------------------------------------
-# Worker processes: a Ray actor that runs this module's functions
+# Producer processes: pipelines.scale_out's worker process actor runs these
 # --------------------------------------------------------------------------------------
-
-_PROCESS = None
-
-
-def process_class():
-    """A worker process (a Ray actor with no CPU reservation) that keeps a state dict
-    and runs ``fn(state, *args)`` for the functions given to it."""
-    global _PROCESS
-    if _PROCESS is None:
-        ray = ray_cluster.ray_module()
-
-        @ray.remote(num_cpus=0)
-        class Process:
-            def __init__(self):
-                self.state: dict = {}
-
-            def call(self, fn, *args):
-                return fn(self.state, *args)
-
-        _PROCESS = Process
-    return _PROCESS
 
 
 def remote_producer_setup(state: dict, cluster: dict, index: int, pool: np.ndarray) -> int:
@@ -365,8 +345,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--only", choices=["pipeline", "overhead"], help="one section")
     p.add_argument("--ray-address", default="local", help="a running Ray cluster, or local")
     args = p.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     ray = ray_cluster.ray_module()
-    if __name__ != "__main__":  # imported: ship its functions to the workers by value
+    # The worker processes may not have this tree on their path: ship code by value.
+    ray.cloudpickle.register_pickle_by_value(sys.modules["pipelines"])
+    if __name__ != "__main__":  # (a script's own functions always go by value)
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     start = time.perf_counter()
     ray_cluster.connect(args.ray_address)

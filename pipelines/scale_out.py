@@ -13,7 +13,8 @@ when a single-process job's input runs out.
 The ps and trainer tasks live in this process's Ray cluster: a local one by default
 (started if none runs), or the one ``--ray-address`` names (``ray start`` on each
 machine; the README shows the commands), whose nodes the producer processes spread
-over.
+over (every machine needs flowrt installed, in the Python that runs ``ray start``,
+and the job's data at the same path).
 """
 
 from __future__ import annotations
@@ -189,9 +190,10 @@ class Producers:
         self.ps = fr.train.Server(self.cluster, "ps", 0)
         self.trainer = fr.train.Server(self.cluster, "worker", 0)
         self.close_op = close_op
-        self.error: tuple[int, BaseException] | None = None
+        self.error: tuple[str, BaseException] | None = None
         self._stopping = False
-        Process = process_class()
+        # Spread over the cluster's machines; each producer's task runs where it does.
+        Process = process_class().options(scheduling_strategy="SPREAD")
         self.procs = [Process.remote() for _ in range(n)]
         self.refs = [
             p.call.remote(produce, self.cluster.as_dict(), i + 1, epochs_of(epochs, n, i), *args)
@@ -207,7 +209,7 @@ class Producers:
 
     def _watch(self) -> None:
         ray = ray_cluster.ray_module()
-        index = {ref: i + 1 for i, ref in enumerate(self.refs)}
+        who = {ref: "producer /job:worker/task:%d" % (i + 1) for i, ref in enumerate(self.refs)}
         pending = list(self.refs)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
@@ -215,10 +217,14 @@ class Producers:
                 self.examples += ray.get(done[0])
             except BaseException as e:  # a producer failed, or was killed by __exit__
                 if not self._stopping:
-                    self.error = (index[done[0]], e)
+                    self.error = (who[done[0]], e)
                 break
-        with fr.Session(self.trainer.target, graph=self.close_op.graph) as sess:
-            sess.run(self.close_op)
+        try:
+            with fr.Session(self.trainer.target, graph=self.close_op.graph) as sess:
+                sess.run(self.close_op)
+        except fr.errors.UnavailableError as e:  # the cluster went away: training fails too
+            if self.error is None and not self._stopping:
+                self.error = ("closing the input queue on the ps task", e)
 
     def check(self) -> None:
         """Raises the error of the first producer that failed, if one did.
@@ -227,11 +233,8 @@ class Producers:
           RuntimeError: naming the producer's task, from the producer's error.
         """
         if self.error is not None:
-            index, e = self.error
-            raise RuntimeError(
-                "producer /job:worker/task:%d failed, so the input was closed early: %s"
-                % (index, e)
-            ) from e
+            who, e = self.error
+            raise RuntimeError("%s failed, so the input ended early: %s" % (who, e)) from e
 
     def __enter__(self) -> "Producers":
         return self
