@@ -175,6 +175,10 @@ class TrainingJob:
         done_epochs = self.start_step * args.batch_size // self.rows
         self.epochs = max(args.epochs - done_epochs, 0)
         self.interrupted = False
+        # The trainer's session target: '' (this process), or with producer processes
+        # (``--producers``) its task on the cluster; such a job also sets ``produce``,
+        # ``produce_args`` and ``close_input`` (``pipelines/scale_out.py``).
+        self.master = ""
         fr.set_random_seed(args.seed)
 
     def build_training(self, loss: fr.Tensor, labels: fr.Tensor) -> None:
@@ -204,6 +208,7 @@ class TrainingJob:
             listeners=[self.progress.listener],
         )
         return fr.train.MonitoredTrainingSession(
+            master=self.master,
             checkpoint_dir=self.args.checkpoint_dir,
             scaffold=self.scaffold,
             save_checkpoint_steps=None,
@@ -255,6 +260,11 @@ class ProgressHook(fr.train.SessionRunHook):
         self.listener = _SavedListener(self)
         self.writer = None
         self._rate_from = (self.started, 0)  # (time, examples) of the last examples/s
+
+    def restart_clock(self) -> None:
+        """Times from now (the job's set-up before it, a cluster's, not counted)."""
+        self.started = time.perf_counter()
+        self._rate_from = (self.started, self.examples)
 
     def begin(self):
         # MonitoredTrainingSession's summary hook shares this writer (and wrote the graph).
@@ -370,23 +380,50 @@ async def train_with_tasks(job: TrainingJob) -> float:
     return job.report()
 
 
+def _train(job: TrainingJob) -> float:
+    if job.args.runners == "threads":
+        return train_with_threads(job)
+    import trio
+
+    return trio.run(train_with_tasks, job)
+
+
 def run(
     job_class: type[TrainingJob], args: argparse.Namespace, *, exit_on_interrupt: bool
 ) -> float:
     """Builds ``job_class(args)`` in a new graph and trains it with the runners
-    ``--runners`` names; returns the final test accuracy.
+    ``--runners`` names (and with ``--producers N``, N producer processes feeding it
+    through a queue on a ps task: ``pipelines/scale_out.py``); returns the final test
+    accuracy.
 
     With ``exit_on_interrupt`` (the job runs as a program), a Ctrl-C'd run exits with
     status 130 after its checkpoint is saved, as a shell reports a job ended by SIGINT.
     """
     with fr.Graph().as_default():
         job = job_class(args)
-        if args.runners == "threads":
-            acc = train_with_threads(job)
-        else:
-            import trio
+        if getattr(args, "producers", 0):
+            from pipelines.scale_out import Producers
 
-            acc = trio.run(train_with_tasks, job)
+            started = time.perf_counter()
+            with Producers(
+                args.producers,
+                job.epochs,
+                job.produce,
+                job.produce_args,
+                job.close_input,
+                args.ray_address,
+            ) as producers:
+                print(
+                    "cluster up in %.1f s: the ps task and the trainer in this process, "
+                    "%d producer processes" % (time.perf_counter() - started, args.producers),
+                    flush=True,
+                )
+                job.master = producers.target
+                job.progress.restart_clock()  # the figures cover training, as without
+                acc = _train(job)
+            producers.check()
+        else:
+            acc = _train(job)
     if job.interrupted and exit_on_interrupt:
         sys.exit(130)
     return acc

@@ -16,14 +16,24 @@ to the graph tab (compute time per node) and writes them as a Chrome trace
     python -m pipelines.digits_mlp                      # threads (classic TF1)
     python -m pipelines.digits_mlp --runners async      # trio tasks + await sess.arun
     python -m pipelines.digits_mlp --trace-steps 5 && tensorboard --logdir logs/digits_mlp
+    python -m pipelines.digits_mlp --producers 2        # 2 producer processes, a ps queue
+
+With ``--producers N`` the reading and decoding runs in N producer processes, worker
+tasks of a cluster on Ray, feeding the shuffling queue on a ps task that this process
+trains from (``pipelines/scale_out.py``); ``--ray-address`` runs them on a Ray cluster
+of several machines (the README shows the commands).
 """
 
 from __future__ import annotations
 
 import flowrt as fr
+from pipelines import scale_out
 from pipelines._common import DATA, TrainingJob, base_parser, count_rows, load_csv, run
 
 N_PIXELS, N_CLASSES = 64, 10
+# A producer process reads this many lines per run: each run of a producer's session
+# costs a few actor calls, which a read of 64 lines would not amortise.
+PRODUCER_LINES_PER_READ = 500
 __all__ = [
     "DATA",
     "N_PIXELS",
@@ -34,6 +44,8 @@ __all__ = [
     "main",
     "model",
     "parse_args",
+    "produce",
+    "read_examples",
 ]
 
 
@@ -48,7 +60,20 @@ def parse_args(argv=None):
         eval_every=50,
     )
     p.add_argument("--hidden", type=int, default=128, help="hidden units")
-    return p.parse_args(argv)
+    scale_out.add_options(p)
+    args = p.parse_args(argv)
+    if args.producers < 0:
+        p.error("--producers must be at least 0, got %d" % args.producers)
+    return args
+
+
+def read_examples(csv_path, epochs, lines_per_read):
+    """``epochs`` passes over the CSV as ``(images [n, 64] in 0..1, labels [n])`` tensors,
+    ``lines_per_read`` lines per run."""
+    files = fr.train.string_input_producer([csv_path], num_epochs=epochs, shuffle=False)
+    _, lines = fr.TextLineReader(skip_header_lines=1).read_up_to(files, lines_per_read)
+    fields = fr.decode_csv(lines, record_defaults=[[0]] + [[0.0]] * N_PIXELS)
+    return fr.stack(fields[1:], axis=1) / 16.0, fields[0]
 
 
 def input_pipeline(csv_path, batch_size, epochs, seed, lines_per_read=64):
@@ -59,11 +84,7 @@ def input_pipeline(csv_path, batch_size, epochs, seed, lines_per_read=64):
     would spend their time on per-run overhead rather than on data.
     """
     with fr.name_scope("input"):
-        files = fr.train.string_input_producer([csv_path], num_epochs=epochs, shuffle=False)
-        _, lines = fr.TextLineReader(skip_header_lines=1).read_up_to(files, lines_per_read)
-        fields = fr.decode_csv(lines, record_defaults=[[0]] + [[0.0]] * N_PIXELS)
-        images = fr.stack(fields[1:], axis=1) / 16.0
-        labels = fields[0]
+        images, labels = read_examples(csv_path, epochs, lines_per_read)
         return fr.train.shuffle_batch(
             [images, labels],
             batch_size=batch_size,
@@ -87,14 +108,38 @@ def model(images, hidden):
         return fr.matmul(h, w2) + b2
 
 
+def produce(state, cluster, index, epochs, csv_path, batch_size, seed):
+    """A producer process (``--producers``): worker task ``index`` reads ``epochs``
+    passes over the CSV and enqueues the decoded examples into the ps queue; returns
+    how many."""
+    if not epochs:
+        return 0
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        fr.set_random_seed(seed)
+        with fr.name_scope("input"):
+            images, labels = read_examples(csv_path, epochs, PRODUCER_LINES_PER_READ)
+            enqueue = scale_out.enqueue_examples([images, labels], batch_size, seed)
+        return scale_out.run_producer(server, enqueue, fr.shape(labels)[0])
+
+
 class Job(TrainingJob):
     """The graph of one training job: producer, consumer, evaluation, hooks."""
 
     def __init__(self, args):
         super().__init__(args, count_rows(args.train_csv))
-        images, labels = input_pipeline(
-            args.train_csv, args.batch_size, max(self.epochs, 1), args.seed
-        )
+        if args.producers:
+            # The producers run produce(); this process dequeues from the ps queue.
+            with fr.name_scope("input"):
+                (images, labels), self.close_input = scale_out.trainer_batches(
+                    [fr.float32, fr.int32], [[N_PIXELS], []], args.batch_size, args.seed
+                )
+            self.produce = produce
+            self.produce_args = (args.train_csv, args.batch_size, args.seed)
+        else:
+            images, labels = input_pipeline(
+                args.train_csv, args.batch_size, max(self.epochs, 1), args.seed
+            )
         with fr.variable_scope("model"):
             logits = model(images, args.hidden)
         self.build_training(

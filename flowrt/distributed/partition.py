@@ -6,6 +6,8 @@ Placement follows TF1's placer where it matters for state:
   task of the op that made the handle (TF's resource colocation);
 * a handle op (``VarHandleOp``, ``FIFOQueueV2``, a reader) runs on the task its
   device names (``/job:ps/task:1``), or the session's own task when it names none;
+* an op without inputs and device whose control inputs all run on one task runs
+  there too (a ``group``'s ``NoOp`` after a task's updates);
 * any other op runs where its device names a task other than the session's; with no
   such device it runs in the client process itself (the session's own task does its
   stateless work in place, as a TF1 worker runs its own ops without an RPC).
@@ -106,6 +108,12 @@ def place(ops: list[Operation], fed: set, own: Task, cluster) -> dict[Operation,
                 task = placed or own
             elif placed is not None and placed != own:
                 task = placed
+            elif placed is None and not op.inputs and op.control_inputs:
+                # An op without inputs that waits only on ops of one task (a group's
+                # NoOp, a Const after it) runs there: no round trip to the client
+                # between them and what waits on it there (Adam's global-step update).
+                tasks = {where[c] for c in op.control_inputs}
+                task = tasks.pop() if len(tasks) == 1 else LOCAL
             else:
                 task = LOCAL
         where[op] = task

@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from . import data_flow_ops
 from .common import TensorShape, make, make_op, to_tensor
 from .state_ops import resource
 
@@ -298,24 +298,27 @@ class ReaderBase:
     def supports_serialize(self) -> bool:
         return self._supports_serialize
 
-    def _dequeue_of(self, queue):
-        deq = getattr(queue, "_reader_dequeue", None)
-        if deq is None or deq.graph is not self._reader_ref.graph:
-            if isinstance(queue, str) or not hasattr(queue, "dequeue"):
-                raise TypeError(
-                    "queue must be a queue object (e.g. fr.FIFOQueue of strings "
-                    "from fr.train.string_input_producer), got %r" % (queue,)
-                )
-            deq = queue.dequeue()
-            try:
-                queue._reader_dequeue = deq
-            except AttributeError:
-                pass
-        if deq.dtype is not _dt.string:
+    def _queue_ref(self, queue):
+        """The handle of ``queue`` (a queue object, or its ``queue_ref``), which must
+        hold scalar strings (file names)."""
+        if isinstance(queue, Tensor):
+            ref = queue
+            if ref.dtype.name != "resource":
+                raise TypeError("queue must be a queue or its queue_ref, got %r" % (queue,))
+            types = ref.op.attrs.get("component_types")
+        elif hasattr(queue, "queue_ref"):
+            ref, types = queue.queue_ref, list(queue.dtypes)
+        else:
             raise TypeError(
-                "a reader's queue must hold scalar strings (file names), got %s" % deq.dtype.name
+                "queue must be a queue object (e.g. fr.FIFOQueue of strings "
+                "from fr.train.string_input_producer), got %r" % (queue,)
             )
-        return deq
+        if types is not None and list(types) != [_dt.string]:
+            raise TypeError(
+                "a reader's queue must hold scalar strings (file names), got %s"
+                % ", ".join(t.name for t in types)
+            )
+        return ref
 
     def read(self, queue, name=None):
         """The next record: ``(key, value)`` scalar strings.
@@ -325,8 +328,8 @@ class ReaderBase:
         """
         op = make_op(
             "ReaderReadV2",
-            [self._reader_ref],
-            {"dequeue": self._dequeue_of(queue)},
+            [self._reader_ref, self._queue_ref(queue)],
+            {},
             name,
             "ReaderReadV2",
         )
@@ -337,8 +340,8 @@ class ReaderBase:
         strings; fewer when the file ends first."""
         op = make_op(
             "ReaderReadUpToV2",
-            [self._reader_ref, to_tensor(num_records, _dt.int64)],
-            {"dequeue": self._dequeue_of(queue)},
+            [self._reader_ref, self._queue_ref(queue), to_tensor(num_records, _dt.int64)],
+            {},
             name,
             "ReaderReadUpToV2",
         )
@@ -409,12 +412,10 @@ register_op(
 )
 
 
-def _next_work(ctx, op, state):
-    """Dequeues the next file name from the reader's filename queue and opens it (or
-    keeps it for later, if another run opened a file meanwhile). Holds no lock while
+def _next_work(ctx, op, state, q):
+    """Dequeues the next file name from the reader's filename queue ``q`` and opens it
+    (or keeps it for later, if another run opened a file meanwhile). Holds no lock while
     the dequeue waits, so reads from other runs go on."""
-    qop = op.attrs["dequeue"].op.inputs[0].op
-    q = data_flow_ops.queue_of(ctx.resources, qop)
     got = yield from q.dequeue(1, False, "%s op '%s'" % (op.type, op.name), ctx)
     name = got[0][0]
     path = bytes(name[()] if isinstance(name, np.ndarray) else name)
@@ -426,15 +427,15 @@ def _next_work(ctx, op, state):
             state.pending.append(path)
 
 
-def _read_kernel(ctx, op, state):
+def _read_kernel(ctx, op, state, q):
     while True:
         got = state.take(1)
         if got is not None:
             return (np.array(got[0][0], dtype=object), np.array(got[1][0], dtype=object))
-        yield from _next_work(ctx, op, state)
+        yield from _next_work(ctx, op, state, q)
 
 
-def _read_up_to_kernel(ctx, op, state, n):
+def _read_up_to_kernel(ctx, op, state, q, n):
     n = int(n)
     if n <= 0:
         raise errors.InvalidArgumentError(None, op, "num_records must be positive, got %d" % n)
@@ -446,7 +447,7 @@ def _read_up_to_kernel(ctx, op, state, n):
             values = np.empty(len(got[1]), dtype=object)
             values[:] = got[1]
             return keys, values
-        yield from _next_work(ctx, op, state)
+        yield from _next_work(ctx, op, state, q)
 
 
 _KV = [(_dt.string, TensorShape([])), (_dt.string, TensorShape([]))]

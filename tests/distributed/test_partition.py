@@ -28,14 +28,43 @@ def test_a_training_step_reads_on_ps_computes_locally_and_applies_on_ps():
     train = fr.train.GradientDescentOptimizer(0.1).minimize(loss)
     stages = _stages([], [train], [x])
     tasks = [[p.task for p in st] for st in stages]
-    # read on the ps; the gradient in the client; the update on the ps; the train op's
-    # NoOp in the client (no call).
-    assert [sorted(t) for t in tasks] == [[LOCAL, ("ps", 1)], [LOCAL], [("ps", 1)], [LOCAL]]
+    # read on the ps; the gradient in the client; the update on the ps, with the train
+    # op's NoOp (it waits only on the update there).
+    assert [sorted(t) for t in tasks] == [[LOCAL, ("ps", 1)], [LOCAL], [("ps", 1)]]
     # The variable's handle op is made again by each part that needs it.
     (read,) = [p for p in stages[0] if p.task != LOCAL]
     assert "ReadVariableOp" in [op.type for op in read.ops]
     applies = [op.type for op in stages[2][0].ops]
     assert "VarHandleOp" in applies and "ResourceApplyGradientDescent" in applies
+    assert applies[-1] == "NoOp"
+
+
+def test_a_global_step_update_after_the_updates_joins_their_part():
+    with fr.device("/job:ps/task:0"):
+        v = fr.Variable(np.ones(2, np.float32), name="v")
+        step = fr.train.get_or_create_global_step()
+    x = fr.placeholder(fr.float32, [2])
+    loss = fr.reduce_sum(v * v * x)
+    train = fr.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    stages = _stages([loss], [train], [x])
+    # The update NoOp waits only on the ps: the global step's AssignAdd follows it in
+    # the same part (one call, not two).
+    assert [sorted(p.task for p in st) for st in stages] == [
+        [LOCAL, ("ps", 0)],
+        [LOCAL],
+        [("ps", 0)],
+    ]
+    assert "AssignAddVariableOp" in [op.type for op in stages[2][0].ops]
+
+
+def test_a_no_input_op_waiting_on_two_tasks_stays_in_the_client():
+    with fr.device("/job:ps/task:0"):
+        a = fr.Variable(1.0, name="a")
+    with fr.device("/job:ps/task:1"):
+        b = fr.Variable(2.0, name="b")
+    both = fr.group(a.assign_add(1.0), b.assign_add(1.0))
+    (last,) = [p for p in _stages([], [both])[-1] if both in p.ops]
+    assert last.task == LOCAL
 
 
 def test_ops_placed_on_the_own_task_run_in_the_client_and_others_on_their_task():

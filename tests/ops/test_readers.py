@@ -122,7 +122,7 @@ def test_num_records_must_be_positive(tmp_path):
     with fr.Session() as s:
         s.run(fill)
         with pytest.raises(fr.errors.InvalidArgumentError, match="num_records must be positive"):
-            s.run(values, {values.op.inputs[1]: 0})
+            s.run(values, {values.op.inputs[2]: 0})
 
 
 def _small_csvs(tmp_path, n_files=30, rows=3):

@@ -1,0 +1,364 @@
+"""flowrt on a cluster of Ray actors: scaling an input pipeline out, and a remote run's cost.
+
+  python benchmarks/distributed.py [--no-tf] [--runs N] [--only pipeline|overhead]
+                                   [--ray-address ADDRESS]
+
+Sections (every measurement is printed, then the median and the ratio):
+
+* pipeline: a CPU-bound producer -- ``ROWS`` CSV lines of ``FIELDS`` float fields picked
+  at random from a pool, ``decode_csv``, a few elementwise ops on each decoded column
+  (normalized by its own constants), ``enqueue_many`` into a ``FIFOQueue`` -- drained by
+  ``dequeue_many(ROWS)``; examples/s
+  two ways on the same machine:
+  threads: one process, a plain ``fr.Session()``, a ``QueueRunner`` of 2 threads running
+  the producer while the main thread drains (the GIL lets only one of them compute);
+  processes: 2 producer processes (Ray actors), each a worker task
+  (``fr.train.Server(cluster, "worker", i)`` + ``fr.Session(server.target)``) running
+  the same producer into a queue placed on the ps task (``shared_name``), drained by
+  this process through a session on the ps task's target.
+* overhead: the per-run cost of a remote partition: ``sess.run(v)`` from a worker
+  session of a small variable placed on the ps task, of a [128, 784] float32 one, and a
+  run that stays in the client (``x * 2`` fed), side by side with TensorFlow 2.21's own
+  in-process gRPC cluster (a ps and a worker ``tf.train.Server`` in this process, graph
+  mode) when ``tensorflow`` is importable. Microseconds per run.
+
+``--ray-address`` joins a running Ray cluster (``ray start --head`` prints its address);
+the default, ``local``, starts a private Ray instance for the run (about 10 s here). The
+host's 2 cores are shared and noisy: read the ratios of one run, not the digits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import sys
+import time
+import uuid
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import flowrt as fr  # noqa: E402
+from flowrt.distributed import ray_cluster  # noqa: E402
+from pipelines.scale_out import process_class  # noqa: E402
+
+FIELDS, ROWS, POOL = 200, 2048, 4096
+CAPACITY = 8 * ROWS
+QUEUE = "bench_examples"
+
+
+# --------------------------------------------------------------------------------------
+# The producer (the same graph in both variants)
+# --------------------------------------------------------------------------------------
+
+
+def csv_pool(seed: int = 0) -> np.ndarray:
+    """``POOL`` CSV lines of ``FIELDS`` floats with 4 decimals."""
+    rng = np.random.default_rng(seed)
+    values = rng.random((POOL, FIELDS))
+    return np.array([",".join("%.4f" % v for v in row) for row in values], dtype=object)
+
+
+def examples_queue() -> fr.FIFOQueue:
+    return fr.FIFOQueue(CAPACITY, [fr.float32], shapes=[[FIELDS]], shared_name=QUEUE)
+
+
+def producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
+    """ROWS random lines -> decode_csv -> per-column preprocessing -> enqueue_many.
+
+    Each decoded column is normalized by its own constants and transformed (as feature
+    columns are), a few small elementwise ops per column: Python-bound work that holds
+    the GIL, which is what a producer thread competes for.
+    """
+    picks = fr.random_uniform([ROWS], 0, POOL, dtype=fr.int32)
+    lines = fr.gather(fr.constant(pool), picks)
+    columns = fr.decode_csv(lines, record_defaults=[[0.0]] * FIELDS)
+    rng = np.random.default_rng(1)
+    features = []
+    for col, mean, scale in zip(columns, rng.random(FIELDS), 1.0 + rng.random(FIELDS)):
+        z = fr.tanh((col - float(mean)) * float(scale))
+        features.append(z * z + fr.log1p(fr.abs(z)))
+    return queue.enqueue_many([fr.stack(features, axis=1)])
+
+
+# --------------------------------------------------------------------------------------
+# Producer processes: pipelines.scale_out's worker process actor runs these
+# --------------------------------------------------------------------------------------
+
+
+def remote_producer_setup(state: dict, cluster: dict, index: int, pool: np.ndarray) -> int:
+    """In a producer process: start worker task ``index``, build the producer on the ps
+    queue, run it once (compiling and shipping its parts)."""
+    state["server"] = server = fr.train.Server(cluster, "worker", index)
+    graph = fr.Graph()
+    with graph.as_default():
+        with fr.device("/job:ps/task:0"):
+            queue = examples_queue()
+        state["enqueue"] = producer(queue, pool)
+    state["sess"] = fr.Session(server.target, graph=graph)
+    state["sess"].run(state["enqueue"])
+    return ROWS
+
+
+def remote_producer_run(state: dict, runs: int) -> int:
+    """In a producer process: ``runs`` producer runs; returns the examples enqueued."""
+    sess, enqueue = state["sess"], state["enqueue"]
+    for _ in range(runs):
+        sess.run(enqueue)
+    return runs * ROWS
+
+
+def remote_producer_close(state: dict) -> None:
+    state.pop("sess").close()
+
+
+# --------------------------------------------------------------------------------------
+# (a) threads vs processes
+# --------------------------------------------------------------------------------------
+
+
+def pipeline_threads(pool: np.ndarray, batches: int) -> float:
+    """Examples/s of one process with a 2-thread QueueRunner."""
+    with fr.Graph().as_default():
+        queue = examples_queue()
+        enqueue = producer(queue, pool)
+        dequeue = queue.dequeue_many(ROWS)
+        runner = fr.train.QueueRunner(queue, [enqueue] * 2)
+        with fr.Session() as sess:
+            coord = fr.train.Coordinator()
+            threads = runner.create_threads(sess, coord=coord, start=True)
+            sess.run(dequeue)  # both threads running, their plans compiled
+            sess.run(dequeue)
+            start = time.perf_counter()
+            for _ in range(batches):
+                sess.run(dequeue)
+            secs = time.perf_counter() - start
+            coord.request_stop()
+            sess.run(queue.close(cancel_pending_enqueues=True))
+            coord.join(threads, stop_grace_period_secs=30)
+    return batches * ROWS / secs
+
+
+class ProcessPipeline:
+    """The processes variant's set-up, kept across runs: a ps task in this process and
+    ``n`` producer processes, each with its worker task."""
+
+    def __init__(self, pool: np.ndarray, n: int = 2):
+        ray = ray_cluster.ray_module()
+        tag = uuid.uuid4().hex[:8]
+        self.cluster = fr.train.ClusterSpec(
+            {"ps": ["bench-ps-" + tag], "worker": ["bench-w%d-%s" % (i, tag) for i in range(n)]}
+        )
+        self.ps = fr.train.Server(self.cluster, "ps", 0)
+        self.graph = fr.Graph()
+        with self.graph.as_default():
+            with fr.device("/job:ps/task:0"):
+                queue = examples_queue()
+            self.dequeue = queue.dequeue_many(ROWS)
+        self.sess = fr.Session(self.ps.target, graph=self.graph)
+        Process = process_class()
+        self.procs = [Process.remote() for _ in range(n)]
+        ray.get(
+            [
+                p.call.remote(remote_producer_setup, self.cluster.as_dict(), i, pool)
+                for i, p in enumerate(self.procs)
+            ]
+        )
+        for _ in self.procs:  # the set-up runs' batches
+            self.sess.run(self.dequeue)
+
+    def measure(self, batches: int) -> float:
+        """Examples/s of ``batches`` dequeued batches, the producers sharing the work."""
+        ray = ray_cluster.ray_module()
+        each = batches // len(self.procs)
+        refs = [p.call.remote(remote_producer_run, each) for p in self.procs]
+        start = time.perf_counter()
+        for _ in range(each * len(self.procs)):
+            self.sess.run(self.dequeue)
+        secs = time.perf_counter() - start
+        ray.get(refs)
+        return each * len(self.procs) * ROWS / secs
+
+    def close(self) -> None:
+        ray = ray_cluster.ray_module()
+        ray.get([p.call.remote(remote_producer_close) for p in self.procs])
+        for p in self.procs:
+            ray.kill(p)
+        self.sess.close()
+
+
+def bench_pipeline(runs: int, batches: int) -> None:
+    pool = csv_pool()
+    print(
+        "\n(a) CPU-bound producer: %d CSV lines x %d float fields -> decode_csv -> per "
+        "column tanh/square/log1p/abs -> enqueue_many, drained by dequeue_many(%d); "
+        "examples/s" % (ROWS, FIELDS, ROWS)
+    )
+    print("  threads:   1 process, plain fr.Session(), QueueRunner with 2 threads")
+    print(
+        "  processes: 2 producer processes (Ray actors, each fr.train.Server(cluster, "
+        "'worker', i) + fr.Session(server.target)) enqueueing into a queue on the ps task; "
+        "this process drains it"
+    )
+    start = time.perf_counter()
+    procs = ProcessPipeline(pool)
+    print("  (cluster and producer processes set up in %.1f s)" % (time.perf_counter() - start))
+    threads, processes = [], []
+    try:
+        for r in range(runs):
+            threads.append(pipeline_threads(pool, batches))
+            processes.append(procs.measure(batches))
+            print(
+                "  run %d: threads %8.0f   processes %8.0f   processes/threads %.2f"
+                % (r + 1, threads[-1], processes[-1], processes[-1] / threads[-1])
+            )
+    finally:
+        procs.close()
+    t, p = statistics.median(threads), statistics.median(processes)
+    print("  median: threads %8.0f   processes %8.0f   processes/threads %.2f" % (t, p, p / t))
+
+
+# --------------------------------------------------------------------------------------
+# (b) the per-run overhead of a remote partition, flowrt vs TF's gRPC runtime
+# --------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def per_run_us(sess, fetches, feeds, min_runs: int = 50, min_time: float = 0.5) -> float:
+    """Median microseconds per ``sess.run(fetches, feeds)`` over batches of ``min_runs``."""
+
+    def run():
+        sess.run(fetches, feeds)
+
+    for _ in range(5):
+        run()
+    batches = []
+    start = time.perf_counter()
+    while len(batches) < 5 or time.perf_counter() - start < min_time:
+        t = time.perf_counter()
+        for _ in range(min_runs):
+            run()
+        batches.append((time.perf_counter() - t) / min_runs * 1e6)
+    return statistics.median(batches)
+
+
+CASES = [
+    ("sess.run(v), v a [10] float32 variable on the ps", "small"),
+    ("sess.run(v), v a [128, 784] float32 variable on the ps", "big"),
+    ("sess.run(x * 2, {x: 1.0}), local to the worker", "local"),
+]
+
+
+def overhead_graph(tf):
+    rng = np.random.default_rng(0)
+    with tf.device("/job:ps/task:0"):
+        small = tf.Variable(np.arange(10, dtype=np.float32), name="small")
+        big = tf.Variable(rng.random((128, 784), dtype=np.float32), name="big")
+    with tf.device("/job:worker/task:0"):
+        x = tf.placeholder(tf.float32, [], name="x")
+        y = x * 2.0
+    init = tf.group(small.initializer, big.initializer)
+    return {
+        "small": ((small.value(),), {}),
+        "big": ((big.value(),), {}),
+        "local": ((y,), {x: 1.0}),
+    }, init
+
+
+def flowrt_overhead():
+    tag = uuid.uuid4().hex[:8]
+    cluster = fr.train.ClusterSpec({"ps": ["ovh-ps-" + tag], "worker": ["ovh-w0-" + tag]})
+    ps = fr.train.Server(cluster, "ps", 0)
+    worker = fr.train.Server(cluster, "worker", 0)
+    graph = fr.Graph()
+    with graph.as_default():
+        runs, init = overhead_graph(fr)
+    sess = fr.Session(worker.target, graph=graph)
+    sess.run(init)
+    return sess, runs, (ps, worker)
+
+
+def tf_overhead():
+    try:
+        import tensorflow.compat.v1 as tf
+    except ImportError:
+        return None
+    tf.disable_eager_execution()
+    tf.get_logger().setLevel("ERROR")
+    ports = [free_port(), free_port()]
+    cluster = tf.train.ClusterSpec(
+        {"ps": ["localhost:%d" % ports[0]], "worker": ["localhost:%d" % ports[1]]}
+    )
+    ps = tf.train.Server(cluster, job_name="ps", task_index=0)
+    worker = tf.train.Server(cluster, job_name="worker", task_index=0)
+    graph = tf.Graph()
+    with graph.as_default():
+        runs, init = overhead_graph(tf)
+    sess = tf.Session(worker.target, graph=graph)
+    sess.run(init)
+    return sess, runs, (ps, worker)
+
+
+def bench_overhead(runs: int, with_tf: bool) -> None:
+    print("\n(b) per-run overhead of a remote partition, a worker session; us per run")
+    fr_side = flowrt_overhead()
+    tf_side = tf_overhead() if with_tf else None
+    if with_tf and tf_side is None:
+        print("  (tensorflow is not importable: flowrt only)")
+    figures: dict = {key: ([], []) for _, key in CASES}
+    for r in range(runs):
+        for title, key in CASES:
+            f = per_run_us(fr_side[0], *fr_side[1][key])
+            figures[key][0].append(f)
+            line = "  run %d %-56s flowrt %8.0f" % (r + 1, title, f)
+            if tf_side is not None:
+                t = per_run_us(tf_side[0], *tf_side[1][key])
+                figures[key][1].append(t)
+                line += "   TF %8.0f   flowrt/TF %.2f" % (t, f / t)
+            print(line)
+    for title, key in CASES:
+        f = statistics.median(figures[key][0])
+        line = "  median %-55s flowrt %8.0f" % (title, f)
+        if figures[key][1]:
+            t = statistics.median(figures[key][1])
+            line += "   TF %8.0f   flowrt/TF %.2f" % (t, f / t)
+        print(line)
+    fr_side[0].close()
+    if tf_side is not None:
+        tf_side[0].close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--no-tf", action="store_true", help="flowrt only")
+    p.add_argument("--runs", type=int, default=3, help="measurements per figure")
+    p.add_argument("--batches", type=int, default=12, help="batches per pipeline measurement")
+    p.add_argument("--only", choices=["pipeline", "overhead"], help="one section")
+    p.add_argument("--ray-address", default="local", help="a running Ray cluster, or local")
+    args = p.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    ray = ray_cluster.ray_module()
+    # The worker processes may not have this tree on their path: ship code by value.
+    ray.cloudpickle.register_pickle_by_value(sys.modules["pipelines"])
+    if __name__ != "__main__":  # (a script's own functions always go by value)
+        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    start = time.perf_counter()
+    ray_cluster.connect(args.ray_address)
+    print("Ray up in %.1f s; %d CPUs" % (time.perf_counter() - start, os.cpu_count() or 0))
+    if args.only in (None, "overhead"):
+        bench_overhead(args.runs, not args.no_tf)
+    if args.only in (None, "pipeline"):
+        bench_pipeline(args.runs, args.batches)
+
+
+if __name__ == "__main__":
+    main()
