@@ -333,7 +333,13 @@ class _Call:
                 op = self.client_graph_op(op_name)
             except (KeyError, ValueError):
                 op = None
-        raise errors.exception_type_from_error_code(code)(None, op, message)
+        error = errors.exception_type_from_error_code(code)(None, op, message)
+        if code in (errors.DEADLINE_EXCEEDED, errors.CANCELLED):
+            # The part's task ended it at the run's own deadline (or on its cancel):
+            # the run is interrupted, not failed, and gives back what it took.
+            ctx.cancel(error)
+            ctx.check_interrupted()
+        raise error
 
     def client_graph_op(self, name):
         return self.remote.graph.get_operation_by_name(name)
