@@ -44,7 +44,7 @@ sys.path.insert(0, ROOT)
 
 import flowrt as fr  # noqa: E402
 from flowrt.distributed import ray_cluster  # noqa: E402
-from pipelines.scale_out import process_class  # noqa: E402
+from flowrt.distributed.process import process_class  # noqa: E402
 
 FIELDS, ROWS, POOL = 200, 2048, 4096
 CAPACITY = 8 * ROWS

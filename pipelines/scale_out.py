@@ -23,10 +23,12 @@ import argparse
 import sys
 import threading
 import uuid
+from pathlib import Path
 from typing import Any, Callable
 
 import flowrt as fr
 from flowrt.distributed import ray_cluster
+from flowrt.distributed.process import process_class
 
 __all__ = [
     "PS_DEVICE",
@@ -35,7 +37,6 @@ __all__ = [
     "add_options",
     "enqueue_examples",
     "epochs_of",
-    "process_class",
     "run_producer",
     "shuffle_queue",
     "trainer_batches",
@@ -135,28 +136,6 @@ def run_producer(server: fr.train.Server, enqueue: fr.Operation, rows: fr.Tensor
     return done
 
 
-_PROCESS = None
-
-
-def process_class():
-    """A worker process: a Ray actor (reserving no CPU) that keeps a state dict and
-    runs the functions it is given as ``fn(state, *args)``."""
-    global _PROCESS
-    if _PROCESS is None:
-        ray = ray_cluster.ray_module()
-
-        @ray.remote(num_cpus=0)
-        class Process:
-            def __init__(self) -> None:
-                self.state: dict = {}
-
-            def call(self, fn: Callable, *args: Any) -> Any:
-                return fn(self.state, *args)
-
-        _PROCESS = Process
-    return _PROCESS
-
-
 class Producers:
     """The cluster of a job run with ``--producers N``, for the life of a ``with``.
 
@@ -177,8 +156,6 @@ class Producers:
         close_op: fr.Operation,
         ray_address: str | None = None,
     ) -> None:
-        ray = ray_cluster.ray_module()
-        ray.cloudpickle.register_pickle_by_value(sys.modules["pipelines"])
         ray_cluster.connect(ray_address)
         tag = uuid.uuid4().hex[:8]
         self.cluster = fr.train.ClusterSpec(
@@ -193,7 +170,12 @@ class Producers:
         self.error: tuple[str, BaseException] | None = None
         self._stopping = False
         # Spread over the cluster's machines; each producer's task runs where it does.
-        Process = process_class().options(scheduling_strategy="SPREAD")
+        # The jobs are not installed: a producer imports them from this checkout (the
+        # same path on every machine), and the job's functions travel by reference.
+        root = str(Path(sys.modules["pipelines"].__file__).resolve().parent.parent)
+        Process = process_class().options(
+            scheduling_strategy="SPREAD", runtime_env={"env_vars": {"PYTHONPATH": root}}
+        )
         self.procs = [Process.remote() for _ in range(n)]
         self.refs = [
             p.call.remote(produce, self.cluster.as_dict(), i + 1, epochs_of(epochs, n, i), *args)
