@@ -6,8 +6,11 @@ Strings are numpy object arrays holding ``bytes`` (as TF1 returns them).
 from __future__ import annotations
 
 import builtins
+from typing import Any, TypeAlias, Union
 
 import numpy as np
+import numpy.typing as npt
+from numpy import floating as _floating
 
 __all__ = [
     "DType",
@@ -38,13 +41,13 @@ class DType:
 
     __slots__ = ("name", "_np", "_kind")
 
-    def __init__(self, name: str, np_dtype):
+    def __init__(self, name: str, np_dtype: npt.DTypeLike) -> None:
         self.name = name
         self._np = np.dtype(np_dtype)
         self._kind = "string" if name == "string" else self._np.kind
 
     @property
-    def as_numpy_dtype(self):
+    def as_numpy_dtype(self) -> type[Any]:
         return self._np.type
 
     @property
@@ -90,13 +93,13 @@ class DType:
         return self._kind == "c"
 
     @property
-    def min(self):
+    def min(self) -> builtins.int | _floating[Any]:
         if self._kind not in "fiub":
             raise TypeError("Cannot find minimum value of %s." % self.name)
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
-    def max(self):
+    def max(self) -> builtins.int | _floating[Any]:
         if self._kind not in "fiub":
             raise TypeError("Cannot find maximum value of %s." % self.name)
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
@@ -105,7 +108,7 @@ class DType:
     def size(self) -> int:
         return self._np.itemsize
 
-    def is_compatible_with(self, other) -> builtins.bool:
+    def is_compatible_with(self, other: DTypeLike) -> builtins.bool:
         return self == as_dtype(other)
 
     def __eq__(self, other):
@@ -130,6 +133,10 @@ class DType:
     def __reduce__(self):
         return as_dtype, (self.name,)
 
+
+DTypeLike: TypeAlias = Union[DType, npt.DTypeLike]
+"""What ``as_dtype`` accepts: a ``DType``, its name (``"float32"``), a numpy dtype or type,
+or a Python type (``float``, ``int``, ``bool``, ``str``, ``bytes``, ``complex``)."""
 
 float16 = half = DType("float16", np.float16)
 float32 = DType("float32", np.float32)
@@ -198,7 +205,7 @@ _BY_NAME.update(
     }
 )
 _BY_NP = {d.np: d for d in _ALL if d.np.kind != "O"}
-_BY_PY = {
+_BY_PY: dict[Any, DType] = {
     float: float32,
     int: int32,
     builtins.bool: bool,
@@ -208,7 +215,7 @@ _BY_PY = {
 }
 
 
-def as_dtype(value) -> DType:
+def as_dtype(value: DTypeLike) -> DType:
     """Converts a DType, numpy dtype, numpy type, Python type or name to a DType."""
     if isinstance(value, DType):
         return value

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterable, Optional
+from collections.abc import Sequence
+from typing import Any, Iterable, Optional, TypeAlias, Union, cast
 
 Dim = Optional[int]
 
@@ -17,7 +18,7 @@ class TensorShape:
 
     __slots__ = ("_dims",)
 
-    def __init__(self, dims: Iterable[Dim] | None | "TensorShape"):
+    def __init__(self, dims: ShapeLike) -> None:
         self._dims: tuple[Any, ...] | None
         if type(dims) is tuple and all(type(d) is int for d in dims):
             self._dims = dims
@@ -32,14 +33,15 @@ class TensorShape:
                     "dimension (e.g. 10) or an iterable of dimensions (e.g. "
                     "[1, 10, None])." % (dims,)
                 )
+            it: Iterable[Any]
             try:
-                it = iter(dims)
+                it = iter(cast(Iterable[Any], dims))  # an int raises: one dimension
             except TypeError:
                 it = (dims,)  # one dimension: TensorShape(2) is [2], as in TF
             self._dims = tuple(_as_dim(d) for d in it)
 
     @property
-    def dims(self):
+    def dims(self) -> list[int | None] | None:
         return None if self._dims is None else list(self._dims)
 
     @property
@@ -53,7 +55,7 @@ class TensorShape:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
-    def as_tuple(self):
+    def as_tuple(self) -> tuple[int | None, ...] | None:
         return self._dims
 
     def is_fully_defined(self) -> bool:
@@ -67,7 +69,7 @@ class TensorShape:
             n *= d
         return n
 
-    def is_compatible_with(self, other) -> bool:
+    def is_compatible_with(self, other: ShapeLike) -> bool:
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -75,7 +77,7 @@ class TensorShape:
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
-    def merge_with(self, other) -> "TensorShape":
+    def merge_with(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -85,18 +87,18 @@ class TensorShape:
             raise ValueError("Shapes %s and %s are not compatible" % (self, other))
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
 
-    def assert_is_compatible_with(self, other):
+    def assert_is_compatible_with(self, other: ShapeLike) -> None:
         if not self.is_compatible_with(other):
             raise ValueError("Shapes %s and %s are incompatible" % (self, other))
 
-    def with_rank(self, rank: int) -> "TensorShape":
+    def with_rank(self, rank: int) -> TensorShape:
         if self._dims is None:
             return unknown_shape(rank)
         if len(self._dims) != rank:
             raise ValueError("Shape %s must have rank %d" % (self, rank))
         return self
 
-    def concatenate(self, other) -> "TensorShape":
+    def concatenate(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
@@ -144,6 +146,11 @@ class TensorShape:
         return "(%s,)" % inner if len(self._dims) == 1 else "(%s)" % inner
 
 
+ShapeLike: TypeAlias = Union[TensorShape, Sequence[Any], Iterable[Any], int, None]
+"""What ``TensorShape`` accepts: a ``TensorShape``, ``None`` (unknown rank), one dimension, or
+a sequence of dimensions (ints, ``None`` for unknown, objects with ``__index__``)."""
+
+
 def _dim_value(d):
     return getattr(d, "value", d)
 
@@ -165,7 +172,7 @@ def _as_dim(d) -> int | None:
     return v
 
 
-def as_shape(shape) -> TensorShape:
+def as_shape(shape: ShapeLike) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 

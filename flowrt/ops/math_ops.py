@@ -1152,7 +1152,7 @@ register_op(
 )
 
 
-_REDUCTIONS = [
+_REDUCTIONS: list[tuple[Any, ...]] = [
     # type, allowed, kernel, gradient
     ("Sum", _NC, _sum_kernel, _sum_grad),
     ("Mean", _NC, _mean_kernel, _mean_grad),
