@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from ._core.graph import get_default_graph
 from .variables import Variable
 
 __all__ = ["Module"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _snake(name: str) -> str:
@@ -48,7 +52,7 @@ class Module:
     ``non_trainable_variables``, ``submodules``.
     """
 
-    def __init__(self, name: str | None = None):
+    def __init__(self, name: str | None = None) -> None:
         if name is None:
             name = _snake(type(self).__name__)
         elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
@@ -100,24 +104,24 @@ class Module:
         return tuple(out)
 
     @property
-    def variables(self) -> tuple:
+    def variables(self) -> tuple[Variable, ...]:
         """All variables of this module and its sub-modules."""
         return self._walk(lambda x: isinstance(x, Variable))
 
     @property
-    def trainable_variables(self) -> tuple:
+    def trainable_variables(self) -> tuple[Variable, ...]:
         return self._walk(lambda x: isinstance(x, Variable) and x.trainable)
 
     @property
-    def non_trainable_variables(self) -> tuple:
+    def non_trainable_variables(self) -> tuple[Variable, ...]:
         return self._walk(lambda x: isinstance(x, Variable) and not x.trainable)
 
     @property
-    def submodules(self) -> tuple:
+    def submodules(self) -> tuple[Module, ...]:
         return self._walk(lambda x: isinstance(x, Module))
 
     @classmethod
-    def with_name_scope(cls, method):
+    def with_name_scope(cls, method: _F) -> _F:
         """Decorates a method to run inside the module's name scope."""
 
         def wrapped(self, *args, **kwargs):
@@ -126,7 +130,7 @@ class Module:
 
         wrapped.__name__ = getattr(method, "__name__", "method")
         wrapped.__doc__ = method.__doc__
-        return wrapped
+        return cast(_F, wrapped)
 
     def __repr__(self):
         return "<%s name=%r>" % (type(self).__name__, self._name)

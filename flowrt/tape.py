@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+from collections.abc import Iterator
 from typing import Any
 
 from ._core.graph import Tensor, convert_to_tensor, get_default_graph
@@ -53,7 +54,7 @@ class GradientTape:
     code use ``fr.gradients``, which builds the same gradient subgraph. No ``jacobian``.
     """
 
-    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._graph: Any = None  # the FuncGraph being traced
@@ -79,7 +80,7 @@ class GradientTape:
         self._start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self._stop()
 
     def _start(self):
@@ -94,7 +95,7 @@ class GradientTape:
             g.tapes.remove(self)
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """Ops created inside the block are not recorded (held constant)."""
         if self._graph is None or not self._ranges or self._ranges[-1][1] is not None:
             raise ValueError("Tape must be recording when stop_recording is called.")
@@ -104,7 +105,7 @@ class GradientTape:
         finally:
             self._start()
 
-    def reset(self):
+    def reset(self) -> None:
         """Forgets everything recorded so far (recording continues if inside the block)."""
         recording = bool(self._ranges) and self._ranges[-1][1] is None
         self._stop()
@@ -112,7 +113,7 @@ class GradientTape:
         if recording:
             self._start()
 
-    def watch(self, tensor):
+    def watch(self, tensor: Any) -> None:
         """Watches a tensor, a variable, or a nest of them."""
         for t in _flatten(tensor):
             if isinstance(t, Variable):
@@ -165,11 +166,11 @@ class GradientTape:
 
     def gradient(
         self,
-        target,
-        sources,
-        output_gradients=None,
-        unconnected_gradients=UnconnectedGradients.NONE,
-    ):
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+    ) -> Any:
         """The gradients of ``target`` (a nest; summed) with respect to ``sources``.
 
         Args:
@@ -221,7 +222,7 @@ class GradientTape:
                     raise ValueError("sources must be tensors or variables, got %r" % (s,))
             xs = [t for grp in groups for t in grp]
             live = [t for t in targets if t in connected]
-            grads = [None] * len(xs)
+            grads: list[Tensor | IndexedSlices | None] = [None] * len(xs)
             if xs and live:
                 grad_ys = None
                 if output_gradients is not None:
