@@ -11,9 +11,16 @@ a checkpoint restores into any other partitioning of the same variable.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from ._core.shape import TensorShape, as_shape
+from ._core.typing import DTypeLike, Partitioner, ShapeLike, TensorLike
+
+if TYPE_CHECKING:
+    from ._core.graph import Graph, Operation, Tensor
+    from .variables import Variable
 
 __all__ = [
     "PartitionedVariable",
@@ -67,7 +74,14 @@ class PartitionedVariable:
     (``<name>/ConcatPartitions/concat``, then an identity named ``<name>``).
     """
 
-    def __init__(self, name, shape, dtype, variable_list, partitions):
+    def __init__(
+        self,
+        name: str,
+        shape: ShapeLike,
+        dtype: DTypeLike,
+        variable_list: Sequence[Variable],
+        partitions: Sequence[int],
+    ) -> None:
         if not variable_list:
             raise ValueError("variable_list may not be empty")
         self._name = name
@@ -75,12 +89,12 @@ class PartitionedVariable:
         self._dtype = _dt.as_dtype(dtype)
         self._variable_list = sorted(variable_list, key=lambda v: v._save_slice_info.var_offset)
         self._partitions = list(partitions)
-        self._as_tensor_cache = {}
+        self._as_tensor_cache: dict[str, Any] = {}
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Variable]:
         return iter(self._variable_list)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._variable_list)
 
     @property
@@ -99,7 +113,7 @@ class PartitionedVariable:
         return self._shape
 
     @property
-    def graph(self):
+    def graph(self) -> Graph:
         return self._variable_list[0].graph
 
     def _get_variable_list(self) -> list:
@@ -112,7 +126,7 @@ class PartitionedVariable:
         axes = [i for i, p in enumerate(self._partitions) if p > 1]
         return axes or [0]
 
-    def as_tensor(self):
+    def as_tensor(self) -> Tensor:
         """The concatenated parts (a new read each call)."""
         from .ops.array_ops import identity
         from .ops.slicing_ops import concat
@@ -138,7 +152,13 @@ class PartitionedVariable:
             t = self._as_tensor_cache["t"] = self.as_tensor()
         return t
 
-    def assign(self, value, use_locking=False, name=None, read_value=True):
+    def assign(
+        self,
+        value: TensorLike,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Tensor | Operation]:
         """Assigns the slices of ``value`` to the parts; returns their new values."""
         from .ops.slicing_ops import slice as slice_
 
@@ -216,7 +236,7 @@ def _element_bytes(dtype, bytes_per_string_element):
     return bytes_per_string_element if dtype is _dt.string else dtype.size
 
 
-def fixed_size_partitioner(num_shards, axis=0):
+def fixed_size_partitioner(num_shards: int, axis: int = 0) -> Partitioner:
     """A partitioner giving ``num_shards`` parts along ``axis`` (fewer for a shorter axis)."""
 
     def _partitioner(shape, dtype):
@@ -233,8 +253,11 @@ def fixed_size_partitioner(num_shards, axis=0):
 
 
 def variable_axis_size_partitioner(
-    max_shard_bytes, axis=0, bytes_per_string_element=16, max_shards=None
-):
+    max_shard_bytes: int,
+    axis: int = 0,
+    bytes_per_string_element: int = 16,
+    max_shards: int | None = None,
+) -> Partitioner:
     """A partitioner keeping each part under ``max_shard_bytes`` (at least one slice of
     ``axis`` per part; at most ``max_shards`` parts)."""
     if max_shard_bytes < 1 or bytes_per_string_element < 1:
@@ -267,8 +290,11 @@ def variable_axis_size_partitioner(
 
 
 def min_max_variable_partitioner(
-    max_partitions=1, axis=0, min_slice_size=256 << 10, bytes_per_string_element=16
-):
+    max_partitions: int = 1,
+    axis: int = 0,
+    min_slice_size: int = 256 << 10,
+    bytes_per_string_element: int = 16,
+) -> Partitioner:
     """A partitioner giving parts of at least ``min_slice_size`` bytes, at most
     ``max_partitions`` of them, along ``axis``."""
 
