@@ -433,6 +433,7 @@ def boolean_mask(
         ts[a : a + k].assert_is_compatible_with(mask.shape)
         dims = ts.as_list()
         outer = dims[:a] + dims[a + k :]
+        new: list[Any] | Tensor
         if all(d is not None for d in outer):
             new = dims[:a] + [-1] + dims[a + k :]
         else:

@@ -12,8 +12,10 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import broadcast_shapes
+from .._core.typing import DTypeLike, TensorLike
 from .common import in_graph_of, make, to_tensor
 from .numparse import fields_of, parse_fields
 
@@ -34,7 +36,12 @@ def _bytes_list(x) -> list:
 # --------------------------------------------------------------------------------------
 
 
-def string_to_number(string_tensor=None, out_type=_dt.float32, name=None, input=None):
+def string_to_number(
+    string_tensor: TensorLike | None = None,
+    out_type: DTypeLike = _dt.float32,
+    name: str | None = None,
+    input: TensorLike | None = None,
+) -> Tensor:
     """Parses each string of ``string_tensor`` as a number of ``out_type``.
 
     Args:
@@ -96,7 +103,9 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def substr(input, pos, len, name=None, unit="BYTE"):  # TF1's argument names
+def substr(
+    input: TensorLike, pos: TensorLike, len: TensorLike, name: str | None = None, unit: str = "BYTE"
+) -> Tensor:  # TF1's argument names
     """Substrings of the strings of ``input``: ``len`` units from ``pos``.
 
     Args:
