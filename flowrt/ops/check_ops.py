@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -177,7 +178,34 @@ def _binary_assert(sym, default_name, fn, np_fn, x, y, data, summarize, message,
         return Assert(condition, data, summarize=summarize)
 
 
-def _make_binary(sym, default_name, fn_name, np_fn, doc):
+class _BinaryAssert(Protocol):
+    """The signature of ``assert_equal`` and the other comparison asserts."""
+
+    def __call__(
+        self,
+        x: TensorLike,
+        y: TensorLike,
+        data: Sequence[TensorLike] | None = None,
+        summarize: int | None = None,
+        message: str | None = None,
+        name: str | None = None,
+    ) -> Operation: ...
+
+
+class _SignAssert(Protocol):
+    """The signature of ``assert_positive`` and the other sign asserts."""
+
+    def __call__(
+        self,
+        x: TensorLike,
+        data: Sequence[TensorLike] | None = None,
+        summarize: int | None = None,
+        message: str | None = None,
+        name: str | None = None,
+    ) -> Operation: ...
+
+
+def _make_binary(sym, default_name, fn_name, np_fn, doc) -> _BinaryAssert:
     def assert_fn(
         x: TensorLike,
         y: TensorLike,
@@ -246,7 +274,7 @@ assert_greater_equal = _make_binary(
 )
 
 
-def _make_sign(default_name, sym, binary, zero_first, doc):
+def _make_sign(default_name, sym, binary, zero_first, doc) -> _SignAssert:
     def assert_fn(
         x: TensorLike,
         data: Sequence[TensorLike] | None = None,
