@@ -15,6 +15,8 @@ from .._core.graph import (
     get_default_graph,
 )
 from .._core.shape import TensorShape, as_shape
+from .._core.typing import TensorLike
+from ..dtypes import DType
 
 __all__ = [
     "make_op",
@@ -167,7 +169,7 @@ def to_tensor(x, dtype=None, name=None) -> Tensor:
     return convert_to_tensor(x, dtype=dtype, name=name)
 
 
-def binary_args(x, y, op_name: str):
+def binary_args(x: TensorLike, y: TensorLike, op_name: str) -> tuple[Tensor, Tensor]:
     """Converts two operands, giving a Python/numpy operand the other's dtype (TF1)."""
     xt = isinstance(x, Tensor) or hasattr(x, "_as_tensor")
     yt = isinstance(y, Tensor) or hasattr(y, "_as_tensor")
@@ -183,7 +185,7 @@ def binary_args(x, y, op_name: str):
     return x, y
 
 
-def _convert_like(v, dtype, op_name, arg):
+def _convert_like(v: TensorLike, dtype: DType, op_name: str, arg: str) -> Tensor:
     try:
         return convert_to_tensor(v, dtype=dtype)
     except (TypeError, ValueError):

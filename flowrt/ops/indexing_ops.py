@@ -475,7 +475,7 @@ def meshgrid(*args: TensorLike, **kwargs: Any) -> list[Tensor]:
             sizes[0], sizes[1] = sizes[1], sizes[0]
         dt = xs[0].dtype if xs else _dt.float32
         mult = ones(stack(sizes), dtype=dt) if xs else None
-        return [math_ops.multiply(o, mult) for o in outs]
+        return [math_ops.multiply(o, mult) for o in outs if mult is not None]  # no xs: []
 
 
 # --------------------------------------------------------------------------------------
