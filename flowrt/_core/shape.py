@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
-from typing import Any, Iterable, Optional, TypeAlias, Union, cast
+from collections.abc import Iterator, Sequence
+from typing import Any, Iterable, Optional, TypeAlias, Union, cast, overload
 
 Dim = Optional[int]
 
@@ -104,17 +104,23 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self._dims is None:
             raise ValueError("Cannot take the length of shape with unknown rank.")
         return len(self._dims)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int | None]:
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
         return iter(self._dims)
 
-    def __getitem__(self, key):
+    @overload
+    def __getitem__(self, key: int) -> int | None: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> TensorShape: ...
+
+    def __getitem__(self, key: int | slice) -> int | None | TensorShape:
         if self._dims is None:
             if isinstance(key, slice):
                 return TensorShape(None)
@@ -123,23 +129,23 @@ class TensorShape:
             return TensorShape(self._dims[key])
         return self._dims[key]
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         try:
-            other = as_shape(other)
+            shape = as_shape(cast(Any, other))  # anything else is not equal: TypeError
         except (TypeError, ValueError):
             return NotImplemented
-        return self._dims == other._dims
+        return self._dims == shape._dims
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._dims)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self._dims is not None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TensorShape(%s)" % (None if self._dims is None else list(self._dims))
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self._dims is None:
             return "<unknown>"
         inner = ", ".join(str(d) for d in self._dims)  # TF 2.x prints None, not ?
@@ -151,11 +157,11 @@ ShapeLike: TypeAlias = Union[TensorShape, Sequence[Any], Iterable[Any], int, Non
 a sequence of dimensions (ints, ``None`` for unknown, objects with ``__index__``)."""
 
 
-def _dim_value(d):
+def _dim_value(d: Any) -> Any:
     return getattr(d, "value", d)
 
 
-def _as_dim(d) -> int | None:
+def _as_dim(d: Any) -> int | None:
     """A dimension as an int >= 0 or None, with TF's errors for anything else."""
     d = _dim_value(d)
     if d is None:

@@ -597,7 +597,7 @@ def conv2d_transpose(
             and f.shape[3] != x.shape[3]
         ):
             raise ValueError(
-                "input channels does not match filter's input channels, %d != %d"
+                "input channels does not match filter's input channels, %s != %s"
                 % (x.shape[3], f.shape[3])
             )
         return conv2d_backprop_input(
