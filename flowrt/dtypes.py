@@ -6,7 +6,8 @@ Strings are numpy object arrays holding ``bytes`` (as TF1 returns them).
 from __future__ import annotations
 
 import builtins
-from typing import Any, TypeAlias, Union
+from collections.abc import Callable
+from typing import Any, TypeAlias, Union, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -111,26 +112,26 @@ class DType:
     def is_compatible_with(self, other: DTypeLike) -> builtins.bool:
         return self == as_dtype(other)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> builtins.bool:
         if other is self:
             return True
         if type(other) is DType:
             return False
         try:
-            return self is as_dtype(other)
+            return self is as_dtype(cast(Any, other))  # TypeError: not a dtype, not equal
         except TypeError:
             return False
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> builtins.bool:
         return not self.__eq__(other)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "tf.%s" % self.name
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[str], DType], tuple[str]]:
         return as_dtype, (self.name,)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import types
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -76,7 +77,7 @@ def _shape_list(shape: Any) -> list[int]:
     return [int(d) for d in shape]
 
 
-def _float_dtype(dtype):
+def _float_dtype(dtype: DTypeLike) -> _dt.DType:
     dtype = _dt.as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError("Expected floating point type, got %s." % dtype.name)
@@ -304,7 +305,7 @@ class TruncatedNormal(RandomNormal):
         )
 
 
-def _fans(shape):
+def _fans(shape: Sequence[int]) -> tuple[float, float]:
     if len(shape) < 1:
         return 1.0, 1.0
     if len(shape) == 1:

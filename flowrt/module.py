@@ -37,7 +37,8 @@ class _ModuleScope:
         ctx = self._ctx = get_default_graph().name_scope(self._scope)
         return ctx.__enter__()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> bool | None:
+        assert self._ctx is not None  # entered first
         return self._ctx.__exit__(*exc)
 
 
@@ -76,11 +77,12 @@ class Module:
         """A context manager entering this module's (unique) name scope."""
         return _ModuleScope(self._scope_name)
 
-    def _walk(self, want):
+    def _walk(self, want: Callable[[Any], bool]) -> tuple[Any, ...]:
         """Objects for which ``want`` holds, found depth-first through attributes."""
-        out, seen = [], {id(self)}
+        out: list[Any] = []
+        seen = {id(self)}
 
-        def visit(x, depth):
+        def visit(x: Any, depth: int) -> None:
             if isinstance(x, (list, tuple)):
                 for y in x:
                     visit(y, depth)
@@ -124,7 +126,7 @@ class Module:
     def with_name_scope(cls, method: _F) -> _F:
         """Decorates a method to run inside the module's name scope."""
 
-        def wrapped(self, *args, **kwargs):
+        def wrapped(self: Module, *args: Any, **kwargs: Any) -> Any:
             with self.name_scope:
                 return method(self, *args, **kwargs)
 
@@ -132,5 +134,5 @@ class Module:
         wrapped.__doc__ = method.__doc__
         return cast(_F, wrapped)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<%s name=%r>" % (type(self).__name__, self._name)

@@ -15,7 +15,7 @@ import enum
 from collections.abc import Iterator
 from typing import Any
 
-from ._core.graph import Tensor, convert_to_tensor, get_default_graph
+from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .gradients import gradients
 from .ops import math_ops
 from .ops.control_flow_ops import _flatten, _is_seq, _pack
@@ -83,12 +83,12 @@ class GradientTape:
     def __exit__(self, *exc: object) -> None:
         self._stop()
 
-    def _start(self):
+    def _start(self) -> None:
         g = self._graph
         self._ranges.append([len(g._ops), None])
         g.tapes.append(self)
 
-    def _stop(self):
+    def _stop(self) -> None:
         g = self._graph
         if self._ranges and self._ranges[-1][1] is None:
             self._ranges[-1][1] = len(g._ops)
@@ -132,12 +132,12 @@ class GradientTape:
         """The variables watched, explicitly or by being read while recording."""
         return tuple(self._watched_vars.values())
 
-    def _on_read(self, variable, read: Tensor):
+    def _on_read(self, variable: Variable, read: Tensor) -> None:
         if self._watch_accessed and variable.trainable:
             self._watched_vars.setdefault(id(variable), variable)
         self._reads.setdefault(id(variable), []).append(read)
 
-    def _recorded(self, op) -> bool:
+    def _recorded(self, op: Operation) -> bool:
         if op.graph is not self._graph:
             return False
         i = op._id

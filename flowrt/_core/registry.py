@@ -27,7 +27,7 @@ __all__ = [
 
 
 class _NotDifferentiable:
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "NOT_DIFFERENTIABLE"
 
 
