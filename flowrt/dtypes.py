@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any, TypeAlias, Union, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 from numpy import floating as _floating
+
+if TYPE_CHECKING:
+    from ._core.typing import DTypeLike
 
 __all__ = [
     "DType",
@@ -134,10 +137,6 @@ class DType:
     def __reduce__(self) -> tuple[Callable[[str], DType], tuple[str]]:
         return as_dtype, (self.name,)
 
-
-DTypeLike: TypeAlias = Union[DType, npt.DTypeLike]
-"""What ``as_dtype`` accepts: a ``DType``, its name (``"float32"``), a numpy dtype or type,
-or a Python type (``float``, ``int``, ``bool``, ``str``, ``bytes``, ``complex``)."""
 
 float16 = half = DType("float16", np.float16)
 float32 = DType("float32", np.float32)

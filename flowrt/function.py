@@ -30,7 +30,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import trio
@@ -39,12 +39,14 @@ from . import dtypes as _dt
 from ._core.graph import Operation, Tensor, _graph_stack, convert_to_tensor, get_default_graph
 from ._core.registry import get_op_def
 from ._core.shape import TensorShape, as_shape, unknown_shape
-from ._core.typing import DTypeLike, ShapeLike, TensorLike
 from .func_graph import FuncGraph, notify_read
 from .ops import array_ops
 from .ops.control_flow_ops import _flatten, _is_seq, _pack
 from .ops.functional_ops import _call_op, _CallSpec
 from .variables import Variable
+
+if TYPE_CHECKING:
+    from ._core.typing import DTypeLike, ShapeLike, TensorLike
 
 __all__ = ["function", "TensorSpec", "ConcreteFunction", "Function", "RetracingWarning"]
 

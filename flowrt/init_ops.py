@@ -19,9 +19,9 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core.graph import Tensor, constant_op, get_default_graph
-from ._core.typing import DTypeLike, ShapeLike, TensorLike
 
 if TYPE_CHECKING:
+    from ._core.typing import DTypeLike, ShapeLike, TensorLike
     from .partitioned_variables import PartitionInfo
 
 __all__ = [

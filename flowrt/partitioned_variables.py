@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from ._core.shape import TensorShape, as_shape
-from ._core.typing import DTypeLike, Partitioner, ShapeLike, TensorLike
 
 if TYPE_CHECKING:
     from ._core.graph import Graph, Operation, Tensor
+    from ._core.typing import DTypeLike, Partitioner, ShapeLike, TensorLike
     from .variables import Variable
 
 __all__ = [

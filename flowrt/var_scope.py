@@ -14,21 +14,12 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from . import init_ops
 from ._core.graph import GraphKeys, convert_to_tensor, get_default_graph
 from ._core.shape import as_shape
-from ._core.typing import (
-    Constraint,
-    DeviceLike,
-    DTypeLike,
-    InitializerLike,
-    Partitioner,
-    Regularizer,
-    ShapeLike,
-)
 from .partitioned_variables import (
     PartitionedVariable,
     PartitionInfo,
@@ -44,6 +35,17 @@ from .variables import (
     local_variables_initializer,
     variables_initializer,
 )
+
+if TYPE_CHECKING:
+    from ._core.typing import (
+        Constraint,
+        DeviceLike,
+        DTypeLike,
+        InitializerLike,
+        Partitioner,
+        Regularizer,
+        ShapeLike,
+    )
 
 __all__ = [
     "AUTO_REUSE",

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Sequence
-from typing import Any, Iterable, Optional, TypeAlias, Union, cast, overload
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Optional, cast, overload
+
+if TYPE_CHECKING:
+    from .typing import ShapeLike
 
 Dim = Optional[int]
 
@@ -150,11 +153,6 @@ class TensorShape:
             return "<unknown>"
         inner = ", ".join(str(d) for d in self._dims)  # TF 2.x prints None, not ?
         return "(%s,)" % inner if len(self._dims) == 1 else "(%s)" % inner
-
-
-ShapeLike: TypeAlias = Union[TensorShape, Sequence[Any], Iterable[Any], int, None]
-"""What ``TensorShape`` accepts: a ``TensorShape``, ``None`` (unknown rank), one dimension, or
-a sequence of dimensions (ints, ``None`` for unknown, objects with ``__index__``)."""
 
 
 def _dim_value(d: Any) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,7 +25,6 @@ from .._core.graph import (
 )
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
-from .._core.typing import DTypeLike, ShapeLike, TensorLike
 from . import math_ops
 from .common import (
     axis_value,
@@ -38,6 +37,9 @@ from .common import (
     to_tensor,
 )
 from .const_eval import partial_ints, partial_shape, static_value
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, ShapeLike, TensorLike
 
 # This module defines TF1's ``range``; the builtin keeps this name.
 _prange = builtins.range

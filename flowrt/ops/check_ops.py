@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -20,9 +20,11 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Operation, Tensor, constant_value, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .._core.typing import DTypeLike, TensorLike
 from .array_ops import group, no_op
 from .common import FLOATS, in_graph_of, make, make_op, op_scope, same_as
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "Assert",

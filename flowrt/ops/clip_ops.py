@@ -8,14 +8,17 @@ float results and gradients); ``IndexedSlices`` are clipped through their values
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
-from .._core.typing import AxisLike, TensorLike
 from . import math_ops as _m
 from .array_ops import identity, ones_like, size, stack
 from .common import in_graph_of, op_scope
 from .indexed_slices import IndexedSlices
 from .nn_ops import l2_loss
+
+if TYPE_CHECKING:
+    from .._core.typing import AxisLike, TensorLike
 
 __all__ = ["clip_by_norm", "global_norm", "clip_by_global_norm", "clip_by_average_norm"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,8 +16,10 @@ from .._core.graph import (
     get_default_graph,
 )
 from .._core.shape import TensorShape, as_shape
-from .._core.typing import TensorLike
 from ..dtypes import DType
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = [
     "make_op",

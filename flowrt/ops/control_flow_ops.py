@@ -26,7 +26,7 @@ op and a loop one ``While`` op, whose outputs reach the user through ``Identity`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,9 +37,11 @@ from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_grap
 from .._core.plan import Plan
 from .._core.registry import get_op_def, register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import TensorLike
 from . import array_ops
 from .common import make_op
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["cond", "case", "while_loop"]
 

@@ -18,7 +18,7 @@ pooling ops (``pool_ops``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -27,9 +27,11 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import TensorLike
 from . import array_ops
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = [
     "conv2d",

@@ -7,6 +7,7 @@ update only the touched rows instead of densifying a vocabulary-sized matrix.
 from __future__ import annotations
 
 import collections
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,10 +15,12 @@ from .. import dtypes as _dt
 from .._core.graph import Graph, Operation, Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import TensorLike
 from ..dtypes import DType
 from . import slicing_ops
 from .common import int_list, make
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 
 class IndexedSlicesValue(

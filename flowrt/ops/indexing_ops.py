@@ -8,7 +8,7 @@ rule, kernel and gradient together.
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,7 +23,6 @@ from .._core.graph import (
 )
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import DTypeLike, TensorLike
 from .array_ops import (
     _check_rank,
     _gen_op,
@@ -42,6 +41,9 @@ from .array_ops import (
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
 from .const_eval import partial_ints, static_value
 from .slicing_ops import concat, gather
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 # ``range`` here is TF1's (from array_ops); the builtins keep these names.
 _prange, _pslice = builtins.range, builtins.slice

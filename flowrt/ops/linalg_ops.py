@@ -3,15 +3,19 @@ batch dims) otherwise, with their gradients and the ``@`` operator."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
 from .._core.graph import OPERATORS, Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
-from .._core.typing import DTypeLike, TensorLike
 from .common import check_dtype, make, op_scope, shape_str
 from .math_ops import _is_tensor, _sum_to
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = ["matmul"]
 

@@ -8,13 +8,17 @@ a float64 running sum, so each costs O(depth) whatever the radius.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
-from .._core.typing import TensorLike
 from .common import check_dtype, make, shape_str
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["lrn", "local_response_normalization"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -21,13 +21,15 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .._core.typing import DTypeLike, TensorLike
 from ..dtypes import DType
 from ..protos import Example, SequenceExample
 from .array_ops import expand_dims, reshape, squeeze
 from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
 from .slicing_ops import gather
 from .sparse_ops import SparseTensor
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "FixedLenFeature",

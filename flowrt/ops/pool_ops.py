@@ -12,6 +12,7 @@ as TF's CPU kernel does; SAME padding never wins a max, and the average excludes
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,7 +20,6 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import TensorLike
 from . import array_ops
 from .common import check_dtype, int_list, make, shape_str
 from .conv_ops import (
@@ -32,6 +32,9 @@ from .conv_ops import (
     spatial_arg,
     tap_slice,
 )
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["max_pool", "avg_pool", "max_pool2d", "avg_pool2d"]
 

@@ -14,7 +14,7 @@ TensorFlow's; their distributions and reproducibility rules are the same.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,9 +22,11 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import DTypeLike, TensorLike
 from .common import FLOATS, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_shape
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "set_random_seed",

@@ -20,7 +20,7 @@ import itertools
 import threading
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
@@ -29,9 +29,11 @@ from .. import errors
 from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import unknown_shape
-from .._core.typing import DTypeLike, TensorLike
 from ..dtypes import DType
 from .common import in_graph_of
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = ["py_func", "numpy_function"]
 

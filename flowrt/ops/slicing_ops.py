@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -22,7 +22,6 @@ from .._core.graph import (
 )
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import TensorLike
 from .array_ops import (
     _check_rank,
     _gen_op,
@@ -41,6 +40,9 @@ from .array_ops import (
 from .common import axis_value, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_ints, static_value
 from .indexed_slices import IndexedSlices, unsorted_segment_sum
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 # ``range`` and ``slice`` here are TF1's (``range`` from array_ops); the builtins keep
 # these names.

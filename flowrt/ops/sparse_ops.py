@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +18,6 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Graph, Operation, Tensor, _session_for, constant_value
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .._core.typing import AxisLike, DTypeLike, ShapeLike, TensorLike
 from . import array_ops as _array
 from . import slicing_ops as _slicing
 from .array_ops import placeholder, placeholder_with_default, reshape, size, stack
@@ -26,6 +25,9 @@ from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
 from .indexed_slices import unsorted_segment_sum
 from .math_ops import add_n, cast, reduce_prod, reduce_sum, where
 from .slicing_ops import gather
+
+if TYPE_CHECKING:
+    from .._core.typing import AxisLike, DTypeLike, ShapeLike, TensorLike
 
 __all__ = [
     "SparseTensor",

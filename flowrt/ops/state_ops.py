@@ -55,10 +55,10 @@ from .. import errors
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
-from .._core.typing import TensorLike
 from .common import in_graph_of, make_op
 
 if TYPE_CHECKING:
+    from .._core.typing import TensorLike
     from ..partitioned_variables import PartitionedVariable
     from ..variables import Variable
 

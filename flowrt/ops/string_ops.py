@@ -8,6 +8,8 @@ arithmetic on the offsets with numpy; only the final slicing of ``substr`` makes
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -15,9 +17,11 @@ from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import broadcast_shapes
-from .._core.typing import DTypeLike, TensorLike
 from .common import in_graph_of, make, to_tensor
 from .numparse import fields_of, parse_fields
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = ["string_to_number", "substr"]
 

@@ -8,6 +8,7 @@ non-finite prediction or an out-of-range target is never in.
 from __future__ import annotations
 
 import collections
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,9 +16,11 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
-from .._core.typing import TensorLike
 from . import array_ops, indexing_ops, math_ops
 from .common import NUMERIC, check_dtype, in_graph_of, int_list, make_op, op_scope, shape_str
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["top_k", "in_top_k"]
 

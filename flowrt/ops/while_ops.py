@@ -22,7 +22,7 @@ Gradient (processing order):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,7 +33,6 @@ from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.plan import Plan
 from .._core.registry import register_op
 from .._core.shape import TensorShape, as_shape
-from .._core.typing import TensorLike
 from . import array_ops
 from .control_flow_ops import (
     _Body,
@@ -54,6 +53,9 @@ from .control_flow_ops import (
     zeros_for,
 )
 from .state_ops import VariableResource
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["while_loop"]
 
