@@ -6,8 +6,15 @@ Strings are numpy object arrays holding ``bytes`` (as TF1 returns them).
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+import numpy.typing as npt
+from numpy import floating as _floating
+
+if TYPE_CHECKING:
+    from ._core.typing import DTypeLike
 
 __all__ = [
     "DType",
@@ -38,13 +45,13 @@ class DType:
 
     __slots__ = ("name", "_np", "_kind")
 
-    def __init__(self, name: str, np_dtype):
+    def __init__(self, name: str, np_dtype: npt.DTypeLike) -> None:
         self.name = name
         self._np = np.dtype(np_dtype)
         self._kind = "string" if name == "string" else self._np.kind
 
     @property
-    def as_numpy_dtype(self):
+    def as_numpy_dtype(self) -> type[Any]:
         return self._np.type
 
     @property
@@ -90,13 +97,13 @@ class DType:
         return self._kind == "c"
 
     @property
-    def min(self):
+    def min(self) -> builtins.int | _floating[Any]:
         if self._kind not in "fiub":
             raise TypeError("Cannot find minimum value of %s." % self.name)
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
-    def max(self):
+    def max(self) -> builtins.int | _floating[Any]:
         if self._kind not in "fiub":
             raise TypeError("Cannot find maximum value of %s." % self.name)
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
@@ -105,29 +112,29 @@ class DType:
     def size(self) -> int:
         return self._np.itemsize
 
-    def is_compatible_with(self, other) -> builtins.bool:
+    def is_compatible_with(self, other: DTypeLike) -> builtins.bool:
         return self == as_dtype(other)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> builtins.bool:
         if other is self:
             return True
         if type(other) is DType:
             return False
         try:
-            return self is as_dtype(other)
+            return self is as_dtype(cast(Any, other))  # TypeError: not a dtype, not equal
         except TypeError:
             return False
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> builtins.bool:
         return not self.__eq__(other)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "tf.%s" % self.name
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[str], DType], tuple[str]]:
         return as_dtype, (self.name,)
 
 
@@ -198,7 +205,7 @@ _BY_NAME.update(
     }
 )
 _BY_NP = {d.np: d for d in _ALL if d.np.kind != "O"}
-_BY_PY = {
+_BY_PY: dict[Any, DType] = {
     float: float32,
     int: int32,
     builtins.bool: bool,
@@ -208,7 +215,7 @@ _BY_PY = {
 }
 
 
-def as_dtype(value) -> DType:
+def as_dtype(value: DTypeLike) -> DType:
     """Converts a DType, numpy dtype, numpy type, Python type or name to a DType."""
     if isinstance(value, DType):
         return value

@@ -29,7 +29,8 @@ import inspect
 import threading
 import warnings
 import weakref
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import trio
@@ -43,6 +44,9 @@ from .ops import array_ops
 from .ops.control_flow_ops import _flatten, _is_seq, _pack
 from .ops.functional_ops import _call_op, _CallSpec
 from .variables import Variable
+
+if TYPE_CHECKING:
+    from ._core.typing import DTypeLike, ShapeLike, TensorLike
 
 __all__ = ["function", "TensorSpec", "ConcreteFunction", "Function", "RetracingWarning"]
 
@@ -68,16 +72,18 @@ class TensorSpec:
 
     __slots__ = ("shape", "dtype", "name")
 
-    def __init__(self, shape, dtype=_dt.float32, name: str | None = None):
+    def __init__(
+        self, shape: ShapeLike, dtype: DTypeLike = _dt.float32, name: str | None = None
+    ) -> None:
         self.shape = as_shape(shape) if shape is not None else unknown_shape()
         self.dtype = _dt.as_dtype(dtype)
         self.name = name
 
     @classmethod
-    def from_tensor(cls, tensor, name: str | None = None) -> "TensorSpec":
+    def from_tensor(cls, tensor: Tensor | Variable, name: str | None = None) -> TensorSpec:
         return cls(tensor.shape, tensor.dtype, name or getattr(tensor, "name", None))
 
-    def is_compatible_with(self, other) -> bool:
+    def is_compatible_with(self, other: TensorSpec | TensorLike) -> bool:
         """True if ``other`` (a spec, tensor or array) has this dtype and a fitting shape."""
         if isinstance(other, TensorSpec):
             return other.dtype is self.dtype and self.shape.is_compatible_with(other.shape)
@@ -194,14 +200,14 @@ class ConcreteFunction:
 
     def __init__(
         self,
-        name,
+        name: str,
         graph: FuncGraph,
-        placeholders,
-        structured_inputs,
-        outputs,
-        structure,
+        placeholders: Iterable[Tensor],
+        structured_inputs: tuple[tuple[Any, ...], dict[str, Any]],
+        outputs: Iterable[Tensor],
+        structure: Any,
         target: Operation | None,
-    ):
+    ) -> None:
         self.name = name
         self.graph = graph
         self._placeholders = list(placeholders)
@@ -216,17 +222,17 @@ class ConcreteFunction:
         self._session_lock = threading.Lock()
 
     @property
-    def inputs(self) -> list:
+    def inputs(self) -> list[Tensor]:
         return self._placeholders + [h for _, h in self.graph.captured_variables.values()]
 
     @property
-    def variables(self) -> list:
+    def variables(self) -> list[Variable]:
         seen = {id(v): v for v in self.graph.created_variables}
         seen.update((k, v) for k, (v, _) in self.graph.captured_variables.items())
         return list(seen.values())
 
     @property
-    def trainable_variables(self) -> list:
+    def trainable_variables(self) -> list[Variable]:
         return [v for v in self.variables if v.trainable]
 
     def pretty_printed_signature(self) -> str:
@@ -304,7 +310,7 @@ class ConcreteFunction:
             return op
         return self._result(op.outputs[: len(self.outputs)])
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Runs this trace with tensor arguments in the order of ``inputs`` (numpy out)."""
         flat = [x for x in _flatten((list(args), kwargs)) if _leaf_spec(x) is not None]
         if len(flat) != len(self._placeholders):
@@ -341,12 +347,18 @@ class Function:
     ``fr.while_loop``. Outputs are numpy values, not eager tensors.
     """
 
-    def __init__(self, python_function, name=None, input_signature=None, reduce_retracing=False):
+    def __init__(
+        self,
+        python_function: Callable[..., Any],
+        name: str | None = None,
+        input_signature: Sequence[Any] | None = None,
+        reduce_retracing: bool = False,
+    ) -> None:
         self._python_function = python_function
-        self.__name__ = name or getattr(python_function, "__name__", "function")
-        self._name = self.__name__
+        fname: str = name if name else getattr(python_function, "__name__", "function")
+        self.__name__ = self._name = fname
         self._signature = inspect.signature(python_function)
-        self._input_signature = None
+        self._input_signature: list[Any] | None = None
         if input_signature is not None:
             if not isinstance(input_signature, (list, tuple)):
                 raise TypeError(
@@ -371,18 +383,18 @@ class Function:
         functools.update_wrapper(self, python_function)
 
     @property
-    def python_function(self):
+    def python_function(self) -> Callable[..., Any]:
         return self._python_function
 
     @property
-    def input_signature(self):
+    def input_signature(self) -> list[Any] | None:
         return self._input_signature
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function has been traced."""
         return self._traces
 
-    def __get__(self, instance, owner=None):
+    def __get__(self, instance: object, owner: type | None = None) -> Function:
         # A decorated method: one Function (one trace cache) per instance, as TF2.
         if instance is None:
             return self
@@ -524,9 +536,10 @@ class Function:
             self._traces += 1
             fg = FuncGraph(self._name, may_create_variables=True)  # the only trace
             params = list(self._signature.parameters)
+            signature = self._input_signature or []  # called only when there is one
             with fg.as_default():
                 args = []
-                for i, s in enumerate(self._input_signature):
+                for i, s in enumerate(signature):
                     base = params[i] if i < len(params) else "arg%d" % i
                     leaves = [
                         array_ops.placeholder(x.dtype, x.shape, name=x.name or base)
@@ -535,7 +548,7 @@ class Function:
                     args.append(_pack(s, leaves) if _is_seq(s) else leaves[0])
                 arguments = dict(zip(params, args))
                 phs = [x for x in _flatten(args)]
-                return self._finish_trace(fg, phs, arguments, list(self._input_signature))
+                return self._finish_trace(fg, phs, arguments, list(signature))
 
     def _finish_trace(self, fg, phs, arguments, specs) -> ConcreteFunction:
         args, kwargs = [], {}
@@ -598,7 +611,7 @@ class Function:
             return cf
         return self._concrete(args, kwargs)[0]
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fk = None if kwargs else _fast_key(args)
         hit = self._fast.get(fk) if fk is not None else None
         if hit is not None and not _builds_graph(()):
@@ -613,7 +626,7 @@ class Function:
             return cf._call_in_graph(values)
         return cf._run(values)
 
-    async def acall(self, *args, **kwargs):
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
         """Runs the function from a trio task without blocking the loop (numpy out).
 
         Several ``acall``s of one function from tasks of one nursery run at once and
@@ -684,18 +697,48 @@ def _leaf_names(arguments: dict) -> list:
     return names
 
 
+@overload
 def function(
-    func=None,
-    input_signature=None,
-    autograph=True,
-    jit_compile=None,
-    reduce_retracing=False,
-    experimental_relax_shapes=None,
-    experimental_compile=None,
-    experimental_autograph_options=None,
-    experimental_follow_type_hints=None,
-    name=None,
-):
+    func: Callable[..., Any],
+    input_signature: Sequence[Any] | None = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_relax_shapes: bool | None = None,
+    experimental_compile: bool | None = None,
+    experimental_autograph_options: Any = None,
+    experimental_follow_type_hints: bool | None = None,
+    name: str | None = None,
+) -> Function: ...
+
+
+@overload
+def function(
+    func: None = None,
+    input_signature: Sequence[Any] | None = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_relax_shapes: bool | None = None,
+    experimental_compile: bool | None = None,
+    experimental_autograph_options: Any = None,
+    experimental_follow_type_hints: bool | None = None,
+    name: str | None = None,
+) -> Callable[[Callable[..., Any]], Function]: ...
+
+
+def function(
+    func: Callable[..., Any] | None = None,
+    input_signature: Sequence[Any] | None = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_relax_shapes: bool | None = None,
+    experimental_compile: bool | None = None,
+    experimental_autograph_options: Any = None,
+    experimental_follow_type_hints: bool | None = None,
+    name: str | None = None,
+) -> Function | Callable[[Callable[..., Any]], Function]:
     """Compiles a Python function into traced graphs (TF2's ``tf.function``).
 
     Args:
@@ -717,7 +760,7 @@ def function(
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
 
-    def decorate(fn):
+    def decorate(fn: Callable[..., Any]) -> Function:
         if not callable(fn):
             raise TypeError("fr.function expects a callable, got %r" % (fn,))
         return Function(

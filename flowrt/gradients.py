@@ -10,13 +10,18 @@ flow through floating-point tensors; unconnected ``xs`` get None.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from ._core.graph import Operation, Tensor, convert_to_tensor
-from ._core.registry import NOT_DIFFERENTIABLE, gradient_function
+from ._core.graph import Graph, Operation, Tensor, convert_to_tensor
+from ._core.registry import _NotDifferentiable, gradient_function
 from .ops import array_ops, math_ops, slicing_ops
 from .ops.common import in_graph_of
 from .ops.control_flow_ops import zeros_for
 from .ops.indexed_slices import IndexedSlices
+
+if TYPE_CHECKING:
+    from ._core.typing import TensorLike
 
 __all__ = ["gradients", "AggregationMethod"]
 
@@ -28,7 +33,7 @@ class AggregationMethod:
     EXPERIMENTAL_ACCUMULATE_N = 2
 
 
-def _as_list(x):
+def _as_list(x: Any) -> list[Any]:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
@@ -43,16 +48,16 @@ def _differentiable(t: Tensor) -> bool:
 
 
 def gradients(
-    ys,
-    xs,
-    grad_ys=None,
-    name="gradients",
-    colocate_gradients_with_ops=False,
-    gate_gradients=False,
-    aggregation_method=None,
-    stop_gradients=None,
-    unconnected_gradients="none",
-):
+    ys: TensorLike | Sequence[TensorLike],
+    xs: TensorLike | Sequence[TensorLike],
+    grad_ys: TensorLike | Sequence[TensorLike | None] | None = None,
+    name: str | None = "gradients",
+    colocate_gradients_with_ops: bool = False,
+    gate_gradients: bool = False,
+    aggregation_method: int | None = None,
+    stop_gradients: TensorLike | Sequence[TensorLike] | None = None,
+    unconnected_gradients: str = "none",
+) -> list[Tensor | IndexedSlices | Any]:
     """Symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Args:
@@ -68,25 +73,26 @@ def gradients(
     Returns:
       A list with one gradient per ``x``: a Tensor, an ``IndexedSlices`` (for
       ``gather``/``embedding_lookup`` paths), or None when ``x`` is unconnected.
+      Typed ``Tensor | IndexedSlices | Any`` (typeshed's convention for a result that
+      is usually not None), so TF1 code passing a gradient on type-checks unchanged.
     """
-    ys = [convert_to_tensor(y) for y in _as_list(ys)]
+    y_ts: list[Tensor] = [convert_to_tensor(y) for y in _as_list(ys)]
     # A variable's gradient sums over every read of it (its snapshot, read_value(),
     # reads made under control dependencies), as TF's does through the handle.
     given_xs = _as_list(xs)
     groups = [_reads(x) for x in given_xs]
-    xs = [t for group in groups for t in group]
-    if grad_ys is not None:
-        grad_ys = _as_list(grad_ys)
-        if len(grad_ys) != len(ys):
-            raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
+    x_ts = [t for group in groups for t in group]
+    gy_list = None if grad_ys is None else _as_list(grad_ys)
+    if gy_list is not None and len(gy_list) != len(y_ts):
+        raise ValueError("Passed %d grad_ys for %d ys" % (len(gy_list), len(y_ts)))
     stop_ops = {convert_to_tensor(t).op for t in _as_list(stop_gradients or [])}
     # As TF1: the gradient ops go into the graph of ys and xs, whatever the default.
-    with in_graph_of([ys, xs]) as g, g.name_scope(name or "gradients"):
-        between = _between(ys, xs)
+    with in_graph_of([y_ts, x_ts]) as g, g.name_scope(name or "gradients"):
+        between = _between(y_ts, x_ts)
         pending = _pending_counts(between)
         contribs: dict[Tensor, list] = {}
-        for i, y in enumerate(ys):
-            gy = grad_ys[i] if grad_ys is not None else None
+        for i, y in enumerate(y_ts):
+            gy = gy_list[i] if gy_list is not None else None
             if gy is None:
                 with _colocated(g, y.op, colocate_gradients_with_ops):
                     gy = (
@@ -137,12 +143,12 @@ def gradients(
         return results
 
 
-def _colocated(g, x, on: bool):
+def _colocated(g: Graph, x: Any, on: bool) -> contextlib.AbstractContextManager[None]:
     """``g.colocate_with(x)`` if ``on`` (``colocate_gradients_with_ops``)."""
     return g.colocate_with(x) if on else contextlib.nullcontext()
 
 
-def _reads(x) -> list:
+def _reads(x: TensorLike) -> list[Tensor]:
     """The tensors to differentiate for ``x``: all reads of a variable, else ``x``."""
     all_reads = getattr(x, "_all_reads", None)
     if all_reads is not None:
@@ -150,7 +156,7 @@ def _reads(x) -> list:
     return [convert_to_tensor(x)]
 
 
-def _between(ys, xs) -> list[Operation]:
+def _between(ys: list[Tensor], xs: list[Tensor]) -> list[Operation]:
     """Ops on some path from an x to a y (including xs' producers), in graph order."""
     from_x: set[Operation] = set()
     stack = [x.op for x in xs]
@@ -182,9 +188,11 @@ def _pending_counts(between: list[Operation]) -> dict[Operation, int]:
     return pending
 
 
-def _call_grad(g, op: Operation, out_grads):
+def _call_grad(
+    g: Graph, op: Operation, out_grads: list[Tensor | IndexedSlices | None]
+) -> list[Any]:
     fn = gradient_function(op)
-    if fn is NOT_DIFFERENTIABLE:
+    if isinstance(fn, _NotDifferentiable):  # NOT_DIFFERENTIABLE, the one instance
         return [None] * len(op.inputs)
     out_grads = [
         gr if gr is not None or not _differentiable(t) else array_ops.zeros_like(t)
@@ -219,7 +227,7 @@ def _call_grad(g, op: Operation, out_grads):
     return in_grads
 
 
-def _aggregate(grads, t: Tensor):
+def _aggregate(grads: list[Any] | None, t: Tensor) -> Tensor | IndexedSlices | None:
     if not grads:
         return None
     if len(grads) == 1:
@@ -232,5 +240,5 @@ def _aggregate(grads, t: Tensor):
     return math_ops.add_n(dense)
 
 
-def array_ops_concat(ts):
+def array_ops_concat(ts: list[Tensor]) -> Tensor:
     return slicing_ops.concat(ts, 0)

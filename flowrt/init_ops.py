@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import math
 import types
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import dtypes as _dt
 from ._core.graph import Tensor, constant_op, get_default_graph
+
+if TYPE_CHECKING:
+    from ._core.typing import DTypeLike, ShapeLike, TensorLike
+    from .partitioned_variables import PartitionInfo
 
 __all__ = [
     "Initializer",
@@ -48,7 +53,12 @@ _DEFAULT_GRAPH_SEED = 87654321
 class Initializer:
     """Base class: ``init(shape, dtype=None, partition_info=None) -> Tensor``."""
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
         raise NotImplementedError
 
     def get_config(self) -> dict:
@@ -61,13 +71,13 @@ class Initializer:
         return cls(**config)
 
 
-def _shape_list(shape):
+def _shape_list(shape: Any) -> list[int]:
     if hasattr(shape, "as_list"):
         shape = shape.as_list()
     return [int(d) for d in shape]
 
 
-def _float_dtype(dtype):
+def _float_dtype(dtype: DTypeLike) -> _dt.DType:
     dtype = _dt.as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError("Expected floating point type, got %s." % dtype.name)
@@ -77,10 +87,15 @@ def _float_dtype(dtype):
 class Zeros(Initializer):
     """Initializes to 0."""
 
-    def __init__(self, dtype: Any = _dt.float32) -> None:
+    def __init__(self, dtype: DTypeLike = _dt.float32) -> None:
         self.dtype = _dt.as_dtype(dtype)
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
         from .ops.array_ops import zeros
 
         return zeros(_shape_list(shape), _dt.as_dtype(dtype or self.dtype))
@@ -92,10 +107,15 @@ class Zeros(Initializer):
 class Ones(Initializer):
     """Initializes to 1."""
 
-    def __init__(self, dtype: Any = _dt.float32) -> None:
+    def __init__(self, dtype: DTypeLike = _dt.float32) -> None:
         self.dtype = _dt.as_dtype(dtype)
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
         from .ops.array_ops import ones
 
         return ones(_shape_list(shape), _dt.as_dtype(dtype or self.dtype))
@@ -109,7 +129,7 @@ class Constant(Initializer):
     elements than the shape is padded with its last element (TF1 graph mode)."""
 
     def __init__(
-        self, value: Any = 0, dtype: Any = _dt.float32, verify_shape: bool = False
+        self, value: TensorLike = 0, dtype: DTypeLike = _dt.float32, verify_shape: bool = False
     ) -> None:
         if not np.isscalar(value) and not isinstance(value, (list, tuple, np.ndarray)):
             raise TypeError(
@@ -122,9 +142,9 @@ class Constant(Initializer):
 
     def __call__(
         self,
-        shape: Any,
-        dtype: Any = None,
-        partition_info: Any = None,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
         verify_shape: bool | None = None,
     ) -> Tensor:
         dtype = _dt.as_dtype(dtype or self.dtype)
@@ -187,12 +207,21 @@ class RandomUniform(Initializer):
     """Uniform in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
 
     def __init__(
-        self, minval: Any = 0, maxval: Any = None, seed: int | None = None, dtype: Any = _dt.float32
+        self,
+        minval: TensorLike = 0,
+        maxval: TensorLike | None = None,
+        seed: int | None = None,
+        dtype: DTypeLike = _dt.float32,
     ) -> None:
         self.minval, self.maxval, self.seed = minval, maxval, seed
         self.dtype = _dt.as_dtype(dtype)
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
         dtype = _dt.as_dtype(dtype or self.dtype)
         maxval = self.maxval
         if maxval is None:
@@ -226,12 +255,17 @@ class RandomNormal(Initializer):
         mean: float = 0.0,
         stddev: float = 1.0,
         seed: int | None = None,
-        dtype: Any = _dt.float32,
+        dtype: DTypeLike = _dt.float32,
     ) -> None:
         self.mean, self.stddev, self.seed = mean, stddev, seed
         self.dtype = _float_dtype(dtype)
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
         return _sample(
             "random_normal",
             _shape_list(shape),
@@ -254,7 +288,12 @@ class RandomNormal(Initializer):
 class TruncatedNormal(RandomNormal):
     """Normal with ``mean`` and ``stddev``, redrawn beyond two standard deviations."""
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
         return _sample(
             "truncated_normal",
             _shape_list(shape),
@@ -266,7 +305,7 @@ class TruncatedNormal(RandomNormal):
         )
 
 
-def _fans(shape):
+def _fans(shape: Sequence[int]) -> tuple[float, float]:
     if len(shape) < 1:
         return 1.0, 1.0
     if len(shape) == 1:
@@ -286,7 +325,7 @@ class VarianceScaling(Initializer):
         mode: str = "fan_in",
         distribution: str = "truncated_normal",
         seed: int | None = None,
-        dtype: Any = _dt.float32,
+        dtype: DTypeLike = _dt.float32,
     ) -> None:
         if scale <= 0.0:
             raise ValueError("`scale` must be positive float.")
@@ -303,7 +342,12 @@ class VarianceScaling(Initializer):
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
         self.dtype = _float_dtype(dtype)
 
-    def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Tensor:
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
         dtype = _float_dtype(dtype or self.dtype)
         shape = _shape_list(shape)
         # TF: a part of a partitioned variable is scaled by the whole variable's fans.
@@ -351,7 +395,7 @@ class VarianceScaling(Initializer):
 class GlorotUniform(VarianceScaling):
     """Uniform in ``[-l, l]``, ``l = sqrt(6 / (fan_in + fan_out))`` (get_variable's default)."""
 
-    def __init__(self, seed: int | None = None, dtype: Any = _dt.float32) -> None:
+    def __init__(self, seed: int | None = None, dtype: DTypeLike = _dt.float32) -> None:
         super().__init__(1.0, "fan_avg", "uniform", seed, dtype)
 
     def get_config(self) -> dict[str, Any]:
@@ -361,7 +405,7 @@ class GlorotUniform(VarianceScaling):
 class GlorotNormal(VarianceScaling):
     """Truncated normal with ``stddev = sqrt(2 / (fan_in + fan_out))``."""
 
-    def __init__(self, seed: int | None = None, dtype: Any = _dt.float32) -> None:
+    def __init__(self, seed: int | None = None, dtype: DTypeLike = _dt.float32) -> None:
         super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
 
     def get_config(self) -> dict[str, Any]:

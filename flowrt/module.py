@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from ._core.graph import get_default_graph
 from .variables import Variable
 
 __all__ = ["Module"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _snake(name: str) -> str:
@@ -33,7 +37,8 @@ class _ModuleScope:
         ctx = self._ctx = get_default_graph().name_scope(self._scope)
         return ctx.__enter__()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> bool | None:
+        assert self._ctx is not None  # entered first
         return self._ctx.__exit__(*exc)
 
 
@@ -48,7 +53,7 @@ class Module:
     ``non_trainable_variables``, ``submodules``.
     """
 
-    def __init__(self, name: str | None = None):
+    def __init__(self, name: str | None = None) -> None:
         if name is None:
             name = _snake(type(self).__name__)
         elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
@@ -72,11 +77,12 @@ class Module:
         """A context manager entering this module's (unique) name scope."""
         return _ModuleScope(self._scope_name)
 
-    def _walk(self, want):
+    def _walk(self, want: Callable[[Any], bool]) -> tuple[Any, ...]:
         """Objects for which ``want`` holds, found depth-first through attributes."""
-        out, seen = [], {id(self)}
+        out: list[Any] = []
+        seen = {id(self)}
 
-        def visit(x, depth):
+        def visit(x: Any, depth: int) -> None:
             if isinstance(x, (list, tuple)):
                 for y in x:
                     visit(y, depth)
@@ -100,33 +106,33 @@ class Module:
         return tuple(out)
 
     @property
-    def variables(self) -> tuple:
+    def variables(self) -> tuple[Variable, ...]:
         """All variables of this module and its sub-modules."""
         return self._walk(lambda x: isinstance(x, Variable))
 
     @property
-    def trainable_variables(self) -> tuple:
+    def trainable_variables(self) -> tuple[Variable, ...]:
         return self._walk(lambda x: isinstance(x, Variable) and x.trainable)
 
     @property
-    def non_trainable_variables(self) -> tuple:
+    def non_trainable_variables(self) -> tuple[Variable, ...]:
         return self._walk(lambda x: isinstance(x, Variable) and not x.trainable)
 
     @property
-    def submodules(self) -> tuple:
+    def submodules(self) -> tuple[Module, ...]:
         return self._walk(lambda x: isinstance(x, Module))
 
     @classmethod
-    def with_name_scope(cls, method):
+    def with_name_scope(cls, method: _F) -> _F:
         """Decorates a method to run inside the module's name scope."""
 
-        def wrapped(self, *args, **kwargs):
+        def wrapped(self: Module, *args: Any, **kwargs: Any) -> Any:
             with self.name_scope:
                 return method(self, *args, **kwargs)
 
         wrapped.__name__ = getattr(method, "__name__", "method")
         wrapped.__doc__ = method.__doc__
-        return wrapped
+        return cast(_F, wrapped)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<%s name=%r>" % (type(self).__name__, self._name)

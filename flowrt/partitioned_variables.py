@@ -11,9 +11,18 @@ a checkpoint restores into any other partitioning of the same variable.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from . import dtypes as _dt
 from ._core.shape import TensorShape, as_shape
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ._core.graph import Graph, Operation, Tensor
+    from ._core.typing import DTypeLike, Partitioner, ShapeLike, TensorLike
+    from .variables import Variable
 
 __all__ = [
     "PartitionedVariable",
@@ -26,7 +35,13 @@ __all__ = [
 class SaveSliceInfo:
     """Where a part lies in its partitioned variable (TF's ``Variable.SaveSliceInfo``)."""
 
-    def __init__(self, full_name: str, full_shape, var_offset, var_shape):
+    def __init__(
+        self,
+        full_name: str,
+        full_shape: Sequence[int],
+        var_offset: Sequence[int],
+        var_shape: Sequence[int],
+    ) -> None:
         self.full_name = full_name
         self.full_shape = list(full_shape)
         self.var_offset = list(var_offset)
@@ -45,15 +60,15 @@ class SaveSliceInfo:
 class PartitionInfo:
     """What an initializer learns about the part it initializes (``partition_info=``)."""
 
-    def __init__(self, full_shape, var_offset):
+    def __init__(self, full_shape: Sequence[int], var_offset: Sequence[int]) -> None:
         self.full_shape = list(full_shape)
         self.var_offset = list(var_offset)
 
-    def single_offset(self, shape):
+    def single_offset(self, shape: Sequence[int]) -> int:
         axis = self.single_slice_dim(shape)
         return 0 if axis is None else self.var_offset[axis]
 
-    def single_slice_dim(self, shape):
+    def single_slice_dim(self, shape: Sequence[int]) -> int | None:
         for i, (d, f) in enumerate(zip(shape, self.full_shape, strict=True)):
             if d != f:
                 return i
@@ -67,7 +82,14 @@ class PartitionedVariable:
     (``<name>/ConcatPartitions/concat``, then an identity named ``<name>``).
     """
 
-    def __init__(self, name, shape, dtype, variable_list, partitions):
+    def __init__(
+        self,
+        name: str,
+        shape: ShapeLike,
+        dtype: DTypeLike,
+        variable_list: Sequence[Variable],
+        partitions: Sequence[int],
+    ) -> None:
         if not variable_list:
             raise ValueError("variable_list may not be empty")
         self._name = name
@@ -75,12 +97,12 @@ class PartitionedVariable:
         self._dtype = _dt.as_dtype(dtype)
         self._variable_list = sorted(variable_list, key=lambda v: v._save_slice_info.var_offset)
         self._partitions = list(partitions)
-        self._as_tensor_cache = {}
+        self._as_tensor_cache: dict[str, Any] = {}
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Variable]:
         return iter(self._variable_list)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._variable_list)
 
     @property
@@ -99,7 +121,7 @@ class PartitionedVariable:
         return self._shape
 
     @property
-    def graph(self):
+    def graph(self) -> Graph:
         return self._variable_list[0].graph
 
     def _get_variable_list(self) -> list:
@@ -112,7 +134,7 @@ class PartitionedVariable:
         axes = [i for i, p in enumerate(self._partitions) if p > 1]
         return axes or [0]
 
-    def as_tensor(self):
+    def as_tensor(self) -> Tensor:
         """The concatenated parts (a new read each call)."""
         from .ops.array_ops import identity
         from .ops.slicing_ops import concat
@@ -127,7 +149,7 @@ class PartitionedVariable:
             with g.name_scope(None):
                 return identity(whole, name=self._name)
 
-    def _as_tensor(self):
+    def _as_tensor(self) -> Tensor:
         # One concatenation per graph version of control-dependency context is enough:
         # outside control_dependencies, reuse it (as a variable reuses its snapshot).
         g = self.graph
@@ -138,7 +160,13 @@ class PartitionedVariable:
             t = self._as_tensor_cache["t"] = self.as_tensor()
         return t
 
-    def assign(self, value, use_locking=False, name=None, read_value=True):
+    def assign(
+        self,
+        value: TensorLike,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Tensor | Operation]:
         """Assigns the slices of ``value`` to the parts; returns their new values."""
         from .ops.slicing_ops import slice as slice_
 
@@ -152,7 +180,7 @@ class PartitionedVariable:
                 )
         return outs
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<fr.PartitionedVariable '%s' shape=%s dtype=%s partitions=%s>" % (
             self._name,
             self._shape,
@@ -161,7 +189,7 @@ class PartitionedVariable:
         )
 
 
-def slices(full_shape: list, partitions: list):
+def slices(full_shape: list[int], partitions: list[int]) -> list[tuple[list[int], list[int]]]:
     """``(offset, shape)`` of each part: TF's split, the first ``n % k`` parts one longer."""
     axes = [i for i, p in enumerate(partitions) if p > 1]
     axis = axes[0] if axes else 0
@@ -177,7 +205,7 @@ def slices(full_shape: list, partitions: list):
     return out
 
 
-def check_partitions(partitions, shape: TensorShape, name: str) -> list:
+def check_partitions(partitions: Any, shape: TensorShape, name: str) -> list[int]:
     """TF's checks of a partitioner's result; returns it as a list of ints."""
     if not isinstance(partitions, (list, tuple)) or not all(isinstance(p, int) for p in partitions):
         raise ValueError(
@@ -211,15 +239,15 @@ def check_partitions(partitions, shape: TensorShape, name: str) -> list:
 # --------------------------------------------------------------------------------------
 
 
-def _element_bytes(dtype, bytes_per_string_element):
+def _element_bytes(dtype: DTypeLike, bytes_per_string_element: int) -> int:
     dtype = _dt.as_dtype(dtype)
     return bytes_per_string_element if dtype is _dt.string else dtype.size
 
 
-def fixed_size_partitioner(num_shards, axis=0):
+def fixed_size_partitioner(num_shards: int, axis: int = 0) -> Partitioner:
     """A partitioner giving ``num_shards`` parts along ``axis`` (fewer for a shorter axis)."""
 
-    def _partitioner(shape, dtype):
+    def _partitioner(shape: ShapeLike, dtype: DTypeLike) -> list[int]:
         shape = as_shape(shape)
         if shape.ndims is None or axis >= shape.ndims:
             raise ValueError(
@@ -233,8 +261,11 @@ def fixed_size_partitioner(num_shards, axis=0):
 
 
 def variable_axis_size_partitioner(
-    max_shard_bytes, axis=0, bytes_per_string_element=16, max_shards=None
-):
+    max_shard_bytes: int,
+    axis: int = 0,
+    bytes_per_string_element: int = 16,
+    max_shards: int | None = None,
+) -> Partitioner:
     """A partitioner keeping each part under ``max_shard_bytes`` (at least one slice of
     ``axis`` per part; at most ``max_shards`` parts)."""
     if max_shard_bytes < 1 or bytes_per_string_element < 1:
@@ -246,7 +277,7 @@ def variable_axis_size_partitioner(
     if max_shards and max_shards < 1:
         raise ValueError("max_shards must be positive.")
 
-    def _partitioner(shape, dtype):
+    def _partitioner(shape: ShapeLike, dtype: DTypeLike) -> list[int]:
         if not isinstance(shape, TensorShape):
             raise ValueError("shape is not a TensorShape: %s" % shape)
         if not shape.is_fully_defined():
@@ -267,18 +298,22 @@ def variable_axis_size_partitioner(
 
 
 def min_max_variable_partitioner(
-    max_partitions=1, axis=0, min_slice_size=256 << 10, bytes_per_string_element=16
-):
+    max_partitions: int = 1,
+    axis: int = 0,
+    min_slice_size: int = 256 << 10,
+    bytes_per_string_element: int = 16,
+) -> Partitioner:
     """A partitioner giving parts of at least ``min_slice_size`` bytes, at most
     ``max_partitions`` of them, along ``axis``."""
 
-    def _partitioner(shape, dtype):
+    def _partitioner(shape: ShapeLike, dtype: DTypeLike) -> list[int]:
         shape = as_shape(shape)
         if shape.ndims is None or axis >= shape.ndims:
             raise ValueError(
                 "Can not partition variable along axis %d when shape is only %s" % (axis, shape)
             )
-        total = shape.num_elements() * _element_bytes(dtype, bytes_per_string_element)
+        n = cast(int, shape.num_elements())  # None (partly unknown): TypeError, as in TF
+        total = n * _element_bytes(dtype, bytes_per_string_element)
         parts = [1] * shape.ndims
         parts[axis] = max(
             1, min(shape.as_list()[axis], max_partitions, int(math.ceil(total / min_slice_size)))
@@ -313,19 +348,19 @@ class SavedSlices:
                 "%s); got parts %s" % (key, full, [p.name for p in self.parts])
             )
 
-    def join(self, values: list):
+    def join(self, values: list[np.ndarray]) -> np.ndarray:
         import numpy as np
 
         return np.concatenate(values, axis=self.axis)
 
-    def split(self, value) -> list:
+    def split(self, value: np.ndarray) -> list[np.ndarray]:
         import numpy as np
 
         cuts = [p._save_slice_info.var_offset[self.axis] for p in self.parts[1:]]
         return np.split(value, cuts, axis=self.axis)
 
 
-def group_for_saving(items) -> dict:
+def group_for_saving(items: Iterable[tuple[str | None, Any]]) -> dict[str, Any]:
     """``{checkpoint key: Variable or SavedSlices}`` from ``(key or None, value)`` pairs;
     parts of partitioned variables are grouped under their full name, as TF1 saves them.
     """

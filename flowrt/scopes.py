@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -30,7 +31,9 @@ class name_scope:  # noqa: N801 - TF1's name
       values: tensors the ops inside use; their graph becomes the default.
     """
 
-    def __init__(self, name: str | None, default_name: str | None = None, values: Any = None):
+    def __init__(
+        self, name: str | None, default_name: str | None = None, values: Iterable[Any] | None = None
+    ) -> None:
         if name is None and default_name is not None:
             name = default_name
         self._name = name
@@ -56,7 +59,7 @@ class name_scope:  # noqa: N801 - TF1's name
             self._gctx.__exit__(*exc)
 
 
-def control_dependencies(control_inputs: Any) -> AbstractContextManager[None]:
+def control_dependencies(control_inputs: Iterable[Any] | None) -> AbstractContextManager[None]:
     """Ops created inside run only after ``control_inputs`` (ops or tensors); None
     clears the outer control dependencies."""
     return get_default_graph().control_dependencies(control_inputs)
@@ -99,7 +102,7 @@ def add_to_collection(name: str, value: Any) -> None:
     get_default_graph().add_to_collection(name, value)
 
 
-def add_to_collections(names: Any, value: Any) -> None:
+def add_to_collections(names: str | Iterable[str], value: Any) -> None:
     """Adds ``value`` to each of the default graph's collections ``names``."""
     get_default_graph().add_to_collections(names, value)
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import enum
+from collections.abc import Iterator
 from typing import Any
 
-from ._core.graph import Tensor, convert_to_tensor, get_default_graph
+from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .gradients import gradients
 from .ops import math_ops
 from .ops.control_flow_ops import _flatten, _is_seq, _pack
@@ -53,7 +54,7 @@ class GradientTape:
     code use ``fr.gradients``, which builds the same gradient subgraph. No ``jacobian``.
     """
 
-    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._graph: Any = None  # the FuncGraph being traced
@@ -79,22 +80,22 @@ class GradientTape:
         self._start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self._stop()
 
-    def _start(self):
+    def _start(self) -> None:
         g = self._graph
         self._ranges.append([len(g._ops), None])
         g.tapes.append(self)
 
-    def _stop(self):
+    def _stop(self) -> None:
         g = self._graph
         if self._ranges and self._ranges[-1][1] is None:
             self._ranges[-1][1] = len(g._ops)
             g.tapes.remove(self)
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """Ops created inside the block are not recorded (held constant)."""
         if self._graph is None or not self._ranges or self._ranges[-1][1] is not None:
             raise ValueError("Tape must be recording when stop_recording is called.")
@@ -104,7 +105,7 @@ class GradientTape:
         finally:
             self._start()
 
-    def reset(self):
+    def reset(self) -> None:
         """Forgets everything recorded so far (recording continues if inside the block)."""
         recording = bool(self._ranges) and self._ranges[-1][1] is None
         self._stop()
@@ -112,7 +113,7 @@ class GradientTape:
         if recording:
             self._start()
 
-    def watch(self, tensor):
+    def watch(self, tensor: Any) -> None:
         """Watches a tensor, a variable, or a nest of them."""
         for t in _flatten(tensor):
             if isinstance(t, Variable):
@@ -131,12 +132,12 @@ class GradientTape:
         """The variables watched, explicitly or by being read while recording."""
         return tuple(self._watched_vars.values())
 
-    def _on_read(self, variable, read: Tensor):
+    def _on_read(self, variable: Variable, read: Tensor) -> None:
         if self._watch_accessed and variable.trainable:
             self._watched_vars.setdefault(id(variable), variable)
         self._reads.setdefault(id(variable), []).append(read)
 
-    def _recorded(self, op) -> bool:
+    def _recorded(self, op: Operation) -> bool:
         if op.graph is not self._graph:
             return False
         i = op._id
@@ -165,11 +166,11 @@ class GradientTape:
 
     def gradient(
         self,
-        target,
-        sources,
-        output_gradients=None,
-        unconnected_gradients=UnconnectedGradients.NONE,
-    ):
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+    ) -> Any:
         """The gradients of ``target`` (a nest; summed) with respect to ``sources``.
 
         Args:
@@ -221,7 +222,7 @@ class GradientTape:
                     raise ValueError("sources must be tensors or variables, got %r" % (s,))
             xs = [t for grp in groups for t in grp]
             live = [t for t in targets if t in connected]
-            grads = [None] * len(xs)
+            grads: list[Tensor | IndexedSlices | None] = [None] * len(xs)
             if xs and live:
                 grad_ys = None
                 if output_gradients is not None:

@@ -13,6 +13,8 @@ import enum
 import functools
 import inspect
 import threading
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from . import init_ops
@@ -34,6 +36,17 @@ from .variables import (
     variables_initializer,
 )
 
+if TYPE_CHECKING:
+    from ._core.typing import (
+        Constraint,
+        DeviceLike,
+        DTypeLike,
+        InitializerLike,
+        Partitioner,
+        Regularizer,
+        ShapeLike,
+    )
+
 __all__ = [
     "AUTO_REUSE",
     "VariableScope",
@@ -53,12 +66,15 @@ class _ReuseMode(enum.Enum):
 
 AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
+ReuseLike = bool | _ReuseMode | None
+"""A scope's ``reuse``: True, False/None (inherit) or ``AUTO_REUSE``."""
+
 init_ops.initializers.global_variables = global_variables_initializer
 init_ops.initializers.local_variables = local_variables_initializer
 init_ops.initializers.variables = variables_initializer
 
 
-def no_regularizer(_):
+def no_regularizer(_: Any) -> None:
     """Use as ``regularizer=`` to turn off a scope's default regularizer."""
     return None
 
@@ -75,18 +91,18 @@ class VariableScope:
 
     def __init__(
         self,
-        reuse,
-        name="",
-        initializer=None,
-        regularizer=None,
-        caching_device=None,
-        partitioner=None,
-        custom_getter=None,
-        name_scope="",
-        dtype=_dt.float32,
-        use_resource=None,
-        constraint=None,
-    ):
+        reuse: ReuseLike,
+        name: str = "",
+        initializer: InitializerLike = None,
+        regularizer: Regularizer | None = None,
+        caching_device: DeviceLike = None,
+        partitioner: Partitioner | None = None,
+        custom_getter: Callable[..., Any] | None = None,
+        name_scope: str = "",
+        dtype: DTypeLike = _dt.float32,
+        use_resource: bool | None = None,
+        constraint: Constraint | None = None,
+    ) -> None:
         self._name = name
         self._initializer = initializer
         self._regularizer = regularizer
@@ -99,76 +115,108 @@ class VariableScope:
         self._use_resource = use_resource
         self._constraint = constraint
 
-    name = property(lambda self: self._name)
-    original_name_scope = property(lambda self: self._name_scope)
-    reuse = property(lambda self: self._reuse)
-    initializer = property(lambda self: self._initializer)
-    regularizer = property(lambda self: self._regularizer)
-    caching_device = property(lambda self: self._caching_device)
-    partitioner = property(lambda self: self._partitioner)
-    custom_getter = property(lambda self: self._custom_getter)
-    dtype = property(lambda self: self._dtype)
-    use_resource = property(lambda self: self._use_resource)
-    constraint = property(lambda self: self._constraint)
+    @property
+    def name(self) -> str:
+        return self._name
 
-    def reuse_variables(self):
+    @property
+    def original_name_scope(self) -> str:
+        return self._name_scope
+
+    @property
+    def reuse(self) -> ReuseLike:
+        return self._reuse
+
+    @property
+    def initializer(self) -> InitializerLike:
+        return self._initializer
+
+    @property
+    def regularizer(self) -> Regularizer | None:
+        return self._regularizer
+
+    @property
+    def caching_device(self) -> DeviceLike:
+        return self._caching_device
+
+    @property
+    def partitioner(self) -> Partitioner | None:
+        return self._partitioner
+
+    @property
+    def custom_getter(self) -> Callable[..., Any] | None:
+        return self._custom_getter
+
+    @property
+    def dtype(self) -> DTypeLike:
+        return self._dtype
+
+    @property
+    def use_resource(self) -> bool | None:
+        return self._use_resource
+
+    @property
+    def constraint(self) -> Constraint | None:
+        return self._constraint
+
+    def reuse_variables(self) -> None:
         """Turns on reuse for the rest of this scope."""
         self._reuse = True
 
-    def set_initializer(self, initializer):
+    def set_initializer(self, initializer: InitializerLike) -> None:
         self._initializer = initializer
 
-    def set_dtype(self, dtype):
+    def set_dtype(self, dtype: DTypeLike) -> None:
         self._dtype = dtype
 
-    def set_use_resource(self, use_resource):
+    def set_use_resource(self, use_resource: bool | None) -> None:
         self._use_resource = use_resource
 
-    def set_regularizer(self, regularizer):
+    def set_regularizer(self, regularizer: Regularizer | None) -> None:
         self._regularizer = regularizer
 
-    def set_caching_device(self, caching_device):
+    def set_caching_device(self, caching_device: DeviceLike) -> None:
         self._caching_device = caching_device
 
-    def set_partitioner(self, partitioner):
+    def set_partitioner(self, partitioner: Partitioner | None) -> None:
         self._partitioner = partitioner
 
-    def set_custom_getter(self, custom_getter):
+    def set_custom_getter(self, custom_getter: Callable[..., Any] | None) -> None:
         self._custom_getter = custom_getter
 
-    def get_collection(self, name):
+    def get_collection(self, name: str) -> list[Any]:
         scope = self._name + "/" if self._name else ""
         return get_default_graph().get_collection(name, scope)
 
-    def trainable_variables(self):
+    def trainable_variables(self) -> list[Variable]:
         return self.get_collection(GraphKeys.TRAINABLE_VARIABLES)
 
-    def global_variables(self):
+    def global_variables(self) -> list[Variable]:
         return self.get_collection(GraphKeys.GLOBAL_VARIABLES)
 
-    def local_variables(self):
+    def local_variables(self) -> list[Variable]:
         return self.get_collection(GraphKeys.LOCAL_VARIABLES)
 
     def get_variable(
         self,
-        var_store,
-        name,
-        shape=None,
-        dtype=None,
-        initializer=None,
-        regularizer=None,
-        reuse=None,
-        trainable=None,
-        collections=None,
-        caching_device=None,
-        partitioner=None,
-        validate_shape=True,
-        use_resource=None,
-        custom_getter=None,
-        constraint=None,
-        synchronization=VariableSynchronization.AUTO,
-        aggregation=VariableAggregation.NONE,
-    ):
+        var_store: _VariableStore,
+        name: str,
+        shape: ShapeLike = None,
+        dtype: DTypeLike | None = None,
+        initializer: InitializerLike = None,
+        regularizer: Regularizer | None = None,
+        reuse: ReuseLike = None,
+        trainable: bool | None = None,
+        collections: Iterable[str] | None = None,
+        caching_device: DeviceLike = None,
+        partitioner: Partitioner | None = None,
+        validate_shape: bool = True,
+        use_resource: bool | None = None,
+        custom_getter: Callable[..., Any] | None = None,
+        constraint: Constraint | None = None,
+        synchronization: VariableSynchronization = VariableSynchronization.AUTO,
+        aggregation: VariableAggregation = VariableAggregation.NONE,
+    ) -> Variable | Any:
         """Gets or creates the variable ``<scope name>/<name>`` with this scope's
         defaults."""
         if regularizer is None:
@@ -585,22 +633,22 @@ def get_variable_scope() -> VariableScope:
 
 
 def get_variable(
-    name,
-    shape=None,
-    dtype=None,
-    initializer=None,
-    regularizer=None,
-    trainable=None,
-    collections=None,
-    caching_device=None,
-    partitioner=None,
-    validate_shape=True,
-    use_resource=None,
-    custom_getter=None,
-    constraint=None,
-    synchronization=VariableSynchronization.AUTO,
-    aggregation=VariableAggregation.NONE,
-):
+    name: str,
+    shape: ShapeLike = None,
+    dtype: DTypeLike | None = None,
+    initializer: InitializerLike = None,
+    regularizer: Regularizer | None = None,
+    trainable: bool | None = None,
+    collections: Iterable[str] | None = None,
+    caching_device: DeviceLike = None,
+    partitioner: Partitioner | None = None,
+    validate_shape: bool = True,
+    use_resource: bool | None = None,
+    custom_getter: Callable[..., Any] | None = None,
+    constraint: Constraint | None = None,
+    synchronization: VariableSynchronization = VariableSynchronization.AUTO,
+    aggregation: VariableAggregation = VariableAggregation.NONE,
+) -> Variable | Any:
     """Gets the variable ``<scope>/<name>`` or creates it (TF1 ``tf.get_variable``).
 
     Args:
@@ -612,6 +660,10 @@ def get_variable(
       regularizer: ``fn(variable) -> loss`` added to ``REGULARIZATION_LOSSES``.
       trainable, collections, validate_shape, constraint: as for ``fr.Variable``.
       custom_getter: ``fn(getter, name, *args, **kwargs)`` wrapping creation.
+
+    Returns:
+      The ``Variable``; a ``PartitionedVariable`` when a partitioner applies, or what a
+      custom getter returns (hence typed ``Variable | Any``, usually a ``Variable``).
 
     Raises:
       ValueError: creating a variable that exists without reuse, reusing one that does
@@ -638,22 +690,22 @@ def get_variable(
 
 
 def get_local_variable(
-    name,
-    shape=None,
-    dtype=None,
-    initializer=None,
-    regularizer=None,
-    trainable=False,
-    collections=None,
-    caching_device=None,
-    partitioner=None,
-    validate_shape=True,
-    use_resource=None,
-    custom_getter=None,
-    constraint=None,
-    synchronization=VariableSynchronization.AUTO,
-    aggregation=VariableAggregation.NONE,
-):
+    name: str,
+    shape: ShapeLike = None,
+    dtype: DTypeLike | None = None,
+    initializer: InitializerLike = None,
+    regularizer: Regularizer | None = None,
+    trainable: bool | None = False,
+    collections: Iterable[str] | None = None,
+    caching_device: DeviceLike = None,
+    partitioner: Partitioner | None = None,
+    validate_shape: bool = True,
+    use_resource: bool | None = None,
+    custom_getter: Callable[..., Any] | None = None,
+    constraint: Constraint | None = None,
+    synchronization: VariableSynchronization = VariableSynchronization.AUTO,
+    aggregation: VariableAggregation = VariableAggregation.NONE,
+) -> Variable | Any:
     """``get_variable`` adding the variable to ``LOCAL_VARIABLES`` (not trainable)."""
     collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
     return get_variable(
@@ -831,20 +883,20 @@ class variable_scope:  # noqa: N801 - TF1's name
 
     def __init__(
         self,
-        name_or_scope,
-        default_name=None,
-        values=None,
-        initializer=None,
-        regularizer=None,
-        caching_device=None,
-        partitioner=None,
-        custom_getter=None,
-        reuse=None,
-        dtype=None,
-        use_resource=None,
-        constraint=None,
-        auxiliary_name_scope=True,
-    ):
+        name_or_scope: str | VariableScope | None,
+        default_name: str | None = None,
+        values: Iterable[Any] | None = None,
+        initializer: InitializerLike = None,
+        regularizer: Regularizer | None = None,
+        caching_device: DeviceLike = None,
+        partitioner: Partitioner | None = None,
+        custom_getter: Callable[..., Any] | None = None,
+        reuse: ReuseLike = None,
+        dtype: DTypeLike | None = None,
+        use_resource: bool | None = None,
+        constraint: Constraint | None = None,
+        auxiliary_name_scope: bool = True,
+    ) -> None:
         if default_name is None and name_or_scope is None:
             raise TypeError("If default_name is None then name_or_scope is required")
         if reuse is False:
@@ -928,7 +980,7 @@ class variable_scope:  # noqa: N801 - TF1's name
         self._exits.append(pure)
         return scope
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self._closed:
             raise RuntimeError(
                 "Improper nesting of variable_scope: this scope was closed "

@@ -15,12 +15,14 @@ import contextlib
 import enum
 import inspect
 import threading
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import dtypes as _dt
 from ._core.graph import (
+    Graph,
     GraphKeys,
     Operation,
     Tensor,
@@ -35,6 +37,10 @@ from ._core.shape import TensorShape, as_shape
 from .func_graph import evaluate, notify_read, variable_graph
 from .ops import slicing_ops, state_ops
 from .ops.common import make_op
+
+if TYPE_CHECKING:
+    from ._core.typing import DTypeLike, ShapeLike, TensorLike
+    from .session import Session
 
 __all__ = [
     "Variable",
@@ -96,16 +102,16 @@ class variable_creator_scope:  # noqa: N801 - TF1's name
     one opened inside it is still open raises RuntimeError (and closes both).
     """
 
-    def __init__(self, variable_creator):
+    def __init__(self, variable_creator: Callable[..., Any]) -> None:
         self._creator = variable_creator
 
-    def __enter__(self):
+    def __enter__(self) -> variable_creator_scope:
         self._stack = _creator_stack(get_default_graph())
         self._depth = len(self._stack)
         self._stack.append(self._creator)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         improper = len(self._stack) != self._depth + 1
         del self._stack[self._depth :]
         if improper:
@@ -187,22 +193,22 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
 
     def __init__(
         self,
-        initial_value=None,
-        trainable=None,
-        collections=None,
-        validate_shape=True,
-        caching_device=None,
-        name=None,
-        variable_def=None,
-        dtype=None,
-        expected_shape=None,
-        import_scope=None,
-        constraint=None,
-        use_resource=None,
-        synchronization=VariableSynchronization.AUTO,
-        aggregation=VariableAggregation.NONE,
-        shape=None,
-    ):
+        initial_value: TensorLike | Callable[[], TensorLike] | None = None,
+        trainable: bool | None = None,
+        collections: Iterable[str] | None = None,
+        validate_shape: bool = True,
+        caching_device: str | Callable[..., str] | None = None,
+        name: str | None = None,
+        variable_def: Any = None,
+        dtype: DTypeLike | None = None,
+        expected_shape: ShapeLike = None,
+        import_scope: str | None = None,
+        constraint: Callable[[Tensor], Tensor] | None = None,
+        use_resource: bool | None = None,
+        synchronization: VariableSynchronization = VariableSynchronization.AUTO,
+        aggregation: VariableAggregation = VariableAggregation.NONE,
+        shape: ShapeLike = None,
+    ) -> None:
         if variable_def is not None:
             raise NotImplementedError(
                 "variable_def (protocol buffers) is not supported by "
@@ -249,7 +255,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
             # snapshot are on the handle's device.
             with g._attr_scope({"_class": ["loc:@" + full]}):
                 with g.name_scope("Initializer"), g.device(None):
-                    value = initial_value() if init_from_fn else initial_value
+                    value = initial_value() if callable(initial_value) else initial_value
                     value = convert_to_tensor(
                         value, dtype=dtype, name=None if init_from_fn else "initial_value"
                     )
@@ -287,7 +293,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         self._caching_device = caching_device
         self._synchronization = synchronization
         self._aggregation = aggregation
-        self._save_slice_info = None
+        self._save_slice_info: Any = None  # a part of a PartitionedVariable: SaveSliceInfo
         g.add_to_collections(collections, self)
 
     # --- identity --------------------------------------------------------------------
@@ -310,7 +316,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         return self._handle
 
     @property
-    def graph(self):
+    def graph(self) -> Graph:
         """The variable's graph; inside a function trace, the function's graph."""
         return self.handle.graph
 
@@ -334,15 +340,15 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         return self._trainable
 
     @property
-    def constraint(self):
+    def constraint(self) -> Callable[[Tensor], Tensor] | None:
         return self._constraint
 
     @property
-    def synchronization(self):
+    def synchronization(self) -> VariableSynchronization:
         return self._synchronization
 
     @property
-    def aggregation(self):
+    def aggregation(self) -> VariableAggregation:
         return self._aggregation
 
     @property
@@ -458,7 +464,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         notify_read(g, self, t)
         return t
 
-    def sparse_read(self, indices, name=None) -> Tensor:
+    def sparse_read(self, indices: TensorLike, name: str | None = None) -> Tensor:
         return slicing_ops.gather(self._snapshot, indices, name=name)
 
     def initialized_value(self) -> Tensor:
@@ -476,7 +482,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
     def is_initialized(self, name: str | None = None) -> Tensor:
         return state_ops.is_variable_initialized(self)
 
-    def eval(self, session: Any = None) -> Any:
+    def eval(self, session: Session | None = None) -> Any:
         """The variable's value in ``session`` (or the default session)."""
         return _session_for(self._handle.graph, session).run(self._snapshot)
 
@@ -503,7 +509,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
 
     def assign(
         self,
-        value: Any,
+        value: TensorLike,
         use_locking: bool | None = None,
         name: str | None = None,
         read_value: bool = True,
@@ -553,21 +559,21 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
     ) -> Tensor:
         return self._scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
 
-    def count_up_to(self, limit):
+    def count_up_to(self, limit: int) -> Tensor:
         """Increments this int scalar variable until it reaches ``limit`` (op type
         ``CountUpTo``); returns the value before the increment, and raises
         ``OutOfRangeError`` when run once the value reached ``limit``."""
         with self.graph.as_default():
             return state_ops.count_up_to(self, limit)
 
-    def load(self, value: Any, session: Any = None) -> None:
+    def load(self, value: TensorLike, session: Session | None = None) -> None:
         """Writes ``value`` into the variable in ``session`` (no new ops are added)."""
         sess = _session_for(self._handle.graph, session)
         sess.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
     # --- misc -------------------------------------------------------------------------
 
-    def set_shape(self, shape: Any) -> None:
+    def set_shape(self, shape: ShapeLike) -> None:
         raise NotImplementedError(
             "Variable.set_shape is not supported; create the variable with `shape=`"
         )
@@ -635,7 +641,7 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def global_variables(scope=None) -> list:
+def global_variables(scope: str | None = None) -> list[Variable]:
     """The variables in ``GraphKeys.GLOBAL_VARIABLES`` (optionally filtered by a name
     regex ``scope``)."""
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
@@ -644,23 +650,23 @@ def global_variables(scope=None) -> list:
 all_variables = global_variables
 
 
-def trainable_variables(scope=None) -> list:
+def trainable_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
 
 
-def local_variables(scope=None) -> list:
+def local_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
-def model_variables(scope=None) -> list:
+def model_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
-def moving_average_variables(scope=None) -> list:
+def moving_average_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
-def variables_initializer(var_list, name="init") -> Operation:
+def variables_initializer(var_list: Iterable[Variable], name: str = "init") -> Operation:
     """An op running the initializers of ``var_list`` (a no-op for an empty list)."""
     from .ops.array_ops import group, no_op
 
@@ -688,7 +694,9 @@ def local_variables_initializer() -> Operation:
 initialize_local_variables = local_variables_initializer
 
 
-def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+def report_uninitialized_variables(
+    var_list: Iterable[Variable] | None = None, name: str = "report_uninitialized_variables"
+) -> Tensor:
     """A 1-D string tensor: the names of the variables not yet initialized.
 
     As in TF1, each variable's check runs where the variable lives (on its cluster
@@ -733,7 +741,7 @@ register_op(
 )
 
 
-def assert_variables_initialized(var_list=None):
+def assert_variables_initialized(var_list: Iterable[Variable] | None = None) -> Operation | None:
     """An op that raises FailedPreconditionError if some variable is uninitialized
     (None when there are no variables)."""
     if var_list is None:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+if TYPE_CHECKING:
+    from .graph import Operation
 
 __all__ = [
     "OpDef",
@@ -24,12 +27,18 @@ __all__ = [
 
 
 class _NotDifferentiable:
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "NOT_DIFFERENTIABLE"
 
 
 NOT_DIFFERENTIABLE = _NotDifferentiable()
 """Marks a type whose gradient is None by definition (argmax, comparisons, ...)."""
+
+GradientRule = Callable[..., Any] | _NotDifferentiable | None
+"""An op type's gradient: ``grad(op, *output_grads) -> [input_grad or None, ...]``,
+``NOT_DIFFERENTIABLE``, or None for "no gradient defined"."""
+
+_GradFn = TypeVar("_GradFn", bound=Callable[..., Any])
 
 
 @dataclass(eq=False)
@@ -63,7 +72,7 @@ class OpDef:
     infer: Callable
     kernel: Callable
     blocking: bool = False
-    grad: Any = None
+    grad: GradientRule = None
     stateful: bool = False
     default_name: str = ""
     ufunc: Callable | None = None
@@ -71,20 +80,20 @@ class OpDef:
 
 
 _OPS: dict[str, OpDef] = {}
-_GRADIENTS: dict[str, Any] = {}
+_GRADIENTS: dict[str, Callable[..., Any] | _NotDifferentiable] = {}
 
 
 def register_op(
     op_type: str,
     *,
-    infer,
-    kernel,
-    blocking=False,
-    grad=None,
-    stateful=False,
-    default_name=None,
-    ufunc=None,
-    **extra,
+    infer: Callable[..., Any],
+    kernel: Callable[..., Any],
+    blocking: bool = False,
+    grad: GradientRule = None,
+    stateful: bool = False,
+    default_name: str | None = None,
+    ufunc: Callable[..., Any] | None = None,
+    **extra: Any,
 ) -> OpDef:
     """Registers an op type once; a second registration of the same type is an error."""
     if op_type in _OPS:
@@ -124,12 +133,12 @@ class RegisterGradient:
           return [grad * 2.0 * op.inputs[0]]
     """
 
-    def __init__(self, op_type: str):
+    def __init__(self, op_type: str) -> None:
         if not isinstance(op_type, str):
             raise TypeError("op_type must be a string")
         self._op_type = op_type
 
-    def __call__(self, f):
+    def __call__(self, f: _GradFn) -> _GradFn:
         if self._op_type in _GRADIENTS:
             raise KeyError(
                 "Registering two gradient with name '%s'! (Previous registration "
@@ -140,7 +149,7 @@ class RegisterGradient:
         return f
 
 
-def NotDifferentiable(op_type: str):  # TF1's name
+def NotDifferentiable(op_type: str) -> None:  # TF1's name
     """Declares that ops of ``op_type`` have no gradient (their gradients are None)."""
     _GRADIENTS[op_type] = NOT_DIFFERENTIABLE
 
@@ -148,7 +157,7 @@ def NotDifferentiable(op_type: str):  # TF1's name
 NoGradient = NotDifferentiable
 
 
-def gradient_function(op):
+def gradient_function(op: Operation) -> Callable[..., Any] | _NotDifferentiable:
     """The gradient rule for ``op`` (honouring gradient_override_map); LookupError if none."""
     op_type = op._grad_type or op.type
     g = _GRADIENTS.get(op_type)

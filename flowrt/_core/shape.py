@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Iterable, Optional
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Optional, cast, overload
+
+if TYPE_CHECKING:
+    from .typing import ShapeLike
 
 Dim = Optional[int]
 
@@ -17,7 +21,7 @@ class TensorShape:
 
     __slots__ = ("_dims",)
 
-    def __init__(self, dims: Iterable[Dim] | None | "TensorShape"):
+    def __init__(self, dims: ShapeLike) -> None:
         self._dims: tuple[Any, ...] | None
         if type(dims) is tuple and all(type(d) is int for d in dims):
             self._dims = dims
@@ -32,14 +36,15 @@ class TensorShape:
                     "dimension (e.g. 10) or an iterable of dimensions (e.g. "
                     "[1, 10, None])." % (dims,)
                 )
+            it: Iterable[Any]
             try:
-                it = iter(dims)
+                it = iter(cast(Iterable[Any], dims))  # an int raises: one dimension
             except TypeError:
                 it = (dims,)  # one dimension: TensorShape(2) is [2], as in TF
             self._dims = tuple(_as_dim(d) for d in it)
 
     @property
-    def dims(self):
+    def dims(self) -> list[int | None] | None:
         return None if self._dims is None else list(self._dims)
 
     @property
@@ -53,7 +58,7 @@ class TensorShape:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
-    def as_tuple(self):
+    def as_tuple(self) -> tuple[int | None, ...] | None:
         return self._dims
 
     def is_fully_defined(self) -> bool:
@@ -67,7 +72,7 @@ class TensorShape:
             n *= d
         return n
 
-    def is_compatible_with(self, other) -> bool:
+    def is_compatible_with(self, other: ShapeLike) -> bool:
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -75,7 +80,7 @@ class TensorShape:
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
-    def merge_with(self, other) -> "TensorShape":
+    def merge_with(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -85,34 +90,40 @@ class TensorShape:
             raise ValueError("Shapes %s and %s are not compatible" % (self, other))
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
 
-    def assert_is_compatible_with(self, other):
+    def assert_is_compatible_with(self, other: ShapeLike) -> None:
         if not self.is_compatible_with(other):
             raise ValueError("Shapes %s and %s are incompatible" % (self, other))
 
-    def with_rank(self, rank: int) -> "TensorShape":
+    def with_rank(self, rank: int) -> TensorShape:
         if self._dims is None:
             return unknown_shape(rank)
         if len(self._dims) != rank:
             raise ValueError("Shape %s must have rank %d" % (self, rank))
         return self
 
-    def concatenate(self, other) -> "TensorShape":
+    def concatenate(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self._dims is None:
             raise ValueError("Cannot take the length of shape with unknown rank.")
         return len(self._dims)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int | None]:
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
         return iter(self._dims)
 
-    def __getitem__(self, key):
+    @overload
+    def __getitem__(self, key: int) -> int | None: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> TensorShape: ...
+
+    def __getitem__(self, key: int | slice) -> int | None | TensorShape:
         if self._dims is None:
             if isinstance(key, slice):
                 return TensorShape(None)
@@ -121,34 +132,34 @@ class TensorShape:
             return TensorShape(self._dims[key])
         return self._dims[key]
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         try:
-            other = as_shape(other)
+            shape = as_shape(cast(Any, other))  # anything else is not equal: TypeError
         except (TypeError, ValueError):
             return NotImplemented
-        return self._dims == other._dims
+        return self._dims == shape._dims
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._dims)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self._dims is not None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TensorShape(%s)" % (None if self._dims is None else list(self._dims))
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self._dims is None:
             return "<unknown>"
         inner = ", ".join(str(d) for d in self._dims)  # TF 2.x prints None, not ?
         return "(%s,)" % inner if len(self._dims) == 1 else "(%s)" % inner
 
 
-def _dim_value(d):
+def _dim_value(d: Any) -> Any:
     return getattr(d, "value", d)
 
 
-def _as_dim(d) -> int | None:
+def _as_dim(d: Any) -> int | None:
     """A dimension as an int >= 0 or None, with TF's errors for anything else."""
     d = _dim_value(d)
     if d is None:
@@ -165,7 +176,7 @@ def _as_dim(d) -> int | None:
     return v
 
 
-def as_shape(shape) -> TensorShape:
+def as_shape(shape: ShapeLike) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 

@@ -3,11 +3,14 @@
 Annotations only: nothing here is used at run time, and no public signature changes its
 behaviour because of them. They follow TF's own ``tensorflow.types`` spellings where TF has
 one (``TensorLike``, ``DTypeLike``, ``ShapeLike``).
+
+Modules import them under ``if TYPE_CHECKING:``, so that the API reference shows a
+parameter as ``TensorLike`` (not the ``Union`` it stands for).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, Union
 
 import numpy as np
@@ -17,7 +20,7 @@ from ..dtypes import DType
 from .shape import TensorShape
 
 if TYPE_CHECKING:
-    from .graph import Operation, Tensor
+    from .graph import Operation, Tensor, TensorOperators
 
 
 class SupportsAsTensor(Protocol):
@@ -47,7 +50,7 @@ DTypeLike: TypeAlias = Union[DType, npt.DTypeLike]
 """What ``fr.as_dtype`` accepts: a ``DType``, its name (``"float32"``), a numpy dtype or
 type, or a Python type (``float``, ``int``, ``bool``, ``str``, ``bytes``, ``complex``)."""
 
-ShapeLike: TypeAlias = Union[TensorShape, Sequence[Any], int, None]
+ShapeLike: TypeAlias = Union[TensorShape, Sequence[Any], Iterable[Any], int, None]
 """What ``fr.TensorShape`` accepts: a ``TensorShape``, ``None`` (unknown rank), one
 dimension, or a sequence of dimensions (ints, ``None`` for unknown, objects with
 ``__index__``)."""
@@ -65,5 +68,16 @@ InitializerLike: TypeAlias = Union[Callable[..., Any], TensorLike, None]
 Regularizer: TypeAlias = Callable[[Any], Any]
 """``regularizer(variable) -> loss tensor or None``."""
 
+Partitioner: TypeAlias = Callable[..., Sequence[int]]
+"""``partitioner(shape=, dtype=) -> [parts per dimension]``."""
+
 Constraint: TypeAlias = Callable[["Tensor"], "Tensor"]
 """A projection applied after an optimizer's update: ``constraint(value) -> value``."""
+
+DeviceLike: TypeAlias = Union[str, Callable[..., str], None]
+"""A device: a string (``"/cpu:0"``) or a function of an op returning one."""
+
+TensorValue: TypeAlias = Union["TensorOperators", np.ndarray, float]
+"""A value used with Python arithmetic before any conversion (``variance + epsilon``): a
+tensor or variable (they overload the operators), a numpy array or a number (int or
+float)."""

@@ -214,7 +214,7 @@ def _label(op: Operation) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def _dtype(np_dtype: object) -> _dt.DType | None:
+def _dtype(np_dtype: _dt.DTypeLike) -> _dt.DType | None:
     try:
         return _dt.as_dtype(np_dtype)
     except (TypeError, ValueError, KeyError):

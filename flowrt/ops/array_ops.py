@@ -8,12 +8,15 @@ rule, kernel and gradient together.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import (
+    Operation,
     Tensor,
     constant_op,
     convert_to_tensor,
@@ -34,6 +37,9 @@ from .common import (
     to_tensor,
 )
 from .const_eval import partial_ints, partial_shape, static_value
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, ShapeLike, TensorLike
 
 # This module defines TF1's ``range``; the builtin keeps this name.
 _prange = builtins.range
@@ -70,7 +76,13 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+def constant(
+    value: TensorLike,
+    dtype: DTypeLike | None = None,
+    shape: ShapeLike = None,
+    name: str | None = "Const",
+    verify_shape: bool = False,
+) -> Tensor:
     """A tensor with a fixed value (TF1 ``tf.constant``)."""
     return constant_op(value, dtype, shape, name)
 
@@ -88,7 +100,7 @@ register_op(
 )
 
 
-def placeholder(dtype, shape=None, name=None):
+def placeholder(dtype: DTypeLike, shape: ShapeLike = None, name: str | None = None) -> Tensor:
     """A tensor that must be fed at run time."""
     return make(
         "Placeholder",
@@ -124,7 +136,9 @@ register_op(
 )
 
 
-def placeholder_with_default(input, shape, name=None):  # TF1's argument name
+def placeholder_with_default(
+    input: TensorLike, shape: ShapeLike, name: str | None = None
+) -> Tensor:  # TF1's argument name
     """A tensor that is ``input`` unless fed."""
     x = to_tensor(input)
     shape = as_shape(shape)
@@ -146,7 +160,7 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def identity(input, name=None):
+def identity(input: TensorLike, name: str | None = None) -> Tensor:
     """Returns a tensor with the same value as ``input``."""
     return make("Identity", [input], None, name)
 
@@ -161,7 +175,7 @@ register_op(
 )
 
 
-def no_op(name=None):
+def no_op(name: str | None = None) -> Operation:
     """An op that does nothing; useful as a control dependency target."""
     return make_op("NoOp", [], None, name)
 
@@ -171,7 +185,7 @@ register_op(
 )
 
 
-def group(*inputs, **kwargs):
+def group(*inputs: Any, **kwargs: Any) -> Operation:
     """An op that runs after all of ``inputs`` (ops or tensors)."""
     with in_graph_of([inputs]):
         name = kwargs.pop("name", None)
@@ -196,7 +210,7 @@ def group(*inputs, **kwargs):
             return no_op(name=name or "group_deps")
 
 
-def stop_gradient(input, name=None):
+def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
     """Passes ``input`` through; gradients do not flow back through it."""
     return make("StopGradient", [input], None, name)
 
@@ -219,7 +233,7 @@ def _out_type(out_type):
     return _dt.as_dtype(out_type)
 
 
-def shape(input, name=None, out_type=_dt.int32):
+def shape(input: TensorLike, name: str | None = None, out_type: DTypeLike = _dt.int32) -> Tensor:
     """The dynamic shape of ``input`` as a 1-D int tensor."""
     return make("Shape", [input], {"out_type": _out_type(out_type)}, name)
 
@@ -237,7 +251,7 @@ register_op(
 )
 
 
-def size(input, name=None, out_type=_dt.int32):
+def size(input: TensorLike, name: str | None = None, out_type: DTypeLike = _dt.int32) -> Tensor:
     """The number of elements of ``input`` as a scalar int tensor."""
     return make("Size", [input], {"out_type": _out_type(out_type)}, name)
 
@@ -250,7 +264,7 @@ register_op(
 )
 
 
-def rank(input, name=None):
+def rank(input: TensorLike, name: str | None = None) -> Tensor:
     """The number of dimensions of ``input`` as a scalar int32 tensor."""
     return make("Rank", [input], None, name)
 
@@ -263,7 +277,7 @@ register_op(
 )
 
 
-def reshape(tensor, shape, name=None):
+def reshape(tensor: TensorLike, shape: TensorLike, name: str | None = None) -> Tensor:
     """``tensor`` with its elements laid out in ``shape`` (one dim may be -1)."""
     with in_graph_of([tensor, shape]):
         return make(
@@ -339,7 +353,7 @@ register_op(
 )
 
 
-def fill(dims, value, name=None):
+def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> Tensor:
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
     with in_graph_of([dims, value]):
         return make(
@@ -402,7 +416,7 @@ def _flat_shape(shape):
     return list(shape) if isinstance(shape, (list, tuple)) else [shape]
 
 
-def zeros(shape, dtype=_dt.float32, name=None):
+def zeros(shape: TensorLike, dtype: DTypeLike = _dt.float32, name: str | None = None) -> Tensor:
     """A tensor of zeros; ``shape`` may mix ints and scalar tensors
     (``fr.zeros([fr.shape(x)[0], 4])`` has the static shape ``[None, 4]``)."""
     with in_graph_of([shape]):
@@ -410,13 +424,18 @@ def zeros(shape, dtype=_dt.float32, name=None):
         return _filled(shape, zero, dtype, name, "zeros")
 
 
-def ones(shape, dtype=_dt.float32, name=None):
+def ones(shape: TensorLike, dtype: DTypeLike = _dt.float32, name: str | None = None) -> Tensor:
     """A tensor of ones; ``shape`` may mix ints and scalar tensors."""
     with in_graph_of([shape]):
         return _filled(shape, 1, dtype, name, "ones")
 
 
-def zeros_like(tensor, dtype=None, name=None, optimize=True):
+def zeros_like(
+    tensor: TensorLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    optimize: bool = True,
+) -> Tensor:
     """Zeros with the shape (and dtype, unless given) of ``tensor``."""
     t = convert_to_tensor(tensor)
     if dtype is not None and _dt.as_dtype(dtype) is not t.dtype:
@@ -424,7 +443,12 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     return make("ZerosLike", [t], None, name)
 
 
-def ones_like(tensor, dtype=None, name=None, optimize=True):
+def ones_like(
+    tensor: TensorLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    optimize: bool = True,
+) -> Tensor:
     """Ones with the shape (and dtype, unless given) of ``tensor``."""
     t = convert_to_tensor(tensor)
     if dtype is not None and _dt.as_dtype(dtype) is not t.dtype:
@@ -451,7 +475,7 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def stack(values, axis=0, name="stack"):
+def stack(values: Sequence[TensorLike], axis: int = 0, name: str | None = "stack") -> Tensor:
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""
     with in_graph_of([values, axis]):
         if not isinstance(values, (list, tuple)) or not values:
@@ -617,7 +641,13 @@ def _check_rank(t: Tensor, rank: int, what: str):
 _RANGE_ORDER = (_dt.int32, _dt.int64, _dt.float32, _dt.float64)
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range"):  # TF1's name
+def range(
+    start: TensorLike,
+    limit: TensorLike | None = None,
+    delta: TensorLike = 1,
+    dtype: DTypeLike | None = None,
+    name: str | None = "range",
+) -> Tensor:  # TF1's name
     """The sequence ``start, start + delta, ...`` up to (excluding) ``limit``.
 
     As in TF1, ``range(n)`` counts from 0; the dtype is int32 unless ``dtype`` is given or
@@ -700,7 +730,12 @@ register_op("Range", infer=_range_infer, kernel=_range_kernel, grad=NOT_DIFFEREN
 # --------------------------------------------------------------------------------------
 
 
-def transpose(a, perm=None, name="transpose", conjugate=False):
+def transpose(
+    a: TensorLike,
+    perm: TensorLike | None = None,
+    name: str | None = "transpose",
+    conjugate: bool = False,
+) -> Tensor:
     """Permutes the dimensions of ``a`` by ``perm`` (default: reversed)."""
     with in_graph_of([a, perm]):
         g = get_default_graph()
@@ -766,7 +801,7 @@ def _transpose_grad(op, g):
 register_op("Transpose", infer=_transpose_infer, kernel=_transpose_kernel, grad=_transpose_grad)
 
 
-def invert_permutation(x, name=None):
+def invert_permutation(x: TensorLike, name: str | None = None) -> Tensor:
     """The inverse permutation of the int vector ``x``."""
     with in_graph_of([x]):
         return _gen_op("InvertPermutation", [("x", x, _dt.int32)], None, name).outputs[0]
@@ -790,7 +825,12 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def expand_dims(input, axis=None, name=None, dim=None):
+def expand_dims(
+    input: TensorLike,
+    axis: TensorLike | None = None,
+    name: str | None = None,
+    dim: TensorLike | None = None,
+) -> Tensor:
     """``input`` with a length-1 dimension inserted at ``axis``."""
     with in_graph_of([input, axis, dim]):
         if axis is not None and dim is not None:
@@ -846,19 +886,23 @@ register_op(
 )
 
 
-def squeeze(input, axis=None, name=None, squeeze_dims=None):
+def squeeze(
+    input: TensorLike,
+    axis: int | Sequence[int] | None = None,
+    name: str | None = None,
+    squeeze_dims: int | Sequence[int] | None = None,
+) -> Tensor:
     """``input`` without its length-1 dimensions (all, or those in ``axis``)."""
     with in_graph_of([input, axis, squeeze_dims]):
         if axis is not None and squeeze_dims is not None:
             raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'")
-        if axis is None:
-            axis = squeeze_dims
-        if axis is None:
-            axis = []
-        elif np.isscalar(axis):
-            axis = [axis]
+        dims: Any = squeeze_dims if axis is None else axis
+        if dims is None:
+            dims = []
+        elif np.isscalar(dims):
+            dims = [dims]
         return _gen_op(
-            "Squeeze", [("input", input, None)], {"squeeze_dims": [int(a) for a in axis]}, name
+            "Squeeze", [("input", input, None)], {"squeeze_dims": [int(a) for a in dims]}, name
         ).outputs[0]
 
 
@@ -909,7 +953,7 @@ register_op(
 )
 
 
-def reverse(tensor, axis, name=None):
+def reverse(tensor: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
     """``tensor`` with the dimensions in ``axis`` reversed (op type ReverseV2)."""
     with in_graph_of([tensor, axis]):
         return _gen_op(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import collections
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +29,9 @@ from .nn_ops import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2,
 )
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = [
     "nce_loss",
@@ -213,8 +218,14 @@ _SamplerResult = collections.namedtuple(  # type: ignore[name-match]  # TF's cla
 
 
 def log_uniform_candidate_sampler(
-    true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None
-):
+    true_classes: TensorLike,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    seed: int | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """Samples ``num_sampled`` classes from the log-uniform (Zipfian) distribution
     ``P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1)``.
 
@@ -236,8 +247,14 @@ def log_uniform_candidate_sampler(
 
 
 def uniform_candidate_sampler(
-    true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None
-):
+    true_classes: TensorLike,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    seed: int | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """Samples classes uniformly from ``[0, range_max)``."""
     return _candidate_sampler(
         "UniformCandidateSampler",
@@ -253,20 +270,20 @@ def uniform_candidate_sampler(
 
 
 def fixed_unigram_candidate_sampler(
-    true_classes,
-    num_true,
-    num_sampled,
-    unique,
-    range_max,
-    vocab_file="",
-    distortion=1.0,
-    num_reserved_ids=0,
-    num_shards=1,
-    shard=0,
-    unigrams=(),
-    seed=None,
-    name=None,
-):
+    true_classes: TensorLike,
+    num_true: int,
+    num_sampled: int,
+    unique: bool,
+    range_max: int,
+    vocab_file: str = "",
+    distortion: float = 1.0,
+    num_reserved_ids: int = 0,
+    num_shards: int = 1,
+    shard: int = 0,
+    unigrams: Sequence[float] = (),
+    seed: int | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """Samples classes from the given ``unigrams`` counts raised to ``distortion``."""
     if vocab_file:
         with open(vocab_file) as f:
@@ -323,7 +340,13 @@ register_op(
 )
 
 
-def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
+def compute_accidental_hits(
+    true_classes: TensorLike,
+    sampled_candidates: TensorLike,
+    num_true: int,
+    seed: int | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, ...]:
     """Finds sampled candidates equal to a true class: ``(indices, ids, weights)`` with
     the row in ``true_classes``, the position in ``sampled_candidates`` and -FLT_MAX."""
     with in_graph_of([true_classes, sampled_candidates]):
@@ -514,18 +537,18 @@ def _compute_sampled_logits(
 
 
 def nce_loss(
-    weights,
-    biases,
-    labels,
-    inputs,
-    num_sampled,
-    num_classes,
-    num_true=1,
-    sampled_values=None,
-    remove_accidental_hits=False,
-    partition_strategy="mod",
-    name="nce_loss",
-):
+    weights: TensorLike | Sequence[TensorLike],
+    biases: TensorLike,
+    labels: TensorLike,
+    inputs: TensorLike,
+    num_sampled: int,
+    num_classes: int,
+    num_true: int = 1,
+    sampled_values: tuple[TensorLike, TensorLike, TensorLike] | None = None,
+    remove_accidental_hits: bool = False,
+    partition_strategy: str = "mod",
+    name: str | None = "nce_loss",
+) -> Tensor:
     """Noise-contrastive estimation loss per example (shape ``[batch_size]``).
 
     Args:
@@ -560,19 +583,19 @@ def nce_loss(
 
 
 def sampled_softmax_loss(
-    weights,
-    biases,
-    labels,
-    inputs,
-    num_sampled,
-    num_classes,
-    num_true=1,
-    sampled_values=None,
-    remove_accidental_hits=True,
-    partition_strategy="mod",
-    name="sampled_softmax_loss",
-    seed=None,
-):
+    weights: TensorLike | Sequence[TensorLike],
+    biases: TensorLike,
+    labels: TensorLike,
+    inputs: TensorLike,
+    num_sampled: int,
+    num_classes: int,
+    num_true: int = 1,
+    sampled_values: tuple[TensorLike, TensorLike, TensorLike] | None = None,
+    remove_accidental_hits: bool = True,
+    partition_strategy: str = "mod",
+    name: str | None = "sampled_softmax_loss",
+    seed: int | None = None,
+) -> Tensor:
     """Softmax cross entropy over the true classes and ``num_sampled`` sampled classes
     (a training-time approximation of the full softmax); shape ``[batch_size]``."""
     logits, labels = _compute_sampled_logits(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -20,6 +22,9 @@ from .._core.graph import Operation, Tensor, constant_value, convert_to_tensor, 
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .array_ops import group, no_op
 from .common import FLOATS, in_graph_of, make, make_op, op_scope, same_as
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "Assert",
@@ -116,7 +121,12 @@ register_op(
 )
 
 
-def Assert(condition, data, summarize: int | None = None, name: str | None = None) -> Operation:
+def Assert(
+    condition: TensorLike,
+    data: Sequence[TensorLike],
+    summarize: int | None = None,
+    name: str | None = None,
+) -> Operation:
     """An op raising ``InvalidArgumentError`` ("assertion failed: [data]...") when the
     scalar bool ``condition`` is false.
 
@@ -170,8 +180,42 @@ def _binary_assert(sym, default_name, fn, np_fn, x, y, data, summarize, message,
         return Assert(condition, data, summarize=summarize)
 
 
-def _make_binary(sym, default_name, fn_name, np_fn, doc):
-    def assert_fn(x, y, data=None, summarize=None, message=None, name=None):
+class _BinaryAssert(Protocol):
+    """The signature of ``assert_equal`` and the other comparison asserts."""
+
+    def __call__(
+        self,
+        x: TensorLike,
+        y: TensorLike,
+        data: Sequence[TensorLike] | None = None,
+        summarize: int | None = None,
+        message: str | None = None,
+        name: str | None = None,
+    ) -> Operation: ...
+
+
+class _SignAssert(Protocol):
+    """The signature of ``assert_positive`` and the other sign asserts."""
+
+    def __call__(
+        self,
+        x: TensorLike,
+        data: Sequence[TensorLike] | None = None,
+        summarize: int | None = None,
+        message: str | None = None,
+        name: str | None = None,
+    ) -> Operation: ...
+
+
+def _make_binary(sym, default_name, fn_name, np_fn, doc) -> _BinaryAssert:
+    def assert_fn(
+        x: TensorLike,
+        y: TensorLike,
+        data: Sequence[TensorLike] | None = None,
+        summarize: int | None = None,
+        message: str | None = None,
+        name: str | None = None,
+    ) -> Operation:
         from . import math_ops
 
         return _binary_assert(
@@ -232,8 +276,14 @@ assert_greater_equal = _make_binary(
 )
 
 
-def _make_sign(default_name, sym, binary, zero_first, doc):
-    def assert_fn(x, data=None, summarize=None, message=None, name=None):
+def _make_sign(default_name, sym, binary, zero_first, doc) -> _SignAssert:
+    def assert_fn(
+        x: TensorLike,
+        data: Sequence[TensorLike] | None = None,
+        summarize: int | None = None,
+        message: str | None = None,
+        name: str | None = None,
+    ) -> Operation:
         with op_scope([x, data], name, default_name):
             x = convert_to_tensor(x, name="x")
             if data is None:
@@ -311,7 +361,14 @@ def _rank_assert(x, rank, at_least, message, name, default_name, data, summarize
         return Assert(condition, data, summarize=summarize)
 
 
-def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
+def assert_rank(
+    x: TensorLike,
+    rank: TensorLike,
+    data: Sequence[TensorLike] | None = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts that ``x`` has rank ``rank`` (statically when both are known: ValueError).
 
     Returns:
@@ -323,12 +380,21 @@ def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
     return _rank_assert(x, rank, False, message, name, "assert_rank", data, summarize)
 
 
-def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
+def assert_rank_at_least(
+    x: TensorLike,
+    rank: TensorLike,
+    data: Sequence[TensorLike] | None = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
     """Asserts that ``x``'s rank is at least ``rank`` (as ``assert_rank``)."""
     return _rank_assert(x, rank, True, message, name, "assert_rank_at_least", data, summarize)
 
 
-def assert_scalar(tensor, name=None, message=None):
+def assert_scalar(
+    tensor: TensorLike, name: str | None = None, message: str | None = None
+) -> Tensor:
     """Returns ``tensor`` if its static rank is 0; ValueError otherwise (or if unknown)."""
     with op_scope([tensor], name, "assert_scalar"):
         tensor = convert_to_tensor(tensor, name="tensor")
@@ -343,7 +409,9 @@ def assert_scalar(tensor, name=None, message=None):
         return tensor
 
 
-def assert_type(tensor, tf_type, message=None, name=None):
+def assert_type(
+    tensor: TensorLike, tf_type: DTypeLike, message: str | None = None, name: str | None = None
+) -> Operation:
     """A no-op if ``tensor`` has dtype ``tf_type``; TypeError otherwise (static)."""
     with in_graph_of([tensor]):
         tensor = convert_to_tensor(tensor)
@@ -357,7 +425,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
         return no_op(name=name or "statically_determined_correct_type")
 
 
-def assert_integer(x, message=None, name=None):
+def assert_integer(x: TensorLike, message: str | None = None, name: str | None = None) -> Operation:
     """A no-op if ``x`` has an integer dtype; TypeError otherwise (static)."""
     with in_graph_of([x]):
         x = convert_to_tensor(x)
@@ -415,7 +483,7 @@ register_op(
 )
 
 
-def check_numerics(tensor, message: str, name: str | None = None) -> Tensor:
+def check_numerics(tensor: TensorLike, message: str, name: str | None = None) -> Tensor:
     """Passes ``tensor`` through; ``InvalidArgumentError`` ("<message> : Tensor had NaN
     values") when it has a NaN or Inf. Its gradient is checked the same way."""
     return make("CheckNumerics", [tensor], {"message": str(message)}, name)
@@ -471,8 +539,8 @@ register_op(
 
 
 def Print(
-    input_,
-    data,
+    input_: TensorLike,
+    data: Sequence[TensorLike],
     message: str | None = None,
     first_n: int | None = None,
     summarize: int | None = None,

@@ -8,6 +8,7 @@ float results and gradients); ``IndexedSlices`` are clipped through their values
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from . import math_ops as _m
@@ -15,6 +16,9 @@ from .array_ops import identity, ones_like, size, stack
 from .common import in_graph_of, op_scope
 from .indexed_slices import IndexedSlices
 from .nn_ops import l2_loss
+
+if TYPE_CHECKING:
+    from .._core.typing import AxisLike, TensorLike
 
 __all__ = ["clip_by_norm", "global_norm", "clip_by_global_norm", "clip_by_average_norm"]
 
@@ -35,7 +39,9 @@ def _check_list(t_list):
     return list(t_list)
 
 
-def clip_by_norm(t, clip_norm, axes=None, name: str | None = None):
+def clip_by_norm(
+    t: TensorLike, clip_norm: TensorLike, axes: AxisLike = None, name: str | None = None
+) -> Tensor | IndexedSlices:
     """``t * clip_norm / max(l2norm(t), clip_norm)``: rescales ``t`` so its L2 norm (over
     ``axes``, default all) is at most ``clip_norm``.
 
@@ -67,7 +73,7 @@ def clip_by_norm(t, clip_norm, axes=None, name: str | None = None):
         return _like(t, clipped)
 
 
-def global_norm(t_list, name: str | None = None) -> Tensor:
+def global_norm(t_list: Sequence[TensorLike | None], name: str | None = None) -> Tensor:
     """``sqrt(sum(l2norm(t) ** 2 for t in t_list))`` (None entries are skipped).
 
     Raises:
@@ -86,7 +92,10 @@ def global_norm(t_list, name: str | None = None) -> Tensor:
 
 
 def clip_by_global_norm(
-    t_list, clip_norm, use_norm=None, name: str | None = None
+    t_list: Sequence[TensorLike | None],
+    clip_norm: TensorLike,
+    use_norm: Tensor | None = None,
+    name: str | None = None,
 ) -> tuple[list, Tensor]:
     """Scales every tensor of ``t_list`` by ``clip_norm / max(global_norm, clip_norm)``.
 
@@ -123,7 +132,7 @@ def clip_by_global_norm(
         return out, use_norm
 
 
-def clip_by_average_norm(t, clip_norm, name: str | None = None) -> Tensor:
+def clip_by_average_norm(t: TensorLike, clip_norm: TensorLike, name: str | None = None) -> Tensor:
     """``t * clip_norm / max(l2norm(t) / size(t), clip_norm)``."""
     with op_scope([t, clip_norm], name, "clip_by_average_norm") as scope:
         t = convert_to_tensor(t, name="t")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +16,10 @@ from .._core.graph import (
     get_default_graph,
 )
 from .._core.shape import TensorShape, as_shape
+from ..dtypes import DType
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = [
     "make_op",
@@ -167,7 +172,7 @@ def to_tensor(x, dtype=None, name=None) -> Tensor:
     return convert_to_tensor(x, dtype=dtype, name=name)
 
 
-def binary_args(x, y, op_name: str):
+def binary_args(x: TensorLike, y: TensorLike, op_name: str) -> tuple[Tensor, Tensor]:
     """Converts two operands, giving a Python/numpy operand the other's dtype (TF1)."""
     xt = isinstance(x, Tensor) or hasattr(x, "_as_tensor")
     yt = isinstance(y, Tensor) or hasattr(y, "_as_tensor")
@@ -183,7 +188,7 @@ def binary_args(x, y, op_name: str):
     return x, y
 
 
-def _convert_like(v, dtype, op_name, arg):
+def _convert_like(v: TensorLike, dtype: DType, op_name: str, arg: str) -> Tensor:
     try:
         return convert_to_tensor(v, dtype=dtype)
     except (TypeError, ValueError):

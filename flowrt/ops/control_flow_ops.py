@@ -25,6 +25,9 @@ op and a loop one ``While`` op, whose outputs reach the user through ``Identity`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -36,6 +39,9 @@ from .._core.registry import get_op_def, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
 from .common import make_op
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["cond", "case", "while_loop"]
 
@@ -271,7 +277,15 @@ def _sub_plan(op, key, build):
 # --------------------------------------------------------------------------------------
 
 
-def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+def cond(
+    pred: TensorLike,
+    true_fn: Callable[[], Any] | None = None,
+    false_fn: Callable[[], Any] | None = None,
+    strict: bool = False,
+    name: str | None = None,
+    fn1: Callable[[], Any] | None = None,
+    fn2: Callable[[], Any] | None = None,
+) -> Any:
     """Returns ``true_fn()`` if ``pred`` is true else ``false_fn()``; only that one runs.
 
     Args:
@@ -595,7 +609,13 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+def case(
+    pred_fn_pairs: Sequence[tuple[TensorLike, Callable[[], Any]]] | Mapping[Any, Callable[[], Any]],
+    default: Callable[[], Any] | None = None,
+    exclusive: bool = False,
+    strict: bool = False,
+    name: str | None = "case",
+) -> Any:
     """Runs the function of the first true predicate, else ``default`` (TF1 ``tf.case``).
 
     Args:

@@ -17,6 +17,9 @@ pooling ops (``pool_ops``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -26,6 +29,9 @@ from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = [
     "conv2d",
@@ -463,16 +469,16 @@ def _pick(a, b, an, bn, fn):
 
 
 def conv2d(
-    input,
-    filter=None,
-    strides=None,
-    padding=None,
-    use_cudnn_on_gpu=True,
-    data_format="NHWC",
-    dilations=None,
-    name=None,
-    filters=None,
-):
+    input: TensorLike,
+    filter: TensorLike | None = None,
+    strides: int | Sequence[int] | None = None,
+    padding: str | Sequence[Sequence[int]] | None = None,
+    use_cudnn_on_gpu: bool = True,
+    data_format: str = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+    filters: TensorLike | None = None,
+) -> Tensor:
     """2-D convolution of ``input`` [batch, height, width, in_channels] with ``filter``
     [filter_height, filter_width, in_channels, out_channels].
 
@@ -504,17 +510,17 @@ def conv2d(
 
 
 def conv2d_backprop_input(
-    input_sizes,
-    filter=None,
-    out_backprop=None,
-    strides=None,
-    padding=None,
-    use_cudnn_on_gpu=True,
-    data_format="NHWC",
-    dilations=None,
-    name=None,
-    filters=None,
-):
+    input_sizes: TensorLike,
+    filter: TensorLike | None = None,
+    out_backprop: TensorLike | None = None,
+    strides: int | Sequence[int] | None = None,
+    padding: str | Sequence[Sequence[int]] | None = None,
+    use_cudnn_on_gpu: bool = True,
+    data_format: str = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+    filters: TensorLike | None = None,
+) -> Tensor:
     """The gradient of ``conv2d`` with respect to its input (op ``Conv2DBackpropInput``).
 
     ``input_sizes`` is the input's shape (an int32 vector of 4). Other arguments as for
@@ -535,16 +541,16 @@ def conv2d_backprop_input(
 
 
 def conv2d_backprop_filter(
-    input,
-    filter_sizes,
-    out_backprop,
-    strides,
-    padding,
-    use_cudnn_on_gpu=True,
-    data_format="NHWC",
-    dilations=None,
-    name=None,
-):
+    input: TensorLike,
+    filter_sizes: TensorLike,
+    out_backprop: TensorLike,
+    strides: int | Sequence[int],
+    padding: str | Sequence[Sequence[int]],
+    use_cudnn_on_gpu: bool = True,
+    data_format: str = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor:
     """The gradient of ``conv2d`` with respect to its filter (``Conv2DBackpropFilter``)."""
     with in_graph_of([input, filter_sizes, out_backprop]):
         fn = "conv2d_backprop_filter"
@@ -564,17 +570,17 @@ def conv2d_backprop_filter(
 
 
 def conv2d_transpose(
-    value=None,
-    filter=None,
-    output_shape=None,
-    strides=None,
-    padding="SAME",
-    data_format="NHWC",
-    name=None,
-    input=None,
-    filters=None,
-    dilations=None,
-):
+    value: TensorLike | None = None,
+    filter: TensorLike | None = None,
+    output_shape: TensorLike | None = None,
+    strides: int | Sequence[int] | None = None,
+    padding: str = "SAME",
+    data_format: str = "NHWC",
+    name: str | None = None,
+    input: TensorLike | None = None,
+    filters: TensorLike | None = None,
+    dilations: int | Sequence[int] | None = None,
+) -> Tensor:
     """The transpose of ``conv2d`` (a ``Conv2DBackpropInput`` named ``conv2d_transpose``).
 
     ``filter`` is [height, width, output_channels, in_channels]; ``output_shape`` the
@@ -593,11 +599,11 @@ def conv2d_transpose(
             and f.shape[3] != x.shape[3]
         ):
             raise ValueError(
-                "input channels does not match filter's input channels, %d != %d"
+                "input channels does not match filter's input channels, %s != %s"
                 % (x.shape[3], f.shape[3])
             )
         return conv2d_backprop_input(
-            output_shape,
+            cast(Any, output_shape),  # None: "None values not supported.", as TF1
             f,
             x,
             strides,
@@ -609,16 +615,16 @@ def conv2d_transpose(
 
 
 def conv1d(
-    value=None,
-    filters=None,
-    stride=None,
-    padding=None,
-    use_cudnn_on_gpu=None,
-    data_format=None,
-    name=None,
-    input=None,
-    dilations=None,
-):
+    value: TensorLike | None = None,
+    filters: TensorLike | None = None,
+    stride: int | Sequence[int] | None = None,
+    padding: str | None = None,
+    use_cudnn_on_gpu: bool | None = None,
+    data_format: str | None = None,
+    name: str | None = None,
+    input: TensorLike | None = None,
+    dilations: int | Sequence[int] | None = None,
+) -> Tensor:
     """1-D convolution of ``value`` [batch, width, in_channels] with ``filters``
     [filter_width, in_channels, out_channels], as TF builds it: an expand_dims to
     height 1, a ``Conv2D`` named ``conv1d`` and a squeeze (``conv1d/Squeeze``).

@@ -19,15 +19,20 @@ The fast stages therefore never decide an error, and the reference is the defini
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
 from .numparse import TF_TYPE_NAME, digit_values, fields_of, parse_fields, parse_scalar
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["decode_csv"]
 
@@ -36,14 +41,14 @@ _QUOTE, _LF, _CR = 34, 10, 13
 
 
 def decode_csv(
-    records,
-    record_defaults,
-    field_delim=",",
-    use_quote_delim=True,
-    name=None,
-    na_value="",
-    select_cols=None,
-):
+    records: TensorLike,
+    record_defaults: Sequence[TensorLike],
+    field_delim: str = ",",
+    use_quote_delim: bool = True,
+    name: str | None = None,
+    na_value: str = "",
+    select_cols: Sequence[int] | None = None,
+) -> list[Tensor]:
     """Converts CSV records to tensors, one per column.
 
     Args:

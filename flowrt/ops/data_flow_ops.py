@@ -12,19 +12,28 @@ a thread on a threading primitive or a task on a trio one.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
 from .._core import queues as _q
-from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
+from ..dtypes import DType
 from . import array_ops, slicing_ops
 from .common import int_list
 
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, ShapeLike, TensorLike
+    from ..session import Session
+
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"]
+
+_T = TypeVar("_T")
 
 _resource_dtype = _dt.resource  # a queue handle, as in TF
 
@@ -34,13 +43,33 @@ _resource_dtype = _dt.resource  # a queue handle, as in TF
 # --------------------------------------------------------------------------------------
 
 
-def _as_type_list(dtypes):
+def _as_type_list(dtypes: Any) -> list[DType]:
     if isinstance(dtypes, (list, tuple)):
         return [_dt.as_dtype(d) for d in dtypes]
     return [_dt.as_dtype(dtypes)]
 
 
-def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allowed=False):
+@overload
+def _as_shape_list(
+    shapes: Any, dtypes: list[DType], unknown_dim_allowed: Literal[True]
+) -> list[TensorShape]: ...
+
+
+@overload
+def _as_shape_list(
+    shapes: Any,
+    dtypes: list[DType],
+    unknown_dim_allowed: bool = False,
+    unknown_rank_allowed: bool = False,
+) -> list[TensorShape] | None: ...
+
+
+def _as_shape_list(
+    shapes: Any,
+    dtypes: list[DType],
+    unknown_dim_allowed: bool = False,
+    unknown_rank_allowed: bool = False,
+) -> list[TensorShape] | None:
     """TF1's rule: None, one shape for one dtype, or one shape per dtype; partial shapes
     (``unknown_dim_allowed``) only as a list of shapes."""
     if unknown_dim_allowed and (
@@ -78,7 +107,13 @@ class QueueBase:
       queue_ref: the queue's handle tensor.
     """
 
-    def __init__(self, dtypes, shapes, names, queue_ref):
+    def __init__(
+        self,
+        dtypes: Sequence[DType],
+        shapes: Sequence[ShapeLike] | None,
+        names: Sequence[str] | None,
+        queue_ref: Tensor,
+    ) -> None:
         self._dtypes = list(dtypes)
         if shapes is not None:
             if len(shapes) != len(dtypes):
@@ -95,7 +130,7 @@ class QueueBase:
                     "List of names must have the same length as the list of "
                     "dtypes, received len(names)=%d,len(dtypes)=%d" % (len(names), len(dtypes))
                 )
-            self._names = list(names)
+            self._names: list[str] | None = list(names)
         else:
             self._names = None
         self._queue_ref = queue_ref
@@ -114,20 +149,22 @@ class QueueBase:
         return self._queue_ref.op.name
 
     @property
-    def dtypes(self):
+    def dtypes(self) -> list[DType]:
         return self._dtypes
 
     @property
-    def shapes(self):
+    def shapes(self) -> list[TensorShape]:
         return self._shapes
 
     @property
-    def names(self):
+    def names(self) -> list[str] | None:
         return self._names
 
     # --- building ops -----------------------------------------------------------------
 
-    def _scoped(self, name, default, make_inputs):
+    def _scoped(
+        self, name: str | None, default: str, make_inputs: Callable[[], _T]
+    ) -> tuple[_T, str]:
         """Creates inputs under ``<op name>/`` and returns (inputs, op name): TF names an
         enqueue ``fifo_queue_enqueue`` with its constants under ``fifo_queue_enqueue/``."""
         g = self._queue_ref.graph
@@ -137,7 +174,7 @@ class QueueBase:
                 inputs = make_inputs()
             return inputs, (name or default)
 
-    def _check_enqueue_dtypes(self, vals):
+    def _check_enqueue_dtypes(self, vals: Any) -> list[Tensor]:
         if isinstance(vals, dict):
             if not self._names:
                 raise ValueError("Queue must have names to enqueue a dictionary")
@@ -174,32 +211,36 @@ class QueueBase:
             "timeout_ms": -1,
         }
 
-    def enqueue(self, vals, name=None):
+    def enqueue(
+        self, vals: TensorLike | Mapping[str, TensorLike], name: str | None = None
+    ) -> Operation:
         """An op that adds one element (a tensor, a list/tuple of them, or a dict when the
         queue has names). When the queue is full, the op waits for room.
 
         Returns:
           The enqueue ``Operation``; running it returns None.
         """
-        vals, name = self._scoped(
+        tensors, name = self._scoped(
             name, "%s_enqueue" % self._name, lambda: self._check_enqueue_dtypes(vals)
         )
-        for val, shape in zip(vals, self._shapes, strict=False):
+        for val, shape in zip(tensors, self._shapes, strict=False):
             val.shape.assert_is_compatible_with(shape)
-        return self._op("QueueEnqueueV2", vals, self._component_attrs(), name)
+        return self._op("QueueEnqueueV2", tensors, self._component_attrs(), name)
 
-    def enqueue_many(self, vals, name=None):
+    def enqueue_many(
+        self, vals: TensorLike | Mapping[str, TensorLike], name: str | None = None
+    ) -> Operation:
         """An op that adds the rows of ``vals`` (split along dimension 0) as elements.
 
         Note (flowrt): a batch that fits the capacity enters at once when there is room
         for all of it (a cancelled or timed-out run leaves nothing); a longer batch
         enters as room frees, ahead of every later enqueue.
         """
-        vals, name = self._scoped(
+        tensors, name = self._scoped(
             name, "%s_EnqueueMany" % self._name, lambda: self._check_enqueue_dtypes(vals)
         )
         batch_dim = None
-        for val, shape in zip(vals, self._shapes, strict=False):
+        for val, shape in zip(tensors, self._shapes, strict=False):
             s = val.shape
             if s.ndims is not None:
                 if s.ndims < 1:
@@ -210,7 +251,7 @@ class QueueBase:
                         raise ValueError("Dimensions %d and %d are not compatible" % (batch_dim, d))
                     batch_dim = d
                 TensorShape(s.as_list()[1:]).assert_is_compatible_with(shape)
-        return self._op("QueueEnqueueManyV2", vals, self._component_attrs(), name)
+        return self._op("QueueEnqueueManyV2", tensors, self._component_attrs(), name)
 
     def _dequeue_return_value(self, outputs):
         if self._names:
@@ -219,7 +260,7 @@ class QueueBase:
             return outputs[0]
         return list(outputs)
 
-    def dequeue(self, name=None):
+    def dequeue(self, name: str | None = None) -> Tensor | Any:
         """An op that removes one element; it waits while the queue is empty.
 
         Running it on a closed queue with no element left raises
@@ -244,7 +285,7 @@ class QueueBase:
             )
         return self._op(op_type, [n], self._component_attrs(), name)
 
-    def dequeue_many(self, n, name=None):
+    def dequeue_many(self, n: TensorLike, name: str | None = None) -> Tensor | Any:
         """An op that removes ``n`` elements at once and stacks them along a new first
         dimension; it waits until ``n`` are there. A cancelled run takes nothing.
 
@@ -254,13 +295,13 @@ class QueueBase:
         op = self._many("QueueDequeueManyV2", n, name, "%s_DequeueMany" % self._name)
         return self._dequeue_return_value(op.outputs)
 
-    def dequeue_up_to(self, n, name=None):
+    def dequeue_up_to(self, n: TensorLike, name: str | None = None) -> Tensor | Any:
         """Like ``dequeue_many``, but on a closed queue returns the fewer than ``n``
         elements that are left (OutOfRangeError when none is)."""
         op = self._many("QueueDequeueUpToV2", n, name, "%s_DequeueUpTo" % self._name)
         return self._dequeue_return_value(op.outputs)
 
-    def close(self, cancel_pending_enqueues=False, name=None):
+    def close(self, cancel_pending_enqueues: bool = False, name: str | None = None) -> Operation:
         """An op that closes the queue: later enqueues fail (CancelledError), and
         dequeues that cannot be served by what is left fail (OutOfRangeError), at once.
 
@@ -273,15 +314,15 @@ class QueueBase:
             name or "%s_Close" % self._name,
         )
 
-    def size(self, name=None):
+    def size(self, name: str | None = None) -> Tensor:
         """A scalar int32 tensor: the number of elements in the queue."""
         return self._op("QueueSizeV2", [], {}, name or "%s_Size" % self._name).outputs[0]
 
-    def is_closed(self, name=None):
+    def is_closed(self, name: str | None = None) -> Tensor:
         """A scalar bool tensor: whether the queue is closed."""
         return self._op("QueueIsClosedV2", [], {}, name or "%s_Is_Closed" % self._name).outputs[0]
 
-    def statistics(self, session):
+    def statistics(self, session: Session) -> _q.QueueStatistics:
         """A frozen snapshot of this queue in ``session``: size, capacity, closed, and
         how many enqueues and dequeues are waiting.
 
@@ -290,7 +331,7 @@ class QueueBase:
         return queue_of(session.resources, self._queue_ref.op).statistics()
 
     @staticmethod
-    def from_list(index, queues):
+    def from_list(index: TensorLike, queues: Sequence[QueueBase]) -> QueueBase:
         """A queue that is ``queues[index]``, chosen when an op of it runs (TF1).
 
         Args:
@@ -337,8 +378,14 @@ class FIFOQueue(QueueBase):
     """
 
     def __init__(
-        self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"
-    ):
+        self,
+        capacity: int,
+        dtypes: DTypeLike | Sequence[DTypeLike],
+        shapes: ShapeLike | Sequence[ShapeLike] = None,
+        names: str | Sequence[str] | None = None,
+        shared_name: str | None = None,
+        name: str | None = "fifo_queue",
+    ) -> None:
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes)
         names = _as_name_list(names, dtypes)
@@ -351,8 +398,14 @@ class PaddingFIFOQueue(QueueBase):
     (empty strings) to the largest in the batch (TF1)."""
 
     def __init__(
-        self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"
-    ):
+        self,
+        capacity: int,
+        dtypes: DTypeLike | Sequence[DTypeLike],
+        shapes: ShapeLike | Sequence[ShapeLike],
+        names: str | Sequence[str] | None = None,
+        shared_name: str | None = None,
+        name: str | None = "padding_fifo_queue",
+    ) -> None:
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes, unknown_dim_allowed=True)
         names = _as_name_list(names, dtypes)
@@ -375,15 +428,15 @@ class RandomShuffleQueue(QueueBase):
 
     def __init__(
         self,
-        capacity,
-        min_after_dequeue,
-        dtypes,
-        shapes=None,
-        names=None,
-        seed=None,
-        shared_name=None,
-        name="random_shuffle_queue",
-    ):
+        capacity: int,
+        min_after_dequeue: int,
+        dtypes: DTypeLike | Sequence[DTypeLike],
+        shapes: ShapeLike | Sequence[ShapeLike] = None,
+        names: str | Sequence[str] | None = None,
+        seed: int | None = None,
+        shared_name: str | None = None,
+        name: str | None = "random_shuffle_queue",
+    ) -> None:
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes)
         names = _as_name_list(names, dtypes)
@@ -413,8 +466,14 @@ class PriorityQueue(QueueBase):
     """
 
     def __init__(
-        self, capacity, types, shapes=None, names=None, shared_name=None, name="priority_queue"
-    ):
+        self,
+        capacity: int,
+        types: DTypeLike | Sequence[DTypeLike],
+        shapes: ShapeLike | Sequence[ShapeLike] = None,
+        names: str | Sequence[str] | None = None,
+        shared_name: str | None = None,
+        name: str | None = "priority_queue",
+    ) -> None:
         types = _as_type_list(types)
         shapes = _as_shape_list(shapes, types)
         ref = _handle("PriorityQueueV2", capacity, types, shapes, shared_name, name)
@@ -435,7 +494,7 @@ def _shape_common(s1: TensorShape, s2: TensorShape) -> TensorShape:
     )
 
 
-def _as_name_list(names, dtypes):
+def _as_name_list(names: Any, dtypes: list[DType]) -> list[str] | None:
     if names is None:
         return None
     if not isinstance(names, (list, tuple)):

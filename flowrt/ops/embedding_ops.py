@@ -9,6 +9,8 @@ with its infer rule, kernel and gradient together.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -19,6 +21,10 @@ from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, slicing_ops
 from .common import in_graph_of, make, make_op
 from .nn_ops import _OwnScope
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
+    from ..partitioned_variables import PartitionedVariable
 
 __all__ = ["embedding_lookup"]
 
@@ -38,8 +44,13 @@ def _clip_by_norm(t, clip_norm, axes):
 
 
 def embedding_lookup(
-    params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None
-):
+    params: TensorLike | Sequence[TensorLike] | PartitionedVariable,
+    ids: TensorLike,
+    partition_strategy: str = "mod",
+    name: str | None = None,
+    validate_indices: bool = True,
+    max_norm: float | None = None,
+) -> Tensor:
     """Rows ``params[ids]`` (a gather on axis 0).
 
     ``params`` is a tensor or variable, a ``PartitionedVariable`` (its parts), or a list
@@ -55,7 +66,7 @@ def embedding_lookup(
     if params is None:
         raise ValueError("params must be specified")
     if hasattr(params, "_get_variable_list"):  # a PartitionedVariable: its parts, as TF
-        params = params._get_variable_list()
+        params = cast(Any, params)._get_variable_list()
     if isinstance(params, (list, tuple)):
         params = list(params)
         if not params:

@@ -7,15 +7,20 @@ update only the touched rows instead of densifying a vocabulary-sized matrix.
 from __future__ import annotations
 
 import collections
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import Tensor, convert_to_tensor
+from .._core.graph import Graph, Operation, Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
+from ..dtypes import DType
 from . import slicing_ops
 from .common import in_graph_of, int_list, make
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 
 class IndexedSlicesValue(
@@ -27,29 +32,29 @@ class IndexedSlicesValue(
 class IndexedSlices:
     """Rows ``values[i]`` of a dense tensor at row ``indices[i]`` (duplicates add up)."""
 
-    def __init__(self, values: Tensor, indices: Tensor, dense_shape: Tensor | None = None):
+    def __init__(self, values: Tensor, indices: Tensor, dense_shape: Tensor | None = None) -> None:
         self.values = values
         self.indices = indices
         self.dense_shape = dense_shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> DType:
         return self.values.dtype
 
     @property
-    def graph(self):
+    def graph(self) -> Graph:
         return self.values.graph
 
     @property
-    def op(self):
+    def op(self) -> Operation:
         return self.values.op
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.values.name
 
     @property
-    def shape(self):
+    def shape(self) -> TensorShape:
         if self.dense_shape is not None:
             dims = int_list(self.dense_shape)
             if dims is not None:
@@ -59,10 +64,10 @@ class IndexedSlices:
             return unknown_shape()
         return TensorShape([None] + vs.as_list()[1:])
 
-    def get_shape(self):
+    def get_shape(self) -> TensorShape:
         return self.shape
 
-    def _as_tensor(self):
+    def _as_tensor(self) -> Tensor:
         """Densifies (sums duplicate rows) -- used when a dense tensor is required."""
         return to_dense(self)
 
@@ -141,7 +146,9 @@ def _uss_grad(op, g):
 register_op("UnsortedSegmentSum", infer=_uss_infer, kernel=_uss_kernel, grad=_uss_grad)
 
 
-def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+def unsorted_segment_sum(
+    data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike, name: str | None = None
+) -> Tensor:
     """Sums rows of ``data`` into ``num_segments`` rows by ``segment_ids``."""
     with in_graph_of([data, segment_ids, num_segments]):
         return make(

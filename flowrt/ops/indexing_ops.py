@@ -8,6 +8,7 @@ rule, kernel and gradient together.
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import (
     OPERATORS,
+    Tensor,
     constant_op,
     convert_to_tensor,
     get_default_graph,
@@ -39,6 +41,9 @@ from .array_ops import (
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
 from .const_eval import partial_ints, static_value
 from .slicing_ops import concat, gather
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 # ``range`` here is TF1's (from array_ops); the builtins keep these names.
 _prange, _pslice = builtins.range, builtins.slice
@@ -134,18 +139,18 @@ def _ss_dims(idx, dims):
 
 
 def strided_slice(
-    input_,
-    begin,
-    end,
-    strides=None,
-    begin_mask=0,
-    end_mask=0,
-    ellipsis_mask=0,
-    new_axis_mask=0,
-    shrink_axis_mask=0,
-    var=None,
-    name=None,
-):
+    input_: TensorLike,
+    begin: TensorLike,
+    end: TensorLike,
+    strides: TensorLike | None = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """The strided slice of ``input_`` (what ``Tensor.__getitem__`` builds)."""
     if strides is None:
         b = convert_to_tensor(begin, dtype=None if _is_tensor(begin) else _dt.int32)
@@ -301,7 +306,15 @@ OPERATORS["getitem"] = _getitem
 # --------------------------------------------------------------------------------------
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+def one_hot(
+    indices: TensorLike,
+    depth: TensorLike,
+    on_value: TensorLike | None = None,
+    off_value: TensorLike | None = None,
+    axis: int | None = None,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+) -> Tensor:
     """A one-hot tensor: ``on_value`` where the last (or ``axis``) index equals ``indices``.
 
     The dtype is ``dtype``, else that of ``on_value``/``off_value``, else float32.
@@ -369,7 +382,12 @@ register_op("OneHot", infer=_one_hot_infer, kernel=_one_hot_kernel, grad=NOT_DIF
 # --------------------------------------------------------------------------------------
 
 
-def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
+def sequence_mask(
+    lengths: TensorLike,
+    maxlen: TensorLike | None = None,
+    dtype: DTypeLike = _dt.bool,
+    name: str | None = None,
+) -> Tensor:
     """``mask[i, j] = j < lengths[i]`` with ``maxlen`` columns (default: max length)."""
     from . import math_ops
 
@@ -391,7 +409,9 @@ def sequence_mask(lengths, maxlen=None, dtype=_dt.bool, name=None):
         return result if dtype is _dt.bool else math_ops.cast(result, dtype)
 
 
-def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+def boolean_mask(
+    tensor: TensorLike, mask: TensorLike, name: str | None = "boolean_mask", axis: int | None = None
+) -> Tensor:
     """The elements (or slices along ``axis``) of ``tensor`` where ``mask`` is true."""
     from . import math_ops
 
@@ -415,6 +435,7 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         ts[a : a + k].assert_is_compatible_with(mask.shape)
         dims = ts.as_list()
         outer = dims[:a] + dims[a + k :]
+        new: list[Any] | Tensor
         if all(d is not None for d in outer):
             new = dims[:a] + [-1] + dims[a + k :]
         else:
@@ -426,7 +447,7 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         return gather(flat, idx, axis=a)
 
 
-def meshgrid(*args, **kwargs):
+def meshgrid(*args: TensorLike, **kwargs: Any) -> list[Tensor]:
     """Coordinate grids from 1-D ``args``; ``indexing`` is "xy" (default) or "ij"."""
     from . import math_ops
 
@@ -456,7 +477,7 @@ def meshgrid(*args, **kwargs):
             sizes[0], sizes[1] = sizes[1], sizes[0]
         dt = xs[0].dtype if xs else _dt.float32
         mult = ones(stack(sizes), dtype=dt) if xs else None
-        return [math_ops.multiply(o, mult) for o in outs]
+        return [math_ops.multiply(o, mult) for o in outs if mult is not None]  # no xs: []
 
 
 # --------------------------------------------------------------------------------------
@@ -464,7 +485,9 @@ def meshgrid(*args, **kwargs):
 # --------------------------------------------------------------------------------------
 
 
-def gather_nd(params, indices, name=None, batch_dims=0):
+def gather_nd(
+    params: TensorLike, indices: TensorLike, name: str | None = None, batch_dims: int = 0
+) -> Tensor:
     """Slices of ``params`` at the index tuples in the last dimension of ``indices``.
 
     ``out[i0, .., in] = params[indices[i0, .., in, :]]``: the output shape is
@@ -545,7 +568,9 @@ def _gather_nd_grad(op, g):
 register_op("GatherNd", infer=_gather_nd_infer, kernel=_gather_nd_kernel, grad=_gather_nd_grad)
 
 
-def scatter_nd(indices, updates, shape, name=None):
+def scatter_nd(
+    indices: TensorLike, updates: TensorLike, shape: TensorLike, name: str | None = None
+) -> Tensor:
     """A zero tensor of ``shape`` with ``updates`` added at the index tuples of
     ``indices`` (duplicates add up): the inverse layout of ``gather_nd``."""
     return _gen_op(

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor
+from .._core.graph import Operation, Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import TensorShape, make, make_op, to_tensor
 from .state_ops import resource
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
+    from . import data_flow_ops
 
 __all__ = ["read_file", "TextLineReader", "ReaderBase", "write_file", "matching_files"]
 
@@ -29,7 +33,7 @@ __all__ = ["read_file", "TextLineReader", "ReaderBase", "write_file", "matching_
 # --------------------------------------------------------------------------------------
 
 
-def read_file(filename, name=None):
+def read_file(filename: TensorLike, name: str | None = None) -> Tensor:
     """The whole contents of the file ``filename`` as a scalar string."""
     return make("ReadFile", [to_tensor(filename, _dt.string)], {}, name, "ReadFile")
 
@@ -74,7 +78,7 @@ register_op(
 )
 
 
-def write_file(filename, contents, name=None):
+def write_file(filename: TensorLike, contents: TensorLike, name: str | None = None) -> Operation:
     """An op writing the scalar string ``contents`` to the file ``filename``."""
     return make_op(
         "WriteFile",
@@ -104,7 +108,7 @@ register_op(
 )
 
 
-def matching_files(pattern, name=None):
+def matching_files(pattern: TensorLike, name: str | None = None) -> Tensor:
     """The sorted file names matching the glob ``pattern`` (a string or 1-D strings)."""
     return make("MatchingFiles", [to_tensor(pattern, _dt.string)], {}, name, "MatchingFiles")
 
@@ -285,12 +289,12 @@ class ReaderBase:
     as an input: a read dequeues a new work unit only when the current one is done.
     """
 
-    def __init__(self, reader_ref, supports_serialize=False):
+    def __init__(self, reader_ref: Tensor, supports_serialize: bool = False) -> None:
         self._reader_ref = reader_ref
         self._supports_serialize = supports_serialize
 
     @property
-    def reader_ref(self):
+    def reader_ref(self) -> Tensor:
         """The reader op's output (its handle)."""
         return self._reader_ref
 
@@ -320,7 +324,9 @@ class ReaderBase:
             )
         return ref
 
-    def read(self, queue, name=None):
+    def read(
+        self, queue: data_flow_ops.QueueBase, name: str | None = None
+    ) -> tuple[Tensor, Tensor]:
         """The next record: ``(key, value)`` scalar strings.
 
         When the current file is done this dequeues the next file name from ``queue``,
@@ -335,7 +341,9 @@ class ReaderBase:
         )
         return op.outputs[0], op.outputs[1]
 
-    def read_up_to(self, queue, num_records, name=None):
+    def read_up_to(
+        self, queue: data_flow_ops.QueueBase, num_records: TensorLike, name: str | None = None
+    ) -> tuple[Tensor, Tensor]:
         """Up to ``num_records`` records of the current file: ``(keys, values)``, 1-D
         strings; fewer when the file ends first."""
         op = make_op(
@@ -347,13 +355,13 @@ class ReaderBase:
         )
         return op.outputs[0], op.outputs[1]
 
-    def num_records_produced(self, name=None):
+    def num_records_produced(self, name: str | None = None) -> Tensor:
         """An int64 scalar: the records this reader produced in the session."""
         return make(
             "ReaderNumRecordsProducedV2", [self._reader_ref], {}, name, "ReaderNumRecordsProducedV2"
         )
 
-    def num_work_units_completed(self, name=None):
+    def num_work_units_completed(self, name: str | None = None) -> Tensor:
         """An int64 scalar: the work units (files) this reader finished."""
         return make(
             "ReaderNumWorkUnitsCompletedV2",
@@ -363,14 +371,14 @@ class ReaderBase:
             "ReaderNumWorkUnitsCompletedV2",
         )
 
-    def reset(self, name=None):
+    def reset(self, name: str | None = None) -> Operation:
         """An op returning the reader to its initial state (no file, zero counters)."""
         return make_op("ReaderResetV2", [self._reader_ref], {}, name, "ReaderResetV2")
 
-    def serialize_state(self, name=None):
+    def serialize_state(self, name: str | None = None) -> NoReturn:
         raise NotImplementedError("flowrt readers cannot serialize their state")
 
-    def restore_state(self, state, name=None):
+    def restore_state(self, state: TensorLike, name: str | None = None) -> NoReturn:
         raise NotImplementedError("flowrt readers cannot restore a serialized state")
 
 
@@ -385,7 +393,7 @@ class TextLineReader(ReaderBase):
     line without its ``\\n`` or ``\\r\\n``.
     """
 
-    def __init__(self, skip_header_lines=None, name=None):
+    def __init__(self, skip_header_lines: int | None = None, name: str | None = None) -> None:
         ref = make(
             "TextLineReaderV2",
             [],

@@ -3,14 +3,19 @@ batch dims) otherwise, with their gradients and the ``@`` operator."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import OPERATORS, convert_to_tensor
+from .._core.graph import OPERATORS, Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
 from .common import check_dtype, make, op_scope, shape_str
 from .math_ops import _is_tensor, _sum_to
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = ["matmul"]
 
@@ -144,19 +149,19 @@ register_op(
 
 
 def matmul(
-    a,
-    b,
-    transpose_a=False,
-    transpose_b=False,
-    adjoint_a=False,
-    adjoint_b=False,
-    a_is_sparse=False,
-    b_is_sparse=False,
-    output_type=None,
-    grad_a=False,
-    grad_b=False,
-    name=None,
-):
+    a: TensorLike,
+    b: TensorLike,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    output_type: DTypeLike | None = None,
+    grad_a: bool = False,
+    grad_b: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """Matrix product ``a @ b`` (after optional transposes).
 
     Two matrices give a ``MatMul`` op; a rank above 2 (or unknown) on either side gives

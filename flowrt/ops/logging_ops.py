@@ -7,10 +7,11 @@ order); in TF1 graph code it runs when fetched or made a control dependency.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
-from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of
 
@@ -54,7 +55,14 @@ register_op(
 )
 
 
-def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
+def print(
+    *inputs: Any,
+    output_stream: Any = None,
+    summarize: int = 3,
+    sep: str = " ",
+    end: str = "\n",
+    name: str | None = None,
+) -> Operation:
     """Prints tensors and Python values each time the returned op runs (TF2 ``tf.print``).
 
     Args:
@@ -72,7 +80,8 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     ``[1 2.5]``.
     """
     with in_graph_of([inputs]):
-        tensors, template = [], []
+        tensors: list[Tensor] = []
+        template: list[str | None] = []
         for x in inputs:
             if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
                 tensors.append(convert_to_tensor(x))

@@ -8,12 +8,17 @@ a float64 running sum, so each costs O(depth) whatever the radius.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import convert_to_tensor
+from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .common import check_dtype, make, shape_str
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["lrn", "local_response_normalization"]
 
@@ -99,7 +104,14 @@ register_op(
 register_op("LRNGrad", infer=_lrn_grad_infer, kernel=_lrn_grad_kernel)
 
 
-def lrn(input, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, name=None):
+def lrn(
+    input: TensorLike,
+    depth_radius: int = 5,
+    bias: float = 1.0,
+    alpha: float = 1.0,
+    beta: float = 0.5,
+    name: str | None = None,
+) -> Tensor:
     """Local response normalization over the last axis of a 4-D ``input``.
 
     Args:

@@ -8,8 +8,8 @@ wrapper ``_binary_grad`` sums them back to each input's shape once, centrally.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -35,7 +35,50 @@ from .common import (
 )
 from .const_eval import partial_shape
 
+if TYPE_CHECKING:
+    from .._core.typing import AxisLike, DTypeLike, TensorLike
+
 _OpFn = Callable[..., Tensor]
+
+
+class _UnaryOp(Protocol):
+    """The signature of ``fr.exp`` and the other elementwise unary ops."""
+
+    def __call__(self, x: TensorLike, name: str | None = None) -> Tensor: ...
+
+
+class _BinaryOp(Protocol):
+    """The signature of ``fr.add`` and the other elementwise binary ops."""
+
+    def __call__(self, x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
+
+
+class _ReduceOp(Protocol):
+    """The signature of ``fr.reduce_sum`` and the other reductions."""
+
+    def __call__(
+        self,
+        input_tensor: TensorLike,
+        axis: AxisLike = None,
+        keepdims: bool | None = None,
+        name: str | None = None,
+        reduction_indices: AxisLike = None,
+        keep_dims: bool | None = None,
+    ) -> Tensor: ...
+
+
+class _ArgOp(Protocol):
+    """The signature of ``fr.argmax`` and ``fr.argmin``."""
+
+    def __call__(
+        self,
+        input: TensorLike,
+        axis: TensorLike | None = None,
+        name: str | None = None,
+        dimension: TensorLike | None = None,
+        output_type: DTypeLike = _dt.int64,
+    ) -> Tensor: ...
+
 
 __all__ = [
     "negative",
@@ -226,10 +269,10 @@ for _t, (_allowed, _np_fn, _ufunc, _grad) in _UNARY.items():
     )
 
 
-def _unary(op_type: str, pub: str) -> _OpFn:
+def _unary(op_type: str, pub: str) -> _UnaryOp:
     """The public function building an op of unary type ``op_type``."""
 
-    def fn(x: Any, name: str | None = None) -> Tensor:
+    def fn(x: TensorLike, name: str | None = None) -> Tensor:
         return make(op_type, [x], None, name, op_type)
 
     fn.__name__ = pub
@@ -603,8 +646,8 @@ def _binary_inputs(x, y, op_type):
     return [x, y]
 
 
-def _binary_fn(op_type: str, pub: str, default_name: str | None = None) -> _OpFn:
-    def fn(x: Any, y: Any, name: str | None = None) -> Tensor:
+def _binary_fn(op_type: str, pub: str, default_name: str | None = None) -> _BinaryOp:
+    def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         return _scoped(
             op_type,
             name,
@@ -645,7 +688,7 @@ div_no_nan = _binary_fn("DivNoNan", "div_no_nan")
 div_no_nan.__doc__ = "``x / y``, or 0 where ``y`` is 0 (op type DivNoNan)."
 
 
-def logical_xor(x, y, name="LogicalXor"):
+def logical_xor(x: TensorLike, y: TensorLike, name: str | None = "LogicalXor") -> Tensor:
     """Elementwise exclusive or of two bool tensors."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
@@ -662,7 +705,7 @@ _TRUEDIV_CAST = {
 }
 
 
-def truediv(x, y, name=None):
+def truediv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """``x / y`` in floating point; integers are cast first, as in TF1 (int8/16 and
     uint8/16 to float32, int32/64 to float64)."""
 
@@ -676,12 +719,12 @@ def truediv(x, y, name=None):
     return _scoped("RealDiv", name, "truediv", build, operands=(x, y))
 
 
-def divide(x, y, name=None):
+def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Python-style division ``x / y`` (true division)."""
     return truediv(x, y, name=name)
 
 
-def div(x, y, name=None):
+def div(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Division with Python 2 semantics (TF1's ``tf.div``): floor division for
     integers, true division for floats."""
     x, y = binary_args(x, y, "Div")
@@ -767,7 +810,12 @@ register_op(
 )
 
 
-def where(condition, x=None, y=None, name=None):
+def where(
+    condition: TensorLike,
+    x: TensorLike | None = None,
+    y: TensorLike | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Elementwise select (``x`` where ``condition``, else ``y``), or with only a
     condition the int64 coordinates of its true elements."""
     c = convert_to_tensor(condition)
@@ -779,14 +827,14 @@ def where(condition, x=None, y=None, name=None):
     return make("Select", [c, x, y], None, name)
 
 
-def add_n(inputs, name=None):
+def add_n(inputs: Sequence[TensorLike], name: str | None = None) -> Tensor:
     """Adds all input tensors elementwise."""
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError("inputs must be a non-empty list of tensors")
-    inputs = [convert_to_tensor(x) for x in inputs]
-    if len(inputs) == 1:
-        return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
-    return make("AddN", inputs, None, name)
+    tensors = [convert_to_tensor(x) for x in inputs]
+    if len(tensors) == 1:
+        return tensors[0] if name is None else array_ops.identity(tensors[0], name=name)
+    return make("AddN", tensors, None, name)
 
 
 def _add_n_infer(op):
@@ -817,7 +865,7 @@ register_op(
 )
 
 
-def cast(x, dtype, name=None):
+def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     """Casts ``x`` to ``dtype`` (floats to ints truncate toward zero)."""
     dtype = _dt.as_dtype(dtype)
     comps = getattr(x, "_cast", None)
@@ -852,15 +900,15 @@ register_op(
 )
 
 
-def to_float(x, name="ToFloat"):
+def to_float(x: TensorLike, name: str | None = "ToFloat") -> Tensor:
     return cast(x, _dt.float32, name=name)
 
 
-def to_int32(x, name="ToInt32"):
+def to_int32(x: TensorLike, name: str | None = "ToInt32") -> Tensor:
     return cast(x, _dt.int32, name=name)
 
 
-def to_int64(x, name="ToInt64"):
+def to_int64(x: TensorLike, name: str | None = "ToInt64") -> Tensor:
     return cast(x, _dt.int64, name=name)
 
 
@@ -932,7 +980,7 @@ register_op(
 )
 
 
-def complex(real, imag, name=None):  # TF1's name
+def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor:  # TF1's name
     """The complex tensor ``real + imag * 1j`` (complex64 from float32, complex128 from
     float64)."""
     return _scoped(
@@ -944,14 +992,14 @@ def complex(real, imag, name=None):  # TF1's name
     )
 
 
-def real(input, name=None):  # TF1's name
+def real(input: TensorLike, name: str | None = None) -> Tensor:  # TF1's name
     """The real part of a complex tensor; a real tensor is returned as it is (TF1)."""
     with in_graph_of([input]):
         x = convert_to_tensor(input)
         return make("Real", [x], None, name, "Real") if x.dtype.is_complex else x
 
 
-def imag(input, name=None):  # TF1's name
+def imag(input: TensorLike, name: str | None = None) -> Tensor:  # TF1's name
     """The imaginary part of a complex tensor; zeros for a real tensor (TF1)."""
     with in_graph_of([input]):
         x = convert_to_tensor(input)
@@ -960,14 +1008,14 @@ def imag(input, name=None):  # TF1's name
         return array_ops.zeros_like(x, name=name)
 
 
-def conj(x, name=None):
+def conj(x: TensorLike, name: str | None = None) -> Tensor:
     """The complex conjugate; a real tensor is returned as it is (TF1)."""
     with in_graph_of([x]):
         t = convert_to_tensor(x)
         return make("Conj", [t], None, name, "Conj") if t.dtype.is_complex else t
 
 
-def abs(x, name=None):  # TF1's name
+def abs(x: TensorLike, name: str | None = None) -> Tensor:  # TF1's name
     """Elementwise absolute value; of a complex tensor, its magnitude as a real tensor
     (op type ComplexAbs), else op type Abs."""
     with in_graph_of([x]):
@@ -1152,7 +1200,7 @@ register_op(
 )
 
 
-_REDUCTIONS = [
+_REDUCTIONS: list[tuple[Any, ...]] = [
     # type, allowed, kernel, gradient
     ("Sum", _NC, _sum_kernel, _sum_grad),
     ("Mean", _NC, _mean_kernel, _mean_grad),
@@ -1164,13 +1212,13 @@ _REDUCTIONS = [
 ]
 
 
-def _reduce_fn(op_type: str, pub: str) -> _OpFn:
+def _reduce_fn(op_type: str, pub: str) -> _ReduceOp:
     def fn(
-        input_tensor: Any,
-        axis: Any = None,
+        input_tensor: TensorLike,
+        axis: AxisLike = None,
         keepdims: bool | None = None,
         name: str | None = None,
-        reduction_indices: Any = None,
+        reduction_indices: AxisLike = None,
         keep_dims: bool | None = None,
     ) -> Tensor:
         if axis is not None and reduction_indices is not None:
@@ -1219,7 +1267,7 @@ reduce_all = _reduce_fn("All", "reduce_all")
 # --------------------------------------------------------------------------------------
 
 
-def broadcast_to(input, shape, name=None):
+def broadcast_to(input: TensorLike, shape: TensorLike, name: str | None = None) -> Tensor:
     """``input`` broadcast to ``shape``."""
     s = shape if isinstance(shape, Tensor) else convert_to_tensor(shape, dtype=_dt.int32)
     return make("BroadcastTo", [input, s], None, name)
@@ -1315,13 +1363,13 @@ register_op(
 )
 
 
-def _arg_fn(op_type: str, pub: str) -> _OpFn:
+def _arg_fn(op_type: str, pub: str) -> _ArgOp:
     def fn(
-        input: Any,
-        axis: Any = None,
+        input: TensorLike,
+        axis: TensorLike | None = None,
         name: str | None = None,
-        dimension: Any = None,
-        output_type: _dt.DType = _dt.int64,
+        dimension: TensorLike | None = None,
+        output_type: DTypeLike = _dt.int64,
     ) -> Tensor:
         if axis is not None and dimension is not None:
             raise ValueError("Cannot specify both 'dimension' and 'axis'.")
@@ -1359,7 +1407,9 @@ argmin = arg_min = _arg_fn("ArgMin", "argmin")
 # --------------------------------------------------------------------------------------
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+def clip_by_value(
+    t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike, name: str | None = None
+) -> Tensor:
     """Clips ``t`` elementwise to ``[clip_value_min, clip_value_max]``.
 
     Built as ``Maximum(Minimum(t, max), min)`` like TF2, so gradients flow to all three

@@ -14,8 +14,8 @@ dispatch, and these losses sit on the training hot path. Embedding lookup lives 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, linalg_ops, math_ops
 from .common import FLOATS, NUMERIC, check_dtype, in_graph_of, int_list, make, make_op, op_scope
+
+if TYPE_CHECKING:
+    from .._core.typing import AxisLike, TensorLike, TensorValue
 
 __all__ = [
     "relu",
@@ -72,8 +75,14 @@ def _zeros_like(t):
 # --------------------------------------------------------------------------------------
 
 
-def _act_fn(op_type: str, pub: str, doc: str) -> Callable[..., Tensor]:
-    def fn(features: Any, name: str | None = None) -> Tensor:
+class _ActivationOp(Protocol):
+    """The signature of ``fr.nn.relu`` and the other activations."""
+
+    def __call__(self, features: TensorLike, name: str | None = None) -> Tensor: ...
+
+
+def _act_fn(op_type: str, pub: str, doc: str) -> _ActivationOp:
+    def fn(features: TensorLike, name: str | None = None) -> Tensor:
         x = _features(features)
         return make(op_type, [x], None, name, op_type)
 
@@ -259,7 +268,7 @@ selu = _act_fn("Selu", "selu", "Scaled exponential linear (Klambauer et al.).")
 softplus = _act_fn("Softplus", "softplus", "``log(exp(features) + 1)``, computed stably.")
 
 
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """Leaky rectified linear: ``features`` if > 0, else ``alpha * features``.
 
     Integer features are cast to float32 first, as in TF.
@@ -355,7 +364,9 @@ def _softmax_like(op_type, logits, axis, name):
     return make(op_type, [x], attrs, name, op_type)
 
 
-def softmax(logits, axis=None, name=None, dim=None):
+def softmax(
+    logits: TensorLike, axis: int | None = None, name: str | None = None, dim: int | None = None
+) -> Tensor:
     """``exp(logits) / reduce_sum(exp(logits), axis)``, computed stably.
 
     Note (flowrt): a non-last ``axis`` is an attribute of the one ``Softmax`` op
@@ -364,7 +375,9 @@ def softmax(logits, axis=None, name=None, dim=None):
     return _softmax_like("Softmax", logits, _axis_arg(axis, dim, "softmax"), name)
 
 
-def log_softmax(logits, axis=None, name=None, dim=None):
+def log_softmax(
+    logits: TensorLike, axis: int | None = None, name: str | None = None, dim: int | None = None
+) -> Tensor:
     """``logits - log(reduce_sum(exp(logits), axis))``, computed stably.
 
     Note (flowrt): a non-last ``axis`` is an attribute of the one ``LogSoftmax`` op.
@@ -455,7 +468,9 @@ register_op(
 )
 
 
-def bias_add(value, bias, data_format=None, name=None):
+def bias_add(
+    value: TensorLike, bias: TensorLike, data_format: str | None = None, name: str | None = None
+) -> Tensor:
     """Adds a 1-D ``bias`` along the channel axis of ``value`` (the last for NHWC)."""
     with in_graph_of([value]):
         fmt = data_format or "NHWC"
@@ -488,7 +503,7 @@ def _l2_kernel(ctx, op, x):
 register_op("L2Loss", infer=_l2_infer, kernel=_l2_kernel, grad=lambda op, g: [op.inputs[0] * g])
 
 
-def l2_loss(t, name=None):
+def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     """``sum(t ** 2) / 2``."""
     return make("L2Loss", [convert_to_tensor(t)], None, name, "L2Loss")
 
@@ -614,7 +629,13 @@ def _move_axis_last(t: Tensor, axis: int):
     return array_ops.transpose(t, perm)
 
 
-def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
+def softmax_cross_entropy_with_logits_v2(
+    labels: TensorLike,
+    logits: TensorLike,
+    axis: int | None = None,
+    name: str | None = None,
+    dim: int | None = None,
+) -> Tensor:
     """Cross entropy between ``softmax(logits)`` and the distributions ``labels``.
 
     Gradients flow into both ``logits`` and ``labels``. Returns a tensor with the shape
@@ -639,12 +660,18 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
 
 
 def softmax_cross_entropy_with_logits(
-    _sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None
-):
+    _sentinel: None = None,
+    labels: TensorLike | None = None,
+    logits: TensorLike | None = None,
+    dim: int = -1,
+    name: str | None = None,
+    axis: int | None = None,
+) -> Tensor:
     """TF1's deprecated form: like the ``_v2`` function but no gradient flows into
     ``labels`` (they pass through ``stop_gradient``)."""
     with in_graph_of([labels, logits, dim, axis]):
         _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+        assert labels is not None and logits is not None  # _ensure_xent_args checked them
         axis = _axis_arg(axis, dim if dim != -1 else None, "softmax_cross_entropy_with_logits")
         with _OwnScope(name, "softmax_cross_entropy_with_logits_sg") as s:
             labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
@@ -706,7 +733,12 @@ register_op(
 )
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(
+    _sentinel: None = None,
+    labels: TensorLike | None = None,
+    logits: TensorLike | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Cross entropy of ``softmax(logits)`` against integer class ``labels``.
 
     ``labels`` (int32/int64) has the shape of ``logits`` minus its last axis; a label
@@ -806,7 +838,12 @@ register_op(
 )
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(
+    _sentinel: None = None,
+    labels: TensorLike | None = None,
+    logits: TensorLike | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Elementwise logistic loss ``max(x, 0) - x * z + log(1 + exp(-|x|))`` of logits
     ``x`` against labels ``z`` (same shape), stable for any ``x``.
 
@@ -832,8 +869,12 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
 
 
 def weighted_cross_entropy_with_logits(
-    labels=None, logits=None, pos_weight=None, name=None, targets=None
-):
+    labels: TensorLike | None = None,
+    logits: TensorLike | None = None,
+    pos_weight: TensorLike | None = None,
+    name: str | None = None,
+    targets: TensorLike | None = None,
+) -> Tensor:
     """Sigmoid cross entropy with the positive term weighted by ``pos_weight``."""
     with in_graph_of([labels, logits, pos_weight, targets]):
         if targets is not None:
@@ -848,7 +889,7 @@ def weighted_cross_entropy_with_logits(
                 if not isinstance(labels, Tensor)
                 else labels
             )
-            log_weight = 1 + (pos_weight - 1) * labels
+            log_weight = 1 + (cast(Any, pos_weight) - 1) * labels  # None: TypeError, as TF1
             return math_ops.add(
                 (1 - labels) * logits,
                 log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)),
@@ -860,7 +901,14 @@ def weighted_cross_entropy_with_logits(
 # --------------------------------------------------------------------------------------
 
 
-def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+def dropout(
+    x: TensorLike,
+    keep_prob: TensorValue | None = None,
+    noise_shape: TensorLike | None = None,
+    seed: int | None = None,
+    name: str | None = None,
+    rate: TensorValue | None = None,
+) -> Tensor:
     """Zeroes elements of ``x`` with probability ``rate`` (= ``1 - keep_prob``) and
     scales the others by ``1 / (1 - rate)``.
 
@@ -929,7 +977,14 @@ def _random_ops():
 # --------------------------------------------------------------------------------------
 
 
-def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+def moments(
+    x: TensorLike,
+    axes: int | Sequence[int],
+    shift: TensorLike | None = None,
+    name: str | None = None,
+    keep_dims: bool | None = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, Tensor]:
     """Mean and variance of ``x`` over ``axes``."""
     with in_graph_of([x, axes, shift]):
         kd = bool(keepdims if keepdims is not None else keep_dims)
@@ -952,7 +1007,15 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
             return mean, variance
 
 
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+def batch_normalization(
+    x: TensorLike,
+    mean: TensorValue,
+    variance: TensorValue,
+    offset: TensorValue | None,
+    scale: TensorValue | None,
+    variance_epsilon: float,
+    name: str | None = None,
+) -> Tensor:
     """``(x - mean) * scale / sqrt(variance + variance_epsilon) + offset``, with
     ``offset``/``scale`` optional (None), computed as TF does (``x * inv + (offset -
     mean * inv)``)."""
@@ -967,7 +1030,13 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         return x * inv + shift
 
 
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+def l2_normalize(
+    x: TensorLike,
+    axis: AxisLike = None,
+    epsilon: float = 1e-12,
+    name: str | None = None,
+    dim: AxisLike = None,
+) -> Tensor:
     """``x / sqrt(max(sum(x ** 2, axis), epsilon))``."""
     with in_graph_of([x, axis, dim]):
         if dim is not None:
@@ -980,7 +1049,9 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
             return math_ops.multiply(x, inv)
 
 
-def xw_plus_b(x, weights, biases, name=None):
+def xw_plus_b(
+    x: TensorLike, weights: TensorLike, biases: TensorLike, name: str | None = None
+) -> Tensor:
     """``matmul(x, weights) + biases`` (a ``BiasAdd``)."""
     with in_graph_of([x, weights, biases]):
         with _OwnScope(name, "xw_plus_b") as s:
@@ -988,7 +1059,9 @@ def xw_plus_b(x, weights, biases, name=None):
         return bias_add(mm, biases, name=s.name)
 
 
-def relu_layer(x, weights, biases, name=None):
+def relu_layer(
+    x: TensorLike, weights: TensorLike, biases: TensorLike, name: str | None = None
+) -> Tensor:
     """``relu(matmul(x, weights) + biases)``."""
     with in_graph_of([x, weights, biases]):
         with _OwnScope(name, "relu_layer") as s:
@@ -996,7 +1069,7 @@ def relu_layer(x, weights, biases, name=None):
         return relu(h, name=s.name)
 
 
-def zero_fraction(value, name=None):
+def zero_fraction(value: TensorLike, name: str | None = None) -> Tensor:
     """The fraction of zeros in ``value`` (a float32 scalar)."""
     with op_scope([value], name, "zero_fraction"):
         v = convert_to_tensor(value, name="value")

@@ -11,18 +11,25 @@ rules and messages (TF's wording: ``Name: <unknown>, Key: id, Index: 0. ...``).
 from __future__ import annotations
 
 import collections
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from ..dtypes import DType
 from ..protos import Example, SequenceExample
 from .array_ops import expand_dims, reshape, squeeze
 from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
 from .slicing_ops import gather
 from .sparse_ops import SparseTensor
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "FixedLenFeature",
@@ -47,7 +54,9 @@ class FixedLenFeature(
         ``shape``); None makes the feature required.
     """
 
-    def __new__(cls, shape, dtype, default_value=None):
+    def __new__(
+        cls, shape: Sequence[int], dtype: DType, default_value: Any = None
+    ) -> FixedLenFeature:
         return super().__new__(cls, shape, dtype, default_value)
 
 
@@ -70,8 +79,18 @@ class FixedLenSequenceFeature(
       default_value: a scalar used for padding.
     """
 
-    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+    def __new__(
+        cls,
+        shape: Sequence[int],
+        dtype: DType,
+        allow_missing: bool = False,
+        default_value: Any = None,
+    ) -> FixedLenSequenceFeature:
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+FeatureSpec = FixedLenFeature | VarLenFeature | FixedLenSequenceFeature
+"""A feature of ``parse_example``'s ``features`` dict."""
 
 
 _KINDS = {
@@ -92,7 +111,7 @@ def _check_dtype(dtype, arg):
     return dtype
 
 
-def _spec_of(features: dict, sequence: bool = False):
+def _spec_of(features: Mapping[str, Any] | None, sequence: bool = False):
     """(sparse keys, sparse types, dense keys, dense types, dense shapes, var-len flags,
     default values) from a ``features`` dict, keys sorted as TF sorts them.
 
@@ -171,7 +190,12 @@ def _default_tensor(key, dtype, shape, seq, value):
     return to_tensor(arr, dtype, name="key_" + key)
 
 
-def parse_example(serialized, features, name=None, example_names=None) -> dict:
+def parse_example(
+    serialized: TensorLike,
+    features: Mapping[str, FeatureSpec],
+    name: str | None = None,
+    example_names: TensorLike | None = None,
+) -> dict:
     """Parses a batch of serialized ``Example`` protos.
 
     Args:
@@ -200,7 +224,12 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
         return _parse(ser, features, name or "ParseExample", example_names, single=False)
 
 
-def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
+def parse_single_example(
+    serialized: TensorLike,
+    features: Mapping[str, FeatureSpec],
+    name: str | None = None,
+    example_names: TensorLike | None = None,
+) -> dict:
     """Parses one serialized ``Example`` proto: like ``parse_example`` without the batch
     dimension (dense ``shape``; sparse ``[values]`` with 1-column indices).
 
@@ -440,8 +469,12 @@ register_op("ParseExampleV2", infer=_parse_infer, kernel=_parse_kernel, grad=NOT
 
 
 def parse_single_sequence_example(
-    serialized, context_features=None, sequence_features=None, example_name=None, name=None
-):
+    serialized: TensorLike,
+    context_features: Mapping[str, FeatureSpec] | None = None,
+    sequence_features: Mapping[str, FeatureSpec] | None = None,
+    example_name: TensorLike | None = None,
+    name: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Parses one serialized ``SequenceExample``: its context like an ``Example`` and its
     feature lists as sequences.
 
@@ -636,7 +669,13 @@ _RAW_TYPES = (
 _TF_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "half"}
 
 
-def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):
+def decode_raw(
+    input_bytes: TensorLike | None = None,
+    out_type: DTypeLike | None = None,
+    little_endian: bool = True,
+    name: str | None = None,
+    bytes: TensorLike | None = None,
+) -> Tensor:
     """Reinterprets the bytes of each string as a vector of ``out_type``.
 
     Args:

@@ -11,10 +11,13 @@ as TF's CPU kernel does; SAME padding never wins a max, and the average excludes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import convert_to_tensor
+from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
@@ -29,6 +32,9 @@ from .conv_ops import (
     spatial_arg,
     tap_slice,
 )
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["max_pool", "avg_pool", "max_pool2d", "avg_pool2d"]
 
@@ -328,8 +334,14 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn)
 
 
 def max_pool(
-    value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None
-):
+    value: TensorLike | None = None,
+    ksize: int | Sequence[int] | None = None,
+    strides: int | Sequence[int] | None = None,
+    padding: str | None = None,
+    data_format: str = "NHWC",
+    name: str | None = None,
+    input: TensorLike | None = None,
+) -> Tensor:
     """Max pooling of ``value`` [batch, height, width, channels] (op ``MaxPool``).
 
     Args:
@@ -345,18 +357,38 @@ def max_pool(
 
 
 def avg_pool(
-    value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None
-):
+    value: TensorLike | None = None,
+    ksize: int | Sequence[int] | None = None,
+    strides: int | Sequence[int] | None = None,
+    padding: str | None = None,
+    data_format: str = "NHWC",
+    name: str | None = None,
+    input: TensorLike | None = None,
+) -> Tensor:
     """Average pooling (op ``AvgPool``); with SAME padding each window averages only
     its real elements, as in TF. Arguments as for ``max_pool``."""
     return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input, "avg_pool")
 
 
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+def max_pool2d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> Tensor:
     """TF2's spelling of ``max_pool`` (default name ``MaxPool2d``)."""
     return max_pool(input, ksize, strides, padding, data_format, name or "MaxPool2d")
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+def avg_pool2d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> Tensor:
     """TF2's spelling of ``avg_pool``."""
     return avg_pool(input, ksize, strides, padding, data_format, name)

@@ -14,6 +14,7 @@ TensorFlow's; their distributions and reproducibility rules are the same.
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from .common import FLOATS, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_shape
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
     "set_random_seed",
@@ -39,15 +43,16 @@ _MAXINT32 = 2**31 - 1
 _op_seed_counters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def set_random_seed(seed):
+def set_random_seed(seed: int | None) -> None:
     """Sets the graph-level seed of the default graph (TF1 ``tf.set_random_seed``)."""
     get_default_graph().seed = seed
 
 
-def get_seed(op_seed):
+def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     """The ``(seed, seed2)`` pair an op uses, from the graph seed and ``op_seed``
     (TF1's ``random_seed.get_seed``); ``(None, None)`` means nondeterministic."""
     g = get_default_graph()
+    seeds: tuple[int | None, int | None]
     if g.seed is not None:
         if op_seed is None:
             op_seed = _op_seed_counters.get(g, 0)
@@ -165,7 +170,14 @@ def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
     return add(mul, mean_t, name=scope)
 
 
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
+def random_normal(
+    shape: TensorLike,
+    mean: TensorLike = 0.0,
+    stddev: TensorLike = 1.0,
+    dtype: DTypeLike = _dt.float32,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Samples from a normal distribution (op type RandomStandardNormal, scaled)."""
     with in_graph_of([shape, mean, stddev]):
         return _scaled(
@@ -173,7 +185,14 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, nam
         )
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, name=None):
+def truncated_normal(
+    shape: TensorLike,
+    mean: TensorLike = 0.0,
+    stddev: TensorLike = 1.0,
+    dtype: DTypeLike = _dt.float32,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Samples from a normal distribution, redrawing values more than two standard
     deviations from the mean (op type TruncatedNormal, scaled)."""
     with in_graph_of([shape, mean, stddev]):
@@ -182,7 +201,14 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dt.float32, seed=None, 
         )
 
 
-def random_uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, name=None):
+def random_uniform(
+    shape: TensorLike,
+    minval: TensorLike = 0,
+    maxval: TensorLike | None = None,
+    dtype: DTypeLike = _dt.float32,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Samples uniformly from ``[minval, maxval)``; ints need ``maxval``
     (op types RandomUniform and RandomUniformInt)."""
     with in_graph_of([shape, minval, maxval]):
@@ -204,18 +230,20 @@ def random_uniform(shape, minval=0, maxval=None, dtype=_dt.float32, seed=None, n
             s = _shape_tensor(shape)
             min_zero = isinstance(minval, int) and not isinstance(minval, bool) and minval == 0
             max_one = isinstance(maxval, int) and not isinstance(maxval, bool) and maxval == 1
+            lo: Any = minval  # converted below unless the plain [0, 1) case
+            hi: Any = maxval
             if not min_zero or not max_one or dtype.is_integer:
-                minval = convert_to_tensor(minval, dtype=dtype, name="min")
-                maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+                lo = convert_to_tensor(minval, dtype=dtype, name="min")
+                hi = convert_to_tensor(maxval, dtype=dtype, name="max")
             attrs = {"dtype": dtype, **_seed_attrs(seed)}
             if not dtype.is_integer:
                 rnd = make("RandomUniform", [s], attrs, "RandomUniform")
                 if min_zero:
-                    return rnd if max_one else multiply(rnd, maxval)
-                scaled = rnd * (maxval - minval)
+                    return rnd if max_one else multiply(rnd, hi)
+                scaled = rnd * (hi - lo)
         if dtype.is_integer:
-            return make("RandomUniformInt", [s, minval, maxval], attrs, scope)
-        return add(scaled, minval, name=scope)
+            return make("RandomUniformInt", [s, lo, hi], attrs, scope)
+        return add(scaled, lo, name=scope)
 
 
 def _uniform_int_infer(op):
@@ -235,7 +263,7 @@ register_op(
 )
 
 
-def random_shuffle(value, seed=None, name=None):
+def random_shuffle(value: TensorLike, seed: int | None = None, name: str | None = None) -> Tensor:
     """``value`` with its first dimension shuffled."""
     return make("RandomShuffle", [convert_to_tensor(value)], _seed_attrs(seed), name)
 
@@ -255,7 +283,13 @@ register_op(
 )
 
 
-def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+def multinomial(
+    logits: TensorLike,
+    num_samples: TensorLike,
+    seed: int | None = None,
+    name: str | None = None,
+    output_dtype: DTypeLike | None = None,
+) -> Tensor:
     """Draws ``num_samples`` class indices per row of unnormalized log-probabilities
     ``logits`` of shape ``[batch, classes]``; returns ``[batch, num_samples]`` int64."""
     with in_graph_of([logits, num_samples]):

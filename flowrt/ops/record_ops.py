@@ -10,6 +10,7 @@ queue and its ``next_line`` for each record (None when the work unit is done).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..python_io import (
@@ -177,7 +178,9 @@ class TFRecordReader(ReaderBase):
     ``DataLossError`` naming the file and offset.
     """
 
-    def __init__(self, name=None, options=None):
+    def __init__(
+        self, name: str | None = None, options: TFRecordOptions | str | None = None
+    ) -> None:
         ctype = TFRecordOptions.get_compression_type_string(options)
         ref = make(
             "TFRecordReaderV2",
@@ -209,14 +212,14 @@ class FixedLengthRecordReader(ReaderBase):
 
     def __init__(
         self,
-        record_bytes,
-        header_bytes=None,
-        footer_bytes=None,
-        hop_bytes=None,
-        name=None,
-        encoding=None,
-    ):
-        attrs = {
+        record_bytes: int,
+        header_bytes: int | None = None,
+        footer_bytes: int | None = None,
+        hop_bytes: int | None = None,
+        name: str | None = None,
+        encoding: str | None = None,
+    ) -> None:
+        attrs: dict[str, Any] = {
             "record_bytes": int(record_bytes),
             "header_bytes": int(header_bytes or 0),
             "footer_bytes": int(footer_bytes or 0),
@@ -242,7 +245,7 @@ class FixedLengthRecordReader(ReaderBase):
 class WholeFileReader(ReaderBase):
     """A reader giving one record per file: key the file name, value its contents."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__(
             make("WholeFileReaderV2", [], dict(_NO_SHARING), name, "WholeFileReaderV2")
         )
@@ -251,5 +254,5 @@ class WholeFileReader(ReaderBase):
 class IdentityReader(ReaderBase):
     """A reader giving each dequeued work string as both key and value."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__(make("IdentityReaderV2", [], dict(_NO_SHARING), name, "IdentityReaderV2"))

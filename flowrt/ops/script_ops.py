@@ -19,15 +19,21 @@ from __future__ import annotations
 import itertools
 import threading
 import traceback
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import convert_to_tensor, get_default_graph
+from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import unknown_shape
+from ..dtypes import DType
 from .common import in_graph_of
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = ["py_func", "numpy_function"]
 
@@ -45,7 +51,33 @@ _ERRORS = [  # Python exception class -> fr.errors class, in TF's order of check
 ]
 
 
-def py_func(func, inp, Tout, stateful=True, name=None):  # TF1's argument name
+@overload
+def py_func(
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: DType | str | type | np.dtype[Any],
+    stateful: bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+
+
+@overload
+def py_func(
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: list[Any] | tuple[Any, ...],
+    stateful: bool = True,
+    name: str | None = None,
+) -> list[Tensor] | Operation: ...
+
+
+def py_func(  # TF1's argument names
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: DTypeLike | Sequence[DTypeLike],
+    stateful: bool = True,
+    name: str | None = None,
+) -> Tensor | list[Tensor] | Operation:
     """Wraps a Python function taking and returning numpy arrays as a graph op.
 
     Args:
@@ -71,7 +103,7 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # TF1's argument name
                 "Expected func to be callable. Received func=%r of type %s." % (func, type(func))
             )
         many = isinstance(Tout, (list, tuple))
-        touts = [_dt.as_dtype(t) for t in (Tout if many else [Tout])]
+        touts = [_dt.as_dtype(t) for t in cast(Sequence[Any], Tout if many else [Tout])]
         if isinstance(inp, (list, tuple)):
             inputs = [convert_to_tensor(x) for x in inp]
         else:
@@ -88,13 +120,39 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # TF1's argument name
         return list(op.outputs) if many else op.outputs[0]
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):
+@overload
+def numpy_function(
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: DType | str | type | np.dtype[Any],
+    stateful: bool = True,
+    name: str | None = None,
+) -> Tensor: ...
+
+
+@overload
+def numpy_function(
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: list[Any] | tuple[Any, ...],
+    stateful: bool = True,
+    name: str | None = None,
+) -> list[Tensor] | Operation: ...
+
+
+def numpy_function(
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: DTypeLike | Sequence[DTypeLike],
+    stateful: bool = True,
+    name: str | None = None,
+) -> Tensor | list[Tensor] | Operation:
     """Wraps a Python function taking and returning numpy arrays as a graph op.
 
     TF1's ``numpy_function``: the same op as :func:`py_func` (see there for the
     arguments and results).
     """
-    return py_func(func, inp, Tout, stateful=stateful, name=name)
+    return py_func(func, inp, cast(Any, Tout), stateful=stateful, name=name)
 
 
 def _infer(op):

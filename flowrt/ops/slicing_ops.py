@@ -8,12 +8,15 @@ wrapper functions, with its infer rule, kernel and gradient together.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import (
+    Tensor,
     convert_to_tensor,
     get_default_graph,
 )
@@ -38,6 +41,9 @@ from .common import axis_value, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_ints, static_value
 from .indexed_slices import IndexedSlices, unsorted_segment_sum
 
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
+
 # ``range`` and ``slice`` here are TF1's (``range`` from array_ops); the builtins keep
 # these names.
 _prange, _pslice = builtins.range, builtins.slice
@@ -51,7 +57,14 @@ __all__ = ["gather", "slice", "concat", "unstack", "split", "tile", "pad"]
 _INDEX_DTYPES = (_dt.int16, _dt.int32, _dt.int64)
 
 
-def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+def gather(
+    params: TensorLike,
+    indices: TensorLike,
+    validate_indices: bool | None = None,
+    name: str | None = None,
+    axis: TensorLike | None = None,
+    batch_dims: int = 0,
+) -> Tensor:
     """Rows (or slices along ``axis``) of ``params`` at ``indices``: the result has shape
     ``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``.
 
@@ -151,7 +164,9 @@ register_op("GatherV2", infer=_gather_infer, kernel=_gather_kernel, grad=_gather
 # --------------------------------------------------------------------------------------
 
 
-def slice(input_, begin, size, name=None):  # TF1's name
+def slice(
+    input_: TensorLike, begin: TensorLike, size: TensorLike, name: str | None = None
+) -> Tensor:  # TF1's name
     """The ``size``-shaped block of ``input_`` starting at ``begin`` (size -1: to the end)."""
     with in_graph_of([input_, begin, size]):
         return _gen_op(
@@ -249,7 +264,9 @@ def _convert_list(values, what):
     ]
 
 
-def concat(values, axis, name="concat"):
+def concat(
+    values: Sequence[TensorLike] | TensorLike, axis: TensorLike, name: str | None = "concat"
+) -> Tensor:
     """Concatenates tensors along ``axis`` (op type ConcatV2)."""
     with in_graph_of([values, axis]):
         if not isinstance(values, (list, tuple)):
@@ -262,7 +279,11 @@ def concat(values, axis, name="concat"):
                 return identity(values[0], name=name)
         with g.name_scope(name or "concat") as scope:
             xs = _convert_list(values, "values")
-            ax = axis if _is_tensor(axis) else convert_to_tensor(axis, dtype=_dt.int32, name="axis")
+            ax = (
+                cast(Tensor, axis)  # or a variable: converted below
+                if _is_tensor(axis)
+                else convert_to_tensor(axis, dtype=_dt.int32, name="axis")
+            )
         return make("ConcatV2", xs + [convert_to_tensor(ax)], {"N": len(xs)}, scope)
 
 
@@ -351,7 +372,9 @@ def _concat_grad(op, g):
 register_op("ConcatV2", infer=_concat_infer, kernel=_concat_kernel, grad=_concat_grad)
 
 
-def unstack(value, num=None, axis=0, name="unstack"):
+def unstack(
+    value: TensorLike, num: int | None = None, axis: int = 0, name: str | None = "unstack"
+) -> list[Tensor]:
     """Splits ``value`` along ``axis`` into a list of ``num`` tensors (op type Unpack)."""
     with in_graph_of([value, num, axis]):
         value = convert_to_tensor(value)
@@ -412,7 +435,13 @@ def _unpack_grad(op, *grads):
 register_op("Unpack", infer=_unpack_infer, kernel=_unpack_kernel, grad=_unpack_grad)
 
 
-def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+def split(
+    value: TensorLike,
+    num_or_size_splits: TensorLike,
+    axis: TensorLike = 0,
+    num: int | None = None,
+    name: str | None = "split",
+) -> list[Tensor]:
     """Splits ``value`` along ``axis`` into equal pieces (an int) or pieces of the given
     sizes (a list; one size may be -1). Returns a list of tensors."""
     with in_graph_of([value, num_or_size_splits, axis, num]):
@@ -428,8 +457,8 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             ).outputs
         if _is_tensor(num_or_size_splits) or isinstance(num_or_size_splits, np.ndarray):
             sizes = convert_to_tensor(num_or_size_splits)
-        elif any(_is_tensor(v) for v in num_or_size_splits):  # ints mixed with tensors
-            sizes = convert_to_tensor(list(num_or_size_splits))
+        elif any(_is_tensor(v) for v in cast(Sequence[Any], num_or_size_splits)):
+            sizes = convert_to_tensor(list(cast(Sequence[Any], num_or_size_splits)))  # mixed
         else:
             sizes = convert_to_tensor(np.asarray(num_or_size_splits, dtype=np.int32))
         if num is None:
@@ -547,7 +576,7 @@ register_op("SplitV", infer=_splitv_infer, kernel=_splitv_kernel, grad=_splitv_g
 # --------------------------------------------------------------------------------------
 
 
-def tile(input, multiples, name=None):
+def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> Tensor:
     """``input`` repeated ``multiples[i]`` times along each dimension ``i``."""
     with in_graph_of([input, multiples]):
         return _gen_op(
@@ -619,7 +648,13 @@ register_op("Tile", infer=_tile_infer, kernel=_tile_kernel, grad=_tile_grad)
 # --------------------------------------------------------------------------------------
 
 
-def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+def pad(
+    tensor: TensorLike,
+    paddings: TensorLike,
+    mode: str = "CONSTANT",
+    name: str | None = None,
+    constant_values: TensorLike = 0,
+) -> Tensor:
     """``tensor`` padded by ``paddings[i] = [before, after]`` in each dimension ``i``.
 
     ``mode`` is "CONSTANT" (with ``constant_values``), "REFLECT" (mirror without the edge)

@@ -9,12 +9,14 @@ A ``SparseTensor`` is three dense tensors: ``indices`` (int64 ``[N, rank]``), ``
 from __future__ import annotations
 
 import collections
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor, _session_for, constant_value
+from .._core.graph import Graph, Operation, Tensor, _session_for, constant_value
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops as _array
 from . import slicing_ops as _slicing
@@ -23,6 +25,9 @@ from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
 from .indexed_slices import unsorted_segment_sum
 from .math_ops import add_n, cast, reduce_prod, reduce_sum, where
 from .slicing_ops import gather
+
+if TYPE_CHECKING:
+    from .._core.typing import AxisLike, DTypeLike, ShapeLike, TensorLike
 
 __all__ = [
     "SparseTensor",
@@ -70,7 +75,7 @@ class SparseTensor:
       ValueError: components of the wrong rank.
     """
 
-    def __init__(self, indices, values, dense_shape):
+    def __init__(self, indices: TensorLike, values: TensorLike, dense_shape: TensorLike) -> None:
         self._indices = to_tensor(indices, _dt.int64, name="indices")
         self._values = to_tensor(values, name="values")
         self._dense_shape = to_tensor(dense_shape, _dt.int64, name="dense_shape")
@@ -89,7 +94,7 @@ class SparseTensor:
         self._shape = _shape_from(self._dense_shape, self._indices)
 
     @classmethod
-    def from_value(cls, sparse_tensor_value):
+    def from_value(cls, sparse_tensor_value: SparseTensorValue | SparseTensor) -> SparseTensor:
         """A ``SparseTensor`` of constants from a ``SparseTensorValue`` (or returns a
         ``SparseTensor`` unchanged)."""
         if isinstance(sparse_tensor_value, SparseTensor):
@@ -100,21 +105,32 @@ class SparseTensor:
             np.asarray(sparse_tensor_value.dense_shape, np.int64),
         )
 
-    indices = property(lambda self: self._indices, doc="int64 ``[N, rank]`` coordinates.")
-    values = property(lambda self: self._values, doc="``[N]`` values.")
-    dense_shape = property(lambda self: self._dense_shape, doc="int64 ``[rank]`` shape.")
+    @property
+    def indices(self) -> Tensor:
+        """int64 ``[N, rank]`` coordinates."""
+        return self._indices
+
+    @property
+    def values(self) -> Tensor:
+        """``[N]`` values."""
+        return self._values
+
+    @property
+    def dense_shape(self) -> Tensor:
+        """int64 ``[rank]`` shape."""
+        return self._dense_shape
 
     @property
     def dtype(self) -> _dt.DType:
         return self._values.dtype
 
     @property
-    def op(self):
+    def op(self) -> Operation:
         """The op producing ``values``."""
         return self._values.op
 
     @property
-    def graph(self):
+    def graph(self) -> Graph:
         return self._indices.graph
 
     @property
@@ -125,11 +141,13 @@ class SparseTensor:
     def get_shape(self) -> TensorShape:
         return self._shape
 
-    def set_shape(self, shape) -> None:
+    def set_shape(self, shape: ShapeLike) -> None:
         """Refines the static dense shape; ValueError if incompatible."""
         self._shape = self._shape.merge_with(as_shape(shape))
 
-    def eval(self, feed_dict=None, session=None) -> SparseTensorValue:
+    def eval(
+        self, feed_dict: dict[Any, Any] | None = None, session: Any = None
+    ) -> SparseTensorValue:
         """Runs the graph to compute this value in ``session`` or the default session."""
         return _session_for(self.graph, session).run(self, feed_dict)
 
@@ -178,6 +196,10 @@ class SparseTensor:
         )
 
 
+SparseInput = SparseTensor | SparseTensorValue
+"""A sparse argument: a ``SparseTensor``, or a ``SparseTensorValue`` made a constant one."""
+
+
 def _is_sparse(x) -> bool:
     return isinstance(x, (SparseTensor, SparseTensorValue))
 
@@ -190,7 +212,11 @@ def _sparse(x, arg="sp_input") -> SparseTensor:
     return x
 
 
-def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
+def convert_to_tensor_or_sparse_tensor(
+    value: TensorLike | SparseTensor | SparseTensorValue,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+) -> Tensor | SparseTensor:
     """``value`` as a ``SparseTensor`` when it is sparse, else as a ``Tensor``."""
     if _is_sparse(value):
         sp = _sparse(value)
@@ -203,7 +229,9 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     return to_tensor(value, dtype, name=name)
 
 
-def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
+def sparse_placeholder(
+    dtype: DTypeLike, shape: ShapeLike | Tensor = None, name: str | None = None
+) -> SparseTensor:
     """A ``SparseTensor`` whose components must be fed (as a ``SparseTensorValue``).
 
     Args:
@@ -246,7 +274,12 @@ def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
 
 
 def sparse_to_dense(
-    sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None
+    sparse_indices: TensorLike,
+    output_shape: TensorLike,
+    sparse_values: TensorLike,
+    default_value: TensorLike = 0,
+    validate_indices: bool = True,
+    name: str | None = None,
 ) -> Tensor:
     """A dense tensor of ``output_shape``: ``sparse_values`` at ``sparse_indices``,
     ``default_value`` elsewhere.
@@ -411,7 +444,12 @@ def _std_grad(op, grad):
 register_op("SparseToDense", infer=_std_infer, kernel=_std_kernel, grad=_std_grad)
 
 
-def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+def sparse_tensor_to_dense(
+    sp_input: SparseInput,
+    default_value: TensorLike | None = None,
+    validate_indices: bool = True,
+    name: str | None = None,
+) -> Tensor:
     """The dense tensor that ``sp_input`` represents, ``default_value`` (0 or ``b""``)
     where it has no value.
 
@@ -436,7 +474,7 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
 # --------------------------------------------------------------------------------------
 
 
-def sparse_reorder(sp_input, name=None) -> SparseTensor:
+def sparse_reorder(sp_input: SparseInput, name: str | None = None) -> SparseTensor:
     """``sp_input`` with its entries sorted in row-major order of ``indices``."""
     sp = _sparse(sp_input)
     op = make_op(
@@ -475,7 +513,12 @@ register_op(
 
 
 def sparse_reduce_sum(
-    sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None
+    sp_input: SparseInput,
+    axis: AxisLike = None,
+    keepdims: bool | None = None,
+    reduction_axes: AxisLike = None,
+    keep_dims: bool | None = None,
+    name: str | None = None,
 ) -> Tensor:
     """The sum of ``sp_input``'s values over ``axis`` (all axes if None), as a dense
     tensor; ``keepdims`` keeps reduced axes with size 1."""
@@ -552,7 +595,7 @@ def _srs_grad(op, grad):
 register_op("SparseReduceSum", infer=_srs_infer, kernel=_srs_kernel, grad=_srs_grad)
 
 
-def sparse_retain(sp_input, to_retain) -> SparseTensor:
+def sparse_retain(sp_input: SparseInput, to_retain: TensorLike) -> SparseTensor:
     """The entries of ``sp_input`` where the bool vector ``to_retain`` is True."""
     with in_graph_of([sp_input, to_retain]):
         sp = _sparse(sp_input)
@@ -563,12 +606,12 @@ def sparse_retain(sp_input, to_retain) -> SparseTensor:
 
 
 def sparse_concat(
-    axis,
-    sp_inputs,
-    name=None,
-    expand_nonconcat_dim=False,
-    concat_dim=None,
-    expand_nonconcat_dims=None,
+    axis: int,
+    sp_inputs: Sequence[SparseInput],
+    name: str | None = None,
+    expand_nonconcat_dim: bool = False,
+    concat_dim: int | None = None,
+    expand_nonconcat_dims: bool | None = None,
 ) -> SparseTensor:
     """Concatenates SparseTensors along ``axis`` (their other dimensions must agree
     unless ``expand_nonconcat_dim``); the result is in row-major order."""
@@ -669,7 +712,9 @@ register_op(
 )
 
 
-def sparse_fill_empty_rows(sp_input, default_value, name=None):
+def sparse_fill_empty_rows(
+    sp_input: SparseInput, default_value: TensorLike, name: str | None = None
+) -> tuple[SparseTensor, Tensor]:
     """``(filled, empty_row_indicator)``: ``sp_input`` (2-D) with ``default_value`` put
     at column 0 of every row that has no entry, and a bool vector of those rows."""
     with in_graph_of([sp_input, default_value]):
@@ -729,7 +774,13 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+def sparse_tensor_dense_matmul(
+    sp_a: SparseInput,
+    b: TensorLike,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """``sp_a @ b`` for a 2-D SparseTensor ``sp_a`` and a dense matrix ``b`` (with
     ``adjoint_a``/``adjoint_b`` transposing them first); duplicates add up."""
     with in_graph_of([sp_a, b]):
@@ -826,7 +877,12 @@ register_op("SparseTensorDenseMatMul", infer=_stdmm_infer, kernel=_stdmm_kernel,
 
 
 def string_split(
-    source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor", name=None
+    source: TensorLike,
+    sep: str | None = None,
+    skip_empty: bool = True,
+    delimiter: str | None = None,
+    result_type: str = "SparseTensor",
+    name: str | None = None,
 ) -> SparseTensor:
     """Splits each string of the vector ``source`` into tokens: a ``SparseTensor`` with
     ``indices[i] = [row, position]`` and ``dense_shape = [rows, most tokens]``.

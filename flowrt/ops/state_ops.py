@@ -46,6 +46,7 @@ copying, which for a vocabulary-sized embedding is most of a training step.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,6 +56,11 @@ from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_grap
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape
 from .common import in_graph_of, make_op
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
+    from ..partitioned_variables import PartitionedVariable
+    from ..variables import Variable
 
 __all__ = [
     "assign",
@@ -579,7 +585,7 @@ register_op(
 )
 
 
-def count_up_to(ref, limit, name=None):
+def count_up_to(ref: Variable, limit: int, name: str | None = None) -> Tensor:
     """Increments the int32/int64 scalar variable ``ref`` until it reaches ``limit``.
 
     Returns:
@@ -658,13 +664,21 @@ def _ref_method(ref, method, fn_name):
     return m
 
 
-def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+def assign(
+    ref: Variable | PartitionedVariable,
+    value: TensorLike,
+    validate_shape: bool | None = None,
+    use_locking: bool | None = None,
+    name: str | None = None,
+) -> Tensor | Any:
     """Stores ``value`` in the variable ``ref``; returns a tensor of the stored value."""
     with in_graph_of([ref, value]):
         return _ref_method(ref, "assign", "assign")(value, use_locking=use_locking, name=name)
 
 
-def assign_add(ref, value, use_locking=None, name=None):
+def assign_add(
+    ref: Variable, value: TensorLike, use_locking: bool | None = None, name: str | None = None
+) -> Tensor:
     """Adds ``value`` to the variable ``ref``; returns a tensor of the new value."""
     with in_graph_of([ref, value]):
         return _ref_method(ref, "assign_add", "assign_add")(
@@ -672,7 +686,9 @@ def assign_add(ref, value, use_locking=None, name=None):
         )
 
 
-def assign_sub(ref, value, use_locking=None, name=None):
+def assign_sub(
+    ref: Variable, value: TensorLike, use_locking: bool | None = None, name: str | None = None
+) -> Tensor:
     """Subtracts ``value`` from the variable ``ref``; returns a tensor of the new value."""
     with in_graph_of([ref, value]):
         return _ref_method(ref, "assign_sub", "assign_sub")(
@@ -693,25 +709,43 @@ def _scatter(op_type, ref, indices, updates, use_locking, name):
     ).outputs[0]
 
 
-def scatter_update(ref, indices, updates, use_locking=True, name=None):
+def scatter_update(
+    ref: Variable,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = True,
+    name: str | None = None,
+) -> Tensor:
     """Sets rows ``ref[indices] = updates``; returns the new value."""
     with in_graph_of([ref, indices, updates]):
         return _scatter("ResourceScatterUpdate", ref, indices, updates, use_locking, name)
 
 
-def scatter_add(ref, indices, updates, use_locking=False, name=None):
+def scatter_add(
+    ref: Variable,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """Adds ``updates`` to rows ``ref[indices]`` (duplicates add up); returns the new value."""
     with in_graph_of([ref, indices, updates]):
         return _scatter("ResourceScatterAdd", ref, indices, updates, use_locking, name)
 
 
-def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+def scatter_sub(
+    ref: Variable,
+    indices: TensorLike,
+    updates: TensorLike,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """Subtracts ``updates`` from rows ``ref[indices]``; returns the new value."""
     with in_graph_of([ref, indices, updates]):
         return _scatter("ResourceScatterSub", ref, indices, updates, use_locking, name)
 
 
-def is_variable_initialized(variable):
+def is_variable_initialized(variable: Variable) -> Tensor:
     """A bool tensor: whether ``variable`` has been initialized in the running session."""
     return make_op("VarIsInitializedOp", [variable.handle], {}, None, "VarIsInitializedOp").outputs[
         0

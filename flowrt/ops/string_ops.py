@@ -8,14 +8,20 @@ arithmetic on the offsets with numpy; only the final slicing of ``substr`` makes
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import broadcast_shapes
 from .common import in_graph_of, make, to_tensor
 from .numparse import fields_of, parse_fields
+
+if TYPE_CHECKING:
+    from .._core.typing import DTypeLike, TensorLike
 
 __all__ = ["string_to_number", "substr"]
 
@@ -34,7 +40,12 @@ def _bytes_list(x) -> list:
 # --------------------------------------------------------------------------------------
 
 
-def string_to_number(string_tensor=None, out_type=_dt.float32, name=None, input=None):
+def string_to_number(
+    string_tensor: TensorLike | None = None,
+    out_type: DTypeLike = _dt.float32,
+    name: str | None = None,
+    input: TensorLike | None = None,
+) -> Tensor:
     """Parses each string of ``string_tensor`` as a number of ``out_type``.
 
     Args:
@@ -96,7 +107,9 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-def substr(input, pos, len, name=None, unit="BYTE"):  # TF1's argument names
+def substr(
+    input: TensorLike, pos: TensorLike, len: TensorLike, name: str | None = None, unit: str = "BYTE"
+) -> Tensor:  # TF1's argument names
     """Substrings of the strings of ``input``: ``len`` units from ``pos``.
 
     Args:

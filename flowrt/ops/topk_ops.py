@@ -8,6 +8,7 @@ non-finite prediction or an out-of-range target is never in.
 from __future__ import annotations
 
 import collections
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, indexing_ops, math_ops
 from .common import NUMERIC, check_dtype, in_graph_of, int_list, make_op, op_scope, shape_str
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
 
 __all__ = ["top_k", "in_top_k"]
 
@@ -67,7 +71,9 @@ def _topk_grad(op, g_values, g_indices):
 register_op("TopKV2", infer=_topk_infer, kernel=_topk_kernel, grad=_topk_grad)
 
 
-def top_k(input, k=1, sorted=True, name=None):
+def top_k(
+    input: TensorLike, k: TensorLike = 1, sorted: bool = True, name: str | None = None
+) -> _TopKResult:
     """The ``k`` largest entries of the last axis of ``input`` and their indices.
 
     Args:
@@ -129,7 +135,9 @@ def _in_topk_kernel(ctx, op, p, t, k):
 register_op("InTopKV2", infer=_in_topk_infer, kernel=_in_topk_kernel, grad=NOT_DIFFERENTIABLE)
 
 
-def in_top_k(predictions, targets, k, name=None):
+def in_top_k(
+    predictions: TensorLike, targets: TensorLike, k: TensorLike, name: str | None = None
+) -> Tensor:
     """Whether each ``targets[i]`` is among the top ``k`` of ``predictions[i]``.
 
     Args:

@@ -21,6 +21,9 @@ Gradient (processing order):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -51,6 +54,9 @@ from .control_flow_ops import (
 )
 from .state_ops import VariableResource
 
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
+
 __all__ = ["while_loop"]
 
 
@@ -60,17 +66,17 @@ __all__ = ["while_loop"]
 
 
 def while_loop(
-    cond,
-    body,
-    loop_vars,
-    shape_invariants=None,
-    parallel_iterations=10,
-    back_prop=True,
-    swap_memory=False,
-    name=None,
-    maximum_iterations=None,
-    return_same_structure=False,
-):
+    cond: Callable[..., Any],
+    body: Callable[..., Any],
+    loop_vars: Any,
+    shape_invariants: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    name: str | None = None,
+    maximum_iterations: TensorLike | None = None,
+    return_same_structure: bool = False,
+) -> Any:
     """Repeats ``body`` while ``cond`` is true (TF1 ``tf.while_loop``).
 
     Args:

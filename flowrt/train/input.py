@@ -381,7 +381,7 @@ def _row_shape(s: TensorShape) -> TensorShape:
         return TensorShape(None)
     if s.ndims == 0:
         raise ValueError("Shape %s must have rank at least 1 (enqueue_many=True)" % s)
-    return TensorShape(s.dims[1:])
+    return s[1:]
 
 
 def _merge_shapes(shape_list, enqueue_many):
