@@ -261,7 +261,7 @@ def test_many_records_take_the_batch_path_and_keep_their_shape():
 @pytest.mark.parametrize(
     "records, defaults, kw, want",
     [
-        # All fields plain digits: the one-pass integer path.
+        # All fields whole numbers: one int64 parse serves every column.
         (
             ["007,12,123456789012345"],
             [[0], [0.0], np.array([0.0])],
