@@ -21,6 +21,7 @@ out-of-range number), goes field by field through ``parse_scalar``, the referenc
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ _DIGIT, _SIGN_DOT_EXP, _OTHER, _SEP = 0, 1, 2, 3
 _CLASS = np.full(256, _OTHER, dtype=np.uint8)
 _CLASS[np.frombuffer(b"0123456789", np.uint8)] = _DIGIT
 _CLASS[np.frombuffer(b"+-.eE", np.uint8)] = _SIGN_DOT_EXP
+_CLASSES: dict = {b"": _CLASS}  # by separator bytes: _CLASS with those bytes _SEP
 # float32's largest value and the midpoint between it and 2**128: a decimal below the
 # midpoint rounds to the largest float32, not to inf.
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -152,9 +154,9 @@ def parse_groups(
     """
     n = starts.size
     ends = starts + lens
-    lut = _CLASS
-    if seps:
-        lut = _CLASS.copy()
+    lut = _CLASSES.get(seps)
+    if lut is None:
+        lut = _CLASSES[seps] = _CLASS.copy()
         lut[np.frombuffer(seps, np.uint8)] = _SEP
     cls = lut.take(buf)
     # A field is plain when it is not empty and holds no byte outside the alphabet.
@@ -170,7 +172,7 @@ def parse_groups(
     # correct rounding strtof would do), an int32 is range-checked.
     whole = not (cls == _SIGN_DOT_EXP).any() and int(lens.max(initial=0)) <= 18
     layout = None
-    ints = None
+    ints: Any = False  # not parsed yet
     got = {}
     for dtype, todo in groups.items():
         which = todo & plain
@@ -179,9 +181,10 @@ def parse_groups(
             if layout is None:
                 layout = _arrow_layout(buf, starts, ends, seps)
             if whole:
-                if ints is None:
+                if ints is False:
                     union = plain & np.logical_or.reduce(list(groups.values()))
-                    ints = _arrow_parse(layout, union, _dt.int64)
+                    every = layout[4] == 1 and union.all()
+                    ints = _arrow_parse(layout, None if every else union, _dt.int64)
                 out = None if ints is None else _from_int64(ints, dtype, which)
             else:
                 out = _arrow_parse(layout, which, dtype)
@@ -257,14 +260,14 @@ def _arrow_layout(buf, starts, ends, seps: bytes):
     return kind, offsets.size - 1, pa.py_buffer(offsets), pa.py_buffer(data), step
 
 
-def _arrow_parse(layout, which, dtype) -> np.ndarray | None:
+def _arrow_parse(layout, which: np.ndarray | None, dtype) -> np.ndarray | None:
     """The values of the fields of ``which`` (a new array; other fields unspecified) by
     one Arrow cast over ``layout`` (``_arrow_layout``), whose validity bitmap marks only
-    those fields (no bitmap when that is all of them), so the cast skips the others.
-    None when Arrow refuses one of the fields."""
+    those fields, so the cast skips the others. ``which`` None: every field (the layout
+    must then be of the fields alone). None when Arrow refuses one of the fields."""
     pa, pc, casts = _arrow()
     kind, length, offsets, data, step = layout
-    if step == 1 and which.all():
+    if which is None:
         bitmap = None
     else:
         valid = np.zeros(length, dtype=bool)
