@@ -10,9 +10,10 @@ alternating, in one process; every run is printed, then the median):
 * pipeline: 8 CSV files x 500 rows of 64 integer features + a label (written to a temp
   dir) -> ``string_input_producer`` -> ``TextLineReader.read_up_to(64)`` ->
   ``decode_csv`` -> ``shuffle_batch(enqueue_many=True, num_threads=2)``, batch 128 ->
-  an MLP 64-128-10 trained with Adam until the epochs run out. Examples/s.
+  an MLP 64-128-10 trained with Adam until the epochs run out. Examples/s, and the
+  process's CPU time per example (all threads), which the host's load disturbs less.
 * decode: ``decode_csv`` of 64 records x 65 fields alone (one ``sess.run`` with the
-  records fed), microseconds per call.
+  records fed), microseconds per call, wall and CPU.
 * threads: the producer side alone (``dequeue_many(128)`` of the shuffle queue, no
   training) with 1 and with 2 runner threads, flowrt only: examples/s.
 * digits: ``python -m pipelines.digits_mlp --quiet`` examples/s as it reports them, for
@@ -88,8 +89,9 @@ def config(tf):
     return None
 
 
-def run_pipeline(tf, paths, epochs, threads=2, train=True) -> float:
-    """Examples/s through the pipeline (trained on, unless ``train`` is False)."""
+def run_pipeline(tf, paths, epochs, threads=2, train=True, cpu=None) -> float:
+    """Examples/s through the pipeline (trained on, unless ``train`` is False); appends
+    the process's CPU seconds per example to the list ``cpu`` when given."""
     with tf.Graph().as_default():
         images, labels = producer(tf, paths, epochs, threads)
         fetch = (
@@ -97,32 +99,36 @@ def run_pipeline(tf, paths, epochs, threads=2, train=True) -> float:
             if train
             else [images, tf.shape(labels)[0]]
         )
-        return examples_per_second(tf, fetch)
+        return examples_per_second(tf, fetch, cpu)
 
 
-def examples_per_second(tf, fetch) -> float:
+def examples_per_second(tf, fetch, cpu=None) -> float:
     """Runs ``fetch`` (anything, then a batch length) with queue runners until the input
-    runs out; returns the examples/s of those runs."""
+    runs out; returns the examples/s of those runs (and appends the CPU seconds per
+    example, all threads of the process, to the list ``cpu`` when given)."""
     init = [tf.global_variables_initializer(), tf.local_variables_initializer()]
     with tf.Session(config=config(tf)) as sess:
         sess.run(init)
         coord = tf.train.Coordinator()
         runner_threads = tf.train.start_queue_runners(sess=sess, coord=coord)
         examples = 0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             while True:
                 examples += int(sess.run(fetch)[1])
         except tf.errors.OutOfRangeError:
             pass
         secs = time.perf_counter() - t0
+        if cpu is not None:
+            cpu.append((time.process_time() - c0) / examples)
         coord.request_stop()
         coord.join(runner_threads)
     return examples / secs
 
 
-def time_decode(tf, n=300) -> float:
-    """Microseconds per decode_csv of 64 records x 65 fields (best of 3 rounds)."""
+def time_decode(tf, n=300) -> tuple:
+    """Microseconds per decode_csv of 64 records x 65 fields, wall and the process's
+    CPU (best of 3 rounds each)."""
     rng = np.random.default_rng(0)
     recs = np.array(
         [b",".join(b"%d" % v for v in rng.integers(0, 17, FEATURES + 1)) for _ in range(READ)],
@@ -133,13 +139,14 @@ def time_decode(tf, n=300) -> float:
         out = tf.decode_csv(ph, [[0]] + [[0.0]] * FEATURES)
         with tf.Session() as sess:
             sess.run(out, {ph: recs})
-            best = float("inf")
+            best = best_cpu = float("inf")
             for _ in range(3):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 for _ in range(n):
                     sess.run(out, {ph: recs})
                 best = min(best, (time.perf_counter() - t0) / n)
-    return best * 1e6
+                best_cpu = min(best_cpu, (time.process_time() - c0) / n)
+    return best * 1e6, best_cpu * 1e6
 
 
 def digits_rate(tree: str) -> float:
@@ -198,11 +205,15 @@ def main(argv=None):
                 % (N_FILES, ROWS, args.epochs, BATCH)
             )
             rates = {name: [] for name, _ in frameworks}
+            cpu = {name: [] for name, _ in frameworks}
             for _ in range(args.runs):
                 for name, m in frameworks:
-                    rates[name].append(run_pipeline(m, paths, args.epochs))
+                    rates[name].append(run_pipeline(m, paths, args.epochs, cpu=cpu[name]))
             for name, r in rates.items():
                 show(name, r, "ex/s")
+            print("  CPU time per example (all threads; steadier than ex/s on a shared host):")
+            for name, c in cpu.items():
+                show(name, [x * 1e6 for x in c], "us", "%.1f")
         if want("decode"):
             print("decode_csv of %d x %d fields, us per run:" % (READ, FEATURES + 1))
             times = {name: [] for name, _ in frameworks}
@@ -210,15 +221,28 @@ def main(argv=None):
                 for name, m in frameworks:
                     times[name].append(time_decode(m))
             for name, t in times.items():
-                show(name, t, "us")
+                show(name, [w for w, _ in t], "us")
+            print("  CPU time per run:")
+            for name, t in times.items():
+                show(name, [c for _, c in t], "us")
         if want("threads"):
             print("flowrt producer alone (no training), examples/s:")
             rates = {1: [], 2: []}
+            cpu = {1: [], 2: []}
             for _ in range(args.runs):
                 for k in rates:
-                    rates[k].append(run_pipeline(flowrt, paths, args.epochs, k, train=False))
+                    rates[k].append(
+                        run_pipeline(flowrt, paths, args.epochs, k, train=False, cpu=cpu[k])
+                    )
             for k, r in rates.items():
                 show("%d runner thread%s" % (k, "s" if k > 1 else ""), r, "ex/s")
+            for k, c in cpu.items():
+                show(
+                    "  CPU per example, %d thread%s" % (k, "s" if k > 1 else ""),
+                    [x * 1e6 for x in c],
+                    "us",
+                    "%.1f",
+                )
     if want("digits"):
         print("python -m pipelines.digits_mlp, examples/s:")
         for tree in [ROOT] + args.digits_tree:

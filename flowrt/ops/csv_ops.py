@@ -6,8 +6,9 @@ A batch of records is decoded in three stages, each over the whole batch:
    with numpy (``_tokenize_fast``); records with quotes or carriage returns are split
    by TF's field rules one record at a time (``_extract_fields``), then laid end to end
    the same way;
-2. parse: the fields of all numeric columns of one dtype are parsed together
-   (``numparse.parse_fields``);
+2. parse: the fields of all numeric columns are parsed together, by one Arrow cast
+   (``numparse.parse_groups``, which states which fields Arrow parses and which the
+   reference rules do);
 3. fill: empty and ``na_value`` fields take their column's default.
 
 Any anomaly (a bad field count, a quoting error, a field that does not parse, a
@@ -18,9 +19,10 @@ The fast stages therefore never decide an error, and the reference is the defini
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,7 +31,7 @@ from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
-from .numparse import TF_TYPE_NAME, digit_values, fields_of, parse_fields, parse_scalar
+from .numparse import TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -73,9 +75,9 @@ def decode_csv(
         that does not parse, or a missing required field, naming the field and the
         record.
 
-    Note (flowrt): the batch is parsed with numpy (see docs/input_pipelines.md), with
-    TF's rules and error order. One known difference: a float32 field exactly halfway
-    between the largest float32 and 2**128 becomes inf; TF gives the largest float32.
+    Note (flowrt): the batch is tokenized with numpy and its numbers parsed by one
+    Apache Arrow cast per batch (see docs/input_pipelines.md), with TF's rules and
+    error order.
     """
     with in_graph_of([records, record_defaults]):
         records = to_tensor(records, _dt.string, name="records")
@@ -128,11 +130,25 @@ def _decode_csv_infer(op):
 class _Spec:
     """One run's settings: the op's attributes and the defaults' values."""
 
-    __slots__ = ("types", "delim", "quote", "na", "select", "defaults")
+    __slots__ = (
+        "types",
+        "delim",
+        "seps",
+        "quote",
+        "na",
+        "select",
+        "defaults",
+        "required",
+        "groups",
+        "columns",
+        "fill",
+        "_tiled",
+    )
 
     def __init__(self, op, defaults):
         self.types = op.attrs["OUT_TYPE"]
         self.delim = op.attrs["field_delim"].encode()[0]
+        self.seps = bytes([self.delim, _LF])
         self.quote = op.attrs["use_quote_delim"]
         self.na = op.attrs["na_value"].encode()
         self.select = op.attrs["select_cols"]
@@ -146,6 +162,35 @@ class _Spec:
                     None,
                     "record_defaults[%d] must have at most one element, got %d" % (i, np.size(d)),
                 )
+        # Per column: required or not; per dtype: its columns (as a mask and a list) and a
+        # row of the defaults to fill missing fields with.
+        self.required = np.array([d is None for d in self.defaults], dtype=bool)
+        self.groups = {
+            t: np.array([tc is t for tc in self.types], dtype=bool)
+            for t in dict.fromkeys(self.types)
+        }
+        self.columns = {t: np.flatnonzero(g).tolist() for t, g in self.groups.items()}
+        self.fill = {
+            t: np.array(
+                [d if g and d is not None else 0 for d, g in zip(self.defaults, mask)],
+                dtype=t.np,
+            )
+            for t, mask in self.groups.items()
+            if t is not _dt.string
+        }
+        self._tiled: dict = {}
+
+    def tiled(self, t, n: int) -> np.ndarray:
+        """The mask of dtype ``t``'s fields in ``n`` records of ``ncols`` fields, flat
+        (read-only; kept for the last ``n`` asked)."""
+        key = (t, n)
+        got = self._tiled.get(key)
+        if got is None:
+            if len(self._tiled) > 8:
+                self._tiled.clear()
+            got = self._tiled[key] = np.tile(self.groups[t], n)
+            got.flags.writeable = False
+        return got
 
 
 # --------------------------------------------------------------------------------------
@@ -239,9 +284,10 @@ def _decode_reference(recs: list, spec: _Spec) -> list:
 
 
 def _tokenize_fast(recs: list, spec: _Spec):
-    """Field offsets ``(joined, buf, starts, lens, plain)`` (``starts``/``lens`` of shape
-    [records, columns]; ``plain`` see ``_plain_digits``) when no record needs TF's quote
-    or line-end rules; else None."""
+    """Field offsets ``(joined, buf, starts, lens, seps)`` (``starts``/``lens`` of shape
+    [records, columns], in buffer order; ``seps`` the separator bytes when ``buf`` is
+    exactly the fields and separators, see ``numparse.parse_groups``) when no record
+    needs TF's quote or line-end rules; else None."""
     delim = spec.delim
     if delim in (_LF, _CR) or (spec.quote and delim == _QUOTE):
         return None
@@ -255,8 +301,8 @@ def _tokenize_fast(recs: list, spec: _Spec):
     if len(rec_ends) != n - 1:
         return None  # a record holds a line end
     # Every field ends at a separator: a delimiter, a record's line end, or the end.
-    is_sep = is_lf | (buf == delim)
-    sep = np.flatnonzero(is_sep)
+    is_lf |= buf == delim
+    sep = np.flatnonzero(is_lf)
     starts = np.empty(len(sep) + 1, dtype=np.int64)
     starts[0] = 0
     starts[1:] = sep + 1
@@ -271,14 +317,7 @@ def _tokenize_fast(recs: list, spec: _Spec):
             return None
         if ncols == 1 and not lens.all():
             return None  # an empty record has no field (TF), not one empty field
-        idx = np.arange(n * ncols).reshape(n, ncols)
-        return (
-            joined,
-            buf,
-            starts.reshape(n, ncols),
-            lens.reshape(n, ncols),
-            _plain_digits(buf, is_sep, starts, lens, idx),
-        )
+        return joined, buf, starts.reshape(n, ncols), lens.reshape(n, ncols), spec.seps
     first = np.zeros(n, dtype=np.int64)  # the index of each record's first field
     first[1:] = np.searchsorted(sep, rec_ends) + 1
     nfields = np.diff(first, append=len(starts))
@@ -287,15 +326,7 @@ def _tokenize_fast(recs: list, spec: _Spec):
     if (nfields <= spec.select[-1]).any() or empty.any():
         return None
     idx = first[:, None] + np.asarray(spec.select)
-    return joined, buf, starts[idx], lens[idx], _plain_digits(buf, is_sep, starts, lens, idx)
-
-
-def _plain_digits(buf, is_sep, starts, lens, idx):
-    """A function giving every selected field's integer value ([records, columns]), when
-    all fields are 1 to 15 plain digits (the common numeric CSV); else None."""
-    if lens.min() < 1 or lens.max() > 15 or not ((buf - np.uint8(48) < 10) | is_sep).all():
-        return None
-    return lambda: digit_values(buf, is_sep, starts, lens)[idx]
+    return joined, buf, starts[idx], lens[idx], b""
 
 
 def _tokenize_python(recs: list, spec: _Spec):
@@ -313,7 +344,7 @@ def _tokenize_python(recs: list, spec: _Spec):
     joined = b"".join(flat)
     buf, starts, lens = fields_of(flat)
     shape = (len(recs), ncols)
-    return joined, buf, starts.reshape(shape), lens.reshape(shape), None
+    return joined, buf, starts.reshape(shape), lens.reshape(shape), b""
 
 
 def _equal_to(buf, starts, lens, text: bytes):
@@ -331,46 +362,45 @@ def _decode_batch(recs: list, spec: _Spec):
     tok = _tokenize_fast(recs, spec) or _tokenize_python(recs, spec)
     if tok is None:
         return None
-    joined, buf, starts, lens, plain = tok
-    numbers = None
+    joined, buf, starts, lens, seps = tok
     missing = lens == 0
     if spec.na:
         missing |= _equal_to(buf, starts, lens, spec.na)
+    if not missing.any():
+        missing = None
+    elif (missing & spec.required).any():
+        return None
+    numeric = {
+        t: (spec.tiled(t, len(recs)) if missing is None else (g & ~missing).reshape(-1))
+        for t, g in spec.groups.items()
+        if t is not _dt.string
+    }
     cols: list = [None] * len(spec.types)
-    for t in dict.fromkeys(spec.types):
-        which = [c for c, tc in enumerate(spec.types) if tc is t]
-        miss = missing[:, which].T
-        with_missing = np.flatnonzero(miss.any(axis=1)).tolist()
-        if any(spec.defaults[which[j]] is None for j in with_missing):
-            return None
-        vals: Any
-        if t is _dt.string:
-            st, ln = starts[:, which].T.tolist(), lens[:, which].T.tolist()
-            vals = [
-                np.array([joined[s : s + k] for s, k in zip(st[j], ln[j])], dtype=object)
-                for j in range(len(which))
-            ]
-        else:
-            vals = None
-            if plain is not None:
-                numbers = plain() if numbers is None else numbers
-                ints = numbers[:, which].T
-                if t is not _dt.int32 or ints.max() <= 2**31 - 1:
-                    vals = ints.astype(t.np)  # exact, or one correct rounding to float32
-            if vals is None:
-                vals, bad = parse_fields(buf, starts[:, which].T, lens[:, which].T, t)
-                if (bad & ~miss).any():
-                    return None
-        for j in with_missing:
-            vals[j][miss[j]] = spec.defaults[which[j]]
+    if numeric:
+        parsed = parse_groups(buf, starts.reshape(-1), lens.reshape(-1), numeric, seps)
+        for t, (vals, bad) in parsed.items():
+            if bad.any():
+                return None
+            vals = vals.reshape(starts.shape)
+            if missing is not None:
+                np.copyto(vals, spec.fill[t], where=missing)
+            for c in spec.columns[t]:
+                cols[c] = vals[:, c]
+    if _dt.string in spec.columns:
+        which = spec.columns[_dt.string]
+        st, ln = starts[:, which].T.tolist(), lens[:, which].T.tolist()
         for j, c in enumerate(which):
-            cols[c] = vals[j]
+            col = np.empty(len(recs), dtype=object)
+            col[:] = [joined[s : s + k] for s, k in zip(st[j], ln[j])]
+            if missing is not None:
+                col[missing[:, c]] = spec.defaults[c]
+            cols[c] = col
     return cols
 
 
 def _as_bytes_list(records) -> list:
     flat = np.asarray(records, dtype=object).reshape(-1).tolist()
-    if not all(type(x) is bytes for x in flat):
+    if set(map(type, flat)) - {bytes}:
         flat = [x.encode() if isinstance(x, str) else bytes(x) for x in flat]
     return flat
 
@@ -381,11 +411,7 @@ _SPECS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def _spec_of(op, defaults) -> _Spec:
     """The op's ``_Spec``, remade only when a default is another array (not a constant)."""
     got = _SPECS.get(op)
-    if (
-        got is None
-        or len(got[0]) != len(defaults)
-        or any(a is not b for a, b in zip(got[0], defaults))
-    ):
+    if got is None or len(got[0]) != len(defaults) or not all(map(operator.is_, got[0], defaults)):
         got = _SPECS[op] = (defaults, _Spec(op, defaults))
     return got[1]
 
@@ -401,6 +427,8 @@ def _decode_csv_kernel(ctx, op, records, *defaults):
     )
     if cols is None:
         cols = _decode_reference(recs, spec)
+    if len(shape) == 1:
+        return tuple(cols)
     return tuple(c.reshape(shape) for c in cols)
 
 
