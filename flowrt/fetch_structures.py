@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import functools
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ class Fetches:
 
     __slots__ = ("tensors", "targets", "build")
 
-    def __init__(self, graph: Graph, fetches):
+    def __init__(self, graph: Graph, fetches: Any) -> None:
         self.tensors: list[Tensor] = []
         self.targets: list[Operation] = []
         index: dict = {}
@@ -86,7 +87,7 @@ class Fetches:
 _CONTAINERS = (list, tuple, dict)
 
 
-def fetch_key(fetches):
+def fetch_key(fetches: Any) -> Any:
     """A hashable key for fetch structures whose flattening can be cached: a single
     element, or a flat list/tuple of elements; None for anything else."""
     t = type(fetches)
@@ -100,7 +101,7 @@ def fetch_key(fetches):
     return fetches
 
 
-def fetch_value(v):
+def fetch_value(v: Any) -> Any:
     """TF1 hands back fresh numpy values: scalars as numpy scalars, strings as bytes."""
     if isinstance(v, np.ndarray):
         if v.ndim == 0:
@@ -129,7 +130,7 @@ def _incompatible(t: Tensor, value, type_name: str) -> str:
     )
 
 
-def feed_value(t: Tensor, value):
+def feed_value(t: Tensor, value: Any) -> Any:
     """Converts a fed value to the tensor's dtype and checks its static shape."""
     dt = t.dtype
     if isinstance(value, Tensor):

@@ -14,6 +14,8 @@ import collections.abc
 import threading
 import time
 import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import outcome
 import trio
@@ -60,7 +62,7 @@ class RunOptions:
 
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
 
-    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **_ignored):
+    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **_ignored: Any) -> None:
         self.timeout_in_ms = timeout_in_ms
         self.trace_level = trace_level
 
@@ -91,7 +93,7 @@ class RunMetadata:
 
 
 class GPUOptions:
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         self.__dict__.update(kwargs)
 
 
@@ -114,11 +116,11 @@ class ConfigProto:
 
     def __init__(
         self,
-        intra_op_parallelism_threads=0,
-        inter_op_parallelism_threads=0,
-        operation_timeout_in_ms=0,
-        **kwargs,
-    ):
+        intra_op_parallelism_threads: int = 0,
+        inter_op_parallelism_threads: int = 0,
+        operation_timeout_in_ms: int = 0,
+        **kwargs: Any,
+    ) -> None:
         self.intra_op_parallelism_threads = int(intra_op_parallelism_threads or 0)
         self.inter_op_parallelism_threads = int(inter_op_parallelism_threads or 0)
         self.operation_timeout_in_ms = int(operation_timeout_in_ms or 0)
@@ -149,7 +151,9 @@ class Session:
     Use as ``with fr.Session() as sess:`` or ``async with fr.Session() as sess:``.
     """
 
-    def __init__(self, target: str = "", graph: Graph | None = None, config=None):
+    def __init__(
+        self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None
+    ) -> None:
         self._graph = graph if graph is not None else _graph.get_default_graph()
         self._config = config
         _apply_config(config)
@@ -180,7 +184,7 @@ class Session:
         return self._graph
 
     @property
-    def graph_def(self):
+    def graph_def(self) -> Graph:
         return self._graph
 
     @property
@@ -194,7 +198,7 @@ class Session:
 
     # --- context managers ---------------------------------------------------------------
 
-    def as_default(self):
+    def as_default(self) -> "_DefaultSession":
         """Makes this the default session (for ``Tensor.eval``) inside the block."""
         return _DefaultSession(self)
 
@@ -299,7 +303,13 @@ class Session:
                 values.append(feed_value(t, v))
         return tuple(tensors), values
 
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def run(
+        self,
+        fetches: Any,
+        feed_dict: Mapping[Any, Any] | None = None,
+        options: RunOptions | None = None,
+        run_metadata: RunMetadata | None = None,
+    ) -> Any:
         """Runs the ops and evaluates the tensors in ``fetches``.
 
         Args:
@@ -340,7 +350,13 @@ class Session:
                     vals = drive_sync(gen, None, vals)
         return self._finish(fm, plan, vals, ctx, run_metadata, t0)
 
-    async def arun(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    async def arun(
+        self,
+        fetches: Any,
+        feed_dict: Mapping[Any, Any] | None = None,
+        options: RunOptions | None = None,
+        run_metadata: RunMetadata | None = None,
+    ) -> Any:
         """``run`` for trio tasks, from any trio loop: a waiting op awaits in this task.
 
         Several ``arun`` calls from tasks of one nursery run at once and share the
@@ -428,7 +444,7 @@ class Session:
 
     # --- closing ----------------------------------------------------------------------
 
-    def close(self):
+    def close(self) -> None:
         """Closes the session: in-flight runs end with CancelledError (giving back what
         they dequeued) and its state is freed. Using a closed session raises
         RuntimeError."""
@@ -445,11 +461,16 @@ class Session:
 
     # --- observability ----------------------------------------------------------------
 
-    def explain(self, fetches, feed_dict=None, options=None):
+    def explain(
+        self,
+        fetches: Any,
+        feed_dict: Mapping[Any, Any] | None = None,
+        options: RunOptions | None = None,
+    ) -> Any:
         """What ``run(fetches, feed_dict)`` would do: see ``fr.explain``."""
         return _explain.explain(fetches, feed_dict, options, session=self)
 
-    def debug_dump(self, file=None) -> str:
+    def debug_dump(self, file: Any = None) -> str:
         """Every run of this session in flight, what it waits on, and what feeds that
         queue (``fr.client.debug``). Returns the text; also writes it to ``file``.
 
@@ -459,7 +480,9 @@ class Session:
 
     # --- callables --------------------------------------------------------------------
 
-    def make_callable(self, fetches, feed_list=None, accept_options=False):
+    def make_callable(
+        self, fetches: Any, feed_list: Sequence[Any] | None = None, accept_options: bool = False
+    ) -> Callable[..., Any]:
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
         feed_list = list(feed_list or [])
         elems = [
@@ -478,7 +501,7 @@ class Session:
 
         return call
 
-    def list_devices(self):
+    def list_devices(self) -> list["_Device"]:
         """The CPU device of this process, or of every task of the session's cluster."""
         if self._cluster is None:
             return [_Device("localhost", 0)]
@@ -494,12 +517,14 @@ class _Device(collections.namedtuple("_Device", "name device_type memory_limit_b
 class InteractiveSession(Session):
     """A Session that installs itself as the default session on construction."""
 
-    def __init__(self, target="", graph=None, config=None):
+    def __init__(
+        self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None
+    ) -> None:
         super().__init__(target, graph, config)
-        self._ctx = _DefaultSession(self, with_graph=True)
+        self._ctx: _DefaultSession | None = _DefaultSession(self, with_graph=True)
         self._ctx.__enter__()
 
-    def close(self):
+    def close(self) -> None:
         super().close()
         ctx, self._ctx = getattr(self, "_ctx", None), None
         if ctx is not None:

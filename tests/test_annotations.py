@@ -27,18 +27,6 @@ import flowrt as fr
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Modules (where a function is defined, its ``__module__``) whose public callables are
-# not annotated yet. Shrinks to empty: remove a module when its annotations land (a test
-# below fails while a listed module has nothing left to annotate).
-NOT_YET_ANNOTATED = frozenset(
-    {
-        # The graph and the session (being reworked for issue 13).
-        "flowrt._core.graph",
-        "flowrt.session",
-        "flowrt.fetch_structures",
-    }
-)
-
 
 def _load_generator() -> types.ModuleType:
     path = ROOT / "docs" / "gen_ref_pages.py"
@@ -132,17 +120,10 @@ def unannotated() -> dict[str, tuple[str, list[str]]]:
 
 
 def test_every_public_callable_is_annotated() -> None:
-    bad = {q: m for q, (mod, m) in unannotated().items() if mod not in NOT_YET_ANNOTATED}
+    bad = {q: m for q, (_mod, m) in unannotated().items()}
     assert not bad, "public callables without annotations (parameter names, or 'return'):\n" + (
         "\n".join("  %s: %s" % (q, ", ".join(m)) for q, m in sorted(bad.items()))
     )
-
-
-def test_the_not_yet_annotated_list_only_shrinks() -> None:
-    # A listed module whose callables are all annotated now must leave the list.
-    modules_left = {mod for mod, _ in unannotated().values()}
-    done = sorted(NOT_YET_ANNOTATED - modules_left)
-    assert done == [], "annotated now: remove from NOT_YET_ANNOTATED: %s" % done
 
 
 def test_the_walk_reaches_functions_methods_and_properties() -> None:

@@ -16,7 +16,7 @@ import sys
 import threading
 import types
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Callable, cast
 
 import numpy as np
@@ -36,7 +36,7 @@ _CONVERSIONS: list[tuple[int, Any, Callable]] = []
 
 
 def register_tensor_conversion_function(
-    base_type, conversion_func: Callable, priority: int = 100
+    base_type: type | tuple[type, ...], conversion_func: Callable, priority: int = 100
 ) -> None:
     """Registers a function converting values of ``base_type`` to tensors (TF1's API).
 
@@ -280,7 +280,16 @@ class Operation:
         "__weakref__",
     )
 
-    def __init__(self, graph, name, op_type, inputs, attrs, device, site):
+    def __init__(
+        self,
+        graph: "Graph",
+        name: str,
+        op_type: str,
+        inputs: tuple["Tensor", ...],
+        attrs: dict[str, Any],
+        device: str,
+        site: tuple[str, int] | None,
+    ) -> None:
         self.graph = graph
         self.name = name
         self.type = op_type
@@ -291,11 +300,11 @@ class Operation:
         self._control_outputs: list[Operation] = []
         self.outputs: list[Tensor] = []
         self._site = site
-        self._grad_type = None
+        self._grad_type: str | None = None
         self._id: int = -1  # its index in graph._ops, set when the graph adds it
 
     @property
-    def node_def(self):
+    def node_def(self) -> Any:
         """TF's ``NodeDef`` fields of this op (``name``, ``op``, ``input``, ``device``,
         ``attr``); see ``node_def.py``.
 
@@ -566,12 +575,12 @@ class Graph:
     def create_op(
         self,
         op_type: str,
-        inputs,
+        inputs: Sequence[Any],
         attrs: dict | None = None,
         name: str | None = None,
-        dtypes=None,
-        input_types=None,
-        **_ignored,
+        dtypes: Any = None,
+        input_types: Any = None,
+        **_ignored: Any,
     ) -> Operation:
         """Adds an op of a registered type; returns the ``Operation``."""
         return self._create_op(op_type, list(inputs), attrs or {}, name)
@@ -676,7 +685,7 @@ class Graph:
         return self._name_stack
 
     @contextlib.contextmanager
-    def name_scope(self, name):
+    def name_scope(self, name: str | None) -> Iterator[str]:
         """Pushes a name scope; yields the scope string ending in '/' (or '').
 
         Raises ValueError for a name TF rejects: at the root it must match
@@ -726,7 +735,7 @@ class Graph:
             self._control_stack.pop()
 
     @contextlib.contextmanager
-    def device(self, device_name_or_function):
+    def device(self, device_name_or_function: Any) -> Iterator[None]:
         """Records a device on the ops created inside (placement is always CPU).
 
         ``device_name_or_function`` is a device string or ``DeviceSpec``, None (clears
@@ -851,7 +860,7 @@ class Graph:
         for n in [names] if isinstance(names, str) else set(names):
             self.add_to_collection(n, value)
 
-    def get_collection(self, name, scope=None) -> list:
+    def get_collection(self, name: Any, scope: str | None = None) -> list:
         items = self._collections.get(name, [])
         if scope is None:
             return list(items)
@@ -860,7 +869,7 @@ class Graph:
         pat = re.compile(scope)
         return [x for x in items if hasattr(x, "name") and pat.match(x.name)]
 
-    def get_collection_ref(self, name) -> list:
+    def get_collection_ref(self, name: Any) -> list:
         return self._collections.setdefault(name, [])
 
     def get_all_collection_keys(self) -> list:

@@ -180,22 +180,22 @@ def partition(ops: list[Operation], fed: set, fetches: list[Tensor], own: Task, 
     for t in fetches:
         if t in fed:
             continue
-        p = owner.get(t.op)
-        if p is None and t.op in handle_ops:
+        holder = owner.get(t.op)
+        if holder is None and t.op in handle_ops:
             raise errors.InvalidArgumentError(
                 None,
                 t.op,
                 "Fetching a resource handle (%s) from a cluster is not supported" % t.name,
             )
-        if p is None:  # a fetched constant: the client makes it
-            p = parts.get((0, LOCAL))
-            if p is None:
-                p = parts[(0, LOCAL)] = Part(LOCAL, 0)
-                needed_out[p] = {}
-            if t.op not in p.ops:
-                p.ops = sorted(p.ops + [t.op], key=lambda o: o._id)
-            owner[t.op] = p
-        needed_out[p][t] = None
+        if holder is None:  # a fetched constant: the client makes it
+            holder = parts.get((0, LOCAL))
+            if holder is None:
+                holder = parts[(0, LOCAL)] = Part(LOCAL, 0)
+                needed_out[holder] = {}
+            if t.op not in holder.ops:
+                holder.ops = sorted(holder.ops + [t.op], key=lambda o: o._id)
+            owner[t.op] = holder
+        needed_out[holder][t] = None
     for part, outs in needed_out.items():
         part.outputs = list(outs)
     by_stage: dict[int, list[Part]] = {}
