@@ -65,7 +65,7 @@ class Part:
         return "<Part stage %d %s: %d ops>" % (self.stage, where, len(self.ops))
 
 
-def _placed_task(op: Operation, own: Task, cluster) -> Task | None:
+def _placed_task(op: Operation, cluster) -> Task | None:
     """The task ``op.device`` names (job defaulting to none, task to 0), or None."""
     if not op.device:
         return None
@@ -93,7 +93,7 @@ def place(ops: list[Operation], fed: set, own: Task, cluster) -> dict[Operation,
         task = None
         for t in op.inputs:
             if _is_handle(t) and t not in fed:
-                at = where.get(t.op) or _placed_task(t.op, own, cluster) or own
+                at = where.get(t.op) or _placed_task(t.op, cluster) or own
                 if task is not None and at != task:
                     raise errors.InvalidArgumentError(
                         None,
@@ -103,7 +103,7 @@ def place(ops: list[Operation], fed: set, own: Task, cluster) -> dict[Operation,
                     )
                 task = at
         if task is None:
-            placed = _placed_task(op, own, cluster)
+            placed = _placed_task(op, cluster)
             if any(_is_handle(t) for t in op.outputs):
                 task = placed or own
             elif placed is not None and placed != own:

@@ -42,7 +42,8 @@ def connect(address: str | None = None) -> None:
 
     ``address`` (or the ``RAY_ADDRESS`` environment variable) names a running
     cluster (``ray start --head`` prints it). With neither, the process joins the
-    Ray instance already running on this machine, or starts one. A local instance
+    Ray instance already running on this machine, or starts one; ``"local"`` always
+    starts a private one (tests, benchmarks). A local instance
     runs with Ray's token authentication (Ray's default since 2.59); a cluster of
     several machines is started with ``RAY_AUTH_MODE=token`` and shares its token
     (``docs/distributed.md``).
@@ -57,13 +58,16 @@ def connect(address: str | None = None) -> None:
             "configure_logging": False,
         }
         address = address or os.environ.get("RAY_ADDRESS")
-        if address:
+        if address and address != "local":
             ray.init(address=address, **kwargs)
             return
-        try:
-            ray.init(address="auto", **kwargs)
-        except ConnectionError:
-            ray.init(include_dashboard=False, **kwargs)
+        if not address:
+            try:
+                ray.init(address="auto", **kwargs)
+                return
+            except ConnectionError:
+                pass
+        ray.init(address="local", include_dashboard=False, **kwargs)
 
 
 def actor_name(address: str) -> str:

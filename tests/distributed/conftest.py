@@ -10,6 +10,7 @@ import uuid
 import pytest
 
 from flowrt.distributed import ray_cluster
+from flowrt.distributed.process import process_class
 
 
 @pytest.fixture(scope="session")
@@ -20,13 +21,7 @@ def ray_session():
     ray = ray_cluster.ray_module()
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(
-            address="local",
-            namespace=ray_cluster.NAMESPACE,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
+        ray_cluster.connect("local")
     yield ray
     if started_here:
         ray.shutdown()
@@ -57,8 +52,8 @@ def processes(ray_session):
     made = []
 
     def spawn(n):
-        procs = [programs.Process.remote() for _ in range(n)]
-        ray.get([p.ready.remote() for p in procs])
+        procs = [process_class().remote() for _ in range(n)]
+        ray.get([p.call.remote(programs.ready) for p in procs])
         made.extend(procs)
         return procs
 

@@ -1,4 +1,5 @@
-"""Programs the distributed tests run in worker processes (Ray actors).
+"""Programs the distributed tests run in worker processes (``process_class()`` actors,
+each called as ``fn(state, *args)``).
 
 Each is an ordinary TF1-style worker program: it starts its task's
 ``fr.train.Server``, builds its graph and runs a session on the server's target.
@@ -7,23 +8,14 @@ Each is an ordinary TF1-style worker program: it starts its task's
 import numpy as np
 
 import flowrt as fr
-from flowrt.distributed import ray_cluster
-
-ray = ray_cluster.ray_module()
 
 
-@ray.remote(num_cpus=0)
-class Process:
-    """A worker process: runs one program function at a time."""
-
-    def ready(self):
-        return True
-
-    def call(self, fn, *args):
-        return fn(*args)
+def ready(state):
+    """Whether the process is up (it answers)."""
+    return True
 
 
-def produce(cluster, index, start, count, batch):
+def produce(state, cluster, index, start, count, batch):
     """A producer worker: enqueues ``start .. start+count`` onto the ps queue ``q``."""
     server = fr.train.Server(cluster, "worker", index)
     with fr.Graph().as_default():
@@ -37,7 +29,7 @@ def produce(cluster, index, start, count, batch):
     return count
 
 
-def dequeue_forever(cluster, index):
+def dequeue_forever(state, cluster, index):
     """A consumer that blocks in a dequeue on the ps queue ``q`` (and gets killed)."""
     server = fr.train.Server(cluster, "worker", index)
     with fr.Graph().as_default():
@@ -69,7 +61,7 @@ def model(cluster, index):
 TRUE_W = np.array([[1.0], [-2.0], [0.5]], np.float32)
 
 
-def train_worker(cluster, index, steps, seed):
+def train_worker(state, cluster, index, steps, seed):
     """A between-graph replicated worker: async SGD on the shared variables."""
     server = fr.train.Server(cluster, "worker", index)
     rng = np.random.default_rng(seed)
@@ -91,16 +83,13 @@ def train_worker(cluster, index, steps, seed):
             return losses[0], losses[-1], int(sess.run(global_step))
 
 
-_SERVERS = []
-
-
-def start_server(cluster, job, index):
+def start_server(state, cluster, job, index):
     """Starts a task's server in this process (it lives as long as the process)."""
-    _SERVERS.append(fr.train.Server(cluster, job, index))
+    state["server"] = fr.train.Server(cluster, job, index)
     return True
 
 
-def transfer_forever(cluster, index):
+def transfer_forever(state, cluster, index):
     """Moves elements from ``q1`` (ps 0) to ``q2`` (ps 1) until killed."""
     server = fr.train.Server(cluster, "worker", index)
     with fr.Graph().as_default():
