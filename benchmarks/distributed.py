@@ -348,7 +348,6 @@ def main(argv: list[str] | None = None) -> None:
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     ray = ray_cluster.ray_module()
     # The worker processes may not have this tree on their path: ship code by value.
-    ray.cloudpickle.register_pickle_by_value(sys.modules["pipelines"])
     if __name__ != "__main__":  # (a script's own functions always go by value)
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     start = time.perf_counter()
