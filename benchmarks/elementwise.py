@@ -1,6 +1,6 @@
 """Elementwise chains: how to evaluate them, and flowrt against TensorFlow.
 
-Run from the project root:  python benchmarks/elementwise.py [--quick] [--no-tf]
+Run from the project root:  python benchmarks/elementwise.py [--quick] [--no-tf] [--optimizers]
 
 1. A 10-op float32 chain (arithmetic, and one with 4 transcendental ops) on raw arrays,
    64K..4M elements: numpy on whole arrays (a temporary per op), flowrt's blocked
@@ -13,6 +13,13 @@ Run from the project root:  python benchmarks/elementwise.py [--quick] [--no-tf]
 4. The target row, the 10-op arithmetic chain on 4M float32 elements: flowrt fused must
    beat TF there. Rounds alternate flowrt and TF; each gives wall time (min, median) and
    CPU time of all threads (``time.process_time``), which a loaded host distorts less.
+
+5. Optimizer update rules (``--optimizers`` runs only this): Adam's dense update on raw
+   float32 arrays, 2.5K..4M elements: numpy on whole arrays with a temporary per op (the
+   rule as TF's formula reads), flowrt's rule as shipped (blocks, kept scratch buffers;
+   1 and 2 threads) and numexpr (three ``evaluate(..., out=)`` passes, 1 and 2 threads);
+   then one ``apply_gradients`` step on a fed gradient through ``Session.run``, flowrt
+   and TF side by side (wall min/median and CPU of all threads).
 
 Times are the best of several repeats, in milliseconds.
 """
@@ -277,6 +284,94 @@ def target(rounds, with_tf, n=1 << 22):
             print("%-6d %-8s %9.2f %9.2f %9.2f %9.2f" % (r, k, *v))
 
 
+_ADAM = dict(
+    lr=1e-3, beta1=0.9, beta2=0.999, epsilon=1e-8, beta1_power=0.9**3, beta2_power=0.999**3
+)
+
+
+def _adam_numpy(g, w, m, v):
+    """Adam on whole arrays as TF's formula reads (a temporary per op)."""
+    s = {k: F32(x) for k, x in _ADAM.items()}
+    alpha = F32(s["lr"] * np.sqrt(1 - s["beta2_power"]) / (1 - s["beta1_power"]))
+    m += (g - m) * (1 - s["beta1"])
+    v += (g * g - v) * (1 - s["beta2"])
+    w -= m * alpha / (np.sqrt(v) + s["epsilon"])
+
+
+def _adam_flowrt(g, w, m, v):
+    """flowrt's kernel body: the one rule, blockwise with kept scratch buffers."""
+    from flowrt.train import optimizers as opt
+
+    s = {k: F32(x) for k, x in _ADAM.items()}
+    elementwise.blockwise_inplace(
+        lambda g, *vs: opt._adam_dense(list(vs[:-2]), s, g, *vs[-2:]), [g, w, m, v], scratch=2
+    )
+
+
+def _adam_numexpr(g, w, m, v):
+    s = {k: F32(x) for k, x in _ADAM.items()}
+    alpha = F32(s["lr"] * np.sqrt(1 - s["beta2_power"]) / (1 - s["beta1_power"]))
+    c1, c2, eps = F32(1 - s["beta1"]), F32(1 - s["beta2"]), s["epsilon"]
+    env = {"g": g, "w": w, "m": m, "v": v, "c1": c1, "c2": c2, "alpha": alpha, "eps": eps}
+    ne.evaluate("m + (g - m) * c1", local_dict=env, out=m)
+    ne.evaluate("v + (g * g - v) * c2", local_dict=env, out=v)
+    ne.evaluate("w - m * alpha / (sqrt(v) + eps)", local_dict=env, out=w)
+
+
+def _apply_adam_session(tf, n, rounds_out):
+    with tf.Graph().as_default():
+        w = tf.Variable(np.zeros(n, F32), name="w")
+        g = tf.placeholder(tf.float32, [n])
+        op = tf.train.AdamOptimizer(1e-3).apply_gradients([(g, w)])
+        gv = np.random.default_rng(0).standard_normal(n).astype(F32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            rounds_out.append(_wall_cpu(lambda: sess.run(op, {g: gv}), k=41))
+
+
+def optimizers(sizes, with_tf, rounds=2):
+    print("\n5. Adam dense update, float32 (ms)")
+    print("%9s %8s %8s %8s %8s %8s" % ("size", "numpy", "fr-1t", "fr-2t", "ne-1t", "ne-2t"))
+    r = np.random.default_rng(0)
+    for n in sizes:
+        arrs = [r.standard_normal(n).astype(F32) for _ in range(4)]
+        arrs[3] = np.abs(arrs[3])
+        row = [best(lambda a=arrs: _adam_numpy(*a))]
+        saved = elementwise.PARALLEL_MIN_SIZE
+        for par in (1 << 62, 0):
+            elementwise.PARALLEL_MIN_SIZE = par
+            try:
+                row.append(best(lambda a=arrs: _adam_flowrt(*a)))
+            finally:
+                elementwise.PARALLEL_MIN_SIZE = saved
+        for th in (1, 2):
+            if ne is None:
+                row.append(None)
+                continue
+            ne.set_num_threads(th)
+            row.append(best(lambda a=arrs: _adam_numexpr(*a)))
+        print("%9d" % n + "".join("%9s" % ("-" if v is None else "%.3f" % v) for v in row))
+    tf = None
+    if with_tf:
+        try:
+            import tensorflow.compat.v1 as tf
+
+            tf.disable_eager_execution()
+        except ImportError:
+            tf = None
+    print("\n   Adam apply_gradients step through Session.run (ms; rounds alternate)")
+    print("%9s %-8s %9s %9s %9s %9s" % ("size", "", "wall-min", "wall-med", "cpu-min", "cpu-med"))
+    for n in sizes:
+        for _ in range(rounds):
+            got: dict = {"flowrt": [], "tf-2.21": []}
+            _apply_adam_session(fr, n, got["flowrt"])
+            if tf is not None:
+                _apply_adam_session(tf, n, got["tf-2.21"])
+            for k, v in got.items():
+                if v:
+                    print("%9d %-8s %9.3f %9.3f %9.3f %9.3f" % (n, k, *v[0]))
+
+
 def main():
     quick = "--quick" in sys.argv
     with_tf = "--no-tf" not in sys.argv
@@ -290,11 +385,16 @@ def main():
             "-" if ne is None else ne.__version__,
         )
     )
+    opt_sizes = [2560, 784 * 256, 1 << 20, 1 << 22] if not quick else [2560, 784 * 256]
+    if "--optimizers" in sys.argv:
+        optimizers(opt_sizes, with_tf)
+        return
     sizes = [1 << 16, 1 << 18, 1 << 20, 1 << 22] if not quick else [1 << 16, 1 << 20]
     raw(sizes)
     blocks(1 << 22 if not quick else 1 << 20)
     sessions(([1 << 10, 1 << 13] if not quick else []) + sizes, with_tf)
     target(3 if not quick else 1, with_tf)
+    optimizers(opt_sizes, with_tf)
 
 
 if __name__ == "__main__":

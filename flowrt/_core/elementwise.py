@@ -212,25 +212,51 @@ def _straight_line(code, n_inputs: int, n_regs: int) -> Callable:
     return env["block"]
 
 
-def blockwise_inplace(fn: Callable, arrays: Sequence[np.ndarray]) -> None:
-    """Runs an elementwise rule ``fn(*views)`` that updates its first views in place,
-    block by block over same-shaped C-contiguous arrays (threads for large ones).
+_scratch = threading.local()
 
-    The rule is the same code that runs on whole small arrays; on blocks its temporaries
-    stay in cache. Small, differently shaped or non-contiguous arrays get one call on
-    the whole arrays.
+
+def _scratch_views(k: int, shape: tuple, dtype: np.dtype) -> list[np.ndarray]:
+    """``k`` scratch arrays of ``shape``: views of this thread's kept buffers (grown to
+    the largest size seen) up to ``BLOCK`` elements, else fresh arrays. A fresh
+    temporary per rule call would be allocated, and possibly faulted in, every step."""
+    if not k:
+        return []
+    n = 1
+    for d in shape:
+        n *= d
+    if n > BLOCK:
+        return [np.empty(shape, dtype) for _ in range(k)]
+    bufs = getattr(_scratch, "bufs", None)
+    if bufs is None:
+        bufs = _scratch.bufs = {}
+    have = bufs.get(dtype)
+    if have is None or len(have) < k or have[0].size < n:
+        have = bufs[dtype] = [np.empty(max(n, 1), dtype) for _ in range(k)]
+    return [b[:n].reshape(shape) for b in have[:k]]
+
+
+def blockwise_inplace(fn: Callable, arrays: Sequence[np.ndarray], scratch: int = 0) -> None:
+    """Runs an elementwise rule ``fn(*views, *scratch)`` that updates its first views in
+    place, block by block over same-shaped C-contiguous arrays (threads for large ones).
+
+    The rule is the same code that runs on whole small arrays; on blocks its working
+    set stays in cache. ``scratch`` extra arguments are writable arrays of the views'
+    shape and the first array's dtype, for the rule's intermediates (kept per thread
+    and reused: the rule allocates no temporary). Small, differently shaped or
+    non-contiguous arrays get one call on the whole arrays.
     """
     first = arrays[0]
+    dtype = first.dtype
     if first.size <= BLOCK or any(
         a.shape != first.shape or not a.flags.c_contiguous for a in arrays
     ):
-        fn(*arrays)
+        fn(*arrays, *_scratch_views(scratch, first.shape, dtype))
         return
     flat = [a.reshape(-1) for a in arrays]
     n = first.size
 
     def run(lo, hi):
-        fn(*[a[lo:hi] for a in flat])
+        fn(*[a[lo:hi] for a in flat], *_scratch_views(scratch, (hi - lo,), dtype))
 
     for_blocks(n, BLOCK, run, n >= PARALLEL_MIN_SIZE)
 

@@ -117,19 +117,17 @@ def _segment_sums(vals, order, first, starts):
 # private copies of the stored values (copy-on-write) or, with state_ops' in-place
 # helper, the stored arrays themselves when no run holds a read of them. ``s`` holds the
 # scalar hyperparameters as numpy scalars of the variable's dtype. Dense rules get the
-# gradient ``g``; sparse rules the deduplicated ``rows`` and their gradient rows.
-# Dense rules are elementwise: the kernel runs them on whole arrays or, for large ones,
-# block by block (the same code on views; its temporaries stay in cache).
+# gradient ``g`` and two scratch arrays ``t``, ``u`` of its shape for intermediates (the
+# calling thread's kept buffers: a dense rule allocates nothing); sparse rules the
+# deduplicated ``rows`` and their gradient rows. Dense rules are elementwise: the kernel
+# runs them on whole arrays or, for large ones, block by block (the same code on views;
+# the working set stays in cache).
 
 
-def _new(x):
-    """A fresh writable ndarray (numpy turns 0-d results into scalars)."""
-    return x if type(x) is np.ndarray else np.array(x)
-
-
-def _sgd_dense(arrs, s, g):
+def _sgd_dense(arrs, s, g, t, u):
     (w,) = arrs
-    w -= g * s["alpha"]
+    np.multiply(g, s["alpha"], out=t)
+    w -= t
 
 
 def _sgd_sparse(arrs, s, rows, g):
@@ -139,7 +137,7 @@ def _sgd_sparse(arrs, s, rows, g):
     w[rows] = sub
 
 
-def _momentum_dense(arrs, s, g):
+def _momentum_dense(arrs, s, g, t, u):
     # TF's ApplyMomentum: accum = accum * momentum + g; var -= lr * accum
     # (Nesterov: var -= g * lr + accum * momentum * lr).
     w, acc = arrs
@@ -147,11 +145,12 @@ def _momentum_dense(arrs, s, g):
     acc *= mom
     acc += g
     if s["use_nesterov"]:
-        t = _new(np.multiply(acc, mom))
+        np.multiply(acc, mom, out=t)
         t *= lr
-        t += g * lr
+        np.multiply(g, lr, out=u)
+        t += u
     else:
-        t = _new(np.multiply(acc, lr))
+        np.multiply(acc, lr, out=t)
     w -= t
 
 
@@ -171,13 +170,13 @@ def _adam_alpha(s, dt):
     return dt(s["lr"] * np.sqrt(one - s["beta2_power"]) / (one - s["beta1_power"]))
 
 
-def _adam_dense(arrs, s, g):
+def _adam_dense(arrs, s, g, t, u):
     # TF's ApplyAdam: m += (g - m)(1 - b1); v += (g^2 - v)(1 - b2);
     # var -= m * alpha / (sqrt(v) + eps), alpha = lr sqrt(1 - b2^t) / (1 - b1^t).
     w, m, v = arrs
     alpha = _adam_alpha(s, w.dtype.type)
     b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
-    t = _new(np.subtract(g, m))  # the one temporary buffer
+    np.subtract(g, m, out=t)
     t *= 1 - b1
     m += t
     np.multiply(g, g, out=t)
@@ -201,17 +200,17 @@ def _adam_sparse(arrs, s, rows, g):
     m[rows] += g * (1 - b1)
     v *= b2
     v[rows] += (g * g) * (1 - b2)
-    t = _new(np.sqrt(v))
+    t = np.sqrt(v)
     t += eps
     np.divide(m, t, out=t)
     t *= alpha
     w -= t
 
 
-def _adagrad_dense(arrs, s, g):
+def _adagrad_dense(arrs, s, g, t, u):
     # TF's ApplyAdagrad: accum += g^2; var -= lr * g / sqrt(accum).
     w, acc = arrs
-    t = _new(np.multiply(g, g))
+    np.multiply(g, g, out=t)
     acc += t
     np.sqrt(acc, out=t)
     np.divide(g, t, out=t)
@@ -226,12 +225,12 @@ def _adagrad_sparse(arrs, s, rows, g):
     w[rows] -= g * s["lr"] / np.sqrt(a)
 
 
-def _rms_update(w, ms, mom, g, s, mg=None):
-    # TF's ApplyRMSProp / ApplyCenteredRMSProp, in place:
+def _rms_update(w, ms, mom, g, s, t, u, mg=None):
+    # TF's ApplyRMSProp / ApplyCenteredRMSProp, in place (t, u: scratch of g's shape):
     # ms += (g^2 - ms)(1 - rho); [mg += (g - mg)(1 - rho)];
     # mom = mom * momentum + lr * g / sqrt(ms [- mg^2] + eps); var -= mom.
     rho, momentum, eps, lr = s["rho"], s["momentum"], s["epsilon"], s["lr"]
-    t = _new(np.multiply(g, g))
+    np.multiply(g, g, out=t)
     t -= ms
     t *= 1 - rho
     ms += t
@@ -245,33 +244,34 @@ def _rms_update(w, ms, mom, g, s, mg=None):
     else:
         np.add(ms, eps, out=t)
     np.sqrt(t, out=t)
-    np.divide(g * lr, t, out=t)
+    np.multiply(g, lr, out=u)
+    np.divide(u, t, out=t)
     mom *= momentum
     mom += t
     w -= mom
 
 
-def _rms_dense(arrs, s, g):
+def _rms_dense(arrs, s, g, t, u):
     w, ms, mom = arrs
-    _rms_update(w, ms, mom, g, s)
+    _rms_update(w, ms, mom, g, s, t, u)
 
 
 def _rms_sparse(arrs, s, rows, g):
     w, ms, mom = arrs
     sub = [w[rows], ms[rows], mom[rows]]
-    _rms_update(*sub, g, s)
+    _rms_update(*sub, g, s, np.empty_like(g), np.empty_like(g))
     w[rows], ms[rows], mom[rows] = sub
 
 
-def _crms_dense(arrs, s, g):
+def _crms_dense(arrs, s, g, t, u):
     w, mg, ms, mom = arrs
-    _rms_update(w, ms, mom, g, s, mg)
+    _rms_update(w, ms, mom, g, s, t, u, mg)
 
 
 def _crms_sparse(arrs, s, rows, g):
     w, mg, ms, mom = arrs
     sub = [w[rows], ms[rows], mom[rows], mg[rows]]
-    _rms_update(*sub[:3], g, s, sub[3])
+    _rms_update(*sub[:3], g, s, np.empty_like(g), np.empty_like(g), sub[3])
     w[rows], ms[rows], mom[rows], mg[rows] = sub
 
 
@@ -387,8 +387,9 @@ def _apply_kernel(names, n_handles, rule, sparse):
                 )
             else:
                 blockwise_inplace(
-                    lambda g, *views: rule(list(views), s, g),
+                    lambda g, *views: rule(list(views[:-2]), s, g, *views[-2:]),
                     [g if g.flags.c_contiguous else g.copy()] + arrs,
+                    scratch=2,
                 )
 
         apply(ctx, op, args[:n_handles], fn)
