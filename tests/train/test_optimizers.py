@@ -162,6 +162,91 @@ def test_large_float32_variable_uses_the_same_rule(name, make, update, init, blo
         np.testing.assert_allclose(sess.run(w), p, rtol=2e-4, atol=2e-5)
 
 
+@pytest.mark.parametrize("name,make,update,init", CASES, ids=[c[0] for c in CASES])
+def test_in_place_rule_leaves_a_value_fetched_in_the_same_run_unchanged(
+    name, make, update, init, monkeypatch
+):
+    # The update runs in place on blocks shared between threads, except where a read of
+    # the old value escapes to the caller in the same run: then it must copy.
+    from flowrt._core import elementwise
+
+    monkeypatch.setattr(elementwise, "BLOCK", 3000)
+    monkeypatch.setattr(elementwise, "PARALLEL_MIN_SIZE", 0)
+    n = 50_000
+    c = np.random.default_rng(7).standard_normal(n)
+    w = fr.Variable(np.full(n, 0.5, np.float32), name="w")
+    loss = fr.reduce_sum(fr.square(w - fr.constant(c.astype(np.float32))))
+    seen = w.read_value()
+    with fr.control_dependencies([seen]):
+        train = make().minimize(loss)
+    p, s = np.full(n, 0.5), init(np.zeros(n))
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        for t in range(1, 4):
+            before = sess.run(w).copy()
+            old, _ = sess.run([seen, train])
+            np.testing.assert_array_equal(old, before)
+            p, s = update(p, 2 * (p - c), s, t)
+            np.testing.assert_allclose(sess.run(w), p, rtol=2e-4, atol=2e-5)
+        np.testing.assert_array_equal(old, before)  # still, after later updates
+
+
+@pytest.mark.parametrize(
+    "op_type", ["GradientDescent", "Momentum", "Adam", "Adagrad", "RMSProp", "CenteredRMSProp"]
+)
+@pytest.mark.parametrize("size", [2560, 784 * 256])
+def test_dense_rules_allocate_no_temporaries(op_type, size):
+    # A dense rule's intermediates live in the thread's kept scratch buffers: after a
+    # first call, a call allocates no array (a temporary would be >= 10 KB here).
+    import tracemalloc
+
+    from flowrt._core import elementwise
+    from flowrt.train import optimizers
+
+    rule = {t: r for t, _, _, r in optimizers._APPLY}["ResourceApply" + op_type]
+    nh = {t: k for t, _, k, _ in optimizers._APPLY}["ResourceApply" + op_type]
+    r = np.random.default_rng(0)
+    arrs = [r.uniform(1, 2, size).astype(np.float32) for _ in range(nh + 1)]
+    arrs[0] = r.standard_normal(size).astype(np.float32)  # the gradient
+    if op_type == "CenteredRMSProp":
+        arrs[2] *= 0.1  # mg: keeps ms - mg^2 positive
+    s = {
+        k: np.float32(v)
+        for k, v in dict(
+            alpha=0.1,
+            lr=0.1,
+            momentum=0.9,
+            beta1=0.9,
+            beta2=0.999,
+            epsilon=1e-7,
+            beta1_power=0.9,
+            beta2_power=0.999,
+            rho=0.9,
+        ).items()
+    }
+    s["use_nesterov"] = True
+    ref = [a.astype(np.float64) for a in arrs]
+
+    def call():
+        elementwise.blockwise_inplace(
+            lambda g, *vs: rule(list(vs[:-2]), s, g, *vs[-2:]), arrs, scratch=2
+        )
+
+    call()
+    tracemalloc.start()
+    try:
+        call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10_000
+    # The same rule on float64 whole arrays with fresh scratch (the reference), twice.
+    for _ in range(2):
+        rule(ref[1:], s, ref[0], np.empty(size), np.empty(size))
+    for got, want in zip(arrs[1:], ref[1:], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
 def test_adam_slots_and_non_slot_variables():
     with fr.variable_scope("layer"):
         w = fr.get_variable("w", [2, 3], initializer=fr.ones_initializer())
