@@ -31,7 +31,7 @@ from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
-from .numparse import TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
+from .numparse import TF_TYPE_NAME, _arrow, fields_of, parse_groups, parse_scalar
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -142,6 +142,7 @@ class _Spec:
         "groups",
         "columns",
         "fill",
+        "plain",
         "_tiled",
     )
 
@@ -179,6 +180,7 @@ class _Spec:
             if t is not _dt.string
         }
         self._tiled: dict = {}
+        self.plain = _plain_tables(self)
 
     def tiled(self, t, n: int) -> np.ndarray:
         """The mask of dtype ``t``'s fields in ``n`` records of ``ncols`` fields, flat
@@ -283,6 +285,93 @@ def _decode_reference(recs: list, spec: _Spec) -> list:
 # --------------------------------------------------------------------------------------
 
 
+_DIGITS = b"0123456789"
+
+
+def _plain_tables(spec: _Spec):
+    """For ``_decode_plain``: the two ``bytes.translate`` tables ``(to_arrow, is_sep)``,
+    or None when the op's settings rule the plain path out (a string column,
+    ``select_cols``, a delimiter that is a digit or a line end, an all-digit
+    ``na_value``, which a plain field could equal)."""
+    if (
+        _dt.string in spec.groups
+        or spec.select
+        or spec.delim in _DIGITS
+        or spec.delim in (_LF, _CR)
+        or (spec.na and spec.na.isdigit())
+    ):
+        return None
+    to_arrow = bytearray(b"/" * 256)  # a byte Arrow refuses anywhere in an integer
+    to_arrow[48:58] = _DIGITS
+    to_arrow[spec.delim] = to_arrow[_LF] = 48  # a separator becomes a leading "0"
+    is_sep = bytearray(256)
+    is_sep[spec.delim] = is_sep[_LF] = 1
+    return bytes(to_arrow), bytes(is_sep)
+
+
+def _decode_plain(recs: list, spec: _Spec):
+    """The columns when every field is a non-empty run of decimal digits, by ONE Arrow
+    cast to int64 (with the GIL released); None otherwise, changing nothing.
+
+    The records are joined by line ends; each separator (delimiter or line end) is
+    rewritten to a ``0`` and made the first byte of the field after it, so the fields
+    tile the buffer and Arrow's array is laid on it with no copy of the fields: a
+    leading zero does not change an integer. Every other byte but a digit becomes one
+    Arrow refuses, so a sign, dot, quote, space or ``\r`` anywhere makes the cast
+    fail and the batch take the general path. The ints are exact, and converting them
+    to float32/float64 rounds once, correctly, as parsing the decimal text would.
+    """
+    n, ncols = len(recs), len(spec.types)
+    joined = b"\n".join(recs)
+    if joined.count(b"\n") != n - 1:
+        return None  # a record holds a line end
+    to_arrow, is_sep = spec.plain
+    sep = np.flatnonzero(np.frombuffer(joined.translate(is_sep), dtype=bool))
+    if sep.size != n * ncols - 1:
+        return None
+    if n > 1 and (np.frombuffer(joined, np.uint8).take(sep[ncols - 1 :: ncols]) != _LF).any():
+        return None  # not ncols fields in every record
+    offsets = np.empty(sep.size + 2, dtype=np.int32 if len(joined) < 2**31 else np.int64)
+    offsets[0] = 0
+    offsets[1:-1] = sep
+    offsets[-1] = len(joined)
+    # Field 0 empty: Arrow refuses "". Field i > 0 empty: its text is the "0" alone.
+    if sep.size and int((offsets[2:] - offsets[1:-1]).min()) < 2:
+        return None
+    ints = _cast_int64(joined.translate(to_arrow), offsets)
+    if ints is None:
+        return None
+    ints = ints.reshape(n, ncols)
+    if _dt.int32 in spec.groups and int(ints.max()) > 2**31 - 1:  # no field is negative
+        if int(ints[:, spec.columns[_dt.int32]].max()) > 2**31 - 1:
+            return None
+    if len(spec.groups) == 1:
+        return list(ints.astype(spec.types[0].np).T)
+    cols: list = [None] * ncols
+    for t, which in spec.columns.items():
+        # The columns of one dtype are views of one [records, columns] array: a later
+        # Pack of them (tf.stack) is then one copy (see array_ops).
+        vals = ints.astype(t.np).T
+        for c in which:
+            cols[c] = vals[c]
+    return cols
+
+
+def _cast_int64(data: bytes, offsets: np.ndarray) -> np.ndarray | None:
+    """The int64 values (read-only, on Arrow's buffer) of the Arrow binary array
+    ``(offsets, data)``; None when Arrow refuses one of them."""
+    pa, pc, casts = _arrow()
+    kind = pa.binary() if offsets.dtype == np.int32 else pa.large_binary()
+    arr = pa.Array.from_buffers(
+        kind, offsets.size - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+    try:
+        got = pc.call_function("cast", [arr], casts[_dt.int64])
+    except pa.ArrowInvalid:
+        return None
+    return np.frombuffer(got.buffers()[1], dtype=np.int64, count=offsets.size - 1)
+
+
 def _tokenize_fast(recs: list, spec: _Spec):
     """Field offsets ``(joined, buf, starts, lens, seps)`` (``starts``/``lens`` of shape
     [records, columns], in buffer order; ``seps`` the separator bytes when ``buf`` is
@@ -359,6 +448,10 @@ def _equal_to(buf, starts, lens, text: bytes):
 
 def _decode_batch(recs: list, spec: _Spec):
     """The columns, or None when the batch needs the reference path."""
+    if spec.plain is not None:
+        cols = _decode_plain(recs, spec)
+        if cols is not None:
+            return cols
     tok = _tokenize_fast(recs, spec) or _tokenize_python(recs, spec)
     if tok is None:
         return None
