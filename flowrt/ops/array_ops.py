@@ -527,7 +527,11 @@ def _pack_kernel(ctx, op, *xs):
     # work (asarray, expand_dims, a shape set) costs more for the many small columns
     # of an input pipeline (tf.stack of decode_csv's outputs).
     shape = np.shape(xs[0])
-    for i, x in enumerate(xs):
+    try:
+        same = len({x.shape for x in xs}) == 1
+    except AttributeError:  # a Python scalar
+        same = False
+    for i, x in enumerate(() if same else xs):
         if np.shape(x) != shape:
             raise errors.InvalidArgumentError(
                 None,

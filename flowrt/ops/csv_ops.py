@@ -31,7 +31,7 @@ from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
-from .numparse import TF_TYPE_NAME, _arrow, fields_of, parse_groups, parse_scalar
+from .numparse import TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -286,10 +286,13 @@ def _decode_reference(recs: list, spec: _Spec) -> list:
 
 
 _DIGITS = b"0123456789"
+# The most digits a field of the plain path may have (any such number is exact as int64;
+# longer ones, rare in a CSV, take the general path).
+_PLAIN_DIGITS = 18
 
 
 def _plain_tables(spec: _Spec):
-    """For ``_decode_plain``: the two ``bytes.translate`` tables ``(to_arrow, is_sep)``,
+    """For ``_decode_plain``: the two ``bytes.translate`` tables ``(digits, is_sep)``,
     or None when the op's settings rule the plain path out (a string column,
     ``select_cols``, a delimiter that is a digit or a line end, an all-digit
     ``na_value``, which a plain field could equal)."""
@@ -301,75 +304,73 @@ def _plain_tables(spec: _Spec):
         or (spec.na and spec.na.isdigit())
     ):
         return None
-    to_arrow = bytearray(b"/" * 256)  # a byte Arrow refuses anywhere in an integer
-    to_arrow[48:58] = _DIGITS
-    to_arrow[spec.delim] = to_arrow[_LF] = 48  # a separator becomes a leading "0"
+    digits = bytearray(range(256))  # minus "0", see _decode_plain: 0-9 for a digit
+    digits[spec.delim] = digits[_LF] = 48  # a separator counts as a leading zero
     is_sep = bytearray(256)
     is_sep[spec.delim] = is_sep[_LF] = 1
-    return bytes(to_arrow), bytes(is_sep)
+    return bytes(digits), bytes(is_sep)
+
+
+_POW10 = 10 ** np.arange(_PLAIN_DIGITS, dtype=np.int64)
 
 
 def _decode_plain(recs: list, spec: _Spec):
-    """The columns when every field is a non-empty run of decimal digits, by ONE Arrow
-    cast to int64 (with the GIL released); None otherwise, changing nothing.
+    """The columns when every field is a non-empty run of at most ``_PLAIN_DIGITS``
+    decimal digits (the common CSV of counts, ids and pixel values); None otherwise,
+    having changed nothing.
 
-    The records are joined by line ends; each separator (delimiter or line end) is
-    rewritten to a ``0`` and made the first byte of the field after it, so the fields
-    tile the buffer and Arrow's array is laid on it with no copy of the fields: a
-    leading zero does not change an integer. Every other byte but a digit becomes one
-    Arrow refuses, so a sign, dot, quote, space or ``\r`` anywhere makes the cast
-    fail and the batch take the general path. The ints are exact, and converting them
-    to float32/float64 rounds once, correctly, as parsing the decimal text would.
+    Whole-buffer numpy, no Python per field or column: the records are joined behind a
+    line end; one ``translate`` marks the separators (delimiters and line ends), whose
+    positions give the fields (``sep[i]`` is the separator before field ``i``); another
+    turns each byte into its digit value (a separator into 0, anything else into a
+    value above 9, which sends the batch to the general path). The value of field ``i``
+    is then summed digit by digit from its last byte: ``sum_k digit[end_i - k] * 10**k``,
+    one vectorized step per digit of the longest field; a step past the start of a
+    shorter field reads its separator (0), and from the second step past it on is
+    masked. The ints are exact; converting them to float32/float64 rounds once,
+    correctly, as parsing the decimal text would.
     """
     n, ncols = len(recs), len(spec.types)
-    joined = b"\n".join(recs)
-    if joined.count(b"\n") != n - 1:
+    joined = b"\n".join([b""] + recs)
+    if joined.count(b"\n") != n:
         return None  # a record holds a line end
-    to_arrow, is_sep = spec.plain
+    to_digit, is_sep = spec.plain
     sep = np.flatnonzero(np.frombuffer(joined.translate(is_sep), dtype=bool))
-    if sep.size != n * ncols - 1:
+    if sep.size != n * ncols:
         return None
-    if n > 1 and (np.frombuffer(joined, np.uint8).take(sep[ncols - 1 :: ncols]) != _LF).any():
+    buf = np.frombuffer(joined, np.uint8)
+    if (buf.take(sep[::ncols]) != _LF).any():
         return None  # not ncols fields in every record
-    offsets = np.empty(sep.size + 2, dtype=np.int32 if len(joined) < 2**31 else np.int64)
-    offsets[0] = 0
-    offsets[1:-1] = sep
-    offsets[-1] = len(joined)
-    # Field 0 empty: Arrow refuses "". Field i > 0 empty: its text is the "0" alone.
-    if sep.size and int((offsets[2:] - offsets[1:-1]).min()) < 2:
+    digit = np.frombuffer(joined.translate(to_digit), np.uint8) - np.uint8(48)
+    ends = np.empty(sep.size, dtype=np.int64)  # the last byte of every field
+    ends[:-1] = sep[1:]
+    ends[-1] = len(joined)
+    ends -= 1
+    lens = ends - sep  # digits per field
+    short, longest = int(lens.min()), int(lens.max())
+    if short < 1 or longest > _PLAIN_DIGITS or int(digit.max()) > 9:
         return None
-    ints = _cast_int64(joined.translate(to_arrow), offsets)
-    if ints is None:
-        return None
+    ints = digit.take(ends).astype(np.int64)
+    for k in range(1, longest):
+        step = digit.take(ends - k)
+        if k > short:
+            step[lens < k] = 0
+        ints += step * _POW10[k]
     ints = ints.reshape(n, ncols)
     if _dt.int32 in spec.groups and int(ints.max()) > 2**31 - 1:  # no field is negative
         if int(ints[:, spec.columns[_dt.int32]].max()) > 2**31 - 1:
             return None
     if len(spec.groups) == 1:
-        return list(ints.astype(spec.types[0].np).T)
+        t = spec.types[0]
+        return list((ints if t is _dt.int64 else ints.astype(t.np)).T)
     cols: list = [None] * ncols
     for t, which in spec.columns.items():
         # The columns of one dtype are views of one [records, columns] array: a later
         # Pack of them (tf.stack) is then one copy (see array_ops).
-        vals = ints.astype(t.np).T
+        vals = (ints if t is _dt.int64 else ints.astype(t.np)).T
         for c in which:
             cols[c] = vals[c]
     return cols
-
-
-def _cast_int64(data: bytes, offsets: np.ndarray) -> np.ndarray | None:
-    """The int64 values (read-only, on Arrow's buffer) of the Arrow binary array
-    ``(offsets, data)``; None when Arrow refuses one of them."""
-    pa, pc, casts = _arrow()
-    kind = pa.binary() if offsets.dtype == np.int32 else pa.large_binary()
-    arr = pa.Array.from_buffers(
-        kind, offsets.size - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-    )
-    try:
-        got = pc.call_function("cast", [arr], casts[_dt.int64])
-    except pa.ArrowInvalid:
-        return None
-    return np.frombuffer(got.buffers()[1], dtype=np.int64, count=offsets.size - 1)
 
 
 def _tokenize_fast(recs: list, spec: _Spec):
