@@ -541,6 +541,8 @@ def _pack_kernel(ctx, op, *xs):
             )
     out = np.array(xs, dtype=np.result_type(*xs[:1]))
     axis = op.attrs["axis"]
+    if axis < 0:  # left as given when the inputs' rank was unknown at graph time
+        axis += out.ndim
     if axis:
         perm = builtins.list(builtins.range(1, out.ndim))
         perm.insert(axis, 0)

@@ -365,8 +365,7 @@ def _decode_plain(recs: list, spec: _Spec):
         return list((ints if t is _dt.int64 else ints.astype(t.np)).T)
     cols: list = [None] * ncols
     for t, which in spec.columns.items():
-        # The columns of one dtype are views of one [records, columns] array: a later
-        # Pack of them (tf.stack) is then one copy (see array_ops).
+        # The columns of one dtype are views of one [records, columns] array.
         vals = (ints if t is _dt.int64 else ints.astype(t.np)).T
         for c in which:
             cols[c] = vals[c]

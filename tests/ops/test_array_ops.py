@@ -552,3 +552,23 @@ def test_reshape_to_a_dynamic_shape_keeps_its_known_dims():
     n = fr.placeholder(fr.int32, [])
     assert fr.reshape(q, fr.stack([n, 3, -1])).shape.as_list() == [None, 3, None]
     assert fr.reshape(q, fr.concat([fr.shape(p), [5]], 0)).shape.as_list() == [None, 2, 5]
+
+
+def test_pack_of_many_columns_on_every_axis_and_a_shape_mismatch():
+    cols = [np.arange(6, dtype=np.float32).reshape(2, 3) + i for i in range(40)]
+    with fr.Graph().as_default():
+        xs = [fr.placeholder(fr.float32) for _ in cols]
+        feed = dict(zip(xs, cols))
+        with fr.Session() as sess:
+            for axis in (0, 1, 2, -1):
+                got = sess.run(fr.stack(xs, axis=axis), feed)
+                np.testing.assert_array_equal(got, np.stack(cols, axis=axis))
+                assert got.flags.c_contiguous and got.flags.writeable
+            words = sess.run(fr.stack([fr.constant([b"a", b"bc"]), fr.constant([b"", b"d"])], 1))
+            assert words.tolist() == [[b"a", b""], [b"bc", b"d"]]
+            feed[xs[7]] = np.zeros((2, 4), np.float32)
+            with pytest.raises(fr.errors.InvalidArgumentError) as info:
+                sess.run(fr.stack(xs, axis=1), feed)
+    assert info.value.message.startswith(
+        "Shapes of all inputs must match: values[0].shape = [2, 3] != values[7].shape = [2, 4]"
+    )

@@ -324,3 +324,69 @@ def test_delimiters_from_the_number_alphabet_agree_with_the_reference(delim, row
     elif got is not None:
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
+
+
+_DIGIT_FIELDS = st.one_of(
+    st.text("0123456789", min_size=1, max_size=20),  # leading zeros, and past 18 digits
+    st.sampled_from(["", "-1", "1 ", "x", "0x1", "\r", ";"]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(st.lists(_DIGIT_FIELDS, min_size=1, max_size=4), min_size=1, max_size=6),
+    kinds=st.lists(st.sampled_from(["int32", "int64", "float32", "float64"]), min_size=3),
+    na=st.sampled_from(["", "NA", "7"]),
+    delim=st.sampled_from([",", ";", " "]),
+)
+def test_plain_path_agrees_with_the_reference_and_is_taken_on_digit_tables(rows, kinds, na, delim):
+    kinds = kinds[: max(len(r) for r in rows)]
+
+    class Op:
+        attrs = {
+            "OUT_TYPE": [_TYPES[k][0] for k in kinds],
+            "field_delim": delim,
+            "use_quote_delim": True,
+            "na_value": na,
+            "select_cols": [],
+        }
+
+    spec = csv_ops._Spec(Op, [np.array([5], _TYPES[k][0].as_numpy_dtype) for k in kinds])
+    recs = [delim.join(r).encode() for r in rows]
+    try:
+        want = csv_ops._decode_reference(recs, spec)
+    except fr.errors.InvalidArgumentError:
+        want = None
+    got = csv_ops._decode_plain(recs, spec) if spec.plain is not None else None
+    if want is None:
+        assert got is None
+    elif got is not None:
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+    plain = all(len(r) == len(kinds) and all(f.isdigit() and len(f) <= 18 for f in r) for r in rows)
+    fits = want is not None
+    if plain and fits and na != "7":
+        assert got is not None  # the common case takes the plain path
+
+
+def test_the_main_jobs_batches_take_the_plain_path():
+    rng = np.random.default_rng(0)
+    recs = [b",".join(b"%d" % v for v in rng.integers(0, 17, 65)) for _ in range(64)]
+
+    class Op:
+        attrs = {
+            "OUT_TYPE": [fr.int32] + [fr.float32] * 64,
+            "field_delim": ",",
+            "use_quote_delim": True,
+            "na_value": "",
+            "select_cols": [],
+        }
+
+    spec = csv_ops._Spec(Op, [np.array([0], np.int32)] + [np.array([0.0], np.float32)] * 64)
+    got = csv_ops._decode_plain(recs, spec)
+    want = csv_ops._decode_reference(recs, spec)
+    assert got is not None
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
