@@ -449,9 +449,9 @@ def _equal_to(buf, starts, lens, text: bytes):
 def _decode_batch(recs: list, spec: _Spec):
     """The columns, or None when the batch needs the reference path."""
     if spec.plain is not None:
-        cols = _decode_plain(recs, spec)
-        if cols is not None:
-            return cols
+        plain = _decode_plain(recs, spec)
+        if plain is not None:
+            return plain
     tok = _tokenize_fast(recs, spec) or _tokenize_python(recs, spec)
     if tok is None:
         return None
