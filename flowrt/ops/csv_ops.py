@@ -294,13 +294,14 @@ _PLAIN_DIGITS = 18
 def _plain_tables(spec: _Spec):
     """For ``_decode_plain``: the two ``bytes.translate`` tables ``(digits, is_sep)``,
     or None when the op's settings rule the plain path out (a string column,
-    ``select_cols``, a delimiter that is a digit or a line end, an all-digit
-    ``na_value``, which a plain field could equal)."""
+    ``select_cols``, a delimiter that is a digit, a line end or the quote, an
+    all-digit ``na_value``, which a plain field could equal)."""
     if (
         _dt.string in spec.groups
         or spec.select
         or spec.delim in _DIGITS
         or spec.delim in (_LF, _CR)
+        or (spec.quote and spec.delim == _QUOTE)
         or (spec.na and spec.na.isdigit())
     ):
         return None

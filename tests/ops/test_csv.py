@@ -337,7 +337,7 @@ _DIGIT_FIELDS = st.one_of(
     rows=st.lists(st.lists(_DIGIT_FIELDS, min_size=1, max_size=4), min_size=1, max_size=6),
     kinds=st.lists(st.sampled_from(["int32", "int64", "float32", "float64"]), min_size=3),
     na=st.sampled_from(["", "NA", "7"]),
-    delim=st.sampled_from([",", ";", " "]),
+    delim=st.sampled_from([",", ";", " ", '"']),
 )
 def test_plain_path_agrees_with_the_reference_and_is_taken_on_digit_tables(rows, kinds, na, delim):
     kinds = kinds[: max(len(r) for r in rows)]
@@ -366,7 +366,7 @@ def test_plain_path_agrees_with_the_reference_and_is_taken_on_digit_tables(rows,
             np.testing.assert_array_equal(g, w)
     plain = all(len(r) == len(kinds) and all(f.isdigit() and len(f) <= 18 for f in r) for r in rows)
     fits = want is not None
-    if plain and fits and na != "7":
+    if plain and fits and na != "7" and delim != '"':
         assert got is not None  # the common case takes the plain path
 
 
