@@ -523,9 +523,9 @@ def _pack_grad(op, g):
 
 
 def _pack_kernel(ctx, op, *xs):
-    # np.array copies the inputs into one new array in C: np.stack's per-input Python
-    # work (asarray, expand_dims, a shape set) costs more for the many small columns
-    # of an input pipeline (tf.stack of decode_csv's outputs).
+    # For numbers, np.array copies the inputs into one new array in C: np.stack's
+    # per-input Python work (asarray, expand_dims, a shape set) costs more for the many
+    # small columns of an input pipeline (tf.stack of decode_csv's outputs).
     shape = np.shape(xs[0])
     try:
         same = len({x.shape for x in xs}) == 1
@@ -539,8 +539,12 @@ def _pack_kernel(ctx, op, *xs):
                 "Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s"
                 % (list(shape), i, list(np.shape(x))),
             )
-    out = np.array(xs, dtype=np.result_type(*xs[:1]))
     axis = op.attrs["axis"]
+    dtype = getattr(xs[0], "dtype", None)
+    if dtype is None or dtype.kind == "O":
+        # Strings and handles: np.array would nest 0-d object arrays, not their values.
+        return (np.stack(xs, axis=axis),)
+    out = np.array(xs, dtype=dtype)
     if axis < 0:  # left as given when the inputs' rank was unknown at graph time
         axis += out.ndim
     if axis:

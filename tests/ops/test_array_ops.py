@@ -566,6 +566,8 @@ def test_pack_of_many_columns_on_every_axis_and_a_shape_mismatch():
                 assert got.flags.c_contiguous and got.flags.writeable
             words = sess.run(fr.stack([fr.constant([b"a", b"bc"]), fr.constant([b"", b"d"])], 1))
             assert words.tolist() == [[b"a", b""], [b"bc", b"d"]]
+            scalars = sess.run(fr.stack([fr.constant(b"x"), fr.constant(b"yz")]))
+            assert scalars.tolist() == [b"x", b"yz"]
             feed[xs[7]] = np.zeros((2, 4), np.float32)
             with pytest.raises(fr.errors.InvalidArgumentError) as info:
                 sess.run(fr.stack(xs, axis=1), feed)
