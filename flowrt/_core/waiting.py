@@ -130,16 +130,15 @@ async def drive_async(gen: Generator, meter=None, first: Wait | None = None) -> 
         else:
             w = first
         while True:
+            error: Exception | None = None
             try:
                 res = await w.wait_async()
             except Exception as e:
-                step, arg = gen.throw, e
-            else:
-                step, arg = gen.send, res
+                error = e
             await token.acquire_async()
             t = clock()
             try:
-                w = step(arg)
+                w = gen.send(res) if error is None else gen.throw(error)
             finally:
                 busy += clock() - t
                 token.release()

@@ -40,11 +40,23 @@ async def _joined(t, box, seconds=10):
     return value
 
 
-def test_token_is_reentrant_and_served_in_arrival_order():
+async def test_token_is_reentrant():
+    tok = ExecutionToken()
+
+    def twice():
+        with tok, tok:  # a nested run on the same thread
+            return tok._depth
+
+    t, box = _in_thread(twice)
+    assert await _joined(t, box) == 2
+    assert tok._owner is None
+
+
+def test_token_is_served_in_arrival_order():
     tok = ExecutionToken()
     order = []
     tok.acquire()
-    tok.acquire()  # reentrant: a nested run on the same thread
+    tok._depth += 1  # held twice (see test_token_is_reentrant)
     got = [threading.Event() for _ in range(3)]
 
     def waiter(i):
@@ -173,7 +185,7 @@ async def test_py_func_calling_sess_run_from_another_thread():
         assert await _joined(t, box) == 9.0
 
 
-def test_nested_runs_on_one_thread():
+async def test_nested_runs_on_one_thread():
     x = fr.placeholder(fr.float32, [])
     inner = x + 1.0
     holder: list = []
@@ -183,15 +195,18 @@ def test_nested_runs_on_one_thread():
         return np.float32(holder[0].run(inner, {x: v}) * 10.0)
 
     y = fr.py_func(f, [x], fr.float32)
+
+    def nested(sess):
+        with TOKEN:  # the caller already holds it: runs nest
+            out = sess.run(y, {x: 1.0})
+            assert TOKEN.held()
+        assert not TOKEN.held()
+        return out
+
     with fr.Session() as sess:
         holder.append(sess)
-        TOKEN.acquire()  # the caller already holds it: runs nest
-        try:
-            assert sess.run(y, {x: 1.0}) == 20.0
-            assert TOKEN.held()
-        finally:
-            TOKEN.release()
-    assert not TOKEN.held()
+        t, box = _in_thread(nested, sess)
+        assert await _joined(t, box) == 20.0
 
 
 async def test_arun_and_sync_runs_together():
