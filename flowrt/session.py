@@ -412,7 +412,8 @@ class Session:
         else:
             with _Running(self, ctx):
                 vals = await self._interruptible(run_concurrent(plan, ctx, feeds), ctx)
-        await TOKEN.acquire_async()
+        with trio.CancelScope(shield=True):  # the run completed: its result is handed back
+            await TOKEN.acquire_async()
         try:
             return self._finish(fm, plan, vals, ctx, run_metadata, t0)
         finally:

@@ -15,6 +15,8 @@ import math
 import time
 from typing import Any, Generator
 
+import trio
+
 from .token import TOKEN
 
 __all__ = ["Wait", "drive_sync", "drive_async", "park_thread"]
@@ -135,7 +137,10 @@ async def drive_async(gen: Generator, meter=None, first: Wait | None = None) -> 
                 res = await w.wait_async()
             except Exception as e:
                 error = e
-            await token.acquire_async()
+            # Shielded: the wait's outcome (a grant) must reach the kernel; the token
+            # comes within one run's stretch, and a cancel acts at the next wait.
+            with trio.CancelScope(shield=True):
+                await token.acquire_async()
             t = clock()
             try:
                 w = gen.send(res) if error is None else gen.throw(error)
