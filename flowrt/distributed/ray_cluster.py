@@ -1,8 +1,9 @@
 """Reaching the Ray cluster that hosts flowrt's tasks, and naming the tasks in it.
 
 Every flowrt task has a mailbox (``mailbox.py``), a named Ray actor in the ``flowrt``
-namespace, named after its address in the ``ClusterSpec``; a target string (``grpc://ADDRESS``, TF1's form, or
-``flowrt://ADDRESS``) names the task a session talks to. Ray is imported only when a
+namespace, named after its address in the ``ClusterSpec``; a target string
+(``grpc://ADDRESS``, TF1's form, or ``flowrt://ADDRESS``) names the task a session
+talks to. Ray is imported only when a
 cluster is used.
 """
 

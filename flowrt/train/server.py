@@ -14,8 +14,7 @@ import threading
 from typing import Any, Mapping
 
 from .. import errors
-from ..distributed import ray_cluster
-from ..distributed import mailbox
+from ..distributed import mailbox, ray_cluster
 from ..distributed.task import TaskRuntime
 from .cluster import ClusterSpec
 
@@ -28,7 +27,6 @@ LOCAL_SERVERS: dict[str, tuple[dict, str, int]] = {}
 HOSTED: dict[str, TaskRuntime] = {}
 _SERVERS: list["Server"] = []
 _lock = threading.Lock()
-
 
 
 class Server:
