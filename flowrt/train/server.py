@@ -36,7 +36,8 @@ class Server:
       server_or_cluster_def: a ``ClusterSpec`` or a dict ``{job: [address, ...]}``.
       job_name: this task's job; may be omitted when the cluster has one job.
       task_index: this task's index; may be omitted when the job has one task.
-      protocol, config: accepted for compatibility (flowrt talks through Ray).
+      protocol: accepted for compatibility (flowrt talks through Ray).
+      config: accepted for compatibility.
       start: accepted for compatibility; the task always starts at once.
       ray_address: the Ray cluster to join (``ray start --head`` prints it); None
         means the ``RAY_ADDRESS`` environment variable if set, else the Ray instance
