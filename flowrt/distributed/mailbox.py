@@ -41,6 +41,11 @@ MAX_CONCURRENT_CALLS = 100000
 
 _MAILBOX: Any = None
 
+# What a mailbox's callers may ask of the task (``TaskRuntime``'s coroutines).
+SERVED = frozenset(
+    ["hello", "run_part", "finish", "cancel", "drop_client", "ping", "stats", "join"]
+)
+
 # Mailbox calls this process made (tests check that in-process parts make none).
 CALLS = 0
 
@@ -151,6 +156,8 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
 
     async def handle(rid: int, method: str, args: list) -> None:
         try:
+            if method not in SERVED:
+                raise AttributeError("a task serves no method %r" % (method,))
             kind, payload = args
             if kind == "boxed":
                 payload = await payload

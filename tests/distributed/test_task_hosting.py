@@ -116,3 +116,14 @@ async def test_killing_the_hosting_process_fails_a_waiting_run_with_unavailable(
                 ray.kill(host)
         assert failed
         sess.close()
+
+
+def test_a_mailbox_serves_only_the_tasks_methods(make_cluster, ray_session):
+    from flowrt.distributed import ray_cluster
+
+    cluster = make_cluster(ps=1)
+    fr.train.Server(cluster, "ps", 0)
+    stub = ray_cluster.find_actor(cluster.task_address("ps", 0), "ps")
+    assert ray_session.get(stub.ping.remote(), timeout=60) == "/job:ps/task:0"
+    with pytest.raises(ray_session.exceptions.RayTaskError, match="serves no method '_drop'"):
+        ray_session.get(stub._drop.remote("x"), timeout=60)
