@@ -100,6 +100,10 @@ class Server:
             ) from None
         self._runtime = TaskRuntime(cluster.as_dict(), job_name, int(task_index))
         self._serving = mailbox.serve(self._actor, self._runtime, self._runtime.name)
+        # The task answers through its mailbox before the Server is returned (a TF1
+        # server listens once constructed): its first caller does not wait for Ray
+        # to start the mailbox's process.
+        ray.get(mailbox.TaskStub(self._actor).ping.remote())
         with _lock:
             LOCAL_SERVERS[address] = (cluster.as_dict(), job_name, int(task_index))
             HOSTED[address] = self._runtime
