@@ -11,6 +11,11 @@ under ``fr.train.MonitoredTrainingSession``, with digits_mlp's conventions: resu
 
     python -m pipelines.digits_cnn                      # threads (classic TF1)
     python -m pipelines.digits_cnn --runners async      # trio tasks + await sess.arun
+    python -m pipelines.digits_cnn --producers 2        # 2 producer processes, a ps queue
+
+With ``--producers N`` the reading and parsing runs in N producer processes, worker
+tasks of a cluster feeding a shuffling queue on a ps task that this process hosts and
+trains from (``pipelines/scale_out.py``), as ``digits_mlp`` does.
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ from pathlib import Path
 import numpy as np
 
 import flowrt as fr
+from pipelines import scale_out
 from pipelines._common import DATA, TrainingJob, base_parser, positive_int, run
 
 SIDE, N_CLASSES = 8, 10
 DEFAULT_DATA_DIR = "<checkpoint-dir>/data"
+# Records a producer process reads and parses per run (--producers): larger than the
+# threads' reads, since each run's enqueue crosses processes.
+PRODUCER_RECORDS_PER_READ = 256
 __all__ = [
     "DATA",
     "Job",
@@ -34,6 +43,7 @@ __all__ = [
     "main",
     "model",
     "parse_args",
+    "produce",
     "read_records",
     "shard_paths",
     "to_example",
@@ -64,7 +74,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "written again; delete them to rewrite all)",
     )
     p.add_argument("--shards", type=positive_int, default=4, help="training shards to write")
+    scale_out.add_options(p)
     args = p.parse_args(argv)
+    if args.producers < 0:
+        p.error("--producers must be at least 0, got %d" % args.producers)
     if args.data_dir == DEFAULT_DATA_DIR:
         args.data_dir = os.path.join(args.checkpoint_dir, "data")
     return args
@@ -154,6 +167,33 @@ def input_pipeline(
         )
 
 
+def produce(
+    state: dict,
+    cluster: dict,
+    index: int,
+    epochs: int,
+    paths: list[str],
+    batch_size: int,
+    seed: int,
+) -> int:
+    """A producer process (``--producers``): worker task ``index`` reads ``epochs``
+    shuffled passes over the shards and enqueues the parsed examples into the ps queue;
+    returns how many."""
+    if not epochs:
+        return 0
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        fr.set_random_seed(seed)
+        with fr.name_scope("input"):
+            files = fr.train.string_input_producer(
+                paths, num_epochs=epochs, shuffle=True, seed=seed + index
+            )
+            _, serialized = fr.TFRecordReader().read_up_to(files, PRODUCER_RECORDS_PER_READ)
+            images, labels = decode(serialized)
+            enqueue = scale_out.enqueue_examples([images, labels], batch_size, seed)
+        return scale_out.run_producer(server, enqueue, fr.shape(labels)[0])
+
+
 def model(images: fr.Tensor) -> fr.Tensor:
     """conv 3x3x16 SAME -> 2x2 max pool -> conv 3x3x32 SAME -> flatten -> dense 64 -> 10;
     returns logits."""
@@ -175,9 +215,19 @@ class Job(TrainingJob):
             args.test_csv, self.test_paths
         )
         super().__init__(args, sum(1 for _ in read_records(self.train_paths)))
-        images, labels = input_pipeline(
-            self.train_paths, args.batch_size, max(self.epochs, 1), args.seed
-        )
+        if args.producers:
+            # The producers run produce(); this process dequeues from the ps queue.
+            with fr.name_scope("input"):
+                (images, labels), self.close_input = scale_out.trainer_batches(
+                    [fr.float32, fr.int64], [[SIDE, SIDE, 1], []], args.batch_size, args.seed
+                )
+            self.produce = produce
+            self.produce_args = ([os.path.abspath(p) for p in self.train_paths],)
+            self.produce_args += (args.batch_size, args.seed)
+        else:
+            images, labels = input_pipeline(
+                self.train_paths, args.batch_size, max(self.epochs, 1), args.seed
+            )
         with fr.variable_scope("model"):
             logits = model(images)
         self.build_training(fr.losses.sparse_softmax_cross_entropy(labels, logits), labels)

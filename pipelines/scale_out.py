@@ -136,6 +136,12 @@ def run_producer(server: fr.train.Server, enqueue: fr.Operation, rows: fr.Tensor
     return done
 
 
+def _ready(state: dict, produce: Callable) -> bool:
+    """Run in a producer process before its work: unpickling ``produce`` imported its
+    job's module there."""
+    return True
+
+
 class Producers:
     """The cluster of a job run with ``--producers N``, for the life of a ``with``.
 
@@ -177,6 +183,10 @@ class Producers:
             scheduling_strategy="SPREAD", runtime_env={"env_vars": {"PYTHONPATH": root}}
         )
         self.procs = [Process.remote() for _ in range(n)]
+        # The processes are up, with the job's module imported, before training starts
+        # (its clock covers training, as a single-process job's does).
+        ray = ray_cluster.ray_module()
+        ray.get([p.call.remote(_ready, produce) for p in self.procs])
         self.refs = [
             p.call.remote(produce, self.cluster.as_dict(), i + 1, epochs_of(epochs, n, i), *args)
             for i, p in enumerate(self.procs)

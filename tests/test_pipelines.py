@@ -372,9 +372,11 @@ def test_digits_cnn_help_shows_every_default(capsys):
         "--shards",
         "--train-csv",
         "--test-csv",
+        "--producers",
+        "--ray-address",
     ):
         assert opt in out
-    assert out.count("(default:") == 17  # every option but --help
+    assert out.count("(default:") == 19  # every option but --help
     assert "checkpoints/digits_cnn" in out and "(default: <checkpoint-dir>/data)" in out
 
 

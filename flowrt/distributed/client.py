@@ -2,7 +2,9 @@
 
 A ``DistributedPlan`` is built once per run signature, like a ``Plan``: its stages of
 parts (``partition``), each local part compiled to a ``Plan`` on the session's graph,
-each remote part pickled once (``PartSpec``) for its task. Its ``fn`` is a straight
+and so is each part of a task hosted by this process (its ``fr.train.Server`` was
+started here: ``HOSTED``), which runs in place on that task's resources; each part of
+a task of another process is pickled once (``PartSpec``) for its task. Its ``fn`` is a straight
 plan body like any other: a generator that runs the local parts in place and yields a
 ``RemoteWait`` while remote parts run, so ``Session.run`` parks a thread and
 ``Session.arun`` awaits in its task through the same drivers as a local run.
@@ -24,6 +26,7 @@ from typing import Any
 import trio
 
 from .. import errors
+from .._core.executor import run_nested
 from .._core.plan import Plan, prune
 from .._core.waiting import Wait
 from ..train.cluster import ClusterSpec
@@ -59,6 +62,7 @@ class ClusterClient:
         self._lock = threading.Lock()
         self._run_ids = itertools.count(1)
         self._commits: list = []
+        self._hosted: dict[tuple, Any] = {}  # task -> this session's view of its state
         local = _local_servers().get(address)
         if local is not None:
             cluster, job, index = local
@@ -91,6 +95,18 @@ class ClusterClient:
                 self._sent[task] = set()
         return actor
 
+    def hosted(self, task):
+        """This session's view of the resources of ``task`` if this process hosts it
+        (else None): shared ones are the task's, private ones this session's."""
+        res = self._hosted.get(task)
+        if res is None:
+            runtime = _hosted_tasks().get(self.spec.task_address(*task))
+            if runtime is None:
+                return None
+            with self._lock:
+                res = self._hosted.setdefault(task, runtime.resources.scoped(self.client_id))
+        return res
+
     def forget(self, task) -> None:
         """Drops a task's actor after it died: the next run looks it up again."""
         with self._lock:
@@ -119,6 +135,9 @@ class ClusterClient:
             actors = list(self._actors.values())
             self._actors.clear()
             commits, self._commits = self._commits, []
+            hosted, self._hosted = list(self._hosted.values()), {}
+        for res in hosted:
+            res.close()
         if commits:
             ray.wait(commits, num_returns=len(commits), timeout=ABANDON_SECONDS)
         for actor in actors:
@@ -135,6 +154,12 @@ def _local_servers() -> dict:
     from ..train import server
 
     return server.LOCAL_SERVERS
+
+
+def _hosted_tasks() -> dict:
+    from ..train import server
+
+    return server.HOSTED
 
 
 class _Remote:
@@ -158,6 +183,18 @@ class _Local:
         self.inputs, self.outputs = part.inputs, part.outputs
 
 
+class _Hosted:
+    """A part of a task this process hosts: a plan on the session's graph that runs in
+    the run itself, on the task's resources (it may wait, as a local run waits)."""
+
+    __slots__ = ("plan", "inputs", "outputs", "resources")
+
+    def __init__(self, part, resources):
+        self.plan = Plan(part.outputs, [], part.inputs, ops=part.ops)
+        self.resources = resources
+        self.inputs, self.outputs = part.inputs, part.outputs
+
+
 class DistributedPlan:
     """A run signature partitioned over a cluster; it runs like a straight ``Plan``."""
 
@@ -171,13 +208,20 @@ class DistributedPlan:
         fed = set(feeds)
         ops = prune(fetches, targets, fed)
         stages = partition(ops, fed, fetches, client.own, client.spec)
-        self.stages = [
-            (
-                [_Remote(p) for p in stage if p.task != LOCAL],
-                [_Local(p) for p in stage if p.task == LOCAL],
-            )
-            for stage in stages
-        ]
+        self.stages = []
+        for stage in stages:
+            remotes, locals_, hosted = [], [], []
+            for p in stage:
+                res = None if p.task == LOCAL else client.hosted(p.task)
+                if p.task == LOCAL:
+                    locals_.append(_Local(p))
+                elif res is not None:
+                    hosted.append(_Hosted(p, res))
+                else:
+                    remotes.append(_Remote(p))
+            # Hosted parts that may wait run last: the stage's other parts go first.
+            hosted.sort(key=lambda h: h.plan.blocking)
+            self.stages.append((remotes, locals_, hosted))
         self.feeds = feeds
         self.fetches = fetches
         self.fetch_is_fed = tuple(t in fed for t in fetches)
@@ -196,13 +240,22 @@ class DistributedPlan:
         values = dict(zip(self.feeds, feeds))
         calls: list[_Call] = []
         try:
-            for remotes, locals_ in self.stages:
+            for remotes, locals_, hosted in self.stages:
                 calls = []
                 for r in remotes:
                     calls.append(_Call(client, r, run_id, values, ctx))
                 for part in locals_:
                     outs = part.plan.fn(ctx, [values[t] for t in part.inputs])
                     values.update(zip(part.outputs, outs))
+                for h in hosted:
+                    # The run's own context, on the task's resources while the part
+                    # runs: what it dequeues joins the run's journal, as locally.
+                    own, ctx.resources = ctx.resources, h.resources
+                    try:
+                        outs = yield from run_nested(h.plan, ctx, [values[t] for t in h.inputs])
+                    finally:
+                        ctx.resources = own
+                    values.update(zip(h.outputs, outs))
                 while calls:
                     yield RemoteWait(calls, ctx)
                     again, failure = [], None

@@ -1,8 +1,9 @@
 """Reaching the Ray cluster that hosts flowrt's tasks, and naming the tasks in it.
 
-Every flowrt task is a named Ray actor in the ``flowrt`` namespace, named after its
-address in the ``ClusterSpec``; a target string (``grpc://ADDRESS``, TF1's form, or
-``flowrt://ADDRESS``) names the task a session talks to. Ray is imported only when a
+Every flowrt task has a mailbox (``mailbox.py``), a named Ray actor in the ``flowrt``
+namespace, named after its address in the ``ClusterSpec``; a target string
+(``grpc://ADDRESS``, TF1's form, or ``flowrt://ADDRESS``) names the task a session
+talks to. Ray is imported only when a
 cluster is used.
 """
 
@@ -95,14 +96,16 @@ def parse_target(target: str) -> str | None:
 
 
 def find_actor(address: str, what: str):
-    """The actor of the task at ``address``.
+    """The task at ``address``, as a ``mailbox.TaskStub`` (its methods are mailbox calls).
 
     Raises:
       UnavailableError: no such task is running (never started, or died).
     """
+    from .mailbox import TaskStub
+
     ray = ray_module()
     try:
-        return ray.get_actor(actor_name(address), namespace=NAMESPACE)
+        return TaskStub(ray.get_actor(actor_name(address), namespace=NAMESPACE))
     except ValueError:
         raise errors.UnavailableError(
             None,

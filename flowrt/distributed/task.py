@@ -1,10 +1,13 @@
 """One cluster task: its state and the parts of runs that clients send it.
 
-A ``TaskRuntime`` is what a task's Ray actor holds (``TaskActor``): the task's
-resources (variables, queues, readers) and the plans of the run parts placed on it.
-Clients call ``run_part`` once per part per run; a part runs with the same compiled
-plans and waits as a local run, on one of the actor's threads, so a dequeue waiting on
-this task blocks only its own run.
+A ``TaskRuntime`` lives in the process that started the task's ``fr.train.Server``: the
+task's resources (variables, queues, readers) and the plans of the run parts that
+other processes' sessions place on it (sessions of its own process run their parts on
+its resources in place: ``client.py``). Remote clients call ``run_part`` once per part
+per run, through the task's mailbox (``mailbox.py``), whose serving thread runs these
+coroutines in its event loop; a part runs with the same compiled plans and waits as a
+local run, on one of the runtime's threads, so a dequeue waiting on this task blocks
+only its own run.
 
 Nothing a run dequeued is lost (``docs/distributed.md``): a part that took elements
 stays *pending* after it returns, holding them, until its client says the run
@@ -30,7 +33,7 @@ from .._core.waiting import drive_sync
 from . import ray_cluster
 from .partition import build_part_graph
 
-__all__ = ["TaskRuntime", "WATCH_SECONDS", "task_actor_class"]
+__all__ = ["TaskRuntime", "WATCH_SECONDS"]
 
 WATCH_SECONDS = 0.5
 
@@ -239,16 +242,3 @@ class TaskRuntime:
                 "pending": len(self._pending),
                 "clients": len(self._clients),
             }
-
-
-_ACTOR_CLASS = None
-
-
-def task_actor_class():
-    """``TaskRuntime`` as a Ray actor class (Ray is imported on first use)."""
-    global _ACTOR_CLASS
-    if _ACTOR_CLASS is None:
-        ray = ray_cluster.ray_module()
-
-        _ACTOR_CLASS = ray.remote(TaskRuntime)
-    return _ACTOR_CLASS

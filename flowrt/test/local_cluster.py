@@ -21,8 +21,9 @@ def create_local_cluster(
       ``(workers, ps_servers)``: lists of ``fr.train.Server``; a session on a worker
       runs the graph over the whole cluster (``fr.Session(workers[0].target)``).
 
-    Note (flowrt): the tasks are Ray actors on this machine (``docs/distributed.md``);
-    their addresses are unique names, not ports.
+    Note (flowrt): every task is hosted by this process, as TF1's local cluster runs
+    its servers in-process (``docs/distributed.md``); other processes reach them
+    through their Ray mailboxes. Their addresses are unique names, not ports.
     """
     from ..train.cluster import ClusterSpec
     from ..train.server import Server

@@ -2,8 +2,8 @@
 
 As in TF1, a cluster is a map from job names (``"ps"``, ``"worker"``) to task
 addresses, given as a list (task ``i`` is the ``i``-th address) or a dict of task
-indices. flowrt runs tasks as Ray actors (``docs/distributed.md``): an address is the
-task's name in the Ray cluster, not a port flowrt listens on, so ``"host:port"``
+indices. flowrt reaches tasks through Ray (``docs/distributed.md``): an address is the
+name of the task's mailbox in the Ray cluster, not a port flowrt listens on, so ``"host:port"``
 strings from a TF1 program work unchanged as long as they are unique.
 """
 

@@ -1,10 +1,11 @@
-"""``fr.train.Server``: one task of a cluster, hosted by a Ray actor.
+"""``fr.train.Server``: one task of a cluster, served from this process.
 
-TF1 starts a gRPC server per task; flowrt starts the task's Ray actor
-(``distributed/task.py``), named after the task's address, which holds the task's
-variables, queues and readers for every session that uses it. The actor lives as long
-as the process that created the ``Server`` (as a TF1 server does): when that process
-ends, the task is gone, and runs that need it fail with ``UnavailableError``.
+TF1 starts a gRPC server per task, in the process that asks for it; so does flowrt:
+the task's state (``distributed/task.py``: its variables, queues and readers) lives in
+the process that created the ``Server``. Sessions in this process run the task's parts
+in place; other processes reach it through its mailbox, a Ray actor named after the
+task's address (``distributed/mailbox.py``). Both live as long as this process: when
+it ends, the task is gone, and runs that need it fail with ``UnavailableError``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import threading
 from typing import Any, Mapping
 
 from .. import errors
-from ..distributed import ray_cluster
-from ..distributed.task import task_actor_class
+from ..distributed import mailbox, ray_cluster
+from ..distributed.task import TaskRuntime
 from .cluster import ClusterSpec
 
 __all__ = ["Server"]
@@ -22,12 +23,10 @@ __all__ = ["Server"]
 # address -> (cluster dict, job, index) of the servers this process started; they
 # stay referenced (and so alive) until the process ends, as TF1's servers do.
 LOCAL_SERVERS: dict[str, tuple[dict, str, int]] = {}
+# address -> the state of each task this process hosts (its sessions run parts there).
+HOSTED: dict[str, TaskRuntime] = {}
 _SERVERS: list["Server"] = []
 _lock = threading.Lock()
-
-# Remote parts one task runs at once (asyncio tasks of its actor; a part that waits
-# holds one of the task's threads, made as needed).
-MAX_CONCURRENT_PARTS = 10000
 
 
 class Server:
@@ -37,7 +36,8 @@ class Server:
       server_or_cluster_def: a ``ClusterSpec`` or a dict ``{job: [address, ...]}``.
       job_name: this task's job; may be omitted when the cluster has one job.
       task_index: this task's index; may be omitted when the job has one task.
-      protocol, config: accepted for compatibility (flowrt talks through Ray).
+      protocol: accepted for compatibility (flowrt talks through Ray).
+      config: accepted for compatibility.
       start: accepted for compatibility; the task always starts at once.
       ray_address: the Ray cluster to join (``ray start --head`` prints it); None
         means the ``RAY_ADDRESS`` environment variable if set, else the Ray instance
@@ -47,8 +47,8 @@ class Server:
       ValueError: the job or task is missing from the cluster or ambiguous.
       UnknownError: a server for this task already runs (in any process).
 
-    Note (flowrt): a task address is the name of its Ray actor, not a port to
-    listen on; any unique string works.
+    Note (flowrt): a task address is the name of its mailbox (a Ray actor), not a
+    port to listen on; any unique string works.
     """
 
     def __init__(
@@ -78,18 +78,19 @@ class Server:
         ray_cluster.connect(ray_address)
         self._cluster = cluster
         self._job, self._index, self._address = job_name, int(task_index), address
-        actor_class = task_actor_class()
-        # The task runs on this machine, as a TF1 server runs where it was started.
+        # The mailbox runs on this machine, next to the process that serves it.
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         try:
-            self._actor = actor_class.options(
-                name=ray_cluster.actor_name(address),
-                namespace=ray_cluster.NAMESPACE,
-                num_cpus=0,
-                max_concurrency=MAX_CONCURRENT_PARTS,
-                scheduling_strategy=here,
-            ).remote(cluster.as_dict(), job_name, int(task_index))
-            ray.get(self._actor.ping.remote())
+            self._actor = (
+                mailbox.mailbox_class()
+                .options(
+                    name=ray_cluster.actor_name(address),
+                    namespace=ray_cluster.NAMESPACE,
+                    max_concurrency=mailbox.MAX_CONCURRENT_CALLS,
+                    scheduling_strategy=here,
+                )
+                .remote()
+            )
         except ValueError as e:  # the name is taken: this task already runs
             raise errors.UnknownError(
                 None,
@@ -97,8 +98,15 @@ class Server:
                 "Could not start server for /job:%s/task:%d: %r is already in use (%s)"
                 % (job_name, task_index, address, e),
             ) from None
+        self._runtime = TaskRuntime(cluster.as_dict(), job_name, int(task_index))
+        self._serving = mailbox.serve(self._actor, self._runtime, self._runtime.name)
+        # The task answers through its mailbox before the Server is returned (a TF1
+        # server listens once constructed): its first caller does not wait for Ray
+        # to start the mailbox's process.
+        ray.get(mailbox.TaskStub(self._actor).ping.remote())
         with _lock:
             LOCAL_SERVERS[address] = (cluster.as_dict(), job_name, int(task_index))
+            HOSTED[address] = self._runtime
             _SERVERS.append(self)
 
     @property
@@ -120,13 +128,10 @@ class Server:
         """Does nothing: the task started with the ``Server``."""
 
     def join(self) -> None:
-        """Blocks until the task ends (a ps task's main loop: ``server.join()``)."""
-        ray = ray_cluster.ray_module()
-
-        try:
-            ray.get(self._actor.join.remote())
-        except ray.exceptions.RayActorError:
-            return
+        """Blocks until the task stops serving (a ps task's main loop:
+        ``server.join()``; in practice until the process ends)."""
+        while self._serving.is_alive():
+            self._serving.join(1.0)
 
     @staticmethod
     def create_local_server(config: Any = None, start: bool = True) -> "Server":

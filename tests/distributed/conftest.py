@@ -41,6 +41,21 @@ def make_cluster(ray_session):
     return make
 
 
+@pytest.fixture(scope="session")
+def hosts(ray_session):
+    """Two worker processes shared by the tests that never kill them (starting a
+    process costs seconds): each test starts servers of its own cluster in them."""
+    from . import programs
+
+    ray = ray_session
+    ray.cloudpickle.register_pickle_by_value(programs)
+    procs = [process_class().remote() for _ in range(2)]
+    ray.get([p.call.remote(programs.ready) for p in procs])
+    yield procs
+    for p in procs:
+        ray.kill(p)
+
+
 @pytest.fixture
 def processes(ray_session):
     """``processes(n)`` -> n fresh worker processes (Ray actors) that run functions of

@@ -85,7 +85,8 @@ def train_worker(state, cluster, index, steps, seed):
 
 def start_server(state, cluster, job, index):
     """Starts a task's server in this process (it lives as long as the process)."""
-    state["server"] = fr.train.Server(cluster, job, index)
+    server = fr.train.Server(cluster, job, index)
+    state.setdefault("servers", {})[fr.train.ClusterSpec(cluster).task_address(job, index)] = server
     return True
 
 
@@ -101,3 +102,29 @@ def transfer_forever(state, cluster, index):
         with fr.Session(server.target) as sess:
             while True:
                 sess.run(move)
+
+
+def read_hosted(state, cluster, name):
+    """Reads variable ``name`` of the ps task this process hosts, in a session of this
+    process; returns its value and the mailbox calls the run made (none: the state is
+    here)."""
+    from flowrt.distributed import mailbox
+
+    server = state["servers"][fr.train.ClusterSpec(cluster).task_address("ps", 0)]
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(0.0, name=name)
+        with fr.Session(server.target) as sess:
+            before = mailbox.CALLS
+            value = float(sess.run(v))
+            return value, mailbox.CALLS - before
+
+
+def add_to(state, cluster, index, name, amount):
+    """A worker (task ``index``) adds ``amount`` to the ps variable ``name``."""
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(0.0, name=name)
+        with fr.Session(server.target) as sess:
+            return float(sess.run(v.assign_add(amount)))

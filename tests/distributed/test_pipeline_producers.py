@@ -46,3 +46,14 @@ def test_a_failing_producer_stops_the_job_with_its_error(ray_session, tmp_path):
     with pytest.raises(RuntimeError, match=r"producer /job:worker/task:\d failed") as e:
         digits_mlp.main(_job_args(tmp_path, "--epochs", "2", "--train-csv", str(bad)))
     assert isinstance(e.value.__cause__, fr.errors.InvalidArgumentError)
+
+
+def test_the_conv_net_job_trains_from_producer_processes(ray_session, tmp_path, capsys):
+    from pipelines import digits_cnn
+
+    acc = digits_cnn.main(_job_args(tmp_path, "--epochs", "2"))
+    out = capsys.readouterr().out
+    assert "the ps task and the trainer in this process, 2 producer processes" in out
+    # 2 epochs of 1500 records, one from each producer, in batches of 32.
+    assert "done: 94 steps, 3000 examples" in out
+    assert acc > 0.5

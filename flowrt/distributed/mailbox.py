@@ -1,0 +1,192 @@
+"""How other processes reach a task: its mailbox, a named Ray actor.
+
+A task's state (``task.TaskRuntime``) lives in the process that started its
+``fr.train.Server``, as a TF1 server serves from its own process. Sessions in that
+process run the task's parts in place (``client.py``); every other process reaches the
+task through its *mailbox*: a small asyncio Ray actor named ``flowrt-task:ADDRESS`` in
+the ``flowrt`` namespace that holds no state of the task. A caller's ``call(method,
+args)`` waits in the mailbox until the owning process, which long-polls the mailbox for
+requests (``next``) from a serving thread, posts the answer (``answer``).
+
+The mailbox is created by the Server's process, so Ray ends it when that process ends
+(a non-detached actor shares its owner's fate): calls in flight and later ones fail
+with ``RayActorError``, which callers report as ``UnavailableError`` naming the task,
+and the name is free for a new Server of the same address.
+
+Arrays do not pass through the mailbox: arguments holding large arrays travel as an
+``ObjectRef`` nested in a list (Ray does not resolve nested references), which the
+mailbox hands on untouched and the owner reads from the object store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import numpy as np
+
+from . import ray_cluster
+
+__all__ = ["BOX_BYTES", "POLL_SECONDS", "TaskStub", "mailbox_class", "serve", "box"]
+
+# Arguments with at least this many bytes of arrays travel through the object store.
+BOX_BYTES = 64 * 1024
+
+# How long the owner's poll for requests waits in the mailbox before it asks again.
+POLL_SECONDS = 30.0
+
+# Calls waiting in one mailbox at once (each is a coroutine of its event loop).
+MAX_CONCURRENT_CALLS = 100000
+
+_MAILBOX: Any = None
+
+# What a mailbox's callers may ask of the task (``TaskRuntime``'s coroutines).
+SERVED = frozenset(
+    ["hello", "run_part", "finish", "cancel", "drop_client", "ping", "stats", "join"]
+)
+
+# Mailbox calls this process made (tests check that in-process parts make none).
+CALLS = 0
+
+
+def mailbox_class() -> Any:
+    """The mailbox as a Ray actor class (Ray is imported on first use)."""
+    global _MAILBOX
+    if _MAILBOX is None:
+        ray = ray_cluster.ray_module()
+
+        @ray.remote(num_cpus=0)
+        class Mailbox:
+            def __init__(self) -> None:
+                self._requests: list = []
+                self._ready: asyncio.Event | None = None
+                self._answers: dict[int, asyncio.Future] = {}
+                self._next_id = 0
+
+            def _event(self) -> asyncio.Event:
+                if self._ready is None:
+                    self._ready = asyncio.Event()
+                return self._ready
+
+            async def call(self, method: str, args: list) -> Any:
+                """A caller's request: waits for the owner's answer and returns it."""
+                rid = self._next_id = self._next_id + 1
+                fut = asyncio.get_running_loop().create_future()
+                self._answers[rid] = fut
+                self._requests.append((rid, method, args))
+                self._event().set()
+                try:
+                    ok, value = await fut
+                finally:
+                    self._answers.pop(rid, None)
+                if not ok:
+                    raise RuntimeError(value)
+                return value
+
+            async def next(self, timeout: float) -> list:
+                """The owner's long poll: the requests waiting (none after ``timeout``)."""
+                ready = self._event()
+                if not self._requests:
+                    try:
+                        await asyncio.wait_for(ready.wait(), timeout)
+                    except asyncio.TimeoutError:
+                        return []
+                ready.clear()
+                got, self._requests = self._requests, []
+                return got
+
+            async def answer(self, rid: int, ok: bool, value: Any) -> None:
+                """The owner's answer to request ``rid``."""
+                fut = self._answers.get(rid)
+                if fut is not None and not fut.done():
+                    fut.set_result((ok, value))
+
+        _MAILBOX = Mailbox
+    return _MAILBOX
+
+
+def box(args: list) -> list:
+    """``args`` as sent to a mailbox: itself, or ``[ObjectRef]`` when it holds large
+    arrays (the mailbox then never deserializes them)."""
+    size = 0
+    for a in args:
+        if isinstance(a, list):
+            size += sum(x.nbytes for x in a if isinstance(x, np.ndarray))
+        elif isinstance(a, np.ndarray):
+            size += a.nbytes
+    if size < BOX_BYTES:
+        return ["inline", args]
+    return ["boxed", ray_cluster.ray_module().put(args)]
+
+
+class _Method:
+    __slots__ = ("actor", "name")
+
+    def __init__(self, actor: Any, name: str) -> None:
+        self.actor, self.name = actor, name
+
+    def remote(self, *args: Any) -> Any:
+        global CALLS
+        CALLS += 1
+        return self.actor.call.remote(self.name, box(list(args)))
+
+
+class TaskStub:
+    """A remote task's methods as ``stub.METHOD.remote(*args)`` -> ``ObjectRef`` (of
+    the answer), each one mailbox call."""
+
+    __slots__ = ("actor",)
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    def __getattr__(self, name: str) -> _Method:
+        return _Method(self.actor, name)
+
+
+def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
+    """Starts the thread that serves ``runtime``'s mailbox in this process.
+
+    The thread runs an asyncio loop: it polls the mailbox for requests and runs each
+    as a coroutine of the runtime (``TaskRuntime``'s methods), so a part that waits
+    (on a worker thread of the runtime) holds up no other request; each answer is
+    posted back without waiting. The thread ends when the mailbox or Ray goes away.
+    """
+
+    async def handle(rid: int, method: str, args: list) -> None:
+        try:
+            if method not in SERVED:
+                raise AttributeError("a task serves no method %r" % (method,))
+            kind, payload = args
+            if kind == "boxed":
+                payload = await payload
+            value, ok = await getattr(runtime, method)(*payload), True
+        except Exception as e:  # a bug, or a request this flowrt does not know
+            value, ok = "%s failed on %s: %s: %s" % (method, name, type(e).__name__, e), False
+        try:
+            mailbox.answer.remote(rid, ok, value)
+        except Exception:  # Ray is shutting down: no one waits any more
+            pass
+
+    async def loop() -> None:
+        tasks: set = set()
+        while True:
+            try:
+                requests = await mailbox.next.remote(POLL_SECONDS)
+            except Exception:  # the mailbox or Ray ended: so does the task's serving
+                return
+            for rid, method, args in requests:
+                t = asyncio.ensure_future(handle(rid, method, args))
+                tasks.add(t)
+                t.add_done_callback(tasks.discard)
+
+    def main() -> None:
+        try:
+            asyncio.run(loop())
+        except BaseException:  # interpreter shutdown: nothing left to serve
+            pass
+
+    thread = threading.Thread(target=main, name="flowrt-task-server " + name, daemon=True)
+    thread.start()
+    return thread

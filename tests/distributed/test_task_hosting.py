@@ -1,0 +1,129 @@
+"""Where a task's state lives: in the process that started its Server.
+
+Sessions in that process run the task's parts in place (no Ray call); other processes
+reach the state through the task's mailbox; the mailbox ends with its process.
+"""
+
+import numpy as np
+import pytest
+import trio
+
+import flowrt as fr
+from flowrt.distributed import mailbox
+from flowrt.train import server as server_module
+
+from . import programs
+
+
+def test_a_session_in_the_servers_process_runs_its_parts_without_ray_calls(make_cluster):
+    cluster = make_cluster(ps=1, worker=1)
+    ps = fr.train.Server(cluster, "ps", 0)
+    worker = fr.train.Server(cluster, "worker", 0)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(np.zeros(2, np.float32), name="v")
+            q = fr.FIFOQueue(10, [fr.float32], shapes=[[2]], shared_name="q")
+        x = fr.placeholder(fr.float32, [2])
+        step = v.assign_add(x)
+        enq = q.enqueue([step])
+        deq = q.dequeue()
+        before = mailbox.CALLS
+        with fr.Session(worker.target) as sess:
+            sess.run(v.initializer)
+            sess.run(enq, {x: np.ones(2, np.float32)})
+            np.testing.assert_allclose(sess.run(deq), [1, 1])
+            with pytest.raises(fr.errors.DeadlineExceededError, match="fifo_queue_Dequeue"):
+                sess.run(deq, options=fr.RunOptions(timeout_in_ms=50))
+        assert mailbox.CALLS == before
+    # The state is the ps task's, in this process: a session on the ps target sees it.
+    runtime = server_module.HOSTED[cluster.task_address("ps", 0)]
+    assert runtime.name == "/job:ps/task:0"
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v2 = fr.Variable(np.zeros(2, np.float32), name="v")
+        with fr.Session(ps.target) as sess:
+            np.testing.assert_allclose(sess.run(v2), [1, 1])
+    assert mailbox.CALLS == before
+
+
+async def test_a_hosted_dequeue_in_arun_is_cancelled_and_gives_back(make_cluster):
+    cluster = make_cluster(ps=1, worker=1)
+    fr.train.Server(cluster, "ps", 0)
+    worker = fr.train.Server(cluster, "worker", 0)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q = fr.FIFOQueue(10, [fr.int64], shapes=[[]], shared_name="q")
+        x = fr.placeholder(fr.int64, [None])
+        sess = fr.Session(worker.target)
+        await sess.arun(q.enqueue_many([x]), {x: np.array([4])})
+        # dequeue_many(2) finds one element: it waits, taking nothing, until cancelled.
+        with trio.move_on_after(0.3) as cs:
+            await sess.arun(q.dequeue_many(2))
+        assert cs.cancelled_caught
+        with trio.fail_after(30):
+            assert (await sess.arun(q.dequeue())) == 4
+        sess.close()
+
+
+def test_a_remote_clients_runs_reach_state_hosted_in_another_process(
+    make_cluster, hosts, ray_session
+):
+    ray = ray_session
+    cluster = make_cluster(ps=1, worker=2)
+    host, other = hosts
+    ray.get(host.call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+    worker = fr.train.Server(cluster, "worker", 0)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(0.0, name="total")
+        with fr.Session(worker.target) as sess:
+            before = mailbox.CALLS
+            sess.run(v.initializer)
+            assert sess.run(v.assign_add(2.0)) == 2.0
+            assert mailbox.CALLS > before  # the ps task is not in this process
+    # Another worker process adds to it, and the hosting process's own session, which
+    # runs in place, sees both updates.
+    assert ray.get(other.call.remote(programs.add_to, cluster.as_dict(), 1, "total", 3.0)) == 5.0
+    assert ray.get(host.call.remote(programs.read_hosted, cluster.as_dict(), "total")) == (5.0, 0)
+
+
+async def test_killing_the_hosting_process_fails_a_waiting_run_with_unavailable(
+    make_cluster, processes, ray_session
+):
+    ray = ray_session
+    cluster = make_cluster(ps=1, worker=1)
+    (host,) = processes(1)
+    ray.get(host.call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+    worker = fr.train.Server(cluster, "worker", 0)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q = fr.FIFOQueue(10, [fr.int64], shapes=[[]], shared_name="q")
+        deq = q.dequeue()
+        sess = fr.Session(worker.target)
+        failed = []
+
+        async def consume():
+            with pytest.raises(fr.errors.UnavailableError, match="ps/task:0") as info:
+                await sess.arun(deq, options=fr.RunOptions(timeout_in_ms=60000))
+            failed.append(info.value)
+
+        # Well within the run's timeout: the run learns of the death, it does not hang.
+        with trio.fail_after(45):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(consume)
+                while not sess._inflight:  # the dequeue waits on the ps task
+                    await trio.sleep(0.01)
+                ray.kill(host)
+        assert failed
+        sess.close()
+
+
+def test_a_mailbox_serves_only_the_tasks_methods(make_cluster, ray_session):
+    from flowrt.distributed import ray_cluster
+
+    cluster = make_cluster(ps=1)
+    fr.train.Server(cluster, "ps", 0)
+    stub = ray_cluster.find_actor(cluster.task_address("ps", 0), "ps")
+    assert ray_session.get(stub.ping.remote(), timeout=60) == "/job:ps/task:0"
+    with pytest.raises(ray_session.exceptions.RayTaskError, match="serves no method '_drop'"):
+        ray_session.get(stub._drop.remote("x"), timeout=60)
