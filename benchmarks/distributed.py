@@ -20,7 +20,9 @@ Sections (every measurement is printed, then the median and the ratio):
   session of a small variable placed on the ps task, of a [128, 784] float32 one, and a
   run that stays in the client (``x * 2`` fed), side by side with TensorFlow 2.21's own
   in-process gRPC cluster (a ps and a worker ``tf.train.Server`` in this process, graph
-  mode) when ``tensorflow`` is importable. Microseconds per run.
+  mode) when ``tensorflow`` is importable, and with the floor Ray sets: a bare call of
+  an async Ray actor (as a task's actor is) returning the same array. Microseconds per
+  run.
 
 ``--ray-address`` joins a running Ray cluster (``ray start --head`` prints its address);
 the default, ``local``, starts a private Ray instance for the run (about 10 s here). The
@@ -236,9 +238,11 @@ def free_port() -> int:
 def per_run_us(sess, fetches, feeds, min_runs: int = 50, min_time: float = 0.5) -> float:
     """Median microseconds per ``sess.run(fetches, feeds)`` over batches of ``min_runs``."""
 
-    def run():
-        sess.run(fetches, feeds)
+    return call_us(lambda: sess.run(fetches, feeds), min_runs, min_time)
 
+
+def call_us(run, min_runs: int = 50, min_time: float = 0.5) -> float:
+    """Median microseconds per ``run()`` over batches of ``min_runs``."""
     for _ in range(5):
         run()
     batches = []
@@ -287,6 +291,27 @@ def flowrt_overhead():
     return sess, runs, (ps, worker)
 
 
+def ray_floor():
+    """A bare async actor returning the overhead cases' arrays: ``case -> call``."""
+    ray = ray_cluster.ray_module()
+
+    @ray.remote(num_cpus=0, max_concurrency=1000)
+    class Floor:
+        def __init__(self) -> None:
+            rng = np.random.default_rng(0)
+            self.values = {
+                "small": np.arange(10, dtype=np.float32),
+                "big": rng.random((128, 784), dtype=np.float32),
+            }
+
+        async def value(self, key: str) -> np.ndarray:
+            return self.values[key]
+
+    actor = Floor.remote()
+    ray.get(actor.value.remote("small"))
+    return {key: (lambda key=key: ray.get(actor.value.remote(key))) for key in ("small", "big")}
+
+
 def tf_overhead():
     try:
         import tensorflow.compat.v1 as tf
@@ -311,15 +336,20 @@ def tf_overhead():
 def bench_overhead(runs: int, with_tf: bool) -> None:
     print("\n(b) per-run overhead of a remote partition, a worker session; us per run")
     fr_side = flowrt_overhead()
+    floor = ray_floor()
     tf_side = tf_overhead() if with_tf else None
     if with_tf and tf_side is None:
         print("  (tensorflow is not importable: flowrt only)")
-    figures: dict = {key: ([], []) for _, key in CASES}
+    figures: dict = {key: ([], [], []) for _, key in CASES}
     for r in range(runs):
         for title, key in CASES:
             f = per_run_us(fr_side[0], *fr_side[1][key])
             figures[key][0].append(f)
             line = "  run %d %-56s flowrt %8.0f" % (r + 1, title, f)
+            if key in floor:
+                b = call_us(floor[key])
+                figures[key][2].append(b)
+                line += "   Ray %8.0f   flowrt/Ray %.2f" % (b, f / b)
             if tf_side is not None:
                 t = per_run_us(tf_side[0], *tf_side[1][key])
                 figures[key][1].append(t)
@@ -328,6 +358,9 @@ def bench_overhead(runs: int, with_tf: bool) -> None:
     for title, key in CASES:
         f = statistics.median(figures[key][0])
         line = "  median %-55s flowrt %8.0f" % (title, f)
+        if figures[key][2]:
+            b = statistics.median(figures[key][2])
+            line += "   Ray %8.0f   flowrt/Ray %.2f" % (b, f / b)
         if figures[key][1]:
             t = statistics.median(figures[key][1])
             line += "   TF %8.0f   flowrt/TF %.2f" % (t, f / t)

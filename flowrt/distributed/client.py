@@ -319,10 +319,14 @@ class RemoteLease:
         self.finish(False)
 
 
+# A call's answer not read yet.
+_UNREAD = object()
+
+
 class _Call:
     """One remote part's actor call in one run."""
 
-    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref", "settled")
+    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref", "settled", "got")
 
     def __init__(self, client, remote, run_id, values, ctx):
         self.client, self.remote, self.run_id, self.ctx = client, remote, run_id, ctx
@@ -334,6 +338,7 @@ class _Call:
     def submit(self, with_blob: bool) -> None:
         client, r, ctx = self.client, self.remote, self.ctx
         self.settled = False
+        self.got = _UNREAD
         self.actor = client.actor(r.task)
         timeout = None
         if ctx.deadline != math.inf:
@@ -352,13 +357,16 @@ class _Call:
 
     def outcome(self):
         """The actor's answer (the call has completed), or the Ray error of a task
-        that died."""
+        that died. The wait that saw the call complete usually read it already."""
+        if self.got is not _UNREAD:
+            return self.got
         ray = ray_cluster.ray_module()
 
         try:
-            return ray.get(self.ref)
+            self.got = ray.get(self.ref)
         except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as e:
-            return e
+            self.got = e
+        return self.got
 
     def result(self, ctx):
         """The part's outputs (None: send the part first); raises the part's error."""
@@ -426,16 +434,31 @@ class RemoteWait(Wait):
             c.cancel()
 
     def wait_sync(self):
+        """Reads the calls' answers in one ``ray.get`` (a ``ray.wait`` and then a
+        ``ray.get`` cost a round trip to Ray's core each); if a task died, waits for
+        the others' answers, which ``_Call.result`` then reads one by one."""
         ray = ray_cluster.ray_module()
         ctx = self.ctx
-        refs = [c.ref for c in self.calls]
+        calls = self.calls
         ctx.waiter = self
         try:
             ctx.check_interrupted()
-            timeout = (
-                None if ctx.deadline == math.inf else max(0.0, ctx.deadline - time.monotonic())
-            )
-            _, waiting = ray.wait(refs, num_returns=len(refs), timeout=timeout)
+            deadline = ctx.deadline
+            timeout = None if deadline == math.inf else max(0.0, deadline - time.monotonic())
+            try:
+                if len(calls) == 1:
+                    calls[0].got = ray.get(calls[0].ref, timeout=timeout)
+                else:
+                    for c, got in zip(calls, ray.get([c.ref for c in calls], timeout=timeout)):
+                        c.got = got
+                waiting = False
+            except ray.exceptions.GetTimeoutError:
+                waiting = True
+            except ray.exceptions.RayError:  # a task died (or its call failed)
+                if deadline != math.inf:
+                    timeout = max(0.0, deadline - time.monotonic())
+                refs = [c.ref for c in calls]
+                _, waiting = ray.wait(refs, num_returns=len(refs), timeout=timeout)
             ctx.check_interrupted()
             if waiting:
                 ctx.timed_out()
@@ -465,6 +488,9 @@ class RemoteWait(Wait):
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(self.abandon)
             raise
+        for c, f in zip(self.calls, futures):  # the answers, read once
+            if f.exception() is None:
+                c.got = f.result()
 
     def abandon(self) -> None:
         """Stops the calls not yet answered and settles them (what they took joins
