@@ -17,12 +17,13 @@ Sections (every measurement is printed, then the median and the ratio):
   the same producer into a queue placed on the ps task (``shared_name``), drained by
   this process through a session on the ps task's target.
 * overhead: the per-run cost of a remote partition: ``sess.run(v)`` from a worker
-  session of a small variable placed on the ps task, of a [128, 784] float32 one, and a
+  session in this process of a small variable placed on the ps task, which another
+  process hosts (its ``Server`` started there, so calls go through the task's mailbox
+  actor), of a [128, 784] float32 one, and a
   run that stays in the client (``x * 2`` fed), side by side with TensorFlow 2.21's own
   in-process gRPC cluster (a ps and a worker ``tf.train.Server`` in this process, graph
   mode) when ``tensorflow`` is importable, and with the floor Ray sets: a bare call of
-  an async Ray actor (as a task's actor is) returning the same array. Microseconds per
-  run.
+  an async Ray actor returning the same array. Microseconds per run.
 
 ``--ray-address`` joins a running Ray cluster (``ray start --head`` prints its address);
 the default, ``local``, starts a private Ray instance for the run (about 10 s here). The
@@ -278,10 +279,22 @@ def overhead_graph(tf):
     }, init
 
 
+def host_task(state: dict, cluster: dict, job: str, index: int) -> str:
+    """In a worker process: start task ``job:index`` there (its state lives in that
+    process) and keep it for as long as the process lives."""
+    state["server"] = server = fr.train.Server(cluster, job, index)
+    return server.target
+
+
 def flowrt_overhead():
+    """A worker session in this process and the ps task hosted by another process,
+    so every run of a ps variable crosses processes (a ps hosted by this process
+    would run in place, with no Ray call)."""
+    ray = ray_cluster.ray_module()
     tag = uuid.uuid4().hex[:8]
     cluster = fr.train.ClusterSpec({"ps": ["ovh-ps-" + tag], "worker": ["ovh-w0-" + tag]})
-    ps = fr.train.Server(cluster, "ps", 0)
+    ps = process_class().remote()
+    ray.get(ps.call.remote(host_task, cluster.as_dict(), "ps", 0))
     worker = fr.train.Server(cluster, "worker", 0)
     graph = fr.Graph()
     with graph.as_default():
