@@ -745,7 +745,11 @@ def function(
       func: the function (or use ``@fr.function(...)`` as a decorator factory).
       input_signature: a list of (nests of) ``fr.TensorSpec``: one trace for all calls,
         whose tensor arguments must fit it.
-      autograph, jit_compile, experimental_*: accepted for compatibility (see the note).
+      autograph: accepted for compatibility (see the note).
+      jit_compile: accepted for compatibility (see the note).
+      experimental_compile: accepted for compatibility (see the note).
+      experimental_autograph_options: accepted for compatibility (see the note).
+      experimental_follow_type_hints: accepted for compatibility (see the note).
       reduce_retracing: reuse or relax an existing trace (``None`` dims) instead of
         tracing each new shape; ``experimental_relax_shapes`` is its old name.
       name: the name of the traced graphs and call ops.

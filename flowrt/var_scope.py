@@ -86,7 +86,11 @@ class VariableScope:
       name: the scope's name, prefixed to variable names.
       original_name_scope: the name scope opened with it (ends in "/").
       reuse: False (create only), True (reuse only) or ``AUTO_REUSE``.
-      initializer, regularizer, dtype, constraint, custom_getter: defaults.
+      initializer: the default initializer.
+      regularizer: the default regularizer.
+      dtype: the default dtype.
+      constraint: the default constraint.
+      custom_getter: the default custom getter.
     """
 
     def __init__(
@@ -658,7 +662,10 @@ def get_variable(
       initializer: an initializer (default: the scope's, else glorot_uniform for floats
         and zeros for ints), or a value/tensor (then ``shape`` must be None).
       regularizer: ``fn(variable) -> loss`` added to ``REGULARIZATION_LOSSES``.
-      trainable, collections, validate_shape, constraint: as for ``fr.Variable``.
+      trainable: as for ``fr.Variable``.
+      collections: as for ``fr.Variable``.
+      validate_shape: as for ``fr.Variable``.
+      constraint: as for ``fr.Variable``.
       custom_getter: ``fn(getter, name, *args, **kwargs)`` wrapping creation.
 
     Returns:
@@ -868,8 +875,11 @@ class variable_scope:  # noqa: N801 - TF1's name
       name_or_scope: a string or a ``VariableScope`` to (re)open.
       default_name: used (made unique) when ``name_or_scope`` is None.
       values: tensors passed to the layer; their graph becomes the default.
-      initializer, regularizer, dtype, constraint, custom_getter: defaults for
-        ``get_variable`` inside.
+      initializer: the default ``initializer`` of ``get_variable`` inside.
+      regularizer: the default ``regularizer`` of ``get_variable`` inside.
+      dtype: the default ``dtype`` of ``get_variable`` inside.
+      constraint: the default ``constraint`` of ``get_variable`` inside.
+      custom_getter: the default ``custom_getter`` of ``get_variable`` inside.
       reuse: None (inherit), True (only reuse; inherited by sub-scopes) or
         ``fr.AUTO_REUSE`` (create if missing); False is treated as None.
       auxiliary_name_scope: if False, no name scope is opened.

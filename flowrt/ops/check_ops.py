@@ -237,7 +237,8 @@ def _make_binary(sym, default_name, fn_name, np_fn, doc) -> _BinaryAssert:
         + """
 
     Args:
-      x, y: tensors (broadcast together).
+      x: a tensor (broadcast with ``y``).
+      y: a tensor (broadcast with ``x``).
       data: tensors printed on failure (default: the condition, ``x`` and ``y``).
       summarize: entries of each tensor to print.
       message: a prefix for the failure message.
@@ -303,7 +304,10 @@ def _make_sign(default_name, sym, binary, zero_first, doc) -> _SignAssert:
 
     Args:
       x: a numeric tensor.
-      data, summarize, message, name: as for ``assert_equal``.
+      data: as for ``assert_equal``.
+      summarize: as for ``assert_equal``.
+      message: as for ``assert_equal``.
+      name: as for ``assert_equal``.
 
     Returns:
       The ``Assert`` op.

@@ -290,11 +290,14 @@ def cond(
 
     Args:
       pred: a scalar bool tensor.
-      true_fn, false_fn: callables returning the same nest (lists, tuples, dicts) of
-        tensors, with matching dtypes. A returned op stands for ``pred`` run after it.
+      true_fn: a callable returning a nest (lists, tuples, dicts) of tensors; a
+        returned op stands for ``pred`` run after it.
+      false_fn: a callable returning the same nest as ``true_fn``, with matching
+        dtypes.
       strict: accepted for compatibility (see the note).
       name: the name scope (default ``cond``).
-      fn1, fn2: deprecated aliases of ``true_fn`` and ``false_fn``.
+      fn1: deprecated alias of ``true_fn``.
+      fn2: deprecated alias of ``false_fn``.
 
     Returns:
       The taken branch's results, in the branches' structure; static shapes are the most

@@ -71,7 +71,8 @@ def print(
         ``sys.stdout``, or any object with ``write``.
       summarize: how many leading and trailing elements per dimension to print (-1:
         all).
-      sep, end: as for Python's ``print``.
+      sep: as for Python's ``print``.
+      end: as for Python's ``print``.
 
     Returns:
       The print op.

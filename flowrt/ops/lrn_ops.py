@@ -117,7 +117,9 @@ def lrn(
     Args:
       input: a float tensor [batch, height, width, depth].
       depth_radius: half-width of the window over the depth axis.
-      bias, alpha, beta: ``output = input / (bias + alpha * sqr_sum) ** beta``.
+      bias: the offset in ``output = input / (bias + alpha * sqr_sum) ** beta``.
+      alpha: the scale of ``sqr_sum`` in that formula.
+      beta: the exponent in that formula.
       name: the op name (default ``LRN``).
 
     Note (flowrt): float64 is accepted too (TF: float16/bfloat16/float32).

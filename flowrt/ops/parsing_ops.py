@@ -47,7 +47,7 @@ class FixedLenFeature(
 ):
     """A feature with a fixed number of values, parsed to a dense tensor of ``shape``.
 
-    Args:
+    Attributes:
       shape: the feature's shape (a list of ints).
       dtype: ``fr.float32``, ``fr.int64`` or ``fr.string``.
       default_value: the value when an Example lacks the feature (reshaped to
@@ -72,7 +72,7 @@ class FixedLenSequenceFeature(
     """A feature holding any number of items of ``shape``, parsed to a dense tensor
     ``[batch, most items] + shape``, padded with ``default_value`` (0 or ``b""``).
 
-    Args:
+    Attributes:
       shape: the shape of one item.
       dtype: ``fr.float32``, ``fr.int64`` or ``fr.string``.
       allow_missing: must be True for ``parse_example`` (a missing feature has no items).

@@ -346,7 +346,8 @@ def max_pool(
 
     Args:
       value: a float tensor, NHWC (``input`` is the TF2 spelling; give one).
-      ksize, strides: an int or a list of 1, 2 or 4 ints (``[1, kh, kw, 1]``).
+      ksize: an int or a list of 1, 2 or 4 ints (``[1, kh, kw, 1]``).
+      strides: an int or a list of 1, 2 or 4 ints (``[1, sh, sw, 1]``).
       padding: ``"SAME"`` or ``"VALID"``.
       data_format: ``"NHWC"``.
       name: the op name (default ``MaxPool``).

@@ -85,7 +85,8 @@ def while_loop(
         (a single tensor for a single variable).
       loop_vars: a list or tuple (possibly nested) of tensors or values.
       shape_invariants: per-variable shapes the body may relax to (same nest).
-      parallel_iterations, swap_memory: accepted for compatibility.
+      parallel_iterations: accepted for compatibility.
+      swap_memory: accepted for compatibility.
       back_prop: if False the outputs stop gradients.
       name: the name scope (default ``while``).
       maximum_iterations: an optional scalar int bound on the number of iterations.
