@@ -63,9 +63,9 @@ class ClusterClient:
         self._run_ids = itertools.count(1)
         self._commits: list = []
         self._hosted: dict[tuple, Any] = {}  # task -> this session's view of its state
-        local = _local_servers().get(address)
+        local = _hosted_tasks().get(address)
         if local is not None:
-            cluster, job, index = local
+            cluster, job, index = local.cluster, local.job, local.index
         else:
             actor = ray_cluster.find_actor(address, "The session's target task")
             cluster, job, index = self._hello(actor, address)
@@ -148,12 +148,6 @@ class ClusterClient:
 
     def plan(self, fetch_tensors, target_ops, feed_tensors) -> "DistributedPlan":
         return DistributedPlan(self, list(fetch_tensors), list(target_ops), list(feed_tensors))
-
-
-def _local_servers() -> dict:
-    from ..train import server
-
-    return server.LOCAL_SERVERS
 
 
 def _hosted_tasks() -> dict:

@@ -20,10 +20,8 @@ from .cluster import ClusterSpec
 
 __all__ = ["Server"]
 
-# address -> (cluster dict, job, index) of the servers this process started; they
-# stay referenced (and so alive) until the process ends, as TF1's servers do.
-LOCAL_SERVERS: dict[str, tuple[dict, str, int]] = {}
-# address -> the state of each task this process hosts (its sessions run parts there).
+# address -> the state of each task this process hosts (its sessions run parts there);
+# the servers stay referenced (and so alive) until the process ends, as TF1's do.
 HOSTED: dict[str, TaskRuntime] = {}
 _SERVERS: list["Server"] = []
 _lock = threading.Lock()
@@ -105,7 +103,6 @@ class Server:
         # to start the mailbox's process.
         ray.get(mailbox.TaskStub(self._actor).ping.remote())
         with _lock:
-            LOCAL_SERVERS[address] = (cluster.as_dict(), job_name, int(task_index))
             HOSTED[address] = self._runtime
             _SERVERS.append(self)
 
