@@ -218,7 +218,17 @@ _scratch = threading.local()
 def _scratch_views(k: int, shape: tuple, dtype: np.dtype) -> list[np.ndarray]:
     """``k`` scratch arrays of ``shape``: views of this thread's kept buffers (grown to
     the largest size seen) up to ``BLOCK`` elements, else fresh arrays. A fresh
-    temporary per rule call would be allocated, and possibly faulted in, every step."""
+    temporary per rule call would be allocated, and possibly faulted in, every step.
+    The views themselves are kept too, per (k, shape, dtype): an optimizer step asks
+    for the same few every step, and making them costs more than a small rule."""
+    views = getattr(_scratch, "views", None)
+    if views is None:
+        views = _scratch.views = {}
+        _scratch.bufs = {}
+    key = (k, shape, dtype)
+    got = views.get(key)
+    if got is not None:
+        return got
     if not k:
         return []
     n = 1
@@ -226,13 +236,15 @@ def _scratch_views(k: int, shape: tuple, dtype: np.dtype) -> list[np.ndarray]:
         n *= d
     if n > BLOCK:
         return [np.empty(shape, dtype) for _ in range(k)]
-    bufs = getattr(_scratch, "bufs", None)
-    if bufs is None:
-        bufs = _scratch.bufs = {}
+    bufs = _scratch.bufs
     have = bufs.get(dtype)
     if have is None or len(have) < k or have[0].size < n:
         have = bufs[dtype] = [np.empty(max(n, 1), dtype) for _ in range(k)]
-    return [b[:n].reshape(shape) for b in have[:k]]
+        views.clear()  # views of the old buffers would keep them alive
+    elif len(views) >= 64:  # many shapes (dynamic batches): keep the set small
+        views.clear()
+    got = views[key] = [b[:n].reshape(shape) for b in have[:k]]
+    return got
 
 
 def blockwise_inplace(fn: Callable, arrays: Sequence[np.ndarray], scratch: int = 0) -> None:

@@ -1070,13 +1070,25 @@ def _reduce_infer(allowed):
     return infer
 
 
-def _axes(x, axis):
-    nd = np.ndim(x)
-    return tuple(sorted({int(a) % nd for a in np.reshape(axis, -1)})) if nd else ()
+def _axes(x, axis) -> tuple:
+    """The reduction axes ``axis`` (a 0-d or 1-d tensor value) names, normalized and
+    sorted. Training steps reduce small arrays, so the common forms are cheap."""
+    nd = x.ndim if type(x) is np.ndarray else np.ndim(x)
+    if not nd:
+        return ()
+    if type(axis) is np.ndarray:
+        axis = axis.tolist() if axis.ndim < 2 else axis.reshape(-1).tolist()
+    elif isinstance(axis, np.generic):
+        axis = int(axis)
+    if type(axis) is int:
+        return (axis % nd,)
+    if len(axis) == 1:
+        return (int(axis[0]) % nd,)
+    return tuple(sorted({int(a) % nd for a in axis}))
 
 
 def _sum_kernel(ctx, op, x, axis):
-    return (np.sum(x, axis=_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]),)
+    return (np.add.reduce(x, axis=_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]),)
 
 
 def _mean_kernel(ctx, op, x, axis):

@@ -706,14 +706,19 @@ def _sparse_xent_kernel(ctx, op, logits, labels):
             "[0, %d).  Label values: %s"
             % (flat[(flat < 0) | (flat >= n)][0], n, " ".join(map(str, flat.tolist()))),
         )
+    # A training step's loss: few numpy calls, one temporary (the softmax, computed in
+    # place over the shifted logits), the labels' entries picked by flat index.
     lg = logits.reshape(-1, n)
-    sh = lg - lg.max(axis=1, keepdims=True)
-    e = np.exp(sh)
-    s = e.sum(axis=1, keepdims=True)
-    rows = np.arange(lg.shape[0])
-    loss = np.log(s[:, 0]) - sh[rows, flat]
+    e = lg - lg.max(axis=1, keepdims=True)
+    at = np.arange(0, e.size, n)
+    at += flat
+    picked = e.take(at)
+    np.exp(e, out=e)
+    s = np.add.reduce(e, axis=1, keepdims=True)
+    loss = np.log(s[:, 0])
+    loss -= picked
     e /= s
-    e[rows, flat] -= 1
+    e.reshape(-1)[at] -= 1
     return (loss.astype(logits.dtype, copy=False).reshape(labels.shape), e.reshape(logits.shape))
 
 

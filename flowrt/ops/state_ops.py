@@ -256,38 +256,45 @@ def update_variables_inplace(ctx, op, handles, fn) -> None:
 
     All are stored read-only afterwards. Locks are taken in name order, as in
     ``update_variables``. ``fn`` should validate before it writes: a failure after a
-    partial in-place write cannot be undone.
+    partial in-place write cannot be undone. This is every optimizer step's path, so it
+    is written for few Python operations per variable (``setflags``, no properties).
     """
-    resources = [_resource(ctx, h) for h in handles]
+    resources = [h if type(h) is VariableResource else _resource(ctx, h) for h in handles]
     if len(resources) == 1:  # a plain variable (SGD): nothing to order
         order = resources
+        shared = False
     else:
-        order = sorted(set(resources), key=lambda r: r.name)
-    shared = len(order) != len(resources)
+        order = sorted(set(resources), key=_by_name)
+        shared = len(order) != len(resources)
     for r in order:
         r.lock.acquire()
     try:
         arrs = []
         for r in resources:
-            v = r.value
+            v = r._value
             if v is None:
                 raise uninitialized_error(op, r.name)
             if not shared and r.owns(v):
-                v.flags.writeable = True
+                v.setflags(write=True)
             else:
                 v = v.copy()
             arrs.append(v)
-            del v
+        del v
         try:
             fn(arrs)
         finally:
             for a in arrs:
-                a.flags.writeable = False
+                a.setflags(write=False)
         for r, a in zip(resources, arrs, strict=True):
-            r.value = a
+            r._value = a
+            r.holders = 0
     finally:
         for r in reversed(order):
             r.lock.release()
+
+
+def _by_name(r: VariableResource) -> str:
+    return r.name
 
 
 def scatter_variable(ctx, op, handle, indices, updates, mode="add") -> np.ndarray:

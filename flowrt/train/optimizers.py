@@ -346,26 +346,13 @@ def _apply_infer(op):
     return []
 
 
-# state_ops' in-place helper, when present (see the rules above); else copy-on-write.
-_INPLACE = getattr(state_ops, "update_variables_inplace", None)
-
-
-def _copy_and_apply(ctx, op, handles, fn):
-    def on_copies(olds):
-        arrs = [o.copy() for o in olds]
-        fn(arrs)
-        return arrs
-
-    state_ops.update_variables(ctx, op, handles, on_copies)
-
-
 def _apply_kernel(names, n_handles, rule, sparse):
     gi = names.index("grad")
     ii = names.index("indices") if sparse else -1
-    scalar_pos = [
+    scalar_pos = tuple(
         (n, i) for i, n in enumerate(names) if i >= n_handles and n not in ("grad", "indices")
-    ]
-    apply = _INPLACE or _copy_and_apply
+    )
+    apply = state_ops.update_variables_inplace
 
     def kernel(ctx, op, *args):
         grad = args[gi]

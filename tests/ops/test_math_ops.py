@@ -420,3 +420,25 @@ def test_div_has_python2_semantics_and_constant_pads_short_lists():
         assert sess.run(fr.div(fr.constant([7, -7]), 2)).tolist() == [3, -4]
         assert sess.run(fr.div(fr.constant([7.0, -7.0]), 2.0)).tolist() == [3.5, -3.5]
         assert sess.run(fr.constant([1, 2, 3], shape=[2, 2])).tolist() == [[1, 2], [3, 3]]
+
+
+def test_reduce_sum_axis_forms_fed_at_run_time():
+    # The axes arrive as values (fed or computed): scalars, 1-d lists, negative and
+    # repeated entries are normalized as TF does.
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    ax = fr.placeholder(fr.int32)
+    xt = fr.constant(x)
+    s, k = fr.reduce_sum(xt, ax), fr.reduce_sum(xt, ax, keepdims=True)
+    for axis, ref in [
+        (np.int32(1), (1,)),
+        (-1, (2,)),
+        ([0], (0,)),
+        ([2, -3], (0, 2)),
+        ([1, 1], (1,)),
+        ([], ()),
+    ]:
+        got, kept = run([s, k], {ax: axis})
+        np.testing.assert_array_equal(got, x.sum(axis=ref))
+        np.testing.assert_array_equal(kept, x.sum(axis=ref, keepdims=True))
+        assert got.dtype == np.float32
+    np.testing.assert_array_equal(run(fr.reduce_sum(fr.constant(3.5), ax), {ax: []}), 3.5)

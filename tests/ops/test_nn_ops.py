@@ -474,3 +474,21 @@ def test_small_composites():
     np.testing.assert_allclose(zv, np.maximum(A @ w + b, 0), rtol=1e-5)
     np.testing.assert_allclose(fv, np.mean(zv == 0), rtol=1e-6)
     np.testing.assert_allclose(nv, A / np.linalg.norm(A, axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_sparse_softmax_cross_entropy_loss_and_gradient_match_a_float64_reference():
+    rng = np.random.default_rng(3)
+    logits = (rng.standard_normal((4, 6, 7)) * 30).astype(np.float32)  # large: needs the shift
+    labels = rng.integers(0, 7, (4, 6)).astype(np.int64)
+    lt = fr.constant(logits)
+    loss = fr.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=lt)
+    (g,) = fr.gradients(fr.reduce_sum(loss), [lt])
+    out, gv = run(loss, g)
+    x = logits.astype(np.float64)
+    sm = np.exp(x - x.max(-1, keepdims=True))
+    sm /= sm.sum(-1, keepdims=True)
+    onehot = np.eye(7)[labels]
+    ref = -np.log(np.take_along_axis(sm, labels[..., None], -1))[..., 0]
+    assert out.dtype == np.float32 and out.shape == (4, 6) and gv.shape == (4, 6, 7)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gv, sm - onehot, rtol=1e-5, atol=1e-6)
