@@ -12,6 +12,11 @@ Workloads (same graph built with ``tf = flowrt`` and ``tf = tensorflow.compat.v1
     FIFOQueue that a 2-thread QueueRunner fills with ``enqueue_many`` of
     ``random_uniform`` batches; examples/s, beside the same step fed by feed_dict and
     the ratio of the two step times (the queue's cost).
+  * consumer: the training side of ``benchmarks/pipeline.py`` alone: an MLP 64-128-10
+    with Adam on ``dequeue_many(128)`` of a FIFOQueue filled beforehand (no producer
+    running), microseconds of CPU and wall time per step, the best of several blocks of
+    steps (the least disturbed by the host's load). In the pipeline this step shares
+    the GIL with the producer threads, so its CPU time is what it takes from them.
 Prints the median step time (ms) per framework. ``--profile`` runs cProfile on flowrt.
 ``--blas-threads N`` gives flowrt's kernels N BLAS threads (threadpoolctl and
 ``intra_op_parallelism_threads``); by default flowrt gives them one (``_core/blas.py``:
@@ -132,6 +137,54 @@ def queue_fed_adam(tf, steps, batch=128, config=None, fed=False):
     return steps * batch / dt
 
 
+def consumer_step(tf, steps, blocks=8, batch=128):
+    """(CPU us, wall us) per step of the pipeline's MLP 64-128-10 Adam step on
+    ``dequeue_many(batch)`` of a pre-filled FIFOQueue: the best of ``blocks`` blocks."""
+    features = 64
+    n = steps * blocks + 40
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(n * batch, [tf.float32, tf.int32], shapes=[[features], []])
+        xp = tf.placeholder(tf.float32, [None, features])
+        yp = tf.placeholder(tf.int32, [None])
+        enq = q.enqueue_many([xp, yp])
+        x, y = q.dequeue_many(batch)
+        r = np.random.default_rng(0)
+        w1 = tf.Variable((r.standard_normal((features, 128)) * 0.1).astype(np.float32))
+        b1 = tf.Variable(np.zeros(128, np.float32))
+        w2 = tf.Variable((r.standard_normal((128, 10)) * 0.1).astype(np.float32))
+        b2 = tf.Variable(np.zeros(10, np.float32))
+        logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        )
+        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        config = None
+        if tf.__name__.startswith("flowrt"):  # as benchmarks/pipeline.py
+            config = tf.ConfigProto(intra_op_parallelism_threads=1)
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            chunk = 100 * batch
+            for i in range(0, n * batch, chunk):
+                m = min(chunk, n * batch - i)
+                sess.run(
+                    enq,
+                    {
+                        xp: r.random((m, features), dtype=np.float32),
+                        yp: r.integers(0, 10, m).astype(np.int32),
+                    },
+                )
+            for _ in range(40):
+                sess.run(train)
+            cpu, wall = [], []
+            for _ in range(blocks):
+                t0, c0 = time.perf_counter(), time.process_time()
+                for _ in range(steps):
+                    sess.run(train)
+                cpu.append((time.process_time() - c0) / steps * 1e6)
+                wall.append((time.perf_counter() - t0) / steps * 1e6)
+    return min(cpu), min(wall)
+
+
 WORKLOADS = {
     "mlp_adam": lambda tf: build_mlp(tf, "adam"),
     "mlp_sgd": lambda tf: build_mlp(tf, "sgd"),
@@ -224,6 +277,21 @@ def main():
             if tf is not None:
                 tf_ms.append(time_steps(tf, name, args.steps))
         _row(name, min(fr_ms), min(tf_ms) if tf_ms else None)
+    if not args.k or args.k in "consumer":
+        print("%-22s %12s %12s %8s" % ("consumer (us/step)", "flowrt", "TF 2.21", ""))
+        fr_c, tf_c = [], []
+        for _ in range(3):  # alternating, best of three
+            with limit:
+                fr_c.append(consumer_step(flowrt, 50))
+            if tf is not None:
+                tf_c.append(consumer_step(tf, 50))
+        for i, what in enumerate(("  CPU", "  wall")):
+            _row(
+                what,
+                min(c[i] for c in fr_c),
+                min(c[i] for c in tf_c) if tf_c else None,
+                fmt="%12.0f",
+            )
     if not args.k or args.k in "queue_adam":
         print("%-22s %12s %12s %8s" % ("queue-fed (examples/s)", "flowrt", "TF 2.21", ""))
         fr_cfg = flowrt.ConfigProto(intra_op_parallelism_threads=args.blas_threads or 0)
