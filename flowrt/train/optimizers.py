@@ -359,10 +359,11 @@ def _apply_kernel(names, n_handles, rule, sparse):
 
         def fn(arrs):
             w = arrs[0]
-            dt = w.dtype.type
+            dtype = w.dtype
+            dt = dtype.type
             s = {n: dt(args[i]) for n, i in scalar_pos}
             s["use_nesterov"] = op.attrs.get("use_nesterov", False)
-            g = np.asarray(grad, dtype=w.dtype)
+            g = np.asarray(grad, dtype=dtype)
             if sparse:
                 rows, gv = _dedup(op, args[ii], g, w.shape[0])
                 rule(arrs, s, rows, gv)
@@ -374,8 +375,8 @@ def _apply_kernel(names, n_handles, rule, sparse):
                 )
             else:
                 blockwise_inplace(
-                    lambda g, *views: rule(list(views[:-2]), s, g, *views[-2:]),
-                    [g if g.flags.c_contiguous else g.copy()] + arrs,
+                    lambda g, *views: rule(views[:-2], s, g, *views[-2:]),
+                    [g if g.flags.c_contiguous else g.copy(), *arrs],
                     scratch=2,
                 )
 
