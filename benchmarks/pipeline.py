@@ -1,8 +1,8 @@
 """The CSV input pipeline: flowrt vs TensorFlow 2.21 (tensorflow.compat.v1, graph mode).
 
   python benchmarks/pipeline.py [--no-tf] [--runs N] [--epochs N]
-                                [--only pipeline|decode|threads|digits]
-                                [--digits-tree DIR ...]
+                                [--only pipeline|decode|threads|step|digits]
+                                [--profile] [--digits-tree DIR ...]
 
 Sections (each framework runs the same code with ``tf = flowrt`` or ``tf = tf.compat.v1``,
 alternating, in one process; every run is printed, then the median):
@@ -16,6 +16,9 @@ alternating, in one process; every run is printed, then the median):
   records fed), microseconds per call, wall and CPU.
 * threads: the producer side alone (``dequeue_many(128)`` of the shuffle queue, no
   training) with 1 and with 2 runner threads, flowrt only: examples/s.
+* step: one producer run alone (read_up_to -> decode_csv -> stack -> the shuffle
+  queue's enqueue_many), run in the main thread, microseconds per run, wall and CPU,
+  flowrt and TF side by side; ``--profile`` prints flowrt's cProfile of those runs.
 * digits: ``python -m pipelines.digits_mlp --quiet`` examples/s as it reports them, for
   this tree and every ``--digits-tree`` given (e.g. a checkout of an older commit).
 
@@ -149,6 +152,52 @@ def time_decode(tf, n=300) -> tuple:
     return best * 1e6, best_cpu * 1e6
 
 
+def time_step(tf, paths, runs=400, profile=False) -> tuple:
+    """Microseconds per producer run (the shuffle queue's enqueue op, run in this
+    thread; a dequeue every other run keeps the queue from filling), wall and CPU;
+    with ``profile`` prints the cProfile of the enqueue runs."""
+    with tf.Graph().as_default():
+        images, labels = producer(tf, paths, None, 1)
+        runner = [
+            r
+            for r in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+            if "shuffle_batch" in r.queue.name
+        ][0]
+        enqueue = runner.enqueue_ops[0]
+        with tf.Session(config=config(tf)) as sess:
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            coord = tf.train.Coordinator()
+            # Only the filename queue's runner: this thread runs the enqueues.
+            others = [r for r in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS) if r is not runner]
+            threads = [t for r in others for t in r.create_threads(sess, coord, start=True)]
+            prof = None
+            if profile:
+                import cProfile
+
+                prof = cProfile.Profile()
+            for _ in range(30):  # past min_after_dequeue
+                sess.run(enqueue)
+            wall = cpu = 0.0
+            for i in range(runs):
+                t0, c0 = time.perf_counter(), time.process_time()
+                if prof is not None:
+                    prof.enable()
+                sess.run(enqueue)
+                if prof is not None:
+                    prof.disable()
+                wall += time.perf_counter() - t0
+                cpu += time.process_time() - c0
+                if i % 2:
+                    sess.run(images)
+            coord.request_stop()
+            coord.join(threads)
+    if prof is not None:
+        import pstats
+
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+    return wall / runs * 1e6, cpu / runs * 1e6
+
+
 def digits_rate(tree: str) -> float:
     with tempfile.TemporaryDirectory() as ckpt:
         env = dict(os.environ, PYTHONPATH=tree)
@@ -175,7 +224,8 @@ def main(argv=None):
     p.add_argument("--no-tf", action="store_true")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--epochs", type=int, default=4)
-    p.add_argument("--only", choices=["pipeline", "decode", "threads", "digits"])
+    p.add_argument("--only", choices=["pipeline", "decode", "threads", "step", "digits"])
+    p.add_argument("--profile", action="store_true", help="cProfile flowrt's step runs")
     p.add_argument(
         "--digits-tree",
         action="append",
@@ -243,6 +293,18 @@ def main(argv=None):
                     "us",
                     "%.1f",
                 )
+        if want("step"):
+            print("one producer run (enqueue of %d decoded records), us per run:" % READ)
+            times = {name: [] for name, _ in frameworks}
+            for r in range(args.runs):
+                for name, m in frameworks:
+                    prof = args.profile and r == 0 and m is flowrt
+                    times[name].append(time_step(m, paths, profile=prof))
+            for name, t in times.items():
+                show(name, [w for w, _ in t], "us")
+            print("  CPU time per run:")
+            for name, t in times.items():
+                show(name, [c for _, c in t], "us")
     if want("digits"):
         print("python -m pipelines.digits_mlp, examples/s:")
         for tree in [ROOT] + args.digits_tree:

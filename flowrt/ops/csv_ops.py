@@ -143,6 +143,8 @@ class _Spec:
         "columns",
         "fill",
         "plain",
+        "plain_parts",
+        "plain_order",
         "_tiled",
     )
 
@@ -181,6 +183,18 @@ class _Spec:
         }
         self._tiled: dict = {}
         self.plain = _plain_tables(self)
+        # For _decode_plain: per dtype its columns (a slice when adjacent), and the
+        # permutation from those dtype-major columns to the op's order (None: same).
+        self.plain_parts = [
+            (t, slice(c[0], c[-1] + 1) if c == list(range(c[0], c[-1] + 1)) else c)
+            for t, c in self.columns.items()
+        ]
+        major = [c for cols in self.columns.values() for c in cols]
+        self.plain_order = (
+            None
+            if major == list(range(len(major)))
+            else operator.itemgetter(*[major.index(c) for c in range(len(major))])
+        )
 
     def tiled(self, t, n: int) -> np.ndarray:
         """The mask of dtype ``t``'s fields in ``n`` records of ``ncols`` fields, flat
@@ -305,14 +319,17 @@ def _plain_tables(spec: _Spec):
         or (spec.na and spec.na.isdigit())
     ):
         return None
-    digits = bytearray(range(256))  # minus "0", see _decode_plain: 0-9 for a digit
-    digits[spec.delim] = digits[_LF] = 48  # a separator counts as a leading zero
+    digits = bytearray([255]) * 256  # a digit's value; 255 for a byte no plain field has
+    digits[48:58] = range(10)
+    digits[spec.delim] = digits[_LF] = 0  # a separator reads as a leading zero
     is_sep = bytearray(256)
     is_sep[spec.delim] = is_sep[_LF] = 1
     return bytes(digits), bytes(is_sep)
 
 
 _POW10 = 10 ** np.arange(_PLAIN_DIGITS, dtype=np.int64)
+# Leading zeros before the first record: no field's digit steps index before the buffer.
+_PAD = b"0" * _PLAIN_DIGITS
 
 
 def _decode_plain(recs: list, spec: _Spec):
@@ -320,57 +337,58 @@ def _decode_plain(recs: list, spec: _Spec):
     decimal digits (the common CSV of counts, ids and pixel values); None otherwise,
     having changed nothing.
 
-    Whole-buffer numpy, no Python per field or column: the records are joined behind a
-    line end; one ``translate`` marks the separators (delimiters and line ends), whose
-    positions give the fields (``sep[i]`` is the separator before field ``i``); another
-    turns each byte into its digit value (a separator into 0, anything else into a
-    value above 9, which sends the batch to the general path). The value of field ``i``
-    is then summed digit by digit from its last byte: ``sum_k digit[end_i - k] * 10**k``,
-    one vectorized step per digit of the longest field; a step past the start of a
+    Whole-buffer numpy, no Python per field and a fixed number of numpy calls: the
+    records are joined between line ends (``0..0 \\n rec0 \\n rec1 ... \\n``); one
+    ``translate`` marks the separators (delimiters and line ends), whose positions
+    bound the fields (field ``i`` lies between separators ``i`` and ``i + 1``), and
+    every ``ncols``-th of which must be a line end; another turns
+    each byte into its digit value (a separator into 0, any other byte into 255,
+    which sends the batch to the general path). The value of field ``i`` is summed
+    digit by digit from its last byte: ``sum_k digit[end_i - k] * 10**k``, one
+    vectorized step per digit of the longest field; a step past the start of a
     shorter field reads its separator (0), and from the second step past it on is
     masked. The ints are exact; converting them to float32/float64 rounds once,
-    correctly, as parsing the decimal text would.
+    correctly, as parsing the decimal text would. Each dtype's columns are views of
+    one [records, columns] array.
     """
     n, ncols = len(recs), len(spec.types)
-    joined = b"\n".join([b""] + recs)
-    if joined.count(b"\n") != n:
+    joined = b"\n".join([_PAD, *recs, b""])
+    if joined.count(b"\n") != n + 1:
         return None  # a record holds a line end
     to_digit, is_sep = spec.plain
-    sep = np.flatnonzero(np.frombuffer(joined.translate(is_sep), dtype=bool))
-    if sep.size != n * ncols:
+    # (nonzero of a bool array is several times faster than of a uint8 one)
+    sep = np.flatnonzero(np.frombuffer(joined.translate(is_sep), bool))  # sep[0]: after _PAD
+    if sep.size != n * ncols + 1:
         return None
-    buf = np.frombuffer(joined, np.uint8)
-    if (buf.take(sep[::ncols]) != _LF).any():
+    if (np.frombuffer(joined, np.uint8).take(sep[::ncols]) != _LF).any():
         return None  # not ncols fields in every record
-    digit = np.frombuffer(joined.translate(to_digit), np.uint8) - np.uint8(48)
-    ends = np.empty(sep.size, dtype=np.int64)  # the last byte of every field
-    ends[:-1] = sep[1:]
-    ends[-1] = len(joined)
-    ends -= 1
-    lens = ends - sep  # digits per field
-    short, longest = int(lens.min()), int(lens.max())
-    if short < 1 or longest > _PLAIN_DIGITS or int(digit.max()) > 9:
+    digit = np.frombuffer(joined.translate(to_digit), np.uint8)
+    if digit.max() > 9:
+        return None  # a byte that is neither a digit nor a separator
+    after = sep[1:]  # the separator after each field
+    gap = after - sep[:-1]  # digits per field, plus one
+    short, longest = int(gap.min()) - 1, int(gap.max()) - 1
+    if short < 1 or longest > _PLAIN_DIGITS:
         return None
-    ints = digit.take(ends).astype(np.int64)
+    # digit[after - 1 - k] as ``digit[longest - 1 - k :].take(first)``: one index array.
+    first = after - longest
+    ints = digit[longest - 1 :].take(first).astype(np.int64)
     for k in range(1, longest):
-        step = digit.take(ends - k)
+        step = digit[longest - 1 - k :].take(first)
         if k > short:
-            step[lens < k] = 0
+            step[gap <= k] = 0
         ints += step * _POW10[k]
     ints = ints.reshape(n, ncols)
-    if _dt.int32 in spec.groups and int(ints.max()) > 2**31 - 1:  # no field is negative
+    # Ten digits or more may overflow an int32 column (no plain field is negative).
+    if longest >= 10 and _dt.int32 in spec.groups:
         if int(ints[:, spec.columns[_dt.int32]].max()) > 2**31 - 1:
             return None
-    if len(spec.groups) == 1:
-        t = spec.types[0]
-        return list((ints if t is _dt.int64 else ints.astype(t.np)).T)
-    cols: list = [None] * ncols
-    for t, which in spec.columns.items():
-        # The columns of one dtype are views of one [records, columns] array.
-        vals = (ints if t is _dt.int64 else ints.astype(t.np)).T
-        for c in which:
-            cols[c] = vals[c]
-    return cols
+    # Per dtype, its columns (a slice when adjacent) in one conversion; then in order.
+    parts: list = []
+    for t, which in spec.plain_parts:
+        vals = ints[:, which]
+        parts.extend((vals if t is _dt.int64 else vals.astype(t.np)).T)
+    return parts if spec.plain_order is None else list(spec.plain_order(parts))
 
 
 def _tokenize_fast(recs: list, spec: _Spec):
