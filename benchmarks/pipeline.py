@@ -17,8 +17,9 @@ alternating, in one process; every run is printed, then the median):
 * threads: the producer side alone (``dequeue_many(128)`` of the shuffle queue, no
   training) with 1 and with 2 runner threads, flowrt only: examples/s.
 * step: one producer run alone (read_up_to -> decode_csv -> stack -> the shuffle
-  queue's enqueue_many), run in the main thread, microseconds per run, wall and CPU,
-  flowrt and TF side by side; ``--profile`` prints flowrt's cProfile of those runs.
+  queue's enqueue_many), run in the main thread, microseconds per run (medians of
+  wall and of the thread's CPU time), flowrt and TF side by side; ``--profile``
+  prints flowrt's cProfile of those runs (``PSORT``/``PTOP``: sort key, rows).
 * digits: ``python -m pipelines.digits_mlp --quiet`` examples/s as it reports them, for
   this tree and every ``--digits-tree`` given (e.g. a checkout of an older commit).
 
@@ -154,8 +155,9 @@ def time_decode(tf, n=300) -> tuple:
 
 def time_step(tf, paths, runs=400, profile=False) -> tuple:
     """Microseconds per producer run (the shuffle queue's enqueue op, run in this
-    thread; a dequeue every other run keeps the queue from filling), wall and CPU;
-    with ``profile`` prints the cProfile of the enqueue runs."""
+    thread; a dequeue every other run keeps the queue from filling): the medians of
+    the runs' wall and of this thread's CPU time (which the host's load disturbs
+    less); with ``profile`` prints the cProfile of the enqueue runs."""
     with tf.Graph().as_default():
         images, labels = producer(tf, paths, None, 1)
         runner = [
@@ -177,16 +179,16 @@ def time_step(tf, paths, runs=400, profile=False) -> tuple:
                 prof = cProfile.Profile()
             for _ in range(30):  # past min_after_dequeue
                 sess.run(enqueue)
-            wall = cpu = 0.0
+            walls, cpus = [], []
             for i in range(runs):
-                t0, c0 = time.perf_counter(), time.process_time()
+                t0, c0 = time.perf_counter(), time.thread_time()
                 if prof is not None:
                     prof.enable()
                 sess.run(enqueue)
                 if prof is not None:
                     prof.disable()
-                wall += time.perf_counter() - t0
-                cpu += time.process_time() - c0
+                walls.append(time.perf_counter() - t0)
+                cpus.append(time.thread_time() - c0)
                 if i % 2:
                     sess.run(images)
             coord.request_stop()
@@ -194,8 +196,10 @@ def time_step(tf, paths, runs=400, profile=False) -> tuple:
     if prof is not None:
         import pstats
 
-        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
-    return wall / runs * 1e6, cpu / runs * 1e6
+        pstats.Stats(prof).sort_stats(os.environ.get("PSORT", "tottime")).print_stats(
+            int(os.environ.get("PTOP", "25"))
+        )
+    return statistics.median(walls) * 1e6, statistics.median(cpus) * 1e6
 
 
 def digits_rate(tree: str) -> float:
@@ -302,7 +306,7 @@ def main(argv=None):
                     times[name].append(time_step(m, paths, profile=prof))
             for name, t in times.items():
                 show(name, [w for w, _ in t], "us")
-            print("  CPU time per run:")
+            print("  this thread's CPU time per run:")
             for name, t in times.items():
                 show(name, [c for _, c in t], "us")
     if want("digits"):

@@ -232,6 +232,9 @@ class Queue:
 
     kind = "FIFOQueue"
     ordered = True  # dequeues in enqueue order (see ``batch``)
+    # Whether stored elements are copies made as they enter (then a caller need not
+    # copy elements that enter at once); else the queue keeps the arrays it is given.
+    stores_copies = False
 
     def __init__(self, name: str, capacity: int, kind: str | None = None):
         if capacity <= 0:
@@ -673,6 +676,7 @@ class RandomShuffleQueue(Queue):
 
     kind = "RandomShuffleQueue"
     ordered = False
+    stores_copies = True
     _MIN_ROOM = 16
 
     def __init__(self, name, capacity, min_after_dequeue=0, seed=None, shapes=None):

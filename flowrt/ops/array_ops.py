@@ -8,6 +8,7 @@ rule, kernel and gradient together.
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -522,13 +523,16 @@ def _pack_grad(op, g):
     return unstack(g, num=len(op.inputs), axis=op.attrs["axis"])
 
 
+_SHAPE = operator.attrgetter("shape")
+
+
 def _pack_kernel(ctx, op, *xs):
-    # For numbers, np.array copies the inputs into one new array in C: np.stack's
+    # For numbers, np.concatenate copies the inputs into one new array in C: np.stack's
     # per-input Python work (asarray, expand_dims, a shape set) costs more for the many
     # small columns of an input pipeline (tf.stack of decode_csv's outputs).
     shape = np.shape(xs[0])
     try:
-        same = len({x.shape for x in xs}) == 1
+        same = builtins.list(builtins.map(_SHAPE, xs)).count(shape) == len(xs)
     except AttributeError:  # a Python scalar
         same = False
     for i, x in enumerate(() if same else xs):
@@ -544,7 +548,10 @@ def _pack_kernel(ctx, op, *xs):
     if dtype is None or dtype.kind == "O":
         # Strings and handles: np.array would nest 0-d object arrays, not their values.
         return (np.stack(xs, axis=axis),)
-    out = np.array(xs, dtype=dtype)
+    if shape and same:
+        out = np.concatenate(xs, dtype=dtype).reshape((len(xs),) + shape)
+    else:
+        out = np.array(xs, dtype=dtype)
     if axis < 0:  # left as given when the inputs' rank was unknown at graph time
         axis += out.ndim
     if axis:

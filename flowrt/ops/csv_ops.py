@@ -328,6 +328,8 @@ def _plain_tables(spec: _Spec):
 
 
 _POW10 = 10 ** np.arange(_PLAIN_DIGITS, dtype=np.int64)
+# The reductions without the Python wrappers of ndarray.min/max/any.
+_MIN, _MAX, _ANY = np.minimum.reduce, np.maximum.reduce, np.logical_or.reduce
 # Leading zeros before the first record: no field's digit steps index before the buffer.
 _PAD = b"0" * _PLAIN_DIGITS
 
@@ -357,17 +359,17 @@ def _decode_plain(recs: list, spec: _Spec):
         return None  # a record holds a line end
     to_digit, is_sep = spec.plain
     # (nonzero of a bool array is several times faster than of a uint8 one)
-    sep = np.flatnonzero(np.frombuffer(joined.translate(is_sep), bool))  # sep[0]: after _PAD
+    sep = np.frombuffer(joined.translate(is_sep), bool).nonzero()[0]  # sep[0]: after _PAD
     if sep.size != n * ncols + 1:
         return None
-    if (np.frombuffer(joined, np.uint8).take(sep[::ncols]) != _LF).any():
+    if _ANY(np.frombuffer(joined, np.uint8).take(sep[::ncols]) != _LF):
         return None  # not ncols fields in every record
     digit = np.frombuffer(joined.translate(to_digit), np.uint8)
-    if digit.max() > 9:
+    if _MAX(digit) > 9:
         return None  # a byte that is neither a digit nor a separator
     after = sep[1:]  # the separator after each field
     gap = after - sep[:-1]  # digits per field, plus one
-    short, longest = int(gap.min()) - 1, int(gap.max()) - 1
+    short, longest = int(_MIN(gap)) - 1, int(_MAX(gap)) - 1
     if short < 1 or longest > _PLAIN_DIGITS:
         return None
     # digit[after - 1 - k] as ``digit[longest - 1 - k :].take(first)``: one index array.
@@ -381,7 +383,7 @@ def _decode_plain(recs: list, spec: _Spec):
     ints = ints.reshape(n, ncols)
     # Ten digits or more may overflow an int32 column (no plain field is negative).
     if longest >= 10 and _dt.int32 in spec.groups:
-        if int(ints[:, spec.columns[_dt.int32]].max()) > 2**31 - 1:
+        if int(_MAX(ints[:, spec.columns[_dt.int32]], axis=None)) > 2**31 - 1:
             return None
     # Per dtype, its columns (a slice when adjacent) in one conversion; then in order.
     parts: list = []

@@ -12,10 +12,12 @@ a thread on a threading primitive or a task on a trio one.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import numpy as np
+import trio
 
 from .. import dtypes as _dt
 from .. import errors
@@ -655,14 +657,34 @@ def _shape_str(shape):
     return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
 
 
+_EXPECTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _expected_dims(op) -> list:
+    """Per component of ``op``'s queue, its element dims (None for an unknown one) as a
+    tuple, or None when its shape is unknown (cached per op)."""
+    got = _EXPECTED.get(op)
+    if got is None:
+        shapes = op.attrs["shapes"]
+        got = _EXPECTED[op] = [
+            tuple(shapes[i].as_list())
+            if i < len(shapes) and shapes[i] is not None and shapes[i].ndims is not None
+            else None
+            for i in range(len(op.attrs["component_types"]))
+        ]
+    return got
+
+
 def _check_component(q, op, i, v, shape, batch=None):
-    expected = op.attrs["shapes"][i] if i < len(op.attrs["shapes"]) else None
-    if expected is not None and expected.ndims is not None:
-        exp = expected.as_list()
-        got = list(v.shape[1:]) if batch is not None else list(v.shape)
+    exp = _expected_dims(op)[i]
+    if exp is not None:
+        got = v.shape[1:] if batch is not None else v.shape
+        if got == exp:
+            return
         if len(got) != len(exp) or any(
             e is not None and e != d for e, d in zip(exp, got, strict=False)
         ):
+            exp = list(exp)
             full = ([batch if batch is not None else "?"] + exp) if batch is not None else exp
             raise errors.InvalidArgumentError(
                 None,
@@ -743,12 +765,20 @@ def _enqueue_many_elems(op, q, comps):
         _check_component(q, op, i, v, v.shape, batch=n)
     if q.op_type == "PriorityQueueV2":
         _check_priority(q, op, vals[0], True)
-    vals = [_frozen(v) for v in vals]
-    return _q.rows(tuple(vals))
+    return vals
 
 
 def _enqueue_many_kernel(ctx, op, q, *comps):
-    yield from q.enqueue(_enqueue_many_elems(op, q, comps), _who(op), ctx)
+    vals = _enqueue_many_elems(op, q, comps)
+    if q.stores_copies:
+        # The queue copies the rows in as they enter: one that enters now needs no
+        # copy of its own (only one that waits, while the run still holds the arrays).
+        try:
+            q.put_nowait(_q.rows(tuple(vals)))
+            return ()
+        except trio.WouldBlock:
+            pass
+    yield from q.enqueue(_q.rows(tuple(_frozen(v) for v in vals)), _who(op), ctx)
     return ()
 
 

@@ -211,7 +211,7 @@ class _TextLineState(_ReaderState):
 
     def __init__(self, name: str, skip_header_lines: int):
         super().__init__(name, skip_header_lines)
-        self.prefix = b""  # b"<file name>:", the start of every key
+        self.keyfmt = b""  # b"<file name>:%d\0", a key's format (``%`` in the name doubled)
         self.lines: list = []  # complete lines of the current block
         self.pos = 0  # the next line of ``lines`` to give out
         self.tail = b""  # the start of a line the next block completes
@@ -232,7 +232,8 @@ class _TextLineState(_ReaderState):
         except OSError as e:
             raise _open_error(e, fs_path) from None
         self.close_file()
-        self.file, self.path, self.prefix, self.line = f, path, path + b":", 0
+        self.file, self.path, self.line = f, path, 0
+        self.keyfmt = path.replace(b"%", b"%%") + b":%d\0"
         while self.line < self.skip and self._fill():
             self.pos += 1
             self.line += 1
@@ -276,9 +277,12 @@ class _TextLineState(_ReaderState):
                     first = self.line + 1
                     self.line += len(values)
                     self.records += len(values)
-                    prefix = self.prefix
-                    keys = [b"%s%d" % (prefix, i) for i in range(first, first + len(values))]
-                    return keys, values
+                    return self._keys(first, len(values)), values
+
+    def _keys(self, first: int, k: int) -> list:
+        """TF's keys ``b"<file name>:<line>"`` of lines ``first .. first + k - 1``: one
+        format and one split for all (a file name holds no NUL byte)."""
+        return (self.keyfmt * k % tuple(range(first, first + k))).split(b"\0")[:-1]
 
 
 class ReaderBase:

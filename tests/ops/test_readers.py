@@ -115,6 +115,18 @@ def test_read_up_to_fills_a_batch_across_blocks(tmp_path, chunk):
         ]
 
 
+def test_keys_are_file_name_colon_line_for_any_file_name(tmp_path):
+    # The keys of a batch come out of one format: a "%" or ":" in the name stays as is.
+    path = tmp_path / "100%d %s:x.csv"
+    path.write_bytes(b"".join(b"%d\n" % i for i in range(12)))
+    q, fill = _filename_queue([str(path)])
+    keys, _ = fr.TextLineReader(skip_header_lines=2).read_up_to(q, 7)
+    with fr.Session() as s:
+        s.run(fill)
+        got = list(s.run(keys)) + list(s.run(keys))
+    assert got == [str(path).encode() + b":%d" % n for n in range(3, 13)]
+
+
 def test_num_records_must_be_positive(tmp_path):
     (tmp_path / "f").write_bytes(b"1\n")
     q, fill = _filename_queue([str(tmp_path / "f")])
