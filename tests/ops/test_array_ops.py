@@ -574,3 +574,34 @@ def test_pack_of_many_columns_on_every_axis_and_a_shape_mismatch():
     assert info.value.message.startswith(
         "Shapes of all inputs must match: values[0].shape = [2, 3] != values[7].shape = [2, 4]"
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 3), max_size=3),
+    count=st.integers(1, 6),
+    axis=st.integers(-4, 3),
+    dtype=st.sampled_from([np.float32, np.int64, np.bool_]),
+    columns=st.booleans(),
+)
+def test_pack_kernel_agrees_with_np_stack(shape, count, axis, dtype, columns):
+    # The one-concatenate path (same-shape arrays, strided column views too, as
+    # decode_csv's outputs are) gives np.stack's result, as a fresh contiguous array.
+    from flowrt.ops import array_ops
+
+    axis = axis % (len(shape) + 1) - (len(shape) + 1) * (axis < 0)
+    if columns and len(shape) == 1:
+        base = (np.arange(shape[0] * count * 2) % 7).astype(dtype).reshape(shape[0], count * 2)
+        xs = list(base.T[::2])
+    else:
+        xs = [
+            (np.arange(int(np.prod(shape))) % 5 + i).astype(dtype).reshape(shape)
+            for i in range(count)
+        ]
+    with fr.Graph().as_default():
+        op = fr.stack([fr.placeholder(fr.as_dtype(dtype), shape) for _ in xs], axis=axis).op
+    (got,) = array_ops._pack_kernel(None, op, *xs)
+    want = np.stack(xs, axis=axis)
+    assert got.dtype == want.dtype and got.flags.c_contiguous and got.flags.writeable
+    np.testing.assert_array_equal(got, want)
+    assert not any(np.shares_memory(got, x) for x in xs)

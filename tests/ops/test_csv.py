@@ -269,6 +269,13 @@ def test_many_records_take_the_batch_path_and_keep_their_shape():
             [[7], [12.0], [123456789012345.0]],
         ),
         (["16777217,0"], [[0.0], [1]], {"na_value": "0"}, [[16777216.0], [1]]),  # ties to even
+        # The first field shorter than the longest; dtypes interleaved (columns reordered).
+        (
+            ["1,22,333333", "4444,5,66"],
+            [[0.0], [0], np.array([0], np.int64)],
+            {},
+            [[1.0, 4444.0], [22, 5], [333333, 66]],
+        ),
         (
             ["1,2,3", "4,5,6"],
             [[0], np.array([0], np.int64)],

@@ -424,3 +424,40 @@ async def test_arun_cancelled_right_after_its_dequeue_was_served_loses_nothing()
             cs.cancel()
         assert got == [] and await sess.arun(q.size()) == 1
         assert await sess.arun(deq) == 1
+
+
+async def test_enqueue_many_copies_once_and_never_aliases_the_fed_batch(monkeypatch):
+    # A RandomShuffleQueue copies rows in as they enter: a batch that enters at once is
+    # not copied first (no _frozen), one that must wait is (the run still holds it), and
+    # a FIFOQueue, which keeps the arrays it is given, always copies. Either way, writing
+    # to the fed array afterwards changes nothing queued.
+    from flowrt.ops import data_flow_ops
+
+    copies = []
+    real = data_flow_ops._frozen
+    monkeypatch.setattr(data_flow_ops, "_frozen", lambda v: copies.append(v.shape) or real(v))
+    x = fr.placeholder(fr.float32, [None, 2])
+    shuffled = fr.RandomShuffleQueue(4, 0, fr.float32, shapes=[[2]], seed=1)
+    fifo = fr.FIFOQueue(4, fr.float32, shapes=[[2]])
+    batch = np.arange(6, dtype=np.float32).reshape(3, 2)
+    async with fr.Session() as sess:
+        await sess.arun(shuffled.enqueue_many([x]), {x: batch})
+        assert copies == []
+        await sess.arun(fifo.enqueue_many([x]), {x: batch})
+        assert copies == [(3, 2)]
+        batch += 100
+        got = await sess.arun(shuffled.dequeue_many(3))
+        assert sorted(got.tolist()) == [[0, 1], [2, 3], [4, 5]]
+        assert (await sess.arun(fifo.dequeue_many(3))).tolist() == [[0, 1], [2, 3], [4, 5]]
+
+        await sess.arun(shuffled.enqueue_many([x]), {x: batch[:2]})
+        copies.clear()
+        with trio.fail_after(5):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(sess.arun, shuffled.enqueue_many([x]), {x: batch})
+                await trio.testing.wait_all_tasks_blocked()
+                assert shuffled.statistics(sess).waiting_enqueuers == 1  # no room for 3
+                assert copies == [(3, 2)]
+                got = await sess.arun(shuffled.dequeue_many(2))
+        assert sorted(got.tolist()) == [[100, 101], [102, 103]]
+        assert sorted((await sess.arun(shuffled.dequeue_many(3))).tolist()) == batch.tolist()
