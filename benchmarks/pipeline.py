@@ -177,7 +177,7 @@ def time_step(tf, paths, runs=400, profile=False) -> tuple:
                 import cProfile
 
                 prof = cProfile.Profile()
-            for _ in range(30):  # past min_after_dequeue
+            for _ in range(45):  # past min_after_dequeue, with room for short reads
                 sess.run(enqueue)
             walls, cpus = [], []
             for i in range(runs):
