@@ -233,15 +233,19 @@ def test_dense_rules_allocate_no_temporaries(op_type, size):
         )
 
     call()
-    tracemalloc.start()
-    try:
-        call()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 10_000
-    # The same rule on float64 whole arrays with fresh scratch (the reference), twice.
-    for _ in range(2):
+    # tracemalloc sees every thread: a stray thread of an earlier test allocating in
+    # the window is not this rule's temporary, so the least of three peaks counts.
+    peaks = []
+    for _ in range(3):
+        tracemalloc.start()
+        try:
+            call()
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert min(peaks) < 10_000
+    # The same rule on float64 whole arrays with fresh scratch (the reference), as often.
+    for _ in range(4):
         rule(ref[1:], s, ref[0], np.empty(size), np.empty(size))
     for got, want in zip(arrs[1:], ref[1:], strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
