@@ -1,12 +1,20 @@
-"""How other processes reach a task: its mailbox, a named Ray actor.
+"""How other processes reach a task: its mailbox, a named Ray actor, and, when the
+task's process is itself a Ray actor, that actor directly.
 
 A task's state (``task.TaskRuntime``) lives in the process that started its
 ``fr.train.Server``, as a TF1 server serves from its own process. Sessions in that
-process run the task's parts in place (``client.py``); every other process reaches the
-task through its *mailbox*: a small asyncio Ray actor named ``flowrt-task:ADDRESS`` in
-the ``flowrt`` namespace that holds no state of the task. A caller's ``call(method,
-args)`` waits in the mailbox until the owning process, which long-polls the mailbox for
-requests (``next``) from a serving thread, posts the answer (``answer``).
+process run the task's parts in place (``client.py``); every other process finds the
+task by its *mailbox*: a small asyncio Ray actor named ``flowrt-task:ADDRESS`` in the
+``flowrt`` namespace that holds no state of the task. Callers ask it once ``where`` the
+task is served (``find``), and then:
+
+* **direct**: the hosting process is a ``process.process_class()`` actor (the worker
+  processes that pipelines, benchmarks and tests start): each request is one call of
+  that actor's ``serve``, run as a coroutine of its event loop (``serve_direct``);
+* **mailbox**: the hosting process is a driver, which Ray cannot call into: a caller's
+  ``call(method, args)`` waits in the mailbox until the owning process, which
+  long-polls the mailbox for requests (``next``) from a serving thread, posts the
+  answer (``answer``).
 
 The mailbox is created by the Server's process, so Ray ends it when that process ends
 (a non-detached actor shares its owner's fate): calls in flight and later ones fail
@@ -15,7 +23,9 @@ and the name is free for a new Server of the same address.
 
 Arrays do not pass through the mailbox: arguments holding large arrays travel as an
 ``ObjectRef`` nested in a list (Ray does not resolve nested references), which the
-mailbox hands on untouched and the owner reads from the object store.
+mailbox hands on untouched and the owner reads from the object store. A direct call
+passes its arguments as they are: Ray itself moves an argument of more than 100 KiB
+through the object store.
 """
 
 from __future__ import annotations
@@ -28,7 +38,16 @@ import numpy as np
 
 from . import ray_cluster
 
-__all__ = ["BOX_BYTES", "POLL_SECONDS", "TaskStub", "mailbox_class", "serve", "box"]
+__all__ = [
+    "BOX_BYTES",
+    "POLL_SECONDS",
+    "TaskStub",
+    "mailbox_class",
+    "serve",
+    "serve_direct",
+    "box",
+    "find",
+]
 
 # Arguments with at least this many bytes of arrays travel through the object store.
 BOX_BYTES = 64 * 1024
@@ -46,8 +65,13 @@ SERVED = frozenset(
     ["hello", "run_part", "finish", "cancel", "drop_client", "ping", "stats", "join"]
 )
 
-# Mailbox calls this process made (tests check that in-process parts make none).
+# Mailbox calls and direct calls this process made (tests check which path was taken).
 CALLS = 0
+DIRECT_CALLS = 0
+
+# This process's own actor handle when it is a ``process.process_class()`` actor,
+# which serves the tasks it hosts directly (set by that actor when it starts).
+HOST: Any = None
 
 
 def mailbox_class() -> Any:
@@ -58,7 +82,8 @@ def mailbox_class() -> Any:
 
         @ray.remote(num_cpus=0)
         class Mailbox:
-            def __init__(self) -> None:
+            def __init__(self, direct: Any = None) -> None:
+                self._direct = direct
                 self._requests: list = []
                 self._ready: asyncio.Event | None = None
                 self._answers: dict[int, asyncio.Future] = {}
@@ -68,6 +93,10 @@ def mailbox_class() -> Any:
                 if self._ready is None:
                     self._ready = asyncio.Event()
                 return self._ready
+
+            async def where(self) -> Any:
+                """The actor that serves the task directly, or None: ask the mailbox."""
+                return self._direct
 
             async def call(self, method: str, args: list) -> Any:
                 """A caller's request: waits for the owner's answer and returns it."""
@@ -121,28 +150,63 @@ def box(args: list) -> list:
 
 
 class _Method:
-    __slots__ = ("actor", "name")
+    __slots__ = ("stub", "name")
 
-    def __init__(self, actor: Any, name: str) -> None:
-        self.actor, self.name = actor, name
+    def __init__(self, stub: "TaskStub", name: str) -> None:
+        self.stub, self.name = stub, name
 
     def remote(self, *args: Any) -> Any:
-        global CALLS
+        global CALLS, DIRECT_CALLS
+        stub = self.stub
+        if stub.direct is not None:
+            DIRECT_CALLS += 1
+            return stub.direct.serve.remote(stub.address, self.name, *args)
         CALLS += 1
-        return self.actor.call.remote(self.name, box(list(args)))
+        return stub.actor.call.remote(self.name, box(list(args)))
 
 
 class TaskStub:
     """A remote task's methods as ``stub.METHOD.remote(*args)`` -> ``ObjectRef`` (of
-    the answer), each one mailbox call."""
+    the answer): each one call of the actor that hosts the task (``direct``), or of
+    its mailbox when a driver hosts it.
 
-    __slots__ = ("actor",)
+    Attributes:
+      actor: the task's mailbox.
+      direct: the ``process_class()`` actor hosting the task, or None.
+      address: the task's address.
+    """
 
-    def __init__(self, actor: Any) -> None:
-        self.actor = actor
+    __slots__ = ("actor", "direct", "address")
+
+    def __init__(self, actor: Any, direct: Any = None, address: str = "") -> None:
+        self.actor, self.direct, self.address = actor, direct, address
 
     def __getattr__(self, name: str) -> _Method:
-        return _Method(self.actor, name)
+        return _Method(self, name)
+
+
+def find(actor: Any, address: str) -> TaskStub:
+    """The stub of the task whose mailbox is ``actor``: asks the mailbox once where the
+    task is served (raises Ray's error if the mailbox died)."""
+    direct = ray_cluster.ray_module().get(actor.where.remote())
+    return TaskStub(actor, direct, address)
+
+
+async def serve_direct(address: str, method: str, args: tuple) -> Any:
+    """A direct call's request, run as a coroutine of the hosting actor's event loop.
+
+    Raises:
+      AttributeError: ``method`` is not one a task serves.
+      LookupError: this process hosts no task at ``address``.
+    """
+    from ..train import server
+
+    if method not in SERVED:
+        raise AttributeError("a task serves no method %r" % (method,))
+    runtime = server.HOSTED.get(address)
+    if runtime is None:
+        raise LookupError("this process hosts no task at %r" % (address,))
+    return await getattr(runtime, method)(*args)
 
 
 def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:

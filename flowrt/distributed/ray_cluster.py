@@ -1,7 +1,7 @@
 """Reaching the Ray cluster that hosts flowrt's tasks, and naming the tasks in it.
 
 Every flowrt task has a mailbox (``mailbox.py``), a named Ray actor in the ``flowrt``
-namespace, named after its address in the ``ClusterSpec``; a target string
+namespace, named after its address in the ``ClusterSpec``, by which callers find it; a target string
 (``grpc://ADDRESS``, TF1's form, or ``flowrt://ADDRESS``) names the task a session
 talks to. Ray is imported only when a
 cluster is used.
@@ -96,16 +96,21 @@ def parse_target(target: str) -> str | None:
 
 
 def find_actor(address: str, what: str):
-    """The task at ``address``, as a ``mailbox.TaskStub`` (its methods are mailbox calls).
+    """The task at ``address``, as a ``mailbox.TaskStub``: its methods are calls of the
+    actor that hosts it, or of its mailbox when a driver hosts it (the mailbox says
+    which, once).
 
     Raises:
       UnavailableError: no such task is running (never started, or died).
     """
-    from .mailbox import TaskStub
+    from . import mailbox
 
     ray = ray_module()
     try:
-        return TaskStub(ray.get_actor(actor_name(address), namespace=NAMESPACE))
+        box = ray.get_actor(actor_name(address), namespace=NAMESPACE)
+        return mailbox.find(box, address)
+    except ray.exceptions.RayActorError as e:  # it died since: as if never found
+        raise unavailable(what, address, e) from None
     except ValueError:
         raise errors.UnavailableError(
             None,

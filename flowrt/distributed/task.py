@@ -4,8 +4,9 @@ A ``TaskRuntime`` lives in the process that started the task's ``fr.train.Server
 task's resources (variables, queues, readers) and the plans of the run parts that
 other processes' sessions place on it (sessions of its own process run their parts on
 its resources in place: ``client.py``). Remote clients call ``run_part`` once per part
-per run, through the task's mailbox (``mailbox.py``), whose serving thread runs these
-coroutines in its event loop; a part runs with the same compiled plans and waits as a
+per run (``mailbox.py``): directly, when the hosting process is a ``process_class()``
+actor, whose event loop runs these coroutines, else through the task's mailbox, whose
+serving thread in this process runs them in its own event loop; a part runs with the same compiled plans and waits as a
 local run, on one of the runtime's threads, so a dequeue waiting on this task blocks
 only its own run.
 
@@ -213,6 +214,16 @@ class TaskRuntime:
 
     async def ping(self) -> str:
         return self.name
+
+    def stop(self) -> None:
+        """Stops the task's watchdog and ``join``s (a Server that could not start)."""
+        self._stopped.set()
+        self._pool.shutdown(wait=False)
+
+    def wait_stopped(self) -> None:
+        """Blocks until the task stops (never, unless its process ends)."""
+        while not self._stopped.wait(1.0):
+            pass
 
     async def join(self) -> None:
         """Returns when the task stops (never, unless its process ends)."""

@@ -3,9 +3,11 @@
 TF1 starts a gRPC server per task, in the process that asks for it; so does flowrt:
 the task's state (``distributed/task.py``: its variables, queues and readers) lives in
 the process that created the ``Server``. Sessions in this process run the task's parts
-in place; other processes reach it through its mailbox, a Ray actor named after the
-task's address (``distributed/mailbox.py``). Both live as long as this process: when
-it ends, the task is gone, and runs that need it fail with ``UnavailableError``.
+in place; other processes find it by its mailbox, a Ray actor named after the task's
+address (``distributed/mailbox.py``), and call this process directly when it is a
+``process_class()`` actor, else through the mailbox. Both live as long as this
+process: when it ends, the task is gone, and runs that need it fail with
+``UnavailableError``.
 """
 
 from __future__ import annotations
@@ -78,6 +80,16 @@ class Server:
         self._job, self._index, self._address = job_name, int(task_index), address
         # The mailbox runs on this machine, next to the process that serves it.
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        with _lock:
+            if address in HOSTED:
+                raise _in_use(job_name, task_index, address, "this process hosts it")
+            # Registered before the mailbox can be found: a direct caller finds it here.
+            self._runtime = HOSTED[address] = TaskRuntime(
+                cluster.as_dict(), job_name, int(task_index)
+            )
+        # A process_class() actor serves its tasks itself (mailbox.HOST): the mailbox
+        # only tells callers so; a driver's tasks are served through the mailbox.
+        direct = mailbox.HOST
         try:
             self._actor = (
                 mailbox.mailbox_class()
@@ -87,23 +99,20 @@ class Server:
                     max_concurrency=mailbox.MAX_CONCURRENT_CALLS,
                     scheduling_strategy=here,
                 )
-                .remote()
+                .remote(direct)
             )
         except ValueError as e:  # the name is taken: this task already runs
-            raise errors.UnknownError(
-                None,
-                None,
-                "Could not start server for /job:%s/task:%d: %r is already in use (%s)"
-                % (job_name, task_index, address, e),
-            ) from None
-        self._runtime = TaskRuntime(cluster.as_dict(), job_name, int(task_index))
-        self._serving = mailbox.serve(self._actor, self._runtime, self._runtime.name)
-        # The task answers through its mailbox before the Server is returned (a TF1
-        # server listens once constructed): its first caller does not wait for Ray
-        # to start the mailbox's process.
-        ray.get(mailbox.TaskStub(self._actor).ping.remote())
+            with _lock:
+                del HOSTED[address]
+            self._runtime.stop()
+            raise _in_use(job_name, task_index, address, e) from None
+        self._serving = None
+        if direct is None:
+            self._serving = mailbox.serve(self._actor, self._runtime, self._runtime.name)
+        # The task answers before the Server is returned (a TF1 server listens once
+        # constructed): its first caller does not wait for Ray to start the mailbox.
+        ray.get(mailbox.find(self._actor, address).ping.remote())
         with _lock:
-            HOSTED[address] = self._runtime
             _SERVERS.append(self)
 
     @property
@@ -127,6 +136,9 @@ class Server:
     def join(self) -> None:
         """Blocks until the task stops serving (a ps task's main loop:
         ``server.join()``; in practice until the process ends)."""
+        if self._serving is None:  # served by this actor's event loop, until it ends
+            self._runtime.wait_stopped()
+            return
         while self._serving.is_alive():
             self._serving.join(1.0)
 
@@ -139,3 +151,12 @@ class Server:
 
     def __repr__(self) -> str:
         return "<fr.train.Server /job:%s/task:%d at %s>" % (self._job, self._index, self._address)
+
+
+def _in_use(job: str, index: int, address: str, why: Any) -> errors.UnknownError:
+    return errors.UnknownError(
+        None,
+        None,
+        "Could not start server for /job:%s/task:%d: %r is already in use (%s)"
+        % (job, index, address, why),
+    )
