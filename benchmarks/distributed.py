@@ -1,7 +1,7 @@
 """flowrt on a cluster of Ray actors: scaling an input pipeline out, and a remote run's cost.
 
   python benchmarks/distributed.py [--no-tf] [--runs N] [--only pipeline|overhead]
-                                   [--ray-address ADDRESS]
+                                   [--producer-threads N] [--ray-address ADDRESS]
 
 Sections (every measurement is printed, then the median and the ratio):
 
@@ -12,14 +12,18 @@ Sections (every measurement is printed, then the median and the ratio):
   two ways on the same machine:
   threads: one process, a plain ``fr.Session()``, a ``QueueRunner`` of 2 threads running
   the producer while the main thread drains (the GIL lets only one of them compute);
-  processes: 2 producer processes (Ray actors), each a worker task
-  (``fr.train.Server(cluster, "worker", i)`` + ``fr.Session(server.target)``) running
-  the same producer into a queue placed on the ps task (``shared_name``), drained by
-  this process through a session on the ps task's target.
+  processes: a trainer process (a Ray actor, as a real deployment runs its ps) hosts
+  the ps task and drains its queue in place (a session on the ps task's target); 2
+  producer processes (Ray actors), each a worker task (``fr.train.Server(cluster,
+  "worker", i)`` + ``fr.Session(server.target)``), run the same producer into the ps
+  queue (``shared_name``) from ``--producer-threads`` threads (default 2: as a TF1
+  worker's queue runner threads, one run's remote enqueue overlaps the next run's
+  decode); each enqueue is one direct Ray call of the trainer process, which serves
+  it on its event loop. This process only starts them and waits.
 * overhead: the per-run cost of a remote partition: ``sess.run(v)`` from a worker
   session in this process of a small variable placed on the ps task, which another
-  process hosts (its ``Server`` started there, so calls go through the task's mailbox
-  actor), of a [128, 784] float32 one, and a
+  process hosts (a Ray actor that started its ``Server``, so each run is one direct
+  call of that actor), of a [128, 784] float32 one, and a
   run that stays in the client (``x * 2`` fed), side by side with TensorFlow 2.21's own
   in-process gRPC cluster (a ps and a worker ``tf.train.Server`` in this process, graph
   mode) when ``tensorflow`` is importable, and with the floor Ray sets: a bare call of
@@ -37,6 +41,7 @@ import os
 import socket
 import statistics
 import sys
+import threading
 import time
 import uuid
 
@@ -89,7 +94,7 @@ def producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
 
 
 # --------------------------------------------------------------------------------------
-# Producer processes: pipelines.scale_out's worker process actor runs these
+# Producer processes and the trainer process: process_class() actors run these
 # --------------------------------------------------------------------------------------
 
 
@@ -107,16 +112,60 @@ def remote_producer_setup(state: dict, cluster: dict, index: int, pool: np.ndarr
     return ROWS
 
 
-def remote_producer_run(state: dict, runs: int) -> int:
-    """In a producer process: ``runs`` producer runs; returns the examples enqueued."""
+def remote_producer_run(state: dict, runs: int, threads: int) -> int:
+    """In a producer process: ``runs`` producer runs shared by ``threads`` threads (a
+    TF1 worker's queue runner threads: one run's remote enqueue overlaps the next
+    run's decode); returns the examples enqueued."""
     sess, enqueue = state["sess"], state["enqueue"]
-    for _ in range(runs):
-        sess.run(enqueue)
+    left = [runs]
+    lock = threading.Lock()
+    failures: list = []
+
+    def loop() -> None:
+        try:
+            while True:
+                with lock:
+                    if left[0] == 0:
+                        return
+                    left[0] -= 1
+                sess.run(enqueue)
+        except BaseException as e:  # reported by the call
+            failures.append(e)
+
+    workers = [threading.Thread(target=loop) for _ in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    if failures:
+        raise failures[0]
     return runs * ROWS
 
 
 def remote_producer_close(state: dict) -> None:
     state.pop("sess").close()
+
+
+def trainer_setup(state: dict, cluster: dict) -> bool:
+    """In the trainer process: host the ps task (its queue) and build the drain, a
+    session on the ps task's target, so its dequeues run in place."""
+    state["server"] = server = fr.train.Server(cluster, "ps", 0)
+    graph = fr.Graph()
+    with graph.as_default():
+        with fr.device("/job:ps/task:0"):
+            queue = examples_queue()
+        state["dequeue"] = queue.dequeue_many(ROWS)
+    state["sess"] = fr.Session(server.target, graph=graph)
+    return True
+
+
+def trainer_drain(state: dict, batches: int) -> float:
+    """In the trainer process: dequeue ``batches`` batches; returns the seconds taken."""
+    sess, dequeue = state["sess"], state["dequeue"]
+    start = time.perf_counter()
+    for _ in range(batches):
+        sess.run(dequeue)
+    return time.perf_counter() - start
 
 
 # --------------------------------------------------------------------------------------
@@ -147,23 +196,21 @@ def pipeline_threads(pool: np.ndarray, batches: int) -> float:
 
 
 class ProcessPipeline:
-    """The processes variant's set-up, kept across runs: a ps task in this process and
-    ``n`` producer processes, each with its worker task."""
+    """The processes variant's set-up, kept across runs: a trainer process (a
+    ``process_class()`` actor) hosting the ps task and draining its queue in place, and
+    ``n`` producer processes, each with its worker task, enqueueing into the ps queue
+    with direct calls of the trainer process."""
 
-    def __init__(self, pool: np.ndarray, n: int = 2):
+    def __init__(self, pool: np.ndarray, n: int = 2, threads: int = 2):
         ray = ray_cluster.ray_module()
         tag = uuid.uuid4().hex[:8]
+        self.threads = threads
         self.cluster = fr.train.ClusterSpec(
             {"ps": ["bench-ps-" + tag], "worker": ["bench-w%d-%s" % (i, tag) for i in range(n)]}
         )
-        self.ps = fr.train.Server(self.cluster, "ps", 0)
-        self.graph = fr.Graph()
-        with self.graph.as_default():
-            with fr.device("/job:ps/task:0"):
-                queue = examples_queue()
-            self.dequeue = queue.dequeue_many(ROWS)
-        self.sess = fr.Session(self.ps.target, graph=self.graph)
         Process = process_class()
+        self.trainer = Process.remote()
+        ray.get(self.trainer.call.remote(trainer_setup, self.cluster.as_dict()))
         self.procs = [Process.remote() for _ in range(n)]
         ray.get(
             [
@@ -171,30 +218,26 @@ class ProcessPipeline:
                 for i, p in enumerate(self.procs)
             ]
         )
-        for _ in self.procs:  # the set-up runs' batches
-            self.sess.run(self.dequeue)
+        ray.get(self.trainer.call.remote(trainer_drain, n))  # the set-up runs' batches
 
     def measure(self, batches: int) -> float:
-        """Examples/s of ``batches`` dequeued batches, the producers sharing the work."""
+        """Examples/s of ``batches`` batches drained by the trainer, the producers
+        sharing the work."""
         ray = ray_cluster.ray_module()
         each = batches // len(self.procs)
-        refs = [p.call.remote(remote_producer_run, each) for p in self.procs]
-        start = time.perf_counter()
-        for _ in range(each * len(self.procs)):
-            self.sess.run(self.dequeue)
-        secs = time.perf_counter() - start
+        refs = [p.call.remote(remote_producer_run, each, self.threads) for p in self.procs]
+        secs = ray.get(self.trainer.call.remote(trainer_drain, each * len(self.procs)))
         ray.get(refs)
         return each * len(self.procs) * ROWS / secs
 
     def close(self) -> None:
         ray = ray_cluster.ray_module()
         ray.get([p.call.remote(remote_producer_close) for p in self.procs])
-        for p in self.procs:
+        for p in self.procs + [self.trainer]:
             ray.kill(p)
-        self.sess.close()
 
 
-def bench_pipeline(runs: int, batches: int) -> None:
+def bench_pipeline(runs: int, batches: int, threads: int) -> None:
     pool = csv_pool()
     print(
         "\n(a) CPU-bound producer: %d CSV lines x %d float fields -> decode_csv -> per "
@@ -203,12 +246,14 @@ def bench_pipeline(runs: int, batches: int) -> None:
     )
     print("  threads:   1 process, plain fr.Session(), QueueRunner with 2 threads")
     print(
-        "  processes: 2 producer processes (Ray actors, each fr.train.Server(cluster, "
-        "'worker', i) + fr.Session(server.target)) enqueueing into a queue on the ps task; "
-        "this process drains it"
+        "  processes: a trainer process (Ray actor) hosts the ps task and drains its "
+        "queue in place; 2 producer processes (Ray actors, each fr.train.Server(cluster, "
+        "'worker', i) + fr.Session(server.target), running the producer from %d "
+        "thread%s) enqueue into the ps queue with direct calls of the trainer process"
+        % (threads, "s" if threads > 1 else "")
     )
     start = time.perf_counter()
-    procs = ProcessPipeline(pool)
+    procs = ProcessPipeline(pool, threads=threads)
     print("  (cluster and producer processes set up in %.1f s)" % (time.perf_counter() - start))
     threads, processes = [], []
     try:
@@ -389,6 +434,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--runs", type=int, default=3, help="measurements per figure")
     p.add_argument("--batches", type=int, default=12, help="batches per pipeline measurement")
     p.add_argument("--only", choices=["pipeline", "overhead"], help="one section")
+    p.add_argument(
+        "--producer-threads",
+        type=int,
+        default=2,
+        help="threads running the producer in each producer process",
+    )
     p.add_argument("--ray-address", default="local", help="a running Ray cluster, or local")
     args = p.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
@@ -402,7 +453,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.only in (None, "overhead"):
         bench_overhead(args.runs, not args.no_tf)
     if args.only in (None, "pipeline"):
-        bench_pipeline(args.runs, args.batches)
+        bench_pipeline(args.runs, args.batches, args.producer_threads)
 
 
 if __name__ == "__main__":

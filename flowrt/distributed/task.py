@@ -6,9 +6,9 @@ other processes' sessions place on it (sessions of its own process run their par
 its resources in place: ``client.py``). Remote clients call ``run_part`` once per part
 per run (``mailbox.py``): directly, when the hosting process is a ``process_class()``
 actor, whose event loop runs these coroutines, else through the task's mailbox, whose
-serving thread in this process runs them in its own event loop; a part runs with the same compiled plans and waits as a
-local run, on one of the runtime's threads, so a dequeue waiting on this task blocks
-only its own run.
+serving thread in this process runs them in its own event loop. A part runs with the
+same compiled plans and waits as a local run, on one of the runtime's threads, so a
+dequeue waiting on this task blocks only its own run.
 
 Nothing a run dequeued is lost (``docs/distributed.md``): a part that took elements
 stays *pending* after it returns, holding them, until its client says the run

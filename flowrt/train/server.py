@@ -106,12 +106,13 @@ class Server:
                 del HOSTED[address]
             self._runtime.stop()
             raise _in_use(job_name, task_index, address, e) from None
+        # The task answers before the Server is returned (a TF1 server listens once
+        # constructed): its first caller does not wait for Ray to start the mailbox.
+        stub = mailbox.find(self._actor, address)
         self._serving = None
         if direct is None:
             self._serving = mailbox.serve(self._actor, self._runtime, self._runtime.name)
-        # The task answers before the Server is returned (a TF1 server listens once
-        # constructed): its first caller does not wait for Ray to start the mailbox.
-        ray.get(mailbox.find(self._actor, address).ping.remote())
+            ray.get(stub.ping.remote())
         with _lock:
             _SERVERS.append(self)
 

@@ -83,9 +83,21 @@ def train_worker(state, cluster, index, steps, seed):
             return losses[0], losses[-1], int(sess.run(global_step))
 
 
-def start_server(state, cluster, job, index):
-    """Starts a task's server in this process (it lives as long as the process)."""
-    server = fr.train.Server(cluster, job, index)
+def start_server(state, cluster, job, index, direct=True):
+    """Starts a task's server in this process (it lives as long as the process).
+
+    With ``direct=False`` the task is served through its mailbox, as a driver's task
+    is (Ray cannot call into a driver), although this process is an actor.
+    """
+    from flowrt.distributed import mailbox
+
+    host = mailbox.HOST
+    if not direct:
+        mailbox.HOST = None
+    try:
+        server = fr.train.Server(cluster, job, index)
+    finally:
+        mailbox.HOST = host
     state.setdefault("servers", {})[fr.train.ClusterSpec(cluster).task_address(job, index)] = server
     return True
 
@@ -122,9 +134,18 @@ def read_hosted(state, cluster, name):
 
 def add_to(state, cluster, index, name, amount):
     """A worker (task ``index``) adds ``amount`` to the ps variable ``name``."""
+    return add_counting_calls(state, cluster, index, name, amount)[0]
+
+
+def add_counting_calls(state, cluster, index, name, amount):
+    """``add_to``, and the mailbox and direct calls this process made meanwhile."""
+    from flowrt.distributed import mailbox
+
+    before = mailbox.CALLS, mailbox.DIRECT_CALLS
     server = fr.train.Server(cluster, "worker", index)
     with fr.Graph().as_default():
         with fr.device("/job:ps/task:0"):
             v = fr.Variable(0.0, name=name)
         with fr.Session(server.target) as sess:
-            return float(sess.run(v.assign_add(amount)))
+            value = float(sess.run(v.assign_add(amount)))
+    return value, mailbox.CALLS - before[0], mailbox.DIRECT_CALLS - before[1]

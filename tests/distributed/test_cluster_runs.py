@@ -1,6 +1,7 @@
 """Runs on a cluster from sessions in this process, with the ps tasks hosted by this
-process (their parts run in place) or by another one (their parts go through the
-tasks' mailboxes)."""
+process (their parts run in place) or by another one (their parts are calls of the
+hosting actor, or of the tasks' mailboxes when their host serves them that way, as a
+driver does)."""
 
 import numpy as np
 import pytest
@@ -11,16 +12,21 @@ import flowrt as fr
 from . import programs
 
 
-@pytest.fixture(params=["ps-here", "ps-elsewhere"])
+@pytest.fixture(params=["ps-here", "ps-in-actor", "ps-behind-mailbox"])
 def ps_worker(request, make_cluster, hosts, ray_session):
-    """Two ps tasks, hosted by this process or by another one, and a worker task here."""
+    """Two ps tasks and a worker task here. The ps tasks are hosted by this process
+    (parts run in place), by a worker process actor (called directly), or by one that
+    serves them through their mailboxes, as a driver does."""
     cluster = make_cluster(ps=2, worker=1)
     if request.param == "ps-here":
         servers = [fr.train.Server(cluster, "ps", i) for i in range(2)]
     else:
-        host = hosts[0]
+        host, direct = hosts[0], request.param == "ps-in-actor"
         servers = ray_session.get(
-            [host.call.remote(programs.start_server, cluster.as_dict(), "ps", i) for i in range(2)]
+            [
+                host.call.remote(programs.start_server, cluster.as_dict(), "ps", i, direct)
+                for i in range(2)
+            ]
         )
     worker = fr.train.Server(cluster, "worker", 0)
     return cluster, servers, worker

@@ -1,7 +1,8 @@
 """Where a task's state lives: in the process that started its Server.
 
 Sessions in that process run the task's parts in place (no Ray call); other processes
-reach the state through the task's mailbox; the mailbox ends with its process.
+call the hosting process directly when it is a worker process actor, else (a driver)
+through the task's mailbox; the mailbox ends with its process.
 """
 
 import numpy as np
@@ -85,17 +86,73 @@ def test_a_remote_clients_runs_reach_state_hosted_in_another_process(
             assert mailbox.DIRECT_CALLS > direct and mailbox.CALLS == before
     # Another worker process adds to it, and the hosting process's own session, which
     # runs in place, sees both updates.
-    assert ray.get(other.call.remote(programs.add_to, cluster.as_dict(), 1, "total", 3.0)) == 5.0
+    value, calls, direct = ray.get(
+        other.call.remote(programs.add_counting_calls, cluster.as_dict(), 1, "total", 3.0)
+    )
+    assert value == 5.0 and calls == 0 and direct > 0
     assert ray.get(host.call.remote(programs.read_hosted, cluster.as_dict(), "total")) == (5.0, 0)
 
 
+def test_a_task_hosted_by_a_driver_is_reached_through_its_mailbox(make_cluster, hosts, ray_session):
+    """Ray cannot call into a driver (this test process): its task's requests wait in
+    the task's mailbox, which the driver's serving thread polls."""
+    cluster = make_cluster(ps=1, worker=2)
+    ps = fr.train.Server(cluster, "ps", 0)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(0.0, name="total")
+        with fr.Session(ps.target) as sess:
+            sess.run(v.initializer)
+    value, calls, direct = ray_session.get(
+        hosts[1].call.remote(programs.add_counting_calls, cluster.as_dict(), 1, "total", 3.0)
+    )
+    assert value == 3.0 and calls > 0 and direct == 0
+
+
+async def test_a_waiting_part_served_directly_holds_up_no_other_request(
+    make_cluster, hosts, ray_session
+):
+    """A dequeue waiting on an actor-hosted task, and meanwhile other requests to the
+    same task, from another session: each is a coroutine of the actor's event loop,
+    and the waiting part waits on a thread of the task (served one at a time, the
+    size and the enqueue would wait behind the dequeue forever)."""
+    cluster = make_cluster(ps=1, worker=1)
+    ray_session.get(hosts[0].call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+    worker = fr.train.Server(cluster, "worker", 0)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q = fr.FIFOQueue(10, [fr.int64], shapes=[[]], shared_name="q")
+        x = fr.placeholder(fr.int64, [None])
+        consumer, other = fr.Session(worker.target), fr.Session(worker.target)
+        before = mailbox.CALLS
+        got = []
+
+        async def consume():
+            got.append(await consumer.arun(q.dequeue_many(2)))
+
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(consume)
+                while not consumer._inflight:  # the dequeue waits on the ps task
+                    await trio.sleep(0.01)
+                assert await other.arun(q.size()) == 0
+                await other.arun(q.enqueue_many([x]), {x: np.array([1])})
+                assert await other.arun(q.size()) == 1
+                await other.arun(q.enqueue_many([x]), {x: np.array([2])})
+        assert got[0].tolist() == [1, 2]
+        assert mailbox.CALLS == before
+        consumer.close()
+        other.close()
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["called-directly", "behind-mailbox"])
 async def test_killing_the_hosting_process_fails_a_waiting_run_with_unavailable(
-    make_cluster, processes, ray_session
+    make_cluster, processes, ray_session, direct
 ):
     ray = ray_session
     cluster = make_cluster(ps=1, worker=1)
     (host,) = processes(1)
-    ray.get(host.call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+    ray.get(host.call.remote(programs.start_server, cluster.as_dict(), "ps", 0, direct))
     worker = fr.train.Server(cluster, "worker", 0)
     with fr.Graph().as_default():
         with fr.device("/job:ps/task:0"):
@@ -120,12 +177,17 @@ async def test_killing_the_hosting_process_fails_a_waiting_run_with_unavailable(
         sess.close()
 
 
-def test_a_mailbox_serves_only_the_tasks_methods(make_cluster, ray_session):
+@pytest.mark.parametrize("where", ["driver", "actor"])
+def test_a_task_serves_only_its_methods(make_cluster, hosts, ray_session, where):
     from flowrt.distributed import ray_cluster
 
     cluster = make_cluster(ps=1)
-    fr.train.Server(cluster, "ps", 0)
+    if where == "driver":
+        fr.train.Server(cluster, "ps", 0)
+    else:
+        ray_session.get(hosts[0].call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
     stub = ray_cluster.find_actor(cluster.task_address("ps", 0), "ps")
+    assert (stub.direct is None) == (where == "driver")
     assert ray_session.get(stub.ping.remote(), timeout=60) == "/job:ps/task:0"
     with pytest.raises(ray_session.exceptions.RayTaskError, match="serves no method '_drop'"):
         ray_session.get(stub._drop.remote("x"), timeout=60)
