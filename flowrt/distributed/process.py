@@ -48,8 +48,9 @@ def process_class() -> Any:
                     self._thread, functools.partial(fn, self.state, *args)
                 )
 
-            async def serve(self, address: str, method: str, *args: Any) -> Any:
-                """A caller's request to the task at ``address``, hosted here."""
+            async def serve(self, address: str, method: str, args: tuple) -> Any:
+                """A caller's request ``method(*args)`` to the task at ``address``,
+                hosted here."""
                 return await mailbox.serve_direct(address, method, args)
 
         _PROCESS = Process
