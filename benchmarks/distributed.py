@@ -30,7 +30,10 @@ Sections (every measurement is printed, then the median and the ratio):
   an async Ray actor returning the same array. Microseconds per run.
 
 ``--ray-address`` joins a running Ray cluster (``ray start --head`` prints its address);
-the default, ``local``, starts a private Ray instance for the run (about 10 s here). The
+the default, ``local``, starts a private Ray instance for the run (about 10 s here),
+whose worker processes run at this process's priority (``RAY_worker_niceness=0``; Ray's
+default, nice 15, makes them yield the cores to every other process on a shared machine,
+which the threads variant, in this process, does not). The
 host's 2 cores are shared and noisy: read the ratios of one run, not the digits.
 """
 
@@ -447,9 +450,22 @@ def main(argv: list[str] | None = None) -> None:
     # The worker processes may not have this tree on their path: ship code by value.
     if __name__ != "__main__":  # (a script's own functions always go by value)
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    if args.ray_address == "local":
+        # Ray starts its worker processes at nice 15 (RAY_worker_niceness): on a machine
+        # shared with other jobs they would then yield the cores to every other process,
+        # which this process's threads (nice 0) do not. The private instance runs them
+        # at this process's priority, so both variants compete alike.
+        os.environ.setdefault("RAY_worker_niceness", "0")
     start = time.perf_counter()
     ray_cluster.connect(args.ray_address)
-    print("Ray up in %.1f s; %d CPUs" % (time.perf_counter() - start, os.cpu_count() or 0))
+    print(
+        "Ray up in %.1f s; %d CPUs; Ray workers at nice %s"
+        % (
+            time.perf_counter() - start,
+            os.cpu_count() or 0,
+            os.environ.get("RAY_worker_niceness", "15 (Ray's default)"),
+        )
+    )
     if args.only in (None, "overhead"):
         bench_overhead(args.runs, not args.no_tf)
     if args.only in (None, "pipeline"):
