@@ -29,16 +29,40 @@ def ray_session():
 
 @pytest.fixture
 def make_cluster(ray_session):
-    """``make_cluster(ps=1, worker=1)`` -> a ``ClusterSpec`` with unique addresses."""
+    """``make_cluster(ps=1, worker=1)`` -> a ``ClusterSpec`` with unique addresses.
+
+    After the test, the tasks' mailboxes (a Ray worker process each) are ended and the
+    tasks this process hosts stopped: no later test uses them, and a whole run would
+    otherwise keep dozens of idle processes.
+    """
     import flowrt as fr
+    from flowrt.train import server
+
+    made = []
 
     def make(**jobs):
         tag = uuid.uuid4().hex[:8]
-        return fr.train.ClusterSpec(
+        cluster = fr.train.ClusterSpec(
             {job: ["%s%d-%s" % (job, i, tag) for i in range(n)] for job, n in jobs.items()}
         )
+        made.append(cluster)
+        return cluster
 
-    return make
+    yield make
+    for cluster in made:
+        for job in cluster.jobs:
+            for i in cluster.task_indices(job):
+                address = cluster.task_address(job, i)
+                try:
+                    box = ray_session.get_actor(
+                        ray_cluster.actor_name(address), namespace=ray_cluster.NAMESPACE
+                    )
+                    ray_session.kill(box)
+                except ValueError:  # never started, or gone already
+                    pass
+                runtime = server.HOSTED.pop(address, None)
+                if runtime is not None:
+                    runtime.stop()
 
 
 @pytest.fixture(scope="session")
