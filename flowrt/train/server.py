@@ -48,7 +48,9 @@ class Server:
       UnknownError: a server for this task already runs (in any process).
 
     Note (flowrt): a task address is the name of its mailbox (a Ray actor), not a
-    port to listen on; any unique string works.
+    port to listen on; any unique string works. Other processes call this process
+    directly when it is a Ray actor made by ``process_class()`` (in
+    ``flowrt.distributed.process``); a driver's task is served through its mailbox.
     """
 
     def __init__(
