@@ -36,10 +36,22 @@ def test_between_graph_replicated_async_sgd_converges(make_cluster, processes, r
             np.testing.assert_allclose(sess.run(b), [0.3], atol=0.1)
 
 
-def test_two_producer_processes_feed_a_ps_queue_exactly_once(make_cluster, processes, ray_session):
+def _start_ps(cluster, where, hosts, ray):
+    """The ps task, hosted by this process (a driver: reached through its mailbox) or by
+    a worker process actor (called directly); returns its session target."""
+    if where == "driver":
+        return fr.train.Server(cluster, "ps", 0).target
+    ray.get(hosts[0].call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
+    return "grpc://" + cluster.task_address("ps", 0)
+
+
+@pytest.mark.parametrize("where", ["driver", "actor"])
+def test_two_producer_processes_feed_a_ps_queue_exactly_once(
+    make_cluster, processes, hosts, ray_session, where
+):
     ray = ray_session
     cluster = make_cluster(ps=1, worker=3)
-    ps = fr.train.Server(cluster, "ps", 0)
+    ps_target = _start_ps(cluster, where, hosts, ray)
     p0, p1 = processes(2)
     runs = [
         p0.call.remote(programs.produce, cluster.as_dict(), 0, 0, 300, 7),
@@ -50,7 +62,7 @@ def test_two_producer_processes_feed_a_ps_queue_exactly_once(make_cluster, proce
             q = fr.FIFOQueue(50, [fr.int64], shapes=[[]], shared_name="q")
         deq = q.dequeue_many(20)
         got = []
-        with fr.Session(ps.target) as sess:
+        with fr.Session(ps_target) as sess:
             while len(got) < 600:
                 ready, _ = ray.wait(runs, timeout=0)
                 if ready:
@@ -62,10 +74,13 @@ def test_two_producer_processes_feed_a_ps_queue_exactly_once(make_cluster, proce
     assert [v for v in got if v < 1000] == list(range(300))
 
 
-def test_killing_a_worker_mid_dequeue_loses_nothing(make_cluster, processes, ray_session):
+@pytest.mark.parametrize("where", ["driver", "actor"])
+def test_killing_a_worker_mid_dequeue_loses_nothing(
+    make_cluster, processes, hosts, ray_session, where
+):
     ray = ray_session
     cluster = make_cluster(ps=1, worker=2)
-    ps = fr.train.Server(cluster, "ps", 0)
+    ps_target = _start_ps(cluster, where, hosts, ray)
     (victim,) = processes(1)
     with fr.Graph().as_default():
         with fr.device("/job:ps/task:0"):
@@ -73,7 +88,7 @@ def test_killing_a_worker_mid_dequeue_loses_nothing(make_cluster, processes, ray
         x = fr.placeholder(fr.int64, [None])
         enq = q.enqueue_many([x])
         size = q.size()
-        with fr.Session(ps.target) as sess:
+        with fr.Session(ps_target) as sess:
             sess.run(enq, {x: np.arange(12)})
             running = victim.call.remote(programs.dequeue_forever, cluster.as_dict(), 1)
             # It takes 5, 5, then waits in dequeue_many(5) holding none (2 left).
