@@ -132,6 +132,16 @@ def test_a_dead_ps_fails_runs_with_unavailable_then_a_restart_resumes(
             # The ps task dies (its actor, then the process that started it).
             ray.kill(ray.get_actor(actor_name(cluster.task_address("ps", 0)), namespace=NAMESPACE))
             ray.kill(ps_proc)
+            # ray.kill is asynchronous: a run sent at once could still be served (the
+            # session calls the ps process directly). Wait until the process is gone.
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    ray.get(ps_proc.call.remote(programs.ready), timeout=60)
+                except ray.exceptions.RayActorError:
+                    break
+                assert time.monotonic() < deadline, "the killed ps process still answers"
+                time.sleep(0.05)
             with pytest.raises(fr.errors.UnavailableError, match="ps/task:0"):
                 sess.run(inc, options=fr.RunOptions(timeout_in_ms=20000))
             with pytest.raises(fr.errors.UnavailableError, match="ps/task:0"):
