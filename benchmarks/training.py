@@ -42,6 +42,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import pipeline  # this folder's CSV pipeline: its consumer step is timed here
+
 
 def build_mlp(tf, opt):
     x = tf.placeholder(tf.float32, [None, 784], name="x")
@@ -140,7 +142,7 @@ def queue_fed_adam(tf, steps, batch=128, config=None, fed=False):
 def consumer_step(tf, steps, blocks=8, batch=128):
     """(CPU us, wall us) per step of the pipeline's MLP 64-128-10 Adam step on
     ``dequeue_many(batch)`` of a pre-filled FIFOQueue: the best of ``blocks`` blocks."""
-    features = 64
+    features = pipeline.FEATURES
     n = steps * blocks + 40
     with tf.Graph().as_default():
         q = tf.FIFOQueue(n * batch, [tf.float32, tf.int32], shapes=[[features], []])
@@ -148,21 +150,11 @@ def consumer_step(tf, steps, blocks=8, batch=128):
         yp = tf.placeholder(tf.int32, [None])
         enq = q.enqueue_many([xp, yp])
         x, y = q.dequeue_many(batch)
-        r = np.random.default_rng(0)
-        w1 = tf.Variable((r.standard_normal((features, 128)) * 0.1).astype(np.float32))
-        b1 = tf.Variable(np.zeros(128, np.float32))
-        w2 = tf.Variable((r.standard_normal((128, 10)) * 0.1).astype(np.float32))
-        b2 = tf.Variable(np.zeros(10, np.float32))
-        logits = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2) + b2
-        loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
-        )
-        train = tf.train.AdamOptimizer(1e-3).minimize(loss)
-        config = None
-        if tf.__name__.startswith("flowrt"):  # as benchmarks/pipeline.py
-            config = tf.ConfigProto(intra_op_parallelism_threads=1)
+        train = pipeline.mlp_train_op(tf, x, y)
+        config = pipeline.config(tf)
         with tf.Session(config=config) as sess:
             sess.run(tf.global_variables_initializer())
+            r = np.random.default_rng(0)
             chunk = 100 * batch
             for i in range(0, n * batch, chunk):
                 m = min(chunk, n * batch - i)
