@@ -232,8 +232,8 @@ class Queue:
 
     kind = "FIFOQueue"
     ordered = True  # dequeues in enqueue order (see ``batch``)
-    # Whether stored elements are copies made as they enter (then a caller need not
-    # copy elements that enter at once); else the queue keeps the arrays it is given.
+    # Whether stored elements are copies made as they enter (then ``enqueue`` skips its
+    # caller's copy for elements that enter at once); else the queue keeps the arrays.
     stores_copies = False
 
     def __init__(self, name: str, capacity: int, kind: str | None = None):
@@ -372,21 +372,28 @@ class Queue:
                 raise trio.WouldBlock
             self._commit_put(elems)
 
-    def enqueue(self, elems: list | Rows, who: str = "", ctx=None):
+    def enqueue(self, elems: list | Rows, who: str = "", ctx=None, copy=None):
         """A blocking kernel's part (a generator, see ``waiting``): adds ``elems`` in
         order, yielding a wait while there is no room.
 
         A list that fits the capacity enters at once, when there is room for all of it;
         a longer one enters as room frees, ahead of every later put. Interrupted before
         it entered, it leaves nothing (a longer one leaves the part that already
-        entered).
+        entered). ``copy``, when given, makes the elements the queue keeps from
+        ``elems`` (the caller may change its arrays later); it is skipped when this
+        queue copies elements itself as they enter (``stores_copies``) and they enter
+        at once.
         """
+        if copy is not None and not self.stores_copies:
+            elems, copy = copy(elems), None
         with self._lock:
             if self._closed:
                 raise self._closed_error()
             if not self._putters and len(elems) <= self._room():
                 self._commit_put(elems)
                 return None
+            if copy is not None:  # it waits, while the caller still holds its arrays
+                elems = copy(elems)
             req = _Request(
                 self, True, elems if type(elems) is Rows else list(elems), 0, False, who, ctx
             )

@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import numpy as np
-import trio
 
 from .. import dtypes as _dt
 from .. import errors
@@ -770,16 +769,12 @@ def _enqueue_many_elems(op, q, comps):
 
 def _enqueue_many_kernel(ctx, op, q, *comps):
     vals = _enqueue_many_elems(op, q, comps)
-    if q.stores_copies:
-        # The queue copies the rows in as they enter: one that enters now needs no
-        # copy of its own (only one that waits, while the run still holds the arrays).
-        try:
-            q.put_nowait(_q.rows(tuple(vals)))
-            return ()
-        except trio.WouldBlock:
-            pass
-    yield from q.enqueue(_q.rows(tuple(_frozen(v) for v in vals)), _who(op), ctx)
+    yield from q.enqueue(_q.rows(tuple(vals)), _who(op), ctx, copy=_frozen_rows)
     return ()
+
+
+def _frozen_rows(rows: _q.Rows) -> _q.Rows:
+    return _q.rows(tuple(_frozen(v) for v in rows.batch))
 
 
 def _who(op):

@@ -271,7 +271,7 @@ def update_variables_inplace(ctx, op, handles, fn) -> None:
     try:
         arrs = []
         for r in resources:
-            v = r._value
+            v = r.value
             if v is None:
                 raise uninitialized_error(op, r.name)
             if not shared and r.owns(v):
@@ -286,8 +286,7 @@ def update_variables_inplace(ctx, op, handles, fn) -> None:
             for a in arrs:
                 a.setflags(write=False)
         for r, a in zip(resources, arrs, strict=True):
-            r._value = a
-            r.holders = 0
+            r.value = a
     finally:
         for r in reversed(order):
             r.lock.release()
