@@ -28,6 +28,7 @@ from ._core.executor import ConcurrentRun, RunContext, run_concurrent, runner_na
 from ._core.graph import Graph, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
+from ._core.token import TOKEN
 from ._core.waiting import drive_async, drive_sync
 from .client import debug as _debug
 from .client import explain as _explain
@@ -334,21 +335,27 @@ class Session:
                 "Session.run() was called from a thread that is running a trio event loop; "
                 "it would block that loop. Use `await sess.arun(...)` there instead."
             )
-        fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
-        t0 = time.time()
-        fn = plan.fn if ctx.stats is None else plan.traced_fn
-        if not plan.blocking:
-            vals = fn(ctx, feeds)
-        elif not plan.straight:
-            with _Running(self, ctx):
-                vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
-        else:
-            gen = fn(ctx, feeds)
-            done, vals = _first_step(gen, ctx)
-            if not done:  # a step waits: now the run can be interrupted
+        # The run holds the execution token (flowrt/_core/token.py) while it executes,
+        # giving it up while it waits.
+        TOKEN.acquire()
+        try:
+            fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
+            t0 = time.time()
+            fn = plan.fn if ctx.stats is None else plan.traced_fn
+            if not plan.blocking:
+                vals = fn(ctx, feeds)
+            elif not plan.straight:
                 with _Running(self, ctx):
-                    vals = drive_sync(gen, None, vals)
-        return self._finish(fm, plan, vals, ctx, run_metadata, t0)
+                    vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
+            else:
+                gen = fn(ctx, feeds)
+                done, vals = _first_step(gen, ctx)
+                if not done:  # a step waits: now the run can be interrupted
+                    with _Running(self, ctx):
+                        vals = drive_sync(gen, None, vals)
+            return self._finish(fm, plan, vals, ctx, run_metadata, t0)
+        finally:
+            TOKEN.release()
 
     async def arun(
         self,
@@ -370,22 +377,32 @@ class Session:
         await trio.lowlevel.checkpoint_if_cancelled()
         fn = plan.fn if ctx.stats is None else plan.traced_fn
         off_loop = plan.opaque or plan.seconds > ARUN_THREAD_SECONDS
+        # Kernels run holding the execution token, taken stretch by stretch between
+        # awaits (never blocking the loop on it), or by the worker thread off the loop.
         if not plan.blocking:
             if off_loop:
-                vals = await trio.to_thread.run_sync(self._timed_run, plan, fn, ctx, feeds)
+                vals = await trio.to_thread.run_sync(self._timed_run, plan, fn, ctx, feeds, True)
             else:
-                vals = self._timed_run(plan, fn, ctx, feeds)
+                await TOKEN.acquire_async()
+                try:
+                    vals = self._timed_run(plan, fn, ctx, feeds)
+                finally:
+                    TOKEN.release()
                 await trio.lowlevel.cancel_shielded_checkpoint()
         elif plan.straight and off_loop:
             with _Running(self, ctx):
                 # On the thread, waits time out by the run's own deadline.
                 vals = await self._interruptible(
-                    _in_thread(lambda: drive_sync(fn(ctx, feeds), plan), ctx), ctx, False
+                    _in_thread(lambda: _holding(drive_sync, fn(ctx, feeds), plan), ctx), ctx, False
                 )
         elif plan.straight:
             gen = fn(ctx, feeds)
-            c0 = time.perf_counter()
-            done, vals = _first_step(gen, ctx)
+            await TOKEN.acquire_async()
+            try:
+                c0 = time.perf_counter()
+                done, vals = _first_step(gen, ctx)
+            finally:
+                TOKEN.release()
             if done:
                 plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - c0)
             else:  # a step waits: now the run can be interrupted
@@ -395,7 +412,12 @@ class Session:
         else:
             with _Running(self, ctx):
                 vals = await self._interruptible(run_concurrent(plan, ctx, feeds), ctx)
-        return self._finish(fm, plan, vals, ctx, run_metadata, t0)
+        with trio.CancelScope(shield=True):  # the run completed: its result is handed back
+            await TOKEN.acquire_async()
+        try:
+            return self._finish(fm, plan, vals, ctx, run_metadata, t0)
+        finally:
+            TOKEN.release()
 
     @staticmethod
     async def _interruptible(coro, ctx, deadline=True):
@@ -422,7 +444,10 @@ class Session:
         raise ctx.interrupt
 
     @staticmethod
-    def _timed_run(plan, fn, ctx, feeds):
+    def _timed_run(plan, fn, ctx, feeds, take_token=False):
+        if take_token:  # on a worker thread
+            with TOKEN:
+                return Session._timed_run(plan, fn, ctx, feeds)
         t0 = time.perf_counter()
         vals = fn(ctx, feeds)
         plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
@@ -594,6 +619,12 @@ def _first_step(gen, ctx):
         if not isinstance(e, Exception):
             ctx.rollback()
         raise
+
+
+def _holding(call, *args):
+    """``call(*args)`` holding the execution token (a run's body on a worker thread)."""
+    with TOKEN:
+        return call(*args)
 
 
 async def _in_thread(call, ctx):

@@ -23,6 +23,7 @@ import trio
 
 from .. import errors
 from .registry import get_op_def
+from .token import TOKEN, heavy_kernel
 from .waiting import Wait, drive_async
 
 __all__ = [
@@ -202,7 +203,7 @@ def compile_plan(plan, traced: bool = False):
         env["may_share"] = np.may_share_memory
     at: dict[int, int] = {}  # body line -> step whose kernel call it is
     for i, st in enumerate(plan.steps):
-        env["k%d" % i], env["o%d" % i] = st.kernel, st.op
+        env["k%d" % i], env["o%d" % i] = heavy_kernel(st), st.op
         call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
         if traced and st.blocking:
             call = "timed(%s, stats, o%d)" % (call, i)
@@ -321,7 +322,8 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
 
     Non-blocking kernels run inline in whichever task made them ready; each blocking
     kernel runs in a task of its own in the step's nursery, so one waiting op blocks
-    only its own branch. The first failure cancels the rest.
+    only its own branch. The first failure cancels the rest. The caller does not hold
+    the execution token: each stretch of kernels between awaits takes it.
     """
     vals = list(plan.init)
     for s, v in zip(plan.feed_slots, feed_values):
@@ -329,6 +331,7 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
     pending = list(plan.npred)
     steps = plan.steps
     stats = ctx.stats
+    kernels = [heavy_kernel(st) for st in steps]
 
     def finish(st, res):
         outs = st.outs
@@ -353,7 +356,7 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
             t0 = time.perf_counter() if stats is not None else 0.0
             try:
                 with np.errstate(all="ignore"):
-                    res = st.kernel(ctx, st.op, *[vals[i] for i in st.ins])
+                    res = kernels[st.index](ctx, st.op, *[vals[i] for i in st.ins])
             except Exception as e:  # every kernel failure becomes an OpError
                 raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
             if stats is not None:
@@ -371,11 +374,19 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
             raise op_error(e, st.op) from (None if isinstance(e, errors.OpError) else e)
         if stats is not None:
             record(stats, st.op, t0, res, runner_name())
-        drive(finish(st, res), nursery)
+        await TOKEN.acquire_async()
+        try:
+            drive(finish(st, res), nursery)
+        finally:
+            TOKEN.release()
 
     try:
         async with trio.open_nursery() as nursery:
-            drive(list(reversed(plan.roots)), nursery)
+            await TOKEN.acquire_async()
+            try:
+                drive(list(reversed(plan.roots)), nursery)
+            finally:
+                TOKEN.release()
     except BaseExceptionGroup as eg:
         raise _first_error(eg) from None
     return [vals[s] for s in plan.fetch_slots]
@@ -527,7 +538,12 @@ class ConcurrentRun(Wait):
         return await run_concurrent(self.plan, self.ctx, self.feeds)
 
     def wait_sync(self):
-        return trio.run(self._in_own_loop)
+        # The loop's tasks take the token stretch by stretch (run_concurrent).
+        depth = TOKEN.release_all()
+        try:
+            return trio.run(self._in_own_loop)
+        finally:
+            TOKEN.restore(depth)
 
     async def _in_own_loop(self):
         ctx = self.ctx

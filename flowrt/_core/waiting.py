@@ -15,6 +15,10 @@ import math
 import time
 from typing import Any, Generator
 
+import trio
+
+from .token import TOKEN
+
 __all__ = ["Wait", "drive_sync", "drive_async", "park_thread"]
 
 
@@ -72,9 +76,10 @@ def park_thread(event, ready, ctx, waiter, until: float = math.inf) -> bool:
 def drive_sync(gen: Generator, meter=None, first: Wait | None = None) -> Any:
     """Runs a kernel generator to its end on this thread, parking it on each wait.
 
-    ``meter``, if given, has a ``seconds`` attribute: a running average of the time
-    spent computing (outside waits), updated when the generator ends. ``first`` is the
-    wait a started generator yielded.
+    The execution token (``token.TOKEN``), if this thread holds it, is given up for
+    each wait and taken back after it. ``meter``, if given, has a ``seconds``
+    attribute: a running average of the time spent computing (outside waits), updated
+    when the generator ends. ``first`` is the wait a started generator yielded.
     """
     clock = time.perf_counter
     busy = 0.0
@@ -83,12 +88,18 @@ def drive_sync(gen: Generator, meter=None, first: Wait | None = None) -> Any:
         w = gen.send(None) if first is None else first
         while True:
             busy += clock() - t
+            depth = TOKEN.release_all()
             try:
                 res = w.wait_sync()
             except Exception as e:  # delivered to the kernel (it names the op)
+                TOKEN.restore(depth)
                 t = clock()
                 w = gen.throw(e)
+            except BaseException:
+                TOKEN.restore(depth)
+                raise
             else:
+                TOKEN.restore(depth)
                 t = clock()
                 w = gen.send(res)
     except StopIteration as stop:
@@ -101,25 +112,44 @@ def drive_sync(gen: Generator, meter=None, first: Wait | None = None) -> Any:
 
 
 async def drive_async(gen: Generator, meter=None, first: Wait | None = None) -> Any:
-    """Runs a kernel generator to its end in this trio task, awaiting each wait."""
+    """Runs a kernel generator to its end in this trio task, awaiting each wait.
+
+    The caller does not hold the execution token: each stretch of the kernel between
+    waits runs holding it (``TOKEN.acquire_async``), and no await happens while held.
+    """
     clock = time.perf_counter
     busy = 0.0
+    token = TOKEN
     try:
-        t = clock()
-        w = gen.send(None) if first is None else first
+        if first is None:
+            await token.acquire_async()
+            t = clock()
+            try:
+                w = gen.send(None)
+            finally:
+                busy += clock() - t
+                token.release()
+        else:
+            w = first
         while True:
-            busy += clock() - t
+            error: Exception | None = None
             try:
                 res = await w.wait_async()
             except Exception as e:
-                t = clock()
-                w = gen.throw(e)
-            else:
-                t = clock()
-                w = gen.send(res)
+                error = e
+            # Shielded: the wait's outcome (a grant) must reach the kernel; the token
+            # comes within one run's stretch, and a cancel acts at the next wait.
+            with trio.CancelScope(shield=True):
+                await token.acquire_async()
+            t = clock()
+            try:
+                w = gen.send(res) if error is None else gen.throw(error)
+            finally:
+                busy += clock() - t
+                token.release()
     except StopIteration as stop:
         if meter is not None:
-            meter.seconds = 0.8 * meter.seconds + 0.2 * (busy + clock() - t)
+            meter.seconds = 0.8 * meter.seconds + 0.2 * busy
         return stop.value
     except BaseException:
         gen.close()

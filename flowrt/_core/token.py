@@ -1,0 +1,244 @@
+"""The execution token: one per process, held by whichever run executes kernels.
+
+numpy releases the GIL around every ufunc or BLAS call on more than a few hundred
+elements. With several threads running flowrt runs at once (runner threads, a
+trainer), each such release lets a waiting thread take the GIL, and the releasing
+thread then waits up to a switch interval to get it back: hundreds of GIL hand-offs
+(futex wake-ups) per training step, which cost more CPU than the step's kernels. The
+token serializes runs instead: a run executes its kernels holding it, and gives it up
+only where it would wait or where overlapping pays (``docs/executor.md`` has the
+measurements), so the GIL changes hands a few times per run instead of hundreds.
+
+Holding is per thread and reentrant (a kernel may run a nested plan, a py_func may
+call ``sess.run`` on its own thread). Waiters are served in arrival order: a release
+with waiters hands the token straight to the first, so a thread running back-to-back
+runs cannot starve the others. A trio task never blocks its loop on the token: it
+awaits a hand-off (``acquire_async``) and holds the token only between awaits.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import threading
+from typing import Any, Callable
+
+import numpy as np
+import trio
+
+from .registry import get_op_def
+
+__all__ = ["TOKEN", "ExecutionToken", "released", "heavy_kernel", "HEAVY"]
+
+_get_ident = threading.get_ident
+
+
+class _Waiter:
+    """A thread or trio task waiting for the token."""
+
+    __slots__ = ("ident", "lock", "event", "trio_token", "granted")
+
+    def __init__(self, ident: int, lock=None, event=None, trio_token=None):
+        self.ident = ident
+        self.lock = lock  # a thread's: held, released by the hand-off
+        self.event = event  # a task's: set on its loop by the hand-off
+        self.trio_token = trio_token
+        self.granted = False
+
+
+class ExecutionToken:
+    """A fair, reentrant, per-thread lock that trio tasks can await without blocking
+    their loop."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._owner: int | None = None  # thread ident
+        self._depth = 0
+        self._waiters: collections.deque[_Waiter] = collections.deque()
+
+    # --- threads ----------------------------------------------------------------------
+
+    def acquire(self) -> None:
+        """Takes the token for this thread, waiting (in arrival order) if another
+        thread holds it. Interruptible by a signal handler's exception."""
+        me = _get_ident()
+        with self._mutex:
+            if self._owner == me:
+                self._depth += 1
+                return
+            if self._owner is None:
+                self._owner, self._depth = me, 1
+                return
+            lock = threading.Lock()
+            lock.acquire()
+            w = _Waiter(me, lock=lock)
+            self._waiters.append(w)
+        try:
+            lock.acquire()  # released by the hand-off, which made this thread the owner
+        except BaseException:
+            self._give_up(w)
+            raise
+
+    def release(self) -> None:
+        """Gives up one level of this thread's hold; the last one hands the token to
+        the first waiter. A thread not holding it releases nothing (a run whose wait
+        was interrupted before it got the token back)."""
+        with self._mutex:
+            if self._owner != _get_ident():
+                return
+            self._depth -= 1
+            if self._depth == 0:
+                self._hand_off()
+
+    def release_all(self) -> int:
+        """Gives up this thread's whole hold; returns its depth for ``restore``
+        (0 if this thread did not hold it)."""
+        with self._mutex:
+            if self._owner != _get_ident():
+                return 0
+            depth = self._depth
+            self._depth = 0
+            self._hand_off()
+            return depth
+
+    def restore(self, depth: int) -> None:
+        """Takes the token back at ``depth`` (from ``release_all``)."""
+        if depth:
+            self.acquire()
+            self._depth = depth  # this thread owns it: no other thread writes it now
+
+    def held(self) -> bool:
+        """Whether this thread holds the token."""
+        return self._owner == _get_ident()
+
+    def __enter__(self) -> "ExecutionToken":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+    # --- trio tasks -------------------------------------------------------------------
+
+    async def acquire_async(self) -> None:
+        """Takes the token for this task's thread, awaiting a hand-off if another
+        thread holds it: the loop goes on meanwhile. Hold it only until the next
+        await (``release``): holding is per thread, and the loop's other tasks share
+        the thread. Cancelled while waiting, it takes nothing."""
+        me = _get_ident()
+        with self._mutex:
+            if self._owner is None or self._owner == me:
+                self._owner = me
+                self._depth += 1
+                return
+            event = trio.Event()
+            w = _Waiter(me, event=event, trio_token=trio.lowlevel.current_trio_token())
+            self._waiters.append(w)
+        try:
+            await event.wait()
+        except BaseException:
+            self._give_up(w)
+            raise
+
+    # --- hand-off ---------------------------------------------------------------------
+
+    def _hand_off(self) -> None:
+        """With the mutex held and depth 0: the first live waiter becomes the owner."""
+        while self._waiters:
+            w = self._waiters.popleft()
+            if w.lock is not None:
+                self._owner, self._depth, w.granted = w.ident, 1, True
+                w.lock.release()
+                return
+            try:
+                w.trio_token.run_sync_soon(w.event.set)
+            except trio.RunFinishedError:  # its loop is gone: serve the next
+                continue
+            self._owner, self._depth, w.granted = w.ident, 1, True
+            return
+        self._owner = None
+
+    def _give_up(self, w: _Waiter) -> None:
+        """A waiter interrupted: out of the line, or, if handed the token meanwhile,
+        it passes the token on."""
+        with self._mutex:
+            if not w.granted:
+                self._waiters.remove(w)
+                return
+            self._depth -= 1
+            if self._depth == 0:
+                self._hand_off()
+
+
+TOKEN = ExecutionToken()
+
+
+def released(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` run without the token (opaque user code, heavy GIL-free work)."""
+
+    def call(ctx, op, *args):
+        depth = TOKEN.release_all()
+        try:
+            return kernel(ctx, op, *args)
+        finally:
+            TOKEN.restore(depth)
+
+    call.__wrapped__ = kernel  # type: ignore[attr-defined]
+    return call
+
+
+def released_when(kernel: Callable[..., Any], heavy: Callable[..., bool]) -> Callable[..., Any]:
+    """``kernel`` run without the token when ``heavy(*inputs)`` says its GIL-free part
+    is long enough for another run's kernels to overlap it."""
+
+    def call(ctx, op, *args):
+        if not heavy(*args):
+            return kernel(ctx, op, *args)
+        depth = TOKEN.release_all()
+        try:
+            return kernel(ctx, op, *args)
+        finally:
+            TOKEN.restore(depth)
+
+    call.__wrapped__ = kernel  # type: ignore[attr-defined]
+    return call
+
+
+#: Products of at least this many multiply-adds release the token (docs/executor.md).
+MATMUL_RELEASE_FLOPS = 1 << 22
+#: Random fills of at least this many elements release the token.
+RANDOM_RELEASE_ELEMENTS = 1 << 16
+
+
+def _matmul_heavy(a, b, *_rest) -> bool:
+    if a.ndim < 2 or b.ndim < 2:
+        return False
+    return a.size * b.shape[-1] >= MATMUL_RELEASE_FLOPS
+
+
+def _fill_heavy(shape, *_rest) -> bool:
+    return math.prod(np.asarray(shape).tolist() or [1]) >= RANDOM_RELEASE_ELEMENTS
+
+
+#: Op types whose kernel gives up the token when its input says it is heavy.
+HEAVY: dict[str, Callable[..., bool]] = {
+    "MatMul": _matmul_heavy,
+    "BatchMatMulV2": _matmul_heavy,
+    "RandomUniform": _fill_heavy,
+    "RandomStandardNormal": _fill_heavy,
+    "TruncatedNormal": _fill_heavy,
+}
+
+
+def heavy_kernel(step) -> Callable[..., Any]:
+    """The kernel a plan calls for ``step``: as registered, or wrapped to run without
+    the token (opaque user code always; a ``HEAVY`` op type when its inputs are big)."""
+    kernel = step.kernel
+    if step.blocking:
+        return kernel  # a generator: its waits give the token up (waiting.drive_*)
+    if get_op_def(step.op.type).extra.get("opaque"):
+        return released(kernel)
+    heavy = HEAVY.get(step.op.type)
+    if heavy is not None:
+        return released_when(kernel, heavy)
+    return kernel

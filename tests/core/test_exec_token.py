@@ -1,0 +1,279 @@
+"""The execution token (flowrt/_core/token.py): runs execute holding it and give it up
+wherever they wait, around py_func and around heavy kernels; nothing deadlocks."""
+
+import os
+import signal
+import threading
+import types
+
+import numpy as np
+import pytest
+import trio
+
+import flowrt as fr
+from flowrt._core import token as token_mod
+from flowrt._core.token import TOKEN, ExecutionToken, heavy_kernel
+
+
+def _in_thread(fn, *args):
+    """Starts ``fn(*args)`` on a daemon thread; returns (thread, box of its outcome)."""
+    box: list = []
+
+    def target():
+        try:
+            box.append(("ok", fn(*args)))
+        except BaseException as e:  # reported to the test
+            box.append(("error", e))
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    return t, box
+
+
+async def _joined(t, box, seconds=10):
+    """Waits (off the loop) for a thread of ``_in_thread`` and returns its value."""
+    with trio.fail_after(seconds):
+        await trio.to_thread.run_sync(t.join, abandon_on_cancel=True)
+    kind, value = box[0]
+    if kind == "error":
+        raise value
+    return value
+
+
+async def test_token_is_reentrant():
+    tok = ExecutionToken()
+
+    def twice():
+        with tok, tok:  # a nested run on the same thread
+            return tok._depth
+
+    t, box = _in_thread(twice)
+    assert await _joined(t, box) == 2
+    assert tok._owner is None
+
+
+def test_token_is_served_in_arrival_order():
+    tok = ExecutionToken()
+    order = []
+    tok.acquire()
+    tok._depth += 1  # held twice (see test_token_is_reentrant)
+    got = [threading.Event() for _ in range(3)]
+
+    def waiter(i):
+        tok.acquire()
+        order.append(i)
+        got[i].set()
+        tok.release()
+
+    threads = []
+    for i in range(3):
+        t = threading.Thread(target=waiter, args=(i,), daemon=True)
+        t.start()
+        threads.append(t)
+        # wait until it is in line (it cannot get the token while this thread holds it)
+        while len(tok._waiters) < i + 1:
+            t.join(0.001)
+    tok.release()
+    assert not got[0].is_set()  # still held once
+    tok.release()
+    for t in threads:
+        t.join(10)
+    assert order == [0, 1, 2]
+    assert tok._owner is None
+
+
+def test_release_all_and_restore_keep_the_depth():
+    tok = ExecutionToken()
+    assert tok.release_all() == 0  # not held: nothing to give up
+    tok.acquire()
+    tok.acquire()
+    assert tok.release_all() == 2 and not tok.held()
+    tok.restore(2)
+    tok.release()
+    assert tok.held()
+    tok.release()
+    assert not tok.held() and tok._owner is None
+
+
+async def test_a_task_awaits_the_token_without_blocking_its_loop():
+    tok = ExecutionToken()
+    taken, go = threading.Event(), threading.Event()
+
+    def holder():
+        tok.acquire()
+        taken.set()
+        go.wait(10)
+        tok.release()
+
+    t = threading.Thread(target=holder, daemon=True)
+    t.start()
+    await trio.to_thread.run_sync(taken.wait, 10)
+    ticks = 0
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+
+            async def ticker():
+                nonlocal ticks
+                while ticks < 5:  # the loop keeps running while the task waits
+                    ticks += 1
+                    await trio.lowlevel.checkpoint()
+                go.set()
+
+            async def taker():
+                await tok.acquire_async()
+                assert ticks == 5
+                tok.release()
+
+            nursery.start_soon(taker)
+            nursery.start_soon(ticker)
+    t.join(10)
+    assert tok._owner is None
+
+
+async def test_a_cancelled_task_leaves_the_line():
+    tok = ExecutionToken()
+    taken, go = threading.Event(), threading.Event()
+
+    def holder():
+        with tok:
+            taken.set()
+            go.wait(10)
+
+    t = threading.Thread(target=holder, daemon=True)
+    t.start()
+    await trio.to_thread.run_sync(taken.wait, 10)
+    with trio.move_on_after(0.05):
+        await tok.acquire_async()
+    assert len(tok._waiters) == 0
+    go.set()
+    await trio.to_thread.run_sync(t.join, 10)
+    assert tok._owner is None
+
+
+async def test_a_run_blocked_on_a_queue_lets_another_thread_fill_it():
+    q = fr.FIFOQueue(2, fr.float32, shapes=[])
+    deq = q.dequeue()
+    enq = q.enqueue(3.0)
+    with fr.Session() as sess:
+        t, box = _in_thread(sess.run, deq)
+        # the consumer parks (giving the token up) until a producer enqueues
+        with trio.fail_after(10):
+            while q.statistics(sess).waiting_dequeuers == 0:
+                await trio.sleep(0.001)
+        t2, box2 = _in_thread(sess.run, enq)
+        await _joined(t2, box2)
+        assert await _joined(t, box) == 3.0
+
+
+async def test_py_func_calling_sess_run_from_another_thread():
+    x = fr.placeholder(fr.float32, [])
+    inner = x * 2.0
+    holder: list = []
+
+    def f(v):
+        # opaque user code that runs the session on a thread of its own and waits for it
+        out: list = []
+        t = threading.Thread(target=lambda: out.append(holder[0].run(inner, {x: v})))
+        t.start()
+        t.join(10)
+        return np.float32(out[0] + 1.0)
+
+    y = fr.py_func(f, [x], fr.float32)
+    with fr.Session() as sess:
+        holder.append(sess)
+        t, box = _in_thread(sess.run, y, {x: 4.0})
+        assert await _joined(t, box) == 9.0
+
+
+async def test_nested_runs_on_one_thread():
+    x = fr.placeholder(fr.float32, [])
+    inner = x + 1.0
+    holder: list = []
+
+    def f(v):
+        assert not TOKEN.held()  # opaque code runs without the token
+        return np.float32(holder[0].run(inner, {x: v}) * 10.0)
+
+    y = fr.py_func(f, [x], fr.float32)
+
+    def nested(sess):
+        with TOKEN:  # the caller already holds it: runs nest
+            out = sess.run(y, {x: 1.0})
+            assert TOKEN.held()
+        assert not TOKEN.held()
+        return out
+
+    with fr.Session() as sess:
+        holder.append(sess)
+        t, box = _in_thread(nested, sess)
+        assert await _joined(t, box) == 20.0
+
+
+async def test_arun_and_sync_runs_together():
+    q = fr.FIFOQueue(1, fr.int32, shapes=[])
+    enq = q.enqueue(fr.constant(5))
+    deq = q.dequeue()
+    with fr.Session() as sess:
+        with trio.fail_after(10):
+            # a task waits on the queue while threads fill and drain it
+            async with trio.open_nursery() as nursery:
+                got: list = []
+
+                async def consumer():
+                    for _ in range(20):
+                        got.append(await sess.arun(deq))
+
+                nursery.start_soon(consumer)
+                t, box = _in_thread(lambda: [sess.run(enq) for _ in range(20)])
+                await _joined(t, box)
+            assert got == [5] * 20
+            # and a thread waits while a task fills
+            t, box = _in_thread(lambda: [sess.run(deq) for _ in range(20)])
+            for _ in range(20):
+                await sess.arun(enq)
+            assert await _joined(t, box) == [5] * 20
+
+
+def test_keyboard_interrupt_during_a_blocked_run_gives_the_token_up():
+    q = fr.FIFOQueue(1, fr.int32, shapes=[])
+    deq = q.dequeue()
+    with fr.Session() as sess:
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                sess.run(deq, options=fr.RunOptions(timeout_in_ms=20000))
+        finally:
+            timer.cancel()
+            signal.signal(signal.SIGINT, previous)
+        assert not TOKEN.held()
+        # another thread can run at once: the interrupted run kept no hold
+        t, box = _in_thread(sess.run, q.enqueue(1))
+        t.join(10)
+        assert box == [("ok", None)]
+        assert sess.run(deq) == 1
+
+
+def test_heavy_kernels_run_without_the_token(monkeypatch):
+    seen: list = []
+
+    def kernel(ctx, op, a, b):
+        seen.append(TOKEN.held())
+        return (a @ b,)
+
+    Step = types.SimpleNamespace(blocking=False, op=types.SimpleNamespace(type="MatMul"))
+    Step.kernel = kernel
+
+    k = heavy_kernel(Step)
+    big = np.ones((256, 256), np.float32)
+    small = np.ones((4, 4), np.float32)
+    with TOKEN:
+        k(None, Step.op, small, small)
+        k(None, Step.op, big, big)
+        assert TOKEN.held()
+    assert seen == [True, False]
+    monkeypatch.setattr(token_mod, "MATMUL_RELEASE_FLOPS", 1 << 40)
+    with TOKEN:
+        k(None, Step.op, big, big)
+    assert seen == [True, False, True]
