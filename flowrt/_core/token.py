@@ -19,16 +19,17 @@ awaits a hand-off (``acquire_async``) and holds the token only between awaits.
 from __future__ import annotations
 
 import collections
+import contextlib
 import math
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import trio
 
 from .registry import get_op_def
 
-__all__ = ["TOKEN", "ExecutionToken", "released", "heavy_kernel", "HEAVY"]
+__all__ = ["TOKEN", "ExecutionToken", "released", "unheld", "heavy_kernel", "HEAVY"]
 
 _get_ident = threading.get_ident
 
@@ -173,6 +174,17 @@ class ExecutionToken:
 TOKEN = ExecutionToken()
 
 
+@contextlib.contextmanager
+def unheld() -> Iterator[None]:
+    """Runs its block without this thread's hold on the token (a kernel's long
+    GIL-free section, which another run's kernels may overlap), taken back after."""
+    depth = TOKEN.release_all()
+    try:
+        yield
+    finally:
+        TOKEN.restore(depth)
+
+
 def released(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel`` run without the token (opaque user code, heavy GIL-free work)."""
 
@@ -230,15 +242,66 @@ HEAVY: dict[str, Callable[..., bool]] = {
 }
 
 
+#: An elementwise kernel (or a fused chain of them) releases the token when its
+#: estimated GIL-free time reaches this many nanoseconds (docs/executor.md).
+ELEMENTWISE_RELEASE_NS = 25_000
+
+#: GIL-free nanoseconds per float32 element of the elementwise ops that cost more than
+#: a few tenths of one (numpy's loops, measured on this project's machine, rounded
+#: down); every other elementwise op counts ``_CHEAP_NS``.
+ELEMENTWISE_NS: dict[str, float] = {
+    "Exp": 1.5,
+    "Sin": 1.5,
+    "Tanh": 3.5,
+    "Sigmoid": 3.5,
+    "Cos": 5.0,
+    "Log": 7.0,
+    "Log1p": 12.0,
+    "Softplus": 12.0,
+    "Expm1": 40.0,
+    "Asin": 50.0,
+    "Acos": 50.0,
+    "Pow": 50.0,
+    "Tan": 50.0,
+    "Cosh": 50.0,
+    "Atan": 50.0,
+    "Sinh": 50.0,
+    "Asinh": 50.0,
+    "Acosh": 50.0,
+    "Atanh": 50.0,
+}
+_CHEAP_NS = 0.2
+
+
+def _elementwise_heavy(ns_per_element: float) -> Callable[..., bool]:
+    """Whether a kernel costing ``ns_per_element`` on its largest input is long."""
+    least = ELEMENTWISE_RELEASE_NS / ns_per_element
+
+    def heavy(*xs) -> bool:
+        return max((getattr(x, "size", 1) for x in xs), default=0) >= least
+
+    return heavy
+
+
 def heavy_kernel(step) -> Callable[..., Any]:
     """The kernel a plan calls for ``step``: as registered, or wrapped to run without
-    the token (opaque user code always; a ``HEAVY`` op type when its inputs are big)."""
+    the token (opaque user code always; a ``HEAVY`` op type, an elementwise op or a
+    fused chain of them when its inputs are big)."""
     kernel = step.kernel
     if step.blocking:
         return kernel  # a generator: its waits give the token up (waiting.drive_*)
-    if get_op_def(step.op.type).extra.get("opaque"):
+    op_def = get_op_def(step.op.type)
+    if op_def.extra.get("opaque"):
         return released(kernel)
     heavy = HEAVY.get(step.op.type)
     if heavy is not None:
         return released_when(kernel, heavy)
+    members = getattr(kernel, "ops", None)  # a fused chain (fusion.FusedKernel)
+    if members is not None:
+        ns = sum(ELEMENTWISE_NS.get(o.type, _CHEAP_NS) for o in members)
+        return released_when(kernel, _elementwise_heavy(ns))
+    if op_def.ufunc is not None or step.op.type in ELEMENTWISE_NS:
+        return released_when(
+            kernel, _elementwise_heavy(ELEMENTWISE_NS.get(step.op.type, _CHEAP_NS))
+        )
     return kernel

@@ -277,3 +277,65 @@ def test_heavy_kernels_run_without_the_token(monkeypatch):
     with TOKEN:
         k(None, Step.op, big, big)
     assert seen == [True, False, True]
+
+
+class _Recording:
+    """A kernel that records whether it ran holding the token."""
+
+    def __init__(self, ops=None):
+        self.seen: list = []
+        if ops is not None:
+            self.ops = [types.SimpleNamespace(type=t) for t in ops]  # as a FusedKernel's
+
+    def __call__(self, ctx, op, *xs):
+        self.seen.append(TOKEN.held())
+        return (xs[0],)
+
+
+def _step(op_type, kernel):
+    return types.SimpleNamespace(
+        blocking=False, op=types.SimpleNamespace(type=op_type), kernel=kernel
+    )
+
+
+@pytest.mark.parametrize(
+    "op_type, held_at, released_at",
+    [("Tanh", 1 << 12, 1 << 14), ("Log1p", 1 << 10, 1 << 12), ("AddV2", 1 << 16, 1 << 18)],
+)
+def test_elementwise_kernels_give_the_token_up_by_their_cost(op_type, held_at, released_at):
+    rec = _Recording()
+    k = heavy_kernel(_step(op_type, rec))
+    with TOKEN:
+        k(None, None, np.ones(held_at, np.float32), np.ones(1, np.float32))
+        k(None, None, np.ones(released_at, np.float32), np.ones(1, np.float32))
+        assert TOKEN.held()
+    assert rec.seen == [True, False]
+
+
+def test_a_fused_chain_counts_the_cost_of_every_member():
+    cheap, dear = _Recording(["AddV2", "Mul"]), _Recording(["Sub", "Mul", "Tanh", "Abs", "Log1p"])
+    x = np.ones(2048, np.float32)  # each column of benchmarks/distributed.py's producer
+    with TOKEN:
+        heavy_kernel(_step("AddV2", cheap))(None, None, x)
+        heavy_kernel(_step("AddV2", dear))(None, None, x)
+    assert cheap.seen == [True] and dear.seen == [False]
+
+
+def test_a_large_arrow_cast_runs_without_the_token(monkeypatch):
+    from flowrt.ops import numparse
+
+    entered: list = []
+    real = numparse.unheld
+
+    def recording():
+        entered.append(TOKEN.held())
+        return real()
+
+    monkeypatch.setattr(numparse, "unheld", recording)
+    lines = np.array([b"1.5,2.25"] * 600, dtype=object)
+    with fr.Graph().as_default():
+        a, b = fr.decode_csv(lines, record_defaults=[[0.0], [0.0]])
+        with fr.Session() as sess:
+            got = sess.run(b)
+    np.testing.assert_array_equal(got, np.full(600, 2.25, np.float32))
+    assert entered == [True]
