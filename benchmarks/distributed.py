@@ -27,7 +27,9 @@ Sections (every measurement is printed, then the median and the ratio):
   run that stays in the client (``x * 2`` fed), side by side with TensorFlow 2.21's own
   in-process gRPC cluster (a ps and a worker ``tf.train.Server`` in this process, graph
   mode) when ``tensorflow`` is importable, and with the floor Ray sets: a bare call of
-  an async Ray actor returning the same array. Microseconds per run.
+  a plain (threaded) Ray actor returning the same array, the fastest plain call here
+  (``Ray``), and of an async actor (``Ray async``, what the ps process was before).
+  Microseconds per run.
 
 ``--ray-address`` joins a running Ray cluster (``ray start --head`` prints its address);
 the default, ``local``, starts a private Ray instance for the run (about 10 s here),
@@ -353,24 +355,42 @@ def flowrt_overhead():
 
 
 def ray_floor():
-    """A bare async actor returning the overhead cases' arrays: ``case -> call``."""
+    """Bare actors returning the overhead cases' arrays: ``flavour -> case -> call``.
+
+    ``Ray``: a plain actor method, run on the actor's own thread (the fastest plain
+    call measured here, as ``process_class()`` serves a quick request); ``Ray async``:
+    an ``async def`` method, which Ray runs on the actor's event loop thread."""
     ray = ray_cluster.ray_module()
+    rng = np.random.default_rng(0)
+    values = {
+        "small": np.arange(10, dtype=np.float32),
+        "big": rng.random((128, 784), dtype=np.float32),
+    }
+
+    @ray.remote(num_cpus=0)
+    class Floor:
+        def __init__(self, values: dict) -> None:
+            self.values = values
+
+        def value(self, key: str) -> np.ndarray:
+            return self.values[key]
 
     @ray.remote(num_cpus=0, max_concurrency=1000)
-    class Floor:
-        def __init__(self) -> None:
-            rng = np.random.default_rng(0)
-            self.values = {
-                "small": np.arange(10, dtype=np.float32),
-                "big": rng.random((128, 784), dtype=np.float32),
-            }
+    class AsyncFloor:
+        def __init__(self, values: dict) -> None:
+            self.values = values
 
         async def value(self, key: str) -> np.ndarray:
             return self.values[key]
 
-    actor = Floor.remote()
-    ray.get(actor.value.remote("small"))
-    return {key: (lambda key=key: ray.get(actor.value.remote(key))) for key in ("small", "big")}
+    flavours = {}
+    for name, cls in (("Ray", Floor), ("Ray async", AsyncFloor)):
+        actor = cls.remote(values)
+        ray.get(actor.value.remote("small"))
+        flavours[name] = {
+            key: (lambda key=key, actor=actor: ray.get(actor.value.remote(key))) for key in values
+        }
+    return flavours
 
 
 def tf_overhead():
@@ -397,34 +417,37 @@ def tf_overhead():
 def bench_overhead(runs: int, with_tf: bool) -> None:
     print("\n(b) per-run overhead of a remote partition, a worker session; us per run")
     fr_side = flowrt_overhead()
-    floor = ray_floor()
+    floors = ray_floor()
     tf_side = tf_overhead() if with_tf else None
     if with_tf and tf_side is None:
         print("  (tensorflow is not importable: flowrt only)")
-    figures: dict = {key: ([], [], []) for _, key in CASES}
+    figures: dict = {key: {} for _, key in CASES}
+
+    def cell(key: str, name: str, us: float, f: float) -> str:
+        figures[key].setdefault(name, []).append(us)
+        return "   %s %6.0f (flowrt/%s %.2f)" % (name, us, name, f / us)
+
+    def measure(key: str) -> str:
+        f = per_run_us(fr_side[0], *fr_side[1][key])
+        figures[key].setdefault("flowrt", []).append(f)
+        line = "flowrt %6.0f" % f
+        for name, calls in floors.items():
+            if key in calls:
+                line += cell(key, name, call_us(calls[key]), f)
+        if tf_side is not None:
+            line += cell(key, "TF", per_run_us(tf_side[0], *tf_side[1][key]), f)
+        return line
+
     for r in range(runs):
         for title, key in CASES:
-            f = per_run_us(fr_side[0], *fr_side[1][key])
-            figures[key][0].append(f)
-            line = "  run %d %-56s flowrt %8.0f" % (r + 1, title, f)
-            if key in floor:
-                b = call_us(floor[key])
-                figures[key][2].append(b)
-                line += "   Ray %8.0f   flowrt/Ray %.2f" % (b, f / b)
-            if tf_side is not None:
-                t = per_run_us(tf_side[0], *tf_side[1][key])
-                figures[key][1].append(t)
-                line += "   TF %8.0f   flowrt/TF %.2f" % (t, f / t)
-            print(line)
+            print("  run %d %-56s %s" % (r + 1, title, measure(key)))
     for title, key in CASES:
-        f = statistics.median(figures[key][0])
-        line = "  median %-55s flowrt %8.0f" % (title, f)
-        if figures[key][2]:
-            b = statistics.median(figures[key][2])
-            line += "   Ray %8.0f   flowrt/Ray %.2f" % (b, f / b)
-        if figures[key][1]:
-            t = statistics.median(figures[key][1])
-            line += "   TF %8.0f   flowrt/TF %.2f" % (t, f / t)
+        f = statistics.median(figures[key]["flowrt"])
+        line = "  median %-55s flowrt %6.0f" % (title, f)
+        for name, got in figures[key].items():
+            if name != "flowrt":
+                us = statistics.median(got)
+                line += "   %s %6.0f (flowrt/%s %.2f)" % (name, us, name, f / us)
         print(line)
     fr_side[0].close()
     if tf_side is not None:

@@ -157,7 +157,10 @@ def _hosted_tasks() -> dict:
 
 
 class _Remote:
-    __slots__ = ("task", "key", "blob", "inputs", "outputs", "graph")
+    """A part of a task of another process. ``waits``: its task said it may wait (or
+    is slow), so its runs go to the task's thread lane (``task.py``)."""
+
+    __slots__ = ("task", "key", "blob", "inputs", "outputs", "graph", "waits")
 
     def __init__(self, part):
         self.task = part.task
@@ -165,6 +168,7 @@ class _Remote:
         self.key = uuid.uuid4().hex
         self.blob = PartSpec(part).dumps()
         self.inputs, self.outputs = part.inputs, part.outputs
+        self.waits = False
 
 
 class _Local:
@@ -259,7 +263,7 @@ class DistributedPlan:
                         except errors.OpError as e:
                             failure = failure or e
                             continue
-                        if outs is None:  # the task had not seen this part: send it
+                        if outs is None:  # send the part (again): see _Call.result
                             call.submit(with_blob=True)
                             again.append(call)
                         else:
@@ -337,7 +341,8 @@ class _Call:
         timeout = None
         if ctx.deadline != math.inf:
             timeout = max(0.001, ctx.deadline - time.monotonic())
-        self.ref = self.actor.run_part.remote(
+        method = self.actor.run_waiting_part if r.waits else self.actor.run_part
+        self.ref = method.remote(
             client.client_id, self.run_id, r.key, r.blob if with_blob else None, self.args, timeout
         )
         if with_blob:
@@ -363,7 +368,10 @@ class _Call:
         return self.got
 
     def result(self, ctx):
-        """The part's outputs (None: send the part first); raises the part's error."""
+        """The part's outputs, or None: send the part again, with its ops (the task
+        had not seen it, or restarted), or to the thread lane (the task said it may
+        wait: its ops go along once more, which the task then ignores). Raises the
+        part's error."""
         self.settled = True
         got = self.outcome()
         task = self.remote.task
@@ -377,6 +385,9 @@ class _Call:
             if got[2]:
                 ctx.journal.append((RemoteLease(self.actor, self.client, self.run_id), None))
             return got[1]
+        if kind == "thread":
+            self.remote.waits = True
+            return None
         if kind in ("missing", "unknown-client"):
             if kind == "unknown-client":  # the task restarted: register again
                 self.client.forget(task)

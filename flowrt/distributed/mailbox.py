@@ -10,11 +10,14 @@ task is served (``find``), and then:
 
 * **direct**: the hosting process is a ``process.process_class()`` actor (the worker
   processes that pipelines, benchmarks and tests start): each request is one call of
-  that actor's ``serve``, run as a coroutine of its event loop (``serve_direct``);
+  that actor, ``serve`` on its own thread (the quick lane) or ``serve_thread`` on one
+  of its threads for requests that may wait (``task.ON_THREAD``), both through
+  ``serve_direct``;
 * **mailbox**: the hosting process is a driver, which Ray cannot call into: a caller's
   ``call(method, args)`` waits in the mailbox until the owning process, which
   long-polls the mailbox for requests (``next``) from a serving thread, posts the
-  answer (``answer``).
+  answer (``answer``). That thread's event loop is the quick lane; a request that may
+  wait runs on a thread of a pool.
 
 The mailbox is created by the Server's process, so Ray ends it when that process ends
 (a non-detached actor shares its owner's fate): calls in flight and later ones fail
@@ -31,12 +34,14 @@ through the object store.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from typing import Any
 
 import numpy as np
 
 from . import ray_cluster
+from .task import ON_THREAD
 
 __all__ = [
     "BOX_BYTES",
@@ -47,6 +52,7 @@ __all__ = [
     "serve_direct",
     "box",
     "find",
+    "MAX_WAITING_REQUESTS",
 ]
 
 # Arguments with at least this many bytes of arrays travel through the object store.
@@ -58,11 +64,27 @@ POLL_SECONDS = 30.0
 # Calls waiting in one mailbox at once (each is a coroutine of its event loop).
 MAX_CONCURRENT_CALLS = 100000
 
+# Requests of the thread lane (parts that may wait) that one process serves at once;
+# more wait for a thread, behind the others of that lane only. A process_class()
+# actor makes these threads when it starts (Ray's concurrency group); a driver's
+# serving pool makes them as needed.
+MAX_WAITING_REQUESTS = 256
+
 _MAILBOX: Any = None
 
 # What a mailbox's callers may ask of the task (``TaskRuntime``'s coroutines).
 SERVED = frozenset(
-    ["hello", "run_part", "finish", "cancel", "drop_client", "ping", "stats", "join"]
+    [
+        "hello",
+        "run_part",
+        "run_waiting_part",
+        "finish",
+        "cancel",
+        "drop_client",
+        "ping",
+        "stats",
+        "join",
+    ]
 )
 
 # Mailbox calls and direct calls this process made (tests check which path was taken).
@@ -161,7 +183,8 @@ class _Method:
         if stub.direct is not None:
             DIRECT_CALLS += 1
             # One argument for all (Ray serializes each argument on its own).
-            return stub.direct.serve.remote(stub.address, self.name, args)
+            lane = stub.direct.serve_thread if self.name in ON_THREAD else stub.direct.serve
+            return lane.remote(stub.address, self.name, args)
         CALLS += 1
         return stub.actor.call.remote(self.name, box(list(args)))
 
@@ -193,31 +216,40 @@ def find(actor: Any, address: str) -> TaskStub:
     return TaskStub(actor, direct, address)
 
 
-async def serve_direct(address: str, method: str, args: tuple) -> Any:
-    """A direct call's request, run as a coroutine of the hosting actor's event loop.
+def serve_direct(address: str, method: str, args: tuple, on_thread: bool) -> Any:
+    """A direct call's request, run on the hosting actor's thread of its lane
+    (``on_thread``: a thread of its own, for the requests of ``task.ON_THREAD``).
 
     Raises:
-      AttributeError: ``method`` is not one a task serves.
+      AttributeError: ``method`` is not one a task serves, or not on this lane.
       LookupError: this process hosts no task at ``address``.
     """
     from ..train import server
 
     if method not in SERVED:
         raise AttributeError("a task serves no method %r" % (method,))
+    if (method in ON_THREAD) != on_thread:
+        raise AttributeError(
+            "a task serves %r on %s" % (method, "a thread" if on_thread else "its quick lane")
+        )
     runtime = server.HOSTED.get(address)
     if runtime is None:
         raise LookupError("this process hosts no task at %r" % (address,))
-    return await getattr(runtime, method)(*args)
+    return getattr(runtime, method)(*args)
 
 
 def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
     """Starts the thread that serves ``runtime``'s mailbox in this process.
 
     The thread runs an asyncio loop: it polls the mailbox for requests and runs each
-    as a coroutine of the runtime (``TaskRuntime``'s methods), so a part that waits
-    (on a worker thread of the runtime) holds up no other request; each answer is
-    posted back without waiting. The thread ends when the mailbox or Ray goes away.
+    ``TaskRuntime`` method in its loop (the quick lane) or, for one that may wait
+    (``task.ON_THREAD``), on a thread of a pool, so a part that waits holds up no other
+    request; each answer is posted back without waiting. The thread ends when the
+    mailbox or Ray goes away.
     """
+    pool = concurrent.futures.ThreadPoolExecutor(
+        MAX_WAITING_REQUESTS, thread_name_prefix="flowrt-task-part"
+    )
 
     async def handle(rid: int, method: str, args: list) -> None:
         try:
@@ -226,7 +258,12 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
             kind, payload = args
             if kind == "boxed":
                 payload = await payload
-            value, ok = await getattr(runtime, method)(*payload), True
+            fn = getattr(runtime, method)
+            if method in ON_THREAD:
+                value = await asyncio.get_running_loop().run_in_executor(pool, fn, *payload)
+            else:
+                value = fn(*payload)
+            ok = True
         except Exception as e:  # a bug, or a request this flowrt does not know
             value, ok = "%s failed on %s: %s: %s" % (method, name, type(e).__name__, e), False
         try:
@@ -251,6 +288,7 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
             asyncio.run(loop())
         except BaseException:  # interpreter shutdown: nothing left to serve
             pass
+        pool.shutdown(wait=False)
 
     thread = threading.Thread(target=main, name="flowrt-task-server " + name, daemon=True)
     thread.start()

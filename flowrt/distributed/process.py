@@ -4,9 +4,6 @@ serves the tasks whose ``fr.train.Server`` they started, directly (``mailbox.py`
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import functools
 from typing import Any, Callable
 
 from . import mailbox, ray_cluster
@@ -18,12 +15,17 @@ _PROCESS: Any = None
 
 def process_class() -> Any:
     """A worker process: a Ray actor (reserving no CPU) that keeps a state dict and
-    runs the functions it is given as ``fn(state, *args)``, one at a time in the order
-    they came, on a thread of its own.
+    runs the functions it is given as ``fn(state, *args)``, one at a time, on a thread
+    of its own.
 
-    It is an async actor: the tasks its functions start (``fr.train.Server``) are
-    served directly, each caller's request (``serve``) a coroutine of the actor's event
-    loop, beside a function that runs.
+    It is a threaded actor, not an async one: the tasks its functions start
+    (``fr.train.Server``) are served directly, each caller's request one call of
+    ``serve``, which runs on the actor's own thread, the way Ray runs a plain actor
+    method fastest (an async actor's call hops to its event loop's thread and back:
+    1.3 to 1.6 times the latency here, ``docs/distributed.md``). A request that may
+    wait (``task.ON_THREAD``: a part with a dequeue) is a call of ``serve_thread``
+    instead, on one of ``mailbox.MAX_WAITING_REQUESTS`` threads, so it holds up no
+    other request.
 
     It lives in flowrt (installed, so shipped by reference) rather than in a program
     shipped by value, whose module globals would then travel with every call.
@@ -32,26 +34,30 @@ def process_class() -> Any:
     if _PROCESS is None:
         ray = ray_cluster.ray_module()
 
-        @ray.remote(num_cpus=0, max_concurrency=mailbox.MAX_CONCURRENT_CALLS)
+        @ray.remote(
+            num_cpus=0,
+            concurrency_groups={"call": 1, "waiting": mailbox.MAX_WAITING_REQUESTS},
+        )
         class Process:
             def __init__(self) -> None:
                 self.state: dict = {}
-                self._thread = concurrent.futures.ThreadPoolExecutor(
-                    1, thread_name_prefix="flowrt-process-call"
-                )
                 mailbox.HOST = ray.get_runtime_context().current_actor
 
-            async def call(self, fn: Callable, *args: Any) -> Any:
-                """Runs ``fn(state, *args)`` off the event loop and returns its result."""
-                loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(
-                    self._thread, functools.partial(fn, self.state, *args)
-                )
+            @ray.method(concurrency_group="call")
+            def call(self, fn: Callable, *args: Any) -> Any:
+                """Runs ``fn(state, *args)`` on the thread for functions, beside the
+                requests the process serves, and returns its result."""
+                return fn(self.state, *args)
 
-            async def serve(self, address: str, method: str, args: tuple) -> Any:
+            def serve(self, address: str, method: str, args: tuple) -> Any:
                 """A caller's request ``method(*args)`` to the task at ``address``,
-                hosted here."""
-                return await mailbox.serve_direct(address, method, args)
+                hosted here, on the actor's own thread (the quick lane)."""
+                return mailbox.serve_direct(address, method, args, False)
+
+            @ray.method(concurrency_group="waiting")
+            def serve_thread(self, address: str, method: str, args: tuple) -> Any:
+                """``serve`` for a request that may wait, on a thread of its own."""
+                return mailbox.serve_direct(address, method, args, True)
 
         _PROCESS = Process
     return _PROCESS

@@ -5,10 +5,18 @@ task's resources (variables, queues, readers) and the plans of the run parts tha
 other processes' sessions place on it (sessions of its own process run their parts on
 its resources in place: ``client.py``). Remote clients call ``run_part`` once per part
 per run (``mailbox.py``): directly, when the hosting process is a ``process_class()``
-actor, whose event loop runs these coroutines, else through the task's mailbox, whose
-serving thread in this process runs them in its own event loop. A part runs with the
-same compiled plans and waits as a local run, on one of the runtime's threads, so a
-dequeue waiting on this task blocks only its own run.
+actor, else through the task's mailbox, whose serving thread in this process runs the
+requests. Every method here is a plain function that the caller's serving thread runs:
+
+* the *quick lane* (one thread: the actor's own, or the mailbox's event loop) serves
+  every request that cannot wait, in the order they come;
+* the *thread lane* (``ON_THREAD``: ``run_waiting_part``, ``join``) runs each request
+  on a thread of its own, so a part that waits (a dequeue) holds up no other request.
+
+A part runs with the same compiled plans and waits as a local run. ``run_part`` runs
+it on the quick lane when it cannot wait and was quick before; otherwise it answers
+``("thread",)`` and the client sends that part's runs to ``run_waiting_part`` from
+then on.
 
 Nothing a run dequeued is lost (``docs/distributed.md``): a part that took elements
 stays *pending* after it returns, holding them, until its client says the run
@@ -21,8 +29,6 @@ and its private resources freed.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import threading
 import time
 
@@ -34,15 +40,15 @@ from .._core.waiting import drive_sync
 from . import ray_cluster
 from .partition import build_part_graph
 
-__all__ = ["TaskRuntime", "WATCH_SECONDS"]
+__all__ = ["ON_THREAD", "TaskRuntime", "WATCH_SECONDS"]
 
 WATCH_SECONDS = 0.5
 
-# A part runs on a thread of the task if it may wait or took longer than this before.
+# A part runs on the thread lane if it may wait or took longer than this before.
 INLINE_SECONDS = 0.002
 
-# The most parts of one task that may wait at once (each holds a thread while it does).
-MAX_WAITING_PARTS = 1000
+# The requests that run on a thread of their own (they may wait).
+ON_THREAD = frozenset(["run_waiting_part", "join"])
 
 _INTERRUPTED = "The run was interrupted by its client."
 
@@ -72,10 +78,6 @@ class TaskRuntime:
         self._pending: dict[tuple[str, int], RunContext] = {}
         self._lock = threading.Lock()
         self._stopped = threading.Event()
-        # Threads for parts that may wait, made as needed (one per part in flight).
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            MAX_WAITING_PARTS, thread_name_prefix="flowrt-task-part"
-        )
         self._watchdog = threading.Thread(
             target=self._watch, name="flowrt-task-watchdog", daemon=True
         )
@@ -87,7 +89,7 @@ class TaskRuntime:
 
     # --- clients ------------------------------------------------------------------
 
-    async def hello(self, client_id: str, token_box: list) -> tuple[dict, str, int]:
+    def hello(self, client_id: str, token_box: list) -> tuple[dict, str, int]:
         """Registers a client (a session) by the Ray object it owns in ``token_box``
         (its liveness token). Returns the cluster, job and index."""
         with self._lock:
@@ -96,7 +98,7 @@ class TaskRuntime:
                 self._clients[client_id] = _Client(token_box[0], scoped)
         return self.cluster, self.job, self.index
 
-    async def drop_client(self, client_id: str) -> None:
+    def drop_client(self, client_id: str) -> None:
         """Ends a client's session here: its runs are cancelled and rolled back, and
         its private resources (queues without a shared_name, readers) are freed."""
         self._drop(client_id)
@@ -117,7 +119,7 @@ class TaskRuntime:
 
     # --- runs ---------------------------------------------------------------------
 
-    async def run_part(
+    def run_part(
         self,
         client_id: str,
         run_id: int,
@@ -126,45 +128,73 @@ class TaskRuntime:
         feeds: list,
         timeout: float | None,
     ) -> tuple:
-        """Runs one part of a client's run.
+        """Runs one part of a client's run on the quick lane.
 
         A part that may wait (a dequeue), runs Python code, or took longer than
-        ``INLINE_SECONDS`` before runs on a worker thread of the task (made when
-        needed); a quick one runs in the actor's event loop, which costs no thread
-        hand-off.
+        ``INLINE_SECONDS`` before is not run here: the answer ``("thread",)`` tells the
+        client to send it to ``run_waiting_part``.
 
         Returns ``("ok", values, pending)``, ``("missing",)`` if the part's ops must be
-        sent (``blob``) first, or ``("error", code, message, op_name)``.
+        sent (``blob``) first, ``("thread",)``, or ``("error", code, message, op_name)``.
         """
+        plan = self._plan(client_id, key, blob)
+        if isinstance(plan, tuple):
+            return plan
+        if plan.blocking or plan.opaque or plan.seconds > INLINE_SECONDS:
+            return ("thread",)
+        return self._run(client_id, run_id, plan, feeds, timeout)
+
+    def run_waiting_part(
+        self,
+        client_id: str,
+        run_id: int,
+        key: str,
+        blob: bytes | None,
+        feeds: list,
+        timeout: float | None,
+    ) -> tuple:
+        """``run_part`` for a part that may wait: runs it on the calling thread (the
+        thread lane's). Answers as ``run_part``, never ``("thread",)``."""
+        plan = self._plan(client_id, key, blob)
+        if isinstance(plan, tuple):
+            return plan
+        return self._run(client_id, run_id, plan, feeds, timeout)
+
+    def _plan(self, client_id: str, key: str, blob: bytes | None) -> Plan | tuple:
+        """The client's plan of part ``key`` (built from ``blob`` the first time), or
+        the answer that says why there is none."""
         client = self._clients.get(client_id)
         if client is None:
             return ("unknown-client",)
         plan = client.plans.get(key)
-        if plan is None:
-            if blob is None:
-                return ("missing",)
-            try:
-                g, ops, ins, outs = build_part_graph(blob)
-                plan = client.plans[key] = Plan(outs, [], ins, ops=ops)
-            except errors.OpError as e:
-                return ("error", e.error_code, e.message, e.op.name if e.op else None)
-            except Exception as e:  # e.g. an op type this task's flowrt does not know
-                msg = "%s could not build its part of the run: %s: %s" % (
-                    self.name,
-                    type(e).__name__,
-                    e,
-                )
-                return ("error", errors.INTERNAL, msg, None)
+        if plan is not None:
+            return plan
+        if blob is None:
+            return ("missing",)
+        try:
+            g, ops, ins, outs = build_part_graph(blob)
+            plan = client.plans[key] = Plan(outs, [], ins, ops=ops)
+        except errors.OpError as e:
+            return ("error", e.error_code, e.message, e.op.name if e.op else None)
+        except Exception as e:  # e.g. an op type this task's flowrt does not know
+            msg = "%s could not build its part of the run: %s: %s" % (
+                self.name,
+                type(e).__name__,
+                e,
+            )
+            return ("error", errors.INTERNAL, msg, None)
+        return plan
+
+    def _run(self, client_id: str, run_id: int, plan: Plan, feeds: list, timeout) -> tuple:
+        client = self._clients.get(client_id)
+        if client is None:  # dropped meanwhile (its process died, or it closed)
+            return ("unknown-client",)
         ctx = RunContext(self, client.resources, run_id, None, timeout)
         rkey = (client_id, run_id)
         with self._lock:
             self._inflight[rkey] = ctx
         try:
-            if plan.blocking or plan.opaque or plan.seconds > INLINE_SECONDS:
-                loop = asyncio.get_running_loop()
-                got = await loop.run_in_executor(self._pool, self._execute, plan, ctx, feeds)
-            else:
-                got = self._execute(plan, ctx, feeds)
+            got = self._execute(plan, ctx, feeds)
         finally:
             with self._lock:
                 self._inflight.pop(rkey, None)
@@ -196,14 +226,14 @@ class TaskRuntime:
             plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
         return ("ok", vals, False)
 
-    async def finish(self, client_id: str, run_id: int, commit: bool) -> None:
+    def finish(self, client_id: str, run_id: int, commit: bool) -> None:
         """Ends a pending part: its dequeues stand (``commit``) or go back."""
         with self._lock:
             ctx = self._pending.pop((client_id, run_id), None)
         if ctx is not None and not commit:
             ctx.rollback()
 
-    async def cancel(self, client_id: str, run_id: int) -> None:
+    def cancel(self, client_id: str, run_id: int) -> None:
         """Interrupts a part in flight: it takes nothing and gives back what it took."""
         with self._lock:
             ctx = self._inflight.get((client_id, run_id))
@@ -212,23 +242,22 @@ class TaskRuntime:
 
     # --- liveness -----------------------------------------------------------------
 
-    async def ping(self) -> str:
+    def ping(self) -> str:
         return self.name
 
     def stop(self) -> None:
         """Stops the task's watchdog and ``join``s (a Server that could not start)."""
         self._stopped.set()
-        self._pool.shutdown(wait=False)
 
     def wait_stopped(self) -> None:
         """Blocks until the task stops (never, unless its process ends)."""
         while not self._stopped.wait(1.0):
             pass
 
-    async def join(self) -> None:
-        """Returns when the task stops (never, unless its process ends)."""
-        while not self._stopped.is_set():
-            await asyncio.sleep(1.0)
+    def join(self) -> None:
+        """Returns when the task stops (never, unless its process ends): a request of
+        the thread lane."""
+        self.wait_stopped()
 
     def _watch(self) -> None:
         ray = ray_cluster.ray_module()
@@ -245,7 +274,7 @@ class TaskRuntime:
                 except Exception:  # OwnerDiedError and kin: the client's process died
                     self._drop(client_id)
 
-    async def stats(self) -> dict[str, int]:
+    def stats(self) -> dict[str, int]:
         """Runs in flight and pending here, and sessions known (tests, debugging)."""
         with self._lock:
             return {
