@@ -184,7 +184,7 @@ class _Method:
             DIRECT_CALLS += 1
             # One argument for all (Ray serializes each argument on its own).
             lane = stub.direct.serve_thread if self.name in ON_THREAD else stub.direct.serve
-            return lane.remote(stub.address, self.name, args)
+            return lane.remote((stub.address, self.name, args))
         CALLS += 1
         return stub.actor.call.remote(self.name, box(list(args)))
 
@@ -229,9 +229,10 @@ def serve_direct(address: str, method: str, args: tuple, on_thread: bool) -> Any
     if method not in SERVED:
         raise AttributeError("a task serves no method %r" % (method,))
     if (method in ON_THREAD) != on_thread:
-        raise AttributeError(
-            "a task serves %r on %s" % (method, "a thread" if on_thread else "its quick lane")
-        )
+        lanes = ("its thread lane (serve_thread)", "its quick lane (serve)")
+        if not on_thread:
+            lanes = lanes[::-1]
+        raise AttributeError("a task serves %r on %s, not on %s" % (method, lanes[1], lanes[0]))
     runtime = server.HOSTED.get(address)
     if runtime is None:
         raise LookupError("this process hosts no task at %r" % (address,))

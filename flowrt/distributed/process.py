@@ -49,15 +49,16 @@ def process_class() -> Any:
                 requests the process serves, and returns its result."""
                 return fn(self.state, *args)
 
-            def serve(self, address: str, method: str, args: tuple) -> Any:
-                """A caller's request ``method(*args)`` to the task at ``address``,
-                hosted here, on the actor's own thread (the quick lane)."""
-                return mailbox.serve_direct(address, method, args, False)
+            def serve(self, request: tuple) -> Any:
+                """A caller's request ``(address, method, args)``: ``method(*args)`` of
+                the task at ``address``, hosted here, on the actor's own thread (the
+                quick lane). One argument: Ray serializes each argument on its own."""
+                return mailbox.serve_direct(*request, False)
 
             @ray.method(concurrency_group="waiting")
-            def serve_thread(self, address: str, method: str, args: tuple) -> Any:
+            def serve_thread(self, request: tuple) -> Any:
                 """``serve`` for a request that may wait, on a thread of its own."""
-                return mailbox.serve_direct(address, method, args, True)
+                return mailbox.serve_direct(*request, True)
 
         _PROCESS = Process
     return _PROCESS

@@ -14,9 +14,12 @@ requests. Every method here is a plain function that the caller's serving thread
   on a thread of its own, so a part that waits (a dequeue) holds up no other request.
 
 A part runs with the same compiled plans and waits as a local run. ``run_part`` runs
-it on the quick lane when it cannot wait and was quick before; otherwise it answers
-``("thread",)`` and the client sends that part's runs to ``run_waiting_part`` from
-then on.
+it on the quick lane when it cannot wait; otherwise it answers ``("thread",)`` and the
+client sends that part's runs to ``run_waiting_part`` from then on. A part that only
+computes stays on the quick lane however long it takes: the lane is the client's
+choice for good, and a lane chosen by measured time would move quick parts to threads
+for good whenever the machine was busy once (seen here); the GIL runs one of them at a
+time anyway.
 
 Nothing a run dequeued is lost (``docs/distributed.md``): a part that took elements
 stays *pending* after it returns, holding them, until its client says the run
@@ -30,7 +33,6 @@ and its private resources freed.
 from __future__ import annotations
 
 import threading
-import time
 
 from .. import errors
 from .._core.executor import ConcurrentRun, RunContext
@@ -43,9 +45,6 @@ from .partition import build_part_graph
 __all__ = ["ON_THREAD", "TaskRuntime", "WATCH_SECONDS"]
 
 WATCH_SECONDS = 0.5
-
-# A part runs on the thread lane if it may wait or took longer than this before.
-INLINE_SECONDS = 0.002
 
 # The requests that run on a thread of their own (they may wait).
 ON_THREAD = frozenset(["run_waiting_part", "join"])
@@ -130,9 +129,8 @@ class TaskRuntime:
     ) -> tuple:
         """Runs one part of a client's run on the quick lane.
 
-        A part that may wait (a dequeue), runs Python code, or took longer than
-        ``INLINE_SECONDS`` before is not run here: the answer ``("thread",)`` tells the
-        client to send it to ``run_waiting_part``.
+        A part that may wait (a dequeue) or runs Python code is not run here: the
+        answer ``("thread",)`` tells the client to send it to ``run_waiting_part``.
 
         Returns ``("ok", values, pending)``, ``("missing",)`` if the part's ops must be
         sent (``blob``) first, ``("thread",)``, or ``("error", code, message, op_name)``.
@@ -140,7 +138,7 @@ class TaskRuntime:
         plan = self._plan(client_id, key, blob)
         if isinstance(plan, tuple):
             return plan
-        if plan.blocking or plan.opaque or plan.seconds > INLINE_SECONDS:
+        if plan.blocking or plan.opaque:
             return ("thread",)
         return self._run(client_id, run_id, plan, feeds, timeout)
 
@@ -206,7 +204,6 @@ class TaskRuntime:
 
     @staticmethod
     def _execute(plan: Plan, ctx: RunContext, feeds: list) -> tuple:
-        t0 = time.perf_counter()
         try:
             if not plan.blocking:
                 vals = plan.fn(ctx, feeds)
@@ -222,8 +219,6 @@ class TaskRuntime:
                     raise
                 e = errors.UnknownError(None, None, "%s: %s" % (type(e).__name__, e))
             return ("error", e.error_code, e.message, e.op.name if e.op is not None else None)
-        if not plan.blocking:
-            plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
         return ("ok", vals, False)
 
     def finish(self, client_id: str, run_id: int, commit: bool) -> None:

@@ -113,9 +113,10 @@ async def test_a_waiting_part_served_directly_holds_up_no_other_request(
     make_cluster, hosts, ray_session
 ):
     """A dequeue waiting on an actor-hosted task, and meanwhile other requests to the
-    same task, from another session: each is a coroutine of the actor's event loop,
-    and the waiting part waits on a thread of the task (served one at a time, the
-    size and the enqueue would wait behind the dequeue forever)."""
+    same task, from another session: the waiting part waits on a thread of the
+    actor's thread lane, the size on its quick lane and the enqueue on another thread
+    (served one at a time, the size and the enqueue would wait behind the dequeue
+    forever)."""
     cluster = make_cluster(ps=1, worker=1)
     ray_session.get(hosts[0].call.remote(programs.start_server, cluster.as_dict(), "ps", 0))
     worker = fr.train.Server(cluster, "worker", 0)
@@ -191,3 +192,47 @@ def test_a_task_serves_only_its_methods(make_cluster, hosts, ray_session, where)
     assert ray_session.get(stub.ping.remote(), timeout=60) == "/job:ps/task:0"
     with pytest.raises(ray_session.exceptions.RayTaskError, match="serves no method '_drop'"):
         ray_session.get(stub._drop.remote("x"), timeout=60)
+    if where == "actor":
+        # A request that may wait never takes the actor's own thread (it would hold up
+        # every other request), nor a quick one a thread for waiting.
+        address = cluster.task_address("ps", 0)
+        with pytest.raises(
+            ray_session.exceptions.RayTaskError,
+            match=r"serves 'join' on its thread lane \(serve_thread\), not on its quick",
+        ):
+            ray_session.get(stub.direct.serve.remote((address, "join", ())), timeout=60)
+        with pytest.raises(ray_session.exceptions.RayTaskError, match="serves 'ping' on its quick"):
+            ray_session.get(stub.direct.serve_thread.remote((address, "ping", ())), timeout=60)
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["called-directly", "behind-mailbox"])
+def test_a_part_that_may_wait_takes_the_thread_lane_and_a_read_the_quick_one(
+    make_cluster, hosts, ray_session, direct
+):
+    """The task tells the client, once per plan, that a part may wait; a part that only
+    reads stays on the quick lane, however busy the machine is."""
+    from flowrt.distributed.client import DistributedPlan
+
+    cluster = make_cluster(ps=1, worker=1)
+    ray_session.get(hosts[0].call.remote(programs.start_server, cluster.as_dict(), "ps", 0, direct))
+    worker = fr.train.Server(cluster, "worker", 0)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            v = fr.Variable(np.arange(3.0), name="v")
+            q = fr.FIFOQueue(10, [fr.float64], shapes=[[3]], shared_name="q")
+        enq = q.enqueue([v.value()])
+        deq = q.dequeue()
+        with fr.Session(worker.target) as sess:
+            sess.run(v.initializer)
+            for _ in range(3):
+                np.testing.assert_allclose(sess.run(v), [0, 1, 2])
+                sess.run(enq)
+                np.testing.assert_allclose(sess.run(deq), [0, 1, 2])
+            lanes: dict = {}
+            for plan in sess._plans.values():
+                if isinstance(plan, DistributedPlan):
+                    kinds = {op.type for op in plan.ops}
+                    lane = "queue" if kinds & {"QueueEnqueueV2", "QueueDequeueV2"} else "read"
+                    for remotes, _, _ in plan.stages:
+                        lanes.setdefault(lane, set()).update(r.waits for r in remotes)
+    assert lanes == {"read": {False}, "queue": {True}}
