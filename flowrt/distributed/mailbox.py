@@ -216,9 +216,10 @@ def find(actor: Any, address: str) -> TaskStub:
     return TaskStub(actor, direct, address)
 
 
-def serve_direct(address: str, method: str, args: tuple, on_thread: bool) -> Any:
-    """A direct call's request, run on the hosting actor's thread of its lane
-    (``on_thread``: a thread of its own, for the requests of ``task.ON_THREAD``).
+def serve_direct(request: tuple[str, str, tuple], on_thread: bool) -> Any:
+    """A direct call's request ``(address, method, args)``: ``method(*args)`` of the
+    task at ``address``, run on the hosting actor's thread of its lane (``on_thread``:
+    a thread of its own, for the requests of ``task.ON_THREAD``).
 
     Raises:
       AttributeError: ``method`` is not one a task serves, or not on this lane.
@@ -226,6 +227,7 @@ def serve_direct(address: str, method: str, args: tuple, on_thread: bool) -> Any
     """
     from ..train import server
 
+    address, method, args = request
     if method not in SERVED:
         raise AttributeError("a task serves no method %r" % (method,))
     if (method in ON_THREAD) != on_thread:

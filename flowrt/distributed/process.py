@@ -53,12 +53,12 @@ def process_class() -> Any:
                 """A caller's request ``(address, method, args)``: ``method(*args)`` of
                 the task at ``address``, hosted here, on the actor's own thread (the
                 quick lane). One argument: Ray serializes each argument on its own."""
-                return mailbox.serve_direct(*request, False)
+                return mailbox.serve_direct(request, False)
 
             @ray.method(concurrency_group="waiting")
             def serve_thread(self, request: tuple) -> Any:
                 """``serve`` for a request that may wait, on a thread of its own."""
-                return mailbox.serve_direct(*request, True)
+                return mailbox.serve_direct(request, True)
 
         _PROCESS = Process
     return _PROCESS
