@@ -38,6 +38,7 @@ from .. import errors
 from .._core.executor import ConcurrentRun, RunContext
 from .._core.plan import Plan
 from .._core.resources import ResourceManager
+from .._core.token import TOKEN
 from .._core.waiting import drive_sync
 from . import ray_cluster
 from .partition import build_part_graph
@@ -204,13 +205,17 @@ class TaskRuntime:
 
     @staticmethod
     def _execute(plan: Plan, ctx: RunContext, feeds: list) -> tuple:
+        # As a local Session.run: the part runs holding this process's execution token,
+        # which its waits give up (docs/executor.md), so a part and the process's own
+        # runs take turns instead of trading the GIL.
         try:
-            if not plan.blocking:
-                vals = plan.fn(ctx, feeds)
-            elif plan.straight:
-                vals = drive_sync(plan.fn(ctx, feeds))
-            else:
-                vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
+            with TOKEN:
+                if not plan.blocking:
+                    vals = plan.fn(ctx, feeds)
+                elif plan.straight:
+                    vals = drive_sync(plan.fn(ctx, feeds))
+                else:
+                    vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
         except BaseException as e:
             if ctx.interrupt is not None or not isinstance(e, Exception):
                 ctx.rollback()
