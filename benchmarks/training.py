@@ -12,6 +12,11 @@ Workloads (same graph built with ``tf = flowrt`` and ``tf = tensorflow.compat.v1
     FIFOQueue that a 2-thread QueueRunner fills with ``enqueue_many`` of
     ``random_uniform`` batches; examples/s, beside the same step fed by feed_dict and
     the ratio of the two step times (the queue's cost).
+  * dequeue: ``dequeue_many(128)`` alone (the batch fetched, nothing trained) of the
+    pipeline's shuffle queue (a RandomShuffleQueue of [64] float32 + int32 label rows,
+    capacity 5,120, min_after_dequeue 1,280, refilled by 64-row ``enqueue_many`` runs
+    between dequeues) and of a FIFOQueue of the same rows: microseconds of this
+    thread's CPU per dequeue run (the low decile and the median).
   * consumer: the training side of ``benchmarks/pipeline.py`` alone: an MLP 64-128-10
     with Adam on ``dequeue_many(128)`` of a FIFOQueue filled beforehand (no producer
     running), microseconds of CPU and wall time per step, the best of several blocks of
@@ -177,6 +182,41 @@ def consumer_step(tf, steps, blocks=8, batch=128):
     return min(cpu), min(wall)
 
 
+def dequeue_only(tf, kind, runs=600, batch=128):
+    """(low decile, median) of this thread's CPU us per ``dequeue_many(batch)`` run of a
+    shuffle (``kind`` "shuffle") or FIFO queue of pipeline-sized rows, kept filled."""
+    features = pipeline.FEATURES
+    with tf.Graph().as_default():
+        types, shapes = [tf.float32, tf.int32], [[features], []]
+        if kind == "shuffle":
+            q = tf.RandomShuffleQueue(40 * batch, 10 * batch, types, shapes=shapes, seed=2)
+        else:
+            q = tf.FIFOQueue(40 * batch, types, shapes=shapes)
+        xp = tf.placeholder(tf.float32, [None, features])
+        yp = tf.placeholder(tf.int32, [None])
+        enq = q.enqueue_many([xp, yp])
+        x, y = q.dequeue_many(batch)
+        r = np.random.default_rng(0)
+        feeds = [
+            {
+                xp: r.random((pipeline.READ, features), dtype=np.float32),
+                yp: r.integers(0, 10, pipeline.READ).astype(np.int32),
+            }
+            for _ in range(4)
+        ]
+        with tf.Session() as sess:
+            for i in range(30):
+                sess.run(enq, feeds[i % 4])
+            cpus = []
+            for i in range(runs):
+                for j in range(batch // pipeline.READ):
+                    sess.run(enq, feeds[j % 4])
+                c0 = time.thread_time()
+                sess.run([x, y])
+                cpus.append(time.thread_time() - c0)
+    return statistics.quantiles(cpus, n=10)[0] * 1e6, statistics.median(cpus) * 1e6
+
+
 WORKLOADS = {
     "mlp_adam": lambda tf: build_mlp(tf, "adam"),
     "mlp_sgd": lambda tf: build_mlp(tf, "sgd"),
@@ -269,6 +309,21 @@ def main():
             if tf is not None:
                 tf_ms.append(time_steps(tf, name, args.steps))
         _row(name, min(fr_ms), min(tf_ms) if tf_ms else None)
+    if not args.k or args.k in "dequeue":
+        print("%-22s %12s %12s %8s" % ("dequeue_many (us/run)", "flowrt", "TF 2.21", ""))
+        for kind in ("shuffle", "fifo"):
+            fr_d, tf_d = [], []
+            for _ in range(3):  # alternating, best of three
+                fr_d.append(dequeue_only(flowrt, kind))
+                if tf is not None:
+                    tf_d.append(dequeue_only(tf, kind))
+            for i, what in enumerate(("CPU p10", "CPU median")):
+                _row(
+                    "  %s %s" % (kind, what),
+                    min(d[i] for d in fr_d),
+                    min(d[i] for d in tf_d) if tf_d else None,
+                    fmt="%12.0f",
+                )
     if not args.k or args.k in "consumer":
         print("%-22s %12s %12s %8s" % ("consumer (us/step)", "flowrt", "TF 2.21", ""))
         fr_c, tf_c = [], []

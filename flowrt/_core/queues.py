@@ -283,6 +283,9 @@ class Queue:
                 return items.popleft()
             items[0] = first[k:]
             return first[:k]
+        joined = self._take_runs(k)
+        if joined is not None:
+            return joined
         out: list = []
         while k:
             p = items[0]
@@ -300,6 +303,43 @@ class Queue:
                 out.append(items.popleft())
                 k -= 1
         return out
+
+    def _take_runs(self, k: int):
+        """The first ``k`` elements as one ``Rows`` of a batch joined from the runs that
+        hold them, when ``enqueue_many`` runs of one shape hold all of them (a batch
+        spanning several enqueues: no per-row objects); else None, having taken nothing.
+        """
+        items = self._items
+        pieces, got = [], 0
+        for p in items:
+            if type(p) is not Rows:
+                return None
+            pieces.append(p)
+            got += len(p)
+            if got >= k:
+                break
+        last = pieces[-1]
+        cut = len(last) - (got - k)  # rows of the last run taken
+        try:
+            joined = tuple(
+                np.concatenate(parts)
+                for parts in zip(
+                    *(
+                        [c[p.start : p.stop] for c in p.batch]
+                        for p in pieces[:-1] + [last[:cut]]
+                    ),
+                    strict=True,
+                )
+            )
+        except ValueError:  # components of differing shapes (a padding queue's)
+            return None
+        for _ in range(len(pieces) - 1):
+            items.popleft()
+        if cut == len(last):
+            items.popleft()
+        else:
+            items[0] = last[cut:]
+        return rows(joined)
 
     def _give_back(self, elems):
         """Returns elements taken by a request that did not complete to the front."""
@@ -699,6 +739,8 @@ class RandomShuffleQueue(Queue):
     def _init_storage(self):
         self._cols: list | None = None  # allocated by the first push
         self._n = 0
+        self._stamp: np.ndarray | None = None  # scratch of ``_sample``
+        self._ranges: dict = {}
 
     def __len__(self):
         return self._n
@@ -756,24 +798,59 @@ class RandomShuffleQueue(Queue):
         n = self._n
         if k == 0:
             return []
-        sel = self._rng.choice(n, size=k, replace=False)
-        out = tuple(col[sel] for col in self._cols)
+        sel = self._sample(n, k)
+        cols = self._cols
+        out = tuple(col.take(sel, axis=0) for col in cols)
+        # Fill the holes below the new end ``m`` with the rows above it not taken.
         m = n - k
-        holes = sel[sel < m]
+        low = sel < m
+        holes = sel[low]
         if len(holes):
             keep = np.ones(k, bool)
-            tail = np.arange(m, n)
-            keep[sel[sel >= m] - m] = False
-            tail = tail[keep]
-            for col in self._cols:
-                col[holes] = col[tail]
+            keep[sel[~low] - m] = False
+            tail = np.flatnonzero(keep)
+            tail += m
+            for col in cols:
+                col[holes] = col.take(tail, axis=0)
         self._n = m
-        room = len(self._cols[0])
+        room = len(cols[0])
         if room > self._MIN_ROOM and m * 4 <= room:
             self._resize(max(self._MIN_ROOM, room // 2))
         if all(self._fixed):
             return rows(out)  # rows of one fresh batch: ``batch`` slices them back
         return list(zip(*out, strict=True))
+
+    def _sample(self, n: int, k: int) -> np.ndarray:
+        """``k`` distinct row indices out of ``n``, uniformly at random and in random
+        order (each is a uniform pick among the rows not picked before it).
+
+        When ``k`` is small against ``n`` (a training batch out of a filled queue):
+        ``k`` plus a few independent uniform draws, keeping one draw of each value. By
+        symmetry the values kept, in draw order, are a uniformly random ordered sample
+        whatever draw of a repeated value is kept; too few distinct values (rare) falls
+        back to ``Generator.choice``, whose fixed cost is several times that of these
+        few array operations.
+        """
+        rng = self._rng
+        if n >= 8 * k:
+            m = k + k // 8 + 8
+            draws = (rng.random(m) * n).astype(np.intp)
+            stamp = self._stamp
+            if stamp is None or len(stamp) < n:
+                stamp = self._stamp = np.empty(max(n, 2 * self.capacity // 3), np.intp)
+            at = self._arange(m)
+            stamp[draws] = at  # one of the draws of a repeated value wins
+            kept = draws[stamp[draws] == at]
+            if len(kept) >= k:
+                return kept[:k]
+        return rng.choice(n, size=k, replace=False)
+
+    def _arange(self, m: int) -> np.ndarray:
+        r = self._ranges.get(m)
+        if r is None:
+            r = self._ranges[m] = np.arange(m, dtype=np.intp)
+            r.flags.writeable = False
+        return r
 
     def _give_back(self, elems):
         self._push(elems)
