@@ -208,7 +208,7 @@ def dequeue_only(tf, kind, runs=600, batch=128):
             for i in range(30):
                 sess.run(enq, feeds[i % 4])
             cpus = []
-            for i in range(runs):
+            for _ in range(runs):
                 for j in range(batch // pipeline.READ):
                     sess.run(enq, feeds[j % 4])
                 c0 = time.thread_time()

@@ -324,10 +324,7 @@ class Queue:
             joined = tuple(
                 np.concatenate(parts)
                 for parts in zip(
-                    *(
-                        [c[p.start : p.stop] for c in p.batch]
-                        for p in pieces[:-1] + [last[:cut]]
-                    ),
+                    *([c[p.start : p.stop] for c in p.batch] for p in pieces[:-1] + [last[:cut]]),
                     strict=True,
                 )
             )
