@@ -33,7 +33,8 @@ variable's op name) as ``handle``:
       indices accumulate for add/sub. Use it for ``IndexedSlices`` gradients.
   ``update_variable_rows(ctx, op, handle, indices, fn)``: ``fn(old_rows) -> new_rows``
       on the unique ``indices`` (the rows they name, in the order of ``np.unique``).
-  ``update_variables_inplace(ctx, op, handles, fn)``: ``fn([arr, ...])`` writes into
+  ``update_variables_inplace(ctx, op, handles, fn, *extra)``: ``fn([arr, ...], *extra)``
+      writes into
       the arrays, which are the stored arrays themselves when nothing else references
       them (else copies); they are stored read-only again afterwards.
   ``read_variable(ctx, op, handle)`` -> the current (read-only) value.
@@ -250,43 +251,47 @@ _SCATTER = {
 }
 
 
-def update_variables_inplace(ctx, op, handles, fn) -> None:
-    """``fn([arr, ...])`` mutates arrays in place: each variable's stored array itself
-    when nothing else references it (no copy of a large matrix per step), else a copy.
+def update_variables_inplace(ctx, op, handles, fn, *extra) -> None:
+    """``fn([arr, ...], *extra)`` mutates arrays in place: each variable's stored array
+    itself when nothing else references it (no copy of a large matrix per step), else a
+    copy.
 
     All are stored read-only afterwards. Locks are taken in name order, as in
     ``update_variables``. ``fn`` should validate before it writes: a failure after a
     partial in-place write cannot be undone. This is every optimizer step's path, so it
-    is written for few Python operations per variable (``setflags``, no properties).
+    is written for few Python operations per variable (``setflags``, no properties, no
+    closure per call: ``extra`` reaches ``fn``).
     """
     resources = [h if type(h) is VariableResource else _resource(ctx, h) for h in handles]
     if len(resources) == 1:  # a plain variable (SGD): nothing to order
         order = resources
         shared = False
     else:
-        order = sorted(set(resources), key=_by_name)
-        shared = len(order) != len(resources)
+        distinct = set(resources)
+        shared = len(distinct) != len(resources)
+        order = sorted(distinct, key=_by_name)
     for r in order:
         r.lock.acquire()
     try:
         arrs = []
         for r in resources:
-            v = r.value
+            v = r._value
             if v is None:
                 raise uninitialized_error(op, r.name)
-            if not shared and r.owns(v):
-                v.setflags(write=True)
+            if not shared and r.holders == 0 and v.base is None and v.flags.owndata:
+                v.setflags(write=True)  # see VariableResource.owns
             else:
                 v = v.copy()
             arrs.append(v)
         del v
         try:
-            fn(arrs)
+            fn(arrs, *extra)
         finally:
             for a in arrs:
                 a.setflags(write=False)
         for r, a in zip(resources, arrs, strict=True):
-            r.value = a
+            r._value = a  # the value setter's work: a new array, no holder yet
+            r.holders = 0
     finally:
         for r in reversed(order):
             r.lock.release()
