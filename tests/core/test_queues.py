@@ -556,3 +556,52 @@ def test_random_shuffle_string_columns_keep_strings_of_any_length():
         b"bb",
         b"raw bytes too",
     ]
+
+
+def test_random_shuffle_many_is_a_uniform_sample_in_a_uniform_order():
+    # A dequeue_many of 8 out of 64 (the few-draws sampler) and of 40 out of 64
+    # (Generator.choice): every value equally likely at every position of the batch,
+    # no value twice in one batch. Seeded: the counts are the same on every run.
+    import numpy as np
+
+    for k, rounds in ((8, 3000), (40, 600)):
+        q = RandomShuffleQueue("r", 64, 0, seed=11, shapes=[()])
+        q.put_nowait(queues.rows((np.arange(64, dtype=np.int64),)))
+        counts = np.zeros((k, 64))
+        for _ in range(rounds):
+            got = q.get_nowait(k)
+            (batch,) = queues.batch(got, [np.int64])
+            assert len(set(batch.tolist())) == k
+            counts[np.arange(k), batch] += 1
+            q.give_back(got)
+        assert len(q) == 64
+        expected = rounds / 64
+        chi2 = ((counts - expected) ** 2 / expected).sum(axis=1)
+        # 63 degrees of freedom: mean 63, sd 11.2; 130 is beyond p = 1e-6.
+        assert chi2.max() < 130, (k, chi2.round(1).tolist())
+
+
+def test_fifo_get_spanning_several_runs_joins_them_into_one_batch():
+    import numpy as np
+
+    q = Queue("q", 100)
+    a = np.arange(24, dtype=np.float32).reshape(12, 2)
+    for k in range(0, 12, 4):
+        q.put_nowait(queues.rows((a[k : k + 4], np.arange(k, k + 4))))
+    got = q.get_nowait(6)
+    assert type(got) is queues.Rows and len(q) == 6  # no Row object per element
+    x, i = queues.batch(got, [np.float32, np.int64], ordered=True)
+    assert x.tolist() == a[:6].tolist() and i.tolist() == list(range(6))
+    q.give_back(got)
+    x, i = queues.batch(q.get_nowait(12), [np.float32, np.int64], ordered=True)
+    assert x.tolist() == a.tolist() and i.tolist() == list(range(12))
+
+
+def test_padding_queue_get_spanning_runs_of_different_shapes_keeps_each_element():
+    import numpy as np
+
+    q = queues.PaddingQueue("p", 10)
+    q.put_nowait(queues.rows((np.ones((2, 2), np.int32),)))
+    q.put_nowait(queues.rows((np.full((2, 3), 2, np.int32),)))
+    (out,) = queues.batch(q.get_nowait(3), [np.int32], pad=True)
+    assert out.tolist() == [[1, 1, 0], [1, 1, 0], [2, 2, 2]] and len(q) == 1
