@@ -834,7 +834,7 @@ class RandomShuffleQueue(Queue):
             draws = (rng.random(m) * n).astype(np.intp)
             stamp = self._stamp
             if stamp is None or len(stamp) < n:
-                stamp = self._stamp = np.empty(max(n, 2 * self.capacity // 3), np.intp)
+                stamp = self._stamp = np.empty(len(self._cols[0]), np.intp)  # the room
             at = self._arange(m)
             stamp[draws] = at  # one of the draws of a repeated value wins
             kept = draws[stamp[draws] == at]
