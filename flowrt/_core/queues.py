@@ -795,8 +795,8 @@ class RandomShuffleQueue(Queue):
         n = self._n
         if k == 0:
             return []
-        sel = self._sample(n, k)
         cols = self._cols
+        sel = self._sample(n, k, len(cols[0]))
         out = tuple(col.take(sel, axis=0) for col in cols)
         # Fill the holes below the new end ``m`` with the rows above it not taken.
         m = n - k
@@ -817,7 +817,7 @@ class RandomShuffleQueue(Queue):
             return rows(out)  # rows of one fresh batch: ``batch`` slices them back
         return list(zip(*out, strict=True))
 
-    def _sample(self, n: int, k: int) -> np.ndarray:
+    def _sample(self, n: int, k: int, room: int) -> np.ndarray:
         """``k`` distinct row indices out of ``n``, uniformly at random and in random
         order (each is a uniform pick among the rows not picked before it).
 
@@ -833,8 +833,8 @@ class RandomShuffleQueue(Queue):
             m = k + k // 8 + 8
             draws = (rng.random(m) * n).astype(np.intp)
             stamp = self._stamp
-            if stamp is None or len(stamp) < n:
-                stamp = self._stamp = np.empty(len(self._cols[0]), np.intp)  # the room
+            if stamp is None or not n <= len(stamp) <= room:  # it follows the room
+                stamp = self._stamp = np.empty(room, np.intp)
             at = self._arange(m)
             stamp[draws] = at  # one of the draws of a repeated value wins
             kept = draws[stamp[draws] == at]
