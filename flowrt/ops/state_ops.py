@@ -259,8 +259,8 @@ def update_variables_inplace(ctx, op, handles, fn, *extra) -> None:
     All are stored read-only afterwards. Locks are taken in name order, as in
     ``update_variables``. ``fn`` should validate before it writes: a failure after a
     partial in-place write cannot be undone. This is every optimizer step's path, so it
-    is written for few Python operations per variable (``setflags``, no properties, no
-    closure per call: ``extra`` reaches ``fn``).
+    is written for few Python operations per variable (``setflags``; no closure per
+    call: ``extra`` reaches ``fn``).
     """
     resources = [h if type(h) is VariableResource else _resource(ctx, h) for h in handles]
     if len(resources) == 1:  # a plain variable (SGD): nothing to order
@@ -275,11 +275,11 @@ def update_variables_inplace(ctx, op, handles, fn, *extra) -> None:
     try:
         arrs = []
         for r in resources:
-            v = r._value
+            v = r.value
             if v is None:
                 raise uninitialized_error(op, r.name)
-            if not shared and r.holders == 0 and v.base is None and v.flags.owndata:
-                v.setflags(write=True)  # see VariableResource.owns
+            if not shared and r.owns(v):
+                v.setflags(write=True)
             else:
                 v = v.copy()
             arrs.append(v)
@@ -290,8 +290,7 @@ def update_variables_inplace(ctx, op, handles, fn, *extra) -> None:
             for a in arrs:
                 a.setflags(write=False)
         for r, a in zip(resources, arrs, strict=True):
-            r._value = a  # the value setter's work: a new array, no holder yet
-            r.holders = 0
+            r.value = a
     finally:
         for r in reversed(order):
             r.lock.release()
