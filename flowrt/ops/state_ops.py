@@ -33,8 +33,7 @@ variable's op name) as ``handle``:
       indices accumulate for add/sub. Use it for ``IndexedSlices`` gradients.
   ``update_variable_rows(ctx, op, handle, indices, fn)``: ``fn(old_rows) -> new_rows``
       on the unique ``indices`` (the rows they name, in the order of ``np.unique``).
-  ``update_variables_inplace(ctx, op, handles, fn, *extra)``: ``fn([arr, ...], *extra)``
-      writes into
+  ``update_variables_inplace(ctx, op, handles, fn)``: ``fn([arr, ...])`` writes into
       the arrays, which are the stored arrays themselves when nothing else references
       them (else copies); they are stored read-only again afterwards.
   ``read_variable(ctx, op, handle)`` -> the current (read-only) value.
@@ -251,25 +250,22 @@ _SCATTER = {
 }
 
 
-def update_variables_inplace(ctx, op, handles, fn, *extra) -> None:
-    """``fn([arr, ...], *extra)`` mutates arrays in place: each variable's stored array
-    itself when nothing else references it (no copy of a large matrix per step), else a
-    copy.
+def update_variables_inplace(ctx, op, handles, fn) -> None:
+    """``fn([arr, ...])`` mutates arrays in place: each variable's stored array itself
+    when nothing else references it (no copy of a large matrix per step), else a copy.
 
     All are stored read-only afterwards. Locks are taken in name order, as in
     ``update_variables``. ``fn`` should validate before it writes: a failure after a
     partial in-place write cannot be undone. This is every optimizer step's path, so it
-    is written for few Python operations per variable (``setflags``; no closure per
-    call: ``extra`` reaches ``fn``).
+    is written for few Python operations per variable (``setflags``, no properties).
     """
     resources = [h if type(h) is VariableResource else _resource(ctx, h) for h in handles]
     if len(resources) == 1:  # a plain variable (SGD): nothing to order
         order = resources
         shared = False
     else:
-        distinct = set(resources)
-        shared = len(distinct) != len(resources)
-        order = sorted(distinct, key=_by_name)
+        order = sorted(set(resources), key=_by_name)
+        shared = len(order) != len(resources)
     for r in order:
         r.lock.acquire()
     try:
@@ -285,7 +281,7 @@ def update_variables_inplace(ctx, op, handles, fn, *extra) -> None:
             arrs.append(v)
         del v
         try:
-            fn(arrs, *extra)
+            fn(arrs)
         finally:
             for a in arrs:
                 a.setflags(write=False)

@@ -354,33 +354,33 @@ def _apply_kernel(names, n_handles, rule, sparse):
     )
     apply = state_ops.update_variables_inplace
 
-    def update(arrs, op, args):
-        w = arrs[0]
-        dtype = w.dtype
-        dt = dtype.type
-        s = {n: dt(args[i]) for n, i in scalar_pos}
-        s["use_nesterov"] = op.attrs.get("use_nesterov", False)
-        g = args[gi]
-        if type(g) is not np.ndarray or g.dtype != dtype:
-            g = np.asarray(g, dtype=dtype)
-        if sparse:
-            rows, gv = _dedup(op, args[ii], g, w.shape[0])
-            rule(arrs, s, rows, gv)
-        elif g.shape != w.shape:
-            raise errors.InvalidArgumentError(
-                None,
-                op,
-                "var and grad do not have the same shape%s %s" % (list(w.shape), list(g.shape)),
-            )
-        else:
-            blockwise_inplace(
-                lambda g, *views: rule(views[:-2], s, g, *views[-2:]),
-                [g if g.flags.c_contiguous else g.copy(), *arrs],
-                scratch=2,
-            )
-
     def kernel(ctx, op, *args):
-        apply(ctx, op, args[:n_handles], update, op, args)
+        grad = args[gi]
+
+        def fn(arrs):
+            w = arrs[0]
+            dtype = w.dtype
+            dt = dtype.type
+            s = {n: dt(args[i]) for n, i in scalar_pos}
+            s["use_nesterov"] = op.attrs.get("use_nesterov", False)
+            g = np.asarray(grad, dtype=dtype)
+            if sparse:
+                rows, gv = _dedup(op, args[ii], g, w.shape[0])
+                rule(arrs, s, rows, gv)
+            elif g.shape != w.shape:
+                raise errors.InvalidArgumentError(
+                    None,
+                    op,
+                    "var and grad do not have the same shape%s %s" % (list(w.shape), list(g.shape)),
+                )
+            else:
+                blockwise_inplace(
+                    lambda g, *views: rule(views[:-2], s, g, *views[-2:]),
+                    [g if g.flags.c_contiguous else g.copy(), *arrs],
+                    scratch=2,
+                )
+
+        apply(ctx, op, args[:n_handles], fn)
         return ()
 
     return kernel
