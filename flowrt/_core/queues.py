@@ -271,8 +271,8 @@ class Queue:
         self._len += len(elems)
 
     def _take(self, k: int):
-        """The first ``k`` elements: a ``Rows`` when one run holds them (no per-row
-        objects), else a list."""
+        """The first ``k`` elements: a ``Rows`` when one run, or runs of one shape,
+        hold them (no per-row objects), else a list."""
         if k <= 0:
             return []
         items = self._items
@@ -845,6 +845,8 @@ class RandomShuffleQueue(Queue):
     def _arange(self, m: int) -> np.ndarray:
         r = self._ranges.get(m)
         if r is None:
+            if len(self._ranges) >= 8:  # dequeue_up_to of many sizes: keep a few
+                self._ranges.clear()
             r = self._ranges[m] = np.arange(m, dtype=np.intp)
             r.flags.writeable = False
         return r
