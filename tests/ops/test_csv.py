@@ -397,3 +397,64 @@ def test_the_main_jobs_batches_take_the_plain_path():
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def _digit_table_spec(kinds, delim=","):
+    class Op:
+        attrs = {
+            "OUT_TYPE": [_TYPES[k][0] for k in kinds],
+            "field_delim": delim,
+            "use_quote_delim": True,
+            "na_value": "",
+            "select_cols": [],
+        }
+
+    return csv_ops._Spec(Op, [np.array([5], _TYPES[k][0].as_numpy_dtype) for k in kinds])
+
+
+@pytest.mark.parametrize("longest", [1, 2, 3, 4, 5, 9, 10, 11, 17, 18, 19])
+def test_plain_path_reads_every_field_length_exactly(longest):
+    # Fields of 1..longest digits mixed in one batch (with leading zeros), dtype groups
+    # interleaved: the pair steps, their masks and the column order against the reference.
+    rng = np.random.default_rng(longest)
+    kinds = ["int64", "float32", "int64", "float64", "int32", "float32", "float32"]
+    spec = _digit_table_spec(kinds, ";")
+    rows = []
+    for _ in range(37):
+        lens = rng.integers(1, longest + 1, len(kinds))
+        row = [bytes(rng.integers(48, 58, k).astype(np.uint8)) for k in lens]
+        row[4] = row[4][-9:]  # int32: fits
+        rows.append(b";".join(row))
+    got = csv_ops._decode_plain(rows, spec)
+    want = csv_ops._decode_reference(rows, spec)
+    if longest > 18:
+        assert got is None  # past 18 digits: the general path
+        return
+    assert got is not None
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize(
+    "recs",
+    [
+        [b"1,2", b"3,4\n5,6"],  # a line end inside a record
+        [b"1,2", b"34"],  # too few fields
+        [b"1,2,3", b"4"],  # the same count of separators, in the wrong records
+        [b"1,,2", b"3,4"],
+        [b"1,2", b""],
+        [b"1,2\r", b"3,4"],
+        [b"1,2", b"3,4."],
+        [b",1", b"2,3"],
+    ],
+)
+def test_plain_path_refuses_what_is_not_a_plain_table(recs):
+    assert csv_ops._decode_plain(recs, _digit_table_spec(["int32", "float32"])) is None
+
+
+def test_plain_path_leaves_int32_overflow_to_the_reference():
+    spec = _digit_table_spec(["int32", "int64"])
+    assert csv_ops._decode_plain([b"2147483648,1"], spec) is None
+    got = csv_ops._decode_plain([b"2147483647,12345678901"], spec)
+    assert [g.tolist() for g in got] == [[2147483647], [12345678901]]
