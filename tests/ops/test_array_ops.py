@@ -582,17 +582,30 @@ def test_pack_of_many_columns_on_every_axis_and_a_shape_mismatch():
     count=st.integers(1, 6),
     axis=st.integers(-4, 3),
     dtype=st.sampled_from([np.float32, np.int64, np.bool_]),
-    columns=st.booleans(),
+    layout=st.sampled_from(["arrays", "columns", "rows", "fortran", "mixed dtypes"]),
 )
-def test_pack_kernel_agrees_with_np_stack(shape, count, axis, dtype, columns):
-    # The one-concatenate path (same-shape arrays, strided column views too, as
-    # decode_csv's outputs are) gives np.stack's result, as a fresh contiguous array.
+def test_pack_kernel_agrees_with_np_stack(shape, count, axis, dtype, layout):
+    # The one-copy paths (same-shape arrays: contiguous ones joined as bytes, others
+    # concatenated, as strided column views or Fortran-ordered blocks, or a value of
+    # another dtype, which is cast) give np.stack's result, as a fresh contiguous array.
     from flowrt.ops import array_ops
 
     axis = axis % (len(shape) + 1) - (len(shape) + 1) * (axis < 0)
-    if columns and len(shape) == 1:
+    if layout == "columns" and len(shape) == 1:
         base = (np.arange(shape[0] * count * 2) % 7).astype(dtype).reshape(shape[0], count * 2)
         xs = list(base.T[::2])
+    elif layout == "rows" and len(shape) == 1:  # decode_csv's outputs: rows of one array
+        xs = list((np.arange(shape[0] * count) % 7).astype(dtype).reshape(count, shape[0]))
+    elif layout == "fortran" and len(shape) == 2:
+        xs = [
+            np.asfortranarray(np.arange(shape[0] * shape[1]).reshape(shape) + i).astype(
+                dtype, order="F"
+            )
+            for i in range(count)
+        ]
+    elif layout == "mixed dtypes" and shape and dtype is np.float32:
+        xs = [(np.arange(int(np.prod(shape))) % 5 + i).reshape(shape) for i in range(count)]
+        xs = [x.astype(dtype if i != count // 2 else np.float64) for i, x in enumerate(xs)]
     else:
         xs = [
             (np.arange(int(np.prod(shape))) % 5 + i).astype(dtype).reshape(shape)
@@ -601,7 +614,7 @@ def test_pack_kernel_agrees_with_np_stack(shape, count, axis, dtype, columns):
     with fr.Graph().as_default():
         op = fr.stack([fr.placeholder(fr.as_dtype(dtype), shape) for _ in xs], axis=axis).op
     (got,) = array_ops._pack_kernel(None, op, *xs)
-    want = np.stack(xs, axis=axis)
+    want = np.stack(xs, axis=axis).astype(xs[0].dtype)
     assert got.dtype == want.dtype and got.flags.c_contiguous and got.flags.writeable
     np.testing.assert_array_equal(got, want)
     assert not any(np.shares_memory(got, x) for x in xs)
