@@ -1,7 +1,8 @@
 """flowrt on a cluster of Ray actors: scaling an input pipeline out, and a remote run's cost.
 
   python benchmarks/distributed.py [--no-tf] [--runs N] [--only pipeline|overhead]
-                                   [--producer-threads N] [--ray-address ADDRESS]
+                                   [--producer-threads N] [--rows N]
+                                   [--ray-address ADDRESS]
 
 Sections (every measurement is printed, then the median and the ratio):
 
@@ -61,6 +62,14 @@ from flowrt.distributed.process import process_class  # noqa: E402
 
 FIELDS, ROWS, POOL = 200, 2048, 4096
 CAPACITY = 8 * ROWS
+
+
+def set_rows(rows: int) -> None:
+    """Lines per producer run (``--rows``): small runs make the producer's per-column
+    ops small, so they hold the GIL; large ones spend their time in GIL-free kernels.
+    The processes get the value with the functions, which go by value."""
+    global ROWS, CAPACITY
+    ROWS, CAPACITY = rows, 8 * rows
 QUEUE = "bench_examples"
 
 
@@ -466,8 +475,15 @@ def main(argv: list[str] | None = None) -> None:
         default=2,
         help="threads running the producer in each producer process",
     )
+    p.add_argument(
+        "--rows",
+        type=int,
+        default=ROWS,
+        help="CSV lines per producer run and per drained batch (pipeline section)",
+    )
     p.add_argument("--ray-address", default="local", help="a running Ray cluster, or local")
     args = p.parse_args(argv)
+    set_rows(args.rows)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     ray = ray_cluster.ray_module()
     # The worker processes may not have this tree on their path: ship code by value.
