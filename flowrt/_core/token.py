@@ -19,17 +19,16 @@ awaits a hand-off (``acquire_async``) and holds the token only between awaits.
 from __future__ import annotations
 
 import collections
-import contextlib
 import math
 import threading
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import trio
 
 from .registry import get_op_def
 
-__all__ = ["TOKEN", "ExecutionToken", "released", "unheld", "heavy_kernel", "HEAVY"]
+__all__ = ["TOKEN", "ExecutionToken", "released", "heavy_kernel", "HEAVY"]
 
 _get_ident = threading.get_ident
 
@@ -174,17 +173,6 @@ class ExecutionToken:
 TOKEN = ExecutionToken()
 
 
-@contextlib.contextmanager
-def unheld() -> Iterator[None]:
-    """Runs its block without this thread's hold on the token (a kernel's long
-    GIL-free section, which another run's kernels may overlap), taken back after."""
-    depth = TOKEN.release_all()
-    try:
-        yield
-    finally:
-        TOKEN.restore(depth)
-
-
 def released(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel`` run without the token (opaque user code, heavy GIL-free work)."""
 
@@ -232,6 +220,21 @@ def _fill_heavy(shape, *_rest) -> bool:
     return math.prod(np.asarray(shape).tolist() or [1]) >= RANDOM_RELEASE_ELEMENTS
 
 
+#: decode_csv / string_to_number of at least this many fields (~0.2 µs each, mostly in
+#: numpy calls and Arrow's cast that release the GIL) release the token.
+PARSE_RELEASE_FIELDS = 1 << 14
+#: Pack / ConcatV2 results of at least this many elements (copies without the GIL).
+COPY_RELEASE_ELEMENTS = 1 << 17
+
+
+def _decode_heavy(records, *defaults) -> bool:
+    return getattr(records, "size", 1) * max(len(defaults), 1) >= PARSE_RELEASE_FIELDS
+
+
+def _copy_heavy(*xs) -> bool:
+    return sum(getattr(x, "size", 1) for x in xs) >= COPY_RELEASE_ELEMENTS
+
+
 #: Op types whose kernel gives up the token when its input says it is heavy.
 HEAVY: dict[str, Callable[..., bool]] = {
     "MatMul": _matmul_heavy,
@@ -239,6 +242,10 @@ HEAVY: dict[str, Callable[..., bool]] = {
     "RandomUniform": _fill_heavy,
     "RandomStandardNormal": _fill_heavy,
     "TruncatedNormal": _fill_heavy,
+    "DecodeCSV": _decode_heavy,
+    "StringToNumber": _decode_heavy,
+    "Pack": _copy_heavy,
+    "ConcatV2": _copy_heavy,
 }
 
 

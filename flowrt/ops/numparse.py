@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.token import unheld
 
 __all__ = ["parse_fields", "parse_groups", "parse_scalar", "fields_of", "TF_TYPE_NAME"]
 
@@ -213,9 +212,6 @@ def _from_int64(ints: np.ndarray, dtype, which: np.ndarray) -> np.ndarray | None
     return ints.astype(dtype.np)
 
 
-#: Casts of at least this many fields (~20 ns each) run without the execution token.
-ARROW_RELEASE_FIELDS = 1024
-
 _ARROW: list = []  # [pyarrow, pyarrow.compute, {dtype: CastOptions}], imported on first use
 
 
@@ -279,11 +275,7 @@ def _arrow_parse(layout, which: np.ndarray | None, dtype) -> np.ndarray | None:
         bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
     arr = pa.Array.from_buffers(kind, length, [bitmap, offsets, data])
     try:
-        if length >= ARROW_RELEASE_FIELDS:  # GIL-free C++: another run may overlap it
-            with unheld():
-                got = pc.call_function("cast", [arr], casts[dtype])
-        else:
-            got = pc.call_function("cast", [arr], casts[dtype])
+        got = pc.call_function("cast", [arr], casts[dtype])
     except pa.ArrowInvalid:
         return None
     # A copy: writable, and no Arrow buffer kept alive.

@@ -321,21 +321,21 @@ def test_a_fused_chain_counts_the_cost_of_every_member():
     assert cheap.seen == [True] and dear.seen == [False]
 
 
-def test_a_large_arrow_cast_runs_without_the_token(monkeypatch):
-    from flowrt.ops import numparse
-
-    entered: list = []
-    real = numparse.unheld
-
-    def recording():
-        entered.append(TOKEN.held())
-        return real()
-
-    monkeypatch.setattr(numparse, "unheld", recording)
-    lines = np.array([b"1.5,2.25"] * 600, dtype=object)
-    with fr.Graph().as_default():
-        a, b = fr.decode_csv(lines, record_defaults=[[0.0], [0.0]])
-        with fr.Session() as sess:
-            got = sess.run(b)
-    np.testing.assert_array_equal(got, np.full(600, 2.25, np.float32))
-    assert entered == [True]
+@pytest.mark.parametrize(
+    "op_type, small, large",
+    [
+        (
+            "DecodeCSV",
+            (np.empty(64, object), *[np.zeros(1)] * 65),
+            (np.empty(512, object), *[np.zeros(1)] * 65),
+        ),
+        ("Pack", [np.zeros(2048)] * 8, [np.zeros(2048)] * 200),
+    ],
+)
+def test_parsing_and_copying_kernels_give_the_token_up_when_large(op_type, small, large):
+    rec = _Recording()
+    k = heavy_kernel(_step(op_type, rec))
+    with TOKEN:
+        k(None, None, *small)  # the main job's decode_csv of 64 x 65 fields stays held
+        k(None, None, *large)
+    assert rec.seen == [True, False]
