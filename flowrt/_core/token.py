@@ -227,12 +227,17 @@ PARSE_RELEASE_FIELDS = 1 << 14
 COPY_RELEASE_ELEMENTS = 1 << 17
 
 
+def _size(x) -> int:
+    """Elements of an array input; 1 for anything else (a handle, a scalar)."""
+    return x.size if isinstance(x, np.ndarray) else 1
+
+
 def _decode_heavy(records, *defaults) -> bool:
-    return getattr(records, "size", 1) * max(len(defaults), 1) >= PARSE_RELEASE_FIELDS
+    return _size(records) * max(len(defaults), 1) >= PARSE_RELEASE_FIELDS
 
 
 def _copy_heavy(*xs) -> bool:
-    return sum(getattr(x, "size", 1) for x in xs) >= COPY_RELEASE_ELEMENTS
+    return sum(map(_size, xs)) >= COPY_RELEASE_ELEMENTS
 
 
 #: Op types whose kernel gives up the token when its input says it is heavy.
@@ -285,7 +290,7 @@ def _elementwise_heavy(ns_per_element: float) -> Callable[..., bool]:
     least = ELEMENTWISE_RELEASE_NS / ns_per_element
 
     def heavy(*xs) -> bool:
-        return max((getattr(x, "size", 1) for x in xs), default=0) >= least
+        return max(map(_size, xs), default=0) >= least
 
     return heavy
 
