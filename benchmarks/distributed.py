@@ -70,6 +70,8 @@ def set_rows(rows: int) -> None:
     The processes get the value with the functions, which go by value."""
     global ROWS, CAPACITY
     ROWS, CAPACITY = rows, 8 * rows
+
+
 QUEUE = "bench_examples"
 
 
