@@ -173,26 +173,15 @@ class ExecutionToken:
 TOKEN = ExecutionToken()
 
 
-def released(kernel: Callable[..., Any]) -> Callable[..., Any]:
-    """``kernel`` run without the token (opaque user code, heavy GIL-free work)."""
+def released(
+    kernel: Callable[..., Any], heavy: Callable[..., bool] | None = None
+) -> Callable[..., Any]:
+    """``kernel`` run without the token: always (opaque user code), or when
+    ``heavy(*inputs)`` says its GIL-free part is long enough for another run's kernels
+    to overlap it."""
 
     def call(ctx, op, *args):
-        depth = TOKEN.release_all()
-        try:
-            return kernel(ctx, op, *args)
-        finally:
-            TOKEN.restore(depth)
-
-    call.__wrapped__ = kernel  # type: ignore[attr-defined]
-    return call
-
-
-def released_when(kernel: Callable[..., Any], heavy: Callable[..., bool]) -> Callable[..., Any]:
-    """``kernel`` run without the token when ``heavy(*inputs)`` says its GIL-free part
-    is long enough for another run's kernels to overlap it."""
-
-    def call(ctx, op, *args):
-        if not heavy(*args):
+        if heavy is not None and not heavy(*args):
             return kernel(ctx, op, *args)
         depth = TOKEN.release_all()
         try:
@@ -307,13 +296,11 @@ def heavy_kernel(step) -> Callable[..., Any]:
         return released(kernel)
     heavy = HEAVY.get(step.op.type)
     if heavy is not None:
-        return released_when(kernel, heavy)
+        return released(kernel, heavy)
     members = getattr(kernel, "ops", None)  # a fused chain (fusion.FusedKernel)
     if members is not None:
         ns = sum(ELEMENTWISE_NS.get(o.type, _CHEAP_NS) for o in members)
-        return released_when(kernel, _elementwise_heavy(ns))
+        return released(kernel, _elementwise_heavy(ns))
     if op_def.ufunc is not None or step.op.type in ELEMENTWISE_NS:
-        return released_when(
-            kernel, _elementwise_heavy(ELEMENTWISE_NS.get(step.op.type, _CHEAP_NS))
-        )
+        return released(kernel, _elementwise_heavy(ELEMENTWISE_NS.get(step.op.type, _CHEAP_NS)))
     return kernel

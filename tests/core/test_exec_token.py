@@ -1,8 +1,6 @@
 """The execution token (flowrt/_core/token.py): runs execute holding it and give it up
 wherever they wait, around py_func and around heavy kernels; nothing deadlocks."""
 
-import os
-import signal
 import threading
 import types
 
@@ -13,6 +11,7 @@ import trio
 import flowrt as fr
 from flowrt._core import token as token_mod
 from flowrt._core.token import TOKEN, ExecutionToken, heavy_kernel
+from tests.signals import ctrl_c_after
 
 
 def _in_thread(fn, *args):
@@ -238,15 +237,8 @@ def test_keyboard_interrupt_during_a_blocked_run_gives_the_token_up():
     q = fr.FIFOQueue(1, fr.int32, shapes=[])
     deq = q.dequeue()
     with fr.Session() as sess:
-        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-        timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                sess.run(deq, options=fr.RunOptions(timeout_in_ms=20000))
-        finally:
-            timer.cancel()
-            signal.signal(signal.SIGINT, previous)
+        with ctrl_c_after(0.2), pytest.raises(KeyboardInterrupt):
+            sess.run(deq, options=fr.RunOptions(timeout_in_ms=20000))
         assert not TOKEN.held()
         # another thread can run at once: the interrupted run kept no hold
         t, box = _in_thread(sess.run, q.enqueue(1))

@@ -2,9 +2,7 @@
 from threads and trio tasks, with queues in between (issue: all-or-nothing runs)."""
 
 import gc
-import os
 import random
-import signal
 import threading
 import weakref
 
@@ -15,6 +13,7 @@ import trio.testing
 
 import flowrt as fr
 from flowrt.ops.data_flow_ops import queue_of
+from tests.signals import ctrl_c_after
 
 
 def _two_queues(cap1=100, cap2=1):
@@ -85,17 +84,8 @@ def test_keyboard_interrupt_during_a_blocked_run_takes_nothing():
     with fr.Session() as sess:
         sess.run(q1.enqueue_many([[7]]))
         sess.run(q2.enqueue(0))
-        # Python's own SIGINT handler, even where the process was started with SIGINT
-        # ignored (a background job): Ctrl-C raises KeyboardInterrupt in the main thread.
-        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-        timer = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                sess.run(move, options=fr.RunOptions(timeout_in_ms=20000))
-        finally:
-            timer.cancel()
-            signal.signal(signal.SIGINT, previous)
+        with ctrl_c_after(0.2), pytest.raises(KeyboardInterrupt):
+            sess.run(move, options=fr.RunOptions(timeout_in_ms=20000))
         assert sess.run(q1.size()) == 1 and sess.run(q2.size()) == 1
         assert q2.statistics(sess).waiting_enqueuers == 0
         assert sess.run(q2.dequeue()) == 0 and sess.run(q1.dequeue()) == 7
