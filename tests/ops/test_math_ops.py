@@ -442,3 +442,22 @@ def test_reduce_sum_axis_forms_fed_at_run_time():
         np.testing.assert_array_equal(kept, x.sum(axis=ref, keepdims=True))
         assert got.dtype == np.float32
     np.testing.assert_array_equal(run(fr.reduce_sum(fr.constant(3.5), ax), {ax: []}), 3.5)
+
+
+def test_broadcast_to_at_run_time_copies_and_checks_like_tf():
+    x = fr.placeholder(fr.float32)
+    s = fr.placeholder(fr.int32)
+    y = fr.broadcast_to(x, s)
+    with fr.Session() as sess:
+        out = sess.run(y, {x: 2.0, s: [3]})
+        np.testing.assert_array_equal(out, [2.0, 2.0, 2.0])
+        assert out.dtype == np.float32
+        col = np.array([[1.0], [2.0]], np.float32)
+        out = sess.run(y, {x: col, s: [2, 3]})
+        np.testing.assert_array_equal(out, [[1, 1, 1], [2, 2, 2]])
+        assert not np.shares_memory(out, col)
+        # numpy's assignment would drop the leading 1; TF refuses a rank above the shape's
+        with pytest.raises(fr.errors.InvalidArgumentError, match="Rank of input \\(2\\)"):
+            sess.run(y, {x: [[1.0, 2.0]], s: [2]})
+        with pytest.raises(fr.errors.InvalidArgumentError, match="BroadcastTo"):
+            sess.run(y, {x: [1.0, 2.0], s: [3]})
