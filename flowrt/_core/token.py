@@ -225,7 +225,11 @@ def _decode_heavy(records, *defaults) -> bool:
     return _size(records) * max(len(defaults), 1) >= PARSE_RELEASE_FIELDS
 
 
-def _copy_heavy(*xs) -> bool:
+def _pack_heavy(*xs) -> bool:
+    return len(xs) * _size(xs[0]) >= COPY_RELEASE_ELEMENTS  # Pack's inputs share a shape
+
+
+def _concat_heavy(*xs) -> bool:
     return sum(map(_size, xs)) >= COPY_RELEASE_ELEMENTS
 
 
@@ -238,8 +242,8 @@ HEAVY: dict[str, Callable[..., bool]] = {
     "TruncatedNormal": _fill_heavy,
     "DecodeCSV": _decode_heavy,
     "StringToNumber": _decode_heavy,
-    "Pack": _copy_heavy,
-    "ConcatV2": _copy_heavy,
+    "Pack": _pack_heavy,
+    "ConcatV2": _concat_heavy,
 }
 
 
@@ -274,14 +278,41 @@ ELEMENTWISE_NS: dict[str, float] = {
 _CHEAP_NS = 0.2
 
 
-def _elementwise_heavy(ns_per_element: float) -> Callable[..., bool]:
-    """Whether a kernel costing ``ns_per_element`` on its largest input is long."""
+def _elementwise(kernel: Callable[..., Any], ops: list, ns_per_element: float):
+    """``kernel`` of elementwise ``ops`` costing ``ns_per_element`` in all, releasing the
+    token when its largest operand is long to compute.
+
+    When every output's shape is known the choice is made here, once: the plan calls
+    the kernel itself (or its released form), with no check per run; an elementwise
+    output is at least as large as any operand. Otherwise each call checks its inputs.
+    """
     least = ELEMENTWISE_RELEASE_NS / ns_per_element
+    most = _static_elements(ops)
+    if most is not None:
+        return released(kernel) if most >= least else kernel
 
     def heavy(*xs) -> bool:
-        return max(map(_size, xs), default=0) >= least
+        for x in xs:
+            if type(x) is np.ndarray and x.size >= least:
+                return True
+        return False
 
-    return heavy
+    return released(kernel, heavy)
+
+
+def _static_elements(ops: list) -> int | None:
+    """The largest number of elements of any output of ``ops``, if all are known."""
+    most = 0
+    for op in ops:
+        outputs = getattr(op, "outputs", None)
+        if not outputs:
+            return None
+        for t in outputs:
+            n = t.shape.num_elements()
+            if n is None:
+                return None
+            most = max(most, n)
+    return most
 
 
 def heavy_kernel(step) -> Callable[..., Any]:
@@ -300,7 +331,8 @@ def heavy_kernel(step) -> Callable[..., Any]:
     members = getattr(kernel, "ops", None)  # a fused chain (fusion.FusedKernel)
     if members is not None:
         ns = sum(ELEMENTWISE_NS.get(o.type, _CHEAP_NS) for o in members)
-        return released(kernel, _elementwise_heavy(ns))
+        return _elementwise(kernel, members, ns)
     if op_def.ufunc is not None or step.op.type in ELEMENTWISE_NS:
-        return released(kernel, _elementwise_heavy(ELEMENTWISE_NS.get(step.op.type, _CHEAP_NS)))
+        ns = ELEMENTWISE_NS.get(step.op.type, _CHEAP_NS)
+        return _elementwise(kernel, [step.op], ns)
     return kernel

@@ -331,3 +331,28 @@ def test_parsing_and_copying_kernels_give_the_token_up_when_large(op_type, small
         k(None, None, *small)  # the main job's decode_csv of 64 x 65 fields stays held
         k(None, None, *large)
     assert rec.seen == [True, False]
+
+
+def test_known_shapes_decide_an_elementwise_release_when_the_plan_is_built():
+    with fr.Graph().as_default():
+        small = fr.placeholder(fr.float32, [64, 4]) + 1.0
+        large = fr.tanh(fr.placeholder(fr.float32, [1 << 14]))
+        unknown = fr.tanh(fr.placeholder(fr.float32, [None]))
+    rec = _Recording()
+    # Small and known: the plan calls the kernel itself, with no check per run.
+    assert heavy_kernel(_step_of(small.op, rec)) is rec
+    # Large and known: always released, whatever a call's inputs are.
+    k = heavy_kernel(_step_of(large.op, rec))
+    assert k is not rec
+    # Unknown: each call checks its inputs.
+    u = heavy_kernel(_step_of(unknown.op, rec))
+    with TOKEN:
+        k(None, None, np.ones(4, np.float32))
+        u(None, None, np.ones(4, np.float32))
+        u(None, None, np.ones(1 << 14, np.float32))
+        assert TOKEN.held()
+    assert rec.seen == [False, True, False]
+
+
+def _step_of(op, kernel):
+    return types.SimpleNamespace(blocking=False, op=op, kernel=kernel)

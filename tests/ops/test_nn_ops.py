@@ -492,3 +492,25 @@ def test_sparse_softmax_cross_entropy_loss_and_gradient_match_a_float64_referenc
     assert out.dtype == np.float32 and out.shape == (4, 6) and gv.shape == (4, 6, 7)
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(gv, sm - onehot, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 7, 65535, 65536, 65537, 200_003])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_relu_matches_maximum_across_zero_blocks(n, dtype):
+    # Contiguous inputs meet a block of zeros, block by block: every block boundary,
+    # NaN, infinities and signed zeros must come out as np.maximum(x, 0) gives them.
+    x = (np.random.default_rng(n).standard_normal(n) * 10).astype(dtype)
+    if dtype != np.int32 and n >= 7:
+        x[:5] = [np.nan, -np.inf, np.inf, -0.0, 0.0]
+    p = fr.placeholder(dtype)
+    fused = fr.nn.relu(p * 2 + 1)  # a chain: Relu writes its result in place
+    plain, chain = run(fr.nn.relu(p), fused, feed={p: x})
+    np.testing.assert_array_equal(plain, np.maximum(x, dtype(0)))
+    assert plain.dtype == dtype
+    np.testing.assert_array_equal(chain, np.maximum(x * dtype(2) + dtype(1), dtype(0)))
+
+
+def test_relu_of_a_transposed_view():
+    x = np.random.default_rng(0).standard_normal((70, 50)).astype(np.float32)
+    got = run(fr.nn.relu(fr.transpose(fr.constant(x))))
+    np.testing.assert_array_equal(got, np.maximum(x.T, 0))
