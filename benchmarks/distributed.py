@@ -50,6 +50,7 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 
 import numpy as np
 
@@ -87,8 +88,11 @@ def csv_pool(seed: int = 0) -> np.ndarray:
     return np.array([",".join("%.4f" % v for v in row) for row in values], dtype=object)
 
 
-def examples_queue() -> fr.FIFOQueue:
-    return fr.FIFOQueue(CAPACITY, [fr.float32], shapes=[[FIELDS]], shared_name=QUEUE)
+def examples_queue(workload: str = "csv") -> fr.FIFOQueue:
+    """The queue the producers fill: ``FIELDS`` floats (``csv``) or feature ids
+    (``python``) per example, shared by name on the ps task."""
+    dtype = WORKLOADS[workload][1]
+    return fr.FIFOQueue(CAPACITY, [dtype], shapes=[[FIELDS]], shared_name=QUEUE)
 
 
 def producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
@@ -109,29 +113,78 @@ def producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
     return queue.enqueue_many([fr.stack(features, axis=1)])
 
 
+# Feature hashing (the python workload): a field's text to 2 decimals, crossed with its
+# column, hashed into one of ID_BUCKETS feature ids.
+ID_BUCKETS = 1 << 20
+COLUMN_SEEDS = [zlib.crc32(b"column %d" % j) for j in range(FIELDS)]
+
+
+def featurize(lines: np.ndarray) -> np.ndarray:
+    """Per line, in Python: split into fields, each field's text (to 2 decimals)
+    hashed with its column into a feature id, as a text pipeline's tokenizer and
+    hashing vectorizer do. Returns int32 ids ``[len(lines), FIELDS]``."""
+    crc32, mask = zlib.crc32, ID_BUCKETS - 1
+    ids = np.empty((len(lines), len(COLUMN_SEEDS)), np.int32)
+    for i, line in enumerate(lines):
+        ids[i] = [crc32(f[:4], seed) & mask for f, seed in zip(line.split(b","), COLUMN_SEEDS)]
+    return ids
+
+
+def python_producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
+    """ROWS random lines -> ``featurize`` (a ``py_func``) -> enqueue_many.
+
+    The preprocessing a user writes in Python: the per-line work holds the GIL from
+    start to end (the run's only GIL-free work is the gather and the enqueue), so a
+    process's producer threads take turns, and only processes run it side by side.
+    """
+    picks = fr.random_uniform([ROWS], 0, POOL, dtype=fr.int32)
+    lines = fr.gather(fr.constant(pool), picks)
+    ids = fr.py_func(featurize, [lines], fr.int32, stateful=False)
+    ids.set_shape([ROWS, FIELDS])
+    return queue.enqueue_many([ids])
+
+
+# workload -> (producer graph, queue dtype, what a run does)
+WORKLOADS = {
+    "csv": (
+        producer,
+        fr.float32,
+        "decode_csv -> per column tanh/square/log1p/abs (numpy kernels, mostly GIL-free)",
+    ),
+    "python": (
+        python_producer,
+        fr.int32,
+        "py_func: per line split + per field crc32 feature hashing (pure Python, holds the GIL)",
+    ),
+}
+
+
 # --------------------------------------------------------------------------------------
 # Producer processes and the trainer process: process_class() actors run these
 # --------------------------------------------------------------------------------------
 
 
-def remote_producer_setup(state: dict, cluster: dict, index: int, pool: np.ndarray) -> int:
-    """In a producer process: start worker task ``index``, build the producer on the ps
-    queue, run it once (compiling and shipping its parts)."""
+def remote_producer_setup(
+    state: dict, cluster: dict, index: int, pool: np.ndarray, workload: str
+) -> int:
+    """In a producer process: start worker task ``index``, build the ``workload``'s
+    producer on the ps queue, run it once (compiling and shipping its parts)."""
     state["server"] = server = fr.train.Server(cluster, "worker", index)
     graph = fr.Graph()
     with graph.as_default():
         with fr.device("/job:ps/task:0"):
-            queue = examples_queue()
-        state["enqueue"] = producer(queue, pool)
+            queue = examples_queue(workload)
+        state["enqueue"] = WORKLOADS[workload][0](queue, pool)
     state["sess"] = fr.Session(server.target, graph=graph)
     state["sess"].run(state["enqueue"])
     return ROWS
 
 
-def remote_producer_run(state: dict, runs: int, threads: int) -> int:
+def remote_producer_run(state: dict, runs: int, threads: int) -> float:
     """In a producer process: ``runs`` producer runs shared by ``threads`` threads (a
     TF1 worker's queue runner threads: one run's remote enqueue overlaps the next
-    run's decode); returns the examples enqueued."""
+    run's decode); returns the CPU seconds the process used meanwhile."""
+    cpu = time.process_time()
     sess, enqueue = state["sess"], state["enqueue"]
     left = [runs]
     lock = threading.Lock()
@@ -155,33 +208,34 @@ def remote_producer_run(state: dict, runs: int, threads: int) -> int:
         t.join()
     if failures:
         raise failures[0]
-    return runs * ROWS
+    return time.process_time() - cpu
 
 
 def remote_producer_close(state: dict) -> None:
     state.pop("sess").close()
 
 
-def trainer_setup(state: dict, cluster: dict) -> bool:
+def trainer_setup(state: dict, cluster: dict, workload: str) -> bool:
     """In the trainer process: host the ps task (its queue) and build the drain, a
     session on the ps task's target, so its dequeues run in place."""
     state["server"] = server = fr.train.Server(cluster, "ps", 0)
     graph = fr.Graph()
     with graph.as_default():
         with fr.device("/job:ps/task:0"):
-            queue = examples_queue()
+            queue = examples_queue(workload)
         state["dequeue"] = queue.dequeue_many(ROWS)
     state["sess"] = fr.Session(server.target, graph=graph)
     return True
 
 
-def trainer_drain(state: dict, batches: int) -> float:
-    """In the trainer process: dequeue ``batches`` batches; returns the seconds taken."""
+def trainer_drain(state: dict, batches: int) -> tuple[float, float]:
+    """In the trainer process: dequeue ``batches`` batches; returns the seconds taken
+    and the CPU seconds the process used (its serving of the enqueues included)."""
     sess, dequeue = state["sess"], state["dequeue"]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(batches):
         sess.run(dequeue)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 # --------------------------------------------------------------------------------------
@@ -189,11 +243,12 @@ def trainer_drain(state: dict, batches: int) -> float:
 # --------------------------------------------------------------------------------------
 
 
-def pipeline_threads(pool: np.ndarray, batches: int) -> float:
-    """Examples/s of one process with a 2-thread QueueRunner."""
+def pipeline_threads(pool: np.ndarray, batches: int, workload: str = "csv") -> tuple[float, float]:
+    """Examples/s of one process with a 2-thread QueueRunner, and its CPU microseconds
+    per example."""
     with fr.Graph().as_default():
-        queue = examples_queue()
-        enqueue = producer(queue, pool)
+        queue = examples_queue(workload)
+        enqueue = WORKLOADS[workload][0](queue, pool)
         dequeue = queue.dequeue_many(ROWS)
         runner = fr.train.QueueRunner(queue, [enqueue] * 2)
         with fr.Session() as sess:
@@ -201,14 +256,14 @@ def pipeline_threads(pool: np.ndarray, batches: int) -> float:
             threads = runner.create_threads(sess, coord=coord, start=True)
             sess.run(dequeue)  # both threads running, their plans compiled
             sess.run(dequeue)
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             for _ in range(batches):
                 sess.run(dequeue)
-            secs = time.perf_counter() - start
+            secs, cpu = time.perf_counter() - start, time.process_time() - cpu
             coord.request_stop()
             sess.run(queue.close(cancel_pending_enqueues=True))
             coord.join(threads, stop_grace_period_secs=30)
-    return batches * ROWS / secs
+    return batches * ROWS / secs, cpu / (batches * ROWS) * 1e6
 
 
 class ProcessPipeline:
@@ -217,7 +272,7 @@ class ProcessPipeline:
     ``n`` producer processes, each with its worker task, enqueueing into the ps queue
     with direct calls of the trainer process."""
 
-    def __init__(self, pool: np.ndarray, n: int = 2, threads: int = 2):
+    def __init__(self, pool: np.ndarray, workload: str = "csv", n: int = 2, threads: int = 2):
         ray = ray_cluster.ray_module()
         tag = uuid.uuid4().hex[:8]
         self.threads = threads
@@ -226,25 +281,27 @@ class ProcessPipeline:
         )
         Process = process_class()
         self.trainer = Process.remote()
-        ray.get(self.trainer.call.remote(trainer_setup, self.cluster.as_dict()))
+        ray.get(self.trainer.call.remote(trainer_setup, self.cluster.as_dict(), workload))
         self.procs = [Process.remote() for _ in range(n)]
         ray.get(
             [
-                p.call.remote(remote_producer_setup, self.cluster.as_dict(), i, pool)
+                p.call.remote(remote_producer_setup, self.cluster.as_dict(), i, pool, workload)
                 for i, p in enumerate(self.procs)
             ]
         )
         ray.get(self.trainer.call.remote(trainer_drain, n))  # the set-up runs' batches
 
-    def measure(self, batches: int) -> float:
+    def measure(self, batches: int) -> tuple[float, float]:
         """Examples/s of ``batches`` batches drained by the trainer, the producers
-        sharing the work."""
+        sharing the work, and the CPU microseconds per example of the trainer and
+        producer processes (Ray's own daemons not counted)."""
         ray = ray_cluster.ray_module()
         each = batches // len(self.procs)
         refs = [p.call.remote(remote_producer_run, each, self.threads) for p in self.procs]
-        secs = ray.get(self.trainer.call.remote(trainer_drain, each * len(self.procs)))
-        ray.get(refs)
-        return each * len(self.procs) * ROWS / secs
+        secs, cpu = ray.get(self.trainer.call.remote(trainer_drain, each * len(self.procs)))
+        cpu += sum(ray.get(refs))
+        n = each * len(self.procs) * ROWS
+        return n / secs, cpu / n * 1e6
 
     def close(self) -> None:
         ray = ray_cluster.ray_module()
@@ -253,12 +310,12 @@ class ProcessPipeline:
             ray.kill(p)
 
 
-def bench_pipeline(runs: int, batches: int, threads: int) -> None:
+def bench_pipeline(runs: int, batches: int, threads: int, workload: str) -> None:
     pool = csv_pool()
     print(
-        "\n(a) CPU-bound producer: %d CSV lines x %d float fields -> decode_csv -> per "
-        "column tanh/square/log1p/abs -> enqueue_many, drained by dequeue_many(%d); "
-        "examples/s" % (ROWS, FIELDS, ROWS)
+        "\n(a, %s) CPU-bound producer: %d CSV lines x %d float fields -> %s -> "
+        "enqueue_many, drained by dequeue_many(%d); examples/s"
+        % (workload, ROWS, FIELDS, WORKLOADS[workload][2], ROWS)
     )
     print("  threads:   1 process, plain fr.Session(), QueueRunner with 2 threads")
     print(
@@ -269,21 +326,29 @@ def bench_pipeline(runs: int, batches: int, threads: int) -> None:
         % (threads, "s" if threads > 1 else "")
     )
     start = time.perf_counter()
-    procs = ProcessPipeline(pool, threads=threads)
+    procs = ProcessPipeline(pool, workload, threads=threads)
     print("  (cluster and producer processes set up in %.1f s)" % (time.perf_counter() - start))
-    threads, processes = [], []
+    in_threads, in_processes, ratios = [], [], []
     try:
         for r in range(runs):
-            threads.append(pipeline_threads(pool, batches))
-            processes.append(procs.measure(batches))
+            (t, t_cpu), (p, p_cpu) = (
+                pipeline_threads(pool, batches, workload),
+                procs.measure(batches),
+            )
+            in_threads.append(t)
+            in_processes.append(p)
+            ratios.append(p / t)
             print(
-                "  run %d: threads %8.0f   processes %8.0f   processes/threads %.2f"
-                % (r + 1, threads[-1], processes[-1], processes[-1] / threads[-1])
+                "  run %d: threads %8.0f (%5.1f us CPU/example)   processes %8.0f (%5.1f us "
+                "CPU/example)   processes/threads %.2f" % (r + 1, t, t_cpu, p, p_cpu, p / t)
             )
     finally:
         procs.close()
-    t, p = statistics.median(threads), statistics.median(processes)
-    print("  median: threads %8.0f   processes %8.0f   processes/threads %.2f" % (t, p, p / t))
+    t, p = statistics.median(in_threads), statistics.median(in_processes)
+    print(
+        "  median: threads %8.0f   processes %8.0f   processes/threads %.2f (median of "
+        "the runs' ratios %.2f)" % (t, p, p / t, statistics.median(ratios))
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -483,6 +548,12 @@ def main(argv: list[str] | None = None) -> None:
         default=ROWS,
         help="CSV lines per producer run and per drained batch (pipeline section)",
     )
+    p.add_argument(
+        "--producer",
+        choices=["csv", "python", "both"],
+        default="both",
+        help="the pipeline's producer workload (both: csv, then python)",
+    )
     p.add_argument("--ray-address", default="local", help="a running Ray cluster, or local")
     args = p.parse_args(argv)
     set_rows(args.rows)
@@ -510,7 +581,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.only in (None, "overhead"):
         bench_overhead(args.runs, not args.no_tf)
     if args.only in (None, "pipeline"):
-        bench_pipeline(args.runs, args.batches, args.producer_threads)
+        for workload in ("csv", "python") if args.producer == "both" else (args.producer,):
+            bench_pipeline(args.runs, args.batches, args.producer_threads, workload)
 
 
 if __name__ == "__main__":
