@@ -1,26 +1,49 @@
 """flowrt on a cluster of Ray actors: scaling an input pipeline out, and a remote run's cost.
 
   python benchmarks/distributed.py [--no-tf] [--runs N] [--only pipeline|overhead]
-                                   [--producer-threads N] [--rows N]
-                                   [--ray-address ADDRESS]
+                                   [--producer csv|python|both] [--producer-threads N]
+                                   [--rows N] [--ray-address ADDRESS]
 
 Sections (every measurement is printed, then the median and the ratio):
 
 * pipeline: a CPU-bound producer -- ``ROWS`` CSV lines of ``FIELDS`` float fields picked
-  at random from a pool, ``decode_csv``, a few elementwise ops on each decoded column
-  (normalized by its own constants), ``enqueue_many`` into a ``FIFOQueue`` -- drained by
-  ``dequeue_many(ROWS)``; examples/s
-  two ways on the same machine:
+  at random from a pool, preprocessed, ``enqueue_many`` into a ``FIFOQueue`` -- drained
+  by ``dequeue_many(ROWS)``; examples/s, and CPU microseconds per example, for two
+  producer workloads (``--producer``, both by default, csv first):
+
+  csv: ``decode_csv``, then a few elementwise ops on each decoded column (normalized
+  by its own constants). About two thirds of a run (decode_csv: 48 of 74 ms at 2048
+  rows, 12 of 26 ms at 512, one thread, quiet) are big kernels that give up the GIL
+  and the execution token, so the threads variant's two runner threads already keep
+  both cores busy most of the time; only the ~1,200 small per-column ops take turns.
+  Processes do not win here: they can only add the third of a run the threads
+  serialize, and pay for it with Ray's transfer of each enqueued batch (on this host
+  ~5 ms of CPU to ``ray.put`` 1.6 MB, about as much again in the raylet and the
+  trainer, where a numpy copy of it takes 0.3 ms) and with more runnable threads than
+  cores. Measured: processes/threads about 0.7 to 1.0 (below 1 in most runs).
+
+  python: a ``py_func`` over the batch of lines doing what a text pipeline's user code
+  does, per line in Python: split into fields, hash each field's text (to 2 decimals)
+  with its column into a feature id (``featurize``); int32 ids go into the queue, the
+  same 1.6 MB per 2048 rows as csv. The function holds the GIL for the whole run
+  (~100 ms at 2048 rows), so two threads of one process take turns, while two
+  processes run it side by side. Processes win here: processes/threads about 1.4 to
+  1.7 (2 would be the cores' limit, less Ray's transfer).
+
+  The two variants, on the same machine:
   threads: one process, a plain ``fr.Session()``, a ``QueueRunner`` of 2 threads running
-  the producer while the main thread drains (the GIL lets only one of them compute);
+  the producer while the main thread drains;
   processes: a trainer process (a Ray actor, as a real deployment runs its ps) hosts
   the ps task and drains its queue in place (a session on the ps task's target); 2
   producer processes (Ray actors), each a worker task (``fr.train.Server(cluster,
   "worker", i)`` + ``fr.Session(server.target)``), run the same producer into the ps
   queue (``shared_name``) from ``--producer-threads`` threads (default 2: as a TF1
   worker's queue runner threads, one run's remote enqueue overlaps the next run's
-  decode); each enqueue is one direct Ray call of the trainer process, which serves
-  it on its event loop. This process only starts them and waits.
+  decode); each enqueue is one direct Ray call of the trainer process, served on one
+  of its threads for requests that may wait. This process only starts them and waits.
+  CPU per example counts the variant's own processes (threads: this one; processes:
+  the trainer and the producers), not Ray's daemons (the raylet, ~2.5 ms of CPU per
+  1.6 MB enqueue).
 * overhead: the per-run cost of a remote partition: ``sess.run(v)`` from a worker
   session in this process of a small variable placed on the ps task, which another
   process hosts (a Ray actor that started its ``Server``, so each run is one direct
