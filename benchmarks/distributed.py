@@ -27,8 +27,10 @@ Sections (every measurement is printed, then the median and the ratio):
   with its column into a feature id (``featurize``); int32 ids go into the queue, the
   same 1.6 MB per 2048 rows as csv. The function holds the GIL for the whole run
   (~100 ms at 2048 rows), so two threads of one process take turns, while two
-  processes run it side by side. Processes win here: processes/threads about 1.4 to
-  1.7 (2 would be the cores' limit, less Ray's transfer).
+  processes run it side by side. Processes win here when both cores are free:
+  processes/threads about 1.4 to 1.7 at load 2 (2 would be the cores' limit, less
+  Ray's transfer); with another job on one core, about 0.7 to 1.1 (one free core is
+  all either variant gets).
 
   The two variants, on the same machine:
   threads: one process, a plain ``fr.Session()``, a ``QueueRunner`` of 2 threads running
