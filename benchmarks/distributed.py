@@ -20,7 +20,7 @@ Sections (every measurement is printed, then the median and the ratio):
   serialize, and pay for it with Ray's transfer of each enqueued batch (on this host
   ~5 ms of CPU to ``ray.put`` 1.6 MB, about as much again in the raylet and the
   trainer, where a numpy copy of it takes 0.3 ms) and with more runnable threads than
-  cores. Measured: processes/threads about 0.7 to 1.0 (below 1 in most runs).
+  cores. Measured: processes/threads about 0.6 to 1.0 (below 1 in most runs).
 
   python: a ``py_func`` over the batch of lines doing what a text pipeline's user code
   does, per line in Python: split into fields, hash each field's text (to 2 decimals)
@@ -28,9 +28,9 @@ Sections (every measurement is printed, then the median and the ratio):
   same 1.6 MB per 2048 rows as csv. The function holds the GIL for the whole run
   (~100 ms at 2048 rows), so two threads of one process take turns, while two
   processes run it side by side. Processes win here when both cores are free:
-  processes/threads about 1.4 to 1.7 at load 2 (2 would be the cores' limit, less
-  Ray's transfer); with another job on one core, about 0.7 to 1.1 (one free core is
-  all either variant gets).
+  processes/threads about 1.4 to 2.1 at load 2 or less (2 would be the cores' limit,
+  less Ray's transfer); with another job on one core, about 0.7 to 1.1 (one free core
+  is all either variant gets).
 
   The two variants, on the same machine:
   threads: one process, a plain ``fr.Session()``, a ``QueueRunner`` of 2 threads running
