@@ -1,6 +1,8 @@
 """``decode_csv``: CSV records to one tensor per column, vectorized over the batch.
 
-A batch of records is decoded in three stages, each over the whole batch:
+A batch whose every field is a plain integer (the common CSV of counts, ids and pixel
+values) is read by one compiled loop without the GIL (``_decode_plain``). Any other
+batch is decoded in three stages, each over the whole batch:
 
 1. tokenize: the records are joined into one buffer and the field boundaries found
    with numpy (``_tokenize_fast``); records with quotes or carriage returns are split
@@ -29,6 +31,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Tensor
+from .._core.jit import compiled
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
 from .numparse import TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
@@ -182,7 +185,7 @@ class _Spec:
             if t is not _dt.string
         }
         self._tiled: dict = {}
-        self.plain = _plain_row(self)
+        self.plain = _plain_bounds(self)
         # For _decode_plain: per dtype its columns (a slice when adjacent), and the
         # permutation from those dtype-major columns to the op's order (None: same).
         self.plain_parts = [
@@ -303,98 +306,93 @@ _DIGITS = b"0123456789"
 # The most digits a field of the plain path may have (any such number is exact as int64;
 # longer ones, rare in a CSV, take the general path).
 _PLAIN_DIGITS = 18
+_INT_BOUNDS = {_dt.int32: (-(2**31), 2**31 - 1)}
+_INT64_BOUNDS = (-(2**63), 2**63 - 1)
 
 
-def _plain_row(spec: _Spec) -> bytes | None:
-    """For ``_decode_plain``: the separators of one plain record (``ncols - 1``
-    delimiters and its line end), or None when the op's settings rule the plain path
-    out (a string column, ``select_cols``, a delimiter that is a digit, a line end or
-    the quote, an all-digit ``na_value``, which a plain field could equal)."""
+def _plain_bounds(spec: _Spec) -> tuple[np.ndarray, np.ndarray] | None:
+    """For ``_decode_plain``: per column, the least and greatest value it holds (int32's
+    range for an int32 column; any int64 otherwise), or None when the op's settings rule
+    the plain path out (a string column, ``select_cols``, a delimiter that is a digit,
+    a sign, a line end or the quote, a ``na_value`` that a plain field could equal)."""
+    na = spec.na[1:] if spec.na[:1] in (b"+", b"-") else spec.na
     if (
         _dt.string in spec.groups
         or spec.select
         or spec.delim in _DIGITS
-        or spec.delim in (_LF, _CR)
+        or spec.delim in b"+-\r\n"
         or (spec.quote and spec.delim == _QUOTE)
-        or (spec.na and spec.na.isdigit())
+        or (na and na.isdigit())
     ):
         return None
-    return bytes([spec.delim]) * (len(spec.types) - 1) + b"\n"
+    bounds = np.array([_INT_BOUNDS.get(t, _INT64_BOUNDS) for t in spec.types], np.int64)
+    return bounds[:, 0].copy(), bounds[:, 1].copy()
 
 
-def _pair_values() -> np.ndarray:
-    """The value of the two bytes ``c0 c1`` that end a plain field, at ``c0 + 256 * c1``
-    (a little-endian uint16): ``10 * c0 + c1`` for two digits, ``c1`` when ``c0`` is
-    not a digit (the separator before a one-digit field); 0 where ``c1`` is no digit."""
-    table = np.zeros((256, 256), np.uint8)  # [c1, c0]
-    digits = np.arange(10, dtype=np.uint8)
-    table[48:58, :] = digits[:, None]
-    table[48:58, 48:58] = digits[None, :] * 10 + digits[:, None]
-    return table.reshape(-1)
-
-
-_PAIR_VALUE = _pair_values()
-_POW100 = 100 ** np.arange((_PLAIN_DIGITS + 1) // 2, dtype=np.int64)
-# The reductions without the Python wrappers of ndarray.min/max.
-_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
-# Before the first record: 2 bytes the pairs view starts on (see _decode_plain), then
-# zeros, so that no pair step of a field indexes before the buffer.
-_PAD = b"0" * (_PLAIN_DIGITS + 2)
+@compiled
+def _scan_plain(buf, n, delim, lo, hi, out):
+    """Fills ``out[column, record]`` with the value of every field and returns True iff
+    the ``n`` records, joined by line ends in ``buf``, are a plain table: each field a
+    sign (``+``/``-``, optional) and 1 to ``_PLAIN_DIGITS`` decimal digits within its
+    column's ``[lo, hi]``, fields parted by ``delim``, ``out.shape[0]`` of them per
+    record. ``-0`` is refused (a float column keeps the sign; the general path)."""
+    ncols = out.shape[0]
+    size = buf.size
+    i = 0
+    for r in range(n):
+        for c in range(ncols):
+            neg = False
+            if i < size and (buf[i] == 45 or buf[i] == 43):
+                neg = buf[i] == 45
+                i += 1
+            start = i
+            v = 0
+            while i < size:
+                d = np.int64(buf[i]) - 48
+                if d < 0 or d > 9:
+                    break
+                v = v * 10 + d
+                i += 1
+            if i == start or i - start > 18:  # _PLAIN_DIGITS
+                return False
+            if neg:
+                if v == 0:
+                    return False
+                v = -v
+            if v < lo[c] or v > hi[c]:
+                return False
+            out[c, r] = v
+            if c + 1 < ncols:
+                if i >= size or buf[i] != delim:
+                    return False
+            elif r + 1 < n:
+                if i >= size or buf[i] != 10:
+                    return False
+            elif i != size:
+                return False
+            i += 1
+    return True
 
 
 def _decode_plain(recs: list, spec: _Spec):
-    """The columns when every field is a non-empty run of at most ``_PLAIN_DIGITS``
-    decimal digits (the common CSV of counts, ids and pixel values); None otherwise,
-    having changed nothing.
+    """The columns when every field is a plain integer (``_scan_plain``: the common CSV
+    of counts, ids and pixel values); None otherwise, having changed nothing.
 
-    Whole-buffer numpy, no Python per field or column, about 20 numpy calls: the
-    records are joined between line ends (``0..0 \\n rec0 \\n rec1 ... \\n``) and
-    viewed as bytes ``b``. The separators are the bytes that are not digits (one
-    subtraction wrapping around in uint8, one comparison, one ``nonzero``); the batch
-    is plain iff those bytes are exactly ``\\n`` and then, per record, ``ncols - 1``
-    delimiters and a line end (one ``take`` compared as ``bytes`` with that pattern:
-    it checks every byte and every record's field count at once) and no two are
-    adjacent (an empty field). Field ``i`` lies between separators ``i`` and
-    ``i + 1``. Its value is read two digits at a time from its end: the bytes are
-    also viewed as overlapping little-endian uint16 (stride 1, ``pairs[i]`` =
-    ``b[i - 2], b[i - 1]``), one ``take`` at the fields' ends gives each field's last
-    pair and a 65536-entry table its value (a separator before a one-digit field reads
-    as 0), so one- and two-digit fields cost two ``take`` calls in all; each further
-    pair of digits is one more table step times ``100**j``, masked for the fields that
-    start after it. The ints are exact; converting them to float32/float64 rounds
-    once, correctly, as parsing the decimal text would. Each dtype's columns come from
-    one conversion of the transposed [columns, records] table: every column is a
+    One compiled pass over the joined records, without the GIL, reads every field into
+    an int64 table of [columns, records]; the ints are exact, and converting them to
+    float32/float64 rounds once, correctly, as parsing the decimal text would. Each
+    dtype's columns come from one conversion of that table: every column is a
     contiguous row of it.
     """
-    n, ncols = len(recs), len(spec.types)
-    joined = b"\n".join([_PAD, *recs, b""])
-    b = np.frombuffer(joined, np.uint8, offset=2)
-    sep = ((b - np.uint8(48)) > 9).nonzero()[0]  # sep[0]: the line end after the zeros
-    if sep.size != n * ncols + 1 or b.take(sep).tobytes() != b"\n" + spec.plain * n:
-        return None  # a byte that is neither a digit nor in its place as a separator
-    gap = sep[1:] - sep[:-1]  # digits per field, plus one
-    short, longest = int(_MIN(gap)) - 1, int(_MAX(gap)) - 1
-    if short < 1 or longest > _PLAIN_DIGITS:
+    lo, hi = spec.plain
+    ints = np.empty((len(spec.types), len(recs)), np.int64)
+    if not _scan_plain(
+        np.frombuffer(b"\n".join(recs), np.uint8), len(recs), spec.delim, lo, hi, ints
+    ):
         return None
-    pairs = np.ndarray((b.size,), "<u2", joined, 0, (1,))
-    ends = sep[1:]
-    ints = _PAIR_VALUE.take(pairs.take(ends))
-    if longest > 2:
-        ints = ints.astype(np.int64)
-        for j in range(1, (longest + 1) // 2):
-            step = _PAIR_VALUE.take(pairs.take(ends - 2 * j))
-            if short < 2 * j:
-                step[gap <= 2 * j] = 0  # fields of under 2j digits end before this pair
-            ints += step * _POW100[j]
-    ints = ints.reshape(n, ncols).T
-    # Ten digits or more may overflow an int32 column (no plain field is negative).
-    if longest >= 10 and _dt.int32 in spec.groups:
-        if int(_MAX(ints[spec.columns[_dt.int32]], axis=None)) > 2**31 - 1:
-            return None
-    # Per dtype, its columns (a slice when adjacent) in one conversion; then in order.
     parts: list = []
     for t, which in spec.plain_parts:
-        parts.extend(ints[which].astype(t.np, order="C"))
+        parts.extend(ints[which].astype(t.np))
     return parts if spec.plain_order is None else list(spec.plain_order(parts))
 
 

@@ -458,3 +458,57 @@ def test_plain_path_leaves_int32_overflow_to_the_reference():
     assert csv_ops._decode_plain([b"2147483648,1"], spec) is None
     got = csv_ops._decode_plain([b"2147483647,12345678901"], spec)
     assert [g.tolist() for g in got] == [[2147483647], [12345678901]]
+
+
+@pytest.mark.parametrize(
+    "recs, want",
+    [
+        ([b"-5,+7", b"-2147483648,-12"], [[-5, -2147483648], [7.0, -12.0]]),
+        ([b"0,-1", b"+0,00"], [[0, 0], [-1.0, 0.0]]),
+    ],
+)
+def test_plain_path_reads_signed_fields(recs, want):
+    spec = _digit_table_spec(["int32", "float32"])
+    got = csv_ops._decode_plain(recs, spec)
+    assert got is not None
+    assert [g.tolist() for g in got] == want
+    for g, w in zip(got, csv_ops._decode_reference(recs, spec)):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize(
+    "recs",
+    [
+        [b"-2147483649,1"],  # below int32
+        [b"1,-0"],  # -0.0 in a float column: the sign is kept by the general path
+        [b"1,--2"],
+        [b"1,-"],
+        [b"+,1"],
+        [b"1,2-"],
+    ],
+)
+def test_plain_path_refuses_bad_signs_and_ranges(recs):
+    spec = _digit_table_spec(["int32", "float32"])
+    assert csv_ops._decode_plain(recs, spec) is None
+
+
+def test_plain_path_is_off_when_na_value_could_be_a_plain_field():
+    got = _decode(["1,-1", "2,3"], [[0], [9.5]], na_value="-1")
+    assert got[1].tolist() == [9.5, 3.0]
+
+
+def test_compiled_plain_scan_matches_its_python_form():
+    # The compiled kernel and the Python it is compiled from agree, refusals included.
+    spec = _digit_table_spec(["int32", "int64", "float64"])
+    lo, hi = spec.plain
+    rng = np.random.default_rng(3)
+    cases = [b"1,2,3\n-4,+5,66", b"1,2\n3,4,5", b"2147483648,1,1", b"1,2,3\n4,5,6\n"]
+    cases += [b"\n".join(b",".join(b"%d" % v for v in rng.integers(-99, 99, 3)) for _ in range(5))]
+    for text in cases:
+        n = text.count(b"\n") + 1
+        buf = np.frombuffer(text, np.uint8)
+        a, b = np.zeros((3, n), np.int64), np.zeros((3, n), np.int64)
+        ok = csv_ops._scan_plain(buf, n, ord(","), lo, hi, a)
+        assert ok == csv_ops._scan_plain.py(buf, n, ord(","), lo, hi, b)
+        if ok:
+            np.testing.assert_array_equal(a, b)

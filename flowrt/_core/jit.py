@@ -1,0 +1,55 @@
+"""Compiled loops: the few fixed kernels whose work is a byte or element loop that
+numpy can only express as many passes (a CSV table's digits), compiled by numba.
+
+``compiled(fn)`` returns a callable that compiles ``fn`` with numba the first time it
+is called: nopython, ``nogil`` (the loop runs without the GIL, so another thread's
+Python runs beside it), numpy's error model (a division by zero gives inf/nan as numpy
+does, never an exception), no bounds checks (each kernel validates its indices
+itself). numba is imported then, not with flowrt (it costs ~0.4 s), and the machine
+code is cached on disk beside the source (``cache=True``), so a later process loads it
+in milliseconds instead of compiling again (~1 s).
+
+Only fixed kernels written in this package are compiled: graph-level elementwise
+chains are built at plan time and run as blocked numpy (``_core/fusion.py``), where a
+compile per new expression would cost more than it saves.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+__all__ = ["compiled"]
+
+_lock = threading.Lock()
+
+
+def compiled(fn: Callable[..., Any]) -> "_Compiled":
+    """``fn`` compiled by numba on first call (see the module docstring)."""
+    return _Compiled(fn)
+
+
+class _Compiled:
+    """A kernel compiled on first call; ``py`` is the Python function itself."""
+
+    __slots__ = ("py", "_fn")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.py = fn
+        self._fn: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        fn = self._fn
+        if fn is None:
+            fn = self._compile()
+        return fn(*args)
+
+    def _compile(self) -> Callable[..., Any]:
+        with _lock:  # two runner threads decoding at once compile it once
+            if self._fn is None:
+                import numba
+
+                self._fn = numba.njit(
+                    nogil=True, cache=True, error_model="numpy", boundscheck=False
+                )(self.py)
+        return self._fn
