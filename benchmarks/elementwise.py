@@ -16,8 +16,8 @@ Run from the project root:  python benchmarks/elementwise.py [--quick] [--no-tf]
 
 5. Optimizer update rules (``--optimizers`` runs only this): Adam's dense update on raw
    float32 arrays, 2.5K..4M elements: numpy on whole arrays with a temporary per op (the
-   rule as TF's formula reads), flowrt's rule as shipped (blocks, kept scratch buffers;
-   1 and 2 threads) and numexpr (three ``evaluate(..., out=)`` passes, 1 and 2 threads);
+   rule as TF's formula reads), flowrt's rule as shipped (one compiled loop; 1 and 2
+   threads) and numexpr (three ``evaluate(..., out=)`` passes, 1 and 2 threads);
    then one ``apply_gradients`` step on a fed gradient through ``Session.run``, flowrt
    and TF side by side (wall min/median and CPU of all threads).
 
@@ -34,6 +34,7 @@ import numpy as np
 
 import flowrt as fr
 from flowrt._core import elementwise, fusion
+from flowrt.train import update_rules
 
 try:
     import numexpr as ne
@@ -299,13 +300,12 @@ def _adam_numpy(g, w, m, v):
 
 
 def _adam_flowrt(g, w, m, v):
-    """flowrt's kernel body: the one rule, blockwise with kept scratch buffers."""
+    """flowrt's kernel body: the one rule, a compiled loop (blocks on helper threads
+    from ``update_rules.PARALLEL_MIN_SIZE``)."""
     from flowrt.train import optimizers as opt
 
     s = {k: F32(x) for k, x in _ADAM.items()}
-    elementwise.blockwise_inplace(
-        lambda g, *vs: opt._adam_dense(list(vs[:-2]), s, g, *vs[-2:]), [g, w, m, v], scratch=2
-    )
+    opt._adam_dense([w, m, v], s, g)
 
 
 def _adam_numexpr(g, w, m, v):
@@ -337,13 +337,13 @@ def optimizers(sizes, with_tf, rounds=2):
         arrs = [r.standard_normal(n).astype(F32) for _ in range(4)]
         arrs[3] = np.abs(arrs[3])
         row = [best(lambda a=arrs: _adam_numpy(*a))]
-        saved = elementwise.PARALLEL_MIN_SIZE
+        saved = update_rules.PARALLEL_MIN_SIZE
         for par in (1 << 62, 0):
-            elementwise.PARALLEL_MIN_SIZE = par
+            update_rules.PARALLEL_MIN_SIZE = par
             try:
                 row.append(best(lambda a=arrs: _adam_flowrt(*a)))
             finally:
-                elementwise.PARALLEL_MIN_SIZE = saved
+                update_rules.PARALLEL_MIN_SIZE = saved
         for th in (1, 2):
             if ne is None:
                 row.append(None)

@@ -1,8 +1,8 @@
 """Elementwise evaluation over cache-sized blocks, on up to ``THREADS`` threads.
 
-One mechanism serves every large elementwise computation: a fused group of elementwise
-ops (``fusion.py``) and an optimizer's in-place update rule (``train/optimizers.py``).
-The work is cut into blocks of about ``BLOCK`` elements along the leading axis; each
+A fused group of elementwise ops (``fusion.py``) runs here; ``for_blocks`` also shares
+the blocks of a large variable's optimizer update (``train/update_rules.py``, compiled
+loops) between threads. The work is cut into blocks of about ``BLOCK`` elements along the leading axis; each
 block runs numpy's SIMD loops start to finish while its intermediates stay in the
 core's cache (``out=`` buffers reused from block to block), so a chain of ten ops reads
 and writes main memory once instead of ten times, and the blocks are shared between the
@@ -30,7 +30,6 @@ __all__ = [
     "Program",
     "unary_kernel",
     "binary_kernel",
-    "blockwise_inplace",
 ]
 
 # Elements per block: 64K float32 = 256 KB per buffer (L2 is 512 KB per core on the
@@ -210,67 +209,6 @@ def _straight_line(code, n_inputs: int, n_regs: int) -> Callable:
         )
     exec(compile("\n".join(lines), "<flowrt elementwise program>", "exec"), env)
     return env["block"]
-
-
-_scratch = threading.local()
-
-
-def _scratch_views(k: int, shape: tuple, dtype: np.dtype) -> list[np.ndarray]:
-    """``k`` scratch arrays of ``shape``: views of this thread's kept buffers (grown to
-    the largest size seen) up to ``BLOCK`` elements, else fresh arrays. A fresh
-    temporary per rule call would be allocated, and possibly faulted in, every step.
-    The views themselves are kept too, per (k, shape, dtype): an optimizer step asks
-    for the same few every step, and making them costs more than a small rule."""
-    views = getattr(_scratch, "views", None)
-    if views is None:
-        views = _scratch.views = {}
-        _scratch.bufs = {}
-    key = (k, shape, dtype)
-    got = views.get(key)
-    if got is not None:
-        return got
-    if not k:
-        return []
-    n = 1
-    for d in shape:
-        n *= d
-    if n > BLOCK:
-        return [np.empty(shape, dtype) for _ in range(k)]
-    bufs = _scratch.bufs
-    have = bufs.get(dtype)
-    if have is None or len(have) < k or have[0].size < n:
-        have = bufs[dtype] = [np.empty(max(n, 1), dtype) for _ in range(k)]
-        views.clear()  # views of the old buffers would keep them alive
-    elif len(views) >= 64:  # many shapes (dynamic batches): keep the set small
-        views.clear()
-    got = views[key] = [b[:n].reshape(shape) for b in have[:k]]
-    return got
-
-
-def blockwise_inplace(fn: Callable, arrays: Sequence[np.ndarray], scratch: int = 0) -> None:
-    """Runs an elementwise rule ``fn(*views, *scratch)`` that updates its first views in
-    place, block by block over same-shaped C-contiguous arrays (threads for large ones).
-
-    The rule is the same code that runs on whole small arrays; on blocks its working
-    set stays in cache. ``scratch`` extra arguments are writable arrays of the views'
-    shape and the first array's dtype, for the rule's intermediates (kept per thread
-    and reused: the rule allocates no temporary). Small, differently shaped or
-    non-contiguous arrays get one call on the whole arrays.
-    """
-    first = arrays[0]
-    dtype = first.dtype
-    if first.size <= BLOCK or any(
-        a.shape != first.shape or not a.flags.c_contiguous for a in arrays
-    ):
-        fn(*arrays, *_scratch_views(scratch, first.shape, dtype))
-        return
-    flat = [a.reshape(-1) for a in arrays]
-    n = first.size
-
-    def run(lo, hi):
-        fn(*[a[lo:hi] for a in flat], *_scratch_views(scratch, (hi - lo,), dtype))
-
-    for_blocks(n, BLOCK, run, n >= PARALLEL_MIN_SIZE)
 
 
 def unary_kernel(np_fn: Callable):

@@ -1,5 +1,6 @@
 """Compiled loops: the few fixed kernels whose work is a byte or element loop that
-numpy can only express as many passes (a CSV table's digits), compiled by numba.
+numpy can only express as many passes (a CSV table's digits, an optimizer's update
+rule), compiled by numba.
 
 ``compiled(fn)`` returns a callable that compiles ``fn`` with numba the first time it
 is called: nopython, ``nogil`` (the loop runs without the GIL, so another thread's
@@ -19,9 +20,17 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-__all__ = ["compiled"]
+__all__ = ["compiled", "inlined"]
 
 _lock = threading.Lock()
+_helpers: list = []  # ``inlined`` functions not yet made known to numba
+
+
+def inlined(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks ``fn`` as a helper that compiled kernels call: it stays a Python function
+    (callable as such) and is compiled into each kernel that calls it."""
+    _helpers.append(fn)
+    return fn
 
 
 def compiled(fn: Callable[..., Any]) -> "_Compiled":
@@ -48,7 +57,10 @@ class _Compiled:
         with _lock:  # two runner threads decoding at once compile it once
             if self._fn is None:
                 import numba
+                from numba.extending import register_jitable
 
+                while _helpers:
+                    register_jitable(_helpers.pop())
                 self._fn = numba.njit(
                     nogil=True, cache=True, error_model="numpy", boundscheck=False
                 )(self.py)

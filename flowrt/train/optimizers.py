@@ -10,8 +10,8 @@ like the optimizer, and, with ``global_step``, an increment after all the update
 Each update is ONE kernel (the ``Resource[Sparse]Apply*`` table below) that reads,
 computes and writes the variable and its slots under their locks
 (``state_ops.update_variables``), so concurrent runs never lose an update. Dense
-rules are written once, in numpy, in place; large variables run the same rule over
-cache-sized blocks on several threads (``_core/elementwise.blockwise_inplace``).
+rules are compiled loops, one pass over the arrays without the GIL
+(``update_rules``).
 ``IndexedSlices`` gradients (from ``gather``/``embedding_lookup``) are deduplicated
 (duplicate rows summed, as TF) and applied to the touched rows only; Adam follows
 TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
@@ -26,7 +26,6 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.elementwise import blockwise_inplace
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
@@ -34,6 +33,7 @@ from ..gradients import gradients
 from ..ops import array_ops, math_ops, slicing_ops, state_ops
 from ..ops.common import make_op
 from ..ops.indexed_slices import IndexedSlices
+from . import update_rules
 
 if TYPE_CHECKING:
     from .._core.graph import Operation
@@ -117,17 +117,12 @@ def _segment_sums(vals, order, first, starts):
 # private copies of the stored values (copy-on-write) or, with state_ops' in-place
 # helper, the stored arrays themselves when no run holds a read of them. ``s`` holds the
 # scalar hyperparameters as numpy scalars of the variable's dtype. Dense rules get the
-# gradient ``g`` and two scratch arrays ``t``, ``u`` of its shape for intermediates (the
-# calling thread's kept buffers: a dense rule allocates nothing); sparse rules the
-# deduplicated ``rows`` and their gradient rows. Dense rules are elementwise: the kernel
-# runs them on whole arrays or, for large ones, block by block (the same code on views;
-# the working set stays in cache).
+# gradient ``g`` and run the compiled loops of ``update_rules``; sparse rules get the
+# deduplicated ``rows`` and their gradient rows.
 
 
-def _sgd_dense(arrs, s, g, t, u):
-    (w,) = arrs
-    np.multiply(g, s["alpha"], out=t)
-    w -= t
+def _sgd_dense(arrs, s, g):
+    update_rules.run(update_rules.sgd, arrs, g, s["alpha"])
 
 
 def _sgd_sparse(arrs, s, rows, g):
@@ -137,21 +132,8 @@ def _sgd_sparse(arrs, s, rows, g):
     w[rows] = sub
 
 
-def _momentum_dense(arrs, s, g, t, u):
-    # TF's ApplyMomentum: accum = accum * momentum + g; var -= lr * accum
-    # (Nesterov: var -= g * lr + accum * momentum * lr).
-    w, acc = arrs
-    lr, mom = s["lr"], s["momentum"]
-    acc *= mom
-    acc += g
-    if s["use_nesterov"]:
-        np.multiply(acc, mom, out=t)
-        t *= lr
-        np.multiply(g, lr, out=u)
-        t += u
-    else:
-        np.multiply(acc, lr, out=t)
-    w -= t
+def _momentum_dense(arrs, s, g):
+    update_rules.run(update_rules.momentum, arrs, g, s["lr"], s["momentum"], s["use_nesterov"])
 
 
 def _momentum_sparse(arrs, s, rows, g):
@@ -170,24 +152,10 @@ def _adam_alpha(s, dt):
     return dt(s["lr"] * np.sqrt(one - s["beta2_power"]) / (one - s["beta1_power"]))
 
 
-def _adam_dense(arrs, s, g, t, u):
-    # TF's ApplyAdam: m += (g - m)(1 - b1); v += (g^2 - v)(1 - b2);
-    # var -= m * alpha / (sqrt(v) + eps), alpha = lr sqrt(1 - b2^t) / (1 - b1^t).
-    w, m, v = arrs
-    alpha = _adam_alpha(s, w.dtype.type)
-    b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
-    np.subtract(g, m, out=t)
-    t *= 1 - b1
-    m += t
-    np.multiply(g, g, out=t)
-    t -= v
-    t *= 1 - b2
-    v += t
-    np.sqrt(v, out=t)
-    t += eps
-    np.divide(m, t, out=t)
-    t *= alpha
-    w -= t
+def _adam_dense(arrs, s, g):
+    alpha = _adam_alpha(s, arrs[0].dtype.type)
+    c1, c2 = 1 - s["beta1"], 1 - s["beta2"]
+    update_rules.run(update_rules.adam, arrs, g, c1, c2, s["epsilon"], alpha)
 
 
 def _adam_sparse(arrs, s, rows, g):
@@ -207,15 +175,8 @@ def _adam_sparse(arrs, s, rows, g):
     w -= t
 
 
-def _adagrad_dense(arrs, s, g, t, u):
-    # TF's ApplyAdagrad: accum += g^2; var -= lr * g / sqrt(accum).
-    w, acc = arrs
-    np.multiply(g, g, out=t)
-    acc += t
-    np.sqrt(acc, out=t)
-    np.divide(g, t, out=t)
-    t *= s["lr"]
-    w -= t
+def _adagrad_dense(arrs, s, g):
+    update_rules.run(update_rules.adagrad, arrs, g, s["lr"])
 
 
 def _adagrad_sparse(arrs, s, rows, g):
@@ -225,53 +186,36 @@ def _adagrad_sparse(arrs, s, rows, g):
     w[rows] -= g * s["lr"] / np.sqrt(a)
 
 
-def _rms_update(w, ms, mom, g, s, t, u, mg=None):
-    # TF's ApplyRMSProp / ApplyCenteredRMSProp, in place (t, u: scratch of g's shape):
-    # ms += (g^2 - ms)(1 - rho); [mg += (g - mg)(1 - rho)];
-    # mom = mom * momentum + lr * g / sqrt(ms [- mg^2] + eps); var -= mom.
-    rho, momentum, eps, lr = s["rho"], s["momentum"], s["epsilon"], s["lr"]
-    np.multiply(g, g, out=t)
-    t -= ms
-    t *= 1 - rho
-    ms += t
-    if mg is not None:
-        np.subtract(g, mg, out=t)
-        t *= 1 - rho
-        mg += t
-        np.multiply(mg, mg, out=t)
-        np.subtract(ms, t, out=t)
-        t += eps
-    else:
-        np.add(ms, eps, out=t)
-    np.sqrt(t, out=t)
-    np.multiply(g, lr, out=u)
-    np.divide(u, t, out=t)
-    mom *= momentum
-    mom += t
-    w -= mom
+def _rms(w, ms, mom, mg, g, s):
+    """RMSProp's rule (centered when ``mg`` is given) on whole arrays of one shape."""
+    centered = mg is not None
+    if not centered:
+        mg = np.empty(0, w.dtype)  # not read
+    args = (1 - s["rho"], s["momentum"], s["epsilon"], s["lr"], centered)
+    update_rules.run(update_rules.rms_prop, [w, ms, mom, mg], g, *args)
 
 
-def _rms_dense(arrs, s, g, t, u):
+def _rms_dense(arrs, s, g):
     w, ms, mom = arrs
-    _rms_update(w, ms, mom, g, s, t, u)
+    _rms(w, ms, mom, None, g, s)
 
 
 def _rms_sparse(arrs, s, rows, g):
     w, ms, mom = arrs
     sub = [w[rows], ms[rows], mom[rows]]
-    _rms_update(*sub, g, s, np.empty_like(g), np.empty_like(g))
+    _rms(*sub, None, g, s)
     w[rows], ms[rows], mom[rows] = sub
 
 
-def _crms_dense(arrs, s, g, t, u):
+def _crms_dense(arrs, s, g):
     w, mg, ms, mom = arrs
-    _rms_update(w, ms, mom, g, s, t, u, mg)
+    _rms(w, ms, mom, mg, g, s)
 
 
 def _crms_sparse(arrs, s, rows, g):
     w, mg, ms, mom = arrs
     sub = [w[rows], ms[rows], mom[rows], mg[rows]]
-    _rms_update(*sub[:3], g, s, np.empty_like(g), np.empty_like(g), sub[3])
+    _rms(*sub, g, s)
     w[rows], ms[rows], mom[rows], mg[rows] = sub
 
 
@@ -374,11 +318,7 @@ def _apply_kernel(names, n_handles, rule, sparse):
                     "var and grad do not have the same shape%s %s" % (list(w.shape), list(g.shape)),
                 )
             else:
-                blockwise_inplace(
-                    lambda g, *views: rule(views[:-2], s, g, *views[-2:]),
-                    [g if g.flags.c_contiguous else g.copy(), *arrs],
-                    scratch=2,
-                )
+                rule(arrs, s, g)
 
         apply(ctx, op, args[:n_handles], fn)
         return ()

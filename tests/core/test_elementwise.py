@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from flowrt._core import elementwise
-from flowrt._core.elementwise import Program, blockwise_inplace, for_blocks
+from flowrt._core.elementwise import Program, for_blocks
 
 
 @pytest.fixture
@@ -55,39 +55,3 @@ def test_program_reuses_buffers_and_matches_numpy(threads, monkeypatch):
     b = np.arange(10, dtype=np.float32)
     got = Program([(np.multiply, [0, 1])], 2)([a, b], np.dtype(np.float32))
     np.testing.assert_array_equal(got, a * b)
-
-
-def test_blockwise_inplace_updates_the_arrays(threads, monkeypatch):
-    monkeypatch.setattr(elementwise, "BLOCK", 700)
-    w = np.ones((100, 50))
-    m = np.zeros((100, 50))
-    g = np.arange(5000.0).reshape(100, 50)
-
-    def rule(g, w, m):
-        m += g
-        w -= 0.5 * m
-
-    blockwise_inplace(rule, [g, w, m])
-    np.testing.assert_array_equal(m, g)
-    np.testing.assert_array_equal(w, 1 - 0.5 * g)
-    # A non-contiguous array gets one whole-array call (views of a copy would be lost).
-    wt = np.ones((50, 100)).T
-    blockwise_inplace(rule, [g, wt, np.zeros((100, 50))])
-    np.testing.assert_array_equal(wt, 1 - 0.5 * g)
-
-
-def test_scratch_views_are_kept_per_shape_and_dropped_when_the_buffers_grow():
-    f32 = np.dtype(np.float32)
-    a = elementwise._scratch_views(2, (4, 8), f32)
-    assert elementwise._scratch_views(2, (4, 8), f32) is a  # kept: no views made per step
-    assert [v.shape for v in a] == [(4, 8), (4, 8)] and not np.shares_memory(a[0], a[1])
-    assert np.shares_memory(elementwise._scratch_views(2, (32,), f32)[0], a[0])
-    big = elementwise._scratch_views(2, (64, 64), f32)  # grows the buffers
-    again = elementwise._scratch_views(2, (4, 8), f32)
-    assert again is not a and np.shares_memory(again[0], big[0])
-    # Each thread has buffers of its own.
-    other = []
-    t = threading.Thread(target=lambda: other.append(elementwise._scratch_views(2, (4, 8), f32)))
-    t.start()
-    t.join()
-    assert not np.shares_memory(other[0][0], again[0])
