@@ -2,13 +2,14 @@
 
 A fused group of elementwise ops (``fusion.py``) runs here; ``for_blocks`` also shares
 the blocks of a large variable's optimizer update (``train/update_rules.py``, compiled
-loops) between threads. The work is cut into blocks of about ``BLOCK`` elements along the leading axis; each
-block runs numpy's SIMD loops start to finish while its intermediates stay in the
-core's cache (``out=`` buffers reused from block to block), so a chain of ten ops reads
-and writes main memory once instead of ten times, and the blocks are shared between the
-calling thread and ``THREADS - 1`` helper threads (numpy releases the GIL in its loops).
-Below ``PARALLEL_MIN_SIZE`` elements everything runs on the calling thread. The figures
-behind the constants are in ``docs/fusion.md`` (``benchmarks/elementwise.py``).
+loops) between threads. The work is cut into blocks of about ``BLOCK`` elements along
+the leading axis; each block runs numpy's SIMD loops start to finish while its
+intermediates stay in the core's cache (``out=`` buffers reused from block to block),
+so a chain of ten ops reads and writes main memory once instead of ten times, and the
+blocks are shared between the calling thread and ``THREADS - 1`` helper threads (numpy
+releases the GIL in its loops). Below ``PARALLEL_MIN_SIZE`` elements everything runs on
+the calling thread. The figures behind the constants are in ``docs/fusion.md``
+(``benchmarks/elementwise.py``).
 """
 
 from __future__ import annotations

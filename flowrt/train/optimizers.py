@@ -19,6 +19,7 @@ TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -148,8 +149,11 @@ def _momentum_sparse(arrs, s, rows, g):
 
 
 def _adam_alpha(s, dt):
+    # In the variable's dtype, as TF. The square root is taken in double and rounded
+    # once to ``dt``: the correctly rounded root (float32 and float16 have under half
+    # of double's bits), as np.sqrt gives, without a ufunc call on a scalar (~2 us).
     one = dt(1)
-    return dt(s["lr"] * np.sqrt(one - s["beta2_power"]) / (one - s["beta1_power"]))
+    return s["lr"] * dt(math.sqrt(one - s["beta2_power"])) / (one - s["beta1_power"])
 
 
 def _adam_dense(arrs, s, g):

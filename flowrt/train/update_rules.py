@@ -133,15 +133,15 @@ def run(rule, arrays: Sequence[np.ndarray], g: np.ndarray, *scalars: Any) -> Non
     C-contiguous float32/float64 arrays are updated through flat views of themselves;
     float16 or non-contiguous ones through contiguous (float32) copies written back.
     """
-    half = arrays[0].dtype == np.float16
-    if half or not all(a.flags.c_contiguous for a in arrays):
-        wide = np.dtype(np.float32) if half else arrays[0].dtype
-        work = [np.ascontiguousarray(a, dtype=wide) for a in arrays]
-        flat = [a.reshape(-1) for a in work]
-        scalars = tuple(wide.type(s) if isinstance(s, np.floating) else s for s in scalars)
-    else:
-        work = None
-        flat = [a.reshape(-1) for a in arrays]
+    half = arrays[0].dtype.char == "e"  # float16
+    work = None
+    for a in arrays:
+        if half or not a.flags.c_contiguous:
+            wide = np.dtype(np.float32) if half else arrays[0].dtype
+            work = [np.ascontiguousarray(a, dtype=wide) for a in arrays]
+            scalars = tuple(wide.type(s) if isinstance(s, np.floating) else s for s in scalars)
+            break
+    flat = [a.reshape(-1) for a in (arrays if work is None else work)]
     gf = np.ascontiguousarray(g, dtype=flat[0].dtype).reshape(-1)
     n = gf.size
     if n < PARALLEL_MIN_SIZE:

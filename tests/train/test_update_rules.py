@@ -146,3 +146,16 @@ def test_rules_compiled_equal_their_python_form():
         rule.py(*b, g, *args, False)
         for x, y in zip(a, b, strict=True):
             np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_adam_alpha_is_tfs_arithmetic_in_the_dtype(dtype):
+    from flowrt.train.optimizers import _adam_alpha
+
+    r = np.random.default_rng(1)
+    one = dtype(1)
+    for b1p, b2p, lr in r.uniform(0.01, 0.999, (500, 3)).astype(dtype):
+        s = {"lr": lr, "beta1_power": b1p, "beta2_power": b2p}
+        want = lr * np.sqrt(one - b2p) / (one - b1p)
+        got = _adam_alpha(s, dtype)
+        assert got.dtype == dtype and got == want
