@@ -228,7 +228,7 @@ class TrainingJob:
         latest = fr.train.latest_checkpoint(self.args.checkpoint_dir)
         how = "interrupted" if self.interrupted else "done"
         print(
-            "%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %.4f, "
+            "%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %s, "
             "test accuracy %.3f, checkpoint %s"
             % (
                 how,
@@ -236,7 +236,8 @@ class TrainingJob:
                 p.examples,
                 secs,
                 p.examples / max(secs, 1e-9),
-                p.last_loss,
+                # No step ran (a resumed run with no epochs left): no loss to show.
+                "%.4f" % p.last_loss if p.examples else "- (no step ran)",
                 p.accuracy,
                 latest,
             ),
