@@ -7,8 +7,10 @@ is called: nopython, ``nogil`` (the loop runs without the GIL, so another thread
 Python runs beside it), numpy's error model (a division by zero gives inf/nan as numpy
 does, never an exception), no bounds checks (each kernel validates its indices
 itself). numba is imported then, not with flowrt (it costs ~0.4 s), and the machine
-code is cached on disk beside the source (``cache=True``), so a later process loads it
-in milliseconds instead of compiling again (~1 s).
+code is cached on disk beside the source (``cache=True``; numba falls back to a
+directory of the user's when the package's is read-only, and flowrt to compiling in
+every process when neither is writable), so a later process loads it in milliseconds
+instead of compiling again (~1 s).
 
 Only fixed kernels written in this package are compiled: graph-level elementwise
 chains are built at plan time and run as blocked numpy (``_core/fusion.py``), where a
@@ -61,7 +63,13 @@ class _Compiled:
 
                 while _helpers:
                     register_jitable(_helpers.pop())
-                self._fn = numba.njit(
-                    nogil=True, cache=True, error_model="numpy", boundscheck=False
-                )(self.py)
+                def make(cache: bool) -> Callable[..., Any]:
+                    return numba.njit(
+                        self.py, cache=cache, nogil=True, error_model="numpy", boundscheck=False
+                    )
+
+                try:
+                    self._fn = make(True)
+                except RuntimeError:  # no writable cache directory: compile per process
+                    self._fn = make(False)
         return self._fn
