@@ -63,6 +63,7 @@ class _Compiled:
 
                 while _helpers:
                     register_jitable(_helpers.pop())
+
                 def make(cache: bool) -> Callable[..., Any]:
                     return numba.njit(
                         self.py, cache=cache, nogil=True, error_model="numpy", boundscheck=False
