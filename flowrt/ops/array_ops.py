@@ -559,7 +559,7 @@ def _pack_kernel(ctx, op, *xs):
             except (TypeError, BufferError, ValueError):
                 flat = None
         if flat is None:
-            flat = np.concatenate(xs, dtype=dtype)
+            flat = np.concatenate(xs, axis=None, dtype=dtype)  # each read in C order
         out = flat.reshape((len(xs),) + shape)
     else:
         out = np.array(xs, dtype=dtype)
