@@ -8,7 +8,9 @@ which lives in the session (``ResourceManager.rng``): successive runs of one ses
 continue the stream, and a new session restarts it.
 
 Note (flowrt): the streams are numpy's, not TF's Philox, so seeded values differ from
-TensorFlow's; their distributions and reproducibility rules are the same.
+TensorFlow's; their distributions and reproducibility rules are the same. float16 and
+float32 outputs are drawn by numpy's float32 generators (as TF draws float32 values),
+float64 outputs by its float64 ones.
 """
 
 from __future__ import annotations
@@ -111,37 +113,43 @@ def _shape_infer(allowed):
 
 
 def _sampler(draw):
-    """A kernel drawing ``draw(rng, shape)`` from the op's per-session generator."""
+    """A kernel drawing ``draw(rng, shape, wide, *scalar inputs)`` from the op's
+    per-session generator; ``wide`` is the dtype a float sampler draws in: float32 for
+    a float16 or float32 output (numpy's float32 generators take about half the time of
+    drawing float64 and converting, and give every float32 value's resolution), float64
+    otherwise."""
 
     def kernel(ctx, op, shape, *args):
         dims = tuple(int(d) for d in np.reshape(shape, -1))
         if any(d < 0 for d in dims):
             raise ValueError("shape %s has a negative dimension" % list(dims))
-        out = draw(ctx.resources.rng(op), dims, *args)
-        return (np.asarray(out).astype(op.outputs[0].dtype.np, copy=False),)
+        out_dtype = op.outputs[0].dtype.np
+        wide = np.float32 if out_dtype.itemsize <= 4 else np.float64
+        out = draw(ctx.resources.rng(op), dims, wide, *args)
+        return (np.asarray(out).astype(out_dtype, copy=False),)
 
     return kernel
 
 
-def _truncated(rng, dims):
-    out = rng.standard_normal(dims)
+def _truncated(rng, dims, wide):
+    out = rng.standard_normal(dims, dtype=wide)
     bad = np.abs(out) > 2.0
     while bad.any():  # resample until every value is within two standard deviations
-        out[bad] = rng.standard_normal(int(bad.sum()))
+        out[bad] = rng.standard_normal(int(bad.sum()), dtype=wide)
         bad = np.abs(out) > 2.0
     return out
 
 
-def _uniform_int(rng, dims, lo, hi):
+def _uniform_int(rng, dims, _wide, lo, hi):
     if not lo < hi:
         raise ValueError("Need minval < maxval, got %d >= %d" % (lo, hi))
     return rng.integers(int(lo), int(hi), size=dims)
 
 
-# type, allowed dtypes, draw(rng, dims, *scalar inputs)
+# type, allowed dtypes, draw(rng, dims, wide, *scalar inputs)
 _SAMPLERS = [
-    ("RandomStandardNormal", FLOATS, lambda rng, dims: rng.standard_normal(dims)),
-    ("RandomUniform", FLOATS, lambda rng, dims: rng.random(dims)),
+    ("RandomStandardNormal", FLOATS, lambda rng, dims, wide: rng.standard_normal(dims, wide)),
+    ("RandomUniform", FLOATS, lambda rng, dims, wide: rng.random(dims, wide)),
     ("TruncatedNormal", FLOATS, _truncated),
 ]
 for _t, _allowed, _draw in _SAMPLERS:
