@@ -1,0 +1,363 @@
+"""More of TF1's math surface: hyperbolic and inverse trigonometric functions, ``expm1``,
+``softsign``, ``rint``, the ``is_nan``/``is_inf``/``is_finite`` tests, truncating integer
+division, ``atan2``, the cumulative ``cumsum``/``cumprod`` scans and ``reduce_logsumexp``.
+
+Each op type is one table row (type, dtypes, numpy kernel, gradient), built with the
+elementwise families of ``math_ops``; gradients are TF's (``math_grad.py``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._core.elementwise import binary_kernel, unary_kernel
+from .._core.graph import Tensor, convert_to_tensor
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from . import array_ops, math_ops
+from .common import FLOATS, INTS, NUMERIC, check_dtype, in_graph_of, int_list, op_scope
+from .math_ops import (
+    _binary_fn,
+    _binary_grad,
+    _binary_infer,
+    _BinaryOp,
+    _scoped,
+    _unary,
+    _unary_infer,
+    _UnaryOp,
+    _x,
+    _y,
+)
+
+if TYPE_CHECKING:
+    from .._core.typing import AxisLike, TensorLike
+
+__all__ = [
+    "sinh",
+    "cosh",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "expm1",
+    "rint",
+    "is_nan",
+    "is_inf",
+    "is_finite",
+    "truncatediv",
+    "truncatemod",
+    "atan2",
+    "cumsum",
+    "cumprod",
+    "reduce_logsumexp",
+]
+
+# --------------------------------------------------------------------------------------
+# Unary elementwise: type, allowed dtypes, output dtype (None: the input's), numpy
+# kernel, gradient(op, g) -> [dx]
+# --------------------------------------------------------------------------------------
+
+_BOOL_OUT = _dt.bool
+
+
+def _one_minus_x2(op):
+    return 1.0 - math_ops.square(_x(op))
+
+
+def _softsign(x):
+    return x / (1 + np.abs(x))
+
+
+_UNARY: dict[str, tuple[Any, ...]] = {
+    "Sinh": (FLOATS, None, np.sinh, lambda op, g: [g * cosh(_x(op))]),
+    "Cosh": (FLOATS, None, np.cosh, lambda op, g: [g * sinh(_x(op))]),
+    "Tan": (
+        FLOATS,
+        None,
+        np.tan,
+        lambda op, g: [g * math_ops.square(math_ops.reciprocal(math_ops.cos(_x(op))))],
+    ),
+    "Asin": (FLOATS, None, np.arcsin, lambda op, g: [g * math_ops.rsqrt(_one_minus_x2(op))]),
+    "Acos": (FLOATS, None, np.arccos, lambda op, g: [-g * math_ops.rsqrt(_one_minus_x2(op))]),
+    "Atan": (
+        FLOATS,
+        None,
+        np.arctan,
+        lambda op, g: [g * math_ops.reciprocal(1.0 + math_ops.square(_x(op)))],
+    ),
+    "Asinh": (FLOATS, None, np.arcsinh, lambda op, g: [g / cosh(_y(op))]),
+    "Acosh": (FLOATS, None, np.arccosh, lambda op, g: [g / sinh(_y(op))]),
+    "Atanh": (FLOATS, None, np.arctanh, lambda op, g: [g * math_ops.reciprocal(_one_minus_x2(op))]),
+    "Expm1": (FLOATS, None, np.expm1, lambda op, g: [g * math_ops.exp(_x(op))]),
+    "Softsign": (
+        FLOATS,
+        None,
+        _softsign,
+        lambda op, g: [g / math_ops.square(1.0 + math_ops.abs(_x(op)))],
+    ),
+    # TF: the gradient of Rint is zero (math_grad.py returns None).
+    "Rint": (FLOATS, None, np.rint, NOT_DIFFERENTIABLE),
+    "IsNan": (FLOATS, _BOOL_OUT, np.isnan, NOT_DIFFERENTIABLE),
+    "IsInf": (FLOATS, _BOOL_OUT, np.isinf, NOT_DIFFERENTIABLE),
+    "IsFinite": (FLOATS, _BOOL_OUT, np.isfinite, NOT_DIFFERENTIABLE),
+}
+
+for _t, (_allowed, _out, _np_fn, _grad) in _UNARY.items():
+    register_op(
+        _t,
+        infer=_unary_infer(_allowed, _out),
+        kernel=unary_kernel(_np_fn),
+        grad=_grad,
+        ufunc=None if _out is not None or _t == "Softsign" else _np_fn,
+    )
+
+sinh: _UnaryOp = _unary("Sinh", "sinh")
+cosh: _UnaryOp = _unary("Cosh", "cosh")
+tan: _UnaryOp = _unary("Tan", "tan")
+asin: _UnaryOp = _unary("Asin", "asin")
+acos: _UnaryOp = _unary("Acos", "acos")
+atan: _UnaryOp = _unary("Atan", "atan")
+asinh: _UnaryOp = _unary("Asinh", "asinh")
+acosh: _UnaryOp = _unary("Acosh", "acosh")
+atanh: _UnaryOp = _unary("Atanh", "atanh")
+expm1: _UnaryOp = _unary("Expm1", "expm1")
+rint: _UnaryOp = _unary("Rint", "rint")
+is_nan: _UnaryOp = _unary("IsNan", "is_nan")
+is_inf: _UnaryOp = _unary("IsInf", "is_inf")
+is_finite: _UnaryOp = _unary("IsFinite", "is_finite")
+softsign: _UnaryOp = _unary("Softsign", "softsign")  # fr.nn.softsign, as in TF1
+rint.__doc__ = "Elementwise round to the nearest integer, halves to even (op type Rint)."
+is_nan.__doc__ = "Elementwise ``x != x``: a bool tensor (op type IsNan)."
+
+# --------------------------------------------------------------------------------------
+# Binary elementwise
+# --------------------------------------------------------------------------------------
+
+
+def _truncatediv_kernel(ctx, op, x, y):
+    math_ops._int_div_check(op, y)
+    q = np.abs(x) // np.abs(y)  # C's x / y: rounds toward zero
+    return (np.where((x < 0) != (y < 0), -q, q).astype(x.dtype, copy=False),)
+
+
+def _truncatemod_kernel(ctx, op, x, y):
+    if x.dtype.kind in "iu":
+        math_ops._int_div_check(op, y)
+    return (np.fmod(x, y),)
+
+
+def _atan2_grad(op, g):
+    y, x = op.inputs
+    g_inv = g / (math_ops.square(y) + math_ops.square(x))
+    return x * g_inv, -y * g_inv
+
+
+register_op(
+    "TruncateDiv",
+    infer=_binary_infer(INTS),
+    kernel=_truncatediv_kernel,
+    grad=NOT_DIFFERENTIABLE,  # TF's rule returns (None, None)
+)
+# TF registers no gradient for TruncateMod: fr.gradients raises LookupError, as TF does.
+register_op("TruncateMod", infer=_binary_infer(NUMERIC), kernel=_truncatemod_kernel)
+register_op(
+    "Atan2",
+    infer=_binary_infer(FLOATS),
+    kernel=binary_kernel(np.arctan2),
+    grad=_binary_grad(_atan2_grad),
+)
+
+truncatediv: _BinaryOp = _binary_fn("TruncateDiv", "truncatediv")
+truncatediv.__doc__ = (
+    "Integer ``x / y`` rounded toward zero, as C does (op type TruncateDiv); "
+    "``fr.floordiv`` rounds toward negative infinity."
+)
+truncatemod: _BinaryOp = _binary_fn("TruncateMod", "truncatemod")
+truncatemod.__doc__ = (
+    "The remainder of ``truncatediv``: it takes the sign of ``x`` (op type TruncateMod)."
+)
+
+
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    """Elementwise arctangent of ``y / x`` in the quadrant of ``(x, y)`` (op type Atan2).
+
+    Args:
+      y: the numerator (a float tensor).
+      x: the denominator, of ``y``'s dtype; broadcast against ``y``.
+      name: the op's name.
+    """
+    return _atan2(y, x, name=name)
+
+
+_atan2 = _binary_fn("Atan2", "atan2")
+
+# --------------------------------------------------------------------------------------
+# Cumulative scans
+# --------------------------------------------------------------------------------------
+
+
+def _scan_infer(op):
+    x, axis = op.inputs
+    check_dtype(x, NUMERIC)
+    check_dtype(axis, (_dt.int32, _dt.int64), "axis")
+    if axis.shape.ndims not in (None, 0):
+        raise ValueError("axis must be a scalar, got shape %s" % axis.shape)
+    a = int_list(axis)
+    r = x.shape.ndims
+    if a is not None and r is not None and not -r <= a[0] < r:
+        raise ValueError("axis %d is out of range for a tensor of rank %d" % (a[0], r))
+    return [(x.dtype, x.shape)]
+
+
+def _scan_kernel(np_scan, identity):
+    def kernel(ctx, op, x, axis):
+        ax = int(axis)
+        if not -x.ndim <= ax < x.ndim:
+            from .. import errors
+
+            raise errors.InvalidArgumentError(
+                None, op, "axis %d is out of range [-%d, %d)" % (ax, x.ndim, x.ndim)
+            )
+        v = np.flip(x, ax) if op.attrs["reverse"] else x
+        out = np_scan(v, axis=ax, dtype=x.dtype)
+        if op.attrs["exclusive"]:
+            # shift by one along the axis, the first element being the identity
+            out = np.concatenate(
+                [np.full_like(np.take(out, [0], axis=ax), identity), np.delete(out, -1, ax)],
+                axis=ax,
+            )
+        if op.attrs["reverse"]:
+            out = np.flip(out, ax)
+        return (np.ascontiguousarray(out),)
+
+    return kernel
+
+
+def _cumsum_grad(op, g):
+    return [
+        cumsum(g, op.inputs[1], op.attrs["exclusive"], not op.attrs["reverse"]),
+        None,
+    ]
+
+
+def _cumprod_grad(op, g):
+    x, axis = op.inputs
+    ex, rev = op.attrs["exclusive"], op.attrs["reverse"]
+    prod = cumprod(x, axis, ex, rev)
+    out = cumsum(prod * g, axis, ex, not rev)
+    return [math_ops.div_no_nan(out, x), None]
+
+
+register_op("Cumsum", infer=_scan_infer, kernel=_scan_kernel(np.cumsum, 0), grad=_cumsum_grad)
+register_op("Cumprod", infer=_scan_infer, kernel=_scan_kernel(np.cumprod, 1), grad=_cumprod_grad)
+
+
+def _scan_fn(op_type, x, axis, exclusive, reverse, name):
+    with in_graph_of([x, axis]):
+        return _scoped(
+            op_type,
+            name,
+            op_type,
+            lambda: [
+                convert_to_tensor(x, name="x"),
+                axis if isinstance(axis, Tensor) else convert_to_tensor(axis, _dt.int32, "axis"),
+            ],
+            {"exclusive": bool(exclusive), "reverse": bool(reverse)},
+            operands=(x, axis),
+        )
+
+
+def cumsum(
+    x: TensorLike,
+    axis: TensorLike = 0,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Cumulative sum of ``x`` along ``axis`` (op type Cumsum).
+
+    ``cumsum([a, b, c])`` is ``[a, a + b, a + b + c]``; ``exclusive=True`` gives
+    ``[0, a, a + b]`` and ``reverse=True`` sums from the end: ``[a + b + c, b + c, c]``.
+
+    Args:
+      x: a numeric tensor.
+      axis: the axis to scan (a scalar int32/int64; negative counts from the end).
+      exclusive: leave each element out of its own sum.
+      reverse: scan from the last element to the first.
+      name: the op's name.
+    """
+    return _scan_fn("Cumsum", x, axis, exclusive, reverse, name)
+
+
+def cumprod(
+    x: TensorLike,
+    axis: TensorLike = 0,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Cumulative product of ``x`` along ``axis`` (op type Cumprod).
+
+    ``cumprod([a, b, c])`` is ``[a, a * b, a * b * c]``; ``exclusive`` and ``reverse``
+    work as in ``fr.cumsum`` (the exclusive first element is 1).
+
+    Args:
+      x: a numeric tensor.
+      axis: the axis to scan (a scalar int32/int64; negative counts from the end).
+      exclusive: leave each element out of its own product.
+      reverse: scan from the last element to the first.
+      name: the op's name.
+    """
+    return _scan_fn("Cumprod", x, axis, exclusive, reverse, name)
+
+
+# --------------------------------------------------------------------------------------
+# reduce_logsumexp: TF's composite (math_ops.py), so its gradient is the composite's
+# --------------------------------------------------------------------------------------
+
+
+def reduce_logsumexp(
+    input_tensor: TensorLike,
+    axis: AxisLike = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    reduction_indices: AxisLike = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
+    """``log(reduce_sum(exp(input_tensor), axis))``, computed without overflow.
+
+    The maximum along ``axis`` is subtracted before exponentiating and added back
+    (ignored where it is infinite), exactly as TF builds it, so large inputs give finite
+    results and the gradient is the softmax of the inputs.
+
+    Args:
+      input_tensor: a float tensor.
+      axis: the axes to reduce (all if None); negative axes count from the end.
+      keepdims: keep reduced axes with length 1.
+      name: the name of the result (default ``ReduceLogSumExp``).
+      reduction_indices: TF1's old name for ``axis``.
+      keep_dims: TF1's old name for ``keepdims``.
+    """
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
+    axis = reduction_indices if axis is None else axis
+    kd = bool(keepdims if keepdims is not None else keep_dims)
+    with op_scope([input_tensor], name, "ReduceLogSumExp") as scope:
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        raw_max = math_ops.reduce_max(x, axis=axis, keepdims=True)
+        my_max = array_ops.stop_gradient(
+            math_ops.where(is_finite(raw_max), raw_max, array_ops.zeros_like(raw_max))
+        )
+        result = math_ops.log(
+            math_ops.reduce_sum(math_ops.exp(math_ops.subtract(x, my_max)), axis, keepdims=kd)
+        )
+        if not kd:
+            my_max = array_ops.reshape(my_max, array_ops.shape(result))
+        return math_ops.add(result, my_max, name=scope)

@@ -1,0 +1,44 @@
+"""Gradient specs for flowrt/ops/extra_math_ops.py (TF's math_grad.py rules)."""
+
+import numpy as np
+
+import flowrt as fr
+from tests.gradcheck import GradSpec
+
+_r = np.random.default_rng(7)
+A = _r.standard_normal((3, 4))
+B = _r.standard_normal((3, 4))
+UNIT = _r.uniform(-0.8, 0.8, (3, 4))  # inside (-1, 1): asin, acos, atanh
+GT1 = _r.uniform(1.2, 3.0, (3, 4))  # acosh
+NZ = _r.uniform(0.5, 2.0, (3, 4)) * np.where(_r.random((3, 4)) < 0.5, -1.0, 1.0)  # cumprod
+
+SPECS = [
+    GradSpec("Sinh", fr.sinh, [A]),
+    GradSpec("Cosh", fr.cosh, [A]),
+    GradSpec("Tan", fr.tan, [UNIT]),
+    GradSpec("Asin", fr.asin, [UNIT]),
+    GradSpec("Acos", fr.acos, [UNIT]),
+    GradSpec("Atan", fr.atan, [A]),
+    GradSpec("Asinh", fr.asinh, [A]),
+    GradSpec("Acosh", fr.acosh, [GT1]),
+    GradSpec("Atanh", fr.atanh, [UNIT]),
+    GradSpec("Expm1", fr.expm1, [A]),
+    GradSpec("Softsign", fr.nn.softsign, [A]),
+    GradSpec("Atan2", fr.atan2, [A, GT1]),
+    GradSpec("Atan2", fr.atan2, [A, B[:1]], id="Atan2-broadcast"),
+    GradSpec("Cumsum", lambda x: fr.cumsum(x, axis=1), [A]),
+    GradSpec(
+        "Cumsum",
+        lambda x: fr.cumsum(x, axis=0, exclusive=True, reverse=True),
+        [A],
+        id="Cumsum-ex-rev",
+    ),
+    GradSpec("Cumprod", lambda x: fr.cumprod(x, axis=1), [NZ]),
+    GradSpec(
+        "Cumprod",
+        lambda x: fr.cumprod(x, axis=-2, exclusive=True, reverse=True),
+        [NZ],
+        id="Cumprod-ex-rev",
+    ),
+    GradSpec("Max", lambda x: fr.reduce_logsumexp(x, axis=1), [A], id="reduce_logsumexp"),
+]
