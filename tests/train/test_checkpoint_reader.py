@@ -1,0 +1,46 @@
+"""fr.train.NewCheckpointReader: names, shapes, dtypes and values of a saved checkpoint,
+with TF's error classes for a missing key or checkpoint."""
+
+import numpy as np
+import pytest
+
+import flowrt as fr
+
+
+def _save(tmp_path):
+    with fr.Graph().as_default():
+        fr.Variable([1.0, 2.0], name="v")
+        fr.get_variable("sc/w", [2, 3], dtype=fr.float64, initializer=fr.ones_initializer())
+        fr.Variable(3, name="i")
+        fr.Variable([b"a", b"bc"], name="s")
+        with fr.Session() as sess:
+            sess.run(fr.global_variables_initializer())
+            return fr.train.Saver().save(sess, str(tmp_path / "m"), global_step=7)
+
+
+def test_reader_lists_and_reads_variables(tmp_path):
+    prefix = _save(tmp_path)
+    r = fr.train.NewCheckpointReader(prefix)
+    assert r.get_variable_to_shape_map() == {"v": [2], "sc/w": [2, 3], "i": [], "s": [2]}
+    assert r.get_variable_to_dtype_map() == {
+        "v": fr.float32,
+        "sc/w": fr.float64,
+        "i": fr.int32,
+        "s": fr.string,
+    }
+    assert r.has_tensor("sc/w") and not r.has_tensor("w")
+    np.testing.assert_array_equal(r.get_tensor("v"), np.array([1.0, 2.0], np.float32))
+    assert r.get_tensor("sc/w").dtype == np.float64
+    np.testing.assert_array_equal(r.get_tensor("sc/w"), np.ones((2, 3)))
+    assert r.get_tensor("i") == 3
+    assert list(r.get_tensor("s")) == [b"a", b"bc"]
+    assert r.debug_string().splitlines()[0] == b"i (int32) []"
+
+
+def test_reader_errors_are_tfs(tmp_path):
+    prefix = _save(tmp_path)
+    r = fr.train.NewCheckpointReader(prefix)
+    with pytest.raises(fr.errors.NotFoundError, match="Key zz not found in checkpoint"):
+        r.get_tensor("zz")
+    with pytest.raises(fr.errors.NotFoundError):
+        fr.train.NewCheckpointReader(str(tmp_path / "nope"))
