@@ -35,6 +35,7 @@ from .common import (
     make,
     make_op,
     same_as,
+    shape_str,
     to_tensor,
 )
 from .const_eval import partial_ints, partial_shape, static_value
@@ -316,6 +317,15 @@ def _reshape_infer(op):
             "Cannot reshape a tensor with %d elements to shape %s (%d elements)"
             % (total, dims, int(np.prod(dims)))
         )
+    elif total is None and x.shape.ndims is not None:
+        # TF: the known dimensions of a partially known input must divide the target size
+        known = int(np.prod([d for d in x.shape.as_list() if d is not None]))
+        want = int(np.prod(dims))
+        if known and want % known:
+            raise ValueError(
+                "Dimension size must be evenly divisible by %d but is %d: cannot reshape "
+                "a tensor of shape %s to shape %s" % (known, want, shape_str(x.shape), dims)
+            )
     return [(x.dtype, TensorShape(dims))]
 
 

@@ -554,6 +554,20 @@ def test_reshape_to_a_dynamic_shape_keeps_its_known_dims():
     assert fr.reshape(q, fr.concat([fr.shape(p), [5]], 0)).shape.as_list() == [None, 2, 5]
 
 
+def test_reshape_of_a_partially_known_input_checks_its_known_dims():
+    # TF: reshape([None, 2] -> [3]) is a ValueError at construction ("Dimension size must be
+    # evenly divisible by 2 but is 3"); [4], [3, -1] and [-1, 3] build.
+    with fr.Graph().as_default():
+        p = fr.placeholder(fr.float32, [None, 2])
+        with pytest.raises(ValueError, match="evenly divisible by 2 but is 3"):
+            fr.reshape(p, [3])
+        assert fr.reshape(p, [4]).shape.as_list() == [4]
+        assert fr.reshape(p, [3, -1]).shape.as_list() == [3, None]
+        assert fr.reshape(p, [-1, 3]).shape.as_list() == [None, 3]
+        q = fr.placeholder(fr.float32, [None, 0])
+        assert fr.reshape(q, [5, 0]).shape.as_list() == [5, 0]
+
+
 def test_pack_of_many_columns_on_every_axis_and_a_shape_mismatch():
     cols = [np.arange(6, dtype=np.float32).reshape(2, 3) + i for i in range(40)]
     with fr.Graph().as_default():
