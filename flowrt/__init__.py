@@ -80,6 +80,14 @@ from .scopes import (  # noqa
     name_scope,
 )
 from .session import ConfigProto, GPUOptions, InteractiveSession, RunMetadata, RunOptions, Session  # noqa: F401
+from .summary import (  # noqa: F401  (TF1's top-level tf.Summary, tf.Event, ...)
+    Event,
+    GraphDef,
+    HistogramProto,
+    SessionLog,
+    Summary,
+    SummaryMetadata,
+)
 from .tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .var_scope import *  # noqa: F403
 from .variables import *  # noqa: F403

@@ -569,3 +569,22 @@ def test_compiled_protos_have_tfs_fields(tensorboard):
     ]:
         _check_same_fields(ours.DESCRIPTOR, theirs.DESCRIPTOR, left_out, seen)
     assert len(seen) > 20
+
+
+def test_top_level_summary_proto_written_by_hand(tmp_path):
+    # TF1 training loops log values computed in Python with tf.Summary (top level) and
+    # FileWriter.add_summary, taking the proto or its bytes.
+    assert fr.Summary is fr.summary.Summary and fr.Event is fr.summary.Event
+    assert fr.GraphDef is fr.summary.GraphDef and fr.HistogramProto is fr.summary.HistogramProto
+    s = fr.Summary(value=[fr.Summary.Value(tag="acc", simple_value=0.5)])
+    w = fr.summary.FileWriter(str(tmp_path))
+    w.add_summary(s, 3)
+    w.add_summary(s.SerializeToString(), 4)
+    w.close()
+    (path,) = [str(p) for p in tmp_path.iterdir()]
+    got = [
+        (e.step, [(v.tag, v.simple_value) for v in e.summary.value])
+        for e in fr.train.summary_iterator(path)
+        if e.HasField("summary")
+    ]
+    assert got == [(3, [("acc", 0.5)]), (4, [("acc", 0.5)])]
