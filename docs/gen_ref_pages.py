@@ -34,6 +34,7 @@ _SECTIONS = {
     "flowrt.ops.random_ops": "Random",
     "flowrt.ops.state_ops": "Variables",
     "flowrt.ops.math_ops": "Math",
+    "flowrt.ops.extra_math_ops": "Math",
     "flowrt.ops.linalg_ops": "Math",
 }
 _DEFAULT_SECTION = "Arrays and other ops"

@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     keras,
     layers,
     losses,
+    math,
     metrics,
     nn,
     profiler,

@@ -30,6 +30,7 @@ from .math_ops import (
     _x,
     _y,
 )
+from .nn_ops import softplus
 
 if TYPE_CHECKING:
     from .._core.typing import AxisLike, TensorLike
@@ -55,6 +56,8 @@ __all__ = [
     "cumsum",
     "cumprod",
     "reduce_logsumexp",
+    "count_nonzero",
+    "log_sigmoid",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -131,6 +134,10 @@ is_nan: _UnaryOp = _unary("IsNan", "is_nan")
 is_inf: _UnaryOp = _unary("IsInf", "is_inf")
 is_finite: _UnaryOp = _unary("IsFinite", "is_finite")
 softsign: _UnaryOp = _unary("Softsign", "softsign")  # fr.nn.softsign, as in TF1
+for _fn in (sinh, cosh, tan, asin, acos, atan, asinh, acosh, atanh, expm1, rint, is_nan):
+    _fn.__module__ = __name__  # defined here (the docs' inspection follows __module__)
+for _fn in (is_inf, is_finite, softsign):
+    _fn.__module__ = __name__
 rint.__doc__ = "Elementwise round to the nearest integer, halves to even (op type Rint)."
 is_nan.__doc__ = "Elementwise ``x != x``: a bool tensor (op type IsNan)."
 
@@ -195,6 +202,7 @@ def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _atan2 = _binary_fn("Atan2", "atan2")
+truncatediv.__module__ = truncatemod.__module__ = __name__
 
 # --------------------------------------------------------------------------------------
 # Cumulative scans
@@ -361,3 +369,95 @@ def reduce_logsumexp(
         if not kd:
             my_max = array_ops.reshape(my_max, array_ops.shape(result))
         return math_ops.add(result, my_max, name=scope)
+
+
+def _reduce_args(axis, keepdims, reduction_indices, keep_dims):
+    """TF1's two spellings of ``axis`` and ``keepdims``, resolved as the reductions do."""
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
+    return (reduction_indices if axis is None else axis), bool(
+        keepdims if keepdims is not None else keep_dims
+    )
+
+
+def count_nonzero(
+    input_tensor: TensorLike,
+    axis: AxisLike = None,
+    keepdims: bool | None = None,
+    dtype: Any = _dt.int64,
+    name: str | None = None,
+    reduction_indices: AxisLike = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
+    """The number of nonzero elements of ``input_tensor`` along ``axis`` (all if None).
+
+    Args:
+      input_tensor: a numeric or bool tensor.
+      axis: the axes to count along; negative axes count from the end.
+      keepdims: keep reduced axes with length 1.
+      dtype: the dtype of the counts (int64, as TF).
+      name: the name scope (default ``count_nonzero``).
+      reduction_indices: TF1's old name for ``axis``.
+      keep_dims: TF1's old name for ``keepdims``.
+    """
+    axis, kd = _reduce_args(axis, keepdims, reduction_indices, keep_dims)
+    with op_scope([input_tensor], name, "count_nonzero"):
+        x = convert_to_tensor(input_tensor, name="input")
+        zero = array_ops.zeros([], dtype=x.dtype)
+        nonzero = math_ops.cast(math_ops.not_equal(x, zero), _dt.int64)
+        return math_ops.cast(math_ops.reduce_sum(nonzero, axis, keepdims=kd), dtype=dtype)
+
+
+def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
+    """``log(sigmoid(x))``, computed as ``-softplus(-x)`` so it is finite for large ``-x``.
+
+    Args:
+      x: a float tensor.
+      name: the name scope (default ``LogSigmoid``).
+    """
+    with op_scope([x], name, "LogSigmoid") as scope:
+        x = convert_to_tensor(x, name="x")
+        return math_ops.negative(softplus(-x), name=scope)
+
+
+def reduce_variance(
+    input_tensor: TensorLike,
+    axis: AxisLike = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """The variance of ``input_tensor`` along ``axis`` (all if None): the mean squared
+    deviation from the mean, divided by N (``fr.math.reduce_variance``).
+
+    Args:
+      input_tensor: a float tensor.
+      axis: the axes to reduce; negative axes count from the end.
+      keepdims: keep reduced axes with length 1.
+      name: the name scope (default ``reduce_variance``).
+    """
+    with op_scope([input_tensor], name, "reduce_variance"):
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        means = math_ops.reduce_mean(x, axis, keepdims=True)
+        squared_deviations = math_ops.square(math_ops.abs(math_ops.subtract(x, means)))
+        return math_ops.reduce_mean(squared_deviations, axis, keepdims=keepdims)
+
+
+def reduce_std(
+    input_tensor: TensorLike,
+    axis: AxisLike = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """The standard deviation of ``input_tensor`` along ``axis``: the square root of
+    ``reduce_variance`` (``fr.math.reduce_std``).
+
+    Args:
+      input_tensor: a float tensor.
+      axis: the axes to reduce; negative axes count from the end.
+      keepdims: keep reduced axes with length 1.
+      name: the name scope (default ``reduce_std``).
+    """
+    with op_scope([input_tensor], name, "reduce_std"):
+        return math_ops.sqrt(reduce_variance(input_tensor, axis, keepdims))

@@ -684,7 +684,7 @@ logical_and = _binary_fn("LogicalAnd", "logical_and")
 logical_or = _binary_fn("LogicalOr", "logical_or")
 _real_div = _binary_fn("RealDiv", "realdiv")
 realdiv = _real_div
-div_no_nan = _binary_fn("DivNoNan", "div_no_nan")
+div_no_nan = _binary_fn("DivNoNan", "div_no_nan", "div_no_nan")  # TF names it so
 div_no_nan.__doc__ = "``x / y``, or 0 where ``y`` is 0 (op type DivNoNan)."
 
 

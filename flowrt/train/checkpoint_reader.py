@@ -3,6 +3,8 @@ used to inspect checkpoints and to warm-start from some of their variables."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .. import errors
 from .saver import _CheckpointFile
@@ -37,7 +39,7 @@ class CheckpointReader:
         """Whether the checkpoint holds a variable named ``tensor_str``."""
         return tensor_str in self._info
 
-    def get_tensor(self, tensor_str: str):
+    def get_tensor(self, tensor_str: str) -> np.ndarray:
         """The saved value of variable ``tensor_str`` as a numpy array.
 
         Raises:

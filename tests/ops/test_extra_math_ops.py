@@ -185,3 +185,54 @@ def test_reduce_logsumexp_gradient_is_softmax():
         g = fr.gradients(fr.reduce_logsumexp(x), x)[0]
         xv = np.array([0.5, 1.5, -0.3], np.float32)
         np.testing.assert_allclose(_run(g, {x: xv}), np.exp(xv) / np.exp(xv).sum(), rtol=1e-6)
+
+
+def test_count_nonzero_names_dtypes_and_values_as_tf():
+    with fr.Graph().as_default():
+        x = fr.constant([[1.0, 0.0, -2.0], [0.0, 0.0, 3.0]])
+        a = fr.count_nonzero(x)
+        b = fr.count_nonzero(x, axis=1, keepdims=True)
+        c = fr.count_nonzero(x, 0, dtype=fr.int32)
+        d = fr.count_nonzero(fr.constant([True, False]), reduction_indices=[0])
+        assert (a.name, b.name, c.name) == (
+            "count_nonzero/Sum:0",
+            "count_nonzero_1/Sum:0",
+            "count_nonzero_2/Cast_1:0",
+        )
+        assert a.dtype == fr.int64 and c.dtype == fr.int32 and b.shape.as_list() == [2, 1]
+        r = _run([a, b, c, d])
+    assert r[0] == 3 and r[3] == 1
+    np.testing.assert_array_equal(r[1], [[2], [1]])
+    np.testing.assert_array_equal(r[2], [1, 0, 2])
+
+
+def test_log_sigmoid_is_finite_for_large_negative_inputs():
+    with fr.Graph().as_default():
+        p = fr.placeholder(fr.float32, [3])
+        y = fr.log_sigmoid(p)
+        g = fr.gradients(fr.reduce_sum(y), p)[0]
+        assert y.name == "LogSigmoid:0"
+        xv = np.array([-100.0, 0.0, 3.0], np.float32)
+        rv, rg = _run([y, g], {p: xv})
+    np.testing.assert_allclose(rv, [-100.0, -np.log(2.0), -np.log1p(np.exp(-3.0))], rtol=1e-6)
+    np.testing.assert_allclose(rg, 1.0 / (1.0 + np.exp(xv)), rtol=1e-6)
+
+
+def test_fr_math_namespace_holds_tf_math_names():
+    assert fr.math.reduce_sum is fr.reduce_sum and fr.math.cumsum is fr.cumsum
+    assert fr.math.softplus is fr.nn.softplus and fr.math.top_k is fr.nn.top_k
+    assert fr.math.divide_no_nan is fr.div_no_nan
+    # tf.math has no cast, where or truncatediv
+    assert not {"cast", "where", "truncatediv", "div_no_nan"} & set(fr.math.__all__)
+    with fr.Graph().as_default():
+        x = fr.constant([[1.0, 0.0, -2.0], [0.0, 0.0, 3.0]])
+        var = fr.math.reduce_variance(x, axis=0)
+        std = fr.math.reduce_std(x, 1, keepdims=True)
+        dnn = fr.math.divide_no_nan(x, x)
+        assert var.name == "reduce_variance/Mean_1:0" and std.name == "reduce_std/Sqrt:0"
+        assert dnn.name == "div_no_nan:0"  # TF's default name, not the op type
+        rv, rs, rd = _run([var, std, dnn])
+    xv = np.array([[1.0, 0.0, -2.0], [0.0, 0.0, 3.0]])
+    np.testing.assert_allclose(rv, xv.var(0), rtol=1e-6)
+    np.testing.assert_allclose(rs, xv.std(1, keepdims=True), rtol=1e-6)
+    np.testing.assert_array_equal(rd, [[1, 0, 1], [0, 0, 1]])

@@ -1,0 +1,49 @@
+"""``fr.math``: TF1's ``tf.math`` namespace (TF 1.13 and later), the math functions of
+``fr`` and ``fr.nn`` under the names ``tf.math`` gives them, plus ``reduce_std`` and
+``reduce_variance``. Definitions live in ``flowrt/ops/math_ops.py``,
+``extra_math_ops.py``, ``nn_ops.py`` and ``topk_ops.py``; this module only re-exports."""
+
+import types as _types
+
+from .ops.array_ops import invert_permutation  # noqa: F401
+from .ops.extra_math_ops import *  # noqa: F403
+from .ops.extra_math_ops import reduce_std, reduce_variance, softsign  # noqa: F401
+from .ops.indexed_slices import unsorted_segment_sum  # noqa: F401
+from .ops.math_ops import *  # noqa: F403
+from .ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from .ops.nn_ops import (  # noqa: F401
+    l2_normalize,
+    log_softmax,
+    softmax,
+    softplus,
+    zero_fraction,
+)
+from .ops.topk_ops import in_top_k, top_k  # noqa: F401
+
+# Names of fr that tf.math does not have (tf.math.cast, tf.math.where do not exist).
+for _n in (
+    "cast",
+    "to_float",
+    "to_int32",
+    "to_int64",
+    "where",
+    "broadcast_to",
+    "clip_by_value",
+    "complex",
+    "div",
+    "realdiv",
+    "floor_div",
+    "div_no_nan",
+    "arg_max",
+    "arg_min",
+    "truncatediv",
+    "truncatemod",
+):
+    globals().pop(_n, None)
+
+__all__ = sorted(
+    _n
+    for _n, _v in globals().items()
+    if _n.isidentifier() and not _n.startswith("_") and not isinstance(_v, _types.ModuleType)
+)
+"""Every public name of ``fr.math``."""
