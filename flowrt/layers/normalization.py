@@ -53,8 +53,12 @@ class BatchNormalization(Layer):
       name: as for ``Layer``.
 
     Note (flowrt): ``renorm``, ``virtual_batch_size`` and ``adjustment`` are not
-    supported (NotImplementedError); ``fused`` is accepted and gives the same values
-    (the moving variance uses the biased batch variance, as TF's Keras-based layer does).
+    supported (NotImplementedError). ``fused`` picks the statistics as TF1 does: where
+    TF1 takes its fused kernel (4-D input, ``axis`` 1 or 3, ``fused`` not False), the
+    moving variance moves toward the batch variance with Bessel's correction
+    (``n / (n - 1)``, ``n`` the values per channel), as TF1's fused kernel gives it;
+    elsewhere toward the biased batch variance. The batch itself is normalized with the
+    biased variance in both cases, as in TF1.
     """
 
     def __init__(
@@ -164,6 +168,19 @@ class BatchNormalization(Layer):
         self.add_update(up)
         g.add_to_collection(GraphKeys.UPDATE_OPS, up)
 
+    def _moving_variance_sample(self, x: Tensor, bvar: Tensor) -> Tensor:
+        """The batch variance the moving variance moves toward. TF1 takes the fused kernel
+        for 4-D inputs normalized on axis 1 or 3 (unless ``fused=False``), whose batch
+        variance carries Bessel's correction ``n / (n - 1)``, ``n`` the values per channel
+        (Keras keeps it: ``_bessels_correction_test_only``); elsewhere the biased one."""
+        if self.fused is False or x.shape.ndims != 4 or self._axis not in (1, 3):
+            return bvar
+        with get_default_graph().name_scope("bessel_correction"):
+            n = math_ops.cast(
+                math_ops.floordiv(array_ops.size(x), array_ops.size(bvar)), bvar.dtype
+            )
+            return bvar * (n / math_ops.maximum(n - 1.0, 1.0))
+
     def call(self, inputs: Tensor, training: bool | TensorLike = False) -> Tensor:
         g = get_default_graph()
         moving_mean, moving_variance = self.moving_mean, self.moving_variance
@@ -198,7 +215,7 @@ class BatchNormalization(Layer):
                     convert_to_tensor(0.0, bmean.dtype),
                 )
             self._update(moving_mean, bmean, decay, g)
-            self._update(moving_variance, bvar, decay, g)
+            self._update(moving_variance, self._moving_variance_sample(x, bvar), decay, g)
         out = nn_ops.batch_normalization(
             x,
             self._shaped(mean, rank),

@@ -234,6 +234,9 @@ def test_batch_normalization_training_inference_and_update_ops():
     assert len(updates) == 2
     _, _, mm, mv = fr.global_variables()
     m, v = xv.mean((0, 1, 2)), xv.var((0, 1, 2))
+    # TF1 runs a 4-D input through its fused kernel: the moving variance moves toward the
+    # batch variance with Bessel's correction (72 values per channel: 72 / 71).
+    vu = xv.var((0, 1, 2), ddof=1)
     with fr.Session() as s:
         s.run(fr.global_variables_initializer())
         np.testing.assert_allclose(
@@ -241,14 +244,40 @@ def test_batch_normalization_training_inference_and_update_ops():
         )
         s.run(updates, {x: xv, training: True})
         np.testing.assert_allclose(s.run(mm), 0.1 * m, atol=1e-6)
-        np.testing.assert_allclose(s.run(mv), 0.9 + 0.1 * v, atol=1e-5)
+        np.testing.assert_allclose(s.run(mv), 0.9 + 0.1 * vu, atol=1e-5)
         s.run(updates, {x: xv, training: False})  # not training: the averages stay
         np.testing.assert_allclose(s.run(mm), 0.1 * m, atol=1e-6)
         np.testing.assert_allclose(
             s.run(y, {x: xv, training: False}),
-            (xv - 0.1 * m) / np.sqrt(0.9 + 0.1 * v + 1e-3),
+            (xv - 0.1 * m) / np.sqrt(0.9 + 0.1 * vu + 1e-3),
             atol=1e-5,
         )
+
+
+@pytest.mark.parametrize(
+    "shape, axis, fused, ddof",
+    [
+        ((8, 3), -1, None, 0),  # 2-D: TF1's non-fused path, biased variance
+        ((4, 2, 2, 3), -1, None, 1),  # NHWC: fused kernel, Bessel-corrected
+        ((4, 3, 2, 2), 1, None, 1),  # NCHW: fused kernel too
+        ((4, 2, 2, 3), -1, False, 0),  # fused=False: biased, as TF1's nn.moments path
+        ((2, 2, 2, 2, 3), -1, None, 0),  # 5-D: TF1 has no fused kernel
+    ],
+)
+def test_batch_normalization_moving_variance_as_tf1(shape, axis, fused, ddof):
+    # TF 1.x (and tf.compat.v1 before Keras 3) with momentum 0.9, one training step.
+    xv = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) ** 1.5
+    x = fr.constant(xv)
+    y = fr.layers.batch_normalization(x, axis=axis, training=True, momentum=0.9, fused=fused)
+    red = tuple(i for i in range(len(shape)) if i != axis % len(shape))
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        out, _ = s.run([y, fr.get_collection(fr.GraphKeys.UPDATE_OPS)])
+        mv = s.run(fr.global_variables()[3])
+    want = xv.var(red, ddof=ddof)
+    np.testing.assert_allclose(mv, 0.9 + 0.1 * want, rtol=1e-5)
+    m, v = xv.mean(red, keepdims=True), xv.var(red, keepdims=True)  # biased in both
+    np.testing.assert_allclose(out, (xv - m) / np.sqrt(v + 1e-3), rtol=1e-4, atol=1e-4)
 
 
 def test_batch_normalization_on_dense_features_trains_with_update_ops():
