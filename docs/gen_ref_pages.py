@@ -35,6 +35,7 @@ _SECTIONS = {
     "flowrt.ops.state_ops": "Variables",
     "flowrt.ops.math_ops": "Math",
     "flowrt.ops.extra_math_ops": "Math",
+    "flowrt.ops.matrix_ops": "Math",
     "flowrt.ops.linalg_ops": "Math",
 }
 _DEFAULT_SECTION = "Arrays and other ops"

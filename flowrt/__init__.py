@@ -61,6 +61,7 @@ from .ops.io_ops import *  # noqa: F403
 from .ops.linalg_ops import *  # noqa: F403
 from .ops.logging_ops import print  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
+from .ops.matrix_ops import *  # noqa: F403
 from .ops.parsing_ops import *  # noqa: F403
 from .ops.random_ops import *  # noqa: F403
 from .ops.record_ops import *  # noqa: F403

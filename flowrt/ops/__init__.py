@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     logging_ops,
     lrn_ops,
     math_ops,
+    matrix_ops,
     nn_ops,
     parsing_ops,
     pool_ops,

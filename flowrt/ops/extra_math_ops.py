@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .._core.elementwise import binary_kernel, unary_kernel
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from . import array_ops, math_ops
+from . import array_ops, math_ops, slicing_ops
 from .common import FLOATS, INTS, NUMERIC, check_dtype, in_graph_of, int_list, op_scope
 from .math_ops import (
     _binary_fn,
@@ -30,7 +30,7 @@ from .math_ops import (
     _x,
     _y,
 )
-from .nn_ops import softplus
+from .nn_ops import relu, softplus
 
 if TYPE_CHECKING:
     from .._core.typing import AxisLike, TensorLike
@@ -133,7 +133,7 @@ rint: _UnaryOp = _unary("Rint", "rint")
 is_nan: _UnaryOp = _unary("IsNan", "is_nan")
 is_inf: _UnaryOp = _unary("IsInf", "is_inf")
 is_finite: _UnaryOp = _unary("IsFinite", "is_finite")
-softsign: _UnaryOp = _unary("Softsign", "softsign")  # fr.nn.softsign, as in TF1
+softsign: _UnaryOp = _unary("Softsign", "softsign")  # fr.nn.softsign, fr.nn.swish, fr.nn.crelu
 for _fn in (sinh, cosh, tan, asin, acos, atan, asinh, acosh, atanh, expm1, rint, is_nan):
     _fn.__module__ = __name__  # defined here (the docs' inspection follows __module__)
 for _fn in (is_inf, is_finite, softsign):
@@ -461,3 +461,30 @@ def reduce_std(
     """
     with op_scope([input_tensor], name, "reduce_std"):
         return math_ops.sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def swish(features: TensorLike, name: str | None = None) -> Tensor:
+    """``features * sigmoid(features)`` (SiLU), as ``fr.nn.swish``.
+
+    Args:
+      features: a float tensor.
+      name: the name scope (default ``swish``).
+    """
+    with op_scope([features], name, "swish"):
+        x = convert_to_tensor(features, name="features")
+        return x * math_ops.sigmoid(x)
+
+
+def crelu(features: TensorLike, name: str | None = None, axis: int = -1) -> Tensor:
+    """``relu`` of ``features`` and of ``-features``, concatenated along ``axis``: the
+    result has twice the depth (``fr.nn.crelu``).
+
+    Args:
+      features: a float tensor.
+      name: the name scope (default ``CRelu``).
+      axis: the axis to concatenate along.
+    """
+    with op_scope([features], name, "CRelu") as scope:
+        x = convert_to_tensor(features, name="features")
+        c = slicing_ops.concat([x, -x], axis, name=scope)
+        return relu(c)
