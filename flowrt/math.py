@@ -6,6 +6,13 @@
 import types as _types
 
 from .ops.array_ops import invert_permutation  # noqa: F401
+from .ops.extra_array_ops import (  # noqa: F401
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_prod,
+    segment_sum,
+)
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.extra_math_ops import reduce_std, reduce_variance, softsign  # noqa: F401
 from .ops.indexed_slices import unsorted_segment_sum  # noqa: F401

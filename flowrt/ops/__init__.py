@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     cwise_grad_ops,
     data_flow_ops,
     embedding_ops,
+    extra_array_ops,
     extra_math_ops,
     functional_ops,
     indexed_slices,
