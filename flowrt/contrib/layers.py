@@ -1,18 +1,23 @@
 """``fr.contrib.layers``: TF1's weight regularizers (``l2_regularizer`` & co.), the
-usual ``kernel_regularizer=``/``regularizer=`` arguments of layers and ``get_variable``."""
+usual ``kernel_regularizer=``/``regularizer=`` arguments of layers and ``get_variable``,
+and its initializers (``xavier_initializer``, ``variance_scaling_initializer``)."""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from .. import dtypes as _dt
 from .._core.graph import GraphKeys, convert_to_tensor, get_default_graph
+from ..init_ops import Initializer, _fans, _sample, _shape_list
 from ..ops import math_ops, nn_ops
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
-    from .._core.typing import Regularizer, TensorLike
+    from .._core.typing import DTypeLike, Regularizer, ShapeLike, TensorLike
+    from ..partitioned_variables import PartitionInfo
     from ..variables import Variable
 
 __all__ = [
@@ -21,6 +26,9 @@ __all__ = [
     "l1_l2_regularizer",
     "sum_regularizer",
     "apply_regularization",
+    "xavier_initializer",
+    "xavier_initializer_conv2d",
+    "variance_scaling_initializer",
 ]
 
 
@@ -116,3 +124,104 @@ def apply_regularization(
         total = math_ops.add_n(penalties, name=scope)
     g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, total)
     return total
+
+
+# --------------------------------------------------------------------------------------
+# Initializers: contrib's own variance scaling (factor, FAN_* modes, truncated normal
+# with stddev sqrt(1.3 * factor / n)), which differs from fr.variance_scaling_initializer
+# --------------------------------------------------------------------------------------
+
+
+class _ContribVarianceScaling(Initializer):
+    def __init__(
+        self, factor: float, mode: str, uniform: bool, seed: int | None, dtype: DTypeLike
+    ) -> None:
+        if not _dt.as_dtype(dtype).is_floating:
+            raise TypeError("Cannot create initializer for non-floating point type.")
+        if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
+            raise TypeError("Unknown mode %s [FAN_IN, FAN_OUT, FAN_AVG]" % (mode,))
+        self.factor, self.mode, self.uniform, self.seed = factor, mode, uniform, seed
+        self.dtype = _dt.as_dtype(dtype)
+
+    def __call__(
+        self,
+        shape: ShapeLike,
+        dtype: DTypeLike | None = None,
+        partition_info: PartitionInfo | None = None,
+    ) -> Tensor:
+        dt = _dt.as_dtype(dtype or self.dtype)
+        if not dt.is_floating:
+            raise TypeError("Cannot create initializer for non-floating point type.")
+        shape = _shape_list(shape)
+        fan_in, fan_out = _fans(
+            _shape_list(partition_info.full_shape) if partition_info is not None else shape
+        )
+        n = {"FAN_IN": fan_in, "FAN_OUT": fan_out, "FAN_AVG": (fan_in + fan_out) / 2.0}
+        if self.uniform:
+            limit = math.sqrt(3.0 * self.factor / n[self.mode])
+            return _sample(
+                "random_uniform",
+                shape,
+                dt,
+                self.seed,
+                "random_uniform",
+                minval=-limit,
+                maxval=limit,
+            )
+        stddev = math.sqrt(1.3 * self.factor / n[self.mode])
+        return _sample(
+            "truncated_normal", shape, dt, self.seed, "truncated_normal", mean=0.0, stddev=stddev
+        )
+
+    def get_config(self) -> dict:
+        return {
+            "factor": self.factor,
+            "mode": self.mode,
+            "uniform": self.uniform,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
+
+
+def variance_scaling_initializer(
+    factor: float = 2.0,
+    mode: str = "FAN_IN",
+    uniform: bool = False,
+    seed: int | None = None,
+    dtype: DTypeLike = _dt.float32,
+) -> Initializer:
+    """contrib's variance scaling initializer (He et al. by default).
+
+    With ``n`` the fan given by ``mode`` (``FAN_IN``, ``FAN_OUT`` or ``FAN_AVG``, the
+    mean of both): uniform in ``[-l, l]``, ``l = sqrt(3 * factor / n)``, if ``uniform``,
+    else a normal truncated at two standard deviations with
+    ``stddev = sqrt(1.3 * factor / n)``.
+
+    Args:
+      factor: the scale.
+      mode: ``"FAN_IN"``, ``"FAN_OUT"`` or ``"FAN_AVG"``.
+      uniform: sample uniformly instead of from the truncated normal.
+      seed: the op seed.
+      dtype: a float dtype.
+
+    Raises:
+      TypeError: for a non-float dtype or an unknown mode, as TF1.
+    """
+    return _ContribVarianceScaling(factor, mode, uniform, seed, dtype)
+
+
+def xavier_initializer(
+    uniform: bool = True, seed: int | None = None, dtype: DTypeLike = _dt.float32
+) -> Initializer:
+    """Glorot and Bengio's initializer: ``variance_scaling_initializer(factor=1.0,
+    mode="FAN_AVG", uniform=uniform)``.
+
+    Args:
+      uniform: uniform (default) or truncated normal samples.
+      seed: the op seed.
+      dtype: a float dtype.
+    """
+    return _ContribVarianceScaling(1.0, "FAN_AVG", uniform, seed, dtype)
+
+
+xavier_initializer_conv2d = xavier_initializer
