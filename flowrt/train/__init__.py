@@ -22,6 +22,7 @@ from .device_setter import *  # noqa: F403
 from .input import *  # noqa: F403
 from .learning_rate_decay import *  # noqa: F403
 from .monitored_session import *  # noqa: F403
+from .moving_averages import *  # noqa: F403
 from .optimizers import *  # noqa: F403
 from .queue_runner import *  # noqa: F403
 from .saver import *  # noqa: F403
