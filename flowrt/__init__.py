@@ -21,6 +21,7 @@ from . import (  # noqa: F401
     profiler,
     protos,
     python_io,
+    random,
     sparse,
     summary,
     test,

@@ -422,6 +422,27 @@ variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 
+
+def _he_normal(seed: int | None = None) -> VarianceScaling:
+    """He et al.: truncated normal with ``stddev = sqrt(2 / fan_in)`` (``tf.initializers``)."""
+    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
+
+
+def _he_uniform(seed: int | None = None) -> VarianceScaling:
+    """He et al.: uniform in ``[-l, l]``, ``l = sqrt(6 / fan_in)`` (``tf.initializers``)."""
+    return VarianceScaling(2.0, "fan_in", "uniform", seed)
+
+
+def _lecun_normal(seed: int | None = None) -> VarianceScaling:
+    """LeCun: truncated normal with ``stddev = sqrt(1 / fan_in)`` (``tf.initializers``)."""
+    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
+
+
+def _lecun_uniform(seed: int | None = None) -> VarianceScaling:
+    """LeCun: uniform in ``[-l, l]``, ``l = sqrt(3 / fan_in)`` (``tf.initializers``)."""
+    return VarianceScaling(1.0, "fan_in", "uniform", seed)
+
+
 initializers = types.SimpleNamespace(
     zeros=Zeros,
     ones=Ones,
@@ -432,4 +453,8 @@ initializers = types.SimpleNamespace(
     variance_scaling=VarianceScaling,
     glorot_uniform=GlorotUniform,
     glorot_normal=GlorotNormal,
+    he_normal=_he_normal,
+    he_uniform=_he_uniform,
+    lecun_normal=_lecun_normal,
+    lecun_uniform=_lecun_uniform,
 )
