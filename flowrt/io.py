@@ -20,12 +20,14 @@ from .python_io import (
     TFRecordWriter,
     tf_record_iterator,
 )
+from .train.training_util import write_graph
 
 __all__ = [
     "decode_csv",
     "matching_files",
     "read_file",
     "write_file",
+    "write_graph",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "VarLenFeature",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .. import dtypes as _dt
 from .._core.graph import Graph, GraphKeys, Tensor, get_default_graph
 from ..init_ops import zeros_initializer
+from ..summary.protos import GraphDef, graph_def_proto
 from ..summary.writer import read_events
 from ..var_scope import get_variable
 from ..variables import Variable, VariableAggregation
@@ -23,6 +24,7 @@ __all__ = [
     "get_or_create_global_step",
     "assert_global_step",
     "summary_iterator",
+    "write_graph",
 ]
 
 # The collection caching the hooks' shared read of the global step (TF1's key).
@@ -119,3 +121,42 @@ def summary_iterator(path: str) -> Iterator[Event]:
     """The ``Event`` records of an event file, in order (TF1's
     ``tf.train.summary_iterator``)."""
     return read_events(path)
+
+
+def write_graph(
+    graph_or_graph_def: Graph | GraphDef,
+    logdir: str,
+    name: str,
+    as_text: bool = True,
+) -> str:
+    """Writes a graph's ``GraphDef`` to ``logdir/name``, making ``logdir`` if needed.
+
+    Args:
+      graph_or_graph_def: a ``fr.Graph`` (``sess.graph``) or a ``GraphDef`` message.
+      logdir: the directory to write into.
+      name: the file name (``graph.pbtxt``, ``graph.pb``).
+      as_text: write the text format (default) instead of the binary one.
+
+    Returns:
+      The path of the written file.
+    """
+    import os
+
+    from google.protobuf import text_format
+
+    gd = (
+        graph_def_proto(graph_or_graph_def)
+        if isinstance(graph_or_graph_def, Graph)
+        else graph_or_graph_def
+    )
+    os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    tmp = path + ".tmp%d" % os.getpid()
+    if as_text:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text_format.MessageToString(gd))
+    else:
+        with open(tmp, "wb") as f:
+            f.write(gd.SerializeToString(deterministic=True))
+    os.replace(tmp, path)
+    return path
