@@ -23,6 +23,9 @@ __all__ = [
     "natural_exp_decay",
     "inverse_time_decay",
     "cosine_decay",
+    "cosine_decay_restarts",
+    "linear_cosine_decay",
+    "piecewise_constant_decay",
 ]
 
 
@@ -212,3 +215,88 @@ def piecewise_constant(
         for b, v in reversed(list(zip(bounds, vals[:-1]))):
             out = _m.where(_m.less_equal(x, b), v, out)
         return identity(out, name=scope)
+
+
+piecewise_constant_decay = piecewise_constant
+
+
+def cosine_decay_restarts(
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    first_decay_steps: TensorLike,
+    t_mul: float = 2.0,
+    m_mul: float = 1.0,
+    alpha: TensorLike = 0.0,
+    name: str | None = None,
+) -> Tensor:
+    """Cosine decay with warm restarts (SGDR): a cosine decay over
+    ``first_decay_steps``, then over ``t_mul`` times as many steps, ..., each period
+    starting from ``m_mul`` times the previous period's initial rate.
+
+    Args:
+      learning_rate: the initial learning rate.
+      global_step: the step (a scalar tensor).
+      first_decay_steps: the length of the first period.
+      t_mul: the factor by which each period is longer than the previous one.
+      m_mul: the factor applied to the initial rate at each restart.
+      alpha: the floor, as a fraction of ``learning_rate``.
+      name: the scope name (default ``SGDRDecay``).
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    _check_step(global_step, "cosine_decay_restarts")
+    with get_default_graph().name_scope(name or "SGDRDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, first_decay_steps)
+        t = convert_to_tensor(t_mul, dtype=dtype, name="t_mul")
+        m = convert_to_tensor(m_mul, dtype=dtype, name="m_mul")
+        fraction = step / steps
+        if t_mul == 1.0:
+            i_restart = _m.floor(fraction)
+            fraction = fraction - i_restart
+        else:
+            i_restart = _m.floor(_m.log(1.0 - fraction * (1.0 - t)) / _m.log(t))
+            sum_r = (1.0 - _m.pow(t, i_restart)) / (1.0 - t)
+            fraction = (fraction - sum_r) / _m.pow(t, i_restart)
+        pi = convert_to_tensor(math.pi, dtype=dtype)
+        cosine = 0.5 * _m.pow(m, i_restart) * (1.0 + _m.cos(pi * fraction))
+        a = _m.cast(alpha, dtype)
+        return _m.multiply(lr, (1 - a) * cosine + a, name=scope)
+
+
+def linear_cosine_decay(
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    decay_steps: TensorLike,
+    num_periods: float = 0.5,
+    alpha: float = 0.0,
+    beta: float = 0.001,
+    name: str | None = None,
+) -> Tensor:
+    """``learning_rate * ((alpha + linear) * cosine + beta)`` with
+    ``linear = (decay_steps - s) / decay_steps``,
+    ``cosine = 0.5 * (1 + cos(pi * 2 * num_periods * s / decay_steps))`` and
+    ``s = min(global_step, decay_steps)``.
+
+    Args:
+      learning_rate: the initial learning rate.
+      global_step: the step (a scalar tensor).
+      decay_steps: the number of steps to decay over.
+      num_periods: the number of cosine periods over ``decay_steps``.
+      alpha: added to the linear factor.
+      beta: added to the product.
+      name: the scope name (default ``LinearCosineDecay``).
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    _check_step(global_step, "linear_cosine_decay")
+    with get_default_graph().name_scope(name or "LinearCosineDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        step = _m.minimum(step, steps)
+        linear = (steps - step) / steps
+        fraction = 2.0 * _m.cast(num_periods, dtype) * (step / steps)
+        pi = convert_to_tensor(math.pi, dtype=dtype)
+        cosine = 0.5 * (1.0 + _m.cos(pi * fraction))
+        decayed = (_m.cast(alpha, dtype) + linear) * cosine + _m.cast(beta, dtype)
+        return _m.multiply(lr, decayed, name=scope)

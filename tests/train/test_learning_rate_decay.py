@@ -123,3 +123,35 @@ def test_schedule_drives_an_optimizer():
             for _ in range(4):
                 sess.run(train)
             assert sess.run(v) == pytest.approx(1.0 + 1.0 + 1.0 + 0.5)
+
+
+# TF 2.21 compat.v1's values at these steps (rounded to 7 decimals).
+_STEPS = [0, 3, 8, 12, 24, 25, 30, 100]
+_TF_DECAYS = {
+    "cdr": [0.1, 0.0691342, 0.1, 0.0853553, 0.1, 0.0997592, 0.0915735, 0.0222215],
+    "cdr1": [0.1, 0.0722208, 0.055, 0.0325, 0.02125, 0.0208218, 0.0116475, 0.010011],
+    "cdr3": [0.1, 0.0345491, 0.0723607, 0.0441811, 0.0627604, 0.0620702, 0.0565134, 0.0431678],
+    "lcd": [0.1001, 0.0804678, 0.0393705, 0.0139197, 0.0001, 0.0001, 0.0001, 0.0001],
+    "lcd2": [0.111, 0.0338217, 0.0468156, 0.0337254, 0.011, 0.011, 0.011, 0.011],
+}
+
+
+def test_cosine_restarts_and_linear_cosine_decay_as_tf():
+    gs = fr.placeholder(fr.int64, [])
+    r = {
+        "cdr": fr.train.cosine_decay_restarts(0.1, gs, 8),
+        "cdr1": fr.train.cosine_decay_restarts(0.1, gs, 8, t_mul=1.0, m_mul=0.5, alpha=0.1),
+        "cdr3": fr.train.cosine_decay_restarts(0.1, gs, 5, t_mul=3.0, m_mul=0.8),
+        "lcd": fr.train.linear_cosine_decay(0.1, gs, 20),
+        "lcd2": fr.train.linear_cosine_decay(0.1, gs, 20, num_periods=2, alpha=0.1, beta=0.01),
+    }
+    assert [r[k].name for k in ("cdr", "cdr1", "lcd")] == [
+        "SGDRDecay:0",
+        "SGDRDecay_1:0",
+        "LinearCosineDecay:0",
+    ]
+    assert fr.train.piecewise_constant_decay is fr.train.piecewise_constant
+    with fr.Session() as s:
+        got = [s.run(r, {gs: step}) for step in _STEPS]
+    for k, want in _TF_DECAYS.items():
+        np.testing.assert_allclose([g[k] for g in got], want, atol=1e-6, err_msg=k)
