@@ -31,6 +31,10 @@ from .shape import TensorShape, as_shape
 # are the operators' names, nothing else.
 OPERATORS: dict[str, Callable] = {}
 
+# ``Graph.as_graph_def``'s builder of the GraphDef message, filled by the layer that owns
+# the protobuf classes (flowrt/summary/protos.py): ``_core`` must not import it.
+GRAPH_DEF_BUILDER: dict[str, Callable] = {}
+
 # (priority, base types, function) from ``register_tensor_conversion_function``.
 _CONVERSIONS: list[tuple[int, Any, Callable]] = []
 
@@ -877,6 +881,21 @@ class Graph:
 
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)
+
+    def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> Any:
+        """The graph as a ``GraphDef`` protobuf message, nodes in creation order (what
+        ``fr.train.write_graph`` writes and TensorBoard reads).
+
+        Args:
+          from_version: kept for TF1's signature; the whole graph is returned.
+          add_shapes: kept for TF1's signature; each node always carries its outputs'
+            static shapes in its ``_output_shapes`` attr.
+
+        Note (flowrt): every node carries ``_output_shapes``, as TF1 gives only with
+        ``add_shapes=True``; a ``GraphDef`` cannot be imported back
+        (``import_graph_def`` is not supported).
+        """
+        return GRAPH_DEF_BUILDER["graph_def"](self)
 
     # --- default graph ---------------------------------------------------------------
 

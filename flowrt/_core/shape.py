@@ -101,6 +101,35 @@ class TensorShape:
             raise ValueError("Shape %s must have rank %d" % (self, rank))
         return self
 
+    def with_rank_at_least(self, rank: int) -> TensorShape:
+        """This shape, checked to have at least ``rank`` dimensions (or unknown rank)."""
+        if self._dims is not None and len(self._dims) < rank:
+            raise ValueError("Shape %s must have rank at least %d" % (self, rank))
+        return self
+
+    def with_rank_at_most(self, rank: int) -> TensorShape:
+        """This shape, checked to have at most ``rank`` dimensions (or unknown rank)."""
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError("Shape %s must have rank at most %d" % (self, rank))
+        return self
+
+    def assert_has_rank(self, rank: int) -> None:
+        """Raises ValueError unless the rank is unknown or ``rank``."""
+        if self._dims is not None and len(self._dims) != rank:
+            raise ValueError("Shape %s must have rank %d" % (self, rank))
+
+    def assert_same_rank(self, other: ShapeLike) -> None:
+        """Raises ValueError if both ranks are known and differ."""
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None:
+            if len(self._dims) != len(other._dims):
+                raise ValueError("Shapes %s and %s must have the same rank" % (self, other))
+
+    def assert_is_fully_defined(self) -> None:
+        """Raises ValueError unless every dimension is known."""
+        if not self.is_fully_defined():
+            raise ValueError("Shape %s is not fully defined" % (self,))
+
     def concatenate(self, other: ShapeLike) -> TensorShape:
         other = as_shape(other)
         if self._dims is None or other._dims is None:

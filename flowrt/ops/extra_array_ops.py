@@ -8,7 +8,7 @@ Each op type is one ``register_op`` row (shape rule, numpy kernel, TF's gradient
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,6 +38,8 @@ __all__ = [
     "segment_prod",
     "sort",
     "argsort",
+    "dimension_value",
+    "is_tensor",
 ]
 
 _INDEX = (_dt.int32, _dt.int64)
@@ -399,3 +401,32 @@ def argsort(
       name: the name scope (default ``argsort``).
     """
     return _sort_or_argsort(values, axis, direction, True, name, "argsort")
+
+
+def dimension_value(dimension: Any) -> int | None:
+    """The int of a static dimension, or None if unknown: ``x.shape[i]`` as a value.
+
+    Args:
+      dimension: an element of a ``TensorShape`` (an int or None), or an object with a
+        ``value`` attribute as TF1's ``Dimension``.
+
+    Note (flowrt): shapes hold plain ints and None (TF 2's behaviour), so this is the
+    identity on them; TF1 code calling ``shape[i].value`` should call this instead.
+    """
+    if dimension is None or isinstance(dimension, (int, np.integer)):
+        return None if dimension is None else int(dimension)
+    return dimension.value
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a graph tensor (a ``Tensor``, ``Variable``, ``SparseTensor`` or
+    ``IndexedSlices``) rather than a Python or NumPy value.
+
+    Args:
+      x: any object.
+    """
+    from ..variables import Variable  # variables builds on the ops package
+    from .indexed_slices import IndexedSlices
+    from .sparse_ops import SparseTensor
+
+    return isinstance(x, (Tensor, Variable, SparseTensor, IndexedSlices))

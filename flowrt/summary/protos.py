@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.graph import Graph
+from .._core.graph import GRAPH_DEF_BUILDER, Graph
 from .._core.shape import TensorShape
 from ..protos.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from ..protos.graph_pb2 import AttrValue, GraphDef, NodeDef
@@ -203,6 +203,9 @@ def graph_def_proto(graph: Graph) -> GraphDef:
         _fill_node(g.node.add(), op)
     g.versions.producer = GRAPH_DEF_VERSION
     return g
+
+
+GRAPH_DEF_BUILDER["graph_def"] = graph_def_proto  # Graph.as_graph_def
 
 
 def graph_def(graph: Graph) -> bytes:
