@@ -2,8 +2,8 @@
 convolution, pooling, local response normalization and top-k (TF1's ``tf.nn``).
 Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
 ``candidate_sampling_ops.py``, ``conv_ops.py``, ``pool_ops.py``, ``lrn_ops.py``,
-``topk_ops.py`` and ``extra_math_ops.py`` (softsign, swish, crelu); this module only
-re-exports them."""
+``topk_ops.py``, ``moments_ops.py`` and ``extra_math_ops.py`` (softsign, swish,
+crelu); this module only re-exports them."""
 
 import types as _types
 
@@ -12,6 +12,7 @@ from .ops.conv_ops import *  # noqa: F403
 from .ops.embedding_ops import *  # noqa: F403
 from .ops.extra_math_ops import crelu, softsign, swish  # noqa: F401
 from .ops.lrn_ops import *  # noqa: F403
+from .ops.moments_ops import *  # noqa: F403
 from .ops.nn_ops import *  # noqa: F403
 from .ops.pool_ops import *  # noqa: F403
 from .ops.topk_ops import *  # noqa: F403

@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     lrn_ops,
     math_ops,
     matrix_ops,
+    moments_ops,
     nn_ops,
     parsing_ops,
     pool_ops,

@@ -1,0 +1,157 @@
+"""TF1's ``tf.nn`` moment helpers beyond ``moments``: ``sufficient_statistics``,
+``normalize_moments`` and ``weighted_moments``, composed of ops as TF composes them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .. import dtypes as _dt
+from .._core.graph import Tensor, convert_to_tensor
+from . import array_ops, math_ops, slicing_ops
+from .common import op_scope
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
+
+__all__ = ["sufficient_statistics", "normalize_moments", "weighted_moments"]
+
+
+def _keep(keepdims: bool | None, keep_dims: bool | None) -> bool:
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
+    return bool(keepdims if keepdims is not None else keep_dims)
+
+
+def sufficient_statistics(
+    x: TensorLike,
+    axes: Sequence[int],
+    shift: TensorLike | None = None,
+    keep_dims: bool | None = None,
+    name: str | None = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+    """The sufficient statistics of ``x`` over ``axes``, from which
+    ``normalize_moments`` computes the mean and variance.
+
+    Args:
+      x: a float tensor.
+      axes: the axes to reduce.
+      shift: optional value subtracted from ``x`` first, for numerical stability.
+      keep_dims: TF1's old name for ``keepdims``.
+      name: the name scope (default ``sufficient_statistics``).
+      keepdims: keep reduced axes with length 1.
+
+    Returns:
+      ``(count, mean_ss, var_ss, shift)``: the number of values reduced, the sum of the
+      (shifted) values and of their squares, and ``shift`` as a tensor (or None).
+    """
+    kd = _keep(keepdims, keep_dims)
+    axes = list(axes)
+    with op_scope([x, shift], name, "sufficient_statistics"):
+        x = convert_to_tensor(x, name="x")
+        dims = x.shape.as_list() if x.shape.ndims is not None else None
+        if dims is not None and all(dims[d] is not None for d in axes):
+            n = 1
+            for d in axes:
+                n *= dims[d]
+            counts = convert_to_tensor(n, dtype=x.dtype)
+        else:
+            sizes = slicing_ops.gather(math_ops.cast(array_ops.shape(x), x.dtype), axes)
+            counts = math_ops.reduce_prod(sizes, name="count")
+        if shift is not None:
+            shift = convert_to_tensor(shift, name="shift")
+            m_ss = math_ops.subtract(x, shift)
+            v_ss = math_ops.squared_difference(x, shift)
+        else:
+            m_ss, v_ss = x, math_ops.square(x)
+        m_ss = math_ops.reduce_sum(m_ss, axes, keepdims=kd, name="mean_ss")
+        v_ss = math_ops.reduce_sum(v_ss, axes, keepdims=kd, name="var_ss")
+    return counts, m_ss, v_ss, shift
+
+
+def normalize_moments(
+    counts: TensorLike,
+    mean_ss: TensorLike,
+    variance_ss: TensorLike,
+    shift: TensorLike | None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
+    """The mean and variance from ``sufficient_statistics``' sums.
+
+    Args:
+      counts: the number of values summed.
+      mean_ss: the sum of the (shifted) values.
+      variance_ss: the sum of their squares.
+      shift: the shift the sums were taken with, or None.
+      name: the name scope (default ``normalize``).
+
+    Returns:
+      ``(mean, variance)``.
+    """
+    with op_scope([counts, mean_ss, variance_ss, shift], name, "normalize"):
+        divisor = math_ops.reciprocal(convert_to_tensor(counts), name="divisor")
+        if shift is not None:
+            shifted_mean = math_ops.multiply(mean_ss, divisor, name="shifted_mean")
+            mean = math_ops.add(shifted_mean, shift, name="mean")
+        else:
+            shifted_mean = math_ops.multiply(mean_ss, divisor, name="mean")
+            mean = shifted_mean
+        variance = math_ops.subtract(
+            math_ops.multiply(variance_ss, divisor),
+            math_ops.square(shifted_mean),
+            name="variance",
+        )
+    return mean, variance
+
+
+def weighted_moments(
+    x: TensorLike,
+    axes: Sequence[int],
+    frequency_weights: TensorLike,
+    name: str | None = None,
+    keep_dims: bool | None = None,
+    keepdims: bool | None = None,
+) -> tuple[Tensor, Tensor]:
+    """The mean and variance of ``x`` over ``axes``, each value counted
+    ``frequency_weights`` times (the weights broadcast against ``x``).
+
+    Args:
+      x: a float tensor.
+      axes: the axes to reduce.
+      frequency_weights: weights broadcastable to ``x``.
+      name: the name scope (default ``weighted_moments``).
+      keep_dims: TF1's old name for ``keepdims``.
+      keepdims: keep reduced axes with length 1.
+
+    Returns:
+      ``(weighted_mean, weighted_variance)``; 0 where the weights sum to 0.
+    """
+    kd = _keep(keepdims, keep_dims)
+    axes = list(axes)
+    with op_scope([x, frequency_weights], name, "weighted_moments"):
+        x = convert_to_tensor(x, name="x")
+        fw = convert_to_tensor(frequency_weights, name="frequency_weights")
+        half = x.dtype is _dt.float16
+        if half:
+            x = math_ops.cast(x, _dt.float32)
+        if fw.dtype is not x.dtype:
+            fw = math_ops.cast(fw, x.dtype)
+        wsum = math_ops.reduce_sum(fw * x, axes, name="weighted_input_sum", keepdims=True)
+        wtotal = math_ops.reduce_sum(
+            fw + array_ops.zeros_like(x), axes, name="sum_of_weights", keepdims=True
+        )
+        mean = math_ops.div_no_nan(wsum, wtotal)  # TF 2's form: zero weights give 0
+        distsq = math_ops.reduce_sum(
+            fw * math_ops.squared_difference(x, array_ops.stop_gradient(mean)),
+            axes,
+            name="weighted_distsq",
+            keepdims=True,
+        )
+        variance = math_ops.div_no_nan(distsq, wtotal)
+        if not kd:
+            mean = array_ops.squeeze(mean, axes)
+            variance = array_ops.squeeze(variance, axes)
+        if half:
+            mean, variance = math_ops.cast(mean, _dt.float16), math_ops.cast(variance, _dt.float16)
+        return mean, variance
