@@ -44,3 +44,49 @@ def test_reader_errors_are_tfs(tmp_path):
         r.get_tensor("zz")
     with pytest.raises(fr.errors.NotFoundError):
         fr.train.NewCheckpointReader(str(tmp_path / "nope"))
+
+
+def _save_old(tmp_path):
+    with fr.Graph().as_default():
+        with fr.variable_scope("old"):
+            fr.get_variable("a", [2], initializer=fr.constant_initializer(5.0))
+            fr.get_variable("sub/b", [1], initializer=fr.constant_initializer(7.0))
+        fr.get_variable("c", [3], initializer=fr.constant_initializer(9.0))
+        with fr.Session() as sess:
+            sess.run(fr.global_variables_initializer())
+            return fr.train.Saver().save(sess, str(tmp_path / "m"))
+
+
+def test_init_from_checkpoint_by_scope_name_and_variable(tmp_path):
+    _save_old(tmp_path)
+    with fr.variable_scope("new"):
+        a = fr.get_variable("a", [2])
+        b = fr.get_variable("sub/b", [1])
+    x = fr.get_variable("x", [3])
+    y = fr.Variable([0.0, 0.0], name="y")
+    z = fr.get_variable("z", [1], initializer=fr.constant_initializer(1.0))
+    # a directory means its latest checkpoint
+    fr.train.init_from_checkpoint(str(tmp_path), {"old/": "new/", "c": "x", "old/a": y})
+    fr.train.init_from_checkpoint(str(tmp_path), {"old/": "absent_scope/"})  # no-op, as TF
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        r = sess.run([a, b, x, y, z])
+    np.testing.assert_array_equal(r[0], [5.0, 5.0])
+    np.testing.assert_array_equal(r[1], [7.0])
+    np.testing.assert_array_equal(r[2], [9.0, 9.0, 9.0])
+    np.testing.assert_array_equal(r[3], [5.0, 5.0])
+    np.testing.assert_array_equal(r[4], [1.0])  # not in the map: its own initializer
+
+
+def test_init_from_checkpoint_errors_are_value_errors(tmp_path):
+    prefix = _save_old(tmp_path)
+    fr.get_variable("x", [3])
+    fr.get_variable("w", [3], dtype=fr.float64)
+    with pytest.raises(ValueError, match="Tensor nope is not found"):
+        fr.train.init_from_checkpoint(prefix, {"nope": "x"})
+    with pytest.raises(ValueError, match="Shape of variable x:0"):
+        fr.train.init_from_checkpoint(prefix, {"old/a": "x"})
+    with pytest.raises(ValueError, match="dtype of variable w:0"):
+        fr.train.init_from_checkpoint(prefix, {"c": "w"})
+    with pytest.raises(ValueError, match="should map to scope only"):
+        fr.train.init_from_checkpoint(prefix, {"c": "some_scope"})
