@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     extra_array_ops,
     extra_math_ops,
     functional_ops,
+    grouping_ops,
     indexed_slices,
     indexing_ops,
     io_ops,
