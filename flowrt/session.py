@@ -185,8 +185,9 @@ class Session:
         return self._graph
 
     @property
-    def graph_def(self) -> Graph:
-        return self._graph
+    def graph_def(self) -> Any:
+        """The session's graph as a ``GraphDef`` protobuf (``Graph.as_graph_def()``)."""
+        return self._graph.as_graph_def()
 
     @property
     def sess_str(self) -> str:

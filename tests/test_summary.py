@@ -588,3 +588,18 @@ def test_top_level_summary_proto_written_by_hand(tmp_path):
         if e.HasField("summary")
     ]
     assert got == [(3, [("acc", 0.5)]), (4, [("acc", 0.5)])]
+
+
+def test_session_graph_def_is_a_graph_def_that_file_writer_takes(tmp_path):
+    # TF1 programs write `FileWriter(logdir, sess.graph_def)`: a GraphDef passed as
+    # the graph (deprecated in TF1, still taken).
+    with fr.Graph().as_default() as g:
+        fr.add(fr.constant(1.0, name="a"), 2.0, name="b")
+        with fr.Session() as sess:
+            gd = sess.graph_def
+            assert type(gd).__name__ == "GraphDef"
+            assert [n.name for n in gd.node] == [op.name for op in g.get_operations()]
+            with fr.summary.FileWriter(tmp_path, sess.graph_def) as writer:
+                pass
+    (event,) = [e for e in read_events(writer.path) if e.HasField("graph_def")]
+    assert {n[0] for n in _graph_nodes(event.graph_def)} >= {"a", "b"}

@@ -224,6 +224,8 @@ class FileWriter:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         if isinstance(graph, Graph):
             data = _graph_def(graph)
+        elif graph is not None and hasattr(graph, "SerializeToString"):
+            data = _serialized(graph, "graph")  # a GraphDef, as TF1 takes it (deprecated)
         elif graph is None and graph_def is not None:
             data = _serialized(graph_def, "graph_def")
         else:
