@@ -15,7 +15,10 @@ The price is paid once per process, by the first compiled kernel it runs: import
 numba (~0.4-0.5 s) and loading its numpy support on the first call (~0.4-0.5 s), with
 the code cached; compiling a kernel the cache lacks adds ~1 s. The main job
 (``pipelines/digits_mlp``, ~2 s of training) feels it; a job of a few minutes does not,
-and the kernels then run 2-10x faster than the numpy forms they replaced.
+and the kernels then run 2-10x faster than the numpy forms they replaced. Building an op
+whose kernel is compiled (``decode_csv``, an optimizer's update) calls ``warm_up``,
+which loads numba on a background thread while the program goes on building its graph
+and session, so the first run rarely waits for all of it.
 
 Only fixed kernels written in this package are compiled: graph-level elementwise
 chains are built at plan time and run as blocked numpy (``_core/fusion.py``), where a
@@ -27,7 +30,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-__all__ = ["compiled", "inlined"]
+__all__ = ["compiled", "inlined", "warm_up"]
 
 _lock = threading.Lock()
 _helpers: list = []  # ``inlined`` functions not yet made known to numba
@@ -79,3 +82,34 @@ class _Compiled:
                 except RuntimeError:  # no writable cache directory: compile per process
                     self._fn = make(False)
         return self._fn
+
+
+_warming: list = []  # the warm-up thread, once started
+
+
+def warm_up() -> None:
+    """Starts loading numba on a daemon thread, once per process (see the module
+    docstring). A kernel called meanwhile waits for the load to finish (the lock of
+    ``_Compiled._compile``), never loads twice."""
+    with _lock:
+        if _warming:
+            return
+        t = threading.Thread(target=_warm, name="flowrt-jit-warm-up", daemon=True)
+        _warming.append(t)
+    t.start()
+
+
+def _warm() -> None:
+    import numpy as np
+
+    try:
+        _probe(np.zeros(1))
+    except Exception:  # a broken numba: the first real call raises it where it is used
+        pass
+
+
+def _first(a):
+    return a[0]
+
+
+_probe = compiled(_first)

@@ -31,7 +31,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Tensor
-from .._core.jit import compiled
+from .._core.jit import compiled, warm_up
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
 from .numparse import TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
@@ -109,6 +109,7 @@ def decode_csv(
             "select_cols": list(select_cols or []),
         }
         op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
+        warm_up()  # its plain path is compiled: load numba while the program goes on
         return list(op.outputs)
 
 

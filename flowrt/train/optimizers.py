@@ -28,6 +28,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
+from .._core.jit import warm_up
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from ..gradients import gradients
@@ -511,6 +512,7 @@ class Optimizer:
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
+        warm_up()  # the update rules are compiled: load numba while the program goes on
         converted = []
         for gr, v in grads_and_vars:
             if gr is not None and not isinstance(gr, IndexedSlices):

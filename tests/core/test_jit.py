@@ -38,3 +38,15 @@ def test_compiles_without_a_cache_when_no_directory_is_writable(monkeypatch):
     a = np.ones(3)
     f(a)
     assert a.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_warm_up_loads_numba_once_on_a_background_thread():
+    # Building a decode_csv or an optimizer update starts it; a second call starts
+    # nothing more; the thread ends once numba is loaded.
+    jit.warm_up()
+    jit.warm_up()
+    assert len(jit._warming) == 1
+    t = jit._warming[0]
+    assert t.daemon and t.name == "flowrt-jit-warm-up"
+    t.join(120)
+    assert not t.is_alive() and jit._probe._fn is not None
