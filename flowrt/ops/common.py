@@ -40,6 +40,7 @@ __all__ = [
     "as_shape",
     "int_list",
     "axis_value",
+    "reduce_args",
     "shape_str",
 ]
 
@@ -250,6 +251,18 @@ def int_list(t: Tensor):
     if v is None:
         return None
     return [int(a) for a in np.asarray(v).reshape(-1)]
+
+
+def reduce_args(axis, keepdims, reduction_indices, keep_dims) -> tuple:
+    """``(axis, keepdims)`` from a reduction's two TF1 spellings of each (``axis`` /
+    ``reduction_indices``, ``keepdims`` / ``keep_dims``); ValueError when both are given."""
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
+    return (reduction_indices if axis is None else axis), bool(
+        keepdims if keepdims is not None else keep_dims
+    )
 
 
 def axis_value(v, rank):

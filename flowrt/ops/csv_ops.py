@@ -34,7 +34,7 @@ from .._core.graph import Tensor
 from .._core.jit import compiled, warm_up
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
-from .numparse import TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
+from .numparse import INT_RANGE, TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -307,8 +307,6 @@ _DIGITS = b"0123456789"
 # The most digits a field of the plain path may have (any such number is exact as int64;
 # longer ones, rare in a CSV, take the general path).
 _PLAIN_DIGITS = 18
-_INT_BOUNDS = {_dt.int32: (-(2**31), 2**31 - 1)}
-_INT64_BOUNDS = (-(2**63), 2**63 - 1)
 
 
 def _plain_bounds(spec: _Spec) -> tuple[np.ndarray, np.ndarray] | None:
@@ -326,7 +324,8 @@ def _plain_bounds(spec: _Spec) -> tuple[np.ndarray, np.ndarray] | None:
         or (na and na.isdigit())
     ):
         return None
-    bounds = np.array([_INT_BOUNDS.get(t, _INT64_BOUNDS) for t in spec.types], np.int64)
+    any_int = INT_RANGE[_dt.int64]
+    bounds = np.array([INT_RANGE.get(t, any_int) for t in spec.types], np.int64)
     return bounds[:, 0].copy(), bounds[:, 1].copy()
 
 
@@ -354,7 +353,7 @@ def _scan_plain(buf, n, delim, lo, hi, out):
                     break
                 v = v * 10 + d
                 i += 1
-            if i == start or i - start > 18:  # _PLAIN_DIGITS
+            if i == start or i - start > _PLAIN_DIGITS:
                 return False
             if neg:
                 if v == 0:

@@ -17,7 +17,16 @@ from .._core.elementwise import binary_kernel, unary_kernel
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops, math_ops, slicing_ops
-from .common import FLOATS, INTS, NUMERIC, check_dtype, in_graph_of, int_list, op_scope
+from .common import (
+    FLOATS,
+    INTS,
+    NUMERIC,
+    check_dtype,
+    in_graph_of,
+    int_list,
+    op_scope,
+    reduce_args,
+)
 from .math_ops import (
     _binary_fn,
     _binary_grad,
@@ -351,12 +360,7 @@ def reduce_logsumexp(
       reduction_indices: TF1's old name for ``axis``.
       keep_dims: TF1's old name for ``keepdims``.
     """
-    if axis is not None and reduction_indices is not None:
-        raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
-    axis = reduction_indices if axis is None else axis
-    kd = bool(keepdims if keepdims is not None else keep_dims)
+    axis, kd = reduce_args(axis, keepdims, reduction_indices, keep_dims)
     with op_scope([input_tensor], name, "ReduceLogSumExp") as scope:
         x = convert_to_tensor(input_tensor, name="input_tensor")
         raw_max = math_ops.reduce_max(x, axis=axis, keepdims=True)
@@ -369,17 +373,6 @@ def reduce_logsumexp(
         if not kd:
             my_max = array_ops.reshape(my_max, array_ops.shape(result))
         return math_ops.add(result, my_max, name=scope)
-
-
-def _reduce_args(axis, keepdims, reduction_indices, keep_dims):
-    """TF1's two spellings of ``axis`` and ``keepdims``, resolved as the reductions do."""
-    if axis is not None and reduction_indices is not None:
-        raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
-    return (reduction_indices if axis is None else axis), bool(
-        keepdims if keepdims is not None else keep_dims
-    )
 
 
 def count_nonzero(
@@ -402,7 +395,7 @@ def count_nonzero(
       reduction_indices: TF1's old name for ``axis``.
       keep_dims: TF1's old name for ``keepdims``.
     """
-    axis, kd = _reduce_args(axis, keepdims, reduction_indices, keep_dims)
+    axis, kd = reduce_args(axis, keepdims, reduction_indices, keep_dims)
     with op_scope([input_tensor], name, "count_nonzero"):
         x = convert_to_tensor(input_tensor, name="input")
         zero = array_ops.zeros([], dtype=x.dtype)

@@ -31,6 +31,7 @@ from .common import (
     int_list,
     make,
     op_scope,
+    reduce_args,
     shape_str,
 )
 from .const_eval import partial_shape
@@ -1233,13 +1234,7 @@ def _reduce_fn(op_type: str, pub: str) -> _ReduceOp:
         reduction_indices: AxisLike = None,
         keep_dims: bool | None = None,
     ) -> Tensor:
-        if axis is not None and reduction_indices is not None:
-            raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
-        if keepdims is not None and keep_dims is not None:
-            raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
-        if axis is None:
-            axis = reduction_indices
-        kd = bool(keepdims if keepdims is not None else keep_dims)
+        axis, kd = reduce_args(axis, keepdims, reduction_indices, keep_dims)
         with in_graph_of([input_tensor, axis]):
             x = convert_to_tensor(input_tensor)
             if axis is None or _is_tensor(axis):

@@ -27,10 +27,10 @@ import numpy as np
 
 from .. import dtypes as _dt
 
-__all__ = ["parse_fields", "parse_groups", "parse_scalar", "fields_of", "TF_TYPE_NAME"]
+__all__ = ["parse_fields", "parse_groups", "parse_scalar", "fields_of", "TF_TYPE_NAME", "INT_RANGE"]
 
 TF_TYPE_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.int32: "int32", _dt.int64: "int64"}
-_INT_RANGE = {_dt.int32: (-(2**31), 2**31 - 1), _dt.int64: (-(2**63), 2**63 - 1)}
+INT_RANGE = {_dt.int32: (-(2**31), 2**31 - 1), _dt.int64: (-(2**63), 2**63 - 1)}
 _WS = b" \t\n\r\x0b\x0c"
 _INF_NAN = {b"inf": float("inf"), b"infinity": float("inf"), b"nan": float("nan")}
 # The bytes of the fields Arrow parses (see the module docstring).
@@ -55,7 +55,7 @@ def parse_scalar(text: bytes, dtype):
         if not (s[1:] if s[:1] in (b"+", b"-") else s).isdigit():
             raise ValueError(text)
         iv = int(s)
-        lo, hi = _INT_RANGE[dtype]
+        lo, hi = INT_RANGE[dtype]
         if not lo <= iv <= hi:
             raise ValueError(text)
         return iv
