@@ -11,14 +11,15 @@ disk beside the source (``cache=True``; numba falls back to a directory of the u
 when the package's is read-only, and flowrt to compiling in every process when neither
 is writable), so a later process loads it instead of compiling again.
 
-The price is paid once per process, by the first compiled kernel it runs: importing
-numba (~0.4-0.5 s) and loading its numpy support on the first call (~0.4-0.5 s), with
-the code cached; compiling a kernel the cache lacks adds ~1 s. The main job
-(``pipelines/digits_mlp``, ~2 s of training) feels it; a job of a few minutes does not,
-and the kernels then run 2-10x faster than the numpy forms they replaced. Building an op
-whose kernel is compiled (``decode_csv``, an optimizer's update) calls ``warm_up``,
-which loads numba on a background thread while the program goes on building its graph
-and session, so the first run rarely waits for all of it.
+The price is paid once per process: importing numba (~0.4-0.5 s) and loading its
+numpy support (~0.4-0.5 s), plus ~0.5-1 s per kernel signature the disk cache lacks.
+The main job (``pipelines/digits_mlp``, ~2 s of training) feels it; a job of a few
+minutes does not, and the kernels then run 2-10x faster than the numpy forms they
+replaced. Building an op whose kernel is compiled (``decode_csv``, a cross entropy, an
+optimizer's update) calls ``warm_up`` with a job that runs the kernel on tiny inputs of
+the op's types: a background thread loads numba and compiles (or loads) those
+signatures while the program goes on building its graph and session, so the first run
+rarely waits for all of it.
 
 Only fixed kernels written in this package are compiled: graph-level elementwise
 chains are built at plan time and run as blocked numpy (``_core/fusion.py``), where a
@@ -27,6 +28,7 @@ compile per new expression would cost more than it saves.
 
 from __future__ import annotations
 
+import collections
 import threading
 from typing import Any, Callable
 
@@ -43,19 +45,25 @@ def inlined(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def compiled(fn: Callable[..., Any]) -> "_Compiled":
-    """``fn`` compiled by numba on first call (see the module docstring)."""
-    return _Compiled(fn)
+def compiled(fn: Callable[..., Any] | None = None, *, reassociate: bool = False) -> Any:
+    """``fn`` compiled by numba on first call (see the module docstring); as
+    ``@compiled(reassociate=True)``, its float additions may be regrouped (LLVM's
+    ``reassoc`` flag only: no FMA, NaN and inf as usual), which lets a float sum
+    run in SIMD lanes. Only for a sum whose order the kernel does not promise."""
+    if fn is None:
+        return lambda f: _Compiled(f, reassociate)
+    return _Compiled(fn, reassociate)
 
 
 class _Compiled:
     """A kernel compiled on first call; ``py`` is the Python function itself."""
 
-    __slots__ = ("py", "_fn")
+    __slots__ = ("py", "_fn", "_fastmath")
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], reassociate: bool = False) -> None:
         self.py = fn
         self._fn: Callable[..., Any] | None = None
+        self._fastmath: Any = {"reassoc"} if reassociate else False
 
     def __call__(self, *args: Any) -> Any:
         fn = self._fn
@@ -74,7 +82,12 @@ class _Compiled:
 
                 def make(cache: bool) -> Callable[..., Any]:
                     return numba.njit(
-                        self.py, cache=cache, nogil=True, error_model="numpy", boundscheck=False
+                        self.py,
+                        cache=cache,
+                        nogil=True,
+                        error_model="numpy",
+                        boundscheck=False,
+                        fastmath=self._fastmath,
                     )
 
                 try:
@@ -84,14 +97,25 @@ class _Compiled:
         return self._fn
 
 
-_warming: list = []  # the warm-up thread, once started
+_warming: list = []  # the warm-up thread while it runs
+_jobs: collections.deque = collections.deque()  # compiles it has yet to make
+_queued: set = set()  # the keys of every job ever queued
 
 
-def warm_up() -> None:
-    """Starts loading numba on a daemon thread, once per process (see the module
-    docstring). A kernel called meanwhile waits for the load to finish (the lock of
-    ``_Compiled._compile``), never loads twice."""
+def warm_up(job: Callable[[], Any] | None = None, key: Any = None) -> None:
+    """Starts loading numba on a daemon thread (see the module docstring), which then
+    runs ``job``: a call of a kernel's Python wrapper on tiny inputs of the types a
+    graph will feed it, so that the signature is compiled (or loaded from the cache)
+    before the first run needs it. A job is queued once per ``key``. The thread ends
+    when it has nothing left to do; a kernel called meanwhile waits for the load or
+    the compile of its signature (numba's own lock), never makes them twice.
+    """
     with _lock:
+        if job is not None and key not in _queued:
+            _queued.add(key)
+            _jobs.append(job)
+        elif _probe._fn is not None:
+            return  # numba is loaded and there is nothing to compile
         if _warming:
             return
         t = threading.Thread(target=_warm, name="flowrt-jit-warm-up", daemon=True)
@@ -102,10 +126,18 @@ def warm_up() -> None:
 def _warm() -> None:
     import numpy as np
 
-    try:
-        _probe(np.zeros(1))
-    except Exception:  # a broken numba: the first real call raises it where it is used
-        pass
+    job: Callable[[], Any] | None = lambda: _probe(np.zeros(1))
+    while job is not None:
+        try:
+            job()
+        except Exception:  # a broken numba or kernel: its first real call raises it
+            pass
+        with _lock:
+            if _jobs:
+                job = _jobs.popleft()
+            else:
+                _warming.clear()
+                job = None
 
 
 def _first(a):

@@ -109,7 +109,7 @@ def decode_csv(
             "select_cols": list(select_cols or []),
         }
         op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
-        warm_up()  # its plain path is compiled: load numba while the program goes on
+        warm_up(_scan_on_zeros, "csv_scan_plain")  # compiled while the program goes on
         return list(op.outputs)
 
 
@@ -372,6 +372,12 @@ def _scan_plain(buf, n, delim, lo, hi, out):
                 return False
             i += 1
     return True
+
+
+def _scan_on_zeros():
+    """The plain scan run as ``_decode_plain`` runs it, on one field."""
+    one = np.ones(1, np.int64)
+    _scan_plain(np.frombuffer(b"0", np.uint8), 1, 44, -one, one, np.empty((1, 1), np.int64))
 
 
 def _decode_plain(recs: list, spec: _Spec):

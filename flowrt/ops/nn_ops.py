@@ -24,7 +24,7 @@ from .. import errors
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from . import array_ops, linalg_ops, math_ops
+from . import array_ops, linalg_ops, math_ops, xent_kernels
 from .common import FLOATS, NUMERIC, check_dtype, in_graph_of, int_list, make, make_op, op_scope
 
 if TYPE_CHECKING:
@@ -621,14 +621,7 @@ def _xent_kernel(ctx, op, logits, labels):
             "labels_size=[%s]"
             % (",".join(map(str, logits.shape)), ",".join(map(str, labels.shape))),
         )
-    sh = logits - logits.max(axis=-1, keepdims=True)
-    e = np.exp(sh)
-    s = e.sum(axis=-1, keepdims=True)
-    # loss = sum(labels * (log(sum exp) - shifted)); backprop = softmax - labels
-    loss = np.einsum("...i,...i->...", labels, np.log(s) - sh)
-    e /= s
-    e -= labels
-    return (loss.astype(logits.dtype, copy=False), e)
+    return xent_kernels.softmax_xent(logits, labels)
 
 
 def _xent_grad(op, grad_loss, grad_grad):
@@ -681,7 +674,9 @@ def softmax_cross_entropy_with_logits_v2(
             if r is not None and axis not in (-1, r - 1):
                 logits = _move_axis_last(logits, axis)
                 labels = _move_axis_last(labels, axis)
-        return make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None, s.name).outputs[0]
+        op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], None, s.name)
+        xent_kernels.prepare(op.inputs[0].dtype.np)
+        return op.outputs[0]
 
 
 def softmax_cross_entropy_with_logits(
@@ -721,30 +716,17 @@ def _sparse_xent_infer(op):
 
 
 def _sparse_xent_kernel(ctx, op, logits, labels):
-    n = logits.shape[-1]
-    flat = labels.reshape(-1)
-    if flat.size and (flat.min() < 0 or flat.max() >= n):
+    out = xent_kernels.sparse_softmax_xent(logits, labels)
+    if type(out) is int:
+        flat = labels.reshape(-1)
         raise errors.InvalidArgumentError(
             None,
             op,
             "Received a label value of %d which is outside the valid range of "
             "[0, %d).  Label values: %s"
-            % (flat[(flat < 0) | (flat >= n)][0], n, " ".join(map(str, flat.tolist()))),
+            % (flat[out], logits.shape[-1], " ".join(map(str, flat.tolist()))),
         )
-    # A training step's loss: few numpy calls, one temporary (the softmax, computed in
-    # place over the shifted logits), the labels' entries picked by flat index.
-    lg = logits.reshape(-1, n)
-    e = lg - lg.max(axis=1, keepdims=True)
-    at = np.arange(0, e.size, n)
-    at += flat
-    picked = e.take(at)
-    np.exp(e, out=e)
-    s = np.add.reduce(e, axis=1, keepdims=True)
-    loss = np.log(s[:, 0])
-    loss -= picked
-    e /= s
-    e.reshape(-1)[at] -= 1
-    return (loss.astype(logits.dtype, copy=False).reshape(labels.shape), e.reshape(logits.shape))
+    return out
 
 
 def _sparse_xent_grad(op, grad_loss, grad_grad):
@@ -801,12 +783,14 @@ def sparse_softmax_cross_entropy_with_logits(
                     "`labels.shape` must equal `logits.shape` except for the last "
                     "dimension. Received: labels.shape=%s and logits.shape=%s" % (lb, ls)
                 )
-            return make_op(
+            op = make_op(
                 "SparseSoftmaxCrossEntropyWithLogits",
                 [logits, labels],
                 None,
                 "SparseSoftmaxCrossEntropyWithLogits",
-            ).outputs[0]
+            )
+            xent_kernels.prepare(logits.dtype.np, labels.dtype.np)
+            return op.outputs[0]
 
 
 # --------------------------------------------------------------------------------------

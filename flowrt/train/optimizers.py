@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -357,12 +358,29 @@ register_op(
 
 
 _INPUT_NAMES = {t: names for t, names, _, _ in _APPLY}
+_DENSE = {t: (names, nh, rule) for t, names, nh, rule in _APPLY if "indices" not in names}
 
 
 def _apply_op(op_type, inputs: dict, attrs=None):
-    """Creates an update op from a dict of inputs keyed by the names in ``_APPLY``."""
+    """Creates an update op from a dict of inputs keyed by the names in ``_APPLY``, and
+    has its dense rule compiled in the background for the variable's dtype."""
     ins = [inputs[n] for n in _INPUT_NAMES[op_type]]
-    return make_op(op_type, ins, attrs or {}, None, op_type)
+    op = make_op(op_type, ins, attrs or {}, None, op_type)
+    dtype = op.inputs[_INPUT_NAMES[op_type].index("grad")].dtype.np
+    if op_type in _DENSE:
+        warm_up(partial(_rule_on_zeros, op_type, dtype, attrs or {}), (op_type, dtype.str))
+    else:
+        warm_up()
+    return op
+
+
+def _rule_on_zeros(op_type, dtype, attrs):
+    """A dense rule run as its kernel runs it, on one-element arrays of ``dtype``."""
+    names, n_handles, rule = _DENSE[op_type]
+    dt = dtype.type
+    s = {n: dt(0.5) for n in names[n_handles:] if n != "grad"}
+    s["use_nesterov"] = bool(attrs.get("use_nesterov", False))
+    rule([np.zeros(1, dtype) for _ in range(n_handles)], s, np.zeros(1, dtype))
 
 
 # --------------------------------------------------------------------------------------
@@ -512,7 +530,6 @@ class Optimizer:
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
-        warm_up()  # the update rules are compiled: load numba while the program goes on
         converted = []
         for gr, v in grads_and_vars:
             if gr is not None and not isinstance(gr, IndexedSlices):

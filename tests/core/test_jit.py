@@ -3,6 +3,8 @@ directory is writable and compiled per process when none is."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from flowrt._core import jit
@@ -40,13 +42,26 @@ def test_compiles_without_a_cache_when_no_directory_is_writable(monkeypatch):
     assert a.tolist() == [2.0, 2.0, 2.0]
 
 
-def test_warm_up_loads_numba_once_on_a_background_thread():
-    # Building a decode_csv or an optimizer update starts it; a second call starts
-    # nothing more; the thread ends once numba is loaded.
-    jit.warm_up()
-    jit.warm_up()
-    assert len(jit._warming) == 1
-    t = jit._warming[0]
+def test_warm_up_compiles_a_kernel_once_on_a_background_thread():
+    # Building a decode_csv, a cross entropy or an optimizer update queues the compile
+    # of its kernel's signature; the same key again queues nothing; the thread ends
+    # when it has nothing left to do.
+    f = jit.compiled(_double)
+    calls = []
+    inspected = threading.Event()
+
+    def job():
+        calls.append(threading.current_thread())
+        inspected.wait(60)
+        f(np.zeros(2))
+
+    jit.warm_up(job, key=("double", "float64"))
+    jit.warm_up(job, key=("double", "float64"))
+    with jit._lock:
+        (t,) = jit._warming
     assert t.daemon and t.name == "flowrt-jit-warm-up"
+    inspected.set()
     t.join(120)
-    assert not t.is_alive() and jit._probe._fn is not None
+    assert not t.is_alive() and not jit._warming
+    assert calls == [t] and jit._probe._fn is not None
+    assert f._fn is not None and f._fn.signatures  # compiled before any run called it
