@@ -73,6 +73,7 @@ from .ops.slicing_ops import *  # noqa: F403
 from .ops.sparse_ops import *  # noqa: F403
 from .ops.state_ops import *  # noqa: F403
 from .ops.string_ops import *  # noqa: F403
+from .ops.tensor_array_ops import TensorArray  # noqa: F401
 from .partitioned_variables import *  # noqa: F403
 from .scopes import (  # noqa
     add_to_collection,

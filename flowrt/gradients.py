@@ -39,8 +39,9 @@ def _as_list(x: Any) -> list[Any]:
 
 def _backprop_ok(t: Tensor) -> bool:
     # A variable's handle collects the gradients of its reads when it is differentiated
-    # as a whole (a call, branch or loop takes it; see Variable._all_reads).
-    return _differentiable(t) or t.dtype.name == "resource"
+    # as a whole (a call, branch or loop takes it; see Variable._all_reads). A variant
+    # (a TensorArray's flow) carries its elements' gradients, as TF's IsTrainable says.
+    return _differentiable(t) or t.dtype.name in ("resource", "variant")
 
 
 def _differentiable(t: Tensor) -> bool:

@@ -35,5 +35,6 @@ from . import (  # noqa: F401
     sparse_ops,
     state_ops,
     string_ops,
+    tensor_array_ops,
     topk_ops,
 )

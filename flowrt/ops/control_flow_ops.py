@@ -474,9 +474,9 @@ def _export(op, b, t: Tensor) -> Tensor:
 
 
 def _differentiable(t: Tensor) -> bool:
-    """Floats, and variable handles a branch or body reads: a handle's gradient is the
-    sum of its reads' (see Variable._all_reads)."""
-    return t.dtype.is_floating or t.op.type == "VarHandleOp"
+    """Floats, variants (TensorArray flows) and variable handles a branch or body reads:
+    a handle's gradient is the sum of its reads' (see Variable._all_reads)."""
+    return t.dtype.is_floating or t.dtype.name == "variant" or t.op.type == "VarHandleOp"
 
 
 def zeros_for(t: Tensor) -> Tensor:

@@ -110,7 +110,9 @@ def while_loop(
         raise TypeError("'parallel_iterations' must be a positive integer.")
     if not isinstance(loop_vars, (list, tuple)):
         raise TypeError("loop_vars must be a list or tuple of tensors, got %r" % (loop_vars,))
-    flat_vars = [convert_to_tensor(v) for v in _flatten(loop_vars)]
+    # A TensorArray travels as its flow (TF1's _convert_tensorarray_to_flow).
+    tas = [v if hasattr(v, "_with_flow") else None for v in _flatten(loop_vars)]
+    flat_vars = [convert_to_tensor(_flow_of(v)) for v in _flatten(loop_vars)]
     loop_vars = _pack(loop_vars, flat_vars)
     if shape_invariants is not None:
         err = _structure_error(loop_vars, shape_invariants, check_types=False)
@@ -146,7 +148,7 @@ def while_loop(
                 array_ops.placeholder(v.dtype, s, name="loop_var")
                 for v, s in zip(flat_vars, invariants)
             ]
-        args = _children(_pack(loop_vars, phs))
+        args = _children(_pack(loop_vars, _with_tas(tas, phs)))
 
         def conv_pred(p):
             p = convert_to_tensor(p)
@@ -169,7 +171,7 @@ def while_loop(
                     "\n\nFirst structure: %r\n\nSecond structure: %r\n\nMore "
                     "specifically: %s" % (res, loop_vars, err)
                 )
-            return [convert_to_tensor(x) for x in _flatten(res)]
+            return [convert_to_tensor(_flow_of(x)) for x in _flatten(res)]
 
         outs, body_ops = _trace(g, body, args, conv_body)
         for v, ph, o in zip(flat_vars, phs, outs):
@@ -217,10 +219,21 @@ def while_loop(
     results = results[2:]
     if not back_prop:
         results = [array_ops.stop_gradient(t) for t in results]
+    results = _with_tas(tas, results)
     packed = _pack(loop_vars, results)
     if return_same_structure:
         return packed
     return results[0] if len(results) == 1 else packed
+
+
+def _flow_of(x):
+    """A TensorArray's flow, else ``x``."""
+    return x.flow if hasattr(x, "_with_flow") else x
+
+
+def _with_tas(tas, tensors):
+    """Each flow rewrapped as the TensorArray it came from (other tensors as they are)."""
+    return [t if ta is None else ta._with_flow(t) for ta, t in zip(tas, tensors)]
 
 
 def _flatten_shapes(x):
@@ -352,7 +365,7 @@ def _while_grad(op, *grads):
     nv = op.attrs["_n_vars"]
     phs, caps = bb.feeds[:nv], bb.feeds[nv:]
     cap_inputs = [op.inputs[k] for k in bb.input_idx[nv:]]
-    fv = [i for i in range(nv) if phs[i].dtype.is_floating]
+    fv = [i for i in range(nv) if phs[i].dtype.is_floating or phs[i].dtype is variant]
     fc = [j for j, t in enumerate(caps) if _differentiable(t)]
     if not fv or all(grads[2 + i] is None for i in fv):
         return [None] * len(op.inputs)
