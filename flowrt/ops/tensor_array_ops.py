@@ -457,7 +457,7 @@ def _split_kernel(ctx, op, flow, value, lengths):
             "TensorArray is not marked as dynamically resizeable" % (len(flow.elems), len(lens)),
         )
     parts = np.split(value, np.cumsum(lens)[:-1])
-    return (_write_many(op, flow, list(enumerate(parts)), False),)
+    return (_write_many(op, flow, list(enumerate(parts)), op.attrs["infer_shape"]),)
 
 
 def _split_grad(op, dflow):
@@ -639,12 +639,20 @@ class TensorArray:
             )
         self._element_shape[0] = self._element_shape[0].merge_with(shape)
 
-    def _check_dtype(self, value: Tensor, what: str) -> None:
-        if value.dtype is not self._dtype:
+    def _value(self, value: TensorLike, what: str) -> Tensor:
+        """``value`` as a tensor of this array's dtype (Python numbers convert)."""
+        if not isinstance(value, Tensor) and not hasattr(value, "_as_tensor"):
+            try:
+                return convert_to_tensor(value, dtype=self._dtype, name="value")
+            except (TypeError, ValueError):
+                pass
+        t = convert_to_tensor(value, name="value")
+        if t.dtype is not self._dtype:
             raise TypeError(
                 "TensorArray %s: %s value has dtype %s, but the TensorArray holds %s"
-                % (self._flow.op.name, what, value.dtype.name, self._dtype.name)
+                % (self._flow.op.name, what, t.dtype.name, self._dtype.name)
             )
+        return t
 
     def _attrs(self) -> dict:
         return {"dtype": self._dtype, "element_shape": self._element_shape[0]}
@@ -654,8 +662,7 @@ class TensorArray:
     def write(self, index: TensorLike, value: TensorLike, name: str | None = None) -> TensorArray:
         """Returns a TensorArray with ``value`` written at ``index``."""
         with op_scope([self._flow, index, value], name, "TensorArrayWrite"):
-            value = convert_to_tensor(value, dtype=self._dtype, name="value")
-            self._check_dtype(value, "write")
+            value = self._value(value, "write")
             index = convert_to_tensor(index, dtype=_dt.int32, name="index")
             self._merge_element_shape(value.shape)
             attrs = {"infer_shape": self._infer_shape}
@@ -667,8 +674,7 @@ class TensorArray:
     ) -> TensorArray:
         """Returns a TensorArray with ``value[k]`` written at ``indices[k]``."""
         with op_scope([self._flow, indices, value], name, "TensorArrayScatter"):
-            value = convert_to_tensor(value, dtype=self._dtype, name="value")
-            self._check_dtype(value, "scatter")
+            value = self._value(value, "scatter")
             indices = convert_to_tensor(indices, dtype=_dt.int32, name="indices")
             if value.shape.ndims is not None and value.shape.ndims > 0:
                 self._merge_element_shape(value.shape[1:])
@@ -679,7 +685,7 @@ class TensorArray:
     def unstack(self, value: TensorLike, name: str | None = None) -> TensorArray:
         """Returns a TensorArray holding the slices of ``value`` along axis 0."""
         with op_scope([self._flow, value], name, "TensorArrayUnstack"):
-            value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            value = self._value(value, "unstack")
             n = array_ops.shape(value)[0]
             return self.scatter(array_ops.range(0, n), value, name="TensorArrayScatter")
 
@@ -688,10 +694,10 @@ class TensorArray:
     ) -> TensorArray:
         """Returns a TensorArray holding ``value`` cut along axis 0 into ``lengths``."""
         with op_scope([self._flow, value, lengths], name, "TensorArraySplit"):
-            value = convert_to_tensor(value, dtype=self._dtype, name="value")
-            self._check_dtype(value, "split")
+            value = self._value(value, "split")
             lengths = math_ops.cast(convert_to_tensor(lengths, name="lengths"), _dt.int64)
-            flow = make("TensorArraySplitV3", [self._flow, value, lengths])
+            attrs = {"infer_shape": self._infer_shape}
+            flow = make("TensorArraySplitV3", [self._flow, value, lengths], attrs)
         return self._derive(flow)
 
     # -- reads -------------------------------------------------------------------------
