@@ -57,6 +57,7 @@ from .ops.csv_ops import *  # noqa: F403
 from .ops.data_flow_ops import *  # noqa: F403
 from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
+from .ops.functional_loops import *  # noqa: F403
 from .ops.grouping_ops import *  # noqa: F403
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401
 from .ops.indexing_ops import *  # noqa: F403

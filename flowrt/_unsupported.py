@@ -72,9 +72,6 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
     ),
     Unsupported("tf.image", "image", "preprocess images with NumPy before feeding"),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
-    Unsupported(
-        "tf.map_fn, tf.scan, tf.foldl, tf.foldr", "map_fn", "fr.while_loop, or vectorized ops"
-    ),
     Unsupported("tf.einsum, tf.tensordot", "einsum", "fr.matmul with fr.reshape and fr.transpose"),
     Unsupported(
         "tf.summary.image, tf.summary.audio, tf.summary.text",

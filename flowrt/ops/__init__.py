@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     embedding_ops,
     extra_array_ops,
     extra_math_ops,
+    functional_loops,
     functional_ops,
     grouping_ops,
     indexed_slices,

@@ -76,3 +76,35 @@ SPECS = [
     GradSpec("While", _loop_write, [A, B], id="While-tensor-array-loop-var"),
     GradSpec("TensorArrayGatherV3", _loop_scatter_read, [A], id="TensorArrayGatherV3-after-while"),
 ]
+
+
+# --- map_fn, scan, foldl, foldr: While and TensorArray gradients composed ---------------
+
+SPECS += [
+    GradSpec(
+        "TensorArrayReadV3",
+        lambda x, b: fr.map_fn(lambda r: fr.sin(r) * b, x),
+        [A, B],
+        id="map_fn",
+    ),
+    GradSpec(
+        "TensorArrayReadV3",
+        lambda x, b: fr.scan(lambda a, r: fr.tanh(a * b + r), x),
+        [A, B],
+        id="scan",
+    ),
+    GradSpec(
+        "TensorArrayReadV3",
+        lambda x, b: fr.scan(lambda a, r: a * b + r, x, initializer=b, reverse=True),
+        [A, B],
+        id="scan-reverse-initializer",
+    ),
+    GradSpec("TensorArrayReadV3", lambda x, b: fr.foldl(lambda a, r: a * b + r, x), [A, B],
+             id="foldl"),  # fmt: skip
+    GradSpec(
+        "TensorArrayReadV3",
+        lambda x, b: fr.foldr(lambda a, r: fr.sin(a) * b + r, x, initializer=b),
+        [A, B],
+        id="foldr",
+    ),
+]
