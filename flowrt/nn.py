@@ -16,6 +16,8 @@ from .ops.moments_ops import *  # noqa: F403
 from .ops.nn_ops import *  # noqa: F403
 from .ops.pool_ops import *  # noqa: F403
 from .ops.topk_ops import *  # noqa: F403
+from .nn_rnn import rnn_cell  # noqa: F401
+from .nn_rnn.rnn import *  # noqa: F403
 
 __all__ = sorted(
     _n

@@ -197,8 +197,18 @@ def _trace(g, fn, args=(), convert=None):
         if convert is not None:
             result = convert(result)
     # A function graph's capture of a variable (made on first use, maybe in here) belongs
-    # to the whole function: the body captures its handle like any outside tensor.
-    return result, [op for op in g._ops[start:] if "_resource" not in op.attrs]
+    # to the whole function: the body captures its handle like any outside tensor. So
+    # does a variable the body creates (a cell's weights made on its first call in a
+    # dynamic_rnn loop): its ops (all in its name scope) run once, as TF1's init_scope.
+    new = g._ops[start:]
+    owned = tuple(op.name + "/" for op in new if op.type == "VarHandleOp")
+    return result, [
+        op
+        for op in new
+        if "_resource" not in op.attrs
+        and op.type != "VarHandleOp"
+        and not (owned and op.name.startswith(owned))
+    ]
 
 
 def _create_named(g, op_type, inputs, attrs, full_name):

@@ -256,7 +256,13 @@ def _create_kernel(ctx, op, size):
     return (v,)
 
 
-register_op("TensorArrayV3", infer=_flow_spec, kernel=_create_kernel, stateful=True)
+register_op(
+    "TensorArrayV3",
+    infer=_flow_spec,
+    kernel=_create_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    stateful=True,
+)
 
 
 def _write_kernel(ctx, op, flow, index, value):
