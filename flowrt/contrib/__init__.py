@@ -1,6 +1,7 @@
 """``fr.contrib``: the parts of TF1's ``tf.contrib`` that everyday programs use
-(``fr.contrib.layers`` regularizers, ``fr.contrib.training`` ps load balancing)."""
+(``fr.contrib.layers`` regularizers, ``fr.contrib.training`` ps load balancing,
+``fr.contrib.rnn`` cells)."""
 
-from . import layers, training
+from . import layers, rnn, training
 
-__all__ = ["layers", "training"]
+__all__ = ["layers", "rnn", "training"]
