@@ -224,8 +224,11 @@ def test_tensor_array_matches_tensorflow():
 
     ours = _graph_run(fr, fr.Graph(), build)
     with tf.Graph().as_default() as g:
-        tf.disable_control_flow_v2()
-        theirs = _graph_run(tf, g, build)
+        tf.disable_control_flow_v2()  # TF1's TensorArrayV3 ops, whose semantics we keep
+        try:
+            theirs = _graph_run(tf, g, build)
+        finally:
+            tf.enable_control_flow_v2()
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
