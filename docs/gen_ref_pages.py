@@ -31,6 +31,8 @@ _SECTIONS = {
     "flowrt.ops.data_flow_ops": "Queues",
     "flowrt.ops.io_ops": "Readers and parsing",
     "flowrt.ops.control_flow_ops": "Control flow",
+    "flowrt.ops.tensor_array_ops": "Control flow",
+    "flowrt.ops.functional_loops": "Control flow",
     "flowrt.ops.random_ops": "Random",
     "flowrt.ops.state_ops": "Variables",
     "flowrt.ops.math_ops": "Math",

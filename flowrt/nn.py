@@ -7,6 +7,8 @@ crelu); this module only re-exports them."""
 
 import types as _types
 
+from .nn_rnn import rnn_cell  # noqa: F401
+from .nn_rnn.rnn import *  # noqa: F403
 from .ops.candidate_sampling_ops import *  # noqa: F403
 from .ops.conv_ops import *  # noqa: F403
 from .ops.embedding_ops import *  # noqa: F403
@@ -16,8 +18,6 @@ from .ops.moments_ops import *  # noqa: F403
 from .ops.nn_ops import *  # noqa: F403
 from .ops.pool_ops import *  # noqa: F403
 from .ops.topk_ops import *  # noqa: F403
-from .nn_rnn import rnn_cell  # noqa: F401
-from .nn_rnn.rnn import *  # noqa: F403
 
 __all__ = sorted(
     _n

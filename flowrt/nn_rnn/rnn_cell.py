@@ -19,8 +19,8 @@ from .._core.shape import TensorShape
 from ..init_ops import constant_initializer, zeros_initializer
 from ..layers.base import Layer
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, slicing_ops
-from ..ops.math_ops import clip_by_value
 from ..ops.control_flow_ops import _flatten, _pack
+from ..ops.math_ops import clip_by_value
 from ..var_scope import variable_scope
 
 if TYPE_CHECKING:
@@ -47,9 +47,7 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
     def dtype(self) -> _dt.DType:
         c, h = self
         if c.dtype != h.dtype:
-            raise TypeError(
-                "Inconsistent internal state: %s vs %s" % (str(c.dtype), str(h.dtype))
-            )
+            raise TypeError("Inconsistent internal state: %s vs %s" % (str(c.dtype), str(h.dtype)))
         return c.dtype
 
 
@@ -72,7 +70,7 @@ class RNNCell(Layer):
     Subclasses define ``state_size``, ``output_size``, ``build`` and ``call``.
     """
 
-    def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Any:  # type: ignore[override]
+    def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Any:
         """Runs the cell on ``inputs`` (a batch) from ``state``.
 
         Args:
@@ -166,9 +164,7 @@ class BasicRNNCell(RNNCell):
     def build(self, inputs_shape: Any) -> None:
         depth = _input_depth(self, inputs_shape)
         self._kernel = self.add_weight("kernel", [depth + self._num_units, self._num_units])
-        self._bias = self.add_weight(
-            "bias", [self._num_units], initializer=zeros_initializer()
-        )
+        self._bias = self.add_weight("bias", [self._num_units], initializer=zeros_initializer())
         self.built = True
 
     def call(self, inputs: Tensor, state: Tensor) -> tuple[Tensor, Tensor]:
@@ -299,9 +295,7 @@ class BasicLSTMCell(RNNCell):
         depth = _input_depth(self, inputs_shape)
         n = self._num_units
         self._kernel = self.add_weight("kernel", [depth + n, 4 * n])
-        self._bias = self.add_weight(
-            "bias", [4 * n], initializer=zeros_initializer()
-        )
+        self._bias = self.add_weight("bias", [4 * n], initializer=zeros_initializer())
         self.built = True
 
     def call(self, inputs: Tensor, state: Any) -> tuple[Tensor, Any]:
@@ -386,9 +380,7 @@ class LSTMCell(RNNCell):
         h_depth = self._num_proj or n
         init = self._initializer
         self._kernel = self.add_weight("kernel", [depth + h_depth, 4 * n], initializer=init)
-        self._bias = self.add_weight(
-            "bias", [4 * n], initializer=zeros_initializer()
-        )
+        self._bias = self.add_weight("bias", [4 * n], initializer=zeros_initializer())
         if self._use_peepholes:
             self._w_f_diag = self.add_weight("w_f_diag", [n], initializer=init)
             self._w_i_diag = self.add_weight("w_i_diag", [n], initializer=init)
@@ -404,9 +396,11 @@ class LSTMCell(RNNCell):
         if self._state_is_tuple:
             c_prev, m_prev = state
         else:
-            c_prev = array_ops.slice(state, [0, 0], [-1, n])
-            m_prev = array_ops.slice(state, [0, n], [-1, p])
-        gates = nn_ops.bias_add(linalg_ops.matmul(_concat(inputs, m_prev), self._kernel), self._bias)
+            c_prev = slicing_ops.slice(state, [0, 0], [-1, n])
+            m_prev = slicing_ops.slice(state, [0, n], [-1, p])
+        gates = nn_ops.bias_add(
+            linalg_ops.matmul(_concat(inputs, m_prev), self._kernel), self._bias
+        )
         i, j, f, o = slicing_ops.split(gates, 4, axis=1)
         sig, act, fb = math_ops.sigmoid, self._activation, self._forget_bias
         if self._use_peepholes:
@@ -446,9 +440,7 @@ class MultiRNNCell(RNNCell):
             raise TypeError("cells must be a list or tuple, but saw: %s." % (cells,))
         self._cells = list(cells)
         self._state_is_tuple = state_is_tuple
-        if not state_is_tuple and any(
-            isinstance(c.state_size, (list, tuple)) for c in self._cells
-        ):
+        if not state_is_tuple and any(isinstance(c.state_size, (list, tuple)) for c in self._cells):
             raise ValueError(
                 "Some cells return tuples of states, but the flag state_is_tuple is not set. "
                 "State sizes are: %s" % str([c.state_size for c in self._cells])
@@ -479,7 +471,7 @@ class MultiRNNCell(RNNCell):
                     cur_state = state[k]
                 else:
                     size = cell.state_size
-                    cur_state = array_ops.slice(state, [0, start], [-1, size])
+                    cur_state = slicing_ops.slice(state, [0, start], [-1, size])
                     start += size
                 cur, new = cell(cur, cur_state)
                 new_states.append(new)
@@ -561,7 +553,7 @@ class DropoutWrapper(RNNCell):
         flat = [nn_ops.dropout(t, keep_prob=keep, seed=seed) for t in _flatten(x)]
         return _pack(x, flat)
 
-    def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Any:  # type: ignore[override]
+    def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Any:
         inputs = self._dropout(inputs, self._input_keep_prob, 0)
         output, new_state = self._cell(inputs, state, scope=scope)
         new_state = self._dropout(new_state, self._state_keep_prob, 1)

@@ -52,8 +52,7 @@ def _length(flat: list[Tensor], scalar_error: bool) -> tuple[Any, TensorShape]:
 
 def _unstacked(flat: list[Tensor], n: Any) -> list[TensorArray]:
     return [
-        TensorArray(e.dtype, size=n, dynamic_size=False, infer_shape=True).unstack(e)
-        for e in flat
+        TensorArray(e.dtype, size=n, dynamic_size=False, infer_shape=True).unstack(e) for e in flat
     ]
 
 
@@ -201,10 +200,10 @@ def scan(
 
         if reverse:
             start = n - 1 - skip
-            cond = lambda i, a, tas: i >= 0  # noqa: E731
+            cond = lambda i, a, tas: i >= 0
         else:
             start = skip
-            cond = lambda i, a, tas: i < n  # noqa: E731
+            cond = lambda i, a, tas: i < n
         _, _, out = while_loop(
             cond,
             compute,
@@ -300,4 +299,3 @@ def foldr(
       The last accumulator.
     """
     return _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name, True)
-

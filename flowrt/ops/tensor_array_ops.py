@@ -21,7 +21,7 @@ earlier flow. Each rule is one op; the gradient ops have no gradient of their ow
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -104,7 +104,7 @@ def _grad_value(like: TensorArrayValue, elems) -> TensorArrayValue:
     )
 
 
-def _fail(op, v: TensorArrayValue, msg: str):
+def _fail(op, v: TensorArrayValue, msg: str) -> NoReturn:
     raise errors.InvalidArgumentError(None, op, "TensorArray %s: %s" % (v.name, msg))
 
 
@@ -162,8 +162,8 @@ def _write_many(op, v: TensorArrayValue, items, infer_shape: bool) -> TensorArra
                 )
             elems.extend([None] * (i + 1 - len(elems)))
         if i in v.reads:
-            _fail(op, v, "Could not write to TensorArray index %d because it has already been "
-                  "read." % i)  # fmt: skip
+            msg = "Could not write to TensorArray index %d because it has already been read."
+            _fail(op, v, msg % i)
         if elems[i] is not None:
             _fail(
                 op,
@@ -417,8 +417,8 @@ def _concat_kernel(ctx, op, flow):
     parts = [_read_one(op, flow, i, static) for i in range(len(flow.elems))]
     for k, p in enumerate(parts):
         if p.ndim == 0:
-            _fail(op, flow, "Concat saw a scalar shape at index %d but requires at least "
-                  "vectors." % k)  # fmt: skip
+            msg = "Concat saw a scalar shape at index %d but requires at least vectors."
+            _fail(op, flow, msg % k)
     lengths = np.array([p.shape[0] for p in parts], np.int64)
     if not parts:
         shape = static if static is not None else (0,)
@@ -467,9 +467,7 @@ def _split_kernel(ctx, op, flow, value, lengths):
 
 
 def _split_grad(op, dflow):
-    dflow_in, dvalue = make_op(
-        "TensorArraySplitGrad", [dflow, op.inputs[1], op.inputs[2]]
-    ).outputs
+    dflow_in, dvalue = make_op("TensorArraySplitGrad", [dflow, op.inputs[1], op.inputs[2]]).outputs
     return [dflow_in, dvalue, None]
 
 
@@ -695,9 +693,7 @@ class TensorArray:
             n = array_ops.shape(value)[0]
             return self.scatter(array_ops.range(0, n), value, name="TensorArrayScatter")
 
-    def split(
-        self, value: TensorLike, lengths: TensorLike, name: str | None = None
-    ) -> TensorArray:
+    def split(self, value: TensorLike, lengths: TensorLike, name: str | None = None) -> TensorArray:
         """Returns a TensorArray holding ``value`` cut along axis 0 into ``lengths``."""
         with op_scope([self._flow, value, lengths], name, "TensorArraySplit"):
             value = self._value(value, "split")

@@ -47,16 +47,20 @@ def _time_major(x, w, h0):
 
 
 def _static(x, w, h0):
-    outs, state = fr.nn.static_rnn(_Cell(w), fr.unstack(x, axis=1), initial_state=h0,
-                                   sequence_length=LENS)  # fmt: skip
+    xs = fr.unstack(x, axis=1)
+    outs, state = fr.nn.static_rnn(_Cell(w), xs, initial_state=h0, sequence_length=LENS)
     return fr.stack(outs) * state
 
 
 def _bidirectional(x, w, h0):
     (fw, bw), _ = fr.nn.bidirectional_dynamic_rnn(
-        _Cell(w), _Cell(w * 0.5), x, sequence_length=LENS, initial_state_fw=h0,
+        _Cell(w),
+        _Cell(w * 0.5),
+        x,
+        sequence_length=LENS,
+        initial_state_fw=h0,
         initial_state_bw=h0,
-    )  # fmt: skip
+    )
     return fw * bw
 
 

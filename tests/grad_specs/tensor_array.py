@@ -99,8 +99,9 @@ SPECS += [
         [A, B],
         id="scan-reverse-initializer",
     ),
-    GradSpec("TensorArrayReadV3", lambda x, b: fr.foldl(lambda a, r: a * b + r, x), [A, B],
-             id="foldl"),  # fmt: skip
+    GradSpec(
+        "TensorArrayReadV3", lambda x, b: fr.foldl(lambda a, r: a * b + r, x), [A, B], id="foldl"
+    ),
     GradSpec(
         "TensorArrayReadV3",
         lambda x, b: fr.foldr(lambda a, r: fr.sin(a) * b + r, x, initializer=b),

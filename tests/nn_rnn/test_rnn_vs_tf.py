@@ -30,6 +30,10 @@ def _build(m, nn):
         "lstm": lambda: rc.LSTMCell(H, num_proj=2, use_peepholes=True, cell_clip=0.5),
         "gru": lambda: rc.GRUCell(H),
         "multi": lambda: rc.MultiRNNCell([rc.BasicLSTMCell(H), rc.GRUCell(H)]),
+        "lstm_concat": lambda: rc.LSTMCell(H, num_proj=2, state_is_tuple=False),
+        "multi_concat": lambda: rc.MultiRNNCell(
+            [rc.BasicRNNCell(H), rc.GRUCell(2)], state_is_tuple=False
+        ),
     }
     for k, make in cells.items():
         with m.variable_scope(k):

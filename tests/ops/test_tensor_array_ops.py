@@ -72,9 +72,13 @@ def test_identity_and_close():
 def test_shape_and_dtype_errors_at_construction():
     with fr.Graph().as_default():
         ta = fr.TensorArray(fr.float32, 3).write(0, [1.0, 2.0])
-        with pytest.raises(ValueError, match=r"^Inconsistent shapes: saw \(3,\) but expected \(2,\) $"):
+        with pytest.raises(
+            ValueError, match=r"^Inconsistent shapes: saw \(3,\) but expected \(2,\) $"
+        ):
             ta.write(1, [1.0, 2.0, 3.0])
-        with pytest.raises(TypeError, match="TensorArray TensorArray_1: write value has dtype int32"):
+        with pytest.raises(
+            TypeError, match="TensorArray TensorArray_1: write value has dtype int32"
+        ):
             fr.TensorArray(fr.float32, 3).write(0, fr.constant(1))
         with pytest.raises(ValueError, match="Size must be provided"):
             fr.TensorArray(fr.float32)
