@@ -166,6 +166,10 @@ def dynamic_rnn(
     Returns:
       ``(outputs, state)``: outputs in the layout of ``inputs`` (nested as
       ``cell.output_size``) and the final state.
+
+    Note (flowrt): the time steps run one after another (``parallel_iterations`` and
+    ``swap_memory`` have no effect); the cell's variables, made on its first call
+    inside the loop, are created once outside it, as TF1's ``init_scope`` does.
     """
     _check_cell(cell)
     with variable_scope(scope or "rnn"):

@@ -101,6 +101,9 @@ def map_fn(
 
     Returns:
       The results of ``fn`` stacked along a new axis 0, in the nest ``fn`` returns.
+
+    Note (flowrt): iterations run one after another (``parallel_iterations`` and
+    ``swap_memory`` have no effect), as in every flowrt ``while_loop``.
     """
     _check_fn(fn)
     if fn_output_signature is not None:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor, convert_to_tensor
+from .._core.graph import Operation, Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
 from . import array_ops, math_ops
@@ -743,11 +743,11 @@ class TensorArray:
         """A TensorArray whose flow is an ``Identity`` of this one's."""
         return self._derive(array_ops.identity(self._flow))
 
-    def close(self, name: str | None = None):
+    def close(self, name: str | None = None) -> Operation:
         """An op that closes the array (TF1 frees its resource; here it does nothing)."""
         return make_op("TensorArrayCloseV3", [self._flow], None, name, "TensorArrayCloseV3")
 
-    def grad(self, source: str, flow: Tensor | None = None, name: str | None = None):
+    def grad(self, source: str, flow: Tensor | None = None, name: str | None = None) -> NoReturn:
         """Not supported: flowrt differentiates TensorArrays through ``fr.gradients``."""
         raise NotImplementedError(
             "TensorArray.grad is not supported: take gradients with fr.gradients, which "
