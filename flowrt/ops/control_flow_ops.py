@@ -347,23 +347,36 @@ def cond(
                 "compare it first, e.g. fr.not_equal(x, 0)"
                 % (scope[:-1], pred.name, pred.dtype.name)
             )
-        structs, bodies = [], []
+        structs, bodies, tas = [], [], []
         for fn in (true_fn, false_fn):
-            res, ops = _trace(g, fn, convert=lambda r: _convert_branch_result(r, pred))
+            found: list = []
+            res, ops = _trace(
+                g, fn, convert=lambda r, found=found: _convert_branch_result(r, pred, found)
+            )
             structs.append(res)
+            tas.append(found)
             bodies.append(_Body(ops, [t for t in _flatten(res) if t is not None]))
         _check_same_outputs(structs[0], structs[1], "true_fn", "false_fn")
         structure = structs[0]
         outs = _build_if(g, scope[:-1], pred, bodies)
         results = [array_ops.identity(t, name="Identity") for t in outs]
     flat = iter(results)
-    return _pack(structure, [None if x is None else next(flat) for x in _flatten(structure)])
+    leaves = [None if x is None else next(flat) for x in _flatten(structure)]
+    # A TensorArray comes back around the If's output for its flow.
+    leaves = [t if ta is None else ta._with_flow(t) for ta, t in zip(tas[0], leaves)]
+    return _pack(structure, leaves)
 
 
-def _convert_branch_result(res, pred):
+def _convert_branch_result(res, pred, tas):
+    """The branch result with ops as ``pred`` and TensorArrays as their flows; ``tas``
+    gets each leaf's TensorArray (or None)."""
+
     def conv(x):
+        tas.append(x if hasattr(x, "_with_flow") else None)
         if x is None:
             return None
+        if tas[-1] is not None:
+            return x.flow
         if isinstance(x, Operation):
             g = x.graph
             with g.control_dependencies([x]):
@@ -529,7 +542,7 @@ def _if_grad(op, *grads):
                 pairs = list(zip(body.outputs, grads[:n]))
                 pairs += [(t, grads[k]) for k, t in body.exports.items() if k < len(grads)]
                 for y, gy in pairs:
-                    if gy is not None and y.dtype.is_floating:
+                    if gy is not None and (y.dtype.is_floating or y.dtype.name == "variant"):
                         ys.append(y)
                         gys.append(gy)
                 mine = {op.inputs[body.input_idx[j]]: j for j in range(len(body.feeds))}

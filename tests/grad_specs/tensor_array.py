@@ -109,3 +109,29 @@ SPECS += [
         id="foldr",
     ),
 ]
+
+
+# --- TensorArrays through cond: read inside a branch, returned from a branch ------------
+
+
+def _cond_reads(x, b):
+    ta = _ta(clear_after_read=False).unstack(x * 2.0)
+    return fr.cond(fr.constant(True), lambda: ta.read(0) * ta.read(2), lambda: ta.read(1) + b)
+
+
+def _cond_returns(taken):
+    def fn(x, b):
+        ta = _ta().write(0, x[0] * 3.0)
+        ta = fr.cond(
+            fr.constant(taken), lambda: ta.write(1, fr.sin(x[1]) * b), lambda: ta.write(1, b)
+        )
+        return ta.write(2, x[2]).stack()
+
+    return fn
+
+
+SPECS += [
+    GradSpec("If", _cond_reads, [A, B], id="If-tensor-array-read-in-branch"),
+    GradSpec("If", _cond_returns(True), [A, B], id="If-returns-tensor-array-true"),
+    GradSpec("If", _cond_returns(False), [A, B], id="If-returns-tensor-array-false"),
+]

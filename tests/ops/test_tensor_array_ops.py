@@ -242,3 +242,15 @@ def _graph_run(m, graph, build):
         x, fetch = build(m)
         with m.Session() as sess:
             return sess.run(fetch, {x: X})
+
+
+def test_tensor_array_returned_from_cond():
+    with fr.Graph().as_default():
+        p = fr.placeholder(fr.bool, [])
+        ta = fr.TensorArray(fr.float32, 2).write(0, [1.0, 2.0])
+        out = fr.cond(p, lambda: ta.write(1, [3.0, 4.0]), lambda: ta.write(1, [5.0, 6.0]))
+        assert isinstance(out, fr.TensorArray) and out.element_shape.as_list() == [2]
+        st = out.stack()
+        with fr.Session() as sess:
+            np.testing.assert_array_equal(sess.run(st, {p: True}), [[1, 2], [3, 4]])
+            np.testing.assert_array_equal(sess.run(st, {p: False}), [[1, 2], [5, 6]])
