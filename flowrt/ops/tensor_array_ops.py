@@ -526,7 +526,7 @@ class TensorArray:
       size: the number of elements (int32 scalar); required unless ``flow`` is given.
       dynamic_size: if True, writes past the end grow the array.
       clear_after_read: if True (default), reading an element clears it, so a second
-        read of it is an error. Default True; False for ``dynamic_size`` arrays.
+        read of it is an error (default True).
       tensor_array_name: the name errors give the array (default: the op's name).
       handle: not supported (TF's resource handle; always None here).
       flow: an existing flow tensor to wrap (what ``while_loop`` does).
@@ -566,7 +566,7 @@ class TensorArray:
         if flow is not None and size is not None:
             raise ValueError("Cannot provide both a flow and size at the same time")
         if clear_after_read is None:
-            clear_after_read = not dynamic_size
+            clear_after_read = True
         self._dtype = _dt.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = bool(clear_after_read)
