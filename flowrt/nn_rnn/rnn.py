@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.shape import TensorShape
-from ..ops import array_ops, indexing_ops, math_ops
+from ..ops import array_ops, indexing_ops, math_ops, slicing_ops
 from ..ops.control_flow_ops import _flatten, _pack, _structure_error
 from ..ops.tensor_array_ops import TensorArray
 from ..ops.while_ops import while_loop
@@ -24,7 +24,12 @@ from .rnn_cell import RNNCell, _zeros
 if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
 
-__all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn"]
+__all__ = [
+    "static_rnn",
+    "static_bidirectional_rnn",
+    "dynamic_rnn",
+    "bidirectional_dynamic_rnn",
+]
 
 
 def _check_cell(cell: Any, name: str = "cell") -> None:
@@ -135,6 +140,70 @@ def static_rnn(
                 output, state = call_cell()
             outputs.append(output)
     return outputs, state
+
+
+def static_bidirectional_rnn(
+    cell_fw: RNNCell,
+    cell_bw: RNNCell,
+    inputs: Sequence[TensorLike],
+    initial_state_fw: Any = None,
+    initial_state_bw: Any = None,
+    dtype: DTypeLike | None = None,
+    sequence_length: TensorLike | None = None,
+    scope: Any = None,
+) -> tuple[list[Tensor], Any, Any]:
+    """A forward and a backward ``static_rnn`` over a list of inputs (TF1's).
+
+    Args:
+      cell_fw: the forward cell (variables under ``bidirectional_rnn/fw``).
+      cell_bw: the backward cell (variables under ``bidirectional_rnn/bw``).
+      inputs: a list of ``[batch, input_size]`` tensors, one per time step.
+      initial_state_fw: the forward cell's first state.
+      initial_state_bw: the backward cell's first state.
+      dtype: the states' dtype when no initial states are given.
+      sequence_length: an int vector ``[batch]``; the backward pass reverses each row's
+        first ``sequence_length`` steps only.
+      scope: the variable scope (default ``bidirectional_rnn``).
+
+    Returns:
+      ``(outputs, state_fw, state_bw)``: per step, the forward and (reversed back)
+      backward outputs concatenated along axis 1.
+    """
+    _check_cell(cell_fw, "cell_fw")
+    _check_cell(cell_bw, "cell_bw")
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a list")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    seq = None if sequence_length is None else _sequence_length(sequence_length)
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            out_fw, state_fw = static_rnn(
+                cell_fw, inputs, initial_state_fw, dtype, sequence_length, scope=fw_scope
+            )
+        with variable_scope("bw") as bw_scope:
+            rev = _reverse_list(inputs, seq)
+            tmp, state_bw = static_rnn(
+                cell_bw, rev, initial_state_bw, dtype, sequence_length, scope=bw_scope
+            )
+    out_bw = _reverse_list(tmp, seq)
+    outputs = [
+        _pack(f, [slicing_ops.concat([a, b], 1) for a, b in zip(_flatten(f), _flatten(b))])
+        for f, b in zip(out_fw, out_bw)
+    ]
+    return outputs, state_fw, state_bw
+
+
+def _reverse_list(xs: Sequence[Any], seq) -> list[Any]:
+    """A list of steps reversed (within each row's length when ``seq`` is given)."""
+    if seq is None:
+        return list(xs)[::-1]
+    flat = [[convert_to_tensor(t) for t in _flatten(x)] for x in xs]
+    out = []
+    for k in range(len(flat[0])):
+        r = _reverse(array_ops.stack([f[k] for f in flat]), seq, 0, 1)
+        out.append(slicing_ops.unstack(r))
+    return [_pack(x, [col[i] for col in out]) for i, x in enumerate(xs)]
 
 
 def dynamic_rnn(

@@ -246,3 +246,20 @@ def test_contrib_rnn_namespace():
     assert fr.contrib.rnn.BasicLSTMCell is rc.BasicLSTMCell
     assert fr.contrib.rnn.static_rnn is fr.nn.static_rnn
     assert fr.contrib.rnn.LSTMStateTuple is rc.LSTMStateTuple
+
+
+def test_static_bidirectional_rnn_concatenates_forward_and_backward():
+    with fr.Graph().as_default():
+        x = fr.placeholder(fr.float64, [B, T, D])
+        outs, sf, sb = fr.nn.static_bidirectional_rnn(
+            rc.BasicRNNCell(H), rc.BasicRNNCell(H), fr.unstack(x, axis=1), dtype=fr.float64
+        )
+        assert len(outs) == T and outs[0].shape.as_list() == [B, 2 * H]
+        with fr.Session() as sess:
+            sess.run(fr.global_variables_initializer())
+            wf = _weights(sess, "bidirectional_rnn/fw/basic_rnn_cell")
+            wb = _weights(sess, "bidirectional_rnn/bw/basic_rnn_cell")
+            got = sess.run(fr.stack(outs, 1), {x: X})
+    fw, _ = _np_rnn("rnn", wf, X)
+    bw, _ = _np_rnn("rnn", wb, X[:, ::-1])
+    np.testing.assert_allclose(got, np.concatenate([fw, bw[:, ::-1]], 2), rtol=1e-12)

@@ -44,6 +44,20 @@ def _build(m, nn):
             rc.BasicLSTMCell(H), m.unstack(x, axis=1), sequence_length=LENS, dtype=m.float64
         )
         outs += o + _flat(s)
+    with m.variable_scope("static_bi"):
+        o, sf, sb = nn.static_bidirectional_rnn(
+            rc.BasicRNNCell(H),
+            rc.GRUCell(H),
+            m.unstack(x, axis=1),
+            sequence_length=LENS,
+            dtype=m.float64,
+        )
+        outs += o + [sf, sb]
+    with m.variable_scope("static_bi_nolen"):
+        o, sf, sb = nn.static_bidirectional_rnn(
+            rc.BasicRNNCell(H), rc.BasicRNNCell(H), m.unstack(x, axis=1), dtype=m.float64
+        )
+        outs += o + [sf, sb]
     (fw, bw), states = nn.bidirectional_dynamic_rnn(
         rc.GRUCell(H), rc.BasicLSTMCell(H), x, sequence_length=LENS, dtype=m.float64
     )
@@ -75,6 +89,7 @@ def test_cells_and_drivers_match_tensorflow():
         rnn_cell=impl,
         dynamic_rnn=rnn.dynamic_rnn,
         static_rnn=rnn.static_rnn,
+        static_bidirectional_rnn=rnn.static_bidirectional_rnn,
         bidirectional_dynamic_rnn=rnn.bidirectional_dynamic_rnn,
     )
     with tf.Graph().as_default() as g:
