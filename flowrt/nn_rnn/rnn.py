@@ -151,7 +151,7 @@ def static_bidirectional_rnn(
     dtype: DTypeLike | None = None,
     sequence_length: TensorLike | None = None,
     scope: Any = None,
-) -> tuple[list[Tensor], Any, Any]:
+) -> tuple[list[Any], Any, Any]:
     """A forward and a backward ``static_rnn`` over a list of inputs (TF1's).
 
     Args:
