@@ -227,10 +227,15 @@ def _output(slot: int, desc: tuple) -> NodeOutput:
     return NodeOutput(slot, TensorDescription(dt, shape, AllocationDescription(nbytes)))
 
 
+#: perf_counter -> epoch seconds, taken once: runs traced into one file (a profiler
+#: block) share the clock, so consecutive runs on one thread never overlap by a rounding.
+_EPOCH_OFFSET = time.time() - time.perf_counter()
+
+
 def step_stats_from(stats: list) -> StepStats:
     """Builds TF1's StepStats from a traced run's ``ctx.stats`` (``executor.Stat``),
     ordered by start time (a wait after the op whose step holds it)."""
-    offset = time.time() - time.perf_counter()  # perf_counter -> epoch seconds
+    offset = _EPOCH_OFFSET
     nodes = []
     for s in sorted(stats, key=lambda s: (s[1], s[5] is not None)):
         op, t0, t1, runner, outs, wait = s
