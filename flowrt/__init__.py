@@ -54,6 +54,7 @@ from .ops.check_ops import *  # noqa: F403
 from .ops.clip_ops import *  # noqa: F403
 from .ops.control_flow_ops import *  # noqa: F403
 from .ops.csv_ops import *  # noqa: F403
+from .ops.custom_gradient_ops import *  # noqa: F403
 from .ops.data_flow_ops import *  # noqa: F403
 from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
@@ -96,6 +97,7 @@ from .summary import (  # noqa: F401  (TF1's top-level tf.Summary, tf.Event, ...
     SummaryMetadata,
 )
 from .tape import GradientTape, UnconnectedGradients  # noqa: F401
+from .templates import make_template  # noqa: F401
 from .var_scope import *  # noqa: F403
 from .variables import *  # noqa: F403
 
@@ -117,6 +119,7 @@ _IMPLEMENTATION_MODULES = (
     "scopes",
     "session",
     "tape",
+    "templates",
     "var_scope",
     "variables",
 )
