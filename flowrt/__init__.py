@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     io,
     keras,
     layers,
+    linalg,
     losses,
     math,
     metrics,
@@ -56,6 +57,7 @@ from .ops.control_flow_ops import *  # noqa: F403
 from .ops.csv_ops import *  # noqa: F403
 from .ops.custom_gradient_ops import *  # noqa: F403
 from .ops.data_flow_ops import *  # noqa: F403
+from .ops.einsum_ops import *  # noqa: F403
 from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.functional_loops import *  # noqa: F403

@@ -72,7 +72,7 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
     ),
     Unsupported("tf.image", "image", "preprocess images with NumPy before feeding"),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
-    Unsupported("tf.einsum, tf.tensordot", "einsum", "fr.matmul with fr.reshape and fr.transpose"),
+    Unsupported("tf.tensordot", "tensordot", "fr.einsum, or fr.matmul with fr.reshape"),
     Unsupported(
         "tf.summary.image, tf.summary.audio, tf.summary.text",
         "summary.image",

@@ -412,7 +412,8 @@ def norm(
     is_matrix = axes is not None and len(axes) == 2
     if axes is not None and (len(axes) not in (1, 2) or (is_matrix and axes[0] == axes[1])):
         raise ValueError(
-            "'axis' must be None, an integer, or a tuple of 2 unique integers, got %s" % (axis,)
+            "'axis' must be None, an integer, or a tuple of 2 unique integers, got %s"
+            % (tuple(axis) if isinstance(axis, list) else axis,)
         )
     if is_matrix:
         if ord not in ("euclidean", "fro", 1, np.inf):
@@ -420,7 +421,7 @@ def norm(
                 "'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, inf], got %s"
                 " (flowrt: the spectral norm ord=2 is not supported)" % (ord,)
             )
-    elif ord not in ("euclidean", "fro", 1, 2, np.inf) and not (
+    elif ord not in ("euclidean", 1, 2, np.inf) and not (
         isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0
     ):
         raise ValueError("'ord' must be a supported vector norm, got %s" % (ord,))

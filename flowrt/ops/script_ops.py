@@ -1,5 +1,5 @@
 """Python functions as ops: ``py_func`` and ``numpy_function`` (op types ``PyFunc`` and
-``PyFuncStateless``).
+``PyFuncStateless``) and ``py_function`` (``EagerPyFunc``), one mechanism.
 
 The function gets its inputs as numpy arrays and returns arrays (or values numpy turns
 into arrays) of the declared ``Tout`` dtypes. It is kept by the graph, under the op's
@@ -35,7 +35,7 @@ from .common import in_graph_of
 if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
 
-__all__ = ["py_func", "numpy_function"]
+__all__ = ["py_func", "numpy_function", "py_function"]
 
 _tokens = itertools.count()
 _tokens_lock = threading.Lock()
@@ -97,6 +97,16 @@ def py_func(  # TF1's argument names
     Note (flowrt): ``Session.arun`` runs a plan holding a py_func on a worker thread, so
     the function never blocks the trio loop.
     """
+    return _make_py_op(func, inp, Tout, "PyFunc" if stateful else "PyFuncStateless", name)
+
+
+def _make_py_op(
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: DTypeLike | Sequence[DTypeLike],
+    op_type: str,
+    name: str | None,
+) -> Tensor | list[Tensor] | Operation:
     with in_graph_of([inp]):
         if not callable(func):
             raise ValueError(
@@ -112,7 +122,6 @@ def py_func(  # TF1's argument names
             token = ("pyfunc_%d" % next(_tokens)).encode()
         g = get_default_graph()
         g._scratch.setdefault("py_funcs", {})[token] = func
-        op_type = "PyFunc" if stateful else "PyFuncStateless"
         attrs = {"token": token, "Tin": [t.dtype for t in inputs], "Tout": touts}
         op = g._create_op(op_type, inputs, attrs, name)
         if not touts:
@@ -155,6 +164,35 @@ def numpy_function(
     return py_func(func, inp, cast(Any, Tout), stateful=stateful, name=name)
 
 
+def py_function(
+    func: Callable[..., Any],
+    inp: TensorLike | Sequence[TensorLike],
+    Tout: DTypeLike | Sequence[DTypeLike],
+    name: str | None = None,
+) -> Tensor | list[Tensor] | Operation:
+    """Wraps a Python function as a graph op (op type ``EagerPyFunc``), as TF1's
+    ``tf.py_function``.
+
+    The function gets each input as an array that also has TF's ``.numpy()`` (a numpy
+    array subclass), so code written for TF's eager tensors (``x.numpy()``, ``x * 2``)
+    runs unchanged. Arguments and results as for :func:`py_func`.
+
+    Note (flowrt): the function runs on numpy arrays, not eager ops, so the op has no
+    gradient: ``fr.gradients`` through it raises ``LookupError`` (TF differentiates the
+    function's TF ops).
+    """
+    return _make_py_op(func, inp, Tout, "EagerPyFunc", name)
+
+
+class _EagerArray(np.ndarray):
+    """An input of a ``py_function``: a numpy array with TF's ``EagerTensor.numpy()``."""
+
+    def numpy(self) -> np.ndarray:
+        """The value as a plain numpy array (a 0-d input gives a numpy scalar)."""
+        a = np.asarray(self).view(np.ndarray)
+        return a[()] if a.ndim == 0 else a
+
+
 def _infer(op):
     return [(dt, unknown_shape()) for dt in op.attrs["Tout"]]
 
@@ -178,6 +216,8 @@ def _kernel(ctx, op, *args):
         )
     # The caller's arrays may be shared with other consumers: the function gets its own.
     args = [a.copy() if isinstance(a, np.ndarray) and a.ndim else a for a in args]
+    if op.type == "EagerPyFunc":
+        args = [np.array(a).view(_EagerArray) for a in args]
     try:
         # The executor silences numpy's warnings; the user's function sees the defaults.
         with np.errstate(divide="warn", over="warn", under="ignore", invalid="warn"):
@@ -231,3 +271,6 @@ for _type in ("PyFunc", "PyFuncStateless"):
         stateful=_type == "PyFunc",
         opaque=True,
     )
+# No gradient rule: TF differentiates the function's eager ops, which flowrt's numpy
+# function does not have; fr.gradients says so rather than giving None.
+register_op("EagerPyFunc", infer=_infer, kernel=_kernel, stateful=True, opaque=True)
