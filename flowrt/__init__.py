@@ -74,6 +74,7 @@ from .ops.random_ops import *  # noqa: F403
 from .ops.record_ops import *  # noqa: F403
 from .ops.script_ops import *  # noqa: F403
 from .ops.slicing_ops import *  # noqa: F403
+from .ops.space_depth_ops import *  # noqa: F403
 from .ops.sparse_ops import *  # noqa: F403
 from .ops.state_ops import *  # noqa: F403
 from .ops.string_ops import *  # noqa: F403

@@ -1,7 +1,8 @@
 """``fr.nn``: activations, softmax, losses, dropout, embeddings, candidate sampling,
 convolution, pooling, local response normalization and top-k (TF1's ``tf.nn``).
 Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
-``candidate_sampling_ops.py``, ``conv_ops.py``, ``pool_ops.py``, ``lrn_ops.py``,
+``candidate_sampling_ops.py``, ``conv_ops.py``, ``depthwise_conv_ops.py``,
+``space_depth_ops.py``, ``pool_ops.py``, ``lrn_ops.py``,
 ``topk_ops.py``, ``moments_ops.py`` and ``extra_math_ops.py`` (softsign, swish,
 crelu); this module only re-exports them."""
 
@@ -11,12 +12,14 @@ from .nn_rnn import rnn_cell  # noqa: F401
 from .nn_rnn.rnn import *  # noqa: F403
 from .ops.candidate_sampling_ops import *  # noqa: F403
 from .ops.conv_ops import *  # noqa: F403
+from .ops.depthwise_conv_ops import *  # noqa: F403
 from .ops.embedding_ops import *  # noqa: F403
 from .ops.extra_math_ops import crelu, softsign, swish  # noqa: F401
 from .ops.lrn_ops import *  # noqa: F403
 from .ops.moments_ops import *  # noqa: F403
 from .ops.nn_ops import *  # noqa: F403
 from .ops.pool_ops import *  # noqa: F403
+from .ops.space_depth_ops import *  # noqa: F403
 from .ops.topk_ops import *  # noqa: F403
 
 __all__ = sorted(

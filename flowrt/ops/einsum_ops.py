@@ -90,8 +90,9 @@ def _merge(a: int | None, b: int | None, label: str) -> int | None:
 
 def _broadcast(a: list[int | None], b: list[int | None]) -> list[int | None]:
     n = max(len(a), len(b))
-    a = [1] * (n - len(a)) + a
-    b = [1] * (n - len(b)) + b
+    one: list[int | None] = [1]
+    a = one * (n - len(a)) + a
+    b = one * (n - len(b)) + b
     out: list[int | None] = []
     for x, y in zip(a, b):
         if x == 1:
@@ -260,7 +261,9 @@ def _grad(op, dy):
 
 def _unique_axes(sub: str, ellipsis_rank: int) -> list[int]:
     """The axes of an input with subscripts ``sub`` holding each label's first use."""
-    axes, seen, axis = [], set(), 0
+    axes: list[int] = []
+    seen: set[str] = set()
+    axis = 0
     for t in _tokens(sub):
         n = ellipsis_rank if t == "..." else 1
         if t not in seen:
