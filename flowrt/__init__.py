@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     contrib,
     dtypes,
     errors,
+    image,
     io,
     keras,
     layers,

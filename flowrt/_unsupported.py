@@ -70,7 +70,11 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "feature_column",
         "build features with ops (fr.one_hot, fr.nn.embedding_lookup)",
     ),
-    Unsupported("tf.image", "image", "preprocess images with NumPy before feeding"),
+    Unsupported(
+        "tf.image other than resizing (decoding, crops, flips, color)",
+        "image.decode_jpeg",
+        "preprocess images with NumPy before feeding",
+    ),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
     Unsupported("tf.tensordot", "tensordot", "fr.einsum, or fr.matmul with fr.reshape"),
     Unsupported(

@@ -1,0 +1,13 @@
+"""``fr.image``: TF1's ``tf.image`` resizing functions. Definitions live in
+``flowrt/ops/image_ops.py``; this module only re-exports them."""
+
+import types as _types
+
+from .ops.image_ops import *  # noqa: F403
+
+__all__ = sorted(
+    _n
+    for _n, _v in globals().items()
+    if _n.isidentifier() and not _n.startswith("_") and not isinstance(_v, _types.ModuleType)
+)
+"""Every public name of ``fr.image``."""

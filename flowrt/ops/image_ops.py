@@ -1,0 +1,384 @@
+"""Image resizing (``fr.image.resize_images``, ``resize_bilinear``,
+``resize_nearest_neighbor``): the ``ResizeBilinear`` and ``ResizeNearestNeighbor`` ops
+and their gradient ops, NHWC.
+
+The sampling positions follow TF's kernels exactly, in float32 as they compute them:
+the scale is ``(in - 1) / (out - 1)`` with ``align_corners`` (and more than one output
+pixel), else ``in / out``; output pixel ``i`` samples ``i * scale``, or with
+``half_pixel_centers`` ``(i + 0.5) * scale - 0.5`` (bilinear) and ``(i + 0.5) * scale``
+(nearest). Bilinear interpolates in float32 (its output is float32 for every input
+dtype, as TF's); nearest rounds half away from zero with ``align_corners``, else floors.
+Each gradient adds every output pixel's gradient into the input pixels it read, with the
+same weights.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.graph import Tensor, convert_to_tensor
+from .._core.registry import register_op
+from .._core.shape import TensorShape
+from . import array_ops, indexing_ops
+from .common import check_dtype, in_graph_of, int_list, make, op_scope, shape_str
+
+if TYPE_CHECKING:
+    from .._core.typing import TensorLike
+
+__all__ = [
+    "ResizeMethod",
+    "resize_images",
+    "resize",
+    "resize_bilinear",
+    "resize_nearest_neighbor",
+]
+
+_IMAGE_DTYPES = (
+    _dt.int8,
+    _dt.uint8,
+    _dt.int16,
+    _dt.int32,
+    _dt.int64,
+    _dt.float16,
+    _dt.float32,
+    _dt.float64,
+)
+_FLOATS = (_dt.float16, _dt.float32, _dt.float64)
+
+
+class ResizeMethod:
+    """TF1's resize methods (``fr.image.ResizeMethod.BILINEAR``, ...).
+
+    Note (flowrt): ``BICUBIC`` and ``AREA`` are named but not supported (ValueError).
+    """
+
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+# --------------------------------------------------------------------------------------
+# Sampling positions, as TF's kernels compute them
+# --------------------------------------------------------------------------------------
+
+
+def _scale(in_size: int, out_size: int, align: bool) -> np.float32:
+    if align and out_size > 1:
+        return np.float32(in_size - 1) / np.float32(out_size - 1)
+    return np.float32(in_size) / np.float32(out_size)
+
+
+def _bilinear_taps(out_size: int, in_size: int, align: bool, half: bool):
+    """``(lower, upper, lerp)`` per output pixel along one axis."""
+    s = _scale(in_size, out_size, align)
+    i = np.arange(out_size, dtype=np.float32)
+    pos = (i + np.float32(0.5)) * s - np.float32(0.5) if half else i * s
+    f = np.floor(pos)
+    lower = np.maximum(f.astype(np.int64), 0)
+    upper = np.minimum(np.ceil(pos).astype(np.int64), in_size - 1)
+    return lower, upper, (pos - f).astype(np.float32)
+
+
+def _nearest_index(out_size: int, in_size: int, align: bool, half: bool) -> np.ndarray:
+    s = _scale(in_size, out_size, align)
+    i = np.arange(out_size, dtype=np.float32)
+    pos = ((i + np.float32(0.5)) * s if half else i * s).astype(np.float64)
+    # roundf (half away from zero) on the float32 position; floorf without align.
+    idx = np.floor(pos + 0.5) if align else np.floor(pos)
+    idx = np.minimum(idx.astype(np.int64), in_size - 1)
+    return np.maximum(idx, 0) if half else idx
+
+
+# --------------------------------------------------------------------------------------
+# Shape inference and run-time checks shared by the four ops
+# --------------------------------------------------------------------------------------
+
+
+def _rank4(t: Tensor, what: str) -> list:
+    if t.shape.ndims is not None and t.shape.ndims != 4:
+        raise ValueError(
+            "Shape must be rank 4 but is rank %d for %s of shape %s"
+            % (t.shape.ndims, what, shape_str(t.shape))
+        )
+    return [None] * 4 if t.shape.ndims is None else t.shape.as_list()
+
+
+def _size_of(size: Tensor) -> list:
+    check_dtype(size, (_dt.int32,), "size")
+    if size.shape.ndims is not None and size.shape.ndims != 1:
+        raise ValueError("Shape must be rank 1 but is rank %d for 'size'" % size.shape.ndims)
+    if size.shape.ndims == 1 and size.shape[0] not in (None, 2):
+        raise ValueError("Dimension must be 2 but is %d for 'size'" % size.shape[0])
+    v = int_list(size)
+    return [None, None] if v is None else v
+
+
+def _resize_infer(op):
+    x, size = op.inputs
+    check_dtype(x, _IMAGE_DTYPES, "images")
+    n, _, _, c = _rank4(x, "images")
+    h, w = _size_of(size)
+    out_dt = _dt.float32 if op.type == "ResizeBilinear" else x.dtype
+    return [(out_dt, TensorShape([n, h, w, c]))]
+
+
+def _check_run(op, x: np.ndarray, size) -> tuple[int, int]:
+    if op.attrs["half_pixel_centers"] and op.attrs["align_corners"]:
+        raise errors.InvalidArgumentError(
+            None, op, "If half_pixel_centers is True, align_corners must be False."
+        )
+    if x.ndim != 4:
+        raise errors.InvalidArgumentError(
+            None, op, "input must be 4-dimensional, got shape %s" % list(x.shape)
+        )
+    h, w = (int(v) for v in size)
+    if h <= 0 or w <= 0:
+        raise errors.InvalidArgumentError(
+            None, op, "output dimensions must be positive, got [%d, %d]" % (h, w)
+        )
+    if x.shape[1] == 0 or x.shape[2] == 0:
+        raise errors.InvalidArgumentError(
+            None, op, "input image must be of non-zero size, got shape %s" % list(x.shape)
+        )
+    return h, w
+
+
+def _attrs(op) -> dict:
+    return {k: op.attrs[k] for k in ("align_corners", "half_pixel_centers")}
+
+
+# --------------------------------------------------------------------------------------
+# ResizeBilinear and ResizeBilinearGrad
+# --------------------------------------------------------------------------------------
+
+
+def _bilinear_kernel(ctx, op, x, size):
+    h, w = _check_run(op, x, size)
+    a = _attrs(op)
+    yl, yu, ylerp = _bilinear_taps(h, x.shape[1], a["align_corners"], a["half_pixel_centers"])
+    xl, xu, xlerp = _bilinear_taps(w, x.shape[2], a["align_corners"], a["half_pixel_centers"])
+    f = x.astype(np.float32, copy=False)
+    top, bottom = f[:, yl], f[:, yu]
+    tl, tr, bl, br = top[:, :, xl], top[:, :, xu], bottom[:, :, xl], bottom[:, :, xu]
+    xlerp = xlerp[None, None, :, None]
+    t = tl + (tr - tl) * xlerp
+    b = bl + (br - bl) * xlerp
+    return (t + (b - t) * ylerp[None, :, None, None],)
+
+
+def _weights(out_size: int, in_size: int, align: bool, half: bool) -> np.ndarray:
+    """The [out, in] float32 matrix of bilinear weights along one axis."""
+    lo, up, lerp = _bilinear_taps(out_size, in_size, align, half)
+    m = np.zeros((out_size, in_size), np.float32)
+    rows = np.arange(out_size)
+    np.add.at(m, (rows, lo), np.float32(1) - lerp)
+    np.add.at(m, (rows, up), lerp)
+    return m
+
+
+def _bilinear_grad_infer(op):
+    g, x = op.inputs
+    check_dtype(g, (_dt.float32,), "grads")
+    check_dtype(x, _FLOATS, "original_image")
+    n, h, w, c = _rank4(x, "original_image")
+    _rank4(g, "grads")
+    return [(x.dtype, TensorShape([n, h, w, c]))]
+
+
+def _bilinear_grad_kernel(ctx, op, g, x):
+    if g.ndim != 4 or x.ndim != 4 or g.shape[0] != x.shape[0] or g.shape[3] != x.shape[3]:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            "grads %s and original_image %s do not match" % (list(g.shape), list(x.shape)),
+        )
+    a = _attrs(op)
+    wy = _weights(g.shape[1], x.shape[1], a["align_corners"], a["half_pixel_centers"])
+    wx = _weights(g.shape[2], x.shape[2], a["align_corners"], a["half_pixel_centers"])
+    dx = np.einsum("yh,nyxc,xw->nhwc", wy, g.astype(np.float32, copy=False), wx, optimize=True)
+    return (dx.astype(x.dtype, copy=False),)
+
+
+def _bilinear_grad(op, g):
+    x, _ = op.inputs
+    if x.dtype not in _FLOATS:
+        return [None, None]
+    return [make("ResizeBilinearGrad", [g, x], _attrs(op)), None]
+
+
+register_op("ResizeBilinear", infer=_resize_infer, kernel=_bilinear_kernel, grad=_bilinear_grad)
+register_op("ResizeBilinearGrad", infer=_bilinear_grad_infer, kernel=_bilinear_grad_kernel)
+
+
+# --------------------------------------------------------------------------------------
+# ResizeNearestNeighbor and ResizeNearestNeighborGrad
+# --------------------------------------------------------------------------------------
+
+
+def _nearest_kernel(ctx, op, x, size):
+    h, w = _check_run(op, x, size)
+    a = _attrs(op)
+    yi = _nearest_index(h, x.shape[1], a["align_corners"], a["half_pixel_centers"])
+    xi = _nearest_index(w, x.shape[2], a["align_corners"], a["half_pixel_centers"])
+    return (np.ascontiguousarray(x[:, yi][:, :, xi]),)
+
+
+def _nearest_grad_infer(op):
+    g, size = op.inputs
+    check_dtype(g, _FLOATS + (_dt.int32, _dt.int64, _dt.int8, _dt.uint8), "grads")
+    n, _, _, c = _rank4(g, "grads")
+    h, w = _size_of(size)
+    return [(g.dtype, TensorShape([n, h, w, c]))]
+
+
+def _nearest_grad_kernel(ctx, op, g, size):
+    h, w = _check_run(op, g, size)
+    a = _attrs(op)
+    # The forward mapping of the resized image (g's size) onto the original (size).
+    yi = _nearest_index(g.shape[1], h, a["align_corners"], a["half_pixel_centers"])
+    xi = _nearest_index(g.shape[2], w, a["align_corners"], a["half_pixel_centers"])
+    dx = np.zeros((g.shape[0], h, w, g.shape[3]), g.dtype)
+    np.add.at(dx, (slice(None), yi[:, None], xi[None, :]), g)
+    return (dx,)
+
+
+def _nearest_grad(op, g):
+    x, _ = op.inputs
+    if x.dtype not in _FLOATS:
+        return [None, None]
+    shape = array_ops.shape(x)
+    hw = indexing_ops.strided_slice(shape, [1], [3])
+    return [make("ResizeNearestNeighborGrad", [g, hw], _attrs(op)), None]
+
+
+register_op(
+    "ResizeNearestNeighbor", infer=_resize_infer, kernel=_nearest_kernel, grad=_nearest_grad
+)
+register_op("ResizeNearestNeighborGrad", infer=_nearest_grad_infer, kernel=_nearest_grad_kernel)
+
+
+# --------------------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------------------
+
+
+def _resize_op(op_type, images, size, align_corners, half_pixel_centers, name):
+    with in_graph_of([images, size]):
+        x = convert_to_tensor(images, name="images")
+        s = convert_to_tensor(size, dtype=None if isinstance(size, Tensor) else _dt.int32)
+        attrs = {
+            "align_corners": bool(align_corners),
+            "half_pixel_centers": bool(half_pixel_centers),
+        }
+        return make(op_type, [x, s], attrs, name, op_type)
+
+
+def resize_bilinear(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    name: str | None = None,
+    half_pixel_centers: bool = False,
+) -> Tensor:
+    """Resizes ``images`` [batch, height, width, channels] to ``size`` by bilinear
+    interpolation (op ``ResizeBilinear``; the result is float32).
+
+    Args:
+      images: a 4-D tensor of a real dtype.
+      size: an int32 vector ``[new_height, new_width]``.
+      align_corners: align the corner pixels of input and output.
+      name: the op name (default ``ResizeBilinear``).
+      half_pixel_centers: sample at pixel centers (TF2's ``tf.image.resize``
+        behaviour); needs ``align_corners=False``.
+    """
+    return _resize_op("ResizeBilinear", images, size, align_corners, half_pixel_centers, name)
+
+
+def resize_nearest_neighbor(
+    images: TensorLike,
+    size: TensorLike,
+    align_corners: bool = False,
+    name: str | None = None,
+    half_pixel_centers: bool = False,
+) -> Tensor:
+    """Resizes ``images`` [batch, height, width, channels] to ``size`` by picking the
+    nearest pixel (op ``ResizeNearestNeighbor``; the dtype is kept).
+
+    Args as for :func:`resize_bilinear`.
+    """
+    return _resize_op(
+        "ResizeNearestNeighbor", images, size, align_corners, half_pixel_centers, name
+    )
+
+
+def resize_images(
+    images: TensorLike,
+    size: TensorLike,
+    method: int = ResizeMethod.BILINEAR,
+    align_corners: bool = False,
+    preserve_aspect_ratio: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Resizes an image [height, width, channels] or a batch [batch, height, width,
+    channels] to ``size``, as TF1's ``tf.image.resize_images``.
+
+    Args:
+      images: a 3-D or 4-D tensor.
+      size: ``[new_height, new_width]`` (ints or an int32 tensor).
+      method: ``ResizeMethod.BILINEAR`` (float32 result) or
+        ``ResizeMethod.NEAREST_NEIGHBOR`` (dtype kept).
+      align_corners: align the corner pixels of input and output.
+      preserve_aspect_ratio: scale to fit within ``size`` keeping the aspect ratio
+        (needs a static image size).
+      name: the name scope (default ``resize``).
+
+    Returns:
+      The resized image(s); the input itself when its static size already is ``size``.
+
+    Raises:
+      ValueError: for a shape that is not 3-D or 4-D, a bad ``size``, or an unsupported
+        ``method``.
+
+    Note (flowrt): ``BICUBIC`` and ``AREA`` are not supported (ValueError).
+    """
+    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR):
+        raise ValueError(
+            "resize method %r is not supported by flowrt: use ResizeMethod.BILINEAR or "
+            "ResizeMethod.NEAREST_NEIGHBOR" % (method,)
+        )
+    with op_scope([images, size], name, "resize"):
+        x = convert_to_tensor(images, name="images")
+        if x.shape.ndims is None:
+            raise ValueError("'images' contains no shape.")
+        is_batch = x.shape.ndims == 4
+        if x.shape.ndims == 3:
+            x = array_ops.expand_dims(x, 0)
+        elif x.shape.ndims != 4:
+            raise ValueError("'images' must have either 3 or 4 dimensions.")
+        _, height, width, _ = x.shape.as_list()
+        s = convert_to_tensor(size, dtype=_dt.int32, name="size")
+        if not s.shape.is_compatible_with(TensorShape([2])):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        v = int_list(s)
+        if preserve_aspect_ratio:
+            if v is None or height is None or width is None:
+                raise ValueError(
+                    "preserve_aspect_ratio needs a static image size and a constant size in flowrt"
+                )
+            scale = min(v[0] / height, v[1] / width)
+            v = [int(round(height * scale)), int(round(width * scale))]
+            s = convert_to_tensor(v, dtype=_dt.int32)
+        if v is not None and [height, width] == v:
+            return x if is_batch else array_ops.squeeze(x, [0])
+        fn = resize_bilinear if method == ResizeMethod.BILINEAR else resize_nearest_neighbor
+        y = fn(x, s, align_corners=align_corners)
+        y.set_shape([None] + (v if v is not None else [None, None]) + [None])
+        return y if is_batch else array_ops.squeeze(y, [0])
+
+
+resize = resize_images
