@@ -25,6 +25,7 @@ from . import (  # noqa: F401
     python_io,
     random,
     sparse,
+    strings,
     summary,
     test,
     train,
@@ -52,6 +53,7 @@ from .gradients import AggregationMethod, gradients  # noqa: F401
 from .init_ops import *  # noqa: F403
 from .module import Module  # noqa: F401
 from .ops.array_ops import *  # noqa: F403
+from .ops.binning_ops import *  # noqa: F403
 from .ops.check_ops import *  # noqa: F403
 from .ops.clip_ops import *  # noqa: F403
 from .ops.control_flow_ops import *  # noqa: F403
@@ -63,6 +65,7 @@ from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.functional_loops import *  # noqa: F403
 from .ops.grouping_ops import *  # noqa: F403
+from .ops.image_ops import extract_image_patches  # noqa: F401
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401
 from .ops.indexing_ops import *  # noqa: F403
 from .ops.io_ops import *  # noqa: F403

@@ -1,6 +1,6 @@
 """Image resizing (``fr.image.resize_images``, ``resize_bilinear``,
 ``resize_nearest_neighbor``): the ``ResizeBilinear`` and ``ResizeNearestNeighbor`` ops
-and their gradient ops, NHWC.
+and their gradient ops, NHWC; and ``fr.extract_image_patches`` (``ExtractImagePatches``).
 
 The sampling positions follow TF's kernels exactly, in float32 as they compute them:
 the scale is ``(in - 1) / (out - 1)`` with ``align_corners`` (and more than one output
@@ -23,8 +23,9 @@ from .. import errors
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape
-from . import array_ops, indexing_ops
+from . import array_ops, conv_ops, indexing_ops
 from .common import check_dtype, in_graph_of, int_list, make, op_scope, shape_str
+from .conv_ops import geometry, pad_hw, windows
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -35,6 +36,8 @@ __all__ = [
     "resize",
     "resize_bilinear",
     "resize_nearest_neighbor",
+    "extract_image_patches",
+    "extract_patches",
 ]
 
 _IMAGE_DTYPES = (
@@ -382,3 +385,129 @@ def resize_images(
 
 
 resize = resize_images
+
+
+# --------------------------------------------------------------------------------------
+# ExtractImagePatches
+# --------------------------------------------------------------------------------------
+
+
+def _patches_attrs(op) -> dict:
+    a = op.attrs
+    return {"strides": a["strides"], "dilations": a["rates"], "padding": a["padding"]}
+
+
+class _Geo:
+    """The attrs ``conv_ops.geometry`` reads, from an ExtractImagePatches op's."""
+
+    def __init__(self, op) -> None:
+        self.attrs = _patches_attrs(op)
+
+
+def _patches_infer(op):
+    x = op.inputs[0]
+    check_dtype(x, _IMAGE_DTYPES + (_dt.complex64, _dt.complex128), "images")
+    n, h, w, c = _rank4(x, "images")
+    a = op.attrs
+    for key in ("ksizes", "strides", "rates"):
+        v = a[key]
+        if len(v) != 4 or v[0] != 1 or v[3] != 1:
+            raise ValueError(
+                "%s must be [1, rows, cols, 1], got %s" % ("sizes" if key == "ksizes" else key, v)
+            )
+    kh, kw = a["ksizes"][1:3]
+    (oh, _, _), (ow, _, _) = geometry(h, w, _Geo(op), kh, kw)
+    depth = None if c is None else kh * kw * c
+    return [(x.dtype, TensorShape([n, oh, ow, depth]))]
+
+
+def _patches_kernel(ctx, op, x):
+    if x.ndim != 4:
+        raise errors.InvalidArgumentError(
+            None, op, "input must be 4-dimensional, got shape %s" % list(x.shape)
+        )
+    a = op.attrs
+    kh, kw = a["ksizes"][1:3]
+    geo = geometry(x.shape[1], x.shape[2], _Geo(op), kh, kw)
+    xp = pad_hw(x, geo)
+    cols = windows(xp, geo, kh, kw, a["strides"], a["rates"])
+    n, oh, ow = cols.shape[:3]
+    return (np.ascontiguousarray(cols).reshape(n, oh, ow, kh * kw * x.shape[3]),)
+
+
+def _patches_grad(op, g):
+    # The patches are a Conv2D with a 0/1 filter picking each (row, col, channel) of a
+    # window into its own output channel; the gradient is that filter's transpose.
+    x = op.inputs[0]
+    if x.dtype not in _FLOATS:
+        return [None]
+    c = x.shape[3] if x.shape.ndims == 4 else None
+    if c is None:
+        raise ValueError(
+            "The gradient of ExtractImagePatches op %r needs the input's channel count" % op.name
+        )
+    kh, kw = op.attrs["ksizes"][1:3]
+    eye = np.eye(kh * kw * c, dtype=x.dtype.np).reshape(kh, kw, c, kh * kw * c)
+    a = op.attrs
+    return [
+        conv_ops.conv2d_backprop_input(
+            array_ops.shape(x), eye, g, a["strides"], a["padding"], dilations=a["rates"]
+        )
+    ]
+
+
+register_op("ExtractImagePatches", infer=_patches_infer, kernel=_patches_kernel, grad=_patches_grad)
+
+
+def extract_image_patches(
+    images: TensorLike,
+    ksizes: list[int] | None = None,
+    strides: list[int] | None = None,
+    rates: list[int] | None = None,
+    padding: str | None = None,
+    name: str | None = None,
+    sizes: list[int] | None = None,
+) -> Tensor:
+    """The ``ksizes`` windows of ``images`` [batch, height, width, depth] laid out in
+    the depth dimension, as TF1's ``tf.extract_image_patches``.
+
+    Args:
+      images: a 4-D tensor.
+      ksizes: ``[1, rows, cols, 1]``, the window size (``sizes`` is its TF2 name).
+      strides: ``[1, stride_rows, stride_cols, 1]``.
+      rates: ``[1, rate_rows, rate_cols, 1]``: the distance between sampled pixels.
+      padding: ``"SAME"`` (zeros outside the image) or ``"VALID"``.
+      name: the op name (default ``ExtractImagePatches``).
+      sizes: TF2's name for ``ksizes``.
+
+    Returns:
+      [batch, out_rows, out_cols, rows * cols * depth], each patch in (row, col, depth)
+      order.
+    """
+    if ksizes is not None and sizes is not None:
+        raise ValueError("Can not specify both 'ksizes' and 'sizes'.")
+    ks = ksizes if ksizes is not None else sizes
+    if ks is None or strides is None or rates is None or padding is None:
+        raise ValueError("extract_image_patches: sizes, strides, rates and padding are required")
+    pad, _ = conv_ops.check_padding(padding, "ExtractImagePatches")
+    with in_graph_of([images]):
+        x = convert_to_tensor(images, name="images")
+        attrs = {
+            "ksizes": [int(v) for v in ks],
+            "strides": [int(v) for v in strides],
+            "rates": [int(v) for v in rates],
+            "padding": pad,
+        }
+        return make("ExtractImagePatches", [x], attrs, name, "ExtractImagePatches")
+
+
+def extract_patches(
+    images: TensorLike,
+    sizes: list[int],
+    strides: list[int],
+    rates: list[int],
+    padding: str,
+    name: str | None = None,
+) -> Tensor:
+    """TF2's spelling of :func:`extract_image_patches` (``tf.image.extract_patches``)."""
+    return extract_image_patches(images, None, strides, rates, padding, name, sizes)

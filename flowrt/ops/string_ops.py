@@ -1,4 +1,5 @@
-"""String kernels of text pipelines: ``string_to_number`` and ``substr``.
+"""String kernels of text pipelines: ``string_to_number``, ``substr`` and
+``string_join``.
 
 Strings are numpy object arrays of ``bytes`` (see docs/input_pipelines.md). Both
 kernels lay the strings end to end once (``numparse.fields_of``) and do their
@@ -16,14 +17,14 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .._core.shape import broadcast_shapes
+from .._core.shape import TensorShape, broadcast_shapes
 from .common import in_graph_of, make, to_tensor
 from .numparse import fields_of, parse_fields
 
 if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
 
-__all__ = ["string_to_number", "substr"]
+__all__ = ["string_to_number", "substr", "string_join"]
 
 _NUMBER_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64)
 
@@ -214,4 +215,83 @@ def _substr_kernel(ctx, op, x, pos, ln):
 
 register_op(
     "Substr", infer=_substr_infer, kernel=_substr_kernel, grad=NOT_DIFFERENTIABLE, quiet=True
+)
+
+
+# --------------------------------------------------------------------------------------
+# string_join
+# --------------------------------------------------------------------------------------
+
+
+def string_join(inputs: list[TensorLike], separator: str = "", name: str | None = None) -> Tensor:
+    """Joins the strings of ``inputs`` elementwise with ``separator`` (op
+    ``StringJoin``), as TF1's ``tf.string_join`` / ``tf.strings.join``.
+
+    Args:
+      inputs: string tensors, all of one shape or scalars (a scalar joins with every
+        element).
+      separator: put between the joined strings.
+      name: the op name (default ``StringJoin``).
+
+    Returns:
+      A string tensor of the inputs' shape.
+
+    Raises:
+      ValueError: for non-scalar inputs of different shapes.
+    """
+    with in_graph_of([inputs]):
+        ts = [to_tensor(x) for x in inputs]
+        sep = separator.decode() if isinstance(separator, bytes) else str(separator)
+        return make("StringJoin", ts, {"separator": sep}, name, "StringJoin")
+
+
+def _string_join_infer(op):
+    shape = None
+    for t in op.inputs:
+        if t.dtype is not _dt.string:
+            raise TypeError(
+                "Value passed to parameter 'inputs' has DataType %s not in list of allowed "
+                "values: string" % t.dtype.name
+            )
+        if t.shape.ndims == 0:
+            continue
+        if shape is None:
+            shape = t.shape
+        elif shape.ndims is not None and t.shape.ndims is not None:
+            if shape.ndims != t.shape.ndims:
+                raise ValueError(
+                    "Shapes must be equal rank, but are %d and %d" % (shape.ndims, t.shape.ndims)
+                )
+            shape = shape.merge_with(t.shape)
+        elif shape.ndims is None:
+            shape = t.shape
+    return [(_dt.string, TensorShape([]) if shape is None else shape)]
+
+
+def _string_join_kernel(ctx, op, *xs):
+    shape = None
+    for x in xs:
+        if np.ndim(x) and shape is None:
+            shape = np.shape(x)
+        elif np.ndim(x) and np.shape(x) != shape:
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                "Input shapes do not match: %s vs. %s" % (list(shape), list(np.shape(x))),
+            )
+    shape = shape or ()
+    sep = op.attrs["separator"].encode()
+    n = int(np.prod(shape))
+    cols = [_bytes_list(np.broadcast_to(np.asarray(x, dtype=object), shape)) for x in xs]
+    out = np.empty(n, dtype=object)
+    out[:] = [sep.join(parts) for parts in zip(*cols)] if cols else [b""] * n
+    return (out.reshape(shape),)
+
+
+register_op(
+    "StringJoin",
+    infer=_string_join_infer,
+    kernel=_string_join_kernel,
+    grad=NOT_DIFFERENTIABLE,
+    quiet=True,
 )

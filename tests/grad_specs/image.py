@@ -51,3 +51,20 @@ SPECS = [
         id="ResizeNearestNeighbor-half_pixel_centers",
     ),
 ]
+
+
+def _patches(sizes, strides, rates, padding):
+    return lambda x: fr.extract_image_patches(x, sizes, strides, rates, padding)
+
+
+SPECS += [
+    GradSpec(
+        "ExtractImagePatches", _patches([1, 3, 2, 1], [1, 2, 2, 1], [1, 1, 2, 1], "SAME"), [IMG]
+    ),
+    GradSpec(
+        "ExtractImagePatches",
+        _patches([1, 2, 2, 1], [1, 1, 3, 1], [1, 1, 1, 1], "VALID"),
+        [IMG],
+        id="ExtractImagePatches-VALID",
+    ),
+]
