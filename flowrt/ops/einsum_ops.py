@@ -188,7 +188,10 @@ def _kernel(ctx, op, *xs):
                     "dimension %d (label %r of equation %s)"
                     % (seen[c], sub.replace("...", "").index(c), list(x.shape), d, c, equation),
                 )
-    out = np.einsum(equation, *xs, optimize=len(xs) > 2)
+    # numpy's contraction planner (BLAS for matmul-like equations) pays for itself
+    # beyond small operands; its plain loop is faster on tiny ones.
+    big = len(xs) > 2 or max((x.size for x in xs), default=0) > 4096
+    out = np.einsum(equation, *xs, optimize=big)
     return (np.asarray(out, dtype=xs[0].dtype),)
 
 
