@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._core.graph import GraphKeys, Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import RegisterGradient, register_op
-from .common import make_op
+from .common import in_graph_of, make_op
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -166,6 +166,12 @@ def _graph_mode_call(f: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
             "The custom_gradient decorator currently supports keywords arguments only "
             "when eager execution is enabled."
         )
+    # As TF1: the ops go into the graph of the arguments, whatever the default.
+    with in_graph_of(list(args)):
+        return _call_in_graph(f, args)
+
+
+def _call_in_graph(f: Callable[..., Any], args: tuple) -> Any:
     args = tuple(_pack_as(a, [convert_to_tensor(x) for x in _flatten(a)]) for a in args)
     before = _scope_variables()
     result, grad_fn = f(*args)

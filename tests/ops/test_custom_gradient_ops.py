@@ -153,3 +153,16 @@ def test_custom_gradient_with_gradient_tape_in_a_function():
         g = step(fr.constant([0.0, 100.0]))
         with fr.Session() as s:
             np.testing.assert_allclose(s.run(g), [0.5, 1.0], rtol=1e-6)
+
+
+def test_built_in_the_arguments_graph_with_its_gradient():
+    g = fr.Graph()
+    with g.as_default():
+        x = fr.constant([0.0, 100.0])
+    with fr.Graph().as_default():
+        y = _log1pexp(x)
+    assert y.graph is g
+    with g.as_default():
+        (dx,) = fr.gradients(y, x)
+        with fr.Session() as s:
+            np.testing.assert_allclose(s.run(dx), [0.5, 1.0], rtol=1e-6)

@@ -41,6 +41,13 @@ MODULES = [
     "flowrt.layers.normalization",
     "flowrt.layers.base",
     "flowrt.metrics.metrics_impl",
+    "flowrt.ops.einsum_ops",
+    "flowrt.ops.depthwise_conv_ops",
+    "flowrt.ops.space_depth_ops",
+    "flowrt.ops.image_ops",
+    "flowrt.ops.binning_ops",
+    "flowrt.ops.custom_gradient_ops",
+    "flowrt.layers.separable_conv",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -303,6 +310,50 @@ CASES = {
     # script_ops, logging_ops
     "script_ops.py_func": lambda i: fr.py_func(lambda a: a, [i.x], fr.float32),
     "script_ops.numpy_function": lambda i: fr.numpy_function(lambda a: a, [i.x], fr.float32),
+    "script_ops.py_function": lambda i: fr.py_function(lambda a: a, [i.x], fr.float32),
+    "string_ops.string_join": lambda i: fr.string_join([i.s, "x"], "-"),
+    # einsum, depthwise convolution, space/depth, images, binning, custom gradients
+    "einsum_ops.einsum": lambda i: fr.einsum("ij,kj->ik", i.x, i.y),
+    "depthwise_conv_ops.depthwise_conv2d": lambda i: fr.nn.depthwise_conv2d(
+        i.img, np.ones([2, 2, 2, 1], np.float32), [1, 1, 1, 1], "SAME", rate=2
+    ),
+    "depthwise_conv_ops.depthwise_conv2d_native": lambda i: fr.nn.depthwise_conv2d_native(
+        i.img, np.ones([2, 2, 2, 1], np.float32), 1, "SAME"
+    ),
+    "depthwise_conv_ops.depthwise_conv2d_native_backprop_input": lambda i: (
+        fr.nn.depthwise_conv2d_native_backprop_input(
+            [1, 4, 4, 2], np.ones([2, 2, 2, 1], np.float32), i.img, 1, "SAME"
+        )
+    ),
+    "depthwise_conv_ops.depthwise_conv2d_native_backprop_filter": lambda i: (
+        fr.nn.depthwise_conv2d_native_backprop_filter(i.img, [2, 2, 2, 1], i.img, 1, "SAME")
+    ),
+    "depthwise_conv_ops.separable_conv2d": lambda i: fr.nn.separable_conv2d(
+        i.img, np.ones([2, 2, 2, 2], np.float32), np.ones([1, 1, 4, 3], np.float32), 1, "SAME"
+    ),
+    "depthwise_conv_ops.atrous_conv2d": lambda i: fr.nn.atrous_conv2d(
+        i.img, np.ones([2, 2, 2, 3], np.float32), 2, "SAME"
+    ),
+    "space_depth_ops.space_to_depth": lambda i: fr.space_to_depth(i.img, 2),
+    "space_depth_ops.depth_to_space": lambda i: fr.depth_to_space(fr.concat([i.img, i.img], 3), 2),
+    "image_ops.resize_images": lambda i: fr.image.resize_images(i.img, [8, 8]),
+    "image_ops.resize": lambda i: fr.image.resize(i.img[0], i.shape),
+    "image_ops.resize_bilinear": lambda i: fr.image.resize_bilinear(i.img, i.shape),
+    "image_ops.resize_nearest_neighbor": lambda i: fr.image.resize_nearest_neighbor(
+        i.img, [3, 5], half_pixel_centers=True
+    ),
+    "image_ops.extract_image_patches": lambda i: fr.extract_image_patches(
+        i.img, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"
+    ),
+    "image_ops.extract_patches": lambda i: fr.image.extract_patches(
+        i.img, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME"
+    ),
+    "binning_ops.searchsorted": lambda i: fr.searchsorted(i.x, i.y, side="right"),
+    "binning_ops.histogram_fixed_width": lambda i: fr.histogram_fixed_width(i.x, [0.0, 1.0], 4),
+    "custom_gradient_ops.identity_n": lambda i: fr.identity_n([i.x, i.ids]),
+    "custom_gradient_ops.custom_gradient": lambda i: fr.custom_gradient(
+        lambda x: (x * 2.0, lambda dy: dy * 2.0)
+    )(i.x),
     "logging_ops.print": lambda i: fr.print("x is", i.x),
     # losses
     "losses_impl.compute_weighted_loss": lambda i: fr.losses.compute_weighted_loss(
@@ -341,6 +392,9 @@ CASES = {
     "convolutional.max_pooling2d": lambda i: fr.layers.max_pooling2d(i.img, 2, 2),
     "convolutional.average_pooling2d": lambda i: fr.layers.average_pooling2d(i.img, 2, 2),
     "convolutional.conv1d": lambda i: fr.layers.conv1d(i.seq, 3, 2),
+    "separable_conv.separable_conv2d": lambda i: fr.layers.separable_conv2d(
+        i.img, 3, 2, depth_multiplier=2
+    ),
     "convolutional.max_pooling1d": lambda i: fr.layers.max_pooling1d(i.seq, 2, 2),
     "convolutional.average_pooling1d": lambda i: fr.layers.average_pooling1d(i.seq, 2, 2),
     "normalization.batch_normalization": lambda i: fr.layers.batch_normalization(
