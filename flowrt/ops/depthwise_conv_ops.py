@@ -108,11 +108,17 @@ def _kernel(ctx, op, x, f):
     xp = pad_hw(x.astype(dt, copy=False), geo)
     f = f.astype(dt, copy=False)
     s, d = _taps(op)
-    out = np.zeros((x.shape[0], geo[0][0], geo[1][0], c, m), dt)
+    # One [N, OH, OW, C] plane per multiplier m (numpy's loops are slow over a short
+    # innermost axis), interleaved as channel c * m + m at the end.
+    out = np.zeros((m, x.shape[0], geo[0][0], geo[1][0], c), dt)
+    tmp = np.empty(out.shape[1:], dt)  # one product buffer, reused for every tap
     for i in range(kh):
         for j in range(kw):
-            out += xp[tap_slice(i, j, geo, s, d)][..., None] * f[i, j]
-    return (out.reshape(out.shape[:3] + (c * m,)).astype(x.dtype, copy=False),)
+            tap = xp[tap_slice(i, j, geo, s, d)]
+            for k in range(m):
+                out[k] += np.multiply(tap, f[i, j, :, k], out=tmp)
+    out = np.moveaxis(out, 0, -1).reshape(out.shape[1:4] + (c * m,))
+    return (np.ascontiguousarray(out).astype(x.dtype, copy=False),)
 
 
 def _sizes(t: Tensor, what: str):
@@ -157,13 +163,16 @@ def _backprop_input_kernel(ctx, op, sizes, f, g):
     kh, kw, _, m = f.shape
     geo = _check_backprop(op, (n, h, w, c), f.shape, g)
     dt = _compute(g.dtype)
-    g5 = g.astype(dt, copy=False).reshape(g.shape[:3] + (c, m))
+    gm = _planes(g.astype(dt, copy=False), c, m)
     f = f.astype(dt, copy=False)
     dxp = np.zeros((n, h + geo[0][1] + geo[0][2], w + geo[1][1] + geo[1][2], c), dt)
     s, d = _taps(op)
+    tmp = np.empty(gm.shape[1:], dt)
     for i in range(kh):
         for j in range(kw):
-            dxp[tap_slice(i, j, geo, s, d)] += np.einsum("nhwcm,cm->nhwc", g5, f[i, j])
+            tap = dxp[tap_slice(i, j, geo, s, d)]
+            for k in range(m):
+                tap += np.multiply(gm[k], f[i, j, :, k], out=tmp)
     return (np.ascontiguousarray(crop(dxp, geo, h, w)).astype(g.dtype, copy=False),)
 
 
@@ -190,13 +199,21 @@ def _backprop_filter_kernel(ctx, op, x, sizes, g):
     geo = _check_backprop(op, x.shape, (kh, kw, c, m), g)
     dt = _compute(x.dtype)
     xp = pad_hw(x.astype(dt, copy=False), geo)
-    g5 = g.astype(dt, copy=False).reshape(g.shape[:3] + (c, m))
+    gm = _planes(g.astype(dt, copy=False), c, m)
     s, d = _taps(op)
     df = np.empty((kh, kw, c, m), dt)
     for i in range(kh):
         for j in range(kw):
-            df[i, j] = np.einsum("nhwc,nhwcm->cm", xp[tap_slice(i, j, geo, s, d)], g5)
+            tap = xp[tap_slice(i, j, geo, s, d)]
+            for k in range(m):
+                df[i, j, :, k] = np.einsum("nhwc,nhwc->c", tap, gm[k])
     return (df.astype(x.dtype, copy=False),)
+
+
+def _planes(g: np.ndarray, c: int, m: int) -> np.ndarray:
+    """Output gradient [N, OH, OW, C * M] as M contiguous [N, OH, OW, C] planes."""
+    g5 = g.reshape(g.shape[:3] + (c, m))
+    return np.ascontiguousarray(np.moveaxis(g5, -1, 0))
 
 
 def _attrs_of(op) -> dict:

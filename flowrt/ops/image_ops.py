@@ -166,11 +166,11 @@ def _bilinear_kernel(ctx, op, x, size):
     yl, yu, ylerp = _bilinear_taps(h, x.shape[1], a["align_corners"], a["half_pixel_centers"])
     xl, xu, xlerp = _bilinear_taps(w, x.shape[2], a["align_corners"], a["half_pixel_centers"])
     f = x.astype(np.float32, copy=False)
-    top, bottom = f[:, yl], f[:, yu]
-    tl, tr, bl, br = top[:, :, xl], top[:, :, xu], bottom[:, :, xl], bottom[:, :, xu]
-    xlerp = xlerp[None, None, :, None]
-    t = tl + (tr - tl) * xlerp
-    b = bl + (br - bl) * xlerp
+    # TF's top = tl + (tr - tl) * xlerp (and bottom alike) is this row interpolation of
+    # the input rows yl (and yu): the same float32 operations, made once per input row.
+    left, right = np.take(f, xl, axis=2), np.take(f, xu, axis=2)
+    rows = left + (right - left) * xlerp[None, None, :, None]
+    t, b = np.take(rows, yl, axis=1), np.take(rows, yu, axis=1)
     return (t + (b - t) * ylerp[None, :, None, None],)
 
 
@@ -228,7 +228,7 @@ def _nearest_kernel(ctx, op, x, size):
     a = _attrs(op)
     yi = _nearest_index(h, x.shape[1], a["align_corners"], a["half_pixel_centers"])
     xi = _nearest_index(w, x.shape[2], a["align_corners"], a["half_pixel_centers"])
-    return (np.ascontiguousarray(x[:, yi][:, :, xi]),)
+    return (np.take(np.take(x, yi, axis=1), xi, axis=2),)
 
 
 def _nearest_grad_infer(op):
