@@ -8,6 +8,7 @@ TF1 server shares variables by name but not an unnamed queue or a reader.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any, Callable
 
@@ -51,8 +52,18 @@ class ResourceManager:
             if closer is not None:
                 closer()
 
+    def philox(self, op) -> "PhiloxState":
+        """The Philox stream of a random op of TF's (``RandomUniform``,
+        ``RandomStandardNormal``, ``TruncatedNormal``, ``RandomUniformInt``) in this
+        session, from the op's ``seed`` and ``seed2`` attrs: each new session restarts it,
+        every run of one session continues it."""
+        return self.get_or_create(
+            ("philox", op.name), lambda: PhiloxState(op.attrs["seed"], op.attrs["seed2"])
+        )
+
     def rng(self, op) -> np.random.Generator:
-        """The random generator of a random op in this session.
+        """The numpy generator of a random op that draws numpy's streams, not TF's
+        (``RandomShuffle``, ``Multinomial``, the candidate samplers) in this session.
 
         With a graph or op seed the stream is reproducible across sessions (each new
         session restarts it); without, it is seeded from the OS.
@@ -64,6 +75,35 @@ class ResourceManager:
 
         return self.get_or_create(("rng", op.name), make)
 
+
+class PhiloxState:
+    """One op's Philox4x32-10 stream in one session, as TF's ``GuardedPhiloxRandom``:
+    a 64-bit ``key`` and a 128-bit ``counter``, both from the op's seeds (``seed`` is the
+    key, ``seed2`` the counter's upper half; both 0 means fresh random seeds from the OS).
+    A kernel run reserves its counters under a lock and draws outside it, so two runs
+    at once never share a counter."""
+
+    __slots__ = ("key", "counter", "_lock")
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        if seed == 0 and seed2 == 0:
+            seed = int.from_bytes(os.urandom(8), "little")
+            seed2 = int.from_bytes(os.urandom(8), "little")
+        self.key = int(seed) & _MASK64
+        self.counter = (int(seed2) & _MASK64) << 64
+        self._lock = threading.Lock()
+
+    def reserve(self, calls: int) -> tuple[int, int]:
+        """Reserves ``calls`` Philox calls (counter values); returns the key and the
+        first counter of the reservation."""
+        with self._lock:
+            start = self.counter
+            self.counter = (start + calls) & _MASK128
+        return self.key, start
+
+
+_MASK64 = (1 << 64) - 1
+_MASK128 = (1 << 128) - 1
 
 # Resource kinds keyed by a shared name: one per task whatever session asks.
 SHARED_KINDS = frozenset({"var", "queue"})
