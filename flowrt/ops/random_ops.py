@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes as _dt
+from .._core.jit import warm_up
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
+from . import philox
 from .common import FLOATS, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_shape
 
@@ -69,6 +71,12 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     return seeds
 
 
+def _philox_attrs(seed):
+    """The seed attrs of an op drawing a Philox stream (compiled: load numba now)."""
+    warm_up()
+    return _seed_attrs(seed)
+
+
 def _seed_attrs(seed):
     s1, s2 = get_seed(seed)
     pair = None if s1 is None else [s1, s2]
@@ -112,51 +120,39 @@ def _shape_infer(allowed):
     return infer
 
 
-def _sampler(draw):
-    """A kernel drawing ``draw(rng, shape, wide, *scalar inputs)`` from the op's
-    per-session generator; ``wide`` is the dtype a float sampler draws in: float32 for
-    a float16 or float32 output (numpy's float32 generators take about half the time of
-    drawing float64 and converting, and give every float32 value's resolution), float64
-    otherwise."""
+def _out_dims(shape) -> tuple[int, ...]:
+    dims = tuple(int(d) for d in np.reshape(shape, -1))
+    if any(d < 0 for d in dims):
+        raise ValueError("shape %s has a negative dimension" % list(dims))
+    return dims
 
-    def kernel(ctx, op, shape, *args):
-        dims = tuple(int(d) for d in np.reshape(shape, -1))
-        if any(d < 0 for d in dims):
-            raise ValueError("shape %s has a negative dimension" % list(dims))
-        out_dtype = op.outputs[0].dtype.np
-        wide = np.float32 if out_dtype.itemsize <= 4 else np.float64
-        out = draw(ctx.resources.rng(op), dims, wide, *args)
-        return (np.asarray(out).astype(out_dtype, copy=False),)
+
+def _philox_sampler(kind):
+    """A kernel filling its output with fill ``kind`` of the op's Philox stream in this
+    session, reserving 256 Philox calls per element as TF's kernel does."""
+
+    def kernel(ctx, op, shape):
+        dims = _out_dims(shape)
+        out = np.empty(dims, op.outputs[0].dtype.np)
+        key, counter = ctx.resources.philox(op).reserve(out.size * _CALLS_PER_OUTPUT)
+        philox.fill_float(out.reshape(-1), kind, key, counter)
+        return (out,)
 
     return kernel
 
 
-def _truncated(rng, dims, wide):
-    out = rng.standard_normal(dims, dtype=wide)
-    bad = np.abs(out) > 2.0
-    while bad.any():  # resample until every value is within two standard deviations
-        out[bad] = rng.standard_normal(int(bad.sum()), dtype=wide)
-        bad = np.abs(out) > 2.0
-    return out
+_CALLS_PER_OUTPUT = 256  # TF's ReserveRandomOutputs(n, 256)
 
-
-def _uniform_int(rng, dims, _wide, lo, hi):
-    if not lo < hi:
-        raise ValueError("Need minval < maxval, got %d >= %d" % (lo, hi))
-    return rng.integers(int(lo), int(hi), size=dims)
-
-
-# type, allowed dtypes, draw(rng, dims, wide, *scalar inputs)
 _SAMPLERS = [
-    ("RandomStandardNormal", FLOATS, lambda rng, dims, wide: rng.standard_normal(dims, wide)),
-    ("RandomUniform", FLOATS, lambda rng, dims, wide: rng.random(dims, wide)),
-    ("TruncatedNormal", FLOATS, _truncated),
+    ("RandomStandardNormal", philox.NORMAL),
+    ("RandomUniform", philox.UNIFORM),
+    ("TruncatedNormal", philox.TRUNCATED),
 ]
-for _t, _allowed, _draw in _SAMPLERS:
+for _t, _kind in _SAMPLERS:
     register_op(
         _t,
-        infer=_shape_infer(_allowed),
-        kernel=_sampler(_draw),
+        infer=_shape_infer(FLOATS),
+        kernel=_philox_sampler(_kind),
         grad=NOT_DIFFERENTIABLE,
         stateful=True,
     )
@@ -172,7 +168,7 @@ def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
         s = _shape_tensor(shape)
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         std_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        attrs = {"dtype": dtype, **_seed_attrs(seed)}
+        attrs = {"dtype": dtype, **_philox_attrs(seed)}
         rnd = make(op_type, [s], attrs, op_type)
         mul = multiply(rnd, std_t, name="mul")
     return add(mul, mean_t, name=scope)
@@ -243,7 +239,7 @@ def random_uniform(
             if not min_zero or not max_one or dtype.is_integer:
                 lo = convert_to_tensor(minval, dtype=dtype, name="min")
                 hi = convert_to_tensor(maxval, dtype=dtype, name="max")
-            attrs = {"dtype": dtype, **_seed_attrs(seed)}
+            attrs = {"dtype": dtype, **_philox_attrs(seed)}
             if not dtype.is_integer:
                 rnd = make("RandomUniform", [s], attrs, "RandomUniform")
                 if min_zero:
@@ -262,10 +258,25 @@ def _uniform_int_infer(op):
     return _shape_infer((_dt.int32, _dt.int64))(op)
 
 
+def _uniform_int_kernel(ctx, op, shape, minval, maxval):
+    for v, what in ((minval, "minval"), (maxval, "maxval")):
+        if np.ndim(v) != 0:
+            raise ValueError("%s must be 0-D, got shape %s" % (what, list(np.shape(v))))
+    out = np.empty(_out_dims(shape), op.outputs[0].dtype.np)
+    if out.size == 0:  # before the minval < maxval check, as TF: zero impossible draws
+        return (out,)
+    lo, hi = int(minval), int(maxval)
+    if not lo < hi:
+        raise ValueError("Need minval < maxval, got %d >= %d" % (lo, hi))
+    key, counter = ctx.resources.philox(op).reserve(out.size * _CALLS_PER_OUTPUT)
+    philox.fill_int(out.reshape(-1), lo, hi, key, counter)
+    return (out,)
+
+
 register_op(
     "RandomUniformInt",
     infer=_uniform_int_infer,
-    kernel=_sampler(_uniform_int),
+    kernel=_uniform_int_kernel,
     grad=NOT_DIFFERENTIABLE,
     stateful=True,
 )
