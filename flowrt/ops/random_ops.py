@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.jit import warm_up
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
+from .._core.jit import warm_up
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import philox
@@ -122,8 +122,9 @@ def _shape_infer(allowed):
 
 def _out_dims(shape) -> tuple[int, ...]:
     dims = tuple(int(d) for d in np.reshape(shape, -1))
-    if any(d < 0 for d in dims):
-        raise ValueError("shape %s has a negative dimension" % list(dims))
+    for d in dims:
+        if d < 0:
+            raise ValueError("Dimension %d must be >= 0 (shape %s)" % (d, list(dims)))
     return dims
 
 
