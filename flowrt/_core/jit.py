@@ -78,7 +78,7 @@ class _Compiled:
                 from numba.extending import register_jitable
 
                 while _helpers:
-                    register_jitable(_helpers.pop())
+                    register_jitable(inline="always")(_helpers.pop())
 
                 def make(cache: bool) -> Callable[..., Any]:
                     return numba.njit(

@@ -35,6 +35,7 @@ _KEY_A = np.uint64(0x9E3779B9)  # Weyl key increments per round
 _KEY_B = np.uint64(0xBB67AE85)
 _M23 = np.uint64(0x7FFFFF)  # a float32 mantissa
 _M20 = np.uint64(0xFFFFF)  # the upper 20 bits of a float64 mantissa
+_M10 = np.uint64(0x3FF)  # a float16 mantissa
 _TWO_PI = 2.0 * np.pi
 _EPS32 = np.float32(1.0e-7)  # Box-Muller's floor for log()
 _MINUS_TWO32 = np.float32(-2.0)
@@ -52,47 +53,71 @@ _SKIP_TRUNCATED = 256  # Philox calls reserved per output by TF (one group: 4 x 
 @inlined
 def _philox(lo, hi, k0, k1):
     """The four words (uint64 each below 2**32) of Philox4x32-10 for counter ``hi:lo``
-    (two uint64 halves) and key ``k1:k0``."""
-    c0 = lo & _M32
-    c1 = lo >> _S32
-    c2 = hi & _M32
-    c3 = hi >> _S32
-    for _ in range(10):
-        p0 = _MUL_A * c0
-        p1 = _MUL_B * c2
-        c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ k0, p1 & _M32, (p0 >> _S32) ^ c3 ^ k1, p0 & _M32
-        k0 = (k0 + _KEY_A) & _M32
-        k1 = (k1 + _KEY_B) & _M32
+    (two uint64 halves) and key ``k1:k0``: ten rounds, the key raised by a Weyl step
+    between them. Written out, not looped: numba inlines no helper with a loop."""
+    c0, c1, c2, c3 = lo & _M32, lo >> _S32, hi & _M32, hi >> _S32
+    a, b = k0, k1
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
+    a, b = (a + _KEY_A) & _M32, (b + _KEY_B) & _M32
+    p0, p1 = _MUL_A * c0, _MUL_B * c2
+    c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ a, p1 & _M32, (p0 >> _S32) ^ c3 ^ b, p0 & _M32
     return c0, c1, c2, c3
 
 
 @inlined
-def _skip(lo, hi, n):
-    """The 128-bit counter ``hi:lo`` advanced by ``n`` (uint64)."""
-    s = lo + n
-    if s < lo:
-        hi = hi + _ONE
-    return s, hi
+def _at(lo, hi, g):
+    """The 128-bit counter ``hi:lo`` advanced by ``g`` (a group's index, below 2**63)."""
+    c = lo + np.uint64(g)
+    return c, hi + np.uint64(c < lo)
 
 
 @inlined
 def _unit32(x):
     """TF's ``Uint32ToFloat``: the low 23 bits as a float32 in [0, 1)."""
-    return np.float32(x & _M23) * np.float32(1.0 / 8388608.0)
+    return np.float32(np.int64(x & _M23)) * np.float32(1.0 / 8388608.0)
+
+
+@inlined
+def _unit16(x):
+    """TF's ``Uint16ToHalf``: the low 10 bits in [0, 1), exact in float32."""
+    return np.float32(np.int64(x & _M10)) * np.float32(1.0 / 1024.0)
 
 
 @inlined
 def _unit64(x0, x1):
     """TF's ``Uint64ToDouble``: 20 bits of ``x0`` and ``x1`` as a float64 in [0, 1)."""
-    return np.float64(((x0 & _M20) << _S32) | x1) * (1.0 / 4503599627370496.0)
+    return np.float64(np.int64(((x0 & _M20) << _S32) | x1)) * (1.0 / 4503599627370496.0)
 
 
 @inlined
 def _box_muller32(x0, x1):
     """TF's ``BoxMullerFloat``: two float32 normal values from two words."""
-    u1 = _unit32(x0)
-    if u1 < _EPS32:
-        u1 = _EPS32
+    u1 = max(_unit32(x0), _EPS32)  # no log(0)
     v1 = np.float32(_TWO_PI * np.float64(_unit32(x1)))
     u2 = np.sqrt(_MINUS_TWO32 * np.log(u1))
     return np.sin(v1) * u2, np.cos(v1) * u2
@@ -101,9 +126,7 @@ def _box_muller32(x0, x1):
 @inlined
 def _box_muller64(x0, x1, x2, x3):
     """TF's ``BoxMullerDouble``: two float64 normal values from four words."""
-    u1 = _unit64(x0, x1)
-    if u1 < 1.0e-7:
-        u1 = 1.0e-7
+    u1 = max(_unit64(x0, x1), 1.0e-7)  # no log(0)
     v1 = _TWO_PI * _unit64(x2, x3)
     u2 = np.sqrt(-2.0 * np.log(u1))
     return np.sin(v1) * u2, np.cos(v1) * u2
@@ -111,81 +134,97 @@ def _box_muller64(x0, x1, x2, x3):
 
 @compiled
 def _fill32(out, kind, k0, k1, lo, hi):
-    """Fills the float32 vector ``out`` with fill ``kind`` of the stream at ``hi:lo``."""
+    """Fills the float32 vector ``out`` with fill ``kind`` of the stream at ``hi:lo``:
+    group ``g`` of four values from the call at ``start + g`` (``start + 256 g`` on for a
+    truncated normal, as many calls as its rejections take)."""
     n = out.size
-    groups = (n + 3) // 4
-    if kind == TRUNCATED:
-        for g in range(groups):
-            clo, chi = _skip(lo, hi, np.uint64(g) * np.uint64(_SKIP_TRUNCATED))
-            j = 4 * g
-            end = min(j + 4, n)
-            while j < end:
-                w = _philox(clo, chi, k0, k1)
-                clo, chi = _skip(clo, chi, _ONE)
+    full = 0
+    # Whole groups of the plain fills in loops of their own: 2-4x faster than the general
+    # loop below (which fills the rest: a truncated normal's groups, a partial group).
+    if kind == UNIFORM:
+        full = n // 4
+        for g in range(full):
+            clo, chi = _at(lo, hi, g)
+            w0, w1, w2, w3 = _philox(clo, chi, k0, k1)
+            out[4 * g] = _unit32(w0)
+            out[4 * g + 1] = _unit32(w1)
+            out[4 * g + 2] = _unit32(w2)
+            out[4 * g + 3] = _unit32(w3)
+    elif kind == NORMAL:
+        full = n // 4
+        for g in range(full):
+            clo, chi = _at(lo, hi, g)
+            w0, w1, w2, w3 = _philox(clo, chi, k0, k1)
+            f0, f1 = _box_muller32(w0, w1)
+            f2, f3 = _box_muller32(w2, w3)
+            out[4 * g] = f0
+            out[4 * g + 1] = f1
+            out[4 * g + 2] = f2
+            out[4 * g + 3] = f3
+    stride = _SKIP_TRUNCATED if kind == TRUNCATED else 1
+    for g in range(full, (n + 3) // 4):
+        clo, chi = _at(lo, hi, g * stride)
+        j = 4 * g
+        end = min(j + 4, n)
+        while j < end:
+            w0, w1, w2, w3 = _philox(clo, chi, k0, k1)
+            clo, chi = _at(clo, chi, 1)
+            if kind == UNIFORM or kind == UNIFORM_HALF:
+                w = (w0, w1, w2, w3)
+                for i in range(end - j):
+                    out[j + i] = _unit32(w[i]) if kind == UNIFORM else _unit16(w[i])
+                j = end
+            else:
                 for p in range(2):
-                    f0, f1 = _box_muller32(w[2 * p], w[2 * p + 1])
-                    if abs(f0) < _TRUNCATE32 and j < end:
+                    f0, f1 = _box_muller32(w0 if p == 0 else w2, w1 if p == 0 else w3)
+                    if (kind == NORMAL or abs(f0) < _TRUNCATE32) and j < end:
                         out[j] = f0
                         j += 1
-                    if abs(f1) < _TRUNCATE32 and j < end:
+                    if (kind == NORMAL or abs(f1) < _TRUNCATE32) and j < end:
                         out[j] = f1
                         j += 1
-        return
-    for g in range(groups):
-        clo, chi = _skip(lo, hi, np.uint64(g))
-        w = _philox(clo, chi, k0, k1)
-        j = 4 * g
-        if kind == NORMAL:
-            f0, f1 = _box_muller32(w[0], w[1])
-            f2, f3 = _box_muller32(w[2], w[3])
-            vals = (f0, f1, f2, f3)
-        elif kind == UNIFORM:
-            vals = (_unit32(w[0]), _unit32(w[1]), _unit32(w[2]), _unit32(w[3]))
-        else:  # UNIFORM_HALF: TF's Uint16ToHalf, exact in float32
-            s = np.float32(1.0 / 1024.0)
-            m = np.uint64(0x3FF)
-            vals = (
-                np.float32(w[0] & m) * s,
-                np.float32(w[1] & m) * s,
-                np.float32(w[2] & m) * s,
-                np.float32(w[3] & m) * s,
-            )
-        for i in range(min(4, n - j)):
-            out[j + i] = vals[i]
 
 
 @compiled
 def _fill64(out, kind, k0, k1, lo, hi):
-    """Fills the float64 vector ``out`` with fill ``kind`` of the stream at ``hi:lo``."""
+    """Fills the float64 vector ``out`` with fill ``kind`` of the stream at ``hi:lo``:
+    group ``g`` of two values from the call at ``start + g`` (``start + 128 g`` on for a
+    truncated normal)."""
     n = out.size
-    groups = (n + 1) // 2
-    if kind == TRUNCATED:
-        for g in range(groups):
-            clo, chi = _skip(lo, hi, np.uint64(g) * np.uint64(_SKIP_TRUNCATED // 2))
-            j = 2 * g
-            end = min(j + 2, n)
-            while j < end:
-                w = _philox(clo, chi, k0, k1)
-                clo, chi = _skip(clo, chi, _ONE)
-                d0, d1 = _box_muller64(w[0], w[1], w[2], w[3])
-                if abs(d0) < 2.0:
-                    out[j] = d0
-                    j += 1
-                if abs(d1) < 2.0 and j < end:
-                    out[j] = d1
-                    j += 1
-        return
-    for g in range(groups):
-        clo, chi = _skip(lo, hi, np.uint64(g))
-        w = _philox(clo, chi, k0, k1)
+    full = 0
+    if kind == UNIFORM:  # whole groups in loops of their own, as in _fill32
+        full = n // 2
+        for g in range(full):
+            clo, chi = _at(lo, hi, g)
+            w0, w1, w2, w3 = _philox(clo, chi, k0, k1)
+            out[2 * g] = _unit64(w0, w1)
+            out[2 * g + 1] = _unit64(w2, w3)
+    elif kind == NORMAL:
+        full = n // 2
+        for g in range(full):
+            clo, chi = _at(lo, hi, g)
+            w0, w1, w2, w3 = _philox(clo, chi, k0, k1)
+            d0, d1 = _box_muller64(w0, w1, w2, w3)
+            out[2 * g] = d0
+            out[2 * g + 1] = d1
+    stride = _SKIP_TRUNCATED // 2 if kind == TRUNCATED else 1
+    for g in range(full, (n + 1) // 2):
+        clo, chi = _at(lo, hi, g * stride)
         j = 2 * g
-        if kind == NORMAL:
-            v0, v1 = _box_muller64(w[0], w[1], w[2], w[3])
-        else:
-            v0, v1 = _unit64(w[0], w[1]), _unit64(w[2], w[3])
-        out[j] = v0
-        if j + 1 < n:
-            out[j + 1] = v1
+        end = min(j + 2, n)
+        while j < end:
+            w0, w1, w2, w3 = _philox(clo, chi, k0, k1)
+            clo, chi = _at(clo, chi, 1)
+            if kind == UNIFORM:
+                d0, d1 = _unit64(w0, w1), _unit64(w2, w3)
+            else:
+                d0, d1 = _box_muller64(w0, w1, w2, w3)
+            if (kind != TRUNCATED or abs(d0) < 2.0) and j < end:
+                out[j] = d0
+                j += 1
+            if (kind != TRUNCATED or abs(d1) < 2.0) and j < end:
+                out[j] = d1
+                j += 1
 
 
 @compiled
@@ -196,7 +235,7 @@ def _fill_int(out, wide, k0, k1, lo, hi, base, span):
     n = out.size
     per = 2 if wide else 4
     for g in range((n + per - 1) // per):
-        clo, chi = _skip(lo, hi, np.uint64(g))
+        clo, chi = _at(lo, hi, g)
         w = _philox(clo, chi, k0, k1)
         j = per * g
         for i in range(min(per, n - j)):
