@@ -42,23 +42,31 @@ def raw_fills():
     print("%-34s %10s %10s %8s" % ("draw", "philox", "numpy", "ratio"))
     rng = np.random.default_rng(1)
     cases = [
-        ("uniform f32 [128, 784]", 128 * 784, np.float32, philox.UNIFORM,
-         lambda n: rng.random(n, np.float32)),
-        ("uniform f32 1M", 10**6, np.float32, philox.UNIFORM,
-         lambda n: rng.random(n, np.float32)),
-        ("normal f32 1M", 10**6, np.float32, philox.NORMAL,
-         lambda n: rng.standard_normal(n, np.float32)),
+        (
+            "uniform f32 [128, 784]",
+            128 * 784,
+            np.float32,
+            philox.UNIFORM,
+            lambda n: rng.random(n, np.float32),
+        ),
+        ("uniform f32 1M", 10**6, np.float32, philox.UNIFORM, lambda n: rng.random(n, np.float32)),
+        (
+            "normal f32 1M",
+            10**6,
+            np.float32,
+            philox.NORMAL,
+            lambda n: rng.standard_normal(n, np.float32),
+        ),
         ("truncated f32 1M", 10**6, np.float32, philox.TRUNCATED, None),
-        ("normal f64 1M", 10**6, np.float64, philox.NORMAL,
-         lambda n: rng.standard_normal(n)),
+        ("normal f64 1M", 10**6, np.float64, philox.NORMAL, lambda n: rng.standard_normal(n)),
     ]
     for name, n, dtype, kind, ref in cases:
         out = np.empty(n, dtype)
-        t_philox = best(lambda: philox.fill_float(out, kind, 1, 0))
+        t_philox = best(lambda out=out, kind=kind: philox.fill_float(out, kind, 1, 0))
         if ref is None:
             print("%-34s %10.3f %10s %8s" % (name, t_philox, "-", "-"))
             continue
-        t_np = best(lambda: ref(n))
+        t_np = best(lambda ref=ref, n=n: ref(n))
         print("%-34s %10.3f %10.3f %7.2fx" % (name, t_philox, t_np, t_np / t_philox))
 
 

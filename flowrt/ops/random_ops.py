@@ -1,16 +1,21 @@
-"""Random ops with TF1's seed semantics, each drawing from a per-session generator.
+"""Random ops with TF1's seed semantics, drawing TensorFlow's own streams.
 
 Seeds: ``fr.set_random_seed`` sets the graph seed; an op's ``seed`` argument is its op
 seed. With both unset an op is nondeterministic. With only the graph seed, the op seed
-is the graph's count of random ops created so far (TF 2.x's rule), so rebuilding the same
-program gives the same seeds. ``(graph seed, op seed)`` seeds the op's numpy generator,
-which lives in the session (``ResourceManager.rng``): successive runs of one session
-continue the stream, and a new session restarts it.
+is the graph's count of ops seeded so far (TF 2.x's rule), so rebuilding the same program
+gives the same seeds. Each op's stream lives in the session: successive runs of one
+session continue it, and a new session restarts it.
 
-Note (flowrt): the streams are numpy's, not TF's Philox, so seeded values differ from
-TensorFlow's; their distributions and reproducibility rules are the same. float16 and
-float32 outputs are drawn by numpy's float32 generators (as TF draws float32 values),
-float64 outputs by its float64 ones.
+TF's streams, bit for bit: ``RandomUniform``, ``RandomStandardNormal``,
+``TruncatedNormal`` and ``RandomUniformInt`` (``random_uniform``, ``random_normal``,
+``truncated_normal``, and the initializers and ``nn.dropout`` built on them) draw
+Philox4x32-10 with the op's ``(seed, seed2)`` as TF's CPU kernels do (``philox.py``,
+state in ``ResourceManager.philox``), so a seeded program gives TensorFlow's values.
+
+Note (flowrt): numpy streams, not TF's: ``RandomShuffle``, ``Multinomial`` (and the
+candidate samplers of ``candidate_sampling_ops.py``) draw from a numpy generator seeded
+with the op's seeds (``ResourceManager.rng``): reproducible by the same rules, but their
+values differ from TensorFlow's.
 """
 
 from __future__ import annotations
