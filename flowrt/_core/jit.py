@@ -38,10 +38,19 @@ _lock = threading.Lock()
 _helpers: list = []  # ``inlined`` functions not yet made known to numba
 
 
-def inlined(fn: Callable[..., Any]) -> Callable[..., Any]:
+def inlined(fn: Callable[..., Any] | None = None, *, always: bool = False) -> Callable[..., Any]:
     """Marks ``fn`` as a helper that compiled kernels call: it stays a Python function
-    (callable as such) and is compiled into each kernel that calls it."""
-    _helpers.append(fn)
+    (callable as such) and is compiled into each kernel that calls it.
+
+    By default numba compiles it as a function of its own that kernels call (numba links
+    it after optimizing each, so every call stays a call). ``@inlined(always=True)``
+    has numba inline its code into each caller, where a helper called per element costs
+    nothing (Philox's rounds: 4x); numba cannot do that for a helper with a loop or a
+    variable assigned in a branch (its SSA check warns), so write such helpers straight.
+    """
+    if fn is None:
+        return lambda f: inlined(f, always=always)
+    _helpers.append((fn, always))
     return fn
 
 
@@ -78,7 +87,8 @@ class _Compiled:
                 from numba.extending import register_jitable
 
                 while _helpers:
-                    register_jitable(inline="always")(_helpers.pop())
+                    helper, always = _helpers.pop()
+                    register_jitable(inline="always" if always else "never")(helper)
 
                 def make(cache: bool) -> Callable[..., Any]:
                     return numba.njit(

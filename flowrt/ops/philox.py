@@ -24,11 +24,10 @@ import numpy as np
 
 from .._core.jit import compiled, inlined
 
-__all__ = ["fill_float", "fill_int"]
+__all__ = ["fill_float", "fill_int", "UNIFORM", "NORMAL", "TRUNCATED"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
-_ONE = np.uint64(1)
 _MUL_A = np.uint64(0xD2511F53)  # Philox4x32 round multipliers
 _MUL_B = np.uint64(0xCD9E8D57)
 _KEY_A = np.uint64(0x9E3779B9)  # Weyl key increments per round
@@ -50,7 +49,7 @@ TRUNCATED = 3
 _SKIP_TRUNCATED = 256  # Philox calls reserved per output by TF (one group: 4 x 256 / 4)
 
 
-@inlined
+@inlined(always=True)
 def _philox(lo, hi, k0, k1):
     """The four words (uint64 each below 2**32) of Philox4x32-10 for counter ``hi:lo``
     (two uint64 halves) and key ``k1:k0``: ten rounds, the key raised by a Weyl step
@@ -89,32 +88,32 @@ def _philox(lo, hi, k0, k1):
     return c0, c1, c2, c3
 
 
-@inlined
+@inlined(always=True)
 def _at(lo, hi, g):
     """The 128-bit counter ``hi:lo`` advanced by ``g`` (a group's index, below 2**63)."""
     c = lo + np.uint64(g)
     return c, hi + np.uint64(c < lo)
 
 
-@inlined
+@inlined(always=True)
 def _unit32(x):
     """TF's ``Uint32ToFloat``: the low 23 bits as a float32 in [0, 1)."""
     return np.float32(np.int64(x & _M23)) * np.float32(1.0 / 8388608.0)
 
 
-@inlined
+@inlined(always=True)
 def _unit16(x):
     """TF's ``Uint16ToHalf``: the low 10 bits in [0, 1), exact in float32."""
     return np.float32(np.int64(x & _M10)) * np.float32(1.0 / 1024.0)
 
 
-@inlined
+@inlined(always=True)
 def _unit64(x0, x1):
     """TF's ``Uint64ToDouble``: 20 bits of ``x0`` and ``x1`` as a float64 in [0, 1)."""
     return np.float64(np.int64(((x0 & _M20) << _S32) | x1)) * (1.0 / 4503599627370496.0)
 
 
-@inlined
+@inlined(always=True)
 def _box_muller32(x0, x1):
     """TF's ``BoxMullerFloat``: two float32 normal values from two words."""
     u1 = max(_unit32(x0), _EPS32)  # no log(0)
@@ -123,7 +122,7 @@ def _box_muller32(x0, x1):
     return np.sin(v1) * u2, np.cos(v1) * u2
 
 
-@inlined
+@inlined(always=True)
 def _box_muller64(x0, x1, x2, x3):
     """TF's ``BoxMullerDouble``: two float64 normal values from four words."""
     u1 = max(_unit64(x0, x1), 1.0e-7)  # no log(0)
