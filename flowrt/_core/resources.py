@@ -58,7 +58,8 @@ class ResourceManager:
         session, from the op's ``seed`` and ``seed2`` attrs: each new session restarts it,
         every run of one session continues it."""
         return self.get_or_create(
-            ("philox", op.name), lambda: PhiloxState(op.attrs["seed"], op.attrs["seed2"])
+            ("philox", op.name),
+            lambda: PhiloxState(op.attrs.get("seed", 0), op.attrs.get("seed2", 0)),
         )
 
     def rng(self, op) -> np.random.Generator:
