@@ -21,6 +21,7 @@ values differ from TensorFlow's.
 from __future__ import annotations
 
 import weakref
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -76,10 +77,19 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     return seeds
 
 
-def _philox_attrs(seed):
-    """The seed attrs of an op drawing a Philox stream (compiled: load numba now)."""
-    warm_up()
+def _philox_attrs(seed, dtype):
+    """The seed attrs of an op drawing a Philox stream of ``dtype``; its fill is compiled
+    in the background meanwhile (``jit.warm_up``)."""
+    warm_up(partial(_fill_tiny, dtype.np), ("philox", dtype.name))
     return _seed_attrs(seed)
+
+
+def _fill_tiny(np_dtype) -> None:
+    out = np.empty(1, np_dtype)
+    if out.dtype.kind == "i":
+        philox.fill_int(out, 0, 1, 1, 0)
+    else:
+        philox.fill_float(out, philox.UNIFORM, 1, 0)
 
 
 def _seed_attrs(seed):
@@ -174,7 +184,7 @@ def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
         s = _shape_tensor(shape)
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         std_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        attrs = {"dtype": dtype, **_philox_attrs(seed)}
+        attrs = {"dtype": dtype, **_philox_attrs(seed, dtype)}
         rnd = make(op_type, [s], attrs, op_type)
         mul = multiply(rnd, std_t, name="mul")
     return add(mul, mean_t, name=scope)
@@ -245,7 +255,7 @@ def random_uniform(
             if not min_zero or not max_one or dtype.is_integer:
                 lo = convert_to_tensor(minval, dtype=dtype, name="min")
                 hi = convert_to_tensor(maxval, dtype=dtype, name="max")
-            attrs = {"dtype": dtype, **_philox_attrs(seed)}
+            attrs = {"dtype": dtype, **_philox_attrs(seed, dtype)}
             if not dtype.is_integer:
                 rnd = make("RandomUniform", [s], attrs, "RandomUniform")
                 if min_zero:
