@@ -72,6 +72,31 @@ def _channels_last(data_format: str) -> None:
         )
 
 
+def _window_args(
+    filters: int,
+    kernel_size: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str,
+    data_format: str,
+    dilation_rate: int | Sequence[int],
+) -> tuple[int, tuple[int, int], tuple[int, int], str, tuple[int, int]]:
+    """A 2-D convolution layer's arguments checked: ``(filters, kernel_size, strides,
+    padding, dilation_rate)`` as its attributes hold them (NHWC only)."""
+    _channels_last(data_format)
+    if int(filters) <= 0:
+        raise ValueError(
+            "Invalid value for argument `filters`. Expected a strictly "
+            "positive value. Received filters=%s." % filters
+        )
+    return (
+        int(filters),
+        _pair(kernel_size, "kernel_size"),
+        _pair(strides, "strides"),
+        _padding(padding),
+        _pair(dilation_rate, "dilation_rate"),
+    )
+
+
 class Conv2D(Layer):
     """A 2-D convolution layer: ``activation(conv2d(inputs, kernel) + bias)``, variables
     ``<name>/kernel`` [kh, kw, in, filters] and ``<name>/bias`` [filters].
@@ -122,19 +147,11 @@ class Conv2D(Layer):
         super().__init__(
             trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs
         )
-        _channels_last(data_format)
         self.input_spec = InputSpec(ndim=4)
-        self.filters = int(filters)
-        if self.filters <= 0:
-            raise ValueError(
-                "Invalid value for argument `filters`. Expected a strictly "
-                "positive value. Received filters=%s." % filters
-            )
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _padding(padding)
         self.data_format = data_format
-        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.filters, self.kernel_size, self.strides, self.padding, self.dilation_rate = (
+            _window_args(filters, kernel_size, strides, padding, data_format, dilation_rate)
+        )
         self.activation = activation
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer

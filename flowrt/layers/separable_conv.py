@@ -11,7 +11,7 @@ from ..ops import nn_ops
 from ..ops.conv_ops import window_geometry
 from ..ops.depthwise_conv_ops import separable_conv2d as _separable_conv2d_op
 from .base import InputSpec, Layer
-from .convolutional import _channels_last, _padding, _pair
+from .convolutional import _window_args
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
@@ -82,19 +82,11 @@ class SeparableConv2D(Layer):
         super().__init__(
             trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs
         )
-        _channels_last(data_format)
         self.input_spec = InputSpec(ndim=4)
-        self.filters = int(filters)
-        if self.filters <= 0:
-            raise ValueError(
-                "Invalid value for argument `filters`. Expected a strictly "
-                "positive value. Received filters=%s." % filters
-            )
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _padding(padding)
         self.data_format = data_format
-        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.filters, self.kernel_size, self.strides, self.padding, self.dilation_rate = (
+            _window_args(filters, kernel_size, strides, padding, data_format, dilation_rate)
+        )
         self.depth_multiplier = int(depth_multiplier)
         self.activation = activation
         self.use_bias = use_bias

@@ -398,33 +398,44 @@ def _attrs_of(op):
     }
 
 
-def _conv_grad(op, g):
-    x, f = op.inputs
-    at = _attrs_of(op)
-    return [
-        make("Conv2DBackpropInput", [array_ops.shape(x), f, g], at),
-        make("Conv2DBackpropFilter", [x, array_ops.shape(f), g], at),
-    ]
+def conv_grads(forward: str, backprop_input: str, backprop_filter: str, attrs_of):
+    """The gradient functions of a convolution op type and its two backprop op types,
+    wired as TF wires them (each backprop's gradient is the other backprop and the
+    forward op), so gradients of any order are convolutions again; ``attrs_of(op)``
+    gives the attrs the new ops copy."""
+
+    def grad(op, g):
+        x, f = op.inputs
+        at = attrs_of(op)
+        return [
+            make(backprop_input, [array_ops.shape(x), f, g], at),
+            make(backprop_filter, [x, array_ops.shape(f), g], at),
+        ]
+
+    def input_grad(op, gg):
+        _, f, g = op.inputs
+        at = attrs_of(op)
+        return [
+            None,
+            make(backprop_filter, [gg, array_ops.shape(f), g], at),
+            make(forward, [gg, f], at),
+        ]
+
+    def filter_grad(op, gg):
+        x, _, g = op.inputs
+        at = attrs_of(op)
+        return [
+            make(backprop_input, [array_ops.shape(x), gg, g], at),
+            None,
+            make(forward, [x, gg], at),
+        ]
+
+    return grad, input_grad, filter_grad
 
 
-def _backprop_input_grad(op, gg):
-    _, f, g = op.inputs
-    at = _attrs_of(op)
-    return [
-        None,
-        make("Conv2DBackpropFilter", [gg, array_ops.shape(f), g], at),
-        make("Conv2D", [gg, f], at),
-    ]
-
-
-def _backprop_filter_grad(op, gg):
-    x, _, g = op.inputs
-    at = _attrs_of(op)
-    return [
-        make("Conv2DBackpropInput", [array_ops.shape(x), gg, g], at),
-        None,
-        make("Conv2D", [x, gg], at),
-    ]
+_conv_grad, _backprop_input_grad, _backprop_filter_grad = conv_grads(
+    "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", _attrs_of
+)
 
 
 register_op("Conv2D", infer=_conv_infer, kernel=_conv_kernel, grad=_conv_grad)

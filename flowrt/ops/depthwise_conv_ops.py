@@ -20,13 +20,13 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from . import array_ops
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
 from .conv_ops import (
     check_attrs,
     check_format,
     check_padding,
     conv2d,
+    conv_grads,
     crop,
     geometry,
     pad_hw,
@@ -222,33 +222,12 @@ def _attrs_of(op) -> dict:
     }
 
 
-def _grad(op, g):
-    x, f = op.inputs
-    at = _attrs_of(op)
-    return [
-        make("DepthwiseConv2dNativeBackpropInput", [array_ops.shape(x), f, g], at),
-        make("DepthwiseConv2dNativeBackpropFilter", [x, array_ops.shape(f), g], at),
-    ]
-
-
-def _backprop_input_grad(op, gg):
-    _, f, g = op.inputs
-    at = _attrs_of(op)
-    return [
-        None,
-        make("DepthwiseConv2dNativeBackpropFilter", [gg, array_ops.shape(f), g], at),
-        make("DepthwiseConv2dNative", [gg, f], at),
-    ]
-
-
-def _backprop_filter_grad(op, gg):
-    x, _, g = op.inputs
-    at = _attrs_of(op)
-    return [
-        make("DepthwiseConv2dNativeBackpropInput", [array_ops.shape(x), gg, g], at),
-        None,
-        make("DepthwiseConv2dNative", [x, gg], at),
-    ]
+_grad, _backprop_input_grad, _backprop_filter_grad = conv_grads(
+    "DepthwiseConv2dNative",
+    "DepthwiseConv2dNativeBackpropInput",
+    "DepthwiseConv2dNativeBackpropFilter",
+    _attrs_of,
+)
 
 
 register_op("DepthwiseConv2dNative", infer=_infer, kernel=_kernel, grad=_grad)

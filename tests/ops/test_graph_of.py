@@ -81,6 +81,7 @@ NOT_WRAPPERS = {
             "tap_slice",
             "crop",
             "check_attrs",
+            "conv_grads",
         )
     },
     **{
