@@ -15,11 +15,14 @@ The price is paid once per process: importing numba (~0.4-0.5 s) and loading its
 numpy support (~0.4-0.5 s), plus ~0.5-1 s per kernel signature the disk cache lacks.
 The main job (``pipelines/digits_mlp``, ~2 s of training) feels it; a job of a few
 minutes does not, and the kernels then run 2-10x faster than the numpy forms they
-replaced. Building an op whose kernel is compiled (``decode_csv``, a cross entropy, an
-optimizer's update) calls ``warm_up`` with a job that runs the kernel on tiny inputs of
-the op's types: a background thread loads numba and compiles (or loads) those
-signatures while the program goes on building its graph and session, so the first run
-rarely waits for all of it.
+replaced. So ``import flowrt`` starts loading numba on a background thread, and
+building an op whose kernel is compiled (``decode_csv``, a cross entropy, an
+optimizer's update, a random fill) calls ``warm_up`` with a job that runs the kernel on
+tiny inputs of the op's types: that thread compiles (or loads) those signatures while
+the program goes on reading its data and building its graph and session, so the first
+run rarely waits for any of it (a 20-epoch run of the CSV pipeline benchmark, ~1.2 s,
+lost ~0.6 s to the load when it started with the first graph). A fork waits for the
+thread to finish (``os.register_at_fork``): the child gets a whole numba or none.
 
 Only fixed kernels written in this package are compiled: graph-level elementwise
 chains are built at plan time and run as blocked numpy (``_core/fusion.py``), where a
@@ -29,6 +32,7 @@ compile per new expression would cost more than it saves.
 from __future__ import annotations
 
 import collections
+import os
 import threading
 from typing import Any, Callable
 
@@ -148,6 +152,23 @@ def _warm() -> None:
             else:
                 _warming.clear()
                 job = None
+
+
+def _before_fork() -> None:
+    """A forked child gets only the forking thread: were the warm-up thread loading
+    numba or compiling then, the child would inherit half-imported modules and a lock
+    no thread of its own will release. A fork waits for the warm-up to end (a bounded
+    wait, for a warm-up stuck behind the forking thread itself)."""
+    for t in list(_warming):
+        if t is not threading.current_thread():
+            t.join(timeout=30)
+
+
+def _after_fork_in_child() -> None:
+    _warming.clear()  # its thread did not come along: a later warm_up starts another
+
+
+os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 
 def _first(a):

@@ -3,6 +3,9 @@ directory is writable and compiled per process when none is."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -65,3 +68,59 @@ def test_warm_up_compiles_a_kernel_once_on_a_background_thread():
     assert not t.is_alive() and not jit._warming
     assert calls == [t] and jit._probe._fn is not None
     assert f._fn is not None and f._fn.signatures  # compiled before any run called it
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+def test_importing_flowrt_starts_loading_numba_in_the_background():
+    # Nearly every graph runs a compiled kernel: numba's ~1 s load starts with the
+    # import and overlaps the program's own set-up, instead of its first run.
+    got = _python(
+        """
+        import sys, threading
+        import flowrt
+        from flowrt._core import jit
+        (t,) = jit._warming
+        assert t is not threading.current_thread() and t.daemon
+        t.join(200)
+        print("numba" in sys.modules, jit._probe._fn is not None)
+        """
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split() == ["True", "True"]
+
+
+def test_a_fork_during_the_warm_up_gives_a_working_child():
+    # The fork waits for the warm-up thread: a child that inherited a half-imported
+    # numba or a held compile lock would fail or hang on its first compiled kernel.
+    got = _python(
+        """
+        import multiprocessing as mp
+        import flowrt as fr
+        from flowrt._core import jit
+
+        def child(q):
+            with fr.Graph().as_default():
+                a, b = fr.decode_csv(fr.constant(["1,2.5", "3,4"]), [[0], [0.0]])
+                with fr.Session() as sess:
+                    q.put([v.tolist() for v in sess.run([a, b])])
+
+        assert jit._warming, "the fork must happen during the warm-up"
+        ctx = mp.get_context("fork")
+        q = ctx.Queue()
+        p = ctx.Process(target=child, args=(q,), daemon=True)
+        p.start()
+        print(q.get(timeout=60))
+        p.join(60)
+        print(p.exitcode)
+        """
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split("\n")[:2] == ["[[1, 3], [2.5, 4.0]]", "0"]
