@@ -39,6 +39,8 @@ _SECTIONS = {
     "flowrt.ops.extra_math_ops": "Math",
     "flowrt.ops.matrix_ops": "Math",
     "flowrt.ops.linalg_ops": "Math",
+    "flowrt.behavior": "TF1 and TF2 behaviour switches",
+    "flowrt.logging": "TF1 and TF2 behaviour switches",
 }
 _DEFAULT_SECTION = "Arrays and other ops"
 

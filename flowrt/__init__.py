@@ -8,14 +8,17 @@ import types as _types
 
 from . import (  # noqa: F401
     client,
+    compat,
     contrib,
     dtypes,
     errors,
+    gfile,
     image,
     io,
     keras,
     layers,
     linalg,
+    logging,
     losses,
     math,
     metrics,
@@ -46,12 +49,14 @@ from ._core.graph import (  # noqa: F401
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.shape import TensorShape  # noqa: F401
 from ._unsupported import unsupported_attribute as _unsupported_attribute
+from .behavior import *  # noqa: F403
 from .client.explain import explain  # noqa: F401
 from .dtypes import *  # noqa: F403
 from .dtypes import as_dtype  # noqa: F401
 from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
 from .gradients import AggregationMethod, gradients  # noqa: F401
 from .init_ops import *  # noqa: F403
+from .logging import get_logger  # noqa: F401
 from .module import Module  # noqa: F401
 from .ops.array_ops import *  # noqa: F403
 from .ops.binning_ops import *  # noqa: F403
@@ -118,6 +123,7 @@ __version__ = "0.1.0"
 # here (nn, train, summary, errors, test, ...) is public, as TF1's tf.nn, tf.train, ...
 # isidentifier(): pytest's assertion rewriting adds globals such as "@py_builtins".
 _IMPLEMENTATION_MODULES = (
+    "behavior",
     "distributed",
     "func_graph",
     "init_ops",
@@ -148,6 +154,10 @@ _jit.warm_up()
 
 
 def __getattr__(name: str) -> object:
+    if name in ("app", "flags"):  # absl, imported when a program uses them (~0.1 s)
+        import importlib
+
+        return importlib.import_module("%s.%s" % (__name__, name))
     err = _unsupported_attribute("flowrt", name)
     if err is not None:
         raise err

@@ -3,6 +3,7 @@
 Re-exports only.
 """
 
+from . import gfile  # noqa: F401  (fr.io.gfile: TF2's name; its page is fr.gfile's)
 from .ops.csv_ops import decode_csv
 from .ops.io_ops import matching_files, read_file, write_file
 from .ops.parsing_ops import (
