@@ -1,42 +1,29 @@
-"""TF1's optimizers: ``Optimizer`` and its GradientDescent, Momentum, Adam, Adagrad and
-RMSProp subclasses.
+"""TF1's optimizers: ``Optimizer`` and its GradientDescent, Momentum, Adam, Adagrad,
+RMSProp and Adadelta subclasses (the proximal ones, Ftrl among them, are in
+``proximal_optimizers``).
 
 Processing order of ``minimize`` (as TF1): ``compute_gradients`` (``fr.gradients`` of
 the loss with respect to every read of each variable) -> ``apply_gradients``: create
 the slots (``w/Adam``, ...) and non-slot variables (``beta1_power``) once, then one
 update op per variable under ``<Optimizer>/update_<var>/``, a final group op named
 like the optimizer, and, with ``global_step``, an increment after all the updates.
-
-Each update is ONE kernel (the ``Resource[Sparse]Apply*`` table below) that reads,
-computes and writes the variable and its slots under their locks
-(``state_ops.update_variables``), so concurrent runs never lose an update. Dense
-rules are compiled loops, one pass over the arrays without the GIL
-(``update_rules``).
-``IndexedSlices`` gradients (from ``gather``/``embedding_lookup``) are deduplicated
-(duplicate rows summed, as TF) and applied to the touched rows only; Adam follows
-TF1's non-lazy sparse rule, which decays all of ``m`` and ``v``.
+Each update is one op of ``apply_ops`` (TF's ``Resource[Sparse]Apply*``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import errors
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
-from .._core.jit import warm_up
-from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from ..gradients import gradients
 from ..ops import array_ops, math_ops, slicing_ops, state_ops
-from ..ops.common import make_op
 from ..ops.indexed_slices import IndexedSlices
-from . import update_rules
+from .apply_ops import apply_op
 
 if TYPE_CHECKING:
     from .._core.graph import Operation
@@ -54,334 +41,6 @@ __all__ = [
 ]
 
 _VALID_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
-
-# --------------------------------------------------------------------------------------
-# Update kernels: one op type per (optimizer, dense|sparse), TF's types and input order.
-# --------------------------------------------------------------------------------------
-
-
-def _dedup(op, indices, values, nrows):
-    """Unique indices and their summed values (TF's ``_deduplicate_indexed_slices``).
-
-    Without duplicates (the common case for a batch of embedding rows) the slices are
-    returned as given: the update rules only need each row once. With them, the rows
-    come back sorted and each row's values are summed in order of occurrence, as TF's
-    ``unsorted_segment_sum`` does (``_segment_sums``).
-    """
-    indices = np.asarray(indices)
-    idx = indices.reshape(-1)  # int32 or int64: both index numpy arrays as they are
-    vals = values.reshape((idx.size,) + values.shape[indices.ndim :])
-    if idx.size == 0:
-        return idx, vals
-    sidx = np.sort(idx)
-    if sidx[0] < 0 or sidx[-1] >= nrows:  # the sorted ends are the min and max
-        bad = idx[(idx < 0) | (idx >= nrows)][0]
-        raise errors.InvalidArgumentError(
-            None, op, "indices has values outside [0, %d): got %d" % (nrows, int(bad))
-        )
-    first = np.empty(sidx.size, dtype=bool)
-    first[0] = True
-    np.not_equal(sidx[1:], sidx[:-1], out=first[1:])
-    if first.all():  # no duplicates (the common case): three numpy calls, no argsort
-        return idx, vals
-    order = idx.argsort(kind="stable")
-    starts = np.flatnonzero(first)
-    return sidx[starts], _segment_sums(vals, order, first, starts)
-
-
-def _segment_sums(vals, order, first, starts):
-    """Per run of equal sorted indices, the sum of its values in order of occurrence:
-    ``((v0 + v1) + v2) ...``, TF's accumulation order.
-
-    Duplicates are few in a training batch, so the values are added in rounds (the
-    second member of every run, then the third, ...), each one vectorized over the rows;
-    ``np.add.reduceat`` costs ~250 us for 192 rows of 128 (it sums pairwise along the
-    strided axis) against ~15 us here. Runs of more than 9 use ``np.add.at`` (same order).
-    """
-    out = vals.take(order[starts], axis=0)
-    rest = np.flatnonzero(~first)
-    seg = np.searchsorted(starts, rest, side="right") - 1  # the run of each duplicate
-    src = order[rest]
-    rank = rest - starts[seg]  # position within its run, from 1
-    top = int(rank.max())
-    if top == 1:  # pairs only (the common case): one round
-        out[seg] += vals.take(src, axis=0)
-        return out
-    if top > 8:
-        np.add.at(out, seg, vals.take(src, axis=0))
-        return out
-    for k in range(1, top + 1):
-        m = rank == k
-        out[seg[m]] += vals.take(src[m], axis=0)
-    return out
-
-
-# Update rules mutate the arrays they are given, ``arrs`` = [var, slot, ...]:
-# private copies of the stored values (copy-on-write) or, with state_ops' in-place
-# helper, the stored arrays themselves when no run holds a read of them. ``s`` holds the
-# scalar hyperparameters as numpy scalars of the variable's dtype. Dense rules get the
-# gradient ``g`` and run the compiled loops of ``update_rules``; sparse rules get the
-# deduplicated ``rows`` and their gradient rows.
-
-
-def _sgd_dense(arrs, s, g):
-    update_rules.run(update_rules.sgd, arrs, g, s["alpha"])
-
-
-def _sgd_sparse(arrs, s, rows, g):
-    w = arrs[0]
-    sub = w.take(rows, axis=0)  # ``w[rows] -= ...`` without fancy-index reads
-    sub -= s["alpha"] * g
-    w[rows] = sub
-
-
-def _momentum_dense(arrs, s, g):
-    update_rules.run(update_rules.momentum, arrs, g, s["lr"], s["momentum"], s["use_nesterov"])
-
-
-def _momentum_sparse(arrs, s, rows, g):
-    w, acc = arrs
-    lr, mom = s["lr"], s["momentum"]
-    a = acc[rows] * mom + g
-    acc[rows] = a
-    if s["use_nesterov"]:
-        w[rows] -= g * lr + a * mom * lr
-    else:
-        w[rows] -= lr * a
-
-
-def _adam_alpha(s, dt):
-    # In the variable's dtype, as TF. The square root is taken in double and rounded
-    # once to ``dt``: the correctly rounded root (float32 and float16 have under half
-    # of double's bits), as np.sqrt gives, without a ufunc call on a scalar (~2 us).
-    one = dt(1)
-    return s["lr"] * dt(math.sqrt(one - s["beta2_power"])) / (one - s["beta1_power"])
-
-
-def _adam_dense(arrs, s, g):
-    alpha = _adam_alpha(s, arrs[0].dtype.type)
-    c1, c2 = 1 - s["beta1"], 1 - s["beta2"]
-    update_rules.run(update_rules.adam, arrs, g, c1, c2, s["epsilon"], alpha)
-
-
-def _adam_sparse(arrs, s, rows, g):
-    # TF1's AdamOptimizer._apply_sparse_shared: m = m * b1 (all rows), m[rows] += (1-b1) g;
-    # v likewise with g * g; then the dense var update.
-    w, m, v = arrs
-    alpha = _adam_alpha(s, w.dtype.type)
-    b1, b2, eps = s["beta1"], s["beta2"], s["epsilon"]
-    m *= b1
-    m[rows] += g * (1 - b1)
-    v *= b2
-    v[rows] += (g * g) * (1 - b2)
-    t = np.sqrt(v)
-    t += eps
-    np.divide(m, t, out=t)
-    t *= alpha
-    w -= t
-
-
-def _adagrad_dense(arrs, s, g):
-    update_rules.run(update_rules.adagrad, arrs, g, s["lr"])
-
-
-def _adagrad_sparse(arrs, s, rows, g):
-    w, acc = arrs
-    a = acc[rows] + g * g
-    acc[rows] = a
-    w[rows] -= g * s["lr"] / np.sqrt(a)
-
-
-def _rms(w, ms, mom, mg, g, s):
-    """RMSProp's rule (centered when ``mg`` is given) on whole arrays of one shape."""
-    centered = mg is not None
-    if not centered:
-        mg = np.empty(0, w.dtype)  # not read
-    args = (1 - s["rho"], s["momentum"], s["epsilon"], s["lr"], centered)
-    update_rules.run(update_rules.rms_prop, [w, ms, mom, mg], g, *args)
-
-
-def _rms_dense(arrs, s, g):
-    w, ms, mom = arrs
-    _rms(w, ms, mom, None, g, s)
-
-
-def _rms_sparse(arrs, s, rows, g):
-    w, ms, mom = arrs
-    sub = [w[rows], ms[rows], mom[rows]]
-    _rms(*sub, None, g, s)
-    w[rows], ms[rows], mom[rows] = sub
-
-
-def _crms_dense(arrs, s, g):
-    w, mg, ms, mom = arrs
-    _rms(w, ms, mom, mg, g, s)
-
-
-def _crms_sparse(arrs, s, rows, g):
-    w, mg, ms, mom = arrs
-    sub = [w[rows], ms[rows], mom[rows], mg[rows]]
-    _rms(*sub, g, s)
-    w[rows], ms[rows], mom[rows], mg[rows] = sub
-
-
-# op type, inputs in TF's order (handles first; "grad" the gradient; "indices" for
-# sparse), number of variable handles, rule.
-_APPLY = [
-    ("ResourceApplyGradientDescent", ("var", "alpha", "grad"), 1, _sgd_dense),
-    ("ResourceApplyMomentum", ("var", "accum", "lr", "grad", "momentum"), 2, _momentum_dense),
-    (
-        "ResourceApplyAdam",
-        ("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"),
-        3,
-        _adam_dense,
-    ),
-    ("ResourceApplyAdagrad", ("var", "accum", "lr", "grad"), 2, _adagrad_dense),
-    (
-        "ResourceApplyRMSProp",
-        ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
-        3,
-        _rms_dense,
-    ),
-    (
-        "ResourceApplyCenteredRMSProp",
-        ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
-        4,
-        _crms_dense,
-    ),
-    # flowrt's one-kernel forms of TF's composite sparse updates (scatter_add for SGD,
-    # assign + scatter_add + assign_sub for Adam):
-    ("ResourceSparseApplyGradientDescent", ("var", "alpha", "grad", "indices"), 1, _sgd_sparse),
-    (
-        "ResourceSparseApplyAdam",
-        (
-            "var",
-            "m",
-            "v",
-            "beta1_power",
-            "beta2_power",
-            "lr",
-            "beta1",
-            "beta2",
-            "epsilon",
-            "grad",
-            "indices",
-        ),
-        3,
-        _adam_sparse,
-    ),
-    (
-        "ResourceSparseApplyMomentum",
-        ("var", "accum", "lr", "grad", "indices", "momentum"),
-        2,
-        _momentum_sparse,
-    ),
-    ("ResourceSparseApplyAdagrad", ("var", "accum", "lr", "grad", "indices"), 2, _adagrad_sparse),
-    (
-        "ResourceSparseApplyRMSProp",
-        ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
-        3,
-        _rms_sparse,
-    ),
-    (
-        "ResourceSparseApplyCenteredRMSProp",
-        ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
-        4,
-        _crms_sparse,
-    ),
-]
-
-
-def _apply_infer(op):
-    return []
-
-
-def _apply_kernel(names, n_handles, rule, sparse):
-    gi = names.index("grad")
-    ii = names.index("indices") if sparse else -1
-    scalar_pos = tuple(
-        (n, i) for i, n in enumerate(names) if i >= n_handles and n not in ("grad", "indices")
-    )
-    apply = state_ops.update_variables_inplace
-
-    def kernel(ctx, op, *args):
-        grad = args[gi]
-
-        def fn(arrs):
-            w = arrs[0]
-            dtype = w.dtype
-            dt = dtype.type
-            s = {n: dt(args[i]) for n, i in scalar_pos}
-            s["use_nesterov"] = op.attrs.get("use_nesterov", False)
-            g = np.asarray(grad, dtype=dtype)
-            if sparse:
-                rows, gv = _dedup(op, args[ii], g, w.shape[0])
-                rule(arrs, s, rows, gv)
-            elif g.shape != w.shape:
-                raise errors.InvalidArgumentError(
-                    None,
-                    op,
-                    "var and grad do not have the same shape%s %s" % (list(w.shape), list(g.shape)),
-                )
-            else:
-                rule(arrs, s, g)
-
-        apply(ctx, op, args[:n_handles], fn)
-        return ()
-
-    return kernel
-
-
-for _t, _names, _nh, _rule in _APPLY:
-    register_op(
-        _t,
-        infer=_apply_infer,
-        kernel=_apply_kernel(_names, _nh, _rule, "indices" in _names),
-        grad=NOT_DIFFERENTIABLE,
-        stateful=True,
-    )
-
-
-def _assign_mul_kernel(ctx, op, handle, factor):
-    state_ops.update_variable(ctx, op, handle, lambda old: old * factor.astype(old.dtype))
-    return ()
-
-
-# beta1_power *= beta1, atomically (TF assigns a product read earlier in the step).
-register_op(
-    "AssignMulVariableOp",
-    infer=_apply_infer,
-    kernel=_assign_mul_kernel,
-    grad=NOT_DIFFERENTIABLE,
-    stateful=True,
-)
-
-
-_INPUT_NAMES = {t: names for t, names, _, _ in _APPLY}
-_DENSE = {t: (names, nh, rule) for t, names, nh, rule in _APPLY if "indices" not in names}
-
-
-def _apply_op(op_type, inputs: dict, attrs=None):
-    """Creates an update op from a dict of inputs keyed by the names in ``_APPLY``, and
-    has its dense rule compiled in the background for the variable's dtype."""
-    ins = [inputs[n] for n in _INPUT_NAMES[op_type]]
-    op = make_op(op_type, ins, attrs or {}, None, op_type)
-    dtype = op.inputs[_INPUT_NAMES[op_type].index("grad")].dtype.np
-    if op_type in _DENSE:
-        warm_up(partial(_rule_on_zeros, op_type, dtype, attrs or {}), (op_type, dtype.str))
-    else:
-        warm_up()
-    return op
-
-
-def _rule_on_zeros(op_type, dtype, attrs):
-    """A dense rule run as its kernel runs it, on one-element arrays of ``dtype``."""
-    names, n_handles, rule = _DENSE[op_type]
-    dt = dtype.type
-    s = {n: dt(0.5) for n in names[n_handles:] if n != "grad"}
-    s["use_nesterov"] = bool(attrs.get("use_nesterov", False))
-    rule([np.zeros(1, dtype) for _ in range(n_handles)], s, np.zeros(1, dtype))
-
 
 # --------------------------------------------------------------------------------------
 # Optimizer
@@ -769,13 +428,13 @@ class GradientDescentOptimizer(Optimizer):
         self._make_tensors(learning_rate=self._learning_rate)
 
     def _apply_dense(self, grad, var):
-        return _apply_op(
+        return apply_op(
             "ResourceApplyGradientDescent",
             {"var": var.handle, "alpha": self._hyper("learning_rate", var), "grad": grad},
         )
 
     def _apply_sparse(self, grad, var):
-        return _apply_op(
+        return apply_op(
             "ResourceSparseApplyGradientDescent",
             {
                 "var": var.handle,
@@ -819,14 +478,14 @@ class MomentumOptimizer(Optimizer):
         }
 
     def _apply_dense(self, grad, var):
-        return _apply_op(
+        return apply_op(
             "ResourceApplyMomentum",
             {**self._inputs(var), "grad": grad},
             {"use_nesterov": self._use_nesterov},
         )
 
     def _apply_sparse(self, grad, var):
-        return _apply_op(
+        return apply_op(
             "ResourceSparseApplyMomentum",
             {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
             {"use_nesterov": self._use_nesterov},
@@ -896,10 +555,10 @@ class AdamOptimizer(Optimizer):
         }
 
     def _apply_dense(self, grad, var):
-        return _apply_op("ResourceApplyAdam", {**self._inputs(var), "grad": grad})
+        return apply_op("ResourceApplyAdam", {**self._inputs(var), "grad": grad})
 
     def _apply_sparse(self, grad, var):
-        return _apply_op(
+        return apply_op(
             "ResourceSparseApplyAdam",
             {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
         )
@@ -960,10 +619,10 @@ class AdagradOptimizer(Optimizer):
         }
 
     def _apply_dense(self, grad, var):
-        return _apply_op("ResourceApplyAdagrad", {**self._inputs(var), "grad": grad})
+        return apply_op("ResourceApplyAdagrad", {**self._inputs(var), "grad": grad})
 
     def _apply_sparse(self, grad, var):
-        return _apply_op(
+        return apply_op(
             "ResourceSparseApplyAdagrad",
             {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
         )
@@ -1025,11 +684,11 @@ class RMSPropOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         t = "ResourceApplyCenteredRMSProp" if self._centered else "ResourceApplyRMSProp"
-        return _apply_op(t, {**self._inputs(var), "grad": grad})
+        return apply_op(t, {**self._inputs(var), "grad": grad})
 
     def _apply_sparse(self, grad, var):
         t = "ResourceSparseApplyCenteredRMSProp" if self._centered else "ResourceSparseApplyRMSProp"
-        return _apply_op(t, {**self._inputs(var), "grad": grad.values, "indices": grad.indices})
+        return apply_op(t, {**self._inputs(var), "grad": grad.values, "indices": grad.indices})
 
 
 del TensorShape

@@ -201,10 +201,10 @@ def test_dense_rules_allocate_no_temporaries(op_type, size):
     # here), on one thread or, for the large size, on blocks shared with helpers.
     import tracemalloc
 
-    from flowrt.train import optimizers
+    from flowrt.train import apply_ops
 
-    rule = {t: r for t, _, _, r in optimizers._APPLY}["ResourceApply" + op_type]
-    nh = {t: k for t, _, k, _ in optimizers._APPLY}["ResourceApply" + op_type]
+    rule = {t: r for t, _, _, r in apply_ops._APPLY}["ResourceApply" + op_type]
+    nh = {t: k for t, _, k, _ in apply_ops._APPLY}["ResourceApply" + op_type]
     r = np.random.default_rng(0)
     arrs = [r.uniform(1, 2, size).astype(np.float32) for _ in range(nh + 1)]
     arrs[0] = r.standard_normal(size).astype(np.float32)  # the gradient

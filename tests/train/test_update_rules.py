@@ -150,7 +150,7 @@ def test_rules_compiled_equal_their_python_form():
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_adam_alpha_is_tfs_arithmetic_in_the_dtype(dtype):
-    from flowrt.train.optimizers import _adam_alpha
+    from flowrt.train.apply_ops import _adam_alpha
 
     r = np.random.default_rng(1)
     one = dtype(1)
