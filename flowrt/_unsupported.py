@@ -83,12 +83,6 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "fr.summary.scalar and fr.summary.histogram",
     ),
     Unsupported(
-        "tf.train.FtrlOptimizer, tf.train.AdadeltaOptimizer",
-        "train.FtrlOptimizer",
-        "fr.train.AdamOptimizer, AdagradOptimizer, RMSPropOptimizer, "
-        "MomentumOptimizer or GradientDescentOptimizer",
-    ),
-    Unsupported(
         "GPU and TPU devices",
         None,
         "flowrt runs on the CPU: fr.device() "

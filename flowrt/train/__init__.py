@@ -24,6 +24,7 @@ from .learning_rate_decay import *  # noqa: F403
 from .monitored_session import *  # noqa: F403
 from .moving_averages import *  # noqa: F403
 from .optimizers import *  # noqa: F403
+from .proximal_optimizers import *  # noqa: F403
 from .queue_runner import *  # noqa: F403
 from .saver import *  # noqa: F403
 from .scaffold import *  # noqa: F403

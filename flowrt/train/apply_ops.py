@@ -196,6 +196,44 @@ def _crms_sparse(arrs, s, rows, g):
     w[rows], ms[rows], mom[rows], mg[rows] = sub
 
 
+def _adadelta_dense(arrs, s, g):
+    rho = s["rho"]
+    update_rules.run(update_rules.adadelta, arrs, g, s["lr"], rho, 1 - rho, s["epsilon"])
+
+
+def _proximal_sgd_dense(arrs, s, g):
+    dt = arrs[0].dtype.type
+    alpha = s["alpha"]
+    args = (alpha, s["l1"], s["l2"] * alpha, dt(1), dt(0))
+    update_rules.run(update_rules.proximal_sgd, arrs, g, *args)
+
+
+def _proximal_adagrad_dense(arrs, s, g):
+    dt = arrs[0].dtype.type
+    args = (s["lr"], s["l1"], s["l2"], dt(1), dt(0))
+    update_rules.run(update_rules.proximal_adagrad, arrs, g, *args)
+
+
+def _ftrl_dense(arrs, s, g):
+    shrinkage = s.get("l2_shrinkage", arrs[0].dtype.type(0))
+    args = (s["lr"], s["l1"], 2 * s["l2"], 2 * shrinkage, s["lr_power"])
+    update_rules.run(update_rules.ftrl, arrs, g, *args)
+
+
+def _on_rows(dense):
+    """The sparse form of a rule whose rows update independently (TF's sparse kernels
+    of Adadelta, Ftrl and the proximal rules): the touched rows of the variable and its
+    slots gathered, updated by the dense rule, and scattered back."""
+
+    def sparse(arrs, s, rows, g):
+        sub = [a[rows] for a in arrs]
+        dense(sub, s, g)
+        for a, b in zip(arrs, sub, strict=True):
+            a[rows] = b
+
+    return sparse
+
+
 # op type, inputs in TF's order (handles first; "grad" the gradient; "indices" for
 # sparse), number of variable handles, rule.
 _APPLY = [
@@ -219,6 +257,78 @@ _APPLY = [
         ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
         4,
         _crms_dense,
+    ),
+    (
+        "ResourceApplyAdadelta",
+        ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"),
+        3,
+        _adadelta_dense,
+    ),
+    (
+        "ResourceSparseApplyAdadelta",
+        ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "indices"),
+        3,
+        _on_rows(_adadelta_dense),
+    ),
+    # TF names the gradient of the proximal descent "delta"; the table calls it "grad".
+    (
+        "ResourceApplyProximalGradientDescent",
+        ("var", "alpha", "l1", "l2", "grad"),
+        1,
+        _proximal_sgd_dense,
+    ),
+    (
+        "ResourceSparseApplyProximalGradientDescent",
+        ("var", "alpha", "l1", "l2", "grad", "indices"),
+        1,
+        _on_rows(_proximal_sgd_dense),
+    ),
+    (
+        "ResourceApplyProximalAdagrad",
+        ("var", "accum", "lr", "l1", "l2", "grad"),
+        2,
+        _proximal_adagrad_dense,
+    ),
+    (
+        "ResourceSparseApplyProximalAdagrad",
+        ("var", "accum", "lr", "l1", "l2", "grad", "indices"),
+        2,
+        _on_rows(_proximal_adagrad_dense),
+    ),
+    (
+        "ResourceApplyFtrl",
+        ("var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"),
+        3,
+        _ftrl_dense,
+    ),
+    (
+        "ResourceApplyFtrlV2",
+        ("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"),
+        3,
+        _ftrl_dense,
+    ),
+    (
+        "ResourceSparseApplyFtrl",
+        ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2", "lr_power"),
+        3,
+        _on_rows(_ftrl_dense),
+    ),
+    (
+        "ResourceSparseApplyFtrlV2",
+        (
+            "var",
+            "accum",
+            "linear",
+            "grad",
+            "indices",
+            "lr",
+            "l1",
+            "l2",
+            "l2_shrinkage",
+            "lr_power",
+        ),
+        3,
+        _on_rows(_ftrl_dense),
     ),
     # flowrt's one-kernel forms of TF's composite sparse updates (scatter_add for SGD,
     # assign + scatter_add + assign_sub for Adam):

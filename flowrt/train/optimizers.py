@@ -38,6 +38,7 @@ __all__ = [
     "AdamOptimizer",
     "AdagradOptimizer",
     "RMSPropOptimizer",
+    "AdadeltaOptimizer",
 ]
 
 _VALID_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
@@ -692,3 +693,54 @@ class RMSPropOptimizer(Optimizer):
 
 
 del TensorShape
+
+
+class AdadeltaOptimizer(Optimizer):
+    """Adadelta (Zeiler): ``accum = rho * accum + (1 - rho) * grad ** 2``;
+    ``update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad``;
+    ``var -= learning_rate * update``;
+    ``accum_update = rho * accum_update + (1 - rho) * update ** 2``.
+
+    Slots ``accum`` and ``accum_update`` (variables ``<var>/Adadelta`` and
+    ``<var>/Adadelta_1``), starting at zero.
+    """
+
+    def __init__(
+        self,
+        learning_rate: TensorLike | Callable[[], TensorLike] = 0.001,
+        rho: TensorLike | Callable[[], TensorLike] = 0.95,
+        epsilon: TensorLike | Callable[[], TensorLike] = 1e-8,
+        use_locking: bool = False,
+        name: str = "Adadelta",
+    ) -> None:
+        super().__init__(use_locking, name)
+        self._lr = learning_rate
+        self._rho = rho
+        self._epsilon = epsilon
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "accum", self._name)
+            self._zeros_slot(v, "accum_update", self._name)
+
+    def _prepare(self):
+        self._make_tensors(learning_rate=self._lr, rho=self._rho, epsilon=self._epsilon)
+
+    def _inputs(self, var):
+        return {
+            "var": var.handle,
+            "accum": self.get_slot(var, "accum").handle,
+            "accum_update": self.get_slot(var, "accum_update").handle,
+            "lr": self._hyper("learning_rate", var),
+            "rho": self._hyper("rho", var),
+            "epsilon": self._hyper("epsilon", var),
+        }
+
+    def _apply_dense(self, grad, var):
+        return apply_op("ResourceApplyAdadelta", {**self._inputs(var), "grad": grad})
+
+    def _apply_sparse(self, grad, var):
+        return apply_op(
+            "ResourceSparseApplyAdadelta",
+            {**self._inputs(var), "grad": grad.values, "indices": grad.indices},
+        )

@@ -1,6 +1,8 @@
 """The dense update rules of the optimizers' apply ops, TF's ``ApplyGradientDescent``,
-``ApplyMomentum``, ``ApplyAdam``, ``ApplyAdagrad``, ``ApplyRMSProp`` and
-``ApplyCenteredRMSProp``: one compiled loop each (numba, ``_core/jit.py``).
+``ApplyMomentum``, ``ApplyAdam``, ``ApplyAdagrad``, ``ApplyRMSProp``,
+``ApplyCenteredRMSProp``, ``ApplyAdadelta``, ``ApplyProximalGradientDescent``,
+``ApplyProximalAdagrad`` and ``ApplyFtrl(V2)``: one compiled loop each (numba,
+``_core/jit.py``).
 
 A loop makes one pass over the variable, its slots and the gradient, with no
 temporaries and without the GIL. Written as numpy calls, Adam is 12 passes over the
@@ -32,7 +34,18 @@ import numpy as np
 from .._core.elementwise import BLOCK, PARALLEL_MIN_SIZE, for_blocks
 from .._core.jit import compiled, inlined
 
-__all__ = ["run", "sgd", "momentum", "adam", "adagrad", "rms_prop"]
+__all__ = [
+    "run",
+    "sgd",
+    "momentum",
+    "adam",
+    "adagrad",
+    "rms_prop",
+    "adadelta",
+    "proximal_sgd",
+    "proximal_adagrad",
+    "ftrl",
+]
 
 
 @inlined
@@ -123,6 +136,92 @@ def rms_prop(w, ms, mom, mg, g, c, momentum, eps, lr, centered, half):
         mo = _h(_h(mom[i] * momentum, half) + t, half)
         mom[i] = mo
         w[i] = _h(w[i] - mo, half)
+
+
+@compiled
+def adadelta(w, acc, acc_up, g, lr, rho, c, eps, half):
+    """``accum = accum * rho + grad^2 (1 - rho); update = sqrt(accum_update + epsilon)
+    * rsqrt(accum + epsilon) * grad; var -= update * lr; accum_update = accum_update *
+    rho + update^2 (1 - rho)`` (``c = 1 - rho``)."""
+    for i in range(w.size):
+        gi = g[i]
+        a = _h(_h(acc[i] * rho, half) + _h(_h(gi * gi, half) * c, half), half)
+        acc[i] = a
+        su = _h(np.sqrt(_h(acc_up[i] + eps, half)), half)
+        u = _h(_h(su / _h(np.sqrt(_h(a + eps, half)), half), half) * gi, half)
+        w[i] = _h(w[i] - _h(u * lr, half), half)
+        acc_up[i] = _h(_h(acc_up[i] * rho, half) + _h(_h(u * u, half) * c, half), half)
+
+
+@inlined
+def _shrink(v, t, l1, l2t, one, zero, half):
+    """The proximal step of TF's proximal rules: ``sign(v) * max(|v| - t * l1, 0) /
+    (1 + l2t)`` when ``l1 > 0``, else ``v / (1 + l2t)``."""
+    den = _h(one + l2t, half)
+    if l1 > 0:
+        m = _h(abs(v) - _h(t * l1, half), half)
+        if not m > zero:  # max(., 0); a NaN stays NaN through sign(v) below
+            m = zero if m <= zero else m
+        if v < zero:
+            m = -m
+        elif not v > zero:
+            m = v * m  # sign(0) * m is 0 (NaN for a NaN v)
+        return _h(m / den, half)
+    return _h(v / den, half)
+
+
+@compiled
+def proximal_sgd(w, g, lr, l1, l2t, one, zero, half):
+    """``v = var - grad * lr; var = shrink(v, lr)`` (``l2t = l2 * lr``)."""
+    for i in range(w.size):
+        v = _h(w[i] - _h(g[i] * lr, half), half)
+        w[i] = _shrink(v, lr, l1, l2t, one, zero, half)
+
+
+@compiled
+def proximal_adagrad(w, acc, g, lr, l1, l2, one, zero, half):
+    """``accum += grad^2; t = lr * rsqrt(accum); v = var - grad * t; var = shrink(v,
+    t)`` with ``l2 * t``."""
+    for i in range(w.size):
+        gi = g[i]
+        a = _h(acc[i] + _h(gi * gi, half), half)
+        acc[i] = a
+        t = _h(lr * _h(one / _h(np.sqrt(a), half), half), half)
+        v = _h(w[i] - _h(gi * t, half), half)
+        w[i] = _shrink(v, t, l1, _h(l2 * t, half), one, zero, half)
+
+
+@compiled
+def ftrl(w, acc, lin, g, lr, l1, two_l2, two_shrinkage, lr_power, half):
+    """TF's ``ApplyFtrlV2`` (``ApplyFtrl`` when ``two_shrinkage`` is 0):
+    ``new_accum = accum + grad^2; linear += grad + 2 shrinkage var - (new_accum^-p -
+    accum^-p) / lr * var; var = (clip(linear, -l1, l1) - linear) / (new_accum^-p / lr +
+    2 l2); accum = new_accum`` (``p = lr_power``; -0.5 takes square roots)."""
+    root = lr_power == -0.5
+    for i in range(w.size):
+        gi = g[i]
+        wi = w[i]
+        a = acc[i]
+        na = _h(a + _h(gi * gi, half), half)
+        if root:
+            pn = _h(np.sqrt(na), half)
+            po = _h(np.sqrt(a), half)
+        else:
+            pn = _h(na**-lr_power, half)
+            po = _h(a**-lr_power, half)
+        gs = gi
+        if two_shrinkage != 0:
+            gs = _h(gi + _h(two_shrinkage * wi, half), half)
+        d = _h(_h(_h(pn - po, half) / lr, half) * wi, half)
+        li = _h(lin[i] + _h(gs - d, half), half)
+        lin[i] = li
+        c = li
+        if c > l1:
+            c = l1
+        if c < -l1:
+            c = -l1
+        w[i] = _h(_h(c - li, half) / _h(_h(pn / lr, half) + two_l2, half), half)
+        acc[i] = na
 
 
 def run(rule, arrays: Sequence[np.ndarray], g: np.ndarray, *scalars: Any) -> None:

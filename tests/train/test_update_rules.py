@@ -50,6 +50,41 @@ def _ref_rms(w, ms, mom, mg, g, c, momentum, eps, lr, centered):
     w -= mom
 
 
+def _ref_adadelta(w, acc, acc_up, g, lr, rho, c, eps):
+    acc[...] = acc * rho + (g * g) * c
+    u = np.sqrt(acc_up + eps) / np.sqrt(acc + eps) * g
+    w -= u * lr
+    acc_up[...] = acc_up * rho + (u * u) * c
+
+
+def _prox(v, t, l1, l2t, one, zero):
+    if l1 > 0:
+        return np.sign(v) * np.maximum(np.abs(v) - t * l1, zero) / (one + l2t)
+    return v / (one + l2t)
+
+
+def _ref_proximal_sgd(w, g, lr, l1, l2t, one, zero):
+    w[...] = _prox(w - g * lr, lr, l1, l2t, one, zero)
+
+
+def _ref_proximal_adagrad(w, acc, g, lr, l1, l2, one, zero):
+    acc += g * g
+    t = lr * (one / np.sqrt(acc))
+    w[...] = _prox(w - g * t, t, l1, l2 * t, one, zero)
+
+
+def _ref_ftrl(w, acc, lin, g, lr, l1, two_l2, two_shrinkage, lr_power):
+    na = acc + g * g
+    if lr_power == -0.5:
+        pn, po = np.sqrt(na), np.sqrt(acc)
+    else:
+        pn, po = na**-lr_power, acc**-lr_power
+    gs = g + two_shrinkage * w if two_shrinkage != 0 else g
+    lin += gs - (pn - po) / lr * w
+    w[...] = (np.maximum(np.minimum(lin, l1), -l1) - lin) / (pn / lr + two_l2)
+    acc[...] = na
+
+
 def _cases():
     # (rule, reference, number of arrays before g, scalars builder)
     return [
@@ -60,6 +95,17 @@ def _cases():
         (ur.adagrad, _ref_adagrad, 2, lambda t: (t(0.1),)),
         (ur.rms_prop, _ref_rms, 4, lambda t: (1 - t(0.9), t(0.9), t(1e-7), t(0.01), False)),
         (ur.rms_prop, _ref_rms, 4, lambda t: (1 - t(0.9), t(0.9), t(1e-7), t(0.01), True)),
+        (ur.adadelta, _ref_adadelta, 3, lambda t: (t(0.5), t(0.9), 1 - t(0.9), t(1e-6))),
+        (ur.proximal_sgd, _ref_proximal_sgd, 1, lambda t: (t(0.1), t(0.3), t(0.02), t(1), t(0))),
+        (ur.proximal_sgd, _ref_proximal_sgd, 1, lambda t: (t(0.1), t(0), t(0.02), t(1), t(0))),
+        (
+            ur.proximal_adagrad,
+            _ref_proximal_adagrad,
+            2,
+            lambda t: (t(0.2), t(0.4), t(0.1), t(1), t(0)),
+        ),
+        (ur.ftrl, _ref_ftrl, 3, lambda t: (t(0.3), t(0.5), t(0.04), t(0), t(-0.5))),
+        (ur.ftrl, _ref_ftrl, 3, lambda t: (t(0.3), t(0.05), t(0.04), t(0.2), t(-0.7))),
     ]
 
 
@@ -68,12 +114,13 @@ def _arrays(n_arrays, shape, dtype, seed):
     arrs = [r.uniform(0.5, 2, shape).astype(dtype) for _ in range(n_arrays)]
     if n_arrays == 4:
         arrs[3] *= dtype(0.1)  # mg: keeps ms - mg^2 positive
+    arrs[0] -= dtype(1.2)  # weights of both signs (the proximal rules' sign(v))
     g = r.standard_normal(shape).astype(dtype)
     return arrs, g
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
-@pytest.mark.parametrize("case", range(7))
+@pytest.mark.parametrize("case", range(13))
 def test_rules_equal_the_op_by_op_arithmetic(dtype, case):
     rule, ref, n_arrays, scalars = _cases()[case]
     args = scalars(dtype)
