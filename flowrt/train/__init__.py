@@ -15,6 +15,7 @@ from ..protos import (  # noqa: F401
     SequenceExample,
 )
 from .basic_session_run_hooks import *  # noqa: F403
+from .checkpoint_management import *  # noqa: F403
 from .checkpoint_reader import *  # noqa: F403
 from .cluster import *  # noqa: F403
 from .coordinator import *  # noqa: F403

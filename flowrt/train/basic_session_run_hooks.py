@@ -42,6 +42,8 @@ __all__ = [
     "StepCounterHook",
     "FinalOpsHook",
     "FeedFnHook",
+    "GlobalStepWaiterHook",
+    "ProfilerHook",
 ]
 
 _log = logging.getLogger("flowrt.train")
@@ -599,3 +601,108 @@ class SummarySaverHook(SessionRunHook):
         if op is None:
             return None
         return op if isinstance(op, list) else [op]
+
+
+class GlobalStepWaiterHook(SessionRunHook):
+    """Delays a worker's first step until the global step reaches ``wait_until_step``
+    (TF1's way of starting replicas one after another, so that the chief's first
+    updates land before the others train). Polls the step every half second, as TF.
+
+    Raises (at ``begin``):
+      RuntimeError: the graph has no global step.
+    """
+
+    def __init__(self, wait_until_step: int) -> None:
+        self._wait_until_step = wait_until_step
+
+    def begin(self) -> None:
+        self._worker_is_started = False
+        self._global_step_tensor = training_util._get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use _GlobalStepWaiterHook.")
+
+    def before_run(self, run_context: SessionRunContext) -> None:
+        if self._worker_is_started:
+            return None
+        if self._wait_until_step <= 0:
+            self._worker_is_started = True
+            return None
+        _log.info("Waiting for global step %d before starting training.", self._wait_until_step)
+        last_logged = None
+        while True:
+            step = run_context.session.run(self._global_step_tensor)
+            if step >= self._wait_until_step:
+                self._worker_is_started = True
+                return None
+            if step != last_logged:
+                _log.info(
+                    "Waiting for global step %d before starting training. Current step is %d.",
+                    self._wait_until_step,
+                    step,
+                )
+                last_logged = step
+            time.sleep(0.5)
+
+
+class ProfilerHook(SessionRunHook):
+    """Every ``save_steps`` steps or ``save_secs`` seconds (exactly one), traces a step
+    (``RunOptions(trace_level=FULL_TRACE)``) and writes its Chrome trace to
+    ``<output_dir>/timeline-<step>.json`` (open it in chrome://tracing or Perfetto) and
+    its run metadata to the event file of ``output_dir`` (TensorBoard).
+
+    Raises (at ``begin``):
+      RuntimeError: the graph has no global step.
+    """
+
+    def __init__(
+        self,
+        save_steps: int | None = None,
+        save_secs: float | None = None,
+        output_dir: str = "",
+        show_dataflow: bool = True,
+        show_memory: bool = False,
+    ) -> None:
+        self._output_dir = output_dir
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        self._show_dataflow = show_dataflow
+        self._show_memory = show_memory
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self) -> None:
+        self._next_step: int | None = None
+        self._global_step_tensor = training_util._get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use ProfilerHook.")
+        self._file_writer = FileWriterCache.get(self._output_dir)
+
+    def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
+        from ..session import RunOptions
+
+        self._request = self._next_step is not None and self._timer.should_trigger_for_step(
+            self._next_step
+        )
+        options = RunOptions(trace_level=RunOptions.FULL_TRACE) if self._request else None
+        return SessionRunArgs({"global_step": self._global_step_tensor}, options=options)
+
+    def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
+        stale = int(run_values.results["global_step"])
+        if self._next_step is None:
+            self._timer.update_last_triggered_step(stale)
+        step = stale + 1
+        if self._request:
+            step = int(run_context.session.run(self._global_step_tensor))
+            self._timer.update_last_triggered_step(step)
+            self._save(step, run_values.run_metadata)
+        self._next_step = step + 1
+
+    def _save(self, step: int, run_metadata: Any) -> None:
+        from ..client.timeline import Timeline
+
+        path = self._output_file.format(step)
+        _log.info("Saving timeline for %d into '%s'.", step, path)
+        trace = Timeline(run_metadata.step_stats).generate_chrome_trace_format(
+            show_dataflow=self._show_dataflow, show_memory=self._show_memory
+        )
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(trace)
+        self._file_writer.add_run_metadata(run_metadata, "step_%d" % step)

@@ -25,6 +25,7 @@ __all__ = [
     "cosine_decay",
     "cosine_decay_restarts",
     "linear_cosine_decay",
+    "noisy_linear_cosine_decay",
     "piecewise_constant_decay",
 ]
 
@@ -299,4 +300,41 @@ def linear_cosine_decay(
         pi = convert_to_tensor(math.pi, dtype=dtype)
         cosine = 0.5 * (1.0 + _m.cos(pi * fraction))
         decayed = (_m.cast(alpha, dtype) + linear) * cosine + _m.cast(beta, dtype)
+        return _m.multiply(lr, decayed, name=scope)
+
+
+def noisy_linear_cosine_decay(
+    learning_rate: TensorLike,
+    global_step: TensorLike,
+    decay_steps: TensorLike,
+    initial_variance: float = 1.0,
+    variance_decay: float = 0.55,
+    num_periods: float = 0.5,
+    alpha: float = 0.0,
+    beta: float = 0.001,
+    name: str | None = None,
+) -> Tensor:
+    """``linear_cosine_decay`` with Gaussian noise added to the linear factor:
+    ``learning_rate * ((alpha + linear + noise) * cosine + beta)``, the noise of variance
+    ``initial_variance / (1 + s) ** variance_decay`` drawn anew at each run
+    (``s = min(global_step, decay_steps)``; ``linear``, ``cosine`` as there).
+
+    Raises:
+      ValueError: ``global_step`` is None.
+    """
+    from ..ops.random_ops import random_normal
+
+    _check_step(global_step, "noisy_linear_cosine_decay")
+    with get_default_graph().name_scope(name or "NoisyLinearCosineDecay") as scope:
+        lr, dtype, step, steps = _start(learning_rate, global_step, decay_steps)
+        step = _m.minimum(step, steps)
+        linear = (steps - step) / steps
+        variance = _m.cast(initial_variance, dtype) / _m.pow(
+            1.0 + step, _m.cast(variance_decay, dtype)
+        )
+        noise = random_normal([], mean=0.0, stddev=_m.sqrt(variance), dtype=dtype)
+        fraction = 2.0 * _m.cast(num_periods, dtype) * (step / steps)
+        pi = convert_to_tensor(math.pi, dtype=dtype)
+        cosine = 0.5 * (1.0 + _m.cos(pi * fraction))
+        decayed = (_m.cast(alpha, dtype) + linear + noise) * cosine + _m.cast(beta, dtype)
         return _m.multiply(lr, decayed, name=scope)

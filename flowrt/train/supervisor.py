@@ -14,10 +14,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from .. import errors
 from .._core.graph import GraphKeys, get_default_graph
 from ..ops.array_ops import group
 from ..summary.protos import Summary
@@ -48,7 +49,7 @@ def _is_default(arg: object) -> TypeIs[Literal[0]]:
     return arg is Supervisor.USE_DEFAULT
 
 
-__all__ = ["Supervisor"]
+__all__ = ["Supervisor", "basic_train_loop"]
 
 _log = logging.getLogger("flowrt.train")
 
@@ -476,3 +477,26 @@ class _StepCounterThread(LooperThread):
             Summary(value=[Summary.Value(tag=self._tag, simple_value=rate)]), step
         )
         _log.info("%s: %g", self._tag, rate)
+
+
+def basic_train_loop(
+    supervisor: Supervisor,
+    train_step_fn: Callable[..., Any],
+    args: Sequence[Any] | None = None,
+    kwargs: dict | None = None,
+    master: str = "",
+) -> None:
+    """TF1's basic training loop: ``train_step_fn(sess, *args, **kwargs)`` in a
+    ``supervisor.managed_session(master)`` until the supervisor says stop; a session
+    ended by ``fr.errors.AbortedError`` is opened again and the loop goes on."""
+    args = list(args or [])
+    kwargs = dict(kwargs or {})
+    retry = True
+    while retry:
+        retry = False
+        try:
+            with supervisor.managed_session(master) as sess:
+                while not supervisor.should_stop():
+                    train_step_fn(sess, *args, **kwargs)
+        except errors.AbortedError:
+            retry = True
