@@ -86,6 +86,7 @@ from .ops.script_ops import *  # noqa: F403
 from .ops.slicing_ops import *  # noqa: F403
 from .ops.space_depth_ops import *  # noqa: F403
 from .ops.sparse_ops import *  # noqa: F403
+from .ops.sparse_segment_ops import *  # noqa: F403
 from .ops.state_ops import *  # noqa: F403
 from .ops.string_ops import *  # noqa: F403
 from .ops.tensor_array_ops import TensorArray  # noqa: F401

@@ -25,6 +25,7 @@ from .ops.nn_ops import (  # noqa: F401
     softplus,
     zero_fraction,
 )
+from .ops.sparse_segment_ops import *  # noqa: F403
 from .ops.topk_ops import in_top_k, top_k  # noqa: F401
 
 # Names of fr that tf.math does not have (tf.math.cast, tf.math.where do not exist).

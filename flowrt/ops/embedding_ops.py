@@ -1,5 +1,8 @@
 """Embedding lookup (``fr.nn.embedding_lookup``): a gather on axis 0 of a tensor or of
-a sharded list of them ("mod" or "div" partitioning), with optional row max-norm clipping.
+a sharded list of them ("mod" or "div" partitioning), with optional row max-norm clipping;
+and its sparse forms (``embedding_lookup_sparse``, ``safe_embedding_lookup_sparse``),
+which combine the embeddings of each row's ids (sum, mean or sqrtn, optionally weighted)
+as TF composes them, from ``unique``, a lookup and the sparse segment reductions.
 
 The sharded path is two fused ops: ``ShardIds`` routes each id to its shard and row, and
 ``StitchRows`` puts the gathered rows back in ids' order. Each op type is registered once,
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
     from .._core.typing import TensorLike
     from ..partitioned_variables import PartitionedVariable
 
-__all__ = ["embedding_lookup"]
+__all__ = ["embedding_lookup", "embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 
 
 # --------------------------------------------------------------------------------------
@@ -186,3 +189,167 @@ def _stitch_grad(op, g):
 
 register_op("ShardIds", infer=_shard_ids_infer, kernel=_shard_ids_kernel, grad=NOT_DIFFERENTIABLE)
 register_op("StitchRows", infer=_stitch_infer, kernel=_stitch_kernel, grad=_stitch_grad)
+
+
+# --------------------------------------------------------------------------------------
+# Sparse lookups: TF's composition
+# --------------------------------------------------------------------------------------
+
+
+def _as_param_list(params):
+    from ..partitioned_variables import PartitionedVariable
+
+    if isinstance(params, PartitionedVariable):
+        return list(params)
+    return list(params) if isinstance(params, (list, tuple)) else [params]
+
+
+def embedding_lookup_sparse(
+    params: TensorLike | Sequence[TensorLike] | PartitionedVariable,
+    sp_ids: Any,
+    sp_weights: Any,
+    partition_strategy: str = "mod",
+    name: str | None = None,
+    combiner: str | None = None,
+    max_norm: float | None = None,
+) -> Tensor:
+    """Per row of the ``SparseTensor`` ``sp_ids`` (``[batch, ids]``), its ids' embeddings
+    combined: ``"sum"``, ``"mean"`` (the default, as TF1's None) or ``"sqrtn"`` (sum over
+    the square root of the sum of squared weights), weighted by ``sp_weights`` (a
+    ``SparseTensor`` like ``sp_ids``, or None for weight 1). The result has
+    ``max(row index) + 1`` rows: trailing rows without ids are not included and rows
+    without ids in between are 0 (as TF; a weighted mean or sqrtn over zero weight is 0).
+
+    Raises:
+      ValueError: an unknown ``combiner``.
+      TypeError: ``sp_ids`` (or ``sp_weights``) is not a ``SparseTensor``.
+    """
+    from .extra_array_ops import segment_sum, unique
+    from .sparse_ops import SparseTensor
+    from .sparse_segment_ops import sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum
+
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")
+    params = _as_param_list(params)
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError("sp_ids must be SparseTensor")
+    if sp_weights is not None and not isinstance(sp_weights, SparseTensor):
+        raise TypeError("sp_weights must be either None or SparseTensor")
+    if sp_weights is not None:
+        sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
+        sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
+    g = get_default_graph()
+    with g.name_scope(name or "embedding_lookup_sparse") as scope:
+        segment_ids = math_ops.cast(sp_ids.indices[:, 0], _dt.int32)
+        ids, idx = unique(sp_ids.values)
+        emb = embedding_lookup(
+            params, ids, partition_strategy=partition_strategy, max_norm=max_norm
+        )
+        if emb.dtype is _dt.float16:
+            emb = math_ops.cast(emb, _dt.float32)
+        if sp_weights is None:
+            reduce = {
+                "sum": sparse_segment_sum,
+                "mean": sparse_segment_mean,
+                "sqrtn": sparse_segment_sqrt_n,
+            }[combiner]
+            return reduce(emb, idx, segment_ids, name=scope)
+        weights = sp_weights.values
+        if weights.dtype is not emb.dtype:
+            weights = math_ops.cast(weights, emb.dtype)
+        emb = slicing_ops.gather(emb, idx)
+        r = emb.shape.ndims
+        if r is None:
+            raise ValueError("embedding_lookup_sparse needs embeddings of known rank")
+        weights = array_ops.reshape(weights, [-1] + [1] * (r - 1))
+        summed = segment_sum(emb * weights, segment_ids)
+        if combiner == "sum":
+            return array_ops.identity(summed, name=scope)
+        if combiner == "mean":
+            return math_ops.div_no_nan(summed, segment_sum(weights, segment_ids), name=scope)
+        norm = math_ops.sqrt(segment_sum(weights * weights, segment_ids))
+        return math_ops.div_no_nan(summed, norm, name=scope)
+
+
+def _flatten_rows(sp, rank: int):
+    """A rank-``rank`` ``SparseTensor`` as a 2-D one: rows numbered over all but the
+    last dimension (row-major), the last dimension kept; and the dense shape's head."""
+    from .extra_math_ops import cumprod
+    from .sparse_ops import SparseTensor
+
+    shape = math_ops.cast(sp.dense_shape, _dt.int64)
+    if rank == 2:
+        return sp, shape[:1]
+    head = shape[: rank - 1]
+    strides = cumprod(head, exclusive=True, reverse=True)
+    rows = math_ops.reduce_sum(sp.indices[:, : rank - 1] * strides, axis=1)
+    indices = array_ops.stack([rows, sp.indices[:, rank - 1]], axis=1)
+    dense = array_ops.stack([math_ops.reduce_prod(head), shape[rank - 1]])
+    return SparseTensor(indices, sp.values, dense), head
+
+
+def safe_embedding_lookup_sparse(
+    embedding_weights: TensorLike | Sequence[TensorLike] | PartitionedVariable,
+    sparse_ids: Any,
+    sparse_weights: Any = None,
+    combiner: str = "mean",
+    default_id: int | None = None,
+    name: str | None = None,
+    partition_strategy: str = "div",
+    max_norm: float | None = None,
+) -> Tensor:
+    """``embedding_lookup_sparse`` that copes with what real sparse features hold: ids
+    below 0 (and, unless ``combiner`` is ``"sum"``, weights not above 0) are dropped, a
+    row left without ids gives ``default_id``'s embedding or zeros, and ``sparse_ids``
+    may have any rank ``r >= 2`` (the result is ``dense_shape[:r-1] + [dim]``).
+
+    Raises:
+      ValueError: no ``embedding_weights``.
+    """
+    from .sparse_ops import SparseTensor, sparse_fill_empty_rows, sparse_retain
+
+    if embedding_weights is None:
+        raise ValueError("Missing embedding_weights %s." % embedding_weights)
+    weights_list = _as_param_list(embedding_weights)
+    if not weights_list:
+        raise ValueError("Missing embedding_weights %s." % embedding_weights)
+    g = get_default_graph()
+    with g.name_scope(name or "embedding_lookup") as scope:
+        rank = sparse_ids.dense_shape.shape.num_elements()
+        if rank is None:
+            raise ValueError("safe_embedding_lookup_sparse needs sparse_ids of known rank")
+        ids, head = _flatten_rows(sparse_ids, rank)
+        weights = sparse_weights
+        if weights is not None:
+            weights = SparseTensor(ids.indices, weights.values, ids.dense_shape)
+        keep = math_ops.greater_equal(ids.values, 0)
+        if weights is not None and combiner != "sum":
+            keep = math_ops.logical_and(keep, math_ops.greater(weights.values, 0))
+        ids = sparse_retain(ids, keep)
+        if weights is not None:
+            weights = sparse_retain(weights, keep)
+        ids, empty = sparse_fill_empty_rows(ids, default_id or 0)
+        if weights is not None:
+            weights, _ = sparse_fill_empty_rows(weights, 1.0)
+        result = embedding_lookup_sparse(
+            weights_list,
+            ids,
+            weights,
+            combiner=combiner,
+            partition_strategy=partition_strategy,
+            max_norm=max_norm,
+        )
+        if default_id is None:
+            mask = array_ops.reshape(empty, [-1] + [1] * (result.shape.ndims - 1))
+            result = math_ops.where(
+                math_ops.broadcast_to(mask, array_ops.shape(result)),
+                array_ops.zeros_like(result),
+                result,
+            )
+        out_shape = slicing_ops.concat(
+            [math_ops.cast(head, _dt.int32), array_ops.shape(result)[1:]], 0
+        )
+        final = array_ops.reshape(result, out_shape, name=scope)
+        final.set_shape(TensorShape([None] * (rank - 1)).concatenate(result.shape[1:]))
+        return final
