@@ -341,7 +341,7 @@ def safe_embedding_lookup_sparse(
             max_norm=max_norm,
         )
         if default_id is None:
-            mask = array_ops.reshape(empty, [-1] + [1] * (result.shape.ndims - 1))
+            mask = array_ops.reshape(empty, [-1] + [1] * ((result.shape.ndims or 2) - 1))
             result = math_ops.where(
                 math_ops.broadcast_to(mask, array_ops.shape(result)),
                 array_ops.zeros_like(result),
