@@ -1,8 +1,9 @@
-"""``fr.nn``: activations, softmax, losses, dropout, embeddings, candidate sampling,
-convolution, pooling, local response normalization and top-k (TF1's ``tf.nn``).
+"""``fr.nn``: activations, softmax, losses, dropout, embeddings (dense and sparse),
+candidate sampling, convolution, pooling, batch normalization, local response
+normalization and top-k (TF1's ``tf.nn``).
 Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
-``sparse_segment_ops.py``, ``candidate_sampling_ops.py``, ``conv_ops.py``, ``depthwise_conv_ops.py``,
-``space_depth_ops.py``, ``pool_ops.py``, ``lrn_ops.py``,
+``sparse_segment_ops.py``, ``candidate_sampling_ops.py``, ``conv_ops.py``,
+``depthwise_conv_ops.py``, ``space_depth_ops.py``, ``pool_ops.py``, ``lrn_ops.py``,
 ``topk_ops.py``, ``moments_ops.py`` and ``extra_math_ops.py`` (softsign, swish,
 crelu); this module only re-exports them."""
 

@@ -1,5 +1,6 @@
 """TF1's ``tf.nn`` moment helpers beyond ``moments``: ``sufficient_statistics``,
-``normalize_moments`` and ``weighted_moments``, composed of ops as TF composes them."""
+``normalize_moments`` and ``weighted_moments``, and ``fused_batch_norm``, composed of
+ops (so their gradients are the ops' own)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from .common import op_scope
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
-__all__ = ["sufficient_statistics", "normalize_moments", "weighted_moments"]
+__all__ = ["sufficient_statistics", "normalize_moments", "weighted_moments", "fused_batch_norm"]
 
 
 def _keep(keepdims: bool | None, keep_dims: bool | None) -> bool:
@@ -155,3 +156,72 @@ def weighted_moments(
         if half:
             mean, variance = math_ops.cast(mean, _dt.float16), math_ops.cast(variance, _dt.float16)
         return mean, variance
+
+
+def fused_batch_norm(
+    x: TensorLike,
+    scale: TensorLike,
+    offset: TensorLike,
+    mean: TensorLike | None = None,
+    variance: TensorLike | None = None,
+    epsilon: float = 0.001,
+    data_format: str = "NHWC",
+    is_training: bool = True,
+    name: str | None = None,
+    exponential_avg_factor: float = 1.0,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """Batch normalization of a 4-D ``x`` over its batch and spatial axes, per channel
+    (the last axis for ``NHWC``, axis 1 for ``NCHW``): ``(y, batch_mean,
+    batch_variance)``.
+
+    Training (``is_training``): ``y`` is normalized with the batch's own mean and
+    (biased) variance; the returned variance is the unbiased one (``n / (n - 1)``
+    times), what a moving average should track, as TF returns it. With
+    ``exponential_avg_factor`` below 1 the returned statistics are already averaged
+    with ``mean``/``variance``: ``(1 - f) * old + f * batch``. Inference: ``mean`` and
+    ``variance`` (required) normalize ``x`` and are returned as they are. A float16
+    ``x`` is normalized in float32 and ``y`` cast back; statistics are float32.
+
+    Raises:
+      ValueError: ``x`` not 4-D, an unknown ``data_format``, or inference without
+        ``mean``/``variance``.
+    """
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("data_format must be NHWC or NCHW, got %r" % (data_format,))
+    with op_scope([x, scale, offset], name, "FusedBatchNormV3"):
+        x = convert_to_tensor(x, name="x")
+        if x.shape.ndims not in (None, 4):
+            raise ValueError("x must be 4-D, got shape %s" % x.shape)
+        if not is_training and (mean is None or variance is None):
+            raise ValueError(
+                "Both 'mean' and 'variance' must be a 1D tensor when is_training is False"
+            )
+        compute = _dt.float32 if x.dtype is _dt.float16 else x.dtype
+        xc = math_ops.cast(x, compute) if compute is not x.dtype else x
+        axes = [0, 1, 2] if data_format == "NHWC" else [0, 2, 3]
+        shape = [1, 1, 1, -1] if data_format == "NHWC" else [1, -1, 1, 1]
+
+        def channel(t):
+            return array_ops.reshape(math_ops.cast(convert_to_tensor(t), compute), shape)
+
+        if is_training:
+            from .nn_ops import moments
+
+            m, v = moments(xc, axes)
+            n = math_ops.cast(array_ops.size(xc) // array_ops.size(m), compute)
+            unbiased = v * n / math_ops.maximum(n - 1.0, 1.0)
+            if exponential_avg_factor != 1.0 and mean is not None and variance is not None:
+                f = convert_to_tensor(exponential_avg_factor, compute)
+                out_m = (1.0 - f) * math_ops.cast(mean, compute) + f * m
+                out_v = (1.0 - f) * math_ops.cast(variance, compute) + f * unbiased
+            else:
+                out_m, out_v = m, unbiased
+        else:
+            m = math_ops.cast(convert_to_tensor(mean), compute)
+            v = math_ops.cast(convert_to_tensor(variance), compute)
+            out_m, out_v = array_ops.identity(m), array_ops.identity(v)
+        inv = math_ops.rsqrt(channel(v) + epsilon) * channel(scale)
+        y = (xc - channel(m)) * inv + channel(offset)
+        if compute is not x.dtype:
+            y = math_ops.cast(y, x.dtype)
+        return array_ops.identity(y, name="y"), out_m, out_v
