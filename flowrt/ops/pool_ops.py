@@ -21,7 +21,7 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
-from .common import check_dtype, int_list, make, shape_str
+from .common import check_dtype, int_list, make, op_scope, shape_str
 from .conv_ops import (
     check_attrs,
     check_format,
@@ -36,7 +36,7 @@ from .conv_ops import (
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
-__all__ = ["max_pool", "avg_pool", "max_pool2d", "avg_pool2d"]
+__all__ = ["max_pool", "avg_pool", "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d"]
 
 _POOL_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
 _ONES = [1, 1, 1, 1]
@@ -393,3 +393,47 @@ def avg_pool2d(
 ) -> Tensor:
     """TF2's spelling of ``avg_pool``."""
     return avg_pool(input, ksize, strides, padding, data_format, name)
+
+
+def _pool1d(pool, input, ksize, strides, padding, data_format, name, default):
+    """TF's 1-D pooling: the width axis pooled as a 2-D pool over ``[N, 1, W, C]``."""
+    if data_format not in ("NWC", "NHWC"):
+        raise ValueError("data_format must be NWC, got %r" % (data_format,))
+
+    def arg(v, what):
+        v = list(v) if isinstance(v, (list, tuple)) else [v]
+        if len(v) == 1:
+            return [1, 1, int(v[0]), 1]
+        if len(v) == 3:
+            return [1, 1, int(v[1]), 1]
+        raise ValueError("%s should be of length 1 or 3, got %r" % (what, v))
+
+    with op_scope([input], name, default):
+        x = array_ops.expand_dims(convert_to_tensor(input, name="input"), 1)
+        y = pool(x, arg(ksize, "ksize"), arg(strides, "strides"), padding)
+        return array_ops.squeeze(y, [1])
+
+
+def max_pool1d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str,
+    data_format: str = "NWC",
+    name: str | None = None,
+) -> Tensor:
+    """Max pooling of ``input`` [batch, width, channels] over its width (``ksize`` and
+    ``strides``: an int or a list of 1 or 3 ints), as TF builds it on ``max_pool``."""
+    return _pool1d(max_pool, input, ksize, strides, padding, data_format, name, "MaxPool1d")
+
+
+def avg_pool1d(
+    input: TensorLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int],
+    padding: str,
+    data_format: str = "NWC",
+    name: str | None = None,
+) -> Tensor:
+    """Average pooling over the width of [batch, width, channels]; as ``max_pool1d``."""
+    return _pool1d(avg_pool, input, ksize, strides, padding, data_format, name, "AvgPool1D")
