@@ -1,8 +1,10 @@
-"""``fr.image``: TF1's ``tf.image`` resizing functions. Definitions live in
-``flowrt/ops/image_ops.py``; this module only re-exports them."""
+"""``fr.image``: TF1's ``tf.image`` functions. Definitions live in
+``flowrt/ops/image_ops.py`` (resizing, patches) and ``flowrt/ops/image_*.py``
+(geometry, color); this module only re-exports them."""
 
 import types as _types
 
+from .ops.image_geometry import *  # noqa: F403
 from .ops.image_ops import *  # noqa: F403
 
 __all__ = sorted(
