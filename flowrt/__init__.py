@@ -71,6 +71,7 @@ from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.functional_loops import *  # noqa: F403
 from .ops.grouping_ops import *  # noqa: F403
+from .ops.image_color import saturate_cast  # noqa: F401
 from .ops.image_geometry import random_crop  # noqa: F401
 from .ops.image_ops import extract_image_patches  # noqa: F401
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesValue, unsorted_segment_sum  # noqa: F401

@@ -341,7 +341,9 @@ def crop_to_bounding_box(
         checks += tf_assert(offset_height >= 0, "offset_height must be >= 0.")
         checks += tf_assert(target_width > 0, "target_width must be > 0.")
         checks += tf_assert(target_height > 0, "target_height must be > 0.")
-        checks += tf_assert(width >= (target_width + offset_width), "width must be >= target + offset.")
+        checks += tf_assert(
+            width >= (target_width + offset_width), "width must be >= target + offset."
+        )
         checks += tf_assert(
             height >= (target_height + offset_height), "height must be >= target + offset."
         )
@@ -446,8 +448,7 @@ def central_crop(image: TensorLike, central_fraction: TensorLike) -> Tensor:
         rank = x.shape.ndims
         if rank not in (3, 4):
             raise ValueError(
-                "`image` should either be a Tensor with rank = 3 or rank = 4. Had rank = %s."
-                % rank
+                "`image` should either be a Tensor with rank = 3 or rank = 4. Had rank = %s." % rank
             )
         off = 0 if rank == 3 else 1
         dims = x.shape.as_list()
