@@ -68,3 +68,16 @@ SPECS += [
         id="ExtractImagePatches-VALID",
     ),
 ]
+
+
+# RGBToHSV: TF's piecewise gradient, checked where it is smooth (distinct channels,
+# none at 0); each pixel's largest and smallest channel vary over the batch.
+_HSV = np.array(
+    [
+        [[0.8, 0.5, 0.2], [0.3, 0.7, 0.45], [0.25, 0.4, 0.9]],
+        [[0.6, 0.2, 0.35], [0.5, 0.65, 0.15], [0.3, 0.2, 0.55]],
+    ]
+)
+SPECS += [
+    GradSpec("RGBToHSV", fr.image.rgb_to_hsv, [_HSV], eps=1e-7, rtol=1e-5, atol=1e-6),
+]
