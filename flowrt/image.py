@@ -8,6 +8,7 @@ from .ops.image_color import *  # noqa: F403
 from .ops.image_geometry import *  # noqa: F403
 from .ops.image_hsv import *  # noqa: F403
 from .ops.image_ops import *  # noqa: F403
+from .ops.image_resize import *  # noqa: F403
 
 __all__ = sorted(
     _n

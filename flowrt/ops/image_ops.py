@@ -54,9 +54,8 @@ _FLOATS = (_dt.float16, _dt.float32, _dt.float64)
 
 
 class ResizeMethod:
-    """TF1's resize methods (``fr.image.ResizeMethod.BILINEAR``, ...).
-
-    Note (flowrt): ``BICUBIC`` and ``AREA`` are named but not supported (ValueError).
+    """TF1's resize methods (``fr.image.ResizeMethod.BILINEAR``, ...); ``resize_images``
+    also takes TF 2's spellings (``"bilinear"``, ``"nearest"``, ``"bicubic"``, ``"area"``).
     """
 
     BILINEAR = 0
@@ -126,7 +125,7 @@ def _resize_infer(op):
     check_dtype(x, _IMAGE_DTYPES, "images")
     n, _, _, c = _rank4(x, "images")
     h, w = _size_of(size)
-    out_dt = _dt.float32 if op.type == "ResizeBilinear" else x.dtype
+    out_dt = x.dtype if op.type == "ResizeNearestNeighbor" else _dt.float32
     return [(out_dt, TensorShape([n, h, w, c]))]
 
 
@@ -333,7 +332,7 @@ def resize_images(
     Args:
       images: a 3-D or 4-D tensor.
       size: ``[new_height, new_width]`` (ints or an int32 tensor).
-      method: ``ResizeMethod.BILINEAR`` (float32 result) or
+      method: ``ResizeMethod.BILINEAR``, ``BICUBIC`` or ``AREA`` (float32 result) or
         ``ResizeMethod.NEAREST_NEIGHBOR`` (dtype kept).
       align_corners: align the corner pixels of input and output.
       preserve_aspect_ratio: scale to fit within ``size`` keeping the aspect ratio
@@ -346,14 +345,19 @@ def resize_images(
     Raises:
       ValueError: for a shape that is not 3-D or 4-D, a bad ``size``, or an unsupported
         ``method``.
-
-    Note (flowrt): ``BICUBIC`` and ``AREA`` are not supported (ValueError).
     """
-    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR):
-        raise ValueError(
-            "resize method %r is not supported by flowrt: use ResizeMethod.BILINEAR or "
-            "ResizeMethod.NEAREST_NEIGHBOR" % (method,)
-        )
+    # image_resize builds on this module, so its functions are looked up when called.
+    from . import image_resize
+
+    fns = {
+        ResizeMethod.BILINEAR: resize_bilinear,
+        ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
+        ResizeMethod.BICUBIC: image_resize.resize_bicubic,
+        ResizeMethod.AREA: image_resize.resize_area,
+    }
+    key = _METHOD_NAMES.get(method, method) if isinstance(method, str) else method
+    if key not in fns:
+        raise ValueError("Resize method is not implemented: %s" % (method,))
     with op_scope([images, size], name, "resize"):
         x = convert_to_tensor(images, name="images")
         if x.shape.ndims is None:
@@ -378,13 +382,19 @@ def resize_images(
             s = convert_to_tensor(v, dtype=_dt.int32)
         if v is not None and [height, width] == v:
             return x if is_batch else array_ops.squeeze(x, [0])
-        fn = resize_bilinear if method == ResizeMethod.BILINEAR else resize_nearest_neighbor
-        y = fn(x, s, align_corners=align_corners)
+        y = fns[key](x, s, align_corners=align_corners)
         y.set_shape([None] + (v if v is not None else [None, None]) + [None])
         return y if is_batch else array_ops.squeeze(y, [0])
 
 
 resize = resize_images
+
+_METHOD_NAMES = {
+    "bilinear": ResizeMethod.BILINEAR,
+    "nearest": ResizeMethod.NEAREST_NEIGHBOR,
+    "bicubic": ResizeMethod.BICUBIC,
+    "area": ResizeMethod.AREA,
+}
 
 
 # --------------------------------------------------------------------------------------

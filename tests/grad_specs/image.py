@@ -81,3 +81,26 @@ _HSV = np.array(
 SPECS += [
     GradSpec("RGBToHSV", fr.image.rgb_to_hsv, [_HSV], eps=1e-7, rtol=1e-5, atol=1e-6),
 ]
+
+
+def _bicubic(size, **kw):
+    return lambda x: fr.cast(fr.image.resize_bicubic(x, size, **kw), fr.float64)
+
+
+SPECS += [
+    GradSpec("ResizeBicubic", _bicubic([8, 11]), [IMG], **_F32),
+    GradSpec(
+        "ResizeBicubic",
+        _bicubic([3, 4], align_corners=True),
+        [IMG],
+        id="ResizeBicubic-align_corners",
+        **_F32,
+    ),
+    GradSpec(
+        "ResizeBicubic",
+        _bicubic([10, 5], half_pixel_centers=True),
+        [IMG],
+        id="ResizeBicubic-half_pixel_centers",
+        **_F32,
+    ),
+]
