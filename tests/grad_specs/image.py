@@ -104,3 +104,43 @@ SPECS += [
         **_F32,
     ),
 ]
+
+
+_CROP_IMG = _r.standard_normal((2, 5, 6, 2))
+# No sampling point on a pixel line, where the crop has a kink (TF's gradient takes 0).
+_CROP_BOXES = np.array(
+    [[0.11, 0.23, 0.71, 0.91], [0.83, 0.07, 0.31, 0.62], [0.27, 0.33, 0.57, 0.77]]
+)
+
+
+def _crop(method):
+    def f(image, boxes):
+        y = fr.image.crop_and_resize(image, fr.cast(boxes, fr.float32), [1, 0, 1], [3, 4], method)
+        return fr.cast(y, fr.float64)
+
+    return f
+
+
+SPECS += [
+    GradSpec("CropAndResize", _crop("bilinear"), [_CROP_IMG, _CROP_BOXES], wrt=[0], **_F32),
+    GradSpec(
+        "CropAndResize",
+        _crop("nearest"),
+        [_CROP_IMG, _CROP_BOXES],
+        wrt=[0],
+        id="CropAndResize-nearest",
+        **_F32,
+    ),
+    # The boxes' gradient: bilinear sampling is smooth in the box within a pixel cell;
+    # a small step in float32 coordinates, checked loosely.
+    GradSpec(
+        "CropAndResize",
+        _crop("bilinear"),
+        [_CROP_IMG, _CROP_BOXES],
+        wrt=[1],
+        eps=1e-3,
+        rtol=2e-2,
+        atol=2e-2,
+        id="CropAndResize-boxes",
+    ),
+]
