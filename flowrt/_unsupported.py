@@ -71,9 +71,9 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "build features with ops (fr.one_hot, fr.nn.embedding_lookup)",
     ),
     Unsupported(
-        "tf.image other than resizing (decoding, crops, flips, color)",
+        "tf.image decoding and encoding (decode_jpeg, decode_png, encode_jpeg, ...)",
         "image.decode_jpeg",
-        "preprocess images with NumPy before feeding",
+        "decode images with NumPy or Pillow before feeding; fr.image has the rest",
     ),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
     Unsupported("tf.tensordot", "tensordot", "fr.einsum, or fr.matmul with fr.reshape"),

@@ -9,7 +9,7 @@ operations in TF's order, so their values are TF's bit for bit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -184,7 +184,7 @@ def adjust_contrast(images: TensorLike, contrast_factor: TensorLike) -> Tensor:
         return convert_image_dtype(adjusted, x.dtype, saturate=True)
 
 
-def adjust_gamma(image: TensorLike, gamma: TensorLike = 1, gain: TensorLike = 1) -> Tensor:
+def adjust_gamma(image: TensorLike, gamma: Any = 1, gain: Any = 1) -> Tensor:
     """``gain * image ** gamma`` in the float [0, 1) scale (TF1 ``tf.image.adjust_gamma``).
 
     Raises:

@@ -273,10 +273,10 @@ def _static_dims(shape: list) -> list:
 
 def pad_to_bounding_box(
     image: TensorLike,
-    offset_height: TensorLike,
-    offset_width: TensorLike,
-    target_height: TensorLike,
-    target_width: TensorLike,
+    offset_height: Any,
+    offset_width: Any,
+    target_height: Any,
+    target_width: Any,
 ) -> Tensor:
     """Pads ``image`` with zeros to ``target_height`` x ``target_width``, its top-left
     corner at (``offset_height``, ``offset_width``) (TF1 ``tf.image.pad_to_bounding_box``).
@@ -314,10 +314,10 @@ def pad_to_bounding_box(
 
 def crop_to_bounding_box(
     image: TensorLike,
-    offset_height: TensorLike,
-    offset_width: TensorLike,
-    target_height: TensorLike,
-    target_width: TensorLike,
+    offset_height: Any,
+    offset_width: Any,
+    target_height: Any,
+    target_width: Any,
 ) -> Tensor:
     """The ``target_height`` x ``target_width`` window of ``image`` whose top-left corner
     is (``offset_height``, ``offset_width``) (TF1 ``tf.image.crop_to_bounding_box``).
@@ -371,7 +371,7 @@ def _eq(a, b):
 
 
 def resize_image_with_crop_or_pad(
-    image: TensorLike, target_height: TensorLike, target_width: TensorLike
+    image: TensorLike, target_height: Any, target_width: Any
 ) -> Tensor:
     """Crops ``image`` centrally and/or pads it evenly with zeros to ``target_height`` x
     ``target_width`` (TF1 ``tf.image.resize_image_with_crop_or_pad``; TF2
@@ -420,7 +420,7 @@ def _start(size, fraction, dynamic: bool):
     return int((float(size) - float(size) * fraction) / 2)
 
 
-def central_crop(image: TensorLike, central_fraction: TensorLike) -> Tensor:
+def central_crop(image: TensorLike, central_fraction: Any) -> Tensor:
     """The central ``central_fraction`` of ``image``'s height and width (TF1
     ``tf.image.central_crop``): the crop starts at ``int((size - size * fraction) / 2)``.
 
