@@ -77,18 +77,22 @@ def _nms_infer(op):
     return [(_dt.int32, TensorShape([None]))]
 
 
-def _iou(boxes: np.ndarray) -> np.ndarray:
+def _corners(boxes: np.ndarray):
     b = boxes.astype(np.float32, copy=False)
     ymin, ymax = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
     xmin, xmax = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
-    area = (ymax - ymin) * (xmax - xmin)
-    ih = np.minimum(ymax[:, None], ymax[None, :]) - np.maximum(ymin[:, None], ymin[None, :])
-    iw = np.minimum(xmax[:, None], xmax[None, :]) - np.maximum(xmin[:, None], xmin[None, :])
+    return ymin, xmin, ymax, xmax, (ymax - ymin) * (xmax - xmin)
+
+
+def _iou_row(c, i: int) -> np.ndarray:
+    """TF's IOU of box ``i`` with every box, in float32 (0 when either is empty)."""
+    ymin, xmin, ymax, xmax, area = c
+    ih = np.minimum(ymax[i], ymax) - np.maximum(ymin[i], ymin)
+    iw = np.minimum(xmax[i], xmax) - np.maximum(xmin[i], xmin)
     inter = np.maximum(ih, np.float32(0)) * np.maximum(iw, np.float32(0))
     with np.errstate(divide="ignore", invalid="ignore"):
-        iou = inter / (area[:, None] + area[None, :] - inter)
-    empty = (area[:, None] <= 0) | (area[None, :] <= 0)
-    return np.where(empty, np.float32(0), iou)
+        iou = inter / (area[i] + area - inter)
+    return np.where((area[i] <= 0) | (area <= 0), np.float32(0), iou)
 
 
 def _nms_kernel(ctx, op, boxes, scores, size, iou_threshold, score_threshold=None):
@@ -116,16 +120,19 @@ def _nms_kernel(ctx, op, boxes, scores, size, iou_threshold, score_threshold=Non
     order = cand[np.lexsort((cand, -s[cand]))]
     if size == 0 or not len(order):
         return (np.zeros(0, np.int32),)
-    iou = _iou(boxes[order])
+    corners = _corners(boxes[order])
     alive = np.ones(len(order), bool)
-    kept = []
-    for i in range(len(order)):
-        if not alive[i]:
-            continue
-        kept.append(order[i])
-        if len(kept) == size:
+    kept: list[int] = []
+    i = 0
+    while len(kept) < size:
+        # The best candidate left; its IOU row suppresses the later ones it overlaps.
+        rest = np.flatnonzero(alive[i:])
+        if not len(rest):
             break
-        alive &= ~(iou[i] > thr)
+        i += int(rest[0])
+        kept.append(int(order[i]))
+        alive[i] = False
+        alive &= ~(_iou_row(corners, i) > thr)
     return (np.asarray(kept, np.int32),)
 
 
@@ -272,8 +279,8 @@ def _crop_kernel(ctx, op, image, boxes, box_ind, crop):
         raise errors.InvalidArgumentError(None, op, "crop dimensions must be positive")
     ys, xs, vy, vx = _sampling(op, image.shape, boxes, box_ind, (ch, cw))
     h, w = image.shape[1:3]
-    img = image[box_ind].astype(np.float32, copy=False)  # [num_boxes, h, w, depth]
-    nb = np.arange(len(box_ind))[:, None, None]
+    img = image.astype(np.float32, copy=False)
+    nb = box_ind[:, None, None]
     ext = np.float32(op.attrs["extrapolation_value"])
     if op.attrs["method"] == "nearest":
         yi, xi = _roundf(ys, h), _roundf(xs, w)
@@ -378,8 +385,8 @@ def _grad_boxes_kernel(ctx, op, grads, image, boxes, box_ind):
     n, ch, cw, _ = grads.shape
     h, w = image.shape[1:3]
     ys, xs, vy, vx = _sampling(op, image.shape, boxes, box_ind, (ch, cw))
-    img = image[box_ind].astype(np.float32, copy=False)
-    nb = np.arange(n)[:, None, None]
+    img = image.astype(np.float32, copy=False)
+    nb = box_ind[:, None, None]
     top = np.clip(np.floor(ys), 0, h - 1).astype(np.int64)[:, :, None]
     bot = np.clip(np.ceil(ys), 0, h - 1).astype(np.int64)[:, :, None]
     left = np.clip(np.floor(xs), 0, w - 1).astype(np.int64)[:, None, :]

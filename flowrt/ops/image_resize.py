@@ -86,6 +86,14 @@ def _bicubic_kernel(ctx, op, x, size):
     return (out,)
 
 
+def _weights(out_size: int, in_size: int, align: bool, half: bool) -> np.ndarray:
+    """The [out, in] float32 matrix of bicubic weights along one axis."""
+    idx, w = _cubic_taps(out_size, in_size, align, half)
+    m = np.zeros((out_size, in_size), np.float32)
+    np.add.at(m, (np.arange(out_size)[:, None], idx), w)
+    return m
+
+
 def _bicubic_grad_infer(op):
     g, x = op.inputs
     check_dtype(g, (_dt.float32,), "grads")
@@ -103,20 +111,13 @@ def _bicubic_grad_kernel(ctx, op, g, x):
             "grads %s and original_image %s do not match" % (list(g.shape), list(x.shape)),
         )
     align, half = _attrs(op)
-    n, oh, ow, c = g.shape
-    yi, yw = _cubic_taps(oh, x.shape[1], align, half)
-    xi, xw = _cubic_taps(ow, x.shape[2], align, half)
-    # TF adds each output pixel's gradient times the 4 x 4 weights into the input, output
-    # pixel by output pixel, row tap by column tap: the same float32 products, added
-    # into the input's dtype in the same order (np.add.at applies them in index order).
-    gw = g.astype(np.float32, copy=False)[:, :, None, :, None, :] * yw[None, :, :, None, None, None]
-    vals = gw * xw[None, None, None, :, :, None]  # [n, oh, 4, ow, 4, c]
-    vals = vals.transpose(0, 1, 3, 2, 4, 5).reshape(n, -1, c)  # (y, x, i, j) order
-    rows = np.broadcast_to(yi[:, None, :, None], (oh, ow, 4, 4)).reshape(-1)
-    cols = np.broadcast_to(xi[None, :, None, :], (oh, ow, 4, 4)).reshape(-1)
-    dx = np.zeros(x.shape, x.dtype)
-    np.add.at(dx, (slice(None), rows, cols), vals.astype(x.dtype, copy=False))
-    return (dx,)
+    # Each output pixel's gradient times its 4 x 4 weights, added into the input: the
+    # weight matrices of both axes applied at once (TF adds pixel by pixel, so sums of
+    # many terms can differ from its in the last bits).
+    wy = _weights(g.shape[1], x.shape[1], align, half)
+    wx = _weights(g.shape[2], x.shape[2], align, half)
+    dx = np.einsum("yh,nyxc,xw->nhwc", wy, g.astype(np.float32, copy=False), wx, optimize=True)
+    return (dx.astype(x.dtype, copy=False),)
 
 
 def _bicubic_grad(op, g):
