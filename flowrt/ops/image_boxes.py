@@ -1,5 +1,6 @@
 """Box ops of ``fr.image``: non-max suppression (``NonMaxSuppressionV2``/``V3``) and
-``CropAndResize`` with its two gradient ops, each one ``register_op`` row.
+``CropAndResize`` with its two gradient ops, and ``DrawBoundingBoxes``(``V2``), each one
+``register_op`` row.
 
 Non-max suppression is TF's greedy pass: candidates (score above ``score_threshold``)
 in order of score, ties by index; one is kept unless its IOU with a kept box exceeds
@@ -33,6 +34,7 @@ __all__ = [
     "non_max_suppression_v2",
     "non_max_suppression_v3",
     "crop_and_resize",
+    "draw_bounding_boxes",
 ]
 
 _HALF_FLOAT = (_dt.float16, _dt.float32)
@@ -470,3 +472,118 @@ def crop_and_resize(
         c = convert_to_tensor(crop_size, dtype=_dt.int32, name="crop_size")
         attrs = {"method": method, "extrapolation_value": float(extrapolation_value)}
         return make_op("CropAndResize", [x, b, i, c], attrs, name, "CropAndResize").outputs[0]
+
+
+# --------------------------------------------------------------------------------------
+# DrawBoundingBoxes / DrawBoundingBoxesV2
+# --------------------------------------------------------------------------------------
+
+# TF's default colors (RGBA): yellow, blue, red, lime, purple, olive, maroon, navy, aqua,
+# fuchsia; channels past the 4th are 1.
+_COLORS = [
+    [1, 1, 0, 1],
+    [0, 0, 1, 1],
+    [1, 0, 0, 1],
+    [0, 1, 0, 1],
+    [0.5, 0, 0.5, 1],
+    [0.5, 0.5, 0, 1],
+    [0.5, 0, 0, 1],
+    [0, 0, 0.5, 1],
+    [0, 1, 1, 1],
+    [1, 0, 1, 1],
+]
+
+
+def _draw_infer(op):
+    images, boxes = op.inputs[:2]
+    check_dtype(images, _HALF_FLOAT, "images")
+    check_dtype(boxes, (_dt.float32,), "boxes")
+    _rank(images, 4, "images")
+    _rank(boxes, 3, "boxes")
+    if len(op.inputs) == 3:
+        check_dtype(op.inputs[2], (_dt.float32,), "colors")
+    return [(images.dtype, images.shape)]
+
+
+def _draw_kernel(ctx, op, images, boxes, colors=None):
+    if images.ndim != 4:
+        raise errors.InvalidArgumentError(
+            None, op, "The rank of the images should be 4, got shape %s" % list(images.shape)
+        )
+    n, h, w, depth = images.shape
+    if depth not in (1, 3, 4):
+        raise errors.InvalidArgumentError(
+            None, op, "Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)"
+        )
+    if boxes.ndim != 3 or boxes.shape[0] != n or boxes.shape[2] != 4:
+        raise errors.InvalidArgumentError(
+            None, op, "boxes must be [batch, num_boxes, 4], got shape %s" % list(boxes.shape)
+        )
+    if colors is not None and colors.size:
+        if colors.ndim != 2:
+            raise errors.InvalidArgumentError(None, op, "colors must be a 2-D matrix")
+        if colors.shape[1] < depth:
+            raise errors.InvalidArgumentError(
+                None, op, "colors must have equal or more channels than the image provided"
+            )
+        table = colors.astype(np.float32)[:, :depth]
+    else:
+        table = np.array(_COLORS, np.float32)
+        if depth > 4:
+            table = np.pad(table, ((0, 0), (0, depth - 4)), constant_values=1)
+        table = table[:, :depth].copy()
+        if depth == 1:
+            table[:, 0] = 1  # TF's default colors draw white on a gray image
+    table = table.astype(images.dtype)
+    canvas = images.copy()
+    # TF truncates each edge's float32 position to a pixel; a box is drawn line by line.
+    b = boxes.astype(np.float32, copy=False)
+    rows = (b[..., [0, 2]] * np.float32(h - 1)).astype(np.int64)
+    cols = (b[..., [1, 3]] * np.float32(w - 1)).astype(np.int64)
+    for i in range(n):
+        for k in range(boxes.shape[1]):
+            r0, r1 = rows[i, k]
+            c0, c1 = cols[i, k]
+            if r0 > r1 or c0 > c1 or r0 >= h or r1 < 0 or c0 >= w or c1 < 0:
+                continue  # inverted or outside the image: TF skips it (with a warning)
+            color = table[k % len(table)]
+            rc0, rc1, cc0, cc1 = max(r0, 0), min(r1, h - 1), max(c0, 0), min(c1, w - 1)
+            if r0 >= 0:
+                canvas[i, r0, cc0 : cc1 + 1] = color
+            if r1 < h:
+                canvas[i, r1, cc0 : cc1 + 1] = color
+            if c0 >= 0:
+                canvas[i, rc0 : rc1 + 1, c0] = color
+            if c1 < w:
+                canvas[i, rc0 : rc1 + 1, c1] = color
+    return (canvas,)
+
+
+register_op("DrawBoundingBoxes", infer=_draw_infer, kernel=_draw_kernel, grad=NOT_DIFFERENTIABLE)
+register_op("DrawBoundingBoxesV2", infer=_draw_infer, kernel=_draw_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def draw_bounding_boxes(
+    images: TensorLike,
+    boxes: TensorLike,
+    name: str | None = None,
+    colors: TensorLike | None = None,
+) -> Tensor:
+    """Draws the outline of each box of ``boxes`` [batch, num_boxes, 4] (normalized
+    ``[y_min, x_min, y_max, x_max]``) on ``images`` [batch, height, width, depth]
+    (TF1 ``tf.image.draw_bounding_boxes``; op ``DrawBoundingBoxes``, or
+    ``DrawBoundingBoxesV2`` with ``colors``).
+
+    Args:
+      images: float32 or half images with 1, 3 or 4 channels.
+      boxes: float32 [batch, num_boxes, 4].
+      name: the op name.
+      colors: float32 [num_colors, channels] cycled over the boxes; default TF's 10.
+    """
+    with in_graph_of([images, boxes]):
+        x = convert_to_tensor(images, name="images")
+        b = convert_to_tensor(boxes, dtype=_dt.float32, name="boxes")
+        if colors is None:
+            return make("DrawBoundingBoxes", [x, b], {}, name, "DrawBoundingBoxes")
+        c = convert_to_tensor(colors, dtype=_dt.float32, name="colors")
+        return make("DrawBoundingBoxesV2", [x, b, c], {}, name, "DrawBoundingBoxesV2")
