@@ -160,7 +160,10 @@ def non_max_suppression_v2(
 ) -> Tensor:
     """The raw ``NonMaxSuppressionV2`` op (``tf.raw_ops.NonMaxSuppressionV2``): indices
     of at most ``max_output_size`` boxes, greedily by score, dropping boxes whose IOU
-    with a kept one exceeds ``iou_threshold``."""
+    with a kept one exceeds ``iou_threshold``.
+
+    Note (flowrt): TF has this only as ``tf.raw_ops``; flowrt names it in ``fr.image``.
+    """
     return _nms("NonMaxSuppressionV2", boxes, scores, max_output_size, [iou_threshold], name)
 
 
@@ -173,7 +176,10 @@ def non_max_suppression_v3(
     name: str | None = None,
 ) -> Tensor:
     """The raw ``NonMaxSuppressionV3`` op: :func:`non_max_suppression_v2` over the boxes
-    whose score exceeds ``score_threshold``."""
+    whose score exceeds ``score_threshold``.
+
+    Note (flowrt): TF has this only as ``tf.raw_ops``; flowrt names it in ``fr.image``.
+    """
     return _nms(
         "NonMaxSuppressionV3",
         boxes,

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "convert_image_dtype",
-    "saturate_cast",
     "adjust_brightness",
     "adjust_contrast",
     "adjust_gamma",
