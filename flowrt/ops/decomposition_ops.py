@@ -335,7 +335,7 @@ def _qr_kernel(ctx, op, x):
     full = op.attrs["full_matrices"]
     if a.size == 0:
         p = m if full else min(m, n)
-        q = np.broadcast_to(np.eye(m, p, dtype=a.dtype), a.shape[:-2] + (m, p))
+        q = np.broadcast_to(np.eye(m, p, dtype=a.dtype), a.shape[:-2] + (m, p)).copy()
         return (_out(q, x), np.zeros(a.shape[:-2] + (p, n), x.dtype))
     q, r = np.linalg.qr(a, mode="complete" if full else "reduced")
     return (_out(q, x), _out(r, x))
@@ -433,8 +433,9 @@ def _svd_kernel(ctx, op, x):
     p = min(m, n)
     if a.size == 0:
         s = np.zeros(a.shape[:-2] + (p,), real)
-        u = np.broadcast_to(np.eye(m, m if full else p, dtype=x.dtype), a.shape[:-2] + (m, -1))
-        v = np.broadcast_to(np.eye(n, n if full else p, dtype=x.dtype), a.shape[:-2] + (n, -1))
+        ku, kv = (m, n) if full else (p, p)
+        u = np.broadcast_to(np.eye(m, ku, dtype=x.dtype), a.shape[:-2] + (m, ku)).copy()
+        v = np.broadcast_to(np.eye(n, kv, dtype=x.dtype), a.shape[:-2] + (n, kv)).copy()
     elif not uv:
         s = np.linalg.svd(a, compute_uv=False)
     else:
