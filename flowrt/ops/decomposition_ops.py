@@ -653,8 +653,8 @@ def norm(
         r = x.shape.ndims
         if r is None:
             raise ValueError("norm with ord=2 over two axes needs a known rank, got %s" % x.shape)
-        pos = [int(a) % r if -r <= int(a) < r else None for a in axes]
-        if None in pos or pos[0] == pos[1]:
+        pos = [int(a) % r for a in axes]
+        if not all(-r <= int(a) < r for a in axes) or pos[0] == pos[1]:
             raise ValueError(
                 "'axis' must be None, an integer, or a tuple of 2 unique integers, got %s"
                 % (tuple(axes),)

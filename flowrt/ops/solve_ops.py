@@ -418,7 +418,7 @@ def matrix_solve_ls(
     composite = bool(fast)
     if composite and s.is_fully_defined():
         batch = int(np.prod(s.as_list()[:-2], dtype=np.int64))
-        big = s.num_elements() * a.dtype.size > _L2_CACHE_SIZE_GUESS
+        big = int(np.prod(s.as_list(), dtype=np.int64)) * a.dtype.size > _L2_CACHE_SIZE_GUESS
         composite = not (big and batch > min(s.as_list()[-2:]))
     if not composite or s.ndims is None or None in s.as_list()[-2:]:
         with in_graph_of([a, b]):
@@ -444,6 +444,7 @@ def matrix_solve_ls(
 
 def _default_tolerance(a: Tensor, s_max: Tensor) -> Tensor:
     m, n = a.shape.as_list()[-2:] if a.shape.ndims is not None else [None, None]
+    big: Tensor | float
     if m is None or n is None:
         dims = math_ops.cast(array_ops.shape(a)[-2:], a.dtype.real_dtype)
         big = math_ops.reduce_max(dims)
