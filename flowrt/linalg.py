@@ -33,7 +33,7 @@ from .ops.matrix_ops import matrix_diag_part as diag_part  # noqa: F401
 from .ops.matrix_ops import matrix_set_diag as set_diag  # noqa: F401
 from .ops.matrix_ops import matrix_transpose as transpose  # noqa: F401
 from .ops.nn_ops import l2_normalize  # noqa: F401
-from .ops.solve_ops import cholesky_solve, matrix_rank, pinv  # noqa: F401
+from .ops.solve_ops import cholesky_solve, expm, lu, matrix_rank, pinv  # noqa: F401
 from .ops.solve_ops import matrix_solve as solve  # noqa: F401
 from .ops.solve_ops import matrix_solve_ls as lstsq  # noqa: F401
 from .ops.solve_ops import matrix_triangular_solve as triangular_solve  # noqa: F401

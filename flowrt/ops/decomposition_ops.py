@@ -122,7 +122,7 @@ def _scalar_to_matrix(x: Tensor) -> Tensor:
 # --------------------------------------------------------------------------------------
 
 
-def _square_infer(op):
+def square_infer(op):
     (x,) = op.inputs
     batch, m, n = matrix_dims(x, square=True)
     return [(x.dtype, _shape(batch, m if m is not None else n, n if n is not None else m))]
@@ -146,7 +146,7 @@ def _inverse_grad(op, g):
     return [-mm(ainv, mm(g, ainv, adjoint_a=adj, adjoint_b=not adj), adjoint_a=not adj)]
 
 
-register_op("MatrixInverse", infer=_square_infer, kernel=_inverse_kernel, grad=_inverse_grad)
+register_op("MatrixInverse", infer=square_infer, kernel=_inverse_kernel, grad=_inverse_grad)
 
 
 def matrix_inverse(input: TensorLike, adjoint: bool = False, name: str | None = None) -> Tensor:
@@ -292,7 +292,7 @@ def _cholesky_grad(op, g):
     return [0.5 * (grad_a + adjoint(grad_a))]
 
 
-register_op("Cholesky", infer=_square_infer, kernel=_cholesky_kernel, grad=_cholesky_grad)
+register_op("Cholesky", infer=square_infer, kernel=_cholesky_kernel, grad=_cholesky_grad)
 
 
 def cholesky(input: TensorLike, name: str | None = None) -> Tensor:

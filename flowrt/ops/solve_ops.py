@@ -1,6 +1,8 @@
 """TF1's linear solvers: ``MatrixSolve``, ``MatrixTriangularSolve``, ``MatrixSolveLs``,
-and the composites TF builds on them and on the decompositions: ``cholesky_solve``,
-``matrix_solve_ls`` (``tf.linalg.lstsq``), ``pinv`` and ``matrix_rank``.
+the composites TF builds on them and on the decompositions (``cholesky_solve``,
+``matrix_solve_ls``/``tf.linalg.lstsq``, ``pinv``, ``matrix_rank``), the ``Lu``
+factorization and the matrix exponential (``MatrixExponential``, solved Pade
+approximants).
 
 Each op type is one ``register_op`` row (shape rule over batch dims, numpy kernel, TF's
 gradient from ``linalg_grad.py``).
@@ -25,6 +27,7 @@ from .decomposition_ops import (
     matrix_dims,
     mm,
     real_gradient_only,
+    square_infer,
     svd,
 )
 from .math_ops import _is_tensor, _sum_to
@@ -506,3 +509,201 @@ def matrix_rank(
         else:
             tol = convert_to_tensor(tol, dtype=s.dtype, name="tol")
         return math_ops.reduce_sum(math_ops.cast(s > tol, _dt.int32), axis=-1)
+
+
+# --------------------------------------------------------------------------------------
+# Lu: partial-pivoting LU factorization (no gradient in TF)
+# --------------------------------------------------------------------------------------
+
+
+def _lu_infer(op):
+    (x,) = op.inputs
+    batch, m, n = matrix_dims(x, square=True)
+    k = m if m is not None else n
+    idx = op.attrs["output_idx_type"]
+    return [
+        (x.dtype, op.inputs[0].shape if batch is None else TensorShape(batch + [k, k])),
+        (idx, unknown_shape() if batch is None else TensorShape(batch + [k])),
+    ]
+
+
+def _lu_kernel(ctx, op, x):
+    n = x.shape[-1]
+    lu = lapack_in(x).reshape((-1, n, n)).copy()
+    count = lu.shape[0]
+    perm = np.tile(np.arange(n), (count, 1))
+    rows = np.arange(count)
+    for k in range(n):  # Doolittle with row pivoting, every matrix of the batch at once
+        piv = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        if (lu[rows, piv, k] == 0).any():
+            raise errors.InvalidArgumentError(None, op, "Input is not invertible.")
+        lu[rows, k], lu[rows, piv] = lu[rows, piv], lu[rows, k].copy()
+        perm[rows, k], perm[rows, piv] = perm[rows, piv], perm[rows, k].copy()
+        lu[:, k + 1 :, k] /= lu[:, k : k + 1, k]
+        lu[:, k + 1 :, k + 1 :] -= lu[:, k + 1 :, k : k + 1] * lu[:, k : k + 1, k + 1 :]
+    idx = op.attrs["output_idx_type"].np
+    return (lu.reshape(x.shape).astype(x.dtype), perm.reshape(x.shape[:-1]).astype(idx))
+
+
+register_op("Lu", infer=_lu_infer, kernel=_lu_kernel, grad=None)
+
+
+def lu(
+    input: TensorLike, output_idx_type: Any = _dt.int32, name: str | None = None
+) -> tuple[Tensor, Tensor]:
+    """The LU factorization with partial pivoting of each square matrix (op type Lu;
+    ``tf.linalg.lu``).
+
+    Args:
+      input: float16/32/64 or complex64/128 tensor of shape ``[..., M, M]``.
+      output_idx_type: int32 or int64, the dtype of ``p``.
+      name: the op's name (default ``Lu``).
+
+    Returns:
+      ``(lu, p)``: ``lu`` packs the unit lower triangular ``L`` (below the diagonal) and
+      ``U`` (on and above it); ``p`` (``[..., M]``) is the row permutation, so that
+      ``gather(input, p)`` (per matrix) equals ``L @ U``.
+
+    Raises:
+      fr.errors.InvalidArgumentError: at run time, "Input is not invertible." for a
+        singular matrix.
+
+    As in TF, Lu has no gradient.
+    """
+    idx = _dt.as_dtype(output_idx_type)
+    if idx not in (_dt.int32, _dt.int64):
+        raise TypeError("output_idx_type must be int32 or int64, got %s" % idx.name)
+    lu_, p = make("Lu", [input], {"output_idx_type": idx}, name)
+    return lu_, p
+
+
+# --------------------------------------------------------------------------------------
+# MatrixExponential (tf.linalg.expm): Pade scaling and squaring
+# --------------------------------------------------------------------------------------
+
+# Higham (2005): Pade coefficients b_0..b_m and the 1-norm bound up to which the degree-m
+# approximant is accurate to double precision (TF uses the same table for float64).
+_PADE = [
+    (3, 1.495585217958292e-002, [120.0, 60.0, 12.0, 1.0]),
+    (5, 2.539398330063230e-001, [30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0]),
+    (
+        7,
+        9.504178996162932e-001,
+        [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0],
+    ),
+    (
+        9,
+        2.097847961257068e000,
+        [
+            17643225600.0,
+            8821612800.0,
+            2075673600.0,
+            302702400.0,
+            30270240.0,
+            2162160.0,
+            110880.0,
+            3960.0,
+            90.0,
+            1.0,
+        ],
+    ),
+]
+_PADE13 = [
+    64764752532480000.0,
+    32382376266240000.0,
+    7771770303897600.0,
+    1187353796428800.0,
+    129060195264000.0,
+    10559470521600.0,
+    670442572800.0,
+    33522128640.0,
+    1323241920.0,
+    40840800.0,
+    960960.0,
+    16380.0,
+    182.0,
+    1.0,
+]
+_THETA13 = 5.371920351148152
+
+
+def _pade(a: np.ndarray, b: list) -> np.ndarray:
+    """``r_m(a) = (V - U)^-1 (V + U)`` with ``U`` the odd and ``V`` the even terms."""
+    eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    a2 = a @ a
+    if len(b) == 14:  # degree 13, evaluated with a2, a4, a6 (Higham's scheme)
+        a4 = a2 @ a2
+        a6 = a4 @ a2
+        u = a @ (
+            a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2)
+            + b[7] * a6
+            + b[5] * a4
+            + b[3] * a2
+            + b[1] * eye
+        )
+        v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2
+        v = v + b[0] * eye
+    else:
+        power, u_sum, v = eye, b[1] * eye, b[0] * eye
+        for k in range(2, len(b), 2):
+            power = power @ a2
+            v = v + b[k] * power
+            u_sum = u_sum + b[k + 1] * power
+        u = a @ u_sum
+    return np.linalg.solve(v - u, v + u)
+
+
+def _expm_kernel(ctx, op, x):
+    n = x.shape[-1]
+    a = x.reshape((-1, n, n)).astype(np.complex128 if x.dtype.kind == "c" else np.float64)
+    out = np.empty_like(a)
+    norms = np.abs(a).sum(axis=-2).max(axis=-1, initial=0.0)
+    todo = np.ones(len(a), bool)
+    for _, theta, b in _PADE:
+        pick = todo & (norms < theta)
+        if pick.any():
+            out[pick] = _pade(a[pick], b)
+        todo &= ~pick
+    if todo.any():
+        s = np.maximum(0, np.ceil(np.log2(norms[todo] / _THETA13))).astype(int)
+        r = _pade(a[todo] / (2.0**s)[:, None, None], _PADE13)
+        for i in range(int(s.max(initial=0))):
+            more = s > i
+            r[more] = r[more] @ r[more]
+        out[todo] = r
+    return (out.reshape(x.shape).astype(x.dtype),)
+
+
+def _expm_grad(op, g):
+    # The Frechet derivative of exp at a^H applied to g: the top-right block of
+    # exp([[a^H, g], [0, a^H]]), so the gradient is one more (differentiable) expm.
+    real_gradient_only(op)
+    from .slicing_ops import concat
+
+    at = matrix_ops.matrix_transpose(op.inputs[0])
+    top = concat([at, g], axis=-1)
+    bottom = concat([array_ops.zeros_like(at), at], axis=-1)
+    big = make("MatrixExponential", [concat([top, bottom], axis=-2)])
+    n = at.shape[-1] if at.shape.ndims is not None else None
+    if n is None:
+        n = array_ops.shape(at)[-1]
+    return [big[..., :n, n:]]
+
+
+register_op("MatrixExponential", infer=square_infer, kernel=_expm_kernel, grad=_expm_grad)
+
+
+def expm(input: TensorLike, name: str | None = None) -> Tensor:
+    """The matrix exponential of each square matrix (``tf.linalg.expm``), by Pade
+    approximants with scaling and squaring (Higham 2005, the method TF uses).
+
+    Args:
+      input: float16/32/64 or complex64/128 tensor of shape ``[..., M, M]``.
+      name: the op's name (default ``MatrixExponential``).
+
+    Note (flowrt): one MatrixExponential op (TF composes the approximants in the graph,
+    named ``matrix_exponential/...``); every dtype is computed in double precision with
+    the degree-13 table. Its gradient is the exact Frechet derivative (a 2M x 2M
+    expm), not the derivative of TF's approximant graph; they agree to rounding.
+    """
+    return make("MatrixExponential", [input], None, name)

@@ -117,6 +117,8 @@ SPECS = [
     ),
     GradSpec("Svd", lambda x: fr.norm(x, ord=2, axis=[-2, -1]), [B233], id="norm-spectral"),
     GradSpec("Svd", fr.linalg.pinv, [M43], id="pinv"),
+    GradSpec("MatrixExponential", fr.linalg.expm, [0.05 * A33], id="expm-pade"),
+    GradSpec("MatrixExponential", fr.linalg.expm, [B233], id="expm-squaring-batch"),
     GradSpec("SelfAdjointEigV2", fr.self_adjoint_eigvals, [SYM], id="eigvalsh"),
     GradSpec(
         "SelfAdjointEigV2",

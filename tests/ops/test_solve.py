@@ -205,3 +205,78 @@ def test_solver_gradients_match_tensorflow():
     assert len(got) == len(want) == 5
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9)
+
+
+def test_lu_is_tfs():
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]])
+    with fr.Graph().as_default():
+        lu, p = fr.linalg.lu(a)
+        lu64, p64 = fr.linalg.lu(fr.constant(np.stack([a, a.T]), fr.float32), fr.int64)
+        assert lu.name == "Lu:0" and p.dtype is fr.int32 and p64.dtype is fr.int64
+        assert lu64.shape.as_list() == [2, 3, 3] and p64.shape.as_list() == [2, 3]
+        got = _run([lu, p, lu64, p64])
+        with pytest.raises(fr.errors.InvalidArgumentError) as info:
+            _run(fr.linalg.lu(fr.zeros([2, 2])))
+        with pytest.raises(LookupError, match="No gradient defined for operation"):
+            fr.gradients(lu, [lu.op.inputs[0]])
+    assert info.value.message == "Input is not invertible."
+    want_lu = [[7.0, 8.0, 10.0], [0.14285714, 0.85714286, 1.57142857], [0.57142857, 0.5, -0.5]]
+    np.testing.assert_allclose(got[0], want_lu, rtol=1e-7)  # TF 2.21's values
+    np.testing.assert_array_equal(got[1], [2, 0, 1])
+    for m, lu_, p_ in zip(np.stack([a, a.T]), got[2], got[3]):
+        lower = np.tril(lu_, -1) + np.eye(3)
+        np.testing.assert_allclose(m[p_], lower @ np.triu(lu_), rtol=1e-6)
+
+
+def _expm_reference(a, terms=60):
+    """exp(a) by scaling and squaring its Taylor series (a reference of another method)."""
+    s = max(0, int(np.ceil(np.log2(max(np.abs(a).sum(axis=-2).max(), 1e-300)))) + 1)
+    x = a / 2.0**s
+    out, term = np.eye(a.shape[-1]), np.eye(a.shape[-1])
+    for k in range(1, terms):
+        term = term @ x / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+@pytest.mark.parametrize("scale", [0.001, 0.1, 0.5, 1.5, 4.0, 40.0])
+def test_expm_matches_a_taylor_reference_at_every_pade_degree(scale):
+    a = _r.standard_normal((2, 4, 4))
+    a = a / np.abs(a).sum(axis=-2).max(axis=-1)[:, None, None] * scale
+    with fr.Graph().as_default():
+        e = fr.linalg.expm(a)
+        e32 = fr.linalg.expm(fr.constant(a, fr.float32))
+        assert e.name == "MatrixExponential:0" and e32.dtype is fr.float32
+        got, got32 = _run([e, e32])
+    want = np.stack([_expm_reference(m) for m in a])
+    np.testing.assert_allclose(got, want, rtol=1e-11 * max(1.0, scale), atol=1e-13)
+    np.testing.assert_allclose(got32, want, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(want).max()))
+
+
+def test_expm_of_complex_and_of_commuting_matrices():
+    z = 1j * np.array([[0.0, np.pi], [np.pi, 0.0]])  # exp(i pi X) = -I
+    d = np.diag([0.5, -1.0, 2.0])
+    with fr.Graph().as_default():
+        got_z, got_d = _run([fr.linalg.expm(z), fr.linalg.expm(d)])
+    np.testing.assert_allclose(got_z, -np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(got_d, np.diag(np.exp([0.5, -1.0, 2.0])), rtol=1e-13)
+
+
+def test_expm_gradient_matches_tensorflow():
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]]) * 0.3
+
+    def build(lib):
+        x = lib.constant(a)
+        e = lib.linalg.expm(x)
+        return [e, lib.gradients(lib.reduce_sum(e**2), x)[0]]
+
+    with tf.Graph().as_default():
+        want = tf.Session().run(build(tf))
+    with fr.Graph().as_default():
+        got = _run(build(fr))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10)
