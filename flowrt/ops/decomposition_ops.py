@@ -90,7 +90,8 @@ def adjoint(matrix: TensorLike, name: str | None = None) -> Tensor:
       matrix: a tensor of rank 2 or more.
       name: the name scope (default ``adjoint``).
     """
-    return matrix_ops.matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
+    with op_scope([matrix], name, "adjoint"):
+        return matrix_ops.matrix_transpose(matrix, conjugate=True)
 
 
 def mm(a: Tensor, b: Tensor, adjoint_a: bool = False, adjoint_b: bool = False) -> Tensor:

@@ -292,7 +292,9 @@ def _ls_infer(op):
     a, b, l2 = op.inputs
     batch_a, m, n = matrix_dims(a, square=False)
     if l2.dtype is not _dt.float64 or l2.shape.ndims not in (None, 0):
-        raise TypeError("l2_regularizer must be a float64 scalar, got %s %s" % (l2.dtype, l2.shape))
+        raise TypeError(
+            "l2_regularizer must be a float64 scalar, got %s %s" % (l2.dtype.name, l2.shape)
+        )
     s = b.shape
     if batch_a is None or s.ndims is None:
         return [(a.dtype, unknown_shape())]
@@ -405,6 +407,9 @@ def matrix_solve_ls(
       fast: use the normal equations (Cholesky).
       name: the name scope / op name (default ``matrix_solve_ls``).
 
+    Note (flowrt): complex inputs always use the MatrixSolveLs op (the composite needs
+    ``fr.matmul``, which has no complex kernel); its gradient is not supported for them.
+
     Raises:
       NotImplementedError: for complex128 with a nonzero ``l2_regularizer`` (as TF).
       fr.errors.InvalidArgumentError: at run time with ``fast``, when the matrix is rank
@@ -418,7 +423,7 @@ def matrix_solve_ls(
             "due to poor accuracy."
         )
     s = a.shape
-    composite = bool(fast)
+    composite = bool(fast) and not a.dtype.is_complex  # fr.matmul has no complex kernel
     if composite and s.is_fully_defined():
         batch = int(np.prod(s.as_list()[:-2], dtype=np.int64))
         big = int(np.prod(s.as_list(), dtype=np.int64)) * a.dtype.size > _L2_CACHE_SIZE_GUESS
@@ -474,6 +479,8 @@ def pinv(
     """
     with op_scope([a], name, "pinv"):
         x = convert_to_tensor(a, name="a")
+        if not x.dtype.is_floating:
+            raise TypeError("Input `a` must have `float`-like `dtype` (saw %s)." % x.dtype.name)
         if rcond is None:
             m, n = x.shape.as_list()[-2:] if x.shape.ndims is not None else [None, None]
             if m is None or n is None:

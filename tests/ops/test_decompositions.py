@@ -74,7 +74,7 @@ def test_names_and_shapes_are_tfs():
             "SelfAdjointEigV2:1": fr.self_adjoint_eig(x)[1],
             "SelfAdjointEigV2_1:0": fr.self_adjoint_eigvals(x),
             "norm/Squeeze:0": fr.norm(x, ord=2, axis=[0, 1]),
-            "adjoint/transpose:0": fr.linalg.adjoint(x),
+            "adjoint/matrix_transpose/transpose:0": fr.linalg.adjoint(x),
         }
         assert [t.name for t in outs.values()] == list(outs)
         svd_op = outs["Svd_1:0"].op

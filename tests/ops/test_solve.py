@@ -280,3 +280,20 @@ def test_expm_gradient_matches_tensorflow():
         got = _run(build(fr))
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-10)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_complex_lstsq_runs_the_op(fast):
+    a = _r.standard_normal((2, 5, 3)) + 1j * _r.standard_normal((2, 5, 3))
+    b = _r.standard_normal((2, 5, 2)) + 1j * _r.standard_normal((2, 5, 2))
+    with fr.Graph().as_default():
+        x = fr.linalg.lstsq(a, b, fast=fast)
+        assert x.op.type == "MatrixSolveLs" and x.dtype is fr.complex128
+        got = _run(x)
+    want = np.stack([np.linalg.lstsq(m, r, rcond=None)[0] for m, r in zip(a, b)])
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_pinv_refuses_complex_as_tf():
+    with fr.Graph().as_default(), pytest.raises(TypeError, match="must have `float`-like"):
+        fr.linalg.pinv(np.eye(2, dtype=np.complex64))
