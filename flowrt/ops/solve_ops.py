@@ -162,21 +162,40 @@ def _tri_infer(op):
     return [(a.dtype, batch.concatenate([m, k]))]
 
 
+def _substitute_rows(a: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
+    """Row-by-row substitution: IEEE inf/nan past a zero pivot, as TF's kernel."""
+    n = a.shape[-1]
+    x = np.array(b, dtype=np.result_type(a, b), copy=True)
+    for i in range(n) if lower else range(n - 1, -1, -1):
+        done = slice(0, i) if lower else slice(i + 1, n)
+        acc = a[..., i : i + 1, done] @ x[..., done, :]
+        x[..., i : i + 1, :] = (x[..., i : i + 1, :] - acc) / a[..., i : i + 1, i : i + 1]
+    return x
+
+
+def _solve_block(a: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
+    # LAPACK's LU of an upper triangular matrix needs no pivot and no update (its
+    # column below the diagonal is zero), so gesv on it is back substitution done in C;
+    # a lower triangular system becomes one by reversing rows and columns.
+    if lower:
+        a, b = a[..., ::-1, ::-1], b[..., ::-1, :]
+    try:
+        x = np.linalg.solve(np.triu(a), b)
+    except np.linalg.LinAlgError:  # a zero pivot: TF's inf/nan, row by row
+        x = _substitute_rows(a, b, lower=False)
+    return x[..., ::-1, :] if lower else x
+
+
 def triangular_substitution(a: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
     """``x`` with ``tri(a) @ x = b``, reading only the ``lower`` (or upper) triangle of
     ``a``; batch dims already broadcast. A zero pivot gives inf/nan, as TF's kernel.
 
-    Halves recursively so that most of the work is matrix products; rows are
-    substituted one at a time below 32.
+    Halves recursively so that most of the work is matrix products; blocks up to 64
+    rows are solved by LAPACK (``_solve_block``).
     """
     n = a.shape[-1]
-    if n <= 32:
-        x = np.array(b, dtype=np.result_type(a, b), copy=True)
-        for i in range(n) if lower else range(n - 1, -1, -1):
-            done = slice(0, i) if lower else slice(i + 1, n)
-            acc = a[..., i : i + 1, done] @ x[..., done, :]
-            x[..., i : i + 1, :] = (x[..., i : i + 1, :] - acc) / a[..., i : i + 1, i : i + 1]
-        return x
+    if n <= 64:
+        return _solve_block(a, b, lower)
     h = n // 2
     if lower:
         x1 = triangular_substitution(a[..., :h, :h], b[..., :h, :], True)
