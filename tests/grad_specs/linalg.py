@@ -115,6 +115,16 @@ SPECS = [
         [_r.standard_normal((3, 3))],
         id="Svd-full-square",
     ),
+    GradSpec(
+        "Svd",
+        lambda x: (
+            lambda s, u, v: (
+                fr.matmul(u[:, 2:], u[:, 2:], adjoint_b=True) + fr.reduce_sum(u[:, :2] * v[:1])
+            )
+        )(*fr.svd(x, full_matrices=True)),
+        [_r.standard_normal((3, 2))],
+        id="Svd-full-deep",
+    ),
     GradSpec("Svd", lambda x: fr.norm(x, ord=2, axis=[-2, -1]), [B233], id="norm-spectral"),
     GradSpec("Svd", fr.linalg.pinv, [M43], id="pinv"),
     GradSpec("MatrixExponential", fr.linalg.expm, [0.05 * A33], id="expm-pade"),
