@@ -10,7 +10,7 @@ inputs are computed in float32 and rounded back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -168,6 +168,20 @@ def matrix_inverse(input: TensorLike, adjoint: bool = False, name: str | None = 
     return make("MatrixInverse", [input], {"adjoint": bool(adjoint)}, name)
 
 
+class LogMatrixDeterminant(NamedTuple):
+    """What ``fr.linalg.slogdet`` returns (TF's namedtuple)."""
+
+    sign: Tensor
+    log_abs_determinant: Tensor
+
+
+class Qr(NamedTuple):
+    """What ``fr.qr`` returns (TF's namedtuple)."""
+
+    q: Tensor
+    r: Tensor
+
+
 # --------------------------------------------------------------------------------------
 # MatrixDeterminant, LogMatrixDeterminant, logdet
 # --------------------------------------------------------------------------------------
@@ -227,7 +241,7 @@ def matrix_determinant(input: TensorLike, name: str | None = None) -> Tensor:
     return make("MatrixDeterminant", [input], None, name)
 
 
-def log_matrix_determinant(input: TensorLike, name: str | None = None) -> tuple[Tensor, Tensor]:
+def log_matrix_determinant(input: TensorLike, name: str | None = None) -> LogMatrixDeterminant:
     """``(sign, log_abs_determinant)`` of each square matrix of ``input``, as
     ``tf.linalg.slogdet`` (op type LogMatrixDeterminant). A singular matrix gives sign 0
     and ``-inf``.
@@ -237,10 +251,11 @@ def log_matrix_determinant(input: TensorLike, name: str | None = None) -> tuple[
       name: the op's name (default ``LogMatrixDeterminant``).
 
     Returns:
-      Two tensors of shape ``[...]`` and ``input``'s dtype.
+      ``(sign, log_abs_determinant)`` (a namedtuple, as TF), of shape ``[...]`` and
+      ``input``'s dtype.
     """
     sign, logabs = make("LogMatrixDeterminant", [input], None, name)
-    return sign, logabs
+    return LogMatrixDeterminant(sign, logabs)
 
 
 def logdet(matrix: TensorLike, name: str | None = None) -> Tensor:
@@ -387,9 +402,7 @@ def _qr_grad(op, dq, dr):
 register_op("Qr", infer=_qr_infer, kernel=_qr_kernel, grad=_qr_grad)
 
 
-def qr(
-    input: TensorLike, full_matrices: bool = False, name: str | None = None
-) -> tuple[Tensor, Tensor]:
+def qr(input: TensorLike, full_matrices: bool = False, name: str | None = None) -> Qr:
     """The QR decomposition ``input = q @ r`` of each matrix (op type Qr): ``q`` has
     orthonormal columns, ``r`` is upper triangular (LAPACK's signs, as TF on CPU).
 
@@ -400,13 +413,13 @@ def qr(
       name: the op's name (default ``Qr``).
 
     Returns:
-      ``(q, r)``.
+      ``(q, r)`` (a namedtuple, as TF).
 
     Note (flowrt): gradients for complex inputs are not supported (TypeError); as TF,
     none for ``M > N`` with ``full_matrices`` or unknown matrix dims.
     """
     q, r = make("Qr", [input], {"full_matrices": bool(full_matrices)}, name)
-    return q, r
+    return Qr(q, r)
 
 
 # --------------------------------------------------------------------------------------

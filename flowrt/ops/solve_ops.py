@@ -10,7 +10,7 @@ gradient from ``linalg_grad.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -574,9 +574,14 @@ def _lu_kernel(ctx, op, x):
 register_op("Lu", infer=_lu_infer, kernel=_lu_kernel, grad=None)
 
 
-def lu(
-    input: TensorLike, output_idx_type: Any = _dt.int32, name: str | None = None
-) -> tuple[Tensor, Tensor]:
+class Lu(NamedTuple):
+    """What ``fr.linalg.lu`` returns (TF's namedtuple)."""
+
+    lu: Tensor
+    p: Tensor
+
+
+def lu(input: TensorLike, output_idx_type: Any = _dt.int32, name: str | None = None) -> Lu:
     """The LU factorization with partial pivoting of each square matrix (op type Lu;
     ``tf.linalg.lu``).
 
@@ -586,9 +591,9 @@ def lu(
       name: the op's name (default ``Lu``).
 
     Returns:
-      ``(lu, p)``: ``lu`` packs the unit lower triangular ``L`` (below the diagonal) and
-      ``U`` (on and above it); ``p`` (``[..., M]``) is the row permutation, so that
-      ``gather(input, p)`` (per matrix) equals ``L @ U``.
+      ``(lu, p)`` (a namedtuple, as TF): ``lu`` packs the unit lower triangular ``L``
+      (below the diagonal) and ``U`` (on and above it); ``p`` (``[..., M]``) is the row
+      permutation, so that ``gather(input, p)`` (per matrix) equals ``L @ U``.
 
     Raises:
       fr.errors.InvalidArgumentError: at run time, "Input is not invertible." for a
@@ -600,7 +605,7 @@ def lu(
     if idx not in (_dt.int32, _dt.int64):
         raise TypeError("output_idx_type must be int32 or int64, got %s" % idx.name)
     lu_, p = make("Lu", [input], {"output_idx_type": idx}, name)
-    return lu_, p
+    return Lu(lu_, p)
 
 
 # --------------------------------------------------------------------------------------

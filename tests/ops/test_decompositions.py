@@ -221,7 +221,10 @@ def test_qr_and_svd_reconstruct(dtype, shape, full):
 def test_qr_svd_and_eigh_values_are_tfs():
     """TF's LAPACK sign conventions, recorded from TF 2.21 (float32)."""
     with fr.Graph().as_default():
-        q, r = fr.qr(fr.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        qr = fr.qr(fr.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+        q, r = qr.q, qr.r  # TF's namedtuple
+        fetched = _run(fr.linalg.slogdet(fr.constant(A)))
+        assert type(fetched).__name__ == "LogMatrixDeterminant" and fetched.sign == 1.0
         s, u, v = fr.svd(fr.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
         # Only the lower triangle is read: the 100 is ignored, as in TF.
         e = fr.self_adjoint_eigvals(fr.constant([[2.0, 100.0], [1.0, 3.0]]))

@@ -211,6 +211,7 @@ def test_lu_is_tfs():
     a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]])
     with fr.Graph().as_default():
         lu, p = fr.linalg.lu(a)
+        assert fr.linalg.lu(a).p.dtype is fr.int32  # TF's namedtuple
         lu64, p64 = fr.linalg.lu(fr.constant(np.stack([a, a.T]), fr.float32), fr.int64)
         assert lu.name == "Lu:0" and p.dtype is fr.int32 and p64.dtype is fr.int64
         assert lu64.shape.as_list() == [2, 3, 3] and p64.shape.as_list() == [2, 3]
