@@ -328,3 +328,38 @@ def test_gradients_match_tensorflow():
         got = _run(build(fr, fr.constant(x), fr.constant(m)))
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9)
+
+
+WRAPPERS = {
+    "matrix_inverse": lambda x, y: fr.matrix_inverse(x),
+    "matrix_determinant": lambda x, y: fr.matrix_determinant(x),
+    "slogdet": lambda x, y: fr.linalg.slogdet(x),
+    "logdet": lambda x, y: fr.linalg.logdet(x),
+    "cholesky": lambda x, y: fr.cholesky(x),
+    "qr": lambda x, y: fr.qr(x),
+    "svd": lambda x, y: fr.svd(x),
+    "eigh": lambda x, y: fr.self_adjoint_eig(x),
+    "eigvalsh": lambda x, y: fr.self_adjoint_eigvals(x),
+    "norm-2": lambda x, y: fr.norm(x, ord=2, axis=[0, 1]),
+    "adjoint": lambda x, y: fr.linalg.adjoint(x),
+    "solve": lambda x, y: fr.matrix_solve(x, y),
+    "triangular_solve": lambda x, y: fr.matrix_triangular_solve(x, y),
+    "cholesky_solve": lambda x, y: fr.linalg.cholesky_solve(x, y),
+    "lstsq": lambda x, y: fr.linalg.lstsq(x, y, l2_regularizer=0.1),
+    "lstsq-op": lambda x, y: fr.linalg.lstsq(x, y, fast=False),
+    "pinv": lambda x, y: fr.linalg.pinv(x),
+    "matrix_rank": lambda x, y: fr.linalg.matrix_rank(x),
+    "lu": lambda x, y: fr.linalg.lu(x),
+    "expm": lambda x, y: fr.linalg.expm(x),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRAPPERS))
+def test_wrappers_build_in_their_inputs_graph(case):
+    g = fr.Graph()
+    with g.as_default():
+        x, y = fr.constant(A), fr.constant(A[:, :1])
+    default = fr.Graph()
+    with default.as_default():
+        WRAPPERS[case](x, y)
+    assert default.get_operations() == [] and len(g.get_operations()) > 2
