@@ -48,6 +48,10 @@ MODULES = [
     "flowrt.ops.binning_ops",
     "flowrt.ops.custom_gradient_ops",
     "flowrt.layers.separable_conv",
+    "flowrt.ops.sparse_segment_ops",
+    "flowrt.ops.embedding_ops",
+    "flowrt.ops.moments_ops",
+    "flowrt.ops.nn_loss_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -101,6 +105,13 @@ NOT_WRAPPERS = {
         for n in ("create_exact", "var_handle")
     },
 }
+
+
+def _sparse_ids(i):
+    """A [2, 2] SparseTensor of ids made in the inputs' graph."""
+    with i.g.as_default():
+        idx = fr.cast(fr.stack([fr.range(2), fr.range(2)], 1), fr.int64)
+        return fr.SparseTensor(idx, fr.cast(i.ids, fr.int64), fr.constant([2, 2], fr.int64))
 
 
 class In:
@@ -231,6 +242,27 @@ CASES = {
     "pool_ops.avg_pool": lambda i: fr.nn.avg_pool(i.img, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
     "pool_ops.max_pool2d": lambda i: fr.nn.max_pool2d(i.img, 2, 2, "VALID"),
     "pool_ops.avg_pool2d": lambda i: fr.nn.avg_pool2d(i.img, 2, 2, "VALID"),
+    "pool_ops.max_pool1d": lambda i: fr.nn.max_pool1d(i.seq, 2, 2, "VALID"),
+    "pool_ops.avg_pool1d": lambda i: fr.nn.avg_pool1d(i.seq, 2, 1, "SAME"),
+    "sparse_segment_ops.sparse_segment_sum": lambda i: fr.sparse_segment_sum(i.x, i.ids, i.ids),
+    "sparse_segment_ops.sparse_segment_mean": lambda i: fr.sparse_segment_mean(i.x, i.ids, i.ids),
+    "sparse_segment_ops.sparse_segment_sqrt_n": lambda i: fr.sparse_segment_sqrt_n(
+        i.x, i.ids, i.ids
+    ),
+    "embedding_ops.embedding_lookup": lambda i: fr.nn.embedding_lookup(i.x, i.ids),
+    "embedding_ops.embedding_lookup_sparse": lambda i: fr.nn.embedding_lookup_sparse(
+        i.x, _sparse_ids(i), None
+    ),
+    "embedding_ops.safe_embedding_lookup_sparse": lambda i: fr.nn.safe_embedding_lookup_sparse(
+        i.x, _sparse_ids(i)
+    ),
+    "moments_ops.sufficient_statistics": lambda i: fr.nn.sufficient_statistics(i.x, [0]),
+    "moments_ops.normalize_moments": lambda i: fr.nn.normalize_moments(2.0, i.x, i.y, None),
+    "moments_ops.weighted_moments": lambda i: fr.nn.weighted_moments(i.x, [0], i.y),
+    "moments_ops.fused_batch_norm": lambda i: fr.nn.fused_batch_norm(i.img, i.x[0, :2], i.y[0, :2]),
+    "nn_loss_ops.log_poisson_loss": lambda i: fr.nn.log_poisson_loss(i.x, i.y),
+    "nn_loss_ops.compute_average_loss": lambda i: fr.nn.compute_average_loss(i.x),
+    "nn_loss_ops.scale_regularization_loss": lambda i: fr.nn.scale_regularization_loss(i.x),
     "lrn_ops.lrn": lambda i: fr.nn.lrn(i.img, 1),
     "lrn_ops.local_response_normalization": lambda i: fr.nn.local_response_normalization(i.img, 1),
     "topk_ops.top_k": lambda i: fr.nn.top_k(i.x, 2),
