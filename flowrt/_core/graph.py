@@ -892,8 +892,9 @@ class Graph:
             static shapes in its ``_output_shapes`` attr.
 
         Note (flowrt): every node carries ``_output_shapes``, as TF1 gives only with
-        ``add_shapes=True``; a ``GraphDef`` cannot be imported back
-        (``import_graph_def`` is not supported).
+        ``add_shapes=True``; an attr holding a Python object (a callable, a loop body)
+        has no ``AttrValue`` form: its name is listed in the node's
+        ``_flowrt_unencoded_attrs`` attr, and ``fr.import_graph_def`` refuses the node.
         """
         return GRAPH_DEF_BUILDER["graph_def"](self)
 

@@ -4,8 +4,9 @@
 classes compiled from ``flowrt/protos/*.proto`` (TF's messages and field numbers, so the
 bytes are TF's). ``graph_def(graph)`` encodes a flowrt ``Graph`` for TensorBoard's graph
 tab: node names, op types, inputs (``^name`` for control inputs), devices, the attrs that
-have a protobuf form, and ``_output_shapes`` (what TF1's ``as_graph_def(add_shapes=True)``
-adds). ``histogram_proto(values)`` is TF's histogram of an array.
+have a protobuf form (a None attr as an empty ``AttrValue``; the names of attrs holding
+Python objects in ``_flowrt_unencoded_attrs``), and ``_output_shapes`` (what TF1's
+``as_graph_def(add_shapes=True)`` adds); ``fr.import_graph_def`` reads it back. ``histogram_proto(values)`` is TF's histogram of an array.
 """
 
 from __future__ import annotations
@@ -89,6 +90,10 @@ def histogram_proto(values: Any) -> HistogramProto:
 # GraphDef
 # --------------------------------------------------------------------------------------
 
+# The attr listing a node's attrs that held Python objects (callables, kernels, loop
+# bodies) and so are not in the GraphDef; ``fr.import_graph_def`` names them.
+UNENCODED_ATTRS = "_flowrt_unencoded_attrs"
+
 # The GraphDef producer version of the TF release this encoding was checked against (2.21).
 GRAPH_DEF_VERSION = 2474
 
@@ -148,6 +153,7 @@ def _fill_attr(a: AttrValue, v) -> bool:
     elif isinstance(v, _dt.DType):
         a.type = _datatype(v)
     elif isinstance(v, TensorShape):
+        a.shape.SetInParent()  # a scalar's shape has no field set, but is present
         _fill_shape(a.shape, v)
     elif isinstance(v, np.ndarray):
         return _fill_tensor(a.tensor, v)
@@ -173,6 +179,10 @@ def _fill_list(lst: AttrValue.ListValue, vs: list) -> bool:
     elif all(isinstance(v, TensorShape) for v in vs):
         for v in vs:
             _fill_shape(lst.shape.add(), v)
+    elif all(isinstance(v, (tuple, list)) and all(map(_is_int, v)) for v in vs):
+        # Shapes kept as int tuples (``dense_shapes``): TF's list(shape) attr.
+        for v in vs:
+            _fill_shape(lst.shape.add(), TensorShape([None if d < 0 else d for d in v]))
     else:
         return False
     # An empty list is written as an empty ListValue, as TF does.
@@ -186,10 +196,18 @@ def _fill_node(n: NodeDef, op) -> None:
     n.input.extend("^" + c.name for c in op.control_inputs)
     if op.device:
         n.device = op.device
+    unencoded = []
     for k, v in op.attrs.items():
         a = AttrValue()
-        if _fill_attr(a, v):
+        if v is None:
+            n.attr[k].CopyFrom(a)  # present with no value: None, as the importer reads it
+        elif _fill_attr(a, v):
             n.attr[k].CopyFrom(a)
+        elif not k.startswith("_"):
+            unencoded.append(k)
+    if unencoded:
+        # ``fr.import_graph_def`` refuses such a node, naming these attrs.
+        n.attr[UNENCODED_ATTRS].list.s.extend(_to_bytes(k) for k in unencoded)
     if op.outputs:
         shapes = n.attr["_output_shapes"].list
         for t in op.outputs:

@@ -22,6 +22,7 @@ from .coordinator import *  # noqa: F403
 from .device_setter import *  # noqa: F403
 from .input import *  # noqa: F403
 from .learning_rate_decay import *  # noqa: F403
+from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from .monitored_session import *  # noqa: F403
 from .moving_averages import *  # noqa: F403
 from .optimizers import *  # noqa: F403

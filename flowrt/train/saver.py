@@ -17,7 +17,8 @@ Each file is written to a temporary name and moved into place with ``os.replace`
 the order data, index, state: a crash at any point leaves the previous checkpoint and
 state file intact and loadable.
 
-Note (flowrt): no ``.meta`` graph file is written (``write_meta_graph`` is ignored).
+``save`` also writes ``model.ckpt-20.meta``, the ``MetaGraphDef`` that
+``fr.train.import_meta_graph`` rebuilds the graph from (see ``meta_graph.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from .._core.graph import GraphKeys, get_default_graph
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
+from ..protos.meta_graph_pb2 import MetaGraphDef, SaverDef
 from ..variables import Variable, global_variables
 
 if TYPE_CHECKING:
@@ -479,10 +481,17 @@ class Saver:
         save_relative_paths: bool = False,
         filename: str | None = None,
     ) -> None:
-        if saver_def is not None or builder is not None:
-            raise NotImplementedError("saver_def and builder are not supported by flowrt")
+        if builder is not None:
+            raise NotImplementedError("builder is not supported by flowrt")
+        self._saver_def = saver_def
+        if saver_def is not None:
+            max_to_keep = saver_def.max_to_keep
+            keep_checkpoint_every_n_hours = saver_def.keep_checkpoint_every_n_hours
+            sharded = saver_def.sharded
         self._var_list = var_list
         self._max_to_keep = max_to_keep
+        self._keep_hours = keep_checkpoint_every_n_hours
+        self._sharded = sharded
         self._name = name
         self._allow_empty = allow_empty
         self._pad_step_number = pad_step_number
@@ -517,6 +526,10 @@ class Saver:
         """Creates the restore ops (``save/restore_all``); called by the constructor."""
         if self._built:
             return
+        if self._saver_def is not None:
+            self._bind_saver_def()
+            self._built = True
+            return
         with self._graph.as_default():
             named = self._named_vars()
             if not named:
@@ -536,6 +549,38 @@ class Saver:
                         assigns.append(assign_op(v.handle, ph, name="AssignVariableOp").op)
                 self._restore_op = group(*assigns, name="restore_all")
         self._built = True
+
+    def _bind_saver_def(self) -> None:
+        """Uses the restore ops a ``SaverDef`` names (an imported saver's): each assign
+        under ``restore_op_name`` feeds one variable (or part) from its placeholder."""
+        g, scope = self._graph, self._name
+        name = self._saver_def.restore_op_name
+        full = "%s/%s" % (scope, name) if scope else name
+        try:
+            self._restore_op = g.get_operation_by_name(full)
+        except (KeyError, ValueError):
+            raise ValueError(
+                "SaverDef's restore_op_name %r names no operation of the graph" % full
+            ) from None
+        feeds = {}
+        for a in self._restore_op.control_inputs:
+            if a.type != "AssignVariableOp" or len(a.inputs) != 2:
+                raise ValueError(
+                    "SaverDef's restore op %r runs %s, not a variable restore; it was not "
+                    "written by a flowrt Saver" % (full, a.describe())
+                )
+            feeds[a.inputs[0].op] = a.inputs[1]
+        candidates = global_variables() + g.get_collection(GraphKeys.SAVEABLE_OBJECTS)
+        restored = [v for v in candidates if isinstance(v, Variable) and v.op in feeds]
+        prefix = scope + "/" if scope else ""
+
+        def key(v):
+            n = v._save_slice_info.full_name if v._save_slice_info is not None else v.op.name
+            return n[len(prefix) :] if prefix and n.startswith(prefix) else n
+
+        self._vars = group_for_saving([(key(v), v) for v in restored])
+        self._feeds = {n: [feeds[p.op] for p in _parts(v)] for n, v in self._vars.items()}
+        self._is_empty = not self._vars
 
     # --- checkpoints list ------------------------------------------------------------
 
@@ -590,7 +635,13 @@ class Saver:
             (ValueError otherwise, as TF1).
           global_step: an int, or a tensor/variable whose value is appended:
             ``"ckpt/model.ckpt-20"``.
+          latest_filename: the state file's name (default ``checkpoint``).
+          meta_graph_suffix: the suffix of the meta graph file (``<prefix>.meta``).
+          write_meta_graph: also write the graph, its collections and this saver's
+            ``SaverDef`` to ``<prefix>.meta`` (``fr.train.import_meta_graph`` reads it).
           write_state: also update the directory's ``checkpoint`` state file.
+          strip_default_attrs: kept for TF1's signature.
+          save_debug_info: kept for TF1's signature.
 
         Returns:
           The checkpoint prefix written (pass it to ``restore``).
@@ -623,6 +674,12 @@ class Saver:
         _write_atomic(prefix + _DATA_SUFFIX, lambda f: _write_arrays(f, index, entries))
         text = json.dumps(index).encode("utf-8")
         _write_atomic(prefix + _INDEX_SUFFIX, lambda f: f.write(text))
+        if write_meta_graph:
+            from .meta_graph import export_meta_graph
+
+            export_meta_graph(
+                prefix + "." + meta_graph_suffix, saver_def=self.as_saver_def(), graph=sess.graph
+            )
         if write_state:
             drop = self._record(prefix)
             _write_state(
@@ -694,8 +751,52 @@ class Saver:
             )
         return ckpt.read(name)
 
-    def as_saver_def(self) -> NoReturn:
-        raise NotImplementedError("flowrt keeps no SaverDef protocol buffers")
+    def as_saver_def(self) -> SaverDef:
+        """This saver as a ``SaverDef`` (what ``import_meta_graph`` rebuilds it from).
 
-    def to_proto(self, export_scope: str | None = None) -> NoReturn:
-        raise NotImplementedError("flowrt keeps no SaverDef protocol buffers")
+        Note (flowrt): ``filename_tensor_name`` and ``save_tensor_name`` are empty:
+        saving runs no graph op; ``restore_op_name`` is ``save/restore_all``.
+        """
+        self.build()
+        d = SaverDef(
+            restore_op_name=self._restore_op.name,
+            max_to_keep=self._max_to_keep or 0,
+            sharded=bool(self._sharded),
+            keep_checkpoint_every_n_hours=self._keep_hours,
+        )
+        d.version = SaverDef.V2
+        return d
+
+    def to_proto(self, export_scope: str | None = None) -> SaverDef:
+        """The ``SaverDef``, names relative to ``export_scope``."""
+        d = self.as_saver_def()
+        prefix = export_scope.rstrip("/") + "/" if export_scope else ""
+        if prefix and d.restore_op_name.startswith(prefix):
+            d.restore_op_name = d.restore_op_name[len(prefix) :]
+        return d
+
+    def export_meta_graph(
+        self,
+        filename: str | None = None,
+        collection_list: Iterable[str] | None = None,
+        as_text: bool = False,
+        export_scope: str | None = None,
+        clear_devices: bool = False,
+        clear_extraneous_savers: bool = False,
+        strip_default_attrs: bool = False,
+        save_debug_info: bool = False,
+    ) -> MetaGraphDef:
+        """Writes this saver's graph as a ``MetaGraphDef`` with its ``SaverDef``
+        (``fr.train.export_meta_graph``'s arguments)."""
+        from .meta_graph import export_meta_graph
+
+        return export_meta_graph(
+            filename=filename,
+            saver_def=self.as_saver_def(),
+            collection_list=collection_list,
+            as_text=as_text,
+            graph=self._graph,
+            export_scope=export_scope,
+            clear_devices=clear_devices,
+            clear_extraneous_savers=clear_extraneous_savers,
+        )

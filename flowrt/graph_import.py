@@ -1,0 +1,407 @@
+"""``fr.import_graph_def``: a ``GraphDef`` rebuilt as ops of the default graph.
+
+Each ``NodeDef`` becomes an op of the same registered type, with its inputs (``^name``
+for control inputs), device and attrs decoded from their ``AttrValue`` form; shapes and
+dtypes are inferred again, as TF's importer does (``_output_shapes`` is not read back).
+``decode_attr`` and ``make_ndarray`` are the inverse of the writer in
+``flowrt/summary/protos.py``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import heapq
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from . import errors
+from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from ._core.registry import registered_ops
+from ._core.shape import TensorShape
+from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
+from .protos.tensor_pb2 import TensorProto, TensorShapeProto
+from .summary.protos import UNENCODED_ATTRS
+
+__all__ = ["import_graph_def", "make_ndarray"]
+
+# Attrs a node carries that are no op's input: the writer's shapes and flowrt's record of
+# the attrs it could not encode (see ``summary/protos.py``).
+_SHAPES_ATTR = "_output_shapes"
+DROPPED_ATTR = UNENCODED_ATTRS
+
+_BY_ENUM = {d.as_datatype_enum: d for d in _dt._ALL}
+
+
+def _dtype(enum: int, where: str) -> _dt.DType:
+    try:
+        return _BY_ENUM[enum]
+    except KeyError:
+        raise ValueError("%s: DataType %d has no flowrt dtype" % (where, enum)) from None
+
+
+def _shape(proto: TensorShapeProto) -> TensorShape:
+    if proto.unknown_rank:
+        return TensorShape(None)
+    return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
+
+
+# TensorProto's typed value fields, by the numpy kind they hold.
+_VAL_FIELDS = {
+    "float16": "half_val",
+    "float32": "float_val",
+    "float64": "double_val",
+    "int8": "int_val",
+    "int16": "int_val",
+    "int32": "int_val",
+    "uint8": "int_val",
+    "uint16": "int_val",
+    "int64": "int64_val",
+    "uint32": "uint32_val",
+    "uint64": "uint64_val",
+    "bool": "bool_val",
+    "complex64": "scomplex_val",
+    "complex128": "dcomplex_val",
+    "string": "string_val",
+}
+
+
+def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
+    """The numpy array a ``TensorProto`` holds (TF1's ``tf.make_ndarray``).
+
+    Args:
+      tensor: a ``TensorProto`` (flowrt's or TF's class).
+      where: names the tensor in error messages.
+
+    Returns:
+      An array of the proto's dtype and shape; strings are an object array of ``bytes``.
+
+    Raises:
+      ValueError: the dtype has no flowrt form, the shape is not fully known, or the
+        values do not fit the shape.
+    """
+    dt = _dtype(tensor.dtype, where)
+    shape = _shape(tensor.tensor_shape)
+    if not shape.is_fully_defined():
+        raise ValueError("%s: a tensor's shape must be fully known, got %s" % (where, shape))
+    dims = tuple(shape.as_list())
+    size = int(np.prod(dims, dtype=np.int64))
+    if dt == _dt.string:
+        vals = list(tensor.string_val)
+        arr = np.empty(len(vals), dtype=object)
+        arr[:] = vals
+    elif tensor.tensor_content:
+        npd = dt.np.newbyteorder("<")
+        if len(tensor.tensor_content) != size * npd.itemsize:
+            raise ValueError(
+                "%s: tensor_content holds %d bytes, but shape %s of %s needs %d"
+                % (where, len(tensor.tensor_content), list(dims), dt.name, size * npd.itemsize)
+            )
+        return np.frombuffer(tensor.tensor_content, dtype=npd).astype(dt.np).reshape(dims)
+    elif dt == _dt.float16:
+        arr = np.asarray(tensor.half_val, dtype=np.uint16).view(np.float16)
+    elif dt.is_complex:
+        pairs = np.asarray(getattr(tensor, _VAL_FIELDS[dt.name]), dtype=dt.real_dtype.np)
+        arr = (pairs[0::2] + 1j * pairs[1::2]).astype(dt.np)
+    elif dt.name in _VAL_FIELDS:
+        arr = np.asarray(getattr(tensor, _VAL_FIELDS[dt.name])).astype(dt.np)
+    else:
+        raise ValueError("%s: a %s tensor has no value form" % (where, dt.name))
+    # TF's rule: fewer values than elements repeat the last one (none: zeros).
+    if arr.size == size:
+        return arr.reshape(dims)
+    if arr.size > size:
+        raise ValueError("%s: %d values do not fit shape %s" % (where, arr.size, list(dims)))
+    out = np.empty(size, dtype=arr.dtype) if dt == _dt.string else np.zeros(size, dtype=dt.np)
+    if dt == _dt.string:
+        out[:] = b""
+    if arr.size:
+        out[: arr.size] = arr
+        out[arr.size :] = arr[-1]
+    return out.reshape(dims)
+
+
+def _text(b: bytes) -> str | bytes:
+    # flowrt keeps text attrs (padding, shared_name, ...) as str; bytes that are not
+    # UTF-8 stay bytes.
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return b
+
+
+def decode_attr(value: AttrValue, where: str) -> Any:
+    """The flowrt value of an ``AttrValue`` (``where`` names node and attr for errors)."""
+    kind = value.WhichOneof("value")
+    if kind is None:
+        return None
+    if kind == "s":
+        return _text(value.s)
+    if kind in ("i", "f", "b"):
+        return getattr(value, kind)
+    if kind == "type":
+        return _dtype(value.type, where)
+    if kind == "shape":
+        return _shape(value.shape)
+    if kind == "tensor":
+        return make_ndarray(value.tensor, where)
+    if kind == "list":
+        lst = value.list
+        if lst.s:
+            return [_text(x) for x in lst.s]
+        if lst.i:
+            return list(lst.i)
+        if lst.f:
+            return list(lst.f)
+        if lst.b:
+            return list(lst.b)
+        if lst.type:
+            return [_dtype(t, where) for t in lst.type]
+        if lst.shape:
+            return [_shape(s) for s in lst.shape]
+        if lst.tensor:
+            return [make_ndarray(t, where) for t in lst.tensor]
+        if lst.func:
+            raise ValueError("%s: function attrs are not supported by flowrt" % where)
+        return []
+    raise ValueError(
+        "%s: %s attrs are not supported by flowrt (functions live in Python, not in the "
+        "GraphDef)" % (where, "function" if kind == "func" else kind)
+    )
+
+
+# --------------------------------------------------------------------------------------
+# import_graph_def
+# --------------------------------------------------------------------------------------
+
+
+def _as_graph_def(graph_def: Any) -> GraphDef:
+    if isinstance(graph_def, GraphDef):
+        return graph_def
+    # TF's own GraphDef (or any message with the same fields): the bytes are the same.
+    if type(graph_def).__name__ == "GraphDef" and hasattr(graph_def, "SerializeToString"):
+        return GraphDef.FromString(graph_def.SerializeToString())
+    raise TypeError("Argument `graph_def` must be a GraphDef proto.")
+
+
+def _split_input(s: str) -> tuple[str, int]:
+    """``"name:i"`` -> (name, i); ``"name"`` -> (name, 0); ``"^name"`` -> (name, -1)."""
+    if s.startswith("^"):
+        return s[1:], -1
+    name, sep, index = s.rpartition(":")
+    if sep and index.isdigit():
+        return name, int(index)
+    return s, 0
+
+
+def _tensor_key(s: str) -> str:
+    name, i = _split_input(s)
+    return "^" + name if i < 0 else "%s:%d" % (name, i)
+
+
+def _topological(nodes: dict[str, NodeDef]) -> list[NodeDef]:
+    """Nodes with every input before its consumers, in GraphDef order where free (Kahn)."""
+    order = {n: i for i, n in enumerate(nodes)}
+    waiting: dict[str, int] = {}
+    consumers: dict[str, list[str]] = {n: [] for n in nodes}
+    for name, node in nodes.items():
+        srcs = {_split_input(s)[0] for s in node.input}
+        for src in srcs:
+            if src not in nodes:
+                raise ValueError("Node '%s': Unknown input node '%s'" % (name, src))
+            consumers[src].append(name)
+        waiting[name] = len(srcs)
+    ready = [order[n] for n, k in waiting.items() if k == 0]
+    heapq.heapify(ready)
+    names = list(nodes)
+    out = []
+    while ready:
+        name = names[heapq.heappop(ready)]
+        out.append(nodes[name])
+        for c in consumers[name]:
+            waiting[c] -= 1
+            if waiting[c] == 0:
+                heapq.heappush(ready, order[c])
+    if len(out) != len(nodes):
+        raise ValueError("%d nodes in a cycle" % (len(nodes) - len(out)))
+    return out
+
+
+def _check_input_map(input_map: Any) -> dict[str, Any]:
+    if input_map is None:
+        return {}
+    if not isinstance(input_map, dict):
+        raise TypeError(
+            "Argument `input_map` must be a dictionary. Obtained %s" % type(input_map).__name__
+        )
+    out = {}
+    for k, v in input_map.items():
+        if not isinstance(k, str):
+            raise TypeError("Argument `input_map` must be a dictionary with string keys.")
+        key = _tensor_key(k)
+        if key.startswith("^"):
+            if not isinstance(v, Operation):
+                raise TypeError(
+                    "input_map[%r] maps a control input, so it must be an Operation, got %s"
+                    % (k, type(v).__name__)
+                )
+        else:
+            v = convert_to_tensor(v)
+        out[key] = v
+    return out
+
+
+def _attrs(node: NodeDef, where: str) -> dict[str, Any]:
+    dropped = node.attr.get(DROPPED_ATTR)
+    if dropped is not None and dropped.list.s:
+        names = ", ".join(repr(_text(s)) for s in dropped.list.s)
+        raise ValueError(
+            "%s: attr %s held a Python object (a callable, a fused kernel or a loop body) "
+            "that a GraphDef cannot carry, so this node cannot be imported; build it again "
+            "in Python instead" % (where, names)
+        )
+    return {
+        k: decode_attr(v, "%s attr '%s'" % (where, k))
+        for k, v in sorted(node.attr.items())
+        if k not in (_SHAPES_ATTR, DROPPED_ATTR)
+    }
+
+
+def import_graph_def(
+    graph_def: GraphDef,
+    input_map: dict[str, Any] | None = None,
+    return_elements: Iterable[str] | None = None,
+    name: str | None = None,
+    op_dict: Any = None,
+    producer_op_list: Any = None,
+) -> list[Operation | Tensor] | None:
+    """Imports the ops of a ``GraphDef`` into the default graph (TF1's API).
+
+    Args:
+      graph_def: a ``GraphDef`` (``Graph.as_graph_def()``, or TF's message: its bytes
+        are read into flowrt's class).
+      input_map: maps names in ``graph_def`` (``"x:0"``, or ``"x"`` for output 0, or
+        ``"^x"`` for control inputs on ``x``) to tensors (or operations) of the default
+        graph that replace them as inputs of the imported ops.
+      return_elements: names in ``graph_def`` to return: ``"x"`` gives the operation,
+        ``"x:0"`` the tensor.
+      name: the prefix of the imported names (default ``"import"``, made unique as a
+        name scope); ``""`` imports the names as they are (made unique).
+      op_dict: deprecated in TF; ignored.
+      producer_op_list: kept for TF1's signature; ignored (no default attrs to strip).
+
+    Returns:
+      The operations and tensors named by ``return_elements``, in order, or None.
+
+    Raises:
+      TypeError: ``graph_def`` is not a ``GraphDef``, or ``input_map`` is not a dict.
+      ValueError: a node name is not unique, an input or ``input_map`` key names no
+        node, a mapped tensor has the wrong dtype, the nodes form a cycle, a return
+        element is missing, or a node cannot be rebuilt (its message names it).
+      NotFoundError: a node's op type is not registered.
+
+    Note (flowrt): ``func`` attrs (TF functions) are not supported, and a node whose
+    attr held a Python object when it was written (``py_func`` callables, fused
+    kernels, loop bodies; recorded in ``_flowrt_unencoded_attrs``) is a ValueError.
+    """
+    del op_dict, producer_op_list
+    returns = None if return_elements is None else [str(r) for r in return_elements]
+    created = import_nodes(graph_def, input_map, "import" if name is None else name)
+    return None if returns is None else [_return_element(r, created) for r in returns]
+
+
+def import_nodes(
+    graph_def: Any, input_map: dict[str, Any] | None, name: str
+) -> dict[str, Operation]:
+    """``import_graph_def``'s work: ``{node name in graph_def: its new op}``, the nodes
+    imported under name scope ``name`` (``""``: none)."""
+    gd = _as_graph_def(graph_def)
+    mapped = _check_input_map(input_map)
+    nodes: dict[str, NodeDef] = {}
+    for node in gd.node:
+        if node.name in nodes:
+            raise ValueError("Node '%s' is not unique" % node.name)
+        nodes[node.name] = node
+    missing = sorted(k for k in mapped if _split_input(k)[0] not in nodes)
+    if missing:
+        raise ValueError(
+            "Attempted to map inputs that were not found in graph_def: [%s]" % ", ".join(missing)
+        )
+    ordered = _topological(nodes)
+    ops = registered_ops()
+    g = get_default_graph()
+    created: dict[str, Operation] = {}
+    with g.name_scope(name):
+        for node in ordered:
+            created[node.name] = _import_node(g, node, ops, created, mapped)
+    return created
+
+
+def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operation:
+    where = "Node '%s' (%s)" % (node.name, node.op)
+    if node.op not in ops:
+        close = difflib.get_close_matches(node.op, ops.keys(), n=3)
+        hint = " Did you mean %s?" % ", ".join(map(repr, close)) if close else ""
+        raise errors.NotFoundError(
+            None,
+            None,
+            "Op type not registered '%s' in binary running flowrt (node '%s').%s"
+            % (node.op, node.name, hint),
+        )
+    attrs = _attrs(node, where)
+    inputs: list[Tensor] = []
+    controls: list[Operation] = []
+    for s in node.input:
+        src, i = _split_input(s)
+        if i < 0:
+            controls.append(mapped.get("^" + src, created[src]))
+            continue
+        op = created[src]
+        if i >= len(op.outputs):
+            raise ValueError(
+                "Node '%s': Connecting to invalid output %d of source node %s which has %d "
+                "outputs." % (node.name, i, src, len(op.outputs))
+            )
+        t = mapped.get("%s:%d" % (src, i))
+        if t is None:
+            t = op.outputs[i]
+        elif t.dtype != op.outputs[i].dtype:
+            raise ValueError(
+                "Input %d of node %s was passed %s from %s incompatible with expected %s."
+                % (len(inputs), node.name, t.dtype.name, t.name, op.outputs[i].dtype.name)
+            )
+        inputs.append(t)
+    full = g.unique_name(node.name)
+    try:
+        op = g._create_op(node.op, inputs, attrs, full + "/")
+    except KeyError as e:
+        raise ValueError("%s: NodeDef missing attr %s" % (where, e)) from None
+    if node.device:
+        op.device = node.device
+    # A new op: no cached plan holds it yet, so its control edges are set directly.
+    for c in controls:
+        if c not in op.control_inputs:
+            op.control_inputs.append(c)
+            c._control_outputs.append(op)
+    return op
+
+
+def _return_element(r: str, created: dict[str, Operation]) -> Operation | Tensor:
+    name, sep, index = r.rpartition(":")
+    if sep and index.isdigit():
+        op = created.get(name)
+        if op is None:
+            raise ValueError("Requested return tensor '%s' not found in graph def" % r)
+        i = int(index)
+        if i >= len(op.outputs):
+            raise ValueError(
+                "Invalid return output %d of node '%s', which has %d output(s)"
+                % (i, name, len(op.outputs))
+            )
+        return op.outputs[i]
+    op = created.get(r)
+    if op is None:
+        raise ValueError("Requested return node '%s' not found in graph def" % r)
+    return op
