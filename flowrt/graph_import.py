@@ -351,6 +351,7 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             % (node.op, node.name, hint),
         )
     attrs = _attrs(node, where)
+    full = g.unique_name(node.name)
     inputs: list[Tensor] = []
     controls: list[Operation] = []
     for s in node.input:
@@ -370,10 +371,9 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
         elif t.dtype != op.outputs[i].dtype:
             raise ValueError(
                 "Input %d of node %s was passed %s from %s incompatible with expected %s."
-                % (len(inputs), node.name, t.dtype.name, t.name, op.outputs[i].dtype.name)
+                % (len(inputs), full, t.dtype.name, t.name, op.outputs[i].dtype.name)
             )
         inputs.append(t)
-    full = g.unique_name(node.name)
     try:
         op = g._create_op(node.op, inputs, attrs, full + "/")
     except KeyError as e:
