@@ -32,8 +32,10 @@ def test_save_restore_naming_and_state_file(tmp_path):
         "checkpoint",
         "model.ckpt-20.data-00000-of-00001",
         "model.ckpt-20.index",
+        "model.ckpt-20.meta",
         "model.ckpt-7.data-00000-of-00001",
         "model.ckpt-7.index",
+        "model.ckpt-7.meta",
     ]
     assert (tmp_path / "checkpoint").read_text() == (
         'model_checkpoint_path: "%s-7"\n'
@@ -124,8 +126,10 @@ def test_max_to_keep_deletes_old_checkpoints(tmp_path):
         "checkpoint",
         "model.ckpt-2.data-00000-of-00001",
         "model.ckpt-2.index",
+        "model.ckpt-2.meta",
         "model.ckpt-3.data-00000-of-00001",
         "model.ckpt-3.index",
+        "model.ckpt-3.meta",
     ]
     assert saver.last_checkpoints == [prefix + "-2", prefix + "-3"]
     assert (
@@ -172,6 +176,7 @@ def test_crash_mid_save_leaves_previous_checkpoint_loadable(tmp_path, monkeypatc
         "checkpoint",
         "model.ckpt-1.data-00000-of-00001",
         "model.ckpt-1.index",
+        "model.ckpt-1.meta",
     ]
     assert fr.train.latest_checkpoint(str(tmp_path)) == first
     assert saver.last_checkpoints == [first]
