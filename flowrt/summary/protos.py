@@ -6,7 +6,8 @@ bytes are TF's). ``graph_def(graph)`` encodes a flowrt ``Graph`` for TensorBoard
 tab: node names, op types, inputs (``^name`` for control inputs), devices, the attrs that
 have a protobuf form (a None attr as an empty ``AttrValue``; the names of attrs holding
 Python objects in ``_flowrt_unencoded_attrs``), and ``_output_shapes`` (what TF1's
-``as_graph_def(add_shapes=True)`` adds); ``fr.import_graph_def`` reads it back. ``histogram_proto(values)`` is TF's histogram of an array.
+``as_graph_def(add_shapes=True)`` adds); ``fr.import_graph_def`` reads it back.
+``histogram_proto(values)`` is TF's histogram of an array.
 """
 
 from __future__ import annotations

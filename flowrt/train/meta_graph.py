@@ -145,10 +145,8 @@ def _variable_from_def(d: VariableDef, g, scope: str | None) -> Variable:
     v._handle = handle
     v._initializer_op = element(d.initializer_name)
     v._snapshot = element(d.snapshot_name)
-    v._initial_value = element(d.initial_value_name) if d.initial_value_name else None
-    v._is_initialized = next(
-        (c.outputs[0] for c in handle.consumers() if c.type == "VarIsInitializedOp"), None
-    )
+    # TF's files may leave the initial value out; the snapshot stands in for it then.
+    v._initial_value = element(d.initial_value_name or d.snapshot_name)
     v._eager = None
     v._eager_lock = threading.Lock()
     v._trainable = d.trainable

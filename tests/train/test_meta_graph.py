@@ -211,7 +211,7 @@ def test_write_graph_text_round_trip(tmp_path):
     path = fr.train.write_graph(g, str(tmp_path), "graph.pbtxt", as_text=True)
     with open(path) as f:
         gd = text_format.Parse(f.read(), fr.GraphDef())
-    with fr.Graph().as_default() as h:
+    with fr.Graph().as_default():
         fr.import_graph_def(gd, name="")
         with fr.Session() as sess:
             assert sess.run("s:0", {"a:0": [1, 2]}) == 6
