@@ -248,6 +248,8 @@ def _restore_collection(key: str, c: CollectionDef, g, scope: str | None, names,
 
 
 def _scoped_graph_def(gd: GraphDef, scope: str | None, clear_devices: bool) -> GraphDef:
+    if not scope and not clear_devices:
+        return gd
     out = GraphDef()
     out.versions.CopyFrom(gd.versions)
     for node in gd.node:
