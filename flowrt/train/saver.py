@@ -456,6 +456,9 @@ class Saver:
         or 0 keeps all.
       allow_empty: if False (default), having no variables is a ValueError.
       defer_build: build the restore ops on first use instead of now.
+      saver_def: a ``SaverDef`` (from ``as_saver_def``, or a meta graph): use the
+        restore ops it names (under name scope ``name``, when given) instead of
+        building new ones; ``import_meta_graph`` makes its saver this way.
 
     Note (flowrt): the restore ops live under ``save/`` (``save/restore_all``);
     checkpoints are flowrt's npz format (see the module docstring), not TF's tables.
