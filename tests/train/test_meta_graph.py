@@ -233,3 +233,27 @@ def test_tensorflow_reads_the_meta_graph_fields(tmp_path):
         ours.collection_def["train_op"].node_list.value
     )
     assert len(meta.graph_def.node) == len(ours.graph_def.node)
+
+
+def test_a_tensorflow_meta_graph_imports_with_its_variables(tmp_path):
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    path = str(tmp_path / "tf.meta")
+    ones = np.ones((2, 3), np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
+        y = tf.nn.relu(tf.matmul(x, w) - 3.0, name="y")
+        tf.add_to_collection("out", y)
+        tf.train.export_meta_graph(path)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            want = sess.run(y, {x: ones})
+    with fr.Graph().as_default():
+        saver = fr.train.import_meta_graph(path)
+        assert isinstance(saver, fr.train.Saver)  # no SaverDef: one over all variables
+        assert [v.name for v in fr.trainable_variables()] == ["w:0"]
+        with fr.Session() as sess:
+            sess.run(fr.global_variables_initializer())
+            np.testing.assert_array_equal(
+                sess.run(fr.get_collection("out")[0], {"x:0": ones}), want
+            )
