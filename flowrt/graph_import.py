@@ -132,13 +132,18 @@ def _text(b: bytes) -> str | bytes:
         return b
 
 
-def decode_attr(value: AttrValue, where: str) -> Any:
-    """The flowrt value of an ``AttrValue`` (``where`` names node and attr for errors)."""
+# String attrs flowrt keeps as bytes, not str: ``py_func``'s registry token.
+_BYTES_ATTRS = frozenset({"token"})
+
+
+def decode_attr(value: AttrValue, where: str, name: str = "") -> Any:
+    """The flowrt value of attr ``name``'s ``AttrValue`` (``where`` names node and attr
+    for errors)."""
     kind = value.WhichOneof("value")
     if kind is None:
         return None
     if kind == "s":
-        return _text(value.s)
+        return value.s if name in _BYTES_ATTRS else _text(value.s)
     if kind in ("i", "f", "b"):
         return getattr(value, kind)
     if kind == "type":
@@ -263,7 +268,7 @@ def _attrs(node: NodeDef, where: str) -> dict[str, Any]:
             "in Python instead" % (where, names)
         )
     return {
-        k: decode_attr(v, "%s attr '%s'" % (where, k))
+        k: decode_attr(v, "%s attr '%s'" % (where, k), k)
         for k, v in sorted(node.attr.items())
         if k not in (_SHAPES_ATTR, DROPPED_ATTR)
     }
@@ -303,8 +308,11 @@ def import_graph_def(
       NotFoundError: a node's op type is not registered.
 
     Note (flowrt): ``func`` attrs (TF functions) are not supported, and a node whose
-    attr held a Python object when it was written (``py_func`` callables, fused
-    kernels, loop bodies; recorded in ``_flowrt_unencoded_attrs``) is a ValueError.
+    attr held a Python object when it was written (loop and branch bodies, function
+    calls, ``fr.print``'s stream; recorded in ``_flowrt_unencoded_attrs``) is a
+    ValueError naming it. A ``py_func`` node imports, but its callable is registered
+    with the graph that made it: running it elsewhere fails as in a new TF process
+    (``callback pyfunc_0 is not found``).
     """
     del op_dict, producer_op_list
     returns = None if return_elements is None else [str(r) for r in return_elements]

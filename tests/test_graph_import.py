@@ -111,6 +111,22 @@ def test_queue_and_decode_csv_graph_runs_after_a_round_trip():
             sess.run(ints)
 
 
+def test_py_func_nodes_import_but_their_callables_stay_with_their_graph():
+    g = fr.Graph()
+    with g.as_default():
+        x = fr.constant([1.0, 2.0], name="x")
+        fr.identity(fr.py_func(lambda v: v * 3, [x], fr.float32), name="out")
+    h, (out,) = _import_into_new_graph(g.as_graph_def(), return_elements=["out:0"])
+    assert h.get_operation_by_name("import/PyFunc").attrs["token"] == b"pyfunc_0"
+    # TF's error when the callable is not registered where the graph runs.
+    with fr.Session(graph=h) as sess:
+        with pytest.raises(
+            errors.InvalidArgumentError,
+            match=r"PyFunc op 'import/PyFunc'.*callback pyfunc_0 is not found",
+        ):
+            sess.run(out)
+
+
 def test_conv_net_outputs_agree():
     g = fr.Graph()
     with g.as_default():
