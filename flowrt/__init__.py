@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     client,
     compat,
     contrib,
+    data,
     dtypes,
     errors,
     gfile,

@@ -1,0 +1,455 @@
+"""Dataset ops: one op per dataset transformation, whose value is a dataset description.
+
+A dataset op's kernel computes nothing per element: it returns a ``DatasetValue``
+holding its input values (tensors, and the values of its input datasets) and its traced
+function, if any. An iterator (``iterator_ops``) draws elements from a value's
+``iterate(env)``, a generator of flat element tuples (numpy values), one at a time,
+while ``env`` holds the iterator's run context and per-iterator state (shuffle
+streams, caches). Each op type is one ``register_op`` row of the table at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import errors
+from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from .._core.shape import TensorShape
+
+__all__ = ["DatasetValue", "IterEnv", "register_dataset"]
+
+Element = tuple
+
+
+class IterEnv:
+    """One iterator's run context (the run drawing the current element) and state."""
+
+    __slots__ = ("ctx", "state")
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.state: dict = {}
+
+
+class DatasetValue:
+    """A dataset at run time: ``iterate(env)`` yields its elements (flat tuples)."""
+
+    def __init__(self, op: Any, inputs: tuple) -> None:
+        self.op = op
+        self.inputs = inputs
+
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
+        raise NotImplementedError
+
+
+def _scalar(x: Any, what: str, op: Any) -> int:
+    a = np.asarray(x)
+    if a.ndim != 0:
+        raise errors.InvalidArgumentError(
+            None, op, "%s must be a scalar, got shape %s" % (what, list(a.shape))
+        )
+    return int(a)
+
+
+def _item(c: np.ndarray, i: int) -> np.ndarray:
+    v = c[i]
+    return v if isinstance(v, np.ndarray) else np.asarray(v, dtype=c.dtype)
+
+
+class _TensorSlices(DatasetValue):
+    def iterate(self, env):
+        comps = [np.asarray(c) for c in self.inputs]
+        n = comps[0].shape[0] if comps[0].ndim else 0
+        for c in comps:
+            if c.ndim == 0 or c.shape[0] != n:
+                raise errors.InvalidArgumentError(
+                    None,
+                    self.op,
+                    "All components must have the same size in the 0th dimension, got "
+                    "shapes %s" % [list(x.shape) for x in comps],
+                )
+        for i in range(n):
+            yield tuple(_item(c, i) for c in comps)
+
+
+class _Tensors(DatasetValue):
+    def iterate(self, env):
+        yield tuple(self.inputs)
+
+
+class _Range(DatasetValue):
+    def iterate(self, env):
+        start, stop, step = (_scalar(x, w, self.op) for x, w in zip(self.inputs, "abc"))
+        if step == 0:
+            raise errors.InvalidArgumentError(None, self.op, "step must be a non-zero integer.")
+        dt = self.op.attrs["output_type"].np
+        for v in range(start, stop, step):
+            yield (np.asarray(v, dtype=dt),)
+
+
+class _Zip(DatasetValue):
+    def iterate(self, env):
+        its = [d.iterate(env) for d in self.inputs]
+        while True:
+            out: tuple = ()
+            for it in its:
+                e = next(it, None)
+                if e is None:
+                    return
+                out += e
+            yield out
+
+
+class _Concatenate(DatasetValue):
+    def iterate(self, env):
+        for d in self.inputs:
+            yield from d.iterate(env)
+
+
+class _WithFunction(DatasetValue):
+    """A dataset applying a traced function: inputs are the input dataset, the op's own
+    arguments (``n_args``), then the function's captured values."""
+
+    def __init__(self, op, inputs):
+        super().__init__(op, inputs)
+        n = 1 + op.attrs.get("n_args", 0)
+        self.args = inputs[1:n]
+        self.captured = inputs[n:]
+        self.f = op.attrs["f"]
+
+    def call(self, env: IterEnv, element: Element) -> list:
+        return self.f(env.ctx, element, self.captured)
+
+
+class _Map(_WithFunction):
+    def iterate(self, env):
+        for e in self.inputs[0].iterate(env):
+            yield tuple(self.call(env, e))
+
+
+class _Filter(_WithFunction):
+    def iterate(self, env):
+        for e in self.inputs[0].iterate(env):
+            (keep,) = self.call(env, e)
+            if np.asarray(keep).shape != ():
+                raise errors.InvalidArgumentError(
+                    None, self.op, "Filter predicate `predicate` must return a scalar bool."
+                )
+            if keep:
+                yield e
+
+
+class _FlatMap(_WithFunction):
+    def iterate(self, env):
+        for e in self.inputs[0].iterate(env):
+            (inner,) = self.call(env, e)
+            yield from inner.iterate(env)
+
+
+class _Interleave(_WithFunction):
+    def iterate(self, env):
+        cycle_length = _scalar(self.args[0], "cycle_length", self.op)
+        block_length = _scalar(self.args[1], "block_length", self.op)
+        if cycle_length == -1:
+            cycle_length = os.cpu_count() or 1
+        if cycle_length <= 0 or block_length <= 0:
+            raise errors.InvalidArgumentError(
+                None, self.op, "cycle_length and block_length must be greater than zero."
+            )
+        # TF's InterleaveDataset: visit slots in turn, block_length elements each; an
+        # empty slot takes the next input element's dataset before moving on.
+        source = self.inputs[0].iterate(env)
+        slots: list = [None] * cycle_length
+        open_, index, block, input_done = 0, 0, 0, False
+        while not input_done or open_ > 0:
+            it = slots[index]
+            if it is not None:
+                e = next(it, None)
+                if e is not None:
+                    block += 1
+                    if block == block_length:
+                        block, index = 0, (index + 1) % cycle_length
+                    yield e
+                    continue
+                slots[index] = None
+                open_ -= 1
+                block, index = 0, (index + 1) % cycle_length
+            elif not input_done:
+                x = next(source, None)
+                if x is None:
+                    input_done = True
+                else:
+                    (inner,) = self.call(env, x)
+                    slots[index] = inner.iterate(env)
+                    open_ += 1
+            else:
+                block, index = 0, (index + 1) % cycle_length
+
+
+def _batch_error(op, k, first, i, shape):
+    return errors.InvalidArgumentError(
+        None,
+        op,
+        "Cannot batch tensors with different shapes in component %d. First element had "
+        "shape %s and element %d had shape %s." % (k, list(first), i, list(shape)),
+    )
+
+
+def _stack(op, elems: list) -> Element:
+    out = []
+    for k in range(len(elems[0])):
+        parts = [np.asarray(e[k]) for e in elems]
+        first = parts[0].shape
+        for i, p in enumerate(parts):
+            if p.shape != first:
+                raise _batch_error(op, k, first, i, p.shape)
+        out.append(np.stack(parts))
+    return tuple(out)
+
+
+class _Batch(DatasetValue):
+    def iterate(self, env):
+        size = _scalar(self.inputs[1], "batch_size", self.op)
+        if size <= 0:
+            raise errors.InvalidArgumentError(
+                None, self.op, "Batch size must be greater than zero."
+            )
+        drop = bool(np.asarray(self.inputs[2]))
+        buf: list = []
+        for e in self.inputs[0].iterate(env):
+            buf.append(e)
+            if len(buf) == size:
+                yield self.make(buf)
+                buf = []
+        if buf and not drop:
+            yield self.make(buf)
+
+    def make(self, elems: list) -> Element:
+        return _stack(self.op, elems)
+
+
+class _PaddedBatch(_Batch):
+    def make(self, elems):
+        shapes = self.op.attrs["padded_shapes"]
+        pads = self.inputs[3:]
+        out = []
+        for k, shape in enumerate(shapes):
+            parts = [np.asarray(e[k]) for e in elems]
+            rank = parts[0].ndim
+            for i, p in enumerate(parts):
+                if p.ndim != rank:
+                    raise _batch_error(self.op, k, parts[0].shape, i, p.shape)
+            dims = []
+            for d in range(rank):
+                biggest = max(p.shape[d] for p in parts)
+                want = shape[d] if shape.ndims is not None else None
+                if want is not None and want < biggest:
+                    raise errors.InvalidArgumentError(
+                        None,
+                        self.op,
+                        "Attempted to pad to a smaller size than the input element "
+                        "(component %d, dimension %d: %d < %d)." % (k, d, want, biggest),
+                    )
+                dims.append(biggest if want is None else want)
+            res = np.full([len(parts)] + dims, np.asarray(pads[k]), dtype=parts[0].dtype)
+            for i, p in enumerate(parts):
+                res[(i,) + tuple(slice(0, s) for s in p.shape)] = p
+            out.append(res)
+        return tuple(out)
+
+
+class _Unbatch(DatasetValue):
+    def iterate(self, env):
+        for e in self.inputs[0].iterate(env):
+            arrs = [np.asarray(c) for c in e]
+            if any(a.ndim == 0 for a in arrs):
+                raise errors.InvalidArgumentError(
+                    None, self.op, "Input element must have a non-scalar value in each component."
+                )
+            n = arrs[0].shape[0]
+            if any(a.shape[0] != n for a in arrs):
+                raise errors.InvalidArgumentError(
+                    None,
+                    self.op,
+                    "Input element must have the same batch size in each component. "
+                    "Component 0 had size %d but another component had size %d."
+                    % (n, next(a.shape[0] for a in arrs if a.shape[0] != n)),
+                )
+            for i in range(n):
+                yield tuple(_item(a, i) for a in arrs)
+
+
+class _Repeat(DatasetValue):
+    def iterate(self, env):
+        count = _scalar(self.inputs[1], "count", self.op)
+        done = 0
+        while count < 0 or done < count:
+            produced = False
+            for e in self.inputs[0].iterate(env):
+                produced = True
+                yield e
+            done += 1
+            if not produced:  # an empty dataset repeated forever is empty (as TF)
+                return
+
+
+class _Take(DatasetValue):
+    def iterate(self, env):
+        count = _scalar(self.inputs[1], "count", self.op)
+        if count == 0:
+            return
+        for i, e in enumerate(self.inputs[0].iterate(env)):
+            yield e
+            if i + 1 == count:
+                return
+
+
+class _Skip(DatasetValue):
+    def iterate(self, env):
+        count = _scalar(self.inputs[1], "count", self.op)
+        for i, e in enumerate(self.inputs[0].iterate(env)):
+            if count < 0:
+                continue
+            if i >= count:
+                yield e
+
+
+class _Enumerate(DatasetValue):
+    def iterate(self, env):
+        i = _scalar(self.inputs[1], "start", self.op)
+        for e in self.inputs[0].iterate(env):
+            yield (np.asarray(i, dtype=np.int64),) + e
+            i += 1
+
+
+class _Passthrough(DatasetValue):
+    """``prefetch``: elements are made on demand by the run that asks, so prefetching
+    changes nothing observable."""
+
+    def iterate(self, env):
+        yield from self.inputs[0].iterate(env)
+
+
+class _Cache(DatasetValue):
+    """In memory: the first complete pass is recorded, later passes replay it."""
+
+    def iterate(self, env):
+        key = ("cache", self.op.name)
+        done = env.state.get(key)
+        if done is not None:
+            yield from done
+            return
+        seen = []
+        for e in self.inputs[0].iterate(env):
+            seen.append(e)
+            yield e
+        env.state[key] = seen
+
+
+class _Shuffle(DatasetValue):
+    def iterate(self, env):
+        size = _scalar(self.inputs[1], "buffer_size", self.op)
+        if size <= 0:
+            raise errors.InvalidArgumentError(
+                None, self.op, "buffer_size must be greater than zero."
+            )
+        rng = self._rng(env)
+        buf: list = []
+        for e in self.inputs[0].iterate(env):
+            if len(buf) < size:
+                buf.append(e)
+                continue
+            i = int(rng.integers(len(buf)))
+            out, buf[i] = buf[i], e
+            yield out
+        while buf:
+            i = int(rng.integers(len(buf)))
+            buf[i], buf[-1] = buf[-1], buf[i]
+            yield buf.pop()
+
+    def _rng(self, env: IterEnv) -> np.random.Generator:
+        """Each pass continues one Philox stream per iterator when reshuffling, else
+        every pass restarts it from the same key."""
+        key = ("shuffle", self.op.name)
+        pair = env.state.get(key)
+        if pair is None:
+            pair = self.op.attrs["seed2_pair"]
+            if pair is None:  # no graph or op seed: one random key per iterator
+                pair = [int.from_bytes(os.urandom(8), "little"), 0]
+            env.state[key] = pair
+        if not self.op.attrs["reshuffle_each_iteration"]:
+            return np.random.Generator(np.random.Philox(key=pair))
+        rng = env.state.get(key + ("rng",))
+        if rng is None:
+            rng = env.state[key + ("rng",)] = np.random.Generator(np.random.Philox(key=pair))
+        return rng
+
+
+class _ListFiles(DatasetValue):
+    def iterate(self, env):
+        import glob
+
+        found: set = set()
+        for p in np.asarray(self.inputs[0], dtype=object).reshape(-1):
+            found.update(glob.glob(os.fsdecode(bytes(p))))
+        if not found:
+            raise errors.InvalidArgumentError(
+                None,
+                self.op,
+                "Expected 'file_pattern' to match at least one file, but no files matched "
+                "%s" % [os.fsdecode(bytes(p)) for p in np.asarray(self.inputs[0]).reshape(-1)],
+            )
+        names = [os.fsencode(f) for f in sorted(found)]
+        if self.op.attrs["shuffle"]:
+            pair = self.op.attrs["seed2_pair"]
+            rng = np.random.default_rng(pair)
+            rng.shuffle(names)
+        for n in names:
+            yield (np.asarray(n, dtype=object),)
+
+
+def _dataset_infer(op: Any) -> list:
+    return [(_dt.resource, TensorShape([]))]
+
+
+def register_dataset(op_type: str, cls: type) -> None:
+    """Registers a dataset op type whose kernel wraps its inputs in ``cls``."""
+    register_op(
+        op_type,
+        infer=_dataset_infer,
+        kernel=lambda ctx, op, *inputs: (cls(op, inputs),),
+        grad=NOT_DIFFERENTIABLE,
+        quiet=True,
+    )
+
+
+_DATASETS = [
+    # op type (TF's)            value class
+    ("TensorSliceDataset", _TensorSlices),
+    ("TensorDataset", _Tensors),
+    ("RangeDataset", _Range),
+    ("ZipDataset", _Zip),
+    ("ConcatenateDataset", _Concatenate),
+    ("MapDataset", _Map),
+    ("FilterDataset", _Filter),
+    ("FlatMapDataset", _FlatMap),
+    ("InterleaveDataset", _Interleave),
+    ("BatchDatasetV2", _Batch),
+    ("PaddedBatchDatasetV2", _PaddedBatch),
+    ("UnbatchDataset", _Unbatch),
+    ("RepeatDataset", _Repeat),
+    ("TakeDataset", _Take),
+    ("SkipDataset", _Skip),
+    ("EnumerateDataset", _Enumerate),
+    ("PrefetchDataset", _Passthrough),
+    ("CacheDataset", _Cache),
+    ("ShuffleDataset", _Shuffle),
+    ("MatchingFilesDataset", _ListFiles),
+]
+for _op_type, _cls in _DATASETS:
+    register_dataset(_op_type, _cls)
