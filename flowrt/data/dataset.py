@@ -194,7 +194,7 @@ class DatasetV1:
           shuffle: shuffle the names (default True); unshuffled they are sorted.
           seed: the op seed of the shuffle.
 
-        Raises at run time InvalidArgumentError when no file matches.
+        A pattern matching no file gives an empty dataset (as TF 2.21).
         """
         pattern = convert_to_tensor(file_pattern, dtype=_dt.string, name="file_pattern")
         s1, s2 = get_seed(seed)

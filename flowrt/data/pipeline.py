@@ -397,13 +397,6 @@ class _ListFiles(DatasetValue):
         found: set = set()
         for p in np.asarray(self.inputs[0], dtype=object).reshape(-1):
             found.update(glob.glob(os.fsdecode(bytes(p))))
-        if not found:
-            raise errors.InvalidArgumentError(
-                None,
-                self.op,
-                "Expected 'file_pattern' to match at least one file, but no files matched "
-                "%s" % [os.fsdecode(bytes(p)) for p in np.asarray(self.inputs[0]).reshape(-1)],
-            )
         names = [os.fsencode(f) for f in sorted(found)]
         if self.op.attrs["shuffle"]:
             pair = self.op.attrs["seed2_pair"]

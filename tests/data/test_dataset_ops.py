@@ -87,7 +87,11 @@ def test_map_function_builds_several_ops_and_captures_outer_tensors():
 
     def f(x):
         sq = fr.square(x)
-        return {"sq": sq + scale, "neg": -x, "s": fr.strings.join([fr.constant("n"), fr.constant("x")])}
+        return {
+            "sq": sq + scale,
+            "neg": -x,
+            "s": fr.strings.join([fr.constant("n"), fr.constant("x")]),
+        }
 
     ds = Dataset.range(3).map(f, num_parallel_calls=2)
     assert ds.output_types == {"neg": fr.int64, "s": fr.string, "sq": fr.int64}
@@ -173,7 +177,9 @@ def test_shuffle_reshuffles_each_pass_unless_told_not_to():
     passes = ints(elements(ds.repeat(2)))
     assert sorted(passes[:10]) == sorted(passes[10:]) == list(range(10))
     assert passes[:10] != passes[10:]
-    fixed = ints(elements(Dataset.range(10).shuffle(10, seed=1, reshuffle_each_iteration=False).repeat(2)))
+    fixed = ints(
+        elements(Dataset.range(10).shuffle(10, seed=1, reshuffle_each_iteration=False).repeat(2))
+    )
     assert fixed[:10] == fixed[10:]
 
 
@@ -210,9 +216,7 @@ def test_padded_batch_as_tf():
     got = elements(ds.padded_batch(2, padded_shapes=[None]))
     # TF 2.21: [[1, 0], [2, 2]] then [[3, 3, 3, 0], [4, 4, 4, 4]]
     assert [b.tolist() for b in got] == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]]
-    got = elements(
-        ds.padded_batch(3, padded_shapes=[5], padding_values=fr.constant(-1, fr.int64))
-    )
+    got = elements(ds.padded_batch(3, padded_shapes=[5], padding_values=fr.constant(-1, fr.int64)))
     # TF 2.21:
     assert [b.tolist() for b in got] == [
         [[1, -1, -1, -1, -1], [2, 2, -1, -1, -1], [3, 3, 3, -1, -1]],
@@ -281,7 +285,9 @@ def test_build_errors_name_the_argument():
 
 
 def test_run_errors_are_invalid_argument():
-    with pytest.raises(fr.errors.InvalidArgumentError, match="Batch size must be greater than zero"):
+    with pytest.raises(
+        fr.errors.InvalidArgumentError, match="Batch size must be greater than zero"
+    ):
         elements(Dataset.range(3).batch(0))
     ds = Dataset.range(1, 4).map(lambda x: fr.fill([fr.cast(x, fr.int32)], x)).batch(2)
     with pytest.raises(

@@ -60,7 +60,7 @@ def test_one_shot_iterator_restarts_per_session_and_refuses_placeholders():
     with pytest.raises(ValueError, match=r"Cannot capture a placeholder \(name:Placeholder"):
         Dataset.from_tensor_slices(ph).make_one_shot_iterator()
     with pytest.raises(ValueError, match="does not have an initializer"):
-        Dataset.range(3).make_one_shot_iterator().initializer
+        _ = Dataset.range(3).make_one_shot_iterator().initializer
 
 
 def test_initializable_iterator_refed_with_a_new_placeholder_value():
