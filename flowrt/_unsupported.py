@@ -48,12 +48,6 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "inside @fr.function, or TF1 graph code",
     ),
     Unsupported(
-        "tf.data (Dataset)",
-        "data",
-        "feed input through queues: "
-        "fr.train.string_input_producer, readers, fr.train.batch/shuffle_batch",
-    ),
-    Unsupported(
         "tf.distribute (strategies)",
         "distribute",
         "TF1's own distributed runtime is supported: fr.train.ClusterSpec, fr.train.Server "
