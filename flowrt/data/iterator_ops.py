@@ -111,12 +111,12 @@ def _get_next_infer(op: Operation) -> list:
     return [(s.dtype, s.shape) for s in op.attrs["_specs"]]
 
 
-def _make_iterator_kernel(ctx: Any, op: Operation, value: Any, handle: IteratorResource):
+def _make_iterator_kernel(ctx: Any, op: Operation, value: Any, handle: IteratorResource) -> tuple:
     handle.reset(ctx, value)
     return ()
 
 
-def _one_shot_kernel(ctx: Any, op: Operation):
+def _one_shot_kernel(ctx: Any, op: Operation) -> tuple:
     res = _resource(ctx, op)
     if not res.started:
         with op.attrs["_init_lock"]:
@@ -129,15 +129,15 @@ def _one_shot_kernel(ctx: Any, op: Operation):
     return (res,)
 
 
-def _get_next_kernel(ctx: Any, op: Operation, handle: IteratorResource):
+def _get_next_kernel(ctx: Any, op: Operation, handle: IteratorResource) -> tuple:
     return handle.get_next(ctx, op)
 
 
-def _to_string_kernel(ctx: Any, op: Operation, handle: IteratorResource):
+def _to_string_kernel(ctx: Any, op: Operation, handle: IteratorResource) -> tuple:
     return (np.asarray(handle.name.encode(), dtype=object),)
 
 
-def _from_string_kernel(ctx: Any, op: Operation, string: Any):
+def _from_string_kernel(ctx: Any, op: Operation, string: Any) -> tuple:
     name = bytes(np.asarray(string, dtype=object)[()]).decode()
     res = ctx.resources.get(_key(name))
     if res is None:

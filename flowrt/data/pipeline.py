@@ -21,7 +21,7 @@ from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 
-__all__ = ["DatasetValue", "IterEnv", "register_dataset"]
+__all__ = ["DatasetValue", "Element", "IterEnv", "register_dataset"]
 
 Element = tuple
 
@@ -62,7 +62,7 @@ def _item(c: np.ndarray, i: int) -> np.ndarray:
 
 
 class _TensorSlices(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         comps = [np.asarray(c) for c in self.inputs]
         n = comps[0].shape[0] if comps[0].ndim else 0
         for c in comps:
@@ -78,12 +78,12 @@ class _TensorSlices(DatasetValue):
 
 
 class _Tensors(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         yield tuple(self.inputs)
 
 
 class _Range(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         start, stop, step = (_scalar(x, w, self.op) for x, w in zip(self.inputs, "abc"))
         if step == 0:
             raise errors.InvalidArgumentError(None, self.op, "step must be a non-zero integer.")
@@ -93,7 +93,7 @@ class _Range(DatasetValue):
 
 
 class _Zip(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         its = [d.iterate(env) for d in self.inputs]
         while True:
             out: tuple = ()
@@ -106,7 +106,7 @@ class _Zip(DatasetValue):
 
 
 class _Concatenate(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         for d in self.inputs:
             yield from d.iterate(env)
 
@@ -115,7 +115,7 @@ class _WithFunction(DatasetValue):
     """A dataset applying a traced function: inputs are the input dataset, the op's own
     arguments (``n_args``), then the function's captured values."""
 
-    def __init__(self, op, inputs):
+    def __init__(self, op: Any, inputs: tuple) -> None:
         super().__init__(op, inputs)
         n = 1 + op.attrs.get("n_args", 0)
         self.args = inputs[1:n]
@@ -127,13 +127,13 @@ class _WithFunction(DatasetValue):
 
 
 class _Map(_WithFunction):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         for e in self.inputs[0].iterate(env):
             yield tuple(self.call(env, e))
 
 
 class _Filter(_WithFunction):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         for e in self.inputs[0].iterate(env):
             (keep,) = self.call(env, e)
             if np.asarray(keep).shape != ():
@@ -145,14 +145,14 @@ class _Filter(_WithFunction):
 
 
 class _FlatMap(_WithFunction):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         for e in self.inputs[0].iterate(env):
             (inner,) = self.call(env, e)
             yield from inner.iterate(env)
 
 
 class _Interleave(_WithFunction):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         cycle_length = _scalar(self.args[0], "cycle_length", self.op)
         block_length = _scalar(self.args[1], "block_length", self.op)
         if cycle_length == -1:
@@ -191,7 +191,7 @@ class _Interleave(_WithFunction):
                 block, index = 0, (index + 1) % cycle_length
 
 
-def _batch_error(op, k, first, i, shape):
+def _batch_error(op: Any, k: int, first: tuple, i: int, shape: tuple) -> errors.OpError:
     return errors.InvalidArgumentError(
         None,
         op,
@@ -200,20 +200,21 @@ def _batch_error(op, k, first, i, shape):
     )
 
 
-def _stack(op, elems: list) -> Element:
+def _stack(op: Any, elems: list) -> Element:
     out = []
     for k in range(len(elems[0])):
-        parts = [np.asarray(e[k]) for e in elems]
-        first = parts[0].shape
-        for i, p in enumerate(parts):
-            if p.shape != first:
-                raise _batch_error(op, k, first, i, p.shape)
-        out.append(np.stack(parts))
+        parts = [e[k] for e in elems]
+        try:
+            out.append(np.stack(parts))
+        except ValueError:  # shapes differ: name the first element that differs
+            first = np.shape(parts[0])
+            i = next(i for i, p in enumerate(parts) if np.shape(p) != first)
+            raise _batch_error(op, k, first, i, np.shape(parts[i])) from None
     return tuple(out)
 
 
 class _Batch(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         size = _scalar(self.inputs[1], "batch_size", self.op)
         if size <= 0:
             raise errors.InvalidArgumentError(
@@ -234,7 +235,7 @@ class _Batch(DatasetValue):
 
 
 class _PaddedBatch(_Batch):
-    def make(self, elems):
+    def make(self, elems: list) -> Element:
         shapes = self.op.attrs["padded_shapes"]
         pads = self.inputs[3:]
         out = []
@@ -264,7 +265,7 @@ class _PaddedBatch(_Batch):
 
 
 class _Unbatch(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         for e in self.inputs[0].iterate(env):
             arrs = [np.asarray(c) for c in e]
             if any(a.ndim == 0 for a in arrs):
@@ -285,7 +286,7 @@ class _Unbatch(DatasetValue):
 
 
 class _Repeat(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         count = _scalar(self.inputs[1], "count", self.op)
         done = 0
         while count < 0 or done < count:
@@ -299,7 +300,7 @@ class _Repeat(DatasetValue):
 
 
 class _Take(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         count = _scalar(self.inputs[1], "count", self.op)
         if count == 0:
             return
@@ -310,7 +311,7 @@ class _Take(DatasetValue):
 
 
 class _Skip(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         count = _scalar(self.inputs[1], "count", self.op)
         for i, e in enumerate(self.inputs[0].iterate(env)):
             if count < 0:
@@ -320,7 +321,7 @@ class _Skip(DatasetValue):
 
 
 class _Enumerate(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         i = _scalar(self.inputs[1], "start", self.op)
         for e in self.inputs[0].iterate(env):
             yield (np.asarray(i, dtype=np.int64),) + e
@@ -331,14 +332,14 @@ class _Passthrough(DatasetValue):
     """``prefetch``: elements are made on demand by the run that asks, so prefetching
     changes nothing observable."""
 
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         yield from self.inputs[0].iterate(env)
 
 
 class _Cache(DatasetValue):
     """In memory: the first complete pass is recorded, later passes replay it."""
 
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         key = ("cache", self.op.name)
         done = env.state.get(key)
         if done is not None:
@@ -351,24 +352,44 @@ class _Cache(DatasetValue):
         env.state[key] = seen
 
 
+class _Uniforms:
+    """Uniform draws from ``rng`` taken in blocks (one numpy call per 1024 draws)."""
+
+    __slots__ = ("rng", "block", "pos")
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        self.block: list = []
+        self.pos = 0
+
+    def index(self, n: int) -> int:
+        """A uniform index below ``n``."""
+        if self.pos == len(self.block):
+            self.block = self.rng.random(1024).tolist()
+            self.pos = 0
+        u = self.block[self.pos]
+        self.pos += 1
+        return min(int(u * n), n - 1)
+
+
 class _Shuffle(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         size = _scalar(self.inputs[1], "buffer_size", self.op)
         if size <= 0:
             raise errors.InvalidArgumentError(
                 None, self.op, "buffer_size must be greater than zero."
             )
-        rng = self._rng(env)
+        draws = _Uniforms(self._rng(env))
         buf: list = []
         for e in self.inputs[0].iterate(env):
             if len(buf) < size:
                 buf.append(e)
                 continue
-            i = int(rng.integers(len(buf)))
+            i = draws.index(len(buf))
             out, buf[i] = buf[i], e
             yield out
         while buf:
-            i = int(rng.integers(len(buf)))
+            i = draws.index(len(buf))
             buf[i], buf[-1] = buf[-1], buf[i]
             yield buf.pop()
 
@@ -391,7 +412,7 @@ class _Shuffle(DatasetValue):
 
 
 class _ListFiles(DatasetValue):
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         import glob
 
         found: set = set()

@@ -8,6 +8,7 @@ line or record; a file is opened when the iterator reaches it.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ from ..python_io import (
     _wbits,
 )
 from .dataset import DatasetV1
-from .pipeline import DatasetValue, register_dataset
+from .pipeline import DatasetValue, Element, IterEnv, register_dataset
 
 __all__ = ["TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
 
@@ -42,7 +43,7 @@ def _string(x: Any) -> np.ndarray:
 class _Files(DatasetValue):
     """A file dataset: its first input is the file names (a scalar or a vector)."""
 
-    def iterate(self, env):
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
         for name in np.asarray(self.inputs[0], dtype=object).reshape(-1):
             yield from self.read(bytes(name))
 
@@ -51,7 +52,7 @@ class _Files(DatasetValue):
 
 
 class _TextLines(_Files):
-    def read(self, path):
+    def read(self, path: bytes) -> Iterator[Element]:
         ctype = _compression_type(self.op.attrs["compression_type"] or None)
         if ctype is not TFRecordCompressionType.NONE:
             yield from self._compressed(path, ctype)
@@ -65,7 +66,7 @@ class _TextLines(_Files):
         finally:
             state.close_file()
 
-    def _compressed(self, path, ctype):
+    def _compressed(self, path: bytes, ctype: Any) -> Iterator[Element]:
         fs_path = os.fsdecode(path)
         try:
             raw = open(fs_path, "rb")
@@ -84,7 +85,7 @@ class _TextLines(_Files):
 
 
 class _Records(_Files):
-    def read(self, path):
+    def read(self, path: bytes) -> Iterator[Element]:
         f = RecordFile(path, self.op.attrs["compression_type"] or None)
         try:
             while (rec := f.read()) is not None:
@@ -94,7 +95,7 @@ class _Records(_Files):
 
 
 class _FixedLength(_Files):
-    def read(self, path):
+    def read(self, path: bytes) -> Iterator[Element]:
         attrs = self.op.attrs
         state = _FixedLengthState(self.op.name, attrs)
         state.open(None, path)
