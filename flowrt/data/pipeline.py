@@ -42,6 +42,11 @@ class DatasetValue:
     def __init__(self, op: Any, inputs: tuple) -> None:
         self.op = op
         self.inputs = inputs
+        self.check()
+
+    def check(self) -> None:
+        """Raises InvalidArgumentError for bad arguments when the dataset is made (TF
+        reports them from the dataset op, in the iterator initializer's run)."""
 
     def iterate(self, env: IterEnv) -> Iterator[Element]:
         raise NotImplementedError
@@ -62,7 +67,7 @@ def _item(c: np.ndarray, i: int) -> np.ndarray:
 
 
 class _TensorSlices(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def check(self) -> None:
         comps = [np.asarray(c) for c in self.inputs]
         n = comps[0].shape[0] if comps[0].ndim else 0
         for c in comps:
@@ -73,7 +78,11 @@ class _TensorSlices(DatasetValue):
                     "All components must have the same size in the 0th dimension, got "
                     "shapes %s" % [list(x.shape) for x in comps],
                 )
-        for i in range(n):
+        self.comps, self.n = comps, n
+
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
+        comps = self.comps
+        for i in range(self.n):
             yield tuple(_item(c, i) for c in comps)
 
 
@@ -83,10 +92,13 @@ class _Tensors(DatasetValue):
 
 
 class _Range(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
-        start, stop, step = (_scalar(x, w, self.op) for x, w in zip(self.inputs, "abc"))
-        if step == 0:
+    def check(self) -> None:
+        self.args = [_scalar(x, w, self.op) for x, w in zip(self.inputs, ("start", "stop", "step"))]
+        if self.args[2] == 0:
             raise errors.InvalidArgumentError(None, self.op, "step must be a non-zero integer.")
+
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
+        start, stop, step = self.args
         dt = self.op.attrs["output_type"].np
         for v in range(start, stop, step):
             yield (np.asarray(v, dtype=dt),)
@@ -116,11 +128,11 @@ class _WithFunction(DatasetValue):
     arguments (``n_args``), then the function's captured values."""
 
     def __init__(self, op: Any, inputs: tuple) -> None:
-        super().__init__(op, inputs)
         n = 1 + op.attrs.get("n_args", 0)
         self.args = inputs[1:n]
         self.captured = inputs[n:]
         self.f = op.attrs["f"]
+        super().__init__(op, inputs)
 
     def call(self, env: IterEnv, element: Element) -> list:
         return self.f(env.ctx, element, self.captured)
@@ -152,7 +164,7 @@ class _FlatMap(_WithFunction):
 
 
 class _Interleave(_WithFunction):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def check(self) -> None:
         cycle_length = _scalar(self.args[0], "cycle_length", self.op)
         block_length = _scalar(self.args[1], "block_length", self.op)
         if cycle_length == -1:
@@ -161,6 +173,10 @@ class _Interleave(_WithFunction):
             raise errors.InvalidArgumentError(
                 None, self.op, "cycle_length and block_length must be greater than zero."
             )
+        self.lengths = cycle_length, block_length
+
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
+        cycle_length, block_length = self.lengths
         # TF's InterleaveDataset: visit slots in turn, block_length elements each; an
         # empty slot takes the next input element's dataset before moving on.
         source = self.inputs[0].iterate(env)
@@ -214,12 +230,15 @@ def _stack(op: Any, elems: list) -> Element:
 
 
 class _Batch(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
-        size = _scalar(self.inputs[1], "batch_size", self.op)
-        if size <= 0:
+    def check(self) -> None:
+        self.size = _scalar(self.inputs[1], "batch_size", self.op)
+        if self.size <= 0:
             raise errors.InvalidArgumentError(
                 None, self.op, "Batch size must be greater than zero."
             )
+
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
+        size = self.size
         drop = bool(np.asarray(self.inputs[2]))
         buf: list = []
         for e in self.inputs[0].iterate(env):
@@ -373,12 +392,15 @@ class _Uniforms:
 
 
 class _Shuffle(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
-        size = _scalar(self.inputs[1], "buffer_size", self.op)
-        if size <= 0:
+    def check(self) -> None:
+        self.size = _scalar(self.inputs[1], "buffer_size", self.op)
+        if self.size <= 0:
             raise errors.InvalidArgumentError(
                 None, self.op, "buffer_size must be greater than zero."
             )
+
+    def iterate(self, env: IterEnv) -> Iterator[Element]:
+        size = self.size
         draws = _Uniforms(self._rng(env))
         buf: list = []
         for e in self.inputs[0].iterate(env):

@@ -302,3 +302,18 @@ def test_run_errors_are_invalid_argument():
         with pytest.raises(fr.errors.InvalidArgumentError, match="same size in the 0th"):
             sess.run(it.initializer, {ph: [1, 2, 3]})
             sess.run(it.get_next())
+
+
+def test_bad_arguments_fail_in_the_initializers_run_naming_the_dataset_op():
+    size = fr.placeholder(fr.int64, [])
+    it = Dataset.range(5).batch(size).make_initializable_iterator()
+    with fr.Session() as sess:
+        with pytest.raises(fr.errors.InvalidArgumentError, match="Batch size must be") as e:
+            sess.run(it.initializer, {size: 0})
+        assert e.value.op.type == "BatchDatasetV2"
+        sess.run(it.initializer, {size: 2})
+        assert sess.run(it.get_next()).tolist() == [0, 1]
+    with pytest.raises(fr.errors.InvalidArgumentError, match="buffer_size must be greater"):
+        elements(Dataset.range(3).shuffle(0))
+    with pytest.raises(fr.errors.InvalidArgumentError, match="step must be a non-zero"):
+        elements(Dataset.range(0, 3, 0))
