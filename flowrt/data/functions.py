@@ -114,5 +114,6 @@ def trace(
             ret = convert(ret)
         else:
             ret = st.to_tensors(ret, "%s: the function's return value" % name)
+        ret = st.map_structure(g._capture, ret)  # an outer tensor returned as it is
     outs = st.flatten(ret)
     return DatasetFunction(g, flat, outs, ret)

@@ -66,11 +66,25 @@ class IteratorResource:
     def reset(self, ctx: Any, value: Any) -> None:
         self._acquire()
         try:
+            self._close()
             self.env = IterEnv(ctx)
             self.gen = value.iterate(self.env)
             self.started = True
         finally:
             self.lock.release()
+
+    def _close(self) -> None:
+        gen, self.gen = self.gen, None
+        if gen is not None:
+            gen.close()  # closes the files its readers hold open
+
+    def on_session_close(self) -> None:
+        """Closes the files of the dataset being read (no run reads it any more)."""
+        if self.lock.acquire(blocking=False):
+            try:
+                self._close()
+            finally:
+                self.lock.release()
 
     def get_next(self, ctx: Any, op: Operation) -> tuple:
         self._acquire()

@@ -317,3 +317,10 @@ def test_bad_arguments_fail_in_the_initializers_run_naming_the_dataset_op():
         elements(Dataset.range(3).shuffle(0))
     with pytest.raises(fr.errors.InvalidArgumentError, match="step must be a non-zero"):
         elements(Dataset.range(0, 3, 0))
+
+
+def test_map_may_return_an_outer_tensor_or_its_argument():
+    outer = fr.constant(7, fr.int64)
+    assert ints(elements(Dataset.range(2).map(lambda x: outer))) == [7, 7]
+    got = elements(Dataset.range(2).map(lambda x: (x, outer)))
+    assert [ints(e) for e in got] == [[0, 7], [1, 7]]

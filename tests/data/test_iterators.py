@@ -201,3 +201,23 @@ def test_map_error_surfaces_as_the_run_error():
         assert float(sess.run(nxt)) == 1.0
         with pytest.raises(fr.errors.InvalidArgumentError, match="sqrt"):
             sess.run(nxt)
+
+
+def test_monitored_training_session_stops_at_the_end_of_the_data():
+    nxt = Dataset.range(5).batch(2).make_one_shot_iterator().get_next()
+    fr.train.get_or_create_global_step()
+    got = []
+    with fr.train.MonitoredTrainingSession() as sess:
+        while not sess.should_stop():
+            got.append(sess.run(nxt).tolist())
+    assert got == [[0, 1], [2, 3], [4]]
+
+
+def test_iterator_ops_are_named_as_tf():
+    ds = Dataset.range(3).map(lambda x: x).batch(2)
+    assert ds._variant_tensor.op.type == "BatchDatasetV2"
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    assert it.initializer.type == "MakeIterator"
+    assert nxt.op.name == "IteratorGetNext"
+    assert it._iterator_resource.op.name == "Iterator"
