@@ -324,3 +324,13 @@ def test_map_may_return_an_outer_tensor_or_its_argument():
     assert ints(elements(Dataset.range(2).map(lambda x: outer))) == [7, 7]
     got = elements(Dataset.range(2).map(lambda x: (x, outer)))
     assert [ints(e) for e in got] == [[0, 7], [1, 7]]
+
+
+def test_nested_functions_capture_through_both_levels():
+    base = fr.placeholder(fr.int64, [])
+    ds = Dataset.range(1, 3).flat_map(lambda x: Dataset.range(x).map(lambda y: y * 10 + base))
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    with fr.Session() as sess:
+        sess.run(it.initializer, {base: 1000})
+        assert [int(sess.run(nxt)) for _ in range(3)] == [1000, 1000, 1010]
