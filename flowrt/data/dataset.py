@@ -374,8 +374,17 @@ class DatasetV1:
         else:
             shapes = [TensorShape(x) for x in _flatten_up_to(self._specs, padded_shapes)]
         for s, p in zip(flat, shapes):
-            if not p.is_compatible_with(TensorShape([None] * (p.ndims or 0))) or (
-                s.shape.ndims is not None and p.ndims != s.shape.ndims
+            known = s.shape.ndims is not None
+            if (
+                p.ndims is None
+                or (known and p.ndims != s.shape.ndims)
+                or (
+                    known
+                    and any(
+                        a is not None and b is not None and b < a
+                        for a, b in zip(s.shape.dims or [], p.dims or [])
+                    )
+                )
             ):
                 raise ValueError(
                     "The padded shape %s is not compatible with the shape %s of the "

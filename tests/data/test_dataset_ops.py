@@ -334,3 +334,18 @@ def test_nested_functions_capture_through_both_levels():
     with fr.Session() as sess:
         sess.run(it.initializer, {base: 1000})
         assert [int(sess.run(nxt)) for _ in range(3)] == [1000, 1000, 1010]
+
+
+def test_padded_shapes_are_checked_against_static_shapes():
+    ds = Dataset.from_tensor_slices(np.zeros([4, 3], np.float32))
+    with pytest.raises(ValueError, match=r"The padded shape \(2,\) is not compatible"):
+        ds.padded_batch(2, padded_shapes=[2])
+    with pytest.raises(ValueError, match="not compatible"):
+        ds.padded_batch(2, padded_shapes=[3, 1])
+    assert ds.padded_batch(2).output_shapes == fr.TensorShape([None, 3])
+    got = elements(
+        Dataset.from_tensor_slices({"a": [[1], [2]], "b": ["x", "y"]}).padded_batch(
+            2, {"a": [3], "b": []}, {"a": 9, "b": "-"}
+        )
+    )
+    assert got[0]["a"].tolist() == [[1, 9, 9], [2, 9, 9]] and got[0]["b"].tolist() == [b"x", b"y"]
