@@ -84,6 +84,18 @@ from .ops.io_ops import *  # noqa: F403
 from .ops.linalg_ops import *  # noqa: F403
 from .ops.logging_ops import print  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
+from .ops.special_math_ops import (  # noqa: F401  (the rest are only in fr.math)
+    betainc,
+    digamma,
+    erf,
+    erfc,
+    igamma,
+    igammac,
+    lbeta,
+    lgamma,
+    polygamma,
+    zeta,
+)
 from .ops.matrix_ops import *  # noqa: F403
 from .ops.parsing_ops import *  # noqa: F403
 from .ops.random_ops import *  # noqa: F403
