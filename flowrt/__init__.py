@@ -84,6 +84,16 @@ from .ops.io_ops import *  # noqa: F403
 from .ops.linalg_ops import *  # noqa: F403
 from .ops.logging_ops import print  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
+from .ops.matrix_ops import *  # noqa: F403
+from .ops.parsing_ops import *  # noqa: F403
+from .ops.random_ops import *  # noqa: F403
+from .ops.record_ops import *  # noqa: F403
+from .ops.script_ops import *  # noqa: F403
+from .ops.slicing_ops import *  # noqa: F403
+from .ops.solve_ops import *  # noqa: F403
+from .ops.space_depth_ops import *  # noqa: F403
+from .ops.sparse_ops import *  # noqa: F403
+from .ops.sparse_segment_ops import *  # noqa: F403
 from .ops.special_math_ops import (  # noqa: F401  (the rest are only in fr.math)
     betainc,
     digamma,
@@ -96,16 +106,6 @@ from .ops.special_math_ops import (  # noqa: F401  (the rest are only in fr.math
     polygamma,
     zeta,
 )
-from .ops.matrix_ops import *  # noqa: F403
-from .ops.parsing_ops import *  # noqa: F403
-from .ops.random_ops import *  # noqa: F403
-from .ops.record_ops import *  # noqa: F403
-from .ops.script_ops import *  # noqa: F403
-from .ops.slicing_ops import *  # noqa: F403
-from .ops.solve_ops import *  # noqa: F403
-from .ops.space_depth_ops import *  # noqa: F403
-from .ops.sparse_ops import *  # noqa: F403
-from .ops.sparse_segment_ops import *  # noqa: F403
 from .ops.state_ops import *  # noqa: F403
 from .ops.string_ops import *  # noqa: F403
 from .ops.tensor_array_ops import TensorArray  # noqa: F401

@@ -6,7 +6,6 @@
 import types as _types
 
 from . import _math_special as special  # noqa: F401  (fr.math.special)
-
 from .ops.array_ops import invert_permutation  # noqa: F401
 from .ops.extra_array_ops import (  # noqa: F401
     segment_max,
@@ -19,7 +18,6 @@ from .ops.extra_math_ops import *  # noqa: F403
 from .ops.extra_math_ops import reduce_std, reduce_variance, softsign  # noqa: F401
 from .ops.indexed_slices import unsorted_segment_sum  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
-from .ops.special_math_ops import *  # noqa: F403
 from .ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
 from .ops.nn_ops import (  # noqa: F401
     l2_normalize,
@@ -29,6 +27,7 @@ from .ops.nn_ops import (  # noqa: F401
     zero_fraction,
 )
 from .ops.sparse_segment_ops import *  # noqa: F403
+from .ops.special_math_ops import *  # noqa: F403
 from .ops.topk_ops import in_top_k, top_k  # noqa: F401
 
 # Names of fr that tf.math does not have (tf.math.cast, tf.math.where do not exist).
