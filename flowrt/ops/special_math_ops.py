@@ -104,18 +104,20 @@ for _t, (_fn, _grad) in _UNARY.items():
     register_op(_t, infer=_unary_infer(FLOATS), kernel=unary_kernel(_typed(_fn)), grad=_grad)
 
 
+_UNARY_DOC = """%s, elementwise (op type %s).
+
+Args:
+  x: a float tensor.
+  name: the op's name.
+"""
+
+
 def _unary_fn(op_type: str, pub: str, doc: str):
     def fn(x: TensorLike, name: str | None = None) -> Tensor:
         return make(op_type, [x], None, name, op_type)
 
     fn.__name__ = fn.__qualname__ = pub
-    fn.__doc__ = (
-        "%s, elementwise (op type %s).\n\nArgs:\n  x: a float tensor.\n  name: the op's name."
-        % (
-            doc,
-            op_type,
-        )
-    )
+    fn.__doc__ = _UNARY_DOC % (doc, op_type)
     return fn
 
 
@@ -229,6 +231,15 @@ for _t, (_fn, _grad) in _BINARY.items():
     )
 
 
+_BINARY_DOC = """%s (op type %s); the operands broadcast.
+
+Args:
+  %s: a float tensor.
+  %s: a float tensor of the same dtype.
+  name: the op's name.
+"""
+
+
 def _binary_fn(op_type: str, pub: str, args: tuple[str, str], doc: str):
     def fn(a: TensorLike, b: TensorLike, name: str | None = None) -> Tensor:
         return math_ops._scoped(
@@ -236,15 +247,7 @@ def _binary_fn(op_type: str, pub: str, args: tuple[str, str], doc: str):
         )
 
     fn.__name__ = fn.__qualname__ = pub
-    fn.__doc__ = (
-        "%s (op type %s); the operands broadcast.\n\nArgs:\n  %s: a float tensor.\n  %s: a float tensor of the same dtype.\n  name: the op's name."
-        % (
-            doc,
-            op_type,
-            args[0],
-            args[1],
-        )
-    )
+    fn.__doc__ = _BINARY_DOC % (doc, op_type, args[0], args[1])
     return fn
 
 
