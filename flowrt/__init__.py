@@ -86,6 +86,7 @@ from .ops.logging_ops import print  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
 from .ops.matrix_ops import *  # noqa: F403
 from .ops.parsing_ops import *  # noqa: F403
+from .ops.partition_ops import *  # noqa: F403
 from .ops.random_ops import *  # noqa: F403
 from .ops.record_ops import *  # noqa: F403
 from .ops.script_ops import *  # noqa: F403

@@ -26,6 +26,13 @@ from .ops.nn_ops import (  # noqa: F401
     softplus,
     zero_fraction,
 )
+from .ops.partition_ops import (  # noqa: F401
+    unsorted_segment_max,
+    unsorted_segment_mean,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sqrt_n,
+)
 from .ops.sparse_segment_ops import *  # noqa: F403
 from .ops.special_math_ops import *  # noqa: F403
 from .ops.topk_ops import in_top_k, top_k  # noqa: F401

@@ -16,7 +16,6 @@ from .._core.graph import Graph, Operation, Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from ..dtypes import DType
-from . import slicing_ops
 from .common import in_graph_of, int_list, make
 
 if TYPE_CHECKING:
@@ -140,7 +139,10 @@ def _uss_kernel(ctx, op, data, ids, n):
 
 
 def _uss_grad(op, g):
-    return [slicing_ops.gather(g, op.inputs[1]), None, None]
+    # TF: rows with a negative id were dropped, so their gradient is zero.
+    from .partition_ops import _gather_drop_negatives
+
+    return [_gather_drop_negatives(g, op.inputs[1])[0], None, None]
 
 
 register_op("UnsortedSegmentSum", infer=_uss_infer, kernel=_uss_kernel, grad=_uss_grad)
