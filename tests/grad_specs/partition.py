@@ -18,8 +18,12 @@ SPECS = [
         lambda a, b: fr.dynamic_stitch([[0, 2], [1, 3, 4]], [a, b]),
         [D62[:2], D62[2:5]],
     ),
-    GradSpec("UnsortedSegmentMax", lambda x: fr.unsorted_segment_max(x, IDS, 4), [D62]),
-    GradSpec("UnsortedSegmentMin", lambda x: fr.unsorted_segment_min(x, IDS, 4), [D62]),
+    GradSpec(
+        "UnsortedSegmentMax", lambda x: fr.unsorted_segment_max(x, [0, 1, 0, -1, 2, 0], 3), [D62]
+    ),
+    GradSpec(
+        "UnsortedSegmentMin", lambda x: fr.unsorted_segment_min(x, [0, 1, 0, -1, 2, 2], 3), [D62]
+    ),
     GradSpec("UnsortedSegmentProd", lambda x: fr.unsorted_segment_prod(x, IDS, 4), [D62]),
     GradSpec(
         "UnsortedSegmentSum",
