@@ -48,6 +48,7 @@ from ._core.graph import (  # noqa: F401
     reset_default_graph,
 )
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
+from ._core.registry import NotDifferentiable as no_gradient  # noqa: F401, N813  (TF2 name)
 from ._core.shape import TensorShape  # noqa: F401
 from ._unsupported import unsupported_attribute as _unsupported_attribute
 from .behavior import *  # noqa: F403
@@ -85,6 +86,7 @@ from .ops.linalg_ops import *  # noqa: F403
 from .ops.logging_ops import print  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
 from .ops.matrix_ops import *  # noqa: F403
+from .ops.more_array_ops import *  # noqa: F403
 from .ops.parsing_ops import *  # noqa: F403
 from .ops.partition_ops import *  # noqa: F403
 from .ops.random_ops import *  # noqa: F403

@@ -19,6 +19,7 @@ from .ops.extra_math_ops import reduce_std, reduce_variance, softsign  # noqa: F
 from .ops.indexed_slices import unsorted_segment_sum  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
 from .ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from .ops.more_array_ops import accumulate_n, bincount, scalar_mul  # noqa: F401
 from .ops.nn_ops import (  # noqa: F401
     l2_normalize,
     log_softmax,
