@@ -91,6 +91,7 @@ from .ops.parsing_ops import *  # noqa: F403
 from .ops.partition_ops import *  # noqa: F403
 from .ops.random_ops import *  # noqa: F403
 from .ops.record_ops import *  # noqa: F403
+from .ops.scatter_nd_ops import *  # noqa: F403
 from .ops.script_ops import *  # noqa: F403
 from .ops.slicing_ops import *  # noqa: F403
 from .ops.solve_ops import *  # noqa: F403
