@@ -62,6 +62,7 @@ from .init_ops import *  # noqa: F403
 from .logging import get_logger  # noqa: F401
 from .module import Module  # noqa: F401
 from .ops.array_ops import *  # noqa: F403
+from .ops.batch_space_ops import *  # noqa: F403
 from .ops.binning_ops import *  # noqa: F403
 from .ops.check_ops import *  # noqa: F403
 from .ops.clip_ops import *  # noqa: F403
