@@ -124,20 +124,19 @@ def _tensordot_reshape(a: Tensor, axes, flipped: bool):
             t = array_ops.reshape(t, new_shape)
         return t, free_dims
     shape_a, rank_a = array_ops.shape(a), array_ops.rank(a)
-    axes = _int_tensor(axes)
-    axes = where_v2(axes >= 0, axes, axes + rank_a)
-    free, _ = setdiff1d(array_ops.range(rank_a), axes)
-    free_dims = slicing_ops.gather(shape_a, free)
-    axes_dims = slicing_ops.gather(shape_a, axes)
-    prod_free = math_ops.reduce_prod(free_dims)
-    prod_axes = math_ops.reduce_prod(axes_dims)
+    ax = _int_tensor(axes)
+    ax = where_v2(ax >= 0, ax, ax + rank_a)
+    free_t, _ = setdiff1d(array_ops.range(rank_a), ax)
+    free_dims_t = slicing_ops.gather(shape_a, free_t)
+    prod_free_t = math_ops.reduce_prod(free_dims_t)
+    prod_axes_t = math_ops.reduce_prod(slicing_ops.gather(shape_a, ax))
     if flipped:
-        perm = slicing_ops.concat([axes, free], 0)
-        new_shape = array_ops.stack([prod_axes, prod_free])
+        perm_t = slicing_ops.concat([ax, free_t], 0)
+        shape_t = array_ops.stack([prod_axes_t, prod_free_t])
     else:
-        perm = slicing_ops.concat([free, axes], 0)
-        new_shape = array_ops.stack([prod_free, prod_axes])
-    return array_ops.reshape(array_ops.transpose(a, perm), new_shape), free_dims
+        perm_t = slicing_ops.concat([free_t, ax], 0)
+        shape_t = array_ops.stack([prod_free_t, prod_axes_t])
+    return array_ops.reshape(array_ops.transpose(a, perm_t), shape_t), free_dims_t
 
 
 def tensordot(a: TensorLike, b: TensorLike, axes: Any, name: str | None = None) -> Tensor:

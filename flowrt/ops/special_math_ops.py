@@ -83,8 +83,11 @@ _UNARY: dict[str, tuple[Any, Any]] = {
         sp.erfc,
         lambda op, g: [g * -_TWO_OVER_SQRT_PI * math_ops.exp(-math_ops.square(_x(op)))],
     ),
-    "Lgamma": (sp.gammaln, lambda op, g: [g * digamma(_x(op))]),
-    "Digamma": (sp.digamma, lambda op, g: [g * polygamma(array_ops.ones_like(_x(op)), _x(op))]),
+    "Lgamma": (sp.gammaln, lambda op, g: [g * make("Digamma", [_x(op)])]),
+    "Digamma": (
+        sp.digamma,
+        lambda op, g: [g * make("Polygamma", [array_ops.ones_like(_x(op)), _x(op)])],
+    ),
     "Erfinv": (
         sp.erfinv,
         lambda op, g: [g * (math.sqrt(math.pi) / 2) * math_ops.exp(math_ops.square(_y(op)))],
@@ -95,7 +98,7 @@ _UNARY: dict[str, tuple[Any, Any]] = {
     ),
     "BesselI0e": (
         sp.i0e,
-        lambda op, g: [g * (bessel_i1e(_x(op)) - math_ops.sign(_x(op)) * _y(op))],
+        lambda op, g: [g * (make("BesselI1e", [_x(op)]) - math_ops.sign(_x(op)) * _y(op))],
     ),
     "BesselI1e": (sp.i1e, _bessel_i1e_grad),
 }
