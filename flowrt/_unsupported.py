@@ -70,7 +70,6 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "decode images with NumPy or Pillow before feeding; fr.image has the rest",
     ),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
-    Unsupported("tf.tensordot", "tensordot", "fr.einsum, or fr.matmul with fr.reshape"),
     Unsupported(
         "tf.summary.image, tf.summary.audio, tf.summary.text",
         "summary.image",

@@ -234,34 +234,58 @@ for _t, (_fn, _grad) in _BINARY.items():
     )
 
 
-_BINARY_DOC = """%s (op type %s); the operands broadcast.
-
-Args:
-  %s: a float tensor.
-  %s: a float tensor of the same dtype.
-  name: the op's name.
-"""
+def _binary(op_type, a, b, name):
+    return math_ops._scoped(
+        op_type, name, op_type, lambda: math_ops._binary_inputs(a, b, op_type), operands=(a, b)
+    )
 
 
-def _binary_fn(op_type: str, pub: str, args: tuple[str, str], doc: str):
-    def fn(a: TensorLike, b: TensorLike, name: str | None = None) -> Tensor:
-        return math_ops._scoped(
-            op_type, name, op_type, lambda: math_ops._binary_inputs(a, b, op_type), operands=(a, b)
-        )
+def igamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    """The regularized lower incomplete gamma function ``P(a, x)`` (op type Igamma);
+    ``a`` and ``x`` broadcast.
 
-    fn.__name__ = fn.__qualname__ = pub
-    fn.__doc__ = _BINARY_DOC % (doc, op_type, args[0], args[1])
-    return fn
+    Args:
+      a: a float tensor of positive values.
+      x: a float tensor of ``a``'s dtype, non-negative.
+      name: the op's name.
+    """
+    return _binary("Igamma", a, x, name)
 
 
-igamma = _binary_fn(
-    "Igamma", "igamma", ("a", "x"), "The regularized lower incomplete gamma P(a, x)"
-)
-igammac = _binary_fn(
-    "Igammac", "igammac", ("a", "x"), "The regularized upper incomplete gamma Q(a, x)"
-)
-polygamma = _binary_fn("Polygamma", "polygamma", ("a", "x"), "The a-th derivative of digamma")
-zeta = _binary_fn("Zeta", "zeta", ("x", "q"), "The Hurwitz zeta function")
+def igammac(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)`` (op
+    type Igammac); ``a`` and ``x`` broadcast.
+
+    Args:
+      a: a float tensor of positive values.
+      x: a float tensor of ``a``'s dtype, non-negative.
+      name: the op's name.
+    """
+    return _binary("Igammac", a, x, name)
+
+
+def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    """The ``a``-th derivative of ``digamma`` at ``x`` (op type Polygamma); ``a`` and
+    ``x`` broadcast.
+
+    Args:
+      a: a float tensor of non-negative integer values.
+      x: a float tensor of ``a``'s dtype.
+      name: the op's name.
+    """
+    return _binary("Polygamma", a, x, name)
+
+
+def zeta(x: TensorLike, q: TensorLike, name: str | None = None) -> Tensor:
+    """The Hurwitz zeta function ``sum_n (n + q) ** -x`` (op type Zeta); ``x`` and
+    ``q`` broadcast.
+
+    Args:
+      x: a float tensor, greater than 1.
+      q: a float tensor of ``x``'s dtype.
+      name: the op's name.
+    """
+    return _binary("Zeta", x, q, name)
 
 
 def _betainc_infer(op):
