@@ -14,7 +14,6 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.special as sp
 
 from .. import dtypes as _dt
 from .._core.elementwise import unary_kernel
@@ -49,15 +48,25 @@ __all__ = [
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
+def _sp():
+    """``scipy.special``, imported on first use (it costs ~0.5 s; most graphs never
+    need it)."""
+    import scipy.special
+
+    return scipy.special
+
+
 def _typed(fn):
-    """``fn`` computing in float64 when the input is float16 (scipy has no half
+    """A kernel function applying ``fn`` -- a ``scipy.special`` function's name or a
+    function -- computing in float32 when the input is float16 (scipy has no half
     kernels), its result in the input's dtype."""
 
     def k(*xs):
+        f = getattr(_sp(), fn) if isinstance(fn, str) else fn
         dt = xs[0].dtype
         if dt == np.float16:
             xs = tuple(x.astype(np.float32) for x in xs)
-        return np.asarray(fn(*xs)).astype(dt, copy=False)
+        return np.asarray(f(*xs)).astype(dt, copy=False)
 
     return k
 
@@ -76,31 +85,31 @@ def _bessel_i1e_grad(op, g):
 # type, scipy kernel, gradient(op, g) -> [dx] (TF's math_grad.py)
 _UNARY: dict[str, tuple[Any, Any]] = {
     "Erf": (
-        sp.erf,
+        "erf",
         lambda op, g: [g * _TWO_OVER_SQRT_PI * math_ops.exp(-math_ops.square(_x(op)))],
     ),
     "Erfc": (
-        sp.erfc,
+        "erfc",
         lambda op, g: [g * -_TWO_OVER_SQRT_PI * math_ops.exp(-math_ops.square(_x(op)))],
     ),
-    "Lgamma": (sp.gammaln, lambda op, g: [g * make("Digamma", [_x(op)])]),
+    "Lgamma": ("gammaln", lambda op, g: [g * make("Digamma", [_x(op)])]),
     "Digamma": (
-        sp.digamma,
+        "digamma",
         lambda op, g: [g * make("Polygamma", [array_ops.ones_like(_x(op)), _x(op)])],
     ),
     "Erfinv": (
-        sp.erfinv,
+        "erfinv",
         lambda op, g: [g * (math.sqrt(math.pi) / 2) * math_ops.exp(math_ops.square(_y(op)))],
     ),
     "Ndtri": (
-        sp.ndtri,
+        "ndtri",
         lambda op, g: [g * math.sqrt(2 * math.pi) * math_ops.exp(math_ops.square(_y(op)) / 2.0)],
     ),
     "BesselI0e": (
-        sp.i0e,
+        "i0e",
         lambda op, g: [g * (make("BesselI1e", [_x(op)]) - math_ops.sign(_x(op)) * _y(op))],
     ),
-    "BesselI1e": (sp.i1e, _bessel_i1e_grad),
+    "BesselI1e": ("i1e", _bessel_i1e_grad),
 }
 
 for _t, (_fn, _grad) in _UNARY.items():
@@ -183,7 +192,7 @@ def _igamma_grad_a(a, x):
     n_max = int(np.max(xv) + 12 * np.sqrt(np.max(xv)) + 60)
     for n in range(n_max):
         an = av + n
-        term = np.exp(an * logx - xv - sp.gammaln(an + 1)) * (logx - sp.digamma(an + 1))
+        term = np.exp(an * logx - xv - _sp().gammaln(an + 1)) * (logx - _sp().digamma(an + 1))
         total += term
         if n > np.max(xv) and np.all(np.abs(term) <= 1e-17 * np.maximum(np.abs(total), 1e-300)):
             break
@@ -218,11 +227,11 @@ def _zeta_grad(op, g):
 
 
 _BINARY: dict[str, tuple[Any, Any]] = {
-    "Igamma": (sp.gammainc, _binary_grad(_igamma_grad)),
-    "Igammac": (sp.gammaincc, _binary_grad(_igammac_grad)),
+    "Igamma": ("gammainc", _binary_grad(_igamma_grad)),
+    "Igammac": ("gammaincc", _binary_grad(_igammac_grad)),
     "IgammaGradA": (_igamma_grad_a, None),
-    "Polygamma": (sp.polygamma, _binary_grad(_polygamma_grad)),
-    "Zeta": (sp.zeta, _binary_grad(_zeta_grad)),
+    "Polygamma": ("polygamma", _binary_grad(_polygamma_grad)),
+    "Zeta": ("zeta", _binary_grad(_zeta_grad)),
 }
 
 for _t, (_fn, _grad) in _BINARY.items():
@@ -324,7 +333,7 @@ def _betainc_kernel(ctx, op, a, b, x):
             "Shapes of a, b and x are inconsistent: %s vs. %s vs. %s"
             % (list(a.shape), list(b.shape), list(x.shape)),
         )
-    return (np.asarray(sp.betainc(a, b, x)).astype(a.dtype, copy=False),)
+    return (np.asarray(_sp().betainc(a, b, x)).astype(a.dtype, copy=False),)
 
 
 def _betainc_grad(op, g):
