@@ -285,11 +285,25 @@ def _useg_kernel(ufunc):
             )
         tail = data.shape[ids.ndim :]
         out = np.full((n,) + tail, _identity(data.dtype, ufunc), dtype=data.dtype)
+        rows = data.reshape((flat.size,) + tail)
         keep = flat >= 0  # TF drops negative ids
-        ufunc.at(out, flat[keep], data.reshape((flat.size,) + tail)[keep])
+        reduce_rows_into(out, flat[keep], rows[keep], ufunc)
         return (out,)
 
     return kernel
+
+
+def reduce_rows_into(out, idx, rows, ufunc) -> None:
+    """``out[i] = ufunc(out[i], rows where idx == i)`` for every ``i`` in ``idx``: one
+    stable sort and one ``ufunc.reduceat`` (``ufunc.at`` is ~100x slower on rows)."""
+    if not idx.size:
+        return
+    order = np.argsort(idx, kind="stable")
+    s = idx[order]
+    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+    red = ufunc.reduceat(rows[order], starts, axis=0)
+    u = s[starts]
+    out[u] = ufunc(out[u], red)
 
 
 def _gather_drop_negatives(params, ids, zero_clipped=None, is_positive=None):

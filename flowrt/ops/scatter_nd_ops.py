@@ -23,6 +23,7 @@ from .._core.shape import TensorShape
 from . import array_ops, math_ops, state_ops
 from .common import check_dtype, in_graph_of, make, make_op, op_scope, to_tensor
 from .indexing_ops import _nd_depth, _nd_index, gather_nd, scatter_nd
+from .partition_ops import reduce_rows_into
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -88,11 +89,22 @@ def _apply(op, out, indices, updates, mode):
 def _apply_one(out, idx, upd, mode):
     if mode == "update":
         out[idx] = upd  # a repeated index: the last update wins
+        return
+    if idx is Ellipsis:
+        _UFUNC[mode](out, upd, out=out)
+        return
+    k = len(idx)
+    lead = out.shape[:k]
+    rows = np.ravel_multi_index(tuple(np.asarray(i).reshape(-1) for i in idx), lead)
+    flat = out.reshape((int(np.prod(lead, dtype=np.int64)),) + out.shape[k:])  # a view
+    vals = upd.reshape((rows.size,) + out.shape[k:])
+    if mode == "sub":
+        reduce_rows_into(flat, rows, -vals, np.add)
     else:
-        _UFUNC[mode].at(out, idx, upd)
+        reduce_rows_into(flat, rows, vals, _UFUNC[mode])
 
 
-_UFUNC = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum}
+_UFUNC = {"add": np.add, "max": np.maximum, "min": np.minimum}
 
 # --------------------------------------------------------------------------------------
 # TensorScatterUpdate, TensorScatterAdd, TensorScatterSub, TensorScatterMax, ...Min
