@@ -1,6 +1,6 @@
 """More of TF1's array surface: ``tensordot``, ``reverse_sequence``, ``where_v2``,
 ``repeat``, ``ensure_shape``, ``shape_n``, ``setdiff1d``, ``unravel_index``,
-``bincount``, ``cross``, ``saturate_cast``, ``to_double``, ``broadcast_static_shape``,
+``bincount``, ``cross``, ``to_double``, ``broadcast_static_shape``,
 ``broadcast_dynamic_shape``, ``parallel_stack``, ``batch_gather``, ``scalar_mul``,
 ``accumulate_n``.
 
@@ -39,7 +39,6 @@ __all__ = [
     "unravel_index",
     "bincount",
     "cross",
-    "saturate_cast",
     "to_double",
     "broadcast_static_shape",
     "broadcast_dynamic_shape",
@@ -739,38 +738,9 @@ def broadcast_static_shape(shape_x: ShapeLike, shape_y: ShapeLike) -> TensorShap
 
 
 # --------------------------------------------------------------------------------------
-# Composed: saturate_cast, to_double, parallel_stack, batch_gather, scalar_mul,
+# Composed: to_double, parallel_stack, batch_gather, scalar_mul,
 # accumulate_n
 # --------------------------------------------------------------------------------------
-
-
-def saturate_cast(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
-    """``value`` cast to ``dtype``, first clipped to ``dtype``'s range (no wrap-around).
-
-    Args:
-      value: a numeric tensor.
-      dtype: the dtype to cast to.
-      name: a name scope for the ops (default ``saturate_cast``).
-    """
-    with op_scope([value], name, "saturate_cast") as scope:
-        x = to_tensor(value)
-        out = _dt.as_dtype(dtype)
-        src = x.dtype
-        if not src.is_bool and not out.is_bool and not src.is_complex:
-            if src.min < out.min:
-                x = math_ops.maximum(x, to_tensor(np.array(out.min).astype(src.np), src))
-            if src.max > out.max:
-                x = math_ops.minimum(x, to_tensor(_below(out.max, src.np), src))
-        return math_ops.cast(x, out, name=scope)
-
-
-def _below(limit, np_dtype):
-    """The largest value of ``np_dtype`` not above ``limit`` (float32(2**31 - 1) rounds
-    up to 2**31, which would overflow int32)."""
-    v = np.array(limit).astype(np_dtype)
-    if np.issubdtype(np_dtype, np.floating) and float(v) > float(limit):
-        v = np.nextafter(v, np.array(-np.inf, np_dtype))
-    return v
 
 
 def to_double(x: TensorLike, name: str | None = "ToDouble") -> Tensor:
