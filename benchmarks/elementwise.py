@@ -302,7 +302,7 @@ def _adam_numpy(g, w, m, v):
 def _adam_flowrt(g, w, m, v):
     """flowrt's kernel body: the one rule, a compiled loop (blocks on helper threads
     from ``update_rules.PARALLEL_MIN_SIZE``)."""
-    from flowrt.train import optimizers as opt
+    from flowrt.train import apply_ops as opt
 
     s = {k: F32(x) for k, x in _ADAM.items()}
     opt._adam_dense([w, m, v], s, g)
