@@ -71,7 +71,6 @@ from .ops.csv_ops import *  # noqa: F403
 from .ops.custom_gradient_ops import *  # noqa: F403
 from .ops.data_flow_ops import *  # noqa: F403
 from .ops.decomposition_ops import *  # noqa: F403
-from .ops.decomposition_ops import norm as _norm_with_spectral
 from .ops.einsum_ops import *  # noqa: F403
 from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
@@ -138,9 +137,6 @@ from .tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .templates import make_template  # noqa: F401
 from .var_scope import *  # noqa: F403
 from .variables import *  # noqa: F403
-
-# tf.norm with the spectral matrix norm (ord=2 over two axes), which needs Svd.
-norm = _norm_with_spectral
 
 newaxis = None
 """Indexing with ``x[:, fr.newaxis]`` inserts a dimension of size 1 (as ``tf.newaxis``)."""

@@ -9,7 +9,6 @@ from .ops.decomposition_ops import (  # noqa: F401
     adjoint,
     cholesky,
     logdet,
-    norm,
     qr,
     svd,
 )
@@ -25,6 +24,7 @@ from .ops.matrix_ops import diag_part as tensor_diag_part  # noqa: F401
 from .ops.matrix_ops import (  # noqa: F401
     eye,
     matrix_transpose,
+    norm,
     trace,
 )
 from .ops.matrix_ops import matrix_band_part as band_part  # noqa: F401

@@ -1,6 +1,7 @@
 """TF1's dense matrix decompositions: ``MatrixInverse``, ``MatrixDeterminant``,
 ``LogMatrixDeterminant``, ``Cholesky``, ``Qr``, ``Svd`` and ``SelfAdjointEigV2``, the
-composites TF builds on them (``logdet``, the spectral ``norm``), and TF's gradients
+composites TF builds on them (``logdet``; ``matrix_ops.norm``'s spectral norm uses
+``svd``), and TF's gradients
 (``linalg_grad.py``).
 
 Each op type is one ``register_op`` row (shape rule over batch dims ``[..., M, N]``,
@@ -16,7 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor, convert_to_tensor
+from .._core.graph import Tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, matrix_ops
@@ -26,7 +27,7 @@ from .linalg_ops import matmul
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
-# TF1's top-level names; fr.linalg adds slogdet, logdet, adjoint and the spectral norm.
+# TF1's top-level names; fr.linalg adds slogdet, logdet and adjoint.
 __all__ = [
     "matrix_inverse",
     "matrix_determinant",
@@ -615,70 +616,3 @@ def self_adjoint_eigvals(tensor: TensorLike, name: str | None = None) -> Tensor:
     """
     e, _ = make("SelfAdjointEigV2", [tensor], {"compute_v": False}, name)
     return e
-
-
-# --------------------------------------------------------------------------------------
-# norm: TF1's tf.norm with the spectral matrix norm (ord=2 over two axes) via Svd
-# --------------------------------------------------------------------------------------
-
-_MATRIX_NORMS = ["euclidean", "fro", 1, 2, np.inf]
-
-
-def norm(
-    tensor: TensorLike,
-    ord: Any = "euclidean",
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """The vector or matrix norm of ``tensor``, as TF1's ``tf.norm``.
-
-    With ``axis`` None or one axis: the vector norm (``'euclidean'``, 1, ``np.inf`` or
-    any real ``p > 0``) of the flattened tensor or along that axis. With two axes: the
-    matrix norm (``'fro'``/``'euclidean'``, 1: largest column sum, ``np.inf``: largest
-    row sum, 2: largest singular value) of each matrix those axes span.
-
-    Args:
-      tensor: a float tensor.
-      ord: the order of the norm.
-      axis: None, an axis, or a pair of axes.
-      keepdims: keep reduced axes with length 1.
-      name: the name scope (default ``norm``).
-      keep_dims: TF1's old name for ``keepdims``.
-
-    Raises:
-      ValueError: for an unsupported ``ord`` (TF's message) or a bad ``axis``.
-    """
-    axes = list(axis) if isinstance(axis, (list, tuple)) else None
-    if axes is None or len(axes) != 2 or ord not in (2, 2.0) or axes[0] == axes[1]:
-        if axes is not None and len(axes) == 2 and axes[0] != axes[1]:
-            if ord not in _MATRIX_NORMS:
-                raise ValueError(
-                    "'ord' must be a supported matrix norm in %s, got %s"
-                    % ("['euclidean', 'fro', 1, 2, inf]", ord)
-                )
-        return matrix_ops.norm(tensor, ord, axis, keepdims, name, keep_dims)
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
-    kd = bool(keepdims if keepdims is not None else keep_dims)
-    with op_scope([tensor], name, "norm"):
-        x = convert_to_tensor(tensor, name="tensor")
-        r = x.shape.ndims
-        if r is None:
-            raise ValueError("norm with ord=2 over two axes needs a known rank, got %s" % x.shape)
-        pos = [int(a) % r for a in axes]
-        if not all(-r <= int(a) < r for a in axes) or pos[0] == pos[1]:
-            raise ValueError(
-                "'axis' must be None, an integer, or a tuple of 2 unique integers, got %s"
-                % (tuple(axes),)
-            )
-        perm = [i for i in range(r) if i not in pos] + pos
-        s = svd(array_ops.transpose(x, perm), compute_uv=False)
-        top = math_ops.reduce_max(math_ops.abs(s), axis=-1, keepdims=True)
-        if x.dtype.is_complex:
-            top = math_ops.cast(top, x.dtype)
-        result = array_ops.transpose(
-            array_ops.expand_dims(top, -1), [perm.index(i) for i in range(r)]
-        )
-        return array_ops.squeeze(result, pos) if not kd else result

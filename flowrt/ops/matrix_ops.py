@@ -389,7 +389,7 @@ def norm(
     With ``axis`` None or one axis: the vector norm (``'euclidean'``, 1, ``np.inf`` or
     any real ``p > 0``) of the flattened tensor or along that axis. With two axes: the
     matrix norm (``'fro'``/``'euclidean'``, 1: largest column sum, ``np.inf``: largest
-    row sum) of each matrix those axes span.
+    row sum, 2: largest singular value, by ``svd``) of each matrix those axes span.
 
     Args:
       tensor: a float tensor.
@@ -400,10 +400,7 @@ def norm(
       keep_dims: TF1's old name for ``keepdims``.
 
     Raises:
-      ValueError: for an unsupported ``ord`` or a bad ``axis``.
-
-    Note (flowrt): the spectral matrix norm (``ord=2`` with two axes) is not supported
-    (ValueError).
+      ValueError: for an unsupported ``ord`` (TF's message) or a bad ``axis``.
     """
     if keepdims is not None and keep_dims is not None:
         raise ValueError("Can not specify both 'keepdims' and 'keep_dims'.")
@@ -416,10 +413,10 @@ def norm(
             % (tuple(axis) if isinstance(axis, list) else axis,)
         )
     if is_matrix:
-        if ord not in ("euclidean", "fro", 1, np.inf):
+        if ord not in ("euclidean", "fro", 1, 2, np.inf):
             raise ValueError(
-                "'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, inf], got %s"
-                " (flowrt: the spectral norm ord=2 is not supported)" % (ord,)
+                "'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, inf], "
+                "got %s" % (ord,)
             )
     elif ord not in ("euclidean", 1, 2, np.inf) and not (
         isinstance(ord, (int, float)) and not isinstance(ord, bool) and ord > 0
@@ -427,6 +424,9 @@ def norm(
         raise ValueError("'ord' must be a supported vector norm, got %s" % (ord,))
     with op_scope([tensor], name, "norm"):
         x = convert_to_tensor(tensor, name="tensor")
+        if is_matrix and ord == 2:
+            assert axes is not None
+            return _spectral_norm(x, axes, kd)
         if ord in ("euclidean", "fro") or (ord == 2 and not is_matrix):
             prod = x * math_ops.conj(x) if x.dtype.is_complex else x * x
             result = math_ops.sqrt(math_ops.reduce_sum(prod, axes, keepdims=True))
@@ -454,3 +454,21 @@ def norm(
         if not kd:
             result = array_ops.squeeze(result, axes)
         return result
+
+
+def _spectral_norm(x: Tensor, axes: list, keepdims: bool) -> Tensor:
+    """The largest singular value of each matrix that ``axes`` span (``svd`` of ``x``
+    with those axes moved last)."""
+    from .decomposition_ops import svd  # decomposition_ops builds on this module
+
+    r = x.shape.ndims
+    if r is None:
+        raise ValueError("norm with ord=2 over two axes needs a known rank, got %s" % x.shape)
+    pos = [int(a) % r for a in axes]
+    perm = [i for i in range(r) if i not in pos] + pos
+    s = svd(array_ops.transpose(x, perm), compute_uv=False)
+    top = math_ops.reduce_max(math_ops.abs(s), axis=-1, keepdims=True)
+    if x.dtype.is_complex:
+        top = math_ops.cast(top, x.dtype)
+    result = array_ops.transpose(array_ops.expand_dims(top, -1), [perm.index(i) for i in range(r)])
+    return result if keepdims else array_ops.squeeze(result, pos)
