@@ -46,6 +46,14 @@ def _clip_by_norm(t, clip_norm, axes):
     return array_ops.identity(t * clip / math_ops.maximum(l2norm, clip))
 
 
+def _param_list(params) -> list:
+    """The shards of ``params``: a ``PartitionedVariable``'s parts, a list's items, or
+    ``[params]``, as TF1's lookups take them."""
+    if hasattr(params, "_get_variable_list"):  # a PartitionedVariable
+        return list(cast(Any, params)._get_variable_list())
+    return list(params) if isinstance(params, (list, tuple)) else [params]
+
+
 def embedding_lookup(
     params: TensorLike | Sequence[TensorLike] | PartitionedVariable,
     ids: TensorLike,
@@ -68,14 +76,9 @@ def embedding_lookup(
     """
     if params is None:
         raise ValueError("params must be specified")
-    if hasattr(params, "_get_variable_list"):  # a PartitionedVariable: its parts, as TF
-        params = cast(Any, params)._get_variable_list()
-    if isinstance(params, (list, tuple)):
-        params = list(params)
-        if not params:
-            raise ValueError("Need at least one param")
-    else:
-        params = [params]
+    params = _param_list(params)
+    if not params:
+        raise ValueError("Need at least one param")
     if partition_strategy not in ("mod", "div"):
         raise ValueError("Unrecognized partition strategy: " + partition_strategy)
     with in_graph_of([params, ids]) as g:
@@ -196,14 +199,6 @@ register_op("StitchRows", infer=_stitch_infer, kernel=_stitch_kernel, grad=_stit
 # --------------------------------------------------------------------------------------
 
 
-def _as_param_list(params):
-    from ..partitioned_variables import PartitionedVariable
-
-    if isinstance(params, PartitionedVariable):
-        return list(params)
-    return list(params) if isinstance(params, (list, tuple)) else [params]
-
-
 def embedding_lookup_sparse(
     params: TensorLike | Sequence[TensorLike] | PartitionedVariable,
     sp_ids: Any,
@@ -231,7 +226,7 @@ def embedding_lookup_sparse(
     combiner = "mean" if combiner is None else combiner
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")
-    params = _as_param_list(params)
+    params = _param_list(params)
     if not isinstance(sp_ids, SparseTensor):
         raise TypeError("sp_ids must be SparseTensor")
     if sp_weights is not None and not isinstance(sp_weights, SparseTensor):
@@ -311,7 +306,7 @@ def safe_embedding_lookup_sparse(
 
     if embedding_weights is None:
         raise ValueError("Missing embedding_weights %s." % embedding_weights)
-    weights_list = _as_param_list(embedding_weights)
+    weights_list = _param_list(embedding_weights)
     if not weights_list:
         raise ValueError("Missing embedding_weights %s." % embedding_weights)
     g = get_default_graph()

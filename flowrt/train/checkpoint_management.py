@@ -1,7 +1,7 @@
 """Finding, waiting for, timing and deleting checkpoints: TF1's
 ``tf.train.load_checkpoint``, ``checkpoints_iterator``, ``get_checkpoint_mtimes``,
-``remove_checkpoint`` and ``generate_checkpoint_state_proto`` (the ``checkpoint``
-state file itself is read and written in ``saver``)."""
+and ``remove_checkpoint`` (the ``checkpoint`` state file, and
+``generate_checkpoint_state_proto``, are in ``saver``)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 from .checkpoint_reader import CheckpointReader, NewCheckpointReader
-from .saver import CheckpointState, checkpoint_exists, latest_checkpoint
+from .saver import _resolve, checkpoint_exists, latest_checkpoint
 
 __all__ = [
     "checkpoints_iterator",
-    "generate_checkpoint_state_proto",
     "get_checkpoint_mtimes",
     "load_checkpoint",
     "remove_checkpoint",
@@ -31,15 +30,7 @@ def load_checkpoint(ckpt_dir_or_file: str) -> CheckpointReader:
     Raises:
       ValueError: a directory without checkpoints.
     """
-    if os.path.isdir(ckpt_dir_or_file):
-        latest = latest_checkpoint(ckpt_dir_or_file)
-        if latest is None:
-            raise ValueError(
-                "Couldn't find 'checkpoint' file or checkpoints in given directory %s"
-                % ckpt_dir_or_file
-            )
-        ckpt_dir_or_file = latest
-    return NewCheckpointReader(ckpt_dir_or_file)
+    return NewCheckpointReader(_resolve(ckpt_dir_or_file))
 
 
 def _wait_for_new_checkpoint(
@@ -109,26 +100,3 @@ def remove_checkpoint(
     for p in paths:
         if os.path.exists(p):
             os.remove(p)
-
-
-def generate_checkpoint_state_proto(
-    save_dir: str,
-    model_checkpoint_path: str,
-    all_model_checkpoint_paths: Sequence[str] | None = None,
-    all_model_checkpoint_timestamps: Sequence[float] | None = None,
-    last_preserved_timestamp: float | None = None,
-) -> CheckpointState:
-    """The ``CheckpointState`` a ``checkpoint`` file would hold: ``model_checkpoint_path``
-    last in ``all_model_checkpoint_paths`` (appended if missing); with a relative
-    ``save_dir``, relative paths are made relative to it, as TF stores them."""
-    paths = list(all_model_checkpoint_paths or [])
-    if not paths or paths[-1] != model_checkpoint_path:
-        paths.append(model_checkpoint_path)
-    if not os.path.isabs(save_dir):
-
-        def rel(p: str) -> str:
-            return p if os.path.isabs(p) else os.path.relpath(p, save_dir)
-
-        model_checkpoint_path = rel(model_checkpoint_path)
-        paths = [rel(p) for p in paths]
-    return CheckpointState(model_checkpoint_path, paths)

@@ -56,6 +56,7 @@ __all__ = [
     "checkpoint_exists",
     "update_checkpoint_state",
     "CheckpointState",
+    "generate_checkpoint_state_proto",
     "list_variables",
     "load_variable",
 ]
@@ -347,24 +348,43 @@ def _write_state(
 ):
     save_dir = save_dir or "."
     paths = list(all_model_checkpoint_paths or [])
-    if not paths or paths[-1] != model_checkpoint_path:
-        paths.append(model_checkpoint_path)
-
-    def rel(p):
-        return os.path.relpath(p, save_dir)
-
     if relative:  # Saver(save_relative_paths=True): absolute paths stored relative
-        paths = [rel(p) if os.path.isabs(p) else p for p in paths]
-        if os.path.isabs(model_checkpoint_path):
-            model_checkpoint_path = rel(model_checkpoint_path)
-    if not os.path.isabs(save_dir):  # relative paths stored relative to save_dir
-        paths = [p if os.path.isabs(p) else rel(p) for p in paths]
-        if not os.path.isabs(model_checkpoint_path):
-            model_checkpoint_path = rel(model_checkpoint_path)
-    text = "model_checkpoint_path: %s\n" % _quote(model_checkpoint_path)
-    text += "".join("all_model_checkpoint_paths: %s\n" % _quote(p) for p in paths)
+
+        def rel(p):
+            return os.path.relpath(p, save_dir) if os.path.isabs(p) else p
+
+        paths = [rel(p) for p in paths]
+        model_checkpoint_path = rel(model_checkpoint_path)
+    state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path, paths)
+    text = "model_checkpoint_path: %s\n" % _quote(state.model_checkpoint_path)
+    text += "".join(
+        "all_model_checkpoint_paths: %s\n" % _quote(p) for p in state.all_model_checkpoint_paths
+    )
     path = os.path.join(save_dir, latest_filename or "checkpoint")
     _write_atomic(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def generate_checkpoint_state_proto(
+    save_dir: str,
+    model_checkpoint_path: str,
+    all_model_checkpoint_paths: Sequence[str] | None = None,
+    all_model_checkpoint_timestamps: Sequence[float] | None = None,
+    last_preserved_timestamp: float | None = None,
+) -> CheckpointState:
+    """The ``CheckpointState`` a ``checkpoint`` file would hold: ``model_checkpoint_path``
+    last in ``all_model_checkpoint_paths`` (appended if missing); with a relative
+    ``save_dir``, relative paths are made relative to it, as TF stores them."""
+    paths = list(all_model_checkpoint_paths or [])
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+    if not os.path.isabs(save_dir):
+
+        def rel(p: str) -> str:
+            return p if os.path.isabs(p) else os.path.relpath(p, save_dir)
+
+        model_checkpoint_path = rel(model_checkpoint_path)
+        paths = [rel(p) for p in paths]
+    return CheckpointState(model_checkpoint_path, paths)
 
 
 def get_checkpoint_state(
