@@ -177,23 +177,9 @@ def _rms_dense(arrs, s, g):
     _rms(w, ms, mom, None, g, s)
 
 
-def _rms_sparse(arrs, s, rows, g):
-    w, ms, mom = arrs
-    sub = [w[rows], ms[rows], mom[rows]]
-    _rms(*sub, None, g, s)
-    w[rows], ms[rows], mom[rows] = sub
-
-
 def _crms_dense(arrs, s, g):
     w, mg, ms, mom = arrs
     _rms(w, ms, mom, mg, g, s)
-
-
-def _crms_sparse(arrs, s, rows, g):
-    w, mg, ms, mom = arrs
-    sub = [w[rows], ms[rows], mom[rows], mg[rows]]
-    _rms(*sub, g, s)
-    w[rows], ms[rows], mom[rows], mg[rows] = sub
 
 
 def _adadelta_dense(arrs, s, g):
@@ -222,7 +208,7 @@ def _ftrl_dense(arrs, s, g):
 
 def _on_rows(dense):
     """The sparse form of a rule whose rows update independently (TF's sparse kernels
-    of Adadelta, Ftrl and the proximal rules): the touched rows of the variable and its
+    of RMSProp, Adadelta, Ftrl and the proximal rules): the touched rows of the variable and its
     slots gathered, updated by the dense rule, and scattered back."""
 
     def sparse(arrs, s, rows, g):
@@ -362,13 +348,13 @@ _APPLY = [
         "ResourceSparseApplyRMSProp",
         ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
         3,
-        _rms_sparse,
+        _on_rows(_rms_dense),
     ),
     (
         "ResourceSparseApplyCenteredRMSProp",
         ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
         4,
-        _crms_sparse,
+        _on_rows(_crms_dense),
     ),
 ]
 
