@@ -24,6 +24,7 @@ _SECTIONS = {
     "flowrt.gradients": "Gradients",
     "flowrt.scopes": "Graphs, tensors and operations",
     "flowrt.session": "Sessions",
+    "flowrt.session_options": "Sessions",
     "flowrt.dtypes": "Data types",
     "flowrt.variables": "Variables",
     "flowrt.var_scope": "Variables",

@@ -124,7 +124,8 @@ from .scopes import (  # noqa
     get_collection_ref,
     name_scope,
 )
-from .session import ConfigProto, GPUOptions, InteractiveSession, RunMetadata, RunOptions, Session  # noqa: F401
+from .session import InteractiveSession, Session  # noqa: F401
+from .session_options import ConfigProto, GPUOptions, RunMetadata, RunOptions  # noqa: F401
 from .summary import (  # noqa: F401  (TF1's top-level tf.Summary, tf.Event, ...)
     Event,
     GraphDef,

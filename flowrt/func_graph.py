@@ -16,10 +16,11 @@ uses the caller's state.
 
 from __future__ import annotations
 
-from ._core.executor import RunContext, run_sync
+from ._core.executor import run_sync
 from ._core.graph import Graph, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
+from ._core.run_context import RunContext
 
 __all__ = ["FuncGraph", "variable_graph", "evaluate"]
 

@@ -24,113 +24,29 @@ from . import errors
 from . import profiler as _profiler
 from ._core import blas as _blas
 from ._core import graph as _graph
-from ._core.executor import ConcurrentRun, RunContext, run_concurrent, runner_name
+from ._core.executor import ConcurrentRun, run_concurrent
 from ._core.graph import Graph, Tensor
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
+from ._core.run_context import RunContext
 from ._core.token import TOKEN
+from ._core.tracing import runner_name
 from ._core.waiting import drive_async, drive_sync
 from .client import debug as _debug
 from .client import explain as _explain
-from .client import step_stats as _step_stats
 from .distributed import ray_cluster
 from .fetch_structures import Fetches, feed_value, fetch_key, fetch_value
+from .session_options import ConfigProto, RunMetadata, RunOptions
 
-__all__ = [
-    "Session",
-    "InteractiveSession",
-    "RunOptions",
-    "RunMetadata",
-    "ConfigProto",
-    "GPUOptions",
-]
+__all__ = ["Session", "InteractiveSession"]
 
 
-# ``arun`` runs a non-blocking plan on a worker thread once its running average time
+# ``arun`` runs a straight plan on a worker thread once its running average compute time
 # exceeds this; below it the thread hand-off (~50-100 us) costs more than it frees.
 ARUN_THREAD_SECONDS = 0.002
 
 
 _CLOSED_MSG = "Session was closed while this run was in progress; the run was cancelled."
-
-
-class RunOptions:
-    """Per-run options: ``timeout_in_ms`` and ``trace_level`` (FULL_TRACE records stats).
-
-    ``timeout_in_ms`` of 0 or less means no timeout (as in TF1), unless the session's
-    ``ConfigProto(operation_timeout_in_ms=...)`` sets one.
-    """
-
-    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
-
-    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **_ignored: Any) -> None:
-        self.timeout_in_ms = timeout_in_ms
-        self.trace_level = trace_level
-
-
-class RunMetadata:
-    """Filled by a run with ``trace_level=FULL_TRACE``: ``step_stats`` as TF1's
-    (``dev_stats[].node_stats[]``, see ``fr.client.step_stats``)."""
-
-    def __init__(self):
-        self._step_stats = _step_stats.StepStats()
-        self._raw = None  # a traced run's executor records, converted when first read
-
-    @property
-    def step_stats(self) -> _step_stats.StepStats:
-        if self._raw is not None:
-            self._step_stats, self._raw = _step_stats.step_stats_from(self._raw), None
-        return self._step_stats
-
-    @step_stats.setter
-    def step_stats(self, value: _step_stats.StepStats) -> None:
-        self._step_stats, self._raw = value, None
-
-    def chrome_trace(self) -> str:
-        """The step stats as Chrome trace JSON (``fr.client.timeline.Timeline``)."""
-        from .client.timeline import Timeline
-
-        return Timeline(self.step_stats).generate_chrome_trace_format()
-
-
-class GPUOptions:
-    def __init__(self, **kwargs: Any) -> None:
-        self.__dict__.update(kwargs)
-
-
-class ConfigProto:
-    """Session configuration. flowrt acts on ``intra_op_parallelism_threads`` and
-    ``operation_timeout_in_ms``; the other TF1 fields are accepted and ignored (there
-    are no devices to configure).
-
-    Args:
-      intra_op_parallelism_threads: threads one op may use (numpy's BLAS pool). Note
-        (flowrt): 0 (TF: "the system picks") means one BLAS thread per kernel, unless
-        the environment sets one (``OPENBLAS_NUM_THREADS``, ...): OpenBLAS's spinning
-        workers slow small and mid-size products by 10-400x on busy cores, and
-        parallelism comes from concurrent runs (``_core/blas.py``). The BLAS pool is
-        process-wide: the last session created sets it for all.
-      inter_op_parallelism_threads: ignored (independent ops overlap on trio).
-      operation_timeout_in_ms: the timeout of every run of the session whose
-        ``RunOptions`` set none; 0 or less means none.
-    """
-
-    def __init__(
-        self,
-        intra_op_parallelism_threads: int = 0,
-        inter_op_parallelism_threads: int = 0,
-        operation_timeout_in_ms: int = 0,
-        **kwargs: Any,
-    ) -> None:
-        self.intra_op_parallelism_threads = int(intra_op_parallelism_threads or 0)
-        self.inter_op_parallelism_threads = int(inter_op_parallelism_threads or 0)
-        self.operation_timeout_in_ms = int(operation_timeout_in_ms or 0)
-        self.__dict__.update(kwargs)
-        self.gpu_options = kwargs.get("gpu_options", GPUOptions())
-
-
-def _apply_config(config):
-    _blas.configure(getattr(config, "intra_op_parallelism_threads", 0) if config else 0)
 
 
 # --------------------------------------------------------------------------------------
@@ -157,7 +73,7 @@ class Session:
     ) -> None:
         self._graph = graph if graph is not None else _graph.get_default_graph()
         self._config = config
-        _apply_config(config)
+        _blas.configure(getattr(config, "intra_op_parallelism_threads", 0) or 0)
         self._timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         self._resources = ResourceManager()
         self._target = target
@@ -222,10 +138,6 @@ class Session:
         await trio.lowlevel.checkpoint()
 
     # --- running --------------------------------------------------------------------
-
-    def _check_open(self):
-        if self._closed:
-            raise RuntimeError("Attempted to use a closed Session.")
 
     def _prepare(self, fetches, feed_dict, options, run_metadata):
         if self._closed:
@@ -341,20 +253,15 @@ class Session:
         TOKEN.acquire()
         try:
             fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
-            t0 = time.time()
-            fn = plan.fn if ctx.stats is None else plan.traced_fn
-            if not plan.blocking:
-                vals = fn(ctx, feeds)
-            elif not plan.straight:
+            if plan.straight:
+                gen, vals = _start(plan, ctx, feeds)
+                if gen is not None:  # a step waits: now the run can be interrupted
+                    with _Running(self, ctx):
+                        vals = drive_sync(gen, plan, vals)
+            else:
                 with _Running(self, ctx):
                     vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
-            else:
-                gen = fn(ctx, feeds)
-                done, vals = _first_step(gen, ctx)
-                if not done:  # a step waits: now the run can be interrupted
-                    with _Running(self, ctx):
-                        vals = drive_sync(gen, None, vals)
-            return self._finish(fm, plan, vals, ctx, run_metadata, t0)
+            return self._finish(fm, plan, vals, ctx, run_metadata)
         finally:
             TOKEN.release()
 
@@ -374,49 +281,30 @@ class Session:
         runs on a worker thread, so other tasks of the loop go on meanwhile.
         """
         fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
-        t0 = time.time()
         await trio.lowlevel.checkpoint_if_cancelled()
-        fn = plan.fn if ctx.stats is None else plan.traced_fn
-        off_loop = plan.opaque or plan.seconds > ARUN_THREAD_SECONDS
         # Kernels run holding the execution token, taken stretch by stretch between
-        # awaits (never blocking the loop on it), or by the worker thread off the loop.
-        if not plan.blocking:
-            if off_loop:
-                vals = await trio.to_thread.run_sync(self._timed_run, plan, fn, ctx, feeds, True)
-            else:
-                await TOKEN.acquire_async()
-                try:
-                    vals = self._timed_run(plan, fn, ctx, feeds)
-                finally:
-                    TOKEN.release()
-                await trio.lowlevel.cancel_shielded_checkpoint()
-        elif plan.straight and off_loop:
+        # awaits (never blocking the loop on it), or by a worker thread off the loop.
+        if not plan.straight:
+            with _Running(self, ctx):
+                vals = await self._interruptible(run_concurrent(plan, ctx, feeds), ctx)
+        elif plan.opaque or plan.seconds > ARUN_THREAD_SECONDS:
             with _Running(self, ctx):
                 # On the thread, waits time out by the run's own deadline.
-                vals = await self._interruptible(
-                    _in_thread(lambda: _holding(drive_sync, fn(ctx, feeds), plan), ctx), ctx, False
-                )
-        elif plan.straight:
-            gen = fn(ctx, feeds)
+                vals = await self._interruptible(_in_thread(plan, ctx, feeds), ctx, False)
+        else:
             await TOKEN.acquire_async()
             try:
-                c0 = time.perf_counter()
-                done, vals = _first_step(gen, ctx)
+                gen, vals = _start(plan, ctx, feeds)
             finally:
                 TOKEN.release()
-            if done:
-                plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - c0)
-            else:  # a step waits: now the run can be interrupted
+            if gen is not None:  # a step waits: now the run can be interrupted
                 with _Running(self, ctx):
                     vals = await self._interruptible(drive_async(gen, plan, vals), ctx)
             await trio.lowlevel.cancel_shielded_checkpoint()
-        else:
-            with _Running(self, ctx):
-                vals = await self._interruptible(run_concurrent(plan, ctx, feeds), ctx)
         with trio.CancelScope(shield=True):  # the run completed: its result is handed back
             await TOKEN.acquire_async()
         try:
-            return self._finish(fm, plan, vals, ctx, run_metadata, t0)
+            return self._finish(fm, plan, vals, ctx, run_metadata)
         finally:
             TOKEN.release()
 
@@ -444,17 +332,7 @@ class Session:
             ctx.timed_out()
         raise ctx.interrupt
 
-    @staticmethod
-    def _timed_run(plan, fn, ctx, feeds, take_token=False):
-        if take_token:  # on a worker thread
-            with TOKEN:
-                return Session._timed_run(plan, fn, ctx, feeds)
-        t0 = time.perf_counter()
-        vals = fn(ctx, feeds)
-        plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
-        return vals
-
-    def _finish(self, fm, plan, vals, ctx, run_metadata, t0):
+    def _finish(self, fm, plan, vals, ctx, run_metadata):
         if ctx.stats is not None:
             self._last_stats[plan] = ctx.stats
             if run_metadata is not None:
@@ -608,28 +486,37 @@ class _Running:
         return False
 
 
-def _first_step(gen, ctx):
-    """Runs a straight plan's body up to its first wait: ``(True, fetched)`` if it
-    completed, ``(False, wait)`` if a step waits. Interrupted meanwhile (a signal), it
-    gives back what it dequeued."""
-    try:
-        return False, gen.send(None)
-    except StopIteration as stop:
-        return True, stop.value
-    except BaseException as e:
-        if not isinstance(e, Exception):
-            ctx.rollback()
-        raise
+def _start(plan, ctx, feeds):
+    """Runs a straight plan's body up to its first wait: ``(None, fetched)`` if it
+    completed, ``(generator, wait)`` if a step waits. Interrupted meanwhile (a signal),
+    it gives back what it dequeued."""
+    fn = plan.fn if ctx.stats is None else plan.traced_fn
+    t0 = time.perf_counter()
+    if not plan.blocking:
+        vals = fn(ctx, feeds)
+    else:
+        gen = fn(ctx, feeds)
+        try:
+            return gen, gen.send(None)
+        except StopIteration as stop:
+            vals = stop.value
+        except BaseException as e:
+            if not isinstance(e, Exception):
+                ctx.rollback()
+            raise
+    plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
+    return None, vals
 
 
-def _holding(call, *args):
-    """``call(*args)`` holding the execution token (a run's body on a worker thread)."""
+def _to_end(plan, ctx, feeds):
+    """A straight run from start to end on this thread, holding the execution token."""
     with TOKEN:
-        return call(*args)
+        gen, vals = _start(plan, ctx, feeds)
+        return vals if gen is None else drive_sync(gen, plan, vals)
 
 
-async def _in_thread(call, ctx):
-    """Runs ``call()`` (a run's body) on a worker thread from a trio task.
+async def _in_thread(plan, ctx, feeds):
+    """Runs a straight plan on a worker thread from a trio task (``_to_end``).
 
     Cancelling the task interrupts the run (``ctx.cancel``: a waiting op gives up and
     the run gives back what it dequeued) and waits for the thread to return, so the run
@@ -641,7 +528,7 @@ async def _in_thread(call, ctx):
     box: list = []
 
     def target():
-        box.append(outcome.capture(call))
+        box.append(outcome.capture(_to_end, plan, ctx, feeds))
 
     def report(_):
         try:

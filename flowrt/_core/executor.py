@@ -15,7 +15,6 @@ inputs are ready, each blocking op in its own task. The first failure surfaces a
 from __future__ import annotations
 
 import math
-import threading
 import time
 
 import numpy as np
@@ -23,11 +22,12 @@ import trio
 
 from .. import errors
 from .registry import get_op_def
+from .run_context import RunContext
 from .token import TOKEN, heavy_kernel
+from .tracing import record, runner_name, timed_waits
 from .waiting import Wait, drive_async
 
 __all__ = [
-    "RunContext",
     "op_error",
     "compile_plan",
     "run_concurrent",
@@ -35,101 +35,6 @@ __all__ = [
     "run_nested",
     "ConcurrentRun",
 ]
-
-
-class RunContext:
-    """What kernels see of one run, and how the run is interrupted.
-
-    Attributes:
-      session, resources: the session and its state.
-      step_id: the run's sequence number in its session.
-      stats: a list collecting a ``Stat`` per step (and per wait) when traced, else None.
-      journal: ``(queue, elements)`` for every dequeue of the run, in order: an
-        interrupted run gives them back (``rollback``).
-      deadline: ``time.monotonic()`` value at which a thread-side wait times out.
-      timeout: the run's timeout in seconds, or None.
-      waiter / waiting_on: the request a thread-side wait is parked on / the last
-        wait of the run (``describe()`` says what it is).
-      runner, since: set when the run registers as in flight (its first wait): the
-        thread or task running it (``runner_name()``) and ``time.monotonic()`` then.
-    """
-
-    __slots__ = (
-        "session",
-        "resources",
-        "step_id",
-        "stats",
-        "journal",
-        "deadline",
-        "timeout",
-        "waiter",
-        "waiting_on",
-        "interrupt",
-        "cancel_hook",
-        "_lock",
-        "runner",
-        "since",
-    )
-
-    def __init__(self, session, resources, step_id=0, stats=None, timeout=None):
-        self.session = session
-        self.resources = resources
-        self.step_id = step_id
-        self.stats = stats
-        self.journal: list = []
-        self.timeout = timeout
-        self.deadline = math.inf if timeout is None else time.monotonic() + timeout
-        self.waiter = None  # the request a thread-side wait is parked on
-        self.waiting_on = None  # the last wait of the run, named in a timeout's message
-        self.interrupt = None  # the error that ends an interrupted run
-        self.cancel_hook = None  # cancels the run's trio cancel scope, from any thread
-        self._lock = threading.Lock()
-        self.runner = None  # set once the run waits: the thread or task running it
-        self.since = 0.0  # and when (time.monotonic()) it began to wait
-
-    def cancel(self, error: errors.OpError) -> None:
-        """Interrupts the run from any thread: a waiting op gives up, takes and leaves
-        nothing, and the run raises ``error``."""
-        with self._lock:
-            if self.interrupt is None:
-                self.interrupt = error
-            waiter, hook = self.waiter, self.cancel_hook
-        if waiter is not None:
-            waiter.wake()
-        if hook is not None:
-            hook()
-
-    def check_interrupted(self) -> None:
-        if self.interrupt is not None:
-            raise self.interrupt
-
-    def timed_out(self) -> None:
-        """Ends the run with DeadlineExceededError naming what it waited for."""
-        w = self.waiter or self.waiting_on
-        what = w.describe() if w is not None else "a blocking op"
-        self.cancel(
-            errors.DeadlineExceededError(
-                None,
-                None,
-                "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
-                % (round(self.timeout * 1000), what),
-            )
-        )
-        self.check_interrupted()
-
-    def keep(self, elems: list) -> None:
-        """Takes dequeued ``elems`` out of the journal: a resource (a reader) owns them
-        now, so an interrupted run must not give them back."""
-        for i in range(len(self.journal) - 1, -1, -1):
-            if self.journal[i][1] is elems:
-                del self.journal[i]
-                return
-
-    def rollback(self) -> None:
-        """Gives every element the run dequeued back to its queue's front, in order."""
-        journal, self.journal = self.journal, []
-        for q, elems in reversed(journal):
-            q.give_back(elems)
 
 
 def op_error(exc: BaseException, op) -> errors.OpError:
@@ -390,103 +295,6 @@ async def run_concurrent(plan, ctx: RunContext, feed_values) -> list:
     except BaseExceptionGroup as eg:
         raise _first_error(eg) from None
     return [vals[s] for s in plan.fetch_slots]
-
-
-# --- tracing (RunOptions.FULL_TRACE) -----------------------------------------------------
-
-
-class Stat(tuple):
-    """One entry of a traced run's ``ctx.stats``: ``(op, start, end, runner, outputs,
-    wait)``. ``start``/``end`` are ``time.perf_counter()`` values; ``runner`` names the
-    thread or trio task that ran it; ``outputs`` holds ``(dtype, shape, nbytes)`` per
-    output of an op step; ``wait`` is None for an op step, and for a wait within a
-    blocking op's step (a slice nested in it) the description of what it waited for.
-    """
-
-    __slots__ = ()
-    op = property(lambda s: s[0])
-    start = property(lambda s: s[1])
-    end = property(lambda s: s[2])
-    runner = property(lambda s: s[3])
-    outputs = property(lambda s: s[4])
-    wait = property(lambda s: s[5])
-
-
-def runner_name() -> str:
-    """The trio task (``task:<name>``) or thread (``thread:<name>``) running now."""
-    try:
-        return "task:" + trio.lowlevel.current_task().name
-    except RuntimeError:
-        return "thread:" + threading.current_thread().name
-
-
-def _describe_output(v) -> tuple:
-    if isinstance(v, np.ndarray):
-        return (v.dtype, v.shape, v.nbytes)
-    if isinstance(v, np.generic):
-        return (v.dtype, (), v.nbytes)
-    return (None, None, 0)
-
-
-def record(stats: list, op, t0: float, outs, runner: str) -> None:
-    """Appends a traced step: its op, start, end now, runner and output descriptions."""
-    t1 = time.perf_counter()
-    stats.append(Stat((op, t0, t1, runner, tuple([_describe_output(v) for v in outs or ()]), None)))
-
-
-class _TimedWait(Wait):
-    """A blocking step's wait, timed into the run's stats (traced runs only)."""
-
-    __slots__ = ("wait", "stats", "op")
-
-    def __init__(self, wait: Wait, stats: list, op):
-        self.wait, self.stats, self.op = wait, stats, op
-
-    def _start(self):
-        w = self.wait  # described as the wait begins (the queue's size then)
-        return w.describe() if hasattr(w, "describe") else type(w).__name__, time.perf_counter()
-
-    def _record(self, what, t0):
-        self.stats.append(Stat((self.op, t0, time.perf_counter(), runner_name(), None, what)))
-
-    def wait_sync(self):
-        what, t0 = self._start()
-        try:
-            return self.wait.wait_sync()
-        finally:
-            self._record(what, t0)
-
-    async def wait_async(self):
-        what, t0 = self._start()
-        try:
-            return await self.wait.wait_async()
-        finally:
-            self._record(what, t0)
-
-
-def timed_waits(gen, stats: list, op):
-    """Wraps a blocking kernel's generator so each wait it yields is timed into
-    ``stats`` as a slice of its own (traced runs only)."""
-    try:
-        w = gen.send(None)
-    except StopIteration as stop:
-        return stop.value
-    while True:
-        try:
-            res = yield _TimedWait(w, stats, op)
-        except GeneratorExit:
-            gen.close()
-            raise
-        except BaseException as e:
-            try:
-                w = gen.throw(e)
-            except StopIteration as stop:
-                return stop.value
-        else:
-            try:
-                w = gen.send(res)
-            except StopIteration as stop:
-                return stop.value
 
 
 def _first_error(eg: BaseExceptionGroup) -> BaseException:

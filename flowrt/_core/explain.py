@@ -183,7 +183,7 @@ def explain_plan(
       fetches, targets, feeds: the run's fetched tensors, target ops and fed tensors.
       cached: whether the session holds the plan already.
       other_plans: ``(fetch names, plan)`` for the session's other cached plans.
-      stats: the executor records (``executor.Stat``) of the plan's last traced run.
+      stats: the executor records (``tracing.Stat``) of the plan's last traced run.
     """
     fed = set(feeds)
     why = _why(list(fetches), list(targets), fed)

@@ -1,7 +1,7 @@
 """TF1's ``StepStats`` for a traced run, built from the executor's per-step records.
 
 A run with ``RunOptions(trace_level=FULL_TRACE)`` collects one record per step it ran
-(``_core/executor.py``: op, start, end, the thread or trio task, its outputs) and one per
+(``_core/tracing.py``: op, start, end, the thread or trio task, its outputs) and one per
 wait of a blocking step. ``step_stats_from`` turns them into the structure of TF1's
 ``step_stats.proto``: ``StepStats.dev_stats[].node_stats[]``, with the same field names.
 """
@@ -233,7 +233,7 @@ _EPOCH_OFFSET = time.time() - time.perf_counter()
 
 
 def step_stats_from(stats: list) -> StepStats:
-    """Builds TF1's StepStats from a traced run's ``ctx.stats`` (``executor.Stat``),
+    """Builds TF1's StepStats from a traced run's ``ctx.stats`` (``tracing.Stat``),
     ordered by start time (a wait after the op whose step holds it)."""
     offset = _EPOCH_OFFSET
     nodes = []

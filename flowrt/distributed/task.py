@@ -35,9 +35,10 @@ from __future__ import annotations
 import threading
 
 from .. import errors
-from .._core.executor import ConcurrentRun, RunContext
+from .._core.executor import ConcurrentRun
 from .._core.plan import Plan
 from .._core.resources import ResourceManager
+from .._core.run_context import RunContext
 from .._core.token import TOKEN
 from .._core.waiting import drive_sync
 from . import ray_cluster

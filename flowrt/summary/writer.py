@@ -26,8 +26,8 @@ from .protos import graph_def as _graph_def
 from .run_metadata import run_metadata_proto
 
 if TYPE_CHECKING:
-    from ..session import RunMetadata as _SessionRunMetadata
     from ..session import Session
+    from ..session_options import RunMetadata as _SessionRunMetadata
 
 
 class SupportsSerializeToString(Protocol):

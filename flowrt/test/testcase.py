@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 from .. import errors
 from .._core.graph import Graph, Tensor, get_default_graph, get_default_session, reset_default_graph
-from ..session import ConfigProto, Session
+from ..session import Session
+from ..session_options import ConfigProto
 from ..testing.asserts import assert_all_close, assert_all_equal
 
 if TYPE_CHECKING:

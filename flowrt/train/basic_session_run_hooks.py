@@ -676,7 +676,7 @@ class ProfilerHook(SessionRunHook):
         self._file_writer = FileWriterCache.get(self._output_dir)
 
     def before_run(self, run_context: SessionRunContext) -> SessionRunArgs:
-        from ..session import RunOptions
+        from ..session_options import RunOptions
 
         self._request = self._next_step is not None and self._timer.should_trigger_for_step(
             self._next_step

@@ -32,7 +32,7 @@ import trio
 
 from .. import errors
 from .._core.graph import GraphKeys, get_default_graph
-from ..session import RunMetadata, RunOptions
+from ..session_options import RunMetadata, RunOptions
 from . import basic_session_run_hooks as _hooks
 from .coordinator import Coordinator
 from .queue_runner import QueueRunnerTasks, _single, start_queue_runners, start_queue_runners_async
@@ -45,7 +45,8 @@ _log = logging.getLogger("flowrt.train")
 
 if TYPE_CHECKING:
     from .._core.graph import Graph
-    from ..session import ConfigProto, Session
+    from ..session import Session
+    from ..session_options import ConfigProto
 
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 

@@ -21,7 +21,8 @@ from .session_manager import SessionManager
 
 if TYPE_CHECKING:
     from .._core.typing import OpOrTensor
-    from ..session import ConfigProto, Session
+    from ..session import Session
+    from ..session_options import ConfigProto
 
 __all__ = ["Scaffold", "SessionCreator", "ChiefSessionCreator", "WorkerSessionCreator"]
 

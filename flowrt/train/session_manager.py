@@ -21,7 +21,8 @@ from . import saver as _saver
 if TYPE_CHECKING:
     from .._core.graph import Graph, Tensor
     from .._core.typing import OpOrTensor
-    from ..session import ConfigProto, RunOptions, Session
+    from ..session import Session
+    from ..session_options import ConfigProto, RunOptions
     from .saver import Saver
 
 __all__ = ["SessionManager"]

@@ -15,7 +15,8 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..session import RunOptions, Session
+    from ..session import Session
+    from ..session_options import RunOptions
     from .coordinator import Coordinator
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues"]

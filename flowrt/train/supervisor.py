@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
     from .._core.graph import Graph, Tensor
     from .._core.typing import OpOrTensor
-    from ..session import ConfigProto, RunOptions, Session
+    from ..session import Session
+    from ..session_options import ConfigProto, RunOptions
     from ..variables import Variable
     from .queue_runner import QueueRunner
 

@@ -111,9 +111,9 @@ def test_placement_errors_name_the_op():
 
 
 def test_a_shipped_part_rebuilds_and_runs_alike():
-    from flowrt._core.executor import RunContext
     from flowrt._core.plan import Plan
     from flowrt._core.resources import ResourceManager
+    from flowrt._core.run_context import RunContext
 
     x = fr.placeholder(fr.float32, [None])
     with fr.device("/job:ps/task:0"):

@@ -1,0 +1,112 @@
+"""One run's context: what its kernels see, what it dequeued, and how it is ended.
+
+A ``RunContext`` is made per run by the session (or a cluster task). Kernels reach the
+session's state through it; dequeues journal their elements in it so that a run
+interrupted before it completes gives them back (``rollback``); ``cancel`` ends it
+from any thread (``Session.close()``, a caller's cancel, its timeout).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+from .. import errors
+
+__all__ = ["RunContext"]
+
+
+class RunContext:
+    """What kernels see of one run, and how the run is interrupted.
+
+    Attributes:
+      session, resources: the session and its state.
+      step_id: the run's sequence number in its session.
+      stats: a list collecting a ``Stat`` per step (and per wait) when traced, else None.
+      journal: ``(queue, elements)`` for every dequeue of the run, in order: an
+        interrupted run gives them back (``rollback``).
+      deadline: ``time.monotonic()`` value at which a thread-side wait times out.
+      timeout: the run's timeout in seconds, or None.
+      waiter / waiting_on: the request a thread-side wait is parked on / the last
+        wait of the run (``describe()`` says what it is).
+      runner, since: set when the run registers as in flight (its first wait): the
+        thread or task running it (``runner_name()``) and ``time.monotonic()`` then.
+    """
+
+    __slots__ = (
+        "session",
+        "resources",
+        "step_id",
+        "stats",
+        "journal",
+        "deadline",
+        "timeout",
+        "waiter",
+        "waiting_on",
+        "interrupt",
+        "cancel_hook",
+        "_lock",
+        "runner",
+        "since",
+    )
+
+    def __init__(self, session, resources, step_id=0, stats=None, timeout=None):
+        self.session = session
+        self.resources = resources
+        self.step_id = step_id
+        self.stats = stats
+        self.journal: list = []
+        self.timeout = timeout
+        self.deadline = math.inf if timeout is None else time.monotonic() + timeout
+        self.waiter = None  # the request a thread-side wait is parked on
+        self.waiting_on = None  # the last wait of the run, named in a timeout's message
+        self.interrupt = None  # the error that ends an interrupted run
+        self.cancel_hook = None  # cancels the run's trio cancel scope, from any thread
+        self._lock = threading.Lock()
+        self.runner = None  # set once the run waits: the thread or task running it
+        self.since = 0.0  # and when (time.monotonic()) it began to wait
+
+    def cancel(self, error: errors.OpError) -> None:
+        """Interrupts the run from any thread: a waiting op gives up, takes and leaves
+        nothing, and the run raises ``error``."""
+        with self._lock:
+            if self.interrupt is None:
+                self.interrupt = error
+            waiter, hook = self.waiter, self.cancel_hook
+        if waiter is not None:
+            waiter.wake()
+        if hook is not None:
+            hook()
+
+    def check_interrupted(self) -> None:
+        if self.interrupt is not None:
+            raise self.interrupt
+
+    def timed_out(self) -> None:
+        """Ends the run with DeadlineExceededError naming what it waited for."""
+        w = self.waiter or self.waiting_on
+        what = w.describe() if w is not None else "a blocking op"
+        self.cancel(
+            errors.DeadlineExceededError(
+                None,
+                None,
+                "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
+                % (round(self.timeout * 1000), what),
+            )
+        )
+        self.check_interrupted()
+
+    def keep(self, elems: list) -> None:
+        """Takes dequeued ``elems`` out of the journal: a resource (a reader) owns them
+        now, so an interrupted run must not give them back."""
+        for i in range(len(self.journal) - 1, -1, -1):
+            if self.journal[i][1] is elems:
+                del self.journal[i]
+                return
+
+    def rollback(self) -> None:
+        """Gives every element the run dequeued back to its queue's front, in order."""
+        journal, self.journal = self.journal, []
+        for q, elems in reversed(journal):
+            q.give_back(elems)

@@ -1,0 +1,88 @@
+"""How a session and its runs are configured and what a traced run reports.
+
+TF1's ``ConfigProto``, ``GPUOptions``, ``RunOptions`` and ``RunMetadata`` (protobufs in
+TF), as plain classes holding the fields flowrt acts on and accepting the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .client import step_stats as _step_stats
+
+__all__ = ["RunOptions", "RunMetadata", "ConfigProto", "GPUOptions"]
+
+
+class RunOptions:
+    """Per-run options: ``timeout_in_ms`` and ``trace_level`` (FULL_TRACE records stats).
+
+    ``timeout_in_ms`` of 0 or less means no timeout (as in TF1), unless the session's
+    ``ConfigProto(operation_timeout_in_ms=...)`` sets one.
+    """
+
+    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
+
+    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **_ignored: Any) -> None:
+        self.timeout_in_ms = timeout_in_ms
+        self.trace_level = trace_level
+
+
+class RunMetadata:
+    """Filled by a run with ``trace_level=FULL_TRACE``: ``step_stats`` as TF1's
+    (``dev_stats[].node_stats[]``, see ``fr.client.step_stats``)."""
+
+    def __init__(self):
+        self._step_stats = _step_stats.StepStats()
+        self._raw = None  # a traced run's executor records, converted when first read
+
+    @property
+    def step_stats(self) -> _step_stats.StepStats:
+        if self._raw is not None:
+            self._step_stats, self._raw = _step_stats.step_stats_from(self._raw), None
+        return self._step_stats
+
+    @step_stats.setter
+    def step_stats(self, value: _step_stats.StepStats) -> None:
+        self._step_stats, self._raw = value, None
+
+    def chrome_trace(self) -> str:
+        """The step stats as Chrome trace JSON (``fr.client.timeline.Timeline``)."""
+        from .client.timeline import Timeline
+
+        return Timeline(self.step_stats).generate_chrome_trace_format()
+
+
+class GPUOptions:
+    def __init__(self, **kwargs: Any) -> None:
+        self.__dict__.update(kwargs)
+
+
+class ConfigProto:
+    """Session configuration. flowrt acts on ``intra_op_parallelism_threads`` and
+    ``operation_timeout_in_ms``; the other TF1 fields are accepted and ignored (there
+    are no devices to configure).
+
+    Args:
+      intra_op_parallelism_threads: threads one op may use (numpy's BLAS pool). Note
+        (flowrt): 0 (TF: "the system picks") means one BLAS thread per kernel, unless
+        the environment sets one (``OPENBLAS_NUM_THREADS``, ...): OpenBLAS's spinning
+        workers slow small and mid-size products by 10-400x on busy cores, and
+        parallelism comes from concurrent runs (``_core/blas.py``). The BLAS pool is
+        process-wide: the last session created sets it for all.
+      inter_op_parallelism_threads: ignored (independent ops overlap on trio).
+      operation_timeout_in_ms: the timeout of every run of the session whose
+        ``RunOptions`` set none; 0 or less means none.
+    """
+
+    def __init__(
+        self,
+        intra_op_parallelism_threads: int = 0,
+        inter_op_parallelism_threads: int = 0,
+        operation_timeout_in_ms: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        self.intra_op_parallelism_threads = int(intra_op_parallelism_threads or 0)
+        self.inter_op_parallelism_threads = int(inter_op_parallelism_threads or 0)
+        self.operation_timeout_in_ms = int(operation_timeout_in_ms or 0)
+        self.__dict__.update(kwargs)
+        self.gpu_options = kwargs.get("gpu_options", GPUOptions())
