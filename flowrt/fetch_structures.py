@@ -1,10 +1,12 @@
 """The structures of a run's feeds and fetches: flattening a nest of fetches to graph
 elements and rebuilding it with the results (as TF1's fetch mappers), and converting a
-fed value to its tensor's dtype and shape with TF1's errors."""
+fed value to its tensor's dtype and shape with TF1's errors; resolving a ``feed_dict``'s
+keys to tensors."""
 
 from __future__ import annotations
 
 import collections
+import collections.abc
 import functools
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -15,7 +17,14 @@ from . import dtypes as _dt
 from ._core import graph as _graph
 from ._core.graph import Graph, Operation, Tensor
 
-__all__ = ["Fetches", "fetch_key", "fetch_value", "feed_value", "mapping_constructor"]
+__all__ = [
+    "Fetches",
+    "fetch_key",
+    "fetch_value",
+    "feed_value",
+    "mapping_constructor",
+    "resolve_feeds",
+]
 
 
 class Fetches:
@@ -165,3 +174,33 @@ def feed_value(t: Tensor, value: Any) -> Any:
             % (arr.shape, t.name, str(shape))
         )
     return arr
+
+
+def resolve_feeds(graph: Graph, feed_dict: Any) -> tuple[tuple, list]:
+    """A run's ``feed_dict`` as ``(tensors, values)``: each key resolved to a tensor of
+    ``graph`` (a Tensor, a name, or a structure with ``_feed_components`` such as a
+    SparseTensor), each value converted by ``feed_value``."""
+    if not isinstance(feed_dict, collections.abc.Mapping):
+        raise TypeError(
+            "feed_dict must be a dictionary or collections.abc.Mapping "
+            "from tensors to values, got %s" % type(feed_dict).__name__
+        )
+    tensors, values = [], []
+    for key, value in feed_dict.items():
+        if type(key) is Tensor and key.op.graph is graph:
+            tensors.append(key)
+            values.append(feed_value(key, value))
+            continue
+        comps = getattr(key, "_feed_components", None)
+        pairs = comps(value) if comps is not None else [(key, value)]
+        for k, v in pairs:
+            try:
+                t = graph.as_graph_element(k, allow_tensor=True, allow_operation=False)
+                assert isinstance(t, Tensor)  # allow_operation=False
+            except (KeyError, ValueError, TypeError) as e:
+                raise TypeError(
+                    "Cannot interpret feed_dict key as Tensor: %s" % (e.args[0] if e.args else e)
+                ) from None
+            tensors.append(t)
+            values.append(feed_value(t, v))
+    return tuple(tensors), values

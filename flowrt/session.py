@@ -10,7 +10,6 @@ session has no thread or loop of its own. See ``_core/executor.py``.
 from __future__ import annotations
 
 import collections
-import collections.abc
 import threading
 import time
 import weakref
@@ -25,7 +24,7 @@ from . import profiler as _profiler
 from ._core import blas as _blas
 from ._core import graph as _graph
 from ._core.executor import ConcurrentRun, run_concurrent
-from ._core.graph import Graph, Tensor
+from ._core.graph import Graph
 from ._core.plan import Plan
 from ._core.resources import ResourceManager
 from ._core.run_context import RunContext
@@ -35,7 +34,7 @@ from ._core.waiting import drive_async, drive_sync
 from .client import debug as _debug
 from .client import explain as _explain
 from .distributed import ray_cluster
-from .fetch_structures import Fetches, feed_value, fetch_key, fetch_value
+from .fetch_structures import Fetches, fetch_key, fetch_value, resolve_feeds
 from .session_options import ConfigProto, RunMetadata, RunOptions
 
 __all__ = ["Session", "InteractiveSession"]
@@ -147,7 +146,7 @@ class Session:
             self._plans = {}
             self._plans_version = g._version
         if feed_dict:
-            feed_tensors, feed_values = self._feeds(feed_dict)
+            feed_tensors, feed_values = resolve_feeds(self._graph, feed_dict)
         else:
             feed_tensors = feed_values = ()
         fkey = fetch_key(fetches)
@@ -186,36 +185,6 @@ class Session:
             timeout_ms / 1000.0 if timeout_ms > 0 else None,
         )
         return fm, plan, feed_values, ctx
-
-    def _feeds(self, feed_dict):
-        if not isinstance(feed_dict, collections.abc.Mapping):
-            raise TypeError(
-                "feed_dict must be a dictionary or collections.abc.Mapping "
-                "from tensors to values, got %s" % type(feed_dict).__name__
-            )
-        g = self._graph
-        tensors, values = [], []
-        for key, value in feed_dict.items():
-            if type(key) is Tensor and key.op.graph is g:
-                tensors.append(key)
-                values.append(feed_value(key, value))
-                continue
-            comps = getattr(key, "_feed_components", None)
-            if comps is not None:
-                pairs = comps(value)
-            else:
-                pairs = [(key, value)]
-            for k, v in pairs:
-                try:
-                    t = g.as_graph_element(k, allow_tensor=True, allow_operation=False)
-                except (KeyError, ValueError, TypeError) as e:
-                    raise TypeError(
-                        "Cannot interpret feed_dict key as Tensor: %s"
-                        % (e.args[0] if e.args else e)
-                    ) from None
-                tensors.append(t)
-                values.append(feed_value(t, v))
-        return tuple(tensors), values
 
     def run(
         self,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._core.explain import Explanation, explain_plan
 from .._core.graph import get_default_session
 from .._core.plan import Plan
-from ..fetch_structures import Fetches
+from ..fetch_structures import Fetches, resolve_feeds
 
 if TYPE_CHECKING:
     from ..session import Session
@@ -54,7 +54,7 @@ def explain(
         raise RuntimeError("Attempted to use a closed Session.")
     g = sess.graph
     fm = Fetches(g, fetches)
-    feed_tensors = sess._feeds(feed_dict)[0] if feed_dict else ()
+    feed_tensors = resolve_feeds(sess.graph, feed_dict)[0] if feed_dict else ()
     pkey = (tuple(fm.tensors), tuple(fm.targets), feed_tensors)
     plans = sess._plans if g._version == sess._plans_version else {}
     plan = plans.get(pkey)
