@@ -68,10 +68,12 @@ host's 2 cores are shared and noisy: read the ratios of one run, not the digits.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import socket
 import statistics
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -120,6 +122,13 @@ def examples_queue(workload: str = "csv") -> fr.FIFOQueue:
     return fr.FIFOQueue(CAPACITY, [dtype], shapes=[[FIELDS]], shared_name=QUEUE)
 
 
+def column_constants() -> tuple[np.ndarray, np.ndarray]:
+    """Each column's mean and scale (the csv and record workloads normalize alike)."""
+    rng = np.random.default_rng(1)
+    mean = rng.random(FIELDS)
+    return mean, 1.0 + rng.random(FIELDS)
+
+
 def producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
     """ROWS random lines -> decode_csv -> per-column preprocessing -> enqueue_many.
 
@@ -130,12 +139,49 @@ def producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
     picks = fr.random_uniform([ROWS], 0, POOL, dtype=fr.int32)
     lines = fr.gather(fr.constant(pool), picks)
     columns = fr.decode_csv(lines, record_defaults=[[0.0]] * FIELDS)
-    rng = np.random.default_rng(1)
     features = []
-    for col, mean, scale in zip(columns, rng.random(FIELDS), 1.0 + rng.random(FIELDS)):
+    for col, mean, scale in zip(columns, *column_constants()):
         z = fr.tanh((col - float(mean)) * float(scale))
         features.append(z * z + fr.log1p(fr.abs(z)))
     return queue.enqueue_many([fr.stack(features, axis=1)])
+
+
+def lines_file(pool: np.ndarray) -> str:
+    """The pool's lines as a CSV file of this process (written once; a TextLineReader
+    reads files), removed when the process exits or ``remove_lines_file`` is called."""
+    path = os.path.join(tempfile.gettempdir(), "flowrt-bench-lines-%d.csv" % os.getpid())
+    if not os.path.exists(path):
+        with open(path + ".tmp", "w") as f:
+            f.write("\n".join(pool) + "\n")
+        os.replace(path + ".tmp", path)
+        atexit.register(remove_lines_file)
+    return path
+
+
+def remove_lines_file() -> None:
+    path = os.path.join(tempfile.gettempdir(), "flowrt-bench-lines-%d.csv" % os.getpid())
+    if os.path.exists(path):
+        os.remove(path)
+
+
+def record_producer(queue: fr.FIFOQueue, pool: np.ndarray) -> fr.Operation:
+    """TF1's "Reading data" form: ``reader.read()`` of ONE line per run -> decode_csv of
+    one record -> per-field preprocessing -> ``fr.train.batch`` (its own queue, filled by
+    2 runner threads, placed on the session's own task); the returned op moves one
+    whole batch of ROWS examples into ``queue`` (``enqueue_many`` of a ``dequeue_many``).
+
+    The per-field steps are the csv workload's, on the record's fields stacked into one
+    vector (each field with its own constants), as a TF1 user writes them; a run is a
+    few dozen small ops, all holding the GIL.
+    """
+    files = fr.train.string_input_producer([lines_file(pool)])
+    _, line = fr.TextLineReader().read(files)
+    fields = fr.decode_csv(line, record_defaults=[[0.0]] * FIELDS)
+    mean, scale = (c.astype(np.float32) for c in column_constants())
+    z = fr.tanh((fr.stack(fields) - mean) * scale)
+    example = z * z + fr.log1p(fr.abs(z))
+    batch = fr.train.batch([example], ROWS, num_threads=2, capacity=ROWS)
+    return queue.enqueue_many([batch])
 
 
 # Feature hashing (the python workload): a field's text to 2 decimals, crossed with its
@@ -181,6 +227,12 @@ WORKLOADS = {
         fr.int32,
         "py_func: per line split + per field crc32 feature hashing (pure Python, holds the GIL)",
     ),
+    "record": (
+        record_producer,
+        fr.float32,
+        "per run ONE line read + decode_csv + per-field ops into fr.train.batch (2 "
+        "threads); a batch moved per enqueue_many",
+    ),
 }
 
 
@@ -193,15 +245,18 @@ def remote_producer_setup(
     state: dict, cluster: dict, index: int, pool: np.ndarray, workload: str
 ) -> int:
     """In a producer process: start worker task ``index``, build the ``workload``'s
-    producer on the ps queue, run it once (compiling and shipping its parts)."""
+    producer on the ps queue, start its queue runners (the record workload's batching),
+    run it once (compiling and shipping its parts)."""
     state["server"] = server = fr.train.Server(cluster, "worker", index)
     graph = fr.Graph()
     with graph.as_default():
         with fr.device("/job:ps/task:0"):
             queue = examples_queue(workload)
         state["enqueue"] = WORKLOADS[workload][0](queue, pool)
-    state["sess"] = fr.Session(server.target, graph=graph)
-    state["sess"].run(state["enqueue"])
+    state["sess"] = sess = fr.Session(server.target, graph=graph)
+    state["coord"] = coord = fr.train.Coordinator()
+    state["runners"] = fr.train.start_queue_runners(sess, coord)
+    sess.run(state["enqueue"])
     return ROWS
 
 
@@ -237,7 +292,10 @@ def remote_producer_run(state: dict, runs: int, threads: int) -> float:
 
 
 def remote_producer_close(state: dict) -> None:
+    state["coord"].request_stop()
+    state["coord"].join(state["runners"], stop_grace_period_secs=30)
     state.pop("sess").close()
+    remove_lines_file()
 
 
 def trainer_setup(state: dict, cluster: dict, workload: str) -> bool:
@@ -253,10 +311,13 @@ def trainer_setup(state: dict, cluster: dict, workload: str) -> bool:
     return True
 
 
-def trainer_drain(state: dict, batches: int) -> tuple[float, float]:
-    """In the trainer process: dequeue ``batches`` batches; returns the seconds taken
-    and the CPU seconds the process used (its serving of the enqueues included)."""
+def trainer_drain(state: dict, batches: int, warm: int = 0) -> tuple[float, float]:
+    """In the trainer process: dequeue ``warm`` batches, then ``batches`` batches;
+    returns the seconds the latter took and the CPU seconds the process used meanwhile
+    (its serving of the enqueues included)."""
     sess, dequeue = state["sess"], state["dequeue"]
+    for _ in range(warm):
+        sess.run(dequeue)
     start, cpu = time.perf_counter(), time.process_time()
     for _ in range(batches):
         sess.run(dequeue)
@@ -279,6 +340,7 @@ def pipeline_threads(pool: np.ndarray, batches: int, workload: str = "csv") -> t
         with fr.Session() as sess:
             coord = fr.train.Coordinator()
             threads = runner.create_threads(sess, coord=coord, start=True)
+            threads += fr.train.start_queue_runners(sess, coord)  # the record's batching
             sess.run(dequeue)  # both threads running, their plans compiled
             sess.run(dequeue)
             start, cpu = time.perf_counter(), time.process_time()
@@ -318,15 +380,18 @@ class ProcessPipeline:
 
     def measure(self, batches: int) -> tuple[float, float]:
         """Examples/s of ``batches`` batches drained by the trainer, the producers
-        sharing the work, and the CPU microseconds per example of the trainer and
-        producer processes (Ray's own daemons not counted)."""
+        sharing the work, after one untimed batch per producer (as the threads variant
+        drains 2 first: both start running, and a record producer's batch queue may
+        hold a batch made since the last measurement); and the CPU microseconds per
+        example of the trainer and producer processes (Ray's own daemons not counted)."""
         ray = ray_cluster.ray_module()
-        each = batches // len(self.procs)
-        refs = [p.call.remote(remote_producer_run, each, self.threads) for p in self.procs]
-        secs, cpu = ray.get(self.trainer.call.remote(trainer_drain, each * len(self.procs)))
-        cpu += sum(ray.get(refs))
-        n = each * len(self.procs) * ROWS
-        return n / secs, cpu / n * 1e6
+        n = len(self.procs)
+        each = batches // n
+        refs = [p.call.remote(remote_producer_run, each + 1, self.threads) for p in self.procs]
+        secs, cpu = ray.get(self.trainer.call.remote(trainer_drain, each * n, n))
+        timed = each * n * ROWS
+        cpu_us = cpu / timed + sum(ray.get(refs)) / ((each + 1) * n * ROWS)
+        return timed / secs, cpu_us * 1e6
 
     def close(self) -> None:
         ray = ray_cluster.ray_module()
@@ -575,9 +640,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument(
         "--producer",
-        choices=["csv", "python", "both"],
-        default="both",
-        help="the pipeline's producer workload (both: csv, then python)",
+        choices=[*WORKLOADS, "all"],
+        default="all",
+        help="the pipeline's producer workload (all: csv, python, record in turn)",
     )
     p.add_argument("--ray-address", default="local", help="a running Ray cluster, or local")
     args = p.parse_args(argv)
@@ -606,7 +671,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.only in (None, "overhead"):
         bench_overhead(args.runs, not args.no_tf)
     if args.only in (None, "pipeline"):
-        for workload in ("csv", "python") if args.producer == "both" else (args.producer,):
+        for workload in WORKLOADS if args.producer == "all" else (args.producer,):
             bench_pipeline(args.runs, args.batches, args.producer_threads, workload)
 
 
