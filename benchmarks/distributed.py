@@ -1,26 +1,26 @@
 """flowrt on a cluster of Ray actors: scaling an input pipeline out, and a remote run's cost.
 
   python benchmarks/distributed.py [--no-tf] [--runs N] [--only pipeline|overhead]
-                                   [--producer csv|python|both] [--producer-threads N]
-                                   [--rows N] [--ray-address ADDRESS]
+                                   [--producer csv|python|record|all]
+                                   [--producer-threads N] [--rows N] [--batches N]
+                                   [--ray-address ADDRESS]
 
 Sections (every measurement is printed, then the median and the ratio):
 
-* pipeline: a CPU-bound producer -- ``ROWS`` CSV lines of ``FIELDS`` float fields picked
-  at random from a pool, preprocessed, ``enqueue_many`` into a ``FIFOQueue`` -- drained
-  by ``dequeue_many(ROWS)``; examples/s, and CPU microseconds per example, for two
-  producer workloads (``--producer``, both by default, csv first):
+* pipeline: a CPU-bound producer -- CSV lines of ``FIELDS`` float fields picked at
+  random from a pool, preprocessed, ``enqueue_many`` into a ``FIFOQueue`` of examples
+  -- drained by ``dequeue_many(ROWS)``; examples/s, and CPU microseconds per example,
+  for three producer workloads (``--producer``, all by default, in this order):
 
-  csv: ``decode_csv``, then a few elementwise ops on each decoded column (normalized
-  by its own constants). About two thirds of a run (decode_csv: 48 of 74 ms at 2048
-  rows, 12 of 26 ms at 512, one thread, quiet) are big kernels that give up the GIL
-  and the execution token, so the threads variant's two runner threads already keep
-  both cores busy most of the time; only the ~1,200 small per-column ops take turns.
-  Processes do not win here: they can only add the third of a run the threads
-  serialize, and pay for it with Ray's transfer of each enqueued batch (on this host
-  ~5 ms of CPU to ``ray.put`` 1.6 MB, about as much again in the raylet and the
-  trainer, where a numpy copy of it takes 0.3 ms) and with more runnable threads than
-  cores. Measured: processes/threads about 0.6 to 1.0 (below 1 in most runs).
+  csv: ``ROWS`` lines per run, ``decode_csv``, then a few elementwise ops on each
+  decoded column (normalized by its own constants). Most of a 2,048-row run is big
+  kernels that give up the GIL and the execution token, so the threads variant's two
+  runner threads already keep both cores busy most of the time; only the ~1,200 small
+  per-column ops take turns. Processes can only add the part of a run the threads
+  serialize, and pay for it with a Ray call per enqueued batch. Smaller runs
+  (``--rows 128``) make the per-column ops small and GIL-bound, but the Ray call then
+  weighs more per example. Measured: processes/threads about 0.6 to 1.2 at 128 to
+  2,048 rows (medians 0.6 to 1.0).
 
   python: a ``py_func`` over the batch of lines doing what a text pipeline's user code
   does, per line in Python: split into fields, hash each field's text (to 2 decimals)
@@ -28,13 +28,31 @@ Sections (every measurement is printed, then the median and the ratio):
   same 1.6 MB per 2048 rows as csv. The function holds the GIL for the whole run
   (~100 ms at 2048 rows), so two threads of one process take turns, while two
   processes run it side by side. Processes win here when both cores are free:
-  processes/threads about 1.4 to 2.1 at load 2 or less (2 would be the cores' limit,
-  less Ray's transfer); with another job on one core, about 0.7 to 1.1 (one free core
-  is all either variant gets).
+  processes/threads about 1.4 to 2.9 at load 2 or less; with another job on one core,
+  about 0.7 to 1.1 (one free core is all either variant gets).
+
+  record: TF1's "Reading data" form (``record_producer``): each run reads ONE line
+  (``TextLineReader.read`` from a ``string_input_producer``), decodes one record and
+  preprocesses its fields (the csv workload's ops on the fields stacked into one
+  vector) into ``fr.train.batch`` (2 runner threads); the measured producer op moves a
+  whole batch of ``ROWS`` examples from that batch queue into the examples queue. In
+  the processes variant the batch queue is on each producer's own task, so the
+  per-record runs stay in the process (no Ray call) and only whole batches cross to
+  the ps queue. A record run is a few dozen small ops that hold the GIL (~330 us on
+  one thread, quiet), so processes win: processes/threads about 1.6 to 2.2. It is
+  also 25 to 60 times slower than the batched csv form on the same lines: in flowrt
+  decode many lines per run (``read_up_to``, ``decode_csv`` of a batch).
+
+  A 1.6 MB batch costs Ray about 1.6 to 2.3 ms of CPU to ``ray.put`` on this host
+  (quiet to load 2.5), where a numpy copy of it takes 65 us: flowrt passes its arrays
+  out of band (pickle protocol 5, no copy) and Ray copies them once into its object
+  store; the cost is Ray's per-object protocol with its store (0.9 ms of CPU and ~25
+  context switches for a 120 KiB put) plus page faults on the object's fresh pages
+  (``docs/distributed.md``).
 
   The two variants, on the same machine:
   threads: one process, a plain ``fr.Session()``, a ``QueueRunner`` of 2 threads running
-  the producer while the main thread drains;
+  the producer while the main thread drains (after 2 untimed batches);
   processes: a trainer process (a Ray actor, as a real deployment runs its ps) hosts
   the ps task and drains its queue in place (a session on the ps task's target); 2
   producer processes (Ray actors), each a worker task (``fr.train.Server(cluster,
@@ -42,7 +60,8 @@ Sections (every measurement is printed, then the median and the ratio):
   queue (``shared_name``) from ``--producer-threads`` threads (default 2: as a TF1
   worker's queue runner threads, one run's remote enqueue overlaps the next run's
   decode); each enqueue is one direct Ray call of the trainer process, served on one
-  of its threads for requests that may wait. This process only starts them and waits.
+  of its threads for requests that may wait. The trainer drains one untimed batch per
+  producer first. This process only starts them and waits.
   CPU per example counts the variant's own processes (threads: this one; processes:
   the trainer and the producers), not Ray's daemons (the raylet, ~2.5 ms of CPU per
   1.6 MB enqueue).
@@ -50,7 +69,8 @@ Sections (every measurement is printed, then the median and the ratio):
   session in this process of a small variable placed on the ps task, which another
   process hosts (a Ray actor that started its ``Server``, so each run is one direct
   call of that actor), of a [128, 784] float32 one, and a
-  run that stays in the client (``x * 2`` fed), side by side with TensorFlow 2.21's own
+  run that stays in the client (``x * 2`` fed), side by side (in turn: ``interleaved_us``)
+  with TensorFlow 2.21's own
   in-process gRPC cluster (a ps and a worker ``tf.train.Server`` in this process, graph
   mode) when ``tensorflow`` is importable, and with the floor Ray sets: a bare call of
   a plain (threaded) Ray actor returning the same array, the fastest plain call here
@@ -241,6 +261,13 @@ WORKLOADS = {
 # --------------------------------------------------------------------------------------
 
 
+def start_runners(sess: fr.Session, coord: fr.train.Coordinator) -> list:
+    """The threads of the graph's queue runners (the record workload's batching)."""
+    if not sess.graph.get_collection(fr.GraphKeys.QUEUE_RUNNERS):
+        return []
+    return fr.train.start_queue_runners(sess, coord)
+
+
 def remote_producer_setup(
     state: dict, cluster: dict, index: int, pool: np.ndarray, workload: str
 ) -> int:
@@ -255,7 +282,7 @@ def remote_producer_setup(
         state["enqueue"] = WORKLOADS[workload][0](queue, pool)
     state["sess"] = sess = fr.Session(server.target, graph=graph)
     state["coord"] = coord = fr.train.Coordinator()
-    state["runners"] = fr.train.start_queue_runners(sess, coord)
+    state["runners"] = start_runners(sess, coord)
     sess.run(state["enqueue"])
     return ROWS
 
@@ -340,7 +367,7 @@ def pipeline_threads(pool: np.ndarray, batches: int, workload: str = "csv") -> t
         with fr.Session() as sess:
             coord = fr.train.Coordinator()
             threads = runner.create_threads(sess, coord=coord, start=True)
-            threads += fr.train.start_queue_runners(sess, coord)  # the record's batching
+            threads += start_runners(sess, coord)
             sess.run(dequeue)  # both threads running, their plans compiled
             sess.run(dequeue)
             start, cpu = time.perf_counter(), time.process_time()
@@ -452,24 +479,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def per_run_us(sess, fetches, feeds, min_runs: int = 50, min_time: float = 0.5) -> float:
-    """Median microseconds per ``sess.run(fetches, feeds)`` over batches of ``min_runs``."""
-
-    return call_us(lambda: sess.run(fetches, feeds), min_runs, min_time)
-
-
-def call_us(run, min_runs: int = 50, min_time: float = 0.5) -> float:
-    """Median microseconds per ``run()`` over batches of ``min_runs``."""
-    for _ in range(5):
-        run()
-    batches = []
-    start = time.perf_counter()
-    while len(batches) < 5 or time.perf_counter() - start < min_time:
-        t = time.perf_counter()
-        for _ in range(min_runs):
+def interleaved_us(calls: dict, min_runs: int = 50, min_time: float = 1.0) -> dict:
+    """Median microseconds per call of each ``calls[name]()``, over batches of
+    ``min_runs`` taken in turn (one batch of each, then again), so that every contender
+    sees the same moments of a shared machine (measured one after the other, for half
+    a second each, flowrt/Ray moved between 0.99 and 1.54 from run to run)."""
+    for run in calls.values():
+        for _ in range(5):
             run()
-        batches.append((time.perf_counter() - t) / min_runs * 1e6)
-    return statistics.median(batches)
+    batches: dict = {name: [] for name in calls}
+    start = time.perf_counter()
+    while len(batches[next(iter(calls))]) < 5 or time.perf_counter() - start < min_time:
+        for name, run in calls.items():
+            t = time.perf_counter()
+            for _ in range(min_runs):
+                run()
+            batches[name].append((time.perf_counter() - t) / min_runs * 1e6)
+    return {name: statistics.median(got) for name, got in batches.items()}
 
 
 CASES = [
@@ -589,19 +615,22 @@ def bench_overhead(runs: int, with_tf: bool) -> None:
         print("  (tensorflow is not importable: flowrt only)")
     figures: dict = {key: {} for _, key in CASES}
 
-    def cell(key: str, name: str, us: float, f: float) -> str:
-        figures[key].setdefault(name, []).append(us)
-        return "   %s %6.0f (flowrt/%s %.2f)" % (name, us, name, f / us)
+    def session_run(side, key: str):
+        sess, (fetches, feeds) = side[0], side[1][key]
+        return lambda: sess.run(fetches, feeds)
 
     def measure(key: str) -> str:
-        f = per_run_us(fr_side[0], *fr_side[1][key])
-        figures[key].setdefault("flowrt", []).append(f)
-        line = "flowrt %6.0f" % f
-        for name, calls in floors.items():
-            if key in calls:
-                line += cell(key, name, call_us(calls[key]), f)
+        calls = {"flowrt": session_run(fr_side, key)}
+        calls.update((name, by_key[key]) for name, by_key in floors.items() if key in by_key)
         if tf_side is not None:
-            line += cell(key, "TF", per_run_us(tf_side[0], *tf_side[1][key]), f)
+            calls["TF"] = session_run(tf_side, key)
+        got = interleaved_us(calls)
+        f = got["flowrt"]
+        line = "flowrt %6.0f" % f
+        for name, us in got.items():
+            figures[key].setdefault(name, []).append(us)
+            if name != "flowrt":
+                line += "   %s %6.0f (flowrt/%s %.2f)" % (name, us, name, f / us)
         return line
 
     for r in range(runs):
