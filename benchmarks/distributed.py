@@ -19,8 +19,8 @@ Sections (every measurement is printed, then the median and the ratio):
   per-column ops take turns. Processes can only add the part of a run the threads
   serialize, and pay for it with a Ray call per enqueued batch. Smaller runs
   (``--rows 128``) make the per-column ops small and GIL-bound, but the Ray call then
-  weighs more per example. Measured: processes/threads about 0.6 to 1.2 at 128 to
-  2,048 rows (medians 0.6 to 1.0).
+  weighs more per example. Measured: processes/threads 0.5 to 1.3 at 128 to 2,048
+  rows, medians 0.57 to 0.99 (0.6 or so at 128 and 256 rows).
 
   python: a ``py_func`` over the batch of lines doing what a text pipeline's user code
   does, per line in Python: split into fields, hash each field's text (to 2 decimals)
@@ -38,10 +38,11 @@ Sections (every measurement is printed, then the median and the ratio):
   whole batch of ``ROWS`` examples from that batch queue into the examples queue. In
   the processes variant the batch queue is on each producer's own task, so the
   per-record runs stay in the process (no Ray call) and only whole batches cross to
-  the ps queue. A record run is a few dozen small ops that hold the GIL (~330 us on
-  one thread, quiet), so processes win: processes/threads about 1.6 to 2.2. It is
-  also 25 to 60 times slower than the batched csv form on the same lines: in flowrt
-  decode many lines per run (``read_up_to``, ``decode_csv`` of a batch).
+  the ps queue. A record run is a dozen small ops that hold the GIL (~330 us on one
+  thread), so processes win: processes/threads about 1.6 to 2.2 at load 4 or less
+  (1.05 to 1.4 at load 6). It is also 20 to 60 times slower than the batched csv
+  form on the same lines: in flowrt decode many lines per run (``read_up_to``,
+  ``decode_csv`` of a batch).
 
   A 1.6 MB batch costs Ray about 1.6 to 2.3 ms of CPU to ``ray.put`` on this host
   (quiet to load 2.5), where a numpy copy of it takes 65 us: flowrt passes its arrays
