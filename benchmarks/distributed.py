@@ -28,7 +28,7 @@ Sections (every measurement is printed, then the median and the ratio):
   same 1.6 MB per 2048 rows as csv. The function holds the GIL for the whole run
   (~100 ms at 2048 rows), so two threads of one process take turns, while two
   processes run it side by side. Processes win here when both cores are free:
-  processes/threads about 1.4 to 2.9 at load 2 or less; with another job on one core,
+  processes/threads about 1.4 to 2.9 at load about 2; with another job on one core,
   about 0.7 to 1.1 (one free core is all either variant gets).
 
   record: TF1's "Reading data" form (``record_producer``): each run reads ONE line
@@ -45,7 +45,7 @@ Sections (every measurement is printed, then the median and the ratio):
   ``decode_csv`` of a batch).
 
   A 1.6 MB batch costs Ray about 1.6 to 2.3 ms of CPU to ``ray.put`` on this host
-  (quiet to load 2.5), where a numpy copy of it takes 65 us: flowrt passes its arrays
+  (at load 2 to 3), where a numpy copy of it takes 65 us: flowrt passes its arrays
   out of band (pickle protocol 5, no copy) and Ray copies them once into its object
   store; the cost is Ray's per-object protocol with its store (0.9 ms of CPU and ~25
   context switches for a 120 KiB put) plus page faults on the object's fresh pages
@@ -69,9 +69,8 @@ Sections (every measurement is printed, then the median and the ratio):
 * overhead: the per-run cost of a remote partition: ``sess.run(v)`` from a worker
   session in this process of a small variable placed on the ps task, which another
   process hosts (a Ray actor that started its ``Server``, so each run is one direct
-  call of that actor), of a [128, 784] float32 one, and a
-  run that stays in the client (``x * 2`` fed), side by side (in turn: ``interleaved_us``)
-  with TensorFlow 2.21's own
+  call of that actor), of a [128, 784] float32 one, and a run that stays in the client
+  (``x * 2`` fed), measured in turn (``interleaved_us``) with TensorFlow 2.21's own
   in-process gRPC cluster (a ps and a worker ``tf.train.Server`` in this process, graph
   mode) when ``tensorflow`` is importable, and with the floor Ray sets: a bare call of
   a plain (threaded) Ray actor returning the same array, the fastest plain call here
