@@ -1105,6 +1105,8 @@ def _check_elements(value, dtype: _dt.DType):
         ok = (bool, np.bool_)
     elif dtype.is_integer:
         ok = (int, np.integer, np.bool_)
+    elif dtype.is_complex:
+        ok = (int, float, complex, np.number, np.bool_)
     else:
         ok = (int, float, np.number, np.bool_)
     for v in _flat_list(value):

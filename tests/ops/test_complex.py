@@ -134,3 +134,16 @@ def test_complex_gradients_match_tensorflow():
         g, feed = grads(fr)
         got = _run(g, feed)
     np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [fr.complex64, fr.complex128])
+def test_python_complex_values_convert_to_a_complex_dtype(dtype):
+    # As TF: a Python complex is a valid element of a complex tensor, not of a real one.
+    c = fr.constant([1 + 2j, 3], dtype)
+    q = fr.FIFOQueue(2, dtype, shapes=[])
+    with fr.Session() as sess:
+        sess.run(q.enqueue(1 - 1j))
+        assert sess.run(c).tolist() == [1 + 2j, 3 + 0j]
+        assert sess.run(q.dequeue()) == 1 - 1j
+    with pytest.raises(TypeError, match="Expected float32, but got"):
+        fr.constant(1 + 2j, fr.float32)
