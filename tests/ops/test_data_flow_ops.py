@@ -152,6 +152,37 @@ def test_padding_priority_and_shuffle_queues():
     assert sorted(first) == list(range(20)) and first != list(range(20))
 
 
+
+@pytest.mark.parametrize("kind", ["fifo", "padding", "priority", "shuffle"])
+def test_string_batches_spanning_many_enqueues_hold_bytes(kind):
+    # A batch gathered from more than 8 separate enqueues is stacked element by element:
+    # each string must stay bytes (not a 0-d object array) for every queue type.
+    x = fr.placeholder(fr.string, [])
+    if kind == "priority":
+        q = fr.PriorityQueue(40, [fr.string], shapes=[[]])
+        enq = q.enqueue((fr.constant(1, fr.int64), x))
+    elif kind == "padding":
+        q = fr.PaddingFIFOQueue(40, fr.string, shapes=[[]])
+        enq = q.enqueue(x)
+    elif kind == "shuffle":
+        q = fr.RandomShuffleQueue(40, 0, fr.string, shapes=[], seed=1)
+        enq = q.enqueue(x)
+    else:
+        q = fr.FIFOQueue(40, fr.string, shapes=[])
+        enq = q.enqueue(x)
+    names = [b"file%d.csv" % i for i in range(24)]
+    with fr.Session() as sess:
+        for name in names:
+            sess.run(enq, {x: name})
+        many = sess.run(q.dequeue_many(10))
+        sess.run(q.close())
+        up_to = sess.run(q.dequeue_up_to(20))  # the 14 left
+    many, up_to = (many[1], up_to[1]) if kind == "priority" else (many, up_to)
+    got = list(many) + list(up_to)
+    assert all(type(v) is bytes for v in got), [type(v) for v in got]
+    assert sorted(got) == sorted(names)
+
+
 def test_shared_name_shares_one_queue_per_session():
     a = fr.FIFOQueue(5, fr.int32, shapes=[], shared_name="shared")
     b = fr.FIFOQueue(5, fr.int32, shapes=[], shared_name="shared")
