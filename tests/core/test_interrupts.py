@@ -47,6 +47,7 @@ def test_timed_out_transfer_from_a_thread_leaves_the_element():
         sess.run(q2.enqueue(0))
         with pytest.raises(fr.errors.DeadlineExceededError, match="FIFOQueue 'q2'"):
             sess.run(move, options=fr.RunOptions(timeout_in_ms=50))
+        assert sess.run(q1.size()) == 3  # (checked first: a lost element would hang below)
         assert list(sess.run(q1.dequeue_many(3))) == [1, 2, 3]
 
 
@@ -77,6 +78,29 @@ def test_a_failing_run_consumes_what_it_dequeued():
             sess.run(bad)
         assert sess.run(q.size()) == 1
 
+
+@pytest.mark.parametrize("via", ["task", "thread"])
+async def test_a_run_that_waited_then_failed_consumes_what_it_dequeued(via):
+    # The dequeue waits first (the run is in flight), then a later op fails: an op
+    # error, not an interruption, so the element stays consumed (TF's rule).
+    q = fr.FIFOQueue(4, fr.float32, shapes=[])
+    bad = fr.reshape(q.dequeue(), fr.placeholder_with_default([2], [None]))
+    async with fr.Session() as sess:
+
+        async def failing():
+            with pytest.raises(fr.errors.InvalidArgumentError, match="Reshape"):
+                if via == "task":
+                    await sess.arun(bad)
+                else:
+                    await trio.to_thread.run_sync(sess.run, bad)
+
+        with trio.fail_after(10):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(failing)
+                while q.statistics(sess).waiting_dequeuers == 0:
+                    await trio.sleep(0.001)  # a thread's wait is not a trio task's
+                await sess.arun(q.enqueue_many([[1.0, 2.0]]))
+        assert await sess.arun(q.size()) == 1
 
 def test_keyboard_interrupt_during_a_blocked_run_takes_nothing():
     q1, q2 = _two_queues()
