@@ -205,11 +205,17 @@ async def test_waiting_aruns_hold_no_thread():
                 cs.cancel()
 
 
-def test_sync_run_needs_no_trio_loop():
+def test_sync_run_needs_no_trio_loop(monkeypatch):
     # A blocking plan from a plain thread: waits park the thread; no trio loop starts.
     q = fr.FIFOQueue(2, fr.float32, shapes=[])
     enq, deq = q.enqueue(3.0), q.dequeue()
     seen = []
+
+    def no_loop(*args, **kwargs):
+        raise AssertionError("a sync run started a trio loop")
+
+    monkeypatch.setattr(trio, "run", no_loop)
+    monkeypatch.setattr(trio.lowlevel, "start_guest_run", no_loop)
     with fr.Session() as sess:
         before = set(threading.enumerate())
         t = threading.Thread(target=lambda: (_sleep_then(0.05), sess.run(enq)))
