@@ -4,6 +4,7 @@ from threads and trio tasks, with queues in between (issue: all-or-nothing runs)
 import gc
 import random
 import threading
+import time
 import weakref
 
 import numpy as np
@@ -108,8 +109,11 @@ def test_keyboard_interrupt_during_a_blocked_run_takes_nothing():
     with fr.Session() as sess:
         sess.run(q1.enqueue_many([[7]]))
         sess.run(q2.enqueue(0))
+        t0 = time.monotonic()
         with ctrl_c_after(0.2), pytest.raises(KeyboardInterrupt):
             sess.run(move, options=fr.RunOptions(timeout_in_ms=20000))
+        # Promptly: not at the next timed wake-up (the stall check, 10 s by default).
+        assert time.monotonic() - t0 < 5
         assert sess.run(q1.size()) == 1 and sess.run(q2.size()) == 1
         assert q2.statistics(sess).waiting_enqueuers == 0
         assert sess.run(q2.dequeue()) == 0 and sess.run(q1.dequeue()) == 7
