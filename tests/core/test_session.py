@@ -335,15 +335,37 @@ def test_a_huge_allocation_is_resource_exhausted():
             sess.run(fr.zeros(n, fr.float64), {n: [2**31, 2**31]})
 
 
+def _enqueue_once_waited(sess, q, enq):
+    """A thread that runs ``enq`` once a dequeue of ``q`` waits (joined by the caller)."""
+
+    def feed():
+        ev = threading.Event()
+        for _ in range(1000):
+            if q.statistics(sess).waiting_dequeuers:
+                break
+            ev.wait(0.01)
+        ev.wait(0.1)  # past a zero or negative deadline, had one been set
+        sess.run(enq)
+
+    t = threading.Thread(target=feed)
+    t.start()
+    return t
+
+
 def test_negative_timeout_means_no_timeout_and_config_timeout_applies():
+    # TF1: timeout_in_ms <= 0 in RunOptions means the session's timeout if 0, none if
+    # negative; a run's own nonzero timeout overrides the session's either way.
     q = fr.FIFOQueue(2, fr.float32, shapes=[])
     deq, enq = q.dequeue(), q.enqueue(1.0)
     with fr.Session() as sess:
-        sess.run(enq)
-        assert sess.run(deq, options=fr.RunOptions(timeout_in_ms=-1)) == 1.0
+        t = _enqueue_once_waited(sess, q, enq)
+        assert sess.run(deq, options=fr.RunOptions(timeout_in_ms=-1)) == 1.0  # it waited
+        t.join(10)
     cfg = fr.ConfigProto(operation_timeout_in_ms=30)
     with fr.Session(config=cfg) as sess:
         with pytest.raises(fr.errors.DeadlineExceededError, match="Timed out after 30 ms"):
             sess.run(deq)
-        sess.run(enq)  # a run's own timeout overrides the session's
-        assert sess.run(deq, options=fr.RunOptions(timeout_in_ms=5000)) == 1.0
+        for own in (-1, 5000):
+            t = _enqueue_once_waited(sess, q, enq)
+            assert sess.run(deq, options=fr.RunOptions(timeout_in_ms=own)) == 1.0
+            t.join(10)
