@@ -1,5 +1,5 @@
-"""The concurrency contract: concurrent arun tasks, threads sharing a session, the sync
-bridge to the session's loop, close() and cancellation."""
+"""The concurrency contract: concurrent arun tasks, threads sharing a session, sync
+runs from worker threads, concurrent plans, close() and cancellation."""
 
 import threading
 import time
@@ -284,3 +284,35 @@ async def _aswallow(coro):
     except Exception as e:
         return type(e)
     return None
+
+
+@pytest.mark.parametrize("via", ["task", "thread"])
+async def test_blocking_ops_of_one_run_that_wait_on_each_other_run_concurrently(via):
+    # In each pair, this run's dequeue from qa can only complete after its enqueue into
+    # qb: a relay moves qb's element to qa. A plan whose blocking steps are not ordered
+    # by its dependencies must not run them in some fixed order (one pair or the other
+    # would then wait forever); it is a concurrent plan.
+    qs = [fr.FIFOQueue(1, fr.float32, shapes=[]) for _ in range(4)]
+    d1 = qs[0].dequeue()
+    e2 = qs[1].enqueue(2.0)
+    e4 = qs[3].enqueue(4.0)
+    d3 = qs[2].dequeue()
+    both = [d1, e2, d3, e4]
+    relays = [qs[0].enqueue(qs[1].dequeue()), qs[2].enqueue(qs[3].dequeue())]
+    async with fr.Session() as sess:
+        out = []
+
+        opts = fr.RunOptions(timeout_in_ms=10000)  # a thread's run is not cancelled
+
+        async def main_run():
+            if via == "task":
+                out.append(await sess.arun(both, options=opts))
+            else:
+                out.append(await trio.to_thread.run_sync(lambda: sess.run(both, options=opts)))
+
+        with trio.fail_after(15):
+            async with trio.open_nursery() as nursery:
+                for relay in relays:
+                    nursery.start_soon(sess.arun, relay)
+                nursery.start_soon(main_run)
+    assert out[0][0] == 2.0 and out[0][2] == 4.0
