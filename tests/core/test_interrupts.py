@@ -119,11 +119,14 @@ def test_keyboard_interrupt_during_a_blocked_run_takes_nothing():
         assert sess.run(q2.dequeue()) == 0 and sess.run(q1.dequeue()) == 7
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-async def test_random_interruptions_count_every_element_exactly_once(seed):
+@pytest.mark.parametrize("seed,off_loop", [(0, False), (1, False), (2, True)])
+async def test_random_interruptions_count_every_element_exactly_once(seed, off_loop, monkeypatch):
     # Producers fill q1; movers transfer q1 -> q2 (a small queue); consumers drain q2.
     # Movers are cancelled, timed out, or run from threads at random: every element
-    # still arrives exactly once.
+    # still arrives exactly once. ``off_loop``: every arun runs on a worker thread (the
+    # heavy-plan path), so cancels reach runs on threads too.
+    if off_loop:
+        monkeypatch.setattr(fr.session, "ARUN_THREAD_SECONDS", -1.0)
     rng = random.Random(seed)
     n = 300
     q1, q2 = _two_queues(cap1=20, cap2=3)
