@@ -148,10 +148,11 @@ def _small_csvs(tmp_path, n_files=30, rows=3):
 
 
 def test_two_runner_threads_reading_many_small_files_never_race(tmp_path):
-    # Two enqueue threads share one reader; files end every 3 reads, so the thread-side
-    # read (try_kernel) and the loop-side read that opens the next file (akernel) meet
-    # at file ends all the time. It used to fail about 1 run in 6 with
-    # "'NoneType' object has no attribute 'readline'".
+    # Two enqueue threads share one reader; files end every 3 reads, so a read that
+    # finds the file at its end and one that dequeues and opens the next file meet all
+    # the time. It used to fail about 1 run in 6 with
+    # "'NoneType' object has no attribute 'readline'". (Runs execute kernels holding
+    # the execution token, so today the reader's own lock is not what this exercises.)
     paths, expected = _small_csvs(tmp_path)
     for _ in range(12):
         with fr.Graph().as_default():
