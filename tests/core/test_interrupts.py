@@ -103,6 +103,7 @@ async def test_a_run_that_waited_then_failed_consumes_what_it_dequeued(via):
                 await sess.arun(q.enqueue_many([[1.0, 2.0]]))
         assert await sess.arun(q.size()) == 1
 
+
 def test_keyboard_interrupt_during_a_blocked_run_takes_nothing():
     q1, q2 = _two_queues()
     move = q2.enqueue(q1.dequeue())

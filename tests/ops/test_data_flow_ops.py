@@ -152,7 +152,6 @@ def test_padding_priority_and_shuffle_queues():
     assert sorted(first) == list(range(20)) and first != list(range(20))
 
 
-
 @pytest.mark.parametrize("kind", ["fifo", "padding", "priority", "shuffle"])
 def test_string_batches_spanning_many_enqueues_hold_bytes(kind):
     # A batch gathered from more than 8 separate enqueues is stacked element by element:
