@@ -82,7 +82,8 @@ class InvalidArgumentError(OpError):
 
 
 class DeadlineExceededError(OpError):
-    """The run's deadline (RunOptions.timeout_in_ms) expired."""
+    """The run's deadline (RunOptions.timeout_in_ms, or the session's
+    ConfigProto.operation_timeout_in_ms) expired."""
 
     error_code = DEADLINE_EXCEEDED
 

@@ -169,11 +169,12 @@ class Session:
                 self._plans[key] = entry
         fm, plan = entry
         stats = None
-        timeout_ms = self._timeout_ms
+        timeout_ms, timeout_from = self._timeout_ms, "ConfigProto.operation_timeout_in_ms"
         if options is not None:
             if run_metadata is not None and getattr(options, "trace_level", 0):
                 stats = []
-            timeout_ms = getattr(options, "timeout_in_ms", 0) or timeout_ms
+            if getattr(options, "timeout_in_ms", 0):
+                timeout_ms, timeout_from = options.timeout_in_ms, "RunOptions.timeout_in_ms"
         if _profiler._active:
             stats = []
         self._step_counter += 1
@@ -183,6 +184,7 @@ class Session:
             self._step_counter,
             stats,
             timeout_ms / 1000.0 if timeout_ms > 0 else None,
+            timeout_from,
         )
         return fm, plan, feed_values, ctx
 

@@ -28,6 +28,7 @@ class RunContext:
         interrupted run gives them back (``rollback``).
       deadline: ``time.monotonic()`` value at which a thread-side wait times out.
       timeout: the run's timeout in seconds, or None.
+      timeout_from: the setting it came from, named when the run times out.
       waiter / waiting_on: the request a thread-side wait is parked on / the last
         wait of the run (``describe()`` says what it is).
       runner, since: set when the run registers as in flight (its first wait): the
@@ -42,6 +43,7 @@ class RunContext:
         "journal",
         "deadline",
         "timeout",
+        "timeout_from",
         "waiter",
         "waiting_on",
         "interrupt",
@@ -51,13 +53,22 @@ class RunContext:
         "since",
     )
 
-    def __init__(self, session, resources, step_id=0, stats=None, timeout=None):
+    def __init__(
+        self,
+        session,
+        resources,
+        step_id=0,
+        stats=None,
+        timeout=None,
+        timeout_from="RunOptions.timeout_in_ms",
+    ):
         self.session = session
         self.resources = resources
         self.step_id = step_id
         self.stats = stats
         self.journal: list = []
         self.timeout = timeout
+        self.timeout_from = timeout_from
         self.deadline = math.inf if timeout is None else time.monotonic() + timeout
         self.waiter = None  # the request a thread-side wait is parked on
         self.waiting_on = None  # the last wait of the run, named in a timeout's message
@@ -91,8 +102,8 @@ class RunContext:
             errors.DeadlineExceededError(
                 None,
                 None,
-                "Timed out after %d ms (RunOptions.timeout_in_ms) waiting on %s."
-                % (round(self.timeout * 1000), what),
+                "Timed out after %d ms (%s) waiting on %s."
+                % (round(self.timeout * 1000), self.timeout_from, what),
             )
         )
         self.check_interrupted()

@@ -363,7 +363,10 @@ def test_negative_timeout_means_no_timeout_and_config_timeout_applies():
         t.join(10)
     cfg = fr.ConfigProto(operation_timeout_in_ms=30)
     with fr.Session(config=cfg) as sess:
-        with pytest.raises(fr.errors.DeadlineExceededError, match="Timed out after 30 ms"):
+        with pytest.raises(
+            fr.errors.DeadlineExceededError,
+            match=r"Timed out after 30 ms \(ConfigProto.operation_timeout_in_ms\)",
+        ):
             sess.run(deq)
         for own in (-1, 5000):
             t = _enqueue_once_waited(sess, q, enq)
