@@ -66,6 +66,7 @@ from .ops.batch_space_ops import *  # noqa: F403
 from .ops.binning_ops import *  # noqa: F403
 from .ops.check_ops import *  # noqa: F403
 from .ops.clip_ops import *  # noqa: F403
+from .ops.codec_ops import decode_base64, encode_base64  # noqa: F401
 from .ops.control_flow_ops import *  # noqa: F403
 from .ops.csv_ops import *  # noqa: F403
 from .ops.custom_gradient_ops import *  # noqa: F403
@@ -76,6 +77,7 @@ from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.functional_loops import *  # noqa: F403
 from .ops.grouping_ops import *  # noqa: F403
+from .ops.hash_bucket_ops import *  # noqa: F403
 from .ops.image_color import saturate_cast  # noqa: F401
 from .ops.image_geometry import random_crop  # noqa: F401
 from .ops.image_ops import extract_image_patches  # noqa: F401
@@ -113,6 +115,7 @@ from .ops.special_math_ops import (  # noqa: F401  (the rest are only in fr.math
 from .ops.state_ops import *  # noqa: F403
 from .ops.string_ops import *  # noqa: F403
 from .ops.tensor_array_ops import TensorArray  # noqa: F401
+from .ops.text_ops import *  # noqa: F403
 from .partitioned_variables import *  # noqa: F403
 from .scopes import (  # noqa
     add_to_collection,

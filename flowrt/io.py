@@ -4,6 +4,13 @@ Re-exports only.
 """
 
 from . import gfile  # noqa: F401  (fr.io.gfile: TF2's name; its page is fr.gfile's)
+from .ops.codec_ops import (
+    decode_base64,
+    decode_compressed,
+    encode_base64,
+    parse_tensor,
+    serialize_tensor,
+)
 from .ops.csv_ops import decode_csv
 from .ops.io_ops import matching_files, read_file, write_file
 from .ops.parsing_ops import (
@@ -24,6 +31,11 @@ from .python_io import (
 from .train.training_util import write_graph
 
 __all__ = [
+    "decode_base64",
+    "decode_compressed",
+    "encode_base64",
+    "parse_tensor",
+    "serialize_tensor",
     "decode_csv",
     "matching_files",
     "read_file",
