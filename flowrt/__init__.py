@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     layers,
     linalg,
     logging,
+    lookup,
     losses,
     math,
     metrics,
@@ -86,6 +87,7 @@ from .ops.indexing_ops import *  # noqa: F403
 from .ops.io_ops import *  # noqa: F403
 from .ops.linalg_ops import *  # noqa: F403
 from .ops.logging_ops import print  # noqa: F401
+from .ops.lookup_ops import *  # noqa: F403
 from .ops.math_ops import *  # noqa: F403
 from .ops.matrix_ops import *  # noqa: F403
 from .ops.more_array_ops import *  # noqa: F403

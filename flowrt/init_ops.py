@@ -19,6 +19,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core.graph import Tensor, constant_op, get_default_graph
+from .ops.lookup_ops import tables_initializer
 
 if TYPE_CHECKING:
     from ._core.typing import DTypeLike, ShapeLike, TensorLike
@@ -457,4 +458,5 @@ initializers = types.SimpleNamespace(
     he_uniform=_he_uniform,
     lecun_normal=_lecun_normal,
     lecun_uniform=_lecun_uniform,
+    tables_initializer=tables_initializer,
 )

@@ -31,6 +31,11 @@ MODULES = [
     "flowrt.ops.sparse_ops",
     "flowrt.ops.parsing_ops",
     "flowrt.ops.string_ops",
+    "flowrt.ops.text_ops",
+    "flowrt.ops.hash_bucket_ops",
+    "flowrt.ops.codec_ops",
+    "flowrt.ops.lookup_ops",
+    "flowrt.ops.vocab_tables",
     "flowrt.ops.csv_ops",
     "flowrt.ops.script_ops",
     "flowrt.ops.logging_ops",
@@ -72,6 +77,8 @@ NOT_WRAPPERS = {
     "losses_impl.add_loss": "adds to a collection, creates no op",
     "base.check_input_spec": "validates a static shape, creates no op",
     "metrics_impl.metric_variable": "no tensor input: a variable of the default graph",
+    "lookup_ops.tables_initializer": "reads the default graph's collection",
+    "lookup_ops.initialize_all_tables": "reads the default graph's collection",
     **{
         "conv_ops." + n: "geometry/kernel helper shared by the conv family"
         for n in (
@@ -345,6 +352,38 @@ CASES = {
     "script_ops.numpy_function": lambda i: fr.numpy_function(lambda a: a, [i.x], fr.float32),
     "script_ops.py_function": lambda i: fr.py_function(lambda a: a, [i.x], fr.float32),
     "string_ops.string_join": lambda i: fr.string_join([i.s, "x"], "-"),
+    # text, hash buckets, codecs, lookup tables
+    "text_ops.regex_replace": lambda i: fr.regex_replace(i.s, "a", "b"),
+    "text_ops.regex_full_match": lambda i: fr.strings.regex_full_match(i.s, i.one_s),
+    "text_ops.string_lower": lambda i: fr.strings.lower(i.s),
+    "text_ops.string_upper": lambda i: fr.strings.upper(i.s),
+    "text_ops.string_strip": lambda i: fr.string_strip(i.s),
+    "text_ops.string_length": lambda i: fr.strings.length(i.s),
+    "text_ops.as_string": lambda i: fr.as_string(i.x),
+    "text_ops.reduce_join": lambda i: fr.reduce_join(i.s, 0),
+    "text_ops.strings_split": lambda i: fr.strings.split(i.s, ","),
+    "hash_bucket_ops.string_to_hash_bucket_fast": lambda i: fr.string_to_hash_bucket_fast(i.s, 5),
+    "hash_bucket_ops.string_to_hash_bucket_strong": lambda i: fr.string_to_hash_bucket_strong(
+        i.s, 5, [1, 2]
+    ),
+    "hash_bucket_ops.string_to_hash_bucket": lambda i: fr.string_to_hash_bucket(i.s, 5),
+    "codec_ops.encode_base64": lambda i: fr.encode_base64(i.s),
+    "codec_ops.decode_base64": lambda i: fr.decode_base64(i.s),
+    "codec_ops.decode_compressed": lambda i: fr.io.decode_compressed(i.s, "ZLIB"),
+    "codec_ops.serialize_tensor": lambda i: fr.io.serialize_tensor(i.x),
+    "codec_ops.parse_tensor": lambda i: fr.io.parse_tensor(i.one_s, fr.float32),
+    "vocab_tables.index_table_from_tensor": lambda i: fr.contrib.lookup.index_table_from_tensor(
+        i.s, 2
+    ).lookup(i.s),
+    "vocab_tables.index_table_from_file": lambda i: fr.contrib.lookup.index_table_from_file(
+        i.one_s
+    ).lookup(i.s),
+    "vocab_tables.index_to_string_table_from_tensor": lambda i: (
+        fr.contrib.lookup.index_to_string_table_from_tensor(i.s).lookup(fr.cast(i.ids, fr.int64))
+    ),
+    "vocab_tables.index_to_string_table_from_file": lambda i: (
+        fr.contrib.lookup.index_to_string_table_from_file(i.one_s).lookup(fr.cast(i.ids, fr.int64))
+    ),
     # einsum, depthwise convolution, space/depth, images, binning, custom gradients
     "einsum_ops.einsum": lambda i: fr.einsum("ij,kj->ik", i.x, i.y),
     "depthwise_conv_ops.depthwise_conv2d": lambda i: fr.nn.depthwise_conv2d(
