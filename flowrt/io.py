@@ -28,6 +28,7 @@ from .python_io import (
     TFRecordWriter,
     tf_record_iterator,
 )
+from .train.input import match_filenames_once
 from .train.training_util import write_graph
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "serialize_tensor",
     "decode_csv",
     "matching_files",
+    "match_filenames_once",
     "read_file",
     "write_file",
     "write_graph",

@@ -209,3 +209,14 @@ def test_reader_needs_a_string_queue():
         fr.TextLineReader().read(fr.FIFOQueue(2, fr.int32, shapes=[]))
     with pytest.raises(TypeError, match="queue must be a queue object"):
         fr.TextLineReader().read("files")
+
+
+def test_io_match_filenames_once_is_a_local_variable_holding_the_glob(tmp_path):
+    for n in ("b.x", "a.x", "c.y"):
+        (tmp_path / n).write_bytes(b"")
+    files = fr.io.match_filenames_once(str(tmp_path / "*.x"))
+    assert files in fr.local_variables()
+    with fr.Session() as s:
+        s.run(fr.local_variables_initializer())
+        got = s.run(files)
+    assert sorted(got.tolist()) == [str(tmp_path / n).encode() for n in ("a.x", "b.x")]
