@@ -10,6 +10,7 @@ from .ops.hash_bucket_ops import string_to_hash_bucket_fast as to_hash_bucket_fa
 from .ops.hash_bucket_ops import (  # noqa: F401
     string_to_hash_bucket_strong as to_hash_bucket_strong,
 )
+from .ops.logging_ops import string_format as format  # noqa: F401
 from .ops.string_ops import string_join as join  # noqa: F401
 from .ops.string_ops import string_to_number as to_number  # noqa: F401
 from .ops.string_ops import substr  # noqa: F401

@@ -893,18 +893,24 @@ def string_split(
         Default ``" "``.
       skip_empty: drop empty tokens.
       delimiter: the deprecated name of ``sep``.
-      result_type: ``"SparseTensor"`` (``"RaggedTensor"`` is not supported).
+      result_type: ``"SparseTensor"``.
       name: a name for the op.
+
+    Raises:
+      NotImplementedError: for ``result_type="RaggedTensor"`` (flowrt has no
+        RaggedTensor).
     """
     with in_graph_of([source, delimiter]):
         if sep is not None and delimiter is not None:
             raise ValueError("Cannot specify both 'sep' and 'delimiter'")
         sep = sep if sep is not None else (delimiter if delimiter is not None else " ")
-        if result_type != "SparseTensor":
-            raise ValueError(
-                "flowrt's string_split supports result_type='SparseTensor' only, "
-                "got %r" % (result_type,)
+        if result_type == "RaggedTensor":
+            raise NotImplementedError(
+                "string_split: result_type='RaggedTensor' is not supported (flowrt has no "
+                "RaggedTensor); use result_type='SparseTensor'"
             )
+        if result_type != "SparseTensor":
+            raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
         src = to_tensor(source, _dt.string)
         if src.shape.ndims not in (None, 1):
             raise ValueError("Shape must be rank 1 but is rank %d for 'source'" % src.shape.ndims)

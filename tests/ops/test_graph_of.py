@@ -353,6 +353,7 @@ CASES = {
     "script_ops.py_function": lambda i: fr.py_function(lambda a: a, [i.x], fr.float32),
     "string_ops.string_join": lambda i: fr.string_join([i.s, "x"], "-"),
     # text, hash buckets, codecs, lookup tables
+    "logging_ops.string_format": lambda i: fr.strings.format("{} and {}", [i.x, i.s]),
     "text_ops.regex_replace": lambda i: fr.regex_replace(i.s, "a", "b"),
     "text_ops.regex_full_match": lambda i: fr.strings.regex_full_match(i.s, i.one_s),
     "text_ops.string_lower": lambda i: fr.strings.lower(i.s),

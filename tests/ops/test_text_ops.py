@@ -176,6 +176,8 @@ def test_strings_split_is_str_split_per_string():
     assert _sparse(got[4]) == ([[0, 0, 0], [0, 0, 1]], [b"a", b"b"], [1, 1, 2])
     with pytest.raises(NotImplementedError, match="RaggedTensor"):
         fr.strings.split([b"a"], result_type="RaggedTensor")
+    with pytest.raises(NotImplementedError, match="RaggedTensor"):
+        fr.string_split([b"a"], result_type="RaggedTensor")
 
 
 def test_base64_is_web_safe():
@@ -235,3 +237,14 @@ def test_parse_tensor_errors():
         _run(fr.io.parse_tensor(ser, fr.int32))
     with pytest.raises(fr.errors.InvalidArgumentError, match="Could not parse `serialized`"):
         _run(fr.io.parse_tensor(b"\xff\xff", fr.int32))
+
+
+def test_format_fills_placeholders():
+    # TF 2.21: b"x=[1 2] y=3.5"
+    t = fr.strings.format("x={} y={}", (fr.constant([1, 2]), fr.constant(3.5)))
+    assert t.shape.as_list() == [] and _run(t) == b"x=[1 2] y=3.5"
+    many = fr.strings.format("<>:<>", [fr.range(10), "s"], placeholder="<>", summarize=2)
+    assert _run(many) == b'[0 1 ... 8 9]:"s"'  # TF 2.21's, as the next
+    assert _run(fr.strings.format("{}", fr.constant([b"ab", b"c"]))) == b'["ab" "c"]'
+    with pytest.raises(ValueError, match="must match: 2 vs. 1"):
+        fr.strings.format("{} {}", fr.constant(1))
