@@ -7,6 +7,7 @@ from . import gfile  # noqa: F401  (fr.io.gfile: TF2's name; its page is fr.gfil
 from .ops.codec_ops import (
     decode_base64,
     decode_compressed,
+    decode_json_example,
     encode_base64,
     parse_tensor,
     serialize_tensor,
@@ -34,6 +35,7 @@ from .train.training_util import write_graph
 __all__ = [
     "decode_base64",
     "decode_compressed",
+    "decode_json_example",
     "encode_base64",
     "parse_tensor",
     "serialize_tensor",

@@ -1,6 +1,7 @@
 """Byte codecs of ``tf.io``: web-safe base64, zlib/gzip decompression, and tensors to
 and from the bytes of their ``TensorProto`` (``serialize_tensor`` / ``parse_tensor``,
-byte-identical to TF's so either side reads the other's)."""
+byte-identical to TF's so either side reads the other's), and JSON ``Example``s to
+their binary form (``decode_json_example``)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
 
 __all__ = [
+    "decode_json_example",
     "encode_base64",
     "decode_base64",
     "decode_compressed",
@@ -235,3 +237,49 @@ register_op(
     grad=NOT_DIFFERENTIABLE,
     quiet=True,
 )
+
+
+# --------------------------------------------------------------------------------------
+# decode_json_example
+# --------------------------------------------------------------------------------------
+
+
+def decode_json_example(json_examples: TensorLike, name: str | None = None) -> Tensor:
+    """Each string of ``json_examples``, an ``Example`` in protobuf's JSON form, as the
+    serialized binary ``Example`` (op ``DecodeJSONExample``) that ``parse_example``
+    reads.
+
+    Raises:
+      InvalidArgumentError: (at run time) for a string that is no JSON ``Example``.
+
+    Note (flowrt): repeated numbers are written packed, as protobuf writes them; TF
+    writes them unpacked. Both are the same ``Example`` to every parser.
+    """
+    with in_graph_of([json_examples]):
+        return make(
+            "DecodeJSONExample",
+            [_strings(json_examples, "json_examples")],
+            None,
+            name,
+            "DecodeJSONExample",
+        )
+
+
+def _json_example_fn(op):
+    from google.protobuf import json_format
+
+    from ..protos.example_pb2 import Example
+
+    def one(s):
+        try:
+            ex = json_format.Parse(s, Example())
+        except json_format.ParseError as e:
+            raise errors.InvalidArgumentError(
+                None, op, "Error while parsing JSON: %s" % e
+            ) from None
+        return ex.SerializeToString(deterministic=True)  # map keys sorted
+
+    return one
+
+
+_elementwise("DecodeJSONExample", _json_example_fn)

@@ -371,6 +371,7 @@ CASES = {
     "codec_ops.encode_base64": lambda i: fr.encode_base64(i.s),
     "codec_ops.decode_base64": lambda i: fr.decode_base64(i.s),
     "codec_ops.decode_compressed": lambda i: fr.io.decode_compressed(i.s, "ZLIB"),
+    "codec_ops.decode_json_example": lambda i: fr.io.decode_json_example(i.s),
     "codec_ops.serialize_tensor": lambda i: fr.io.serialize_tensor(i.x),
     "codec_ops.parse_tensor": lambda i: fr.io.parse_tensor(i.one_s, fr.float32),
     "vocab_tables.index_table_from_tensor": lambda i: fr.contrib.lookup.index_table_from_tensor(

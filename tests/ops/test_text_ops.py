@@ -248,3 +248,20 @@ def test_format_fills_placeholders():
     assert _run(fr.strings.format("{}", fr.constant([b"ab", b"c"]))) == b'["ab" "c"]'
     with pytest.raises(ValueError, match="must match: 2 vs. 1"):
         fr.strings.format("{} {}", fr.constant(1))
+
+
+def test_decode_json_example_gives_tfs_bytes():
+    j = (
+        '{"features": {"feature": {"a": {"int64List": {"value": ["3", 4]}}, '
+        '"b": {"bytesList": {"value": ["eHk="]}}}}}'
+    )
+    got = _run(fr.io.decode_json_example([j]))
+    # TF 2.21 writes the same Example with int64 values unpacked (b"\x08\x03\x08\x04");
+    # flowrt packs them (b"\n\x02\x03\x04"), as protobuf does: every parser reads both.
+    assert _list(got) == [
+        b"\n\x1a\n\x0b\n\x01a\x12\x06\x1a\x04\n\x02\x03\x04\n\x0b\n\x01b\x12\x06\n\x04\n\x02xy"
+    ]
+    parsed = fr.parse_example(got, {"a": fr.FixedLenFeature([2], fr.int64)})
+    assert _run(parsed["a"]).tolist() == [[3, 4]]
+    with pytest.raises(fr.errors.InvalidArgumentError, match="Error while parsing JSON"):
+        _run(fr.decode_json_example(['{"x": 1}']))
