@@ -175,3 +175,11 @@ def test_concurrent_lookups_share_one_initialized_table():
             th.join(timeout=30)
         assert not any(th.is_alive() for th in threads)
     assert [o.tolist() for o in out] == [[1, 2]] * 4
+
+
+def test_monitored_session_initializes_tables_in_its_local_init_op():
+    t = contrib_lookup.index_table_from_tensor(["a", "b"], num_oov_buckets=1)
+    keys = fr.placeholder(fr.string, [None])
+    ids = t.lookup(keys)
+    with fr.train.MonitoredSession() as s:
+        assert s.run(ids, {keys: ["b", "q", "a"]}).tolist() == [1, 2, 0]
