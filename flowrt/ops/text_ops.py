@@ -162,6 +162,14 @@ def _regex_replace_fn(op, pattern, rewrite):
     rx = _compiled(_scalar_string(pattern, "Pattern"))
     parts = _rewrite_parts(_scalar_string(rewrite, "Rewrite"))
     count = 0 if op.attrs["replace_global"] else 1
+    wanted = max([p for p in parts if type(p) is int], default=0)
+    if wanted > rx.groups:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            "Invalid rewrite pattern: Rewrite schema requests %d matches, but the regexp "
+            "only has %d parenthesized subexpressions" % (wanted, rx.groups),
+        )
     if len(parts) == 1:
         literal = parts[0]
         return lambda s: rx.sub(lambda m: literal, s, count=count)

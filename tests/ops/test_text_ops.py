@@ -46,6 +46,8 @@ def test_regex_full_match_and_re2_only_patterns():
         _run(fr.strings.regex_full_match([b"aa"], r"(a)\1"))
     with pytest.raises(fr.errors.InvalidArgumentError, match="missing \\)"):
         _run(fr.strings.regex_replace([b"a"], "(", "x"))
+    with pytest.raises(fr.errors.InvalidArgumentError, match="requests 2 matches"):
+        _run(fr.strings.regex_replace([b"a"], "(a)", r"\2"))
 
 
 def test_case_strip_and_length():
