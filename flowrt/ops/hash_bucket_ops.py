@@ -9,6 +9,7 @@ short enough to write here, one Python loop over 8-byte words per string.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import farmhash
@@ -118,7 +119,7 @@ def string_to_hash_bucket_fast(
 
 
 def string_to_hash_bucket_strong(
-    input: TensorLike, num_buckets: int, key, name: str | None = None
+    input: TensorLike, num_buckets: int, key: Sequence[int], name: str | None = None
 ) -> Tensor:
     """Hashes each string to a bucket in ``[0, num_buckets)`` with SipHash-2-4 under
     ``key`` (op ``StringToHashBucketStrong``): an adversary who does not know the key

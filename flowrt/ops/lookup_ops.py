@@ -496,7 +496,9 @@ class StaticHashTable:
             with g.name_scope(name or "%s_Size" % self.name.split("/")[-1]):
                 return make("LookupTableSizeV2", [self._resource_handle], None, None, "SizeV2")
 
-    def lookup(self, keys: TensorLike | SparseTensor, name: str | None = None):
+    def lookup(
+        self, keys: TensorLike | SparseTensor, name: str | None = None
+    ) -> Tensor | SparseTensor:
         """The value of each key (the default value for a missing one), in the keys'
         shape; a ``SparseTensor`` of keys gives one of values.
 
@@ -504,18 +506,16 @@ class StaticHashTable:
           TypeError: for keys of another dtype than the table's.
           FailedPreconditionError: (at run time) before the table is initialized.
         """
-        attrs = {"Tin": self._key_dtype, "Tout": self._value_dtype}
-        return _lookup_keys(
-            self,
-            keys,
-            name,
-            lambda k: make(
-                "LookupTableFindV2",
-                [self._resource_handle, k, self._default_value],
-                attrs,
-                None,
-                "LookupTableFindV2",
-            ),
+        return _lookup_keys(self, keys, name, self._find)
+
+    def _find(self, keys: Tensor) -> Tensor:
+        """The ``LookupTableFindV2`` of a dense tensor of keys of the table's dtype."""
+        return make(
+            "LookupTableFindV2",
+            [self._resource_handle, keys, self._default_value],
+            {"Tin": self._key_dtype, "Tout": self._value_dtype},
+            None,
+            "LookupTableFindV2",
         )
 
 

@@ -434,11 +434,11 @@ register_op(
 
 def reduce_join(
     inputs: TensorLike,
-    axis=None,
+    axis: TensorLike | None = None,
     keep_dims: bool | None = None,
     separator: str = "",
     name: str | None = None,
-    reduction_indices=None,
+    reduction_indices: TensorLike | None = None,
     keepdims: bool | None = None,
 ) -> Tensor:
     """Joins the strings of ``inputs`` along ``axis`` with ``separator`` (op

@@ -155,7 +155,9 @@ class StaticVocabularyTable:
             return to_tensor(self._num_oov_buckets, _dt.int64, name=name)
         return add(self._table.size(), self._num_oov_buckets, name=name)
 
-    def lookup(self, keys: TensorLike | SparseTensor, name: str | None = None):
+    def lookup(
+        self, keys: TensorLike | SparseTensor, name: str | None = None
+    ) -> Tensor | SparseTensor:
         """The id of each key, in the keys' shape (a ``SparseTensor`` for one).
 
         Raises:
@@ -169,7 +171,7 @@ class StaticVocabularyTable:
             keys = cast(keys, self._table.key_dtype)
         if self._table is None:
             return _hash_buckets(keys, self._num_oov_buckets, self._hasher_spec)
-        ids = self._table.lookup(keys)
+        ids = self._table._find(keys)
         if not self._num_oov_buckets:
             return ids
         buckets = _hash_buckets(keys, self._num_oov_buckets, self._hasher_spec)
@@ -196,7 +198,7 @@ def index_table_from_tensor(
     hasher_spec: HasherSpec = FastHashSpec,
     dtype: DTypeLike = _dt.string,
     name: str | None = None,
-):
+) -> StaticVocabularyTable:
     """A table from the strings (or integers) of the 1-D ``vocabulary_list`` to their
     int64 positions; other keys get ``default_value``, or with ``num_oov_buckets`` a
     hash bucket after the vocabulary.
@@ -243,7 +245,7 @@ def index_table_from_file(
     key_column_index: int = TextFileIndex.WHOLE_LINE,
     value_column_index: int = TextFileIndex.LINE_NUMBER,
     delimiter: str = "\t",
-):
+) -> StaticVocabularyTable:
     """A table from the lines (or a column) of ``vocabulary_file`` to their int64
     line numbers (or another column); other keys get ``default_value``, or with
     ``num_oov_buckets`` a hash bucket after the vocabulary.
