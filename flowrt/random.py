@@ -1,6 +1,7 @@
 """``fr.random``: TF1's ``tf.random`` namespace (TF 1.13 and later), the random ops of
 ``fr`` under the names ``tf.random`` gives them. Definitions live in
-``flowrt/ops/random_ops.py``; this module only re-exports them (and ``categorical``)."""
+``flowrt/ops/random_ops.py``; this module only re-exports them
+(and ``categorical``) with those of ``flowrt/ops/stateless_random_ops.py``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,13 @@ from .ops.random_ops import (
 from .ops.random_ops import random_normal as normal
 from .ops.random_ops import random_shuffle as shuffle
 from .ops.random_ops import random_uniform as uniform
+from .ops.stateless_random_ops import (
+    stateless_categorical,
+    stateless_multinomial,
+    stateless_truncated_normal,
+)
+from .ops.stateless_random_ops import stateless_random_normal as stateless_normal
+from .ops.stateless_random_ops import stateless_random_uniform as stateless_uniform
 
 if TYPE_CHECKING:
     from ._core.graph import Tensor
@@ -37,6 +45,11 @@ __all__ = [
     "fixed_unigram_candidate_sampler",
     "log_uniform_candidate_sampler",
     "uniform_candidate_sampler",
+    "stateless_uniform",
+    "stateless_normal",
+    "stateless_truncated_normal",
+    "stateless_categorical",
+    "stateless_multinomial",
 ]
 
 

@@ -35,6 +35,7 @@ from . import (  # noqa: F401
     sparse_map_ops,
     sparse_ops,
     state_ops,
+    stateless_random_ops,
     string_ops,
     tensor_array_ops,
     topk_ops,

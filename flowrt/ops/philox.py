@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core.jit import compiled, inlined
 
-__all__ = ["fill_float", "fill_int", "UNIFORM", "NORMAL", "TRUNCATED"]
+__all__ = ["fill_float", "fill_int", "stateless_key", "UNIFORM", "NORMAL", "TRUNCATED"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
@@ -230,7 +230,8 @@ def _fill64(out, kind, k0, k1, lo, hi):
 def _fill_int(out, wide, k0, k1, lo, hi, base, span):
     """Fills ``out`` (the unsigned view of an int32 or int64 vector; ``wide`` for int64)
     with ``base + word % span`` modulo its width: TF's ``UniformDistribution`` for ints,
-    one word per int32, two per int64 (low word first)."""
+    one word per int32, two per int64 (low word first). ``span`` 0 stands for the whole
+    width: the words themselves (TF's ``UniformFullIntDistribution``)."""
     n = out.size
     per = 2 if wide else 4
     for g in range((n + per - 1) // per):
@@ -240,9 +241,9 @@ def _fill_int(out, wide, k0, k1, lo, hi, base, span):
         for i in range(min(per, n - j)):
             if wide:
                 bits = w[2 * i] | (w[2 * i + 1] << _S32)
-                out[j + i] = base + bits % span
+                out[j + i] = base + (bits % span if span else bits)
             else:
-                out[j + i] = (base + w[i] % span) & _M32
+                out[j + i] = (base + (w[i] % span if span else w[i])) & _M32
 
 
 def _args(key: int, counter: int) -> tuple:
@@ -272,9 +273,21 @@ def fill_float(out: np.ndarray, kind: int, key: int, counter: int) -> None:
 def fill_int(out: np.ndarray, minval: int, maxval: int, key: int, counter: int) -> None:
     """Fills the int32 or int64 vector ``out`` in place with uniform integers in
     ``[minval, maxval)`` (``minval < maxval``) from the Philox stream with ``key`` at
-    ``counter``, as TF's ``RandomUniformInt`` kernel."""
+    ``counter``, as TF's ``RandomUniformInt`` kernel; ``maxval - minval`` equal to the
+    dtype's range (2**32 or 2**64) draws the whole range, as ``...FullInt``."""
     bits = out.dtype.itemsize * 8
     mod = 1 << bits
     view = out.view(np.uint64 if bits == 64 else np.uint32)
     span = np.uint64((maxval - minval) % mod)
     _fill_int(view, bits == 64, *_args(key, counter), np.uint64(minval % mod), span)
+
+
+def stateless_key(seed0: int, seed1: int) -> tuple[int, int]:
+    """The key and counter of a stateless op with seed ``[seed0, seed1]`` (TF's
+    ``GenerateKey``): one Philox call on counter ``seed1:seed0`` (64 bits each, negative
+    seeds as two's complement) with a fixed key scrambles them, so that either seed
+    alone may be weak; its first two words are the key, its last two the counter's
+    upper half."""
+    u, m = np.uint64, (1 << 64) - 1
+    w = [int(x) for x in _philox(u(seed0 & m), u(seed1 & m), u(0x3EC8F720), u(0x02461E29))]
+    return w[0] | w[1] << 32, (w[2] | w[3] << 32) << 64

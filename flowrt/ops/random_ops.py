@@ -352,18 +352,21 @@ def _multinomial_infer(op):
 
 
 def _multinomial_kernel(ctx, op, logits, n):
+    return (gumbel_max(ctx.resources.rng(op), logits, n, op.attrs["output_dtype"]),)
+
+
+def gumbel_max(rng: np.random.Generator, logits, n, dtype) -> np.ndarray:
+    """``n`` class draws of ``dtype`` per row of ``logits`` from ``rng``, after checking
+    the arguments as TF's multinomial kernels do."""
     n = int(n)
     if n < 0:
         raise ValueError("num_samples should be nonnegative, got %d" % n)
     lg = np.asarray(logits, dtype=np.float64)
     if lg.shape[1] == 0:
         raise ValueError("num_classes should be positive, got 0")
-    rng = ctx.resources.rng(op)
-    # Gumbel-max: argmax(logits + Gumbel noise) samples from softmax(logits); -inf logits
-    # never win.
+    # argmax(logits + Gumbel noise) samples from softmax(logits); -inf logits never win.
     noise = rng.gumbel(size=(lg.shape[0], n, lg.shape[1]))
-    out = np.argmax(lg[:, None, :] + noise, axis=-1)
-    return (out.astype(op.attrs["output_dtype"].np),)
+    return np.argmax(lg[:, None, :] + noise, axis=-1).astype(dtype.np)
 
 
 register_op(

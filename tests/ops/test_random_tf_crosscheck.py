@@ -83,3 +83,25 @@ def test_initializers_dropout_and_dense_layers_match_tensorflow():
         return vs + [m.nn.dropout(x, rate=0.3, seed=5), m.nn.dropout(x, rate=0.5)]
 
     _assert_same_bits(build, init=True)
+
+
+STATELESS_SEEDS = [[1, 2], [-3, 7], np.array([2**40 + 5, -(2**35)]), np.array([0, 0], np.int32)]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "int64"])
+def test_stateless_samplers_match_tensorflow_bit_for_bit(dtype):
+    def build(m):
+        dt, out = getattr(m, dtype), []
+        for seed in STATELESS_SEEDS:
+            for size in SIZES:
+                if dtype in ("int32", "int64"):
+                    lo, hi = (-7, 1000) if dtype == "int32" else (-(2**40), 2**45)
+                    out.append(m.random.stateless_uniform([size], seed, lo, hi, dtype=dt))
+                    out.append(m.random.stateless_uniform([size], seed, None, None, dtype=dt))
+                    continue
+                out.append(m.random.stateless_uniform([size], seed, -2.0, 3.0, dtype=dt))
+                out.append(m.random.stateless_normal([size], seed, 1.0, 2.0, dtype=dt))
+                out.append(m.random.stateless_truncated_normal([size], seed, dtype=dt))
+        return out
+
+    _assert_same_bits(build)
