@@ -14,7 +14,12 @@ from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from ..ops import array_ops, math_ops, nn_ops
 from ..ops.common import in_graph_of
-from ._weights import as_float32, check_broadcastable, remove_squeezable_dimensions
+from ._weights import (
+    as_float32,
+    broadcast_weights,
+    check_broadcastable,
+    remove_squeezable_dimensions,
+)
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -33,6 +38,7 @@ __all__ = [
     "log_loss",
     "hinge_loss",
     "cosine_distance",
+    "mean_pairwise_squared_error",
     "sigmoid_cross_entropy",
     "softmax_cross_entropy",
     "sparse_softmax_cross_entropy",
@@ -341,6 +347,73 @@ def cosine_distance(
             return 1 - math_ops.reduce_sum(math_ops.multiply(p, lab), axis, keepdims=True)
 
         return _weighted(scope, "cosine_distance_loss", fn, weights, loss_collection, reduction)
+
+
+def _batch_axes(x: Tensor):
+    """The axes of ``x`` after the first (static when its rank is known)."""
+    if x.shape.ndims is not None:
+        return list(range(1, x.shape.ndims))
+    return array_ops.range(1, array_ops.rank(x))
+
+
+def mean_pairwise_squared_error(
+    labels: TensorLike,
+    predictions: TensorLike,
+    weights: TensorLike = 1.0,
+    scope: str | None = None,
+    loss_collection: str | None = GraphKeys.LOSSES,
+) -> Tensor:
+    """The weighted sum over the batch of the mean squared difference between all
+    pairs of differences ``predictions - labels`` within each example: for example ``i``
+    with ``n_i`` present elements, ``2 * sum(d**2) / (n_i - 1) - 2 * sum(d)**2 /
+    (n_i * (n_i - 1))`` (scope ``mean_pairwise_squared_error``).
+
+    Args:
+      labels: the ground truth, shaped like ``predictions`` (first dimension: batch).
+      predictions: the predicted values.
+      weights: a scalar, or weights per example (``[batch]`` broadcastable).
+      scope: the name scope.
+      loss_collection: the collection the loss is added to.
+
+    Returns:
+      A float32 scalar (0 when no element is present).
+    """
+    with in_graph_of([labels, predictions, weights]):
+        if labels is None:
+            raise ValueError("Argument `labels` must not be None.")
+        if predictions is None:
+            raise ValueError("Argument `predictions` must not be None.")
+        g = get_default_graph()
+        with g.name_scope(scope or "mean_pairwise_squared_error"):
+            weights_t = as_float32(weights)
+            lab = as_float32(labels)
+            p = as_float32(predictions)
+            p.shape.assert_is_compatible_with(lab.shape)
+            diffs = math_ops.subtract(p, lab)
+            axes = _batch_axes(diffs)
+            sum_squares = math_ops.reduce_sum(math_ops.square(diffs), axes, keepdims=True)
+            with g.name_scope("num_present") as ns:
+                zero = array_ops.zeros_like(weights_t)
+                present = math_ops.where(
+                    math_ops.equal(weights_t, 0.0), zero, array_ops.ones_like(weights_t)
+                )
+                present = broadcast_weights(present, diffs)
+                num = math_ops.reduce_sum(present, _batch_axes(present), keepdims=True, name=ns)
+            term1 = 2.0 * math_ops.div_no_nan(
+                sum_squares, math_ops.maximum(num - 1, 0.0), name="value"
+            )
+            sum_diff = math_ops.reduce_sum(diffs, axes, keepdims=True)
+            term2 = 2.0 * math_ops.div_no_nan(
+                math_ops.square(sum_diff),
+                math_ops.maximum(math_ops.multiply(num, num - 1), 0.0),
+                name="value",
+            )
+            loss = math_ops.reduce_sum(math_ops.multiply(term1 - term2, weights_t))
+            mean_loss = math_ops.where(
+                math_ops.reduce_sum(num) > 0, loss, array_ops.zeros_like(loss), name="value"
+            )
+            add_loss(mean_loss, loss_collection)
+            return mean_loss
 
 
 def sigmoid_cross_entropy(

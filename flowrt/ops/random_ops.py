@@ -352,10 +352,10 @@ def _multinomial_infer(op):
 
 
 def _multinomial_kernel(ctx, op, logits, n):
-    return (gumbel_max(ctx.resources.rng(op), logits, n, op.attrs["output_dtype"]),)
+    return (_gumbel_max(ctx.resources.rng(op), logits, n, op.attrs["output_dtype"]),)
 
 
-def gumbel_max(rng: np.random.Generator, logits, n, dtype) -> np.ndarray:
+def _gumbel_max(rng: np.random.Generator, logits, n, dtype) -> np.ndarray:
     """``n`` class draws of ``dtype`` per row of ``logits`` from ``rng``, after checking
     the arguments as TF's multinomial kernels do."""
     n = int(n)

@@ -24,7 +24,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from . import philox
 from .common import FLOATS, check_dtype, in_graph_of, int_list, make
-from .random_ops import _out_dims, _shape_infer, _shape_tensor, gumbel_max
+from .random_ops import _gumbel_max, _out_dims, _shape_infer, _shape_tensor
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
@@ -336,7 +336,7 @@ def _multinomial_infer(op):
 def _multinomial_kernel(ctx, op, logits, n, seed):
     key, counter = _key(seed)
     rng = np.random.Generator(np.random.Philox(key=key, counter=counter >> 64))
-    return (gumbel_max(rng, logits, n, op.attrs["output_dtype"]),)
+    return (_gumbel_max(rng, logits, n, op.attrs["output_dtype"]),)
 
 
 register_op(

@@ -435,6 +435,9 @@ CASES = {
     ),
     "losses_impl.absolute_difference": lambda i: fr.losses.absolute_difference(i.y, i.x),
     "losses_impl.mean_squared_error": lambda i: fr.losses.mean_squared_error(i.y, i.x, 2.0),
+    "losses_impl.mean_pairwise_squared_error": lambda i: fr.losses.mean_pairwise_squared_error(
+        i.x, i.x
+    ),
     "losses_impl.huber_loss": lambda i: fr.losses.huber_loss(i.y, i.x, reduction="none"),
     "losses_impl.log_loss": lambda i: fr.losses.log_loss(i.y, i.x, reduction="weighted_mean"),
     "losses_impl.hinge_loss": lambda i: fr.losses.hinge_loss(i.y, i.x),
