@@ -33,6 +33,7 @@ from . import (  # noqa: F401
     script_ops,
     slicing_ops,
     sparse_map_ops,
+    sparse_math_ops,
     sparse_ops,
     state_ops,
     stateless_random_ops,

@@ -112,3 +112,32 @@ SPECS += [
         [np.array([0.5, -1.0]), np.array([2.0, 0.25])],
     ),
 ]
+
+_A = np.array([[0, 0], [0, 1], [1, 1]])
+_B = np.array([[0, 1], [1, 0], [1, 1]])
+
+SPECS += [
+    GradSpec(
+        "SparseAdd",
+        lambda a, b: (
+            fr.sparse_add(fr.SparseTensor(_A, a, [2, 2]), fr.SparseTensor(_B, b, [2, 2])).values
+            * [1.0, 2.0, 3.0, 4.0]
+        ),
+        [np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, -2.0])],
+    ),
+    GradSpec(
+        "SparseTensorDenseAdd",
+        lambda v, d: _weights(fr.sparse_add(fr.SparseTensor(_A, v, [2, 2]), d)),
+        [np.array([1.0, 2.0, 3.0]), _r.standard_normal((2, 2))],
+    ),
+    GradSpec(
+        "SparseSoftmax",
+        lambda v: (
+            fr.sparse_softmax(
+                fr.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 0], [2, 1], [2, 2]], v, [3, 3])
+            ).values
+            * [1.0, 5.0, 3.0, -2.0, 0.5, 4.0]
+        ),
+        [_r.standard_normal(6)],
+    ),
+]
