@@ -103,6 +103,7 @@ from .ops.space_depth_ops import *  # noqa: F403
 from .ops.sparse_math_ops import *  # noqa: F403
 from .ops.sparse_ops import *  # noqa: F403
 from .ops.sparse_segment_ops import *  # noqa: F403
+from .ops.sparse_shape_ops import *  # noqa: F403
 from .ops.special_math_ops import (  # noqa: F401  (the rest are only in fr.math)
     betainc,
     digamma,

@@ -17,6 +17,17 @@ from .ops.sparse_ops import sparse_retain as retain
 from .ops.sparse_ops import sparse_tensor_dense_matmul as matmul
 from .ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
 from .ops.sparse_ops import sparse_tensor_to_dense as to_dense
+from .ops.sparse_segment_ops import sparse_segment_mean as segment_mean
+from .ops.sparse_segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
+from .ops.sparse_segment_ops import sparse_segment_sum as segment_sum
+from .ops.sparse_shape_ops import sparse_expand_dims as expand_dims
+from .ops.sparse_shape_ops import sparse_eye as eye
+from .ops.sparse_shape_ops import sparse_from_dense as from_dense
+from .ops.sparse_shape_ops import sparse_merge as merge
+from .ops.sparse_shape_ops import sparse_reset_shape as reset_shape
+from .ops.sparse_shape_ops import sparse_reshape as reshape
+from .ops.sparse_shape_ops import sparse_to_indicator as to_indicator
+from .ops.sparse_shape_ops import sparse_transpose as transpose
 
 __all__ = [
     "add",
@@ -34,4 +45,15 @@ __all__ = [
     "matmul",
     "sparse_dense_matmul",
     "to_dense",
+    "segment_mean",
+    "segment_sqrt_n",
+    "segment_sum",
+    "expand_dims",
+    "eye",
+    "from_dense",
+    "merge",
+    "reset_shape",
+    "reshape",
+    "to_indicator",
+    "transpose",
 ]

@@ -35,6 +35,7 @@ from . import (  # noqa: F401
     sparse_map_ops,
     sparse_math_ops,
     sparse_ops,
+    sparse_shape_ops,
     state_ops,
     stateless_random_ops,
     string_ops,

@@ -467,10 +467,15 @@ def ones_like(
     return make("OnesLike", [t], None, name)
 
 
+def _zeros_like(x: np.ndarray) -> np.ndarray:
+    # A string tensor's zero is b"" (numpy's zeros_like of an object array gives 0s).
+    return np.full(x.shape, b"", object) if x.dtype == object else np.zeros_like(x)
+
+
 register_op(
     "ZerosLike",
     infer=same_as(0),
-    kernel=lambda ctx, op, x: (np.zeros_like(x),),
+    kernel=lambda ctx, op, x: (_zeros_like(np.asarray(x)),),
     grad=NOT_DIFFERENTIABLE,
 )
 register_op(
