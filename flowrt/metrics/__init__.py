@@ -1,11 +1,12 @@
 """``fr.metrics``: TF1's streaming ``tf.metrics`` (``(value, update_op)`` over local
-variables). Definitions live in ``metrics_impl.py``, ``class_metrics.py``
-and ``value_metrics.py``; this module only re-exports."""
+variables). Definitions live in ``metrics_impl.py``, ``class_metrics.py``,
+``value_metrics.py`` and ``operating_point_metrics.py``; this module only re-exports."""
 
 import types as _types
 
 from .class_metrics import *  # noqa: F403
 from .metrics_impl import *  # noqa: F403
+from .operating_point_metrics import *  # noqa: F403
 from .value_metrics import *  # noqa: F403
 
 __all__ = sorted(
