@@ -26,6 +26,8 @@ from .ops.sparse_shape_ops import sparse_from_dense as from_dense
 from .ops.sparse_shape_ops import sparse_merge as merge
 from .ops.sparse_shape_ops import sparse_reset_shape as reset_shape
 from .ops.sparse_shape_ops import sparse_reshape as reshape
+from .ops.sparse_shape_ops import sparse_slice as slice
+from .ops.sparse_shape_ops import sparse_split as split
 from .ops.sparse_shape_ops import sparse_to_indicator as to_indicator
 from .ops.sparse_shape_ops import sparse_transpose as transpose
 
@@ -54,6 +56,8 @@ __all__ = [
     "merge",
     "reset_shape",
     "reshape",
+    "slice",
+    "split",
     "to_indicator",
     "transpose",
 ]

@@ -1,8 +1,9 @@
 """``SparseTensor`` layout: building one from a dense tensor or as an identity matrix,
-reshaping (``SparseReshape``), transposing, adding a dimension, resetting the dense
-shape, and the indicator/merge constructions of TF1's ``tf.sparse_to_indicator`` and
-``tf.sparse_merge``. All but ``SparseReshape`` are compositions, as in TF 2.21; the
-values pass through unchanged, so gradients reach them through ordinary ops."""
+reshaping (``SparseReshape``), slicing and splitting (``SparseSlice``, ``SparseSplit``),
+transposing, adding a dimension, resetting the dense shape, and the indicator/merge
+constructions of TF1's ``tf.sparse_to_indicator`` and ``tf.sparse_merge``. The others
+are compositions, as in TF 2.21: the values pass through unchanged, so gradients reach
+them through ordinary ops."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ __all__ = [
     "sparse_reset_shape",
     "sparse_merge",
     "sparse_to_indicator",
+    "sparse_slice",
+    "sparse_split",
 ]
 
 
@@ -353,3 +356,173 @@ def sparse_to_indicator(
             merged = sparse_merge(sp, present, vocab_size)
             # Repeated ids give repeated indices: allowed in an indicator.
             return sparse_tensor_to_dense(merged, False, validate_indices=False, name=scope)
+
+
+# --------------------------------------------------------------------------------------
+# SparseSlice and SparseSplit
+# --------------------------------------------------------------------------------------
+
+
+def sparse_slice(
+    sp_input: SparseInput, start: TensorLike, size: TensorLike, name: str | None = None
+) -> SparseTensor:
+    """The part of ``sp_input`` in the box from ``start`` of extent ``size`` (clipped
+    to the dense shape), with indices relative to ``start``, in the input's order.
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      start: the box's first coordinate (one per dimension).
+      size: the box's extent (one per dimension).
+      name: the name scope (default ``SparseSlice``).
+    """
+    with in_graph_of([sp_input, start, size]):
+        sp = _sparse(sp_input)
+        start_t, size_t = to_tensor(start, _dt.int64), to_tensor(size, _dt.int64)
+        with get_default_graph().name_scope(name or "SparseSlice") as scope:
+            op = make_op(
+                "SparseSlice", [sp.indices, sp.values, sp.dense_shape, start_t, size_t], {}, scope
+            )
+            return SparseTensor(*op.outputs)
+
+
+def _slice_kernel(ctx, op, idx, values, shape, start, size):
+    idx, shape = np.asarray(idx, np.int64), np.asarray(shape, np.int64)
+    start, size = np.asarray(start, np.int64), np.asarray(size, np.int64)
+    if start.shape != shape.shape or size.shape != shape.shape:
+        raise errors.InvalidArgumentError(
+            None, op, "Expected start and size of length %d (the input's rank), got %d and %d"
+            % (shape.size, start.size, size.size),
+        )  # fmt: skip
+    end = np.minimum(start + size, shape)
+    keep = np.all((idx >= start) & (idx < end), axis=1) if idx.size else np.zeros(len(idx), bool)
+    out_shape = np.maximum(end - start, 0)
+    return (idx[keep] - start).reshape(-1, shape.size), np.asarray(values)[keep], out_shape
+
+
+def _slice_infer(op):
+    idx, values, shape = op.inputs[:3]
+    rank = idx.shape[1] if idx.shape.ndims == 2 else None
+    return [
+        (_dt.int64, TensorShape([None, rank])),
+        (values.dtype, TensorShape([None])),
+        (_dt.int64, shape.shape),
+    ]
+
+
+def _slice_grad(op, _g_idx, g_val, _g_shape):
+    idx, _, _, start, _ = op.inputs
+    g = make_op("SparseSliceGrad", [g_val, idx, start, op.outputs[0]], {}, None).outputs[0]
+    return [None, g, None, None, None]
+
+
+register_op("SparseSlice", infer=_slice_infer, kernel=_slice_kernel, grad=_slice_grad)
+
+
+def _slice_grad_kernel(ctx, op, g, idx, start, out_idx):
+    """Each input entry's gradient: that of the output entry it became, else 0."""
+    g = np.asarray(g)
+    where = {tuple(r): k for k, r in enumerate(np.asarray(out_idx).tolist())}
+    rel = np.asarray(idx, np.int64) - np.asarray(start, np.int64)
+    rows = np.array([where.get(tuple(r), -1) for r in rel.tolist()], np.int64)
+    out = np.zeros(len(rows), g.dtype)
+    out[rows >= 0] = g[rows[rows >= 0]]
+    return (out,)
+
+
+register_op(
+    "SparseSliceGrad",
+    infer=lambda op: [(op.inputs[0].dtype, TensorShape([op.inputs[1].shape[0]]))],
+    kernel=_slice_grad_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
+
+
+def sparse_split(
+    *args,
+    sp_input: SparseInput | None = None,
+    num_split: int | None = None,
+    axis: int | None = None,
+    name: str | None = None,
+    split_dim: int | None = None,
+) -> list[SparseTensor]:
+    """``sp_input`` split along ``axis`` into ``num_split`` ``SparseTensor`` pieces; the
+    first ``size % num_split`` pieces are one longer. Keyword arguments only, as TF's.
+
+    Args:
+      sp_input: a ``SparseTensor``.
+      num_split: the number of pieces (a Python int).
+      axis: the dimension to split (a Python int, may be negative).
+      name: the name scope (default ``SparseSplit``).
+      split_dim: the deprecated name of ``axis``.
+
+    Raises:
+      ValueError: positional arguments, a missing argument, or both ``axis`` and
+        ``split_dim``.
+    """
+    if args:
+        raise ValueError("Keyword arguments are required for this function.")
+    if axis is not None and split_dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'split_dim'")
+    axis = split_dim if axis is None else axis
+    if sp_input is None:
+        raise ValueError("Argument `sp_input` is required.")
+    if num_split is None:
+        raise ValueError("Argument `num_split` is required.")
+    if axis is None:
+        raise ValueError("Argument `axis` is required.")
+    with in_graph_of([sp_input]):
+        sp = _sparse(sp_input)
+        with get_default_graph().name_scope(name or "SparseSplit") as scope:
+            dim = to_tensor(axis, _dt.int64, name="split_dim")
+            op = make_op(
+                "SparseSplit",
+                [dim, sp.indices, sp.values, sp.dense_shape],
+                {"num_split": int(num_split)},
+                scope,
+            )
+            n = int(num_split)
+            outs = op.outputs
+            return [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
+
+
+def _split_kernel(ctx, op, dim, idx, values, shape):
+    idx, shape, values = np.asarray(idx, np.int64), np.asarray(shape, np.int64), np.asarray(values)
+    n, rank = op.attrs["num_split"], shape.size
+    d = int(dim)
+    if not -rank <= d < rank:
+        raise errors.InvalidArgumentError(
+            None, op, "Input split_dim should be between -%d and %d, got %d" % (rank, rank, d)
+        )
+    d %= rank
+    if n < 1 or n > shape[d]:
+        raise errors.InvalidArgumentError(
+            None, op, "Input num_split should be between 1 and %d, got %d" % (shape[d], n)
+        )
+    base, extra = divmod(int(shape[d]), n)
+    sizes = [base + 1 if i < extra else base for i in range(n)]
+    starts = np.cumsum([0] + sizes[:-1])
+    out_idx, out_val, out_shape = [], [], []
+    for lo, sz in zip(starts, sizes):
+        keep = (idx[:, d] >= lo) & (idx[:, d] < lo + sz) if idx.size else np.zeros(len(idx), bool)
+        piece = idx[keep].reshape(-1, rank).copy()
+        piece[:, d] -= lo
+        out_idx.append(piece)
+        out_val.append(values[keep])
+        s = shape.copy()
+        s[d] = sz
+        out_shape.append(s)
+    return (*out_idx, *out_val, *out_shape)
+
+
+def _split_infer(op):
+    idx, values, shape = op.inputs[1:]
+    n = op.attrs["num_split"]
+    rank = idx.shape[1] if idx.shape.ndims == 2 else None
+    return (
+        [(_dt.int64, TensorShape([None, rank]))] * n
+        + [(values.dtype, TensorShape([None]))] * n
+        + [(_dt.int64, shape.shape)] * n
+    )
+
+
+register_op("SparseSplit", infer=_split_infer, kernel=_split_kernel)  # no gradient, as TF

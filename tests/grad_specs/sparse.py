@@ -141,3 +141,18 @@ SPECS += [
         [_r.standard_normal(6)],
     ),
 ]
+
+SPECS += [
+    GradSpec(
+        "SparseSlice",
+        lambda v: (
+            fr.sparse_slice(
+                fr.SparseTensor([[0, 0], [0, 4], [1, 2], [2, 1], [2, 5]], v, [4, 6]),
+                [1, 1],
+                [2, 4],
+            ).values
+            * [2.0, 3.0]
+        ),
+        [_r.standard_normal(5)],
+    ),
+]

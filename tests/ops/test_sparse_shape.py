@@ -119,3 +119,47 @@ def test_errors():
         with fr.Session() as sess:
             with pytest.raises(fr.errors.InvalidArgumentError, match="Input to reshape is a Spar"):
                 sess.run(bad, {dyn: ([[0, 0]], [1.0], [2, 3])})
+
+
+SP46 = ([[0, 0], [0, 4], [1, 2], [2, 1], [2, 5], [3, 3]], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [4, 6])
+
+
+def test_slice_and_split_are_tfs():
+    with fr.Graph().as_default():
+        sp = S(*SP46)
+        slices = [
+            fr.sparse_slice(sp, [1, 1], [2, 4]),
+            fr.sparse.slice(sp, [2, 3], [5, 5]),
+        ]
+        cols = fr.sparse_split(sp_input=sp, num_split=4, axis=1)
+        rows = fr.sparse.split(sp_input=sp, num_split=3, axis=-2)
+        with fr.Session() as sess:
+            got = sess.run(slices + cols + rows)
+    want = [  # TF 2.21's
+        ([[0, 1], [1, 0]], [3.0, 4.0], [2, 4]),
+        ([[0, 2], [1, 0]], [5.0, 6.0], [2, 3]),
+        ([[0, 0], [2, 1]], [1.0, 4.0], [4, 2]),
+        ([[1, 0], [3, 1]], [3.0, 6.0], [4, 2]),
+        ([[0, 0]], [2.0], [4, 1]),
+        ([[2, 0]], [5.0], [4, 1]),
+        ([[0, 0], [0, 4], [1, 2]], [1.0, 2.0, 3.0], [2, 6]),
+        ([[0, 1], [0, 5]], [4.0, 5.0], [1, 6]),
+        ([[0, 3]], [6.0], [1, 6]),
+    ]
+    for g, (indices, values, dense_shape) in zip(got, want):
+        np.testing.assert_array_equal(g.indices, indices)
+        np.testing.assert_array_equal(g.values, values)
+        np.testing.assert_array_equal(g.dense_shape, dense_shape)
+
+
+def test_split_wants_keywords_and_a_valid_count():
+    with fr.Graph().as_default():
+        sp = S(*SP46)
+        with pytest.raises(ValueError, match="Keyword arguments are required"):
+            fr.sparse_split(sp, 2, 1)
+        with pytest.raises(ValueError, match="`num_split` is required"):
+            fr.sparse_split(sp_input=sp, axis=1)
+        bad = fr.sparse_split(sp_input=sp, num_split=7, axis=1)[0].values
+        with fr.Session() as sess:
+            with pytest.raises(fr.errors.InvalidArgumentError, match="between 1 and 6, got 7"):
+                sess.run(bad)
