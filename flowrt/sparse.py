@@ -4,6 +4,8 @@ Re-exports only.
 """
 
 from .ops.sparse_math_ops import sparse_add as add
+from .ops.sparse_math_ops import sparse_maximum as maximum
+from .ops.sparse_math_ops import sparse_minimum as minimum
 from .ops.sparse_math_ops import sparse_reduce_max as reduce_max
 from .ops.sparse_math_ops import sparse_reduce_max_sparse as reduce_max_sparse
 from .ops.sparse_math_ops import sparse_softmax as softmax
@@ -33,6 +35,8 @@ from .ops.sparse_shape_ops import sparse_transpose as transpose
 
 __all__ = [
     "add",
+    "maximum",
+    "minimum",
     "reduce_max",
     "reduce_max_sparse",
     "softmax",

@@ -1,10 +1,11 @@
 """Arithmetic on ``SparseTensor`` values: ``sparse_add`` (sparse + sparse with a
-threshold, sparse + dense), ``sparse_softmax`` and ``sparse_reduce_max``, with TF's
-gradients where TF has them.
+threshold, sparse + dense), ``sparse_maximum``/``sparse_minimum``, ``sparse_softmax``
+and ``sparse_reduce_max``, with TF's gradients where TF has them.
 
-As in TF's kernels, sparse + sparse walks both operands' entries together in the order
-given (row-major order expected), and the softmax sorts the entries into row-major order
-and returns its values in that order: out of order, the results are TF's too.
+As in TF's kernels, sparse + sparse (and maximum, minimum) walks both operands' entries
+together in the order given (row-major order expected), and the softmax sorts the
+entries into row-major order and returns its values in that order: out of order, the
+results are TF's too.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "sparse_add",
+    "sparse_maximum",
+    "sparse_minimum",
     "sparse_softmax",
     "sparse_reduce_max",
     "sparse_reduce_max_sparse",
@@ -124,37 +127,52 @@ def _check_shapes_equal(op, a_shape, b_shape):
         )
 
 
-def _sparse_add_kernel(ctx, op, a_idx, a_val, a_shape, b_idx, b_val, b_shape, thresh):
+def _walk(a_idx: np.ndarray, b_idx: np.ndarray) -> list[tuple[int, int]]:
+    """The union of two operands' entries as TF's kernels walk it: ``(i, j)`` pairs of
+    the rows of ``a`` and ``b`` at each output index, -1 where one has none."""
+    ka, kb = [tuple(r) for r in a_idx.tolist()], [tuple(r) for r in b_idx.tolist()]
+    out = []
+    i = j = 0
+    while i < len(ka) and j < len(kb):
+        if ka[i] < kb[j]:
+            out.append((i, -1))
+            i += 1
+        elif ka[i] > kb[j]:
+            out.append((-1, j))
+            j += 1
+        else:
+            out.append((i, j))
+            i += 1
+            j += 1
+    return out + [(k, -1) for k in range(i, len(ka))] + [(-1, k) for k in range(j, len(kb))]
+
+
+def _union(op, a_idx, a_val, a_shape, b_idx, b_val, b_shape, combine):
+    """The output indices and values of a union of two sparse operands: ``combine(a, b,
+    both)`` gives the value at each index (missing operands as 0) or None to drop it."""
     _check_shapes_equal(op, np.asarray(a_shape), np.asarray(b_shape))
     a_idx, b_idx = np.asarray(a_idx, np.int64), np.asarray(b_idx, np.int64)
     a_val, b_val = np.asarray(a_val), np.asarray(b_val)
-    ka, kb = [tuple(r) for r in a_idx.tolist()], [tuple(r) for r in b_idx.tolist()]
-    src: list[tuple[bool, int]] = []  # (from a, row) of each output index
-    vals: list = []
-    i = j = 0
+    zero = np.zeros((), a_val.dtype)
+    rows, vals = [], []
+    for i, j in _walk(a_idx, b_idx):
+        v = combine(a_val[i] if i >= 0 else zero, b_val[j] if j >= 0 else zero, i >= 0 and j >= 0)
+        if v is not None:
+            rows.append(a_idx[i] if i >= 0 else b_idx[j])
+            vals.append(v)
+    rank = int(np.asarray(a_shape).size)
+    return np.array(rows, np.int64).reshape(len(rows), rank), np.array(vals, a_val.dtype)
+
+
+def _sparse_add_kernel(ctx, op, a_idx, a_val, a_shape, b_idx, b_val, b_shape, thresh):
     th = np.asarray(thresh)[()]
-    while i < len(ka) and j < len(kb):
-        if ka[i] < kb[j]:
-            src.append((True, i))
-            vals.append(a_val[i])
-            i += 1
-        elif ka[i] > kb[j]:
-            src.append((False, j))
-            vals.append(b_val[j])
-            j += 1
-        else:
-            s = a_val[i] + b_val[j]
-            if th <= abs(s):
-                src.append((True, i))
-                vals.append(s)
-            i += 1
-            j += 1
-    src += [(True, k) for k in range(i, len(ka))] + [(False, k) for k in range(j, len(kb))]
-    vals += list(a_val[i:]) + list(b_val[j:])
-    rank = a_idx.shape[1] if a_idx.ndim == 2 else 0
-    out_idx = np.array([a_idx[r] if in_a else b_idx[r] for in_a, r in src], np.int64)
-    out_idx = out_idx.reshape(len(src), rank)
-    return out_idx, np.array(vals, a_val.dtype).reshape(-1), np.asarray(a_shape, np.int64)
+
+    def combine(a, b, both):
+        # Only sums of two entries are held to the threshold (TF's SparseAdd).
+        return a + b if not both or th <= abs(a + b) else None
+
+    idx, vals = _union(op, a_idx, a_val, a_shape, b_idx, b_val, b_shape, combine)
+    return idx, vals, np.asarray(a_shape, np.int64)
 
 
 def _sparse_add_infer(op):
@@ -237,6 +255,53 @@ register_op(
     kernel=_stda_kernel,
     grad=_stda_grad,
 )
+
+
+# --------------------------------------------------------------------------------------
+# SparseSparseMaximum, SparseSparseMinimum
+# --------------------------------------------------------------------------------------
+
+
+def _elementwise(op_type, default):
+    def fn(sp_a: SparseInput, sp_b: SparseInput, name: str | None = None) -> SparseTensor:
+        with in_graph_of([sp_a, sp_b]):
+            a, b = _sparse(sp_a, "sp_a"), _sparse(sp_b, "sp_b")
+            with get_default_graph().name_scope(name or op_type) as scope:
+                op = make_op(
+                    op_type,
+                    [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape],
+                    {},
+                    scope,
+                )
+            return SparseTensor(op.outputs[0], op.outputs[1], a.dense_shape)
+
+    fn.__name__ = fn.__qualname__ = default
+    fn.__doc__ = (
+        "The elementwise %s of two ``SparseTensor`` operands of the same shape, a missing\n"
+        "value counting as 0: a ``SparseTensor`` at the union of their indices (both in\n"
+        "row-major order).\n\nArgs:\n  sp_a: a ``SparseTensor``.\n  sp_b: a ``SparseTensor``"
+        " of the same dtype and shape.\n  name: the name scope (default ``%s``)."
+        % (default.split("_")[1], op_type)
+    )
+    return fn
+
+
+sparse_maximum = _elementwise("SparseSparseMaximum", "sparse_maximum")
+sparse_minimum = _elementwise("SparseSparseMinimum", "sparse_minimum")
+
+
+def _pick_kernel(pick):
+    def kernel(ctx, op, a_idx, a_val, a_shape, b_idx, b_val, b_shape):
+        return _union(
+            op, a_idx, a_val, a_shape, b_idx, b_val, b_shape, lambda a, b, both: pick(a, b)
+        )
+
+    return kernel
+
+
+for _t, _pick in (("SparseSparseMaximum", np.maximum), ("SparseSparseMinimum", np.minimum)):
+    # No gradient: TF's rule raises NotImplementedError.
+    register_op(_t, infer=lambda op: _sparse_add_infer(op)[:2], kernel=_pick_kernel(_pick))
 
 
 # --------------------------------------------------------------------------------------

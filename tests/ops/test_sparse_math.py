@@ -115,3 +115,17 @@ def test_reduce_max_has_no_gradient_as_in_tf():
         m = fr.sparse_reduce_max(S([[0, 0], [1, 1]], v, [2, 2]), 1)
         with pytest.raises(LookupError, match="No gradient defined for operation"):
             fr.gradients(m, [v])
+
+
+def test_maximum_and_minimum_take_missing_values_as_zero():
+    with fr.Graph().as_default():
+        a = S([[0, 0], [0, 2], [1, 1], [2, 0]], [1.0, -2.0, 3.0, -4.0], [3, 3])
+        b = S([[0, 2], [1, 0], [1, 1], [2, 2]], [-1.0, 5.0, 2.0, -6.0], [3, 3])
+        mx, mn = _run([fr.sparse_maximum(a, b), fr.sparse.minimum(a, b)])
+        v = fr.constant([1.0, 2.0])
+        out = fr.sparse.maximum(S([[0], [1]], v, [2]), S([[0], [1]], v, [2]))
+        with pytest.raises(LookupError, match="No gradient defined for operation"):
+            fr.gradients(out.values, [v])
+    union = [[0, 0], [0, 2], [1, 0], [1, 1], [2, 0], [2, 2]]
+    _check_sparse(mx, union, [1.0, -1.0, 5.0, 3.0, 0.0, 0.0], [3, 3])  # TF 2.21's
+    _check_sparse(mn, union, [0.0, -2.0, 0.0, 2.0, -4.0, -6.0], [3, 3])
