@@ -438,7 +438,7 @@ register_op(
 
 
 def sparse_split(
-    *args,
+    *args: object,
     sp_input: SparseInput | None = None,
     num_split: int | None = None,
     axis: int | None = None,
