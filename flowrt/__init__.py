@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     protos,
     python_io,
     random,
+    saved_model,
     sparse,
     strings,
     summary,

@@ -53,12 +53,7 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "TF1's own distributed runtime is supported: fr.train.ClusterSpec, fr.train.Server "
         "and replica_device_setter on Ray (docs/distributed.md)",
     ),
-    Unsupported(
-        "tf.saved_model",
-        "saved_model",
-        "checkpoint variables with fr.train.Saver and rebuild the graph in code",
-    ),
-    Unsupported("tf.lite", "lite", "none: flowrt has no model export"),
+    Unsupported("tf.lite", "lite", "none: flowrt has no TensorFlow Lite converter"),
     Unsupported(
         "tf.feature_column",
         "feature_column",

@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from flowrt.protos import graph_pb2 as flowrt_dot_protos_dot_graph__pb2
+from flowrt.protos import tensor_pb2 as flowrt_dot_protos_dot_tensor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x66lowrt/protos/meta_graph.proto\x12\x06\x66lowrt\x1a\x19\x66lowrt/protos/graph.proto\"\xb5\x03\n\x0cMetaGraphDef\x12\x37\n\rmeta_info_def\x18\x01 \x01(\x0b\x32 .flowrt.MetaGraphDef.MetaInfoDef\x12#\n\tgraph_def\x18\x02 \x01(\x0b\x32\x10.flowrt.GraphDef\x12#\n\tsaver_def\x18\x03 \x01(\x0b\x32\x10.flowrt.SaverDef\x12?\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32\'.flowrt.MetaGraphDef.CollectionDefEntry\x1a\x93\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aK\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.flowrt.CollectionDef:\x02\x38\x01\"\xe8\x02\n\rCollectionDef\x12\x33\n\tnode_list\x18\x01 \x01(\x0b\x32\x1e.flowrt.CollectionDef.NodeListH\x00\x12\x35\n\nbytes_list\x18\x02 \x01(\x0b\x32\x1f.flowrt.CollectionDef.BytesListH\x00\x12\x35\n\nint64_list\x18\x03 \x01(\x0b\x32\x1f.flowrt.CollectionDef.Int64ListH\x00\x12\x35\n\nfloat_list\x18\x04 \x01(\x0b\x32\x1f.flowrt.CollectionDef.FloatListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x42\x06\n\x04kind\"\x9a\x02\n\x08SaverDef\x12\x1c\n\x14\x66ilename_tensor_name\x18\x01 \x01(\t\x12\x18\n\x10save_tensor_name\x18\x02 \x01(\t\x12\x17\n\x0frestore_op_name\x18\x03 \x01(\t\x12\x13\n\x0bmax_to_keep\x18\x04 \x01(\x05\x12\x0f\n\x07sharded\x18\x05 \x01(\x08\x12%\n\x1dkeep_checkpoint_every_n_hours\x18\x06 \x01(\x02\x12\x39\n\x07version\x18\x07 \x01(\x0e\x32(.flowrt.SaverDef.CheckpointFormatVersion\"5\n\x17\x43heckpointFormatVersion\x12\n\n\x06LEGACY\x10\x00\x12\x06\n\x02V1\x10\x01\x12\x06\n\x02V2\x10\x02\"\xbc\x02\n\x0bVariableDef\x12\x15\n\rvariable_name\x18\x01 \x01(\t\x12\x1a\n\x12initial_value_name\x18\x06 \x01(\t\x12\x18\n\x10initializer_name\x18\x02 \x01(\t\x12\x15\n\rsnapshot_name\x18\x03 \x01(\t\x12\x35\n\x13save_slice_info_def\x18\x04 \x01(\x0b\x32\x18.flowrt.SaveSliceInfoDef\x12\x13\n\x0bis_resource\x18\x05 \x01(\x08\x12\x11\n\ttrainable\x18\x07 \x01(\x08\x12\x38\n\x0fsynchronization\x18\x08 \x01(\x0e\x32\x1f.flowrt.VariableSynchronization\x12\x30\n\x0b\x61ggregation\x18\t \x01(\x0e\x32\x1b.flowrt.VariableAggregation\"`\n\x10SaveSliceInfoDef\x12\x11\n\tfull_name\x18\x01 \x01(\t\x12\x12\n\nfull_shape\x18\x02 \x03(\x03\x12\x12\n\nvar_offset\x18\x03 \x03(\x03\x12\x11\n\tvar_shape\x18\x04 \x03(\x03*\xac\x01\n\x17VariableSynchronization\x12!\n\x1dVARIABLE_SYNCHRONIZATION_AUTO\x10\x00\x12!\n\x1dVARIABLE_SYNCHRONIZATION_NONE\x10\x01\x12%\n!VARIABLE_SYNCHRONIZATION_ON_WRITE\x10\x02\x12$\n VARIABLE_SYNCHRONIZATION_ON_READ\x10\x03*\x9e\x01\n\x13VariableAggregation\x12\x1d\n\x19VARIABLE_AGGREGATION_NONE\x10\x00\x12\x1c\n\x18VARIABLE_AGGREGATION_SUM\x10\x01\x12\x1d\n\x19VARIABLE_AGGREGATION_MEAN\x10\x02\x12+\n\'VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x66lowrt/protos/meta_graph.proto\x12\x06\x66lowrt\x1a\x19\x66lowrt/protos/graph.proto\x1a\x1a\x66lowrt/protos/tensor.proto\"\xed\x04\n\x0cMetaGraphDef\x12\x37\n\rmeta_info_def\x18\x01 \x01(\x0b\x32 .flowrt.MetaGraphDef.MetaInfoDef\x12#\n\tgraph_def\x18\x02 \x01(\x0b\x32\x10.flowrt.GraphDef\x12#\n\tsaver_def\x18\x03 \x01(\x0b\x32\x10.flowrt.SaverDef\x12?\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32\'.flowrt.MetaGraphDef.CollectionDefEntry\x12=\n\rsignature_def\x18\x05 \x03(\x0b\x32&.flowrt.MetaGraphDef.SignatureDefEntry\x12,\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x14.flowrt.AssetFileDef\x1a\x93\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aK\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.flowrt.CollectionDef:\x02\x38\x01\x1aI\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.flowrt.SignatureDef:\x02\x38\x01\"\x94\x02\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12\x32\n\ncoo_sparse\x18\x04 \x01(\x0b\x32\x1c.flowrt.TensorInfo.CooSparseH\x00\x12\x1f\n\x05\x64type\x18\x02 \x01(\x0e\x32\x10.flowrt.DataType\x12.\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x18.flowrt.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\tB\n\n\x08\x65ncoding\"\x8c\x03\n\x0cSignatureDef\x12\x30\n\x06inputs\x18\x01 \x03(\x0b\x32 .flowrt.SignatureDef.InputsEntry\x12\x32\n\x07outputs\x18\x02 \x03(\x0b\x32!.flowrt.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12\x34\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32\".flowrt.SignatureDef.DefaultsEntry\x1a\x41\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12!\n\x05value\x18\x02 \x01(\x0b\x32\x12.flowrt.TensorInfo:\x02\x38\x01\x1a\x42\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12!\n\x05value\x18\x02 \x01(\x0b\x32\x12.flowrt.TensorInfo:\x02\x38\x01\x1a\x44\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\"\n\x05value\x18\x02 \x01(\x0b\x32\x13.flowrt.TensorProto:\x02\x38\x01\"I\n\x0c\x41ssetFileDef\x12\'\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x12.flowrt.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\t\"\xe8\x02\n\rCollectionDef\x12\x33\n\tnode_list\x18\x01 \x01(\x0b\x32\x1e.flowrt.CollectionDef.NodeListH\x00\x12\x35\n\nbytes_list\x18\x02 \x01(\x0b\x32\x1f.flowrt.CollectionDef.BytesListH\x00\x12\x35\n\nint64_list\x18\x03 \x01(\x0b\x32\x1f.flowrt.CollectionDef.Int64ListH\x00\x12\x35\n\nfloat_list\x18\x04 \x01(\x0b\x32\x1f.flowrt.CollectionDef.FloatListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x42\x06\n\x04kind\"\x9a\x02\n\x08SaverDef\x12\x1c\n\x14\x66ilename_tensor_name\x18\x01 \x01(\t\x12\x18\n\x10save_tensor_name\x18\x02 \x01(\t\x12\x17\n\x0frestore_op_name\x18\x03 \x01(\t\x12\x13\n\x0bmax_to_keep\x18\x04 \x01(\x05\x12\x0f\n\x07sharded\x18\x05 \x01(\x08\x12%\n\x1dkeep_checkpoint_every_n_hours\x18\x06 \x01(\x02\x12\x39\n\x07version\x18\x07 \x01(\x0e\x32(.flowrt.SaverDef.CheckpointFormatVersion\"5\n\x17\x43heckpointFormatVersion\x12\n\n\x06LEGACY\x10\x00\x12\x06\n\x02V1\x10\x01\x12\x06\n\x02V2\x10\x02\"\xbc\x02\n\x0bVariableDef\x12\x15\n\rvariable_name\x18\x01 \x01(\t\x12\x1a\n\x12initial_value_name\x18\x06 \x01(\t\x12\x18\n\x10initializer_name\x18\x02 \x01(\t\x12\x15\n\rsnapshot_name\x18\x03 \x01(\t\x12\x35\n\x13save_slice_info_def\x18\x04 \x01(\x0b\x32\x18.flowrt.SaveSliceInfoDef\x12\x13\n\x0bis_resource\x18\x05 \x01(\x08\x12\x11\n\ttrainable\x18\x07 \x01(\x08\x12\x38\n\x0fsynchronization\x18\x08 \x01(\x0e\x32\x1f.flowrt.VariableSynchronization\x12\x30\n\x0b\x61ggregation\x18\t \x01(\x0e\x32\x1b.flowrt.VariableAggregation\"`\n\x10SaveSliceInfoDef\x12\x11\n\tfull_name\x18\x01 \x01(\t\x12\x12\n\nfull_shape\x18\x02 \x03(\x03\x12\x12\n\nvar_offset\x18\x03 \x03(\x03\x12\x11\n\tvar_shape\x18\x04 \x03(\x03*\xac\x01\n\x17VariableSynchronization\x12!\n\x1dVARIABLE_SYNCHRONIZATION_AUTO\x10\x00\x12!\n\x1dVARIABLE_SYNCHRONIZATION_NONE\x10\x01\x12%\n!VARIABLE_SYNCHRONIZATION_ON_WRITE\x10\x02\x12$\n VARIABLE_SYNCHRONIZATION_ON_READ\x10\x03*\x9e\x01\n\x13VariableAggregation\x12\x1d\n\x19VARIABLE_AGGREGATION_NONE\x10\x00\x12\x1c\n\x18VARIABLE_AGGREGATION_SUM\x10\x01\x12\x1d\n\x19VARIABLE_AGGREGATION_MEAN\x10\x02\x12+\n\'VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,36 +35,60 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._loaded_options = None
   _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_options = b'8\001'
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._loaded_options = None
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_options = b'8\001'
   _globals['_COLLECTIONDEF_INT64LIST'].fields_by_name['value']._loaded_options = None
   _globals['_COLLECTIONDEF_INT64LIST'].fields_by_name['value']._serialized_options = b'\020\001'
   _globals['_COLLECTIONDEF_FLOATLIST'].fields_by_name['value']._loaded_options = None
   _globals['_COLLECTIONDEF_FLOATLIST'].fields_by_name['value']._serialized_options = b'\020\001'
-  _globals['_VARIABLESYNCHRONIZATION']._serialized_start=1575
-  _globals['_VARIABLESYNCHRONIZATION']._serialized_end=1747
-  _globals['_VARIABLEAGGREGATION']._serialized_start=1750
-  _globals['_VARIABLEAGGREGATION']._serialized_end=1908
-  _globals['_METAGRAPHDEF']._serialized_start=70
-  _globals['_METAGRAPHDEF']._serialized_end=507
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=283
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=430
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=432
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=507
-  _globals['_COLLECTIONDEF']._serialized_start=510
-  _globals['_COLLECTIONDEF']._serialized_end=870
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=745
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=770
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=772
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=798
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=800
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=830
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=832
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=862
-  _globals['_SAVERDEF']._serialized_start=873
-  _globals['_SAVERDEF']._serialized_end=1155
-  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_start=1102
-  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_end=1155
-  _globals['_VARIABLEDEF']._serialized_start=1158
-  _globals['_VARIABLEDEF']._serialized_end=1474
-  _globals['_SAVESLICEINFODEF']._serialized_start=1476
-  _globals['_SAVESLICEINFODEF']._serialized_end=1572
+  _globals['_VARIABLESYNCHRONIZATION']._serialized_start=2540
+  _globals['_VARIABLESYNCHRONIZATION']._serialized_end=2712
+  _globals['_VARIABLEAGGREGATION']._serialized_start=2715
+  _globals['_VARIABLEAGGREGATION']._serialized_end=2873
+  _globals['_METAGRAPHDEF']._serialized_start=98
+  _globals['_METAGRAPHDEF']._serialized_end=719
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=420
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=567
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=569
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=644
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=646
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=719
+  _globals['_TENSORINFO']._serialized_start=722
+  _globals['_TENSORINFO']._serialized_end=998
+  _globals['_TENSORINFO_COOSPARSE']._serialized_start=885
+  _globals['_TENSORINFO_COOSPARSE']._serialized_end=986
+  _globals['_SIGNATUREDEF']._serialized_start=1001
+  _globals['_SIGNATUREDEF']._serialized_end=1397
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1194
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=1259
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=1261
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=1327
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=1329
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=1397
+  _globals['_ASSETFILEDEF']._serialized_start=1399
+  _globals['_ASSETFILEDEF']._serialized_end=1472
+  _globals['_COLLECTIONDEF']._serialized_start=1475
+  _globals['_COLLECTIONDEF']._serialized_end=1835
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1710
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1735
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1737
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1763
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1765
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1795
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1797
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1827
+  _globals['_SAVERDEF']._serialized_start=1838
+  _globals['_SAVERDEF']._serialized_end=2120
+  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_start=2067
+  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_end=2120
+  _globals['_VARIABLEDEF']._serialized_start=2123
+  _globals['_VARIABLEDEF']._serialized_end=2439
+  _globals['_SAVESLICEINFODEF']._serialized_start=2441
+  _globals['_SAVESLICEINFODEF']._serialized_end=2537
 # @@protoc_insertion_point(module_scope)

@@ -1,4 +1,5 @@
 from flowrt.protos import graph_pb2 as _graph_pb2
+from flowrt.protos import tensor_pb2 as _tensor_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -31,7 +32,7 @@ VARIABLE_AGGREGATION_MEAN: VariableAggregation
 VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA: VariableAggregation
 
 class MetaGraphDef(_message.Message):
-    __slots__ = ("meta_info_def", "graph_def", "saver_def", "collection_def")
+    __slots__ = ("meta_info_def", "graph_def", "saver_def", "collection_def", "signature_def", "asset_file_def")
     class MetaInfoDef(_message.Message):
         __slots__ = ("meta_graph_version", "tags", "tensorflow_version", "tensorflow_git_version", "stripped_default_attrs")
         META_GRAPH_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -52,15 +53,88 @@ class MetaGraphDef(_message.Message):
         key: str
         value: CollectionDef
         def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[CollectionDef, _Mapping]] = ...) -> None: ...
+    class SignatureDefEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: SignatureDef
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[SignatureDef, _Mapping]] = ...) -> None: ...
     META_INFO_DEF_FIELD_NUMBER: _ClassVar[int]
     GRAPH_DEF_FIELD_NUMBER: _ClassVar[int]
     SAVER_DEF_FIELD_NUMBER: _ClassVar[int]
     COLLECTION_DEF_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_DEF_FIELD_NUMBER: _ClassVar[int]
+    ASSET_FILE_DEF_FIELD_NUMBER: _ClassVar[int]
     meta_info_def: MetaGraphDef.MetaInfoDef
     graph_def: _graph_pb2.GraphDef
     saver_def: SaverDef
     collection_def: _containers.MessageMap[str, CollectionDef]
-    def __init__(self, meta_info_def: _Optional[_Union[MetaGraphDef.MetaInfoDef, _Mapping]] = ..., graph_def: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., saver_def: _Optional[_Union[SaverDef, _Mapping]] = ..., collection_def: _Optional[_Mapping[str, CollectionDef]] = ...) -> None: ...
+    signature_def: _containers.MessageMap[str, SignatureDef]
+    asset_file_def: _containers.RepeatedCompositeFieldContainer[AssetFileDef]
+    def __init__(self, meta_info_def: _Optional[_Union[MetaGraphDef.MetaInfoDef, _Mapping]] = ..., graph_def: _Optional[_Union[_graph_pb2.GraphDef, _Mapping]] = ..., saver_def: _Optional[_Union[SaverDef, _Mapping]] = ..., collection_def: _Optional[_Mapping[str, CollectionDef]] = ..., signature_def: _Optional[_Mapping[str, SignatureDef]] = ..., asset_file_def: _Optional[_Iterable[_Union[AssetFileDef, _Mapping]]] = ...) -> None: ...
+
+class TensorInfo(_message.Message):
+    __slots__ = ("name", "coo_sparse", "dtype", "tensor_shape")
+    class CooSparse(_message.Message):
+        __slots__ = ("values_tensor_name", "indices_tensor_name", "dense_shape_tensor_name")
+        VALUES_TENSOR_NAME_FIELD_NUMBER: _ClassVar[int]
+        INDICES_TENSOR_NAME_FIELD_NUMBER: _ClassVar[int]
+        DENSE_SHAPE_TENSOR_NAME_FIELD_NUMBER: _ClassVar[int]
+        values_tensor_name: str
+        indices_tensor_name: str
+        dense_shape_tensor_name: str
+        def __init__(self, values_tensor_name: _Optional[str] = ..., indices_tensor_name: _Optional[str] = ..., dense_shape_tensor_name: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    COO_SPARSE_FIELD_NUMBER: _ClassVar[int]
+    DTYPE_FIELD_NUMBER: _ClassVar[int]
+    TENSOR_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    coo_sparse: TensorInfo.CooSparse
+    dtype: _tensor_pb2.DataType
+    tensor_shape: _tensor_pb2.TensorShapeProto
+    def __init__(self, name: _Optional[str] = ..., coo_sparse: _Optional[_Union[TensorInfo.CooSparse, _Mapping]] = ..., dtype: _Optional[_Union[_tensor_pb2.DataType, str]] = ..., tensor_shape: _Optional[_Union[_tensor_pb2.TensorShapeProto, _Mapping]] = ...) -> None: ...
+
+class SignatureDef(_message.Message):
+    __slots__ = ("inputs", "outputs", "method_name", "defaults")
+    class InputsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: TensorInfo
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[TensorInfo, _Mapping]] = ...) -> None: ...
+    class OutputsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: TensorInfo
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[TensorInfo, _Mapping]] = ...) -> None: ...
+    class DefaultsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _tensor_pb2.TensorProto
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_tensor_pb2.TensorProto, _Mapping]] = ...) -> None: ...
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    METHOD_NAME_FIELD_NUMBER: _ClassVar[int]
+    DEFAULTS_FIELD_NUMBER: _ClassVar[int]
+    inputs: _containers.MessageMap[str, TensorInfo]
+    outputs: _containers.MessageMap[str, TensorInfo]
+    method_name: str
+    defaults: _containers.MessageMap[str, _tensor_pb2.TensorProto]
+    def __init__(self, inputs: _Optional[_Mapping[str, TensorInfo]] = ..., outputs: _Optional[_Mapping[str, TensorInfo]] = ..., method_name: _Optional[str] = ..., defaults: _Optional[_Mapping[str, _tensor_pb2.TensorProto]] = ...) -> None: ...
+
+class AssetFileDef(_message.Message):
+    __slots__ = ("tensor_info", "filename")
+    TENSOR_INFO_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    tensor_info: TensorInfo
+    filename: str
+    def __init__(self, tensor_info: _Optional[_Union[TensorInfo, _Mapping]] = ..., filename: _Optional[str] = ...) -> None: ...
 
 class CollectionDef(_message.Message):
     __slots__ = ("node_list", "bytes_list", "int64_list", "float_list")
