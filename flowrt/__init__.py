@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     dtypes,
     errors,
     gfile,
+    graph_util,
     image,
     io,
     keras,
