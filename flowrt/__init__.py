@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     compat,
     contrib,
     data,
+    debugging,
     dtypes,
     errors,
     gfile,
@@ -23,8 +24,10 @@ from . import (  # noqa: F401
     logging,
     lookup,
     losses,
+    manip,
     math,
     metrics,
+    nest,
     nn,
     profiler,
     protos,
@@ -47,6 +50,7 @@ from ._core.graph import (  # noqa: F401
     convert_to_tensor,
     get_default_graph,
     get_default_session,
+    get_static_value,
     register_tensor_conversion_function,
     reset_default_graph,
 )
@@ -58,6 +62,7 @@ from .behavior import *  # noqa: F403
 from .client.explain import explain  # noqa: F401
 from .dtypes import *  # noqa: F403
 from .dtypes import as_dtype  # noqa: F401
+from .errors import OpError  # noqa: F401
 from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
 from .gradients import AggregationMethod, gradients  # noqa: F401
 from .graph_import import import_graph_def, make_ndarray  # noqa: F401
@@ -77,6 +82,7 @@ from .ops.data_flow_ops import *  # noqa: F403
 from .ops.decomposition_ops import *  # noqa: F403
 from .ops.einsum_ops import *  # noqa: F403
 from .ops.extra_array_ops import *  # noqa: F403
+from .ops.extra_check_ops import *  # noqa: F403
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.functional_loops import *  # noqa: F403
 from .ops.grouping_ops import *  # noqa: F403
@@ -152,6 +158,8 @@ newaxis = None
 """Indexing with ``x[:, fr.newaxis]`` inserts a dimension of size 1 (as ``tf.newaxis``)."""
 
 __version__ = "0.1.0"
+VERSION = __version__
+"""flowrt's version (TF1 programs print ``tf.VERSION``; this is not a TensorFlow version)."""
 
 # Submodules that only implement names re-exported here; every other submodule imported
 # here (nn, train, summary, errors, test, ...) is public, as TF1's tf.nn, tf.train, ...

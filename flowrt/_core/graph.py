@@ -1244,3 +1244,21 @@ def constant_value(t: Tensor) -> Any:
         if all(v is not None for v in vals):
             return np.stack(vals, axis=op.attrs.get("axis", 0))
     return None
+
+
+def get_static_value(tensor: Any, partial: bool = False) -> Any:
+    """The value of ``tensor`` if it is known when the graph is built (a constant, a
+    fully known shape, size or rank, or a stack or identity of those), else None; a
+    value that is not a tensor is returned as it is (TF's ``tf.get_static_value``).
+
+    Raises:
+      NotImplementedError: ``partial=True`` (partially known values are not computed).
+    """
+    if partial:
+        raise NotImplementedError("get_static_value: partial=True is not supported by flowrt")
+    if isinstance(tensor, Tensor):
+        value = constant_value(tensor)
+        return None if value is None else np.array(value)
+    if hasattr(tensor, "op") and hasattr(tensor, "dtype"):  # a variable: no static value
+        return None
+    return tensor
