@@ -7,6 +7,7 @@ and docs/porting.md what is not supported. This module only re-exports.
 import types as _types
 
 from . import (  # noqa: F401
+    bitwise,
     client,
     compat,
     contrib,

@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     array_ops,
+    bitwise_ops,
     candidate_sampling_ops,
     check_ops,
     clip_ops,
@@ -12,6 +13,7 @@ from . import (  # noqa: F401
     data_flow_ops,
     embedding_ops,
     extra_array_ops,
+    extra_check_ops,
     extra_math_ops,
     functional_loops,
     functional_ops,

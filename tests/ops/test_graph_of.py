@@ -28,6 +28,7 @@ MODULES = [
     "flowrt.ops.state_ops",
     "flowrt.ops.check_ops",
     "flowrt.ops.extra_check_ops",
+    "flowrt.ops.bitwise_ops",
     "flowrt.ops.clip_ops",
     "flowrt.ops.sparse_ops",
     "flowrt.ops.parsing_ops",
@@ -297,6 +298,13 @@ CASES = {
     "state_ops.scatter_add": lambda i: fr.scatter_add(i.ref, 1, [1.0, 2.0, 3.0]),
     "state_ops.scatter_sub": lambda i: fr.scatter_sub(i.v, [1], [[1.0, 2.0, 3.0]]),
     "state_ops.is_variable_initialized": lambda i: fr.is_variable_initialized(i.v),
+    # bitwise_ops
+    "bitwise_ops.bitwise_and": lambda i: fr.bitwise.bitwise_and(i.ids, 3),
+    "bitwise_ops.bitwise_or": lambda i: fr.bitwise.bitwise_or(3, i.ids),
+    "bitwise_ops.bitwise_xor": lambda i: fr.bitwise.bitwise_xor(i.ids, i.ids),
+    "bitwise_ops.left_shift": lambda i: fr.bitwise.left_shift(i.ids, 1),
+    "bitwise_ops.right_shift": lambda i: fr.bitwise.right_shift(i.ids, 1),
+    "bitwise_ops.invert": lambda i: fr.bitwise.invert(i.ids),
     # check_ops
     "extra_check_ops.assert_near": lambda i: fr.assert_near(i.x, i.y),
     "extra_check_ops.assert_rank_in": lambda i: fr.assert_rank_in(i.x, [1, i.ids[0]]),
