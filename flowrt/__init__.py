@@ -35,6 +35,7 @@ from . import (  # noqa: F401
     python_io,
     random,
     saved_model,
+    sets,
     sparse,
     strings,
     summary,

@@ -33,6 +33,7 @@ from . import (  # noqa: F401
     random_ops,
     record_ops,
     script_ops,
+    set_ops,
     slicing_ops,
     sparse_map_ops,
     sparse_math_ops,

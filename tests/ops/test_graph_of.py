@@ -29,6 +29,7 @@ MODULES = [
     "flowrt.ops.check_ops",
     "flowrt.ops.extra_check_ops",
     "flowrt.ops.bitwise_ops",
+    "flowrt.ops.set_ops",
     "flowrt.ops.clip_ops",
     "flowrt.ops.sparse_ops",
     "flowrt.ops.parsing_ops",
@@ -298,6 +299,11 @@ CASES = {
     "state_ops.scatter_add": lambda i: fr.scatter_add(i.ref, 1, [1.0, 2.0, 3.0]),
     "state_ops.scatter_sub": lambda i: fr.scatter_sub(i.v, [1], [[1.0, 2.0, 3.0]]),
     "state_ops.is_variable_initialized": lambda i: fr.is_variable_initialized(i.v),
+    # set_ops
+    "set_ops.set_intersection": lambda i: fr.sets.set_intersection(i.ids[None], [[1]]),
+    "set_ops.set_union": lambda i: fr.sets.set_union([[1, 2]], i.ids[None]),
+    "set_ops.set_difference": lambda i: fr.sets.set_difference(i.ids[None], [[1]]),
+    "set_ops.set_size": lambda i: fr.sets.set_size(i.sps),
     # bitwise_ops
     "bitwise_ops.bitwise_and": lambda i: fr.bitwise.bitwise_and(i.ids, 3),
     "bitwise_ops.bitwise_or": lambda i: fr.bitwise.bitwise_or(3, i.ids),
