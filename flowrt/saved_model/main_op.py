@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .._core.graph import Operation, get_default_graph
 from ..ops.array_ops import group
+from ..ops.lookup_ops import tables_initializer
 from ..scopes import control_dependencies
 from ..variables import global_variables_initializer, local_variables_initializer
 
@@ -12,11 +13,11 @@ __all__ = ["main_op", "main_op_with_restore"]
 
 
 def main_op() -> Operation:
-    """Groups the global and local variables' initializers (TF's ``main_op``).
-
-    Note (flowrt): flowrt has no lookup tables, so there is no table initializer to add.
-    """
-    return group(global_variables_initializer(), local_variables_initializer())
+    """Groups the global and local variables' and the tables' initializers (TF's
+    ``main_op``)."""
+    return group(
+        global_variables_initializer(), local_variables_initializer(), tables_initializer()
+    )
 
 
 def main_op_with_restore(restore_op_name: str) -> Operation:

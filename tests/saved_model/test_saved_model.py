@@ -165,9 +165,13 @@ def test_main_op_initializes_and_runs_the_restore_op():
         v = fr.Variable(5.0, name="v")
         loc = fr.Variable(2.0, name="loc", collections=[fr.GraphKeys.LOCAL_VARIABLES])
         bump = fr.assign_add(v, 1.0, name="bump").op
+        table = fr.lookup.StaticHashTable(
+            fr.lookup.KeyValueTensorInitializer(["a"], [1], fr.string, fr.int64), -1
+        )
         with fr.Session() as s:
             s.run(sm.main_op.main_op())
             assert s.run([v, loc]) == [5.0, 2.0]
+            assert s.run(table.lookup(fr.constant(["a", "b"]))).tolist() == [1, -1]
             s.run(sm.main_op_with_restore("bump"))
             assert s.run(v) == 6.0
         assert bump.name == "bump"
