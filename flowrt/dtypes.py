@@ -155,7 +155,7 @@ resource = DType("resource", object)  # handles of stateful resources (variables
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 
-_ALL = [
+ALL_DTYPES = [
     float16,
     float32,
     float64,
@@ -193,7 +193,7 @@ _ENUMS = {
     "uint32": 22,
     "uint64": 23,
 }
-_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update(
     {
         "half": float16,
@@ -204,7 +204,7 @@ _BY_NAME.update(
         "object": string,
     }
 )
-_BY_NP = {d.np: d for d in _ALL if d.np.kind != "O"}
+_BY_NP = {d.np: d for d in ALL_DTYPES if d.np.kind != "O"}
 _BY_PY: dict[Any, DType] = {
     float: float32,
     int: int32,

@@ -36,13 +36,13 @@ import numpy as np
 import trio
 
 from . import dtypes as _dt
+from . import nest
 from ._core.graph import Operation, Tensor, _graph_stack, convert_to_tensor, get_default_graph
 from ._core.registry import get_op_def
 from ._core.shape import TensorShape, as_shape, unknown_shape
 from .func_graph import FuncGraph, notify_read
 from .ops import array_ops
-from .ops.control_flow_ops import _flatten, _is_seq, _pack
-from .ops.functional_ops import _call_op, _CallSpec
+from .ops.functional_ops import CallSpec, call_op
 from .variables import Variable
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ class ConcreteFunction:
         self.outputs = list(outputs)
         self.structured_outputs = structure
         self._target = target
-        self._specs: dict = {}  # which captured handles a call op feeds -> _CallSpec
+        self._specs: dict = {}  # which captured handles a call op feeds -> CallSpec
         self._specs_lock = threading.Lock()
         self._fetches = self.outputs + ([target] if target is not None else [])
         self._session = None
@@ -261,11 +261,11 @@ class ConcreteFunction:
         flat = iter(vals)
         leaves = [
             None if x is None or isinstance(x, Operation) else next(flat)
-            for x in _flatten(self.structured_outputs)
+            for x in nest.flatten(self.structured_outputs)
         ]
         return (
-            _pack(self.structured_outputs, leaves)
-            if _is_seq(self.structured_outputs)
+            nest.pack_leaves(self.structured_outputs, leaves)
+            if nest.is_nested(self.structured_outputs)
             else leaves[0]
         )
 
@@ -299,10 +299,10 @@ class ConcreteFunction:
             spec = self._specs.get(key)
             if spec is None:
                 targets = [self._target] if self._target is not None else []
-                spec = self._specs[key] = _CallSpec(
+                spec = self._specs[key] = CallSpec(
                     self.graph, self._placeholders + fed, self.outputs, targets, self.name
                 )
-        op = _call_op(spec, inputs + outer, self.name)
+        op = call_op(spec, inputs + outer, self.name)
         if g.building_function:
             for (v, _), h in zip(self.graph.captured_variables.values(), outer):
                 notify_read(g, v, h)  # the call reads it: tapes of the caller watch it
@@ -312,7 +312,7 @@ class ConcreteFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Runs this trace with tensor arguments in the order of ``inputs`` (numpy out)."""
-        flat = [x for x in _flatten((list(args), kwargs)) if _leaf_spec(x) is not None]
+        flat = [x for x in nest.flatten((list(args), kwargs)) if _leaf_spec(x) is not None]
         if len(flat) != len(self._placeholders):
             raise TypeError(
                 "%s expects %d tensor arguments, got %d"
@@ -365,7 +365,7 @@ class Function:
                     "input_signature must be either a tuple or a list, got %s."
                     % type(input_signature)
                 )
-            for s in _flatten(list(input_signature)):
+            for s in nest.flatten(list(input_signature)):
                 if not isinstance(s, TensorSpec):
                     raise TypeError(
                         "input_signature must be a possibly nested sequence of "
@@ -434,7 +434,7 @@ class Function:
         leaves = []
         for spec, x in zip(sig, args):
             leaves.extend(_flatten_up_to(spec, x, self._name))
-        for i, (x, spec) in enumerate(zip(leaves, _flatten(sig))):
+        for i, (x, spec) in enumerate(zip(leaves, nest.flatten(sig))):
             if isinstance(x, Tensor):
                 ok = spec.is_compatible_with(x)
             else:
@@ -469,7 +469,7 @@ class Function:
         arguments = dict(bound.arguments)
         key = _structure_key(arguments)
         cf = self._cache.get(key)
-        flat = _flatten(list(arguments.values()))  # parameter order
+        flat = nest.flatten(list(arguments.values()))  # parameter order
         values = [x for x in flat if _leaf_spec(x) is not None]
         if cf is not None:
             return cf, values
@@ -515,7 +515,7 @@ class Function:
                 it = iter(specs)
                 names = iter(_leaf_names(arguments))
                 phs, leaves = [], []
-                for x in _flatten(list(arguments.values())):
+                for x in nest.flatten(list(arguments.values())):
                     name = next(names)
                     if _leaf_spec(x) is None:
                         leaves.append(x)
@@ -524,7 +524,7 @@ class Function:
                     ph = array_ops.placeholder(spec.dtype, spec.shape, name=spec.name or name)
                     phs.append(ph)
                     leaves.append(ph)
-                packed: Any = _pack(list(arguments.values()), leaves)
+                packed: Any = nest.pack_leaves(list(arguments.values()), leaves)
                 bound = dict(zip(arguments, packed))
                 cf = self._finish_trace(fg, phs, bound, specs)
             skel = _skeleton(arguments)
@@ -543,11 +543,11 @@ class Function:
                     base = params[i] if i < len(params) else "arg%d" % i
                     leaves = [
                         array_ops.placeholder(x.dtype, x.shape, name=x.name or base)
-                        for x in _flatten(s)
+                        for x in nest.flatten(s)
                     ]
-                    args.append(_pack(s, leaves) if _is_seq(s) else leaves[0])
+                    args.append(nest.pack_leaves(s, leaves) if nest.is_nested(s) else leaves[0])
                 arguments = dict(zip(params, args))
-                phs = [x for x in _flatten(args)]
+                phs = [x for x in nest.flatten(args)]
                 return self._finish_trace(fg, phs, arguments, list(signature))
 
     def _finish_trace(self, fg, phs, arguments, specs) -> ConcreteFunction:
@@ -565,24 +565,24 @@ class Function:
                 args.append(arguments[name])
         result = self._python_function(*args, **kwargs)
         flat = []
-        for x in _flatten(result):
+        for x in nest.flatten(result):
             if x is None or isinstance(x, Operation):
                 continue
             flat.append(convert_to_tensor(x))
         converted = iter(flat)
         structure = (
-            _pack(
+            nest.pack_leaves(
                 result,
                 [
                     x if x is None or isinstance(x, Operation) else next(converted)
-                    for x in _flatten(result)
+                    for x in nest.flatten(result)
                 ],
             )
-            if _is_seq(result)
+            if nest.is_nested(result)
             else (result if result is None or isinstance(result, Operation) else flat[0])
         )
         target = _auto_control_dependencies(fg)
-        sig_args = tuple(_spec_or_value(x) for x in _flatten(list(arguments.values())))
+        sig_args = tuple(_spec_or_value(x) for x in nest.flatten(list(arguments.values())))
         return ConcreteFunction(self._name, fg, phs, (sig_args, {}), flat, structure, target)
 
     def _maybe_warn(self):
@@ -684,7 +684,9 @@ def _skeleton(arguments: dict):
     """The key of ``arguments`` with every tensor-like leaf replaced by ``*``."""
     values = list(arguments.values())
     return _structure_key(
-        _pack(values, ["*" if _leaf_spec(x) is not None else x for x in _flatten(values)])
+        nest.pack_leaves(
+            values, ["*" if _leaf_spec(x) is not None else x for x in nest.flatten(values)]
+        )
     )
 
 
@@ -692,7 +694,7 @@ def _leaf_names(arguments: dict) -> list:
     """A placeholder name per flat leaf: the argument name, ``x_1`` for nested leaves."""
     names = []
     for k, v in arguments.items():
-        n = len(_flatten(v))
+        n = len(nest.flatten(v))
         names.extend([k] if n == 1 else ["%s_%d" % (k, i) for i in range(n)])
     return names
 

@@ -32,7 +32,7 @@ __all__ = ["import_graph_def", "make_ndarray"]
 _SHAPES_ATTR = "_output_shapes"
 DROPPED_ATTR = UNENCODED_ATTRS
 
-_BY_ENUM = {d.as_datatype_enum: d for d in _dt._ALL}
+_BY_ENUM = {d.as_datatype_enum: d for d in _dt.ALL_DTYPES}
 
 
 def _dtype(enum: int, where: str) -> _dt.DType:

@@ -16,7 +16,7 @@ from ._core.shape import TensorShape
 from .graph_import import _dtype, import_graph_def
 from .logging import get_logger
 from .protos.graph_pb2 import GraphDef, NodeDef
-from .summary.protos import _fill_tensor
+from .summary.protos import fill_tensor_proto
 
 __all__ = [
     "convert_variables_to_constants",
@@ -143,7 +143,7 @@ def convert_variables_to_constants(
             if arr.dtype == object:
                 arr = np.array([x if isinstance(x, bytes) else bytes(x) for x in arr.flat], object)
                 arr = arr.reshape(np.shape(value_of[n.name]))
-            _fill_tensor(const.attr["value"].tensor, arr)
+            fill_tensor_proto(const.attr["value"].tensor, arr)
         elif n.name in read_names:
             ident = out.node.add(name=n.name, op="Identity", device=n.device)
             ident.input.extend(n.input)

@@ -18,7 +18,11 @@ def is_nested(seq: Any) -> bool:
     return isinstance(seq, (list, tuple, Mapping))
 
 
-def _children(x: Any) -> list:
+def children(x: Any) -> list:
+    """The direct children of nest ``x`` in TF's order (a mapping's values by sorted key).
+
+    Note (flowrt): not in TF's ``tf.nest``; control flow and RNNs walk structures with it.
+    """
     if isinstance(x, Mapping):
         return [x[k] for k in sorted(x)]
     return list(x)
@@ -34,7 +38,7 @@ def flatten(structure: Any, expand_composites: bool = False) -> list:
     if not is_nested(structure):
         return [structure]
     out: list = []
-    for c in _children(structure):
+    for c in children(structure):
         out.extend(flatten(c))
     return out
 
@@ -84,12 +88,21 @@ def pack_sequence_as(structure: Any, flat_sequence: Any, expand_composites: bool
             "Could not pack sequence. Structure had %d atoms, but flat_sequence had %d "
             "items.  Structure: %s, flat_sequence: %s." % (count, len(flat), structure, flat)
         )
-    it = iter(flat)
+    return pack_leaves(structure, flat)
+
+
+def pack_leaves(structure: Any, leaves: Any) -> Any:
+    """``pack_sequence_as`` without its checks: the first leaves of the iterable
+    ``leaves`` put in the nest of ``structure``.
+
+    Note (flowrt): not in TF's ``tf.nest``; control flow and RNNs pack with it.
+    """
+    it = iter(leaves)
 
     def build(s: Any) -> Any:
         if not is_nested(s):
             return next(it)
-        return _sequence_like(s, [build(c) for c in _children(s)])
+        return _sequence_like(s, [build(c) for c in children(s)])
 
     return build(structure)
 
@@ -137,7 +150,7 @@ def _mismatch(a: Any, b: Any, check_types: bool) -> tuple[type[Exception], str] 
             "The two structures don't have the same number of elements. First structure: %s. "
             "Second structure: %s" % (_describe(a), _describe(b))
         )
-    for x, y in zip(_children(a), _children(b), strict=True):
+    for x, y in zip(children(a), children(b), strict=True):
         found = _mismatch(x, y, check_types)
         if found is not None:
             return found

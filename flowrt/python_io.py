@@ -113,7 +113,7 @@ class TFRecordOptions:
         mem_level: int | None = None,
         compression_strategy: int | None = None,
     ) -> None:
-        self.compression_type = _compression_type(compression_type)
+        self.compression_type = compression_of(compression_type)
         self.flush_mode = flush_mode
         self.input_buffer_size = input_buffer_size
         self.output_buffer_size = output_buffer_size
@@ -133,13 +133,13 @@ class TFRecordOptions:
             return ""
         if isinstance(options, TFRecordOptions):
             return _TYPE_STRING[options.compression_type]
-        return _TYPE_STRING[_compression_type(options)]
+        return _TYPE_STRING[compression_of(options)]
 
     def __repr__(self) -> str:
         return "TFRecordOptions(compression_type=%r)" % _TYPE_STRING[self.compression_type]
 
 
-def _compression_type(
+def compression_of(
     value: TFRecordOptions | TFRecordCompressionType | int | str | None,
 ) -> TFRecordCompressionType:
     if value is None:
@@ -161,7 +161,7 @@ def _compression_type(
         ) from None
 
 
-def _wbits(ctype: TFRecordCompressionType, window_bits: int | None) -> int:
+def zlib_wbits(ctype: TFRecordCompressionType, window_bits: int | None) -> int:
     bits = zlib.MAX_WBITS if window_bits is None else int(window_bits)
     return bits + 16 if ctype is TFRecordCompressionType.GZIP else bits
 
@@ -212,7 +212,7 @@ class TFRecordWriter:
             self._z = zlib.compressobj(
                 level,
                 zlib.DEFLATED if opts.compression_method is None else opts.compression_method,
-                _wbits(self._ctype, opts.window_bits),
+                zlib_wbits(self._ctype, opts.window_bits),
                 8 if opts.mem_level is None else int(opts.mem_level),
                 zlib.Z_DEFAULT_STRATEGY
                 if opts.compression_strategy is None
@@ -267,7 +267,7 @@ class TFRecordWriter:
             self.close()
 
 
-class _Inflating:
+class Inflating:
     """A read-only stream of the decompressed bytes of a GZIP or ZLIB file."""
 
     _CHUNK = 1 << 16
@@ -326,7 +326,7 @@ class RecordFile:
         compression: TFRecordOptions | TFRecordCompressionType | int | str | None = None,
     ) -> None:
         self.path = os.fsdecode(path)
-        ctype = _compression_type(compression)
+        ctype = compression_of(compression)
         try:
             raw = open(self.path, "rb")  # closed by close()
         except OSError as e:
@@ -334,7 +334,7 @@ class RecordFile:
         self._f = (
             raw
             if ctype is TFRecordCompressionType.NONE
-            else _Inflating(raw, _wbits(ctype, None), self.path)
+            else Inflating(raw, zlib_wbits(ctype, None), self.path)
         )
         # An uncompressed file's size bounds a record's length before anything is read
         # (a hostile length field must not make a huge allocation).

@@ -15,10 +15,10 @@ import enum
 from collections.abc import Iterator
 from typing import Any
 
+from . import nest
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .gradients import gradients
 from .ops import math_ops
-from .ops.control_flow_ops import _flatten, _is_seq, _pack
 from .ops.indexed_slices import IndexedSlices
 from .variables import Variable
 
@@ -115,7 +115,7 @@ class GradientTape:
 
     def watch(self, tensor: Any) -> None:
         """Watches a tensor, a variable, or a nest of them."""
-        for t in _flatten(tensor):
+        for t in nest.flatten(tensor):
             if isinstance(t, Variable):
                 self._watched_vars[id(t)] = t
             elif isinstance(t, Tensor):
@@ -204,8 +204,8 @@ class GradientTape:
         )
         g = self._graph
         with g.as_default():
-            targets = [convert_to_tensor(t) for t in _flatten(target)]
-            flat_sources = _flatten(sources)
+            targets = [convert_to_tensor(t) for t in nest.flatten(target)]
+            flat_sources = nest.flatten(sources)
             connected = self._connected()
             groups = []
             for s in flat_sources:
@@ -226,7 +226,7 @@ class GradientTape:
             if xs and live:
                 grad_ys = None
                 if output_gradients is not None:
-                    ogs = list(_flatten(output_gradients))
+                    ogs = list(nest.flatten(output_gradients))
                     grad_ys = [og for t, og in zip(targets, ogs) if t in connected]
                 stops = [
                     o for op in g._ops if not self._recorded(op) for o in op.outputs if o not in xs
@@ -253,4 +253,4 @@ class GradientTape:
                         else array_ops.zeros_like(s)
                     )
                 results.append(gr)
-        return _pack(sources, results) if _is_seq(sources) else results[0]
+        return nest.pack_leaves(sources, results) if nest.is_nested(sources) else results[0]

@@ -27,10 +27,10 @@ from ._core.graph import (
     Operation,
     Tensor,
     TensorOperators,
-    _session_for,
     constant_op,
     convert_to_tensor,
     get_default_graph,
+    session_for,
 )
 from ._core.registry import NOT_DIFFERENTIABLE, get_op_def, register_op
 from ._core.shape import TensorShape, as_shape
@@ -406,7 +406,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
                 if self._eager is None:
                     res = state_ops.VariableResource(self._handle.op.name)
                     (value,) = evaluate([self._initial_value])
-                    res.value = state_ops._freeze(np.array(value, copy=True), self.dtype.np)
+                    res.value = state_ops.frozen_copy(np.array(value, copy=True), self.dtype.np)
                     self._eager = res
         return self._eager
 
@@ -484,7 +484,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
 
     def eval(self, session: Session | None = None) -> Any:
         """The variable's value in ``session`` (or the default session)."""
-        return _session_for(self._handle.graph, session).run(self._snapshot)
+        return session_for(self._handle.graph, session).run(self._snapshot)
 
     def _as_tensor(self) -> Tensor:
         # Inside control_dependencies a use of the variable is a new read ordered after
@@ -568,7 +568,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
 
     def load(self, value: TensorLike, session: Session | None = None) -> None:
         """Writes ``value`` into the variable in ``session`` (no new ops are added)."""
-        sess = _session_for(self._handle.graph, session)
+        sess = session_for(self._handle.graph, session)
         sess.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
     # --- misc -------------------------------------------------------------------------

@@ -247,7 +247,7 @@ class Tensor(TensorOperators):
 
     def eval(self, feed_dict: dict | None = None, session: Any = None) -> Any:
         """Runs the graph to compute this tensor in ``session`` or the default session."""
-        return _session_for(self.graph, session).run(self, feed_dict)
+        return session_for(self.graph, session).run(self, feed_dict)
 
     def _as_tensor(self):
         return self
@@ -354,7 +354,7 @@ class Operation:
 
     def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
         """Runs this op (for its side effects) in ``session`` or the default session."""
-        _session_for(self.graph, session).run(self, feed_dict)
+        session_for(self.graph, session).run(self, feed_dict)
 
     def _set_outputs(self, specs) -> None:
         """Gives an imported op its outputs from known ``(dtype, shape)`` specs."""
@@ -1015,7 +1015,7 @@ def get_default_session() -> Any:
     return stack[-1] if stack else None
 
 
-def _session_for(graph, session):
+def session_for(graph, session):
     if session is None:
         session = get_default_session()
         if session is None:

@@ -18,14 +18,14 @@ from .. import errors
 from .._core.graph import convert_to_tensor
 from ..function import TensorSpec
 from ..ops.common import make
-from ..ops.io_ops import _open_error, _TextLineState
-from ..ops.record_ops import _FixedLengthState
+from ..ops.io_ops import TextLineState, open_error
+from ..ops.record_ops import FixedLengthState
 from ..python_io import (
+    Inflating,
     RecordFile,
     TFRecordCompressionType,
-    _compression_type,
-    _Inflating,
-    _wbits,
+    compression_of,
+    zlib_wbits,
 )
 from .dataset import DatasetV1
 from .pipeline import DatasetValue, Element, IterEnv, register_dataset
@@ -53,11 +53,11 @@ class _Files(DatasetValue):
 
 class _TextLines(_Files):
     def read(self, path: bytes) -> Iterator[Element]:
-        ctype = _compression_type(self.op.attrs["compression_type"] or None)
+        ctype = compression_of(self.op.attrs["compression_type"] or None)
         if ctype is not TFRecordCompressionType.NONE:
             yield from self._compressed(path, ctype)
             return
-        state = _TextLineState(self.op.name, 0)
+        state = TextLineState(self.op.name, 0)
         state.open(None, path)
         try:
             while (got := state.take(_LINES)) is not None:
@@ -71,9 +71,9 @@ class _TextLines(_Files):
         try:
             raw = open(fs_path, "rb")
         except OSError as e:
-            raise _open_error(e, fs_path) from None
+            raise open_error(e, fs_path) from None
         with raw:
-            z = _Inflating(raw, _wbits(ctype, None), fs_path)
+            z = Inflating(raw, zlib_wbits(ctype, None), fs_path)
             parts = []
             while chunk := z.read(1 << 20):
                 parts.append(chunk)
@@ -97,7 +97,7 @@ class _Records(_Files):
 class _FixedLength(_Files):
     def read(self, path: bytes) -> Iterator[Element]:
         attrs = self.op.attrs
-        state = _FixedLengthState(self.op.name, attrs)
+        state = FixedLengthState(self.op.name, attrs)
         state.open(None, path)
         body = len(state.data) - attrs["header_bytes"]
         if body % attrs["record_bytes"]:
@@ -136,7 +136,7 @@ def _compression(value: Any) -> str:
         return ""
     if not isinstance(value, str):
         raise TypeError("compression_type must be a string, got %r" % (value,))
-    _compression_type(value or None)  # ValueError naming it when unsupported
+    compression_of(value or None)  # ValueError naming it when unsupported
     return value
 
 

@@ -13,12 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
-from .. import nn
+from .. import nest, nn
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.shape import TensorShape
 from ..module import Module
 from ..ops import array_ops, linalg_ops, math_ops, slicing_ops
-from ..ops.control_flow_ops import _flatten, _pack
 from ..variables import Variable
 from . import activations, initializers
 
@@ -75,9 +74,9 @@ class Layer(Module):
             if not self.built:
                 shapes = [
                     x.shape if isinstance(x, Tensor) else TensorShape(getattr(x, "shape", None))
-                    for x in _flatten(inputs)
+                    for x in nest.flatten(inputs)
                 ]
-                self.build(shapes[0] if len(shapes) == 1 else _pack(inputs, shapes))
+                self.build(shapes[0] if len(shapes) == 1 else nest.pack_leaves(inputs, shapes))
                 self.built = True
             return self.call(inputs, *args, **kwargs)
 

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
+from .. import nest
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.shape import TensorShape
 from ..ops import array_ops, indexing_ops, math_ops, slicing_ops
-from ..ops.control_flow_ops import _flatten, _pack, _structure_error
+from ..ops.control_flow_ops import structure_error
 from ..ops.tensor_array_ops import TensorArray
 from ..ops.while_ops import while_loop
 from ..var_scope import variable_scope
@@ -55,15 +56,15 @@ def _initial_state(cell, initial_state, batch_size, dtype):
 
 
 def _zero_output(cell, batch_size, dtype):
-    sizes = _flatten(cell.output_size)
-    return _pack(cell.output_size, [_zeros(batch_size, s, dtype) for s in sizes])
+    sizes = nest.flatten(cell.output_size)
+    return nest.pack_leaves(cell.output_size, [_zeros(batch_size, s, dtype) for s in sizes])
 
 
 def _rnn_step(time, sequence_length, zero_output, state, call_cell):
     """One masked step: rows with ``time >= sequence_length`` keep zeros and old state."""
     new_output, new_state = call_cell()
     for a, b, what in ((zero_output, new_output, "output"), (state, new_state, "state")):
-        err = _structure_error(a, b, check_types=False)
+        err = structure_error(a, b, check_types=False)
         if err:
             raise ValueError("The cell's %s does not match its size: %s" % (what, err))
     copy = math_ops.greater_equal(time, sequence_length)
@@ -73,9 +74,9 @@ def _rnn_step(time, sequence_length, zero_output, state, call_cell):
             return new
         return math_ops.where(copy, old, new)
 
-    out = [through(o, n) for o, n in zip(_flatten(zero_output), _flatten(new_output))]
-    st = [through(o, n) for o, n in zip(_flatten(state), _flatten(new_state))]
-    return _pack(new_output, out), _pack(new_state, st)
+    out = [through(o, n) for o, n in zip(nest.flatten(zero_output), nest.flatten(new_output))]
+    st = [through(o, n) for o, n in zip(nest.flatten(state), nest.flatten(new_state))]
+    return nest.pack_leaves(new_output, out), nest.pack_leaves(new_state, st)
 
 
 def _sequence_length(sequence_length):
@@ -118,7 +119,7 @@ def static_rnn(
         raise ValueError("inputs must not be empty")
     outputs = []
     with variable_scope(scope or "rnn") as varscope:
-        first = [convert_to_tensor(t) for t in _flatten(inputs[0])]
+        first = [convert_to_tensor(t) for t in nest.flatten(inputs[0])]
         if first[0].shape.ndims is not None and first[0].shape.ndims < 2:
             raise ValueError("Expected input to have rank at least 2")
         batch_size = _batch_size(first, 0)
@@ -126,7 +127,7 @@ def static_rnn(
         seq = _sequence_length(sequence_length)
         zero_output = None
         if seq is not None:
-            zero_output = _zero_output(cell, batch_size, _flatten(state)[0].dtype)
+            zero_output = _zero_output(cell, batch_size, nest.flatten(state)[0].dtype)
         for time, inp in enumerate(inputs):
             if time > 0:
                 varscope.reuse_variables()
@@ -188,7 +189,9 @@ def static_bidirectional_rnn(
             )
     out_bw = _reverse_list(tmp, seq)
     outputs = [
-        _pack(f, [slicing_ops.concat([a, b], 1) for a, b in zip(_flatten(f), _flatten(b))])
+        nest.pack_leaves(
+            f, [slicing_ops.concat([a, b], 1) for a, b in zip(nest.flatten(f), nest.flatten(b))]
+        )
         for f, b in zip(out_fw, out_bw)
     ]
     return outputs, state_fw, state_bw
@@ -198,12 +201,12 @@ def _reverse_list(xs: Sequence[Any], seq) -> list[Any]:
     """A list of steps reversed (within each row's length when ``seq`` is given)."""
     if seq is None:
         return list(xs)[::-1]
-    flat = [[convert_to_tensor(t) for t in _flatten(x)] for x in xs]
+    flat = [[convert_to_tensor(t) for t in nest.flatten(x)] for x in xs]
     out = []
     for k in range(len(flat[0])):
         r = _reverse(array_ops.stack([f[k] for f in flat]), seq, 0, 1)
         out.append(slicing_ops.unstack(r))
-    return [_pack(x, [col[i] for col in out]) for i, x in enumerate(xs)]
+    return [nest.pack_leaves(x, [col[i] for col in out]) for i, x in enumerate(xs)]
 
 
 def dynamic_rnn(
@@ -242,17 +245,19 @@ def dynamic_rnn(
     """
     _check_cell(cell)
     with variable_scope(scope or "rnn"):
-        flat = [convert_to_tensor(t) for t in _flatten(inputs)]
+        flat = [convert_to_tensor(t) for t in nest.flatten(inputs)]
         if not time_major:
             flat = [_swap_batch_time(t) for t in flat]
         seq = _sequence_length(sequence_length)
         batch_size = _batch_size(flat, 1)
         state = _initial_state(cell, initial_state, batch_size, dtype)
         outputs, final_state = _dynamic_rnn_loop(
-            cell, _pack(inputs, flat), state, parallel_iterations or 32, swap_memory, seq
+            cell, nest.pack_leaves(inputs, flat), state, parallel_iterations or 32, swap_memory, seq
         )
         if not time_major:
-            outputs = _pack(outputs, [_swap_batch_time(t) for t in _flatten(outputs)])
+            outputs = nest.pack_leaves(
+                outputs, [_swap_batch_time(t) for t in nest.flatten(outputs)]
+            )
         return outputs, final_state
 
 
@@ -266,13 +271,13 @@ def _swap_batch_time(t: Tensor) -> Tensor:
 
 
 def _dynamic_rnn_loop(cell, inputs, state, parallel_iterations, swap_memory, seq):
-    flat = _flatten(inputs)
+    flat = nest.flatten(inputs)
     time_steps = array_ops.shape(flat[0])[0]
     batch_size = _batch_size(flat, 1)
     got = [t.shape for t in flat]
     const_time, const_batch = got[0][0], got[0][1]
-    state_dtype = _flatten(state)[0].dtype
-    out_sizes = _flatten(cell.output_size)
+    state_dtype = nest.flatten(state)[0].dtype
+    out_sizes = nest.flatten(cell.output_size)
     zero_output = _zero_output(cell, batch_size, state_dtype) if seq is not None else None
     if seq is not None:
         max_len = math_ops.reduce_max(seq)
@@ -301,7 +306,7 @@ def _dynamic_rnn_loop(cell, inputs, state, parallel_iterations, swap_memory, seq
         xs = [ta.read(time) for ta in in_tas]
         for x, shape in zip(xs, got):
             x.set_shape(shape[1:])
-        x = _pack(inputs, xs)
+        x = nest.pack_leaves(inputs, xs)
 
         def call_cell():
             return cell(x, state)
@@ -310,7 +315,7 @@ def _dynamic_rnn_loop(cell, inputs, state, parallel_iterations, swap_memory, seq
             output, new_state = _rnn_step(time, seq, zero_output, state, call_cell)
         else:
             output, new_state = call_cell()
-        out_tas = [ta.write(time, o) for ta, o in zip(out_tas, _flatten(output))]
+        out_tas = [ta.write(time, o) for ta, o in zip(out_tas, nest.flatten(output))]
         return time + 1, out_tas, new_state
 
     if seq is not None:
@@ -330,7 +335,7 @@ def _dynamic_rnn_loop(cell, inputs, state, parallel_iterations, swap_memory, seq
         o = ta.stack()
         o.set_shape(TensorShape([const_time, const_batch]).concatenate(_dims(size)))
         outs.append(o)
-    return _pack(cell.output_size, outs), final_state
+    return nest.pack_leaves(cell.output_size, outs), final_state
 
 
 def _dims(size: Any) -> TensorShape:
@@ -404,11 +409,11 @@ def bidirectional_dynamic_rnn(
             )
         with variable_scope("bw") as bw_scope:
             seq = None if sequence_length is None else _sequence_length(sequence_length)
-            rev = _pack(
+            rev = nest.pack_leaves(
                 inputs,
                 [
                     _reverse(convert_to_tensor(t), seq, time_axis, batch_axis)
-                    for t in _flatten(inputs)
+                    for t in nest.flatten(inputs)
                 ],
             )
             tmp, state_bw = dynamic_rnn(
@@ -422,5 +427,7 @@ def bidirectional_dynamic_rnn(
                 time_major,
                 scope=bw_scope,
             )
-    out_bw = _pack(tmp, [_reverse(t, seq, time_axis, batch_axis) for t in _flatten(tmp)])
+    out_bw = nest.pack_leaves(
+        tmp, [_reverse(t, seq, time_axis, batch_axis) for t in nest.flatten(tmp)]
+    )
     return (out_fw, out_bw), (state_fw, state_bw)

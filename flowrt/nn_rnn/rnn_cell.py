@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
+from .. import nest
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.shape import TensorShape
 from ..init_ops import constant_initializer, zeros_initializer
 from ..layers.base import Layer
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, slicing_ops
-from ..ops.control_flow_ops import _flatten, _pack
 from ..ops.math_ops import clip_by_value
 from ..var_scope import variable_scope
 
@@ -101,9 +101,9 @@ class RNNCell(Layer):
         """Zeros shaped like the state for a batch of ``batch_size``, in ``state_size``'s nest."""
         g = get_default_graph()
         with g.name_scope(type(self).__name__ + "ZeroState"):
-            sizes = _flatten(self.state_size)
+            sizes = nest.flatten(self.state_size)
             zeros = [_zeros(batch_size, s, dtype) for s in sizes]
-            return _pack(self.state_size, zeros)
+            return nest.pack_leaves(self.state_size, zeros)
 
     def get_initial_state(
         self, inputs: Any = None, batch_size: Any = None, dtype: DTypeLike | None = None
@@ -550,8 +550,8 @@ class DropoutWrapper(RNNCell):
         if isinstance(keep, (int, float)) and keep == 1.0:
             return x
         seed = None if self._seed is None else self._seed + salt
-        flat = [nn_ops.dropout(t, keep_prob=keep, seed=seed) for t in _flatten(x)]
-        return _pack(x, flat)
+        flat = [nn_ops.dropout(t, keep_prob=keep, seed=seed) for t in nest.flatten(x)]
+        return nest.pack_leaves(x, flat)
 
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> Any:
         inputs = self._dropout(inputs, self._input_keep_prob, 0)

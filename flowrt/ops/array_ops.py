@@ -655,7 +655,7 @@ def _is_tensor(x):
     return isinstance(x, Tensor) or hasattr(x, "_as_tensor")
 
 
-def _gen_op(op_type, args, attrs=None, name=None, default=None):
+def gen_op(op_type, args, attrs=None, name=None, default=None):
     """Creates an op like TF's generated wrappers: non-tensor arguments become Consts
     named after the argument inside the op's name scope; the op takes the scope's name.
 
@@ -675,18 +675,18 @@ def _index_arg(v):
     return v if _is_tensor(v) else None
 
 
-def _static_dims(t: Tensor):
+def static_dims(t: Tensor):
     """``t``'s shape as a constant list when fully known, else the dynamic ``shape(t)``."""
     if t.shape.is_fully_defined():
         return constant_op(np.array(t.shape.as_list(), dtype=np.int32))
     return shape(t)
 
 
-def _zeros_for_none(grads, outputs):
+def zeros_for_none(grads, outputs):
     return [g if g is not None else zeros_like(t) for g, t in zip(grads, outputs, strict=False)]
 
 
-def _check_rank(t: Tensor, rank: int, what: str):
+def check_rank(t: Tensor, rank: int, what: str):
     if t.shape.ndims is not None and t.shape.ndims != rank:
         raise ValueError(
             "%s must be rank %d but is rank %d (shape %s)" % (what, rank, t.shape.ndims, t.shape)
@@ -821,7 +821,7 @@ def _check_perm(p, n):
 def _transpose_infer(op):
     x, perm = op.inputs
     check_dtype(perm, (_dt.int32, _dt.int64), "perm")
-    _check_rank(perm, 1, "perm")
+    check_rank(perm, 1, "perm")
     p = int_list(perm)
     if p is None:
         n = (
@@ -864,7 +864,7 @@ register_op("Transpose", infer=_transpose_infer, kernel=_transpose_kernel, grad=
 def invert_permutation(x: TensorLike, name: str | None = None) -> Tensor:
     """The inverse permutation of the int vector ``x``."""
     with in_graph_of([x]):
-        return _gen_op("InvertPermutation", [("x", x, _dt.int32)], None, name).outputs[0]
+        return gen_op("InvertPermutation", [("x", x, _dt.int32)], None, name).outputs[0]
 
 
 def _invert_permutation_kernel(ctx, op, x):
@@ -899,7 +899,7 @@ def expand_dims(
             axis = dim
         if axis is None:
             raise ValueError("Must specify an axis argument to tf.expand_dims()")
-        return _gen_op(
+        return gen_op(
             "ExpandDims", [("input", input, None), ("dim", axis, _dt.int32)], None, name
         ).outputs[0]
 
@@ -934,7 +934,7 @@ def _expand_dims_kernel(ctx, op, x, d):
 
 
 def _reshape_to_input_grad(op, g):
-    return [reshape(g, _static_dims(op.inputs[0]))] + [None] * (len(op.inputs) - 1)
+    return [reshape(g, static_dims(op.inputs[0]))] + [None] * (len(op.inputs) - 1)
 
 
 register_op(
@@ -961,7 +961,7 @@ def squeeze(
             dims = []
         elif np.isscalar(dims):
             dims = [dims]
-        return _gen_op(
+        return gen_op(
             "Squeeze", [("input", input, None)], {"squeeze_dims": [int(a) for a in dims]}, name
         ).outputs[0]
 
@@ -1016,7 +1016,7 @@ register_op(
 def reverse(tensor: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
     """``tensor`` with the dimensions in ``axis`` reversed (op type ReverseV2)."""
     with in_graph_of([tensor, axis]):
-        return _gen_op(
+        return gen_op(
             "ReverseV2", [("tensor", tensor, None), ("axis", axis, _dt.int32)], None, name
         ).outputs[0]
 
@@ -1027,7 +1027,7 @@ reverse_v2 = reverse
 def _reverse_infer(op):
     x, axis = op.inputs
     check_dtype(axis, (_dt.int32, _dt.int64), "axis")
-    _check_rank(axis, 1, "axis")
+    check_rank(axis, 1, "axis")
     axes = int_list(axis)
     if axes is not None and x.shape.ndims is not None:
         norm = [axis_value(a, x.shape.ndims) for a in axes]

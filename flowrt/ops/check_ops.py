@@ -147,7 +147,7 @@ def Assert(
         return make_op("Assert", [cond] + xs, {"summarize": summarize}, "Assert")
 
 
-def _prefix(message) -> str:
+def message_prefix(message) -> str:
     return "%s.  " % message if message else ""
 
 
@@ -170,7 +170,7 @@ def _binary_assert(sym, default_name, fn, np_fn, x, y, data, summarize, message,
                 y,
             ]
         if message:
-            data = [_prefix(message)] + list(data)
+            data = [message_prefix(message)] + list(data)
         xs, ys = constant_value(x), constant_value(y)
         if xs is not None and ys is not None and not np.all(np_fn(xs, ys)):
             _static_false(data)
@@ -340,7 +340,7 @@ def _rank_assert(x, rank, at_least, message, name, default_name, data, summarize
             raise ValueError("Rank must be a scalar, got shape %s" % rank_t.shape)
         want = constant_value(rank_t)
         have = x.shape.ndims
-        prefix = _prefix(message)
+        prefix = message_prefix(message)
         what = "at least " if at_least else ""
         if want is not None and have is not None:
             ok = have >= int(want) if at_least else have == int(want)

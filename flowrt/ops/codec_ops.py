@@ -18,8 +18,8 @@ from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from .common import in_graph_of, make, to_tensor
-from .string_ops import _bytes_list
-from .text_ops import _elementwise, _strings
+from .string_ops import as_bytes_list
+from .text_ops import elementwise_string_op, string_input
 
 if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
@@ -43,7 +43,7 @@ def encode_base64(input: TensorLike, pad: bool = False, name: str | None = None)
     """Encodes each string in web-safe base64 (op ``EncodeBase64``), with ``=`` padding
     to a multiple of 4 characters when ``pad``."""
     with in_graph_of([input]):
-        return make("EncodeBase64", [_strings(input)], {"pad": bool(pad)}, name, "EncodeBase64")
+        return make("EncodeBase64", [string_input(input)], {"pad": bool(pad)}, name, "EncodeBase64")
 
 
 def _encode_fn(op):
@@ -52,7 +52,7 @@ def _encode_fn(op):
     return lambda s: base64.urlsafe_b64encode(s).rstrip(b"=")
 
 
-_elementwise("EncodeBase64", _encode_fn)
+elementwise_string_op("EncodeBase64", _encode_fn)
 
 
 def decode_base64(input: TensorLike, name: str | None = None) -> Tensor:
@@ -63,7 +63,7 @@ def decode_base64(input: TensorLike, name: str | None = None) -> Tensor:
         alphabet or a length of 1 modulo 4.
     """
     with in_graph_of([input]):
-        return make("DecodeBase64", [_strings(input)], None, name, "DecodeBase64")
+        return make("DecodeBase64", [string_input(input)], None, name, "DecodeBase64")
 
 
 _WEB_SAFE = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -81,7 +81,7 @@ def _decode_one(s: bytes) -> bytes:
         raise errors.InvalidArgumentError(None, None, "Invalid base64: %s" % e) from None
 
 
-_elementwise("DecodeBase64", lambda op: _decode_one)
+elementwise_string_op("DecodeBase64", lambda op: _decode_one)
 
 
 # --------------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def decode_compressed(
     with in_graph_of([bytes]):
         return make(
             "DecodeCompressed",
-            [_strings(bytes, "bytes")],
+            [string_input(bytes, "bytes")],
             {"compression_type": str(compression_type)},
             name,
             "DecodeCompressed",
@@ -135,7 +135,7 @@ def _decompress_fn(op):
     return one
 
 
-_elementwise("DecodeCompressed", _decompress_fn)
+elementwise_string_op("DecodeCompressed", _decompress_fn)
 
 
 # --------------------------------------------------------------------------------------
@@ -154,14 +154,14 @@ def serialize_tensor(tensor: TensorLike, name: str | None = None) -> Tensor:
 
 def _serialize_kernel(ctx, op, x):
     from ..protos.tensor_pb2 import TensorProto
-    from ..summary.protos import _fill_tensor
+    from ..summary.protos import fill_tensor_proto
 
     proto = TensorProto()
     proto.tensor_shape.SetInParent()  # TF writes a scalar's empty shape too
     string = op.attrs["T"] is _dt.string
     arr = np.asarray(x, dtype=object) if string else np.asarray(x)
-    _fill_tensor(
-        proto, np.asarray(_bytes_list(arr), dtype=object).reshape(arr.shape) if string else arr
+    fill_tensor_proto(
+        proto, np.asarray(as_bytes_list(arr), dtype=object).reshape(arr.shape) if string else arr
     )
     return (np.array(proto.SerializeToString(), dtype=object),)
 
@@ -186,7 +186,7 @@ def parse_tensor(serialized: TensorLike, out_type: DTypeLike, name: str | None =
     with in_graph_of([serialized]):
         return make(
             "ParseTensor",
-            [_strings(serialized, "serialized")],
+            [string_input(serialized, "serialized")],
             {"out_type": _dt.as_dtype(out_type)},
             name,
             "ParseTensor",
@@ -195,7 +195,7 @@ def parse_tensor(serialized: TensorLike, out_type: DTypeLike, name: str | None =
 
 # TF's names for dtypes in its messages (DataTypeString).
 _TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
-_NAME_OF = {d.as_datatype_enum: d.name for d in _dt._ALL}
+_NAME_OF = {d.as_datatype_enum: d.name for d in _dt.ALL_DTYPES}
 
 
 def _parse_kernel(ctx, op, s):
@@ -211,7 +211,7 @@ def _parse_kernel(ctx, op, s):
     want = op.attrs["out_type"]
     proto = TensorProto()
     try:
-        proto.ParseFromString(_bytes_list(s)[0])
+        proto.ParseFromString(as_bytes_list(s)[0])
     except DecodeError:
         raise errors.InvalidArgumentError(
             None, op, "Could not parse `serialized` as TensorProto"
@@ -258,7 +258,7 @@ def decode_json_example(json_examples: TensorLike, name: str | None = None) -> T
     with in_graph_of([json_examples]):
         return make(
             "DecodeJSONExample",
-            [_strings(json_examples, "json_examples")],
+            [string_input(json_examples, "json_examples")],
             None,
             name,
             "DecodeJSONExample",
@@ -282,4 +282,4 @@ def _json_example_fn(op):
     return one
 
 
-_elementwise("DecodeJSONExample", _json_example_fn)
+elementwise_string_op("DecodeJSONExample", _json_example_fn)

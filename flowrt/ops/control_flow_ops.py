@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import errors
+from .. import errors, nest
 from .._core.executor import run_nested, run_sync
 from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from .._core.plan import Plan
@@ -50,47 +50,12 @@ __all__ = ["cond", "case", "while_loop"]
 # --------------------------------------------------------------------------------------
 
 
-def _is_seq(x):
-    return isinstance(x, (list, tuple, dict))
-
-
-def _children(x):
-    if isinstance(x, dict):
-        return [x[k] for k in sorted(x)]
-    return list(x)
-
-
-def _flatten(x) -> list:
-    if not _is_seq(x):
-        return [x]
-    out = []
-    for c in _children(x):
-        out.extend(_flatten(c))
-    return out
-
-
-def _pack(structure, flat) -> object:
-    it = iter(flat)
-
-    def build(s):
-        if not _is_seq(s):
-            return next(it)
-        vals = [build(c) for c in _children(s)]
-        if isinstance(s, dict):
-            return type(s)(zip(sorted(s), vals))
-        if isinstance(s, tuple) and hasattr(s, "_fields"):
-            return type(s)(*vals)
-        return type(s)(vals)
-
-    return build(structure)
-
-
-def _structure_error(a, b, check_types):
+def structure_error(a, b, check_types):
     """Why ``a`` and ``b`` are not the same nest, or None (tf.nest.assert_same_structure)."""
-    if _is_seq(a) != _is_seq(b):
-        seq, other = (a, b) if _is_seq(a) else (b, a)
+    if nest.is_nested(a) != nest.is_nested(b):
+        seq, other = (a, b) if nest.is_nested(a) else (b, a)
         return "Substructure %r is a sequence, while substructure %r is not" % (seq, other)
-    if not _is_seq(a):
+    if not nest.is_nested(a):
         return None
     if check_types and type(a) is not type(b):
         return (
@@ -105,14 +70,14 @@ def _structure_error(a, b, check_types):
             "The two dictionaries don't have the same set of keys. First structure has "
             "keys %s, while second structure has keys %s" % (sorted(a), sorted(b))
         )
-    ca, cb = _children(a), _children(b)
+    ca, cb = nest.children(a), nest.children(b)
     if len(ca) != len(cb):
         return (
             "The two structures don't have the same number of elements. First "
             "structure: %r, second structure: %r" % (a, b)
         )
     for x, y in zip(ca, cb):
-        err = _structure_error(x, y, check_types)
+        err = structure_error(x, y, check_types)
         if err:
             return err
     return None
@@ -123,12 +88,12 @@ def _structure_error(a, b, check_types):
 # --------------------------------------------------------------------------------------
 
 
-def _nested_ops(g) -> set:
+def nested_ops(g) -> set:
     """Ops inside some branch or loop body of ``g`` (never run by an ordinary plan)."""
     return g._scratch.setdefault("control_flow_bodies", set())
 
 
-class _Body:
+class TracedBody:
     """One traced function: its ops, flat outputs, and what its sub-plan is fed.
 
     ``feeds[i]`` is the tensor the body's ops consume and ``providers[i]`` the outside
@@ -162,7 +127,7 @@ class _Body:
 
     def finish_captures(self, g):
         """Finds captures (outside tensors consumed) and moves outside control inputs."""
-        nested = _nested_ops(g)
+        nested = nested_ops(g)
         inside = set(self.all_ops)
         self.ops = [op for op in self.all_ops if op not in nested]
         fed = set(self.feeds)
@@ -186,7 +151,7 @@ class _Body:
                 self.providers.append(t)
 
 
-def _trace(g, fn, args=(), convert=None):
+def trace_body(g, fn, args=(), convert=None):
     """Calls ``fn(*args)`` recording the ops it creates; returns (result, ops).
 
     Outer control dependencies do not reach into the body (the functional op gets them).
@@ -211,20 +176,20 @@ def _trace(g, fn, args=(), convert=None):
     ]
 
 
-def _create_named(g, op_type, inputs, attrs, full_name):
+def create_named(g, op_type, inputs, attrs, full_name):
     """Creates an op named exactly ``full_name`` (a name already taken by its scope)."""
     return g._create_op(op_type, inputs, attrs, full_name + "/")
 
 
-def _may_block(ops) -> bool:
+def any_blocking(ops) -> bool:
     return any(get_op_def(op.type).blocking for op in ops)
 
 
-def _stateful(ops) -> bool:
+def any_stateful(ops) -> bool:
     return any(get_op_def(op.type).stateful for op in ops)
 
 
-def _wire_inputs(bodies, first_inputs, n_fixed=0):
+def wire_inputs(bodies, first_inputs, n_fixed=0):
     """The functional op's inputs: ``first_inputs``, then every body's unique providers.
 
     The first ``n_fixed`` feeds of each body (loop variables) take the last ``n_fixed``
@@ -266,11 +231,11 @@ def _filler(dtype, shape: TensorShape):
     return np.zeros(dims, dtype=dtype.np)
 
 
-def _specs_infer(op):
+def specs_infer(op):
     return list(op.attrs["_specs"])
 
 
-def _sub_plan(op, key, build):
+def sub_plan(op, key, build):
     """A sub-plan cached on ``op`` for the current graph version."""
     cache = op.attrs["_plans"]
     version = op.graph.version
@@ -350,21 +315,21 @@ def cond(
         structs, bodies, tas = [], [], []
         for fn in (true_fn, false_fn):
             found: list = []
-            res, ops = _trace(
+            res, ops = trace_body(
                 g, fn, convert=lambda r, found=found: _convert_branch_result(r, pred, found)
             )
             structs.append(res)
             tas.append(found)
-            bodies.append(_Body(ops, [t for t in _flatten(res) if t is not None]))
+            bodies.append(TracedBody(ops, [t for t in nest.flatten(res) if t is not None]))
         _check_same_outputs(structs[0], structs[1], "true_fn", "false_fn")
         structure = structs[0]
         outs = _build_if(g, scope[:-1], pred, bodies)
         results = [array_ops.identity(t, name="Identity") for t in outs]
     flat = iter(results)
-    leaves = [None if x is None else next(flat) for x in _flatten(structure)]
+    leaves = [None if x is None else next(flat) for x in nest.flatten(structure)]
     # A TensorArray comes back around the If's output for its flow.
     leaves = [t if ta is None else ta._with_flow(t) for ta, t in zip(tas[0], leaves)]
-    return _pack(structure, leaves)
+    return nest.pack_leaves(structure, leaves)
 
 
 def _convert_branch_result(res, pred, tas):
@@ -383,8 +348,8 @@ def _convert_branch_result(res, pred, tas):
                 return array_ops.identity(pred)
         return convert_to_tensor(x)
 
-    flat = [conv(x) for x in _flatten(res)]
-    return _pack(res, flat) if _is_seq(res) else flat[0]
+    flat = [conv(x) for x in nest.flatten(res)]
+    return nest.pack_leaves(res, flat) if nest.is_nested(res) else flat[0]
 
 
 def _check_same_outputs(a, b, a_name, b_name, what="tf.cond"):
@@ -395,10 +360,10 @@ def _check_same_outputs(a, b, a_name, b_name, what="tf.cond"):
             "%s\n\nError details:\n%s" % (a_name, b_name, what, a_name, a, b_name, b, detail)
         )
 
-    err = _structure_error(a, b, check_types=True)
+    err = structure_error(a, b, check_types=True)
     if err:
         fail("The two structures don't have the same nested structure.\n\n" + err)
-    for x, y in zip(_flatten(a), _flatten(b)):
+    for x, y in zip(nest.flatten(a), nest.flatten(b)):
         if (x is None) != (y is None):
             fail("%s and %s have different types" % (x, y))
         if x is not None and x.dtype is not y.dtype:
@@ -409,17 +374,17 @@ def _build_if(g, full_name, pred, bodies):
     """Creates the If op over traced ``bodies``; returns its first (user) outputs."""
     for b in bodies:
         b.finish_captures(g)
-    inputs = _wire_inputs(bodies, [pred])
+    inputs = wire_inputs(bodies, [pred])
     n = len(bodies[0].outputs)
     specs = [
         (bodies[0].outputs[i].dtype, _merged_shape([b.outputs[i].shape for b in bodies]))
         for i in range(n)
     ]
     all_ops = [op for b in bodies for op in b.ops]
-    if _may_block(all_ops):
+    if any_blocking(all_ops):
         op_type = "AsyncIf"
     else:
-        op_type = "If" if _stateful(all_ops) else "StatelessIf"
+        op_type = "If" if any_stateful(all_ops) else "StatelessIf"
     attrs = {
         "Tout": [d for d, _ in specs],
         "output_shapes": [s for _, s in specs],
@@ -429,11 +394,11 @@ def _build_if(g, full_name, pred, bodies):
         "_fillers": [None] * n,
         "_n_user": n,
     }
-    op = _create_named(g, op_type, inputs, attrs, full_name)
+    op = create_named(g, op_type, inputs, attrs, full_name)
     for b in bodies:
         for c in b.control:
             op._add_control_input(c)
-    _nested_ops(g).update(x for b in bodies for x in b.all_ops)
+    nested_ops(g).update(x for b in bodies for x in b.all_ops)
     return op.outputs[:n]
 
 
@@ -458,7 +423,7 @@ def _if_entry(op, b):
         slots = tuple(range(n)) + tuple(body.exports)
         return Plan(fetch, [], body.feeds), body.input_idx, slots
 
-    return _sub_plan(op, b, build)
+    return sub_plan(op, b, build)
 
 
 def _scatter(op, slots, vals):
@@ -496,7 +461,7 @@ def _export(op, b, t: Tensor) -> Tensor:
     return out
 
 
-def _differentiable(t: Tensor) -> bool:
+def differentiable_input(t: Tensor) -> bool:
     """Floats, variants (TensorArray flows) and variable handles a branch or body reads:
     a handle's gradient is the sum of its reads' (see Variable._all_reads)."""
     return t.dtype.is_floating or t.dtype.name == "variant" or t.op.type == "VarHandleOp"
@@ -532,7 +497,7 @@ def _if_grad(op, *grads):
         for gr, out in zip(grads, op.outputs)
     ]
     fwd = op.attrs["branches"]
-    wrt = [i for i in range(1, len(op.inputs)) if _differentiable(op.inputs[i])]
+    wrt = [i for i in range(1, len(op.inputs)) if differentiable_input(op.inputs[i])]
     with g.name_scope(g.get_name_scope() + "/") as scope:
         bodies, results = [], []
         for body in fwd:
@@ -564,8 +529,8 @@ def _if_grad(op, *grads):
                     out.append(gr)
                 return out
 
-            res, ops = _trace(g, grad_fn)
-            bodies.append(_Body(ops, []))
+            res, ops = trace_body(g, grad_fn)
+            bodies.append(TracedBody(ops, []))
             results.append(res)
         keep = []
         for j, i in enumerate(wrt):
@@ -574,14 +539,14 @@ def _if_grad(op, *grads):
             keep.append((j, i))
             for b, r in zip(bodies, results):
                 if r[j] is None:
-                    z, ops = _trace(g, zeros_for, (op.inputs[i],))
+                    z, ops = trace_body(g, zeros_for, (op.inputs[i],))
                     b.extend(ops)
                     r[j] = z
         for b, r in zip(bodies, results):
             b.outputs = [r[j] for j, _ in keep]
         # Tensors of a forward branch the gradient consumes: the branch's own feeds come
         # from the forward If's inputs, its intermediates from new forward If outputs.
-        nested = _nested_ops(g)
+        nested = nested_ops(g)
         for b, (body, fb) in enumerate(zip(bodies, fwd)):
             inside = set(body.all_ops)
             fwd_ops = set(fb.ops)
@@ -613,7 +578,7 @@ def _if_grad(op, *grads):
 for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
     register_op(
         _t,
-        infer=_specs_infer,
+        infer=specs_infer,
         kernel=_if_kernel,
         grad=_if_grad,
         stateful=_stateful_flag,
@@ -621,7 +586,7 @@ for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
     )
 register_op(
     "AsyncIf",
-    infer=_specs_infer,
+    infer=specs_infer,
     kernel=_if_blocking_kernel,
     blocking=True,
     grad=_if_grad,
@@ -738,8 +703,8 @@ def _with_deps(res):
             return array_ops.group(x)
         return None if x is None else array_ops.identity(x)
 
-    flat = [conv(x) for x in _flatten(res)]
-    return _pack(res, flat) if _is_seq(res) else flat[0]
+    flat = [conv(x) for x in nest.flatten(res)]
+    return nest.pack_leaves(res, flat) if nest.is_nested(res) else flat[0]
 
 
 def _check_kernel(ctx, op, *preds):

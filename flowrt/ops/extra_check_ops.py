@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .._core.graph import Operation, Tensor, constant_value, convert_to_tensor
 from ..scopes import control_dependencies
 from .array_ops import identity, no_op
-from .check_ops import Assert, _prefix, check_numerics
+from .check_ops import Assert, check_numerics, message_prefix
 from .common import make, op_scope
 from .sparse_ops import SparseTensor
 
@@ -72,7 +72,7 @@ def assert_near(
         atol_t = convert_to_tensor(10 * eps if atol is None else atol, name="atol", dtype=real)
         if data is None:
             data = [
-                _prefix(message),
+                message_prefix(message),
                 "x and y not equal to tolerance rtol = %s, atol = %s" % (rtol_t, atol_t),
                 "x (%s) = " % x.name,
                 x,
@@ -114,14 +114,14 @@ def assert_rank_in(
             if have not in [int(w) for w in wants]:
                 raise ValueError(
                     "%sTensor %s must have rank in %s.  Received rank %d, shape %s"
-                    % (_prefix(message), x.name, tuple(int(w) for w in wants), have, x.shape)
+                    % (message_prefix(message), x.name, tuple(int(w) for w in wants), have, x.shape)
                 )
             return no_op(name="static_checks_determined_all_ok")
         r = rank_of(x)
         condition = reduce_any(make("Pack", [equal(r, t) for t in rank_ts], {"axis": 0}))
         if data is None:
             data = [
-                _prefix(message) + "Tensor %s must have rank in" % x.name,
+                message_prefix(message) + "Tensor %s must have rank in" % x.name,
                 *rank_ts,
                 "Received shape: ",
                 make("Shape", [x], {"out_type": _dt.int32}),

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as _dt
+from .. import nest
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.shape import TensorShape
 from . import array_ops
 from .common import op_scope
-from .control_flow_ops import _flatten, _pack, _structure_error
+from .control_flow_ops import structure_error
 from .tensor_array_ops import TensorArray
 from .while_ops import while_loop
 
@@ -29,7 +30,7 @@ def _check_fn(fn: Any) -> None:
 
 
 def _elems(elems: Any) -> list[Tensor]:
-    flat = [convert_to_tensor(e, name="elem") for e in _flatten(elems)]
+    flat = [convert_to_tensor(e, name="elem") for e in nest.flatten(elems)]
     if not flat:
         raise ValueError("elems must be a non-empty Tensor or sequence of Tensors")
     return flat
@@ -57,7 +58,7 @@ def _unstacked(flat: list[Tensor], n: Any) -> list[TensorArray]:
 
 
 def _same_structure(expected: Any, got: Any) -> None:
-    err = _structure_error(expected, got, check_types=False)
+    err = structure_error(expected, got, check_types=False)
     if err:
         raise ValueError(
             "The two structures don't have the same nested structure.\n\nFirst structure: "
@@ -108,7 +109,7 @@ def map_fn(
     _check_fn(fn)
     if fn_output_signature is not None:
         dtype = fn_output_signature
-    flat_in = _flatten(elems)
+    flat_in = nest.flatten(elems)
     with op_scope(flat_in, name, "map"):
         flat = _elems(elems)
         if dtype is None:
@@ -116,15 +117,15 @@ def map_fn(
             dtypes = [e.dtype for e in flat]
         else:
             out_struct = dtype
-            dtypes = [_dt.as_dtype(d) for d in _flatten(dtype)]
+            dtypes = [_dt.as_dtype(d) for d in nest.flatten(dtype)]
         n, n_static = _length(flat, scalar_error=True)
         in_tas = _unstacked(flat, n)
         accs = [TensorArray(d, size=n, dynamic_size=False, infer_shape=infer_shape) for d in dtypes]
 
         def compute(i, tas):
-            value = fn(_pack(elems, [ta.read(i) for ta in in_tas]))
+            value = fn(nest.pack_leaves(elems, [ta.read(i) for ta in in_tas]))
             _same_structure(out_struct, value)
-            return i + 1, [ta.write(i, v) for ta, v in zip(tas, _flatten(value))]
+            return i + 1, [ta.write(i, v) for ta, v in zip(tas, nest.flatten(value))]
 
         _, out = while_loop(
             lambda i, _: i < n,
@@ -135,7 +136,7 @@ def map_fn(
             swap_memory=swap_memory,
             maximum_iterations=n,
         )
-        return _pack(out_struct, _stacked(out, n_static))
+        return nest.pack_leaves(out_struct, _stacked(out, n_static))
 
 
 def scan(
@@ -168,7 +169,7 @@ def scan(
       Every accumulator, stacked along axis 0 in element order.
     """
     _check_fn(fn)
-    flat_in = _flatten(elems)
+    flat_in = nest.flatten(elems)
     with op_scope(flat_in, name, "scan"):
         flat = _elems(elems)
         n, n_static = _length(flat, scalar_error=False)
@@ -179,7 +180,7 @@ def scan(
             skip = 1
         else:
             struct = initializer
-            a_flat = [convert_to_tensor(x) for x in _flatten(initializer)]
+            a_flat = [convert_to_tensor(x) for x in nest.flatten(initializer)]
             skip = 0
         accs = [
             TensorArray(
@@ -195,9 +196,11 @@ def scan(
             accs = [ta.write(n - 1 if reverse else 0, a) for ta, a in zip(accs, a_flat)]
 
         def compute(i, a, tas):
-            out = fn(_pack(struct, a), _pack(elems, [ta.read(i) for ta in in_tas]))
+            out = fn(
+                nest.pack_leaves(struct, a), nest.pack_leaves(elems, [ta.read(i) for ta in in_tas])
+            )
             _same_structure(struct, out)
-            flat_out = [convert_to_tensor(x) for x in _flatten(out)]
+            flat_out = [convert_to_tensor(x) for x in nest.flatten(out)]
             tas = [ta.write(i, v) for ta, v in zip(tas, flat_out)]
             return (i - 1 if reverse else i + 1), flat_out, tas
 
@@ -216,19 +219,19 @@ def scan(
             swap_memory=swap_memory,
             maximum_iterations=n,
         )
-        return _pack(struct, _stacked(out, n_static))
+        return nest.pack_leaves(struct, _stacked(out, n_static))
 
 
 def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name, right):
     _check_fn(fn)
-    flat_in = _flatten(elems)
+    flat_in = nest.flatten(elems)
     with op_scope(flat_in, name, "foldr" if right else "foldl"):
         flat = _elems(elems)
         n, _ = _length(flat, scalar_error=False)
         in_tas = _unstacked(flat, n)
         if initializer is None:
             first = n - 1 if right else 0
-            a = _pack(elems, [ta.read(first) for ta in in_tas])
+            a = nest.pack_leaves(elems, [ta.read(first) for ta in in_tas])
             start = first if right else 1
         else:
             a = initializer
@@ -237,7 +240,7 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
         def compute(i, a):
             if right:
                 i = i - 1
-            out = fn(a, _pack(elems, [ta.read(i) for ta in in_tas]))
+            out = fn(a, nest.pack_leaves(elems, [ta.read(i) for ta in in_tas]))
             return [i if right else i + 1, out]
 
         _, r = while_loop(

@@ -1,6 +1,6 @@
 """Call ops: ``PartitionedCall`` / ``StatefulPartitionedCall`` run a function's graph.
 
-A call op holds a ``_CallSpec``: a plan over another graph (a ``@fr.function``'s
+A call op holds a ``CallSpec``: a plan over another graph (a ``@fr.function``'s
 ``FuncGraph``) from its feeds to its fetches, plus targets that always run (the
 function's state ops). The kernel runs that plan, cached per output count and graph
 version, with the calling step's context, so the call prunes and caches like any op;
@@ -28,7 +28,7 @@ from .indexed_slices import IndexedSlices
 __all__ = []
 
 
-class _CallSpec:
+class CallSpec:
     """What a call op runs: a plan over ``graph`` fetching ``fetches`` from ``feeds``.
 
     ``fetches`` starts with the function's outputs; forward values the gradient needs
@@ -98,14 +98,14 @@ class _CallSpec:
                     exports.append(gr)
             self.fetches.extend(exports)
             kept = [(j, gr) for j, gr in zip(ins, grads) if gr is not None]
-            gspec = _CallSpec(
+            gspec = CallSpec(
                 g, self.feeds + dys + exports, [gr for _, gr in kept], [], self.name + "_grad"
             )
             self._grad = (gspec, [j for j, _ in kept], outs, len(self.fetches) - len(exports))
             return self._grad
 
 
-def _call_op(spec: _CallSpec, inputs, name):
+def call_op(spec: CallSpec, inputs, name):
     """Adds a call op running ``spec`` in the default graph; returns its outputs."""
     g = get_default_graph()
     specs = [(t.dtype, t.shape) for t in spec.fetches]
@@ -154,7 +154,7 @@ def _call_grad(op, *grads):
         gr = grads[i] if i < len(grads) else None
         dys.append(array_ops.zeros_like(op.outputs[i]) if gr is None else gr)
     exports = op.outputs[first_export : len(spec.fetches)]
-    gop = _call_op(gspec, list(op.inputs) + dys + list(exports), None)
+    gop = call_op(gspec, list(op.inputs) + dys + list(exports), None)
     in_grads = [None] * len(op.inputs)
     for j, t in zip(ins, gop.outputs):
         in_grads[j] = t

@@ -20,7 +20,7 @@ from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make, to_tensor
-from .string_ops import _bytes_list
+from .string_ops import as_bytes_list
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -174,7 +174,7 @@ def _bucket_kernel(hash_of):
     def kernel(ctx, op, x):
         h = hash_of(op)
         n = op.attrs["num_buckets"]
-        vals = np.fromiter((h(s) % n for s in _bytes_list(x)), np.int64, count=np.size(x))
+        vals = np.fromiter((h(s) % n for s in as_bytes_list(x)), np.int64, count=np.size(x))
         return (vals.reshape(np.shape(x)),)
 
     return kernel

@@ -140,9 +140,9 @@ def _uss_kernel(ctx, op, data, ids, n):
 
 def _uss_grad(op, g):
     # TF: rows with a negative id were dropped, so their gradient is zero.
-    from .partition_ops import _gather_drop_negatives
+    from .partition_ops import gather_drop_negatives
 
-    return [_gather_drop_negatives(g, op.inputs[1])[0], None, None]
+    return [gather_drop_negatives(g, op.inputs[1])[0], None, None]
 
 
 register_op("UnsortedSegmentSum", infer=_uss_infer, kernel=_uss_kernel, grad=_uss_grad)

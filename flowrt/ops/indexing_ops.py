@@ -24,11 +24,10 @@ from .._core.graph import (
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from .array_ops import (
-    _check_rank,
-    _gen_op,
     _is_tensor,
-    _static_dims,
+    check_rank,
     expand_dims,
+    gen_op,
     ones,
     ones_like,
     range,
@@ -37,6 +36,7 @@ from .array_ops import (
     size,
     squeeze,
     stack,
+    static_dims,
 )
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
 from .const_eval import partial_ints, static_value
@@ -163,7 +163,7 @@ def strided_slice(
             strict=False,
         )
     )
-    return _gen_op(
+    return gen_op(
         "StridedSlice",
         [
             ("input", input_, None),
@@ -181,7 +181,7 @@ def _ss_infer(op):
     vals = []
     for t, what in ((b, "begin"), (e, "end"), (s, "strides")):
         check_dtype(t, (_dt.int32, _dt.int64), what)
-        _check_rank(t, 1, what)
+        check_rank(t, 1, what)
         vals.append(partial_ints(t))
     n = next(
         (len(v) for v in vals if v is not None),
@@ -208,7 +208,7 @@ def _ss_kernel(ctx, op, x, b, e, s):
 def _ss_grad(op, g):
     x, b, e, s = op.inputs
     return [
-        make("StridedSliceGrad", [_static_dims(x), b, e, s, g], dict(op.attrs)),
+        make("StridedSliceGrad", [static_dims(x), b, e, s, g], dict(op.attrs)),
         None,
         None,
         None,
@@ -500,12 +500,12 @@ def gather_nd(
             "gather_nd with batch_dims=%r is not supported by flowrt; "
             "fold the batch into the indices" % (batch_dims,)
         )
-    return _gen_op(
+    return gen_op(
         "GatherNd", [("params", params, None), ("indices", indices, None)], None, name
     ).outputs[0]
 
 
-def _nd_depth(indices, what):
+def nd_depth(indices, what):
     check_dtype(indices, (_dt.int32, _dt.int64), "indices")
     s = indices.shape
     if s.ndims == 0:
@@ -518,7 +518,7 @@ def _nd_depth(indices, what):
 
 def _gather_nd_infer(op):
     params, indices = op.inputs
-    k = _nd_depth(indices, "params")
+    k = nd_depth(indices, "params")
     p = params.shape
     if k is not None and p.ndims is not None and k > p.ndims:
         raise ValueError(
@@ -530,7 +530,7 @@ def _gather_nd_infer(op):
     return [(params.dtype, TensorShape(indices.shape.as_list()[:-1] + p.as_list()[k:]))]
 
 
-def _nd_index(op, indices, shape, what):
+def nd_index(op, indices, shape, what):
     """The numpy index of a GatherNd/ScatterNd; InvalidArgumentError naming a bad tuple."""
     k = indices.shape[-1]
     flat = indices.reshape(int(np.prod(indices.shape[:-1], dtype=np.int64)), k)
@@ -554,7 +554,7 @@ def _nd_index(op, indices, shape, what):
 
 
 def _gather_nd_kernel(ctx, op, params, indices):
-    idx = _nd_index(op, indices, params.shape, "param")
+    idx = nd_index(op, indices, params.shape, "param")
     if not idx:
         return (np.broadcast_to(params, indices.shape[:-1] + params.shape).copy(),)
     return (np.ascontiguousarray(params[idx]),)
@@ -573,7 +573,7 @@ def scatter_nd(
 ) -> Tensor:
     """A zero tensor of ``shape`` with ``updates`` added at the index tuples of
     ``indices`` (duplicates add up): the inverse layout of ``gather_nd``."""
-    return _gen_op(
+    return gen_op(
         "ScatterNd",
         [("indices", indices, None), ("updates", updates, None), ("shape", shape, _dt.int32)],
         None,
@@ -583,7 +583,7 @@ def scatter_nd(
 
 def _scatter_nd_infer(op):
     indices, updates, s = op.inputs
-    k = _nd_depth(indices, "shape")
+    k = nd_depth(indices, "shape")
     check_dtype(s, (_dt.int32, _dt.int64), "shape")
     if s.dtype is not indices.dtype:
         raise TypeError(
@@ -608,7 +608,7 @@ def _scatter_nd_infer(op):
 
 def _scatter_nd_kernel(ctx, op, indices, updates, s):
     dims = tuple(int(d) for d in s)
-    idx = _nd_index(op, indices, dims, "output")
+    idx = nd_index(op, indices, dims, "output")
     want = indices.shape[:-1] + dims[indices.shape[-1] :]
     if updates.shape != want:
         raise errors.InvalidArgumentError(

@@ -49,7 +49,7 @@ def _read_file_infer(op):
     return [(_dt.string, TensorShape([]))]
 
 
-def _open_error(e: OSError, path: str):
+def open_error(e: OSError, path: str):
     cls = (
         errors.NotFoundError
         if isinstance(e, FileNotFoundError)
@@ -66,7 +66,7 @@ def _read_file_kernel(ctx, op, filename):
         with open(path, "rb") as f:
             return (np.array(f.read(), dtype=object),)
     except OSError as e:
-        raise _open_error(e, path) from None
+        raise open_error(e, path) from None
 
 
 register_op(
@@ -95,7 +95,7 @@ def _write_file_kernel(ctx, op, filename, contents):
         with open(path, "wb") as f:
             f.write(bytes(np.asarray(contents, dtype=object)[()]))
     except OSError as e:
-        raise _open_error(e, path) from None
+        raise open_error(e, path) from None
     return ()
 
 
@@ -136,7 +136,7 @@ register_op(
 # --------------------------------------------------------------------------------------
 
 
-class _ReaderState:
+class ReaderState:
     """One reader's per-session state: the open work unit, counters, pending names.
 
     Every access holds ``tlock``: runs from threads and tasks read through one reader.
@@ -205,7 +205,7 @@ class _ReaderState:
 CHUNK_BYTES = 1 << 20
 
 
-class _TextLineState(_ReaderState):
+class TextLineState(ReaderState):
     """A text file read in blocks: one system call and one split per block, then batches
     of lines sliced from the block's line list."""
 
@@ -230,7 +230,7 @@ class _TextLineState(_ReaderState):
         try:
             f = open(fs_path, "rb", buffering=0)  # kept open across reads
         except OSError as e:
-            raise _open_error(e, fs_path) from None
+            raise open_error(e, fs_path) from None
         self.close_file()
         self.file, self.path, self.line = f, path, 0
         self.keyfmt = path.replace(b"%", b"%%") + b":%d\0"
@@ -410,9 +410,7 @@ class TextLineReader(ReaderBase):
 
 def _reader_kernel(ctx, op):
     skip = op.attrs["skip_header_lines"]
-    return (
-        ctx.resources.get_or_create(("reader", op.name), lambda: _TextLineState(op.name, skip)),
-    )
+    return (ctx.resources.get_or_create(("reader", op.name), lambda: TextLineState(op.name, skip)),)
 
 
 register_op(

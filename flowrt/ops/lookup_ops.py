@@ -395,7 +395,7 @@ class TextFileInitializer(TableInitializerBase):
 # --------------------------------------------------------------------------------------
 
 
-def _lookup_keys(table, keys, name, fn):
+def lookup_keys(table, keys, name, fn):
     """``fn(values_tensor)`` on the keys, as a ``SparseTensor`` if ``keys`` is one."""
     sparse = isinstance(keys, SparseTensor)
     with in_graph_of([table.resource_handle, keys]) as g:
@@ -506,7 +506,7 @@ class StaticHashTable:
           TypeError: for keys of another dtype than the table's.
           FailedPreconditionError: (at run time) before the table is initialized.
         """
-        return _lookup_keys(self, keys, name, self._find)
+        return lookup_keys(self, keys, name, self._find)
 
     def _find(self, keys: Tensor) -> Tensor:
         """The ``LookupTableFindV2`` of a dense tensor of keys of the table's dtype."""

@@ -306,7 +306,7 @@ def reduce_rows_into(out, idx, rows, ufunc) -> None:
     out[u] = ufunc(out[u], red)
 
 
-def _gather_drop_negatives(params, ids, zero_clipped=None, is_positive=None):
+def gather_drop_negatives(params, ids, zero_clipped=None, is_positive=None):
     """TF's ``_GatherDropNegatives``: ``params`` gathered at ``ids``, zero where an id is
     negative; also the clipped ids and the (broadcast) mask of kept rows."""
     if zero_clipped is None:
@@ -329,11 +329,11 @@ def _gather_drop_negatives(params, ids, zero_clipped=None, is_positive=None):
 
 def _useg_min_max_grad(op, grad):
     data, ids, n = op.inputs
-    gathered, zero_clipped, is_positive = _gather_drop_negatives(op.outputs[0], ids)
+    gathered, zero_clipped, is_positive = gather_drop_negatives(op.outputs[0], ids)
     is_selected = math_ops.logical_and(math_ops.equal(data, gathered), is_positive)
     num_selected = unsorted_segment_sum(math_ops.cast(is_selected, grad.dtype), ids, n)
     weighted = math_ops.divide(grad, num_selected)
-    gathered_grads, _, _ = _gather_drop_negatives(weighted, None, zero_clipped, is_positive)
+    gathered_grads, _, _ = gather_drop_negatives(weighted, None, zero_clipped, is_positive)
     return [
         math_ops.where(is_selected, gathered_grads, array_ops.zeros_like(gathered_grads)),
         None,
@@ -357,7 +357,7 @@ def _useg_prod_grad(op, grad):
     gathered_non_zero_prod = slicing_ops.gather(non_zero_prod, zero_clipped)
     prod_divided_by_el = gathered_prod / data
     partial = math_ops.where(is_zero, gathered_non_zero_prod, prod_divided_by_el)
-    gathered_grad = _gather_drop_negatives(grad, ids, zero_clipped)[0]
+    gathered_grad = gather_drop_negatives(grad, ids, zero_clipped)[0]
     return [gathered_grad * partial, None, None]
 
 

@@ -98,7 +98,7 @@ def _seed_attrs(seed):
     return {"seed": s1 or 0, "seed2": s2 or 0, "seed2_pair": pair}
 
 
-def _shape_tensor(shape):
+def shape_tensor(shape):
     if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
         return convert_to_tensor(shape)
     if hasattr(shape, "as_list"):
@@ -115,7 +115,7 @@ def _shape_tensor(shape):
     )
 
 
-def _shape_infer(allowed):
+def shape_infer(allowed):
     def infer(op):
         s = op.inputs[0]
         check_dtype(s, (_dt.int32, _dt.int64), "shape")
@@ -135,7 +135,7 @@ def _shape_infer(allowed):
     return infer
 
 
-def _out_dims(shape) -> tuple[int, ...]:
+def out_dims(shape) -> tuple[int, ...]:
     dims = tuple(int(d) for d in np.reshape(shape, -1))
     for d in dims:
         if d < 0:
@@ -148,7 +148,7 @@ def _philox_sampler(kind):
     session, reserving 256 Philox calls per element as TF's kernel does."""
 
     def kernel(ctx, op, shape):
-        dims = _out_dims(shape)
+        dims = out_dims(shape)
         out = np.empty(dims, op.outputs[0].dtype.np)
         key, counter = ctx.resources.philox(op).reserve(out.size * _CALLS_PER_OUTPUT)
         philox.fill_float(out.reshape(-1), kind, key, counter)
@@ -167,7 +167,7 @@ _SAMPLERS = [
 for _t, _kind in _SAMPLERS:
     register_op(
         _t,
-        infer=_shape_infer(FLOATS),
+        infer=shape_infer(FLOATS),
         kernel=_philox_sampler(_kind),
         grad=NOT_DIFFERENTIABLE,
         stateful=True,
@@ -181,7 +181,7 @@ def _scaled(op_type, default, shape, mean, stddev, dtype, seed, name):
     dtype = _dt.as_dtype(dtype)
     g = get_default_graph()
     with g.name_scope(name or default) as scope:
-        s = _shape_tensor(shape)
+        s = shape_tensor(shape)
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         std_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         attrs = {"dtype": dtype, **_philox_attrs(seed, dtype)}
@@ -247,7 +247,7 @@ def random_uniform(
             maxval = 1
         g = get_default_graph()
         with g.name_scope(name or "random_uniform") as scope:
-            s = _shape_tensor(shape)
+            s = shape_tensor(shape)
             min_zero = isinstance(minval, int) and not isinstance(minval, bool) and minval == 0
             max_one = isinstance(maxval, int) and not isinstance(maxval, bool) and maxval == 1
             lo: Any = minval  # converted below unless the plain [0, 1) case
@@ -271,14 +271,14 @@ def _uniform_int_infer(op):
     for t, what in ((lo, "minval"), (hi, "maxval")):
         if t.shape.ndims not in (None, 0):
             raise ValueError("%s must be a scalar, got shape %s" % (what, t.shape))
-    return _shape_infer((_dt.int32, _dt.int64))(op)
+    return shape_infer((_dt.int32, _dt.int64))(op)
 
 
 def _uniform_int_kernel(ctx, op, shape, minval, maxval):
     for v, what in ((minval, "minval"), (maxval, "maxval")):
         if np.ndim(v) != 0:
             raise ValueError("%s must be 0-D, got shape %s" % (what, list(np.shape(v))))
-    out = np.empty(_out_dims(shape), op.outputs[0].dtype.np)
+    out = np.empty(out_dims(shape), op.outputs[0].dtype.np)
     if out.size == 0:  # before the minval < maxval check, as TF: zero impossible draws
         return (out,)
     lo, hi = int(minval), int(maxval)
@@ -352,10 +352,10 @@ def _multinomial_infer(op):
 
 
 def _multinomial_kernel(ctx, op, logits, n):
-    return (_gumbel_max(ctx.resources.rng(op), logits, n, op.attrs["output_dtype"]),)
+    return (gumbel_max(ctx.resources.rng(op), logits, n, op.attrs["output_dtype"]),)
 
 
-def _gumbel_max(rng: np.random.Generator, logits, n, dtype) -> np.ndarray:
+def gumbel_max(rng: np.random.Generator, logits, n, dtype) -> np.ndarray:
     """``n`` class draws of ``dtype`` per row of ``logits`` from ``rng``, after checking
     the arguments as TF's multinomial kernels do."""
     n = int(n)

@@ -14,20 +14,20 @@ from typing import Any
 
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..python_io import (
+    Inflating,
     RecordFile,
     TFRecordOptions,
-    _compression_type,
-    _Inflating,
-    _wbits,
+    compression_of,
+    zlib_wbits,
 )
 from .common import TensorShape, make
-from .io_ops import ReaderBase, _open_error, _ReaderState
+from .io_ops import ReaderBase, ReaderState, open_error
 from .state_ops import resource
 
 __all__ = ["TFRecordReader", "FixedLengthRecordReader", "WholeFileReader", "IdentityReader"]
 
 
-class _RecordState(_ReaderState):
+class _RecordState(ReaderState):
     """A TFRecord file being read; keys are ``b"<file>:<offset>"``."""
 
     def __init__(self, name: str, compression: str):
@@ -55,7 +55,7 @@ class _RecordState(_ReaderState):
         return b"%s:%d" % (self.path, start), rec
 
 
-class _FixedLengthState(_ReaderState):
+class FixedLengthState(ReaderState):
     """A file of fixed-length records between a header and a footer; keys are
     ``b"<file>:<record number>"``."""
 
@@ -79,7 +79,7 @@ class _FixedLengthState(_ReaderState):
         try:
             with open(fs_path, "rb") as f:
                 if self.encoding:
-                    z = _Inflating(f, _wbits(_compression_type(self.encoding), None), fs_path)
+                    z = Inflating(f, zlib_wbits(compression_of(self.encoding), None), fs_path)
                     parts = []
                     while chunk := z.read(1 << 20):
                         parts.append(chunk)
@@ -87,7 +87,7 @@ class _FixedLengthState(_ReaderState):
                 else:
                     data = f.read()
         except OSError as e:
-            raise _open_error(e, fs_path) from None
+            raise open_error(e, fs_path) from None
         self.data = data[: max(len(data) - self.footer, 0)]
         self.file, self.path = True, path
         self.pos, self.number = self.header, 0
@@ -106,7 +106,7 @@ class _FixedLengthState(_ReaderState):
         return key, rec
 
 
-class _WholeFileState(_ReaderState):
+class _WholeFileState(ReaderState):
     """One record per file: its name and its whole contents."""
 
     def open(self, op, path: bytes):
@@ -127,7 +127,7 @@ class _WholeFileState(_ReaderState):
             with open(fs_path, "rb") as f:
                 data = f.read()
         except OSError as e:
-            raise _open_error(e, fs_path) from None
+            raise open_error(e, fs_path) from None
         self.records += 1
         return self.path, data
 
@@ -158,7 +158,7 @@ def _reader_op(op_type: str, make_state):
 
 
 _reader_op("TFRecordReaderV2", lambda op: _RecordState(op.name, op.attrs["compression_type"]))
-_reader_op("FixedLengthRecordReaderV2", lambda op: _FixedLengthState(op.name, op.attrs))
+_reader_op("FixedLengthRecordReaderV2", lambda op: FixedLengthState(op.name, op.attrs))
 _reader_op("WholeFileReaderV2", lambda op: _WholeFileState(op.name, 0))
 _reader_op("IdentityReaderV2", lambda op: _IdentityState(op.name, 0))
 
@@ -231,7 +231,7 @@ class FixedLengthRecordReader(ReaderBase):
         for k in ("header_bytes", "footer_bytes", "hop_bytes"):
             if attrs[k] < 0:
                 raise ValueError("%s must be non-negative, got %d" % (k, attrs[k]))
-        _compression_type(attrs["encoding"])  # ValueError unless "GZIP", "ZLIB" or ""
+        compression_of(attrs["encoding"])  # ValueError unless "GZIP", "ZLIB" or ""
         ref = make(
             "FixedLengthRecordReaderV2",
             [],

@@ -22,7 +22,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from . import array_ops, math_ops, state_ops
 from .common import check_dtype, in_graph_of, make, make_op, op_scope, to_tensor
-from .indexing_ops import _nd_depth, _nd_index, gather_nd, scatter_nd
+from .indexing_ops import gather_nd, nd_depth, nd_index, scatter_nd
 from .partition_ops import reduce_rows_into
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ _INDEX = (_dt.int32, _dt.int64)
 
 def _check_updates(shape: TensorShape, indices: Tensor, updates: Tensor, what: str):
     """Static check: ``updates.shape == indices.shape[:-1] + shape[k:]``."""
-    k = _nd_depth(indices, what)
+    k = nd_depth(indices, what)
     if k is None or shape.ndims is None or indices.shape.ndims is None:
         return
     if k > shape.ndims:
@@ -69,7 +69,7 @@ def _check_updates(shape: TensorShape, indices: Tensor, updates: Tensor, what: s
 
 def _apply(op, out, indices, updates, mode):
     """Writes ``updates`` into ``out`` (a fresh array) at the tuples of ``indices``."""
-    idx = _nd_index(op, indices, out.shape, "tensor")
+    idx = nd_index(op, indices, out.shape, "tensor")
     want = indices.shape[:-1] + out.shape[indices.shape[-1] :]
     if updates.shape != want:
         raise errors.InvalidArgumentError(
@@ -236,7 +236,7 @@ tensor_scatter_sub = tensor_scatter_nd_sub
 
 
 def _var_scatter_nd_infer(op):
-    dtype, shape = state_ops._var_spec(op.inputs[0])
+    dtype, shape = state_ops.var_spec(op.inputs[0])
     indices, updates = op.inputs[1], op.inputs[2]
     check_dtype(indices, _INDEX, "indices")
     if updates.dtype is not dtype:
@@ -281,7 +281,7 @@ def _var_scatter(op_type, ref, indices, updates, use_locking, name):
                 "%s needs a variable as its first argument (`ref`), got %r" % (op_type, ref)
             )
         ix = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, _dt.int32)
-        upd = state_ops._value_for(handle, updates, "update")
+        upd = state_ops.value_for(handle, updates, "update")
         return make_op(op_type, [handle, ix, upd], {"dtype": upd.dtype}, name, op_type).outputs[0]
 
 
@@ -352,7 +352,7 @@ Args:
 
 def _row_scatter(op_type, ref, indices, updates, name):
     with in_graph_of([ref, indices, updates]):
-        return state_ops._scatter(op_type, ref, indices, updates, False, name)
+        return state_ops.scatter_op(op_type, ref, indices, updates, False, name)
 
 
 def scatter_mul(

@@ -19,7 +19,7 @@ from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from .common import in_graph_of, make_op, to_tensor
-from .sparse_ops import SparseTensor, _is_sparse, _sparse, check_sparse_indices
+from .sparse_ops import SparseTensor, check_sparse_indices, is_sparse, sparse_input
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
@@ -148,8 +148,8 @@ register_op("SetSize", infer=_set_size_infer, kernel=_set_size_kernel, grad=NOT_
 
 def _operands(a: Any, b: Any) -> tuple[Any, Any]:
     with in_graph_of([a, b]):
-        a = _sparse(a, "a") if _is_sparse(a) else to_tensor(a, name="a")
-        b = _sparse(b, "b") if _is_sparse(b) else to_tensor(b, name="b")
+        a = sparse_input(a, "a") if is_sparse(a) else to_tensor(a, name="a")
+        b = sparse_input(b, "b") if is_sparse(b) else to_tensor(b, name="b")
     if a.dtype != b.dtype:
         raise TypeError("Types don't match, %s vs %s." % (a.dtype.name, b.dtype.name))
     _check_dtype(a.dtype, "a")
@@ -183,9 +183,9 @@ def set_size(a: SparseTensor, validate_indices: bool = True) -> Tensor:
     Raises:
       TypeError: ``a`` is not a ``SparseTensor``, or its dtype is not supported.
     """
-    if not _is_sparse(a):
+    if not is_sparse(a):
         raise TypeError("Expected `SparseTensor`, got %s" % (a,))
-    a = _sparse(a, "a")
+    a = sparse_input(a, "a")
     _check_dtype(a.dtype, "a")
     op = make_op(
         "SetSize",

@@ -23,19 +23,19 @@ from .._core.graph import (
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from .array_ops import (
-    _check_rank,
-    _gen_op,
     _is_tensor,
-    _static_dims,
-    _zeros_for_none,
+    check_rank,
     expand_dims,
+    gen_op,
     identity,
     range,
     reshape,
     shape,
     size,
     stack,
+    static_dims,
     transpose,
+    zeros_for_none,
 )
 from .common import axis_value, check_dtype, in_graph_of, int_list, make
 from .const_eval import partial_ints, static_value
@@ -75,7 +75,7 @@ def gather(
             raise ValueError(
                 "gather: flowrt supports batch_dims=0 only, got batch_dims=%r" % (batch_dims,)
             )
-        return _gen_op(
+        return gen_op(
             "GatherV2",
             [
                 ("params", params, None),
@@ -91,7 +91,7 @@ def _gather_infer(op):
     params, indices, axis = op.inputs
     check_dtype(indices, _INDEX_DTYPES, "indices")
     check_dtype(axis, (_dt.int32, _dt.int64), "axis")
-    _check_rank(axis, 0, "axis")
+    check_rank(axis, 0, "axis")
     a = static_value(axis)
     pr, ir = params.shape.ndims, indices.shape.ndims
     if a is None or pr is None or ir is None:
@@ -137,7 +137,7 @@ def _gather_grad(op, g):
             "the gradient of %s needs a constant axis and params of known rank" % op.describe()
         )
     a = int(a) % pr
-    dense_shape = _static_dims(params)
+    dense_shape = static_dims(params)
     if a == 0:
         # Rows of params that were gathered: a sparse gradient, as in TF1.
         n, tail = indices.shape.num_elements(), params.shape[1:]
@@ -169,7 +169,7 @@ def slice(
 ) -> Tensor:  # TF1's name
     """The ``size``-shaped block of ``input_`` starting at ``begin`` (size -1: to the end)."""
     with in_graph_of([input_, begin, size]):
-        return _gen_op(
+        return gen_op(
             "Slice",
             [("input", input_, None), ("begin", begin, _dt.int32), ("size", size, _dt.int32)],
             None,
@@ -206,7 +206,7 @@ def _slice_infer(op):
     x, b, s = op.inputs
     for t, what in ((b, "begin"), (s, "size")):
         check_dtype(t, (_dt.int32, _dt.int64), what)
-        _check_rank(t, 1, what)
+        check_rank(t, 1, what)
     bv, sv = partial_ints(b), partial_ints(s)
     r = x.shape.ndims
     for v, what in ((bv, "begin"), (sv, "size")):
@@ -275,7 +275,7 @@ def concat(
         if len(values) == 1:
             with g.name_scope(name):
                 ax = convert_to_tensor(axis, dtype=_dt.int32, name="concat_dim")
-                _check_rank(ax, 0, "concat axis")
+                check_rank(ax, 0, "concat axis")
                 return identity(values[0], name=name)
         with g.name_scope(name or "concat") as scope:
             xs = _convert_list(values, "values")
@@ -295,7 +295,7 @@ def _concat_infer(op):
             "Tensors in list passed to 'values' of 'ConcatV2' Op have types [%s] "
             "that don't all match." % ", ".join(x.dtype.name for x in xs)
         )
-    _check_rank(axis, 0, "axis")
+    check_rank(axis, 0, "axis")
     ranks = {x.shape.ndims for x in xs} - {None}
     if len(ranks) > 1:
         raise ValueError(
@@ -389,7 +389,7 @@ def unstack(
             num = s[axis]
             if num is None:
                 raise ValueError("Cannot infer argument `num` from shape %s" % s)
-        return _gen_op(
+        return gen_op(
             "Unpack",
             [("value", value, None)],
             {"num": int(num), "axis": int(axis)},
@@ -429,7 +429,7 @@ def _unpack_kernel(ctx, op, x):
 
 
 def _unpack_grad(op, *grads):
-    return [stack(_zeros_for_none(grads, op.outputs), axis=op.attrs["axis"])]
+    return [stack(zeros_for_none(grads, op.outputs), axis=op.attrs["axis"])]
 
 
 register_op("Unpack", infer=_unpack_infer, kernel=_unpack_kernel, grad=_unpack_grad)
@@ -448,7 +448,7 @@ def split(
         if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
             num_or_size_splits, bool
         ):
-            return _gen_op(
+            return gen_op(
                 "Split",
                 [("split_dim", axis, _dt.int32), ("value", value, None)],
                 {"num_split": int(num_or_size_splits)},
@@ -465,7 +465,7 @@ def split(
             if sizes.shape.ndims != 1 or sizes.shape[0] is None:
                 raise ValueError("Cannot infer argument `num` from shape %s" % sizes.shape)
             num = sizes.shape[0]
-        return _gen_op(
+        return gen_op(
             "SplitV",
             [("value", value, None), ("size_splits", sizes, None), ("split_dim", axis, _dt.int32)],
             {"num_split": int(num)},
@@ -486,7 +486,7 @@ def _split_infer(op):
     n = op.attrs["num_split"]
     if n < 1:
         raise ValueError("num_split must be >= 1, got %d" % n)
-    _check_rank(axis_t, 0, "split_dim")
+    check_rank(axis_t, 0, "split_dim")
     r = x.shape.ndims
     a = _split_axis(axis_t, r)
     if a is None:
@@ -514,7 +514,7 @@ def _split_kernel(ctx, op, axis, x):
 
 
 def _split_grad(op, *grads):
-    return [None, concat(_zeros_for_none(grads, op.outputs), op.inputs[0])]
+    return [None, concat(zeros_for_none(grads, op.outputs), op.inputs[0])]
 
 
 register_op("Split", infer=_split_infer, kernel=_split_kernel, grad=_split_grad)
@@ -540,7 +540,7 @@ def _splitv_infer(op):
     x, sizes_t, axis_t = op.inputs
     n = op.attrs["num_split"]
     check_dtype(sizes_t, (_dt.int32, _dt.int64), "size_splits")
-    _check_rank(axis_t, 0, "split_dim")
+    check_rank(axis_t, 0, "split_dim")
     r = x.shape.ndims
     a = _split_axis(axis_t, r)
     sizes = int_list(sizes_t)
@@ -565,7 +565,7 @@ def _splitv_kernel(ctx, op, x, sizes, axis):
 
 
 def _splitv_grad(op, *grads):
-    return [concat(_zeros_for_none(grads, op.outputs), op.inputs[2]), None, None]
+    return [concat(zeros_for_none(grads, op.outputs), op.inputs[2]), None, None]
 
 
 register_op("SplitV", infer=_splitv_infer, kernel=_splitv_kernel, grad=_splitv_grad)
@@ -579,7 +579,7 @@ register_op("SplitV", infer=_splitv_infer, kernel=_splitv_kernel, grad=_splitv_g
 def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> Tensor:
     """``input`` repeated ``multiples[i]`` times along each dimension ``i``."""
     with in_graph_of([input, multiples]):
-        return _gen_op(
+        return gen_op(
             "Tile", [("input", input, None), ("multiples", multiples, _dt.int32)], None, name
         ).outputs[0]
 
@@ -587,7 +587,7 @@ def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> T
 def _tile_infer(op):
     x, m = op.inputs
     check_dtype(m, (_dt.int32, _dt.int64), "multiples")
-    _check_rank(m, 1, "multiples")
+    check_rank(m, 1, "multiples")
     mv = partial_ints(m)
     r = x.shape.ndims
     n = len(mv) if mv is not None else None
@@ -664,11 +664,11 @@ def pad(
         m = str(mode).upper()
         if m == "CONSTANT":
             if not _is_tensor(constant_values) and np.all(np.asarray(constant_values) == 0):
-                return _gen_op(
+                return gen_op(
                     "Pad", [("input", tensor, None), ("paddings", paddings, _dt.int32)], None, name
                 ).outputs[0]
             t = convert_to_tensor(tensor)
-            return _gen_op(
+            return gen_op(
                 "PadV2",
                 [
                     ("input", t, None),
@@ -679,7 +679,7 @@ def pad(
                 name,
             ).outputs[0]
         if m in ("REFLECT", "SYMMETRIC"):
-            return _gen_op(
+            return gen_op(
                 "MirrorPad",
                 [("input", tensor, None), ("paddings", paddings, _dt.int32)],
                 {"mode": m},
@@ -778,7 +778,7 @@ def _pad_grad(op, g):
     else:
         begin = reshape(slice(p, [0, 0], [-1, 1]), [-1])
     rest = [None] * (len(op.inputs) - 1)
-    return [slice(g, begin, _static_dims(x))] + rest
+    return [slice(g, begin, static_dims(x))] + rest
 
 
 register_op("Pad", infer=_pad_infer, kernel=_pad_kernel, grad=_pad_grad)

@@ -17,7 +17,7 @@ from .. import errors
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import TensorShape, make, make_op, to_tensor
-from .sparse_ops import SparseTensor, _sparse
+from .sparse_ops import SparseTensor, sparse_input
 
 __all__ = [
     "add_sparse_to_tensors_map",
@@ -63,7 +63,7 @@ def _sparse_map(ctx, name: str) -> _SparseMap:
 
 def add_sparse_to_tensors_map(sp_input, shared_name=None, name=None) -> Tensor:
     """Stores ``sp_input`` in the session's map; the int64 scalar handle to take it."""
-    sp = _sparse(sp_input)
+    sp = sparse_input(sp_input)
     return make(
         "AddSparseToTensorsMap",
         [sp.indices, sp.values, sp.dense_shape],
@@ -76,7 +76,7 @@ def add_sparse_to_tensors_map(sp_input, shared_name=None, name=None) -> Tensor:
 def add_many_sparse_to_tensors_map(sp_input, shared_name=None, name=None) -> Tensor:
     """Stores each row (first dimension) of ``sp_input`` as its own SparseTensor of one
     rank less; the int64 ``[rows]`` handles."""
-    sp = _sparse(sp_input)
+    sp = sparse_input(sp_input)
     return make(
         "AddManySparseToTensorsMap",
         [sp.indices, sp.values, sp.dense_shape],

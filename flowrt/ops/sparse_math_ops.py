@@ -28,10 +28,10 @@ from .sparse_ops import (
     SparseInput,
     SparseTensor,
     SparseTensorValue,
-    _reduce_axes,
-    _row_major,
-    _sparse,
-    _srs_infer,
+    reduce_axes,
+    row_major,
+    sparse_input,
+    sparse_reduce_infer,
     sparse_reduce_sum,
 )
 
@@ -85,7 +85,7 @@ def sparse_add(
         raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
     with in_graph_of([a, b, threshold]):
         if isinstance(a, sparse_types) and isinstance(b, sparse_types):
-            sa, sb = _sparse(a, "a"), _sparse(b, "b")
+            sa, sb = sparse_input(a, "a"), sparse_input(b, "b")
             th = to_tensor(threshold, sa.dtype.real_dtype, name="threshold")
             op = make_op(
                 "SparseAdd",
@@ -100,7 +100,7 @@ def sparse_add(
             return SparseTensor(op.outputs[0], op.outputs[1], shape)
         if isinstance(b, sparse_types):
             a, b = b, a
-        sp = _sparse(a, "a")
+        sp = sparse_input(a, "a")
         return make(
             "SparseTensorDenseAdd",
             [sp.indices, sp.values, sp.dense_shape, to_tensor(b, sp.dtype)],
@@ -265,7 +265,7 @@ register_op(
 def _elementwise(op_type, default):
     def fn(sp_a: SparseInput, sp_b: SparseInput, name: str | None = None) -> SparseTensor:
         with in_graph_of([sp_a, sp_b]):
-            a, b = _sparse(sp_a, "sp_a"), _sparse(sp_b, "sp_b")
+            a, b = sparse_input(sp_a, "sp_a"), sparse_input(sp_b, "sp_b")
             with get_default_graph().name_scope(name or op_type) as scope:
                 op = make_op(
                     op_type,
@@ -321,7 +321,7 @@ def sparse_softmax(sp_input: SparseInput, name: str | None = None) -> SparseTens
       A ``SparseTensor`` with ``sp_input``'s indices and shape.
     """
     with in_graph_of([sp_input]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         with get_default_graph().name_scope(name or "SparseSoftmax"):
             values = make("SparseSoftmax", [sp.indices, sp.values, sp.dense_shape], {}, None)
         out = SparseTensor(sp.indices, values, sp.dense_shape)
@@ -347,7 +347,7 @@ def _softmax_kernel(ctx, op, idx, values, shape):
             None, op, "Input should have rank >= 2, but received shape: %s" % shape.size
         )
     idx = np.asarray(idx, np.int64)
-    order = _row_major(idx)
+    order = row_major(idx)
     values = np.asarray(values)[order]
     run = _runs(idx[order])
     n = int(run[-1]) + 1 if run.size else 0
@@ -384,7 +384,7 @@ register_op(
 
 
 def _reduce_args(sp_input, axis, keepdims, reduction_axes, keep_dims):
-    sp = _sparse(sp_input)
+    sp = sparse_input(sp_input)
     if axis is None:
         axis = reduction_axes
     keep = bool(keepdims if keepdims is not None else keep_dims)
@@ -439,7 +439,7 @@ def _max_groups(op, idx, values, shape, axes):
     shape = np.asarray(shape, np.int64)
     idx, values = np.asarray(idx, np.int64).reshape(-1, shape.size), np.asarray(values)
     try:
-        red = _reduce_axes(op, axes, shape.size)
+        red = reduce_axes(op, axes, shape.size)
     except ValueError as e:
         raise errors.InvalidArgumentError(None, op, str(e)) from None
     out_shape = [1 if i in red else int(d) for i, d in enumerate(shape)]
@@ -470,7 +470,7 @@ def _srms_kernel(ctx, op, idx, values, shape, axes):
 
 
 def _srms_infer(op):
-    dense = _srs_infer(op)[0][1]
+    dense = sparse_reduce_infer(op)[0][1]
     rank = dense.ndims
     return [
         (_dt.int64, TensorShape([None, rank])),
@@ -480,5 +480,5 @@ def _srms_infer(op):
 
 
 # No gradients, as in TF.
-register_op("SparseReduceMax", infer=_srs_infer, kernel=_srm_kernel)
+register_op("SparseReduceMax", infer=sparse_reduce_infer, kernel=_srm_kernel)
 register_op("SparseReduceMaxSparse", infer=_srms_infer, kernel=_srms_kernel)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Graph, Operation, Tensor, _session_for, constant_value
+from .._core.graph import Graph, Operation, Tensor, constant_value, session_for
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops as _array
 from . import slicing_ops as _slicing
@@ -149,7 +149,7 @@ class SparseTensor:
         self, feed_dict: dict[Any, Any] | None = None, session: Any = None
     ) -> SparseTensorValue:
         """Runs the graph to compute this value in ``session`` or the default session."""
-        return _session_for(self.graph, session).run(self, feed_dict)
+        return session_for(self.graph, session).run(self, feed_dict)
 
     def consumers(self) -> list:
         seen = []
@@ -200,11 +200,11 @@ SparseInput = SparseTensor | SparseTensorValue
 """A sparse argument: a ``SparseTensor``, or a ``SparseTensorValue`` made a constant one."""
 
 
-def _is_sparse(x) -> bool:
+def is_sparse(x) -> bool:
     return isinstance(x, (SparseTensor, SparseTensorValue))
 
 
-def _sparse(x, arg="sp_input") -> SparseTensor:
+def sparse_input(x, arg="sp_input") -> SparseTensor:
     if isinstance(x, SparseTensorValue):
         return SparseTensor.from_value(x)
     if not isinstance(x, SparseTensor):
@@ -218,8 +218,8 @@ def convert_to_tensor_or_sparse_tensor(
     name: str | None = None,
 ) -> Tensor | SparseTensor:
     """``value`` as a ``SparseTensor`` when it is sparse, else as a ``Tensor``."""
-    if _is_sparse(value):
-        sp = _sparse(value)
+    if is_sparse(value):
+        sp = sparse_input(value)
         if dtype is not None and sp.dtype is not _dt.as_dtype(dtype):
             raise ValueError(
                 "Sparse dtype: requested = %s, actual = %s"
@@ -458,7 +458,7 @@ def sparse_tensor_to_dense(
         row-major order or repeated (``sparse_reorder`` sorts them).
     """
     with in_graph_of([sp_input, default_value]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         if default_value is None:
             default_value = b"" if sp.dtype is _dt.string else 0
         out = sparse_to_dense(
@@ -476,7 +476,7 @@ def sparse_tensor_to_dense(
 
 def sparse_reorder(sp_input: SparseInput, name: str | None = None) -> SparseTensor:
     """``sp_input`` with its entries sorted in row-major order of ``indices``."""
-    sp = _sparse(sp_input)
+    sp = sparse_input(sp_input)
     op = make_op(
         "SparseReorder", [sp.indices, sp.values, sp.dense_shape], {}, name, "SparseReorder"
     )
@@ -485,12 +485,12 @@ def sparse_reorder(sp_input: SparseInput, name: str | None = None) -> SparseTens
     return out
 
 
-def _row_major(idx: np.ndarray) -> np.ndarray:
+def row_major(idx: np.ndarray) -> np.ndarray:
     return np.lexsort(idx.T[::-1]) if idx.size else np.arange(len(idx))
 
 
 def _reorder_kernel(ctx, op, idx, values, shape):
-    order = _row_major(np.asarray(idx))
+    order = row_major(np.asarray(idx))
     return (np.asarray(idx)[order], np.asarray(values)[order])
 
 
@@ -523,7 +523,7 @@ def sparse_reduce_sum(
     """The sum of ``sp_input``'s values over ``axis`` (all axes if None), as a dense
     tensor; ``keepdims`` keeps reduced axes with size 1."""
     with in_graph_of([sp_input, axis, reduction_axes]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         if axis is None:
             axis = reduction_axes
         keepdims = bool(keepdims if keepdims is not None else keep_dims)
@@ -537,7 +537,7 @@ def sparse_reduce_sum(
         )
 
 
-def _reduce_axes(op, axes, rank):
+def reduce_axes(op, axes, rank):
     if op.attrs["all"]:
         return list(range(rank))
     out = []
@@ -551,14 +551,14 @@ def _reduce_axes(op, axes, rank):
     return sorted(set(out))
 
 
-def _srs_infer(op):
+def sparse_reduce_infer(op):
     idx, values, shape, axes = op.inputs
     dims = constant_value(shape)
     ax = constant_value(axes)
     if dims is None or (ax is None and not op.attrs["all"]):
         return [(values.dtype, TensorShape(None))]
     dims = [int(d) for d in np.asarray(dims).reshape(-1)]
-    red = _reduce_axes(op, ax, len(dims))
+    red = reduce_axes(op, ax, len(dims))
     keep = op.attrs["keep_dims"]
     out = [1 if i in red else d for i, d in enumerate(dims) if keep or i not in red]
     return [(values.dtype, TensorShape(out))]
@@ -568,7 +568,7 @@ def _srs_kernel(ctx, op, idx, values, shape, axes):
     shape = np.asarray(shape, np.int64)
     idx, values = np.asarray(idx, np.int64), np.asarray(values)
     try:
-        red = _reduce_axes(op, axes, shape.size)
+        red = reduce_axes(op, axes, shape.size)
     except ValueError as e:
         raise errors.InvalidArgumentError(None, op, str(e)) from None
     kept = [i for i in range(shape.size) if i not in red]
@@ -588,17 +588,17 @@ def _srs_grad(op, grad):
     ax = constant_value(axes)
     if ax is None and not op.attrs["all"]:
         raise LookupError("the gradient of SparseReduceSum needs constant axes")
-    keep = [i for i in range(rank) if i not in _reduce_axes(op, ax, rank)]
+    keep = [i for i in range(rank) if i not in reduce_axes(op, ax, rank)]
     return [None, gather(reshape(grad, [-1]), _linear(idx, shape, rank, keep)), None, None]
 
 
-register_op("SparseReduceSum", infer=_srs_infer, kernel=_srs_kernel, grad=_srs_grad)
+register_op("SparseReduceSum", infer=sparse_reduce_infer, kernel=_srs_kernel, grad=_srs_grad)
 
 
 def sparse_retain(sp_input: SparseInput, to_retain: TensorLike) -> SparseTensor:
     """The entries of ``sp_input`` where the bool vector ``to_retain`` is True."""
     with in_graph_of([sp_input, to_retain]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         keep = reshape(where(to_tensor(to_retain, _dt.bool)), [-1])
         out = SparseTensor(gather(sp.indices, keep), gather(sp.values, keep), sp.dense_shape)
         out._shape = sp.shape
@@ -620,7 +620,7 @@ def sparse_concat(
     expand = bool(
         expand_nonconcat_dims if expand_nonconcat_dims is not None else expand_nonconcat_dim
     )
-    sps = [_sparse(s, "sp_inputs") for s in sp_inputs]
+    sps = [sparse_input(s, "sp_inputs") for s in sp_inputs]
     if not sps:
         raise ValueError("sp_inputs must not be empty")
     inputs = [s.indices for s in sps] + [s.values for s in sps] + [s.dense_shape for s in sps]
@@ -668,7 +668,7 @@ def _concat_kernel(ctx, op, *args):
     out_shape[ax] = offset
     idx = np.concatenate(parts) if parts else np.zeros([0, rank], np.int64)
     v = np.concatenate(vals)
-    order = _row_major(idx)
+    order = row_major(idx)
     return (idx[order], v[order], out_shape)
 
 
@@ -718,7 +718,7 @@ def sparse_fill_empty_rows(
     """``(filled, empty_row_indicator)``: ``sp_input`` (2-D) with ``default_value`` put
     at column 0 of every row that has no entry, and a bool vector of those rows."""
     with in_graph_of([sp_input, default_value]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         op = make_op(
             "SparseFillEmptyRows",
             [sp.indices, sp.values, sp.dense_shape, to_tensor(default_value, sp.dtype)],
@@ -743,7 +743,7 @@ def _fill_kernel(ctx, op, idx, values, shape, default):
     add = np.stack([rows, np.zeros_like(rows)], axis=1).astype(np.int64)
     idx = np.concatenate([idx, add])
     values = np.concatenate([values, np.full(len(rows), np.asarray(default)[()], values.dtype)])
-    order = _row_major(idx)
+    order = row_major(idx)
     where_now = np.empty(len(order), np.int64)
     where_now[order] = np.arange(len(order))
     n_in = len(idx) - len(rows)
@@ -784,7 +784,7 @@ def sparse_tensor_dense_matmul(
     """``sp_a @ b`` for a 2-D SparseTensor ``sp_a`` and a dense matrix ``b`` (with
     ``adjoint_a``/``adjoint_b`` transposing them first); duplicates add up."""
     with in_graph_of([sp_a, b]):
-        sp = _sparse(sp_a, "sp_a")
+        sp = sparse_input(sp_a, "sp_a")
         b = to_tensor(b, sp.dtype)
         return make(
             "SparseTensorDenseMatMul",

@@ -26,7 +26,7 @@ from .slicing_ops import concat, gather
 from .sparse_ops import (
     SparseInput,
     SparseTensor,
-    _sparse,
+    sparse_input,
     sparse_reorder,
     sparse_tensor_to_dense,
 )
@@ -107,7 +107,7 @@ def sparse_reshape(
         more than one -1.
     """
     with in_graph_of([sp_input, shape]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         given = to_tensor(shape)
         new = cast(given, _dt.int64)
         with get_default_graph().name_scope(name or "SparseReshape") as scope:
@@ -185,7 +185,7 @@ def sparse_transpose(
     from .math_ops import subtract
 
     with in_graph_of([sp_input, perm]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         with get_default_graph().name_scope(name or "SparseTranspose"):
             if perm is None:
                 if sp.shape.ndims is not None:
@@ -216,7 +216,7 @@ def sparse_expand_dims(
     from .slicing_ops import slice as _slice
 
     with in_graph_of([sp_input, axis]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         rank = sp.dense_shape.shape.as_list()[0] if sp.dense_shape.shape.ndims == 1 else None
         rank_t = gather(shape(sp.dense_shape), 0) if rank is None else rank
         axis = -1 if axis is None else axis
@@ -246,7 +246,7 @@ def sparse_reset_shape(sp_input: SparseInput, new_shape: ShapeLike | None = None
         input's shape (``InvalidArgumentError`` at run time when not known statically).
     """
     with in_graph_of([sp_input, new_shape]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         indices, values, in_shape = (
             identity(sp.indices), identity(sp.values), identity(sp.dense_shape)
         )  # fmt: skip
@@ -325,8 +325,10 @@ def sparse_merge(
             raise ValueError("sp_ids and vocab_size have to have equal lengths.")
     with in_graph_of([sp_values, *ids_list]):
         with get_default_graph().name_scope(name or "SparseMerge"):
-            vals = _sparse(sp_values, "sp_values")
-            ids = [expand_dims(cast(_sparse(s, "sp_ids").values, _dt.int64), 1) for s in ids_list]
+            vals = sparse_input(sp_values, "sp_values")
+            ids = [
+                expand_dims(cast(sparse_input(s, "sp_ids").values, _dt.int64), 1) for s in ids_list
+            ]
             sizes_t = [cast(to_tensor(v), _dt.int64) for v in sizes]
             new_indices = concat([vals.indices[:, :-1], *ids], 1)
             new_shape = concat([vals.dense_shape[:-1], stack(sizes_t)], 0)
@@ -349,7 +351,7 @@ def sparse_to_indicator(
       name: the name scope (default ``SparseToIndicator``).
     """
     with in_graph_of([sp_input, vocab_size]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         with get_default_graph().name_scope(name or "SparseToIndicator") as scope:
             n = gather(shape(sp.indices), 0)
             present = SparseTensor(sp.indices, fill(expand_dims(n, 0), True), sp.dense_shape)
@@ -376,7 +378,7 @@ def sparse_slice(
       name: the name scope (default ``SparseSlice``).
     """
     with in_graph_of([sp_input, start, size]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         start_t, size_t = to_tensor(start, _dt.int64), to_tensor(size, _dt.int64)
         with get_default_graph().name_scope(name or "SparseSlice") as scope:
             op = make_op(
@@ -471,7 +473,7 @@ def sparse_split(
     if axis is None:
         raise ValueError("Argument `axis` is required.")
     with in_graph_of([sp_input]):
-        sp = _sparse(sp_input)
+        sp = sparse_input(sp_input)
         with get_default_graph().name_scope(name or "SparseSplit") as scope:
             dim = to_tensor(axis, _dt.int64, name="split_dim")
             op = make_op(

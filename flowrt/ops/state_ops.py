@@ -160,7 +160,7 @@ def uninitialized_error(op, name: str) -> errors.FailedPreconditionError:
     )
 
 
-def _freeze(new, dtype) -> np.ndarray:
+def frozen_copy(new, dtype) -> np.ndarray:
     """``new`` as a read-only array of ``dtype``, copied unless it is a fresh array."""
     arr = np.asarray(new, dtype=dtype)
     if not (arr.flags.writeable and arr.flags.owndata):
@@ -185,7 +185,7 @@ def update_variable(ctx, op, handle, fn) -> np.ndarray:
         old = res.value
         if old is None:
             raise uninitialized_error(op, res.name)
-        new = _freeze(fn(old), old.dtype)
+        new = frozen_copy(fn(old), old.dtype)
         if new.shape != old.shape:
             raise errors.InvalidArgumentError(
                 None,
@@ -209,7 +209,7 @@ def update_variables(ctx, op, handles, fn) -> list:
             if r.value is None:
                 raise uninitialized_error(op, r.name)
             olds.append(r.value)
-        news = [_freeze(n, o.dtype) for n, o in zip(fn(olds), olds, strict=True)]
+        news = [frozen_copy(n, o.dtype) for n, o in zip(fn(olds), olds, strict=True)]
         for r, o, n in zip(resources, olds, news, strict=True):
             if n.shape != o.shape:
                 raise errors.InvalidArgumentError(
@@ -356,7 +356,7 @@ def _handle_op(handle: Tensor):
     return op
 
 
-def _var_spec(handle: Tensor):
+def var_spec(handle: Tensor):
     h = _handle_op(handle)
     return h.attrs["dtype"], h.attrs["shape"]
 
@@ -379,7 +379,7 @@ register_op(
 
 
 def _read_infer(op):
-    dtype, shape = _var_spec(op.inputs[0])
+    dtype, shape = var_spec(op.inputs[0])
     return [(dtype, shape)]
 
 
@@ -419,7 +419,7 @@ register_op(
 
 
 def _assign_infer(op):
-    dtype, shape = _var_spec(op.inputs[0])
+    dtype, shape = var_spec(op.inputs[0])
     v = op.inputs[1]
     if v.dtype is not dtype:
         raise TypeError(
@@ -450,7 +450,7 @@ def _check_static_shape(op, name, shape: TensorShape, value):
 
 
 def _assign_kernel(ctx, op, handle, value):
-    dtype, shape = _var_spec(op.inputs[0])
+    dtype, shape = var_spec(op.inputs[0])
     _check_static_shape(op, handle.name, shape, value)
     # Always copy: the value may be a caller's fed array, which must stay theirs.
     new = np.array(value, dtype=dtype.np, copy=True)
@@ -502,7 +502,7 @@ register_op(
 
 
 def _scatter_infer(op):
-    dtype, shape = _var_spec(op.inputs[0])
+    dtype, shape = var_spec(op.inputs[0])
     idx, upd = op.inputs[1], op.inputs[2]
     if not idx.dtype.is_integer:
         raise TypeError("indices must be int32 or int64, got %s" % idx.dtype.name)
@@ -553,7 +553,7 @@ for _t, _mode in (
 
 
 def _count_up_to_infer(op):
-    dtype, shape = _var_spec(op.inputs[0])
+    dtype, shape = var_spec(op.inputs[0])
     if dtype not in (_dt.int32, _dt.int64):
         raise TypeError(
             "Value passed to parameter 'T' has DataType %s not in list of allowed "
@@ -638,8 +638,8 @@ def var_handle(dtype, shape, full_name: str) -> Tensor:
     ).outputs[0]
 
 
-def _value_for(handle: Tensor, value, what="value"):
-    dtype, _ = _var_spec(handle)
+def value_for(handle: Tensor, value, what="value"):
+    dtype, _ = var_spec(handle)
     try:
         return convert_to_tensor(value, dtype=dtype)
     except (TypeError, ValueError) as e:
@@ -654,7 +654,7 @@ def assign_op(
     handle: Tensor, value, name=None, op_type="AssignVariableOp", validate_shape=True
 ) -> Tensor:
     with in_graph_of([handle, value]):
-        value = _value_for(handle, value)
+        value = value_for(handle, value)
         g = get_default_graph()
         attrs = {"dtype": value.dtype, "validate_shape": validate_shape}
         return g._create_op(op_type, [handle, value], attrs, name, op_type).outputs[0]
@@ -702,14 +702,14 @@ def assign_sub(
         )
 
 
-def _scatter(op_type, ref, indices, updates, use_locking, name):
+def scatter_op(op_type, ref, indices, updates, use_locking, name):
     handle = getattr(ref, "handle", None)
     if handle is None:
         raise TypeError(
             "%s needs a variable as its first argument (`ref`), got %r" % (op_type, ref)
         )
     indices = convert_to_tensor(indices)
-    updates = _value_for(handle, updates, "update")
+    updates = value_for(handle, updates, "update")
     return make_op(
         op_type, [handle, indices, updates], {"dtype": updates.dtype}, name, op_type
     ).outputs[0]
@@ -724,7 +724,7 @@ def scatter_update(
 ) -> Tensor:
     """Sets rows ``ref[indices] = updates``; returns the new value."""
     with in_graph_of([ref, indices, updates]):
-        return _scatter("ResourceScatterUpdate", ref, indices, updates, use_locking, name)
+        return scatter_op("ResourceScatterUpdate", ref, indices, updates, use_locking, name)
 
 
 def scatter_add(
@@ -736,7 +736,7 @@ def scatter_add(
 ) -> Tensor:
     """Adds ``updates`` to rows ``ref[indices]`` (duplicates add up); returns the new value."""
     with in_graph_of([ref, indices, updates]):
-        return _scatter("ResourceScatterAdd", ref, indices, updates, use_locking, name)
+        return scatter_op("ResourceScatterAdd", ref, indices, updates, use_locking, name)
 
 
 def scatter_sub(
@@ -748,7 +748,7 @@ def scatter_sub(
 ) -> Tensor:
     """Subtracts ``updates`` from rows ``ref[indices]``; returns the new value."""
     with in_graph_of([ref, indices, updates]):
-        return _scatter("ResourceScatterSub", ref, indices, updates, use_locking, name)
+        return scatter_op("ResourceScatterSub", ref, indices, updates, use_locking, name)
 
 
 def is_variable_initialized(variable: Variable) -> Tensor:

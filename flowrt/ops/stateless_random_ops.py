@@ -24,7 +24,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from . import philox
 from .common import FLOATS, check_dtype, in_graph_of, int_list, make
-from .random_ops import _gumbel_max, _out_dims, _shape_infer, _shape_tensor
+from .random_ops import gumbel_max, out_dims, shape_infer, shape_tensor
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
@@ -63,7 +63,7 @@ def _check_seed(t) -> None:
 
 
 def _stateless_infer(allowed):
-    base = _shape_infer(allowed)
+    base = shape_infer(allowed)
 
     def infer(op):
         _check_seed(op.inputs[1])
@@ -81,7 +81,7 @@ def _key(seed) -> tuple[int, int]:
 
 def _float_kernel(kind):
     def kernel(ctx, op, shape, seed):
-        out = np.empty(_out_dims(shape), op.outputs[0].dtype.np)
+        out = np.empty(out_dims(shape), op.outputs[0].dtype.np)
         philox.fill_float(out.reshape(-1), kind, *_key(seed))
         return (out,)
 
@@ -92,7 +92,7 @@ def _uniform_int_kernel(ctx, op, shape, seed, minval, maxval):
     for v, what in ((minval, "minval"), (maxval, "maxval")):
         if np.ndim(v) != 0:
             raise ValueError("%s must be 0-D, got shape %s" % (what, list(np.shape(v))))
-    out = np.empty(_out_dims(shape), op.outputs[0].dtype.np)
+    out = np.empty(out_dims(shape), op.outputs[0].dtype.np)
     key = _key(seed)
     if out.size == 0:
         return (out,)
@@ -104,7 +104,7 @@ def _uniform_int_kernel(ctx, op, shape, seed, minval, maxval):
 
 
 def _full_int_kernel(ctx, op, shape, seed):
-    out = np.empty(_out_dims(shape), op.outputs[0].dtype.np)
+    out = np.empty(out_dims(shape), op.outputs[0].dtype.np)
     philox.fill_int(out.reshape(-1), 0, 1 << (8 * out.itemsize), *_key(seed))
     return (out,)
 
@@ -184,7 +184,7 @@ def stateless_random_uniform(
         maxval = 1
     with in_graph_of([shape, seed, minval, maxval]):
         with get_default_graph().name_scope(name or "stateless_random_uniform") as scope:
-            s = _shape_tensor(shape)
+            s = shape_tensor(shape)
             attrs = {"dtype": dtype}
             if dtype.is_integer and minval is None:
                 seed_t = _seed_tensor(seed, alg)
@@ -205,7 +205,7 @@ def _scaled(op_type, default, shape, seed, mean, stddev, dtype, name, alg):
     dtype = _dt.as_dtype(dtype)
     with in_graph_of([shape, seed, mean, stddev]):
         with get_default_graph().name_scope(name or default) as scope:
-            s = _shape_tensor(shape)
+            s = shape_tensor(shape)
             mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
             std_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
             rnd = make(op_type, [s, _seed_tensor(seed, alg)], {"dtype": dtype}, op_type)
@@ -336,7 +336,7 @@ def _multinomial_infer(op):
 def _multinomial_kernel(ctx, op, logits, n, seed):
     key, counter = _key(seed)
     rng = np.random.Generator(np.random.Philox(key=key, counter=counter >> 64))
-    return (_gumbel_max(rng, logits, n, op.attrs["output_dtype"]),)
+    return (gumbel_max(rng, logits, n, op.attrs["output_dtype"]),)
 
 
 register_op(

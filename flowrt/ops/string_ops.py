@@ -29,7 +29,7 @@ __all__ = ["string_to_number", "substr", "string_join"]
 _NUMBER_TYPES = (_dt.float32, _dt.float64, _dt.int32, _dt.int64)
 
 
-def _bytes_list(x) -> list:
+def as_bytes_list(x) -> list:
     flat = np.asarray(x, dtype=object).reshape(-1).tolist()
     if not all(type(s) is bytes for s in flat):
         flat = [s.encode() if isinstance(s, str) else bytes(s) for s in flat]
@@ -81,7 +81,7 @@ def string_to_number(
 
 
 def _string_to_number_kernel(ctx, op, x):
-    flat = _bytes_list(x)
+    flat = as_bytes_list(x)
     vals, bad = parse_fields(*fields_of(flat), op.attrs["out_type"])
     if bad.any():
         s = flat[int(np.argmax(bad))]
@@ -184,7 +184,7 @@ def _substr_kernel(ctx, op, x, pos, ln):
             None, None, "Incompatible shapes: %s vs. %s" % (list(np.shape(x)), list(np.shape(pos)))
         ) from None
     xb = np.broadcast_to(np.asarray(x, dtype=object), shape)
-    flat = _bytes_list(xb)
+    flat = as_bytes_list(xb)
     p = np.broadcast_to(np.asarray(pos, np.int64), shape).reshape(-1)
     n = np.broadcast_to(np.asarray(ln, np.int64), shape).reshape(-1)
     if op.attrs["unit"] == "UTF8_CHAR":
@@ -282,7 +282,7 @@ def _string_join_kernel(ctx, op, *xs):
     shape = shape or ()
     sep = op.attrs["separator"].encode()
     n = int(np.prod(shape))
-    cols = [_bytes_list(np.broadcast_to(np.asarray(x, dtype=object), shape)) for x in xs]
+    cols = [as_bytes_list(np.broadcast_to(np.asarray(x, dtype=object), shape)) for x in xs]
     out = np.empty(n, dtype=object)
     out[:] = [sep.join(parts) for parts in zip(*cols)] if cols else [b""] * n
     return (out.reshape(shape),)

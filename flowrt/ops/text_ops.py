@@ -21,7 +21,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from .common import in_graph_of, make, make_op, reduce_args, static_value, to_tensor
 from .sparse_ops import SparseTensor
-from .string_ops import _bytes_list
+from .string_ops import as_bytes_list
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -36,12 +36,12 @@ def _like(x, values: list) -> np.ndarray:
     return out.reshape(np.shape(x))
 
 
-def _elementwise(op_type: str, fn, out_dtype=_dt.string):
+def elementwise_string_op(op_type: str, fn, out_dtype=_dt.string):
     """Registers ``op_type`` as ``fn(op)`` applied to each string of its first input."""
 
     def kernel(ctx, op, x, *rest):
         f = fn(op, *rest)
-        vals = [f(s) for s in _bytes_list(x)]
+        vals = [f(s) for s in as_bytes_list(x)]
         if out_dtype is _dt.string:
             return (_like(x, vals),)
         return (np.array(vals, dtype=out_dtype.as_numpy_dtype).reshape(np.shape(x)),)
@@ -55,7 +55,7 @@ def _elementwise(op_type: str, fn, out_dtype=_dt.string):
     )
 
 
-def _strings(x, name="input") -> Tensor:
+def string_input(x, name="input") -> Tensor:
     t = to_tensor(x, _dt.string if not isinstance(x, Tensor) else None, name=name)
     if t.dtype is not _dt.string:
         raise TypeError(
@@ -151,7 +151,11 @@ def regex_replace(
     with in_graph_of([input, pattern, rewrite]):
         return make(
             "RegexReplace",
-            [_strings(input), _strings(pattern, "pattern"), _strings(rewrite, "rewrite")],
+            [
+                string_input(input),
+                string_input(pattern, "pattern"),
+                string_input(rewrite, "rewrite"),
+            ],
             {"replace_global": bool(replace_global)},
             name,
             "RegexReplace",
@@ -180,7 +184,7 @@ def _regex_replace_fn(op, pattern, rewrite):
     return lambda s: rx.sub(expand, s, count=count)
 
 
-_elementwise("RegexReplace", _regex_replace_fn)
+elementwise_string_op("RegexReplace", _regex_replace_fn)
 
 
 def regex_full_match(input: TensorLike, pattern: TensorLike, name: str | None = None) -> Tensor:
@@ -201,7 +205,7 @@ def regex_full_match(input: TensorLike, pattern: TensorLike, name: str | None = 
     with in_graph_of([input, pattern]):
         return make(
             "RegexFullMatch",
-            [_strings(input), _strings(pattern, "pattern")],
+            [string_input(input), string_input(pattern, "pattern")],
             None,
             name,
             "RegexFullMatch",
@@ -213,7 +217,7 @@ def _full_match_fn(op, pattern):
     return lambda s: rx.fullmatch(s) is not None
 
 
-_elementwise("RegexFullMatch", _full_match_fn, _dt.bool)
+elementwise_string_op("RegexFullMatch", _full_match_fn, _dt.bool)
 
 
 # --------------------------------------------------------------------------------------
@@ -227,7 +231,7 @@ def _case_op(op_type: str, input, encoding: str, name):
             "Attr 'encoding' of '%s' Op must be '' or 'utf-8', got %r" % (op_type, encoding)
         )
     with in_graph_of([input]):
-        return make(op_type, [_strings(input)], {"encoding": encoding}, name, op_type)
+        return make(op_type, [string_input(input)], {"encoding": encoding}, name, op_type)
 
 
 def string_lower(input: TensorLike, encoding: str = "", name: str | None = None) -> Tensor:
@@ -261,18 +265,18 @@ def _case_fn(ascii_fn, text_fn):
     return fn
 
 
-_elementwise("StringLower", _case_fn(bytes.lower, str.lower))
-_elementwise("StringUpper", _case_fn(bytes.upper, str.upper))
+elementwise_string_op("StringLower", _case_fn(bytes.lower, str.lower))
+elementwise_string_op("StringUpper", _case_fn(bytes.upper, str.upper))
 
 
 def string_strip(input: TensorLike, name: str | None = None) -> Tensor:
     """Removes leading and trailing ASCII whitespace from each string (op
     ``StringStrip``), as TF1's ``tf.string_strip`` / ``tf.strings.strip``."""
     with in_graph_of([input]):
-        return make("StringStrip", [_strings(input)], None, name, "StringStrip")
+        return make("StringStrip", [string_input(input)], None, name, "StringStrip")
 
 
-_elementwise("StringStrip", lambda op: bytes.strip)
+elementwise_string_op("StringStrip", lambda op: bytes.strip)
 
 
 def string_length(input: TensorLike, name: str | None = None, unit: str = "BYTE") -> Tensor:
@@ -291,7 +295,7 @@ def string_length(input: TensorLike, name: str | None = None, unit: str = "BYTE"
             '"BYTE", "UTF8_CHAR".' % unit
         )
     with in_graph_of([input]):
-        return make("StringLength", [_strings(input)], {"unit": unit}, name, "StringLength")
+        return make("StringLength", [string_input(input)], {"unit": unit}, name, "StringLength")
 
 
 def _length_fn(op):
@@ -301,7 +305,7 @@ def _length_fn(op):
     return lambda s: int(np.count_nonzero((np.frombuffer(s, np.uint8) & 0xC0) != 0x80))
 
 
-_elementwise("StringLength", _length_fn, _dt.int32)
+elementwise_string_op("StringLength", _length_fn, _dt.int32)
 
 
 # --------------------------------------------------------------------------------------
@@ -407,7 +411,7 @@ def _as_string_kernel(ctx, op, x):
     flat = np.asarray(x).reshape(-1)
     if dtype is _dt.string:
         fmt = fmt.encode()
-        vals = [fmt % s for s in _bytes_list(flat)]
+        vals = [fmt % s for s in as_bytes_list(flat)]
     elif dtype is _dt.bool:
         vals = [(fmt % ("true" if v else "false")).encode() for v in flat.tolist()]
     elif dtype in (_dt.complex64, _dt.complex128):
@@ -463,7 +467,7 @@ def reduce_join(
     """
     axis, keepdims = reduce_args(axis, keepdims, reduction_indices, keep_dims)
     with in_graph_of([inputs, axis]):
-        x = _strings(inputs, "inputs")
+        x = string_input(inputs, "inputs")
         if axis is None:
             if x.shape.ndims is None:
                 raise ValueError("reduce_join with axis=None needs an input of known rank")
@@ -516,7 +520,7 @@ def _reduce_join_kernel(ctx, op, x, axes):
     rows = moved.reshape([int(np.prod(out_shape, dtype=np.int64)), -1])
     sep = op.attrs["separator"].encode()
     joined = np.empty(rows.shape[0], dtype=object)
-    joined[:] = [sep.join(_bytes_list(r)) for r in rows]
+    joined[:] = [sep.join(as_bytes_list(r)) for r in rows]
     if op.attrs["keep_dims"]:
         out_shape = [1 if i in dims else d for i, d in enumerate(x.shape)]
     return (joined.reshape(out_shape),)
@@ -577,7 +581,7 @@ def strings_split(
     if result_type != "SparseTensor":
         raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
     with in_graph_of([input]):
-        src = _strings(input)
+        src = string_input(input)
         op = make_op(
             "StringSplitV2",
             [src, to_tensor(sep or "", _dt.string)],
@@ -593,7 +597,7 @@ def _split_v2_kernel(ctx, op, src, sep):
     delim = _scalar_string(sep, "sep") or None
     maxsplit = op.attrs["maxsplit"]
     rows, cols, vals, width = [], [], [], 0
-    for r, s in enumerate(_bytes_list(src)):
+    for r, s in enumerate(as_bytes_list(src)):
         # TF: an empty string gives one empty token with a separator, none without.
         toks = s.split(delim, maxsplit)
         width = max(width, len(toks))

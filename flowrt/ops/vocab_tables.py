@@ -23,7 +23,7 @@ from .lookup_ops import (
     TableInitializerBase,
     TextFileIndex,
     TextFileInitializer,
-    _lookup_keys,
+    lookup_keys,
 )
 from .math_ops import add, cast, equal, where
 from .sparse_ops import SparseTensor
@@ -164,7 +164,7 @@ class StaticVocabularyTable:
           TypeError: for keys of another dtype than ``key_dtype``.
           FailedPreconditionError: (at run time) before the table is initialized.
         """
-        return _lookup_keys(self, keys, name, self._ids)
+        return lookup_keys(self, keys, name, self._ids)
 
     def _ids(self, keys: Tensor) -> Tensor:
         if self._table is not None and keys.dtype != self._table.key_dtype:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import errors
+from .. import errors, nest
 from .._core.executor import run_nested, run_sync
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.plan import Plan
@@ -35,21 +35,17 @@ from .._core.registry import register_op
 from .._core.shape import TensorShape, as_shape
 from . import array_ops
 from .control_flow_ops import (
-    _Body,
-    _children,
-    _create_named,
-    _differentiable,
-    _flatten,
-    _is_seq,
-    _may_block,
-    _nested_ops,
-    _pack,
-    _specs_infer,
-    _stateful,
-    _structure_error,
-    _sub_plan,
-    _trace,
-    _wire_inputs,
+    TracedBody,
+    any_blocking,
+    any_stateful,
+    create_named,
+    differentiable_input,
+    nested_ops,
+    specs_infer,
+    structure_error,
+    sub_plan,
+    trace_body,
+    wire_inputs,
     zeros_for,
 )
 from .state_ops import VariableResource
@@ -111,11 +107,11 @@ def while_loop(
     if not isinstance(loop_vars, (list, tuple)):
         raise TypeError("loop_vars must be a list or tuple of tensors, got %r" % (loop_vars,))
     # A TensorArray travels as its flow (TF1's _convert_tensorarray_to_flow).
-    tas = [v if hasattr(v, "_with_flow") else None for v in _flatten(loop_vars)]
-    flat_vars = [convert_to_tensor(_flow_of(v)) for v in _flatten(loop_vars)]
-    loop_vars = _pack(loop_vars, flat_vars)
+    tas = [v if hasattr(v, "_with_flow") else None for v in nest.flatten(loop_vars)]
+    flat_vars = [convert_to_tensor(_flow_of(v)) for v in nest.flatten(loop_vars)]
+    loop_vars = nest.pack_leaves(loop_vars, flat_vars)
     if shape_invariants is not None:
-        err = _structure_error(loop_vars, shape_invariants, check_types=False)
+        err = structure_error(loop_vars, shape_invariants, check_types=False)
         if err:
             raise ValueError("The two structures don't have the same nested structure.\n\n" + err)
         invariants = [as_shape(s) for s in _flatten_shapes(shape_invariants)]
@@ -148,7 +144,7 @@ def while_loop(
                 array_ops.placeholder(v.dtype, s, name="loop_var")
                 for v, s in zip(flat_vars, invariants)
             ]
-        args = _children(_pack(loop_vars, _with_tas(tas, phs)))
+        args = nest.children(nest.pack_leaves(loop_vars, _with_tas(tas, phs)))
 
         def conv_pred(p):
             p = convert_to_tensor(p)
@@ -159,21 +155,21 @@ def while_loop(
                 )
             return p
 
-        pred, cond_ops = _trace(g, cond, args, conv_pred)
+        pred, cond_ops = trace_body(g, cond, args, conv_pred)
 
         def conv_body(res):
-            if not _is_seq(res):
+            if not nest.is_nested(res):
                 res = [res]
-            err = _structure_error(res, loop_vars, check_types=False)
+            err = structure_error(res, loop_vars, check_types=False)
             if err:
                 raise ValueError(
                     "The two structures don't have the same nested structure."
                     "\n\nFirst structure: %r\n\nSecond structure: %r\n\nMore "
                     "specifically: %s" % (res, loop_vars, err)
                 )
-            return [convert_to_tensor(_flow_of(x)) for x in _flatten(res)]
+            return [convert_to_tensor(_flow_of(x)) for x in nest.flatten(res)]
 
-        outs, body_ops = _trace(g, body, args, conv_body)
+        outs, body_ops = trace_body(g, body, args, conv_body)
         for v, ph, o in zip(flat_vars, phs, outs):
             if o.dtype is not v.dtype:
                 raise TypeError(
@@ -188,17 +184,17 @@ def while_loop(
                     "`shape_invariants` argument of tf.while_loop to specify a less-specific "
                     "shape." % (v.name, v.shape, o.shape)
                 )
-        cb = _Body(cond_ops, [pred], phs, flat_vars)
-        bb = _Body(body_ops, outs, phs, flat_vars)
+        cb = TracedBody(cond_ops, [pred], phs, flat_vars)
+        bb = TracedBody(body_ops, outs, phs, flat_vars)
         for b in (cb, bb):
             b.finish_captures(g)
         nv = len(flat_vars)
-        inputs = _wire_inputs([cb, bb], [counter, max_iter] + flat_vars, nv)
+        inputs = wire_inputs([cb, bb], [counter, max_iter] + flat_vars, nv)
         all_ops = cb.ops + bb.ops
-        if _may_block(all_ops):
+        if any_blocking(all_ops):
             op_type = "AsyncWhile"
         else:
-            op_type = "While" if _stateful(all_ops) else "StatelessWhile"
+            op_type = "While" if any_stateful(all_ops) else "StatelessWhile"
         specs = [(max_iter.dtype, TensorShape([])), (max_iter.dtype, TensorShape([]))]
         specs += [(v.dtype, ph.shape) for v, ph in zip(flat_vars, phs)]
         attrs = {
@@ -211,16 +207,16 @@ def while_loop(
             "parallel_iterations": parallel_iterations,
             "_n_vars": nv,
         }
-        op = _create_named(g, op_type, inputs, attrs, scope[:-1])
+        op = create_named(g, op_type, inputs, attrs, scope[:-1])
         for c in cb.control + bb.control:
             op._add_control_input(c)
-        _nested_ops(g).update(cond_ops + body_ops + phs)
+        nested_ops(g).update(cond_ops + body_ops + phs)
         results = [array_ops.identity(t, name="Identity") for t in op.outputs]
     results = results[2:]
     if not back_prop:
         results = [array_ops.stop_gradient(t) for t in results]
     results = _with_tas(tas, results)
-    packed = _pack(loop_vars, results)
+    packed = nest.pack_leaves(loop_vars, results)
     if return_same_structure:
         return packed
     return results[0] if len(results) == 1 else packed
@@ -247,7 +243,7 @@ def _flatten_shapes(x):
     ):
         return [x]
     out = []
-    for c in _children(x):
+    for c in nest.children(x):
         out.extend(_flatten_shapes(c))
     return out
 
@@ -272,7 +268,7 @@ def _while_entry(op):
             bb.input_idx,
         )
 
-    return _sub_plan(op, 0, build)
+    return sub_plan(op, 0, build)
 
 
 def _while_setup(op, inputs):
@@ -366,7 +362,7 @@ def _while_grad(op, *grads):
     phs, caps = bb.feeds[:nv], bb.feeds[nv:]
     cap_inputs = [op.inputs[k] for k in bb.input_idx[nv:]]
     fv = [i for i in range(nv) if phs[i].dtype.is_floating or phs[i].dtype is variant]
-    fc = [j for j, t in enumerate(caps) if _differentiable(t)]
+    fc = [j for j, t in enumerate(caps) if differentiable_input(t)]
     if not fv or all(grads[2 + i] is None for i in fv):
         return [None] * len(op.inputs)
     with g.control_dependencies(None):
@@ -384,8 +380,8 @@ def _while_grad(op, *grads):
             out.append(gr)
         return out
 
-    outs, ops = _trace(g, grad_fn)
-    nested = _nested_ops(g)
+    outs, ops = trace_body(g, grad_fn)
+    nested = nested_ops(g)
     inside = set(ops)
     mine = [o for o in ops if o not in nested]
     body_ops = set(bb.ops)
@@ -457,7 +453,7 @@ def _while_grad_kernel(ctx, op, record, *rest):
     consts = list(rest[:n_consts])
     caps = rest[n_consts : n_consts + n_caps]
     gys = list(rest[n_consts + n_caps :])
-    plan = _sub_plan(op, 0, lambda: Plan(a["fetches"], [], a["feeds"]))
+    plan = sub_plan(op, 0, lambda: Plan(a["fetches"], [], a["feeds"]))
     positions = a["positions"]
     acc = [_zeros_of(c) for c in caps]
     for vals in reversed(record):
@@ -470,7 +466,7 @@ def _while_grad_kernel(ctx, op, record, *rest):
 for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
     register_op(
         _t,
-        infer=_specs_infer,
+        infer=specs_infer,
         kernel=_while_kernel,
         grad=_while_grad,
         stateful=_stateful_flag,
@@ -478,7 +474,7 @@ for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
     )
 register_op(
     "AsyncWhile",
-    infer=_specs_infer,
+    infer=specs_infer,
     kernel=_while_blocking_kernel,
     blocking=True,
     grad=_while_grad,
@@ -486,4 +482,4 @@ register_op(
     differentiates_handles=True,
 )
 # No second order through a loop yet: fr.gradients of a WhileGrad raises LookupError.
-register_op("WhileGrad", infer=_specs_infer, kernel=_while_grad_kernel)
+register_op("WhileGrad", infer=specs_infer, kernel=_while_grad_kernel)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._core.graph import Tensor
 from ..protos.meta_graph_pb2 import SignatureDef, TensorInfo
-from ..summary.protos import _fill_tensor
+from ..summary.protos import fill_tensor_proto
 from . import signature_constants as sc
 from .utils import build_tensor_info
 
@@ -56,7 +56,7 @@ def build_signature_def(
         arr = np.asarray(value)
         if arr.dtype.kind == "U":
             arr = np.vectorize(lambda s: s.encode("utf-8"), otypes=[object])(arr)
-        if not _fill_tensor(sig.defaults[key], arr):
+        if not fill_tensor_proto(sig.defaults[key], arr):
             raise TypeError("default value %r for input %r has no TensorProto form" % (value, key))
     return sig
 

@@ -114,7 +114,7 @@ def _datatype(dtype: _dt.DType) -> Any:
     return dtype.as_datatype_enum
 
 
-def _fill_tensor(proto: TensorProto, arr: np.ndarray) -> bool:
+def fill_tensor_proto(proto: TensorProto, arr: np.ndarray) -> bool:
     """dtype, shape and content of ``arr``; False if it has no TensorProto form."""
     if arr.dtype == object:
         if not all(isinstance(x, bytes) for x in arr.flat):
@@ -157,7 +157,7 @@ def _fill_attr(a: AttrValue, v) -> bool:
         a.shape.SetInParent()  # a scalar's shape has no field set, but is present
         _fill_shape(a.shape, v)
     elif isinstance(v, np.ndarray):
-        return _fill_tensor(a.tensor, v)
+        return fill_tensor_proto(a.tensor, v)
     elif isinstance(v, (list, tuple)):
         return _fill_list(a.list, list(v))
     else:

@@ -86,6 +86,33 @@ NOT_WRAPPERS = {
     "lookup_ops.tables_initializer": "reads the default graph's collection",
     "lookup_ops.initialize_all_tables": "reads the default graph's collection",
     **{
+        name: "a helper shared with the op family's other modules, not a TF wrapper"
+        for name in (
+            "array_ops.check_rank",
+            "array_ops.gen_op",
+            "array_ops.static_dims",
+            "array_ops.zeros_for_none",
+            "check_ops.message_prefix",
+            "lookup_ops.lookup_keys",
+            "random_ops.gumbel_max",
+            "random_ops.out_dims",
+            "random_ops.shape_infer",
+            "random_ops.shape_tensor",
+            "sparse_ops.is_sparse",
+            "sparse_ops.reduce_axes",
+            "sparse_ops.row_major",
+            "sparse_ops.sparse_input",
+            "sparse_ops.sparse_reduce_infer",
+            "state_ops.frozen_copy",
+            "state_ops.scatter_op",
+            "state_ops.value_for",
+            "state_ops.var_spec",
+            "string_ops.as_bytes_list",
+            "text_ops.elementwise_string_op",
+            "text_ops.string_input",
+        )
+    },
+    **{
         "conv_ops." + n: "geometry/kernel helper shared by the conv family"
         for n in (
             "window_geometry",
