@@ -59,11 +59,6 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
         "feature_column",
         "build features with ops (fr.one_hot, fr.nn.embedding_lookup)",
     ),
-    Unsupported(
-        "tf.image decoding and encoding (decode_jpeg, decode_png, encode_jpeg, ...)",
-        "image.decode_jpeg",
-        "decode images with NumPy or Pillow before feeding; fr.image has the rest",
-    ),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
     Unsupported(
         "tf.summary.image, tf.summary.audio, tf.summary.text",

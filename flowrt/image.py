@@ -5,6 +5,7 @@
 import types as _types
 
 from .ops.image_boxes import *  # noqa: F403
+from .ops.image_codecs import *  # noqa: F403
 from .ops.image_color import *  # noqa: F403
 from .ops.image_geometry import *  # noqa: F403
 from .ops.image_hsv import *  # noqa: F403

@@ -13,6 +13,18 @@ from .ops.codec_ops import (
     serialize_tensor,
 )
 from .ops.csv_ops import decode_csv
+from .ops.image_codecs import (
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from .ops.io_ops import matching_files, read_file, write_file
 from .ops.parsing_ops import (
     FixedLenFeature,
@@ -39,6 +51,16 @@ __all__ = [
     "encode_base64",
     "parse_tensor",
     "serialize_tensor",
+    "decode_and_crop_jpeg",
+    "decode_bmp",
+    "decode_gif",
+    "decode_image",
+    "decode_jpeg",
+    "decode_png",
+    "encode_jpeg",
+    "encode_png",
+    "extract_jpeg_shape",
+    "is_jpeg",
     "decode_csv",
     "matching_files",
     "match_filenames_once",
