@@ -12,6 +12,7 @@ from .ops.image_hsv import *  # noqa: F403
 from .ops.image_metrics import *  # noqa: F403
 from .ops.image_ops import *  # noqa: F403
 from .ops.image_resize import *  # noqa: F403
+from .ops.image_sample_box import *  # noqa: F403
 
 __all__ = sorted(
     _n

@@ -17,7 +17,15 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
-from . import array_ops, extra_math_ops, linalg_ops, math_ops, random_ops, slicing_ops
+from . import (
+    array_ops,
+    extra_math_ops,
+    linalg_ops,
+    math_ops,
+    more_array_ops,
+    random_ops,
+    slicing_ops,
+)
 from .common import check_dtype, make, op_scope
 from .image_geometry import assert_at_least_3d, tf_assert, with_dependencies
 
@@ -34,6 +42,10 @@ __all__ = [
     "random_contrast",
     "rgb_to_grayscale",
     "grayscale_to_rgb",
+    "rgb_to_yiq",
+    "yiq_to_rgb",
+    "rgb_to_yuv",
+    "yuv_to_rgb",
 ]
 
 _F16_32 = (_dt.float16, _dt.float32)
@@ -312,3 +324,58 @@ def grayscale_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
         if x.shape.ndims is not None:
             rgb.set_shape(x.shape[:-1].concatenate([3]))
         return rgb
+
+
+# --------------------------------------------------------------------------------------
+# YIQ and YUV: TF's matrices, applied on the last axis with tensordot (as TF; linear, so
+# the gradient is tensordot's)
+# --------------------------------------------------------------------------------------
+
+_RGB_TO_YIQ = [
+    [0.299, 0.59590059, 0.2115],
+    [0.587, -0.27455667, -0.52273617],
+    [0.114, -0.32134392, 0.31119955],
+]
+_YIQ_TO_RGB = [
+    [1, 1, 1],
+    [0.95598634, -0.27201283, -1.10674021],
+    [0.6208248, -0.64720424, 1.70423049],
+]
+_RGB_TO_YUV = [
+    [0.299, -0.14714119, 0.61497538],
+    [0.587, -0.28886916, -0.51496512],
+    [0.114, 0.43601035, -0.10001026],
+]
+_YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
+
+
+def _color_matrix(images: TensorLike, kernel: list) -> Tensor:
+    x = convert_to_tensor(images, name="images")
+    k = convert_to_tensor(kernel, dtype=x.dtype, name="kernel")
+    nd = x.shape.ndims
+    if nd is None:
+        raise ValueError("images must have a known rank")
+    return more_array_ops.tensordot(x, k, axes=[[nd - 1], [0]])
+
+
+def rgb_to_yiq(images: TensorLike) -> Tensor:
+    """RGB images (floats in [0, 1], last axis 3) to YIQ with TF's matrix (TF1
+    ``tf.image.rgb_to_yiq``): Y in [0, 1], I in [-0.5957, 0.5957], Q in [-0.5226,
+    0.5226]."""
+    return _color_matrix(images, _RGB_TO_YIQ)
+
+
+def yiq_to_rgb(images: TensorLike) -> Tensor:
+    """YIQ images (last axis 3) to RGB with TF's matrix (TF1 ``tf.image.yiq_to_rgb``)."""
+    return _color_matrix(images, _YIQ_TO_RGB)
+
+
+def rgb_to_yuv(images: TensorLike) -> Tensor:
+    """RGB images (floats in [0, 1], last axis 3) to YUV with TF's matrix (TF1
+    ``tf.image.rgb_to_yuv``): Y in [0, 1], U and V in [-0.5, 0.5]."""
+    return _color_matrix(images, _RGB_TO_YUV)
+
+
+def yuv_to_rgb(images: TensorLike) -> Tensor:
+    """YUV images (last axis 3) to RGB with TF's matrix (TF1 ``tf.image.yuv_to_rgb``)."""
+    return _color_matrix(images, _YUV_TO_RGB)

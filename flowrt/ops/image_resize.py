@@ -15,7 +15,7 @@ the fraction of it inside, summed column by column, then row by row, as TF does.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,13 +24,31 @@ from .. import errors
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape
-from .common import check_dtype, in_graph_of, make
-from .image_ops import _check_run, _rank4, _resize_infer, _resize_op, _scale
+from . import array_ops, math_ops
+from .common import check_dtype, in_graph_of, make, op_scope
+from .image_geometry import (
+    _as_batch,
+    _unbatch,
+    check_at_least_3d,
+    image_dims,
+    pad_to_bounding_box,
+    tf_assert,
+    with_dependencies,
+)
+from .image_ops import (
+    ResizeMethod,
+    _check_run,
+    _rank4,
+    _resize_infer,
+    _resize_op,
+    _scale,
+    resize_images,
+)
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
-__all__ = ["resize_bicubic", "resize_area"]
+__all__ = ["resize_bicubic", "resize_area", "resize_image_with_pad"]
 
 _TABLE = 1024
 
@@ -235,3 +253,41 @@ def resize_area(
         x = convert_to_tensor(images, name="images")
         s = convert_to_tensor(size, dtype=None if isinstance(size, Tensor) else _dt.int32)
         return make("ResizeArea", [x, s], {"align_corners": bool(align_corners)}, name)
+
+
+def resize_image_with_pad(
+    image: TensorLike,
+    target_height: Any,
+    target_width: Any,
+    method: int = ResizeMethod.BILINEAR,
+    align_corners: bool = False,
+) -> Tensor:
+    """Resizes ``image`` keeping its aspect ratio to fit ``target_height`` x
+    ``target_width``, then pads it evenly with zeros to that size (TF1
+    ``tf.image.resize_image_with_pad``, composed as TF's ``resize_images`` and
+    ``pad_to_bounding_box``).
+
+    Raises:
+      ValueError: for an image that is not 3-D or 4-D, or a static target <= 0.
+    """
+    with op_scope([image], None, "resize_image_with_pad"):
+        x, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        checks = check_at_least_3d(x)
+        checks += tf_assert(target_width > 0, "target_width must be > 0.")
+        checks += tf_assert(target_height > 0, "target_height must be > 0.")
+        x = with_dependencies(checks, x)
+        _, height, width, _ = image_dims(x, 4)
+        f_h = math_ops.cast(height, _dt.float32)
+        f_w = math_ops.cast(width, _dt.float32)
+        f_th = math_ops.cast(target_height, _dt.float32)
+        f_tw = math_ops.cast(target_width, _dt.float32)
+        ratio = math_ops.maximum(f_w / f_tw, f_h / f_th)
+        rh_f = f_h / ratio
+        rw_f = f_w / ratio
+        rh = math_ops.cast(math_ops.floor(rh_f), _dt.int32)
+        rw = math_ops.cast(math_ops.floor(rw_f), _dt.int32)
+        p_h = math_ops.maximum(0, math_ops.cast(math_ops.floor((f_th - rh_f) / 2), _dt.int32))
+        p_w = math_ops.maximum(0, math_ops.cast(math_ops.floor((f_tw - rw_f) / 2), _dt.int32))
+        resized = resize_images(x, array_ops.stack([rh, rw]), method, align_corners=align_corners)
+        padded = pad_to_bounding_box(resized, p_h, p_w, target_height, target_width)
+        return _unbatch(padded, is_batch)
