@@ -10,6 +10,7 @@ from .ops.image_color import *  # noqa: F403
 from .ops.image_geometry import *  # noqa: F403
 from .ops.image_hsv import *  # noqa: F403
 from .ops.image_metrics import *  # noqa: F403
+from .ops.image_nms import *  # noqa: F403
 from .ops.image_ops import *  # noqa: F403
 from .ops.image_resize import *  # noqa: F403
 from .ops.image_sample_box import *  # noqa: F403

@@ -483,8 +483,19 @@ def encode_png(image: TensorLike, compression: int = -1, name: str | None = None
     return make("EncodePng", [x], {"compression": int(compression)}, name, "EncodePng")
 
 
-def _encode_jpeg_kernel(ctx, op, image):
-    a = op.attrs
+_JPEG_DEFAULTS = {
+    "format": "",
+    "quality": 95,
+    "progressive": False,
+    "optimize_size": False,
+    "chroma_downsampling": True,
+    "x_density": 300,
+    "y_density": 300,
+    "xmp_metadata": "",
+}
+
+
+def _jpeg_bytes(op, image: np.ndarray, a) -> np.ndarray:
     _encode_check(op, image, (1, 3))
     fmt, c = a["format"], image.shape[2]
     if fmt == "grayscale" and c != 1:
@@ -504,7 +515,26 @@ def _encode_jpeg_kernel(ctx, op, image):
         kw["xmp"] = a["xmp_metadata"].encode()
     buf = io.BytesIO()
     im.save(buf, "JPEG", **kw)
-    return (np.array(buf.getvalue(), dtype=object),)
+    return np.array(buf.getvalue(), dtype=object)
+
+
+def _encode_jpeg_kernel(ctx, op, image):
+    return (_jpeg_bytes(op, image, op.attrs),)
+
+
+def _variable_quality_kernel(ctx, op, images, quality):
+    q = int(quality)
+    if not 0 <= q <= 100:
+        raise errors.InvalidArgumentError(None, op, "quality must be in [0,100], got %d" % q)
+    return (_jpeg_bytes(op, images, dict(_JPEG_DEFAULTS, quality=q)),)
+
+
+register_op(
+    "EncodeJpegVariableQuality",
+    infer=_encode_infer,
+    kernel=_variable_quality_kernel,
+    grad=NOT_DIFFERENTIABLE,
+)
 
 
 register_op("EncodeJpeg", infer=_encode_infer, kernel=_encode_jpeg_kernel, grad=NOT_DIFFERENTIABLE)

@@ -46,6 +46,8 @@ __all__ = [
     "yiq_to_rgb",
     "rgb_to_yuv",
     "yuv_to_rgb",
+    "adjust_jpeg_quality",
+    "random_jpeg_quality",
 ]
 
 _F16_32 = (_dt.float16, _dt.float32)
@@ -379,3 +381,48 @@ def rgb_to_yuv(images: TensorLike) -> Tensor:
 def yuv_to_rgb(images: TensorLike) -> Tensor:
     """YUV images (last axis 3) to RGB with TF's matrix (TF1 ``tf.image.yuv_to_rgb``)."""
     return _color_matrix(images, _YUV_TO_RGB)
+
+
+# --------------------------------------------------------------------------------------
+# JPEG quality: an encode and decode round trip
+# --------------------------------------------------------------------------------------
+
+
+def adjust_jpeg_quality(
+    image: TensorLike, jpeg_quality: TensorLike, dct_method: str = "", name: str | None = None
+) -> Tensor:
+    """``image`` encoded as JPEG at ``jpeg_quality`` (0 to 100) and decoded again, in its
+    dtype (TF1 ``tf.image.adjust_jpeg_quality``; ops ``EncodeJpegVariableQuality`` and
+    ``DecodeJpeg``). ``image`` has a static channel count of 1 or 3."""
+    from .image_codecs import decode_jpeg
+
+    with op_scope([image], name, "adjust_jpeg_quality"):
+        x = convert_to_tensor(image, name="image")
+        channels = x.shape.as_list()[-1] if x.shape.ndims else None
+        if channels is None:
+            raise ValueError("image must have a static number of channels (1 or 3)")
+        u8 = convert_image_dtype(x, _dt.uint8, saturate=True)
+        q = convert_to_tensor(jpeg_quality, dtype=_dt.int32, name="jpeg_quality")
+        data = make("EncodeJpegVariableQuality", [u8, q], {}, None, "EncodeJpegVariableQuality")
+        decoded = decode_jpeg(data, channels=channels, dct_method=dct_method)
+        return convert_image_dtype(decoded, x.dtype, saturate=True)
+
+
+def random_jpeg_quality(
+    image: TensorLike, min_jpeg_quality: int, max_jpeg_quality: int, seed: int | None = None
+) -> Tensor:
+    """``adjust_jpeg_quality`` at a quality drawn uniformly from [min_jpeg_quality,
+    max_jpeg_quality) (TF1 ``tf.image.random_jpeg_quality``).
+
+    Raises:
+      ValueError: for a bound outside [0, 100] or ``min >= max``.
+    """
+    if not (0 <= min_jpeg_quality <= 100 and 0 <= max_jpeg_quality <= 100):
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if min_jpeg_quality >= max_jpeg_quality:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+    with op_scope([image], None, "random_jpeg_quality"):
+        q = random_ops.random_uniform(
+            [], min_jpeg_quality, max_jpeg_quality, seed=seed, dtype=_dt.int32
+        )
+        return adjust_jpeg_quality(image, q)

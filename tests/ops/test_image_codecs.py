@@ -193,3 +193,24 @@ def test_construction_errors_name_the_argument():
             fr.image.encode_jpeg(img(), density_unit="cm")
         with pytest.raises(ValueError, match="Shape must be rank 0"):
             fr.image.decode_png([b"a", b"b"])
+
+
+def test_adjust_and_random_jpeg_quality():
+    x = np.tile(np.linspace(0, 1, 16, dtype=np.float32)[None, :, None], (16, 1, 3))
+    with fr.Graph().as_default():
+        hi = fr.image.adjust_jpeg_quality(x, 95)
+        lo = fr.image.adjust_jpeg_quality(x, fr.constant(1))
+        rnd = fr.image.random_jpeg_quality((x * 255).astype(np.uint8), 10, 20, seed=3)
+        assert hi.dtype == fr.float32 and rnd.dtype == fr.uint8
+        h, lw, r = run_all([hi, lo, rnd])
+        with pytest.raises(fr.errors.InvalidArgumentError, match=r"quality must be in \[0,100\]"):
+            run(fr.image.adjust_jpeg_quality(x, fr.constant(101)))
+        with pytest.raises(ValueError, match="must be less than"):
+            fr.image.random_jpeg_quality(x, 50, 50)
+    assert np.abs(h - x).max() < 0.02 < np.abs(lw - x).max()
+    assert r.shape == (16, 16, 3)
+
+
+def run_all(ts):
+    with fr.Session(graph=ts[0].graph) as s:
+        return s.run(ts)
