@@ -1,16 +1,18 @@
 """Image metrics and filters composed of flowrt ops as TF's ``image_ops_impl`` composes
 them (so their gradients come from those ops): ``total_variation``,
-``image_gradients``, ``sobel_edges``, ``psnr`` and ``ssim``."""
+``image_gradients``, ``sobel_edges``, ``psnr``, ``ssim`` and ``ssim_multiscale``."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
-from . import array_ops, check_ops, math_ops, nn_ops, slicing_ops
+from . import array_ops, check_ops, control_flow_ops, math_ops, nn_ops, pool_ops, slicing_ops
 from .common import op_scope
 from .depthwise_conv_ops import depthwise_conv2d
 from .image_color import convert_image_dtype
@@ -18,7 +20,7 @@ from .image_color import convert_image_dtype
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
-__all__ = ["total_variation", "image_gradients", "sobel_edges", "psnr", "ssim"]
+__all__ = ["total_variation", "image_gradients", "sobel_edges", "psnr", "ssim", "ssim_multiscale"]
 
 
 def total_variation(images: TensorLike, name: str | None = None) -> Tensor:
@@ -163,45 +165,138 @@ def ssim(
       return_index_map: return the map of local SSIM values instead of the mean.
     """
     with op_scope([img1, img2], None, "SSIM"):
-        x = convert_to_tensor(img1, name="img1")
-        y = convert_to_tensor(img2, name="img2")
-        with get_default_graph().control_dependencies(_compatible_shapes(x, y)):
-            x = array_ops.identity(x)
-        mv = convert_image_dtype(math_ops.cast(max_val, x.dtype), _dt.float32)
-        x = convert_image_dtype(x, _dt.float32)
-        y = convert_image_dtype(y, _dt.float32)
-        size = array_ops.constant(filter_size, dtype=_dt.int32)
-        sigma = array_ops.constant(filter_sigma, dtype=x.dtype)
-        sh1, sh2 = array_ops.shape(x), array_ops.shape(y)
-        checks = [
-            check_ops.Assert(
-                math_ops.reduce_all(math_ops.greater_equal(sh[-3:-1], size)),
-                [sh, size],
-                summarize=8,
-            )
-            for sh in (sh1, sh2)
-        ]
-        with get_default_graph().control_dependencies(checks):
-            x = array_ops.identity(x)
-        kernel = slicing_ops.tile(_gauss(size, sigma), [1, 1, sh1[-1], 1])
-
-        def reducer(t):
-            shape = array_ops.shape(t)
-            t = array_ops.reshape(t, slicing_ops.concat([[-1], shape[-3:]], 0))
-            r = depthwise_conv2d(t, kernel, [1, 1, 1, 1], "VALID")
-            return array_ops.reshape(r, slicing_ops.concat([shape[:-3], array_ops.shape(r)[1:]], 0))
-
-        c1 = (k1 * mv) ** 2
-        c2 = (k2 * mv) ** 2
-        mean0, mean1 = reducer(x), reducer(y)
-        num0 = mean0 * mean1 * 2.0
-        den0 = math_ops.square(mean0) + math_ops.square(mean1)
-        luminance = (num0 + c1) / (den0 + c1)
-        num1 = reducer(x * y) * 2.0
-        den1 = reducer(math_ops.square(x) + math_ops.square(y))
-        cs = (num1 - num0 + c2) / (den1 - den0 + c2)
+        x, y, mv = _prepare(img1, img2, max_val)
         if return_index_map:
-            per_channel = luminance * cs
-        else:
-            per_channel = math_ops.reduce_mean(luminance * cs, [-3, -2])
+            luminance, cs = _ssim_maps(x, y, mv, filter_size, filter_sigma, k1, k2)
+            return math_ops.reduce_mean(luminance * cs, [-1])
+        per_channel, _ = _ssim_per_channel(x, y, mv, filter_size, filter_sigma, k1, k2)
         return math_ops.reduce_mean(per_channel, [-1])
+
+
+def _prepare(img1, img2, max_val):
+    x = convert_to_tensor(img1, name="img1")
+    y = convert_to_tensor(img2, name="img2")
+    with get_default_graph().control_dependencies(_compatible_shapes(x, y)):
+        x = array_ops.identity(x)
+    mv = convert_image_dtype(math_ops.cast(max_val, x.dtype), _dt.float32)
+    return convert_image_dtype(x, _dt.float32), convert_image_dtype(y, _dt.float32), mv
+
+
+def _ssim_maps(x, y, mv, filter_size, filter_sigma, k1, k2):
+    """TF's ``_ssim_helper`` through a Gaussian window: the luminance and
+    contrast-structure maps [..., h', w', c]."""
+    size = array_ops.constant(filter_size, dtype=_dt.int32)
+    sigma = array_ops.constant(filter_sigma, dtype=x.dtype)
+    sh1, sh2 = array_ops.shape(x), array_ops.shape(y)
+    checks = [
+        check_ops.Assert(
+            math_ops.reduce_all(math_ops.greater_equal(sh[-3:-1], size)),
+            [sh, size],
+            summarize=8,
+        )
+        for sh in (sh1, sh2)
+    ]
+    with get_default_graph().control_dependencies(checks):
+        x = array_ops.identity(x)
+    kernel = slicing_ops.tile(_gauss(size, sigma), [1, 1, sh1[-1], 1])
+
+    def reducer(t):
+        shape = array_ops.shape(t)
+        t = array_ops.reshape(t, slicing_ops.concat([[-1], shape[-3:]], 0))
+        r = depthwise_conv2d(t, kernel, [1, 1, 1, 1], "VALID")
+        return array_ops.reshape(r, slicing_ops.concat([shape[:-3], array_ops.shape(r)[1:]], 0))
+
+    c1 = (k1 * mv) ** 2
+    c2 = (k2 * mv) ** 2
+    mean0, mean1 = reducer(x), reducer(y)
+    num0 = mean0 * mean1 * 2.0
+    den0 = math_ops.square(mean0) + math_ops.square(mean1)
+    luminance = (num0 + c1) / (den0 + c1)
+    num1 = reducer(x * y) * 2.0
+    den1 = reducer(math_ops.square(x) + math_ops.square(y))
+    cs = (num1 - num0 + c2) / (den1 - den0 + c2)
+    return luminance, cs
+
+
+def _ssim_per_channel(x, y, mv, filter_size, filter_sigma, k1, k2):
+    """TF's ``_ssim_per_channel``: the mean SSIM and contrast-structure per channel."""
+    luminance, cs = _ssim_maps(x, y, mv, filter_size, filter_sigma, k1, k2)
+    return math_ops.reduce_mean(luminance * cs, [-3, -2]), math_ops.reduce_mean(cs, [-3, -2])
+
+
+def _identities(ts: list) -> list:
+    return [array_ops.identity(t) for t in ts]
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(
+    img1: TensorLike,
+    img2: TensorLike,
+    max_val: TensorLike,
+    power_factors: Sequence[float] = _MSSSIM_WEIGHTS,
+    filter_size: int = 11,
+    filter_sigma: float = 1.5,
+    k1: float = 0.01,
+    k2: float = 0.03,
+) -> Tensor:
+    """The multi-scale structural similarity of ``img1`` and ``img2`` [..., h, w, c]
+    (Wang et al. 2003; TF1 ``tf.image.ssim_multiscale``): the contrast-structure terms
+    of ``len(power_factors)`` scales (each a 2x2 average pool of the one before, an odd
+    size padded symmetrically first) and the last scale's SSIM, combined as a weighted
+    geometric mean, averaged over channels.
+
+    Args:
+      img1: images; the smallest scale must still be ``filter_size`` high and wide.
+      img2: images of ``img1``'s shape.
+      max_val: the dynamic range of the pixel values.
+      power_factors: the weight of each scale (default: the paper's five).
+      filter_size: the Gaussian window's size.
+      filter_sigma: the Gaussian's width.
+      k1: the luminance constant.
+      k2: the contrast-structure constant.
+    """
+    with op_scope([img1, img2], None, "MS-SSIM"):
+        x, y, mv = _prepare(img1, img2, max_val)
+        imgs = [x, y]
+        heads = [array_ops.shape(t)[:-3] for t in imgs]
+        tails = [array_ops.shape(t)[-3:] for t in imgs]
+        divisor = [1, 2, 2, 1]
+        divisor_t = array_ops.constant(divisor[1:], dtype=_dt.int32)
+
+        def do_pad(images, remainder):
+            padding = array_ops.expand_dims(remainder, -1)
+            padding = slicing_ops.pad(padding, [[1, 0], [1, 0]])
+            return [slicing_ops.pad(t, padding, mode="SYMMETRIC") for t in images]
+
+        mcs = []
+        for k in range(len(power_factors)):
+            with get_default_graph().name_scope("Scale%d" % k):
+                if k > 0:
+                    flat = [
+                        array_ops.reshape(t, slicing_ops.concat([[-1], tl], 0))
+                        for t, tl in zip(imgs, tails)
+                    ]
+                    remainder = math_ops.floormod(tails[0], divisor_t)
+                    need_padding = math_ops.reduce_any(math_ops.not_equal(remainder, 0))
+                    padded = control_flow_ops.cond(
+                        need_padding,
+                        functools.partial(do_pad, flat, remainder),
+                        functools.partial(_identities, flat),
+                    )
+                    down = [pool_ops.avg_pool(t, divisor, divisor, "VALID") for t in padded]
+                    tails = [array_ops.shape(t)[1:] for t in down]
+                    imgs = [
+                        array_ops.reshape(t, slicing_ops.concat([h, tl], 0))
+                        for t, h, tl in zip(down, heads, tails)
+                    ]
+                per_channel, cs = _ssim_per_channel(
+                    imgs[0], imgs[1], mv, filter_size, filter_sigma, k1, k2
+                )
+                mcs.append(nn_ops.relu(cs))
+        mcs.pop()
+        stacked = array_ops.stack(mcs + [nn_ops.relu(per_channel)], axis=-1)
+        weights = array_ops.constant(np.asarray(power_factors, np.float32))
+        ms_ssim = math_ops.reduce_prod(math_ops.pow(stacked, weights), [-1])
+        return math_ops.reduce_mean(ms_ssim, [-1])

@@ -500,3 +500,24 @@ def test_errors():
     with fr.Session() as s:
         with pytest.raises(fr.errors.InvalidArgumentError, match="assertion failed"):
             s.run(y, {p: np.zeros((1, 8, 20, 1), np.float32)})
+
+
+def test_ssim_multiscale_equals_tf():
+    # Odd sizes (50 x 47) take TF's symmetric-padding branch at some scales.
+    rng = np.random.RandomState(0)
+    a = rng.rand(2, 50, 47, 3).astype(np.float32)
+    b = np.clip(a + rng.randn(*a.shape).astype(np.float32) * 0.1, 0, 1)
+    with fr.Graph().as_default():
+        f = fr.image.ssim_multiscale(a, b, 1.0, filter_size=3)
+        u = fr.image.ssim_multiscale(
+            (a * 255).astype(np.uint8), (b * 255).astype(np.uint8), 255,
+            power_factors=(0.5, 0.5), filter_size=5,
+        )  # fmt: skip
+        same = fr.image.ssim_multiscale(a, a, 1.0, filter_size=3)
+        assert f.shape.as_list() == [2]
+        with fr.Session() as s:
+            got_f, got_u, got_same = s.run([f, u, same])
+    # TF 2.21's values (flowrt's float32 sums differ in the last digits).
+    np.testing.assert_allclose(got_f, [0.9495346546173096, 0.9552100300788879], rtol=1e-5)
+    np.testing.assert_allclose(got_u, [0.9470112919807434, 0.9474185109138489], rtol=1e-6)
+    np.testing.assert_allclose(got_same, [1.0, 1.0], rtol=1e-6)
