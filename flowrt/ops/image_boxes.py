@@ -51,7 +51,7 @@ _REALS = (
 )
 
 
-def _rank(t: Tensor, rank: int, what: str) -> list:
+def checked_dims(t: Tensor, rank: int, what: str) -> list:
     s = t.shape
     if s.ndims is not None and s.ndims != rank:
         raise ValueError("Shape must be rank %d but is rank %d for '%s'" % (rank, s.ndims, what))
@@ -68,25 +68,25 @@ def _nms_infer(op):
     check_dtype(boxes, _HALF_FLOAT, "boxes")
     check_dtype(scores, _HALF_FLOAT, "scores")
     check_dtype(size, (_dt.int32,), "max_output_size")
-    n, four = _rank(boxes, 2, "boxes")
+    n, four = checked_dims(boxes, 2, "boxes")
     if four not in (None, 4):
         raise ValueError("Dimension must be 4 but is %d for 'boxes'" % four)
-    (m,) = _rank(scores, 1, "scores")
+    (m,) = checked_dims(scores, 1, "scores")
     if n is not None and m is not None and n != m:
         raise ValueError("Dimensions must be equal, but are %d and %d" % (n, m))
     for t, what in zip(op.inputs[2:], ("max_output_size", "iou_threshold", "score_threshold")):
-        _rank(t, 0, what)
+        checked_dims(t, 0, what)
     return [(_dt.int32, TensorShape([None]))]
 
 
-def _corners(boxes: np.ndarray):
+def box_corners(boxes: np.ndarray):
     b = boxes.astype(np.float32, copy=False)
     ymin, ymax = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
     xmin, xmax = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
     return ymin, xmin, ymax, xmax, (ymax - ymin) * (xmax - xmin)
 
 
-def _iou_row(c, i: int) -> np.ndarray:
+def iou_row(c, i: int) -> np.ndarray:
     """TF's IOU of box ``i`` with every box, in float32 (0 when either is empty)."""
     ymin, xmin, ymax, xmax, area = c
     ih = np.minimum(ymax[i], ymax) - np.maximum(ymin[i], ymin)
@@ -122,7 +122,7 @@ def _nms_kernel(ctx, op, boxes, scores, size, iou_threshold, score_threshold=Non
     order = cand[np.lexsort((cand, -s[cand]))]
     if size == 0 or not len(order):
         return (np.zeros(0, np.int32),)
-    corners = _corners(boxes[order])
+    corners = box_corners(boxes[order])
     alive = np.ones(len(order), bool)
     kept: list[int] = []
     i = 0
@@ -134,7 +134,7 @@ def _nms_kernel(ctx, op, boxes, scores, size, iou_threshold, score_threshold=Non
         i += int(rest[0])
         kept.append(int(order[i]))
         alive[i] = False
-        alive &= ~(_iou_row(corners, i) > thr)
+        alive &= ~(iou_row(corners, i) > thr)
     return (np.asarray(kept, np.int32),)
 
 
@@ -271,11 +271,11 @@ def _crop_infer(op):
     check_dtype(boxes, (_dt.float32,), "boxes")
     check_dtype(box_ind, (_dt.int32,), "box_ind")
     check_dtype(crop, (_dt.int32,), "crop_size")
-    _, _, _, depth = _rank(image, 4, "image")
-    n, four = _rank(boxes, 2, "boxes")
+    _, _, _, depth = checked_dims(image, 4, "image")
+    n, four = checked_dims(boxes, 2, "boxes")
     if four not in (None, 4):
         raise ValueError("Dimension must be 4 but is %d for 'boxes'" % four)
-    _rank(box_ind, 1, "box_ind")
+    checked_dims(box_ind, 1, "box_ind")
     hw = int_list(crop) or [None, None]
     return [(_dt.float32, TensorShape([n, hw[0], hw[1], depth]))]
 
@@ -334,7 +334,7 @@ register_op("CropAndResize", infer=_crop_infer, kernel=_crop_kernel, grad=_crop_
 def _grad_image_infer(op):
     grads, boxes, box_ind, size = op.inputs
     check_dtype(grads, (_dt.float32,), "grads")
-    _rank(grads, 4, "grads")
+    checked_dims(grads, 4, "grads")
     v = int_list(size)
     return [(op.attrs["T"], TensorShape(v if v is not None else [None] * 4))]
 
@@ -504,8 +504,8 @@ def _draw_infer(op):
     images, boxes = op.inputs[:2]
     check_dtype(images, _HALF_FLOAT, "images")
     check_dtype(boxes, (_dt.float32,), "boxes")
-    _rank(images, 4, "images")
-    _rank(boxes, 3, "boxes")
+    checked_dims(images, 4, "images")
+    checked_dims(boxes, 3, "boxes")
     if len(op.inputs) == 3:
         check_dtype(op.inputs[2], (_dt.float32,), "colors")
     return [(images.dtype, images.shape)]

@@ -119,7 +119,7 @@ def _fix_flip_shape(image: Tensor, result: Tensor) -> Tensor:
     return result
 
 
-def _as_batch(image: Tensor) -> tuple[Tensor, bool]:
+def as_batch(image: Tensor) -> tuple[Tensor, bool]:
     nd = image.shape.ndims
     if nd == 4:
         return image, True
@@ -132,7 +132,7 @@ def _as_batch(image: Tensor) -> tuple[Tensor, bool]:
     raise ValueError("'image' (shape %s) must have either 3 or 4 dimensions." % image.shape)
 
 
-def _unbatch(x: Tensor, is_batch: bool) -> Tensor:
+def unbatch(x: Tensor, is_batch: bool) -> Tensor:
     return x if is_batch else array_ops.squeeze(x, axis=[0])
 
 
@@ -293,7 +293,7 @@ def pad_to_bounding_box(
         the same checks on tensors fail at run time (InvalidArgumentError).
     """
     with op_scope([image], None, "pad_to_bounding_box"):
-        x, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        x, is_batch = as_batch(convert_to_tensor(image, name="image"))
         batch, height, width, depth = image_dims(x, 4)
         after_w = target_width - offset_width - width
         after_h = target_height - offset_height - height
@@ -309,7 +309,7 @@ def pad_to_bounding_box(
         )
         padded = slicing_ops.pad(x, pads)
         padded.set_shape(_static_dims([batch, target_height, target_width, depth]))
-        return _unbatch(padded, is_batch)
+        return unbatch(padded, is_batch)
 
 
 def crop_to_bounding_box(
@@ -334,7 +334,7 @@ def crop_to_bounding_box(
         same checks on tensors fail at run time (InvalidArgumentError).
     """
     with op_scope([image], None, "crop_to_bounding_box"):
-        x, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        x, is_batch = as_batch(convert_to_tensor(image, name="image"))
         checks = check_at_least_3d(x)
         batch, height, width, depth = image_dims(x, 4)
         checks += tf_assert(offset_width >= 0, "offset_width must be >= 0.")
@@ -355,7 +355,7 @@ def crop_to_bounding_box(
             array_ops.stack([shape[0], target_height, target_width, shape[3]]),
         )
         cropped.set_shape(_static_dims([batch, target_height, target_width, depth]))
-        return _unbatch(cropped, is_batch)
+        return unbatch(cropped, is_batch)
 
 
 def _max(a, b):
@@ -381,7 +381,7 @@ def resize_image_with_crop_or_pad(
       ValueError: for a static target <= 0 or an image that is not 3-D or 4-D.
     """
     with op_scope([image], None, "resize_image_with_crop_or_pad"):
-        x, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        x, is_batch = as_batch(convert_to_tensor(image, name="image"))
         checks = check_at_least_3d(x)
         checks += tf_assert(target_width > 0, "target_width must be > 0.")
         checks += tf_assert(target_height > 0, "target_height must be > 0.")
@@ -407,7 +407,7 @@ def resize_image_with_crop_or_pad(
         checks = tf_assert(_eq(rh, target_height), "resized height is not correct.")
         checks += tf_assert(_eq(rw, target_width), "resized width is not correct.")
         resized = with_dependencies(checks, resized)
-        return _unbatch(resized, is_batch)
+        return unbatch(resized, is_batch)
 
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad

@@ -23,7 +23,7 @@ from .. import errors
 from .._core.graph import convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import TensorShape, check_dtype, make_op, op_scope
-from .image_boxes import _corners, _iou_row, _rank
+from .image_boxes import box_corners, checked_dims, iou_row
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
@@ -117,11 +117,11 @@ def _v5_infer(op):
     boxes, scores = op.inputs[:2]
     check_dtype(boxes, _HALF_FLOAT, "boxes")
     check_dtype(scores, _HALF_FLOAT, "scores")
-    _rank(boxes, 2, "boxes")
-    _rank(scores, 1, "scores")
+    checked_dims(boxes, 2, "boxes")
+    checked_dims(scores, 1, "scores")
     for t, what in zip(op.inputs[2:], ("max_output_size", "iou_threshold", "score_threshold")):
-        _rank(t, 0, what)
-    _rank(op.inputs[5], 0, "soft_nms_sigma")
+        checked_dims(t, 0, what)
+    checked_dims(op.inputs[5], 0, "soft_nms_sigma")
     return [
         (_dt.int32, TensorShape([None])),
         (boxes.dtype, TensorShape([None])),
@@ -138,9 +138,9 @@ def _v5_kernel(ctx, op, boxes, scores, size, iou, score_thr, sigma):
     if float(sigma) < 0:
         raise errors.InvalidArgumentError(None, op, "soft_nms_sigma must be non-negative")
     n = int(size)
-    corners = _corners(boxes)
+    corners = box_corners(boxes)
     kept, kept_scores = _greedy(
-        scores, lambda i: _iou_row(corners, i), n, float(iou), float(score_thr), float(sigma)
+        scores, lambda i: iou_row(corners, i), n, float(iou), float(score_thr), float(sigma)
     )
     valid = len(kept)
     if op.attrs["pad_to_max_output_size"]:
@@ -233,10 +233,10 @@ def non_max_suppression_padded(
 
 def _overlaps_infer(op):
     overlaps, scores = op.inputs[:2]
-    _rank(overlaps, 2, "overlaps")
-    _rank(scores, 1, "scores")
+    checked_dims(overlaps, 2, "overlaps")
+    checked_dims(scores, 1, "scores")
     for t, what in zip(op.inputs[2:], ("max_output_size", "overlap_threshold", "score_threshold")):
-        _rank(t, 0, what)
+        checked_dims(t, 0, what)
     return [(_dt.int32, TensorShape([None]))]
 
 
@@ -301,13 +301,13 @@ def _combined_infer(op):
     boxes, scores = op.inputs[:2]
     check_dtype(boxes, (_dt.float32,), "boxes")
     check_dtype(scores, (_dt.float32,), "scores")
-    batch = _rank(boxes, 4, "boxes")[0]
-    _rank(scores, 3, "scores")
+    batch = checked_dims(boxes, 4, "boxes")[0]
+    checked_dims(scores, 3, "scores")
     for t, what in zip(
         op.inputs[2:],
         ("max_output_size_per_class", "max_total_size", "iou_threshold", "score_threshold"),
     ):
-        _rank(t, 0, what)
+        checked_dims(t, 0, what)
     per, tot = (static_value(t) for t in op.inputs[2:4])
     d = _detections(op, None if per is None else int(per), None if tot is None else int(tot))
     return [
@@ -346,7 +346,7 @@ def _combined_kernel(ctx, op, boxes, scores, per_class, total, iou, score_thr):
         found = []  # (score, class, box index), TF's order: score desc, then as found
         for c in range(classes):
             bx = boxes[b, :, 0 if q == 1 else c]
-            iou_of = functools.partial(_iou_row, _corners(bx))
+            iou_of = functools.partial(iou_row, box_corners(bx))
             kept, ks = _greedy(scores[b, :, c], iou_of, per, float(iou), float(score_thr))
             found += [(sc, c, i) for i, sc in zip(kept, ks)]
         found.sort(key=lambda t: -t[0])  # stable: ties keep class then rank order

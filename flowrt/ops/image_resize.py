@@ -27,12 +27,12 @@ from .._core.shape import TensorShape
 from . import array_ops, math_ops
 from .common import check_dtype, in_graph_of, make, op_scope
 from .image_geometry import (
-    _as_batch,
-    _unbatch,
+    as_batch,
     check_at_least_3d,
     image_dims,
     pad_to_bounding_box,
     tf_assert,
+    unbatch,
     with_dependencies,
 )
 from .image_ops import (
@@ -271,7 +271,7 @@ def resize_image_with_pad(
       ValueError: for an image that is not 3-D or 4-D, or a static target <= 0.
     """
     with op_scope([image], None, "resize_image_with_pad"):
-        x, is_batch = _as_batch(convert_to_tensor(image, name="image"))
+        x, is_batch = as_batch(convert_to_tensor(image, name="image"))
         checks = check_at_least_3d(x)
         checks += tf_assert(target_width > 0, "target_width must be > 0.")
         checks += tf_assert(target_height > 0, "target_height must be > 0.")
@@ -290,4 +290,4 @@ def resize_image_with_pad(
         p_w = math_ops.maximum(0, math_ops.cast(math_ops.floor((f_tw - rw_f) / 2), _dt.int32))
         resized = resize_images(x, array_ops.stack([rh, rw]), method, align_corners=align_corners)
         padded = pad_to_bounding_box(resized, p_h, p_w, target_height, target_width)
-        return _unbatch(padded, is_batch)
+        return unbatch(padded, is_batch)
