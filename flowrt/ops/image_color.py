@@ -120,7 +120,7 @@ def convert_image_dtype(
         return cast(math_ops.multiply(x, out.max + 0.5), out, name=scope)
 
 
-def _as_float(x: Tensor) -> Tensor:
+def as_float_image(x: Tensor) -> Tensor:
     return x if x.dtype in _F16_32 else convert_image_dtype(x, _dt.float32)
 
 
@@ -135,7 +135,7 @@ def adjust_brightness(image: TensorLike, delta: TensorLike) -> Tensor:
     saturated."""
     with op_scope([image, delta], None, "adjust_brightness") as scope:
         x = convert_to_tensor(image, name="image")
-        f = _as_float(x)
+        f = as_float_image(x)
         adjusted = math_ops.add(f, math_ops.cast(delta, f.dtype), name=scope)
         return convert_image_dtype(adjusted, x.dtype, saturate=True)
 
@@ -191,7 +191,7 @@ def adjust_contrast(images: TensorLike, contrast_factor: TensorLike) -> Tensor:
     """
     with op_scope([images, contrast_factor], None, "adjust_contrast") as scope:
         x = convert_to_tensor(images, name="images")
-        f = _as_float(x)
+        f = as_float_image(x)
         c = convert_to_tensor(contrast_factor, dtype=_dt.float32, name="contrast_factor")
         adjusted = make("AdjustContrastv2", [f, c], {}, scope)
         return convert_image_dtype(adjusted, x.dtype, saturate=True)
@@ -205,7 +205,7 @@ def adjust_gamma(image: TensorLike, gamma: Any = 1, gain: Any = 1) -> Tensor:
     """
     with op_scope([image, gamma, gain], None, "adjust_gamma"):
         x = convert_to_tensor(image, name="image")
-        f = _as_float(x)
+        f = as_float_image(x)
         checks = tf_assert(gamma >= 0, "Gamma should be a non-negative real number.")
         if checks:
             gamma = with_dependencies(checks, gamma)
@@ -240,7 +240,7 @@ def random_brightness(image: TensorLike, max_delta: float, seed: int | None = No
     return adjust_brightness(image, delta)
 
 
-def _check_range(lower: float, upper: float) -> None:
+def check_range(lower: float, upper: float) -> None:
     if upper <= lower:
         raise ValueError("upper must be > lower.")
     if lower < 0:
@@ -256,7 +256,7 @@ def random_contrast(
     Raises:
       ValueError: for ``upper <= lower`` or ``lower < 0``.
     """
-    _check_range(lower, upper)
+    check_range(lower, upper)
     factor = random_ops.random_uniform([], lower, upper, seed=seed)
     return adjust_contrast(image, factor)
 

@@ -20,7 +20,7 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops, math_ops, random_ops
 from .common import check_dtype, make, op_scope
-from .image_color import _as_float, _check_range, convert_image_dtype
+from .image_color import as_float_image, check_range, convert_image_dtype
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -322,7 +322,7 @@ def adjust_hue(image: TensorLike, delta: TensorLike, name: str | None = None) ->
     back in its dtype."""
     with op_scope([image], name, "adjust_hue"):
         x = convert_to_tensor(image, name="image")
-        f = _as_float(x)
+        f = as_float_image(x)
         d = convert_to_tensor(delta, dtype=_dt.float32, name="delta")
         return convert_image_dtype(make("AdjustHue", [f, d], {}, None, "AdjustHue"), x.dtype)
 
@@ -334,7 +334,7 @@ def adjust_saturation(
     to [0, 1] (op ``AdjustSaturation``; TF1 ``tf.image.adjust_saturation``)."""
     with op_scope([image], name, "adjust_saturation"):
         x = convert_to_tensor(image, name="image")
-        f = _as_float(x)
+        f = as_float_image(x)
         s = convert_to_tensor(saturation_factor, dtype=_dt.float32, name="scale")
         out = make("AdjustSaturation", [f, s], {}, None, "AdjustSaturation")
         return convert_image_dtype(out, x.dtype)
@@ -364,6 +364,6 @@ def random_saturation(
     Raises:
       ValueError: for ``upper <= lower`` or ``lower < 0``.
     """
-    _check_range(lower, upper)
+    check_range(lower, upper)
     factor = random_ops.random_uniform([], lower, upper, seed=seed)
     return adjust_saturation(image, factor)

@@ -69,7 +69,7 @@ class ResizeMethod:
 # --------------------------------------------------------------------------------------
 
 
-def _scale(in_size: int, out_size: int, align: bool) -> np.float32:
+def scale_images(in_size: int, out_size: int, align: bool) -> np.float32:
     if align and out_size > 1:
         return np.float32(in_size - 1) / np.float32(out_size - 1)
     return np.float32(in_size) / np.float32(out_size)
@@ -77,7 +77,7 @@ def _scale(in_size: int, out_size: int, align: bool) -> np.float32:
 
 def _bilinear_taps(out_size: int, in_size: int, align: bool, half: bool):
     """``(lower, upper, lerp)`` per output pixel along one axis."""
-    s = _scale(in_size, out_size, align)
+    s = scale_images(in_size, out_size, align)
     i = np.arange(out_size, dtype=np.float32)
     pos = (i + np.float32(0.5)) * s - np.float32(0.5) if half else i * s
     f = np.floor(pos)
@@ -87,7 +87,7 @@ def _bilinear_taps(out_size: int, in_size: int, align: bool, half: bool):
 
 
 def _nearest_index(out_size: int, in_size: int, align: bool, half: bool) -> np.ndarray:
-    s = _scale(in_size, out_size, align)
+    s = scale_images(in_size, out_size, align)
     i = np.arange(out_size, dtype=np.float32)
     pos = ((i + np.float32(0.5)) * s if half else i * s).astype(np.float64)
     # roundf (half away from zero) on the float32 position; floorf without align.
@@ -101,7 +101,7 @@ def _nearest_index(out_size: int, in_size: int, align: bool, half: bool) -> np.n
 # --------------------------------------------------------------------------------------
 
 
-def _rank4(t: Tensor, what: str) -> list:
+def rank4(t: Tensor, what: str) -> list:
     if t.shape.ndims is not None and t.shape.ndims != 4:
         raise ValueError(
             "Shape must be rank 4 but is rank %d for %s of shape %s"
@@ -120,16 +120,16 @@ def _size_of(size: Tensor) -> list:
     return [None, None] if v is None else v
 
 
-def _resize_infer(op):
+def resize_infer(op):
     x, size = op.inputs
     check_dtype(x, _IMAGE_DTYPES, "images")
-    n, _, _, c = _rank4(x, "images")
+    n, _, _, c = rank4(x, "images")
     h, w = _size_of(size)
     out_dt = x.dtype if op.type == "ResizeNearestNeighbor" else _dt.float32
     return [(out_dt, TensorShape([n, h, w, c]))]
 
 
-def _check_run(op, x: np.ndarray, size) -> tuple[int, int]:
+def check_run(op, x: np.ndarray, size) -> tuple[int, int]:
     if op.attrs["half_pixel_centers"] and op.attrs["align_corners"]:
         raise errors.InvalidArgumentError(
             None, op, "If half_pixel_centers is True, align_corners must be False."
@@ -160,7 +160,7 @@ def _attrs(op) -> dict:
 
 
 def _bilinear_kernel(ctx, op, x, size):
-    h, w = _check_run(op, x, size)
+    h, w = check_run(op, x, size)
     a = _attrs(op)
     yl, yu, ylerp = _bilinear_taps(h, x.shape[1], a["align_corners"], a["half_pixel_centers"])
     xl, xu, xlerp = _bilinear_taps(w, x.shape[2], a["align_corners"], a["half_pixel_centers"])
@@ -187,8 +187,8 @@ def _bilinear_grad_infer(op):
     g, x = op.inputs
     check_dtype(g, (_dt.float32,), "grads")
     check_dtype(x, _FLOATS, "original_image")
-    n, h, w, c = _rank4(x, "original_image")
-    _rank4(g, "grads")
+    n, h, w, c = rank4(x, "original_image")
+    rank4(g, "grads")
     return [(x.dtype, TensorShape([n, h, w, c]))]
 
 
@@ -213,7 +213,7 @@ def _bilinear_grad(op, g):
     return [make("ResizeBilinearGrad", [g, x], _attrs(op)), None]
 
 
-register_op("ResizeBilinear", infer=_resize_infer, kernel=_bilinear_kernel, grad=_bilinear_grad)
+register_op("ResizeBilinear", infer=resize_infer, kernel=_bilinear_kernel, grad=_bilinear_grad)
 register_op("ResizeBilinearGrad", infer=_bilinear_grad_infer, kernel=_bilinear_grad_kernel)
 
 
@@ -223,7 +223,7 @@ register_op("ResizeBilinearGrad", infer=_bilinear_grad_infer, kernel=_bilinear_g
 
 
 def _nearest_kernel(ctx, op, x, size):
-    h, w = _check_run(op, x, size)
+    h, w = check_run(op, x, size)
     a = _attrs(op)
     yi = _nearest_index(h, x.shape[1], a["align_corners"], a["half_pixel_centers"])
     xi = _nearest_index(w, x.shape[2], a["align_corners"], a["half_pixel_centers"])
@@ -233,13 +233,13 @@ def _nearest_kernel(ctx, op, x, size):
 def _nearest_grad_infer(op):
     g, size = op.inputs
     check_dtype(g, _FLOATS + (_dt.int32, _dt.int64, _dt.int8, _dt.uint8), "grads")
-    n, _, _, c = _rank4(g, "grads")
+    n, _, _, c = rank4(g, "grads")
     h, w = _size_of(size)
     return [(g.dtype, TensorShape([n, h, w, c]))]
 
 
 def _nearest_grad_kernel(ctx, op, g, size):
-    h, w = _check_run(op, g, size)
+    h, w = check_run(op, g, size)
     a = _attrs(op)
     # The forward mapping of the resized image (g's size) onto the original (size).
     yi = _nearest_index(g.shape[1], h, a["align_corners"], a["half_pixel_centers"])
@@ -258,9 +258,7 @@ def _nearest_grad(op, g):
     return [make("ResizeNearestNeighborGrad", [g, hw], _attrs(op)), None]
 
 
-register_op(
-    "ResizeNearestNeighbor", infer=_resize_infer, kernel=_nearest_kernel, grad=_nearest_grad
-)
+register_op("ResizeNearestNeighbor", infer=resize_infer, kernel=_nearest_kernel, grad=_nearest_grad)
 register_op("ResizeNearestNeighborGrad", infer=_nearest_grad_infer, kernel=_nearest_grad_kernel)
 
 
@@ -269,7 +267,7 @@ register_op("ResizeNearestNeighborGrad", infer=_nearest_grad_infer, kernel=_near
 # --------------------------------------------------------------------------------------
 
 
-def _resize_op(op_type, images, size, align_corners, half_pixel_centers, name):
+def resize_op(op_type, images, size, align_corners, half_pixel_centers, name):
     with in_graph_of([images, size]):
         x = convert_to_tensor(images, name="images")
         s = convert_to_tensor(size, dtype=None if isinstance(size, Tensor) else _dt.int32)
@@ -298,7 +296,7 @@ def resize_bilinear(
       half_pixel_centers: sample at pixel centers (TF2's ``tf.image.resize``
         behaviour); needs ``align_corners=False``.
     """
-    return _resize_op("ResizeBilinear", images, size, align_corners, half_pixel_centers, name)
+    return resize_op("ResizeBilinear", images, size, align_corners, half_pixel_centers, name)
 
 
 def resize_nearest_neighbor(
@@ -313,9 +311,7 @@ def resize_nearest_neighbor(
 
     Args as for :func:`resize_bilinear`.
     """
-    return _resize_op(
-        "ResizeNearestNeighbor", images, size, align_corners, half_pixel_centers, name
-    )
+    return resize_op("ResizeNearestNeighbor", images, size, align_corners, half_pixel_centers, name)
 
 
 def resize_images(
@@ -417,7 +413,7 @@ class _Geo:
 def _patches_infer(op):
     x = op.inputs[0]
     check_dtype(x, _IMAGE_DTYPES + (_dt.complex64, _dt.complex128), "images")
-    n, h, w, c = _rank4(x, "images")
+    n, h, w, c = rank4(x, "images")
     a = op.attrs
     for key in ("ksizes", "strides", "rates"):
         v = a[key]

@@ -37,12 +37,12 @@ from .image_geometry import (
 )
 from .image_ops import (
     ResizeMethod,
-    _check_run,
-    _rank4,
-    _resize_infer,
-    _resize_op,
-    _scale,
+    check_run,
+    rank4,
     resize_images,
+    resize_infer,
+    resize_op,
+    scale_images,
 )
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def _coeffs(a: float) -> np.ndarray:
 
 def _cubic_taps(out_size: int, in_size: int, align: bool, half: bool):
     """``(indices [out, 4], weights [out, 4])`` along one axis."""
-    s = _scale(in_size, out_size, align)
+    s = scale_images(in_size, out_size, align)
     i = np.arange(out_size, dtype=np.float32)
     pos = (i + np.float32(0.5)) * s - np.float32(0.5) if half else i * s
     base = np.floor(pos).astype(np.int64)
@@ -89,7 +89,7 @@ def _attrs(op) -> tuple[bool, bool]:
 
 
 def _bicubic_kernel(ctx, op, x, size):
-    h, w = _check_run(op, x, size)
+    h, w = check_run(op, x, size)
     align, half = _attrs(op)
     yi, yw = _cubic_taps(h, x.shape[1], align, half)
     xi, xw = _cubic_taps(w, x.shape[2], align, half)
@@ -116,8 +116,8 @@ def _bicubic_grad_infer(op):
     g, x = op.inputs
     check_dtype(g, (_dt.float32,), "grads")
     check_dtype(x, (_dt.float32, _dt.float64), "original_image")
-    n, h, w, c = _rank4(x, "original_image")
-    _rank4(g, "grads")
+    n, h, w, c = rank4(x, "original_image")
+    rank4(g, "grads")
     return [(x.dtype, TensorShape([n, h, w, c]))]
 
 
@@ -147,7 +147,7 @@ def _bicubic_grad(op, g):
     return [make("ResizeBicubicGrad", [g, x], attrs), None]
 
 
-register_op("ResizeBicubic", infer=_resize_infer, kernel=_bicubic_kernel, grad=_bicubic_grad)
+register_op("ResizeBicubic", infer=resize_infer, kernel=_bicubic_kernel, grad=_bicubic_grad)
 register_op("ResizeBicubicGrad", infer=_bicubic_grad_infer, kernel=_bicubic_grad_kernel)
 
 
@@ -193,7 +193,7 @@ def _area_kernel(ctx, op, x, size):
             None, op, "input image must be of non-zero size, got shape %s" % list(x.shape)
         )
     align = op.attrs["align_corners"]
-    sy, sx = _scale(x.shape[1], h, align), _scale(x.shape[2], w, align)
+    sy, sx = scale_images(x.shape[1], h, align), scale_images(x.shape[2], w, align)
     yi, yf = _area_spans(h, x.shape[1], sy)
     xi, xf = _area_spans(w, x.shape[2], sx)
     f = x.astype(np.float32, copy=False)
@@ -210,7 +210,7 @@ def _area_kernel(ctx, op, x, size):
     return (total * inv,)
 
 
-register_op("ResizeArea", infer=_resize_infer, kernel=_area_kernel)
+register_op("ResizeArea", infer=resize_infer, kernel=_area_kernel)
 
 
 def resize_bicubic(
@@ -231,7 +231,7 @@ def resize_bicubic(
       half_pixel_centers: sample at pixel centers with Keys' cubic (``a = -0.5``);
         needs ``align_corners=False``.
     """
-    return _resize_op("ResizeBicubic", images, size, align_corners, half_pixel_centers, name)
+    return resize_op("ResizeBicubic", images, size, align_corners, half_pixel_centers, name)
 
 
 def resize_area(
