@@ -77,6 +77,7 @@ from .ops.binning_ops import *  # noqa: F403
 from .ops.check_ops import *  # noqa: F403
 from .ops.clip_ops import *  # noqa: F403
 from .ops.codec_ops import decode_base64, decode_json_example, encode_base64  # noqa: F401
+from .ops.confusion_matrix_ops import *  # noqa: F403
 from .ops.control_flow_ops import *  # noqa: F403
 from .ops.csv_ops import *  # noqa: F403
 from .ops.custom_gradient_ops import *  # noqa: F403

@@ -1,12 +1,15 @@
 """``fr.math``: TF1's ``tf.math`` namespace (TF 1.13 and later), the math functions of
-``fr`` and ``fr.nn`` under the names ``tf.math`` gives them, plus ``reduce_std`` and
-``reduce_variance``. Definitions live in ``flowrt/ops/math_ops.py``,
-``extra_math_ops.py``, ``nn_ops.py`` and ``topk_ops.py``; this module only re-exports."""
+``fr`` and ``fr.nn`` under the names ``tf.math`` gives them, plus the names only
+``tf.math`` has (``reduce_std``, ``xlogy``, ``cumulative_logsumexp``, ...). Definitions
+live in ``flowrt/ops/math_ops.py``, ``extra_math_ops.py``, ``safe_math_ops.py``,
+``nn_ops.py`` and ``topk_ops.py``; this module only re-exports."""
 
 import types as _types
 
 from . import _math_special as special  # noqa: F401  (fr.math.special)
 from .ops.array_ops import invert_permutation  # noqa: F401
+from .ops.check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401
+from .ops.confusion_matrix_ops import confusion_matrix  # noqa: F401
 from .ops.extra_array_ops import (  # noqa: F401
     segment_max,
     segment_mean,
@@ -15,7 +18,13 @@ from .ops.extra_array_ops import (  # noqa: F401
     segment_sum,
 )
 from .ops.extra_math_ops import *  # noqa: F403
-from .ops.extra_math_ops import reduce_std, reduce_variance, softsign  # noqa: F401
+from .ops.extra_math_ops import (  # noqa: F401
+    cumulative_logsumexp,
+    reduce_euclidean_norm,
+    reduce_std,
+    reduce_variance,
+    softsign,
+)
 from .ops.indexed_slices import unsorted_segment_sum  # noqa: F401
 from .ops.math_ops import *  # noqa: F403
 from .ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
@@ -34,6 +43,7 @@ from .ops.partition_ops import (  # noqa: F401
     unsorted_segment_prod,
     unsorted_segment_sqrt_n,
 )
+from .ops.safe_math_ops import *  # noqa: F403
 from .ops.sparse_segment_ops import *  # noqa: F403
 from .ops.special_math_ops import *  # noqa: F403
 from .ops.topk_ops import in_top_k, top_k  # noqa: F401

@@ -1,6 +1,6 @@
 """Weight broadcasting and squeezable dimensions shared by ``fr.losses`` and
-``fr.metrics`` (TF1's ``weights_broadcast_ops`` and ``remove_squeezable_dimensions``),
-checked on static shapes."""
+``fr.metrics`` (TF1's ``weights_broadcast_ops``; ``remove_squeezable_dimensions`` lives
+beside ``confusion_matrix``, as in TF), checked on static shapes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops
 from ..ops.common import in_graph_of, shape_str
+from ..ops.confusion_matrix_ops import remove_squeezable_dimensions
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -51,23 +52,6 @@ def broadcast_weights(weights: Tensor, values: Tensor) -> Tensor:
         ):
             return weights
         return math_ops.multiply(weights, array_ops.ones_like(values), name="broadcast_weights")
-
-
-def remove_squeezable_dimensions(
-    labels: Tensor, predictions: Tensor, expected_rank_diff: int = 0
-) -> tuple[Tensor, Tensor]:
-    """Squeezes a trailing size-1 dimension so that ``rank(predictions) - rank(labels)``
-    becomes ``expected_rank_diff`` (static ranks only, as TF when they are known)."""
-    with in_graph_of([labels, predictions, expected_rank_diff]):
-        lr, pr = labels.shape.ndims, predictions.shape.ndims
-        if lr is None or pr is None:
-            return labels, predictions
-        diff = pr - lr
-        if diff == expected_rank_diff + 1 and predictions.shape[-1] in (1, None):
-            predictions = array_ops.squeeze(predictions, [-1])
-        elif diff == expected_rank_diff - 1 and labels.shape[-1] in (1, None):
-            labels = array_ops.squeeze(labels, [-1])
-        return labels, predictions
 
 
 @overload

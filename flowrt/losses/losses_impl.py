@@ -14,12 +14,8 @@ from .. import dtypes as _dt
 from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_graph
 from ..ops import array_ops, math_ops, nn_ops
 from ..ops.common import in_graph_of
-from ._weights import (
-    as_float32,
-    broadcast_weights,
-    check_broadcastable,
-    remove_squeezable_dimensions,
-)
+from ..ops.confusion_matrix_ops import remove_squeezable_dimensions
+from ._weights import as_float32, broadcast_weights, check_broadcastable
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike

@@ -1,6 +1,7 @@
 """More of TF1's math surface: hyperbolic and inverse trigonometric functions, ``expm1``,
 ``softsign``, ``rint``, the ``is_nan``/``is_inf``/``is_finite`` tests, truncating integer
-division, ``atan2``, the cumulative ``cumsum``/``cumprod`` scans and ``reduce_logsumexp``.
+division, ``atan2``, the cumulative ``cumsum``/``cumprod``/``cumulative_logsumexp`` scans,
+``reduce_logsumexp`` and ``reduce_euclidean_norm``.
 
 Each op type is one table row (type, dtypes, numpy kernel, gradient), built with the
 elementwise families of ``math_ops``; gradients are TF's (``math_grad.py``).
@@ -18,6 +19,7 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops, math_ops, slicing_ops
 from .common import (
+    COMPLEX,
     FLOATS,
     INTS,
     NUMERIC,
@@ -218,9 +220,13 @@ truncatediv.__module__ = truncatemod.__module__ = __name__
 # --------------------------------------------------------------------------------------
 
 
-def _scan_infer(op):
+def _scan_infer(allowed):
+    return lambda op: _check_scan(op, allowed)
+
+
+def _check_scan(op, allowed):
     x, axis = op.inputs
-    check_dtype(x, NUMERIC)
+    check_dtype(x, allowed)
     check_dtype(axis, (_dt.int32, _dt.int64), "axis")
     if axis.shape.ndims not in (None, 0):
         raise ValueError("axis must be a scalar, got shape %s" % axis.shape)
@@ -270,8 +276,36 @@ def _cumprod_grad(op, g):
     return [math_ops.div_no_nan(out, x), None]
 
 
-register_op("Cumsum", infer=_scan_infer, kernel=_scan_kernel(np.cumsum, 0), grad=_cumsum_grad)
-register_op("Cumprod", infer=_scan_infer, kernel=_scan_kernel(np.cumprod, 1), grad=_cumprod_grad)
+def _cumulative_logsumexp_grad(op, g):
+    # TF's rule: the positive and negative parts of g in log space, each through a
+    # reversed cumulative_logsumexp, so nothing overflows.
+    x, axis = op.inputs
+    ex, rev = op.attrs["exclusive"], op.attrs["reverse"]
+    lowest = array_ops.fill(array_ops.shape(g), np.finfo(g.dtype.np).min)
+    lowest = math_ops.cast(lowest, g.dtype)
+    zeros = array_ops.zeros_like(g)
+    log_pos = math_ops.where(math_ops.greater(g, zeros), math_ops.log(g), lowest)
+    log_neg = math_ops.where(math_ops.less(g, zeros), math_ops.log(-g), lowest)
+    y = op.outputs[0]
+    pos = math_ops.exp(cumulative_logsumexp(log_pos - y, axis, ex, not rev) + x)
+    neg = math_ops.exp(cumulative_logsumexp(log_neg - y, axis, ex, not rev) + x)
+    return [pos - neg, None]
+
+
+def _logaddexp_scan(v, axis, dtype):
+    return np.logaddexp.accumulate(v, axis=axis, dtype=dtype)
+
+
+# type, allowed dtypes, numpy scan, identity (the exclusive first element), gradient
+_SCANS: list[tuple[Any, ...]] = [
+    ("Cumsum", NUMERIC, np.cumsum, 0, _cumsum_grad),
+    ("Cumprod", NUMERIC, np.cumprod, 1, _cumprod_grad),
+    ("CumulativeLogsumexp", FLOATS, _logaddexp_scan, -np.inf, _cumulative_logsumexp_grad),
+]
+for _t, _allowed, _np_scan, _identity, _grad in _SCANS:
+    register_op(
+        _t, infer=_scan_infer(_allowed), kernel=_scan_kernel(_np_scan, _identity), grad=_grad
+    )
 
 
 def _scan_fn(op_type, x, axis, exclusive, reverse, name):
@@ -333,6 +367,29 @@ def cumprod(
     return _scan_fn("Cumprod", x, axis, exclusive, reverse, name)
 
 
+def cumulative_logsumexp(
+    x: TensorLike,
+    axis: TensorLike = 0,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Cumulative ``log(sum(exp(x)))`` along ``axis``, without overflow (op type
+    CumulativeLogsumexp): ``[a, log(e**a + e**b), ...]``.
+
+    ``exclusive`` and ``reverse`` work as in ``fr.cumsum`` (the exclusive first element
+    is ``-inf``).
+
+    Args:
+      x: a float tensor.
+      axis: the axis to scan (a scalar int32/int64; negative counts from the end).
+      exclusive: leave each element out of its own sum.
+      reverse: scan from the last element to the first.
+      name: the op's name.
+    """
+    return _scan_fn("CumulativeLogsumexp", x, axis, exclusive, reverse, name)
+
+
 # --------------------------------------------------------------------------------------
 # reduce_logsumexp: TF's composite (math_ops.py), so its gradient is the composite's
 # --------------------------------------------------------------------------------------
@@ -373,6 +430,45 @@ def reduce_logsumexp(
         if not kd:
             my_max = array_ops.reshape(my_max, array_ops.shape(result))
         return math_ops.add(result, my_max, name=scope)
+
+
+def _euclidean_norm_kernel(ctx, op, x, axis):
+    ax = math_ops._axes(x, axis)
+    sq = x * np.conj(x) if x.dtype.kind == "c" else np.square(x, dtype=np.float64)
+    s = np.sum(sq, axis=ax, keepdims=op.attrs["keep_dims"])
+    return (np.asarray(np.sqrt(s)).astype(x.dtype),)  # integers truncate, as TF's sqrt
+
+
+def _euclidean_norm_grad(op, g):
+    y = math_ops._kept_shape_grad(op, op.outputs[0])
+    return [op.inputs[0] / (y / math_ops._kept_shape_grad(op, g)), None]
+
+
+register_op(
+    "EuclideanNorm",
+    infer=math_ops._reduce_infer(NUMERIC + COMPLEX),
+    kernel=_euclidean_norm_kernel,
+    grad=_euclidean_norm_grad,
+)
+_euclidean_norm = math_ops._reduce_fn("EuclideanNorm", "reduce_euclidean_norm")
+
+
+def reduce_euclidean_norm(
+    input_tensor: TensorLike,
+    axis: AxisLike = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """The square root of the sum of squares of ``input_tensor`` along ``axis`` (all
+    axes if None): op type EuclideanNorm. Integer results are truncated, as in TF.
+
+    Args:
+      input_tensor: a numeric tensor.
+      axis: the axes to reduce; negative axes count from the end.
+      keepdims: keep reduced axes with length 1.
+      name: the op's name (default ``EuclideanNorm``).
+    """
+    return _euclidean_norm(input_tensor, axis, keepdims, name)
 
 
 def count_nonzero(

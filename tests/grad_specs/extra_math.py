@@ -41,4 +41,19 @@ SPECS = [
         id="Cumprod-ex-rev",
     ),
     GradSpec("Max", lambda x: fr.reduce_logsumexp(x, axis=1), [A], id="reduce_logsumexp"),
+    GradSpec("CumulativeLogsumexp", lambda x: fr.math.cumulative_logsumexp(x, axis=1), [A]),
+    GradSpec(
+        "CumulativeLogsumexp",
+        # the last row is -inf (an empty sum): left out of the finite differences
+        lambda x: fr.math.cumulative_logsumexp(x, axis=0, exclusive=True, reverse=True)[:-1],
+        [A],
+        id="CumulativeLogsumexp-ex-rev",
+    ),
+    GradSpec("EuclideanNorm", lambda x: fr.math.reduce_euclidean_norm(x, axis=1), [A]),
+    GradSpec(
+        "EuclideanNorm",
+        lambda x: fr.math.reduce_euclidean_norm(x, axis=[0, 1], keepdims=True),
+        [A],
+        id="EuclideanNorm-keepdims",
+    ),
 ]

@@ -181,3 +181,28 @@ def test_clip_indexed_slices_and_errors():
     assert np.linalg.norm(v) == pytest.approx(1.0, rel=1e-6)
     with pytest.raises(TypeError, match="should be a sequence"):
         fr.clip_by_global_norm(fr.constant([1.0]), 1.0)
+
+
+@pytest.mark.parametrize(
+    "fn, x, want",
+    [  # TF 2.21's results
+        (fr.is_non_decreasing, [1, 1, 2], True),
+        (fr.is_non_decreasing, [[1, 2], [2, 1]], False),
+        (fr.is_non_decreasing, [5], True),
+        (fr.is_strictly_increasing, [1, 1, 2], False),
+        (fr.is_strictly_increasing, [1.0, 2.0, 3.5], True),
+        (fr.is_strictly_increasing, [], True),
+    ],
+)
+def test_monotonicity_tests_flatten_x(fn, x, want):
+    with fr.Graph().as_default():
+        t = fn(x)
+        assert (t.op.type, t.op.name, t.dtype) == ("All", fn.__name__ + "/All", fr.bool)
+        assert fr.Session().run(t) == want
+        assert getattr(fr.math, fn.__name__) is fn
+
+
+def test_monotonicity_tests_reject_non_numeric_x():
+    with fr.Graph().as_default():
+        with pytest.raises(TypeError, match="Expected x to be numeric"):
+            fr.is_non_decreasing(fr.constant([True, False]))

@@ -236,3 +236,63 @@ def test_fr_math_namespace_holds_tf_math_names():
     np.testing.assert_allclose(rv, xv.var(0), rtol=1e-6)
     np.testing.assert_allclose(rs, xv.std(1, keepdims=True), rtol=1e-6)
     np.testing.assert_array_equal(rd, [[1, 0, 1], [0, 0, 1]])
+
+
+A = np.arange(12, dtype=np.float64).reshape(3, 4) - 5
+
+# TF 2.21's cumulative_logsumexp of A along axis 1 (row 0; rows 1, 2 are it shifted by 4, 8)
+_CLSE_ROW = [-5.0, -3.686738312481777, -2.5923940355556194, -1.5598103014388045]
+_REV_COL = [3.0184793025946575, 3.01814992791781, 3.0]  # axis 0, reverse: column 0
+
+
+def test_cumulative_logsumexp_values_as_tf():
+    x = fr.constant(A)
+    y = fr.math.cumulative_logsumexp(x, axis=1)
+    assert (y.op.type, y.op.name, y.shape.as_list()) == ("CumulativeLogsumexp",) * 2 + ([3, 4],)
+    ex = fr.math.cumulative_logsumexp(x, axis=1, exclusive=True)
+    rev = fr.math.cumulative_logsumexp(x, axis=0, reverse=True)
+    exrev = fr.math.cumulative_logsumexp(x, axis=0, exclusive=True, reverse=True)
+    yv, exv, revv, exrevv = _run([y, ex, rev, exrev])
+    np.testing.assert_allclose(yv, np.array(_CLSE_ROW) + [[0.0], [4.0], [8.0]], rtol=1e-14)
+    np.testing.assert_allclose(exv[:, 1:], yv[:, :-1], rtol=1e-14)
+    assert np.all(exv[:, 0] == -np.inf)
+    np.testing.assert_allclose(revv, np.array(_REV_COL)[:, None] + np.arange(4), rtol=1e-14)
+    np.testing.assert_allclose(exrevv[:-1], revv[1:], rtol=1e-14)
+    assert np.all(exrevv[-1] == -np.inf)
+
+
+def test_cumulative_logsumexp_does_not_overflow_and_gradient_is_tf_s():
+    x = fr.constant(np.arange(12, dtype=np.float64).reshape(3, 4) / 4 - 1)
+    big = fr.math.cumulative_logsumexp(fr.constant([1000.0, 1000.0]))
+    y = fr.math.cumulative_logsumexp(x, axis=1, exclusive=True)
+    (g,) = fr.gradients(fr.reduce_sum(y[:, 1:] * [[1.0, -2.0, 0.5]]), x)
+    bv, gv = _run([big, g])
+    np.testing.assert_allclose(bv, [1000.0, 1000.0 + np.log(2.0)])
+    # TF 2.21's
+    np.testing.assert_allclose(gv, [[0.25149061, -0.96110508, 0.20961448, 0.0]] * 3, rtol=1e-7)
+
+
+def test_cumulative_logsumexp_takes_floats_only():
+    with pytest.raises(TypeError, match="CumulativeLogsumexp.*DataType int32 not in list"):
+        fr.math.cumulative_logsumexp(fr.constant([1, 2]))
+
+
+def test_reduce_euclidean_norm_as_tf():
+    x = fr.constant(A)
+    y = fr.math.reduce_euclidean_norm(x, axis=1)
+    assert (y.op.type, y.op.name, y.shape.as_list()) == ("EuclideanNorm", "EuclideanNorm", [3])
+    kd = fr.math.reduce_euclidean_norm(x, 0, keepdims=True)
+    assert kd.shape.as_list() == [1, 4]
+    ints = fr.math.reduce_euclidean_norm(fr.constant([[3, 4], [5, 12], [1, 1]]), 1)
+    assert ints.dtype == fr.int32
+    (g,) = fr.gradients(y, x)
+    yv, allv, kdv, iv, gv = _run([y, fr.math.reduce_euclidean_norm(x), kd, ints, g])
+    # TF 2.21's
+    np.testing.assert_allclose(yv, [7.3484692283495345, 2.449489742783178, 9.273618495495704])
+    assert allv == pytest.approx(12.083045973594572, rel=1e-15)
+    np.testing.assert_allclose(
+        kdv, [[5.916079783099616, 5.656854249492381, 5.916079783099616, 6.6332495807108]]
+    )
+    np.testing.assert_array_equal(iv, [5, 13, 1])  # integer square roots truncate, as TF's
+    np.testing.assert_allclose(gv, A / yv[:, None], rtol=1e-15)
+    assert not hasattr(fr, "reduce_euclidean_norm")  # only tf.math has it

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import flowrt as fr
+from flowrt.ops import confusion_matrix_ops
 
 MODULES = [
     "flowrt.ops.array_ops",
@@ -60,6 +61,8 @@ MODULES = [
     "flowrt.ops.embedding_ops",
     "flowrt.ops.moments_ops",
     "flowrt.ops.nn_loss_ops",
+    "flowrt.ops.safe_math_ops",
+    "flowrt.ops.confusion_matrix_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -367,6 +370,17 @@ CASES = {
     "check_ops.assert_integer": lambda i: fr.assert_integer(i.ids),
     "check_ops.check_numerics": lambda i: fr.check_numerics(i.x, "bad"),
     "check_ops.Print": lambda i: fr.Print(i.x, [i.y, "text"]),
+    "check_ops.is_non_decreasing": lambda i: fr.is_non_decreasing(i.x),
+    "check_ops.is_strictly_increasing": lambda i: fr.is_strictly_increasing(i.ids),
+    "safe_math_ops.xlogy": lambda i: fr.math.xlogy(i.x, i.y),
+    "safe_math_ops.xdivy": lambda i: fr.math.xdivy(i.x, 2.0),
+    "safe_math_ops.xlog1py": lambda i: fr.math.xlog1py(1.0, i.y),
+    "safe_math_ops.multiply_no_nan": lambda i: fr.math.multiply_no_nan(i.x, i.y),
+    "safe_math_ops.reciprocal_no_nan": lambda i: fr.math.reciprocal_no_nan(i.x),
+    "safe_math_ops.polyval": lambda i: fr.math.polyval([1.0, i.y], i.x),
+    "confusion_matrix_ops.confusion_matrix": lambda i: fr.confusion_matrix(
+        i.ids, i.ids, weights=i.x[0, :2]
+    ),
     # clip_ops
     "clip_ops.clip_by_norm": lambda i: [
         fr.clip_by_norm(i.x, 1.0),
@@ -511,8 +525,8 @@ CASES = {
         i.x[:, 0:1], i.x
     ),
     "_weights.broadcast_weights": lambda i: fr.losses._weights.broadcast_weights(i.x[0:1], i.x),
-    "_weights.remove_squeezable_dimensions": lambda i: (
-        fr.losses._weights.remove_squeezable_dimensions(i.x, i.x1)
+    "confusion_matrix_ops.remove_squeezable_dimensions": lambda i: (
+        confusion_matrix_ops.remove_squeezable_dimensions(i.x, i.x1)
     ),
     "_weights.squeeze_weights": lambda i: fr.losses._weights.squeeze_weights(i.x, i.y, i.x[0]),
     # layers (their variables too)
