@@ -66,7 +66,7 @@ from .dtypes import *  # noqa: F403
 from .dtypes import as_dtype  # noqa: F401
 from .errors import OpError  # noqa: F401
 from .function import ConcreteFunction, TensorSpec, function  # noqa: F401
-from .gradients import AggregationMethod, gradients  # noqa: F401
+from .gradients import AggregationMethod, gradients, hessians  # noqa: F401
 from .graph_import import import_graph_def, make_ndarray  # noqa: F401
 from .init_ops import *  # noqa: F403
 from .logging import get_logger  # noqa: F401

@@ -19,11 +19,13 @@ from .ops import array_ops, math_ops, slicing_ops
 from .ops.common import in_graph_of
 from .ops.control_flow_ops import zeros_for
 from .ops.indexed_slices import IndexedSlices
+from .ops.tensor_array_ops import TensorArray
+from .ops.while_ops import while_loop
 
 if TYPE_CHECKING:
     from ._core.typing import TensorLike
 
-__all__ = ["gradients", "AggregationMethod"]
+__all__ = ["gradients", "hessians", "AggregationMethod"]
 
 
 class AggregationMethod:
@@ -142,6 +144,61 @@ def gradients(
                 gr = zeros_for(group[0])
             results.append(gr)
         return results
+
+
+def hessians(
+    ys: TensorLike | Sequence[TensorLike],
+    xs: TensorLike | Sequence[TensorLike],
+    name: str = "hessians",
+    colocate_gradients_with_ops: bool = False,
+    gate_gradients: bool = False,
+    aggregation_method: int | None = None,
+) -> list[Tensor]:
+    """The second derivatives of ``sum(ys)`` with respect to each of ``xs``.
+
+    As TF builds it: the gradient of ``sum(ys)`` with respect to each ``x``, flattened;
+    a ``while_loop`` takes the gradient of each of its elements with respect to ``x``
+    into a ``TensorArray``; the stacked rows are reshaped to ``shape(x) + shape(x)``.
+    Only the Hessian of each ``x`` with itself is computed, not the cross terms.
+
+    Args:
+      ys: a tensor or list of tensors to differentiate twice.
+      xs: a tensor or list of tensors.
+      name: unused, as in TF (the ops are named by ``fr.gradients`` and the loop).
+      colocate_gradients_with_ops: as for ``fr.gradients``.
+      gate_gradients: as for ``fr.gradients``.
+      aggregation_method: as for ``fr.gradients``.
+
+    Returns:
+      One tensor of shape ``shape(x) + shape(x)`` per ``x``.
+    """
+    xs = _as_list(xs)
+    kwargs: dict[str, Any] = {
+        "colocate_gradients_with_ops": colocate_gradients_with_ops,
+        "gate_gradients": gate_gradients,
+        "aggregation_method": aggregation_method,
+    }
+    result = []
+    for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
+        x = convert_to_tensor(x)
+        if gradient is None:
+            raise ValueError(
+                "hessians: %s is not connected to ys (its gradient is None); pass xs that "
+                "ys depends on." % x.name
+            )
+        flat = array_ops.reshape(gradient, [-1])
+        n = array_ops.size(x)
+
+        def body(j: Tensor, rows: TensorArray, flat: Tensor = flat, x: Tensor = x) -> Any:
+            return j + 1, rows.write(j, gradients(flat[j], x, **kwargs)[0])
+
+        def cond(j: Tensor, rows: TensorArray, n: Tensor = n) -> Tensor:
+            return j < n
+
+        _, rows = while_loop(cond, body, [array_ops.constant(0), TensorArray(x.dtype, n)])
+        shape = array_ops.shape(x)
+        result.append(array_ops.reshape(rows.stack(), slicing_ops.concat([shape, shape], 0)))
+    return result
 
 
 def _colocated(g: Graph, x: Any, on: bool) -> contextlib.AbstractContextManager[None]:
