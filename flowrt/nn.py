@@ -3,15 +3,16 @@ candidate sampling, convolution, pooling, batch normalization, local response
 normalization and top-k (TF1's ``tf.nn``).
 Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
 ``sparse_segment_ops.py``, ``candidate_sampling_ops.py``, ``conv_ops.py``,
-``depthwise_conv_ops.py``, ``space_depth_ops.py``, ``pool_ops.py``, ``lrn_ops.py``,
-``topk_ops.py``, ``moments_ops.py``, ``nn_loss_ops.py`` and ``extra_math_ops.py`` (softsign, swish,
-crelu); this module only re-exports them."""
+``conv3d_ops.py``, ``depthwise_conv_ops.py``, ``space_depth_ops.py``, ``pool_ops.py``,
+``lrn_ops.py``, ``topk_ops.py``, ``moments_ops.py``, ``nn_loss_ops.py`` and
+``extra_math_ops.py`` (softsign, swish, crelu); this module only re-exports them."""
 
 import types as _types
 
 from .nn_rnn import rnn_cell  # noqa: F401
 from .nn_rnn.rnn import *  # noqa: F403
 from .ops.candidate_sampling_ops import *  # noqa: F403
+from .ops.conv3d_ops import *  # noqa: F403
 from .ops.conv_ops import *  # noqa: F403
 from .ops.depthwise_conv_ops import *  # noqa: F403
 from .ops.embedding_ops import *  # noqa: F403

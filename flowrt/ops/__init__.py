@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     clip_ops,
     confusion_matrix_ops,
     control_flow_ops,
+    conv3d_ops,
     conv_ops,
     csv_ops,
     cwise_grad_ops,

@@ -63,6 +63,7 @@ MODULES = [
     "flowrt.ops.nn_loss_ops",
     "flowrt.ops.safe_math_ops",
     "flowrt.ops.confusion_matrix_ops",
+    "flowrt.ops.conv3d_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -173,6 +174,8 @@ class In:
             self.x1 = fr.placeholder(fr.float32, [2, 3, 1], name="x1")
             self.img = fr.placeholder(fr.float32, [1, 4, 4, 2], name="img")
             self.seq = fr.placeholder(fr.float32, [1, 5, 2], name="seq")
+            self.vol = fr.placeholder(fr.float32, [1, 2, 2, 2, 2], name="vol")
+            self.vol_f = fr.placeholder(fr.float32, [1, 1, 1, 2, 2], name="vol_f")
             self.ids = fr.placeholder(fr.int32, [2], name="ids")
             self.b = fr.placeholder(fr.bool, [2, 3], name="b")
             self.s = fr.placeholder(fr.string, [2], name="s")
@@ -372,6 +375,16 @@ CASES = {
     "check_ops.Print": lambda i: fr.Print(i.x, [i.y, "text"]),
     "check_ops.is_non_decreasing": lambda i: fr.is_non_decreasing(i.x),
     "check_ops.is_strictly_increasing": lambda i: fr.is_strictly_increasing(i.ids),
+    "conv3d_ops.conv3d": lambda i: fr.nn.conv3d(i.vol, i.vol_f, [1, 1, 1, 1, 1], "SAME"),
+    "conv3d_ops.conv3d_backprop_filter_v2": lambda i: fr.nn.conv3d_backprop_filter_v2(
+        i.vol, [1, 1, 1, 2, 2], i.vol, [1, 1, 1, 1, 1], "SAME"
+    ),
+    "conv3d_ops.conv3d_backprop_filter": lambda i: fr.nn.conv3d_backprop_filter(
+        i.vol, [1, 1, 1, 2, 2], i.vol, [1, 1, 1, 1, 1], "VALID"
+    ),
+    "conv3d_ops.conv3d_transpose": lambda i: fr.nn.conv3d_transpose(
+        i.vol, i.vol_f, [1, 2, 2, 2, 2], [1, 1, 1, 1, 1]
+    ),
     "safe_math_ops.xlogy": lambda i: fr.math.xlogy(i.x, i.y),
     "safe_math_ops.xdivy": lambda i: fr.math.xdivy(i.x, 2.0),
     "safe_math_ops.xlog1py": lambda i: fr.math.xlog1py(1.0, i.y),
