@@ -31,6 +31,7 @@ from . import (  # noqa: F401
     moments_ops,
     nn_ops,
     parsing_ops,
+    pool3d_ops,
     pool_ops,
     random_ops,
     record_ops,

@@ -64,6 +64,7 @@ MODULES = [
     "flowrt.ops.safe_math_ops",
     "flowrt.ops.confusion_matrix_ops",
     "flowrt.ops.conv3d_ops",
+    "flowrt.ops.pool3d_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -375,6 +376,8 @@ CASES = {
     "check_ops.Print": lambda i: fr.Print(i.x, [i.y, "text"]),
     "check_ops.is_non_decreasing": lambda i: fr.is_non_decreasing(i.x),
     "check_ops.is_strictly_increasing": lambda i: fr.is_strictly_increasing(i.ids),
+    "pool3d_ops.max_pool3d": lambda i: fr.nn.max_pool3d(i.vol, 2, 1, "SAME"),
+    "pool3d_ops.avg_pool3d": lambda i: fr.nn.avg_pool3d(i.vol, [1, 2, 1], 1, "VALID"),
     "conv3d_ops.conv3d": lambda i: fr.nn.conv3d(i.vol, i.vol_f, [1, 1, 1, 1, 1], "SAME"),
     "conv3d_ops.conv3d_backprop_filter_v2": lambda i: fr.nn.conv3d_backprop_filter_v2(
         i.vol, [1, 1, 1, 2, 2], i.vol, [1, 1, 1, 1, 1], "SAME"
