@@ -4,8 +4,9 @@ normalization and top-k (TF1's ``tf.nn``).
 Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
 ``sparse_segment_ops.py``, ``candidate_sampling_ops.py``, ``conv_ops.py``,
 ``conv3d_ops.py``, ``depthwise_conv_ops.py``, ``space_depth_ops.py``, ``pool_ops.py``,
-``pool3d_ops.py``, ``lrn_ops.py``, ``topk_ops.py``, ``moments_ops.py``, ``nn_loss_ops.py`` and
-``extra_math_ops.py`` (softsign, swish, crelu); this module only re-exports them."""
+``pool3d_ops.py``, ``nd_conv_pool_ops.py``, ``lrn_ops.py``, ``topk_ops.py``,
+``moments_ops.py``, ``nn_loss_ops.py`` and ``extra_math_ops.py`` (softsign, swish, crelu);
+this module only re-exports them."""
 
 import types as _types
 
@@ -20,6 +21,7 @@ from .ops.extra_math_ops import crelu, softsign, swish  # noqa: F401
 from .ops.extra_math_ops import swish as silu  # noqa: F401
 from .ops.lrn_ops import *  # noqa: F403
 from .ops.moments_ops import *  # noqa: F403
+from .ops.nd_conv_pool_ops import *  # noqa: F403
 from .ops.nn_loss_ops import *  # noqa: F403
 from .ops.nn_ops import *  # noqa: F403
 from .ops.pool3d_ops import *  # noqa: F403

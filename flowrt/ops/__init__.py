@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     math_ops,
     matrix_ops,
     moments_ops,
+    nd_conv_pool_ops,
     nn_ops,
     parsing_ops,
     pool3d_ops,

@@ -65,6 +65,7 @@ MODULES = [
     "flowrt.ops.confusion_matrix_ops",
     "flowrt.ops.conv3d_ops",
     "flowrt.ops.pool3d_ops",
+    "flowrt.ops.nd_conv_pool_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -376,6 +377,18 @@ CASES = {
     "check_ops.Print": lambda i: fr.Print(i.x, [i.y, "text"]),
     "check_ops.is_non_decreasing": lambda i: fr.is_non_decreasing(i.x),
     "check_ops.is_strictly_increasing": lambda i: fr.is_strictly_increasing(i.ids),
+    "nd_conv_pool_ops.convolution": lambda i: fr.nn.convolution(
+        i.img, i.img[0, :2, :2, :, None], "SAME"
+    ),
+    "nd_conv_pool_ops.conv_transpose": lambda i: fr.nn.conv_transpose(
+        i.seq, i.seq[0, :3, None, :], [1, 5, 1], 1
+    ),
+    "nd_conv_pool_ops.conv1d_transpose": lambda i: fr.nn.conv1d_transpose(
+        i.seq, i.seq[0, :3, None, :], [1, 5, 1], 1
+    ),
+    "nd_conv_pool_ops.pool": lambda i: fr.nn.pool(i.seq, [2], "AVG", "SAME"),
+    "nd_conv_pool_ops.max_pool_v2": lambda i: fr.nn.max_pool_v2(i.vol, 2, 1, "SAME"),
+    "nd_conv_pool_ops.avg_pool_v2": lambda i: fr.nn.avg_pool_v2(i.img, 2, 1, "SAME"),
     "pool3d_ops.max_pool3d": lambda i: fr.nn.max_pool3d(i.vol, 2, 1, "SAME"),
     "pool3d_ops.avg_pool3d": lambda i: fr.nn.avg_pool3d(i.vol, [1, 2, 1], 1, "VALID"),
     "conv3d_ops.conv3d": lambda i: fr.nn.conv3d(i.vol, i.vol_f, [1, 1, 1, 1, 1], "SAME"),
