@@ -4,7 +4,7 @@ normalization and top-k (TF1's ``tf.nn``).
 Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
 ``sparse_segment_ops.py``, ``candidate_sampling_ops.py``, ``conv_ops.py``,
 ``conv3d_ops.py``, ``depthwise_conv_ops.py``, ``space_depth_ops.py``, ``pool_ops.py``,
-``pool3d_ops.py``, ``nd_conv_pool_ops.py``, ``lrn_ops.py``, ``topk_ops.py``,
+``pool3d_ops.py``, ``pool_argmax_ops.py``, ``nd_conv_pool_ops.py``, ``lrn_ops.py``, ``topk_ops.py``,
 ``moments_ops.py``, ``nn_loss_ops.py`` and ``extra_math_ops.py`` (softsign, swish, crelu);
 this module only re-exports them."""
 
@@ -25,6 +25,7 @@ from .ops.nd_conv_pool_ops import *  # noqa: F403
 from .ops.nn_loss_ops import *  # noqa: F403
 from .ops.nn_ops import *  # noqa: F403
 from .ops.pool3d_ops import *  # noqa: F403
+from .ops.pool_argmax_ops import *  # noqa: F403
 from .ops.pool_ops import *  # noqa: F403
 from .ops.space_depth_ops import *  # noqa: F403
 from .ops.topk_ops import *  # noqa: F403

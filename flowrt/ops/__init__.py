@@ -33,6 +33,7 @@ from . import (  # noqa: F401
     nn_ops,
     parsing_ops,
     pool3d_ops,
+    pool_argmax_ops,
     pool_ops,
     random_ops,
     record_ops,

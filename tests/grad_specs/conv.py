@@ -103,6 +103,11 @@ SPECS = [
         [POOL_G, DISTINCT, POOL_G, DISTINCT],
         id="MaxPoolGrad-third-order",
     ),
+    GradSpec(
+        "MaxPoolWithArgmax",
+        lambda x: fr.nn.max_pool_with_argmax(x, [1, 3, 2, 1], [1, 2, 2, 1], "SAME")[0],
+        [DISTINCT],
+    ),
     GradSpec("AvgPool", _pool("avg", 3, 2, "SAME"), [X]),
     GradSpec("AvgPool", _pool("avg", [1, 2, 3, 1], [1, 1, 2, 1], "VALID"), [X], id="AvgPool-VALID"),
     GradSpec("AvgPoolGrad", _pool_grad_of("avg", 3, 2, "SAME"), [POOL_G, X], wrt=[0]),

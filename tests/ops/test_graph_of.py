@@ -66,6 +66,7 @@ MODULES = [
     "flowrt.ops.conv3d_ops",
     "flowrt.ops.pool3d_ops",
     "flowrt.ops.nd_conv_pool_ops",
+    "flowrt.ops.pool_argmax_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -389,6 +390,9 @@ CASES = {
     "nd_conv_pool_ops.pool": lambda i: fr.nn.pool(i.seq, [2], "AVG", "SAME"),
     "nd_conv_pool_ops.max_pool_v2": lambda i: fr.nn.max_pool_v2(i.vol, 2, 1, "SAME"),
     "nd_conv_pool_ops.avg_pool_v2": lambda i: fr.nn.avg_pool_v2(i.img, 2, 1, "SAME"),
+    "pool_argmax_ops.max_pool_with_argmax": lambda i: fr.nn.max_pool_with_argmax(
+        i.img, [1, 2, 2, 1], [1, 1, 1, 1], "SAME"
+    ),
     "pool3d_ops.max_pool3d": lambda i: fr.nn.max_pool3d(i.vol, 2, 1, "SAME"),
     "pool3d_ops.avg_pool3d": lambda i: fr.nn.avg_pool3d(i.vol, [1, 2, 1], 1, "VALID"),
     "conv3d_ops.conv3d": lambda i: fr.nn.conv3d(i.vol, i.vol_f, [1, 1, 1, 1, 1], "SAME"),
