@@ -20,6 +20,7 @@ from .ops.extra_array_ops import (  # noqa: F401
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.extra_math_ops import (  # noqa: F401
     cumulative_logsumexp,
+    nextafter,
     reduce_euclidean_norm,
     reduce_std,
     reduce_variance,

@@ -12,10 +12,17 @@ import types as _types
 
 from .nn_rnn import rnn_cell  # noqa: F401
 from .nn_rnn.rnn import *  # noqa: F403
+from .ops.batch_space_ops import space_to_batch  # noqa: F401
 from .ops.candidate_sampling_ops import *  # noqa: F403
 from .ops.conv3d_ops import *  # noqa: F403
 from .ops.conv_ops import *  # noqa: F403
 from .ops.depthwise_conv_ops import *  # noqa: F403
+from .ops.depthwise_conv_ops import (  # noqa: F401  (TF1's aliases)
+    depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter,
+)
+from .ops.depthwise_conv_ops import (  # noqa: F401
+    depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input,
+)
 from .ops.embedding_ops import *  # noqa: F403
 from .ops.extra_math_ops import crelu, softsign, swish  # noqa: F401
 from .ops.extra_math_ops import swish as silu  # noqa: F401

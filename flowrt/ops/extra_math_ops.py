@@ -1,7 +1,7 @@
 """More of TF1's math surface: hyperbolic and inverse trigonometric functions, ``expm1``,
 ``softsign``, ``rint``, the ``is_nan``/``is_inf``/``is_finite`` tests, truncating integer
-division, ``atan2``, the cumulative ``cumsum``/``cumprod``/``cumulative_logsumexp`` scans,
-``reduce_logsumexp`` and ``reduce_euclidean_norm``.
+division, ``atan2``, ``nextafter``, the cumulative ``cumsum``/``cumprod``/
+``cumulative_logsumexp`` scans, ``reduce_logsumexp`` and ``reduce_euclidean_norm``.
 
 Each op type is one table row (type, dtypes, numpy kernel, gradient), built with the
 elementwise families of ``math_ops``; gradients are TF's (``math_grad.py``).
@@ -190,6 +190,13 @@ register_op(
     grad=_binary_grad(_atan2_grad),
 )
 
+register_op(
+    "NextAfter",
+    infer=_binary_infer((_dt.float32, _dt.float64)),
+    kernel=binary_kernel(np.nextafter),
+    grad=_binary_grad(lambda op, g: (g, array_ops.zeros_like(g))),  # TF's: 1 for x1, 0 for x2
+)
+
 truncatediv: _BinaryOp = _binary_fn("TruncateDiv", "truncatediv")
 truncatediv.__doc__ = (
     "Integer ``x / y`` rounded toward zero, as C does (op type TruncateDiv); "
@@ -213,7 +220,12 @@ def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _atan2 = _binary_fn("Atan2", "atan2")
-truncatediv.__module__ = truncatemod.__module__ = __name__
+nextafter: _BinaryOp = _binary_fn("NextAfter", "nextafter")
+nextafter.__doc__ = (
+    "The next representable float after ``x1`` in the direction of ``x2`` (op type "
+    "NextAfter; float32 and float64)."
+)
+truncatediv.__module__ = truncatemod.__module__ = nextafter.__module__ = __name__
 
 # --------------------------------------------------------------------------------------
 # Cumulative scans

@@ -5,17 +5,24 @@ ops (so their gradients are the ops' own)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import dtypes as _dt
 from .._core.graph import Tensor, convert_to_tensor
 from . import array_ops, math_ops, slicing_ops
 from .common import op_scope
+from .nn_ops import batch_normalization
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
-__all__ = ["sufficient_statistics", "normalize_moments", "weighted_moments", "fused_batch_norm"]
+__all__ = [
+    "sufficient_statistics",
+    "normalize_moments",
+    "weighted_moments",
+    "fused_batch_norm",
+    "batch_norm_with_global_normalization",
+]
 
 
 def _keep(keepdims: bool | None, keep_dims: bool | None) -> bool:
@@ -225,3 +232,46 @@ def fused_batch_norm(
         if compute is not x.dtype:
             y = math_ops.cast(y, x.dtype)
         return array_ops.identity(y, name="y"), out_m, out_v
+
+
+def batch_norm_with_global_normalization(
+    t: TensorLike | None = None,
+    m: Any = None,
+    v: Any = None,
+    beta: Any = None,
+    gamma: Any = None,
+    variance_epsilon: float | None = None,
+    scale_after_normalization: bool | None = None,
+    name: str | None = None,
+    input: TensorLike | None = None,
+    mean: Any = None,
+    variance: Any = None,
+) -> Tensor:
+    """TF1's batch normalization with given statistics: ``batch_normalization(t, m, v,
+    beta, gamma if scale_after_normalization else None, variance_epsilon)``.
+
+    Args:
+      t: the input (``input`` is its newer name; give one).
+      m: the mean (or ``mean``).
+      v: the variance (or ``variance``).
+      beta: the offset.
+      gamma: the scale, used only if ``scale_after_normalization``.
+      variance_epsilon: added to the variance.
+      scale_after_normalization: multiply by ``gamma``.
+      name: the name scope (default ``batchnorm``).
+    """
+
+    def pick(new, old, new_name, old_name):
+        if new is not None and old is not None:
+            raise ValueError("Cannot specify both '%s' and '%s'" % (new_name, old_name))
+        return new if new is not None else old
+
+    return batch_normalization(
+        pick(input, t, "input", "t"),
+        pick(mean, m, "mean", "m"),
+        pick(variance, v, "variance", "v"),
+        beta,
+        gamma if scale_after_normalization else None,
+        variance_epsilon,  # type: ignore[arg-type]
+        name,
+    )

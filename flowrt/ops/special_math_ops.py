@@ -1,7 +1,7 @@
 """TF1's special functions: ``erf``, ``erfc``, ``lgamma``, ``digamma``, ``erfinv``,
-``ndtri``, ``bessel_i0e``/``bessel_i1e`` (and ``bessel_i0``/``bessel_i1`` composed from
-them, as TF), ``igamma``/``igammac``, ``betainc``, ``polygamma``, ``zeta`` and ``lbeta``
-(composed, as TF).
+``erfcinv`` (composed, as TF), ``ndtri``, ``bessel_i0e``/``bessel_i1e`` (and
+``bessel_i0``/``bessel_i1`` composed from them, as TF), ``igamma``/``igammac``,
+``betainc``, ``polygamma``, ``zeta`` and ``lbeta`` (composed, as TF).
 
 Kernels are ``scipy.special``'s; each op type is one ``register_op`` row whose gradient
 is TF's (``math_grad.py``). Binary ops broadcast like every binary elementwise op (the
@@ -32,6 +32,7 @@ __all__ = [
     "lgamma",
     "digamma",
     "erfinv",
+    "erfcinv",
     "ndtri",
     "bessel_i0e",
     "bessel_i1e",
@@ -139,6 +140,20 @@ lgamma = _unary_fn("Lgamma", "lgamma", "The log of the absolute value of ``Gamma
 digamma = _unary_fn("Digamma", "digamma", "The derivative of ``lgamma``, Psi")
 erfinv = _unary_fn("Erfinv", "erfinv", "The inverse of ``erf``")
 ndtri = _unary_fn("Ndtri", "ndtri", "The inverse of the standard normal CDF")
+
+
+def erfcinv(x: TensorLike, name: str | None = None) -> Tensor:
+    """The inverse of ``erfc`` on (0, 2), as TF composes it: ``-ndtri(x / 2) / sqrt(2)``.
+
+    Args:
+      x: a float tensor.
+      name: the name scope (default ``erfcinv``).
+    """
+    with op_scope([x], name, "erfcinv"):
+        x = to_tensor(x, name="start")
+        return -ndtri(0.5 * x) * np.sqrt(0.5)
+
+
 bessel_i0e = _unary_fn("BesselI0e", "bessel_i0e", "``exp(-|x|) * I0(x)``, scaled Bessel I0")
 bessel_i1e = _unary_fn("BesselI1e", "bessel_i1e", "``exp(-|x|) * I1(x)``, scaled Bessel I1")
 

@@ -49,6 +49,8 @@ SPECS = [
         [A],
         id="CumulativeLogsumexp-ex-rev",
     ),
+    GradSpec("NextAfter", fr.math.nextafter, [A, B]),
+    GradSpec("NextAfter", fr.math.nextafter, [A, B[:1]], id="NextAfter-broadcast"),
     GradSpec("EuclideanNorm", lambda x: fr.math.reduce_euclidean_norm(x, axis=1), [A]),
     GradSpec(
         "EuclideanNorm",

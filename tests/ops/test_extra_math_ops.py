@@ -296,3 +296,22 @@ def test_reduce_euclidean_norm_as_tf():
     np.testing.assert_array_equal(iv, [5, 13, 1])  # integer square roots truncate, as TF's
     np.testing.assert_allclose(gv, A / yv[:, None], rtol=1e-15)
     assert not hasattr(fr, "reduce_euclidean_norm")  # only tf.math has it
+
+
+def test_nextafter_as_tf():
+    y = fr.math.nextafter(fr.constant([1.0, 0.0]), fr.constant([2.0, -1.0]))
+    assert (y.op.type, y.op.name, y.dtype) == ("NextAfter", "NextAfter", fr.float32)
+    (g,) = fr.gradients(y, y.op.inputs[0])
+    yv, gv = _run([y, g])
+    np.testing.assert_array_equal(yv, np.array([1.0000001, -1.4e-45], np.float32))  # TF 2.21's
+    np.testing.assert_array_equal(gv, [1.0, 1.0])
+    with pytest.raises(TypeError, match="NextAfter.*DataType float16 not in list"):
+        fr.math.nextafter(fr.constant([1.0], fr.float16), fr.constant([2.0], fr.float16))
+
+
+def test_erfcinv_as_tf():
+    y = fr.math.erfcinv(fr.constant([0.1, 0.5, 1.0, 1.5, 1.9], fr.float64))
+    assert y.op.name == "erfcinv/mul_1"
+    # TF 2.21's
+    want = [1.16308715, 0.47693628, 0.0, -0.47693628, -1.16308715]
+    np.testing.assert_allclose(_run(y), want, rtol=1e-8, atol=1e-15)

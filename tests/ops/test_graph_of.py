@@ -310,6 +310,9 @@ CASES = {
     "embedding_ops.safe_embedding_lookup_sparse": lambda i: fr.nn.safe_embedding_lookup_sparse(
         i.x, _sparse_ids(i)
     ),
+    "moments_ops.batch_norm_with_global_normalization": lambda i: (
+        fr.nn.batch_norm_with_global_normalization(i.x, i.y, i.y, 0.0, 1.0, 1e-3, True)
+    ),
     "moments_ops.sufficient_statistics": lambda i: fr.nn.sufficient_statistics(i.x, [0]),
     "moments_ops.normalize_moments": lambda i: fr.nn.normalize_moments(2.0, i.x, i.y, None),
     "moments_ops.weighted_moments": lambda i: fr.nn.weighted_moments(i.x, [0], i.y),

@@ -2,6 +2,7 @@
 names as TF 2.21's compat.v1 gives them (written into the expectations)."""
 
 import numpy as np
+import pytest
 
 import flowrt as fr
 
@@ -51,3 +52,24 @@ def test_weighted_moments():
     np.testing.assert_allclose(r[2], [[2.0], [1.0]])
     np.testing.assert_allclose(r[3], [[0.5], [0.0]])
     np.testing.assert_array_equal(r[4], [0.0, 0.0, 0.0])  # all-zero weights: 0, as TF 2
+
+
+def test_batch_norm_with_global_normalization_as_tf():
+    with fr.Graph().as_default():
+        x = fr.constant([1.0, 2.0])
+        scaled = fr.nn.batch_norm_with_global_normalization(x, 0.5, 4.0, 1.0, 3.0, 0.001, True)
+        plain = fr.nn.batch_norm_with_global_normalization(
+            input=x,
+            mean=0.5,
+            variance=4.0,
+            beta=1.0,
+            gamma=3.0,
+            variance_epsilon=0.001,
+            scale_after_normalization=False,
+        )
+        assert scaled.op.name == "batchnorm/add"
+        got = fr.Session().run([scaled, plain])
+        with pytest.raises(ValueError, match="Cannot specify both 'input' and 't'"):
+            fr.nn.batch_norm_with_global_normalization(x, 0.5, 4.0, 1.0, 3.0, 0.001, True, input=x)
+    # TF 2.21's
+    np.testing.assert_allclose(got, [[1.7499063, 3.249719], [1.2499688, 1.7499063]], rtol=1e-6)
