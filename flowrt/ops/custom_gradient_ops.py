@@ -24,7 +24,7 @@ from .common import in_graph_of, make_op
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
-__all__ = ["custom_gradient", "identity_n"]
+__all__ = ["custom_gradient", "identity_n", "grad_pass_through"]
 
 _uids = itertools.count()
 _uids_lock = threading.Lock()
@@ -90,6 +90,33 @@ def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
         return _graph_mode_call(f, args, kwargs)
 
     return decorated
+
+
+def grad_pass_through(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Wraps ``f`` so that its gradient is the identity: the gradients of its outputs
+    pass to its inputs unchanged (one input per output), and variables it reads get
+    none. As TF builds it, with ``custom_gradient``.
+
+    Args:
+      f: the function whose forward values are kept.
+
+    Returns:
+      The wrapped function.
+
+    Example:
+      y = fr.grad_pass_through(fr.round)(x)  # the values of round(x), the gradient 1
+    """
+
+    @custom_gradient
+    def _grad_pass_through_op(*args: Any) -> Any:
+        def grad(*dys: Any, variables: Any = None) -> Any:
+            if variables is not None:
+                return dys, [None] * len(variables)
+            return dys
+
+        return f(*args), grad
+
+    return functools.wraps(f)(_grad_pass_through_op)
 
 
 def _flatten(x: Any) -> list[Any]:

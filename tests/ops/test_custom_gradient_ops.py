@@ -166,3 +166,20 @@ def test_built_in_the_arguments_graph_with_its_gradient():
         (dx,) = fr.gradients(y, x)
         with fr.Session() as s:
             np.testing.assert_allclose(s.run(dx), [0.5, 1.0], rtol=1e-6)
+
+
+def test_grad_pass_through_keeps_values_and_passes_gradients_unchanged():
+    with fr.Graph().as_default():
+        x = fr.constant([1.0, 2.0])
+        y = fr.grad_pass_through(lambda t: fr.round(t * 2.7))(x)
+        (g,) = fr.gradients(y * 3.0, x)
+        v = fr.Variable(2.0)
+        z = fr.constant(3.0)
+        w = fr.grad_pass_through(lambda t: t * v)(z)  # reads a variable: it gets no gradient
+        gz, gv = fr.gradients(w, [z, v])
+        with fr.Session() as s:
+            s.run(v.initializer)
+            yv, gval, wv, gzv = s.run([y, g, w, gz])
+    np.testing.assert_array_equal(yv, [3.0, 5.0])
+    np.testing.assert_array_equal(gval, [3.0, 3.0])
+    assert (wv, gzv, gv) == (6.0, 1.0, None)
