@@ -8,7 +8,6 @@ import types as _types
 
 from . import _math_special as special  # noqa: F401  (fr.math.special)
 from .ops.array_ops import invert_permutation  # noqa: F401
-from .ops.check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401
 from .ops.confusion_matrix_ops import confusion_matrix  # noqa: F401
 from .ops.extra_array_ops import (  # noqa: F401
     segment_max,
@@ -17,6 +16,7 @@ from .ops.extra_array_ops import (  # noqa: F401
     segment_prod,
     segment_sum,
 )
+from .ops.extra_check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401
 from .ops.extra_math_ops import *  # noqa: F403
 from .ops.extra_math_ops import (  # noqa: F401
     cumulative_logsumexp,

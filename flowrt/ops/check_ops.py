@@ -1,6 +1,5 @@
 """Run-time checks and printing: ``Assert`` and the ``assert_*`` family, ``check_numerics``,
-``add_check_numerics_ops``, ``Print``, and the ``is_non_decreasing`` and
-``is_strictly_increasing`` tests.
+``add_check_numerics_ops``, ``Print``.
 
 An assertion whose operands are constants is decided when it is built (TF1: a false one
 raises ``InvalidArgumentError`` at once); otherwise it is an ``Assert`` op that raises
@@ -21,7 +20,6 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Operation, Tensor, constant_value, convert_to_tensor, get_default_graph
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from . import array_ops, math_ops
 from .array_ops import group, no_op
 from .common import FLOATS, in_graph_of, make, make_op, op_scope, same_as
 
@@ -48,8 +46,6 @@ __all__ = [
     "check_numerics",
     "add_check_numerics_ops",
     "Print",
-    "is_non_decreasing",
-    "is_strictly_increasing",
 ]
 
 
@@ -572,39 +568,3 @@ def Print(
             {"message": message or "", "first_n": first_n, "summarize": summarize},
             name,
         )
-
-
-# --------------------------------------------------------------------------------------
-# Monotonicity tests: a bool scalar, not an assertion
-# --------------------------------------------------------------------------------------
-
-
-def _monotonic(x, name, default_name, cmp):
-    with op_scope([x], name, default_name):
-        x = convert_to_tensor(x, name="x")
-        if not (x.dtype.is_integer or x.dtype.is_floating):
-            raise TypeError("Expected x to be numeric, instead found: %s" % x)
-        flat = array_ops.reshape(x, [-1])
-        diff = flat[1:] - flat[:-1]  # empty for fewer than two elements: the test holds
-        zero = convert_to_tensor(0, dtype=diff.dtype)
-        return math_ops.reduce_all(cmp(zero, diff))
-
-
-def is_non_decreasing(x: TensorLike, name: str | None = None) -> Tensor:
-    """True if ``x[i] <= x[i + 1]`` for all ``i`` of ``x`` flattened (a bool scalar).
-
-    Args:
-      x: a numeric tensor.
-      name: the name scope (default ``is_non_decreasing``).
-    """
-    return _monotonic(x, name, "is_non_decreasing", math_ops.less_equal)
-
-
-def is_strictly_increasing(x: TensorLike, name: str | None = None) -> Tensor:
-    """True if ``x[i] < x[i + 1]`` for all ``i`` of ``x`` flattened (a bool scalar).
-
-    Args:
-      x: a numeric tensor.
-      name: the name scope (default ``is_strictly_increasing``).
-    """
-    return _monotonic(x, name, "is_strictly_increasing", math_ops.less)

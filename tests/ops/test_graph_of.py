@@ -379,8 +379,6 @@ CASES = {
     "check_ops.assert_integer": lambda i: fr.assert_integer(i.ids),
     "check_ops.check_numerics": lambda i: fr.check_numerics(i.x, "bad"),
     "check_ops.Print": lambda i: fr.Print(i.x, [i.y, "text"]),
-    "check_ops.is_non_decreasing": lambda i: fr.is_non_decreasing(i.x),
-    "check_ops.is_strictly_increasing": lambda i: fr.is_strictly_increasing(i.ids),
     "nd_conv_pool_ops.convolution": lambda i: fr.nn.convolution(
         i.img, i.img[0, :2, :2, :, None], "SAME"
     ),
