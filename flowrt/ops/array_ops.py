@@ -32,6 +32,7 @@ from .common import (
     check_dtype,
     in_graph_of,
     int_list,
+    is_tensor_like,
     make,
     make_op,
     same_as,
@@ -409,9 +410,9 @@ def _filled(shape, value, dtype, name, default):
     dtype = _dt.as_dtype(dtype)
     g = get_default_graph()
     with g.name_scope(name or default) as scope:
-        if not _is_tensor(shape):
+        if not is_tensor_like(shape):
             dims = None
-            if not any(_is_tensor(d) for d in _flat_shape(shape)):
+            if not any(is_tensor_like(d) for d in _flat_shape(shape)):
                 dims = list(as_shape(shape).as_list())
             if dims is not None and all(d is not None for d in dims):
                 return constant_op(
@@ -651,10 +652,6 @@ def broadcast_gradient_args(s0, s1, name=None):
 # --------------------------------------------------------------------------------------
 
 
-def _is_tensor(x):
-    return isinstance(x, Tensor) or hasattr(x, "_as_tensor")
-
-
 def gen_op(op_type, args, attrs=None, name=None, default=None):
     """Creates an op like TF's generated wrappers: non-tensor arguments become Consts
     named after the argument inside the op's name scope; the op takes the scope's name.
@@ -664,7 +661,7 @@ def gen_op(op_type, args, attrs=None, name=None, default=None):
     g = get_default_graph()
     with g.name_scope(name or default or op_type) as scope:
         ins = [
-            convert_to_tensor(v) if _is_tensor(v) else convert_to_tensor(v, dtype=dt, name=a)
+            convert_to_tensor(v) if is_tensor_like(v) else convert_to_tensor(v, dtype=dt, name=a)
             for a, v, dt in args
         ]
     return g._create_op(op_type, ins, attrs or {}, scope)
@@ -672,7 +669,7 @@ def gen_op(op_type, args, attrs=None, name=None, default=None):
 
 def _index_arg(v):
     """An int argument: tensors pass through, Python values become int32 (int64 if big)."""
-    return v if _is_tensor(v) else None
+    return v if is_tensor_like(v) else None
 
 
 def static_dims(t: Tensor):
@@ -808,7 +805,7 @@ def transpose(
                     perm = (rk - 1) - range(0, rk, 1)
                 else:
                     perm = np.arange(r - 1, -1, -1, dtype=np.int32)
-            if not _is_tensor(perm):
+            if not is_tensor_like(perm):
                 perm = convert_to_tensor(perm, dtype=_dt.int32, name="perm")
         return make("Transpose", [a, perm], None, scope)
 

@@ -15,7 +15,7 @@ import numpy as np
 from .._core.elementwise import binary_kernel, unary_kernel
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import INTS
-from .math_ops import _binary_fn, _binary_infer, _BinaryOp, _unary, _unary_infer, _UnaryOp
+from .math_ops import BinaryOp, UnaryOp, binary_fn, binary_infer, unary_fn, unary_infer
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"]
 
@@ -40,19 +40,17 @@ _BITWISE: list[tuple[str, Callable[..., np.ndarray]]] = [
     ("RightShift", _right_shift),
 ]
 for _t, _np_fn in _BITWISE:
-    register_op(
-        _t, infer=_binary_infer(INTS), kernel=binary_kernel(_np_fn), grad=NOT_DIFFERENTIABLE
-    )
+    register_op(_t, infer=binary_infer(INTS), kernel=binary_kernel(_np_fn), grad=NOT_DIFFERENTIABLE)
 register_op(
-    "Invert", infer=_unary_infer(INTS), kernel=unary_kernel(np.invert), grad=NOT_DIFFERENTIABLE
+    "Invert", infer=unary_infer(INTS), kernel=unary_kernel(np.invert), grad=NOT_DIFFERENTIABLE
 )
 
-bitwise_and: _BinaryOp = _binary_fn("BitwiseAnd", "bitwise_and")
-bitwise_or: _BinaryOp = _binary_fn("BitwiseOr", "bitwise_or")
-bitwise_xor: _BinaryOp = _binary_fn("BitwiseXor", "bitwise_xor")
-left_shift: _BinaryOp = _binary_fn("LeftShift", "left_shift")
-right_shift: _BinaryOp = _binary_fn("RightShift", "right_shift")
-invert: _UnaryOp = _unary("Invert", "invert")
+bitwise_and: BinaryOp = binary_fn("BitwiseAnd", "bitwise_and")
+bitwise_or: BinaryOp = binary_fn("BitwiseOr", "bitwise_or")
+bitwise_xor: BinaryOp = binary_fn("BitwiseXor", "bitwise_xor")
+left_shift: BinaryOp = binary_fn("LeftShift", "left_shift")
+right_shift: BinaryOp = binary_fn("RightShift", "right_shift")
+invert: UnaryOp = unary_fn("Invert", "invert")
 for _fn in (bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift, invert):
     _fn.__module__ = __name__
 left_shift.__doc__ = (

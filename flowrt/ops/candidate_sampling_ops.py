@@ -21,11 +21,10 @@ from .. import errors
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
-from . import array_ops, math_ops, slicing_ops
+from . import array_ops, math_ops, random_ops, slicing_ops
 from .common import in_graph_of, make_op
 from .embedding_ops import embedding_lookup
 from .nn_ops import (
-    _random_ops,
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2,
 )
@@ -49,7 +48,7 @@ __all__ = [
 
 
 def _get_seed(op_seed):
-    return _random_ops().get_seed(op_seed)
+    return random_ops.get_seed(op_seed)
 
 
 def _sampler_infer(op):

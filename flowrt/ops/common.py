@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .._core.typing import TensorLike
 
 __all__ = [
+    "is_tensor_like",
     "make_op",
     "make",
     "graph_of",
@@ -274,3 +275,10 @@ def axis_value(v, rank):
         if a < 0:
             a += rank
     return a
+
+
+def is_tensor_like(v) -> bool:
+    """Whether ``v`` is a tensor or converts to one as an op input without a dtype
+    (a ``Tensor``, or an object with ``_as_tensor`` such as a ``Variable``): Python and
+    numpy values are converted to the other operand's dtype instead."""
+    return isinstance(v, Tensor) or hasattr(v, "_as_tensor")

@@ -23,7 +23,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops, math_ops, slicing_ops
 from .common import in_graph_of, make, make_op
-from .nn_ops import _OwnScope
+from .nn_ops import OwnScope
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -82,7 +82,7 @@ def embedding_lookup(
     if partition_strategy not in ("mod", "div"):
         raise ValueError("Unrecognized partition strategy: " + partition_strategy)
     with in_graph_of([params, ids]) as g:
-        with _OwnScope(name, "embedding_lookup") as s:
+        with OwnScope(name, "embedding_lookup") as s:
             ids = convert_to_tensor(ids, name="ids")
             if len(params) > 1:
                 return _sharded_lookup(params, ids, partition_strategy, max_norm)

@@ -30,16 +30,16 @@ from .common import (
     reduce_args,
 )
 from .math_ops import (
-    _binary_fn,
-    _binary_grad,
-    _binary_infer,
-    _BinaryOp,
-    _scoped,
-    _unary,
-    _unary_infer,
-    _UnaryOp,
-    _x,
-    _y,
+    BinaryOp,
+    UnaryOp,
+    binary_fn,
+    binary_grad,
+    binary_infer,
+    op_input,
+    op_output,
+    scoped_op,
+    unary_fn,
+    unary_infer,
 )
 from .nn_ops import relu, softplus
 
@@ -80,7 +80,7 @@ _BOOL_OUT = _dt.bool
 
 
 def _one_minus_x2(op):
-    return 1.0 - math_ops.square(_x(op))
+    return 1.0 - math_ops.square(op_input(op))
 
 
 def _softsign(x):
@@ -88,13 +88,13 @@ def _softsign(x):
 
 
 _UNARY: dict[str, tuple[Any, ...]] = {
-    "Sinh": (FLOATS, None, np.sinh, lambda op, g: [g * cosh(_x(op))]),
-    "Cosh": (FLOATS, None, np.cosh, lambda op, g: [g * sinh(_x(op))]),
+    "Sinh": (FLOATS, None, np.sinh, lambda op, g: [g * cosh(op_input(op))]),
+    "Cosh": (FLOATS, None, np.cosh, lambda op, g: [g * sinh(op_input(op))]),
     "Tan": (
         FLOATS,
         None,
         np.tan,
-        lambda op, g: [g * math_ops.square(math_ops.reciprocal(math_ops.cos(_x(op))))],
+        lambda op, g: [g * math_ops.square(math_ops.reciprocal(math_ops.cos(op_input(op))))],
     ),
     "Asin": (FLOATS, None, np.arcsin, lambda op, g: [g * math_ops.rsqrt(_one_minus_x2(op))]),
     "Acos": (FLOATS, None, np.arccos, lambda op, g: [-g * math_ops.rsqrt(_one_minus_x2(op))]),
@@ -102,17 +102,17 @@ _UNARY: dict[str, tuple[Any, ...]] = {
         FLOATS,
         None,
         np.arctan,
-        lambda op, g: [g * math_ops.reciprocal(1.0 + math_ops.square(_x(op)))],
+        lambda op, g: [g * math_ops.reciprocal(1.0 + math_ops.square(op_input(op)))],
     ),
-    "Asinh": (FLOATS, None, np.arcsinh, lambda op, g: [g / cosh(_y(op))]),
-    "Acosh": (FLOATS, None, np.arccosh, lambda op, g: [g / sinh(_y(op))]),
+    "Asinh": (FLOATS, None, np.arcsinh, lambda op, g: [g / cosh(op_output(op))]),
+    "Acosh": (FLOATS, None, np.arccosh, lambda op, g: [g / sinh(op_output(op))]),
     "Atanh": (FLOATS, None, np.arctanh, lambda op, g: [g * math_ops.reciprocal(_one_minus_x2(op))]),
-    "Expm1": (FLOATS, None, np.expm1, lambda op, g: [g * math_ops.exp(_x(op))]),
+    "Expm1": (FLOATS, None, np.expm1, lambda op, g: [g * math_ops.exp(op_input(op))]),
     "Softsign": (
         FLOATS,
         None,
         _softsign,
-        lambda op, g: [g / math_ops.square(1.0 + math_ops.abs(_x(op)))],
+        lambda op, g: [g / math_ops.square(1.0 + math_ops.abs(op_input(op)))],
     ),
     # TF: the gradient of Rint is zero (math_grad.py returns None).
     "Rint": (FLOATS, None, np.rint, NOT_DIFFERENTIABLE),
@@ -124,27 +124,27 @@ _UNARY: dict[str, tuple[Any, ...]] = {
 for _t, (_allowed, _out, _np_fn, _grad) in _UNARY.items():
     register_op(
         _t,
-        infer=_unary_infer(_allowed, _out),
+        infer=unary_infer(_allowed, _out),
         kernel=unary_kernel(_np_fn),
         grad=_grad,
         ufunc=None if _out is not None or _t == "Softsign" else _np_fn,
     )
 
-sinh: _UnaryOp = _unary("Sinh", "sinh")
-cosh: _UnaryOp = _unary("Cosh", "cosh")
-tan: _UnaryOp = _unary("Tan", "tan")
-asin: _UnaryOp = _unary("Asin", "asin")
-acos: _UnaryOp = _unary("Acos", "acos")
-atan: _UnaryOp = _unary("Atan", "atan")
-asinh: _UnaryOp = _unary("Asinh", "asinh")
-acosh: _UnaryOp = _unary("Acosh", "acosh")
-atanh: _UnaryOp = _unary("Atanh", "atanh")
-expm1: _UnaryOp = _unary("Expm1", "expm1")
-rint: _UnaryOp = _unary("Rint", "rint")
-is_nan: _UnaryOp = _unary("IsNan", "is_nan")
-is_inf: _UnaryOp = _unary("IsInf", "is_inf")
-is_finite: _UnaryOp = _unary("IsFinite", "is_finite")
-softsign: _UnaryOp = _unary("Softsign", "softsign")  # fr.nn.softsign, fr.nn.swish, fr.nn.crelu
+sinh: UnaryOp = unary_fn("Sinh", "sinh")
+cosh: UnaryOp = unary_fn("Cosh", "cosh")
+tan: UnaryOp = unary_fn("Tan", "tan")
+asin: UnaryOp = unary_fn("Asin", "asin")
+acos: UnaryOp = unary_fn("Acos", "acos")
+atan: UnaryOp = unary_fn("Atan", "atan")
+asinh: UnaryOp = unary_fn("Asinh", "asinh")
+acosh: UnaryOp = unary_fn("Acosh", "acosh")
+atanh: UnaryOp = unary_fn("Atanh", "atanh")
+expm1: UnaryOp = unary_fn("Expm1", "expm1")
+rint: UnaryOp = unary_fn("Rint", "rint")
+is_nan: UnaryOp = unary_fn("IsNan", "is_nan")
+is_inf: UnaryOp = unary_fn("IsInf", "is_inf")
+is_finite: UnaryOp = unary_fn("IsFinite", "is_finite")
+softsign: UnaryOp = unary_fn("Softsign", "softsign")  # fr.nn.softsign, fr.nn.swish, fr.nn.crelu
 for _fn in (sinh, cosh, tan, asin, acos, atan, asinh, acosh, atanh, expm1, rint, is_nan):
     _fn.__module__ = __name__  # defined here (the docs' inspection follows __module__)
 for _fn in (is_inf, is_finite, softsign):
@@ -158,14 +158,14 @@ is_nan.__doc__ = "Elementwise ``x != x``: a bool tensor (op type IsNan)."
 
 
 def _truncatediv_kernel(ctx, op, x, y):
-    math_ops._int_div_check(op, y)
+    math_ops.int_div_check(op, y)
     q = np.abs(x) // np.abs(y)  # C's x / y: rounds toward zero
     return (np.where((x < 0) != (y < 0), -q, q).astype(x.dtype, copy=False),)
 
 
 def _truncatemod_kernel(ctx, op, x, y):
     if x.dtype.kind in "iu":
-        math_ops._int_div_check(op, y)
+        math_ops.int_div_check(op, y)
     return (np.fmod(x, y),)
 
 
@@ -177,32 +177,32 @@ def _atan2_grad(op, g):
 
 register_op(
     "TruncateDiv",
-    infer=_binary_infer(INTS),
+    infer=binary_infer(INTS),
     kernel=_truncatediv_kernel,
     grad=NOT_DIFFERENTIABLE,  # TF's rule returns (None, None)
 )
 # TF registers no gradient for TruncateMod: fr.gradients raises LookupError, as TF does.
-register_op("TruncateMod", infer=_binary_infer(NUMERIC), kernel=_truncatemod_kernel)
+register_op("TruncateMod", infer=binary_infer(NUMERIC), kernel=_truncatemod_kernel)
 register_op(
     "Atan2",
-    infer=_binary_infer(FLOATS),
+    infer=binary_infer(FLOATS),
     kernel=binary_kernel(np.arctan2),
-    grad=_binary_grad(_atan2_grad),
+    grad=binary_grad(_atan2_grad),
 )
 
 register_op(
     "NextAfter",
-    infer=_binary_infer((_dt.float32, _dt.float64)),
+    infer=binary_infer((_dt.float32, _dt.float64)),
     kernel=binary_kernel(np.nextafter),
-    grad=_binary_grad(lambda op, g: (g, array_ops.zeros_like(g))),  # TF's: 1 for x1, 0 for x2
+    grad=binary_grad(lambda op, g: (g, array_ops.zeros_like(g))),  # TF's: 1 for x1, 0 for x2
 )
 
-truncatediv: _BinaryOp = _binary_fn("TruncateDiv", "truncatediv")
+truncatediv: BinaryOp = binary_fn("TruncateDiv", "truncatediv")
 truncatediv.__doc__ = (
     "Integer ``x / y`` rounded toward zero, as C does (op type TruncateDiv); "
     "``fr.floordiv`` rounds toward negative infinity."
 )
-truncatemod: _BinaryOp = _binary_fn("TruncateMod", "truncatemod")
+truncatemod: BinaryOp = binary_fn("TruncateMod", "truncatemod")
 truncatemod.__doc__ = (
     "The remainder of ``truncatediv``: it takes the sign of ``x`` (op type TruncateMod)."
 )
@@ -219,8 +219,8 @@ def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
     return _atan2(y, x, name=name)
 
 
-_atan2 = _binary_fn("Atan2", "atan2")
-nextafter: _BinaryOp = _binary_fn("NextAfter", "nextafter")
+_atan2 = binary_fn("Atan2", "atan2")
+nextafter: BinaryOp = binary_fn("NextAfter", "nextafter")
 nextafter.__doc__ = (
     "The next representable float after ``x1`` in the direction of ``x2`` (op type "
     "NextAfter; float32 and float64)."
@@ -322,7 +322,7 @@ for _t, _allowed, _np_scan, _identity, _grad in _SCANS:
 
 def _scan_fn(op_type, x, axis, exclusive, reverse, name):
     with in_graph_of([x, axis]):
-        return _scoped(
+        return scoped_op(
             op_type,
             name,
             op_type,
@@ -445,24 +445,24 @@ def reduce_logsumexp(
 
 
 def _euclidean_norm_kernel(ctx, op, x, axis):
-    ax = math_ops._axes(x, axis)
+    ax = math_ops.reduction_axes(x, axis)
     sq = x * np.conj(x) if x.dtype.kind == "c" else np.square(x, dtype=np.float64)
     s = np.sum(sq, axis=ax, keepdims=op.attrs["keep_dims"])
     return (np.asarray(np.sqrt(s)).astype(x.dtype),)  # integers truncate, as TF's sqrt
 
 
 def _euclidean_norm_grad(op, g):
-    y = math_ops._kept_shape_grad(op, op.outputs[0])
-    return [op.inputs[0] / (y / math_ops._kept_shape_grad(op, g)), None]
+    y = math_ops.kept_shape_grad(op, op.outputs[0])
+    return [op.inputs[0] / (y / math_ops.kept_shape_grad(op, g)), None]
 
 
 register_op(
     "EuclideanNorm",
-    infer=math_ops._reduce_infer(NUMERIC + COMPLEX),
+    infer=math_ops.reduce_infer(NUMERIC + COMPLEX),
     kernel=_euclidean_norm_kernel,
     grad=_euclidean_norm_grad,
 )
-_euclidean_norm = math_ops._reduce_fn("EuclideanNorm", "reduce_euclidean_norm")
+_euclidean_norm = math_ops.reduce_fn("EuclideanNorm", "reduce_euclidean_norm")
 
 
 def reduce_euclidean_norm(

@@ -24,7 +24,6 @@ from .._core.graph import (
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, unknown_shape
 from .array_ops import (
-    _is_tensor,
     check_rank,
     expand_dims,
     gen_op,
@@ -38,7 +37,7 @@ from .array_ops import (
     stack,
     static_dims,
 )
-from .common import check_dtype, in_graph_of, int_list, make, shape_str
+from .common import check_dtype, in_graph_of, int_list, is_tensor_like, make, shape_str
 from .const_eval import partial_ints, static_value
 from .slicing_ops import concat, gather
 
@@ -153,7 +152,7 @@ def strided_slice(
 ) -> Tensor:
     """The strided slice of ``input_`` (what ``Tensor.__getitem__`` builds)."""
     if strides is None:
-        b = convert_to_tensor(begin, dtype=None if _is_tensor(begin) else _dt.int32)
+        b = convert_to_tensor(begin, dtype=None if is_tensor_like(begin) else _dt.int32)
         bv = int_list(b)
         strides = np.ones(len(bv), np.int32) if bv is not None else ones_like(b)
     masks = dict(
@@ -244,7 +243,7 @@ register_op("StridedSliceGrad", infer=_ssg_infer, kernel=_ssg_kernel, grad=None)
 def _check_index(v):
     if v is None or isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return
-    if _is_tensor(v):
+    if is_tensor_like(v):
         t = convert_to_tensor(v)
         if t.dtype in (_dt.int32, _dt.int64) and t.shape.ndims in (None, 0):
             return
@@ -257,7 +256,7 @@ def _check_index(v):
 def _pack_spec(values, g):
     if not values:
         return constant_op(np.zeros(0, np.int32), name="Const")
-    if all(not _is_tensor(v) for v in values):
+    if all(not is_tensor_like(v) for v in values):
         return convert_to_tensor(values, name="stack")
     return stack(values, name="stack")
 

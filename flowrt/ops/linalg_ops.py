@@ -11,8 +11,8 @@ from .. import dtypes as _dt
 from .._core.graph import OPERATORS, Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
-from .common import check_dtype, make, op_scope, shape_str
-from .math_ops import _is_tensor, _sum_to
+from .common import check_dtype, is_tensor_like, make, op_scope, shape_str
+from .math_ops import sum_to
 
 if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
@@ -135,7 +135,7 @@ def _batch_matmul_grad(op, g):
         lambda x, y, tx, ty: make("BatchMatMulV2", [x, y], {"adj_x": tx, "adj_y": ty}),
     )
     # Sum over the batch dims each input was broadcast along (its matrix dims match).
-    return [_sum_to(ga, a, ga, ga.shape), _sum_to(gb, b, gb, gb.shape)]
+    return [sum_to(ga, a, ga, ga.shape), sum_to(gb, b, gb, gb.shape)]
 
 
 register_op("MatMul", infer=_matmul_infer, kernel=_matmul_kernel, grad=_matmul_grad)
@@ -179,7 +179,7 @@ def matmul(
 
     def build():
         x = convert_to_tensor(a, name="a")
-        y = convert_to_tensor(b, dtype=x.dtype if not _is_tensor(b) else None, name="b")
+        y = convert_to_tensor(b, dtype=x.dtype if not is_tensor_like(b) else None, name="b")
         if output_type is not None and _dt.as_dtype(output_type) is not x.dtype:
             raise TypeError(
                 "matmul: output_type %s differs from the inputs' dtype %s; "

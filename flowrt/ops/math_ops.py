@@ -2,7 +2,7 @@
 
 Unary and binary elementwise ops are tables: (type, numpy kernel, block form for
 fusion, gradient). Binary gradients are written in the broadcast (output) shape; the family
-wrapper ``_binary_grad`` sums them back to each input's shape once, centrally.
+wrapper ``binary_grad`` sums them back to each input's shape once, centrally.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from .common import (
     check_dtype,
     in_graph_of,
     int_list,
+    is_tensor_like,
     make,
     op_scope,
     reduce_args,
@@ -42,13 +43,13 @@ if TYPE_CHECKING:
 _OpFn = Callable[..., Tensor]
 
 
-class _UnaryOp(Protocol):
+class UnaryOp(Protocol):
     """The signature of ``fr.exp`` and the other elementwise unary ops."""
 
     def __call__(self, x: TensorLike, name: str | None = None) -> Tensor: ...
 
 
-class _BinaryOp(Protocol):
+class BinaryOp(Protocol):
     """The signature of ``fr.add`` and the other elementwise binary ops."""
 
     def __call__(self, x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor: ...
@@ -158,7 +159,7 @@ _ANY = None
 # --------------------------------------------------------------------------------------
 
 
-def _unary_infer(allowed, out_dtype=None):
+def unary_infer(allowed, out_dtype=None):
     def infer(op):
         x = op.inputs[0]
         if allowed is not None:
@@ -168,11 +169,11 @@ def _unary_infer(allowed, out_dtype=None):
     return infer
 
 
-def _y(op):
+def op_output(op):
     return op.outputs[0]
 
 
-def _x(op):
+def op_input(op):
     return op.inputs[0]
 
 
@@ -216,32 +217,34 @@ def _sigmoid_out(x, out):
 # gradient(op, g) -> [dx]
 _UNARY: dict[str, tuple[Any, ...]] = {
     "Neg": (_NC, operator.neg, np.negative, lambda op, g: [-g]),
-    "Abs": (NUMERIC, np.abs, np.abs, lambda op, g: [g * sign(_x(op))]),
-    "Sign": (_NC, np.sign, np.sign, lambda op, g: [array_ops.zeros_like(_x(op))]),
+    "Abs": (NUMERIC, np.abs, np.abs, lambda op, g: [g * sign(op_input(op))]),
+    "Sign": (_NC, np.sign, np.sign, lambda op, g: [array_ops.zeros_like(op_input(op))]),
     "Square": (
         _NC,
         np.square,
         np.square,
-        lambda op, g: [g * (_xc(op) * 2.0 if not _x(op).dtype.is_integer else _x(op) * 2)],
+        lambda op, g: [
+            g * (_xc(op) * 2.0 if not op_input(op).dtype.is_integer else op_input(op) * 2)
+        ],
     ),
-    "Sqrt": (_FC, np.sqrt, np.sqrt, lambda op, g: [make("SqrtGrad", [_y(op), g])]),
+    "Sqrt": (_FC, np.sqrt, np.sqrt, lambda op, g: [make("SqrtGrad", [op_output(op), g])]),
     "Rsqrt": (
         _FC,
         lambda x: 1.0 / np.sqrt(x),
         _rsqrt_out,
-        lambda op, g: [make("RsqrtGrad", [_y(op), g])],
+        lambda op, g: [make("RsqrtGrad", [op_output(op), g])],
     ),
     "Reciprocal": (
         _FC,
         np.reciprocal,
         np.reciprocal,
-        lambda op, g: [make("ReciprocalGrad", [_y(op), g])],
+        lambda op, g: [make("ReciprocalGrad", [op_output(op), g])],
     ),
     "Exp": (_FC, np.exp, np.exp, lambda op, g: [g * _yc(op)]),
     "Log": (_FC, np.log, np.log, lambda op, g: [g / _xc(op)]),
     "Log1p": (_FC, np.log1p, np.log1p, lambda op, g: [g / (1.0 + _xc(op))]),
-    "Sin": (_FC, np.sin, np.sin, lambda op, g: [g * _cj(cos(_x(op)))]),
-    "Cos": (_FC, np.cos, np.cos, lambda op, g: [-g * _cj(sin(_x(op)))]),
+    "Sin": (_FC, np.sin, np.sin, lambda op, g: [g * _cj(cos(op_input(op)))]),
+    "Cos": (_FC, np.cos, np.cos, lambda op, g: [-g * _cj(sin(op_input(op)))]),
     "Tanh": (_FC, np.tanh, np.tanh, lambda op, g: [make("TanhGrad", [_yc(op), g])]),
     "Sigmoid": (
         _FC,
@@ -266,11 +269,11 @@ def _sigmoid(x):
 
 for _t, (_allowed, _np_fn, _ufunc, _grad) in _UNARY.items():
     register_op(
-        _t, infer=_unary_infer(_allowed), kernel=unary_kernel(_np_fn), grad=_grad, ufunc=_ufunc
+        _t, infer=unary_infer(_allowed), kernel=unary_kernel(_np_fn), grad=_grad, ufunc=_ufunc
     )
 
 
-def _unary(op_type: str, pub: str) -> _UnaryOp:
+def unary_fn(op_type: str, pub: str) -> UnaryOp:
     """The public function building an op of unary type ``op_type``."""
 
     def fn(x: TensorLike, name: str | None = None) -> Tensor:
@@ -282,24 +285,24 @@ def _unary(op_type: str, pub: str) -> _UnaryOp:
     return fn
 
 
-negative = _unary("Neg", "negative")
-_abs = _unary("Abs", "abs")
-sign: _OpFn = _unary("Sign", "sign")
-square = _unary("Square", "square")
-sqrt = _unary("Sqrt", "sqrt")
-rsqrt = _unary("Rsqrt", "rsqrt")
-reciprocal = _unary("Reciprocal", "reciprocal")
-exp = _unary("Exp", "exp")
-log = _unary("Log", "log")
-log1p = _unary("Log1p", "log1p")
-sin: _OpFn = _unary("Sin", "sin")
-cos: _OpFn = _unary("Cos", "cos")
-tanh = _unary("Tanh", "tanh")
-sigmoid = _unary("Sigmoid", "sigmoid")
-floor = _unary("Floor", "floor")
-ceil = _unary("Ceil", "ceil")
-round = _unary("Round", "round")  # TF1's name
-logical_not = _unary("LogicalNot", "logical_not")
+negative = unary_fn("Neg", "negative")
+_abs = unary_fn("Abs", "abs")
+sign: _OpFn = unary_fn("Sign", "sign")
+square = unary_fn("Square", "square")
+sqrt = unary_fn("Sqrt", "sqrt")
+rsqrt = unary_fn("Rsqrt", "rsqrt")
+reciprocal = unary_fn("Reciprocal", "reciprocal")
+exp = unary_fn("Exp", "exp")
+log = unary_fn("Log", "log")
+log1p = unary_fn("Log1p", "log1p")
+sin: _OpFn = unary_fn("Sin", "sin")
+cos: _OpFn = unary_fn("Cos", "cos")
+tanh = unary_fn("Tanh", "tanh")
+sigmoid = unary_fn("Sigmoid", "sigmoid")
+floor = unary_fn("Floor", "floor")
+ceil = unary_fn("Ceil", "ceil")
+round = unary_fn("Round", "round")  # TF1's name
+logical_not = unary_fn("LogicalNot", "logical_not")
 
 
 # --------------------------------------------------------------------------------------
@@ -307,7 +310,7 @@ logical_not = _unary("LogicalNot", "logical_not")
 # --------------------------------------------------------------------------------------
 
 
-def _binary_infer(allowed, out_dtype=None):
+def binary_infer(allowed, out_dtype=None):
     def infer(op):
         x, y = op.inputs
         if x.dtype is not y.dtype:
@@ -322,7 +325,7 @@ def _binary_infer(allowed, out_dtype=None):
     return infer
 
 
-def _sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
+def sum_to(g, x: Tensor, other: Tensor, out_shape: TensorShape):
     """Sums a gradient computed in the broadcast shape back to ``x``'s shape."""
     if g is None:
         return None
@@ -399,7 +402,7 @@ def _reduce_gradient_arg(g, shape: Tensor, axes, must_reduce: bool):
     return array_ops.reshape(reduce_sum(g, axes, keepdims=True), shape)
 
 
-def _binary_grad(rule):
+def binary_grad(rule):
     """A gradient rule written in the broadcast shape, summed back per input.
 
     TF's ``SmartBroadcastGradientArgs``: one ``Shape`` (or ``Const``) per input; the
@@ -424,7 +427,7 @@ def _binary_grad(rule):
     return grad
 
 
-def _int_div_check(op, y):
+def int_div_check(op, y):
     if np.any(y == 0):
         raise errors.InvalidArgumentError(None, op, "Integer division by zero")
 
@@ -439,7 +442,7 @@ def _floordiv(x, y):
 
 def _floordiv_kernel(ctx, op, x, y):
     if x.dtype.kind in "iu":
-        _int_div_check(op, y)
+        int_div_check(op, y)
     return (_floordiv(x, y),)
 
 
@@ -453,7 +456,7 @@ def _floormod(x, y):
 
 def _mod_kernel(ctx, op, x, y):
     if x.dtype.kind in "iu":
-        _int_div_check(op, y)
+        int_div_check(op, y)
     return (_floormod(x, y),)
 
 
@@ -519,9 +522,9 @@ _BINARY: list[tuple[Any, ...]] = [
         operator.add,
         np.add,
         None,
-        _binary_grad(lambda op, g: (g, g)),
+        binary_grad(lambda op, g: (g, g)),
     ),
-    ("Sub", _NC, None, operator.sub, np.subtract, None, _binary_grad(lambda op, g: (g, -g))),
+    ("Sub", _NC, None, operator.sub, np.subtract, None, binary_grad(lambda op, g: (g, -g))),
     (
         "Mul",
         _NC,
@@ -529,7 +532,7 @@ _BINARY: list[tuple[Any, ...]] = [
         operator.mul,
         np.multiply,
         None,
-        _binary_grad(lambda op, g: (g * _cj(op.inputs[1]), _cj(op.inputs[0]) * g)),
+        binary_grad(lambda op, g: (g * _cj(op.inputs[1]), _cj(op.inputs[0]) * g)),
     ),
     (
         "RealDiv",
@@ -538,14 +541,14 @@ _BINARY: list[tuple[Any, ...]] = [
         operator.truediv,
         np.divide,
         None,
-        _binary_grad(
+        binary_grad(
             lambda op, g: (
                 g / _cj(op.inputs[1]),
                 -g * _cj(op.inputs[0] / (op.inputs[1] * op.inputs[1])),
             )
         ),
     ),
-    ("DivNoNan", _FC, None, _div_no_nan, None, None, _binary_grad(_div_no_nan_grad)),
+    ("DivNoNan", _FC, None, _div_no_nan, None, None, binary_grad(_div_no_nan_grad)),
     ("FloorDiv", NUMERIC, None, _floordiv, _floordiv_out, _floordiv_kernel, NOT_DIFFERENTIABLE),
     (
         "FloorMod",
@@ -554,9 +557,9 @@ _BINARY: list[tuple[Any, ...]] = [
         _floormod,
         None,
         _mod_kernel,
-        _binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1]))),
+        binary_grad(lambda op, g: (g, -g * floor_div_(op.inputs[0], op.inputs[1]))),
     ),
-    ("Pow", NUMERIC, None, np.power, np.power, _pow_kernel, _binary_grad(_pow_grad)),
+    ("Pow", NUMERIC, None, np.power, np.power, _pow_kernel, binary_grad(_pow_grad)),
     (
         "Maximum",
         NUMERIC,
@@ -564,7 +567,7 @@ _BINARY: list[tuple[Any, ...]] = [
         np.maximum,
         np.maximum,
         None,
-        _binary_grad(_max_min_grad(lambda x, y: greater_equal(x, y))),
+        binary_grad(_max_min_grad(lambda x, y: greater_equal(x, y))),
     ),
     (
         "Minimum",
@@ -573,7 +576,7 @@ _BINARY: list[tuple[Any, ...]] = [
         np.minimum,
         np.minimum,
         None,
-        _binary_grad(_max_min_grad(lambda x, y: less_equal(x, y))),
+        binary_grad(_max_min_grad(lambda x, y: less_equal(x, y))),
     ),
     (
         "SquaredDifference",
@@ -582,7 +585,7 @@ _BINARY: list[tuple[Any, ...]] = [
         lambda x, y: np.square(x - y),
         _sqdiff_out,
         None,
-        _binary_grad(
+        binary_grad(
             lambda op, g: (
                 g * 2.0 * (op.inputs[0] - op.inputs[1]),
                 g * -2.0 * (op.inputs[0] - op.inputs[1]),
@@ -602,24 +605,20 @@ _BINARY: list[tuple[Any, ...]] = [
 for _t, _allowed_b, _out, _np_fn, _ufunc, _kernel, _grad in _BINARY:
     register_op(
         _t,
-        infer=_binary_infer(_allowed_b, _out),
+        infer=binary_infer(_allowed_b, _out),
         kernel=_kernel or binary_kernel(_np_fn),
         grad=_grad,
         ufunc=None if _out is not None else _ufunc,
     )
 
 
-def _scoped(op_type, name, default_name, build, attrs=None, operands=()):
+def scoped_op(op_type, name, default_name, build, attrs=None, operands=()):
     """Creates an op as TF's op-def library does: in the graph of its ``operands``,
     Python operands are converted inside a name scope (becoming ``add/y``,
     ``ArgMax/dimension``) and the op takes the scope's own name."""
     with op_scope(operands, name, default_name) as scope:
         inputs = build()
     return make(op_type, inputs, attrs, scope)  # named exactly like its scope
-
-
-def _is_tensor(v):
-    return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
 
 
 def _convert_named(v, dtype, op_type, arg):
@@ -634,11 +633,11 @@ def _convert_named(v, dtype, op_type, arg):
         ) from None
 
 
-def _binary_inputs(x, y, op_type):
-    if _is_tensor(x):
+def binary_inputs(x, y, op_type):
+    if is_tensor_like(x):
         x = convert_to_tensor(x)
-        y = convert_to_tensor(y) if _is_tensor(y) else _convert_named(y, x.dtype, op_type, "y")
-    elif _is_tensor(y):
+        y = convert_to_tensor(y) if is_tensor_like(y) else _convert_named(y, x.dtype, op_type, "y")
+    elif is_tensor_like(y):
         y = convert_to_tensor(y)
         x = _convert_named(x, y.dtype, op_type, "x")
     else:
@@ -647,13 +646,13 @@ def _binary_inputs(x, y, op_type):
     return [x, y]
 
 
-def _binary_fn(op_type: str, pub: str, default_name: str | None = None) -> _BinaryOp:
+def binary_fn(op_type: str, pub: str, default_name: str | None = None) -> BinaryOp:
     def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-        return _scoped(
+        return scoped_op(
             op_type,
             name,
             default_name or op_type,
-            lambda: _binary_inputs(x, y, op_type),
+            lambda: binary_inputs(x, y, op_type),
             operands=(x, y),
         )
 
@@ -664,28 +663,28 @@ def _binary_fn(op_type: str, pub: str, default_name: str | None = None) -> _Bina
     return fn
 
 
-add = _binary_fn("AddV2", "add", "Add")
-subtract = _binary_fn("Sub", "subtract")
-multiply = _binary_fn("Mul", "multiply")
-floordiv = _binary_fn("FloorDiv", "floordiv", "floordiv")
-floor_div = _binary_fn("FloorDiv", "floor_div")
+add = binary_fn("AddV2", "add", "Add")
+subtract = binary_fn("Sub", "subtract")
+multiply = binary_fn("Mul", "multiply")
+floordiv = binary_fn("FloorDiv", "floordiv", "floordiv")
+floor_div = binary_fn("FloorDiv", "floor_div")
 floor_div_: _OpFn = floor_div
-floormod = mod = _binary_fn("FloorMod", "mod")
-pow = _binary_fn("Pow", "pow")  # TF1's name
-maximum = _binary_fn("Maximum", "maximum")
-minimum = _binary_fn("Minimum", "minimum")
-squared_difference = _binary_fn("SquaredDifference", "squared_difference")
-equal = _binary_fn("Equal", "equal")
-not_equal = _binary_fn("NotEqual", "not_equal")
-less = _binary_fn("Less", "less")
-less_equal: _OpFn = _binary_fn("LessEqual", "less_equal")
-greater = _binary_fn("Greater", "greater")
-greater_equal: _OpFn = _binary_fn("GreaterEqual", "greater_equal")
-logical_and = _binary_fn("LogicalAnd", "logical_and")
-logical_or = _binary_fn("LogicalOr", "logical_or")
-_real_div = _binary_fn("RealDiv", "realdiv")
+floormod = mod = binary_fn("FloorMod", "mod")
+pow = binary_fn("Pow", "pow")  # TF1's name
+maximum = binary_fn("Maximum", "maximum")
+minimum = binary_fn("Minimum", "minimum")
+squared_difference = binary_fn("SquaredDifference", "squared_difference")
+equal = binary_fn("Equal", "equal")
+not_equal = binary_fn("NotEqual", "not_equal")
+less = binary_fn("Less", "less")
+less_equal: _OpFn = binary_fn("LessEqual", "less_equal")
+greater = binary_fn("Greater", "greater")
+greater_equal: _OpFn = binary_fn("GreaterEqual", "greater_equal")
+logical_and = binary_fn("LogicalAnd", "logical_and")
+logical_or = binary_fn("LogicalOr", "logical_or")
+_real_div = binary_fn("RealDiv", "realdiv")
 realdiv = _real_div
-div_no_nan = _binary_fn("DivNoNan", "div_no_nan", "div_no_nan")  # TF names it so
+div_no_nan = binary_fn("DivNoNan", "div_no_nan", "div_no_nan")  # TF names it so
 div_no_nan.__doc__ = "``x / y``, or 0 where ``y`` is 0 (op type DivNoNan)."
 
 
@@ -711,13 +710,13 @@ def truediv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     uint8/16 to float32, int32/64 to float64)."""
 
     def build():
-        a, b = _binary_inputs(x, y, "RealDiv")
+        a, b = binary_inputs(x, y, "RealDiv")
         target = _TRUEDIV_CAST.get(a.dtype)
         if target is not None:
             a, b = cast(a, target), cast(b, target)
         return [a, b]
 
-    return _scoped("RealDiv", name, "truediv", build, operands=(x, y))
+    return scoped_op("RealDiv", name, "truediv", build, operands=(x, y))
 
 
 def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
@@ -759,8 +758,8 @@ OPERATORS.update(
 
 def _with_default(fn, x, y, default):
     """Operators name their op like TF1's Python wrappers (``add``, ``mul``, ...)."""
-    return _scoped(
-        fn.op_type, None, default, lambda: _binary_inputs(x, y, fn.op_type), operands=(x, y)
+    return scoped_op(
+        fn.op_type, None, default, lambda: binary_inputs(x, y, fn.op_type), operands=(x, y)
     )
 
 
@@ -951,7 +950,7 @@ register_op(
     kernel=lambda ctx, op, re, im: (
         np.asarray(re + 1j * im.astype(op.outputs[0].dtype.np), op.outputs[0].dtype.np),
     ),
-    grad=_binary_grad(lambda op, g: (real(g), imag(g))),
+    grad=binary_grad(lambda op, g: (real(g), imag(g))),
 )
 register_op(
     "Real",
@@ -984,7 +983,7 @@ register_op(
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor:  # TF1's name
     """The complex tensor ``real + imag * 1j`` (complex64 from float32, complex128 from
     float64)."""
-    return _scoped(
+    return scoped_op(
         "Complex",
         name,
         "Complex",
@@ -1042,7 +1041,7 @@ def _axis_tensor(x: Tensor, axis):
     return convert_to_tensor(axis, dtype=_dt.int32)
 
 
-def _reduce_infer(allowed):
+def reduce_infer(allowed):
     def infer(op):
         x, axis = op.inputs
         if allowed is not None:
@@ -1071,7 +1070,7 @@ def _reduce_infer(allowed):
     return infer
 
 
-def _axes(x, axis) -> tuple:
+def reduction_axes(x, axis) -> tuple:
     """The reduction axes ``axis`` (a 0-d or 1-d tensor value) names, normalized and
     sorted. Training steps reduce small arrays, so the common forms are cheap."""
     nd = x.ndim if type(x) is np.ndarray else np.ndim(x)
@@ -1089,11 +1088,15 @@ def _axes(x, axis) -> tuple:
 
 
 def _sum_kernel(ctx, op, x, axis):
-    return (np.add.reduce(x, axis=_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]),)
+    return (
+        np.add.reduce(
+            x, axis=reduction_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]
+        ),
+    )
 
 
 def _mean_kernel(ctx, op, x, axis):
-    ax = _axes(x, axis)
+    ax = reduction_axes(x, axis)
     kd = op.attrs["keep_dims"]
     if x.dtype.kind in "iu":
         n = int(np.prod([np.shape(x)[a] for a in ax])) if ax else 1
@@ -1108,7 +1111,7 @@ def _mean_kernel(ctx, op, x, axis):
 
 def _extreme_kernel(np_fn, float_init, int_init):
     def kernel(ctx, op, x, axis):
-        ax = _axes(x, axis)
+        ax = reduction_axes(x, axis)
         kd = op.attrs["keep_dims"]
         if x.size == 0:
             init = float_init if x.dtype.kind == "f" else int_init(x.dtype)
@@ -1119,12 +1122,14 @@ def _extreme_kernel(np_fn, float_init, int_init):
 
 
 def _prod_kernel(ctx, op, x, axis):
-    return (np.prod(x, axis=_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]),)
+    return (
+        np.prod(x, axis=reduction_axes(x, axis), dtype=x.dtype, keepdims=op.attrs["keep_dims"]),
+    )
 
 
 def _bool_kernel(np_fn):
     return lambda ctx, op, x, axis: (
-        np.asarray(np_fn(x, axis=_axes(x, axis), keepdims=op.attrs["keep_dims"])),
+        np.asarray(np_fn(x, axis=reduction_axes(x, axis), keepdims=op.attrs["keep_dims"])),
     )
 
 
@@ -1143,7 +1148,7 @@ register_op(
 )
 
 
-def _kept_shape_grad(op, g):
+def kept_shape_grad(op, g):
     """``g`` reshaped so that it broadcasts against the reduction's input."""
     x, axis = op.inputs
     if op.attrs["keep_dims"]:
@@ -1161,7 +1166,7 @@ def _kept_shape_grad(op, g):
 
 def _sum_grad(op, g):
     x = op.inputs[0]
-    return [broadcast_to_like(_kept_shape_grad(op, g), x), None]
+    return [broadcast_to_like(kept_shape_grad(op, g), x), None]
 
 
 def _mean_grad(op, g):
@@ -1179,8 +1184,8 @@ def _mean_grad(op, g):
 
 def _extreme_grad(op, g):
     x = op.inputs[0]
-    y = _kept_shape_grad(op, op.outputs[0])
-    gk = _kept_shape_grad(op, g)
+    y = kept_shape_grad(op, op.outputs[0])
+    gk = kept_shape_grad(op, g)
     ind = cast(equal(broadcast_to_like(y, x), x), g.dtype)
     num = reduce_sum(ind, op.inputs[1], keepdims=True)
     return [ind / num * gk, None]
@@ -1189,12 +1194,12 @@ def _extreme_grad(op, g):
 def _prod_grad(op, g):
     # Product of all other elements, computed without dividing by x (safe for zeros).
     x, axis = op.inputs
-    gk = broadcast_to_like(_kept_shape_grad(op, g), x)
+    gk = broadcast_to_like(kept_shape_grad(op, g), x)
     return [gk * make("ProdOthers", [x, axis]), None]
 
 
 def _prod_others_kernel(ctx, op, x, axis):
-    ax = _axes(x, axis)
+    ax = reduction_axes(x, axis)
     xt = np.moveaxis(x, ax, tuple(range(len(ax))))
     lead = xt.shape[: len(ax)]
     flat = xt.reshape((int(np.prod(lead)) if lead else 1,) + xt.shape[len(ax) :])
@@ -1225,7 +1230,7 @@ _REDUCTIONS: list[tuple[Any, ...]] = [
 ]
 
 
-def _reduce_fn(op_type: str, pub: str) -> _ReduceOp:
+def reduce_fn(op_type: str, pub: str) -> _ReduceOp:
     def fn(
         input_tensor: TensorLike,
         axis: AxisLike = None,
@@ -1237,10 +1242,10 @@ def _reduce_fn(op_type: str, pub: str) -> _ReduceOp:
         axis, kd = reduce_args(axis, keepdims, reduction_indices, keep_dims)
         with in_graph_of([input_tensor, axis]):
             x = convert_to_tensor(input_tensor)
-            if axis is None or _is_tensor(axis):
+            if axis is None or is_tensor_like(axis):
                 ax = _axis_tensor(x, axis)  # TF builds the all-axes range outside the scope
-                return _scoped(op_type, name, op_type, lambda: [x, ax], {"keep_dims": kd})
-            return _scoped(
+                return scoped_op(op_type, name, op_type, lambda: [x, ax], {"keep_dims": kd})
+            return scoped_op(
                 op_type,
                 name,
                 op_type,
@@ -1258,15 +1263,15 @@ def _reduce_fn(op_type: str, pub: str) -> _ReduceOp:
 
 
 for _t, _allowed, _kernel, _grad in _REDUCTIONS:
-    register_op(_t, infer=_reduce_infer(_allowed), kernel=_kernel, grad=_grad)
+    register_op(_t, infer=reduce_infer(_allowed), kernel=_kernel, grad=_grad)
 
-reduce_sum = _reduce_fn("Sum", "reduce_sum")
-reduce_mean = _reduce_fn("Mean", "reduce_mean")
-reduce_max = _reduce_fn("Max", "reduce_max")
-reduce_min = _reduce_fn("Min", "reduce_min")
-reduce_prod = _reduce_fn("Prod", "reduce_prod")
-reduce_any = _reduce_fn("Any", "reduce_any")
-reduce_all = _reduce_fn("All", "reduce_all")
+reduce_sum = reduce_fn("Sum", "reduce_sum")
+reduce_mean = reduce_fn("Mean", "reduce_mean")
+reduce_max = reduce_fn("Max", "reduce_max")
+reduce_min = reduce_fn("Min", "reduce_min")
+reduce_prod = reduce_fn("Prod", "reduce_prod")
+reduce_any = reduce_fn("Any", "reduce_any")
+reduce_all = reduce_fn("All", "reduce_all")
 
 
 # --------------------------------------------------------------------------------------
@@ -1309,7 +1314,7 @@ def _broadcast_to_infer(op):
 
 def _broadcast_to_grad(op, g):
     x = op.inputs[0]
-    return [_sum_to(g, x, op.outputs[0], op.outputs[0].shape), None]
+    return [sum_to(g, x, op.outputs[0], op.outputs[0].shape), None]
 
 
 def _broadcast_to_kernel(ctx, op, x, s):
@@ -1409,7 +1414,9 @@ def _arg_fn(op_type: str, pub: str) -> _ArgOp:
             d = convert_to_tensor(0 if axis is None else axis, name="dimension")
             return [x, d]
 
-        return _scoped(op_type, name, op_type, build, {"output_type": out}, operands=(input, axis))
+        return scoped_op(
+            op_type, name, op_type, build, {"output_type": out}, operands=(input, axis)
+        )
 
     fn.__name__ = pub
     fn.__qualname__ = pub
@@ -1442,11 +1449,11 @@ def clip_by_value(
         values = convert_to_tensor(t, name="t")
         t_min = minimum(values, clip_value_max)
     # The Maximum takes the scope's own name, as in TF ("clip_by_value", "clip_by_value/y").
-    t_max = _scoped(
+    t_max = scoped_op(
         "Maximum",
         scope,
         None,
-        lambda: _binary_inputs(t_min, clip_value_min, "Maximum"),
+        lambda: binary_inputs(t_min, clip_value_min, "Maximum"),
         operands=(t_min, clip_value_min),
     )
     if not values.shape.is_compatible_with(t_max.shape):

@@ -348,7 +348,7 @@ def where_v2(
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     with op_scope([condition, x, y], None, None):
-        tx, ty = math_ops._binary_inputs(x, y, "SelectV2")
+        tx, ty = math_ops.binary_inputs(x, y, "SelectV2")
         return make("SelectV2", [to_tensor(condition), tx, ty], None, name)
 
 
@@ -667,7 +667,7 @@ def cross(a: TensorLike, b: TensorLike, name: str | None = None) -> Tensor:
       name: the op's name (default ``Cross``).
     """
     with op_scope([a, b], None, None):
-        ta, tb = math_ops._binary_inputs(a, b, "Cross")
+        ta, tb = math_ops.binary_inputs(a, b, "Cross")
         return make("Cross", [ta, tb], None, name)
 
 

@@ -538,8 +538,8 @@ def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
 # --------------------------------------------------------------------------------------
 
 
-class _OwnScope:
-    """``with _OwnScope(name, default) as s:`` opens the scope ``s.full + '/'`` without
+class OwnScope:
+    """``with OwnScope(name, default) as s:`` opens the scope ``s.full + '/'`` without
     claiming ``s.full``, so that the op created afterwards with ``name=s.name`` gets
     exactly that name (TF's ``name_scope(...) as name`` / ``op(name=name)`` idiom)."""
 
@@ -664,7 +664,7 @@ def softmax_cross_entropy_with_logits_v2(
     """
     with in_graph_of([labels, logits, axis, dim]):
         axis = _axis_arg(axis, dim, "softmax_cross_entropy_with_logits_v2")
-        with _OwnScope(name, "softmax_cross_entropy_with_logits") as s:
+        with OwnScope(name, "softmax_cross_entropy_with_logits") as s:
             logits = convert_to_tensor(logits, name="logits")
             labels = convert_to_tensor(labels, name="labels")
             if logits.dtype is _dt.float16:
@@ -693,7 +693,7 @@ def softmax_cross_entropy_with_logits(
         _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
         assert labels is not None and logits is not None  # _ensure_xent_args checked them
         axis = _axis_arg(axis, dim if dim != -1 else None, "softmax_cross_entropy_with_logits")
-        with _OwnScope(name, "softmax_cross_entropy_with_logits_sg") as s:
+        with OwnScope(name, "softmax_cross_entropy_with_logits_sg") as s:
             labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
         return softmax_cross_entropy_with_logits_v2(
             labels=labels, logits=logits, axis=axis, name=s.name
@@ -867,7 +867,7 @@ def sigmoid_cross_entropy_with_logits(
     """
     with in_graph_of([labels, logits]):
         _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
-        with _OwnScope(name, "logistic_loss") as s:
+        with OwnScope(name, "logistic_loss") as s:
             logits = convert_to_tensor(logits, name="logits")
             labels = (
                 convert_to_tensor(labels, name="labels")
@@ -1068,7 +1068,7 @@ def xw_plus_b(
 ) -> Tensor:
     """``matmul(x, weights) + biases`` (a ``BiasAdd``)."""
     with in_graph_of([x, weights, biases]):
-        with _OwnScope(name, "xw_plus_b") as s:
+        with OwnScope(name, "xw_plus_b") as s:
             mm = linalg_ops.matmul(x, weights)
         return bias_add(mm, biases, name=s.name)
 
@@ -1078,7 +1078,7 @@ def relu_layer(
 ) -> Tensor:
     """``relu(matmul(x, weights) + biases)``."""
     with in_graph_of([x, weights, biases]):
-        with _OwnScope(name, "relu_layer") as s:
+        with OwnScope(name, "relu_layer") as s:
             h = bias_add(linalg_ops.matmul(x, weights), biases)
         return relu(h, name=s.name)
 

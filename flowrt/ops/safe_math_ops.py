@@ -3,7 +3,7 @@ undefined the other factor: ``xlogy``, ``xdivy``, ``xlog1py``, ``multiply_no_nan
 ``reciprocal_no_nan``; and ``polyval``, Horner's rule built from ``add`` and ``multiply``.
 
 Each op type is one table row (type, numpy kernel, gradient); the gradients are TF's
-(``math_grad.py``), written in the broadcast shape and summed back by ``_binary_grad``.
+(``math_grad.py``), written in the broadcast shape and summed back by ``binary_grad``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from . import array_ops, math_ops
 from .common import COMPLEX, FLOATS, op_scope
-from .math_ops import _binary_fn, _binary_grad, _binary_infer, _BinaryOp
+from .math_ops import BinaryOp, binary_fn, binary_grad, binary_infer
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -86,14 +86,12 @@ _BINARY: list[tuple[Any, ...]] = [
     ("MulNoNan", _mul_no_nan, _mul_no_nan_grad),
 ]
 for _t, _np_fn, _grad in _BINARY:
-    register_op(
-        _t, infer=_binary_infer(_FC), kernel=binary_kernel(_np_fn), grad=_binary_grad(_grad)
-    )
+    register_op(_t, infer=binary_infer(_FC), kernel=binary_kernel(_np_fn), grad=binary_grad(_grad))
 
-_xlogy_op: _BinaryOp = _binary_fn("Xlogy", "xlogy")
-_xdivy_op: _BinaryOp = _binary_fn("Xdivy", "xdivy")
-_xlog1py_op: _BinaryOp = _binary_fn("Xlog1py", "xlog1py")
-_mul_no_nan_op: _BinaryOp = _binary_fn("MulNoNan", "multiply_no_nan")
+_xlogy_op: BinaryOp = binary_fn("Xlogy", "xlogy")
+_xdivy_op: BinaryOp = binary_fn("Xdivy", "xdivy")
+_xlog1py_op: BinaryOp = binary_fn("Xlog1py", "xlog1py")
+_mul_no_nan_op: BinaryOp = binary_fn("MulNoNan", "multiply_no_nan")
 
 
 def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:

@@ -23,7 +23,6 @@ from .._core.graph import (
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
 from .array_ops import (
-    _is_tensor,
     check_rank,
     expand_dims,
     gen_op,
@@ -37,7 +36,7 @@ from .array_ops import (
     transpose,
     zeros_for_none,
 )
-from .common import axis_value, check_dtype, in_graph_of, int_list, make
+from .common import axis_value, check_dtype, in_graph_of, int_list, is_tensor_like, make
 from .const_eval import partial_ints, static_value
 from .indexed_slices import IndexedSlices, unsorted_segment_sum
 
@@ -257,10 +256,11 @@ register_op("Slice", infer=_slice_infer, kernel=_slice_kernel, grad=_slice_grad)
 
 def _convert_list(values, what):
     """Converts a list of tensors/values to tensors of the first tensor's dtype."""
-    first = next((v for v in values if _is_tensor(v)), None)
+    first = next((v for v in values if is_tensor_like(v)), None)
     dt = convert_to_tensor(first).dtype if first is not None else None
     return [
-        convert_to_tensor(v) if _is_tensor(v) else convert_to_tensor(v, dtype=dt) for v in values
+        convert_to_tensor(v) if is_tensor_like(v) else convert_to_tensor(v, dtype=dt)
+        for v in values
     ]
 
 
@@ -281,7 +281,7 @@ def concat(
             xs = _convert_list(values, "values")
             ax = (
                 cast(Tensor, axis)  # or a variable: converted below
-                if _is_tensor(axis)
+                if is_tensor_like(axis)
                 else convert_to_tensor(axis, dtype=_dt.int32, name="axis")
             )
         return make("ConcatV2", xs + [convert_to_tensor(ax)], {"N": len(xs)}, scope)
@@ -455,9 +455,9 @@ def split(
                 name,
                 "split",
             ).outputs
-        if _is_tensor(num_or_size_splits) or isinstance(num_or_size_splits, np.ndarray):
+        if is_tensor_like(num_or_size_splits) or isinstance(num_or_size_splits, np.ndarray):
             sizes = convert_to_tensor(num_or_size_splits)
-        elif any(_is_tensor(v) for v in cast(Sequence[Any], num_or_size_splits)):
+        elif any(is_tensor_like(v) for v in cast(Sequence[Any], num_or_size_splits)):
             sizes = convert_to_tensor(list(cast(Sequence[Any], num_or_size_splits)))  # mixed
         else:
             sizes = convert_to_tensor(np.asarray(num_or_size_splits, dtype=np.int32))
@@ -663,7 +663,7 @@ def pad(
     with in_graph_of([tensor, paddings, constant_values]):
         m = str(mode).upper()
         if m == "CONSTANT":
-            if not _is_tensor(constant_values) and np.all(np.asarray(constant_values) == 0):
+            if not is_tensor_like(constant_values) and np.all(np.asarray(constant_values) == 0):
                 return gen_op(
                     "Pad", [("input", tensor, None), ("paddings", paddings, _dt.int32)], None, name
                 ).outputs[0]

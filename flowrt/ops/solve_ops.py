@@ -20,7 +20,7 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
 from . import array_ops, math_ops, matrix_ops
-from .common import in_graph_of, make, op_scope, shape_str
+from .common import in_graph_of, is_tensor_like, make, op_scope, shape_str
 from .decomposition_ops import (
     cholesky,
     lapack_in,
@@ -30,7 +30,7 @@ from .decomposition_ops import (
     square_infer,
     svd,
 )
-from .math_ops import _is_tensor, _sum_to
+from .math_ops import sum_to
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -46,7 +46,7 @@ __all__ = [
 
 def _solve_args(matrix: TensorLike, rhs: TensorLike, op_type: str) -> list[Tensor]:
     a = convert_to_tensor(matrix, name="matrix")
-    b = convert_to_tensor(rhs, dtype=None if _is_tensor(rhs) else a.dtype, name="rhs")
+    b = convert_to_tensor(rhs, dtype=None if is_tensor_like(rhs) else a.dtype, name="rhs")
     if b.dtype is not a.dtype:
         raise TypeError(
             "Input 'rhs' of '%s' Op has type %s that does not match type %s of argument "
@@ -243,7 +243,7 @@ def _tri_grad(op, g):
         else (matrix_ops.matrix_band_part(grad_a, 0, -1))
     )
     # Sum over the batch dims each input was broadcast along.
-    return [_sum_to(grad_a, a, grad_a, grad_a.shape), _sum_to(grad_b, b, grad_b, grad_b.shape)]
+    return [sum_to(grad_a, a, grad_a, grad_a.shape), sum_to(grad_b, b, grad_b, grad_b.shape)]
 
 
 register_op("MatrixTriangularSolve", infer=_tri_infer, kernel=_tri_kernel, grad=_tri_grad)
@@ -436,7 +436,7 @@ def matrix_solve_ls(
     """
     with in_graph_of([matrix, rhs]):
         a, b = _solve_args(matrix, rhs, "MatrixSolveLs")
-    if a.dtype is _dt.complex128 and (_is_tensor(l2_regularizer) or l2_regularizer != 0):
+    if a.dtype is _dt.complex128 and (is_tensor_like(l2_regularizer) or l2_regularizer != 0):
         raise NotImplementedError(
             "matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 "
             "due to poor accuracy."
@@ -455,7 +455,7 @@ def matrix_solve_ls(
         l2 = l2_regularizer
         m, n = s.as_list()[-2:]
         gram = mm(a, a, adjoint_a=m >= n, adjoint_b=m < n)
-        if _is_tensor(l2) or l2 != 0:
+        if is_tensor_like(l2) or l2 != 0:
             eye = matrix_ops.eye(min(m, n), batch_shape=s.as_list()[:-2], dtype=a.dtype)
             gram += math_ops.cast(l2, a.dtype) * eye
         chol = cholesky(gram)

@@ -21,7 +21,7 @@ from .._core.graph import Tensor
 from .._core.registry import register_op
 from . import array_ops, math_ops
 from .common import FLOATS, check_dtype, make, op_scope, to_tensor
-from .math_ops import _binary_grad, _binary_infer, _unary_infer, _x, _y
+from .math_ops import binary_grad, binary_infer, op_input, op_output, unary_infer
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -74,7 +74,7 @@ def _typed(fn):
 
 def _bessel_i1e_grad(op, g):
     # TF: dy/dx = i0e(x) - y * (sign(x) + 1/x), and 0.5 at x == 0.
-    x, y = _x(op), _y(op)
+    x, y = op_input(op), op_output(op)
     eps = np.finfo(x.dtype.np).eps
     zeros = array_ops.zeros_like(x)
     not_tiny = math_ops.abs(x) > eps
@@ -87,34 +87,38 @@ def _bessel_i1e_grad(op, g):
 _UNARY: dict[str, tuple[Any, Any]] = {
     "Erf": (
         "erf",
-        lambda op, g: [g * _TWO_OVER_SQRT_PI * math_ops.exp(-math_ops.square(_x(op)))],
+        lambda op, g: [g * _TWO_OVER_SQRT_PI * math_ops.exp(-math_ops.square(op_input(op)))],
     ),
     "Erfc": (
         "erfc",
-        lambda op, g: [g * -_TWO_OVER_SQRT_PI * math_ops.exp(-math_ops.square(_x(op)))],
+        lambda op, g: [g * -_TWO_OVER_SQRT_PI * math_ops.exp(-math_ops.square(op_input(op)))],
     ),
-    "Lgamma": ("gammaln", lambda op, g: [g * make("Digamma", [_x(op)])]),
+    "Lgamma": ("gammaln", lambda op, g: [g * make("Digamma", [op_input(op)])]),
     "Digamma": (
         "digamma",
-        lambda op, g: [g * make("Polygamma", [array_ops.ones_like(_x(op)), _x(op)])],
+        lambda op, g: [g * make("Polygamma", [array_ops.ones_like(op_input(op)), op_input(op)])],
     ),
     "Erfinv": (
         "erfinv",
-        lambda op, g: [g * (math.sqrt(math.pi) / 2) * math_ops.exp(math_ops.square(_y(op)))],
+        lambda op, g: [g * (math.sqrt(math.pi) / 2) * math_ops.exp(math_ops.square(op_output(op)))],
     ),
     "Ndtri": (
         "ndtri",
-        lambda op, g: [g * math.sqrt(2 * math.pi) * math_ops.exp(math_ops.square(_y(op)) / 2.0)],
+        lambda op, g: [
+            g * math.sqrt(2 * math.pi) * math_ops.exp(math_ops.square(op_output(op)) / 2.0)
+        ],
     ),
     "BesselI0e": (
         "i0e",
-        lambda op, g: [g * (make("BesselI1e", [_x(op)]) - math_ops.sign(_x(op)) * _y(op))],
+        lambda op, g: [
+            g * (make("BesselI1e", [op_input(op)]) - math_ops.sign(op_input(op)) * op_output(op))
+        ],
     ),
     "BesselI1e": ("i1e", _bessel_i1e_grad),
 }
 
 for _t, (_fn, _grad) in _UNARY.items():
-    register_op(_t, infer=_unary_infer(FLOATS), kernel=unary_kernel(_typed(_fn)), grad=_grad)
+    register_op(_t, infer=unary_infer(FLOATS), kernel=unary_kernel(_typed(_fn)), grad=_grad)
 
 
 _UNARY_DOC = """%s, elementwise (op type %s).
@@ -242,25 +246,25 @@ def _zeta_grad(op, g):
 
 
 _BINARY: dict[str, tuple[Any, Any]] = {
-    "Igamma": ("gammainc", _binary_grad(_igamma_grad)),
-    "Igammac": ("gammaincc", _binary_grad(_igammac_grad)),
+    "Igamma": ("gammainc", binary_grad(_igamma_grad)),
+    "Igammac": ("gammaincc", binary_grad(_igammac_grad)),
     "IgammaGradA": (_igamma_grad_a, None),
-    "Polygamma": ("polygamma", _binary_grad(_polygamma_grad)),
-    "Zeta": ("zeta", _binary_grad(_zeta_grad)),
+    "Polygamma": ("polygamma", binary_grad(_polygamma_grad)),
+    "Zeta": ("zeta", binary_grad(_zeta_grad)),
 }
 
 for _t, (_fn, _grad) in _BINARY.items():
     register_op(
         _t,
-        infer=_binary_infer(FLOATS),
+        infer=binary_infer(FLOATS),
         kernel=lambda ctx, op, a, b, _f=_typed(_fn): (_f(a, b),),
         grad=_grad,
     )
 
 
 def _binary(op_type, a, b, name):
-    return math_ops._scoped(
-        op_type, name, op_type, lambda: math_ops._binary_inputs(a, b, op_type), operands=(a, b)
+    return math_ops.scoped_op(
+        op_type, name, op_type, lambda: math_ops.binary_inputs(a, b, op_type), operands=(a, b)
     )
 
 
