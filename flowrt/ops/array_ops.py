@@ -8,6 +8,7 @@ rule, kernel and gradient together.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -404,9 +405,15 @@ register_op(
 )
 
 
+#: TF's ``zeros``/``ones`` make a Const below this many elements and a ``Fill`` from it
+#: on, so a graph (and its GraphDef) never holds a large constant of one value.
+_FILLED_CONST_MAX = 1000
+
+
 def _filled(shape, value, dtype, name, default):
-    """TF1's ``zeros``/``ones``: a Const for a known shape, else ``Fill`` named after the
-    scope; ``shape`` may be a tensor or a list mixing ints and scalar tensors."""
+    """TF1's ``zeros``/``ones``: a Const for a known shape of fewer than 1,000 elements,
+    else ``Fill`` named after the scope; ``shape`` may be a tensor or a list mixing ints
+    and scalar tensors."""
     dtype = _dt.as_dtype(dtype)
     g = get_default_graph()
     with g.name_scope(name or default) as scope:
@@ -415,10 +422,16 @@ def _filled(shape, value, dtype, name, default):
             if not any(is_tensor_like(d) for d in _flat_shape(shape)):
                 dims = list(as_shape(shape).as_list())
             if dims is not None and all(d is not None for d in dims):
-                return constant_op(
-                    np.full(dims, value, dtype=dtype.np), dtype, name=scope[:-1] + "/"
+                if math.prod(dims) < _FILLED_CONST_MAX:
+                    return constant_op(
+                        np.full(dims, value, dtype=dtype.np), dtype, name=scope[:-1] + "/"
+                    )
+                wide = any(d > np.iinfo(np.int32).max for d in dims)
+                shape = constant_op(
+                    np.array(dims, np.int64 if wide else np.int32), name="shape_as_tensor"
                 )
-            shape = convert_to_tensor(shape)  # its tensors' dtype: int32 or int64
+            else:
+                shape = convert_to_tensor(shape)  # its tensors' dtype: int32 or int64
         return fill(shape, constant_op(value, dtype), name=scope)
 
 

@@ -634,3 +634,20 @@ def test_pack_kernel_agrees_with_np_stack(shape, count, axis, dtype, layout):
     assert got.dtype == want.dtype and got.flags.c_contiguous and got.flags.writeable
     np.testing.assert_array_equal(got, want)
     assert not any(np.shares_memory(got, x) for x in xs)
+
+
+def test_zeros_and_ones_of_1000_elements_or_more_are_fill_ops_as_in_tf():
+    g = fr.Graph()
+    with g.as_default():
+        small = fr.zeros([10, 99])
+        big = fr.ones([10, 100], fr.int64)
+        huge = fr.zeros([2**40, 2**20])  # TF builds it; only running it fails
+    assert small.op.type == "Const"
+    assert big.op.type == "Fill" and big.op.name == "ones"
+    assert [t.op.name for t in big.op.inputs] == ["ones/shape_as_tensor", "ones/Const"]
+    assert big.shape.as_list() == [10, 100] and huge.shape.as_list() == [2**40, 2**20]
+    with fr.Session(graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(big), np.ones((10, 100), np.int64))
+        assert sess.run(small).shape == (10, 99)
+        with pytest.raises(fr.errors.ResourceExhaustedError, match="zeros_1"):
+            sess.run(huge)
