@@ -156,17 +156,10 @@ def feed_value(t: Tensor, value: Any) -> Any:
             raise TypeError(_incompatible(t, value, "object")) from None
     else:
         try:
-            arr = np.asarray(value, dtype=dt.np)
-        except OverflowError:
-            raw = np.asarray(value)
-            if raw.dtype.kind != "f":
-                raise TypeError(_incompatible(t, value, "numpy." + np.dtype(dt.np).name)) from None
-            with np.errstate(invalid="ignore"):  # as TF1: a float out of range casts
-                arr = raw.astype(dt.np)
-        except (TypeError, ValueError) as e:
-            raise ValueError(
-                "Cannot feed value %r for Tensor %r of dtype %s: %s" % (value, t.name, dt.name, e)
-            ) from None
+            with np.errstate(invalid="ignore"):  # as TF1: a float out of range or NaN casts
+                arr = np.asarray(value, dtype=dt.np)
+        except (OverflowError, TypeError, ValueError) as e:
+            arr = _cast_floats(t, value, e)
     shape = t.shape
     if shape.ndims is not None and not shape.is_compatible_with(arr.shape):
         raise ValueError(
@@ -174,6 +167,24 @@ def feed_value(t: Tensor, value: Any) -> Any:
             % (arr.shape, t.name, str(shape))
         )
     return arr
+
+
+def _cast_floats(t: Tensor, value: Any, error: Exception) -> np.ndarray:
+    """A fed list of Python floats that ``np.asarray`` refuses for an integer dtype (one
+    out of range, or NaN) cast as TF1 casts them; any other refusal as TF's error."""
+    dt = t.dtype
+    try:
+        raw = np.asarray(value)
+    except ValueError:
+        raw = None
+    if raw is not None and raw.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            return raw.astype(dt.np)
+    if isinstance(error, OverflowError):
+        raise TypeError(_incompatible(t, value, "numpy." + np.dtype(dt.np).name)) from None
+    raise ValueError(
+        "Cannot feed value %r for Tensor %r of dtype %s: %s" % (value, t.name, dt.name, error)
+    ) from None
 
 
 def resolve_feeds(graph: Graph, feed_dict: Any) -> tuple[tuple, list]:

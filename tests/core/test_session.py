@@ -314,6 +314,16 @@ def test_infinite_float_into_an_int_placeholder_casts_as_tf1():
         assert sess.run(x, {x: float("inf")}) == np.iinfo(np.int32).min
 
 
+def test_nan_into_an_int_placeholder_casts_as_tf1():
+    x = fr.placeholder(fr.int32, [2], name="x")
+    low = np.iinfo(np.int32).min
+    with fr.Session() as sess:
+        np.testing.assert_array_equal(sess.run(x, {x: [float("nan"), 1.0]}), [low, 1])
+        np.testing.assert_array_equal(sess.run(x, {x: np.array([np.nan, 2.0])}), [low, 2])
+        with pytest.raises(ValueError, match=r"Cannot feed value .*'x:0'"):
+            sess.run(x, {x: [[1], [1, 2]]})
+
+
 def test_non_string_into_a_string_placeholder_names_the_tensor():
     s = fr.placeholder(fr.string, [], name="s")
     with fr.Session() as sess:
