@@ -74,6 +74,7 @@ from .module import Module  # noqa: F401
 from .ops.array_ops import *  # noqa: F403
 from .ops.batch_space_ops import *  # noqa: F403
 from .ops.binning_ops import *  # noqa: F403
+from .ops.bitcast_ops import *  # noqa: F403
 from .ops.check_ops import *  # noqa: F403
 from .ops.clip_ops import *  # noqa: F403
 from .ops.codec_ops import decode_base64, decode_json_example, encode_base64  # noqa: F401

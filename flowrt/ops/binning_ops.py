@@ -1,5 +1,6 @@
-"""Binning values: ``fr.searchsorted`` (ops ``LowerBound`` and ``UpperBound``) and
-``fr.histogram_fixed_width`` (op ``HistogramFixedWidth``). None is differentiable."""
+"""Binning values: ``fr.searchsorted`` (ops ``LowerBound`` and ``UpperBound``),
+``fr.histogram_fixed_width`` (op ``HistogramFixedWidth``) and
+``fr.histogram_fixed_width_bins`` (composed, as TF's). None is differentiable."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ from .. import errors
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
-from . import array_ops
+from . import array_ops, math_ops
 from .common import check_dtype, in_graph_of, int_list, make, op_scope, shape_str
 
 if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
 
-__all__ = ["searchsorted", "histogram_fixed_width"]
+__all__ = ["searchsorted", "histogram_fixed_width", "histogram_fixed_width_bins"]
 
 _REAL = (
     _dt.float16,
@@ -229,3 +230,39 @@ def histogram_fixed_width(
         if out_dt not in (_dt.int32, _dt.int64):
             raise TypeError("dtype must be int32 or int64, got %s" % out_dt.name)
         return make("HistogramFixedWidth", [v, r, n], {"dtype": out_dt}, scope)
+
+
+def histogram_fixed_width_bins(
+    values: TensorLike,
+    value_range: TensorLike,
+    nbins: TensorLike = 100,
+    dtype: DTypeLike = _dt.int32,
+    name: str | None = None,
+) -> Tensor:
+    """The bin of each of ``values`` among ``nbins`` equal-width bins spanning
+    ``value_range``, as TF1's ``tf.histogram_fixed_width_bins``: values below the range
+    go to bin 0, values at or above its end to bin ``nbins - 1``.
+
+    Args:
+      values: a numeric tensor of any shape.
+      value_range: ``[low, high]`` of ``values``' dtype, ``low < high``.
+      nbins: the number of bins (a positive int32 scalar).
+      dtype: accepted and ignored, as in TF: the bins are int32.
+      name: the name scope (default ``histogram_fixed_width_bins``).
+
+    Returns:
+      An int32 tensor of ``values``' shape.
+    """
+    with op_scope([values, value_range, nbins], name, "histogram_fixed_width_bins"):
+        values = convert_to_tensor(values, name="values")
+        shape = array_ops.shape(values)
+        flat = array_ops.reshape(values, [-1])
+        value_range = convert_to_tensor(value_range, name="value_range")
+        nbins = convert_to_tensor(nbins, dtype=_dt.int32, name="nbins")
+        nbins_float = math_ops.cast(nbins, flat.dtype)
+        scaled = math_ops.truediv(
+            flat - value_range[0], value_range[1] - value_range[0], name="scaled_values"
+        )
+        indices = math_ops.floor(nbins_float * scaled, name="indices")
+        indices = math_ops.cast(math_ops.clip_by_value(indices, 0, nbins_float - 1), _dt.int32)
+        return array_ops.reshape(indices, shape)

@@ -527,6 +527,9 @@ CASES = {
     ),
     "binning_ops.searchsorted": lambda i: fr.searchsorted(i.x, i.y, side="right"),
     "binning_ops.histogram_fixed_width": lambda i: fr.histogram_fixed_width(i.x, [0.0, 1.0], 4),
+    "binning_ops.histogram_fixed_width_bins": lambda i: fr.histogram_fixed_width_bins(
+        i.x, [0.0, 1.0], 4
+    ),
     "custom_gradient_ops.identity_n": lambda i: fr.identity_n([i.x, i.ids]),
     "custom_gradient_ops.grad_pass_through": lambda i: fr.grad_pass_through(fr.round)(i.x),
     "custom_gradient_ops.custom_gradient": lambda i: fr.custom_gradient(
