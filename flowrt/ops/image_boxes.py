@@ -4,8 +4,9 @@
 
 Non-max suppression is TF's greedy pass: candidates (score above ``score_threshold``)
 in order of score, ties by index; one is kept unless its IOU with a kept box exceeds
-``iou_threshold`` (strictly); at most ``max_output_size`` are kept. The IOU matrix is
-computed once, vectorized; the greedy pass loops over the kept boxes only.
+``iou_threshold`` (strictly); at most ``max_output_size`` are kept. ``greedy_nms`` is
+that pass for every non-max suppression op (``image_nms`` has the others): a kept box's
+IOU row, vectorized, suppresses the candidates it overlaps.
 
 ``CropAndResize`` samples each box's crop in float32 as TF's kernel does: a box edge
 ``y1`` maps to ``y1 * (height - 1)``, a one-pixel crop to the box's center, points
@@ -14,6 +15,8 @@ outside the image read ``extrapolation_value``.
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -97,7 +100,75 @@ def iou_row(c, i: int) -> np.ndarray:
     return np.where((area[i] <= 0) | (area <= 0), np.float32(0), iou)
 
 
-def _nms_kernel(ctx, op, boxes, scores, size, iou_threshold, score_threshold=None):
+def greedy_nms(
+    scores: np.ndarray,
+    similarity: Callable[[int], np.ndarray],
+    size: int,
+    threshold: float,
+    score_threshold: float | None,
+    sigma: float = 0.0,
+    symmetric: bool = True,
+) -> tuple[list[int], list[float]]:
+    """TF's ``DoNonMaxSuppressionOp``: the kept indices and their (soft-NMS) scores.
+    ``similarity(i)`` is box ``i``'s row of similarities with every box; a
+    ``score_threshold`` of None keeps every candidate in play.
+
+    Hard NMS (``sigma`` 0) of a symmetric similarity (IOU) suppresses, each time a box
+    is kept, every candidate its row exceeds the threshold for: one row per kept box.
+    Otherwise (soft-NMS, or a given overlap matrix read candidate by kept) candidates
+    come off a heap and are compared with the kept boxes, newest first."""
+    s = scores.astype(np.float32, copy=False)
+    thr = np.float32(threshold)
+    s_thr = np.float32(-np.inf if score_threshold is None else score_threshold)
+    if sigma <= 0 and symmetric:
+        cand = np.arange(len(s)) if score_threshold is None else np.flatnonzero(s > s_thr)
+        alive = np.zeros(len(s), bool)
+        alive[cand] = True
+        kept: list[int] = []
+        for i in cand[np.lexsort((cand, -s[cand]))]:
+            if len(kept) >= size:
+                break
+            if alive[i]:
+                kept.append(int(i))
+                alive &= ~(similarity(int(i)) > thr)
+        return kept, [float(s[i]) for i in kept]
+    soft = sigma > 0
+    scale = np.float32(-0.5 / sigma) if soft else np.float32(0)
+    # Heap entries: (-score, index, first kept box not yet compared with).
+    heap = [(-float(s[i]), i, 0) for i in range(len(s)) if s[i] > s_thr]
+    heapq.heapify(heap)
+    kept = []
+    kept_scores: list[float] = []
+    rows: dict[int, np.ndarray] = {}
+    while len(kept) < size and heap:
+        neg, i, begin = heapq.heappop(heap)
+        score = np.float32(-neg)
+        original = score
+        hard = False
+        if kept:
+            row = rows.get(i)
+            if row is None:
+                row = rows[i] = similarity(i)
+            for j in range(len(kept) - 1, begin - 1, -1):
+                sim = np.float32(row[kept[j]])
+                if not soft and sim > thr:
+                    hard = True
+                    break
+                score = np.float32(score * np.exp(scale * sim * sim, dtype=np.float32))
+                if score <= s_thr:
+                    break
+        if hard:
+            continue
+        if score == original:
+            kept.append(i)
+            kept_scores.append(float(score))
+        elif score > s_thr:
+            heapq.heappush(heap, (-float(score), i, len(kept)))
+    return kept, kept_scores
+
+
+def check_boxes_and_scores(op, boxes, scores):
+    """TF's checks of non-max suppression's ``boxes`` ([n, 4]) and ``scores`` ([n])."""
     if boxes.ndim != 2 or boxes.shape[1] != 4:
         raise errors.InvalidArgumentError(
             None, op, "boxes must be 2-D with 4 columns, got shape %s" % list(boxes.shape)
@@ -109,32 +180,24 @@ def _nms_kernel(ctx, op, boxes, scores, size, iou_threshold, score_threshold=Non
             "scores has incompatible shape %s for boxes %s"
             % (list(scores.shape), list(boxes.shape)),
         )
+
+
+def _nms_kernel(ctx, op, boxes, scores, size, iou_threshold, score_threshold=None):
+    check_boxes_and_scores(op, boxes, scores)
     size = int(size)
     if size < 0:
         raise errors.InvalidArgumentError(None, op, "output size must be non-negative")
     thr = np.float32(iou_threshold)
     if not 0 <= thr <= 1:
         raise errors.InvalidArgumentError(None, op, "iou_threshold must be in [0, 1]")
-    s = scores.astype(np.float32, copy=False)
-    cand = np.arange(len(s))
-    if score_threshold is not None:
-        cand = cand[s > np.float32(score_threshold)]
-    order = cand[np.lexsort((cand, -s[cand]))]
-    if size == 0 or not len(order):
-        return (np.zeros(0, np.int32),)
-    corners = box_corners(boxes[order])
-    alive = np.ones(len(order), bool)
-    kept: list[int] = []
-    i = 0
-    while len(kept) < size:
-        # The best candidate left; its IOU row suppresses the later ones it overlaps.
-        rest = np.flatnonzero(alive[i:])
-        if not len(rest):
-            break
-        i += int(rest[0])
-        kept.append(int(order[i]))
-        alive[i] = False
-        alive &= ~(iou_row(corners, i) > thr)
+    corners = box_corners(boxes)
+    kept, _ = greedy_nms(
+        scores,
+        lambda i: iou_row(corners, i),
+        size,
+        float(thr),
+        None if score_threshold is None else float(score_threshold),
+    )
     return (np.asarray(kept, np.int32),)
 
 

@@ -3,7 +3,7 @@ soft-NMS (``NonMaxSuppressionV5``), over a given overlap matrix
 (``NonMaxSuppressionWithOverlaps``), per class over a batch
 (``CombinedNonMaxSuppression``), and padded to a fixed size.
 
-All run TF's greedy loop (``_greedy``): candidates by score, ties by lower index; a
+All run TF's greedy loop (``image_boxes.greedy_nms``): candidates by score, ties by lower index; a
 candidate is compared with the boxes already kept, newest first, and each comparison
 drops it when their similarity is above the threshold, or with soft-NMS (where TF
 ignores the threshold) scales its score by ``exp(-sim² / 2σ)``; a candidate whose score
@@ -13,8 +13,7 @@ fell goes back in the queue.
 from __future__ import annotations
 
 import functools
-import heapq
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,7 +22,7 @@ from .. import errors
 from .._core.graph import convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import TensorShape, check_dtype, make_op, op_scope
-from .image_boxes import box_corners, checked_dims, iou_row
+from .image_boxes import box_corners, check_boxes_and_scores, checked_dims, greedy_nms, iou_row
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
@@ -39,72 +38,10 @@ __all__ = [
 _HALF_FLOAT = (_dt.float16, _dt.float32)
 
 
-def _greedy(
-    scores: np.ndarray,
-    similarity: Callable[[int], np.ndarray],
-    size: int,
-    threshold: float,
-    score_threshold: float,
-    sigma: float = 0.0,
-) -> tuple[list[int], list[float]]:
-    """TF's ``DoNonMaxSuppressionOp``: the kept indices and their (soft-NMS) scores.
-    ``similarity(i)`` is box ``i``'s row of similarities with every box."""
-    s = scores.astype(np.float32, copy=False)
-    thr = np.float32(threshold)
-    s_thr = np.float32(score_threshold)
-    soft = sigma > 0
-    scale = np.float32(-0.5 / sigma) if soft else np.float32(0)
-    # Heap entries: (-score, index, first kept box not yet compared with).
-    heap = [(-float(s[i]), i, 0) for i in range(len(s)) if s[i] > s_thr]
-    heapq.heapify(heap)
-    kept: list[int] = []
-    kept_scores: list[float] = []
-    rows: dict[int, np.ndarray] = {}
-    while len(kept) < size and heap:
-        neg, i, begin = heapq.heappop(heap)
-        score = np.float32(-neg)
-        original = score
-        hard = False
-        if kept:
-            row = rows.get(i)
-            if row is None:
-                row = rows[i] = similarity(i)
-            for j in range(len(kept) - 1, begin - 1, -1):
-                sim = np.float32(row[kept[j]])
-                if not soft and sim > thr:
-                    hard = True
-                    break
-                score = np.float32(score * np.exp(scale * sim * sim, dtype=np.float32))
-                if score <= s_thr:
-                    break
-        if hard:
-            continue
-        if score == original:
-            kept.append(i)
-            kept_scores.append(float(score))
-        elif score > s_thr:
-            heapq.heappush(heap, (-float(score), i, len(kept)))
-    return kept, kept_scores
-
-
 def _check_scalar(op, v, what: str):
     if np.ndim(v) != 0:
         raise errors.InvalidArgumentError(
             None, op, "%s must be 0-D, got shape %s" % (what, list(np.shape(v)))
-        )
-
-
-def _boxes_and_scores(op, boxes, scores):
-    if boxes.ndim != 2 or boxes.shape[1] != 4:
-        raise errors.InvalidArgumentError(
-            None, op, "boxes must be 2-D with 4 columns, got shape %s" % list(boxes.shape)
-        )
-    if scores.ndim != 1 or scores.shape[0] != boxes.shape[0]:
-        raise errors.InvalidArgumentError(
-            None,
-            op,
-            "scores has incompatible shape %s for boxes %s"
-            % (list(scores.shape), list(boxes.shape)),
         )
 
 
@@ -130,7 +67,7 @@ def _v5_infer(op):
 
 
 def _v5_kernel(ctx, op, boxes, scores, size, iou, score_thr, sigma):
-    _boxes_and_scores(op, boxes, scores)
+    check_boxes_and_scores(op, boxes, scores)
     for v, what in ((size, "max_output_size"), (iou, "iou_threshold"), (sigma, "soft_nms_sigma")):
         _check_scalar(op, v, what)
     if not 0 <= float(iou) <= 1:
@@ -139,7 +76,7 @@ def _v5_kernel(ctx, op, boxes, scores, size, iou, score_thr, sigma):
         raise errors.InvalidArgumentError(None, op, "soft_nms_sigma must be non-negative")
     n = int(size)
     corners = box_corners(boxes)
-    kept, kept_scores = _greedy(
+    kept, kept_scores = greedy_nms(
         scores, lambda i: iou_row(corners, i), n, float(iou), float(score_thr), float(sigma)
     )
     valid = len(kept)
@@ -249,7 +186,9 @@ def _overlaps_kernel(ctx, op, overlaps, scores, size, thr, score_thr):
             "overlaps must be square [num_boxes, num_boxes] for scores %s, got %s"
             % (list(scores.shape), list(overlaps.shape)),
         )
-    kept, _ = _greedy(scores, lambda i: overlaps[i], int(size), float(thr), float(score_thr))
+    kept, _ = greedy_nms(
+        scores, lambda i: overlaps[i], int(size), float(thr), float(score_thr), symmetric=False
+    )
     return (np.asarray(kept, np.int32),)
 
 
@@ -347,7 +286,7 @@ def _combined_kernel(ctx, op, boxes, scores, per_class, total, iou, score_thr):
         for c in range(classes):
             bx = boxes[b, :, 0 if q == 1 else c]
             iou_of = functools.partial(iou_row, box_corners(bx))
-            kept, ks = _greedy(scores[b, :, c], iou_of, per, float(iou), float(score_thr))
+            kept, ks = greedy_nms(scores[b, :, c], iou_of, per, float(iou), float(score_thr))
             found += [(sc, c, i) for i, sc in zip(kept, ks)]
         found.sort(key=lambda t: -t[0])  # stable: ties keep class then rank order
         found = found[:det]
