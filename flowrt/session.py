@@ -234,7 +234,7 @@ class Session:
                     vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
             return self._finish(fm, plan, vals, ctx, run_metadata)
         finally:
-            TOKEN.release()
+            TOKEN.release(linger=True)
 
     async def arun(
         self,

@@ -10,17 +10,26 @@ only where it would wait or where overlapping pays (``docs/executor.md`` has the
 measurements), so the GIL changes hands a few times per run instead of hundreds.
 
 Holding is per thread and reentrant (a kernel may run a nested plan, a py_func may
-call ``sess.run`` on its own thread). Waiters are served in arrival order: a release
-with waiters hands the token straight to the first, so a thread running back-to-back
-runs cannot starve the others. A trio task never blocks its loop on the token: it
-awaits a hand-off (``acquire_async``) and holds the token only between awaits.
+call ``sess.run`` on its own thread). Waiters are served in arrival order, with one
+exception that keeps turns long: a thread whose run ends while the waiters are threads
+that have waited less than the GIL's switch interval (``sys.getswitchinterval()``,
+5 ms) may take the token back for its next run ahead of them; past that interval the
+first waiter gets it. Each change of hands moves the work to a thread, often a core,
+whose caches hold another run's data: in the CSV pipeline of ``benchmarks/pipeline.py``
+(a trainer and two runner threads) handing off at every run end cost a fifth of the
+throughput (``docs/executor.md``). A thread running back-to-back runs still cannot
+starve the others for longer than the interval and one run. A trio task never blocks
+its loop on the token: it awaits a hand-off (``acquire_async``) and holds the token
+only between awaits.
 """
 
 from __future__ import annotations
 
 import collections
 import math
+import sys
 import threading
+import time
 from typing import Any, Callable
 
 import numpy as np
@@ -31,15 +40,17 @@ from .registry import get_op_def
 __all__ = ["TOKEN", "ExecutionToken", "released", "heavy_kernel", "HEAVY"]
 
 _get_ident = threading.get_ident
+_now = time.monotonic
 
 
 class _Waiter:
     """A thread or trio task waiting for the token."""
 
-    __slots__ = ("ident", "lock", "event", "trio_token", "granted")
+    __slots__ = ("ident", "lock", "event", "trio_token", "granted", "since")
 
     def __init__(self, ident: int, lock=None, event=None, trio_token=None):
         self.ident = ident
+        self.since = _now()
         self.lock = lock  # a thread's: held, released by the hand-off
         self.event = event  # a task's: set on its loop by the hand-off
         self.trio_token = trio_token
@@ -55,6 +66,9 @@ class ExecutionToken:
         self._owner: int | None = None  # thread ident
         self._depth = 0
         self._waiters: collections.deque[_Waiter] = collections.deque()
+        # The thread whose run ended leaving the token free with waiters queued: it
+        # may take it back while they are young (``release(linger=True)``).
+        self._lingerer: int | None = None
 
     # --- threads ----------------------------------------------------------------------
 
@@ -67,28 +81,53 @@ class ExecutionToken:
                 self._depth += 1
                 return
             if self._owner is None:
-                self._owner, self._depth = me, 1
-                return
+                if not self._waiters or (self._lingerer == me and self._young()):
+                    self._owner, self._depth, self._lingerer = me, 1, None
+                    return
+                if not self._young():
+                    self._hand_off()
             lock = threading.Lock()
             lock.acquire()
             w = _Waiter(me, lock=lock)
             self._waiters.append(w)
         try:
-            lock.acquire()  # released by the hand-off, which made this thread the owner
+            # Released by the hand-off, which made this thread the owner. A token left
+            # free by a run that ended is taken over once the interval is up.
+            if not lock.acquire(timeout=max(w.since + sys.getswitchinterval() - _now(), 0.0)):
+                with self._mutex:
+                    if self._owner is None and not w.granted:
+                        self._hand_off()
+                lock.acquire()
         except BaseException:
             self._give_up(w)
             raise
 
-    def release(self) -> None:
+    def release(self, linger: bool = False) -> None:
         """Gives up one level of this thread's hold; the last one hands the token to
         the first waiter. A thread not holding it releases nothing (a run whose wait
-        was interrupted before it got the token back)."""
+        was interrupted before it got the token back).
+
+        ``linger`` (a thread's run ended): while the waiters are young threads, the
+        token is left free for this thread's next run instead; the first waiter takes
+        it over when its switch interval is up."""
+        me = _get_ident()
         with self._mutex:
-            if self._owner != _get_ident():
+            if self._owner != me:
                 return
             self._depth -= 1
             if self._depth == 0:
-                self._hand_off()
+                if linger and self._waiters and self._young():
+                    self._owner, self._lingerer = None, me
+                else:
+                    self._hand_off()
+
+    def _young(self) -> bool:
+        """With the mutex held and waiters queued: whether all are threads and the
+        first has waited less than the switch interval (a trio waiter cannot time out,
+        so it is served at the next release)."""
+        if _now() - self._waiters[0].since >= sys.getswitchinterval():
+            return False
+        return all(w.lock is not None for w in self._waiters)
 
     def release_all(self) -> int:
         """Gives up this thread's whole hold; returns its depth for ``restore``
@@ -127,7 +166,9 @@ class ExecutionToken:
         the thread. Cancelled while waiting, it takes nothing."""
         me = _get_ident()
         with self._mutex:
-            if self._owner is None or self._owner == me:
+            if self._owner is None and self._waiters and not self._young():
+                self._hand_off()
+            if (self._owner is None and not self._waiters) or self._owner == me:
                 self._owner = me
                 self._depth += 1
                 return
@@ -144,6 +185,7 @@ class ExecutionToken:
 
     def _hand_off(self) -> None:
         """With the mutex held and depth 0: the first live waiter becomes the owner."""
+        self._lingerer = None
         while self._waiters:
             w = self._waiters.popleft()
             if w.lock is not None:

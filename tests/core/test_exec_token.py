@@ -1,7 +1,9 @@
 """The execution token (flowrt/_core/token.py): runs execute holding it and give it up
 wherever they wait, around py_func and around heavy kernels; nothing deadlocks."""
 
+import sys
 import threading
+import time
 import types
 
 import numpy as np
@@ -79,6 +81,113 @@ def test_token_is_served_in_arrival_order():
         t.join(10)
     assert order == [0, 1, 2]
     assert tok._owner is None
+
+
+@pytest.fixture
+def switch_interval():
+    """Sets the GIL's (and so the token's) switch interval for one test."""
+    old = sys.getswitchinterval()
+    yield sys.setswitchinterval
+    sys.setswitchinterval(old)
+
+
+def _queue_waiter(tok, order, name):
+    """Starts a thread that takes ``tok``, records ``name`` and releases it; returns
+    once the thread is in line."""
+
+    def waiter():
+        tok.acquire()
+        order.append(name)
+        tok.release()
+
+    t = threading.Thread(target=waiter, daemon=True)
+    t.start()
+    while not tok._waiters:
+        t.join(0.001)
+    return t
+
+
+@pytest.mark.parametrize("linger, expected", [(True, ["A2", "B"]), (False, ["B", "A2"])])
+def test_a_run_that_ends_keeps_its_turn_for_its_next_run(switch_interval, linger, expected):
+    # Back-to-back runs of one thread stay on it while the waiting threads are young:
+    # each change of hands costs the next run cold caches (docs/executor.md).
+    switch_interval(30.0)
+    tok = ExecutionToken()
+    order: list = []
+    tok.acquire()
+    t = _queue_waiter(tok, order, "B")
+    tok.release(linger=linger)
+    tok.acquire()  # the thread's next run
+    order.append("A2")
+    tok.release()
+    t.join(10)
+    assert order == expected and tok._owner is None
+
+
+def test_a_waiter_takes_over_a_token_its_lingering_holder_left(switch_interval):
+    # The thread that ended a run never comes back: the waiter must not wait for it.
+    switch_interval(0.05)
+    tok = ExecutionToken()
+    order: list = []
+    tok.acquire()
+    t = _queue_waiter(tok, order, "B")
+    tok.release(linger=True)
+    t.join(10)
+    assert order == ["B"] and tok._owner is None
+
+
+def test_back_to_back_runs_starve_a_waiter_no_longer_than_the_interval(switch_interval):
+    switch_interval(0.02)
+    tok = ExecutionToken()
+    order: list = []
+    done = threading.Event()
+    tok.acquire()
+    t = _queue_waiter(tok, order, "B")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 10 and "B" not in order:
+        tok.release(linger=True)  # run after run, each taking the token back
+        tok.acquire()
+        time.sleep(0.001)
+    tok.release()
+    done.set()
+    t.join(10)
+    assert order == ["B"]
+    assert time.monotonic() - t0 < 5  # served, not left until the loop gave up
+
+
+async def test_a_waiting_task_is_served_at_once(switch_interval):
+    # A trio task cannot time out of the line, so a run ending hands the token to it.
+    switch_interval(30.0)
+    tok = ExecutionToken()
+    order: list = []
+    taken, queued = threading.Event(), threading.Event()
+
+    def holder():
+        tok.acquire()
+        taken.set()
+        queued.wait(10)
+        tok.release(linger=True)  # its run ends ...
+        tok.acquire()  # ... and the next starts: after the task
+        order.append("A2")
+        tok.release()
+
+    t = threading.Thread(target=holder, daemon=True)
+    t.start()
+    await trio.to_thread.run_sync(taken.wait, 10)
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+
+            async def task():
+                await tok.acquire_async()
+                order.append("T")
+                tok.release()
+
+            nursery.start_soon(task)
+            while not tok._waiters:
+                await trio.sleep(0.001)
+            queued.set()
+        await trio.to_thread.run_sync(t.join, 10)
+    assert order == ["T", "A2"] and tok._owner is None
 
 
 def test_release_all_and_restore_keep_the_depth():
