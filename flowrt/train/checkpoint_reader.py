@@ -10,7 +10,8 @@ from .. import dtypes as _dt
 from .. import errors
 from ..ops import array_ops, state_ops
 from ..variables import Variable, global_variables, local_variables
-from .saver import _CheckpointFile, _resolve
+from .saver import _resolve
+from .tensor_bundle import BundleReader
 
 __all__ = ["CheckpointReader", "NewCheckpointReader", "init_from_checkpoint"]
 
@@ -18,17 +19,16 @@ __all__ = ["CheckpointReader", "NewCheckpointReader", "init_from_checkpoint"]
 class CheckpointReader:
     """The variables of one checkpoint, read by name.
 
+    Reads TF's V2 checkpoint format, which ``fr.train.Saver`` writes and TF 1.x/2.x
+    write (their extra entries such as ``global_step`` or optimizer slots included).
     The index is read (and checked) once, when the reader is made; each ``get_tensor``
     opens the data file again, so a reader holds no open file.
-
-    Note (flowrt): reads checkpoints written by ``fr.train.Saver``; TF's own checkpoint
-    files are a different format.
     """
 
     def __init__(self, prefix: str):
         self._prefix = prefix
-        with _CheckpointFile(prefix) as ckpt:
-            self._info = {name: ckpt.info(name) for name in ckpt.index}
+        self._bundle = BundleReader(prefix)
+        self._info = {name: self._bundle.info(name) for name in self._bundle.names()}
 
     def get_variable_to_shape_map(self) -> dict[str, list[int]]:
         """``{name: shape}`` of every variable in the checkpoint."""
@@ -36,7 +36,7 @@ class CheckpointReader:
 
     def get_variable_to_dtype_map(self) -> dict[str, _dt.DType]:
         """``{name: dtype}`` of every variable in the checkpoint."""
-        return {name: _dt.as_dtype(dtype) for name, (dtype, _) in self._info.items()}
+        return {name: dtype for name, (dtype, _) in self._info.items()}
 
     def has_tensor(self, tensor_str: str) -> bool:
         """Whether the checkpoint holds a variable named ``tensor_str``."""
@@ -47,18 +47,18 @@ class CheckpointReader:
 
         Raises:
           fr.errors.NotFoundError: if the checkpoint has no variable of that name.
+          fr.errors.DataLossError: if its bytes fail their checksum (names the file).
         """
         if tensor_str not in self._info:
             raise errors.NotFoundError(
                 None, None, "Key %s not found in checkpoint %s" % (tensor_str, self._prefix)
             )
-        with _CheckpointFile(self._prefix) as ckpt:
-            return ckpt.read(tensor_str)
+        return self._bundle.read(tensor_str)
 
     def debug_string(self) -> bytes:
         """One ``name (dtype) [shape]`` line per variable, sorted by name, as TF's."""
         return "".join(
-            "%s (%s) %s\n" % (name, dtype, list(shape))
+            "%s (%s) %s\n" % (name, dtype.name, list(shape))
             for name, (dtype, shape) in sorted(self._info.items())
         ).encode()
 

@@ -1,21 +1,20 @@
-"""``fr.train.Saver``: checkpoints of variables, with TF1's file naming and state file.
+"""``fr.train.Saver``: checkpoints of variables, in TF's V2 checkpoint format.
 
-Files of a checkpoint with prefix ``dir/model.ckpt-20`` (TF1's names):
-  ``model.ckpt-20.data-00000-of-00001``  the values: an ``.npz`` archive, read as
-      untrusted input: never unpickled, every entry's stored dtype, shape and size
-      checked against the index before its data is read (a damaged or hostile file
-      gives ``DataLossError`` naming the file and variable). Entry
-      ``index`` is a JSON document (uint8 bytes) mapping each variable name to
-      ``{"key", "dtype", "shape"}``; entry ``<key>`` holds the array. String variables
-      are stored as their concatenated bytes (uint8) plus ``<key>_len`` (int64 lengths).
-  ``model.ckpt-20.index``  the same JSON index alone; a checkpoint "exists" when this
-      file exists (as TF's ``checkpoint_exists``).
+Files of a checkpoint with prefix ``dir/model.ckpt-20`` (TF1's names and bytes, so TF's
+``tf.train.Saver``/``tf.train.load_checkpoint`` read flowrt's checkpoints and flowrt reads
+TF's; the format is described in ``tensor_bundle.py``):
+  ``model.ckpt-20.data-00000-of-00001``  the variables' values.
+  ``model.ckpt-20.index``  an SSTable mapping each variable name to its dtype, shape,
+      place in the data file and CRC-32C; a checkpoint "exists" when this file exists
+      (as TF's ``checkpoint_exists``).
   ``checkpoint``  the text state file in TF's format (``model_checkpoint_path: "..."``
       then one ``all_model_checkpoint_paths: "..."`` per kept checkpoint); paths are
       stored relative to a relative save directory, as TF1 stores them.
 Each file is written to a temporary name and moved into place with ``os.replace``, in
 the order data, index, state: a crash at any point leaves the previous checkpoint and
-state file intact and loadable.
+state file intact and loadable. Reading treats the files as untrusted: a damaged file
+gives ``DataLossError`` naming it, and so does a checkpoint of an older flowrt (its
+JSON/npz format), which this flowrt no longer reads.
 
 ``save`` also writes ``model.ckpt-20.meta``, the ``MetaGraphDef`` that
 ``fr.train.import_meta_graph`` rebuilds the graph from (see ``meta_graph.py``).
@@ -23,19 +22,14 @@ state file intact and loadable.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import struct
 import tempfile
-import zipfile
-import zlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import GraphKeys, get_default_graph
 from ..ops.array_ops import group, placeholder
@@ -43,6 +37,7 @@ from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
 from ..protos.meta_graph_pb2 import MetaGraphDef, SaverDef
 from ..variables import Variable, global_variables
+from .tensor_bundle import BundleReader, write_bundle
 
 if TYPE_CHECKING:
     from .._core.graph import Tensor
@@ -61,7 +56,6 @@ __all__ = [
     "load_variable",
 ]
 
-_FORMAT = "flowrt-checkpoint-v1"
 _DATA_SUFFIX = ".data-00000-of-00001"
 _INDEX_SUFFIX = ".index"
 
@@ -87,203 +81,6 @@ def _write_atomic(path: str, write):
         except OSError:
             pass
         raise
-
-
-def _encode(values: dict) -> tuple[dict, dict]:
-    """name -> array  to  (index, npz entries)."""
-    index, entries = {}, {}
-    for i, (name, value) in enumerate(sorted(values.items())):
-        key = "t%d" % i
-        arr = np.asarray(value)
-        if arr.dtype == object:
-            flat = [bytes(b) for b in arr.reshape(-1)]
-            entries[key] = np.frombuffer(b"".join(flat), dtype=np.uint8)
-            entries[key + "_len"] = np.array([len(b) for b in flat], dtype=np.int64)
-            dtype = "string"
-        else:
-            entries[key] = arr
-            dtype = _dt.as_dtype(arr.dtype).name
-        index[name] = {"key": key, "dtype": dtype, "shape": list(arr.shape)}
-    return {"format": _FORMAT, "tensors": index}, entries
-
-
-def _write_arrays(f, index: dict, entries: dict):
-    """Writes the data file (an npz archive) to the open file ``f``."""
-    meta = np.frombuffer(json.dumps(index).encode("utf-8"), dtype=np.uint8)
-    np.savez(f, index=meta, **entries)
-
-
-_MAX_INDEX_BYTES = 1 << 26
-_MAX_RANK = 64
-# What reading a hostile or damaged file may raise, all reported as DataLossError.
-_DAMAGE = (
-    zipfile.BadZipFile,
-    zlib.error,
-    EOFError,
-    OSError,
-    ValueError,
-    SyntaxError,
-    RecursionError,
-    NotImplementedError,
-    KeyError,
-    TypeError,
-    struct.error,
-    OverflowError,
-    MemoryError,
-)
-
-
-def _data_loss(path, what, detail):
-    return errors.DataLossError(
-        None,
-        None,
-        "Checkpoint %s is corrupt or not a flowrt checkpoint: %s: %s" % (path, what, detail),
-    )
-
-
-class _CheckpointFile:
-    """An open checkpoint data file: its checked index, and arrays read one at a time.
-
-    Nothing is unpickled, and an entry's stored shape, dtype and size are checked against
-    what the index declares *before* its data is read, so a hostile file can neither run
-    code nor make the reader allocate more than the declared variables need.
-    """
-
-    def __init__(self, prefix: str):
-        self.prefix = prefix
-        self.path = path = prefix + _DATA_SUFFIX
-        try:
-            self._zip = zipfile.ZipFile(path)
-        except FileNotFoundError:
-            raise errors.NotFoundError(
-                None, None, "Checkpoint data file %s not found" % path
-            ) from None
-        except _DAMAGE as e:
-            raise _data_loss(path, "the archive", e) from None
-        try:
-            self._members = {i.filename: i for i in self._zip.infolist()}
-            raw = self._entry("index", "the index", np.dtype(np.uint8), None, _MAX_INDEX_BYTES)
-            index = json.loads(raw.tobytes().decode("utf-8"))
-        except errors.DataLossError:
-            self.close()
-            raise
-        except _DAMAGE as e:
-            self.close()
-            raise _data_loss(path, "the index", e) from None
-        if (
-            not isinstance(index, dict)
-            or index.get("format") != _FORMAT
-            or not isinstance(index.get("tensors"), dict)
-        ):
-            self.close()
-            raise _data_loss(
-                path,
-                "the index",
-                "format %r, expected %r"
-                % (index.get("format") if isinstance(index, dict) else None, _FORMAT),
-            )
-        self.index = index["tensors"]
-
-    def close(self):
-        self._zip.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def info(self, name: str) -> tuple:
-        """The declared ``(dtype name, shape)`` of variable ``name``, checked."""
-        info = self.index[name]
-        ok = (
-            isinstance(info, dict)
-            and isinstance(info.get("key"), str)
-            and isinstance(info.get("dtype"), str)
-            and isinstance(info.get("shape"), list)
-            and len(info["shape"]) <= _MAX_RANK
-            and all(type(d) is int and 0 <= d < 1 << 48 for d in info["shape"])
-        )
-        if not ok:
-            raise _data_loss(self.path, "variable %s" % name, "bad index entry %r" % (info,))
-        if info["dtype"] != "string":
-            try:
-                _dt.as_dtype(info["dtype"]).np  # noqa: B018 - must have a numpy dtype
-            except (TypeError, ValueError, KeyError, AttributeError):
-                raise _data_loss(
-                    self.path, "variable %s" % name, "unknown dtype %r" % info["dtype"]
-                ) from None
-        return info["dtype"], tuple(info["shape"])
-
-    def _entry(self, key, what, dtype, shape, limit=None) -> np.ndarray:
-        """Entry ``key`` of the archive, checked against ``dtype`` and ``shape``."""
-        member = self._members.get(key + ".npy")
-        if member is None:
-            raise _data_loss(self.path, what, "entry %r is missing" % key)
-        try:
-            with self._zip.open(member) as f:
-                version = np.lib.format.read_magic(f)
-                if version == (1, 0):
-                    stored_shape, fortran, stored = np.lib.format.read_array_header_1_0(f)
-                elif version == (2, 0):
-                    stored_shape, fortran, stored = np.lib.format.read_array_header_2_0(f)
-                else:
-                    raise ValueError("unsupported .npy version %s" % (version,))
-                if stored.hasobject or stored != dtype:
-                    raise _data_loss(
-                        self.path, what, "stored dtype %s, but the index says %s" % (stored, dtype)
-                    )
-                if shape is not None and tuple(stored_shape) != tuple(shape):
-                    raise _data_loss(
-                        self.path,
-                        what,
-                        "stored shape %s, but the index says "
-                        "%s" % (list(stored_shape), list(shape)),
-                    )
-                count = 1
-                for d in stored_shape:
-                    count *= int(d)
-                nbytes = count * dtype.itemsize
-                if limit is not None and nbytes > limit:
-                    raise _data_loss(self.path, what, "%d bytes is too large" % nbytes)
-                if member.file_size != f.tell() + nbytes:
-                    raise _data_loss(
-                        self.path,
-                        what,
-                        "the entry holds %d bytes where %d "
-                        "are declared (truncated?)" % (member.file_size - f.tell(), nbytes),
-                    )
-                data = f.read(nbytes)
-                if len(data) != nbytes:
-                    raise _data_loss(self.path, what, "truncated")
-                f.read(1)  # reach the end: the archive's CRC-32 of the entry is checked
-        except errors.DataLossError:
-            raise
-        except _DAMAGE as e:
-            raise _data_loss(self.path, what, e) from None
-        arr = np.frombuffer(data, dtype=dtype).reshape(stored_shape, order="F" if fortran else "C")
-        return arr.copy()
-
-    def read(self, name: str) -> np.ndarray:
-        """The value of variable ``name`` (checked as described in the class docstring)."""
-        dtype, shape = self.info(name)
-        key = self.index[name]["key"]
-        what = "variable %s" % name
-        count = 1
-        for d in shape:
-            count *= d
-        if dtype == "string":
-            lens = self._entry(key + "_len", what, np.dtype(np.int64), (count,))
-            if (lens < 0).any():
-                raise _data_loss(self.path, what, "negative string length")
-            raw = self._entry(key, what, np.dtype(np.uint8), (int(lens.sum()),)).tobytes()
-            out = np.empty(count, dtype=object)
-            pos = 0
-            for i, n in enumerate(lens.tolist()):
-                out[i] = raw[pos : pos + n]
-                pos += n
-            return out.reshape(shape)
-        return self._entry(key, what, _dt.as_dtype(dtype).np, shape)
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
@@ -440,19 +237,17 @@ def _resolve(ckpt: str) -> str:
 
 def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
     """``[(name, shape), ...]`` of the variables in a checkpoint (or a dir's latest)."""
-    with _CheckpointFile(_resolve(ckpt_dir_or_file)) as ckpt:
-        return [(name, list(ckpt.info(name)[1])) for name in sorted(ckpt.index)]
+    ckpt = BundleReader(_resolve(ckpt_dir_or_file))
+    return [(name, list(ckpt.info(name)[1])) for name in ckpt.names()]
 
 
 def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     """The saved value of variable ``name`` in a checkpoint (or a dir's latest)."""
     prefix = _resolve(ckpt_dir_or_file)
-    with _CheckpointFile(prefix) as ckpt:
-        if name not in ckpt.index:
-            raise errors.NotFoundError(
-                None, None, "Key %s not found in checkpoint %s" % (name, prefix)
-            )
-        return ckpt.read(name)
+    ckpt = BundleReader(prefix)
+    if name not in ckpt:
+        raise errors.NotFoundError(None, None, "Key %s not found in checkpoint %s" % (name, prefix))
+    return ckpt.read(name)
 
 
 # --------------------------------------------------------------------------------------
@@ -481,7 +276,9 @@ class Saver:
         building new ones; ``import_meta_graph`` makes its saver this way.
 
     Note (flowrt): the restore ops live under ``save/`` (``save/restore_all``);
-    checkpoints are flowrt's npz format (see the module docstring), not TF's tables.
+    checkpoints are TF's V2 format (see the module docstring), readable by TF; a
+    partitioned variable is written as one whole tensor, which TF restores into its
+    slices, and TF's sliced entries are read back whole.
     """
 
     def __init__(
@@ -693,10 +490,10 @@ class Saver:
             self._vars[n].join(parts) if isinstance(self._vars[n], SavedSlices) else parts[0]
             for n, parts in zip(names, fetched, strict=True)
         ]
-        index, entries = _encode(dict(zip(names, values, strict=True)))
-        _write_atomic(prefix + _DATA_SUFFIX, lambda f: _write_arrays(f, index, entries))
-        text = json.dumps(index).encode("utf-8")
-        _write_atomic(prefix + _INDEX_SUFFIX, lambda f: f.write(text))
+        index: list[bytes] = []
+        by_name = dict(zip(names, values, strict=True))
+        _write_atomic(prefix + _DATA_SUFFIX, lambda f: index.append(write_bundle(by_name, f)))
+        _write_atomic(prefix + _INDEX_SUFFIX, lambda f: f.write(index[0]))
         if write_meta_graph:
             from .meta_graph import export_meta_graph
 
@@ -724,8 +521,8 @@ class Saver:
           ValueError: ``save_path`` is None or not a checkpoint.
           NotFoundError: a variable is missing from the checkpoint (named in the message).
           InvalidArgumentError: a saved shape or dtype differs from the variable's.
-          DataLossError: the checkpoint is damaged or not a flowrt checkpoint (the
-            message names the file and variable).
+          DataLossError: the checkpoint is damaged, not a TF-format checkpoint, or
+            written by an older flowrt (the message names the file and variable).
 
         A failed restore assigns no variable: every value is read and checked first.
         """
@@ -734,20 +531,20 @@ class Saver:
         if not checkpoint_exists(save_path):
             raise ValueError("The passed save_path is not a valid checkpoint: %s" % save_path)
         self.build()
-        with _CheckpointFile(save_path) as ckpt:
-            feeds: dict[Tensor, np.ndarray] = {}
-            for name in sorted(self._vars):
-                v, value = self._vars[name], self._read_for(ckpt, name)
-                # A partitioned variable's entry is split back into its parts.
-                pieces = v.split(value) if isinstance(v, SavedSlices) else [value]
-                feeds.update(zip(self._feeds[name], pieces, strict=True))
+        ckpt = BundleReader(save_path)
+        feeds: dict[Tensor, np.ndarray] = {}
+        for name in sorted(self._vars):
+            v, value = self._vars[name], self._read_for(ckpt, name)
+            # A partitioned variable's entry is split back into its parts.
+            pieces = v.split(value) if isinstance(v, SavedSlices) else [value]
+            feeds.update(zip(self._feeds[name], pieces, strict=True))
         # Every value was read and checked: only now is any variable assigned.
         sess.run(self._restore_op, feeds)
 
     def _read_for(self, ckpt, name):
         v = self._vars[name]
-        if name not in ckpt.index:
-            close = [n for n in ckpt.index if n.split("/")[-1] == name.split("/")[-1]][:3]
+        if name not in ckpt:
+            close = [n for n in ckpt.names() if n.split("/")[-1] == name.split("/")[-1]][:3]
             hint = " (the checkpoint has %s)" % ", ".join(close) if close else ""
             raise errors.NotFoundError(
                 None,
@@ -765,12 +562,12 @@ class Saver:
                 "Restoring variable %s from %s: the checkpoint has "
                 "shape %s but the variable has shape %s" % (name, ckpt.path, list(shape), v.shape),
             )
-        if v.dtype.name != dtype:
+        if v.dtype.base_dtype is not dtype:
             raise errors.InvalidArgumentError(
                 None,
                 self._restore_op,
-                "Restoring variable %s from %s: the checkpoint has "
-                "dtype %s but the variable has dtype %s" % (name, ckpt.path, dtype, v.dtype.name),
+                "Restoring variable %s from %s: the checkpoint has dtype %s but the "
+                "variable has dtype %s" % (name, ckpt.path, dtype.name, v.dtype.name),
             )
         return ckpt.read(name)
 
