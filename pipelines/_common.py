@@ -137,11 +137,20 @@ def count_rows(path) -> int:
 
 
 def saved_step(checkpoint_dir) -> int:
-    """The global step of the directory's latest checkpoint (0 if none)."""
+    """The global step of the directory's latest checkpoint (0 if none).
+
+    A checkpoint the job cannot read (damaged, or an older flowrt's format) is a
+    ``DataLossError`` that says so and that ``--fresh`` starts over.
+    """
     latest = fr.train.latest_checkpoint(checkpoint_dir)
     if latest is None:
         return 0
-    return int(fr.train.load_variable(latest, "global_step"))
+    try:
+        return int(fr.train.load_variable(latest, "global_step"))
+    except fr.errors.DataLossError as e:
+        raise fr.errors.DataLossError(
+            None, None, "%s (or run the job with --fresh to start over)" % e.message
+        ) from None
 
 
 def clear_checkpoints(checkpoint_dir) -> None:

@@ -84,6 +84,26 @@ def test_digits_pipeline_resumes_its_global_step_and_fresh_starts_over(tmp_path,
     assert "training from step 0:" in out and "done: 24 steps" in out
 
 
+def test_checkpoints_of_an_older_flowrt_stop_the_job_clearly_and_fresh_starts_over(
+    tmp_path, capsys
+):
+    """flowrt once wrote JSON/npz under TF's file names; a job resuming from such a
+    directory stops naming the problem and the fix, and --fresh replaces them."""
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "model.ckpt-24.index").write_text('{"format": "flowrt-checkpoint-v1"}')
+    (ckpt / "model.ckpt-24.data-00000-of-00001").write_bytes(b"PK\x03\x04")
+    (ckpt / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-24"\n')
+    with pytest.raises(
+        fr.errors.DataLossError,
+        match=r"model\.ckpt-24 was written by an older flowrt .* run the job with --fresh",
+    ):
+        digits_mlp.main(["--epochs", "1", "--checkpoint-dir", str(ckpt), "--quiet"])
+    digits_mlp.main(["--epochs", "1", "--checkpoint-dir", str(ckpt), "--quiet", "--fresh"])
+    assert "done: 24 steps" in capsys.readouterr().out
+    assert fr.train.load_variable(str(ckpt), "global_step") == 24
+
+
 def test_digits_help_shows_every_default(capsys):
     with pytest.raises(SystemExit):
         digits_mlp.main(["--help"])

@@ -80,10 +80,10 @@ class SavedModelBuilder:
     Raises:
       AssertionError: ``export_dir`` exists and is not empty.
 
-    Note (flowrt): the variables are written by ``fr.train.Saver``, whose checkpoint
-    files have TF's names but flowrt's contents, and the meta graph's ``SaverDef`` names
-    flowrt's restore op: TensorFlow cannot restore the variables of a flowrt SavedModel,
-    nor flowrt those of TensorFlow's.
+    Note (flowrt): the variables are written by ``fr.train.Saver`` in TF's checkpoint
+    format (``tf.train.load_checkpoint`` reads ``variables/variables``), but the meta
+    graph's ``SaverDef`` names flowrt's restore op, so TensorFlow's SavedModel loader
+    cannot restore a flowrt SavedModel, nor flowrt's loader TensorFlow's.
     """
 
     def __init__(self, export_dir: str) -> None:
