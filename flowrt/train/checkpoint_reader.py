@@ -28,19 +28,22 @@ class CheckpointReader:
     def __init__(self, prefix: str):
         self._prefix = prefix
         self._bundle = BundleReader(prefix)
-        self._info = {name: self._bundle.info(name) for name in self._bundle.names()}
 
     def get_variable_to_shape_map(self) -> dict[str, list[int]]:
         """``{name: shape}`` of every variable in the checkpoint."""
-        return {name: list(shape) for name, (_, shape) in self._info.items()}
+        return {name: list(self._bundle.shape(name)) for name in self._bundle.names()}
 
     def get_variable_to_dtype_map(self) -> dict[str, _dt.DType]:
-        """``{name: dtype}`` of every variable in the checkpoint."""
-        return {name: dtype for name, (dtype, _) in self._info.items()}
+        """``{name: dtype}`` of every variable in the checkpoint.
+
+        Raises:
+          fr.errors.UnimplementedError: a tensor has a dtype flowrt lacks (bfloat16...).
+        """
+        return {name: self._bundle.info(name)[0] for name in self._bundle.names()}
 
     def has_tensor(self, tensor_str: str) -> bool:
         """Whether the checkpoint holds a variable named ``tensor_str``."""
-        return tensor_str in self._info
+        return tensor_str in self._bundle
 
     def get_tensor(self, tensor_str: str) -> np.ndarray:
         """The saved value of variable ``tensor_str`` as a numpy array.
@@ -49,7 +52,7 @@ class CheckpointReader:
           fr.errors.NotFoundError: if the checkpoint has no variable of that name.
           fr.errors.DataLossError: if its bytes fail their checksum (names the file).
         """
-        if tensor_str not in self._info:
+        if tensor_str not in self._bundle:
             raise errors.NotFoundError(
                 None, None, "Key %s not found in checkpoint %s" % (tensor_str, self._prefix)
             )
@@ -59,7 +62,7 @@ class CheckpointReader:
         """One ``name (dtype) [shape]`` line per variable, sorted by name, as TF's."""
         return "".join(
             "%s (%s) %s\n" % (name, dtype.name, list(shape))
-            for name, (dtype, shape) in sorted(self._info.items())
+            for name, (dtype, shape) in ((n, self._bundle.info(n)) for n in self._bundle.names())
         ).encode()
 
 
@@ -91,7 +94,7 @@ def _set_initializer(var: Variable, reader: CheckpointReader, tensor_name: str) 
             "Shape of variable %s (%s) doesn't match with shape of tensor %s (%s) from "
             "checkpoint reader." % (var.name, want, tensor_name, shapes[tensor_name])
         )
-    ckpt_dtype = reader.get_variable_to_dtype_map()[tensor_name]
+    ckpt_dtype = reader._bundle.info(tensor_name)[0]
     if ckpt_dtype is not var.dtype.base_dtype:
         raise ValueError(
             "dtype of variable %s (%s) doesn't match with dtype of tensor %s (%s) in the "

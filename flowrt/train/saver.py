@@ -238,7 +238,7 @@ def _resolve(ckpt: str) -> str:
 def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
     """``[(name, shape), ...]`` of the variables in a checkpoint (or a dir's latest)."""
     ckpt = BundleReader(_resolve(ckpt_dir_or_file))
-    return [(name, list(ckpt.info(name)[1])) for name in ckpt.names()]
+    return [(name, list(ckpt.shape(name))) for name in ckpt.names()]
 
 
 def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:

@@ -214,12 +214,21 @@ class BundleReader:
                     self.entries[key.decode("utf-8")] = entry
                 except UnicodeDecodeError:
                     raise _data_loss(path, "tensor name %r is not UTF-8" % key) from None
-        self._info = {name: self._check(name, e) for name, e in self.entries.items()}
+        self._shapes = {name: self._shape(name, e) for name, e in self.entries.items()}
 
-    def _check(self, name: str, entry: BundleEntryProto) -> tuple[_dt.DType, tuple[int, ...]]:
+    def _shape(self, name: str, entry: BundleEntryProto) -> tuple[int, ...]:
         dims = [d.size for d in entry.shape.dim]
         if entry.shape.unknown_rank or len(dims) > _MAX_RANK or any(d < 0 for d in dims):
             raise _data_loss(self.path, "tensor %s has a bad shape %s" % (name, dims))
+        if not entry.slices and not 0 <= entry.shard_id < self.num_shards:
+            raise _data_loss(
+                self.path,
+                "tensor %s is in shard %d of %d" % (name, entry.shard_id, self.num_shards),
+            )
+        return tuple(dims)
+
+    def _dtype(self, name: str, entry: BundleEntryProto) -> _dt.DType:
+        # Raised only for the tensor asked for: the checkpoint's other tensors stay readable.
         dtype = _BY_ENUM.get(entry.dtype)
         if dtype is None:
             raise errors.UnimplementedError(
@@ -228,26 +237,26 @@ class BundleReader:
                 "Tensor %s of checkpoint %s has DataType %d, which flowrt does not support"
                 % (name, self.prefix, entry.dtype),
             )
-        if not entry.slices and not 0 <= entry.shard_id < self.num_shards:
-            raise _data_loss(
-                self.path,
-                "tensor %s is in shard %d of %d" % (name, entry.shard_id, self.num_shards),
-            )
-        return dtype, tuple(dims)
+        return dtype
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """The shape of tensor ``name`` (KeyError if absent)."""
+        return self._shapes[name]
 
     def info(self, name: str) -> tuple[_dt.DType, tuple[int, ...]]:
-        """The ``(dtype, shape)`` of tensor ``name`` (KeyError if absent)."""
-        return self._info[name]
+        """The ``(dtype, shape)`` of tensor ``name`` (KeyError if absent;
+        UnimplementedError if its dtype is one flowrt lacks, e.g. bfloat16)."""
+        return self._dtype(name, self.entries[name]), self._shapes[name]
 
     def __contains__(self, name: str) -> bool:
-        return name in self._info
+        return name in self._shapes
 
     def names(self) -> list[str]:
-        return sorted(self._info)
+        return sorted(self._shapes)
 
     def read(self, name: str) -> np.ndarray:
         """The value of tensor ``name``, checked against its entry's size and CRC."""
-        dtype, shape = self._info[name]
+        dtype, shape = self.info(name)
         entry = self.entries[name]
         if entry.slices:
             return self._read_sliced(name, dtype, shape, entry)
@@ -259,13 +268,15 @@ class BundleReader:
         parts = []
         for s in entry.slices:
             extents = self._extents(name, s, shape)
-            part = self._slices.get(slice_key(name, extents))
+            # An extent without a length (the whole dimension) is -1 in the key.
+            encoded = [(e.start, e.length if e.HasField("length") else -1) for e in s.extent]
+            part = self._slices.get(slice_key(name, encoded))
             if part is None:
                 raise _data_loss(
                     self.path, "tensor %s: the entry of slice %s is missing" % (name, extents)
                 )
             part_shape = tuple(n for _, n in extents)
-            if self._check(name, part) != (dtype, part_shape):
+            if (self._dtype(name, part), self._shape(name, part)) != (dtype, part_shape):
                 raise _data_loss(
                     self.path, "tensor %s: slice %s has another dtype or shape" % (name, extents)
                 )

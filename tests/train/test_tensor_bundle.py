@@ -164,6 +164,24 @@ def test_tf_slices_are_checked(tmp_path):
     with pytest.raises(fr.errors.DataLossError, match="tensor part: its slices do not cover it"):
         fr.train.load_variable(prefix, "part")
 
+    def full_columns(table):
+        """Slices given as "all of dim 1" (no length): TF keys them with length -1."""
+        out = []
+        for k, v in table:
+            if k == b"part":
+                e = BundleEntryProto.FromString(v)
+                for sl in e.slices:
+                    sl.extent[1].ClearField("length")
+                v = e.SerializeToString()
+            elif k in slice_keys:
+                start = 0 if k == slice_keys[0] else 2
+                k = tensor_bundle.slice_key("part", [(start, 2), (0, -1)])
+            out.append((k, v))
+        return sorted(out)
+
+    prefix = _copy_fixture(tmp_path, full_columns)
+    _assert_same(fr.train.load_variable(prefix, "part"), VALUES["part"], "part")
+
 
 def test_bundles_of_several_data_shards(tmp_path):
     """TF's sharded savers write ``.data-0000i-of-0000n``; each entry names its shard."""
