@@ -121,6 +121,42 @@ def test_reads_the_checkpoint_tf_wrote(tmp_path):
             assert sess.run(step) == STEP
 
 
+def test_the_ported_program_resumes_from_tfs_checkpoint():
+    """make_fixture.py's graph written with flowrt: a default Saver restores every
+    variable TF saved, Adam's slots and powers included, and training continues."""
+    prefix = fr.train.latest_checkpoint(FIXTURE)
+    reader = fr.train.NewCheckpointReader(prefix)
+    with fr.Graph().as_default():
+        made = {}
+        for name, value in VALUES.items():
+            zero = np.zeros_like(value) if value.dtype != object else np.full(value.shape, b"?")
+            if name == "part":
+                made[name] = fr.get_variable(
+                    name,
+                    value.shape,
+                    initializer=fr.zeros_initializer(),
+                    partitioner=fr.fixed_size_partitioner(2),
+                )
+            elif name == "scope/w":
+                with fr.variable_scope("scope"):
+                    made[name] = fr.get_variable("w", initializer=fr.constant(zero))
+            else:
+                made[name] = fr.Variable(zero, name=name)
+        step = fr.train.get_or_create_global_step()
+        loss = fr.reduce_sum(fr.square(made["scope/w"]))
+        train = fr.train.AdamOptimizer(0.0).minimize(loss, global_step=step)
+        saved = {v.op.name: v for v in fr.global_variables() if "part" not in v.op.name}
+        assert set(saved) | {"part"} == set(reader.get_variable_to_shape_map())
+        with fr.Session() as sess:
+            sess.run(fr.global_variables_initializer())
+            fr.train.Saver().restore(sess, prefix)
+            for name, v in saved.items():
+                _assert_same(sess.run(v), reader.get_tensor(name), name)
+            _assert_same(np.concatenate(sess.run(list(made["part"]))), VALUES["part"], "part")
+            sess.run(train)
+            assert sess.run(step) == STEP + 1
+
+
 def _copy_fixture(tmp_path, edit):
     """The fixture's files in ``tmp_path``, its index entries passed through ``edit``."""
     for name in os.listdir(FIXTURE):
