@@ -8,7 +8,8 @@ A bundle with prefix ``dir/model.ckpt-20`` is:
       offset and size of its bytes, masked CRC-32C of them).
   ``model.ckpt-20.data-00000-of-00001``  the tensors' bytes at their offsets: numbers in
       little-endian order, C order; string tensors as the varint64 length of each
-      element, a masked CRC-32C of the lengths (as uint64s), then the elements' bytes.
+      element, a masked CRC-32C of the lengths (taken as uint32s, uint64 past 4 GiB),
+      then the elements' bytes.
 A tensor TF saved in slices (a partitioned variable) has an entry with its full shape
 and the slices' extents; each slice's bytes are under a key that encodes the name and the
 extents (TF's ``EncodeTensorNameSlice``). flowrt writes a partitioned variable as one
@@ -25,7 +26,9 @@ import re
 import struct
 from typing import Any, BinaryIO
 
+import google_crc32c
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
@@ -60,8 +63,6 @@ def _packed_lengths(lengths: list[int]) -> bytes:
 
 def _string_bytes(arr: np.ndarray) -> tuple[bytes, int]:
     """TF's encoding of a string tensor and its (unmasked) CRC-32C."""
-    import google_crc32c
-
     items = [bytes(b) if not isinstance(b, str) else b.encode() for b in arr.reshape(-1)]
     lengths = b"".join(varint(len(b)) for b in items)
     crc = google_crc32c.value(_packed_lengths([len(b) for b in items]))
@@ -72,8 +73,6 @@ def _string_bytes(arr: np.ndarray) -> tuple[bytes, int]:
 
 
 def _tensor_bytes(arr: np.ndarray) -> tuple[bytes, int]:
-    import google_crc32c
-
     if arr.dtype == object or arr.dtype.kind in "SU":
         return _string_bytes(arr)
     raw = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
@@ -189,7 +188,7 @@ class BundleReader:
             header.ParseFromString(entries.pop(b""))
         except KeyError:
             raise _data_loss(path, "no header entry") from None
-        except Exception as e:  # protobuf's DecodeError and friends
+        except DecodeError as e:
             raise _data_loss(path, "bad header: %s" % e) from None
         if header.version.min_consumer > _VERSION or header.num_shards < 1:
             raise _data_loss(
@@ -205,7 +204,7 @@ class BundleReader:
             entry = BundleEntryProto()
             try:
                 entry.ParseFromString(value)
-            except Exception as e:
+            except DecodeError as e:
                 raise _data_loss(path, "bad entry for %r: %s" % (key, e)) from None
             if key[:1] == b"\x00":
                 self._slices[key] = entry
@@ -345,8 +344,7 @@ class BundleReader:
         )
 
     def _strings(self, path: str, name: str, raw: bytes, count: int, crc: int) -> np.ndarray:
-        """TF's string encoding; its CRC covers the lengths as uint64s, not as varints."""
-        import google_crc32c
+        """TF's string encoding; its CRC covers the lengths as integers, not as varints."""
 
         lengths = []
         pos = 0
