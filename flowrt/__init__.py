@@ -84,6 +84,7 @@ from .ops.csv_ops import *  # noqa: F403
 from .ops.custom_gradient_ops import *  # noqa: F403
 from .ops.data_flow_ops import *  # noqa: F403
 from .ops.decomposition_ops import *  # noqa: F403
+from .ops.edit_distance_ops import *  # noqa: F403
 from .ops.einsum_ops import *  # noqa: F403
 from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_check_ops import *  # noqa: F403

@@ -67,6 +67,7 @@ MODULES = [
     "flowrt.ops.pool3d_ops",
     "flowrt.ops.nd_conv_pool_ops",
     "flowrt.ops.pool_argmax_ops",
+    "flowrt.ops.edit_distance_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -430,6 +431,7 @@ CASES = {
     "sparse_ops.sparse_to_dense": lambda i: fr.sparse_to_dense(i.ids, [5], 1.0),
     "sparse_ops.sparse_tensor_to_dense": lambda i: fr.sparse_tensor_to_dense(i.sp),
     "sparse_ops.sparse_reorder": lambda i: fr.sparse_reorder(i.sp),
+    "edit_distance_ops.edit_distance": lambda i: fr.edit_distance(i.sps, i.sps),
     "sparse_ops.sparse_reduce_sum": lambda i: fr.sparse_reduce_sum(i.sp, axis=1),
     "sparse_ops.sparse_retain": lambda i: fr.sparse_retain(i.sp, [True, False]),
     "sparse_ops.sparse_concat": lambda i: fr.sparse_concat(1, [i.sp, i.sp]),
