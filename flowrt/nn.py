@@ -1,12 +1,12 @@
 """``fr.nn``: activations, softmax, losses, dropout, embeddings (dense and sparse),
 candidate sampling, convolution, pooling, batch normalization, local response
-normalization and top-k (TF1's ``tf.nn``).
+normalization, top-k and CTC decoding (TF1's ``tf.nn``).
 Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
 ``sparse_segment_ops.py``, ``candidate_sampling_ops.py``, ``conv_ops.py``,
 ``conv3d_ops.py``, ``depthwise_conv_ops.py``, ``space_depth_ops.py``, ``pool_ops.py``,
 ``pool3d_ops.py``, ``pool_argmax_ops.py``, ``nd_conv_pool_ops.py``, ``lrn_ops.py``, ``topk_ops.py``,
-``moments_ops.py``, ``nn_loss_ops.py`` and ``extra_math_ops.py`` (softsign, swish, crelu);
-this module only re-exports them."""
+``moments_ops.py``, ``nn_loss_ops.py``, ``ctc_ops.py`` and ``extra_math_ops.py`` (softsign,
+swish, crelu); this module only re-exports them."""
 
 import types as _types
 
@@ -16,6 +16,7 @@ from .ops.batch_space_ops import space_to_batch  # noqa: F401
 from .ops.candidate_sampling_ops import *  # noqa: F403
 from .ops.conv3d_ops import *  # noqa: F403
 from .ops.conv_ops import *  # noqa: F403
+from .ops.ctc_ops import *  # noqa: F403
 from .ops.depthwise_conv_ops import *  # noqa: F403
 from .ops.depthwise_conv_ops import (  # noqa: F401  (TF1's aliases)
     depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter,

@@ -68,6 +68,7 @@ MODULES = [
     "flowrt.ops.nd_conv_pool_ops",
     "flowrt.ops.pool_argmax_ops",
     "flowrt.ops.edit_distance_ops",
+    "flowrt.ops.ctc_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -432,6 +433,9 @@ CASES = {
     "sparse_ops.sparse_tensor_to_dense": lambda i: fr.sparse_tensor_to_dense(i.sp),
     "sparse_ops.sparse_reorder": lambda i: fr.sparse_reorder(i.sp),
     "edit_distance_ops.edit_distance": lambda i: fr.edit_distance(i.sps, i.sps),
+    "ctc_ops.ctc_greedy_decoder": lambda i: fr.nn.ctc_greedy_decoder(
+        fr.transpose(i.x1, [1, 0, 2]), i.ids
+    )[1],
     "sparse_ops.sparse_reduce_sum": lambda i: fr.sparse_reduce_sum(i.sp, axis=1),
     "sparse_ops.sparse_retain": lambda i: fr.sparse_retain(i.sp, [True, False]),
     "sparse_ops.sparse_concat": lambda i: fr.sparse_concat(1, [i.sp, i.sp]),
