@@ -129,16 +129,19 @@ def _kernel(ctx, op, x, lengths):
     x, lengths = np.asarray(x), np.asarray(lengths, np.int32)
     blank = _validate(op, x, lengths)
     max_time, batch, _ = x.shape
-    # TF's row maximum: the first strictly greater logit wins, so a NaN is never chosen
-    # unless it is class 0, and then it stays (no comparison with it is true).
-    best = np.argmax(np.where(np.isnan(x), -np.inf, x), axis=2)
-    best[np.isnan(x[:, :, 0])] = 0
+    best = np.argmax(x, axis=2)
     top = np.take_along_axis(x, best[:, :, None], axis=2)[:, :, 0]
+    if np.isnan(top).any():
+        # TF's row maximum: the first strictly greater logit wins, so a NaN is never
+        # chosen unless it is class 0, and then it stays (no comparison with it is true).
+        best = np.argmax(np.where(np.isnan(x), -np.inf, x), axis=2)
+        best[np.isnan(x[:, :, 0])] = 0
+        top = np.take_along_axis(x, best[:, :, None], axis=2)[:, :, 0]
     live = np.arange(max_time)[:, None] < lengths[None, :]
-    neg_sum = np.zeros(batch, x.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
-        for t in range(max_time):  # TF's order of additions, in the inputs' dtype
-            neg_sum = np.where(live[t], neg_sum + -top[t], neg_sum)
+        # cumsum adds step by step, in TF's order and the inputs' dtype; the steps past a
+        # sequence's end add 0 after its sum.
+        neg_sum = np.cumsum(np.where(live, -top, 0), axis=0, dtype=x.dtype)[-1]
     keep = live & (best != blank)
     if op.attrs["merge_repeated"]:
         keep[1:] &= best[1:] != best[:-1]

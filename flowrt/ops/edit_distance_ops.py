@@ -152,11 +152,14 @@ def _codes(hv: np.ndarray, tv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Both inputs' values as int64 codes equal where the values are equal (NaN equals
     nothing, as C++'s ``==``), so one compiled loop serves every dtype."""
     both = np.concatenate([hv, tv])
-    if both.dtype.kind in "fc":
-        _, inverse = np.unique(both, return_inverse=True, equal_nan=False)
+    if both.dtype.kind in "OSU":  # strings: hashing, 3x faster than sorting 30k
+        items = both.tolist()  # each value's code: the position where it first occurs
+        seen: dict[object, int] = {}
+        first = map(seen.setdefault, items, range(len(items)))
+        inverse = np.fromiter(first, np.int64, len(items))
     else:
-        _, inverse = np.unique(both, return_inverse=True)
-    inverse = inverse.reshape(-1).astype(np.int64)
+        inverse = np.unique(both, return_inverse=True, equal_nan=False)[1]
+        inverse = inverse.reshape(-1).astype(np.int64)
     return inverse[: hv.size], inverse[hv.size :]
 
 
