@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -11,12 +13,21 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import TensorShape, check_dtype, in_graph_of, is_tensor_like, make_op, to_tensor
 from .sparse_ops import SparseTensor
 
+if TYPE_CHECKING:
+    from .._core.graph import Tensor
+    from .._core.typing import TensorLike
+
 __all__ = ["ctc_greedy_decoder"]
 
 _FLOATS = (_dt.float32, _dt.float64)
 
 
-def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
+def ctc_greedy_decoder(
+    inputs: TensorLike,
+    sequence_length: TensorLike,
+    merge_repeated: bool = True,
+    blank_index: int | None = None,
+) -> tuple[list[SparseTensor], Tensor]:
     """Greedy (best path) decoding of ``inputs``: the most likely class at each time step,
     without blanks, and with a run of one class emitted once when ``merge_repeated``.
 

@@ -19,12 +19,14 @@ from .._core.graph import Tensor
 from .._core.jit import compiled, inlined, warm_up
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import TensorShape, in_graph_of, int_list, make
-from .sparse_ops import SparseTensor, SparseTensorValue
+from .sparse_ops import SparseInput, SparseTensor, SparseTensorValue
 
 __all__ = ["edit_distance"]
 
 
-def edit_distance(hypothesis, truth, normalize: bool = True, name: str = "edit_distance") -> Tensor:
+def edit_distance(
+    hypothesis: SparseInput, truth: SparseInput, normalize: bool = True, name: str = "edit_distance"
+) -> Tensor:
     """The Levenshtein distance between each sequence of ``hypothesis`` and of ``truth``.
 
     Args:
