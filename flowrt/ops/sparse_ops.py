@@ -72,7 +72,8 @@ class SparseTensor:
       dense_shape: int64 ``[rank]``: the shape of the dense tensor represented.
 
     Raises:
-      ValueError: components of the wrong rank.
+      ValueError: components of the wrong rank, or of sizes that disagree (rows of
+        ``indices`` against ``values``, columns against ``dense_shape``).
     """
 
     def __init__(self, indices: TensorLike, values: TensorLike, dense_shape: TensorLike) -> None:
@@ -91,6 +92,14 @@ class SparseTensor:
             raise ValueError(
                 "SparseTensor dense_shape must be a vector, got shape %s" % self._dense_shape.shape
             )
+        # As TF: one row of indices per value, one column per dimension of dense_shape.
+        rows, cols = (self._indices.shape.dims or [None, None])[:2]
+        for a, b in (
+            (rows, (self._values.shape.dims or [None])[0]),
+            (cols, (self._dense_shape.shape.dims or [None])[0]),
+        ):
+            if a is not None and b is not None and a != b:
+                raise ValueError("Dimensions %d and %d are not compatible" % (a, b))
         self._shape = _shape_from(self._dense_shape, self._indices)
 
     @classmethod

@@ -49,6 +49,25 @@ def test_sparse_tensor_rejects_bad_component_ranks():
         fr.SparseTensor([[0]], [1.0], 3)
 
 
+@pytest.mark.parametrize(
+    "indices, values, dense_shape, message",
+    [
+        ([[0, 0]], [1.0], [2, 3, 4], "Dimensions 2 and 3 are not compatible"),  # TF 2.21's
+        ([[0, 0], [1, 1]], [1.0], [2, 3], "Dimensions 2 and 1 are not compatible"),
+    ],
+)
+def test_sparse_tensor_rejects_components_of_disagreeing_sizes(
+    indices, values, dense_shape, message
+):
+    with pytest.raises(ValueError, match=message):
+        fr.SparseTensor(indices, values, dense_shape)
+
+
+def test_sparse_tensor_sizes_unknown_until_run_are_not_checked_at_construction():
+    sp = fr.SparseTensor(fr.placeholder(fr.int64, [None, None]), [1.0], [2, 3])
+    assert sp.dense_shape.shape.as_list() == [2]
+
+
 def test_sparse_placeholder_names_shapes_and_feeds():
     sp = fr.sparse_placeholder(fr.float32, name="sp")
     assert sp.indices.op.name == "sp/indices" and sp.values.op.name == "sp/values"
