@@ -1127,18 +1127,22 @@ def _wrap_cast(arr: np.ndarray, dtype: _dt.DType) -> np.ndarray:
 
 
 def _string_array(value) -> np.ndarray:
+    """``value`` as an object array of ``bytes`` (``str`` encoded as UTF-8), never the
+    caller's own array: a fed array is neither changed nor frozen."""
     arr = np.asarray(value, dtype=object)
-    flat = arr.reshape(-1)
-    for i, v in enumerate(flat):
+    items = arr.reshape(-1).tolist()
+    if set(map(type, items)) <= {bytes}:  # the common case, checked in C
+        return arr.copy() if arr is value else arr
+    for i, v in enumerate(items):
         if isinstance(v, str):
-            flat[i] = v.encode("utf-8")
+            items[i] = v.encode("utf-8")
         elif isinstance(v, np.bytes_):
-            flat[i] = bytes(v)
-        elif isinstance(v, np.str_):
-            flat[i] = str(v).encode("utf-8")
+            items[i] = bytes(v)
         elif not isinstance(v, bytes):
             raise TypeError("Expected string, got %r of type '%s' instead." % (v, type(v).__name__))
-    return flat.reshape(arr.shape)
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out.reshape(arr.shape)
 
 
 def constant_op(value, dtype=None, shape=None, name=None, graph: Graph | None = None) -> Tensor:

@@ -382,3 +382,18 @@ def test_negative_timeout_means_no_timeout_and_config_timeout_applies():
             t = _enqueue_once_waited(sess, q, enq)
             assert sess.run(deq, options=fr.RunOptions(timeout_in_ms=own)) == 1.0
             t.join(10)
+
+
+def test_a_fed_string_array_is_neither_changed_nor_frozen():
+    # Feeding encodes str to bytes in a copy: the caller's object array keeps its str.
+    with fr.Graph().as_default():
+        ph = fr.placeholder(fr.string, [None])
+        out = fr.identity(ph)
+        fed = np.array(["a", "é"], dtype=object)
+        with fr.Session() as sess:
+            assert sess.run(out, {ph: fed}).tolist() == [b"a", "é".encode()]
+            raw = np.array([b"x", b"y"], dtype=object)
+            assert sess.run(out, {ph: raw}).tolist() == [b"x", b"y"]
+    assert fed.tolist() == ["a", "é"]
+    assert raw.flags.writeable
+    raw[0] = b"z"
