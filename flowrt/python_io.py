@@ -24,9 +24,8 @@ import struct
 import zlib
 from typing import BinaryIO, Iterator, Self
 
-import google_crc32c
-
 from . import errors
+from ._core.crc import masked_crc32c
 
 __all__ = [
     "TFRecordWriter",
@@ -38,17 +37,9 @@ __all__ = [
     "masked_crc32c",
 ]
 
-_MASK_DELTA = 0xA282EAD8
 _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
 _HEAD = struct.Struct("<QI")
-_crc = google_crc32c.value
-
-
-def masked_crc32c(data: bytes) -> int:
-    """The masked CRC-32C that TFRecord framing stores for ``data``."""
-    c = _crc(data)
-    return (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
 
 def encode_record(data: bytes) -> bytes:

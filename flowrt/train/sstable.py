@@ -22,31 +22,16 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterable
 
-import google_crc32c
-
 from .. import errors
+from .._core.crc import masked_crc32c
 
-__all__ = ["masked_crc32c", "write_table", "read_table"]
+__all__ = ["write_table", "read_table"]
 
 _MAGIC = 0xDB4775248B80FB57
 _FOOTER_SIZE = 48
 _TRAILER_SIZE = 5
 _NO_COMPRESSION = 0
 _SNAPPY = 1
-_MASK_DELTA = 0xA282EAD8
-
-
-def masked_crc32c(data: bytes, crc: int | None = None) -> int:
-    """LevelDB's masked CRC-32C of ``data`` (``crc``: a running unmasked CRC to extend).
-
-    Stored CRCs are masked so that a CRC of bytes that themselves hold CRCs stays strong.
-    """
-    crc = google_crc32c.value(data) if crc is None else google_crc32c.extend(crc, data)
-    return mask(crc)
-
-
-def mask(crc: int) -> int:
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
 
 def varint(n: int) -> bytes:

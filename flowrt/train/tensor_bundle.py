@@ -32,9 +32,10 @@ from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.crc import mask, masked_crc32c
 from ..protos.graph_pb2 import VersionDef
 from ..protos.tensor_bundle_pb2 import BundleEntryProto, BundleHeaderProto, TensorSliceProto
-from .sstable import mask, masked_crc32c, read_table, read_varint, varint, write_table
+from .sstable import read_table, read_varint, varint, write_table
 
 __all__ = ["write_bundle", "BundleReader", "data_path", "index_path"]
 

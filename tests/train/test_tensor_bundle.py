@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import flowrt as fr
+from flowrt._core.crc import masked_crc32c
 from flowrt.protos.tensor_bundle_pb2 import BundleEntryProto, BundleHeaderProto
 from flowrt.train import sstable, tensor_bundle
 
@@ -78,7 +79,7 @@ def test_files_are_tfs_tensor_bundle(tmp_path):
     assert (a.dtype, a.offset, a.size) == (fr.int64.as_datatype_enum, 0, 8)
     assert (b.dtype, b.offset, b.size, [d.size for d in b.shape.dim]) == (1, 8, 8, [2])
     assert data == struct.pack("<q2f", 7, 1.0, 2.0)
-    assert b.crc32c == sstable.masked_crc32c(data[8:])
+    assert b.crc32c == masked_crc32c(data[8:])
     assert fr.train.load_variable(path, "a") == 7
 
 
@@ -287,9 +288,7 @@ def test_snappy_blocks_are_refused_clearly():
     # The data block: varints 0, 1, 1, key, value, one restart offset, the count.
     contents_len = 3 + 1 + 1 + 4 + 4
     good[contents_len] = 1
-    struct.pack_into(
-        "<I", good, contents_len + 1, sstable.masked_crc32c(bytes(good[: contents_len + 1]))
-    )
+    struct.pack_into("<I", good, contents_len + 1, masked_crc32c(bytes(good[: contents_len + 1])))
     with pytest.raises(fr.errors.DataLossError, match=r"m\.index.*snappy-compressed"):
         sstable.read_table(bytes(good), "m.index")
 
