@@ -170,8 +170,11 @@ class QueueBase:
         enqueue ``fifo_queue_enqueue`` with its constants under ``fifo_queue_enqueue/``."""
         g = self._queue_ref.graph
         with g.as_default():
-            full = g.unique_name(name or default, mark_as_used=False)
-            with g.name_scope(full + "/"):
+            if name and name.endswith("/"):  # a scope (``name_scope(...) as scope``)
+                scope = name  # names the op itself: its inputs go under it, as in TF
+            else:
+                scope = g.unique_name(name or default, mark_as_used=False) + "/"
+            with g.name_scope(scope):
                 inputs = make_inputs()
             return inputs, (name or default)
 

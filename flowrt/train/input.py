@@ -454,8 +454,6 @@ def _validate_keep_input(keep_input, enqueue_many):
 def _enqueue(queue, tensor_list, enqueue_many, keep_input):
     """TF1's ``_enqueue``: all of ``tensor_list``, or the examples ``keep_input`` keeps."""
     enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
-    if keep_input is None:
-        return enqueue(tensor_list)
     if keep_input.shape.ndims == 1:
         from ..ops.indexing_ops import boolean_mask
 
@@ -532,12 +530,14 @@ def _batch_impl(
     scope_name,
     name,
     fn,
-    keep_input=None,
+    keep_input=True,
 ):
     original = tensors_list[0]
     tensor_list_list = _as_tensor_list_list(tensors_list)
     flat = [t for tl in tensor_list_list for t in tl]
     with name_scope(name, scope_name, flat) as scope:
+        # Always a tensor, as in TF1 (its ``Const`` is the scope's first op).
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
         sparse_info = None
         stored = []
         for tl in tensor_list_list:
@@ -547,8 +547,6 @@ def _batch_impl(
         if shapes is not None and any(sparse_info):
             shapes = [[1] if inf else s for s, inf in zip(shapes, sparse_info)]
         tensor_list_list = [_validate(tl, fn) for tl in stored]
-        if keep_input is not None:
-            keep_input = _validate_keep_input(keep_input, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = make_queue(types, shapes)

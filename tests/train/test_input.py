@@ -218,6 +218,36 @@ def test_shuffle_batch_mixes_examples():
     assert sorted(got) == list(range(100))
 
 
+def test_batching_ops_under_a_name_scope_are_named_as_tf1_names_them():
+    # TF 2.21 (compat.v1) names these ops so; the dequeue's ``n`` sits in the batch's scope
+    # (not under a repeated ``input/shuffle_batch/input/shuffle_batch/``), and the
+    # ``keep_input`` constant is the scope's first op.
+    with fr.name_scope("input"):
+        fr.train.shuffle_batch(
+            [fr.constant([1.0, 2.0]), fr.constant(1)], 4, capacity=40, min_after_dequeue=10
+        )
+    names = [op.name for op in fr.get_default_graph().get_operations()]
+    assert [n for n in names if n.startswith("input/shuffle_batch")] == [
+        "input/shuffle_batch/Const",
+        "input/shuffle_batch/random_shuffle_queue",
+        "input/shuffle_batch/random_shuffle_queue_enqueue",
+        "input/shuffle_batch/random_shuffle_queue_Close",
+        "input/shuffle_batch/random_shuffle_queue_Close_1",
+        "input/shuffle_batch/random_shuffle_queue_Size",
+        "input/shuffle_batch/sub/y",
+        "input/shuffle_batch/sub",
+        "input/shuffle_batch/Maximum/x",
+        "input/shuffle_batch/Maximum",
+        "input/shuffle_batch/Cast",
+        "input/shuffle_batch/mul/y",
+        "input/shuffle_batch/mul",
+        "input/shuffle_batch/fraction_over_10_of_30_full/tags",
+        "input/shuffle_batch/fraction_over_10_of_30_full",
+        "input/shuffle_batch/n",
+        "input/shuffle_batch",
+    ]
+
+
 # --- CSV files -> shuffled batches -------------------------------------------------------
 
 
