@@ -75,7 +75,11 @@ def main():
     trace = fr.client.timeline.Timeline(meta.step_stats).generate_chrome_trace_format()
     with open(path, "w") as f:
         f.write(trace)
-    print("chrome trace written (%d events)" % len(json.loads(trace)["traceEvents"]))
+    events = len(json.loads(trace)["traceEvents"])
+    print(
+        "chrome trace (%d events) written to %s: open it at https://ui.perfetto.dev"
+        % (events, path)
+    )
     print("intra_op_parallelism_threads=2:")
     profile(train, feed, fr.ConfigProto(intra_op_parallelism_threads=2))
 

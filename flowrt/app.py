@@ -10,9 +10,11 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-from absl import app as _absl_app
-
 from . import flags
+from ._core import extras
+
+# absl-py is the ``flowrt[app]`` extra: a clear error when it is absent.
+_absl_app = extras.require("absl.app", "app", "fr.app")
 
 __all__ = ["run"]
 

@@ -4,7 +4,12 @@
 
 from __future__ import annotations
 
-from absl.flags import (
+from ._core import extras
+
+# absl-py is the ``flowrt[app]`` extra: a clear error when it is absent.
+extras.require("absl.flags", "app", "fr.flags")
+
+from absl.flags import (  # noqa: E402
     DEFINE,
     FLAGS,
     DEFINE_alias,

@@ -20,10 +20,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 import flowrt as fr
+from flowrt._core import extras
 from pipelines.trace import TraceHook
+
+tqdm = extras.require("tqdm", "jobs", "The jobs' progress bar").tqdm
 
 DATA = Path(__file__).parent / "data"
 
@@ -38,6 +40,15 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
     return value
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows every option's default, after its help unless the help says it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if "(default:" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def base_parser(
@@ -63,7 +74,7 @@ def base_parser(
       A parser the job may add its own options to.
     """
     p = argparse.ArgumentParser(
-        description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+        prog="python -m pipelines." + name, description=description, formatter_class=_HelpFormatter
     )
     p.add_argument(
         "--epochs",
@@ -76,7 +87,7 @@ def base_parser(
     p.add_argument(
         "--checkpoint-dir",
         default="checkpoints/" + name,
-        help="where checkpoints and summaries go, and are resumed from",
+        help="where checkpoints go, and are resumed from",
     )
     p.add_argument(
         "--fresh",
@@ -231,28 +242,55 @@ class TrainingJob:
         )
 
     def report(self) -> float:
-        """Prints the summary line; returns the final test accuracy."""
+        """Prints the summary line; returns the final test accuracy.
+
+        The rate is the training's from the end of the first step on, as the progress
+        bar shows it; the set-up before it (building the graph, creating the session,
+        the first step with its one-off kernel compilation) is timed separately.
+        """
         p = self.progress
-        secs = time.perf_counter() - p.started
         latest = fr.train.latest_checkpoint(self.args.checkpoint_dir)
         how = "interrupted" if self.interrupted else "done"
+        if p.examples:
+            train_secs = p.last_at - p.first_at
+            rate = (
+                "%.0f examples/s" % ((p.examples - p.first_examples) / train_secs)
+                if train_secs > 0
+                else "- examples/s (one step)"
+            )
+            timing = "%s in %.1f s after the first step, set-up %.1f s, final loss %.4f" % (
+                rate,
+                train_secs,
+                p.first_at - p.started,
+                p.last_loss,
+            )
+        else:  # stopped (Ctrl-C) before its first step
+            timing = "no step ran"
         print(
-            "%s: %d steps, %d examples in %.1f s (%.0f examples/s), final loss %s, "
-            "test accuracy %.3f, checkpoint %s"
-            % (
-                how,
-                p.step,
-                p.examples,
-                secs,
-                p.examples / max(secs, 1e-9),
-                # No step ran (a resumed run with no epochs left): no loss to show.
-                "%.4f" % p.last_loss if p.examples else "- (no step ran)",
-                p.accuracy,
-                latest,
-            ),
+            "%s: %d steps, %d examples, %s, test accuracy %.3f, checkpoint %s"
+            % (how, p.step, p.examples, timing, p.accuracy, latest),
             flush=True,
         )
         return p.accuracy
+
+    def report_finished(self) -> float:
+        """For a run with no epochs left: says so and how to train more or start over
+        (no session of the training is created); returns the checkpoint's test
+        accuracy."""
+        latest = fr.train.latest_checkpoint(self.args.checkpoint_dir)
+        with fr.Session(config=CONFIG) as sess:
+            if latest is None:  # --epochs 0 on a fresh start
+                sess.run(fr.global_variables_initializer())
+            else:
+                self.scaffold.saver.restore(sess, latest)
+            accuracy = self.evaluate(sess)
+        print(
+            "all epochs done (--epochs %d, step %d, test accuracy %.3f, checkpoint %s): "
+            "--epochs N with N > %d trains on to N epochs, --fresh starts over"
+            % (self.args.epochs, self.start_step, accuracy, latest, self.args.epochs),
+            flush=True,
+        )
+        return accuracy
 
 
 class ProgressHook(fr.train.SessionRunHook):
@@ -266,15 +304,18 @@ class ProgressHook(fr.train.SessionRunHook):
         self.accuracy = float("nan")
         self.bar = None
         self.started = time.perf_counter()
+        # When the first and the last step of this run ended, and the examples of the
+        # first: the training rate is timed from the first step's end (report()).
+        self.first_at = self.last_at = self.started
+        self.first_examples = 0
         self.saved = None
         self.listener = _SavedListener(self)
         self.writer = None
         self._rate_from = (self.started, 0)  # (time, examples) of the last examples/s
 
     def restart_clock(self) -> None:
-        """Times from now (the job's set-up before it, a cluster's, not counted)."""
+        """Times the set-up from now (a cluster's start before it not counted)."""
         self.started = time.perf_counter()
-        self._rate_from = (self.started, self.examples)
 
     def begin(self):
         # MonitoredTrainingSession's summary hook shares this writer (and wrote the graph).
@@ -310,8 +351,13 @@ class ProgressHook(fr.train.SessionRunHook):
 
     def after_run(self, run_context, run_values):
         r = run_values.results
+        first = not self.examples
         self.examples += int(r["n"])
         self.last_loss = float(r["loss"])
+        self.last_at = time.perf_counter()
+        if first:  # the set-up ends here; the rates are the training's from now on
+            self.first_at, self.first_examples = self.last_at, self.examples
+            self._rate_from = (self.last_at, self.examples)
         self.step = int(r["step"]) + 1
         self.bar.update(int(r["n"]))
         if self.step % self.job.args.eval_every == 0:
@@ -411,6 +457,8 @@ def run(
     """
     with fr.Graph().as_default():
         job = job_class(args)
+        if not job.epochs:
+            return job.report_finished()
         if getattr(args, "producers", 0):
             from pipelines.scale_out import Producers
 
@@ -429,7 +477,7 @@ def run(
                     flush=True,
                 )
                 job.master = producers.target
-                job.progress.restart_clock()  # the figures cover training, as without
+                job.progress.restart_clock()  # the set-up excludes the cluster's start
                 acc = _train(job)
             producers.check()
         else:

@@ -68,8 +68,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
         "--ray-address",
         default=None,
         help="with --producers: the Ray cluster to run on ('auto': the one `ray start` "
-        "made on this machine; HEAD:6379; 'local': a new private one); default: "
-        "RAY_ADDRESS, else the Ray instance on this machine, started if none runs",
+        "made on this machine; HEAD:6379; 'local': a new private one) (default: "
+        "RAY_ADDRESS, else the Ray instance on this machine, started if none runs)",
     )
 
 

@@ -82,7 +82,7 @@ EXPECT = {
     ],
     "debug_slow_run.py": [
         r"^\d+ ops per step, median [\d.]+ ms in kernels over 7 steps; the slowest:$",
-        r"^chrome trace written \(\d+ events\)$",
+        r"^chrome trace \(\d+ events\) written to /\S+/step\.json: open it at https://ui\.perfetto\.dev$",
         r"^intra_op_parallelism_threads=2:$",
     ],
     "debug_wrong_gradient.py": [

@@ -45,6 +45,13 @@ def test_digits_pipeline_trains_checkpoints_and_stops_cleanly(tmp_path, runners,
     )
     out = capsys.readouterr().out
     assert "done: 94 steps, 6000 examples" in out  # 4 epochs x 1500 rows, batches of 64
+    # The rate is the training's, from the first step on (as the progress bar's); the
+    # set-up, with the first step's one-off compilation, is told apart.
+    assert re.search(
+        r"done: 94 steps, 6000 examples, \d+ examples/s in \d+\.\d s after the first step, "
+        r"set-up \d+\.\d s, final loss \d\.\d{4}, test accuracy",
+        out,
+    ), out
     assert acc > 0.85
     latest = fr.train.latest_checkpoint(str(ckpt))
     assert latest is not None and latest.endswith("model.ckpt-94")
@@ -75,10 +82,13 @@ def test_digits_pipeline_resumes_its_global_step_and_fresh_starts_over(tmp_path,
     out = capsys.readouterr().out
     assert "training from step 24 (resumed from %s): 1 epochs of 1500 examples" % ckpt in out
     assert "done: 48 steps, 1500 examples" in out
-    digits_mlp.main(["--epochs", "2", "--checkpoint-dir", ckpt, "--quiet"])
+    acc = digits_mlp.main(["--epochs", "2", "--checkpoint-dir", ckpt, "--quiet"])
     out = capsys.readouterr().out
-    assert "done: 48 steps, 0 examples" in out  # nothing left to train
-    assert "final loss - (no step ran)" in out and "nan" not in out
+    # Nothing left to train: it says so, and how to train more or start over.
+    assert out == (
+        "all epochs done (--epochs 2, step 48, test accuracy %.3f, checkpoint %s/model.ckpt-48): "
+        "--epochs N with N > 2 trains on to N epochs, --fresh starts over\n" % (acc, ckpt)
+    )
     digits_mlp.main(["--epochs", "1", "--checkpoint-dir", ckpt, "--quiet", "--fresh"])
     out = capsys.readouterr().out
     assert "training from step 0:" in out and "done: 24 steps" in out
@@ -123,6 +133,12 @@ def test_digits_help_shows_every_default(capsys):
     assert out.count("(default:") >= 15
     assert "checkpoints/digits_mlp" in out and "logs/digits_mlp" in out
     assert "--trace-steps" in out
+    # The command that runs it; the summaries go to --logdir, not --checkpoint-dir; a
+    # default its help explains is not shown again as "(default: None)".
+    assert out.startswith("usage: python -m pipelines.digits_mlp ")
+    flat = " ".join(out.split())
+    assert "--checkpoint-dir CHECKPOINT_DIR where checkpoints go, and are resumed from" in flat
+    assert "(default: None)" not in out and "(default: RAY_ADDRESS, else the Ray" in flat
 
 
 def test_digits_writes_summaries_graph_and_a_chrome_trace(tmp_path, capsys):
@@ -266,7 +282,7 @@ def test_digits_killed_mid_way_resumes_its_global_step(tmp_path, capsys):
         assert "training from step %d (resumed from %s)" % (step, ckpt) in out
         assert "done: %d steps" % (step + 24) in out  # the epoch is read from its start
     else:
-        assert "training from step %d (resumed from %s): 0 epochs" % (step, ckpt) in out
+        assert "all epochs done (--epochs 1, step %d," % step in out
 
 
 # --- digits_cnn: TFRecord files of tf.train.Example into a conv net ---------------------

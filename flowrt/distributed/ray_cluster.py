@@ -14,6 +14,7 @@ import threading
 from typing import Any
 
 from .. import errors
+from .._core import extras
 
 __all__ = [
     "NAMESPACE",
@@ -32,10 +33,9 @@ _connect_lock = threading.Lock()
 
 
 def ray_module():
-    """The ``ray`` module (imported only when a cluster is used)."""
-    import ray
-
-    return ray
+    """The ``ray`` module, imported when a cluster is first used (the
+    ``flowrt[distributed]`` extra)."""
+    return extras.require("ray", "distributed", "A cluster (fr.train.Server, a grpc:// target)")
 
 
 def connect(address: str | None = None) -> None:

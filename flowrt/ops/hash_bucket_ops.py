@@ -2,8 +2,9 @@
 ``to_hash_bucket_strong`` (keyed SipHash-2-4) and the legacy ``string_to_hash_bucket``
 (TF's own 64-bit MurmurHash variant), each equal bit for bit to TF's.
 
-Fingerprint64 comes from ``pyfarmhash`` (FarmHash's C++); SipHash and TF's Hash64 are
-short enough to write here, one Python loop over 8-byte words per string.
+Fingerprint64 comes from ``pyfarmhash`` (FarmHash's C++, the ``flowrt[text]`` extra);
+SipHash and TF's Hash64 are short enough to write here, one Python loop over 8-byte
+words per string.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import farmhash
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core import extras
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make, to_tensor
@@ -170,6 +171,11 @@ def string_to_hash_bucket(
     return _bucket_op("StringToHashBucket", "string_tensor", string_tensor, num_buckets, name)
 
 
+def _farmhash():
+    """``pyfarmhash``, imported when a fast hash bucket first runs (``flowrt[text]``)."""
+    return extras.require("farmhash", "text", "fr.strings.to_hash_bucket_fast")
+
+
 def _bucket_kernel(hash_of):
     def kernel(ctx, op, x):
         h = hash_of(op)
@@ -189,7 +195,7 @@ def _strong_hash(op):
 
 
 for _type, _hash in [
-    ("StringToHashBucketFast", lambda op: farmhash.fingerprint64),
+    ("StringToHashBucketFast", lambda op: _farmhash().fingerprint64),
     ("StringToHashBucketStrong", _strong_hash),
     ("StringToHashBucket", lambda op: _tf_hash64),
 ]:

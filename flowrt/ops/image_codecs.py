@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core import extras
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import math_ops, string_ops
@@ -43,10 +44,8 @@ _DCT_METHODS = ("", "INTEGER_FAST", "INTEGER_ACCURATE")
 
 
 def _pil():
-    """Pillow's ``Image`` module, imported when a codec first runs."""
-    from PIL import Image
-
-    return Image
+    """Pillow's ``Image`` module, imported when a codec first runs (``flowrt[image]``)."""
+    return extras.require("PIL.Image", "image", "An image codec (fr.image.decode_*, encode_*)")
 
 
 def _contents(x) -> bytes:

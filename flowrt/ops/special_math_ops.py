@@ -3,9 +3,10 @@
 ``bessel_i0``/``bessel_i1`` composed from them, as TF), ``igamma``/``igammac``,
 ``betainc``, ``polygamma``, ``zeta`` and ``lbeta`` (composed, as TF).
 
-Kernels are ``scipy.special``'s; each op type is one ``register_op`` row whose gradient
-is TF's (``math_grad.py``). Binary ops broadcast like every binary elementwise op (the
-gradient is written in the broadcast shape and summed back per input).
+Kernels are ``scipy.special``'s (the ``flowrt[special]`` extra); each op type is one
+``register_op`` row whose gradient is TF's (``math_grad.py``). Binary ops broadcast like
+every binary elementwise op (the gradient is written in the broadcast shape and summed
+back per input).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes as _dt
+from .._core import extras
 from .._core.elementwise import unary_kernel
 from .._core.graph import Tensor
 from .._core.registry import register_op
@@ -50,11 +52,9 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def _sp():
-    """``scipy.special``, imported on first use (it costs ~0.5 s; most graphs never
-    need it)."""
-    import scipy.special
-
-    return scipy.special
+    """``scipy.special``, imported when a special function first runs (the
+    ``flowrt[special]`` extra: most graphs never need it)."""
+    return extras.require("scipy.special", "special", "A special function (fr.math.erf, ...)")
 
 
 def _typed(fn):

@@ -2,7 +2,8 @@
 expressions, ``as_string``, ``reduce_join`` and the compat.v1 ``strings.split``.
 
 Strings are numpy object arrays of ``bytes``. Regular expressions are RE2's, as TF's:
-the ``google-re2`` package is RE2 itself, so a pattern TF rejects (a backreference, a
+the ``google-re2`` package (the ``flowrt[text]`` extra, imported when a pattern is
+first compiled) is RE2 itself, so a pattern TF rejects (a backreference, a
 lookahead) is rejected here too and every match is the one TF finds.
 """
 
@@ -12,10 +13,10 @@ import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
-import re2
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core import extras
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
@@ -82,6 +83,7 @@ def _scalar_string(x, name) -> bytes:
 
 @functools.lru_cache(maxsize=256)
 def _compiled(pattern: bytes):
+    re2 = extras.require("re2", "text", "A regular expression op (fr.strings.regex_*)")
     try:
         return re2.compile(pattern)
     except re2.error as e:
