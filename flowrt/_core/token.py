@@ -252,7 +252,7 @@ def _fill_heavy(shape, *_rest) -> bool:
 
 
 #: decode_csv / string_to_number of at least this many fields (~0.2 µs each, mostly in
-#: numpy calls and Arrow's cast that release the GIL) release the token.
+#: numpy calls and compiled parsing loops that release the GIL) release the token.
 PARSE_RELEASE_FIELDS = 1 << 14
 #: Pack / ConcatV2 results of at least this many elements (copies without the GIL).
 COPY_RELEASE_ELEMENTS = 1 << 17

@@ -8,9 +8,9 @@ batch is decoded in three stages, each over the whole batch:
    with numpy (``_tokenize_fast``); records with quotes or carriage returns are split
    by TF's field rules one record at a time (``_extract_fields``), then laid end to end
    the same way;
-2. parse: the fields of all numeric columns are parsed together, by one Arrow cast
-   (``numparse.parse_groups``, which states which fields Arrow parses and which the
-   reference rules do);
+2. parse: the fields of all numeric columns are parsed together, by one compiled loop
+   per dtype (``numparse.parse_groups``, which states which fields it parses and which
+   the reference rules do);
 3. fill: empty and ``na_value`` fields take their column's default.
 
 Any anomaly (a bad field count, a quoting error, a field that does not parse, a
@@ -34,7 +34,14 @@ from .._core.graph import Tensor
 from .._core.jit import compiled, warm_up
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .common import in_graph_of, make_op, to_tensor
-from .numparse import INT_RANGE, TF_TYPE_NAME, fields_of, parse_groups, parse_scalar
+from .numparse import (
+    INT_RANGE,
+    TF_TYPE_NAME,
+    fields_of,
+    parse_groups,
+    parse_scalar,
+    warm_up_parsers,
+)
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -79,8 +86,8 @@ def decode_csv(
         record.
 
     Note (flowrt): the batch is tokenized with numpy and its numbers parsed by one
-    Apache Arrow cast per batch (see docs/input_pipelines.md), with TF's rules and
-    error order.
+    compiled loop per batch (see docs/input_pipelines.md), with TF's rules and error
+    order.
     """
     with in_graph_of([records, record_defaults]):
         records = to_tensor(records, _dt.string, name="records")
@@ -110,6 +117,7 @@ def decode_csv(
         }
         op = make_op("DecodeCSV", [records] + defaults, attrs, name, "DecodeCSV")
         warm_up(_scan_on_zeros, "csv_scan_plain")  # compiled while the program goes on
+        warm_up(warm_up_parsers, "numparse")
         return list(op.outputs)
 
 
@@ -137,7 +145,6 @@ class _Spec:
     __slots__ = (
         "types",
         "delim",
-        "seps",
         "quote",
         "na",
         "select",
@@ -155,7 +162,6 @@ class _Spec:
     def __init__(self, op, defaults):
         self.types = op.attrs["OUT_TYPE"]
         self.delim = op.attrs["field_delim"].encode()[0]
-        self.seps = bytes([self.delim, _LF])
         self.quote = op.attrs["use_quote_delim"]
         self.na = op.attrs["na_value"].encode()
         self.select = op.attrs["select_cols"]
@@ -403,10 +409,9 @@ def _decode_plain(recs: list, spec: _Spec):
 
 
 def _tokenize_fast(recs: list, spec: _Spec):
-    """Field offsets ``(joined, buf, starts, lens, seps)`` (``starts``/``lens`` of shape
-    [records, columns], in buffer order; ``seps`` the separator bytes when ``buf`` is
-    exactly the fields and separators, see ``numparse.parse_groups``) when no record
-    needs TF's quote or line-end rules; else None."""
+    """Field offsets ``(joined, buf, starts, lens)`` (``starts``/``lens`` of shape
+    [records, columns], in buffer order) when no record needs TF's quote or line-end
+    rules; else None."""
     delim = spec.delim
     if delim in (_LF, _CR) or (spec.quote and delim == _QUOTE):
         return None
@@ -436,7 +441,7 @@ def _tokenize_fast(recs: list, spec: _Spec):
             return None
         if ncols == 1 and not lens.all():
             return None  # an empty record has no field (TF), not one empty field
-        return joined, buf, starts.reshape(n, ncols), lens.reshape(n, ncols), spec.seps
+        return joined, buf, starts.reshape(n, ncols), lens.reshape(n, ncols)
     first = np.zeros(n, dtype=np.int64)  # the index of each record's first field
     first[1:] = np.searchsorted(sep, rec_ends) + 1
     nfields = np.diff(first, append=len(starts))
@@ -445,7 +450,7 @@ def _tokenize_fast(recs: list, spec: _Spec):
     if (nfields <= spec.select[-1]).any() or empty.any():
         return None
     idx = first[:, None] + np.asarray(spec.select)
-    return joined, buf, starts[idx], lens[idx], b""
+    return joined, buf, starts[idx], lens[idx]
 
 
 def _tokenize_python(recs: list, spec: _Spec):
@@ -463,7 +468,7 @@ def _tokenize_python(recs: list, spec: _Spec):
     joined = b"".join(flat)
     buf, starts, lens = fields_of(flat)
     shape = (len(recs), ncols)
-    return joined, buf, starts.reshape(shape), lens.reshape(shape), b""
+    return joined, buf, starts.reshape(shape), lens.reshape(shape)
 
 
 def _equal_to(buf, starts, lens, text: bytes):
@@ -485,7 +490,7 @@ def _decode_batch(recs: list, spec: _Spec):
     tok = _tokenize_fast(recs, spec) or _tokenize_python(recs, spec)
     if tok is None:
         return None
-    joined, buf, starts, lens, seps = tok
+    joined, buf, starts, lens = tok
     missing = lens == 0
     if spec.na:
         missing |= _equal_to(buf, starts, lens, spec.na)
@@ -500,7 +505,7 @@ def _decode_batch(recs: list, spec: _Spec):
     }
     cols: list = [None] * len(spec.types)
     if numeric:
-        parsed = parse_groups(buf, starts.reshape(-1), lens.reshape(-1), numeric, seps)
+        parsed = parse_groups(buf, starts.reshape(-1), lens.reshape(-1), numeric)
         for t, (vals, bad) in parsed.items():
             if bad.any():
                 return None

@@ -7,39 +7,41 @@ forms, C99 hex floats (``0x1p3``), ``inf``/``infinity``/``nan`` in any case, and
 correctly to the target type (``1e40`` is ``inf`` in float32, not an error).
 
 The fields are given as ``(buf, starts, lens)``: one ``uint8`` buffer and the offset
-and length of every field in it, in buffer order. A whole batch is parsed by ONE
-call of Apache Arrow's string-to-number cast (C++, correctly rounded straight to the
-target type, run with the GIL released, so parallel input threads parse on all cores)
-over an Arrow array laid on the buffer without copying it. The rule for what Arrow
-parses: every non-empty field made only of the characters ``0-9 + - . e E``. On that
-alphabet Arrow accepts exactly what TF accepts and gives the same value (checked
-against ``parse_scalar`` in tests/ops/test_numparse.py); anything else (spaces, hex,
-``inf``/``nan``, underscores), or a batch Arrow refuses as a whole (a malformed or
-out-of-range number), goes field by field through ``parse_scalar``, the reference rules.
+and length of every field in it. A whole batch is parsed by one compiled loop
+(``_parse_ints`` / ``_parse_floats``, numba, without the GIL, so parallel input
+threads parse on all cores) for the fields it can decide exactly: a sign, decimal
+digits, a dot and an exponent, whose value is an integer of at most 18 digits, or for
+floats a decimal ``m * 10**e`` with ``m < 2**53`` and ``|e| <= 22`` (Clinger's fast
+path: ``m`` and ``10**|e|`` are exact doubles, so one multiplication or division
+rounds correctly; a float32 is that double rounded again unless the double lies on a
+float32 midpoint). Any other field (spaces, hex, ``inf``/``nan``, long mantissas,
+large exponents, malformed or out-of-range numbers) goes through ``parse_scalar``, the
+reference rules, one at a time.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 import numpy as np
 
 from .. import dtypes as _dt
+from .._core.jit import compiled
 
-__all__ = ["parse_fields", "parse_groups", "parse_scalar", "fields_of", "TF_TYPE_NAME", "INT_RANGE"]
+__all__ = [
+    "parse_fields",
+    "parse_groups",
+    "parse_scalar",
+    "fields_of",
+    "warm_up_parsers",
+    "TF_TYPE_NAME",
+    "INT_RANGE",
+]
 
 TF_TYPE_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.int32: "int32", _dt.int64: "int64"}
 INT_RANGE = {_dt.int32: (-(2**31), 2**31 - 1), _dt.int64: (-(2**63), 2**63 - 1)}
 _WS = b" \t\n\r\x0b\x0c"
 _INF_NAN = {b"inf": float("inf"), b"infinity": float("inf"), b"nan": float("nan")}
-# The bytes of the fields Arrow parses (see the module docstring).
-# Byte classes: a digit, a sign, dot or exponent letter, any other byte, a separator.
-_DIGIT, _SIGN_DOT_EXP, _OTHER, _SEP = 0, 1, 2, 3
-_CLASS = np.full(256, _OTHER, dtype=np.uint8)
-_CLASS[np.frombuffer(b"0123456789", np.uint8)] = _DIGIT
-_CLASS[np.frombuffer(b"+-.eE", np.uint8)] = _SIGN_DOT_EXP
-_CLASSES: dict = {b"": _CLASS}  # by separator bytes: _CLASS with those bytes _SEP
 # float32's largest value and the midpoint between it and 2**128: a decimal below the
 # midpoint rounds to the largest float32, not to inf.
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -115,84 +117,45 @@ def parse_fields(
     lens: np.ndarray,
     dtype,
     take: np.ndarray | None = None,
-    seps: bytes = b"",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Parses every field (or every field of ``take``) as ``dtype``.
 
     Args:
       buf: the ``uint8`` buffer holding the fields.
-      starts: 1-D offsets of the fields in ``buf``, in buffer order: each field starts
-        at or after the end of the one before.
+      starts: 1-D offsets of the fields in ``buf``.
       lens: 1-D lengths of the fields.
       dtype: float32, float64, int32 or int64.
       take: an optional bool mask of the fields to parse; the others are left 0.
-      seps: an optional bool mask of the bytes of ``buf`` that lie in no field (the
-        separators): it lets one pass over the buffer find that every field is plain.
 
     Returns:
       ``(values, bad)``: the values (``dtype``'s numpy type, 1-D) and a bool mask of
       the parsed fields that are not valid numbers (their values are 0).
     """
     mask = np.ones(starts.size, dtype=bool) if take is None else take
-    return parse_groups(buf, starts, lens, {dtype: mask}, seps)[dtype]
+    return parse_groups(buf, starts, lens, {dtype: mask})[dtype]
 
 
-def parse_groups(
-    buf: np.ndarray,
-    starts: np.ndarray,
-    lens: np.ndarray,
-    groups: dict,
-    seps: bytes = b"",
-) -> dict:
+def parse_groups(buf: np.ndarray, starts: np.ndarray, lens: np.ndarray, groups: dict) -> dict:
     """``parse_fields`` for several dtypes at once: ``groups`` maps each dtype to the
     bool mask of the fields to parse as that dtype; returns ``{dtype: (values, bad)}``
-    where ``values`` is unspecified at the fields of other groups. The buffer is
-    checked and laid out for Arrow once, then cast once (or once per dtype).
-
-    ``seps`` (optional): the separator bytes. When given, ``buf`` must hold exactly the
-    fields in order with one separator byte between neighbours, and no field holds one.
-    """
+    where ``values`` is 0 at the fields of other groups."""
     n = starts.size
-    ends = starts + lens
-    lut = _CLASSES.get(seps)
-    if lut is None:
-        lut = _CLASSES[seps] = _CLASS.copy()
-        lut[np.frombuffer(seps, np.uint8)] = _SEP
-    cls = lut.take(buf)
-    # A field is plain when it is not empty and holds no byte outside the alphabet.
-    odd = cls == _OTHER
-    plain = lens > 0
-    if odd.any():
-        count = np.zeros(buf.size + 1, dtype=np.int32)
-        np.cumsum(odd, out=count[1:])
-        plain &= count[ends] == count[starts]
-    # Without a sign, dot or exponent anywhere, the plain fields are whole numbers of at
-    # most 18 digits: exact as int64, which Arrow parses twice as fast as floats. ONE
-    # cast to int64 then serves every group: a float type is converted from it (the one
-    # correct rounding strtof would do), an int32 is range-checked.
-    whole = not (cls == _SIGN_DOT_EXP).any() and int(lens.max(initial=0)) <= 18
-    layout = None
-    ints: Any = False  # not parsed yet
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    lens = np.ascontiguousarray(lens, dtype=np.int64)
     got = {}
     for dtype, todo in groups.items():
-        which = todo & plain
-        out = None
-        if which.any():
-            if layout is None:
-                layout = _arrow_layout(buf, starts, ends, seps)
-            if whole:
-                if ints is False:
-                    union = plain & np.logical_or.reduce(list(groups.values()))
-                    every = layout[4] == 1 and union.all()
-                    ints = _arrow_parse(layout, None if every else union, _dt.int64)
-                out = None if ints is None else _from_int64(ints, dtype, which)
-            else:
-                out = _arrow_parse(layout, which, dtype)
-        if out is None:  # nothing plain, or Arrow refused a field: the reference decides
-            out = np.zeros(n, dtype=dtype.np)
-            which = np.zeros(n, dtype=bool)
+        todo = np.ascontiguousarray(todo, dtype=bool)
+        ok = np.zeros(n, dtype=bool)
+        if dtype.is_integer:
+            vals = np.zeros(n, dtype=np.int64)
+            lo, hi = INT_RANGE[dtype]
+            _parse_ints(buf, starts, lens, todo, lo, hi, vals, ok)
+        else:
+            vals = np.zeros(n, dtype=np.float64)
+            _parse_floats(buf, starts, lens, todo, dtype is _dt.float32, _POW10, vals, ok)
+        out = vals.astype(dtype.np)
         bad = np.zeros(n, dtype=bool)
-        for i in np.flatnonzero(todo & ~which).tolist():
+        for i in np.flatnonzero(todo & ~ok).tolist():
             s = int(starts[i])
             try:
                 out[i] = parse_scalar(buf[s : s + int(lens[i])].tobytes(), dtype)
@@ -202,81 +165,125 @@ def parse_groups(
     return got
 
 
-def _from_int64(ints: np.ndarray, dtype, which: np.ndarray) -> np.ndarray | None:
-    """``ints`` as ``dtype`` (a new array); None when an int32 field of ``which`` is out
-    of range."""
-    if dtype is _dt.int32:
-        vals = ints[which]
-        if vals.size and (vals.min() < -(2**31) or vals.max() > 2**31 - 1):
-            return None
-    return ints.astype(dtype.np)
+def warm_up_parsers() -> None:
+    """The compiled parsers run once on tiny inputs (``_core/jit.warm_up``'s job)."""
+    for dtype in (_dt.int64, _dt.float64):
+        parse_fields(*fields_of([b"1"]), dtype)
 
 
-_ARROW: list = []  # [pyarrow, pyarrow.compute, {dtype: CastOptions}], imported on first use
+_POW10 = np.array([float(10**k) for k in range(23)])  # exact doubles
+_F32_MIN_NORMAL = float(np.finfo(np.float32).tiny)
 
 
-def _arrow():
-    if not _ARROW:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        casts = {
-            t: pc.CastOptions.safe(at)
-            for t, at in [
-                (_dt.float32, pa.float32()),
-                (_dt.float64, pa.float64()),
-                (_dt.int32, pa.int32()),
-                (_dt.int64, pa.int64()),
-            ]
-        }
-        _ARROW[:] = [pa, pc, casts]
-    return _ARROW
-
-
-def _arrow_layout(buf, starts, ends, seps: bytes):
-    """``(type, length, offsets, data, step)``: the buffers of an Arrow binary array
-    holding the fields. Field ``i`` is element ``i * step``: when the fields tile
-    ``buf`` (or do so apart from the separators ``seps``, then dropped in one copy) the
-    array is the fields (``step`` 1); else it alternates the fields and the gaps between
-    them, on ``buf`` itself (offsets ``start0, end0, start1, end1, ...``; ``step`` 2)."""
-    pa = _arrow()[0]
-    n = starts.size
-    small = buf.size < 2**31
-    itype = np.int32 if small else np.int64
-    lens = ends - starts
-    if seps or int(lens.sum()) == int(ends[-1] - starts[0]):
-        data = buf.tobytes().translate(None, seps) if seps else buf[starts[0] : ends[-1]]
-        offsets = np.empty(n + 1, dtype=itype)
-        offsets[0] = 0
-        np.cumsum(lens, out=offsets[1:])
-        step = 1
-    else:
-        data = buf
-        offsets = np.empty(2 * n, dtype=itype)
-        offsets[0::2] = starts
-        offsets[1::2] = ends
-        step = 2
-    kind = pa.binary() if small else pa.large_binary()
-    return kind, offsets.size - 1, pa.py_buffer(offsets), pa.py_buffer(data), step
+@compiled
+def _parse_ints(buf, starts, lens, todo, lo, hi, vals, ok):
+    """Sets ``vals[i]`` and ``ok[i]`` for each field of ``todo`` that is a sign and 1 to
+    18 decimal digits within ``[lo, hi]``; leaves the others (not ``ok``)."""
+    for i in range(starts.size):
+        if not todo[i]:
+            continue
+        j = starts[i]
+        end = j + lens[i]
+        neg = False
+        if j < end and (buf[j] == 43 or buf[j] == 45):
+            neg = buf[j] == 45
+            j += 1
+        if j == end or end - j > 18:
+            continue
+        v = np.int64(0)
+        while j < end:
+            d = np.int64(buf[j]) - 48
+            if d < 0 or d > 9:
+                break
+            v = v * 10 + d
+            j += 1
+        if j != end:
+            continue
+        if neg:
+            v = -v
+        if lo <= v <= hi:
+            vals[i] = v
+            ok[i] = True
 
 
-def _arrow_parse(layout, which: np.ndarray | None, dtype) -> np.ndarray | None:
-    """The values of the fields of ``which`` (a new array; other fields unspecified) by
-    one Arrow cast over ``layout`` (``_arrow_layout``), whose validity bitmap marks only
-    those fields, so the cast skips the others. ``which`` None: every field (the layout
-    must then be of the fields alone). None when Arrow refuses one of the fields."""
-    pa, pc, casts = _arrow()
-    kind, length, offsets, data, step = layout
-    if which is None:
-        bitmap = None
-    else:
-        valid = np.zeros(length, dtype=bool)
-        valid[0::step] = which
-        bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
-    arr = pa.Array.from_buffers(kind, length, [bitmap, offsets, data])
-    try:
-        got = pc.call_function("cast", [arr], casts[dtype])
-    except pa.ArrowInvalid:
-        return None
-    # A copy: writable, and no Arrow buffer kept alive.
-    return np.frombuffer(got.buffers()[1], dtype=dtype.np, count=length)[0::step].copy()
+@compiled
+def _parse_floats(buf, starts, lens, todo, single, pow10, vals, ok):
+    """Sets ``vals[i]`` (a double, exactly the float32 value when ``single``) and
+    ``ok[i]`` for each field of ``todo`` whose correctly rounded value the fast path
+    decides (module docstring); leaves the others (not ``ok``)."""
+    for i in range(starts.size):
+        if not todo[i]:
+            continue
+        j = starts[i]
+        end = j + lens[i]
+        neg = False
+        if j < end and (buf[j] == 43 or buf[j] == 45):
+            neg = buf[j] == 45
+            j += 1
+        m = np.int64(0)
+        nd = 0  # significant digits in m
+        e = 0
+        digits = 0
+        whole = True
+        while j < end and 48 <= buf[j] <= 57:
+            digits += 1
+            if m != 0 or buf[j] != 48:
+                nd += 1
+                if nd <= 18:
+                    m = m * 10 + (np.int64(buf[j]) - 48)
+            j += 1
+        if nd > 18:
+            continue
+        if j < end and buf[j] == 46:
+            whole = False
+            j += 1
+            while j < end and 48 <= buf[j] <= 57:
+                digits += 1
+                if m != 0 or buf[j] != 48:
+                    nd += 1
+                    if nd <= 18:
+                        m = m * 10 + (np.int64(buf[j]) - 48)
+                e -= 1
+                j += 1
+            if nd > 18:
+                continue
+        if digits == 0:
+            continue
+        if j < end and (buf[j] == 101 or buf[j] == 69):
+            whole = False
+            j += 1
+            eneg = False
+            if j < end and (buf[j] == 43 or buf[j] == 45):
+                eneg = buf[j] == 45
+                j += 1
+            x = 0
+            start = j
+            while j < end and 48 <= buf[j] <= 57:
+                if x < 100000:
+                    x = x * 10 + (buf[j] - 48)
+                j += 1
+            if j == start:
+                continue
+            e += -x if eneg else x
+        if j != end:
+            continue
+        if m == 0:
+            v = 0.0
+        elif whole:  # an integer: one rounding from int64, in the target's precision
+            v = np.float64(np.float32(m)) if single else np.float64(m)
+        elif m <= 9007199254740992 and -22 <= e <= 22:
+            v = np.float64(m) * pow10[e] if e >= 0 else np.float64(m) / pow10[-e]
+            if single:
+                if v > 3.4028234663852886e38 or v < _F32_MIN_NORMAL:
+                    continue  # float32 overflow or subnormal: the reference decides
+                f = np.float32(v)
+                back = np.float64(f)
+                if back != v:
+                    other = np.nextafter(f, np.float32(np.inf if v > back else -np.inf))
+                    if (back + np.float64(other)) * 0.5 == v:
+                        continue  # on a float32 midpoint: double rounding may be wrong
+                v = back
+        else:
+            continue
+        vals[i] = -v if neg else v
+        ok[i] = True
