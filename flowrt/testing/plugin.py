@@ -29,6 +29,13 @@ DEFAULT_TIMEOUT = 300.0
 """Seconds a test may run before the stall guard fails it, unless the ini option
 ``fr_timeout``, the ``--fr-timeout`` option or an ``fr_timeout`` mark says otherwise."""
 
+MARKERS = {
+    "fr_timeout(seconds)": "fail the test after `seconds` with a report of the runs, "
+    "queues and queue runners it is stuck on (0: no guard)",
+    "fr_seed(seed)": "the graph seed fr_graph/fr_session use in this test",
+}
+"""The plugin's marks (``@pytest.mark.fr_timeout(1)``) and what each does."""
+
 _RUNNER_GRACE = 5.0  # seconds a leaked runner thread gets to end once its session closed
 _TRIO_GRACE = 2.0  # seconds a cancelled trio test gets to end before it is signalled
 
@@ -66,14 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
     global _SESSIONS
     _SESSIONS += 1
     _install_signal_handler()
-    config.addinivalue_line(
-        "markers",
-        "fr_timeout(seconds): fail the test after `seconds` with a report of the "
-        "runs, queues and queue runners it is stuck on (0: no guard)",
-    )
-    config.addinivalue_line(
-        "markers", "fr_seed(seed): the graph seed fr_graph/fr_session use in this test"
-    )
+    for marker, doc in MARKERS.items():
+        config.addinivalue_line("markers", "%s: %s" % (marker, doc))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
