@@ -268,7 +268,10 @@ def nav() -> list[Any]:
 def on_config(config: Any) -> Any:
     """MkDocs hook: the nav entry of ``reference/index.md`` becomes the whole reference."""
     for entry in config["nav"]:
-        if isinstance(entry, dict) and list(entry.values()) == ["reference/index.md"]:
+        if isinstance(entry, dict) and list(entry.values()) in (
+            ["reference/index.md"],
+            [nav()],  # a config the hook has seen already
+        ):
             entry[next(iter(entry))] = nav()
             return config
     raise ValueError("mkdocs.yml: the nav has no entry for reference/index.md")
