@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 import types
 from pathlib import Path
 
@@ -223,3 +224,12 @@ def test_the_readmes_docs_command_prints_no_banner():
     )
     assert done.returncode == 0, done.stderr
     assert "ProperDocs" not in done.stderr and "end of life" not in done.stderr
+
+
+def test_the_docs_extra_formats_signatures():
+    # mkdocstrings lays a signature out on lines of its own with Black or Ruff; without
+    # either it leaves a long one on a single line in a scroll box.
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    docs_extra = pyproject["project"]["optional-dependencies"]["docs"]
+    assert any(re.match(r"(ruff|black)\b", d) for d in docs_extra)
+    assert re.search(r"^\s+separate_signature: true$", (ROOT / "mkdocs.yml").read_text(), re.M)

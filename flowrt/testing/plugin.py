@@ -293,6 +293,7 @@ class _Guard:
 
 
 def _on_sigalrm(signum: int, frame: Any) -> None:
+    __tracebackhide__ = True  # the report ends at the test's own frames, not here
     guard = _Guard.active
     if guard is not None and guard.report is not None:
         raise _Stalled(guard.message(), pytrace=True)

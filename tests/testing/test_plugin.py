@@ -140,6 +140,7 @@ def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
     assert result.duration < 60  # each hung test ends at its 1 s guard, not at CI's limit
     out = result.stdout.str()
     assert "test_sync_dequeue_hangs ran longer than fr_timeout=1s" in out
+    assert "_on_sigalrm" not in out  # the guard's signal handler is not the test's line
     assert "FIFOQueue 'starved' (size 0, capacity 2)" in out
     assert "blocked: QueueDequeueV2 op 'starved_Dequeue' waits to dequeue 1 element(s)" in out
     assert "fed by: no live queue runner" in out
