@@ -1,18 +1,24 @@
 """Generates the API reference pages from the modules themselves.
 
-Run by the mkdocs-gen-files plugin at every ``mkdocs build``: one page per public module
-(``fr``, ``fr.nn``, ``fr.train``, ... and ``flowrt.testing``), one entry per name of the
-module's ``__all__``, rendered by mkdocstrings from the docstring. A name added to an
-``__all__`` appears with no edit here; a new public module of ``flowrt.__all__`` gets
-its own page. tests/test_docs.py checks that every public name has an entry.
+A MkDocs hook (``hooks:`` in mkdocs.yml), run at every ``mkdocs build``: ``on_files``
+adds one page per public module (``fr``, ``fr.nn``, ``fr.train``, ... and
+``flowrt.testing``), one entry per name of the module's ``__all__``, rendered by
+mkdocstrings from the docstring; ``on_config`` puts every page in the navigation. A
+name added to an ``__all__`` appears with no edit here; a new public module of
+``flowrt.__all__`` gets its own page. tests/test_docs.py checks that every public name
+has an entry and every page a place in the navigation.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import inspect
 import types
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 from flowrt._unsupported import UNSUPPORTED
 
@@ -63,14 +69,14 @@ def modules() -> list[tuple[str, str]]:
     """``(import path, title)`` of every reference page, in order: ``fr``, each public
     module of ``flowrt.__all__`` followed by its own public submodules, and
     ``flowrt.testing``."""
-    out = [("flowrt", "fr")]
+    out = ["flowrt"]
     todo = [m for m in _submodules("flowrt") if m != "flowrt.testing"]
     while todo:
         module = todo.pop(0)
-        out.append((module, "fr" + module[len("flowrt") :]))
+        out.append(module)
         todo[:0] = _submodules(module)
-    out.append(("flowrt.testing", "flowrt.testing"))
-    return out
+    out.append("flowrt.testing")
+    return [(m, _title(m)) for m in out]
 
 
 def page_path(module: str) -> str:
@@ -122,18 +128,62 @@ def _values_table(module: str, names: list[str]) -> Iterator[str]:
         yield "| `%s` | `%s` |\n" % (n, repr(getattr(mod, n)).replace("|", "\\|"))
 
 
+def _title(module: str) -> str:
+    return "flowrt.testing" if module == "flowrt.testing" else "fr" + module[len("flowrt") :]
+
+
+def _summary(module: str) -> str:
+    doc = inspect.getdoc(importlib.import_module(module)) or ""
+    return doc.split("\n\n")[0].replace("\n", " ")
+
+
+def _link(module: str) -> str:
+    return "[%s](%s)" % (_title(module), page_path(module).split("/")[1])
+
+
+def _plugin_sections() -> str:
+    """The fixtures and marks of the pytest plugin, from its source: each fixture's
+    docstring and the fixtures it uses, and the ``MARKERS`` table. Read, not imported,
+    so that building the docs needs neither pytest nor pytest-trio."""
+    spec = importlib.util.find_spec("flowrt.testing.plugin")
+    assert spec is not None and spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    out = ["## Fixtures\n\n", "Given to any test that names them as arguments.\n\n"]
+    markers: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["MARKERS"]:
+            markers = ast.literal_eval(node.value)
+        decorators = [ast.unparse(d) for d in getattr(node, "decorator_list", ())]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            "pytest.fixture" in decorators or "trio_fixture" in decorators
+        ):
+            uses = ", ".join("`%s`" % a.arg for a in node.args.args)
+            out.append("### `%s`\n\n" % node.name)
+            out.append("*Fixture%s.*\n\n" % (", uses %s" % uses if uses else ""))
+            out.append("%s\n\n" % ast.get_docstring(node))
+    out += ["## Marks\n\n", "| mark | what it does |\n|---|---|\n"]
+    out += ["| `@pytest.mark.%s` | %s |\n" % (m, d) for m, d in markers.items()]
+    return "".join(out) + "\n"
+
+
 def render(module: str, title: str) -> str:
     """The markdown of ``module``'s reference page."""
     mod = importlib.import_module(module)
     names = public_names(module)
-    doc = inspect.getdoc(mod) or ""
-    summary = doc.split("\n\n")[0].replace("\n", " ")
+    summary = _summary(module)
     out = ["# %s\n\n" % title, "%s\n\n" % summary if summary else ""]
     if module == "flowrt":
         out.append(
             "`import flowrt as fr`. Modules: %s.\n\n"
-            % ", ".join("[%s](%s)" % (t, page_path(m).split("/")[1]) for m, t in modules()[1:])
+            % ", ".join(_link(m) for m, _ in modules()[1:])
         )
+    elif _submodules(module):
+        out.append("## Submodules\n\n")
+        out += ["- %s: %s\n" % (_link(m), _summary(m)) for m in _submodules(module)]
+        out.append("\n")
+    if module == "flowrt.testing":
+        out.append(_plugin_sections())
+        out.append("## Helpers\n\n")
     documented = [n for n in names if _documented(getattr(mod, n))]
     values = [n for n in names if n not in documented]
     sections: dict[str, list[str]] = {}
@@ -158,11 +208,16 @@ def render_index() -> str:
         "differently from TF1, the entry says so in a *Note (flowrt)*. What TF1 has and "
         "flowrt does not: [not supported](unsupported.md).\n\n",
     ]
-    for module, title in modules():
-        out.append(
-            "- [%s](%s): %d names\n"
-            % (title, page_path(module).split("/")[1], len(public_names(module)))
-        )
+    for module, _ in modules():
+        counts = [
+            "%d %s" % (n, what + "s" * (n != 1))
+            for n, what in (
+                (len(public_names(module)), "name"),
+                (len(_submodules(module)) if module != "flowrt" else 0, "submodule"),
+            )
+            if n
+        ]
+        out.append("- %s: %s\n" % (_link(module), ", ".join(counts)))
     return "".join(out)
 
 
@@ -188,9 +243,44 @@ def pages() -> dict[str, str]:
     return out
 
 
-if __name__ in ("__main__", "<run_path>"):
-    import mkdocs_gen_files
+def _nav_entry(module: str) -> dict[str, Any]:
+    """A module's page, or, for a module with submodules, a section of its page and
+    theirs."""
+    subs = _submodules(module)
+    if not subs:
+        return {_title(module): page_path(module)}
+    return {_title(module): [page_path(module), *(_nav_entry(m) for m in subs)]}
+
+
+def nav() -> list[Any]:
+    """The reference's navigation: its front page, every module's page (nested as the
+    modules are) and the not-supported table."""
+    top = [m for m in _submodules("flowrt") if m != "flowrt.testing"]
+    return [
+        "reference/index.md",
+        {"fr": page_path("flowrt")},
+        *(_nav_entry(m) for m in top),
+        {"flowrt.testing": page_path("flowrt.testing")},
+        {"Not supported": "reference/unsupported.md"},
+    ]
+
+
+def on_config(config: Any) -> Any:
+    """MkDocs hook: the nav entry of ``reference/index.md`` becomes the whole reference."""
+    for entry in config["nav"]:
+        if isinstance(entry, dict) and list(entry.values()) in (
+            ["reference/index.md"],
+            [nav()],  # a config the hook has seen already
+        ):
+            entry[next(iter(entry))] = nav()
+            return config
+    raise ValueError("mkdocs.yml: the nav has no entry for reference/index.md")
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """MkDocs hook: adds the generated pages."""
+    from mkdocs.structure.files import File
 
     for path, text in pages().items():
-        with mkdocs_gen_files.open(path, "w") as f:
-            f.write(text)
+        files.append(File.generated(config, path, content=text))
+    return files

@@ -3,7 +3,12 @@ holds, and nothing in the repository points outside it."""
 
 import importlib
 import importlib.util
+import inspect
+import os
 import re
+import subprocess
+import sys
+import tomllib
 import types
 from pathlib import Path
 
@@ -148,3 +153,83 @@ def test_every_docs_page_is_in_the_site_navigation():
     pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
     missing = [p for p in pages if not re.search(r":\s*%s\s*$" % re.escape(p), nav, re.M)]
     assert missing == [], "add these pages to the nav in mkdocs.yml: %s" % missing
+
+
+def _nav_pages(entries):
+    for entry in entries:
+        values = entry.values() if isinstance(entry, dict) else [entry]
+        for value in values:
+            if isinstance(value, list):
+                yield from _nav_pages(value)
+            else:
+                yield value
+
+
+def test_every_reference_page_is_in_the_site_navigation():
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert "docs/gen_ref_pages.py" in config["hooks"]
+    in_nav = list(_nav_pages(gen.on_config(config)["nav"]))
+    assert sorted(set(gen.pages()) - set(in_nav)) == []
+    assert len(in_nav) == len(set(in_nav))
+
+
+def test_a_module_of_submodules_links_them():
+    for module, subs in [
+        ("flowrt.client", ["debug", "explain", "step_stats", "timeline"]),
+        ("flowrt.contrib", ["layers", "lookup", "rnn", "training"]),
+    ]:
+        page = gen.pages()[gen.page_path(module)]
+        for sub in subs:
+            link = "- [fr.%s.%s](flowrt_%s_%s.md): " % (module[7:], sub, module[7:], sub)
+            assert link in page
+    index = gen.pages()["reference/index.md"]
+    assert "- [fr.client](flowrt_client.md): 4 submodules\n" in index
+    assert "- [fr.data](flowrt_data.md): 12 names, 1 submodule\n" in index
+    assert " 0 names" not in index
+
+
+def test_the_testing_page_documents_the_plugins_fixtures_and_marks():
+    plugin = pytest.importorskip("flowrt.testing.plugin")
+    page = gen.pages()[gen.page_path("flowrt.testing")]
+    for name in ("fr_graph", "fr_session", "fr_asession", "fr_tmp_logdir", "fr_seed"):
+        doc = inspect.getdoc(getattr(plugin, name))
+        assert "### `%s`\n\n*Fixture" % name in page and doc in page
+    assert "*Fixture, uses `fr_graph`.*" in page
+    for mark, doc in plugin.MARKERS.items():
+        assert "| `@pytest.mark.%s` | %s |" % (mark, doc) in page
+    assert set(plugin.MARKERS) == {"fr_timeout(seconds)", "fr_seed(seed)"}
+
+
+def test_the_readmes_docs_command_prints_no_banner():
+    # MkDocs plugins and themes print notices when run as `mkdocs` (a switch to ProperDocs,
+    # the theme's end of life): loading the site's config, as the README's command does,
+    # with the README's environment, must print none.
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("material")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"pip install -e '\.\[docs\]' && ((?:\w+=\S+ )*)mkdocs build", readme)
+    assert command is not None
+    env = dict(os.environ, **dict(a.split("=", 1) for a in command.group(1).split()))
+    for name in ("DISABLE_MKDOCS_2_WARNING", "NO_MKDOCS_2_WARNING"):
+        if name not in command.group(1):
+            env.pop(name, None)
+    env["PYTHONPATH"] = str(ROOT)
+    script = (
+        "import sys; sys.argv[0] = 'mkdocs'; from mkdocs.config import load_config; "
+        "load_config('mkdocs.yml')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "ProperDocs" not in done.stderr and "end of life" not in done.stderr
+
+
+def test_the_docs_extra_formats_signatures():
+    # mkdocstrings lays a signature out on lines of its own with Black or Ruff; without
+    # either it leaves a long one on a single line in a scroll box.
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    docs_extra = pyproject["project"]["optional-dependencies"]["docs"]
+    assert any(re.match(r"(ruff|black)\b", d) for d in docs_extra)
+    assert re.search(r"^\s+separate_signature: true$", (ROOT / "mkdocs.yml").read_text(), re.M)

@@ -10,6 +10,7 @@ import functools
 import inspect
 import signal
 import threading
+import types
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,13 @@ from .seeds import seed_for
 DEFAULT_TIMEOUT = 300.0
 """Seconds a test may run before the stall guard fails it, unless the ini option
 ``fr_timeout``, the ``--fr-timeout`` option or an ``fr_timeout`` mark says otherwise."""
+
+MARKERS = {
+    "fr_timeout(seconds)": "fail the test after `seconds` with a report of the runs, "
+    "queues and queue runners it is stuck on (0: no guard)",
+    "fr_seed(seed)": "the graph seed fr_graph/fr_session use in this test",
+}
+"""The plugin's marks (``@pytest.mark.fr_timeout(1)``) and what each does."""
 
 _RUNNER_GRACE = 5.0  # seconds a leaked runner thread gets to end once its session closed
 _TRIO_GRACE = 2.0  # seconds a cancelled trio test gets to end before it is signalled
@@ -65,14 +73,8 @@ def pytest_configure(config: pytest.Config) -> None:
     global _SESSIONS
     _SESSIONS += 1
     _install_signal_handler()
-    config.addinivalue_line(
-        "markers",
-        "fr_timeout(seconds): fail the test after `seconds` with a report of the "
-        "runs, queues and queue runners it is stuck on (0: no guard)",
-    )
-    config.addinivalue_line(
-        "markers", "fr_seed(seed): the graph seed fr_graph/fr_session use in this test"
-    )
+    for marker, doc in MARKERS.items():
+        config.addinivalue_line("markers", "%s: %s" % (marker, doc))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -161,6 +163,8 @@ try:
 except ImportError:  # pragma: no cover - the plugin works without pytest-trio
     trio_fixture = None
 
+_TRIO_FIXTURES = ("fr_asession",)  # the fixtures only a test run by pytest-trio can use
+
 if trio_fixture is not None:
 
     @trio_fixture
@@ -173,6 +177,32 @@ if trio_fixture is not None:
         sess = fr.Session(graph=fr_graph)
         yield sess
         _check_released(sess, "fr_asession")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fails a test that uses ``fr_asession`` but that pytest-trio does not run, with
+    what to add, before any fixture is set up (pytest-trio's own error would leave the
+    fixture half set up, and every later test using it would fail inside pytest)."""
+    used = [n for n in _TRIO_FIXTURES if n in getattr(item, "fixturenames", ())]
+    if not used or item.get_closest_marker("trio") is not None:
+        return
+    fn = getattr(item, "obj", None)
+    fn = getattr(getattr(fn, "hypothesis", None), "inner_test", fn)
+    if not inspect.iscoroutinefunction(fn):
+        pytest.fail(
+            "%s uses %s, which is for `async def` tests; a sync test uses fr_session."
+            % (item.nodeid, used[0]),
+            pytrace=False,
+        )
+    install = "" if trio_fixture is not None else "Install pytest-trio, then add\n"
+    pytest.fail(
+        "%s is an `async def` test using %s, but no trio runner runs it. %s"
+        "Add\n    trio_mode = true\nunder [tool.pytest.ini_options] in pyproject.toml "
+        "(or under [pytest] in pytest.ini) to run every `async def` test under trio, "
+        "or mark this test @pytest.mark.trio." % (item.nodeid, used[0], install),
+        pytrace=False,
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -263,6 +293,7 @@ class _Guard:
 
 
 def _on_sigalrm(signum: int, frame: Any) -> None:
+    __tracebackhide__ = True  # the report ends at the test's own frames, not here
     guard = _Guard.active
     if guard is not None and guard.report is not None:
         raise _Stalled(guard.message(), pytrace=True)
@@ -296,6 +327,27 @@ def _stuck(sess: fr.Session) -> bool:
     )
 
 
+def _test_lines(exc: BaseException, fn: Callable[..., Any]) -> types.TracebackType | None:
+    """The entries of ``exc``'s traceback in the test's own file: the lines the test was
+    waiting on when the guard cancelled it, down into the first task of a nursery of
+    the test. The frames below them (flowrt's and trio's) say nothing about the test."""
+    path = inspect.unwrap(fn).__code__.co_filename
+    entries = []
+    while True:
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == path:
+                entries.append(tb)
+            tb = tb.tb_next
+        if not isinstance(exc, BaseExceptionGroup):
+            break
+        exc = exc.exceptions[0]
+    out = None
+    for tb in reversed(entries):
+        out = types.TracebackType(out, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+    return out
+
+
 def _guard_trio(fn: Callable[..., Any], guard: _Guard) -> Callable[..., Any]:
     @functools.wraps(fn)
     async def guarded(**kwargs: Any) -> Any:
@@ -304,28 +356,62 @@ def _guard_trio(fn: Callable[..., Any], guard: _Guard) -> Callable[..., Any]:
         with trio.CancelScope() as scope:
             guard.trio_cancel = functools.partial(token.run_sync_soon, scope.cancel)
             guard.start()
-            await fn(**kwargs)
-        if guard.report is not None:
+            try:
+                await fn(**kwargs)
+            except BaseException as exc:
+                if guard.report is None or isinstance(exc, _Stalled):
+                    raise
+                # The guard's cancellation, raised at the line the test waited on.
+                where = _test_lines(exc, fn)
+                raise _Stalled(guard.message(), pytrace=where is not None).with_traceback(
+                    where
+                ) from None
+        if guard.report is not None:  # the test swallowed the cancellation
             raise _Stalled(guard.message(), pytrace=False)
 
     return guarded
 
 
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for e in exc.exceptions:
+            yield from _leaves(e)
+    else:
+        yield exc
+
+
+def _unwrap_stall(group: BaseExceptionGroup) -> BaseException | None:
+    """The guard's failure inside the exception group pytest-trio's nurseries wrap an
+    async test's failure in, with what else the group held as notes; None if the test
+    did not stall."""
+    stalled, rest = group.split(_Stalled)
+    if stalled is None:
+        return None
+    first = next(_leaves(stalled))
+    for other in _leaves(rest) if rest is not None else ():
+        first.add_note("Also raised while the test was stopped: %r" % other)
+    return first
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     seconds = _timeout(item)
     fn = getattr(item, "obj", None)
     is_trio = item.get_closest_marker("trio") is not None
     if seconds <= 0 or fn is None or (is_trio and not inspect.iscoroutinefunction(fn)):
-        yield  # e.g. a trio test under Hypothesis: pytest-trio wraps its inner test
-        return
+        return (yield)  # e.g. a trio test under Hypothesis: pytest-trio wraps its inner test
     guard = _Guard(seconds, item.nodeid)
     if is_trio:
         item.obj = _guard_trio(fn, guard)  # type: ignore[attr-defined]
     else:
         guard.start()
     try:
-        yield
+        return (yield)
+    except BaseExceptionGroup as group:
+        stalled = _unwrap_stall(group)
+        if stalled is None:
+            raise
+        raise stalled from None
     finally:
         guard.stop()
         if is_trio:

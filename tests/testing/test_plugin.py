@@ -140,6 +140,7 @@ def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
     assert result.duration < 60  # each hung test ends at its 1 s guard, not at CI's limit
     out = result.stdout.str()
     assert "test_sync_dequeue_hangs ran longer than fr_timeout=1s" in out
+    assert "_on_sigalrm" not in out  # the guard's signal handler is not the test's line
     assert "FIFOQueue 'starved' (size 0, capacity 2)" in out
     assert "blocked: QueueDequeueV2 op 'starved_Dequeue' waits to dequeue 1 element(s)" in out
     assert "fed by: no live queue runner" in out
@@ -159,6 +160,102 @@ def test_hung_tests_fail_within_their_guard_with_the_dump(pytester):
     # Cancelling cannot reach a trio test whose loop is blocked: the signal does.
     assert "test_async_test_blocking_its_own_loop ran longer than fr_timeout=1s" in out
     assert "blocked: QueueDequeueV2 op 'never_fed_Dequeue' waits to dequeue 1" in out
+
+
+ASYNC_STALLS = """
+    import pytest
+    import trio
+    import flowrt as fr
+
+    @pytest.mark.fr_timeout(1)
+    async def test_async_enqueue_hangs(fr_asession):
+        full = fr.FIFOQueue(1, fr.int32, shapes=[], name="full")
+        await fr_asession.arun(full.enqueue(1))
+        await fr_asession.arun(full.enqueue(2))  # no one dequeues
+
+    @pytest.mark.fr_timeout(1)
+    async def test_a_task_of_the_test_hangs(fr_asession):
+        q = fr.FIFOQueue(1, fr.int32, shapes=[], name="empty")
+
+        async def consume():
+            await fr_asession.arun(q.dequeue())  # nothing is enqueued
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(consume)
+"""
+
+
+def test_an_async_stall_shows_the_report_at_the_tests_own_line(pytester):
+    result = run(pytester, ASYNC_STALLS, subprocess=True)
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    # Not buried in the exception group of pytest-trio's nursery, nor below trio's frames.
+    assert "Exception Group" not in out and "trio/_core" not in out
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_async_enqueue_hangs _*",
+            ">       await fr_asession.arun(full.enqueue(2))  # no one dequeues",
+            "E       *: flowrt stall guard: test_user.py::test_async_enqueue_hangs ran "
+            "longer than fr_timeout=1s and was stopped.",
+            "E         FIFOQueue 'full' (size 1, capacity 1)",
+            "test_user.py:9: _Stalled",
+            "*_ test_a_task_of_the_test_hangs _*",
+            ">       async with trio.open_nursery() as nursery:",
+            ">       await fr_asession.arun(q.dequeue())  # nothing is enqueued",
+            "E       *: flowrt stall guard: test_user.py::test_a_task_of_the_test_hangs ran *",
+        ]
+    )
+
+
+NO_TRIO_MODE = """
+    import pytest
+    import flowrt as fr
+
+    async def test_first(fr_asession):
+        assert await fr_asession.arun(fr.constant(1)) == 1
+
+    @pytest.fixture
+    async def doubled(fr_asession):
+        yield fr_asession, fr.constant(2) * 2
+
+    async def test_through_a_fixture_of_the_user(doubled):
+        sess, y = doubled
+        assert await sess.arun(y) == 4
+
+    @pytest.mark.trio
+    async def test_marked(fr_asession):
+        assert await fr_asession.arun(fr.constant(3)) == 3
+
+    def test_sync_by_mistake(fr_asession):
+        pass
+
+    def test_sync(fr_session):
+        assert fr_session.run(fr.constant(5)) == 5
+"""
+
+
+def test_async_tests_without_a_trio_runner_fail_with_what_to_add(pytester):
+    pytester.makeini("[pytest]\nfilterwarnings = error\naddopts = -p no:cacheprovider\n")
+    pytester.makepyfile(test_user=textwrap.dedent(NO_TRIO_MODE))
+    result = pytester.runpytest_inprocess("-rA")
+    result.assert_outcomes(passed=2, errors=3)
+    out = result.stdout.str()
+    for test in ("test_first", "test_through_a_fixture_of_the_user"):
+        section = out[out.index("ERROR at setup of %s " % test) :]
+        assert section.split("\n")[1:4] == [
+            "test_user.py::%s is an `async def` test using fr_asession, but no trio "
+            "runner runs it. Add" % test,
+            "    trio_mode = true",
+            "under [tool.pytest.ini_options] in pyproject.toml (or under [pytest] in "
+            "pytest.ini) to run every `async def` test under trio, or mark this test "
+            "@pytest.mark.trio.",
+        ]
+    assert (
+        "test_user.py::test_sync_by_mistake uses fr_asession, which is for `async def` "
+        "tests; a sync test uses fr_session." in out
+    )
+    # Nothing from pytest-trio or pytest's insides: one message per test.
+    assert "Trio fixtures" not in out and "AssertionError" not in out and "Traceback" not in out
 
 
 def test_a_leaked_runner_thread_fails_the_test(pytester):
