@@ -20,9 +20,11 @@ __all__ = ["Stat", "runner_name", "record", "timed_waits"]
 class Stat(tuple):
     """One entry of a traced run's ``ctx.stats``: ``(op, start, end, runner, outputs,
     wait)``. ``start``/``end`` are ``time.perf_counter()`` values; ``runner`` names the
-    thread or trio task that ran it; ``outputs`` holds ``(dtype, shape, nbytes)`` per
-    output of an op step; ``wait`` is None for an op step, and for a wait within a
-    blocking op's step (a slice nested in it) the description of what it waited for.
+    thread or trio task that ran it; ``outputs`` holds ``(shape, nbytes, fresh)`` per
+    output of an op step (``fresh``: the value owns its buffer, so the op allocated it;
+    a handle or other non-array value has shape ``()`` and 0 bytes); ``wait`` is None
+    for an op step, and for a wait within a blocking op's step (a slice nested in it)
+    the description of what it waited for.
     """
 
     __slots__ = ()
@@ -44,10 +46,10 @@ def runner_name() -> str:
 
 def _describe_output(v) -> tuple:
     if isinstance(v, np.ndarray):
-        return (v.dtype, v.shape, v.nbytes)
+        return (v.shape, v.nbytes, v.base is None)
     if isinstance(v, np.generic):
-        return (v.dtype, (), v.nbytes)
-    return (None, None, 0)
+        return ((), v.nbytes, True)
+    return ((), 0, False)
 
 
 def record(stats: list, op, t0: float, outs, runner: str) -> None:

@@ -66,10 +66,10 @@ def test_step_stats_have_tf1_fields_in_dependency_order():
     assert dict(dev.thread_names) == {c.thread_id: "thread:MainThread"}
     (o,) = c.output
     assert o.slot == 0 and o.tensor_description.dtype == fr.float32
-    assert o.tensor_description.shape == (2, 3)
+    assert [d.size for d in o.tensor_description.shape.dim] == [2, 3]
     assert o.tensor_description.allocation_description.requested_bytes == 24
     d_stats = next(n for n in nodes if n.node_name == "d")
-    assert d_stats.output[0].tensor_description.shape == (2,)
+    assert [d.size for d in d_stats.output[0].tensor_description.shape.dim] == [2]
 
 
 def test_untraced_body_is_unchanged_and_untraced_runs_fill_nothing():
