@@ -15,6 +15,9 @@ import time
 import weakref
 from collections.abc import Iterable
 
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
 from .. import dtypes as _dt
 from .._core.graph import Operation
 from ..protos.tensor_pb2 import TensorShapeProto
@@ -67,8 +70,15 @@ class _Record:
         fields: tuple[str, ...] = self.__slots__
         return "%s(%s)" % (
             type(self).__name__,
-            ", ".join("%s=%r" % (f, getattr(self, f)) for f in fields),
+            ", ".join("%s=%s" % (f, _repr(getattr(self, f))) for f in fields),
         )
+
+
+def _repr(v: object) -> str:
+    """A protobuf message on one line (``TensorShapeProto(dim { size: 2 })``)."""
+    if isinstance(v, Message):
+        return "%s(%s)" % (type(v).__name__, text_format.MessageToString(v, as_one_line=True))
+    return repr(v)
 
 
 class AllocationDescription(_Record):
@@ -266,8 +276,10 @@ def step_stats_from(stats: list) -> StepStats:
     ordered by start time (a wait after the op whose step holds it)."""
     offset = _EPOCH_OFFSET
     nodes = []
+    now = time.perf_counter()  # the end of a wait still going on (a profiler block's)
     for s in sorted(stats, key=lambda s: (s[1], s[5] is not None)):
         op, t0, t1, runner, outs, wait = s
+        t1 = now if t1 is None else t1
         # Both ends rounded from the same clock keep nesting and order exact.
         start = int(round((t0 + offset) * 1e6))
         dur = max(0, int(round((t1 + offset) * 1e6)) - start)

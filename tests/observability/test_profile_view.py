@@ -307,18 +307,24 @@ def test_graph_tab_colours_nodes_by_compute_time(tensorboard, browser):
 
     # Pick the traced step in the "Tag" dropdown, then colour by compute time, as a
     # user clicks them.
-    (step2,) = [e for e in shadow_all(controls, "paper-item") if e.text.strip() == "step2"]
-    d.execute_script("arguments[0].click()", step2)
-    _poll(
-        lambda: d.execute_script("return arguments[0]._selectedGraphType", controls) == "profile",
-        "the graph tab to switch to the profile",
-    )
-    (compute,) = [
-        e
-        for e in shadow_all(controls, "paper-radio-button")
-        if d.execute_script("return arguments[0].innerText.trim()", e) == "Compute time"
-    ]
-    d.execute_script("arguments[0].click()", compute)
+    def pick_step2():
+        (step2,) = [e for e in shadow_all(controls, "paper-item") if e.text.strip() == "step2"]
+        d.execute_script("arguments[0].click()", step2)
+        return d.execute_script("return arguments[0]._selectedGraphType", controls) == "profile"
+
+    _poll(pick_step2, "the graph tab to switch to step2's profile")
+
+    def colour_by_compute_time():
+        # The radio buttons are enabled once the step's stats are in: click until taken.
+        (compute,) = [
+            e
+            for e in shadow_all(controls, "paper-radio-button")
+            if d.execute_script("return arguments[0].innerText.trim()", e) == "Compute time"
+        ]
+        d.execute_script("arguments[0].click()", compute)
+        return d.execute_script("return arguments[0].colorBy", controls) == "compute_time"
+
+    _poll(colour_by_compute_time, "the graph tab to colour by compute time")
     legend = _poll(
         lambda: [
             d.execute_script("return arguments[0].textContent.trim()", e)
