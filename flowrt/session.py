@@ -176,7 +176,9 @@ class Session:
             if getattr(options, "timeout_in_ms", 0):
                 timeout_ms, timeout_from = options.timeout_in_ms, "RunOptions.timeout_in_ms"
         if _profiler._active:
-            stats = []
+            # Registered as the run starts, so a block ending mid-run still shows its steps.
+            stats = [] if stats is None else stats
+            _profiler.collect(stats)
         self._step_counter += 1
         ctx = RunContext(
             self,
@@ -308,8 +310,6 @@ class Session:
             self._last_stats[plan] = ctx.stats
             if run_metadata is not None:
                 run_metadata._raw = ctx.stats
-            if _profiler._active:
-                _profiler.collect(ctx.stats)
         if plan.fetches_fed:
             # As TF1: a fetched fed tensor comes back as the fed array (0-d included).
             return fm.build(

@@ -20,9 +20,11 @@ __all__ = ["Stat", "runner_name", "record", "timed_waits"]
 class Stat(tuple):
     """One entry of a traced run's ``ctx.stats``: ``(op, start, end, runner, outputs,
     wait)``. ``start``/``end`` are ``time.perf_counter()`` values; ``runner`` names the
-    thread or trio task that ran it; ``outputs`` holds ``(dtype, shape, nbytes)`` per
-    output of an op step; ``wait`` is None for an op step, and for a wait within a
-    blocking op's step (a slice nested in it) the description of what it waited for.
+    thread or trio task that ran it; ``outputs`` holds ``(shape, nbytes, fresh)`` per
+    output of an op step (``fresh``: the value owns its buffer, so the op allocated it;
+    a handle or other non-array value has shape ``()`` and 0 bytes); ``wait`` is None
+    for an op step, and for a wait within a blocking op's step (a slice nested in it)
+    the description of what it waited for (``end`` None while it still waits).
     """
 
     __slots__ = ()
@@ -44,10 +46,10 @@ def runner_name() -> str:
 
 def _describe_output(v) -> tuple:
     if isinstance(v, np.ndarray):
-        return (v.dtype, v.shape, v.nbytes)
+        return (v.shape, v.nbytes, v.base is None)
     if isinstance(v, np.generic):
-        return (v.dtype, (), v.nbytes)
-    return (None, None, 0)
+        return ((), v.nbytes, True)
+    return ((), 0, False)
 
 
 def record(stats: list, op, t0: float, outs, runner: str) -> None:
@@ -64,26 +66,33 @@ class _TimedWait(Wait):
     def __init__(self, wait: Wait, stats: list, op):
         self.wait, self.stats, self.op = wait, stats, op
 
-    def _start(self):
+    def _start(self) -> Stat:
+        """Appends the wait's record, open (``end`` None) until it ends: a profiler
+        block that ends meanwhile shows the wait as lasting until then."""
         w = self.wait  # described as the wait begins (the queue's size then)
-        return w.describe() if hasattr(w, "describe") else type(w).__name__, time.perf_counter()
+        what = w.describe() if hasattr(w, "describe") else type(w).__name__
+        rec = Stat((self.op, time.perf_counter(), None, runner_name(), None, what))
+        self.stats.append(rec)
+        return rec
 
-    def _record(self, what, t0):
-        self.stats.append(Stat((self.op, t0, time.perf_counter(), runner_name(), None, what)))
+    def _record(self, rec: Stat) -> None:
+        stats = self.stats  # append-only: the record is where it was put
+        i = len(stats) - 1 if stats[-1] is rec else stats.index(rec)
+        stats[i] = Stat((rec.op, rec.start, time.perf_counter(), rec.runner, None, rec.wait))
 
     def wait_sync(self):
-        what, t0 = self._start()
+        rec = self._start()
         try:
             return self.wait.wait_sync()
         finally:
-            self._record(what, t0)
+            self._record(rec)
 
     async def wait_async(self):
-        what, t0 = self._start()
+        rec = self._start()
         try:
             return await self.wait.wait_async()
         finally:
-            self._record(what, t0)
+            self._record(rec)
 
 
 def timed_waits(gen, stats: list, op):

@@ -15,11 +15,16 @@ import time
 import weakref
 from collections.abc import Iterable
 
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
 from .. import dtypes as _dt
 from .._core.graph import Operation
+from ..protos.tensor_pb2 import TensorShapeProto
 
 __all__ = [
     "AllocationDescription",
+    "AllocatorMemoryUsed",
     "TensorDescription",
     "NodeOutput",
     "NodeExecStats",
@@ -65,8 +70,15 @@ class _Record:
         fields: tuple[str, ...] = self.__slots__
         return "%s(%s)" % (
             type(self).__name__,
-            ", ".join("%s=%r" % (f, getattr(self, f)) for f in fields),
+            ", ".join("%s=%s" % (f, _repr(getattr(self, f))) for f in fields),
         )
+
+
+def _repr(v: object) -> str:
+    """A protobuf message on one line (``TensorShapeProto(dim { size: 2 })``)."""
+    if isinstance(v, Message):
+        return "%s(%s)" % (type(v).__name__, text_format.MessageToString(v, as_one_line=True))
+    return repr(v)
 
 
 class AllocationDescription(_Record):
@@ -80,20 +92,36 @@ class AllocationDescription(_Record):
         self.allocator_name = allocator_name
 
 
+class AllocatorMemoryUsed(_Record):
+    """The memory an op allocated, as TF1's ``NodeExecStats.memory`` entries:
+    ``total_bytes``, ``peak_bytes`` and ``live_bytes`` of ``allocator_name``.
+
+    Note (flowrt): flowrt has no allocator; an op's entry counts the outputs that own a
+    fresh buffer (views and values passed through, as TF's aliased outputs, count 0).
+    """
+
+    __slots__ = ("allocator_name", "total_bytes", "peak_bytes", "live_bytes")
+
+    def __init__(self, total_bytes: int = 0, allocator_name: str = "cpu"):
+        self.allocator_name = allocator_name
+        self.total_bytes = self.peak_bytes = self.live_bytes = int(total_bytes)
+
+
 class TensorDescription(_Record):
-    """An output's ``dtype`` (a DType, or None for a non-array value), ``shape`` (a
-    tuple of dims, or None) and ``allocation_description``."""
+    """An output's ``dtype`` (the op's output DType: ``resource`` for a handle),
+    ``shape`` (a ``TensorShapeProto``, without dims for a scalar or a handle, as TF1
+    writes them) and ``allocation_description``."""
 
     __slots__ = ("dtype", "shape", "allocation_description")
 
     def __init__(
         self,
         dtype: _dt.DType | None = None,
-        shape: tuple[int, ...] | None = None,
+        shape: TensorShapeProto | None = None,
         allocation_description: AllocationDescription | None = None,
     ) -> None:
         self.dtype = dtype
-        self.shape = shape
+        self.shape = TensorShapeProto() if shape is None else shape
         self.allocation_description = allocation_description or AllocationDescription()
 
 
@@ -117,6 +145,7 @@ class NodeExecStats(_Record):
         ``all_start_micros``.
       timeline_label: ``"name = Type(input, ...)"`` as TF1 writes it.
       output: a NodeOutput per output (dtype, shape, bytes).
+      memory: an AllocatorMemoryUsed when the op allocated its outputs (else empty).
       thread_id: a small number for the thread or task that ran the op.
       thread_name: Note (flowrt): that thread (``thread:<name>``) or trio task
         (``task:<name>``) by name; TF1 has no such field.
@@ -134,6 +163,7 @@ class NodeExecStats(_Record):
         "all_end_rel_micros",
         "timeline_label",
         "output",
+        "memory",
         "thread_id",
         "thread_name",
         "wait_for",
@@ -149,6 +179,7 @@ class NodeExecStats(_Record):
         all_end_rel_micros: int = 0,
         timeline_label: str = "",
         output: Iterable[NodeOutput] = (),
+        memory: Iterable[AllocatorMemoryUsed] = (),
         thread_id: int = 0,
         thread_name: str = "",
         wait_for: str = "",
@@ -161,6 +192,7 @@ class NodeExecStats(_Record):
         self.all_end_rel_micros = all_end_rel_micros
         self.timeline_label = timeline_label
         self.output = list(output)
+        self.memory = list(memory)
         self.thread_id = thread_id
         self.thread_name = thread_name
         self.wait_for = wait_for
@@ -213,18 +245,25 @@ def _label(op: Operation) -> str:
     return label
 
 
-@functools.lru_cache(maxsize=256)
-def _dtype(np_dtype: _dt.DTypeLike) -> _dt.DType | None:
-    try:
-        return _dt.as_dtype(np_dtype)
-    except (TypeError, ValueError, KeyError):
-        return None
+@functools.lru_cache(maxsize=1024)
+def _shape(dims: tuple[int, ...]) -> TensorShapeProto:
+    """The ``TensorShapeProto`` of ``dims`` (shared: step stats are read, not edited)."""
+    proto = TensorShapeProto()
+    for d in dims:
+        proto.dim.add(size=d)
+    return proto
 
 
-def _output(slot: int, desc: tuple) -> NodeOutput:
-    dtype, shape, nbytes = desc
-    dt = _dtype(dtype) if dtype is not None else None
-    return NodeOutput(slot, TensorDescription(dt, shape, AllocationDescription(nbytes)))
+def _outputs(op: Operation, outs: tuple) -> tuple[list[NodeOutput], list[AllocatorMemoryUsed]]:
+    """An op step's NodeOutputs (its graph dtypes, the values' shapes and bytes) and its
+    memory entry (the bytes of the outputs it allocated, none when it allocated none)."""
+    output, allocated = [], 0
+    for slot, (dims, nbytes, fresh) in enumerate(outs):
+        dtype = op.outputs[slot].dtype.base_dtype if slot < len(op.outputs) else None
+        desc = TensorDescription(dtype, _shape(dims), AllocationDescription(nbytes))
+        output.append(NodeOutput(slot, desc))
+        allocated += nbytes if fresh else 0
+    return output, [AllocatorMemoryUsed(allocated)] if allocated else []
 
 
 #: perf_counter -> epoch seconds, taken once: runs traced into one file (a profiler
@@ -237,15 +276,17 @@ def step_stats_from(stats: list) -> StepStats:
     ordered by start time (a wait after the op whose step holds it)."""
     offset = _EPOCH_OFFSET
     nodes = []
+    now = time.perf_counter()  # the end of a wait still going on (a profiler block's)
     for s in sorted(stats, key=lambda s: (s[1], s[5] is not None)):
         op, t0, t1, runner, outs, wait = s
+        t1 = now if t1 is None else t1
         # Both ends rounded from the same clock keep nesting and order exact.
         start = int(round((t0 + offset) * 1e6))
         dur = max(0, int(round((t1 + offset) * 1e6)) - start)
         if wait is None:
-            label, output = _label(op), [_output(i, d) for i, d in enumerate(outs)]
+            label, (output, memory) = _label(op), _outputs(op, outs)
         else:
-            label, output = "%s: waits for %s" % (op.name, wait), []
+            label, output, memory = "%s: waits for %s" % (op.name, wait), [], []
         name = label[: label.index(" = ")] if wait is None else op.name
         nodes.append(
             NodeExecStats(
@@ -256,6 +297,7 @@ def step_stats_from(stats: list) -> StepStats:
                 dur,
                 label,
                 output,
+                memory,
                 runner_id(runner),
                 runner,
                 wait or "",

@@ -6,6 +6,10 @@ A traced run fills ``fr.RunMetadata().step_stats``. That may be TF's structure
 (``node_name``, ``op_type``, ``start_micros``, ``end_micros``, ``thread_id``). Both are
 copied, attribute by attribute and leaving out what is not there, into the protobuf
 TensorBoard reads.
+
+Every output's ``tensor_description`` gets a ``shape`` (empty, ``shape {}``, for a
+scalar or a handle, as TF writes it): TensorBoard's graph tab reads
+``output[].tensor_description.shape.dim`` of each node and fails on a missing shape.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from .._core.shape import TensorShape
+from ..protos.step_stats_pb2 import TensorDescription
 from .protos import RunMetadata, TensorShapeProto, _fill_shape
 
 __all__ = ["run_metadata_proto", "CPU_DEVICE"]
@@ -53,10 +58,15 @@ def _scalar(field: FieldDescriptor, v):
 
 def _copy(obj, msg: Message) -> None:
     """Sets each field of ``msg`` that ``obj`` has as an attribute (or dict key)."""
+    msg.SetInParent()
+    if isinstance(obj, Message) and obj.DESCRIPTOR.full_name == msg.DESCRIPTOR.full_name:
+        msg.CopyFrom(obj)
+        return
     if isinstance(msg, TensorShapeProto) and _get(obj, "dim") is None:
         _fill_shape(msg, TensorShape(obj))  # a TensorShape, list or tuple
         return
-    msg.SetInParent()
+    if isinstance(msg, TensorDescription):
+        msg.shape.SetInParent()
     for field in msg.DESCRIPTOR.fields:
         v = _get(obj, field.name)
         if v is None:

@@ -66,10 +66,10 @@ def test_step_stats_have_tf1_fields_in_dependency_order():
     assert dict(dev.thread_names) == {c.thread_id: "thread:MainThread"}
     (o,) = c.output
     assert o.slot == 0 and o.tensor_description.dtype == fr.float32
-    assert o.tensor_description.shape == (2, 3)
+    assert [d.size for d in o.tensor_description.shape.dim] == [2, 3]
     assert o.tensor_description.allocation_description.requested_bytes == 24
     d_stats = next(n for n in nodes if n.node_name == "d")
-    assert d_stats.output[0].tensor_description.shape == (2,)
+    assert [d.size for d in d_stats.output[0].tensor_description.shape.dim] == [2]
 
 
 def test_untraced_body_is_unchanged_and_untraced_runs_fill_nothing():
@@ -240,3 +240,78 @@ async def test_profiler_block_traces_arun_too(tmp_path):
     assert all(n.thread_name.startswith("task:") for n in dev.node_stats)
     with open(prof.path) as f:
         _validate_chrome_trace(json.load(f))
+
+
+def _runner_pipeline():
+    """A capacity-2 queue fed by a queue runner, and a batch of 6 from it: the consumer
+    must wait for the runner, and at least 4 of the runner's enqueue runs start after
+    the consumer's run did."""
+    q = fr.FIFOQueue(2, [fr.float32], shapes=[[]], name="q")
+    enqueue = q.enqueue([fr.constant(1.0)], name="enqueue")
+    fr.train.add_queue_runner(fr.train.QueueRunner(q, [enqueue]))
+    return q.dequeue_many(6, name="batch")
+
+
+def _tracks(path):
+    """Chrome trace -> {track name: [events on it]}."""
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    tracks: dict = {}
+    for e in events:
+        if e["ph"] == "X":
+            tracks.setdefault(names[e["tid"]], []).append(e)
+    return tracks
+
+
+def _check_runner_and_wait_slices(tracks, runner_prefix, consumer):
+    runner_tracks = [t for t in tracks if t.startswith(runner_prefix)]
+    assert runner_tracks, sorted(tracks)
+    ops = {e["args"]["name"] for t in runner_tracks for e in tracks[t] if e["cat"] == "Op"}
+    assert "enqueue" in ops
+    waits = [e for e in tracks[consumer] if e["cat"] == "Wait"]
+    assert any(e["args"]["name"] == "batch" and "dequeue" in e["args"]["for"] for e in waits)
+
+
+def test_profiler_block_traces_queue_runner_threads_and_the_dequeue_wait(tmp_path):
+    batch = _runner_pipeline()
+    md = fr.RunMetadata()
+    with fr.Session() as sess:
+        coord = fr.train.Coordinator()
+        threads = fr.train.start_queue_runners(sess, coord=coord)
+        with fr.profiler.trace(tmp_path, filename="trace.json") as prof:
+            assert sess.run(batch, options=FULL, run_metadata=md).shape == (6,)
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=30)
+    assert prof.path == str(tmp_path / "trace.json")
+    tracks = _tracks(prof.path)
+    _check_runner_and_wait_slices(tracks, "thread:QueueRunnerThread-q-enqueue", "thread:MainThread")
+    # The traced run's own RunMetadata holds its own steps only, as TF1's.
+    assert {n.node_name for n in _nodes(md)} == {"q", "batch"}
+
+
+async def test_profiler_block_traces_queue_runner_tasks_and_the_dequeue_wait(tmp_path):
+    batch = _runner_pipeline()
+    with trio.fail_after(30):
+        async with fr.Session() as sess:
+            async with fr.train.queue_runners(sess):
+                with fr.profiler.trace(tmp_path, filename="trace.json") as prof:
+                    assert (await sess.arun(batch, options=FULL)).shape == (6,)
+    tracks = _tracks(prof.path)
+    consumer = [t for t in tracks if not t.startswith("task:QueueRunnerTask")]
+    assert len(consumer) == 1, sorted(tracks)
+    _check_runner_and_wait_slices(tracks, "task:QueueRunnerTask-q-enqueue", consumer[0])
+
+
+async def test_profiler_block_shows_a_wait_still_going_on_when_it_ends(tmp_path):
+    q = fr.FIFOQueue(2, [fr.float32], shapes=[[]], name="q")
+    deq = q.dequeue(name="deq")
+    enqueue = q.enqueue([1.0])
+    with trio.fail_after(30):
+        async with fr.Session() as sess, trio.open_nursery() as nursery:
+            with fr.profiler.trace(tmp_path, filename="trace.json") as prof:
+                nursery.start_soon(sess.arun, deq, name="consumer")
+                await trio.testing.wait_all_tasks_blocked()
+            await sess.arun(enqueue)
+    (wait,) = [e for e in _tracks(prof.path)["task:consumer"] if e["cat"] == "Wait"]
+    assert wait["args"]["name"] == "deq" and "dequeue" in wait["args"]["for"]
