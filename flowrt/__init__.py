@@ -59,7 +59,7 @@ from ._core.graph import (  # noqa: F401
 )
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.registry import NotDifferentiable as no_gradient  # noqa: F401, N813  (TF2 name)
-from ._core.shape import TensorShape  # noqa: F401
+from ._core.shape import Dimension, TensorShape, dimension_at_index, dimension_value  # noqa: F401
 from ._unsupported import install_missing_name_messages as _install_missing_name_messages
 from .behavior import *  # noqa: F403
 from .client.explain import explain  # noqa: F401
