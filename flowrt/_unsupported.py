@@ -105,7 +105,7 @@ def _missing_name_hook(
                 return own(name)
             except AttributeError:
                 pass
-        if name.startswith("__"):  # a protocol probe (copy, pickle, inspect), no TF name
+        if name.startswith("_"):  # a protocol probe (copy, pickle, inspect), no TF name
             raise AttributeError("module %r has no attribute %r" % (module.__name__, name))
         raise unsupported_attribute(module, tf_path, name)
 
