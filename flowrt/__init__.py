@@ -4,6 +4,7 @@
 and docs/porting.md what is not supported. This module only re-exports.
 """
 
+import sys as _sys
 import types as _types
 
 from . import (  # noqa: F401
@@ -58,8 +59,8 @@ from ._core.graph import (  # noqa: F401
 )
 from ._core.registry import NoGradient, NotDifferentiable, RegisterGradient  # noqa: F401
 from ._core.registry import NotDifferentiable as no_gradient  # noqa: F401, N813  (TF2 name)
-from ._core.shape import TensorShape  # noqa: F401
-from ._unsupported import unsupported_attribute as _unsupported_attribute
+from ._core.shape import Dimension, TensorShape, dimension_at_index, dimension_value  # noqa: F401
+from ._unsupported import install_missing_name_messages as _install_missing_name_messages
 from .behavior import *  # noqa: F403
 from .client.explain import explain  # noqa: F401
 from .dtypes import *  # noqa: F403
@@ -206,7 +207,8 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module("%s.%s" % (__name__, name))
-    err = _unsupported_attribute("flowrt", name)
-    if err is not None:
-        raise err
     raise AttributeError("module 'flowrt' has no attribute %r" % name)
+
+
+# A TF1 name missing here or in a public namespace says so (``flowrt/_unsupported.py``).
+_install_missing_name_messages(_sys.modules[__name__])

@@ -1,16 +1,22 @@
 """What flowrt does not support from TF1, with what to do instead.
 
-One list serves three readers: ``fr.<name>`` for a listed top-level name raises an
-``AttributeError`` that says so, the porting guide's table is generated from it, and a
-test checks every entry is really absent (so implementing one fails the test until the
-entry is removed).
+One list serves three readers: a listed name (``fr.estimator``) raises an
+``AttributeError`` that says so and what to do instead, the porting guide's table is
+generated from it, and a test checks every entry is really absent (so implementing one
+fails the test until the entry is removed). Any other name missing from a public
+namespace (``fr.nn.foo``) says flowrt does not support ``tf.nn.foo``, with close names:
+``install_missing_name_messages`` gives each namespace the module ``__getattr__`` that
+does it.
 """
 
 from __future__ import annotations
 
+import difflib
+import types
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Unsupported", "UNSUPPORTED", "unsupported_attribute"]
+__all__ = ["Unsupported", "UNSUPPORTED", "unsupported_attribute", "install_missing_name_messages"]
 
 
 @dataclass(frozen=True)
@@ -61,11 +67,6 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
     ),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
     Unsupported(
-        "tf.summary.image, tf.summary.audio, tf.summary.text",
-        "summary.image",
-        "fr.summary.scalar and fr.summary.histogram",
-    ),
-    Unsupported(
         "GPU and TPU devices",
         None,
         "flowrt runs on the CPU: fr.device() "
@@ -74,13 +75,57 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
 )
 
 
-def unsupported_attribute(module: str, name: str) -> AttributeError | None:
-    """The ``AttributeError`` for ``<module>.<name>`` when the porting list names it."""
-    path = name if module == "flowrt" else "%s.%s" % (module.split(".", 1)[1], name)
+def unsupported_attribute(module: types.ModuleType, tf_path: str, name: str) -> AttributeError:
+    """The ``AttributeError`` for ``module.name``, missing from the namespace TF1 calls
+    ``tf_path`` (``tf.nn``): the porting list's advice when it names it, else that flowrt
+    does not support the TF1 name, with up to three close names the module has."""
+    prefix = "module %r has no attribute %r: " % (module.__name__, name)
+    path = "%s.%s" % (tf_path, name)
     for u in UNSUPPORTED:
-        if u.path == path:
+        if u.path is not None and "tf." + u.path == path:
             return AttributeError(
-                "module %r has no attribute %r: %s is not supported by "
-                "flowrt; instead, %s (see docs/porting.md)" % (module, name, u.tf_name, u.instead)
+                prefix
+                + "%s is not supported by flowrt; instead, %s (see docs/porting.md)"
+                % (u.tf_name, u.instead)
             )
-    return None
+    public = [n for n in getattr(module, "__all__", None) or dir(module) if not n.startswith("_")]
+    close = difflib.get_close_matches(name, public, n=3)
+    hint = "; close names: %s" % ", ".join(close) if close else ""
+    return AttributeError(
+        prefix + "flowrt does not support %s (see docs/porting.md)%s" % (path, hint)
+    )
+
+
+def _missing_name_hook(
+    module: types.ModuleType, tf_path: str, own: Callable[[str], object] | None
+) -> Callable[[str], object]:
+    def __getattr__(name: str) -> object:  # noqa: N807 - PEP 562's module hook
+        if own is not None:
+            try:
+                return own(name)
+            except AttributeError:
+                pass
+        if name.startswith("_"):  # a protocol probe (copy, pickle, inspect), no TF name
+            raise AttributeError("module %r has no attribute %r" % (module.__name__, name))
+        raise unsupported_attribute(module, tf_path, name)
+
+    return __getattr__
+
+
+def install_missing_name_messages(root: types.ModuleType) -> None:
+    """Gives ``root`` (as ``tf``) and every public namespace module under it (those in
+    its ``__all__``, as ``tf.nn``, ``tf.keras.layers``) a module ``__getattr__`` raising
+    ``unsupported_attribute``; a module's own ``__getattr__`` (a lazy import) is asked
+    first."""
+    todo, done = [(root, "tf")], set()
+    while todo:
+        module, tf_path = todo.pop(0)  # breadth first: a module keeps its shortest name
+        if id(module) in done:
+            continue
+        done.add(id(module))
+        own = module.__dict__.get("__getattr__")
+        module.__getattr__ = _missing_name_hook(module, tf_path, own)  # type: ignore[method-assign]
+        for name in getattr(module, "__all__", ()):
+            sub = module.__dict__.get(name)
+            if isinstance(sub, types.ModuleType) and sub.__name__.startswith(root.__name__):
+                todo.append((sub, "%s.%s" % (tf_path, name)))

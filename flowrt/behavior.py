@@ -2,15 +2,19 @@
 
 flowrt always behaves as TF1 in graph mode with resource variables, the behaviour a
 TF1 program asks for with ``tf.disable_eager_execution()`` or
-``tf.disable_v2_behavior()``. The ``disable_*`` switches are therefore accepted and
-change nothing; the ``enable_*`` switches that would turn on a TF2 behaviour flowrt
-does not have raise ``NotImplementedError`` saying so, rather than leave a program
-believing it runs eagerly.
+``tf.disable_v2_behavior()``. One switch changes what a program sees: static shapes
+index to ints (TF2's ``TensorShape``, the default) or to ``Dimension`` objects (TF1's,
+after ``disable_v2_behavior()`` or ``disable_v2_tensorshape()``). The other ``disable_*``
+switches are accepted and change nothing; the ``enable_*`` switches that would turn on a
+TF2 behaviour flowrt does not have raise ``NotImplementedError`` saying so, rather than
+leave a program believing it runs eagerly.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ._core.shape import set_v2_tensorshape
 
 __all__ = [
     "control_flow_v2_enabled",
@@ -61,13 +65,10 @@ def executing_eagerly_outside_functions() -> bool:
 
 
 def disable_v2_behavior() -> None:
-    """TF1 behaviour, flowrt's own: changes nothing.
-
-    Note (flowrt): static shapes index to ``int`` or ``None`` as with TF2's
-    TensorShape (``x.shape[1]``, not ``x.shape[1].value``), the behaviour of
-    ``tensorflow.compat.v1`` with only eager execution disabled; ``TensorShape.as_list()``
-    is the same in both.
-    """
+    """TF1 behaviour: static shapes index to ``Dimension`` objects
+    (``x.get_shape()[1].value``), as ``disable_v2_tensorshape()``; the rest is flowrt's
+    own behaviour already."""
+    set_v2_tensorshape(False)
 
 
 def enable_v2_behavior() -> None:
@@ -121,12 +122,12 @@ def enable_tensor_equality() -> None:
 
 
 def disable_v2_tensorshape() -> None:
-    """Accepted; changes nothing.
-
-    Note (flowrt): ``TensorShape`` indexes to ``int``/``None`` (TF2's form) either way;
-    ``as_list()`` gives the same list in both.
-    """
+    """TF1's ``TensorShape``: indexing and iterating a static shape give ``Dimension``
+    objects (``shape[i].value``; unknown is ``Dimension(None)``); ``as_list()`` still
+    gives ints and None."""
+    set_v2_tensorshape(False)
 
 
 def enable_v2_tensorshape() -> None:
-    """TF2's TensorShape, flowrt's own: changes nothing."""
+    """TF2's ``TensorShape``, the default: a static shape indexes to ints and None."""
+    set_v2_tensorshape(True)

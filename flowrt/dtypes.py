@@ -33,6 +33,7 @@ __all__ = [
     "bool",
     "string",
     "resource",
+    "variant",
     "half",
     "double",
     "complex64",
@@ -152,6 +153,7 @@ uint64 = DType("uint64", np.uint64)
 bool = DType("bool", np.bool_)  # TF1's public name
 string = DType("string", object)
 resource = DType("resource", object)  # handles of stateful resources (variables)
+variant = DType("variant", object)  # opaque values: TensorArray flows, loop records
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 
@@ -170,6 +172,7 @@ ALL_DTYPES = [
     bool,
     string,
     resource,
+    variant,
     complex64,
     complex128,
 ]
@@ -190,6 +193,7 @@ _ENUMS = {
     "complex128": 18,
     "float16": 19,
     "resource": 20,
+    "variant": 21,
     "uint32": 22,
     "uint64": 23,
 }

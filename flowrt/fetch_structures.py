@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from . import nest as _nest
 from ._core import graph as _graph
 from ._core.graph import Graph, Operation, Tensor
 
@@ -187,17 +188,41 @@ def _cast_floats(t: Tensor, value: Any, error: Exception) -> np.ndarray:
     ) from None
 
 
+def _flatten_nested_keys(feed_dict: Mapping) -> Any:
+    """TF's ``nest.flatten_dict_items``: a nested key (a tuple such as an
+    ``LSTMStateTuple``) feeds its leaves from the leaves of its value, paired in order."""
+    if not any(_nest.is_nested(k) for k in feed_dict):
+        return feed_dict.items()
+    items: dict = {}
+    for key, value in feed_dict.items():
+        pairs = [(key, value)]
+        if _nest.is_nested(key):
+            keys, vals = _nest.flatten(key), _nest.flatten(value)
+            if len(keys) != len(vals):
+                raise ValueError(
+                    "Could not flatten dictionary. Key had %d elements, but value had %d "
+                    "elements. Key: %s, value: %s." % (len(keys), len(vals), keys, vals)
+                )
+            pairs = list(zip(keys, vals, strict=True))
+        for k, v in pairs:
+            if k in items:
+                raise ValueError("Cannot flatten dict because this key is not unique: %s" % k)
+            items[k] = v
+    return items.items()
+
+
 def resolve_feeds(graph: Graph, feed_dict: Any) -> tuple[tuple, list]:
     """A run's ``feed_dict`` as ``(tensors, values)``: each key resolved to a tensor of
-    ``graph`` (a Tensor, a name, or a structure with ``_feed_components`` such as a
-    SparseTensor), each value converted by ``feed_value``."""
+    ``graph`` (a Tensor, a name, a structure with ``_feed_components`` such as a
+    SparseTensor, or a nest of these fed from a nest of values), each value converted by
+    ``feed_value``."""
     if not isinstance(feed_dict, collections.abc.Mapping):
         raise TypeError(
             "feed_dict must be a dictionary or collections.abc.Mapping "
             "from tensors to values, got %s" % type(feed_dict).__name__
         )
     tensors, values = [], []
-    for key, value in feed_dict.items():
+    for key, value in _flatten_nested_keys(feed_dict):
         if type(key) is Tensor and key.op.graph is graph:
             tensors.append(key)
             values.append(feed_value(key, value))

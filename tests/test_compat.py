@@ -21,6 +21,7 @@ def test_graph_mode_switches_are_accepted_and_eager_ones_refused():
     fr.disable_control_flow_v2()
     fr.disable_tensor_equality()
     fr.disable_v2_tensorshape()
+    fr.enable_v2_tensorshape()  # the one switch that changes something: shapes' view
     fr.enable_resource_variables()
     assert fr.executing_eagerly() is False
     assert fr.executing_eagerly_outside_functions() is False

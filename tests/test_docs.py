@@ -105,8 +105,34 @@ def test_a_not_supported_name_says_so_and_what_to_use():
         r"tf.estimator is not supported by flowrt; instead, write",
     ):
         fr.estimator  # noqa: B018
-    with pytest.raises(AttributeError, match=r"^module 'flowrt' has no attribute 'nope'$"):
+    with pytest.raises(
+        AttributeError,
+        match=r"^module 'flowrt' has no attribute 'nope': flowrt does not support tf.nope "
+        r"\(see docs/porting.md\)",
+    ):
         fr.nope  # noqa: B018
+
+
+def test_every_missing_tf1_name_in_every_namespace_says_so():
+    # A bare AttributeError left a porter guessing whether a name is misspelled or absent.
+    with pytest.raises(
+        AttributeError,
+        match=r"^module 'flowrt.nn' has no attribute 'reluu': flowrt does not support "
+        r"tf.nn.reluu \(see docs/porting.md\); close names: relu, relu6",
+    ):
+        fr.nn.reluu  # noqa: B018
+    for expr, tf_name in [
+        (lambda: fr.train.SyncReplicasOptimizerV3, "tf.train.SyncReplicasOptimizerV3"),
+        (lambda: fr.keras.layers.ConvLSTM3D, "tf.keras.layers.ConvLSTM3D"),
+        (lambda: fr.data.experimental.nope, "tf.data.experimental.nope"),
+        (lambda: fr.compat.v1.nope, "tf.nope"),
+        (lambda: fr.compat.v2, "tf.compat.v2"),
+    ]:
+        with pytest.raises(AttributeError, match="flowrt does not support %s " % tf_name):
+            expr()
+    # The lazy imports and protocol probes are untouched.
+    assert fr.compat.v1.Session is fr.Session and fr.app.run
+    assert not hasattr(fr.nn, "__wrapped__")
 
 
 def test_the_unsupported_page_lists_every_entry():

@@ -348,6 +348,7 @@ def test_file_writer_writes_version_graph_and_summaries(tmp_path):
     events = list(read_events(writer.path))
     assert events[0].file_version == "brain.Event:2" and events[0].wall_time == int(m.group(1))
     assert events[1].HasField("graph_def") and events[1].step == 0
+    assert events[2].HasField("meta_graph_def")  # TF1's FileWriter(graph=) writes it too
     steps = [
         (
             e.step,
@@ -356,7 +357,7 @@ def test_file_writer_writes_version_graph_and_summaries(tmp_path):
                 for v in e.summary.value
             ],
         )
-        for e in events[2:]
+        for e in events[3:]
     ]
     assert steps == [
         (0, [("loss", 0.0), ("acts", None)]),

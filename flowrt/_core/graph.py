@@ -24,7 +24,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .device_spec import DeviceSpec, canonical, merge_device
 from .registry import get_op_def
-from .shape import TensorShape, as_shape
+from .shape import Dimension, TensorShape, as_shape
 
 # Python operators on tensors (``+``, ``-``, ``@``, ``[]``, ...) are implemented by the op
 # layer, which fills this table (``_core`` must not import the layers above it). Keys
@@ -1074,6 +1074,8 @@ def _numpy_value(value, dtype: _dt.DType | None):
             return arr
         return _wrap_cast(arr, dtype)
     if dtype is not None:
+        if dtype.is_integer and isinstance(value, (list, tuple)):
+            value = _dimension_values(value, dtype)
         _check_elements(value, dtype)
         if isinstance(value, (list, tuple)) and not _flat_list(value):
             return np.zeros(np.shape(value), dtype.np)
@@ -1096,6 +1098,24 @@ def _numpy_value(value, dtype: _dt.DType | None):
 
 def _flat_list(value) -> list:
     return list(_flat(value)) if isinstance(value, (list, tuple)) else [value]
+
+
+def _dimension_values(value: list | tuple, dtype: _dt.DType) -> Any:
+    """``value`` with each known ``Dimension`` replaced by its int, as TF's int conversion
+    of ``[-1, x.shape[1]]`` under TF1 shapes; an unknown one is a ``TypeError``."""
+    if not any(isinstance(v, Dimension) for v in _flat(value)):
+        return value
+
+    def known(v):
+        if isinstance(v, (list, tuple)):
+            return [known(e) for e in v]
+        if isinstance(v, Dimension):
+            if v.value is None:
+                raise TypeError("Expected %s, but got ? of type 'Dimension'." % dtype.name)
+            return v.value
+        return v
+
+    return known(value)
 
 
 def _check_elements(value, dtype: _dt.DType):
@@ -1220,6 +1240,39 @@ def convert_to_tensor(
             % (dtype.name, t.dtype.name, t)
         )
     return t
+
+
+def _tensor_shape_to_tensor(value: TensorShape, dtype=None, name=None, as_ref=False):
+    """TF's conversion of a fully defined ``TensorShape``: an int32 vector (int64 when a
+    dimension needs it, or when asked)."""
+    if not value.is_fully_defined():
+        raise ValueError("Cannot convert a partially known TensorShape %s to a Tensor." % value)
+    dims = value.as_list()
+    if dtype is None:
+        dtype = _dt.int64 if any(d >= 2**31 for d in dims) else _dt.int32
+    elif dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(
+            "Cannot convert TensorShape %s to dtype %s. Allowed dtypes are tf.int32 and "
+            "tf.int64." % (value, dtype)
+        )
+    return constant_op(np.array(dims, dtype.np), name=name)
+
+
+def _dimension_to_tensor(value: Dimension, dtype=None, name=None, as_ref=False):
+    """TF's conversion of a known ``Dimension``: an int32 (or int64) scalar."""
+    if value.value is None:
+        raise ValueError("Cannot convert unknown Dimension %s to a Tensor." % value)
+    dtype = dtype or _dt.int32
+    if dtype not in (_dt.int32, _dt.int64):
+        raise TypeError(
+            "Cannot convert Dimension %s to dtype %s. Allowed dtypes are tf.int32 and "
+            "tf.int64." % (value, dtype)
+        )
+    return constant_op(np.array(value.value, dtype.np), name=name)
+
+
+register_tensor_conversion_function(TensorShape, _tensor_shape_to_tensor)
+register_tensor_conversion_function(Dimension, _dimension_to_tensor)
 
 
 def _flat(x):

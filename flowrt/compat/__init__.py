@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .._core.shape import dimension_at_index, dimension_value
+
 __all__ = [
     "as_bytes",
     "as_str",
@@ -17,6 +19,8 @@ __all__ = [
     "as_text",
     "bytes_or_text_types",
     "complex_types",
+    "dimension_at_index",
+    "dimension_value",
     "forward_compatible",
     "integral_types",
     "path_to_str",

@@ -38,7 +38,6 @@ __all__ = [
     "segment_prod",
     "sort",
     "argsort",
-    "dimension_value",
     "is_tensor",
 ]
 
@@ -401,21 +400,6 @@ def argsort(
       name: the name scope (default ``argsort``).
     """
     return _sort_or_argsort(values, axis, direction, True, name, "argsort")
-
-
-def dimension_value(dimension: Any) -> int | None:
-    """The int of a static dimension, or None if unknown: ``x.shape[i]`` as a value.
-
-    Args:
-      dimension: an element of a ``TensorShape`` (an int or None), or an object with a
-        ``value`` attribute as TF1's ``Dimension``.
-
-    Note (flowrt): shapes hold plain ints and None (TF 2's behaviour), so this is the
-    identity on them; TF1 code calling ``shape[i].value`` should call this instead.
-    """
-    if dimension is None or isinstance(dimension, (int, np.integer)):
-        return None if dimension is None else int(dimension)
-    return dimension.value
 
 
 def is_tensor(x: Any) -> bool:

@@ -21,7 +21,7 @@ from .._core.graph import (
     get_default_graph,
 )
 from .._core.registry import register_op
-from .._core.shape import TensorShape, unknown_shape
+from .._core.shape import Dimension, TensorShape, unknown_shape
 from .array_ops import (
     check_rank,
     expand_dims,
@@ -444,6 +444,8 @@ def split(
 ) -> list[Tensor]:
     """Splits ``value`` along ``axis`` into equal pieces (an int) or pieces of the given
     sizes (a list; one size may be -1). Returns a list of tensors."""
+    if isinstance(num_or_size_splits, Dimension):  # x.shape[1] under TF1 shapes
+        num_or_size_splits = cast(int, num_or_size_splits.value)
     with in_graph_of([value, num_or_size_splits, axis, num]):
         if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(
             num_or_size_splits, bool

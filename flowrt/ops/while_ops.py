@@ -333,7 +333,7 @@ def _while_blocking_kernel(ctx, op, *inputs):
 # --------------------------------------------------------------------------------------
 
 # The dtype of a loop's record (a list of per-iteration tuples), TF's ``variant``.
-variant = _dt.DType("variant", object)
+variant = _dt.variant
 
 
 def _record(op, tensors) -> tuple[Tensor, list[int]]:

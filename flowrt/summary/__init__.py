@@ -1,10 +1,11 @@
 """``fr.summary``: summary ops and the event-file writer TensorBoard reads.
 
-``scalar``, ``histogram``, ``merge`` and ``merge_all`` build ops whose values are
-serialized ``Summary`` protobufs; ``FileWriter`` writes them, and the graph, to
-``events.out.tfevents.*`` files. See docs/summary.md.
+``scalar``, ``histogram``, ``image``, ``audio``, ``text``, ``tensor_summary``, ``merge``
+and ``merge_all`` build ops whose values are serialized ``Summary`` protobufs;
+``FileWriter`` writes them, and the graph, to ``events.out.tfevents.*`` files. See docs/summary.md.
 """
 
+from .media_ops import audio, image, tensor_summary, text
 from .protos import (
     Event,
     GraphDef,
@@ -23,6 +24,10 @@ from .writer_cache import FileWriterCache
 __all__ = [
     "scalar",
     "histogram",
+    "image",
+    "audio",
+    "text",
+    "tensor_summary",
     "merge",
     "merge_all",
     "FileWriter",

@@ -124,6 +124,10 @@ class FileWriter:
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
+        if isinstance(graph, Graph):  # TF1 exports the meta graph beside it
+            from ..train.meta_graph import export_meta_graph
+
+            self.add_meta_graph(export_meta_graph(graph=graph))
 
     # --- file -----------------------------------------------------------------------
 
@@ -233,6 +237,26 @@ class FileWriter:
                 "The passed graph must be an instance of `Graph` or the deprecated `GraphDef`"
             )
         self._add_what(global_step, graph_def=data)
+
+    def add_meta_graph(
+        self,
+        meta_graph_def: bytes | SupportsSerializeToString,
+        global_step: int | None = None,
+    ) -> None:
+        """Adds a ``MetaGraphDef`` (``fr.train.export_meta_graph()``'s), as TF1's
+        ``CheckpointSaverHook`` does beside the graph.
+
+        Args:
+          meta_graph_def: a ``MetaGraphDef`` protobuf or its serialized bytes.
+          global_step: the step to record with it.
+        """
+        if not isinstance(meta_graph_def, bytes) and not hasattr(
+            meta_graph_def, "SerializeToString"
+        ):
+            raise TypeError(
+                "meta_graph_def must be type MetaGraphDef, saw type: %s" % type(meta_graph_def)
+            )
+        self._add_what(global_step, meta_graph_def=_serialized(meta_graph_def, "meta_graph_def"))
 
     def add_session_log(
         self,

@@ -17,9 +17,10 @@ import numpy as np
 
 from .. import errors
 from .._core.graph import get_default_graph
-from ..summary.protos import Summary
+from ..summary.protos import SessionLog, Summary
 from ..summary.writer_cache import FileWriterCache
 from . import training_util
+from .meta_graph import export_meta_graph
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 
 if TYPE_CHECKING:
@@ -445,7 +446,8 @@ class CheckpointSaverHook(SessionRunHook):
       checkpoint_basename: the checkpoint prefix inside ``checkpoint_dir``.
       scaffold: a ``Scaffold`` whose saver to use.
       listeners: ``CheckpointSaverListener``s.
-      save_graph_def: accepted for compatibility.
+      save_graph_def: whether to write the graph: ``graph.pbtxt`` in
+        ``checkpoint_dir``, the graph and meta graph events, each checkpoint's ``.meta``.
 
     Raises:
       ValueError: both ``saver`` and ``scaffold`` are given, or not exactly one period.
@@ -483,6 +485,14 @@ class CheckpointSaverHook(SessionRunHook):
 
     def after_create_session(self, session: Session, coord: Coordinator) -> None:
         step = int(session.run(self._global_step_tensor))
+        if self._save_graph_def:
+            # Written now, not in begin: other hooks' begin may still add to the graph.
+            graph = get_default_graph()
+            training_util.write_graph(graph, self._checkpoint_dir, "graph.pbtxt")
+            saver = self._get_saver()
+            meta = export_meta_graph(saver_def=saver.as_saver_def() if saver else None)
+            self._summary_writer.add_graph(graph)
+            self._summary_writer.add_meta_graph(meta)
         # The checkpoint saved here is the state at step `step` (restored or initial).
         self._save(session, step)
         self._timer.update_last_triggered_step(step)
@@ -509,7 +519,12 @@ class CheckpointSaverHook(SessionRunHook):
         for listener in self._listeners:
             listener.before_save(session, step)
         _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
-        self._get_saver().save(session, self._save_path, global_step=step)
+        self._get_saver().save(
+            session, self._save_path, global_step=step, write_meta_graph=self._save_graph_def
+        )
+        self._summary_writer.add_session_log(
+            SessionLog(status=SessionLog.CHECKPOINT, checkpoint_path=self._save_path), step
+        )
         should_stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):
@@ -586,6 +601,8 @@ class SummarySaverHook(SessionRunHook):
         step = run_values.results["global_step"] + 1
         if self._next_step is None or self._request_summary:
             step = int(run_context.session.run(self._global_step_tensor))
+        if self._next_step is None:
+            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), step)
         if self._request_summary:
             self._timer.update_last_triggered_step(step)
             for summary in run_values.results.get("summary", ()):

@@ -65,11 +65,18 @@ _INDEX_SUFFIX = ".index"
 # --------------------------------------------------------------------------------------
 
 
+# The process's umask, read once (reading it means setting it): files are created with
+# ``0o666 & ~umask`` (0644 under the usual 022), as TF creates them, not mkstemp's 0600.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
 def _write_atomic(path: str, write):
     """Calls ``write(fileobj)`` on a temporary file next to ``path``, then renames it."""
     d = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=d)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
@@ -94,18 +101,33 @@ def checkpoint_exists(checkpoint_prefix: str) -> bool:
 
 
 class CheckpointState:
-    """The contents of a ``checkpoint`` state file."""
+    """The contents of a ``checkpoint`` state file: the newest checkpoint, the kept ones
+    and, when the writer gave them, their save times and the time of the newest
+    checkpoint kept for good (seconds since the epoch; TF's ``CheckpointManager`` fields,
+    empty and 0.0 after a ``Saver``'s save, as TF's)."""
 
     def __init__(
-        self, model_checkpoint_path: str = "", all_model_checkpoint_paths: Iterable[str] = ()
+        self,
+        model_checkpoint_path: str = "",
+        all_model_checkpoint_paths: Iterable[str] = (),
+        all_model_checkpoint_timestamps: Iterable[float] = (),
+        last_preserved_timestamp: float = 0.0,
     ) -> None:
         self.model_checkpoint_path = model_checkpoint_path
         self.all_model_checkpoint_paths = list(all_model_checkpoint_paths)
+        self.all_model_checkpoint_timestamps = [float(t) for t in all_model_checkpoint_timestamps]
+        self.last_preserved_timestamp = float(last_preserved_timestamp)
 
     def __repr__(self) -> str:
-        return "CheckpointState(model_checkpoint_path=%r, all_model_checkpoint_paths=%r)" % (
-            self.model_checkpoint_path,
-            self.all_model_checkpoint_paths,
+        return (
+            "CheckpointState(model_checkpoint_path=%r, all_model_checkpoint_paths=%r, "
+            "all_model_checkpoint_timestamps=%r, last_preserved_timestamp=%r)"
+            % (
+                self.model_checkpoint_path,
+                self.all_model_checkpoint_paths,
+                self.all_model_checkpoint_timestamps,
+                self.last_preserved_timestamp,
+            )
         )
 
 
@@ -118,6 +140,7 @@ def _unquote(s: str) -> str:
 
 
 _LINE = re.compile(r'^\s*(\w+)\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
+_NUMBER_LINE = re.compile(r"^\s*(\w+)\s*:\s*([-+0-9.eE]+|inf|-inf|nan)\s*$")
 
 
 def update_checkpoint_state(
@@ -136,12 +159,24 @@ def update_checkpoint_state(
     stored as given.
     """
     _write_state(
-        save_dir, model_checkpoint_path, all_model_checkpoint_paths, latest_filename, relative=False
+        save_dir,
+        model_checkpoint_path,
+        all_model_checkpoint_paths,
+        latest_filename,
+        relative=False,
+        timestamps=all_model_checkpoint_timestamps,
+        last_preserved=last_preserved_timestamp,
     )
 
 
 def _write_state(
-    save_dir, model_checkpoint_path, all_model_checkpoint_paths, latest_filename, relative: bool
+    save_dir,
+    model_checkpoint_path,
+    all_model_checkpoint_paths,
+    latest_filename,
+    relative: bool,
+    timestamps: Sequence[float] | None = None,
+    last_preserved: float | None = None,
 ):
     save_dir = save_dir or "."
     paths = list(all_model_checkpoint_paths or [])
@@ -152,11 +187,19 @@ def _write_state(
 
         paths = [rel(p) for p in paths]
         model_checkpoint_path = rel(model_checkpoint_path)
-    state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path, paths)
+    state = generate_checkpoint_state_proto(
+        save_dir, model_checkpoint_path, paths, timestamps, last_preserved
+    )
     text = "model_checkpoint_path: %s\n" % _quote(state.model_checkpoint_path)
     text += "".join(
         "all_model_checkpoint_paths: %s\n" % _quote(p) for p in state.all_model_checkpoint_paths
     )
+    # Protobuf's text format of the double fields, left out when unset as TF's.
+    text += "".join(
+        "all_model_checkpoint_timestamps: %r\n" % t for t in state.all_model_checkpoint_timestamps
+    )
+    if state.last_preserved_timestamp:
+        text += "last_preserved_timestamp: %r\n" % state.last_preserved_timestamp
     path = os.path.join(save_dir, latest_filename or "checkpoint")
     _write_atomic(path, lambda f: f.write(text.encode("utf-8")))
 
@@ -174,6 +217,12 @@ def generate_checkpoint_state_proto(
     paths = list(all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
+    timestamps = list(all_model_checkpoint_timestamps or [])
+    if timestamps and len(timestamps) != len(paths):
+        raise ValueError(
+            "Checkpoint timestamps, if provided, must match checkpoint paths (got paths %s "
+            "and timestamps %s)" % (paths, timestamps)
+        )
     if not os.path.isabs(save_dir):
 
         def rel(p: str) -> str:
@@ -181,7 +230,8 @@ def generate_checkpoint_state_proto(
 
         model_checkpoint_path = rel(model_checkpoint_path)
         paths = [rel(p) for p in paths]
-    return CheckpointState(model_checkpoint_path, paths)
+    last = last_preserved_timestamp or 0.0
+    return CheckpointState(model_checkpoint_path, paths, timestamps, last)
 
 
 def get_checkpoint_state(
@@ -201,9 +251,16 @@ def get_checkpoint_state(
     for line in lines:
         if not line.strip():
             continue
+        n = _NUMBER_LINE.match(line)
+        if n is not None:
+            if n.group(1) == "all_model_checkpoint_timestamps":
+                state.all_model_checkpoint_timestamps.append(float(n.group(2)))
+            elif n.group(1) == "last_preserved_timestamp":
+                state.last_preserved_timestamp = float(n.group(2))
+            continue
         m = _LINE.match(line)
         if m is None:
-            continue  # fields flowrt does not use (e.g. timestamps)
+            continue  # fields flowrt does not know
         field, value = m.group(1), _unquote(m.group(2))
         if not os.path.isabs(value):
             value = os.path.join(checkpoint_dir, value)
@@ -481,9 +538,11 @@ class Saver:
             prefix = save_path
         save_dir = os.path.dirname(prefix)
         if save_dir and not os.path.isdir(save_dir):
-            # TF1 (and TF 2.21's tf.compat.v1) raise this rather than create the directory
-            # (a MonitoredTrainingSession's checkpoint_dir is created by its summary writer).
-            raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
+            # TF 2.21 creates the missing directory when its own parent exists, and refuses
+            # a deeper missing path.
+            if not os.path.isdir(os.path.dirname(os.path.abspath(save_dir))):
+                raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
+            os.makedirs(save_dir, exist_ok=True)
         names = sorted(self._vars)
         fetched = sess.run([_parts(self._vars[n]) for n in names]) if names else []
         values = [

@@ -40,7 +40,7 @@ from .sstable import read_table, read_varint, varint, write_table
 __all__ = ["write_bundle", "BundleReader", "data_path", "index_path"]
 
 _VERSION = 1  # TF's kTensorBundleVersion; TF's min consumer is 0
-_BY_ENUM = {d.as_datatype_enum: d for d in _dt.ALL_DTYPES if d.name not in ("resource",)}
+_BY_ENUM = {d.as_datatype_enum: d for d in _dt.ALL_DTYPES if d.name not in ("resource", "variant")}
 _MAX_RANK = 254
 
 

@@ -98,7 +98,8 @@ def get_or_create_global_step(graph: Graph | None = None) -> Variable | Tensor:
 
 
 def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None:
-    """One tensor reading the global step, shared by the hooks (``global_step/add:0``).
+    """One tensor reading the global step, shared by the hooks (``global_step/add:0``):
+    the step before the run's increment, so a hook's ``read + 1`` is the step after it.
 
     Built as TF1 does, from ``initialized_value() + 0``, and cached in the
     ``GLOBAL_STEP_READ_KEY`` collection; None when the graph has no global step.
@@ -114,7 +115,18 @@ def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None
         value = step.initialized_value() if isinstance(step, Variable) else step
         read = value + 0
         g.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    # The hooks count on a stale read (the step before this run's increment, as TF's
+    # reads in practice are): the ops already built that write the step wait for it.
+    # Ops built later run after it anyway (a run's ops run in creation order).
+    handle = getattr(step, "handle", None)
+    if handle is not None:
+        for op in handle.consumers():
+            if op.type in _STEP_WRITERS:
+                op._add_control_input(read.op)
     return read
+
+
+_STEP_WRITERS = ("AssignAddVariableOp", "AssignSubVariableOp", "AssignVariableOp")
 
 
 def summary_iterator(path: str) -> Iterator[Event]:

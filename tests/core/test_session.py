@@ -397,3 +397,25 @@ def test_a_fed_string_array_is_neither_changed_nor_frozen():
     assert fed.tolist() == ["a", "é"]
     assert raw.flags.writeable
     raw[0] = b"z"
+
+
+def test_char_rnn_feeds_its_lstm_state_tuple_back():
+    # Char-RNN's sampling loop: feed_dict={model.initial_state: state}, where both are
+    # LSTMStateTuples (nests); TF flattens a nested key and its value in parallel.
+    cell = fr.nn.rnn_cell.LSTMCell(4)
+    x = fr.placeholder(fr.float32, [2, 3])
+    initial_state = cell.zero_state(2, fr.float32)
+    out, final_state = cell(x, initial_state)
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        state = sess.run(initial_state)
+        for _ in range(2):
+            o, state = sess.run([out, final_state], {x: np.ones((2, 3)), initial_state: state})
+        assert isinstance(state, fr.nn.rnn_cell.LSTMStateTuple) and o.shape == (2, 4)
+        a, b, c = (fr.placeholder(fr.float32, [2], name=n) for n in "abc")
+        twice = {(a, (b, c)): (np.ones(2), np.ones(2), np.zeros(2))}  # leaves paired in order
+        assert sess.run(a + b + c, twice).tolist() == [2.0, 2.0]
+        with pytest.raises(ValueError, match="Key had 2 elements, but value had 1 elements"):
+            sess.run(a + b, {(a, b): (np.ones(2),)})
+        with pytest.raises(ValueError, match="this key is not unique: .*a:0"):
+            sess.run(a + b, {(a, b): (np.ones(2), np.ones(2)), a: np.ones(2)})

@@ -257,3 +257,23 @@ def test_a_tensorflow_meta_graph_imports_with_its_variables(tmp_path):
             np.testing.assert_array_equal(
                 sess.run(fr.get_collection("out")[0], {"x:0": ones}), want
             )
+
+
+def test_a_char_rnn_graph_with_dynamic_rnn_saves_and_is_written(tmp_path):
+    # Char-RNN: the TensorArrays and loop of dynamic_rnn hold variant tensors, which
+    # crashed Saver.save's meta graph and FileWriter(graph=...) with KeyError: 'variant'.
+    x = fr.placeholder(fr.float32, [2, 5, 3])
+    out, _ = fr.nn.dynamic_rnn(fr.nn.rnn_cell.LSTMCell(4), x, dtype=fr.float32)
+    with fr.summary.FileWriter(tmp_path / "logs", graph=fr.get_default_graph()):
+        pass
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        path = fr.train.Saver().save(sess, str(tmp_path / "model"))
+    meta = fr.train.export_meta_graph()
+    variants = [
+        n.name
+        for n in meta.graph_def.node
+        if any(a.type == fr.variant.as_datatype_enum for a in n.attr.values())
+    ]
+    assert variants and os.path.exists(path + ".meta") and fr.variant.as_datatype_enum == 21
+    assert fr.train.latest_checkpoint(str(tmp_path)) == path

@@ -476,3 +476,30 @@ def test_non_chief_waits_for_readiness_and_adds_no_chief_hooks(tmp_path):
         v = fr.Variable(1.0, name="loc", collections=[fr.GraphKeys.LOCAL_VARIABLES])
         with fr.train.MonitoredTrainingSession(is_chief=False, max_wait_secs=0) as sess:
             assert sess.run(v) == 1.0  # local variables are the worker's own
+
+
+def test_default_hooks_write_summaries_graph_and_meta_graph_where_tf_does(tmp_path):
+    # TF 2.21 after disable_v2_behavior: summaries at steps 1, 101, 201 (the hooks' read
+    # of the global step is the step before the run's increment), a START log, the graph
+    # and meta graph events, graph.pbtxt and a CHECKPOINT log from CheckpointSaverHook.
+    from flowrt.summary.writer import read_events
+
+    gs = fr.train.get_or_create_global_step()
+    w = fr.Variable(1.0)
+    loss = fr.square(w)
+    fr.summary.scalar("loss", loss)
+    train = fr.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=gs)
+    with fr.train.MonitoredTrainingSession(
+        checkpoint_dir=str(tmp_path), log_step_count_steps=None
+    ) as sess:
+        for _ in range(250):
+            sess.run(train)
+    events = [e for p in sorted(tmp_path.glob("events.out.tfevents.*")) for e in read_events(p)]
+    kinds = [(e.step, e.WhichOneof("what")) for e in events]
+    assert [s for s, k in kinds if k == "summary"] == [1, 101, 201]
+    assert (0, "meta_graph_def") in kinds and (0, "graph_def") in kinds
+    logs = [(e.step, e.session_log.status) for e in events if e.HasField("session_log")]
+    assert (1, fr.summary.SessionLog.START) in logs
+    assert (0, fr.summary.SessionLog.CHECKPOINT) in logs
+    assert (tmp_path / "graph.pbtxt").exists()
+    assert fr.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-250")

@@ -60,8 +60,60 @@ def test_apply_errors_are_tfs():
         ema.apply([w])
     with pytest.raises(TypeError, match="must be half, float, or double"):
         ema.apply([gs])
-    with pytest.raises(TypeError, match="variables only"):
-        ema.apply([fr.constant(1.0)])
+    with pytest.raises(TypeError, match="must be half, float, or double: Const"):
+        ema.apply([fr.constant(1)])
+
+
+def test_cifar10_averages_its_losses():
+    # cifar10.py's _add_loss_summaries: ExponentialMovingAverage(0.9, name='avg') applied
+    # to loss tensors; the shadows start at zero (TF 2.21's names and values).
+    x = fr.placeholder(fr.float32, [])
+    loss = fr.identity(x * 2, name="loss")
+    loss_averages = fr.train.ExponentialMovingAverage(0.9, name="avg")
+    loss_averages_op = loss_averages.apply([loss])
+    shadow = loss_averages.average(loss)
+    assert shadow.op.name == "loss/avg" and loss_averages.average_name(loss) == "loss/avg"
+    assert shadow not in fr.trainable_variables()
+    assert fr.get_collection(fr.GraphKeys.MOVING_AVERAGE_VARIABLES) == []
+    fr.summary.scalar(loss.op.name, shadow)
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        seen = []
+        for i in range(3):
+            sess.run(loss_averages_op, {x: float(i + 1)})
+            seen.append(sess.run(shadow))
+    np.testing.assert_allclose(seen, [0.2, 0.58, 1.122], rtol=1e-6)  # float32 sums
+
+
+def test_zero_debiased_averages_of_tensors_and_assign_moving_average():
+    from flowrt.train.moving_averages import assign_moving_average
+
+    v = fr.Variable([1.0, 2.0], name="v")
+    t = fr.identity(v * 1.0, name="t")
+    ema = fr.train.ExponentialMovingAverage(0.5, zero_debias=True)
+    op = ema.apply([t])
+    w = fr.Variable(0.0, name="w")
+    debiased = assign_moving_average(w, fr.constant(4.0), 0.5)
+    plain = assign_moving_average(w, fr.constant(2.0), 0.5, zero_debias=False)
+    names = [g.op.name for g in fr.global_variables()]
+    assert names == [
+        "v",
+        "t/ExponentialMovingAverage",
+        "t/ExponentialMovingAverage/biased",
+        "t/ExponentialMovingAverage/local_step",
+        "w",
+        "w/biased",
+        "w/local_step",
+    ]
+    assert debiased.op.name == "AssignMovingAvg" and plain.op.name == "AssignMovingAvg_1"
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        for _ in range(2):
+            sess.run(op)
+            # Debiased: the average of a constant is the constant from the first step.
+            assert sess.run(ema.average(t)).tolist() == [1.0, 2.0]
+        assert sess.run(debiased) == 4.0 and sess.run(debiased) == 4.0
+        assert sess.run(plain) == 3.0
 
 
 def test_evaluate_with_the_averages(tmp_path):

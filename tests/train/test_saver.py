@@ -192,3 +192,44 @@ def test_crash_while_writing_state_file_keeps_old_state(tmp_path, monkeypatch):
             saver.save(sess, prefix, global_step=2)
     assert fr.train.latest_checkpoint(str(tmp_path)) == first
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_save_creates_a_missing_directory_with_tfs_file_modes(tmp_path):
+    # TF 2.21 creates the checkpoint directory when its parent exists, and its files
+    # are 0666 less the umask (0644), where mkstemp's 0600 hid them from other users.
+    v = fr.Variable(1.0, name="v")
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+        path = fr.train.Saver().save(sess, str(tmp_path / "new" / "model"))
+    assert path == str(tmp_path / "new" / "model")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (tmp_path / "new").iterdir()}
+    assert set(modes) == {"checkpoint", "model.index", "model.data-00000-of-00001", "model.meta"}
+    assert set(modes.values()) == {0o666 & ~umask}
+
+
+def test_checkpoint_state_timestamps_round_trip_as_tf_writes_them(tmp_path):
+    d = str(tmp_path)
+    state = fr.train.get_checkpoint_state
+    fr.train.update_checkpoint_state(d, d + "/m-2", [d + "/m-1"])
+    s = state(d)
+    assert (s.all_model_checkpoint_timestamps, s.last_preserved_timestamp) == ([], 0.0)
+    fr.train.update_checkpoint_state(
+        d,
+        d + "/m-2",
+        [d + "/m-1", d + "/m-2"],
+        all_model_checkpoint_timestamps=[1796466000.5, 1796466001.25],
+        last_preserved_timestamp=1796465000.0,
+    )
+    # TF's text format of CheckpointState (TF 2.21 reads it back with the same values).
+    assert (tmp_path / "checkpoint").read_text().splitlines()[-3:] == [
+        "all_model_checkpoint_timestamps: 1796466000.5",
+        "all_model_checkpoint_timestamps: 1796466001.25",
+        "last_preserved_timestamp: 1796465000.0",
+    ]
+    s = state(d)
+    assert s.all_model_checkpoint_timestamps == [1796466000.5, 1796466001.25]
+    assert s.last_preserved_timestamp == 1796465000.0
+    with pytest.raises(ValueError, match="timestamps, if provided, must match checkpoint paths"):
+        fr.train.generate_checkpoint_state_proto(d, d + "/m", [d + "/m"], [1.0, 2.0])
