@@ -29,6 +29,7 @@ from .ops.io_ops import matching_files, read_file, write_file
 from .ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
+    SparseFeature,
     VarLenFeature,
     decode_raw,
     parse_example,
@@ -69,6 +70,7 @@ __all__ = [
     "write_graph",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "SparseFeature",
     "VarLenFeature",
     "decode_raw",
     "parse_example",

@@ -1,6 +1,7 @@
-"""Parsing ``Example`` protos and raw bytes: ``parse_example``, ``parse_single_example``,
-the feature specs (``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``)
-and ``decode_raw``.
+"""Parsing ``Example`` protos: ``parse_example``, ``parse_single_example``, the
+``SequenceExample`` parsers and the feature specs (``FixedLenFeature``, ``VarLenFeature``,
+``FixedLenSequenceFeature``, ``SparseFeature``); ``decode_raw`` (``decode_raw_ops``) is
+re-exported here, its TF module.
 
 One op, ``ParseExampleV2``, parses a vector of serialized ``Example`` protos with the
 compiled ``flowrt.protos.Example`` (wire-compatible with TF's); ``parse_single_example``
@@ -19,22 +20,23 @@ from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..dtypes import DType
 from ..protos import Example, SequenceExample
 from .array_ops import expand_dims, reshape, squeeze
-from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
+from .common import TensorShape, as_shape, in_graph_of, make_op, to_tensor
+from .decode_raw_ops import decode_raw
 from .slicing_ops import gather
 from .sparse_ops import SparseTensor
 
 if TYPE_CHECKING:
-    from .._core.typing import DTypeLike, TensorLike
+    from .._core.typing import TensorLike
 
 __all__ = [
     "FixedLenFeature",
     "VarLenFeature",
     "FixedLenSequenceFeature",
+    "SparseFeature",
     "parse_example",
     "parse_single_example",
     "parse_single_sequence_example",
@@ -89,8 +91,86 @@ class FixedLenSequenceFeature(
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
-FeatureSpec = FixedLenFeature | VarLenFeature | FixedLenSequenceFeature
+class SparseFeature(
+    collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"]
+    )
+):
+    """A sparse feature stored as two features of each Example: the indices (int64,
+    under ``index_key``) and the values (under ``value_key``), parsed to a
+    ``SparseTensor`` of dense shape ``[batch, size]`` (``[size]`` for one Example).
+
+    Attributes:
+      index_key: the key of the indices; a list of keys for several dimensions (then
+        ``size`` is a list as long).
+      value_key: the key of the values.
+      dtype: ``fr.float32``, ``fr.int64`` or ``fr.string``.
+      size: the size of the dimension(s) the indices index.
+      already_sorted: the indices of each Example are in increasing order (no sort).
+    """
+
+    def __new__(
+        cls,
+        index_key: str | Sequence[str],
+        value_key: str,
+        dtype: DType,
+        size: int | Sequence[int],
+        already_sorted: bool = False,
+    ) -> SparseFeature:
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+FeatureSpec = FixedLenFeature | VarLenFeature | FixedLenSequenceFeature | SparseFeature
 """A feature of ``parse_example``'s ``features`` dict."""
+
+
+def _split_sparse_features(features: Any) -> tuple[Any, dict]:
+    """``features`` with each ``SparseFeature`` replaced by the ``VarLenFeature``s of
+    its index and value keys, and the ``SparseFeature``s by key."""
+    if not features:
+        return features, {}
+    plain: dict = {}
+    sparse: dict = {}
+    for key, f in features.items():
+        if not isinstance(f, SparseFeature):
+            plain[key] = f
+            continue
+        for what, k in (("index_key", f.index_key), ("value_key", f.value_key)):
+            if not k:
+                raise ValueError("Missing %s for SparseFeature %s." % (what, f))
+        if f.dtype is None:
+            raise ValueError("Missing type for feature %s. Received feature=%s" % (key, f))
+        sparse[key] = f
+    for key, f in sparse.items():
+        parts = [(k, _dt.int64) for k in _keys(f.index_key)] + [(f.value_key, f.dtype)]
+        for k, dtype in parts:
+            spec = VarLenFeature(_dt.as_dtype(dtype))
+            if plain.get(k, spec) != spec:
+                raise ValueError(
+                    "Feature %r of SparseFeature %r is also given as %s" % (k, key, plain[k])
+                )
+            plain.setdefault(k, spec)
+    return plain, sparse
+
+
+def _keys(index_key: Any) -> list:
+    return [index_key] if isinstance(index_key, str) else list(index_key)
+
+
+def _merge_sparse_features(out: dict, sparse: dict, requested: Any) -> dict:
+    """Builds each ``SparseFeature``'s tensor from its keys' parsed values, keeping only
+    the keys asked for."""
+    from .sparse_shape_ops import sparse_merge
+
+    for key, f in sparse.items():
+        ids = [out[k] for k in _keys(f.index_key)]
+        out[key] = sparse_merge(
+            ids[0] if isinstance(f.index_key, str) else ids,
+            out[f.value_key],
+            f.size,
+            already_sorted=bool(f.already_sorted),
+        )
+    return {k: v for k, v in out.items() if k in requested}
 
 
 _KINDS = {
@@ -200,8 +280,8 @@ def parse_example(
 
     Args:
       serialized: a 1-D string tensor of serialized ``Example`` protos.
-      features: a dict from feature key to ``FixedLenFeature``, ``VarLenFeature`` or
-        ``FixedLenSequenceFeature``.
+      features: a dict from feature key to ``FixedLenFeature``, ``VarLenFeature``,
+        ``FixedLenSequenceFeature`` or ``SparseFeature``.
       name: a name scope for the ops.
       example_names: optional 1-D strings naming the examples in error messages.
 
@@ -255,6 +335,8 @@ def parse_single_example(
 def _parse(ser, features, scope, example_names, single):
     from ..scopes import name_scope
 
+    requested = features
+    features, sparse = _split_sparse_features(features)
     sk, st, dk, dt, ds, dv, dd = _spec_of(features)
     with name_scope(scope):
         defaults = [_default_tensor(k, t, s, v, d) for k, t, s, v, d in zip(dk, dt, ds, dv, dd)]
@@ -287,6 +369,8 @@ def _parse(ser, features, scope, example_names, single):
             if single:
                 t = squeeze(t, [0]) if not dv[i] else reshape(t, [-1] + list(ds[i]))
             out[key] = t
+        if sparse:
+            out = _merge_sparse_features(out, sparse, requested)
     return out
 
 
@@ -647,100 +731,4 @@ register_op(
     infer=_seq_infer,
     kernel=_parse_seq_kernel,
     grad=NOT_DIFFERENTIABLE,
-)
-
-
-# --------------------------------------------------------------------------------------
-# decode_raw
-# --------------------------------------------------------------------------------------
-
-_RAW_TYPES = (
-    _dt.float16,
-    _dt.float32,
-    _dt.float64,
-    _dt.int8,
-    _dt.int16,
-    _dt.int32,
-    _dt.int64,
-    _dt.uint8,
-    _dt.uint16,
-    _dt.bool,
-)
-_TF_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "half"}
-
-
-def decode_raw(
-    input_bytes: TensorLike | None = None,
-    out_type: DTypeLike | None = None,
-    little_endian: bool = True,
-    name: str | None = None,
-    bytes: TensorLike | None = None,
-) -> Tensor:
-    """Reinterprets the bytes of each string as a vector of ``out_type``.
-
-    Args:
-      input_bytes: a string tensor; every element must have the same length, a multiple
-        of ``out_type``'s size.
-      out_type: the element dtype (float16/32/64, int8/16/32/64, uint8/16, bool).
-      little_endian: the byte order of the data.
-      name: a name for the op.
-      bytes: the deprecated name of ``input_bytes``.
-
-    Returns:
-      A tensor of shape ``input_bytes.shape + [length // itemsize]``.
-    """
-    if input_bytes is None:
-        input_bytes = bytes
-    if out_type is None:
-        raise TypeError("decode_raw() missing the required argument 'out_type'")
-    out_type = _dt.as_dtype(out_type)
-    if out_type not in _RAW_TYPES:
-        raise TypeError(
-            "Value passed to parameter 'out_type' has DataType %s not in list of "
-            "allowed values: %s" % (out_type.name, ", ".join(t.name for t in _RAW_TYPES))
-        )
-    return make(
-        "DecodeRaw",
-        [to_tensor(input_bytes, _dt.string)],
-        {"out_type": out_type, "little_endian": bool(little_endian)},
-        name,
-        "DecodeRaw",
-    )
-
-
-def _decode_raw_infer(op):
-    s = op.inputs[0].shape
-    if s.ndims is None:
-        return [(op.attrs["out_type"], TensorShape(None))]
-    return [(op.attrs["out_type"], TensorShape(s.as_list() + [None]))]
-
-
-def _decode_raw_kernel(ctx, op, x):
-    t = op.attrs["out_type"]
-    arr = np.asarray(x, dtype=object)
-    flat = arr.reshape(-1)
-    dt = np.dtype(t.np).newbyteorder("<" if op.attrs["little_endian"] else ">")
-    size = dt.itemsize
-    n = len(flat[0]) if flat.size else 0
-    if n % size:
-        raise errors.InvalidArgumentError(
-            None,
-            op,
-            "Input to DecodeRaw has length %d that is not a multiple of %d, the "
-            "size of %s" % (n, size, _TF_NAME.get(t, t.name)),
-        )
-    for i, s in enumerate(flat):
-        if len(s) != n:
-            raise errors.InvalidArgumentError(
-                None,
-                op,
-                "DecodeRaw requires input strings to all be the same size, but "
-                "element %d has size %d != %d" % (i, len(s), n),
-            )
-    out = np.frombuffer(b"".join(flat), dtype=dt).astype(t.np, copy=True)
-    return (out.reshape(arr.shape + (n // size,)),)
-
-
-register_op(
-    "DecodeRaw", infer=_decode_raw_infer, kernel=_decode_raw_kernel, grad=NOT_DIFFERENTIABLE
 )
