@@ -33,6 +33,7 @@ from .ops.parsing_ops import (
     VarLenFeature,
     decode_raw,
     parse_example,
+    parse_sequence_example,
     parse_single_example,
     parse_single_sequence_example,
 )
@@ -76,6 +77,7 @@ __all__ = [
     "parse_example",
     "parse_single_example",
     "parse_single_sequence_example",
+    "parse_sequence_example",
     "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",

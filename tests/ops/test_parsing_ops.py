@@ -406,3 +406,75 @@ def test_sparse_feature_of_one_example_and_bad_specs():
         fr.parse_example(ser, {"x": fr.io.SparseFeature(["a", "b"], "v", fr.float32, 3)})
     with pytest.raises(TypeError, match="vocab_size has to be a Tensor or Python int"):
         fr.parse_example(ser, {"x": fr.io.SparseFeature("a", "v", fr.float32, None)})
+
+
+# --- parse_sequence_example (batched) ----------------------------------------------------
+
+
+def _seq(steps, length=None):
+    s = fr.train.SequenceExample()
+    if length is not None:
+        s.context.feature["len"].int64_list.value.append(length)
+    for t in range(steps):
+        s.feature_lists.feature_list["tok"].feature.add().int64_list.value.extend(range(t + 1))
+        s.feature_lists.feature_list["vec"].feature.add().float_list.value.extend([t, -t])
+    return s.SerializeToString()
+
+
+def test_parse_sequence_example_pads_and_gives_lengths_as_tf():
+    ser = fr.placeholder(fr.string, [None])
+    context, seqs, lengths = fr.io.parse_sequence_example(
+        ser,
+        context_features={
+            "len": fr.FixedLenFeature([], fr.int64, default_value=-1),
+            "cv": fr.VarLenFeature(fr.int64),
+        },
+        sequence_features={
+            "tok": fr.VarLenFeature(fr.int64),
+            "vec": fr.FixedLenSequenceFeature([2], fr.float32),
+            "miss": fr.FixedLenSequenceFeature([], fr.int64, allow_missing=True),
+        },
+    )
+    # TF 2.21's static shapes and values for the same program:
+    assert context["len"].shape.as_list() == [None]
+    assert context["cv"].indices.shape.as_list() == [None, 2]
+    assert seqs["tok"].indices.shape.as_list() == [None, 3]
+    assert seqs["vec"].shape.as_list() == [None, None, 2]
+    assert sorted(lengths) == ["miss", "vec"] and lengths["vec"].shape.as_list() == [None]
+    with fr.Session() as sess:
+        c, q, n = sess.run([context, seqs, lengths], {ser: [_seq(3, 3), _seq(1), _seq(2, 5)]})
+    assert c["len"].tolist() == [3, -1, 5]
+    assert c["cv"].indices.shape == (0, 2) and c["cv"].dense_shape.tolist() == [3, 0]
+    np.testing.assert_array_equal(
+        q["tok"].indices,
+        [[0, 0, 0], [0, 1, 0], [0, 1, 1], [0, 2, 0], [0, 2, 1], [0, 2, 2]]
+        + [[1, 0, 0], [2, 0, 0], [2, 1, 0], [2, 1, 1]],
+    )
+    assert q["tok"].values.tolist() == [0, 0, 1, 0, 1, 2, 0, 0, 0, 1]
+    assert q["tok"].dense_shape.tolist() == [3, 3, 3]
+    assert q["vec"].tolist() == [
+        [[0, 0], [1, -1], [2, -2]],
+        [[0, 0], [0, 0], [0, 0]],
+        [[0, 0], [1, -1], [0, 0]],
+    ]
+    assert q["miss"].shape == (3, 0)
+    assert n["vec"].tolist() == [3, 1, 2] and n["miss"].tolist() == [0, 0, 0]
+
+
+def test_parse_sequence_example_errors_as_tf():
+    ser = fr.placeholder(fr.string, [None])
+    with pytest.raises(ValueError, match="Both `context_features` and `sequence_features`"):
+        fr.io.parse_sequence_example(ser)
+    _, seqs, _ = fr.io.parse_sequence_example(
+        ser,
+        sequence_features={"vec": fr.FixedLenSequenceFeature([2], fr.float32)},
+        example_names=["a", "b"],
+    )
+    with (
+        fr.Session() as sess,
+        pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match="Name: b, Feature list 'vec' is required but could not be found.",
+        ),
+    ):
+        sess.run(seqs, {ser: [_seq(1), b""]})
