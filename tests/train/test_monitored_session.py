@@ -476,3 +476,13 @@ def test_non_chief_waits_for_readiness_and_adds_no_chief_hooks(tmp_path):
         v = fr.Variable(1.0, name="loc", collections=[fr.GraphKeys.LOCAL_VARIABLES])
         with fr.train.MonitoredTrainingSession(is_chief=False, max_wait_secs=0) as sess:
             assert sess.run(v) == 1.0  # local variables are the worker's own
+
+
+def test_monitored_training_session_passes_save_graph_def_to_its_checkpoint_hook(tmp_path):
+    fr.train.get_or_create_global_step()
+    for flag in (True, False):
+        with fr.train.MonitoredTrainingSession(
+            checkpoint_dir=str(tmp_path), save_graph_def=flag
+        ) as sess:
+            (hook,) = [h for h in sess._hooks if isinstance(h, fr.train.CheckpointSaverHook)]
+            assert hook._save_graph_def is flag
