@@ -144,3 +144,17 @@ def test_filename_fed_when_the_dataset_is_made(tmp_path):
         sess.run(it.initializer, {name: str(tmp_path / "f")})
         assert _read(sess, it.get_next()) == [0, 1, 2]
     assert os.path.exists(str(tmp_path / "f.index"))
+
+
+def test_a_lockfile_deleted_by_hand_does_not_break_the_writer(tmp_path):
+    # TF's message invites deleting a stale lockfile; the writer holding it goes on.
+    c = Counted(str(tmp_path / "c"))
+    it = c.ds.make_initializable_iterator()
+    nxt = it.get_next()
+    with fr.Session() as sess:
+        sess.run(it.initializer)
+        assert _read(sess, nxt, 1) == [0]
+        os.remove(str(tmp_path / "c_0.lockfile"))
+        sess.run(it.initializer)  # ends the unfinished pass
+        assert _read(sess, nxt) == [0, 10, 20, 30, 40]
+    assert sorted(os.listdir(tmp_path)) == ["c.data-00000-of-00001", "c.index"]
