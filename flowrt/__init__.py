@@ -157,6 +157,7 @@ from .summary import (  # noqa: F401  (TF1's top-level tf.Summary, tf.Event, ...
 )
 from .tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .templates import make_template  # noqa: F401
+from .tensor_util import make_tensor_proto  # noqa: F401
 from .var_scope import *  # noqa: F403
 from .variables import *  # noqa: F403
 

@@ -35,7 +35,7 @@ from .client import debug as _debug
 from .client import explain as _explain
 from .distributed import ray_cluster
 from .fetch_structures import Fetches, fetch_key, fetch_value, resolve_feeds
-from .session_options import ConfigProto, RunMetadata, RunOptions
+from .session_options import CallableOptions, ConfigProto, RunMetadata, RunOptions
 
 __all__ = ["Session", "InteractiveSession"]
 
@@ -89,6 +89,7 @@ class Session:
         self._inflight_lock = threading.Lock()
         self._step_counter = 0
         self._default_ctx: list = []
+        self._partial_runs: dict = {}  # handle -> client.partial_run.PartialRun
         # plan -> the executor records of its last traced run (Session.explain)
         self._last_stats: weakref.WeakKeyDictionary[Plan, list] = weakref.WeakKeyDictionary()
         _debug.track(self)
@@ -173,6 +174,8 @@ class Session:
         if options is not None:
             if run_metadata is not None and getattr(options, "trace_level", 0):
                 stats = []
+            if run_metadata is not None and getattr(options, "output_partition_graphs", 0):
+                run_metadata._partition_ops = (g, {op.name for op in plan.ops})
             if getattr(options, "timeout_in_ms", 0):
                 timeout_ms, timeout_from = options.timeout_in_ms, "RunOptions.timeout_in_ms"
         if _profiler._active:
@@ -331,6 +334,7 @@ class Session:
         for ctx in runs:
             ctx.cancel(errors.CancelledError(None, None, _CLOSED_MSG))
         self._resources.close()
+        self._partial_runs.clear()
         if self._cluster is not None:
             self._cluster.close()
 
@@ -375,6 +379,83 @@ class Session:
             return self.run(fetches, dict(zip(elems, args)), options, run_metadata)
 
         return call
+
+    def _make_callable_from_options(self, callable_options: CallableOptions) -> Callable[..., Any]:
+        """A function running what ``callable_options`` names: it takes the values of
+        ``feed`` positionally (and ``run_metadata=``) and returns the list of the values
+        of ``fetch`` (TF1's ``Session._make_callable_from_options``).
+
+        Raises:
+          ValueError: for a name that is not a tensor (feed, fetch) or op (target) of the
+            graph.
+        """
+        g = self._graph
+        feeds = [
+            g.as_graph_element(n, allow_tensor=True, allow_operation=False)
+            for n in callable_options.feed
+        ]
+        fetches = [
+            g.as_graph_element(n, allow_tensor=True, allow_operation=False)
+            for n in callable_options.fetch
+        ]
+        targets = [
+            g.as_graph_element(n, allow_tensor=False, allow_operation=True)
+            for n in callable_options.target
+        ]
+        options = callable_options.run_options
+
+        def call(*args: Any, run_metadata: RunMetadata | None = None) -> list:
+            if len(args) != len(feeds):
+                raise errors.InvalidArgumentError(
+                    None, None, "Expected %d feed tensors, but got %d" % (len(feeds), len(args))
+                )
+            return self.run([fetches, targets], dict(zip(feeds, args)), options, run_metadata)[0]
+
+        return call
+
+    def partial_run_setup(self, fetches: Any, feeds: Sequence[Any] | None = None) -> str:
+        """Starts a partial run: one step whose feeds and fetches are given over several
+        ``partial_run`` calls. Returns its handle.
+
+        Args:
+          fetches: every tensor (or op, run when it is ready) the step will fetch, as
+            for ``run``.
+          feeds: every tensor the step will be fed.
+
+        As in TF, each op of the step runs once, as soon as all it depends on is known:
+        ops needing no feed run in this call.
+
+        Note (flowrt): an op reached from a later call only through a control dependency
+        on an op that already ran runs again.
+        """
+        from .client.partial_run import PartialRun
+
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        run = PartialRun(self, fetches, feeds)
+        self._partial_runs[run.handle] = run
+        return run.handle
+
+    def partial_run(
+        self, handle: str, fetches: Any, feed_dict: Mapping[Any, Any] | None = None
+    ) -> Any:
+        """Continues the partial run ``handle``: feeds ``feed_dict`` and returns
+        ``fetches`` (tensors named in ``partial_run_setup``, as a nest like ``run``'s).
+
+        Raises:
+          InvalidArgumentError: for an unknown handle, a feed or fetch not named in the
+            setup, one already fed or fetched, or a fetch that needs a tensor not yet
+            fed (TF's messages).
+          RuntimeError: if ``fetches`` holds an op.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        run = self._partial_runs.get(handle)
+        if run is None:
+            raise errors.InvalidArgumentError(
+                None, None, "Must run 'setup' before performing partial runs!"
+            )
+        return run.run(fetches, feed_dict)
 
     def list_devices(self) -> list["_Device"]:
         """The CPU device of this process, or of every task of the session's cluster."""

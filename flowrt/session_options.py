@@ -10,11 +10,12 @@ from typing import Any
 
 from .client import step_stats as _step_stats
 
-__all__ = ["RunOptions", "RunMetadata", "ConfigProto", "GPUOptions"]
+__all__ = ["RunOptions", "RunMetadata", "ConfigProto", "GPUOptions", "CallableOptions"]
 
 
 class RunOptions:
-    """Per-run options: ``timeout_in_ms`` and ``trace_level`` (FULL_TRACE records stats).
+    """Per-run options: ``timeout_in_ms``, ``trace_level`` (FULL_TRACE records stats) and
+    ``output_partition_graphs`` (the run's ``RunMetadata.partition_graphs``).
 
     ``timeout_in_ms`` of 0 or less means no timeout (as in TF1), unless the session's
     ``ConfigProto(operation_timeout_in_ms=...)`` sets one.
@@ -22,18 +23,48 @@ class RunOptions:
 
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
 
-    def __init__(self, timeout_in_ms: int = 0, trace_level: int = 0, **_ignored: Any) -> None:
+    def __init__(
+        self,
+        timeout_in_ms: int = 0,
+        trace_level: int = 0,
+        output_partition_graphs: bool = False,
+        **_ignored: Any,
+    ) -> None:
         self.timeout_in_ms = timeout_in_ms
         self.trace_level = trace_level
+        self.output_partition_graphs = bool(output_partition_graphs)
 
 
 class RunMetadata:
     """Filled by a run with ``trace_level=FULL_TRACE``: ``step_stats`` as TF1's
-    (``dev_stats[].node_stats[]``, see ``fr.client.step_stats``)."""
+    (``dev_stats[].node_stats[]``, see ``fr.client.step_stats``); with
+    ``output_partition_graphs=True``: ``partition_graphs``.
+
+    Note (flowrt): a run has one partition (the process's CPU): ``partition_graphs`` is one
+    ``GraphDef`` of the ops the run executes, pruned to its fetches and feeds; a fed
+    tensor stays an input of its consumers (TF rewrites feeds and fetches into ``_Arg``
+    and ``_Retval`` nodes).
+    """
 
     def __init__(self):
         self._step_stats = _step_stats.StepStats()
         self._raw = None  # a traced run's executor records, converted when first read
+        self._partition_graphs: list = []
+        self._partition_ops: Any = None  # (graph, op names) of a run, converted when read
+
+    @property
+    def partition_graphs(self) -> list:
+        """The ``GraphDef`` of each partition of the run (one: see the class note)."""
+        if self._partition_ops is not None:
+            from .summary.protos import graph_def_proto
+
+            graph, names = self._partition_ops
+            full = graph_def_proto(graph)
+            part = type(full)()
+            part.versions.CopyFrom(full.versions)
+            part.node.extend(n for n in full.node if n.name in names)
+            self._partition_graphs, self._partition_ops = [part], None
+        return self._partition_graphs
 
     @property
     def step_stats(self) -> _step_stats.StepStats:
@@ -86,3 +117,24 @@ class ConfigProto:
         self.operation_timeout_in_ms = int(operation_timeout_in_ms or 0)
         self.__dict__.update(kwargs)
         self.gpu_options = kwargs.get("gpu_options", GPUOptions())
+
+
+class CallableOptions:
+    """What a callable of ``Session._make_callable_from_options`` runs (TF1's
+    ``config_pb2.CallableOptions``): tensor names to ``feed`` (its positional arguments)
+    and ``fetch`` (its results, a list), op names to run as ``target``, and the
+    ``run_options`` of each call. Other TF fields are accepted and ignored.
+    """
+
+    def __init__(
+        self,
+        feed: list[str] | None = None,
+        fetch: list[str] | None = None,
+        target: list[str] | None = None,
+        run_options: RunOptions | None = None,
+        **_ignored: Any,
+    ) -> None:
+        self.feed = list(feed or [])
+        self.fetch = list(fetch or [])
+        self.target = list(target or [])
+        self.run_options = run_options if run_options is not None else RunOptions()

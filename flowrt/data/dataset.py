@@ -356,34 +356,40 @@ class DatasetV1:
         ``padded_shapes`` (a nest of shapes; a None dimension pads to the batch's
         longest) with ``padding_values`` (a nest of scalars; default 0 / empty string).
 
+        A padded shape may be an int64 vector tensor (-1 for a dimension padded to the
+        longest), computed or fed when the dataset is made. A padding value is converted
+        without regard to its component (a Python int is int32, a float float32) and must
+        have the component's dtype, as in TF.
+
         Raises:
           ValueError: if a padded shape has the wrong rank or is smaller than the
-            component's static shape.
+            component's static shape, or a padding value is not a scalar.
+          TypeError: if a padded shape tensor is not int64, or a padding value's dtype
+            is not its component's.
         """
         size = _int64(batch_size, "batch_size")
         drop = convert_to_tensor(bool(drop_remainder), name="drop_remainder")
         flat = st.flatten(self._specs)
         if padded_shapes is None:
-            shapes = [s.shape for s in flat]
-            for s in shapes:
-                if s.ndims is None:
+            for s in flat:
+                if s.shape.ndims is None:
                     raise ValueError(
                         "You must provide `padded_shapes` argument because component has "
                         "unknown rank."
                     )
+            given = [s.shape for s in flat]
         else:
-            shapes = [TensorShape(x) for x in _flatten_up_to(self._specs, padded_shapes)]
+            given = _flatten_up_to(self._specs, padded_shapes)
+        shape_tensors, shapes = zip(*[_padded_shape(p) for p in given])
         for s, p in zip(flat, shapes):
-            known = s.shape.ndims is not None
+            known = s.shape.ndims is not None and p.ndims is not None
             if (
-                p.ndims is None
-                or (known and p.ndims != s.shape.ndims)
-                or (
-                    known
-                    and any(
-                        a is not None and b is not None and b < a
-                        for a, b in zip(s.shape.dims or [], p.dims or [])
-                    )
+                known
+                and p.ndims != s.shape.ndims
+                or known
+                and any(
+                    a is not None and b is not None and b < a
+                    for a, b in zip(s.shape.dims or [], p.dims or [])
                 )
             ):
                 raise ValueError(
@@ -396,12 +402,10 @@ class DatasetV1:
                 for s in flat
             ]
         else:
-            pads = []
-            for v, s in zip(_flatten_up_to(self._specs, padding_values), flat):
-                t = convert_to_tensor(v, dtype=s.dtype, name="padding_value")
-                if t.shape.ndims not in (None, 0):
-                    raise ValueError("padding_values must be scalars, got shape %s" % t.shape)
-                pads.append(t)
+            pads = [
+                _padding_value(v, s.dtype)
+                for v, s in zip(_flatten_up_to(self._specs, padding_values), flat)
+            ]
         dim = _static_int(size) if drop_remainder else None
         specs = st.pack(
             self._specs,
@@ -409,8 +413,8 @@ class DatasetV1:
         )
         return self._then(
             "PaddedBatchDatasetV2",
-            [size, drop] + pads,
-            {"padded_shapes": shapes},
+            [size, drop] + list(shape_tensors) + pads,
+            {"n_components": len(flat)},
             specs,
             "PaddedBatchDatasetV2",
         )
@@ -477,21 +481,46 @@ class DatasetV1:
         _int64(buffer_size, "buffer_size")
         return self._then("PrefetchDataset", [], {}, self._specs, "PrefetchDataset")
 
-    def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
+    def cache(self, filename: Any = "", name: str | None = None) -> DatasetV1:
         """Records the elements of the first complete pass and replays them on later
-        passes (of ``repeat``), per iterator.
+        passes.
 
-        Note (flowrt): only the in-memory cache (``filename=""``) is supported.
+        Args:
+          filename: empty (the default): the elements are kept in memory, per iterator,
+            for its later passes (of ``repeat``). Else the prefix of the files (a tensor
+            bundle, as TF writes) that the first complete pass writes and every later
+            pass, of any iterator, session or process, reads; a string or scalar string
+            tensor. While a pass writes them, ``<filename>_0.lockfile`` exists.
+          name: unused (TF2's debugging name).
 
-        Raises:
-          ValueError: if ``filename`` is given.
+        A pass that is not completed (a re-initialized iterator, a closed session) leaves
+        no cache. A second iterator starting to write the same files while one writes
+        gets ``fr.errors.AlreadyExistsError`` from its ``get_next``, as in TF.
+
+        Note (flowrt): the elements of the writing pass are held in memory until the
+        pass completes, then written at once (TF writes them as they pass).
         """
-        if filename:
-            raise ValueError(
-                "cache(filename=%r): flowrt caches datasets in memory only; call cache() "
-                "without a filename" % (filename,)
-            )
-        return self._then("CacheDataset", [], {}, self._specs, "CacheDataset")
+        f = convert_to_tensor(filename, dtype=_dt.string, name="filename")
+        if f.shape.ndims not in (None, 0):
+            raise ValueError("filename must be a scalar, got shape %s" % f.shape)
+        attrs = {"n_components": len(st.flatten(self._specs))}
+        return self._then("CacheDataset", [f], attrs, self._specs, "CacheDataset")
+
+    def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV1:
+        """Every ``num_shards``-th element, starting from the ``index``-th: the part of
+        this dataset a worker ``index`` of ``num_shards`` reads.
+
+        Args:
+          num_shards: the number of shards (an int64 scalar, > 0).
+          index: this shard (an int64 scalar in ``[0, num_shards)``).
+          name: unused (TF2's debugging name).
+
+        Both are checked when the dataset is made: ``fr.errors.InvalidArgumentError``
+        when out of range, as in TF.
+        """
+        n = _int64(num_shards, "num_shards")
+        i = _int64(index, "index")
+        return self._then("ShardDataset", [n, i], {}, self._specs, "ShardDataset")
 
     def enumerate(self, start: Any = 0, name: str | None = None) -> DatasetV1:
         """``(index, element)`` pairs, the index (int64) counting from ``start``."""
@@ -526,6 +555,48 @@ class DatasetV1:
 
 
 Dataset = DatasetV1
+
+
+def _padded_shape(p: Any) -> tuple[Tensor, TensorShape]:
+    """A padded shape as the int64 vector the op reads (-1: pad to the longest) and its
+    static value (TF's ``_padded_shape_to_tensor``)."""
+    if isinstance(p, Tensor):
+        if p.dtype is not _dt.int64:
+            raise TypeError(
+                "Padded shape %s must be a `tf.int64` vector tensor, but its element type "
+                "was %s." % (p, p.dtype.name)
+            )
+        if not p.shape.is_compatible_with(TensorShape([None])):
+            raise ValueError(
+                "Padded shape %s must be a `tf.int64` vector tensor, but its shape was %s."
+                % (p, p.shape)
+            )
+        from ..ops.const_eval import partial_shape
+
+        dims = partial_shape(p)
+        return p, TensorShape(dims)
+    shape = TensorShape(p)
+    if shape.ndims is None:
+        raise ValueError("Padded shape %s must have a known rank." % shape)
+    value = np.array([-1 if d is None else d for d in shape.as_list()], np.int64)
+    return convert_to_tensor(value, name="padded_shape"), shape
+
+
+def _padding_value(v: Any, dtype: _dt.DType) -> Tensor:
+    """A padding value as TF converts it: by its own type, then checked against the
+    component's (``_padding_value_to_tensor``)."""
+    t = convert_to_tensor(v, name="padding_value")
+    if not t.shape.is_compatible_with(TensorShape([])):
+        raise ValueError(
+            "Invalid `padding_values`. `padding_values` values should be scalars, but got "
+            "%s." % t.shape
+        )
+    if t.dtype is not dtype:
+        raise TypeError(
+            "Invalid `padding_values`. `padding_values` values type %s does not match type "
+            "%s of the corresponding input component." % (t.dtype, dtype)
+        )
+    return t
 
 
 def _flatten_up_to(specs: Any, value: Any) -> list:

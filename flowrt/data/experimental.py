@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from .dataset import AUTOTUNE, DatasetV1
 
-__all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch"]
+__all__ = ["AUTOTUNE", "shuffle_and_repeat", "map_and_batch", "unbatch"]
 
 
 def shuffle_and_repeat(
@@ -38,5 +38,15 @@ def map_and_batch(
 
     def apply(dataset: DatasetV1) -> DatasetV1:
         return dataset.map(map_func).batch(batch_size, drop_remainder)
+
+    return apply
+
+
+def unbatch() -> Callable[[DatasetV1], DatasetV1]:
+    """A transformation for ``Dataset.apply``: ``unbatch()``, each element split along its
+    first dimension into elements."""
+
+    def apply(dataset: DatasetV1) -> DatasetV1:
+        return dataset.unbatch()
 
     return apply

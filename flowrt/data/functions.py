@@ -112,6 +112,11 @@ def trace(
             ret = tuple(ret)
         if convert is not None:
             ret = convert(ret)
+        elif ret is None:
+            raise ValueError(
+                "%s: the function returned None; it must return a tensor or a nest of "
+                "tensors (a dataset element has at least one component)" % name
+            )
         else:
             ret = st.to_tensors(ret, "%s: the function's return value" % name)
         ret = st.map_structure(g._capture, ret)  # an outer tensor returned as it is

@@ -6,7 +6,8 @@ initializable iterator's ``initializer``) computes the dataset in its run, with 
 run's feeds, and restarts the iterator on it; a one-shot iterator does so in the first
 run that uses it. ``IteratorGetNext`` draws one element under the iterator's lock, so
 threads and tasks reading one iterator each get distinct elements; the end of the
-dataset is ``OutOfRangeError("End of sequence")``, as in TF.
+dataset is ``OutOfRangeError("End of sequence")``, as in TF, and an element that failed
+(``pipeline.Failure``) raises its error.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .._core.token import TOKEN
 from ..ops.common import make, make_op
 from . import structure as st
 from .dataset import DatasetV1
-from .pipeline import IterEnv
+from .pipeline import Failure, IterEnv
 
 __all__ = [
     "Iterator",
@@ -100,9 +101,12 @@ class IteratorResource:
             assert self.env is not None
             self.env.ctx = ctx
             try:
-                return next(self.gen)
+                e = next(self.gen)
             except StopIteration:
                 raise errors.OutOfRangeError(None, op, "End of sequence") from None
+            if type(e) is Failure:
+                raise e.error
+            return e
         finally:
             self.lock.release()
 
@@ -226,8 +230,9 @@ class Iterator:
     giving the next element each time a run computes it (once per run, however many of
     its tensors are fetched); past the end it raises ``fr.errors.OutOfRangeError``.
 
-    Note (flowrt): after a run error inside the dataset (a failing map function), the
-    iterator is at its end until it is initialized again.
+    A run error computing one element (a failing map function, a ``py_func`` that
+    raises) is raised by the ``get_next`` run that asked for that element; the next run
+    goes on with the following element, as in TF.
     """
 
     def __init__(self, handle: Tensor, specs: Any, initializer: Operation | None = None):

@@ -6,13 +6,18 @@ function, if any. An iterator (``iterator_ops``) draws elements from a value's
 ``iterate(env)``, a generator of flat element tuples (numpy values), one at a time,
 while ``env`` holds the iterator's run context and per-iterator state (shuffle
 streams, caches). Each op type is one ``register_op`` row of the table at the end.
+
+An element whose computation fails (a map function's run error) is a ``Failure`` in
+the stream, in the element's place: each transformation passes it on (a batch drops
+the elements it had gathered, as TF's does), and the iterator raises its error from the
+``get_next`` that draws it, then goes on with the next element, as TF's iterators do.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
@@ -21,9 +26,22 @@ from .. import errors
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 
-__all__ = ["DatasetValue", "Element", "IterEnv", "register_dataset"]
+__all__ = ["DatasetValue", "Element", "Failure", "IterEnv", "Stream", "register_dataset"]
 
 Element = tuple
+
+
+class Failure:
+    """The run error of one element, standing in the stream where the element would."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: errors.OpError) -> None:
+        self.error = error
+
+
+Stream = Iterator[Union[Element, Failure]]
+"""What ``DatasetValue.iterate`` yields: elements, and failures in their places."""
 
 
 class IterEnv:
@@ -48,7 +66,7 @@ class DatasetValue:
         """Raises InvalidArgumentError for bad arguments when the dataset is made (TF
         reports them from the dataset op, in the iterator initializer's run)."""
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         raise NotImplementedError
 
 
@@ -80,14 +98,14 @@ class _TensorSlices(DatasetValue):
                 )
         self.comps, self.n = comps, n
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         comps = self.comps
         for i in range(self.n):
             yield tuple(_item(c, i) for c in comps)
 
 
 class _Tensors(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         yield tuple(self.inputs)
 
 
@@ -97,7 +115,7 @@ class _Range(DatasetValue):
         if self.args[2] == 0:
             raise errors.InvalidArgumentError(None, self.op, "step must be a non-zero integer.")
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         start, stop, step = self.args
         dt = self.op.attrs["output_type"].np
         for v in range(start, stop, step):
@@ -105,20 +123,23 @@ class _Range(DatasetValue):
 
 
 class _Zip(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         its = [d.iterate(env) for d in self.inputs]
         while True:
-            out: tuple = ()
-            for it in its:
-                e = next(it, None)
+            parts = [next(it, None) for it in its]  # all drawn, one failing or not (as TF)
+            out: Any = ()
+            for e in parts:
                 if e is None:
                     return
+                if type(e) is Failure:
+                    out = e
+                    break
                 out += e
             yield out
 
 
 class _Concatenate(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         for d in self.inputs:
             yield from d.iterate(env)
 
@@ -134,33 +155,47 @@ class _WithFunction(DatasetValue):
         self.f = op.attrs["f"]
         super().__init__(op, inputs)
 
-    def call(self, env: IterEnv, element: Element) -> list:
-        return self.f(env.ctx, element, self.captured)
+    def call(self, env: IterEnv, element: Any) -> Any:
+        """The function's outputs (a tuple) on ``element``, or the ``Failure`` of its run
+        error (or the failure ``element`` is)."""
+        if type(element) is Failure:
+            return element
+        try:
+            return tuple(self.f(env.ctx, element, self.captured))
+        except errors.OpError as err:
+            return Failure(err)
 
 
 class _Map(_WithFunction):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         for e in self.inputs[0].iterate(env):
-            yield tuple(self.call(env, e))
+            yield self.call(env, e)
 
 
 class _Filter(_WithFunction):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         for e in self.inputs[0].iterate(env):
-            (keep,) = self.call(env, e)
-            if np.asarray(keep).shape != ():
-                raise errors.InvalidArgumentError(
-                    None, self.op, "Filter predicate `predicate` must return a scalar bool."
+            out = self.call(env, e)
+            if type(out) is Failure:
+                yield out
+            elif np.asarray(out[0]).shape != ():
+                yield Failure(
+                    errors.InvalidArgumentError(
+                        None, self.op, "Filter predicate `predicate` must return a scalar bool."
+                    )
                 )
-            if keep:
+            elif out[0]:
                 yield e
 
 
 class _FlatMap(_WithFunction):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         for e in self.inputs[0].iterate(env):
-            (inner,) = self.call(env, e)
-            yield from inner.iterate(env)
+            out = self.call(env, e)
+            if type(out) is Failure:
+                yield out
+            else:
+                yield from out[0].iterate(env)
 
 
 class _Interleave(_WithFunction):
@@ -175,7 +210,7 @@ class _Interleave(_WithFunction):
             )
         self.lengths = cycle_length, block_length
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         cycle_length, block_length = self.lengths
         # TF's InterleaveDataset: visit slots in turn, block_length elements each; an
         # empty slot takes the next input element's dataset before moving on.
@@ -200,8 +235,11 @@ class _Interleave(_WithFunction):
                 if x is None:
                     input_done = True
                 else:
-                    (inner,) = self.call(env, x)
-                    slots[index] = inner.iterate(env)
+                    out = self.call(env, x)
+                    if type(out) is Failure:
+                        yield out
+                        continue
+                    slots[index] = out[0].iterate(env)
                     open_ += 1
             else:
                 block, index = 0, (index + 1) % cycle_length
@@ -237,46 +275,74 @@ class _Batch(DatasetValue):
                 None, self.op, "Batch size must be greater than zero."
             )
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         size = self.size
         drop = bool(np.asarray(self.inputs[2]))
+        # TF fuses a map followed by a batch (map_and_batch_fusion): a failed element
+        # fails its whole batch, drawn to its end; a batch of any other input fails as
+        # soon as one element does, losing the elements it had gathered.
+        fused = self.op.type == "BatchDatasetV2" and self.op.inputs[0].op.type == "MapDataset"
         buf: list = []
+        failed = None
         for e in self.inputs[0].iterate(env):
+            if type(e) is Failure:
+                if not fused:
+                    buf = []
+                    yield e
+                    continue
+                failed = failed or e
             buf.append(e)
             if len(buf) == size:
-                yield self.make(buf)
-                buf = []
+                yield failed or self._made(buf)
+                buf, failed = [], None
         if buf and not drop:
-            yield self.make(buf)
+            yield failed or self._made(buf)
+
+    def _made(self, elems: list) -> Any:
+        try:
+            return self.make(elems)
+        except errors.OpError as err:
+            return Failure(err)
 
     def make(self, elems: list) -> Element:
         return _stack(self.op, elems)
 
 
 class _PaddedBatch(_Batch):
+    def check(self) -> None:
+        super().check()
+        n = self.op.attrs["n_components"]
+        self.shapes = [np.asarray(x).reshape(-1) for x in self.inputs[3 : 3 + n]]
+        self.pads = self.inputs[3 + n :]
+
     def make(self, elems: list) -> Element:
-        shapes = self.op.attrs["padded_shapes"]
-        pads = self.inputs[3:]
         out = []
-        for k, shape in enumerate(shapes):
+        for k, shape in enumerate(self.shapes):
             parts = [np.asarray(e[k]) for e in elems]
             rank = parts[0].ndim
             for i, p in enumerate(parts):
                 if p.ndim != rank:
                     raise _batch_error(self.op, k, parts[0].shape, i, p.shape)
+            if len(shape) != rank:
+                raise errors.InvalidArgumentError(
+                    None,
+                    self.op,
+                    "Number of padded shape dimensions (%d) must match the rank of "
+                    "component %d (%d)." % (len(shape), k, rank),
+                )
             dims = []
             for d in range(rank):
                 biggest = max(p.shape[d] for p in parts)
-                want = shape[d] if shape.ndims is not None else None
-                if want is not None and want < biggest:
-                    raise errors.InvalidArgumentError(
+                want = int(shape[d])
+                if want >= 0 and want < biggest:
+                    raise errors.DataLossError(
                         None,
                         self.op,
                         "Attempted to pad to a smaller size than the input element "
                         "(component %d, dimension %d: %d < %d)." % (k, d, want, biggest),
                     )
-                dims.append(biggest if want is None else want)
-            res = np.full([len(parts)] + dims, np.asarray(pads[k]), dtype=parts[0].dtype)
+                dims.append(biggest if want < 0 else want)
+            res = np.full([len(parts)] + dims, np.asarray(self.pads[k]), dtype=parts[0].dtype)
             for i, p in enumerate(parts):
                 res[(i,) + tuple(slice(0, s) for s in p.shape)] = p
             out.append(res)
@@ -284,8 +350,11 @@ class _PaddedBatch(_Batch):
 
 
 class _Unbatch(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         for e in self.inputs[0].iterate(env):
+            if type(e) is Failure:
+                yield e
+                continue
             arrs = [np.asarray(c) for c in e]
             if any(a.ndim == 0 for a in arrs):
                 raise errors.InvalidArgumentError(
@@ -305,7 +374,7 @@ class _Unbatch(DatasetValue):
 
 
 class _Repeat(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         count = _scalar(self.inputs[1], "count", self.op)
         done = 0
         while count < 0 or done < count:
@@ -319,31 +388,38 @@ class _Repeat(DatasetValue):
 
 
 class _Take(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         count = _scalar(self.inputs[1], "count", self.op)
         if count == 0:
             return
-        for i, e in enumerate(self.inputs[0].iterate(env)):
+        taken = 0
+        for e in self.inputs[0].iterate(env):
             yield e
-            if i + 1 == count:
-                return
+            if type(e) is not Failure:  # a failed element is not counted (as TF)
+                taken += 1
+                if taken == count:
+                    return
 
 
 class _Skip(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         count = _scalar(self.inputs[1], "count", self.op)
-        for i, e in enumerate(self.inputs[0].iterate(env)):
-            if count < 0:
-                continue
-            if i >= count:
+        skipped = 0
+        for e in self.inputs[0].iterate(env):
+            if type(e) is Failure:
                 yield e
+            elif count >= 0 and skipped >= count:
+                yield e
+            else:
+                skipped += 1
 
 
 class _Enumerate(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         i = _scalar(self.inputs[1], "start", self.op)
         for e in self.inputs[0].iterate(env):
-            yield (np.asarray(i, dtype=np.int64),) + e
+            # A failed element uses up its index (TF's enumerate zips a range with it).
+            yield e if type(e) is Failure else (np.asarray(i, dtype=np.int64),) + e
             i += 1
 
 
@@ -351,14 +427,53 @@ class _Passthrough(DatasetValue):
     """``prefetch``: elements are made on demand by the run that asks, so prefetching
     changes nothing observable."""
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         yield from self.inputs[0].iterate(env)
 
 
-class _Cache(DatasetValue):
-    """In memory: the first complete pass is recorded, later passes replay it."""
+class _Shard(DatasetValue):
+    def check(self) -> None:
+        n = _scalar(self.inputs[1], "num_shards", self.op)
+        i = _scalar(self.inputs[2], "index", self.op)
+        if n <= 0:
+            raise errors.InvalidArgumentError(
+                None,
+                self.op,
+                "Number of shards must be greater than zero (currently num_shards = %d)." % n,
+            )
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(
+                None,
+                self.op,
+                "Index must be between 0 and %d (currently index = %d)." % (n - 1, i),
+            )
+        self.n, self.i = n, i
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
+        for k, e in enumerate(self.inputs[0].iterate(env)):
+            if k % self.n == self.i:
+                yield e
+
+
+class _Cache(DatasetValue):
+    """The first complete pass recorded and replayed on later passes: in memory, per
+    iterator, when ``filename`` is empty; else in files (``cache_files``), for every
+    later pass of any iterator, session or process."""
+
+    def check(self) -> None:
+        name = np.asarray(self.inputs[1], dtype=object)
+        if name.shape != ():
+            raise errors.InvalidArgumentError(
+                None, self.op, "filename must be a scalar, got shape %s" % list(name.shape)
+            )
+        self.filename = os.fsdecode(bytes(name[()]))
+
+    def iterate(self, env: IterEnv) -> Stream:
+        if self.filename:
+            from .cache_files import cached
+
+            yield from cached(self.op, self.filename, self.inputs[0].iterate(env))
+            return
         key = ("cache", self.op.name)
         done = env.state.get(key)
         if done is not None:
@@ -366,7 +481,8 @@ class _Cache(DatasetValue):
             return
         seen = []
         for e in self.inputs[0].iterate(env):
-            seen.append(e)
+            if type(e) is not Failure:  # a failed element is not replayed (as TF)
+                seen.append(e)
             yield e
         env.state[key] = seen
 
@@ -399,11 +515,14 @@ class _Shuffle(DatasetValue):
                 None, self.op, "buffer_size must be greater than zero."
             )
 
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         size = self.size
         draws = _Uniforms(self._rng(env))
         buf: list = []
         for e in self.inputs[0].iterate(env):
+            if type(e) is Failure:
+                yield e
+                continue
             if len(buf) < size:
                 buf.append(e)
                 continue
@@ -434,7 +553,7 @@ class _Shuffle(DatasetValue):
 
 
 class _ListFiles(DatasetValue):
-    def iterate(self, env: IterEnv) -> Iterator[Element]:
+    def iterate(self, env: IterEnv) -> Stream:
         import glob
 
         found: set = set()
@@ -484,6 +603,7 @@ _DATASETS = [
     ("EnumerateDataset", _Enumerate),
     ("PrefetchDataset", _Passthrough),
     ("CacheDataset", _Cache),
+    ("ShardDataset", _Shard),
     ("ShuffleDataset", _Shuffle),
     ("MatchingFilesDataset", _ListFiles),
 ]

@@ -369,12 +369,14 @@ register_op(
 def fill(dims: TensorLike, value: TensorLike, name: str | None = None) -> Tensor:
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
     with in_graph_of([dims, value]):
-        return make(
-            "Fill",
-            [to_tensor(dims, _dt.int32) if not isinstance(dims, Tensor) else dims, value],
-            None,
-            name,
-        )
+        # int32 unless ``dims`` holds int64 tensors (TF's ``index_type`` attr).
+        d = convert_to_tensor(dims, dtype_hint=_dt.int32)
+        if d.dtype not in (_dt.int32, _dt.int64):
+            raise TypeError(
+                "Value passed to parameter 'dims' has DataType %s not in list of allowed "
+                "values: int32, int64" % d.dtype.name
+            )
+        return make("Fill", [d, value], None, name)
 
 
 def _fill_infer(op):

@@ -12,6 +12,7 @@ a thread on a threading primitive or a task on a trio one.
 from __future__ import annotations
 
 import functools
+import hashlib
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -427,7 +428,9 @@ class RandomShuffleQueue(QueueBase):
 
     A dequeue waits until more than ``min_after_dequeue`` elements are in the queue,
     unless it is closed. With a graph or op ``seed`` the order is reproducible (each
-    session restarts it).
+    session restarts it). A queue with a ``shared_name`` and a graph seed but no op
+    seed takes its op seed from a hash of the graph seed and the name, as TF does, so
+    the graphs sharing it agree.
     """
 
     def __init__(
@@ -448,7 +451,10 @@ class RandomShuffleQueue(QueueBase):
         if seed1 is None and seed2 is None:
             seed1, seed2 = 0, 0
         elif seed is None and shared_name is not None:
-            seed2 = 0  # a shared queue does not depend on its op's position (as TF)
+            # As TF: seed2 follows the graph seed and the shared name, not the op's
+            # position in its graph, so every graph sharing the queue agrees on it.
+            digest = hashlib.md5((str(seed1) + shared_name).encode("utf-8")).hexdigest()
+            seed2 = int(digest[:8], 16) & 0x7FFFFFFF
         ref = _handle(
             "RandomShuffleQueueV2",
             capacity,

@@ -1,6 +1,7 @@
-"""Parsing ``Example`` protos and raw bytes: ``parse_example``, ``parse_single_example``,
-the feature specs (``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``)
-and ``decode_raw``.
+"""Parsing ``Example`` protos: ``parse_example``, ``parse_single_example``, the
+``SequenceExample`` parsers and the feature specs (``FixedLenFeature``, ``VarLenFeature``,
+``FixedLenSequenceFeature``, ``SparseFeature``); ``decode_raw`` (``decode_raw_ops``) is
+re-exported here, its TF module.
 
 One op, ``ParseExampleV2``, parses a vector of serialized ``Example`` protos with the
 compiled ``flowrt.protos.Example`` (wire-compatible with TF's); ``parse_single_example``
@@ -19,22 +20,23 @@ from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from ..dtypes import DType
-from ..protos import Example, SequenceExample
+from ..protos import Example
 from .array_ops import expand_dims, reshape, squeeze
-from .common import TensorShape, as_shape, in_graph_of, make, make_op, to_tensor
+from .common import TensorShape, as_shape, in_graph_of, make_op, to_tensor
+from .decode_raw_ops import decode_raw
 from .slicing_ops import gather
 from .sparse_ops import SparseTensor
 
 if TYPE_CHECKING:
-    from .._core.typing import DTypeLike, TensorLike
+    from .._core.typing import TensorLike
 
 __all__ = [
     "FixedLenFeature",
     "VarLenFeature",
     "FixedLenSequenceFeature",
+    "SparseFeature",
     "parse_example",
     "parse_single_example",
     "parse_single_sequence_example",
@@ -89,8 +91,86 @@ class FixedLenSequenceFeature(
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
-FeatureSpec = FixedLenFeature | VarLenFeature | FixedLenSequenceFeature
+class SparseFeature(
+    collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"]
+    )
+):
+    """A sparse feature stored as two features of each Example: the indices (int64,
+    under ``index_key``) and the values (under ``value_key``), parsed to a
+    ``SparseTensor`` of dense shape ``[batch, size]`` (``[size]`` for one Example).
+
+    Attributes:
+      index_key: the key of the indices; a list of keys for several dimensions (then
+        ``size`` is a list as long).
+      value_key: the key of the values.
+      dtype: ``fr.float32``, ``fr.int64`` or ``fr.string``.
+      size: the size of the dimension(s) the indices index.
+      already_sorted: the indices of each Example are in increasing order (no sort).
+    """
+
+    def __new__(
+        cls,
+        index_key: str | Sequence[str],
+        value_key: str,
+        dtype: DType,
+        size: int | Sequence[int],
+        already_sorted: bool = False,
+    ) -> SparseFeature:
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+FeatureSpec = FixedLenFeature | VarLenFeature | FixedLenSequenceFeature | SparseFeature
 """A feature of ``parse_example``'s ``features`` dict."""
+
+
+def _split_sparse_features(features: Any) -> tuple[Any, dict]:
+    """``features`` with each ``SparseFeature`` replaced by the ``VarLenFeature``s of
+    its index and value keys, and the ``SparseFeature``s by key."""
+    if not features:
+        return features, {}
+    plain: dict = {}
+    sparse: dict = {}
+    for key, f in features.items():
+        if not isinstance(f, SparseFeature):
+            plain[key] = f
+            continue
+        for what, k in (("index_key", f.index_key), ("value_key", f.value_key)):
+            if not k:
+                raise ValueError("Missing %s for SparseFeature %s." % (what, f))
+        if f.dtype is None:
+            raise ValueError("Missing type for feature %s. Received feature=%s" % (key, f))
+        sparse[key] = f
+    for key, f in sparse.items():
+        parts = [(k, _dt.int64) for k in _keys(f.index_key)] + [(f.value_key, f.dtype)]
+        for k, dtype in parts:
+            spec = VarLenFeature(_dt.as_dtype(dtype))
+            if plain.get(k, spec) != spec:
+                raise ValueError(
+                    "Feature %r of SparseFeature %r is also given as %s" % (k, key, plain[k])
+                )
+            plain.setdefault(k, spec)
+    return plain, sparse
+
+
+def _keys(index_key: Any) -> list:
+    return [index_key] if isinstance(index_key, str) else list(index_key)
+
+
+def _merge_sparse_features(out: dict, sparse: dict, requested: Any) -> dict:
+    """Builds each ``SparseFeature``'s tensor from its keys' parsed values, keeping only
+    the keys asked for."""
+    from .sparse_shape_ops import sparse_merge
+
+    for key, f in sparse.items():
+        ids = [out[k] for k in _keys(f.index_key)]
+        out[key] = sparse_merge(
+            ids[0] if isinstance(f.index_key, str) else ids,
+            out[f.value_key],
+            f.size,
+            already_sorted=bool(f.already_sorted),
+        )
+    return {k: v for k, v in out.items() if k in requested}
 
 
 _KINDS = {
@@ -111,7 +191,7 @@ def _check_dtype(dtype, arg):
     return dtype
 
 
-def _spec_of(features: Mapping[str, Any] | None, sequence: bool = False):
+def spec_of(features: Mapping[str, Any] | None, sequence: bool = False):
     """(sparse keys, sparse types, dense keys, dense types, dense shapes, var-len flags,
     default values) from a ``features`` dict, keys sorted as TF sorts them.
 
@@ -157,7 +237,7 @@ def _spec_of(features: Mapping[str, Any] | None, sequence: bool = False):
     return sk, st, dk, dt, ds, dv, dd
 
 
-def _default_tensor(key, dtype, shape, seq, value):
+def default_tensor(key, dtype, shape, seq, value):
     """The default input of one dense key: an empty tensor when there is none."""
     np_dtype = object if dtype is _dt.string else dtype.np
     if value is None:
@@ -200,8 +280,8 @@ def parse_example(
 
     Args:
       serialized: a 1-D string tensor of serialized ``Example`` protos.
-      features: a dict from feature key to ``FixedLenFeature``, ``VarLenFeature`` or
-        ``FixedLenSequenceFeature``.
+      features: a dict from feature key to ``FixedLenFeature``, ``VarLenFeature``,
+        ``FixedLenSequenceFeature`` or ``SparseFeature``.
       name: a name scope for the ops.
       example_names: optional 1-D strings naming the examples in error messages.
 
@@ -255,9 +335,11 @@ def parse_single_example(
 def _parse(ser, features, scope, example_names, single):
     from ..scopes import name_scope
 
-    sk, st, dk, dt, ds, dv, dd = _spec_of(features)
+    requested = features
+    features, sparse = _split_sparse_features(features)
+    sk, st, dk, dt, ds, dv, dd = spec_of(features)
     with name_scope(scope):
-        defaults = [_default_tensor(k, t, s, v, d) for k, t, s, v, d in zip(dk, dt, ds, dv, dd)]
+        defaults = [default_tensor(k, t, s, v, d) for k, t, s, v, d in zip(dk, dt, ds, dv, dd)]
         batch = expand_dims(ser, 0) if single else ser
         names = (
             to_tensor(example_names, _dt.string)
@@ -287,6 +369,8 @@ def _parse(ser, features, scope, example_names, single):
             if single:
                 t = squeeze(t, [0]) if not dv[i] else reshape(t, [-1] + list(ds[i]))
             out[key] = t
+        if sparse:
+            out = _merge_sparse_features(out, sparse, requested)
     return out
 
 
@@ -338,7 +422,7 @@ def _column_values(key, dtype, rows, names, sparse):
     return out
 
 
-def _dense_column(op, key, dtype, shape, seq, default, rows, names):
+def dense_column(op, key, dtype, shape, seq, default, rows, names):
     n_item = int(np.prod(shape, dtype=np.int64))
     np_dtype = object if dtype is _dt.string else dtype.np
     tname = _KINDS[dtype][1]
@@ -393,7 +477,7 @@ def _dense_column(op, key, dtype, shape, seq, default, rows, names):
     return out.reshape((len(rows),) + tuple(shape))
 
 
-def _sparse_column(key, dtype, rows, names):
+def sparse_column(key, dtype, rows, names):
     np_dtype = object if dtype is _dt.string else dtype.np
     got = _column_values(key, dtype, rows, names, sparse=True)
     lengths = np.array([0 if v is None else len(v) for v in got], np.int64)
@@ -442,10 +526,10 @@ def _parse_kernel(ctx, op, serialized, names, *defaults):
         rows.append(ex.features.feature)
     try:
         sparse = [
-            _sparse_column(k, t, rows, name_of) for k, t in zip(a["sparse_keys"], a["sparse_types"])
+            sparse_column(k, t, rows, name_of) for k, t in zip(a["sparse_keys"], a["sparse_types"])
         ]
         dense = [
-            _dense_column(op, k, t, s, seq, np.asarray(d), rows, name_of)
+            dense_column(op, k, t, s, seq, np.asarray(d), rows, name_of)
             for k, t, s, seq, d in zip(
                 a["dense_keys"], a["Tdense"], a["dense_shapes"], a["ragged"], defaults
             )
@@ -463,284 +547,7 @@ def _parse_kernel(ctx, op, serialized, names, *defaults):
 register_op("ParseExampleV2", infer=_parse_infer, kernel=_parse_kernel, grad=NOT_DIFFERENTIABLE)
 
 
-# --------------------------------------------------------------------------------------
-# parse_single_sequence_example
-# --------------------------------------------------------------------------------------
-
-
-def parse_single_sequence_example(
-    serialized: TensorLike,
-    context_features: Mapping[str, FeatureSpec] | None = None,
-    sequence_features: Mapping[str, FeatureSpec] | None = None,
-    example_name: TensorLike | None = None,
-    name: str | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Parses one serialized ``SequenceExample``: its context like an ``Example`` and its
-    feature lists as sequences.
-
-    Args:
-      serialized: a scalar string tensor.
-      context_features: a dict from key to ``FixedLenFeature`` or ``VarLenFeature``
-        (parsed from ``context`` as by ``parse_single_example``).
-      sequence_features: a dict from key to ``FixedLenSequenceFeature`` (dense
-        ``[steps] + shape``; a missing list is an error unless ``allow_missing``) or
-        ``VarLenFeature`` (a ``SparseTensor`` ``[steps, most values]``).
-      example_name: an optional scalar string naming the example in error messages.
-      name: a name scope for the ops.
-
-    Returns:
-      ``(context, sequences)``: two dicts from key to ``Tensor`` or ``SparseTensor``.
-
-    Raises:
-      ValueError: both dicts empty, or a bad spec.
-      InvalidArgumentError (at run time): a record that is not a SequenceExample, a
-        missing required feature or list, values of the wrong type or count.
-    """
-    with in_graph_of([serialized]):
-        from ..scopes import name_scope
-
-        if not context_features and not sequence_features:
-            raise ValueError("Missing features.")
-        ctx_spec = _spec_of(context_features, sequence=True)
-        for key, f in (context_features or {}).items():
-            if isinstance(f, FixedLenSequenceFeature):
-                raise ValueError(
-                    "context_features[%r] must be a FixedLenFeature or VarLenFeature" % key
-                )
-        seq_spec = _spec_of(sequence_features, sequence=True)
-        ser = to_tensor(serialized, _dt.string)
-        if ser.shape.ndims not in (None, 0):
-            raise ValueError(
-                "Shape must be rank 0 but is rank %d for 'serialized' of "
-                "parse_single_sequence_example" % ser.shape.ndims
-            )
-        with name_scope(name or "ParseSingleSequenceExample"):
-            sk, st, dk, dt, ds, _, dd = ctx_spec
-            defaults = [_default_tensor(k, t, s, False, d) for k, t, s, d in zip(dk, dt, ds, dd)]
-            ex_name = to_tensor(example_name if example_name is not None else "", _dt.string)
-            attrs = {
-                "context_sparse_keys": sk,
-                "context_sparse_types": st,
-                "context_dense_keys": dk,
-                "context_dense_types": dt,
-                "context_dense_shapes": ds,
-                "feature_list_sparse_keys": seq_spec[0],
-                "feature_list_sparse_types": seq_spec[1],
-                "feature_list_dense_keys": seq_spec[2],
-                "feature_list_dense_types": seq_spec[3],
-                "feature_list_dense_shapes": seq_spec[4],
-                "feature_list_dense_missing_assumed_empty": seq_spec[5],
-            }
-            op = make_op(
-                "ParseSingleSequenceExample",
-                [ser, ex_name] + defaults,
-                attrs,
-                None,
-                "ParseSingleSequenceExample",
-            )
-        outs = iter(op.outputs)
-
-        def take(sparse_keys, dense_keys):
-            got = {}
-            n = len(sparse_keys)
-            trip = [next(outs) for _ in range(3 * n)]
-            for i, key in enumerate(sparse_keys):
-                got[key] = SparseTensor(trip[i], trip[n + i], trip[2 * n + i])
-            for key in dense_keys:
-                got[key] = next(outs)
-            return got
-
-        context = take(sk, dk)
-        return context, take(seq_spec[0], seq_spec[2])
-
-
-def _seq_infer(op):
-    a = op.attrs
-    outs = []
-    for sparse, dense, shapes, rank in (
-        ("context_sparse_types", "context_dense_types", "context_dense_shapes", 1),
-        ("feature_list_sparse_types", "feature_list_dense_types", "feature_list_dense_shapes", 2),
-    ):
-        n = len(a[sparse])
-        outs += [(_dt.int64, TensorShape([None, rank]))] * n
-        outs += [(t, TensorShape([None])) for t in a[sparse]]
-        outs += [(_dt.int64, TensorShape([rank]))] * n
-        lead = [] if rank == 1 else [None]
-        outs += [(t, TensorShape(lead + list(s))) for t, s in zip(a[dense], a[shapes])]
-    return outs
-
-
-def _parse_seq_kernel(ctx, op, serialized, example_name, *defaults):
-    a = op.attrs
-    name = (
-        bytes(np.asarray(example_name, dtype=object)[()]).decode("utf-8", "replace") or "<unknown>"
-    )
-
-    def names(i):
-        return name
-
-    seq = SequenceExample()
-    try:
-        seq.ParseFromString(bytes(np.asarray(serialized, dtype=object)[()]))
-    except (DecodeError, TypeError):
-        raise errors.InvalidArgumentError(
-            None,
-            op,
-            "Could not parse example input, value: %r (Name: %s)"
-            % (bytes(np.asarray(serialized, dtype=object)[()])[:100], name),
-        ) from None
-    try:
-        rows = [seq.context.feature]
-        sparse = [
-            _sparse_column(k, t, rows, names)
-            for k, t in zip(a["context_sparse_keys"], a["context_sparse_types"])
-        ]
-        out = [s[0][:, 1:] for s in sparse] + [s[1] for s in sparse] + [s[2][1:] for s in sparse]
-        out += [
-            _dense_column(op, k, t, s, False, np.asarray(d), rows, names)[0]
-            for k, t, s, d in zip(
-                a["context_dense_keys"],
-                a["context_dense_types"],
-                a["context_dense_shapes"],
-                defaults,
-            )
-        ]
-        lists = seq.feature_lists.feature_list
-
-        def steps(key, required):
-            fl = lists.get(key)
-            if fl is None:
-                if required:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
-                        "Name: %s, Feature list '%s' is required but could not be "
-                        "found.  Did you mean to include it in "
-                        "feature_list_dense_missing_assumed_empty or "
-                        "feature_list_dense_defaults?" % (name, key),
-                    )
-                return []
-            return [{key: f} for f in fl.feature]
-
-        sparse = [
-            _sparse_column(k, t, steps(k, False), names)
-            for k, t in zip(a["feature_list_sparse_keys"], a["feature_list_sparse_types"])
-        ]
-        out += [s[0] for s in sparse] + [s[1] for s in sparse] + [s[2] for s in sparse]
-        none = np.zeros([0])
-        out += [
-            _dense_column(op, k, t, s, False, none, steps(k, not empty_ok), names)
-            for k, t, s, empty_ok in zip(
-                a["feature_list_dense_keys"],
-                a["feature_list_dense_types"],
-                a["feature_list_dense_shapes"],
-                a["feature_list_dense_missing_assumed_empty"],
-            )
-        ]
-    except errors.InvalidArgumentError as e:
-        raise errors.InvalidArgumentError(None, op, e.message) from None
-    return tuple(out)
-
-
-register_op(
-    "ParseSingleSequenceExample",
-    infer=_seq_infer,
-    kernel=_parse_seq_kernel,
-    grad=NOT_DIFFERENTIABLE,
-)
-
-
-# --------------------------------------------------------------------------------------
-# decode_raw
-# --------------------------------------------------------------------------------------
-
-_RAW_TYPES = (
-    _dt.float16,
-    _dt.float32,
-    _dt.float64,
-    _dt.int8,
-    _dt.int16,
-    _dt.int32,
-    _dt.int64,
-    _dt.uint8,
-    _dt.uint16,
-    _dt.bool,
-)
-_TF_NAME = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "half"}
-
-
-def decode_raw(
-    input_bytes: TensorLike | None = None,
-    out_type: DTypeLike | None = None,
-    little_endian: bool = True,
-    name: str | None = None,
-    bytes: TensorLike | None = None,
-) -> Tensor:
-    """Reinterprets the bytes of each string as a vector of ``out_type``.
-
-    Args:
-      input_bytes: a string tensor; every element must have the same length, a multiple
-        of ``out_type``'s size.
-      out_type: the element dtype (float16/32/64, int8/16/32/64, uint8/16, bool).
-      little_endian: the byte order of the data.
-      name: a name for the op.
-      bytes: the deprecated name of ``input_bytes``.
-
-    Returns:
-      A tensor of shape ``input_bytes.shape + [length // itemsize]``.
-    """
-    if input_bytes is None:
-        input_bytes = bytes
-    if out_type is None:
-        raise TypeError("decode_raw() missing the required argument 'out_type'")
-    out_type = _dt.as_dtype(out_type)
-    if out_type not in _RAW_TYPES:
-        raise TypeError(
-            "Value passed to parameter 'out_type' has DataType %s not in list of "
-            "allowed values: %s" % (out_type.name, ", ".join(t.name for t in _RAW_TYPES))
-        )
-    return make(
-        "DecodeRaw",
-        [to_tensor(input_bytes, _dt.string)],
-        {"out_type": out_type, "little_endian": bool(little_endian)},
-        name,
-        "DecodeRaw",
-    )
-
-
-def _decode_raw_infer(op):
-    s = op.inputs[0].shape
-    if s.ndims is None:
-        return [(op.attrs["out_type"], TensorShape(None))]
-    return [(op.attrs["out_type"], TensorShape(s.as_list() + [None]))]
-
-
-def _decode_raw_kernel(ctx, op, x):
-    t = op.attrs["out_type"]
-    arr = np.asarray(x, dtype=object)
-    flat = arr.reshape(-1)
-    dt = np.dtype(t.np).newbyteorder("<" if op.attrs["little_endian"] else ">")
-    size = dt.itemsize
-    n = len(flat[0]) if flat.size else 0
-    if n % size:
-        raise errors.InvalidArgumentError(
-            None,
-            op,
-            "Input to DecodeRaw has length %d that is not a multiple of %d, the "
-            "size of %s" % (n, size, _TF_NAME.get(t, t.name)),
-        )
-    for i, s in enumerate(flat):
-        if len(s) != n:
-            raise errors.InvalidArgumentError(
-                None,
-                op,
-                "DecodeRaw requires input strings to all be the same size, but "
-                "element %d has size %d != %d" % (i, len(s), n),
-            )
-    out = np.frombuffer(b"".join(flat), dtype=dt).astype(t.np, copy=True)
-    return (out.reshape(arr.shape + (n // size,)),)
-
-
-register_op(
-    "DecodeRaw", infer=_decode_raw_infer, kernel=_decode_raw_kernel, grad=NOT_DIFFERENTIABLE
+from .sequence_example_ops import (  # noqa: E402, F401  (TF's module holds them)
+    parse_sequence_example,
+    parse_single_sequence_example,
 )

@@ -19,6 +19,7 @@ with a warning in the ``flowrt.train`` log, as TF does.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -45,6 +46,8 @@ from ..variables import Variable, VariableAggregation, VariableSynchronization
 __all__ = [
     "export_meta_graph",
     "import_meta_graph",
+    "export_scoped_meta_graph",
+    "import_scoped_meta_graph",
     "read_meta_graph_file",
     "MetaGraphDef",
     "CollectionDef",
@@ -247,7 +250,15 @@ def _restore_collection(key: str, c: CollectionDef, g, scope: str | None, names,
 # --------------------------------------------------------------------------------------
 
 
-def _scoped_graph_def(gd: GraphDef, scope: str | None, clear_devices: bool) -> GraphDef:
+_UNBOUND = "$unbound_inputs_"
+
+
+def _scoped_graph_def(
+    gd: GraphDef, scope: str | None, clear_devices: bool, unbound: list | None = None
+) -> GraphDef:
+    """The nodes of ``gd`` under ``scope``, named relative to it. An input from outside
+    the scope is a ValueError, or, with ``unbound`` (a list collecting them), is renamed
+    ``$unbound_inputs_<name>`` for ``import_scoped_meta_graph``'s ``input_map``."""
     if not scope and not clear_devices:
         return gd
     out = GraphDef()
@@ -260,6 +271,13 @@ def _scoped_graph_def(gd: GraphDef, scope: str | None, clear_devices: bool) -> G
         n.name = _strip(node.name, scope)
         del n.input[:]
         for s in node.input:
+            if not _in_scope(s.lstrip("^"), scope) and unbound is not None:
+                lead = "^" if s.startswith("^") else ""
+                name = _UNBOUND + s[len(lead) :]
+                if name not in unbound:
+                    unbound.append(name)
+                n.input.append(lead + name)
+                continue
             if not _in_scope(s.lstrip("^"), scope):
                 raise ValueError(
                     "export_meta_graph: node '%s' in export_scope %r has input '%s' from "
@@ -315,6 +333,34 @@ def export_meta_graph(
     is written, but ``import_meta_graph`` refuses it, naming the node.
     """
     del strip_default_attrs, save_debug_info, kwargs
+    return _export(
+        filename,
+        meta_info_def,
+        graph_def,
+        saver_def,
+        collection_list,
+        as_text,
+        graph,
+        export_scope,
+        clear_devices,
+        clear_extraneous_savers,
+        None,
+    )
+
+
+def _export(
+    filename,
+    meta_info_def,
+    graph_def,
+    saver_def,
+    collection_list,
+    as_text,
+    graph,
+    export_scope,
+    clear_devices,
+    clear_extraneous_savers,
+    unbound_inputs_col_name,
+) -> MetaGraphDef:
     g = graph if graph is not None else get_default_graph()
     meta = MetaGraphDef()
     if meta_info_def is not None:
@@ -324,13 +370,17 @@ def export_meta_graph(
 
         meta.meta_info_def.tensorflow_version = "flowrt " + flowrt.__version__
     gd = graph_def if graph_def is not None else graph_def_proto(g)
-    meta.graph_def.CopyFrom(_scoped_graph_def(gd, export_scope, clear_devices))
+    unbound: list | None = [] if unbound_inputs_col_name else None
+    meta.graph_def.CopyFrom(_scoped_graph_def(gd, export_scope, clear_devices, unbound))
+    if unbound:
+        c = meta.collection_def[unbound_inputs_col_name]
+        c.bytes_list.value.extend(n.encode("utf-8") for n in unbound)
     if saver_def is not None:
         meta.saver_def.CopyFrom(saver_def)
     keys = g.get_all_collection_keys() if collection_list is None else list(collection_list)
     for key in sorted(keys, key=str):
         items = g.get_collection(key)
-        if not isinstance(key, str) or not items:
+        if not isinstance(key, str) or not items or key == unbound_inputs_col_name:
             continue
         if key == GraphKeys.SAVERS and clear_extraneous_savers and saver_def is not None:
             items = [s for s in items if s.as_saver_def() == saver_def]
@@ -418,6 +468,17 @@ def import_meta_graph(
     from .saver import Saver
 
     del kwargs
+    meta = _meta_of(meta_graph_or_file)
+    g, scope, variables = _import(meta, clear_devices, import_scope, input_map, None)
+    if meta.HasField("saver_def"):
+        return Saver(saver_def=meta.saver_def, name=scope)
+    if variables or g.get_collection(GraphKeys.SAVEABLE_OBJECTS):
+        return Saver()
+    _log.info("Saver not created because there are no variables in the graph to restore")
+    return None
+
+
+def _meta_of(meta_graph_or_file: Any) -> MetaGraphDef:
     meta = (
         read_meta_graph_file(meta_graph_or_file)
         if isinstance(meta_graph_or_file, str)
@@ -427,9 +488,29 @@ def import_meta_graph(
         if type(meta).__name__ != "MetaGraphDef":
             raise TypeError("meta_graph_or_file must be a MetaGraphDef or a file name.")
         meta = MetaGraphDef.FromString(meta.SerializeToString())
+    return meta
+
+
+def _import(meta, clear_devices, import_scope, input_map, unbound_inputs_col_name):
+    """Imports ``meta``'s nodes and collections into the default graph: ``(graph, scope,
+    {variable_name: Variable})``."""
+    if unbound_inputs_col_name and unbound_inputs_col_name in meta.collection_def:
+        c = meta.collection_def[unbound_inputs_col_name]
+        missing = [
+            n.decode("utf-8")
+            for n in c.bytes_list.value
+            if n.decode("utf-8") not in (input_map or {})
+        ]
+        if missing:
+            raise ValueError(
+                "Graph contains unbound inputs: %s. Must provide these inputs through "
+                "input_map." % ", ".join(missing)
+            )
     g = get_default_graph()
     gd = GraphDef()
     gd.CopyFrom(meta.graph_def)
+    if unbound_inputs_col_name and unbound_inputs_col_name in meta.collection_def:
+        input_map = _bind_unbound_inputs(gd, dict(input_map or {}))
     if clear_devices:
         for node in gd.node:
             node.device = ""
@@ -445,10 +526,125 @@ def import_meta_graph(
 
     variables: dict[str, Variable] = {}
     for key in sorted(meta.collection_def):
-        _restore_collection(key, meta.collection_def[key], g, scope, names, variables)
-    if meta.HasField("saver_def"):
-        return Saver(saver_def=meta.saver_def, name=scope)
-    if variables or g.get_collection(GraphKeys.SAVEABLE_OBJECTS):
-        return Saver()
-    _log.info("Saver not created because there are no variables in the graph to restore")
-    return None
+        if key != unbound_inputs_col_name:
+            _restore_collection(key, meta.collection_def[key], g, scope, names, variables)
+    return g, scope, variables
+
+
+def _bind_unbound_inputs(gd: GraphDef, input_map: dict) -> dict:
+    """Points each ``$unbound_inputs_<name>`` input of ``gd`` at a placeholder node
+    ``unbound_inputs/<name>`` added to it, and maps that node instead (the importer
+    maps only the inputs of nodes of the GraphDef)."""
+    out = {}
+    for key, t in input_map.items():
+        if not key.startswith(_UNBOUND):
+            out[key] = t
+            continue
+        node = gd.node.add(
+            name="unbound_inputs/" + key[len(_UNBOUND) :].replace(":", "_"), op="Placeholder"
+        )
+        enum: Any = t.dtype.as_datatype_enum
+        node.attr["dtype"].type = enum
+        node.attr["shape"].shape.unknown_rank = True
+        out[node.name + ":0"] = t
+        for n in gd.node:
+            for i, s in enumerate(n.input):
+                lead = "^" if s.startswith("^") else ""
+                if s[len(lead) :] == key:
+                    n.input[i] = lead + node.name
+    return out
+
+
+def export_scoped_meta_graph(
+    filename: str | None = None,
+    graph_def: GraphDef | None = None,
+    graph: Any = None,
+    export_scope: str | None = None,
+    as_text: bool = False,
+    unbound_inputs_col_name: str = "unbound_inputs",
+    clear_devices: bool = False,
+    saver_def: SaverDef | None = None,
+    clear_extraneous_savers: bool = False,
+    strip_default_attrs: bool = False,
+    save_debug_info: bool = False,
+    **kwargs: Any,
+) -> tuple[MetaGraphDef, dict[str, Variable]]:
+    """The part of a graph under ``export_scope`` as a ``MetaGraphDef`` (TF1's
+    ``meta_graph.export_scoped_meta_graph``), to import elsewhere, e.g. under another
+    scope, with ``import_scoped_meta_graph``.
+
+    Args:
+      filename, graph_def, graph, as_text, clear_devices, saver_def,
+        clear_extraneous_savers: as for ``export_meta_graph``.
+      export_scope: the name scope to export; names are stored relative to it.
+      unbound_inputs_col_name: an input from outside the scope is renamed
+        ``$unbound_inputs_<name>`` and listed in this collection (the importer must map
+        it); None makes it a ValueError, as ``export_meta_graph`` does.
+      strip_default_attrs, save_debug_info, **kwargs: kept for TF1's signature.
+
+    Returns:
+      ``(meta_graph_def, var_list)``: ``var_list`` maps each exported global variable's
+      name, relative to the scope (``w:0``), to the variable.
+    """
+    del strip_default_attrs, save_debug_info, kwargs
+    g = graph if graph is not None else get_default_graph()
+    meta = _export(
+        filename,
+        None,
+        graph_def,
+        saver_def,
+        None,
+        as_text,
+        g,
+        export_scope,
+        clear_devices,
+        clear_extraneous_savers,
+        unbound_inputs_col_name,
+    )
+    var_list = {
+        _strip(v.name, export_scope): v
+        for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES)
+        if _in_scope(v.name, export_scope)
+    }
+    return meta, var_list
+
+
+def import_scoped_meta_graph(
+    meta_graph_or_file: MetaGraphDef | str,
+    clear_devices: bool = False,
+    graph: Any = None,
+    import_scope: str | None = None,
+    input_map: dict[str, Any] | None = None,
+    unbound_inputs_col_name: str = "unbound_inputs",
+    **kwargs: Any,
+) -> dict[str, Variable]:
+    """Imports a ``MetaGraphDef`` (of ``export_scoped_meta_graph``) under
+    ``import_scope`` (TF1's ``meta_graph.import_scoped_meta_graph``).
+
+    Args:
+      meta_graph_or_file: a ``MetaGraphDef`` or the path of a file holding one.
+      clear_devices: drop the nodes' device placements.
+      graph: the graph to import into (default: the default graph).
+      import_scope: the name scope to import under.
+      input_map: maps names of the meta graph's inputs (``$unbound_inputs_x``) to
+        tensors of the graph.
+      unbound_inputs_col_name: the collection listing the inputs ``input_map`` must map.
+      **kwargs: TF1's other arguments; ignored.
+
+    Returns:
+      The imported variables by name relative to ``import_scope`` (``w:0``).
+
+    Raises:
+      ValueError: an unbound input of the meta graph is not in ``input_map``.
+
+    Note (flowrt): each mapped unbound input leaves an unused placeholder
+    ``<import_scope>/unbound_inputs/<name>`` in the graph (its consumers read the mapped
+    tensor).
+    """
+    del kwargs
+    meta = _meta_of(meta_graph_or_file)
+    with graph.as_default() if graph is not None else contextlib.nullcontext():
+        _, scope, variables = _import(
+            meta, clear_devices, import_scope, input_map, unbound_inputs_col_name
+        )
+    return {_strip(v.name, scope): v for v in variables.values()}

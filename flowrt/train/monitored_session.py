@@ -714,6 +714,7 @@ def MonitoredTrainingSession(
     max_wait_secs: float = 7200,
     save_checkpoint_steps: int | None | Literal[UseDefault.USE_DEFAULT] = USE_DEFAULT,
     summary_dir: str | None = None,
+    save_graph_def: bool = True,
 ) -> MonitoredSession:
     """A ``MonitoredSession`` set up for training, as TF1's.
 
@@ -741,6 +742,8 @@ def MonitoredTrainingSession(
       max_wait_secs: how long a non-chief waits for the model to be ready.
       save_checkpoint_steps: steps between checkpoints.
       summary_dir: where summaries go (default ``checkpoint_dir``).
+      save_graph_def: passed to the ``CheckpointSaverHook``: whether it writes the graph
+        with the checkpoints.
 
     Returns:
       A ``MonitoredSession`` (the async form when called inside trio).
@@ -790,6 +793,7 @@ def MonitoredTrainingSession(
                 save_steps=save_checkpoint_steps,
                 save_secs=save_checkpoint_secs,
                 scaffold=scaffold,
+                save_graph_def=save_graph_def,
             )
         )
     all_hooks.extend(hooks or [])

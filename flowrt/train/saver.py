@@ -646,6 +646,12 @@ class Saver:
         d.version = SaverDef.V2
         return d
 
+    @property
+    def saver_def(self) -> SaverDef:
+        """The ``SaverDef`` of this saver: the one it was made from (``saver_def=``),
+        else ``as_saver_def()``'s."""
+        return self._saver_def if self._saver_def is not None else self.as_saver_def()
+
     def to_proto(self, export_scope: str | None = None) -> SaverDef:
         """The ``SaverDef``, names relative to ``export_scope``."""
         d = self.as_saver_def()

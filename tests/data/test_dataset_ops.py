@@ -197,8 +197,6 @@ def test_prefetch_and_cache():
     # Cached: the second pass replays the first, even though the shuffle would reshuffle.
     got = ints(elements(Dataset.range(8).shuffle(8, seed=5).cache().repeat(3)))
     assert got[:8] == got[8:16] == got[16:]
-    with pytest.raises(ValueError, match="in memory only"):
-        Dataset.range(3).cache("/tmp/some_cache")
 
 
 def test_concatenate_types_and_shapes():
@@ -224,8 +222,71 @@ def test_padded_batch_as_tf():
     ]
     assert ds.padded_batch(3, [5], drop_remainder=True).output_shapes == fr.TensorShape([3, 5])
     small = ds.padded_batch(2, padded_shapes=[2])
-    with pytest.raises(fr.errors.InvalidArgumentError, match="pad to a smaller size"):
+    with pytest.raises(fr.errors.DataLossError, match="pad to a smaller size"):  # TF 2.21
         elements(small)
+
+
+def test_padded_batch_dtypes_of_padded_shapes_and_padding_values_as_tf():
+    # fill's dims hold an int64 tensor: an int64 shape, as TF packs it.
+    ds = Dataset.range(1, 4).map(lambda x: fr.fill([x], fr.cast(x, fr.int32)))
+    assert ds.output_types == fr.int32
+    got = elements(ds.padded_batch(3, padded_shapes=fr.constant([4], fr.int64), padding_values=-1))
+    # TF 2.21: [[1, -1, -1, -1], [2, 2, -1, -1], [3, 3, 3, -1]]
+    assert [b.tolist() for b in got] == [[[1, -1, -1, -1], [2, 2, -1, -1], [3, 3, 3, -1]]]
+    assert elements(ds.padded_batch(3, np.array([4], np.int32)))[0].shape == (3, 4)
+    # TF 2.21's messages: a padding value keeps its own dtype, which must be the
+    # component's; a padded shape tensor must be int64.
+    for value in (fr.constant(-1, fr.int64), np.int64(-1), -1.0):
+        with pytest.raises(TypeError, match=r"values type tf.\w+ does not match type tf.int32"):
+            ds.padded_batch(2, [4], padding_values=value)
+    with pytest.raises(TypeError, match="type tf.int32 does not match type tf.int64"):
+        Dataset.range(3).batch(2).padded_batch(2, [4], padding_values=-1)
+    with pytest.raises(ValueError, match=r"values should be scalars, but got \(1,\)"):
+        ds.padded_batch(2, [4], padding_values=[-1])
+    with pytest.raises(TypeError, match="must be a `tf.int64` vector tensor, but its element"):
+        ds.padded_batch(2, fr.constant([4]))
+    with pytest.raises(ValueError, match="must be a `tf.int64` vector tensor, but its shape"):
+        ds.padded_batch(2, fr.constant([[4]], fr.int64))
+
+
+def test_padded_shapes_fed_when_the_dataset_is_made():
+    shape = fr.placeholder(fr.int64, [1])
+    ds = Dataset.from_tensor_slices(np.ones([2, 2], np.int32)).padded_batch(2, shape)
+    assert ds.output_shapes == fr.TensorShape([None, None])  # TF 2.21
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    with fr.Session() as sess:
+        sess.run(it.initializer, {shape: [3]})
+        assert sess.run(nxt).tolist() == [[1, 1, 0], [1, 1, 0]]
+        sess.run(it.initializer, {shape: [-1]})  # -1: the longest
+        assert sess.run(nxt).tolist() == [[1, 1], [1, 1]]
+        sess.run(it.initializer, {shape: [1]})
+        with pytest.raises(fr.errors.DataLossError, match="pad to a smaller size"):
+            sess.run(nxt)
+
+
+def test_shard_as_tf():
+    assert ints(elements(Dataset.range(10).shard(3, 1))) == [1, 4, 7]
+    assert ints(elements(Dataset.range(10).shard(fr.constant(2, fr.int64), 0))) == [0, 2, 4, 6, 8]
+    assert Dataset.range(10).batch(3).shard(2, 1).output_shapes == fr.TensorShape([None])
+    # TF 2.21: the arguments are checked when the dataset is made, in every run trying to.
+    for args, message in [
+        ((3, 3), r"Index must be between 0 and 2 \(currently index = 3\)."),
+        ((3, -1), r"Index must be between 0 and 2 \(currently index = -1\)."),
+        ((0, 0), r"Number of shards must be greater than zero \(currently num_shards = 0\)."),
+    ]:
+        nxt = Dataset.range(10).shard(*args).make_one_shot_iterator().get_next()
+        with fr.Session() as sess:
+            for _ in range(2):
+                with pytest.raises(fr.errors.InvalidArgumentError, match=message):
+                    sess.run(nxt)
+    with pytest.raises(TypeError, match="index must be an integer"):
+        Dataset.range(10).shard(3, 1.5)
+
+
+def test_map_function_returning_none_is_a_value_error():
+    with pytest.raises(ValueError, match="returned None"):
+        Dataset.range(3).map(lambda x: None)
 
 
 def test_flat_map():
@@ -269,6 +330,9 @@ def test_experimental_transformations():
     ds = Dataset.range(5).apply(fr.data.experimental.map_and_batch(lambda x: x * 2, 2))
     assert [list(b) for b in elements(ds)] == [[0, 2], [4, 6], [8]]
     assert fr.data.experimental.AUTOTUNE == -1
+    ds = Dataset.range(6).batch(4).apply(fr.data.experimental.unbatch())
+    assert ds.output_shapes == fr.TensorShape([])
+    assert ints(elements(ds)) == [0, 1, 2, 3, 4, 5]
 
 
 def test_build_errors_name_the_argument():

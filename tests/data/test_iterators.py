@@ -192,8 +192,25 @@ async def test_trio_tasks_drain_one_iterator_exactly_once():
     assert sorted(got) == list(range(50))
 
 
-def test_map_error_surfaces_as_the_run_error():
-    ds = Dataset.from_tensor_slices([1.0, -1.0]).map(
+def _drain(ds, limit=20):
+    """Each run's outcome: an element, the class name of its error, or "end"."""
+    nxt = ds.make_one_shot_iterator().get_next()
+    out = []
+    with fr.Session() as sess:
+        for _ in range(limit):
+            try:
+                v = sess.run(nxt)
+                out.append([int(x) for x in v] if isinstance(v, tuple) else v.tolist())
+            except fr.errors.OutOfRangeError:
+                out.append("end")
+                break
+            except fr.errors.OpError as e:
+                out.append(type(e).__name__)
+    return out
+
+
+def test_map_error_surfaces_as_the_run_error_and_the_iterator_goes_on():
+    ds = Dataset.from_tensor_slices([1.0, -1.0, 4.0]).map(
         lambda x: fr.check_numerics(fr.sqrt(x), "sqrt")
     )
     nxt = ds.make_one_shot_iterator().get_next()
@@ -201,6 +218,45 @@ def test_map_error_surfaces_as_the_run_error():
         assert float(sess.run(nxt)) == 1.0
         with pytest.raises(fr.errors.InvalidArgumentError, match="sqrt"):
             sess.run(nxt)
+        assert float(sess.run(nxt)) == 2.0  # TF 2.21
+        with pytest.raises(fr.errors.OutOfRangeError):
+            sess.run(nxt)
+
+
+def _fails_on_1_mod_3(x):
+    if x % 3 == 1:
+        raise ValueError("bad %d" % x)
+    return x
+
+
+def _py(ds):
+    return ds.map(lambda x: fr.py_func(_fails_on_1_mod_3, [x], fr.int64))
+
+
+def test_py_func_raising_in_map_fails_its_element_only_as_tf():
+    bad = "InvalidArgumentError"
+    # Each literal printed by TF 2.21 for the same pipeline.
+    assert _drain(_py(Dataset.range(6))) == [0, bad, 2, 3, bad, 5, "end"]
+    # A batch loses the elements it had gathered; the next batch starts afresh...
+    assert _drain(_py(Dataset.range(8)).take(9).batch(2)) == [bad, [2, 3], bad, [5, 6], bad, "end"]
+    # ... but TF fuses map and batch: a failed element fails its whole batch.
+    assert _drain(_py(Dataset.range(8)).batch(2)) == [bad, [2, 3], bad, bad, "end"]
+    assert _drain(_py(Dataset.range(6)).padded_batch(2, [])) == [bad, [2, 3], bad, [5], "end"]
+    assert _drain(_py(Dataset.range(6)).take(3)) == [0, bad, 2, 3, "end"]
+    assert _drain(_py(Dataset.range(3)).repeat(2)) == [0, bad, 2, 0, bad, 2, "end"]
+    assert _drain(_py(Dataset.range(3)).cache().repeat(2)) == [0, bad, 2, 0, 2, "end"]
+    assert _drain(_py(Dataset.range(3)).enumerate()) == [[0, 0], bad, [2, 2], "end"]
+    assert _drain(_py(Dataset.range(3)).batch(1).unbatch()) == [0, bad, 2, "end"]
+    zipped = Dataset.zip((_py(Dataset.range(4)), Dataset.range(4)))
+    assert _drain(zipped) == [[0, 0], bad, [2, 2], [3, 3], "end"]
+    odd = Dataset.range(6).filter(lambda x: fr.py_func(lambda v: v % 3 != 1, [x], fr.bool))
+    assert _drain(odd) == [0, 2, 3, 5, "end"]
+    pred = Dataset.range(6).filter(lambda x: fr.equal(_fails_on_1_mod_3_tensor(x), x))
+    assert _drain(pred) == [0, bad, 2, 3, bad, 5, "end"]
+
+
+def _fails_on_1_mod_3_tensor(x):
+    return fr.py_func(_fails_on_1_mod_3, [x], fr.int64)
 
 
 def test_monitored_training_session_stops_at_the_end_of_the_data():

@@ -651,3 +651,15 @@ def test_zeros_and_ones_of_1000_elements_or_more_are_fill_ops_as_in_tf():
         assert sess.run(small).shape == (10, 99)
         with pytest.raises(fr.errors.ResourceExhaustedError, match="zeros_1"):
             sess.run(huge)
+
+
+def test_fill_dims_holding_an_int64_tensor_as_tf():
+    # TF packs [x] of an int64 x into int64 dims (Fill's index_type), as tf.data
+    # programs write fill([x], x) on a Dataset.range element.
+    x = fr.constant(3, fr.int64)
+    t = fr.fill([x], x)
+    assert t.dtype == fr.int64 and t.shape == fr.TensorShape([3])
+    with fr.Session() as sess:
+        assert sess.run(t).tolist() == [3, 3, 3]
+    with pytest.raises(TypeError, match="'dims' has DataType float32 not in list"):
+        fr.fill([2.5], 1.0)

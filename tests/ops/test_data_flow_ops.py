@@ -68,6 +68,26 @@ def test_other_queue_types_as_tf1():
     assert (r.queue_ref.op.get_attr("seed"), r.queue_ref.op.get_attr("seed2")) == (87654321, 3)
 
 
+def test_shared_random_shuffle_queue_seed_follows_graph_seed_and_name_as_tf():
+    def seeds(q):
+        return q.queue_ref.op.get_attr("seed"), q.queue_ref.op.get_attr("seed2")
+
+    with fr.Graph().as_default():
+        fr.set_random_seed(7)
+        fr.constant(1.0)  # an op before the queue: its position does not matter
+        shared = fr.RandomShuffleQueue(10, 0, fr.float32, shared_name="shared_q")
+        # TF 2.21: (7, 1824587023) = md5("7shared_q") & 0x7FFFFFFF; an op seed wins.
+        assert seeds(shared) == (7, 1824587023)
+        own = fr.RandomShuffleQueue(10, 0, fr.float32, shared_name="shared_q", seed=3)
+        assert seeds(own) == (7, 3)
+    with fr.Graph().as_default():
+        fr.set_random_seed(7)
+        assert seeds(fr.RandomShuffleQueue(10, 0, fr.float32, shared_name="shared_q")) == (
+            7,
+            1824587023,
+        )
+
+
 # --- running: TF1 semantics ----------------------------------------------------------------
 
 

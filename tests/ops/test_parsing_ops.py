@@ -319,3 +319,162 @@ def test_parse_single_sequence_example_missing_required_list():
         sess.run(seqs, {ser: _sequence_example()})
     with pytest.raises(ValueError, match="Missing features"):
         fr.parse_single_sequence_example(ser)
+
+
+# --- decode_raw(fixed_length=) (TF2's tf.io.decode_raw, DecodePaddedRaw) ---------------
+
+
+def test_decode_raw_fixed_length_cuts_and_pads_as_tf():
+    got = fr.decode_raw([b"abc", b"abcdefgh", b""], fr.uint8, fixed_length=5)
+    assert got.shape.as_list() == [3, 5]
+    shorts = fr.decode_raw([b"\x01\x00\x02\x00\x03", b"ab"], fr.int16, fixed_length=4)
+    big = fr.decode_raw([b"\x01\x00\x02\x00\x03", b"ab"], fr.int16, False, fixed_length=4)
+    n = fr.placeholder(fr.int32, [])
+    fed = fr.decode_raw([b"abc"], fr.int16, fixed_length=n)
+    assert fed.shape.as_list() == [1, None]
+    with fr.Session() as sess:
+        # TF 2.21's values:
+        assert sess.run(got).tolist() == [[97, 98, 99, 0, 0], [97, 98, 99, 100, 101], [0] * 5]
+        assert sess.run(shorts).tolist() == [[1, 2], [25185, 0]]
+        assert sess.run(big).tolist() == [[256, 512], [24930, 0]]
+        assert sess.run(fed, {n: 2}).tolist() == [[25185]]  # "ab" little-endian
+        with pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match=r"fixed_length \(3\) must be a multiple of the size of out_type \(2\)",
+        ):
+            sess.run(fed, {n: 3})
+        for bad in (0, -2):
+            with pytest.raises(
+                fr.errors.InvalidArgumentError,
+                match=r"fixed_length \(%d\) must be greater than zero." % bad,
+            ):
+                sess.run(fed, {n: bad})
+    with pytest.raises(ValueError, match="must be evenly divisible by 2 but is 3"):
+        fr.decode_raw([b"abc"], fr.int16, fixed_length=3)
+    with pytest.raises(ValueError, match="must be non-negative but is -2"):
+        fr.decode_raw([b"abc"], fr.int16, fixed_length=-2)
+    with pytest.raises(TypeError, match="DataType bool not in list of allowed values"):
+        fr.decode_raw([b"abc"], fr.bool, fixed_length=2)
+
+
+# --- SparseFeature ---------------------------------------------------------------------
+
+
+def _sparse_records():
+    return [
+        _ex(idx=_i64(3, 0), val=_f32(1.5, 2.5)),
+        _ex(idx=_i64(1), val=_f32(7.0)),
+        _ex(idx=_i64(9), val=_f32(1.0)),
+    ]
+
+
+def test_sparse_feature_parses_index_and_value_keys_as_tf():
+    sf = fr.io.SparseFeature("idx", "val", fr.float32, 5)
+    assert fr.SparseFeature is fr.io.SparseFeature and sf.already_sorted is False
+    out, got = _parse({"x": sf}, _sparse_records())
+    assert sorted(out) == ["x"]
+    # TF 2.21: sorted per example; an index past `size` is kept, as TF keeps it.
+    np.testing.assert_array_equal(got["x"].indices, [[0, 0], [0, 3], [1, 1], [2, 9]])
+    np.testing.assert_array_equal(got["x"].values, [2.5, 1.5, 7.0, 1.0])
+    np.testing.assert_array_equal(got["x"].dense_shape, [3, 5])
+    both = {"x": sf, "idx": fr.VarLenFeature(fr.int64)}
+    _, got = _parse(both, _sparse_records()[:2])
+    np.testing.assert_array_equal(got["idx"].values, [3, 0, 1])
+    sorted_ = fr.io.SparseFeature("idx", "val", fr.float32, 5, already_sorted=True)
+    _, got = _parse({"x": sorted_}, _sparse_records()[:2])
+    np.testing.assert_array_equal(got["x"].indices, [[0, 3], [0, 0], [1, 1]])
+    two = fr.io.SparseFeature(["idx", "idx"], "val", fr.float32, [5, 10])
+    _, got = _parse({"x": two}, _sparse_records()[:2])
+    np.testing.assert_array_equal(got["x"].indices, [[0, 0, 0], [0, 3, 3], [1, 1, 1]])
+    np.testing.assert_array_equal(got["x"].dense_shape, [2, 5, 10])
+    _, got = _parse({"x": sf}, [_ex()])
+    assert got["x"].indices.shape == (0, 2) and got["x"].dense_shape.tolist() == [1, 5]
+
+
+def test_sparse_feature_of_one_example_and_bad_specs():
+    single = fr.parse_single_example(
+        _sparse_records()[0], {"x": fr.io.SparseFeature("idx", "val", fr.float32, 5)}
+    )
+    with fr.Session() as sess:
+        got = sess.run(single["x"])
+    np.testing.assert_array_equal(got.indices, [[0], [3]])
+    np.testing.assert_array_equal(got.dense_shape, [5])
+    ser = fr.placeholder(fr.string, [None])
+    with pytest.raises(ValueError, match="Missing index_key for SparseFeature"):
+        fr.parse_example(ser, {"x": fr.io.SparseFeature(None, "v", fr.float32, 3)})
+    with pytest.raises(TypeError, match="vocab_size has to be a list of Tensors or Python ints"):
+        fr.parse_example(ser, {"x": fr.io.SparseFeature(["a", "b"], "v", fr.float32, 3)})
+    with pytest.raises(TypeError, match="vocab_size has to be a Tensor or Python int"):
+        fr.parse_example(ser, {"x": fr.io.SparseFeature("a", "v", fr.float32, None)})
+
+
+# --- parse_sequence_example (batched) ----------------------------------------------------
+
+
+def _seq(steps, length=None):
+    s = fr.train.SequenceExample()
+    if length is not None:
+        s.context.feature["len"].int64_list.value.append(length)
+    for t in range(steps):
+        s.feature_lists.feature_list["tok"].feature.add().int64_list.value.extend(range(t + 1))
+        s.feature_lists.feature_list["vec"].feature.add().float_list.value.extend([t, -t])
+    return s.SerializeToString()
+
+
+def test_parse_sequence_example_pads_and_gives_lengths_as_tf():
+    ser = fr.placeholder(fr.string, [None])
+    context, seqs, lengths = fr.io.parse_sequence_example(
+        ser,
+        context_features={
+            "len": fr.FixedLenFeature([], fr.int64, default_value=-1),
+            "cv": fr.VarLenFeature(fr.int64),
+        },
+        sequence_features={
+            "tok": fr.VarLenFeature(fr.int64),
+            "vec": fr.FixedLenSequenceFeature([2], fr.float32),
+            "miss": fr.FixedLenSequenceFeature([], fr.int64, allow_missing=True),
+        },
+    )
+    # TF 2.21's static shapes and values for the same program:
+    assert context["len"].shape.as_list() == [None]
+    assert context["cv"].indices.shape.as_list() == [None, 2]
+    assert seqs["tok"].indices.shape.as_list() == [None, 3]
+    assert seqs["vec"].shape.as_list() == [None, None, 2]
+    assert sorted(lengths) == ["miss", "vec"] and lengths["vec"].shape.as_list() == [None]
+    with fr.Session() as sess:
+        c, q, n = sess.run([context, seqs, lengths], {ser: [_seq(3, 3), _seq(1), _seq(2, 5)]})
+    assert c["len"].tolist() == [3, -1, 5]
+    assert c["cv"].indices.shape == (0, 2) and c["cv"].dense_shape.tolist() == [3, 0]
+    np.testing.assert_array_equal(
+        q["tok"].indices,
+        [[0, 0, 0], [0, 1, 0], [0, 1, 1], [0, 2, 0], [0, 2, 1], [0, 2, 2]]
+        + [[1, 0, 0], [2, 0, 0], [2, 1, 0], [2, 1, 1]],
+    )
+    assert q["tok"].values.tolist() == [0, 0, 1, 0, 1, 2, 0, 0, 0, 1]
+    assert q["tok"].dense_shape.tolist() == [3, 3, 3]
+    assert q["vec"].tolist() == [
+        [[0, 0], [1, -1], [2, -2]],
+        [[0, 0], [0, 0], [0, 0]],
+        [[0, 0], [1, -1], [0, 0]],
+    ]
+    assert q["miss"].shape == (3, 0)
+    assert n["vec"].tolist() == [3, 1, 2] and n["miss"].tolist() == [0, 0, 0]
+
+
+def test_parse_sequence_example_errors_as_tf():
+    ser = fr.placeholder(fr.string, [None])
+    with pytest.raises(ValueError, match="Both `context_features` and `sequence_features`"):
+        fr.io.parse_sequence_example(ser)
+    _, seqs, _ = fr.io.parse_sequence_example(
+        ser,
+        sequence_features={"vec": fr.FixedLenSequenceFeature([2], fr.float32)},
+        example_names=["a", "b"],
+    )
+    with (
+        fr.Session() as sess,
+        pytest.raises(
+            fr.errors.InvalidArgumentError,
+            match="Name: b, Feature list 'vec' is required but could not be found.",
+        ),
+    ):
+        sess.run(seqs, {ser: [_seq(1), b""]})

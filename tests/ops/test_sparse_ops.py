@@ -347,3 +347,41 @@ def test_dense_ops_reject_a_sparse_tensor_with_a_hint():
         fr.add(sp, 1.0)
     with pytest.raises(TypeError, match="is not a dense tensor"):
         fr.identity(sp)
+
+
+def test_sparse_tensor_operators_and_with_values_as_tf():
+    # TF 2.21: SparseTensor has __mul__, __div__, __truediv__ (by a dense tensor, values
+    # only) and with_values; no +, - or unary minus.
+    sp = fr.SparseTensor([[0, 0], [1, 2]], [2.0, 4.0], [2, 3])
+    d = fr.constant([[1.0, 2, 3], [4, 5, 6]])
+    ints = fr.SparseTensor([[0, 0]], [7], [1, 1])
+    got = {
+        "mul": sp * d,
+        "scalar": sp * 2.0,
+        "div": sp / d,
+        "row": sp * fr.constant([1.0, 10, 100]),
+        "int_div": ints / fr.constant([[2]]),
+        "with_values": sp.with_values(sp.values * 10),
+    }
+    assert all(isinstance(v, fr.SparseTensor) for v in got.values())
+    assert got["mul"].shape == fr.TensorShape([2, 3])
+    with fr.Session() as sess:
+        out = sess.run(got)
+    assert out["mul"].values.tolist() == [2.0, 24.0]
+    np.testing.assert_array_equal(out["mul"].indices, [[0, 0], [1, 2]])
+    assert out["scalar"].values.tolist() == [4.0, 8.0]
+    np.testing.assert_allclose(out["div"].values, [2.0, 4.0 / 6.0], rtol=1e-6)
+    assert out["row"].values.tolist() == [2.0, 400.0]
+    assert out["int_div"].values.tolist() == [3.5] and out["int_div"].values.dtype == np.float64
+    assert out["with_values"].values.tolist() == [20.0, 40.0]
+    with pytest.raises(ValueError, match="Dimensions 2 and 3 are not compatible"):
+        sp.with_values([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype int32"):
+        _ = sp * fr.constant([[1]])
+    with pytest.raises(TypeError):
+        _ = sp + d
+    with pytest.raises(TypeError):
+        _ = -sp
+    grad = fr.gradients(fr.reduce_sum((sp * d).values), [d])[0]
+    with fr.Session() as sess:
+        assert sess.run(grad).tolist() == [[2.0, 0, 0], [0, 0, 4.0]]

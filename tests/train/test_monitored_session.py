@@ -503,3 +503,13 @@ def test_default_hooks_write_summaries_graph_and_meta_graph_where_tf_does(tmp_pa
     assert (0, fr.summary.SessionLog.CHECKPOINT) in logs
     assert (tmp_path / "graph.pbtxt").exists()
     assert fr.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-250")
+
+
+def test_monitored_training_session_passes_save_graph_def_to_its_checkpoint_hook(tmp_path):
+    fr.train.get_or_create_global_step()
+    for flag in (True, False):
+        with fr.train.MonitoredTrainingSession(
+            checkpoint_dir=str(tmp_path), save_graph_def=flag
+        ) as sess:
+            (hook,) = [h for h in sess._hooks if isinstance(h, fr.train.CheckpointSaverHook)]
+            assert hook._save_graph_def is flag
