@@ -173,7 +173,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
       name: the variable's name (default "Variable"), made unique under the current
         name scope.
       dtype: if set, ``initial_value`` is converted to it.
-      constraint: a function applied by optimizers after updates (stored only).
+      constraint: a function applied by optimizers after updates.
       shape: the static shape, if different from ``initial_value``'s (e.g. ``[None]``).
       caching_device: the device (string or device function) the variable's value is
         read on: ``value()`` and uses of the variable as a tensor carry it.
