@@ -151,16 +151,27 @@ class TracedBody:
                 self.providers.append(t)
 
 
+def tracing_body(g) -> bool:
+    """True while a branch or loop body of ``g`` is being traced (its uses of a variable
+    read it afresh, each time the body runs)."""
+    return g._scratch.get("body_trace_depth", 0) > 0
+
+
 def trace_body(g, fn, args=(), convert=None):
     """Calls ``fn(*args)`` recording the ops it creates; returns (result, ops).
 
     Outer control dependencies do not reach into the body (the functional op gets them).
     """
     start = len(g._ops)
-    with g.control_dependencies(None):
-        result = fn(*args)
-        if convert is not None:
-            result = convert(result)
+    depth = g._scratch.get("body_trace_depth", 0)
+    g._scratch["body_trace_depth"] = depth + 1
+    try:
+        with g.control_dependencies(None):
+            result = fn(*args)
+            if convert is not None:
+                result = convert(result)
+    finally:
+        g._scratch["body_trace_depth"] = depth
     # A function graph's capture of a variable (made on first use, maybe in here) belongs
     # to the whole function: the body captures its handle like any outside tensor. So
     # does a variable the body creates (a cell's weights made on its first call in a
