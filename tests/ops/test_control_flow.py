@@ -481,3 +481,20 @@ def test_a_loop_condition_reads_the_variable_its_body_updates():
         s.run(fr.global_variables_initializer())
         assert s.run(out) == 5
         assert s.run(v) == 5
+
+
+def test_fetching_one_output_of_cond_runs_only_what_it_needs():
+    # TF's testCondPruning: the branch ops of the other outputs do not run.
+    v1, v2, v3 = fr.Variable(7), fr.Variable(7), fr.Variable(7)
+    pred = fr.greater(fr.constant(3), fr.constant(2))
+    r = fr.cond(
+        pred,
+        lambda: [fr.assign(v1, 1).op, fr.assign(v2, 2).op],
+        lambda: [fr.assign(v3, 3).op, fr.constant(10).op],
+    )
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        assert s.run(r[1])
+        assert s.run([v1, v2, v3]) == [7, 2, 7]
+        s.run(r[0].op.inputs[0].op)  # the If op as a target runs the whole branch
+        assert s.run([v1, v2, v3]) == [1, 2, 7]
