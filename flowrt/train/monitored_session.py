@@ -72,7 +72,7 @@ class _Sync:
 
     @staticmethod
     async def call(graph, fn, *args):
-        result = fn(*args)
+        result = _carry_stop(fn, *args)
         if (
             result is not None
             and type(result) is not SessionRunArgs
@@ -104,7 +104,7 @@ class _Async:
     @staticmethod
     def _in_graph(graph, calls):
         with graph.as_default():
-            return [fn(*args) for fn, args in calls]
+            return [_carry_stop(fn, *args) for fn, args in calls]
 
     async def call(self, graph, fn, *args):
         return (await self.call_each(graph, [(fn, args)]))[0]
@@ -150,17 +150,29 @@ def _none():
 
 
 def _drive(coro):
-    """Runs a coroutine of the _Sync mode to its end (it never suspends)."""
+    """Runs a coroutine of the _Sync mode to its end (it never suspends); a StopIteration
+    a hook or step_fn raised comes out as itself."""
     try:
         coro.send(None)
     except StopIteration as done:
         return done.value
+    except _StepStopError as e:
+        raise StopIteration(*e.args) from None
     coro.close()
     raise RuntimeError("a synchronous MonitoredSession step tried to wait on trio")
 
 
 class _StepStopError(Exception):
-    """StopIteration raised by a step_fn, carried out of a coroutine (PEP 479)."""
+    """StopIteration raised by a hook or step_fn, carried out of a coroutine (PEP 479
+    would make it a RuntimeError) and raised again as StopIteration to the caller."""
+
+
+def _carry_stop(fn, *args):
+    """``fn(*args)``, its StopIteration carried as _StepStopError."""
+    try:
+        return fn(*args)
+    except StopIteration as e:
+        raise _StepStopError(*e.args) from None
 
 
 def _merge_options(options, extra):
@@ -441,13 +453,10 @@ class _MonitoredSession:
 
     async def _run_step_fn(self, step_fn, run_with_hooks):
         async def attempt():
-            try:
-                result = step_fn(_StepContext(self._tf_sess, run_with_hooks))
-                if inspect.isawaitable(result):
-                    result = await result
-                return result
-            except StopIteration as e:
-                raise _StepStopError(*e.args) from None
+            result = _carry_stop(step_fn, _StepContext(self._tf_sess, run_with_hooks))
+            if inspect.isawaitable(result):
+                result = await result
+            return result
 
         return await self._recovering(lambda: self._coordinated(attempt))
 
@@ -483,10 +492,7 @@ class _MonitoredSession:
         result; ``step_context.run_with_hooks(...)`` is ``run``, ``step_context.session``
         the raw session, ``step_context.request_stop()`` ends the loop."""
         self._check_sync("arun_step_fn")
-        try:
-            return _drive(self._run_step_fn(step_fn, self.run))
-        except _StepStopError as e:
-            raise StopIteration(*e.args) from None
+        return _drive(self._run_step_fn(step_fn, self.run))
 
     def close(self) -> None:
         """Calls the hooks' ``end``, stops the queue runners and closes the session."""
@@ -528,7 +534,10 @@ class _MonitoredSession:
         self._check_async("run")
         if self._stack is None:
             raise RuntimeError("Use the async MonitoredSession as `async with ... as sess:`.")
-        return await self._run(fetches, feed_dict, options, run_metadata)
+        try:
+            return await self._run(fetches, feed_dict, options, run_metadata)
+        except _StepStopError as e:
+            raise StopIteration(*e.args) from None
 
     async def arun_step_fn(self, step_fn: Callable[[_StepContext], Any]) -> Any:
         """``run_step_fn`` for trio programs: ``step_fn`` may be ``async def``; its

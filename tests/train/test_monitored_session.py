@@ -476,3 +476,21 @@ def test_non_chief_waits_for_readiness_and_adds_no_chief_hooks(tmp_path):
         v = fr.Variable(1.0, name="loc", collections=[fr.GraphKeys.LOCAL_VARIABLES])
         with fr.train.MonitoredTrainingSession(is_chief=False, max_wait_secs=0) as sess:
             assert sess.run(v) == 1.0  # local variables are the worker's own
+
+
+@pytest.mark.parametrize("method", ["before_run", "after_run"])
+def test_a_stop_iteration_from_a_hook_propagates_as_itself(method):
+    # TF raises the hook's StopIteration to the caller (a coroutine would make it a
+    # RuntimeError); `with` ends cleanly on it, as on a step_fn's.
+    class Stopper(fr.train.SessionRunHook):
+        pass
+
+    def stop(*_):
+        raise StopIteration("enough")
+
+    hook = Stopper()
+    setattr(hook, method, stop)
+    x = fr.constant(1)
+    with fr.train.MonitoredSession(hooks=[hook]) as sess:
+        with pytest.raises(StopIteration, match="enough"):
+            sess.run(x)
