@@ -321,8 +321,8 @@ class _MonitoredSession:
     def should_stop(self) -> bool:
         """True when a hook or the coordinator asked to stop, or the session is closed.
 
-        A preemption error reported to the coordinator gives False: the next run
-        recreates the session (``MonitoredSession`` only).
+        A preemption error reported to the coordinator gives False, with the session
+        recreated (``MonitoredSession`` only; in the trio form the next run recreates it).
         """
         if self._closed or (self._tf_sess is None and not self._needs_recovery):
             return True
@@ -338,6 +338,8 @@ class _MonitoredSession:
             if not self._should_recover:
                 return True
             self._needs_recovery = True
+            if not self._mode.is_async:
+                _drive(self._ensure_session())
             return False
         except Exception:  # TF1: should_stop() answers True, never raises
             return True
@@ -444,11 +446,16 @@ class _MonitoredSession:
         self._hooks_stop = self._hooks_stop or run_context.stop_requested
         return outputs[0]
 
+    async def _unrecovered_run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """A step_fn's ``run_with_hooks``: a preemption error reaches ``_run_step_fn``,
+        which recreates the session and calls the step_fn again (as TF1)."""
+        return await self._coordinated(
+            lambda: self._hooked_run(fetches, feed_dict, options, run_metadata)
+        )
+
     async def _run(self, fetches, feed_dict, options, run_metadata):
         return await self._recovering(
-            lambda: self._coordinated(
-                lambda: self._hooked_run(fetches, feed_dict, options, run_metadata)
-            )
+            lambda: self._unrecovered_run(fetches, feed_dict, options, run_metadata)
         )
 
     async def _run_step_fn(self, step_fn, run_with_hooks):
@@ -492,7 +499,11 @@ class _MonitoredSession:
         result; ``step_context.run_with_hooks(...)`` is ``run``, ``step_context.session``
         the raw session, ``step_context.request_stop()`` ends the loop."""
         self._check_sync("arun_step_fn")
-        return _drive(self._run_step_fn(step_fn, self.run))
+
+        def run_with_hooks(fetches, feed_dict=None, options=None, run_metadata=None):
+            return _drive(self._unrecovered_run(fetches, feed_dict, options, run_metadata))
+
+        return _drive(self._run_step_fn(step_fn, run_with_hooks))
 
     def close(self) -> None:
         """Calls the hooks' ``end``, stops the queue runners and closes the session."""
@@ -544,7 +555,7 @@ class _MonitoredSession:
         ``step_context.run_with_hooks`` is ``arun``."""
         self._check_async("run_step_fn")
         try:
-            return await self._run_step_fn(step_fn, self.arun)
+            return await self._run_step_fn(step_fn, self._unrecovered_run)
         except _StepStopError as e:
             raise StopIteration(*e.args) from None
 
