@@ -168,37 +168,6 @@ class SparseTensor:
                     seen.append(op)
         return seen
 
-    def with_values(self, new_values: TensorLike) -> SparseTensor:
-        """This sparse tensor with ``new_values`` (one per entry, any dtype) in place of
-        its values: same indices, dense shape and static shape.
-
-        Raises:
-          ValueError: ``new_values`` is not a vector of one value per entry.
-        """
-        sp = SparseTensor(self._indices, new_values, self._dense_shape)
-        sp._shape = self._shape
-        return sp
-
-    def __mul__(self, y: TensorLike) -> SparseTensor:
-        """Each value times the entry of the dense ``y`` (broadcast to the dense shape) at
-        its coordinate: TF's ``SparseDenseCwiseMul``; the result keeps the indices."""
-        from .math_ops import multiply
-
-        return _sparse_dense_cwise(self, y, multiply, "SparseDenseCwiseMul")
-
-    def __truediv__(self, y: TensorLike) -> SparseTensor:
-        """Each value divided by the dense ``y``'s entry at its coordinate (as ``__mul__``;
-        integers are divided as ``fr.truediv`` divides them, in floating point)."""
-        from .math_ops import truediv
-
-        return _sparse_dense_cwise(self, y, truediv, "truediv")
-
-    def __div__(self, y: TensorLike) -> SparseTensor:
-        """TF1's ``div`` of the values by the dense ``y`` (see ``__mul__``)."""
-        from .math_ops import div
-
-        return _sparse_dense_cwise(self, y, div, "SparseDenseCwiseDiv")
-
     def _as_tensor(self):
         raise TypeError(
             "Failed to convert %r to Tensor: a SparseTensor is not a dense "
@@ -234,22 +203,6 @@ class SparseTensor:
             self._values,
             self._dense_shape,
         )
-
-
-def _sparse_dense_cwise(sp: SparseTensor, y: Any, fn: Any, name: str) -> SparseTensor:
-    """``fn`` of ``sp``'s values and the entries of the dense ``y`` (converted to
-    ``sp``'s dtype, as TF does) at their coordinates.
-
-    Note (flowrt): a dense ``y`` of rank > 0 is broadcast to the whole dense shape before
-    its entries are gathered (TF's kernel reads them in place); a scalar is not.
-    """
-    from .indexing_ops import gather_nd
-    from .math_ops import broadcast_to
-
-    with in_graph_of([sp, y]), sp.graph.name_scope(name):
-        d = to_tensor(y, sp.dtype, name="y")
-        at = d if d.shape.ndims == 0 else gather_nd(broadcast_to(d, sp.dense_shape), sp.indices)
-        return sp.with_values(fn(sp.values, at))
 
 
 SparseInput = SparseTensor | SparseTensorValue
