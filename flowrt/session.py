@@ -396,7 +396,10 @@ class InteractiveSession(Session):
         self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None
     ) -> None:
         super().__init__(target, graph, config)
-        self._ctx: _DefaultSession | None = _DefaultSession(self, with_graph=True)
+        # Its graph becomes the default unless it already is: the default graph is then
+        # not nested, so reset_default_graph() works while the session lives, as in TF.
+        nest = self.graph is not _graph.get_default_graph()
+        self._ctx: _DefaultSession | None = _DefaultSession(self, with_graph=nest)
         self._ctx.__enter__()
 
     def close(self) -> None:
