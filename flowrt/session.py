@@ -78,6 +78,9 @@ class Session:
         self._target = target
         self._cluster = None
         address = ray_cluster.parse_target(target)
+        if address is not None and not self._timeout_ms:
+            server_config = ray_cluster.DEFAULT_SESSION_CONFIGS.get(address)
+            self._timeout_ms = getattr(server_config, "operation_timeout_in_ms", 0) or 0
         if address is not None:
             from .distributed.client import ClusterClient
 
