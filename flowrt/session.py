@@ -78,6 +78,9 @@ class Session:
         self._target = target
         self._cluster = None
         address = ray_cluster.parse_target(target)
+        if address is not None and not self._timeout_ms:
+            server_config = ray_cluster.DEFAULT_SESSION_CONFIGS.get(address)
+            self._timeout_ms = getattr(server_config, "operation_timeout_in_ms", 0) or 0
         if address is not None:
             from .distributed.client import ClusterClient
 
@@ -477,7 +480,10 @@ class InteractiveSession(Session):
         self, target: str = "", graph: Graph | None = None, config: ConfigProto | None = None
     ) -> None:
         super().__init__(target, graph, config)
-        self._ctx: _DefaultSession | None = _DefaultSession(self, with_graph=True)
+        # Its graph becomes the default unless it already is: the default graph is then
+        # not nested, so reset_default_graph() works while the session lives, as in TF.
+        nest = self.graph is not _graph.get_default_graph()
+        self._ctx: _DefaultSession | None = _DefaultSession(self, with_graph=nest)
         self._ctx.__enter__()
 
     def close(self) -> None:

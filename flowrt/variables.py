@@ -37,6 +37,7 @@ from ._core.shape import TensorShape, as_shape
 from .func_graph import evaluate, notify_read, variable_graph
 from .ops import slicing_ops, state_ops
 from .ops.common import make_op
+from .ops.control_flow_ops import tracing_body
 
 if TYPE_CHECKING:
     from ._core.typing import DTypeLike, ShapeLike, TensorLike
@@ -173,7 +174,7 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
       name: the variable's name (default "Variable"), made unique under the current
         name scope.
       dtype: if set, ``initial_value`` is converted to it.
-      constraint: a function applied by optimizers after updates (stored only).
+      constraint: a function applied by optimizers after updates.
       shape: the static shape, if different from ``initial_value``'s (e.g. ``[None]``).
       caching_device: the device (string or device function) the variable's value is
         read on: ``value()`` and uses of the variable as a tensor carry it.
@@ -455,13 +456,14 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         ]
 
     def _read(self, handle: Tensor) -> Tensor:
-        """A new read of ``handle`` in its function graph, reported to its tapes."""
+        """A new read of ``handle`` in its graph (a function graph's tapes are told)."""
         g = handle.graph
         with g.as_default():
             t = g._create_op(
                 "ReadVariableOp", [handle], {"dtype": self.dtype}, "ReadVariableOp"
             ).outputs[0]
-        notify_read(g, self, t)
+        if g.building_function:
+            notify_read(g, self, t)
         return t
 
     def sparse_read(self, indices: TensorLike, name: str | None = None) -> Tensor:
@@ -487,10 +489,11 @@ class Variable(TensorOperators, metaclass=_VariableMeta):
         return session_for(self._handle.graph, session).run(self._snapshot)
 
     def _as_tensor(self) -> Tensor:
-        # Inside control_dependencies a use of the variable is a new read ordered after
-        # them (as TF's resource variables read afresh); elsewhere, the one snapshot.
+        # Inside control_dependencies or a branch or loop body, a use of the variable is a
+        # new read, ordered after them or read on each run of the body (as TF's resource
+        # variables read afresh); elsewhere, the one snapshot.
         handle = self.handle
-        if handle.graph.building_function:
+        if handle.graph.building_function or tracing_body(handle.graph):
             return self._read(handle)
         if any(ctrl for ctrl in handle.graph._control_stack):
             return self.read_value()

@@ -1187,6 +1187,8 @@ def constant_op(value, dtype=None, shape=None, name=None, graph: Graph | None = 
                 "%r (converted from %r) has %d elements, but got `shape` %s with "
                 "%d elements)." % (arr, value, arr.size, shape, int(np.prod(shape)))
             )
+    if isinstance(value, np.ndarray) and np.may_share_memory(arr, value):
+        arr = arr.copy()  # the constant is frozen, never the caller's array
     arr.flags.writeable = False
     g = graph or get_default_graph()
     return g._create_op(

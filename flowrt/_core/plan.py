@@ -152,6 +152,8 @@ class Plan:
         steps: list[Step] = []
         producer: dict[Operation, Step] = {}
         blocking = False
+        consumed: set[Tensor] | None = None
+        whole: set[Operation] = set()  # ops run as targets or control inputs: all outputs
         for op in ops:
             outs = op.outputs
             if op.type == "Const" and not op.control_inputs:
@@ -186,6 +188,16 @@ class Plan:
                 out_slots.append(len(init))
                 init.append(None)
             st = Step(op, d, ins, tuple(out_slots), len(steps))
+            narrow = d.extra.get("narrow_outputs")
+            if narrow is not None:
+                # An op computing only the outputs this plan consumes (a cond's branch
+                # runs just what they need): its registered kernel factory says how.
+                if consumed is None:
+                    consumed = set(fetch_tensors).union(*(o.inputs for o in ops))
+                    whole = set(target_ops).union(*(o.control_inputs for o in ops))
+                keep = frozenset(i for i, t in enumerate(outs) if t in consumed)
+                if len(keep) < len(outs) and op not in whole:
+                    st.kernel = narrow(keep)
             if d.blocking:
                 blocking = True
             for t in op.inputs:

@@ -29,6 +29,10 @@ __all__ = [
 NAMESPACE = "flowrt"
 TARGET_SCHEMES = ("grpc://", "flowrt://")
 
+# The ``config`` of each ``fr.train.Server`` of this process, by task address: TF1's
+# ``default_session_config``, whose fields a session on that target does not set apply.
+DEFAULT_SESSION_CONFIGS: dict[str, Any] = {}
+
 _connect_lock = threading.Lock()
 
 

@@ -76,7 +76,7 @@ class Layer:
         name: str | None = None,
         dtype: DTypeLike | None = None,
         _reuse: bool | None = None,
-        _scope: VariableScope | None = None,
+        _scope: VariableScope | str | None = None,
         **kwargs: Any,
     ) -> None:
         unknown = set(kwargs) - {
@@ -93,7 +93,10 @@ class Layer:
         self._name = name
         self._base_name = name or _snake(type(self).__name__)
         self._reuse = _reuse
-        self._scope = _scope
+        # The functional forms name their variable scope exactly (``_scope=name``); a layer
+        # object's scope is made unique from its name (``my_dense``, ``my_dense_1``), as TF1.
+        self._scope_name = _scope if isinstance(_scope, str) else None
+        self._scope = None if isinstance(_scope, str) else _scope
         self._dtype = None if dtype is None else _dt.as_dtype(dtype)
         self.activity_regularizer = kwargs.get("activity_regularizer")
         self.built = False
@@ -209,10 +212,10 @@ class Layer:
     def _set_scope(self) -> None:
         if self._scope is not None:
             return
-        if self._reuse:
-            cm = variable_scope(self._name or self._base_name)
+        if self._scope_name or self._reuse:
+            cm = variable_scope(self._scope_name or self._name or self._base_name)
         else:
-            cm = variable_scope(self._name, default_name=self._base_name)
+            cm = variable_scope(None, default_name=self._base_name)
         with cm as scope:
             self._scope = scope
 

@@ -255,7 +255,7 @@ def conv2d(
         trainable=trainable,
         name=name,
         _reuse=reuse,
-        _scope=None,
+        _scope=name,
     )
     return layer(inputs)
 
@@ -413,7 +413,7 @@ def conv2d_transpose(
         trainable=trainable,
         name=name,
         _reuse=reuse,
-        _scope=None,
+        _scope=name,
     )
     return layer(inputs)
 
@@ -625,7 +625,7 @@ def conv1d(
         trainable=trainable,
         name=name,
         _reuse=reuse,
-        _scope=None,
+        _scope=name,
     )
     return layer(inputs)
 

@@ -178,7 +178,7 @@ def dense(
         trainable=trainable,
         name=name,
         _reuse=reuse,
-        _scope=None,
+        _scope=name,
     )
     return layer(inputs)
 

@@ -286,7 +286,7 @@ def batch_normalization(
         adjustment=adjustment,
         name=name,
         _reuse=reuse,
-        _scope=None,
+        _scope=name,
     )
     return layer(inputs, training=training)
 

@@ -213,6 +213,6 @@ def separable_conv2d(
         trainable=trainable,
         name=name,
         _reuse=reuse,
-        _scope=None,
+        _scope=name,
     )
     return layer(inputs)

@@ -15,7 +15,7 @@ from .._core.graph import GraphKeys, Tensor, convert_to_tensor, get_default_grap
 from ..ops import array_ops, math_ops, nn_ops
 from ..ops.common import in_graph_of
 from ..ops.confusion_matrix_ops import remove_squeezable_dimensions
-from ._weights import as_float32, broadcast_weights, check_broadcastable
+from ._weights import as_float32, assert_broadcastable, broadcast_weights
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -122,8 +122,8 @@ def compute_weighted_loss(
             input_dtype = losses.dtype
             losses = as_float32(losses)
             weights = as_float32(weights)
-            check_broadcastable(weights, losses)
-            weighted = math_ops.multiply(losses, weights)
+            with g.control_dependencies(assert_broadcastable(weights, losses)):
+                weighted = math_ops.multiply(losses, weights)
             if reduction == Reduction.NONE:
                 loss = weighted
             else:

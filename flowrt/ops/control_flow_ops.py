@@ -151,16 +151,27 @@ class TracedBody:
                 self.providers.append(t)
 
 
+def tracing_body(g) -> bool:
+    """True while a branch or loop body of ``g`` is being traced (its uses of a variable
+    read it afresh, each time the body runs)."""
+    return g._scratch.get("body_trace_depth", 0) > 0
+
+
 def trace_body(g, fn, args=(), convert=None):
     """Calls ``fn(*args)`` recording the ops it creates; returns (result, ops).
 
     Outer control dependencies do not reach into the body (the functional op gets them).
     """
     start = len(g._ops)
-    with g.control_dependencies(None):
-        result = fn(*args)
-        if convert is not None:
-            result = convert(result)
+    depth = g._scratch.get("body_trace_depth", 0)
+    g._scratch["body_trace_depth"] = depth + 1
+    try:
+        with g.control_dependencies(None):
+            result = fn(*args)
+            if convert is not None:
+                result = convert(result)
+    finally:
+        g._scratch["body_trace_depth"] = depth
     # A function graph's capture of a variable (made on first use, maybe in here) belongs
     # to the whole function: the body captures its handle like any outside tensor. So
     # does a variable the body creates (a cell's weights made on its first call in a
@@ -415,15 +426,20 @@ def _branch_index(op, pred) -> int:
     return 0 if bool(p) else 1
 
 
-def _if_entry(op, b):
+def _if_entry(op, b, keep=None):
+    """Branch ``b``'s sub-plan computing the If's outputs ``keep`` (None: all), with its
+    feed indices and the output slots it fills."""
+
     def build():
         body = op.attrs["branches"][b]
         n = op.attrs["_n_user"]
-        fetch = body.outputs + list(body.exports.values())
         slots = tuple(range(n)) + tuple(body.exports)
+        if keep is not None:
+            slots = tuple(k for k in slots if k in keep)
+        fetch = [body.outputs[k] if k < n else body.exports[k] for k in slots]
         return Plan(fetch, [], body.feeds), body.input_idx, slots
 
-    return sub_plan(op, b, build)
+    return sub_plan(op, (b, keep), build)
 
 
 def _scatter(op, slots, vals):
@@ -433,16 +449,27 @@ def _scatter(op, slots, vals):
     return tuple(out)
 
 
-def _if_kernel(ctx, op, pred, *args):
-    plan, idx, slots = _if_entry(op, _branch_index(op, pred))
+def _if_kernel(ctx, op, pred, *args, keep=None):
+    plan, idx, slots = _if_entry(op, _branch_index(op, pred), keep)
     vals = run_sync(plan, ctx, [args[i - 1] for i in idx])
     return _scatter(op, slots, vals)
 
 
-def _if_blocking_kernel(ctx, op, pred, *args):
-    plan, idx, slots = _if_entry(op, _branch_index(op, pred))
+def _if_blocking_kernel(ctx, op, pred, *args, keep=None):
+    plan, idx, slots = _if_entry(op, _branch_index(op, pred), keep)
     vals = yield from run_nested(plan, ctx, [args[i - 1] for i in idx])
     return _scatter(op, slots, vals)
+
+
+def _narrowed(kernel):
+    """``kernel`` for a plan that consumes only the If's outputs ``keep``: the branch runs
+    only the ops those outputs need (TF prunes a lowered cond with the rest of the graph),
+    so fetching one output does not run the side effects of the others."""
+
+    def narrow(keep: frozenset):
+        return lambda ctx, op, *args: kernel(ctx, op, *args, keep=keep)
+
+    return narrow
 
 
 def _export(op, b, t: Tensor) -> Tensor:
@@ -583,6 +610,7 @@ for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
         grad=_if_grad,
         stateful=_stateful_flag,
         differentiates_handles=True,
+        narrow_outputs=_narrowed(_if_kernel),
     )
 register_op(
     "AsyncIf",
@@ -592,6 +620,7 @@ register_op(
     grad=_if_grad,
     stateful=True,
     differentiates_handles=True,
+    narrow_outputs=_narrowed(_if_blocking_kernel),
 )
 
 

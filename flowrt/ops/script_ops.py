@@ -204,6 +204,11 @@ def _as_result(value):
         return np.asarray(value, order="C", dtype=object)
     if result.dtype.char == "U":
         return np.vectorize(lambda s: s.encode("utf-8"), otypes=[object])(result)
+    if result.dtype.kind == "O" and result.size:
+        # TF's kernel encodes the str of an object array too (bytes stay as they are).
+        return np.vectorize(
+            lambda s: s.encode("utf-8") if isinstance(s, str) else s, otypes=[object]
+        )(result)
     return result
 
 

@@ -772,7 +772,8 @@ def sparse_fill_empty_rows(
     sp_input: SparseInput, default_value: TensorLike, name: str | None = None
 ) -> tuple[SparseTensor, Tensor]:
     """``(filled, empty_row_indicator)``: ``sp_input`` (2-D) with ``default_value`` put
-    at column 0 of every row that has no entry, and a bool vector of those rows."""
+    at column 0 of every row that has no entry, and a bool vector of those rows. The
+    entries are grouped by row; within a row they keep their order (as TF)."""
     with in_graph_of([sp_input, default_value]):
         sp = sparse_input(sp_input)
         op = make_op(
@@ -799,7 +800,8 @@ def _fill_kernel(ctx, op, idx, values, shape, default):
     add = np.stack([rows, np.zeros_like(rows)], axis=1).astype(np.int64)
     idx = np.concatenate([idx, add])
     values = np.concatenate([values, np.full(len(rows), np.asarray(default)[()], values.dtype)])
-    order = row_major(idx)
+    # TF groups the entries by row (a stable sort): within a row they keep their order.
+    order = np.argsort(idx[:, 0], kind="stable")
     where_now = np.empty(len(order), np.int64)
     where_now[order] = np.arange(len(order))
     n_in = len(idx) - len(rows)

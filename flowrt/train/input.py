@@ -385,13 +385,15 @@ def _row_shape(s: TensorShape) -> TensorShape:
 
 
 def _merge_shapes(shape_list, enqueue_many):
+    """The queue's shape for one component: the first input's, once checked compatible
+    with the others' (TF1 keeps the first, unrefined: ``[?]`` joined with ``[99]`` is a
+    queue of ``[?]``, which both fit)."""
     shape_list = [as_shape(s) for s in shape_list]
     if enqueue_many:
         shape_list = [_row_shape(s) for s in shape_list]
-    merged = shape_list[0]
     for s in shape_list[1:]:
-        merged = merged.merge_with(s)
-    return merged.as_list()
+        shape_list[0].merge_with(s)
+    return shape_list[0].as_list()
 
 
 def _shapes(tensor_list_list, shapes, enqueue_many):

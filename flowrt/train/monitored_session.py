@@ -72,7 +72,7 @@ class _Sync:
 
     @staticmethod
     async def call(graph, fn, *args):
-        result = fn(*args)
+        result = _carry_stop(fn, *args)
         if (
             result is not None
             and type(result) is not SessionRunArgs
@@ -104,7 +104,7 @@ class _Async:
     @staticmethod
     def _in_graph(graph, calls):
         with graph.as_default():
-            return [fn(*args) for fn, args in calls]
+            return [_carry_stop(fn, *args) for fn, args in calls]
 
     async def call(self, graph, fn, *args):
         return (await self.call_each(graph, [(fn, args)]))[0]
@@ -150,17 +150,29 @@ def _none():
 
 
 def _drive(coro):
-    """Runs a coroutine of the _Sync mode to its end (it never suspends)."""
+    """Runs a coroutine of the _Sync mode to its end (it never suspends); a StopIteration
+    a hook or step_fn raised comes out as itself."""
     try:
         coro.send(None)
     except StopIteration as done:
         return done.value
+    except _StepStopError as e:
+        raise StopIteration(*e.args) from None
     coro.close()
     raise RuntimeError("a synchronous MonitoredSession step tried to wait on trio")
 
 
 class _StepStopError(Exception):
-    """StopIteration raised by a step_fn, carried out of a coroutine (PEP 479)."""
+    """StopIteration raised by a hook or step_fn, carried out of a coroutine (PEP 479
+    would make it a RuntimeError) and raised again as StopIteration to the caller."""
+
+
+def _carry_stop(fn, *args):
+    """``fn(*args)``, its StopIteration carried as _StepStopError."""
+    try:
+        return fn(*args)
+    except StopIteration as e:
+        raise _StepStopError(*e.args) from None
 
 
 def _merge_options(options, extra):
@@ -309,8 +321,8 @@ class _MonitoredSession:
     def should_stop(self) -> bool:
         """True when a hook or the coordinator asked to stop, or the session is closed.
 
-        A preemption error reported to the coordinator gives False: the next run
-        recreates the session (``MonitoredSession`` only).
+        A preemption error reported to the coordinator gives False, with the session
+        recreated (``MonitoredSession`` only; in the trio form the next run recreates it).
         """
         if self._closed or (self._tf_sess is None and not self._needs_recovery):
             return True
@@ -326,6 +338,8 @@ class _MonitoredSession:
             if not self._should_recover:
                 return True
             self._needs_recovery = True
+            if not self._mode.is_async:
+                _drive(self._ensure_session())
             return False
         except Exception:  # TF1: should_stop() answers True, never raises
             return True
@@ -432,22 +446,24 @@ class _MonitoredSession:
         self._hooks_stop = self._hooks_stop or run_context.stop_requested
         return outputs[0]
 
+    async def _unrecovered_run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """A step_fn's ``run_with_hooks``: a preemption error reaches ``_run_step_fn``,
+        which recreates the session and calls the step_fn again (as TF1)."""
+        return await self._coordinated(
+            lambda: self._hooked_run(fetches, feed_dict, options, run_metadata)
+        )
+
     async def _run(self, fetches, feed_dict, options, run_metadata):
         return await self._recovering(
-            lambda: self._coordinated(
-                lambda: self._hooked_run(fetches, feed_dict, options, run_metadata)
-            )
+            lambda: self._unrecovered_run(fetches, feed_dict, options, run_metadata)
         )
 
     async def _run_step_fn(self, step_fn, run_with_hooks):
         async def attempt():
-            try:
-                result = step_fn(_StepContext(self._tf_sess, run_with_hooks))
-                if inspect.isawaitable(result):
-                    result = await result
-                return result
-            except StopIteration as e:
-                raise _StepStopError(*e.args) from None
+            result = _carry_stop(step_fn, _StepContext(self._tf_sess, run_with_hooks))
+            if inspect.isawaitable(result):
+                result = await result
+            return result
 
         return await self._recovering(lambda: self._coordinated(attempt))
 
@@ -483,10 +499,11 @@ class _MonitoredSession:
         result; ``step_context.run_with_hooks(...)`` is ``run``, ``step_context.session``
         the raw session, ``step_context.request_stop()`` ends the loop."""
         self._check_sync("arun_step_fn")
-        try:
-            return _drive(self._run_step_fn(step_fn, self.run))
-        except _StepStopError as e:
-            raise StopIteration(*e.args) from None
+
+        def run_with_hooks(fetches, feed_dict=None, options=None, run_metadata=None):
+            return _drive(self._unrecovered_run(fetches, feed_dict, options, run_metadata))
+
+        return _drive(self._run_step_fn(step_fn, run_with_hooks))
 
     def close(self) -> None:
         """Calls the hooks' ``end``, stops the queue runners and closes the session."""
@@ -528,14 +545,17 @@ class _MonitoredSession:
         self._check_async("run")
         if self._stack is None:
             raise RuntimeError("Use the async MonitoredSession as `async with ... as sess:`.")
-        return await self._run(fetches, feed_dict, options, run_metadata)
+        try:
+            return await self._run(fetches, feed_dict, options, run_metadata)
+        except _StepStopError as e:
+            raise StopIteration(*e.args) from None
 
     async def arun_step_fn(self, step_fn: Callable[[_StepContext], Any]) -> Any:
         """``run_step_fn`` for trio programs: ``step_fn`` may be ``async def``; its
         ``step_context.run_with_hooks`` is ``arun``."""
         self._check_async("run_step_fn")
         try:
-            return await self._run_step_fn(step_fn, self.arun)
+            return await self._run_step_fn(step_fn, self._unrecovered_run)
         except _StepStopError as e:
             raise StopIteration(*e.args) from None
 

@@ -222,9 +222,18 @@ class Optimizer:
                     # TF1: a variable's update ops are colocated with it.
                     with g.name_scope("update_" + v.op.name), g.colocate_with(v):
                         if isinstance(gr, IndexedSlices):
+                            if v.constraint is not None:
+                                raise RuntimeError(
+                                    "Cannot use a constraint function on a sparse variable."
+                                )
                             update_ops.append(self._apply_sparse(gr, v))
-                        else:
+                        elif v.constraint is None:
                             update_ops.append(self._apply_dense(gr, v))
+                        else:
+                            # TF1: the constraint projects the variable after its update.
+                            with g.control_dependencies([self._apply_dense(gr, v)]):
+                                projected = v.constraint(v)  # type: ignore[arg-type]
+                                update_ops.append(v.assign(projected, read_value=False))
                 if global_step is None:
                     train_op = self._finish(update_ops, full, exact=True)
                 else:

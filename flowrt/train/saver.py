@@ -299,7 +299,10 @@ def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
 
 
 def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
-    """The saved value of variable ``name`` in a checkpoint (or a dir's latest)."""
+    """The saved value of variable ``name`` in a checkpoint (or a dir's latest); a
+    tensor name's ``:0`` is dropped (``'global_step:0'`` reads ``global_step``), as TF."""
+    if name.endswith(":0"):
+        name = name[:-2]
     prefix = _resolve(ckpt_dir_or_file)
     ckpt = BundleReader(prefix)
     if name not in ckpt:

@@ -37,7 +37,8 @@ class Server:
       job_name: this task's job; may be omitted when the cluster has one job.
       task_index: this task's index; may be omitted when the job has one task.
       protocol: accepted for compatibility (flowrt talks through Ray).
-      config: accepted for compatibility.
+      config: a ``ConfigProto``: the defaults of sessions on this task's target (its
+        ``operation_timeout_in_ms`` applies to a session whose config sets none).
       start: accepted for compatibility; the task always starts at once.
       ray_address: the Ray cluster to join (``ray start --head`` prints it); None
         means the ``RAY_ADDRESS`` environment variable if set, else the Ray instance
@@ -117,6 +118,8 @@ class Server:
             ray.get(stub.ping.remote())
         with _lock:
             _SERVERS.append(self)
+            if config is not None:
+                ray_cluster.DEFAULT_SESSION_CONFIGS[address] = config
 
     @property
     def target(self) -> str:
@@ -150,7 +153,9 @@ class Server:
         """A one-task cluster ``{"local": [a unique address]}`` in this process."""
         import uuid
 
-        return Server({"local": ["localhost:%s" % uuid.uuid4().hex[:12]]}, "local", 0)
+        return Server(
+            {"local": ["localhost:%s" % uuid.uuid4().hex[:12]]}, "local", 0, config=config
+        )
 
     def __repr__(self) -> str:
         return "<fr.train.Server /job:%s/task:%d at %s>" % (self._job, self._index, self._address)

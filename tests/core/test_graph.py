@@ -511,3 +511,16 @@ def test_switch_to_thread_local():
     assert mine.device == "/device:CPU:0" and mine.control_inputs == [a.op]
     with g.as_default():
         assert fr.constant(4.0).op.device == ""  # this thread's device block has exited
+
+
+@pytest.mark.parametrize("make", [fr.constant, fr.convert_to_tensor, fr.Variable])
+def test_converting_an_array_leaves_the_callers_array_alone(make):
+    # TF copies the value into the graph: the caller may go on writing its array, and
+    # what it writes does not reach the constant.
+    arr = np.arange(6.0).reshape(2, 3)
+    t = make(arr)
+    assert arr.flags.writeable
+    arr[0, 0] = 100.0
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        assert s.run(t)[0, 0] == 0.0

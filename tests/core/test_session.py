@@ -419,3 +419,28 @@ def test_char_rnn_feeds_its_lstm_state_tuple_back():
             sess.run(a + b, {(a, b): (np.ones(2),)})
         with pytest.raises(ValueError, match="this key is not unique: .*a:0"):
             sess.run(a + b, {(a, b): (np.ones(2), np.ones(2)), a: np.ones(2)})
+
+
+def test_an_interactive_session_on_the_default_graph_does_not_nest_it():
+    # TF: reset_default_graph() works while an InteractiveSession lives (or was dropped
+    # without close()); the session stays the default one, on its own graph.
+    sess = fr.InteractiveSession()
+    try:
+        x = fr.constant(2)
+        assert x.eval() == 2
+        fr.reset_default_graph()
+        assert fr.get_default_session() is sess
+        assert fr.get_default_graph() is not sess.graph
+    finally:
+        sess.close()
+    assert fr.get_default_session() is None
+
+
+def test_an_interactive_session_on_another_graph_makes_it_the_default():
+    g = fr.Graph()
+    sess = fr.InteractiveSession(graph=g)
+    try:
+        assert fr.get_default_graph() is g
+    finally:
+        sess.close()
+    assert fr.get_default_graph() is not g

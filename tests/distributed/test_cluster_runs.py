@@ -189,6 +189,17 @@ def test_local_server_runs_a_whole_program(ray_session):
             assert sess.run(out) == 6.0
 
 
+@pytest.mark.fr_timeout(60)
+def test_a_local_servers_config_times_out_its_sessions_runs(ray_session):
+    # TF: the server's config is its sessions' default (operation_timeout_in_ms included).
+    server = fr.train.Server.create_local_server(config=fr.ConfigProto(operation_timeout_in_ms=200))
+    with fr.Graph().as_default():
+        dequeue = fr.FIFOQueue(2, fr.float32, shapes=[], name="empty").dequeue()
+        with fr.Session(server.target) as sess:
+            with pytest.raises(fr.errors.DeadlineExceededError, match="Timed out after 200 ms"):
+                sess.run(dequeue)
+
+
 def test_monitored_training_session_on_a_cluster_chief_and_worker(make_cluster, tmp_path):
     cluster = make_cluster(ps=1, worker=2)
     fr.train.Server(cluster, "ps", 0)

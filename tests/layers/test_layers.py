@@ -360,3 +360,18 @@ def test_conv1d_and_1d_pooling_layers():
     np.testing.assert_allclose(va[:, 0], vy[:, :3].mean(1), rtol=1e-5)
     with pytest.raises(ValueError, match=r"expected ndim=3, found ndim=4"):
         fr.layers.conv1d(fr.constant(X), 2, 3)
+
+
+def test_a_named_layer_object_takes_a_unique_scope_and_a_failed_one_leaves_no_variables():
+    # TF's testCallOnPlaceHolder: Dense objects named 'my_dense' whose input check fails
+    # create nothing, and the next one builds (in a scope of its own: TF1's
+    # variable_scope(None, default_name=name)); the functional form keeps the exact name.
+    for shape in (None, [None, None], [None, None, None]):
+        with pytest.raises(ValueError, match="last dimension of the inputs to `Dense`"):
+            fr.layers.Dense(4, name="my_dense")(fr.placeholder(fr.float32, shape))
+    assert fr.global_variables() == []
+    fr.layers.Dense(4, name="my_dense")(fr.placeholder(fr.float32, [None, 3]))
+    fr.layers.Dense(4, name="my_dense")(fr.placeholder(fr.float32, [None, None, 3]))
+    assert len(fr.global_variables()) == 4
+    fr.layers.dense(fr.placeholder(fr.float32, [None, 3]), 2, name="fc")
+    assert [v.name for v in fr.global_variables()][-2:] == ["fc/kernel:0", "fc/bias:0"]

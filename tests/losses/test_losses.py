@@ -138,3 +138,17 @@ def test_matches_tensorflow_live():
     for k in got[0][0]:
         np.testing.assert_allclose(got[0][0][k], got[1][0][k], rtol=1e-5, atol=1e-6)
     assert got[0][1] == got[1][1]
+
+
+@pytest.mark.parametrize("wshape", [(3,), (2, 3, 1), (1, 2, 3)])
+def test_run_time_weights_that_do_not_broadcast_are_an_invalid_argument(wshape):
+    # numpy would broadcast these; TF's assert_broadcastable wants weights of rank 0 or of
+    # the losses' rank with each dimension 1 or equal.
+    losses, weights = fr.placeholder(fr.float32), fr.placeholder(fr.float32)
+    loss = fr.losses.compute_weighted_loss(losses, weights)
+    with fr.Session() as s:
+        feed = {losses: np.ones((2, 3), np.float32)}
+        assert s.run(loss, {**feed, weights: np.ones((2, 1), np.float32)}) == 1.0
+        assert s.run(loss, {**feed, weights: 2.0}) == 2.0
+        with pytest.raises(fr.errors.InvalidArgumentError, match="weights can not be broadcast"):
+            s.run(loss, {**feed, weights: np.ones(wshape, np.float32)})

@@ -133,3 +133,15 @@ def test_metrics_at_thresholds_match_recorded_tf():
     )
     for k in want:
         np.testing.assert_allclose(got[k], want[k], rtol=1e-5, err_msg=k)
+
+
+@pytest.mark.parametrize("labels", [[1, 0, 0], [[1], [0], [0]]])
+def test_accuracy_weights_of_unknown_rank_are_squeezed_at_run_time(labels):
+    # TF's _remove_squeezable_dimensions squeezes the trailing 1 of weights [3, 1] against
+    # predictions [3] when the weights' rank is known only at run time: 102 / 104.
+    weights = fr.placeholder(fr.float32)
+    acc, update = fr.metrics.accuracy(labels, [1, 1, 1], weights=weights)
+    with fr.Session() as s:
+        s.run(fr.local_variables_initializer())
+        s.run(update, {weights: [[100.0], [1.0], [1.0]]})
+        np.testing.assert_allclose(s.run(acc), 100.0 / 102.0, rtol=1e-6)

@@ -465,3 +465,36 @@ def test_gradient_reaches_a_variable_whose_handle_a_loop_body_uses():
         sess.run([v.initializer, n.initializer])
         # y = (x v + n1) v + n2 with n1 = 1, n2 = 2 read after each increment
         assert sess.run([y, gv, gn]) == [pytest.approx(8.0), pytest.approx(5.0), pytest.approx(3.0)]
+
+
+def test_a_loop_condition_reads_the_variable_its_body_updates():
+    # The condition's read of v happens on each iteration (as TF's resource variables
+    # read afresh), so the loop stops at v == 5, not at maximum_iterations.
+    v = fr.Variable(0, use_resource=True)
+
+    def body(i):
+        with fr.control_dependencies([fr.assign_add(v, 1)]):
+            return i + 1
+
+    out = fr.while_loop(lambda i: v < 5, body, [0], maximum_iterations=20)
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        assert s.run(out) == 5
+        assert s.run(v) == 5
+
+
+def test_fetching_one_output_of_cond_runs_only_what_it_needs():
+    # TF's testCondPruning: the branch ops of the other outputs do not run.
+    v1, v2, v3 = fr.Variable(7), fr.Variable(7), fr.Variable(7)
+    pred = fr.greater(fr.constant(3), fr.constant(2))
+    r = fr.cond(
+        pred,
+        lambda: [fr.assign(v1, 1).op, fr.assign(v2, 2).op],
+        lambda: [fr.assign(v3, 3).op, fr.constant(10).op],
+    )
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        assert s.run(r[1])
+        assert s.run([v1, v2, v3]) == [7, 2, 7]
+        s.run(r[0].op.inputs[0].op)  # the If op as a target runs the whole branch
+        assert s.run([v1, v2, v3]) == [1, 2, 7]

@@ -44,6 +44,13 @@ def test_strings_and_set_shape():
         np.testing.assert_array_equal(sess.run(z), [3.0, 5.0, 7.0])
 
 
+def test_an_object_array_of_str_comes_back_as_bytes():
+    # TF's py_func kernel encodes each str of an object array as UTF-8, as of a "U" array.
+    o = fr.py_func(lambda: np.array(["ab", b"c", "é"], dtype=object), [], fr.string)
+    with fr.Session() as sess:
+        assert sess.run(o).tolist() == [b"ab", b"c", "é".encode()]
+
+
 def test_the_function_gets_its_own_arrays():
     x = fr.constant([1.0, 2.0])
 

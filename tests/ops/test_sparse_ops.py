@@ -176,6 +176,14 @@ def test_reduce_sum_axes_and_keepdims():
         fr.sparse_reduce_sum(sp, axis=2)
 
 
+def test_fill_empty_rows_groups_by_row_and_keeps_the_order_within_a_row():
+    # As TF's kernel: a stable sort on the row only (values from TF 2.21).
+    sp = fr.SparseTensor([[2, 0], [0, 1], [0, 0]], [1, 2, 3], [4, 2])
+    filled, empty = _run(fr.sparse_fill_empty_rows(sp, -1))
+    _eq(filled, [[0, 1], [0, 0], [1, 0], [2, 0], [3, 0]], [2, 3, -1, 1, -1], [4, 2])
+    np.testing.assert_array_equal(empty, [False, True, False, True])
+
+
 def test_retain_concat_fill_empty_rows():
     sp = fr.SparseTensor([[0, 0], [1, 1], [3, 0]], [1, 2, 3], [4, 2])
     v = _run(fr.sparse_retain(sp, [True, False, True]))

@@ -208,6 +208,17 @@ def test_batch_dynamic_pad_pads_to_the_longest():
             np.testing.assert_array_equal(sess.run(b), [[1, 0, 0], [1, 2, 3], [4, 5, 0]])
 
 
+def test_batch_join_keeps_the_first_inputs_shape_when_others_refine_it():
+    # TF1 makes the queue of the first input's shape, [?]: the [99] input fits it too.
+    short = fr.placeholder_with_default(fr.zeros([3], fr.int32), [None])
+    long = fr.ones([99], fr.int32)
+    b = fr.train.batch_join([[short], [long]], batch_size=4, dynamic_pad=True)
+    assert b.shape.as_list() == [4, None]
+    with fr.Session() as sess, _Runners(sess):
+        rows = np.concatenate([sess.run(b).sum(axis=1) for _ in range(20)])
+    assert set(rows) == {0, 99}  # zeros from the [?] input and ones from the [99] input
+
+
 def test_shuffle_batch_mixes_examples():
     (i,) = fr.train.slice_input_producer([fr.range(100)], shuffle=False, num_epochs=1)
     b = fr.train.shuffle_batch(

@@ -513,3 +513,67 @@ def test_monitored_training_session_passes_save_graph_def_to_its_checkpoint_hook
         ) as sess:
             (hook,) = [h for h in sess._hooks if isinstance(h, fr.train.CheckpointSaverHook)]
             assert hook._save_graph_def is flag
+
+
+@pytest.mark.parametrize("method", ["before_run", "after_run"])
+def test_a_stop_iteration_from_a_hook_propagates_as_itself(method):
+    # TF raises the hook's StopIteration to the caller (a coroutine would make it a
+    # RuntimeError); `with` ends cleanly on it, as on a step_fn's.
+    class Stopper(fr.train.SessionRunHook):
+        pass
+
+    def stop(*_):
+        raise StopIteration("enough")
+
+    hook = Stopper()
+    setattr(hook, method, stop)
+    x = fr.constant(1)
+    with fr.train.MonitoredSession(hooks=[hook]) as sess:
+        with pytest.raises(StopIteration, match="enough"):
+            sess.run(x)
+
+
+class _AbortOnce(fr.train.SessionRunHook):
+    """Counts sessions; on the ``at``-th run's after_run raises AbortedError (``how`` =
+    'raise') or reports it to the coordinator ('coordinator')."""
+
+    def __init__(self, how, at=1):
+        self.how, self.at, self.runs, self.created = how, at, 0, 0
+
+    def after_create_session(self, session, coord):
+        self.created += 1
+        self.coord = coord
+
+    def after_run(self, run_context, run_values):
+        self.runs += 1
+        if self.runs == self.at:
+            try:
+                raise fr.errors.AbortedError(None, None, "abort")
+            except fr.errors.AbortedError as e:
+                if self.how == "raise":
+                    raise
+                self.coord.request_stop(e)
+
+
+def test_run_step_fn_recreates_the_session_and_calls_step_fn_again_after_an_abort():
+    hook, calls = _AbortOnce("raise"), []
+    x = fr.constant(1)
+
+    def step_fn(step_context):
+        calls.append(1)
+        return step_context.run_with_hooks(x)
+
+    with fr.train.MonitoredSession(hooks=[hook]) as sess:
+        assert sess.run_step_fn(step_fn) == 1
+        assert (len(calls), hook.created) == (2, 2)  # as TF's _RecoverableSession
+
+
+def test_should_stop_recreates_the_session_after_a_coordinator_abort():
+    hook = _AbortOnce("coordinator", at=2)
+    x = fr.constant(1)
+    with fr.train.MonitoredSession(hooks=[hook]) as sess:
+        assert sess.run(x) == 1 and sess.run(x) == 1
+        assert hook.created == 1
+        assert not sess.should_stop()
+        assert hook.created == 2  # recreated at once, as TF's _RecoverableSession
+        assert sess.run(x) == 1 and not sess.should_stop()

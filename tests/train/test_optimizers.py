@@ -611,3 +611,27 @@ def test_sparse_update_with_out_of_range_index_names_it(bad):
         ):
             sess.run(train)
         np.testing.assert_array_equal(sess.run(e), np.zeros((6, 2), np.float32))
+
+
+@pytest.mark.parametrize("use_resource", [False, True])
+def test_minimize_applies_the_variables_constraint_after_each_update(use_resource):
+    # TF1's optimizer assigns constraint(var) after the variable's update (values from TF).
+    v0 = fr.Variable(
+        [1.0, 2.0], constraint=lambda x: fr.clip_by_value(x, -0.1, 0.0), use_resource=use_resource
+    )
+    v1 = fr.Variable(
+        [3.0, 4.0], constraint=lambda x: fr.clip_by_value(x, 0.0, 1.0), use_resource=use_resource
+    )
+    op = fr.train.GradientDescentOptimizer(3.0).minimize(fr.reduce_sum(5 * v0 + 3 * v1))
+    with fr.Session() as s:
+        s.run(fr.global_variables_initializer())
+        s.run(op)
+        np.testing.assert_array_equal(s.run(v0), np.float32([-0.1, -0.1]))
+        np.testing.assert_array_equal(s.run(v1), [0.0, 0.0])
+
+
+def test_a_constraint_on_a_sparsely_updated_variable_is_refused():
+    v = fr.Variable([[1.0], [2.0]], constraint=lambda x: x)
+    loss = fr.reduce_sum(fr.gather(v, [0]))
+    with pytest.raises(RuntimeError, match="Cannot use a constraint function on a sparse"):
+        fr.train.GradientDescentOptimizer(1.0).minimize(loss)

@@ -60,6 +60,8 @@ def test_save_restore_naming_and_state_file(tmp_path):
         "w": [2, 2],
     }
     np.testing.assert_array_equal(fr.train.load_variable(str(tmp_path), "b"), [0.5])
+    # A tensor name reads its variable, as TF's load_variable (CheckpointSaverHook's use).
+    assert fr.train.load_variable(str(tmp_path), "global_step:0") == 20
 
 
 def test_restore_into_fresh_graph_by_name_and_missing_variable(tmp_path):
