@@ -154,7 +154,7 @@ def _gif_frame_boxes(data: bytes) -> list[tuple[int, int, int, int, int]]:
     """The (offset, left, top, width, height) of every image descriptor of a GIF, read
     without decoding pixels; stops at the first malformed block (the decoder then
     reports it)."""
-    boxes = []
+    boxes: list[tuple[int, int, int, int, int]] = []
     pos = 13
     if len(data) < pos:
         return boxes
