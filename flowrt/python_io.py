@@ -22,7 +22,7 @@ import enum
 import os
 import struct
 import zlib
-from typing import BinaryIO, Iterator, Self
+from typing import BinaryIO, Iterator, Self, cast
 
 from . import errors
 from ._core.crc import masked_crc32c
@@ -358,8 +358,7 @@ class RecordFile:
             os.fstat(raw.fileno()).st_size if ctype is TFRecordCompressionType.NONE else None
         )
         self.offset = 0  # where the next record starts
-        self._buf: bytes | bytearray = b""
-        self._pos = 0
+        self._buf, self._pos = b"", 0
 
     def _loss(self, what: str) -> errors.DataLossError:
         return errors.DataLossError(
@@ -379,7 +378,9 @@ class RecordFile:
                 break
             out += chunk
             del chunk
-        self._buf, self._pos = (bytes(out) if len(out) >= k else out), 0
+        # Short of k, the caller only measures the buffer and raises: no bytes copy then.
+        self._buf = bytes(out) if len(out) >= k else cast(bytes, out)
+        self._pos = 0
         return self._buf, 0
 
     def read(self) -> bytes | None:
