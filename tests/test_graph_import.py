@@ -6,6 +6,7 @@ import pytest
 import flowrt as fr
 from flowrt import errors
 from flowrt.protos.graph_pb2 import GraphDef
+from tests.memory_limit import run_capped
 
 X = np.random.RandomState(0).randn(6, 4).astype(np.float32)
 Y = np.array([0, 1, 1, 0, 1, 0], np.int64)
@@ -346,3 +347,39 @@ def test_tensorflow_graph_def_imports_and_runs():
     h, (y,) = _import_into_new_graph(g.as_graph_def(), return_elements=["y:0"])
     with fr.Session(graph=h) as sess:
         np.testing.assert_allclose(sess.run(y, {"import/x:0": X[:, :3]}), want, rtol=1e-6)
+
+
+def _const_def(name, dims, dtype_enum=1):
+    """A GraphDef of one Const node declaring ``dims`` and holding no values."""
+    gd = GraphDef()
+    n = gd.node.add(name=name, op="Const")
+    n.attr["dtype"].type = dtype_enum
+    t = n.attr["value"].tensor
+    t.dtype = dtype_enum
+    for d in dims:
+        t.tensor_shape.dim.add().size = d
+    return gd
+
+
+def test_unused_huge_constants_import_without_expanding():
+    # [60000, 60000] float32 (13.4 GiB) and [10**9] strings, values omitted (zeros, empty
+    # strings): TF imports both with no growth; so does flowrt, in a child whose address
+    # space could not hold either, and a run reading a corner of one gets zeros.
+    out = run_capped(
+        """
+        import flowrt as fr
+        from tests.test_graph_import import _const_def
+        with fr.Graph().as_default() as g:
+            fr.import_graph_def(_const_def("big", [60000, 60000]), name="")
+            fr.import_graph_def(_const_def("strs", [10**9], 7), name="")
+            with fr.Session() as s:
+                print(s.run(g.get_tensor_by_name("big:0")[:2, :3]).tolist())
+        """
+    )
+    assert out.strip() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"
+
+
+def test_const_whose_element_count_overflows_is_too_large_naming_it():
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Node 'huge' \(Const\).*Shape .* is too large"):
+            fr.import_graph_def(_const_def("huge", [2**33, 2**31]), name="")
