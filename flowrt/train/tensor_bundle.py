@@ -281,18 +281,20 @@ class BundleReader:
                     self.path, "tensor %s: slice %s has another dtype or shape" % (name, extents)
                 )
             parts.append((extents, self._read_entry(name, dtype, part_shape, part)))
-        covered = (
-            np.zeros(shape, dtype=bool) if sum(p.size for _, p in parts) == _count(shape) else None
-        )
+        # Checked before the whole is allocated: a declared shape larger than its slices
+        # is a forgery, whatever memory it would take.
+        if sum(p.size for _, p in parts) != _count(shape):
+            raise _data_loss(self.path, "tensor %s: its slices do not cover it exactly" % name)
+        covered = np.zeros(shape, dtype=bool)
         out = np.empty(shape, dtype=object if dtype is _dt.string else dtype.np)
         # The slices' sizes add up to the whole: an overlap leaves a hole, found below.
         for extents, value in parts:
             where = tuple(slice(s, s + n) for s, n in extents)
-            if covered is None or covered[where].any():
+            if covered[where].any():
                 break
             covered[where] = True
             out[where] = value
-        if covered is None or not covered.all():
+        if not covered.all():
             raise _data_loss(self.path, "tensor %s: its slices do not cover it exactly" % name)
         return out
 

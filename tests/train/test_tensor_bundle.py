@@ -14,6 +14,7 @@ import flowrt as fr
 from flowrt._core.crc import masked_crc32c
 from flowrt.protos.tensor_bundle_pb2 import BundleEntryProto, BundleHeaderProto
 from flowrt.train import sstable, tensor_bundle
+from tests.memory_limit import run_capped
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_checkpoint")
 _spec = importlib.util.spec_from_file_location(
@@ -415,3 +416,35 @@ def test_flowrt_reads_what_tf_wrote_now(tmp_path):
     for n, v in ROUND_TRIP.items():
         _assert_same(fr.train.load_variable(path, n), v, n)
     _assert_same(fr.train.load_variable(path, "big"), big, "big")
+
+
+def _forged_huge_part(table):
+    """The fixture's [4, 3] "part" declared [2**40, 3], its one remaining slice 2x3."""
+    out = []
+    for k, v in table:
+        if k == b"part":
+            e = BundleEntryProto.FromString(v)
+            e.shape.dim[0].size = 2**40
+            del e.slices[1]
+            v = e.SerializeToString()
+        elif k == tensor_bundle.slice_key("part", [(2, 2), (0, 3)]):
+            continue
+        out.append((k, v))
+    return out
+
+
+def test_sliced_tensor_declaring_more_than_its_slices_fails_before_allocating(tmp_path):
+    # 12 TiB declared, 24 bytes saved: DataLossError, in a child whose address space
+    # could not hold the declared tensor (load_variable allocated it first).
+    prefix = _copy_fixture(tmp_path, _forged_huge_part)
+    out = run_capped(
+        """
+        import flowrt as fr
+        try:
+            fr.train.load_variable(%r, "part")
+        except fr.errors.DataLossError as e:
+            print(e.message)
+        """
+        % prefix
+    )
+    assert "tensor part: its slices do not cover it exactly" in out
