@@ -172,8 +172,7 @@ class BundleReader:
         self.prefix = prefix
         self.path = path = index_path(prefix)
         try:
-            with open(path, "rb") as f:
-                buf = f.read()
+            f = open(path, "rb")
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             raise errors.NotFoundError(
                 None,
@@ -181,9 +180,11 @@ class BundleReader:
                 "Unsuccessful TensorSliceReader constructor: Failed to find any matching "
                 "files for %s" % prefix,
             ) from None
-        if buf[:1] == b"{":
-            raise _legacy(prefix)
-        entries = dict(read_table(buf, path))
+        with f:
+            if f.read(1) == b"{":
+                raise _legacy(prefix)
+            # Read block by block: the file's size is checked, never read whole.
+            entries = dict(read_table(f, path))
         header = BundleHeaderProto()
         try:
             header.ParseFromString(entries.pop(b""))
