@@ -157,7 +157,11 @@ def zlib_wbits(ctype: TFRecordCompressionType, window_bits: int | None) -> int:
     return bits + 16 if ctype is TFRecordCompressionType.GZIP else bits
 
 
-def _open_error(e: OSError, path: str) -> errors.OpError:
+def _open_error(e: OSError | ValueError, path: str) -> errors.OpError:
+    if isinstance(e, ValueError):  # the OS's paths end at a NUL byte
+        return errors.InvalidArgumentError(
+            None, None, "%r: a file path cannot contain a NUL byte" % path
+        )
     cls = (
         errors.NotFoundError
         if isinstance(e, (FileNotFoundError, NotADirectoryError))
@@ -194,7 +198,7 @@ class TFRecordWriter:
         self._ctype = opts.compression_type
         try:
             self._file: BinaryIO | None = open(self._path, "wb")
-        except OSError as e:
+        except (OSError, ValueError) as e:
             raise _open_error(e, self._path) from None
         self._z = None
         self._flush_mode = zlib.Z_SYNC_FLUSH if opts.flush_mode is None else opts.flush_mode
@@ -345,7 +349,7 @@ class RecordFile:
         ctype = compression_of(compression)
         try:
             raw = open(self.path, "rb")  # closed by close()
-        except OSError as e:
+        except (OSError, ValueError) as e:
             raise _open_error(e, self.path) from None
         self._f = (
             raw

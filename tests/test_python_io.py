@@ -288,3 +288,11 @@ def test_compressed_stream_without_its_trailer_is_data_loss(tmp_path, ctype, cut
     p.write_bytes(p.read_bytes()[:-cut])
     with pytest.raises(fr.errors.DataLossError, match="cut.z.*without its trailer"):
         list(fr.python_io.tf_record_iterator(str(p), ctype))
+
+
+def test_path_with_a_nul_byte_is_invalid_argument_naming_it(tmp_path):
+    bad = str(tmp_path / "a\x00b.tfrecord")
+    with pytest.raises(fr.errors.InvalidArgumentError, match=r"a\\x00b\.tfrecord.*NUL byte"):
+        fr.python_io.tf_record_iterator(bad)
+    with pytest.raises(fr.errors.InvalidArgumentError, match=r"a\\x00b\.tfrecord.*NUL byte"):
+        fr.python_io.TFRecordWriter(bad)

@@ -397,3 +397,19 @@ def test_a_fed_string_array_is_neither_changed_nor_frozen():
     assert fed.tolist() == ["a", "é"]
     assert raw.flags.writeable
     raw[0] = b"z"
+
+
+def test_feeding_a_list_nested_thousands_deep_is_a_value_error():
+    # TF: numpy's "exceeds the maximum number of dimensions" as a ValueError; the
+    # message shows the value cut short, not a RecursionError from printing it.
+    v = [1.0]
+    for _ in range(5000):
+        v = [v]
+    with fr.Graph().as_default():
+        x = fr.placeholder(fr.float32, name="x")
+        with fr.Session() as s:
+            with pytest.raises(
+                ValueError,
+                match=r"Cannot feed value \[+\.\.\.\]+ for Tensor 'x:0'",
+            ):
+                s.run(x, {x: v})
