@@ -20,6 +20,7 @@ import numpy as np
 from . import dtypes as _dt
 from . import errors
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
@@ -370,6 +371,7 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             "Op type not registered '%s' in binary running flowrt (node '%s').%s"
             % (node.op, node.name, hint),
         )
+    check_node(node)
     attrs = _attrs(node, where)
     full = g.unique_name(node.name)
     inputs: list[Tensor] = []
@@ -398,6 +400,8 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
         op = g._create_op(node.op, inputs, attrs, full + "/")
     except KeyError as e:
         raise ValueError("%s: NodeDef missing attr %s" % (where, e)) from None
+    except IndexError:
+        raise ValueError("%s: too few inputs (%d given)" % (where, len(inputs))) from None
     if node.device:
         op.device = node.device
     # A new op: no cached plan holds it yet, so its control edges are set directly.

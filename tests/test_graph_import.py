@@ -383,3 +383,72 @@ def test_const_whose_element_count_overflows_is_too_large_naming_it():
     with fr.Graph().as_default():
         with pytest.raises(ValueError, match=r"Node 'huge' \(Const\).*Shape .* is too large"):
             fr.import_graph_def(_const_def("huge", [2**33, 2**31]), name="")
+
+
+def _conv_def():
+    with fr.Graph().as_default() as g:
+        x = fr.placeholder(fr.float32, [1, 3, 3, 1], name="x")
+        fr.nn.conv2d(x, fr.ones([1, 1, 1, 1]), [1, 1, 1, 1], "SAME", name="conv")
+    return g.as_graph_def()
+
+
+@pytest.mark.parametrize(
+    "node, attr, set_to, msg",
+    [
+        (
+            "x",
+            "shape",
+            "i",
+            r"NodeDef 'x' \(Placeholder\): AttrValue had value with type 'int' "
+            r"when 'shape' expected for attr 'shape'",
+        ),
+        (
+            "x",
+            "dtype",
+            "s",
+            r"NodeDef 'x' \(Placeholder\): AttrValue had value with type "
+            r"'string' when 'type' expected for attr 'dtype'",
+        ),
+        (
+            "conv",
+            "padding",
+            "s",
+            r"NodeDef 'conv' \(Conv2D\): value for attr 'padding' of "
+            r"\"3\" is not in the list of allowed values",
+        ),
+    ],
+)
+def test_mistyped_attrs_are_value_errors_naming_node_and_attr(node, attr, set_to, msg):
+    # TF's import_graph_def raises its InvalidArgumentError as a ValueError.
+    gd = _conv_def()
+    n = next(n for n in gd.node if n.name == node)
+    n.attr[attr].Clear()
+    if set_to == "i":
+        n.attr[attr].i = 3
+    else:
+        n.attr[attr].s = b"3"
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=msg):
+            fr.import_graph_def(gd)
+
+
+def test_node_stripped_of_its_inputs_is_a_value_error_naming_it():
+    # Identity with no input: was a raw IndexError from its shape function.
+    with fr.Graph().as_default() as g:
+        fr.identity(fr.placeholder(fr.float32, name="x"), name="n")
+    gd = g.as_graph_def()
+    del next(n for n in gd.node if n.name == "n").input[:]
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Node 'n' \(Identity\): too few inputs"):
+            fr.import_graph_def(gd)
+
+
+def test_conv2d_padding_is_checked_at_construction_as_tf():
+    with fr.Graph().as_default():
+        x = fr.placeholder(fr.float32, [1, 3, 3, 1])
+        with pytest.raises(
+            ValueError,
+            match=r"Attr 'padding' of 'Conv2D' Op passed string 'FOO' not in: "
+            r'"SAME", "VALID", "EXPLICIT"\.',
+        ):
+            fr.nn.conv2d(x, fr.ones([1, 1, 1, 1]), [1, 1, 1, 1], "FOO")
