@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import functools
+import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -132,11 +133,17 @@ def mapping_constructor(fetches: Mapping) -> Callable:
     return type(fetches)
 
 
+def _short(value: Any) -> str:
+    """A repr bounded in depth and length: a fed list nested thousands deep must give
+    its error, not a RecursionError from printing it."""
+    return reprlib.repr(value)
+
+
 def _incompatible(t: Tensor, value, type_name: str) -> str:
     return (
-        "Type of feed value %r with type %s is not compatible with Tensor type <class "
+        "Type of feed value %s with type %s is not compatible with Tensor type <class "
         "'%s'> of Tensor %r. Try explicitly setting the type of the feed tensor to a "
-        "larger type (e.g. int64)." % (value, type(value), type_name, t.name)
+        "larger type (e.g. int64)." % (_short(value), type(value), type_name, t.name)
     )
 
 
@@ -184,7 +191,8 @@ def _cast_floats(t: Tensor, value: Any, error: Exception) -> np.ndarray:
     if isinstance(error, OverflowError):
         raise TypeError(_incompatible(t, value, "numpy." + np.dtype(dt.np).name)) from None
     raise ValueError(
-        "Cannot feed value %r for Tensor %r of dtype %s: %s" % (value, t.name, dt.name, error)
+        "Cannot feed value %s for Tensor %r of dtype %s: %s"
+        % (_short(value), t.name, dt.name, error)
     ) from None
 
 

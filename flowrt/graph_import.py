@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import heapq
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 from . import dtypes as _dt
 from . import errors
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
@@ -68,6 +70,10 @@ _VAL_FIELDS = {
 }
 
 
+_EXPAND_LIMIT = 1 << 16
+"""Elements above which a tensor of one repeated value is a broadcast view."""
+
+
 def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
     """The numpy array a ``TensorProto`` holds (TF1's ``tf.make_ndarray``).
 
@@ -87,7 +93,9 @@ def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
     if not shape.is_fully_defined():
         raise ValueError("%s: a tensor's shape must be fully known, got %s" % (where, shape))
     dims = tuple(shape.as_list())
-    size = int(np.prod(dims, dtype=np.int64))
+    size = math.prod(dims)
+    if size >= 1 << 63:
+        raise ValueError("%s: Shape %s is too large (more than 2**63 - 1 entries)" % (where, shape))
     if dt == _dt.string:
         vals = list(tensor.string_val)
         arr = np.empty(len(vals), dtype=object)
@@ -114,6 +122,11 @@ def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
         return arr.reshape(dims)
     if arr.size > size:
         raise ValueError("%s: %d values do not fit shape %s" % (where, arr.size, list(dims)))
+    if arr.size <= 1 and size > _EXPAND_LIMIT:
+        # One value repeated: a read-only broadcast view, so a constant declaring
+        # gigabytes costs nothing until a run copies it.
+        fill = arr[0] if arr.size else (b"" if dt == _dt.string else dt.np.type(0))
+        return np.broadcast_to(np.array(fill, dtype=object if dt == _dt.string else dt.np), dims)
     out = np.empty(size, dtype=arr.dtype) if dt == _dt.string else np.zeros(size, dtype=dt.np)
     if dt == _dt.string:
         out[:] = b""
@@ -358,6 +371,7 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             "Op type not registered '%s' in binary running flowrt (node '%s').%s"
             % (node.op, node.name, hint),
         )
+    check_node(node)
     attrs = _attrs(node, where)
     full = g.unique_name(node.name)
     inputs: list[Tensor] = []
@@ -386,6 +400,8 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
         op = g._create_op(node.op, inputs, attrs, full + "/")
     except KeyError as e:
         raise ValueError("%s: NodeDef missing attr %s" % (where, e)) from None
+    except IndexError:
+        raise ValueError("%s: too few inputs (%d given)" % (where, len(inputs))) from None
     if node.device:
         op.device = node.device
     # A new op: no cached plan holds it yet, so its control edges are set directly.

@@ -22,7 +22,7 @@ import enum
 import os
 import struct
 import zlib
-from typing import BinaryIO, Iterator, Self
+from typing import BinaryIO, Iterator, Self, cast
 
 from . import errors
 from ._core.crc import masked_crc32c
@@ -157,7 +157,11 @@ def zlib_wbits(ctype: TFRecordCompressionType, window_bits: int | None) -> int:
     return bits + 16 if ctype is TFRecordCompressionType.GZIP else bits
 
 
-def _open_error(e: OSError, path: str) -> errors.OpError:
+def _open_error(e: OSError | ValueError, path: str) -> errors.OpError:
+    if isinstance(e, ValueError):  # the OS's paths end at a NUL byte
+        return errors.InvalidArgumentError(
+            None, None, "%r: a file path cannot contain a NUL byte" % path
+        )
     cls = (
         errors.NotFoundError
         if isinstance(e, (FileNotFoundError, NotADirectoryError))
@@ -194,7 +198,7 @@ class TFRecordWriter:
         self._ctype = opts.compression_type
         try:
             self._file: BinaryIO | None = open(self._path, "wb")
-        except OSError as e:
+        except (OSError, ValueError) as e:
             raise _open_error(e, self._path) from None
         self._z = None
         self._flush_mode = zlib.Z_SYNC_FLUSH if opts.flush_mode is None else opts.flush_mode
@@ -259,7 +263,13 @@ class TFRecordWriter:
 
 
 class Inflating:
-    """A read-only stream of the decompressed bytes of a GZIP or ZLIB file."""
+    """A read-only stream of the decompressed bytes of a GZIP or ZLIB file.
+
+    Each call inflates no more than it returns (plus one chunk), so a small file that
+    inflates to gigabytes costs memory only as far as it is read. A stream that ends
+    without its trailer (gzip's CRC and length, zlib's Adler-32) is a ``DataLossError``
+    naming the file: records cut at a record boundary would otherwise pass unnoticed.
+    """
 
     _CHUNK = 1 << 16
 
@@ -268,28 +278,47 @@ class Inflating:
         self._z = zlib.decompressobj(wbits)
         self._buf, self._pos = b"", 0
         self._eof = False
+        self._started = False
+
+    def _inflate(self, want: int) -> bytes:
+        """Up to ``want`` more decompressed bytes (at least one unless at the end)."""
+        while not self._eof:
+            chunk = self._z.unconsumed_tail or self._raw.read(self._CHUNK)
+            try:
+                if chunk:
+                    self._started = True
+                    more = self._z.decompress(chunk, min(max(want, self._CHUNK), 1 << 24))
+                else:
+                    more = self._z.flush()
+                    self._eof = True
+                    if self._started and not self._z.eof:
+                        raise zlib.error("the stream ends without its trailer")
+            except zlib.error as e:
+                raise errors.DataLossError(
+                    None, None, "%s: the compressed stream is corrupt (%s)" % (self._path, e)
+                ) from None
+            if more:
+                return more
+        return b""
 
     def read(self, n: int) -> bytes:
         buf, pos = self._buf, self._pos
         if len(buf) - pos < n and not self._eof:
             parts = [buf[pos:]]
             have = len(parts[0])
-            while have < n and not self._eof:
-                chunk = self._raw.read(self._CHUNK)
-                try:
-                    more = self._z.decompress(chunk) if chunk else self._z.flush()
-                except zlib.error as e:
-                    raise errors.DataLossError(
-                        None, None, "%s: the compressed stream is corrupt (%s)" % (self._path, e)
-                    ) from None
-                if not chunk:
-                    self._eof = True
+            while have < n:
+                more = self._inflate(n - have)
+                if not more:
+                    break
                 parts.append(more)
                 have += len(more)
             buf, pos = b"".join(parts), 0
             self._buf = buf
         self._pos = pos + n
-        return buf[pos : pos + n]
+        out = buf[pos : pos + n]
+        if self._pos >= len(buf):
+            self._buf, self._pos = b"", 0
+        return out
 
     def close(self) -> None:
         self._raw.close()
@@ -320,7 +349,7 @@ class RecordFile:
         ctype = compression_of(compression)
         try:
             raw = open(self.path, "rb")  # closed by close()
-        except OSError as e:
+        except (OSError, ValueError) as e:
             raise _open_error(e, self.path) from None
         self._f = (
             raw
@@ -341,16 +370,21 @@ class RecordFile:
         )
 
     def _more(self, k: int) -> tuple[bytes, int]:
-        """The buffer and position with at least ``k`` unread bytes (fewer at the end)."""
-        parts = [self._buf[self._pos :]]
-        have = len(parts[0])
-        while have < k:
-            chunk = self._f.read(max(k - have, self._BLOCK))
+        """The buffer and position with at least ``k`` unread bytes (fewer at the end).
+
+        Read in pieces of at most 16 MiB into one growing buffer, so a length field
+        promising more than the file holds costs only what the file really holds.
+        """
+        out = bytearray(self._buf[self._pos :])
+        while len(out) < k:
+            chunk = self._f.read(min(max(k - len(out), self._BLOCK), 1 << 24))
             if not chunk:
                 break
-            parts.append(chunk)
-            have += len(chunk)
-        self._buf, self._pos = b"".join(parts), 0
+            out += chunk
+            del chunk
+        # Short of k, the caller only measures the buffer and raises: no bytes copy then.
+        self._buf = bytes(out) if len(out) >= k else cast(bytes, out)
+        self._pos = 0
         return self._buf, 0
 
     def read(self) -> bytes | None:

@@ -6,6 +6,7 @@ import pytest
 import flowrt as fr
 from flowrt import errors
 from flowrt.protos.graph_pb2 import GraphDef
+from tests.memory_limit import run_capped
 
 X = np.random.RandomState(0).randn(6, 4).astype(np.float32)
 Y = np.array([0, 1, 1, 0, 1, 0], np.int64)
@@ -346,3 +347,108 @@ def test_tensorflow_graph_def_imports_and_runs():
     h, (y,) = _import_into_new_graph(g.as_graph_def(), return_elements=["y:0"])
     with fr.Session(graph=h) as sess:
         np.testing.assert_allclose(sess.run(y, {"import/x:0": X[:, :3]}), want, rtol=1e-6)
+
+
+def _const_def(name, dims, dtype_enum=1):
+    """A GraphDef of one Const node declaring ``dims`` and holding no values."""
+    gd = GraphDef()
+    n = gd.node.add(name=name, op="Const")
+    n.attr["dtype"].type = dtype_enum
+    t = n.attr["value"].tensor
+    t.dtype = dtype_enum
+    for d in dims:
+        t.tensor_shape.dim.add().size = d
+    return gd
+
+
+def test_unused_huge_constants_import_without_expanding():
+    # [60000, 60000] float32 (13.4 GiB) and [10**9] strings, values omitted (zeros, empty
+    # strings): TF imports both with no growth; so does flowrt, in a child whose address
+    # space could not hold either, and a run reading a corner of one gets zeros.
+    out = run_capped(
+        """
+        import flowrt as fr
+        from tests.test_graph_import import _const_def
+        with fr.Graph().as_default() as g:
+            fr.import_graph_def(_const_def("big", [60000, 60000]), name="")
+            fr.import_graph_def(_const_def("strs", [10**9], 7), name="")
+            with fr.Session() as s:
+                print(s.run(g.get_tensor_by_name("big:0")[:2, :3]).tolist())
+        """
+    )
+    assert out.strip() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"
+
+
+def test_const_whose_element_count_overflows_is_too_large_naming_it():
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Node 'huge' \(Const\).*Shape .* is too large"):
+            fr.import_graph_def(_const_def("huge", [2**33, 2**31]), name="")
+
+
+def _conv_def():
+    with fr.Graph().as_default() as g:
+        x = fr.placeholder(fr.float32, [1, 3, 3, 1], name="x")
+        fr.nn.conv2d(x, fr.ones([1, 1, 1, 1]), [1, 1, 1, 1], "SAME", name="conv")
+    return g.as_graph_def()
+
+
+@pytest.mark.parametrize(
+    "node, attr, set_to, msg",
+    [
+        (
+            "x",
+            "shape",
+            "i",
+            r"NodeDef 'x' \(Placeholder\): AttrValue had value with type 'int' "
+            r"when 'shape' expected for attr 'shape'",
+        ),
+        (
+            "x",
+            "dtype",
+            "s",
+            r"NodeDef 'x' \(Placeholder\): AttrValue had value with type "
+            r"'string' when 'type' expected for attr 'dtype'",
+        ),
+        (
+            "conv",
+            "padding",
+            "s",
+            r"NodeDef 'conv' \(Conv2D\): value for attr 'padding' of "
+            r"\"3\" is not in the list of allowed values",
+        ),
+    ],
+)
+def test_mistyped_attrs_are_value_errors_naming_node_and_attr(node, attr, set_to, msg):
+    # TF's import_graph_def raises its InvalidArgumentError as a ValueError.
+    gd = _conv_def()
+    n = next(n for n in gd.node if n.name == node)
+    n.attr[attr].Clear()
+    if set_to == "i":
+        n.attr[attr].i = 3
+    else:
+        n.attr[attr].s = b"3"
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=msg):
+            fr.import_graph_def(gd)
+
+
+def test_node_stripped_of_its_inputs_is_a_value_error_naming_it():
+    # Identity with no input: was a raw IndexError from its shape function.
+    with fr.Graph().as_default() as g:
+        fr.identity(fr.placeholder(fr.float32, name="x"), name="n")
+    gd = g.as_graph_def()
+    del next(n for n in gd.node if n.name == "n").input[:]
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Node 'n' \(Identity\): too few inputs"):
+            fr.import_graph_def(gd)
+
+
+def test_conv2d_padding_is_checked_at_construction_as_tf():
+    with fr.Graph().as_default():
+        x = fr.placeholder(fr.float32, [1, 3, 3, 1])
+        with pytest.raises(
+            ValueError,
+            match=r"Attr 'padding' of 'Conv2D' Op passed string 'FOO' not in: "
+            r'"SAME", "VALID", "EXPLICIT"\.',
+        ):
+            fr.nn.conv2d(x, fr.ones([1, 1, 1, 1]), [1, 1, 1, 1], "FOO")

@@ -11,6 +11,7 @@ import pytest
 
 import flowrt as fr
 from flowrt.python_io import TFRecordCompressionType, TFRecordOptions
+from tests.memory_limit import run_capped
 
 RECORDS = [b"hello", b"", b"\x00\x01\x02binary\xff", b"x" * 300]
 
@@ -244,3 +245,54 @@ def test_hostile_length_is_data_loss_before_any_allocation(tmp_path):
     p.write_bytes(header + struct.pack("<I", _masked(header)) + b"tiny")
     with pytest.raises(fr.errors.DataLossError, match=r"truncated \(4 of %d data" % (2**62 + 4)):
         list(fr.python_io.tf_record_iterator(str(p)))
+
+
+def test_gzip_record_declaring_more_than_its_stream_holds_costs_its_real_size(tmp_path):
+    # One record declaring 1.5 GiB whose gzip stream inflates to 200 MB: DataLossError
+    # naming the file, with a peak of Python allocations near the 200 MB really
+    # inflated (one growing buffer and the pieces in flight; reading to the declared
+    # length in pieces joined twice peaked at 2.4x), never the declared size (which is
+    # above the child's address-space cap).
+    header = struct.pack("<Q", 3 << 29)
+    p = tmp_path / "liar.gz"
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with open(p, "wb") as f:
+        f.write(z.compress(header + struct.pack("<I", _masked(header))))
+        block = bytes(1 << 20)
+        for _ in range(200):
+            f.write(z.compress(block))
+        f.write(z.flush())
+    out = run_capped(
+        """
+        import tracemalloc, flowrt as fr
+        tracemalloc.start()
+        try:
+            list(fr.python_io.tf_record_iterator(%r, "GZIP"))
+        except fr.errors.DataLossError as e:
+            print(e.message)
+        print(tracemalloc.get_traced_memory()[1] >> 20)
+        """
+        % str(p)
+    )
+    message, peak_mb = out.strip().splitlines()
+    assert "truncated" in message and "liar.gz" in message
+    assert int(peak_mb) < 1.6 * 200
+
+
+@pytest.mark.parametrize("ctype, cut", [("GZIP", 8), ("ZLIB", 4)])
+def test_compressed_stream_without_its_trailer_is_data_loss(tmp_path, ctype, cut):
+    # Cut exactly the gzip trailer (CRC-32, length) or the zlib Adler-32: the records
+    # still inflate whole, yet the file is not what was written.
+    p = tmp_path / "cut.z"
+    _write(p, RECORDS, ctype)
+    p.write_bytes(p.read_bytes()[:-cut])
+    with pytest.raises(fr.errors.DataLossError, match="cut.z.*without its trailer"):
+        list(fr.python_io.tf_record_iterator(str(p), ctype))
+
+
+def test_path_with_a_nul_byte_is_invalid_argument_naming_it(tmp_path):
+    bad = str(tmp_path / "a\x00b.tfrecord")
+    with pytest.raises(fr.errors.InvalidArgumentError, match=r"a\\x00b\.tfrecord.*NUL byte"):
+        fr.python_io.tf_record_iterator(bad)
+    with pytest.raises(fr.errors.InvalidArgumentError, match=r"a\\x00b\.tfrecord.*NUL byte"):
+        fr.python_io.TFRecordWriter(bad)

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .device_spec import DeviceSpec, canonical, merge_device
+from .op_signatures import check_attr_values
 from .registry import get_op_def
 from .shape import Dimension, TensorShape, as_shape
 
@@ -618,6 +619,7 @@ class Graph:
             full = self.unique_name(name or default_name or op_def.default_name)
         if self._attr_scope_map:
             attrs = {**self._attr_scope_map, **attrs}
+        check_attr_values(op_type, attrs)
         st = self._stacks()
         device = st.device[-1] if st.device else ""
         op = Operation(self, full, op_type, tuple(tensors), attrs, device, site)

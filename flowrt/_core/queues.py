@@ -534,15 +534,17 @@ class Queue:
             for req in list(self._putters):
                 if req.state == _WAITING:
                     self._putters.remove(req)
-                    self._fail(
-                        req,
-                        errors.CancelledError(
-                            None,
-                            None,
-                            "Enqueue operation was cancelled: %s '%s' was closed "
-                            "with cancel_pending_enqueues=True." % (self.kind, self.name),
-                        ),
+                    err = errors.CancelledError(
+                        None,
+                        None,
+                        "Enqueue operation was cancelled: %s '%s' was closed "
+                        "with cancel_pending_enqueues=True." % (self.kind, self.name),
                     )
+                    # A cancelled enqueue interrupts its run: the run gives back what
+                    # it dequeued (q_out.enqueue(q_in.dequeue()) loses nothing).
+                    if req.ctx is not None:
+                        req.ctx.mark_interrupted(err)
+                    self._fail(req, err)
         elif self._closed:
             raise errors.CancelledError(None, None, "Queue '%s' is already closed." % self.name)
         self._closed = True

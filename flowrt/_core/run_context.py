@@ -90,6 +90,14 @@ class RunContext:
         if hook is not None:
             hook()
 
+    def mark_interrupted(self, error: errors.OpError) -> None:
+        """Records ``error`` as what interrupted the run, without waking it (the caller
+        wakes the one wait it failed): the run then gives back what it dequeued, as a
+        cancelled run does, instead of ending as a failed op."""
+        with self._lock:
+            if self.interrupt is None:
+                self.interrupt = error
+
     def check_interrupted(self) -> None:
         if self.interrupt is not None:
             raise self.interrupt

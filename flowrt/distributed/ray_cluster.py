@@ -49,7 +49,8 @@ def connect(address: str | None = None) -> None:
     cluster (``ray start --head`` prints it). With neither, the process joins the
     Ray instance already running on this machine, or starts one; ``"local"`` always
     starts a private one (tests, benchmarks). A local instance
-    runs with Ray's token authentication (Ray's default since 2.59); a cluster of
+    runs with Ray's token authentication (Ray's default since 2.59), its token file
+    ``~/.ray/auth_token`` made 0600 in a 0700 directory; a cluster of
     several machines is started with ``RAY_AUTH_MODE=token`` and shares its token
     (``docs/distributed.md``).
     """
@@ -72,7 +73,21 @@ def connect(address: str | None = None) -> None:
                 return
             except ConnectionError:
                 pass
+        token_dir = _private_token_dir()
         ray.init(address="local", include_dashboard=False, **kwargs)
+        token = os.path.join(token_dir, "auth_token")
+        if os.path.exists(token):
+            os.chmod(token, 0o600)
+
+
+def _private_token_dir() -> str:
+    """Ray's token directory (``~/.ray``), created or narrowed to mode 0700 before Ray
+    starts and writes its token there: Ray writes the token with the process's umask
+    (0644 usually), and anyone who can read it can run code in the cluster."""
+    d = os.path.join(os.path.expanduser("~"), ".ray")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    os.chmod(d, 0o700)
+    return d
 
 
 def actor_name(address: str) -> str:

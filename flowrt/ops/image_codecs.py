@@ -108,14 +108,14 @@ def _decode(op, data: bytes, crop=None) -> np.ndarray:
     Image = _pil()
     channels = a.get("channels", 0)
     try:
-        im = Image.open(io.BytesIO(data))
         if fmt == "gif":
-            frames = _gif_frames(im)
+            frames = _gif_frames(data)
             if op.type == "DecodeGif" or a.get("expand_animations", False):
                 out = np.stack(frames)
             else:
                 out = frames[0]
             return _gif_channels(op, out, channels)
+        im = Image.open(io.BytesIO(data))
         if fmt == "jpeg":
             ratio = a.get("ratio", 1)
             if channels == 1:
@@ -149,12 +149,62 @@ def _rescale_from_uint8(out: np.ndarray, dtype) -> np.ndarray:
     return out.astype(dtype.np) / dtype.np.type(255)
 
 
-def _gif_frames(im) -> list[np.ndarray]:
-    """Every frame of a GIF, composited onto the frames before it (as TF)."""
+def _gif_frame_boxes(data: bytes) -> list[tuple[int, int, int, int, int]]:
+    """The (offset, left, top, width, height) of every image descriptor of a GIF, read
+    without decoding pixels; stops at the first malformed block (the decoder then
+    reports it)."""
+    boxes: list[tuple[int, int, int, int, int]] = []
+    pos = 13
+    if len(data) < pos:
+        return boxes
+    if data[10] & 0x80:
+        pos += 3 << ((data[10] & 7) + 1)
+    while pos < len(data):
+        kind = data[pos]
+        if kind == 0x21:
+            pos += 2
+        elif kind == 0x2C:
+            if pos + 10 > len(data):
+                break
+            left, top, width, height = (
+                int.from_bytes(data[pos + i : pos + i + 2], "little") for i in (1, 3, 5, 7)
+            )
+            boxes.append((pos, left, top, width, height))
+            flags = data[pos + 9]
+            pos += 10 + ((3 << ((flags & 7) + 1)) if flags & 0x80 else 0) + 1
+        else:
+            break
+        while pos < len(data) and data[pos]:
+            pos += data[pos] + 1
+        pos += 1
+    return boxes
+
+
+def _gif_frames(data: bytes) -> list[np.ndarray]:
+    """Every frame of a GIF, composited onto the frames before it, on TF's canvas.
+
+    TF's canvas is as large as the largest frame, not the logical screen the header
+    declares (a few bytes can declare 65535x65535); a frame is placed at its offset and
+    clipped to the canvas. The header's screen is rewritten to that canvas and frames
+    starting outside it are moved to its edge, so Pillow never allocates more than four
+    canvases; each composited frame is then cropped to the canvas.
+    """
+    boxes = _gif_frame_boxes(data)
+    if boxes:
+        w = max(b[3] for b in boxes)
+        h = max(b[4] for b in boxes)
+        buf = bytearray(data)
+        buf[6:10] = w.to_bytes(2, "little") + h.to_bytes(2, "little")
+        for pos, left, top, _, _ in boxes:
+            buf[pos + 1 : pos + 3] = min(left, w).to_bytes(2, "little")
+            buf[pos + 3 : pos + 5] = min(top, h).to_bytes(2, "little")
+        data = bytes(buf)
+    im = _pil().open(io.BytesIO(data))
     frames = []
     for i in range(getattr(im, "n_frames", 1)):
         im.seek(i)
-        frames.append(np.asarray(im.convert("RGB")))
+        frame = np.asarray(im.convert("RGB"))
+        frames.append(frame[:h, :w] if boxes else frame)
     return frames
 
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from google.protobuf import message, text_format
+from google.protobuf.message import DecodeError
 
 from .._core.graph import GraphKeys, Operation, Tensor, get_default_graph
 from ..graph_import import import_nodes
@@ -214,25 +215,45 @@ def _restore_collection(key: str, c: CollectionDef, g, scope: str | None, names,
     from .queue_runner import QueueRunner
     from .saver import Saver
 
+    def parse(cls, raw):
+        try:
+            return cls.FromString(raw)
+        except DecodeError as e:
+            raise ValueError(
+                "collection %r holds bytes that are not a %s: %s" % (key, cls.__name__, e)
+            ) from None
+
+    def name(n):
+        try:
+            return names(n)
+        except (KeyError, ValueError, IndexError):
+            raise ValueError(
+                "collection %r names %r, which is not in the imported graph" % (key, n)
+            ) from None
+
     kind = c.WhichOneof("kind")
     if kind == "node_list":
-        items: list = [names(n) for n in c.node_list.value]
+        items: list = [name(n) for n in c.node_list.value]
     elif kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
         items = []
         for raw in c.bytes_list.value:
-            d = VariableDef.FromString(raw)
+            d = parse(VariableDef, raw)
             if d.variable_name not in variables:
-                variables[d.variable_name] = _variable_from_def(d, g, scope)
+                try:
+                    variables[d.variable_name] = _variable_from_def(d, g, scope)
+                except (KeyError, ValueError) as e:
+                    raise ValueError(
+                        "collection %r: variable %r names an op or tensor that is not in "
+                        "the imported graph (%s)" % (key, d.variable_name, e)
+                    ) from None
             items.append(variables[d.variable_name])
     elif kind == "bytes_list" and key == GraphKeys.QUEUE_RUNNERS:
         items = [
-            QueueRunner(queue_runner_def=QueueRunnerDef.FromString(raw), import_scope=scope)
+            QueueRunner(queue_runner_def=parse(QueueRunnerDef, raw), import_scope=scope)
             for raw in c.bytes_list.value
         ]
     elif kind == "bytes_list" and key == GraphKeys.SAVERS:
-        items = [
-            Saver(saver_def=SaverDef.FromString(raw), name=scope) for raw in c.bytes_list.value
-        ]
+        items = [Saver(saver_def=parse(SaverDef, raw), name=scope) for raw in c.bytes_list.value]
     elif kind == "bytes_list":
         items = list(c.bytes_list.value)
     elif kind == "int64_list":

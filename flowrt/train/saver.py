@@ -10,11 +10,13 @@ TF's; the format is described in ``tensor_bundle.py``):
   ``checkpoint``  the text state file in TF's format (``model_checkpoint_path: "..."``
       then one ``all_model_checkpoint_paths: "..."`` per kept checkpoint); paths are
       stored relative to a relative save directory, as TF1 stores them.
-Each file is written to a temporary name and moved into place with ``os.replace``, in
-the order data, index, state: a crash at any point leaves the previous checkpoint and
-state file intact and loadable. Reading treats the files as untrusted: a damaged file
-gives ``DataLossError`` naming it, and so does a checkpoint of an older flowrt (its
-JSON/npz format), which this flowrt no longer reads.
+Each file is written in full to a temporary name and moved into place with
+``os.replace``, in the order data, index, state; re-saving over an existing prefix keeps
+the previous data file until the new index is in place and moves it back if that move
+fails, so a failed save leaves the previous checkpoint and state file loadable. Reading
+treats the files as untrusted: a damaged file gives ``DataLossError`` naming it, and
+so does a checkpoint of an older flowrt (its JSON/npz format), which this flowrt no
+longer reads.
 
 ``save`` also writes ``model.ckpt-20.meta``, the ``MetaGraphDef`` that
 ``fr.train.import_meta_graph`` rebuilds the graph from (see ``meta_graph.py``).
@@ -71,8 +73,9 @@ _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
 
-def _write_atomic(path: str, write):
-    """Calls ``write(fileobj)`` on a temporary file next to ``path``, then renames it."""
+def _write_temp(path: str, write) -> str:
+    """Calls ``write(fileobj)`` on a new temporary file next to ``path``, synced; returns
+    its name."""
     d = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=d)
     try:
@@ -81,13 +84,58 @@ def _write_atomic(path: str, write):
             write(f)
             f.flush()
             os.fsync(f.fileno())
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _write_atomic(path: str, write):
+    """Calls ``write(fileobj)`` on a temporary file next to ``path``, then renames it."""
+    tmp = _write_temp(path, write)
+    try:
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise
+
+
+def _write_bundle_files(prefix: str, by_name: dict) -> None:
+    """Writes the data and index files of ``prefix`` so that a failure at any point
+    leaves the checkpoint there before (if any) loadable.
+
+    Both files are written in full under temporary names first. The data file is moved
+    into place, then the index; if moving the index fails, the previous data file (kept
+    as a hard link) is moved back, so the previous index never meets new data.
+    """
+    data, index_file = prefix + _DATA_SUFFIX, prefix + _INDEX_SUFFIX
+    index: list[bytes] = []
+    tmp_data = _write_temp(data, lambda f: index.append(write_bundle(by_name, f)))
+    tmp_index = backup = None
+    try:
+        tmp_index = _write_temp(index_file, lambda f: f.write(index[0]))
+        if os.path.exists(index_file) and os.path.exists(data):
+            backup = tmp_data + ".previous"
+            os.link(data, backup)
+        os.replace(tmp_data, data)
+        try:
+            os.replace(tmp_index, index_file)
+        except BaseException:
+            if backup is not None:
+                os.replace(backup, data)
+                backup = None
+            raise
+    finally:
+        for leftover in (tmp_data, tmp_index, backup):
+            if leftover is not None and os.path.exists(leftover):
+                _unlink(leftover)
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
@@ -552,10 +600,8 @@ class Saver:
             self._vars[n].join(parts) if isinstance(self._vars[n], SavedSlices) else parts[0]
             for n, parts in zip(names, fetched, strict=True)
         ]
-        index: list[bytes] = []
         by_name = dict(zip(names, values, strict=True))
-        _write_atomic(prefix + _DATA_SUFFIX, lambda f: index.append(write_bundle(by_name, f)))
-        _write_atomic(prefix + _INDEX_SUFFIX, lambda f: f.write(index[0]))
+        _write_bundle_files(prefix, by_name)
         if write_meta_graph:
             from .meta_graph import export_meta_graph
 

@@ -19,8 +19,10 @@ and damage is a ``DataLossError`` naming the file.
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Iterable
+from typing import BinaryIO
 
 from .. import errors
 from .._core.crc import masked_crc32c
@@ -142,20 +144,44 @@ def _data_loss(path: str, detail: str) -> errors.DataLossError:
     )
 
 
-def _block(buf: bytes, handle: bytes, path: str, what: str) -> tuple[bytes, int]:
-    """The contents of the block at ``handle`` (checked) and the position after the handle."""
+class _Source:
+    """The table's bytes, held (``bytes``) or read on demand from an open file, so an
+    index file is read block by block and a block's size is checked against the file's
+    before it is read."""
+
+    def __init__(self, data: bytes | BinaryIO):
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            self._buf: bytes | None = bytes(data)
+            self._file = None
+            self.size = len(self._buf)
+        else:
+            self._buf, self._file = None, data
+            self.size = os.fstat(data.fileno()).st_size
+
+    def read(self, offset: int, n: int) -> bytes:
+        if self._buf is not None:
+            return self._buf[offset : offset + n]
+        assert self._file is not None
+        self._file.seek(offset)
+        return self._file.read(n)
+
+
+def _block(src: _Source, handle: bytes, path: str, what: str) -> tuple[bytes, int, int]:
+    """The contents of the block at ``handle`` (checked), the position after the handle
+    and the offset just past the block."""
     try:
         offset, pos = read_varint(handle, 0, len(handle))
         size, pos = read_varint(handle, pos, len(handle))
     except ValueError as e:
         raise _data_loss(path, "bad %s handle: %s" % (what, e)) from None
     end = offset + size + _TRAILER_SIZE
-    if end > len(buf) - _FOOTER_SIZE:
+    if end > src.size - _FOOTER_SIZE:
         raise _data_loss(
             path, "%s at offset %d, size %d goes past the end of the file" % (what, offset, size)
         )
-    contents = buf[offset : offset + size + 1]
-    (stored,) = struct.unpack_from("<I", buf, offset + size + 1)
+    raw = src.read(offset, size + _TRAILER_SIZE)
+    contents = raw[: size + 1]
+    (stored,) = struct.unpack_from("<I", raw, size + 1)
     if masked_crc32c(contents) != stored:
         raise _data_loss(path, "block checksum mismatch in %s at offset %d" % (what, offset))
     kind = contents[-1]
@@ -169,11 +195,13 @@ def _block(buf: bytes, handle: bytes, path: str, what: str) -> tuple[bytes, int]
         raise _data_loss(
             path, "%s at offset %d: unknown compression type %d" % (what, offset, kind)
         )
-    return contents[:-1], pos
+    return contents[:-1], pos, end
 
 
-def _entries(block: bytes, path: str, what: str) -> list[tuple[bytes, bytes]]:
-    """The ``(key, value)`` pairs of one block's contents."""
+def _entries(block: bytes, path: str, what: str, budget: list[int]) -> list[tuple[bytes, bytes]]:
+    """The ``(key, value)`` pairs of one block's contents; ``budget[0]`` is how many key
+    bytes the table may still build (prefix sharing lets a few bytes of file declare
+    quadratically many bytes of keys)."""
     if len(block) < 4:
         raise _data_loss(path, "%s is %d bytes, too short for a block" % (what, len(block)))
     (num_restarts,) = struct.unpack_from("<I", block, len(block) - 4)
@@ -184,7 +212,8 @@ def _entries(block: bytes, path: str, what: str) -> list[tuple[bytes, bytes]]:
     if any(r > limit for r in restarts):
         raise _data_loss(path, "%s has a restart point past its entries" % what)
     out: list[tuple[bytes, bytes]] = []
-    key = b""
+    key = bytearray()
+    last = b""
     pos = 0
     try:
         while pos < limit:
@@ -195,37 +224,66 @@ def _entries(block: bytes, path: str, what: str) -> list[tuple[bytes, bytes]]:
                 raise ValueError("entry at %d overruns the block" % pos)
             if pos in restarts and shared:
                 raise ValueError("the entry at restart point %d shares a prefix" % pos)
-            key = key[:shared] + block[pos : pos + unshared]
+            budget[0] -= shared + unshared
+            if budget[0] < 0:
+                raise ValueError(
+                    "its keys add up to more than %d times the file's size" % _KEY_RATIO
+                )
+            del key[shared:]
+            key += block[pos : pos + unshared]
             pos += unshared
-            if out and key <= out[-1][0]:
-                raise ValueError("keys out of order: %r after %r" % (key, out[-1][0]))
-            out.append((key, block[pos : pos + vlen]))
+            if out and key <= last:
+                raise ValueError("keys out of order: %r after %r" % (bytes(key), last))
+            last = bytes(key)
+            out.append((last, block[pos : pos + vlen]))
             pos += vlen
     except ValueError as e:
         raise _data_loss(path, "%s: %s" % (what, e)) from None
     return out
 
 
-def read_table(buf: bytes, path: str) -> list[tuple[bytes, bytes]]:
-    """Every ``(key, value)`` of the table ``buf`` (the bytes of file ``path``), in order.
+_KEY_RATIO = 64
+"""How many times the file's size its keys may add up to: TF's tensor names share
+prefixes a few times over; "a", "aa", "aaa", ... in 284 KB would be 1.25 GB."""
+
+
+def read_table(data: bytes | BinaryIO, path: str) -> list[tuple[bytes, bytes]]:
+    """Every ``(key, value)`` of the table in ``data`` (the bytes of file ``path``, or
+    the file open for reading: then only its blocks are read), in order.
 
     Raises:
       DataLossError: naming ``path``, if the footer, a block, a checksum or an entry
-        is damaged, or a block is compressed.
+        is damaged, data blocks overlap, the keys add up to more than 64 times the
+        file's size, or a block is compressed.
     """
-    if len(buf) < _FOOTER_SIZE:
-        raise _data_loss(path, "the file is %d bytes, shorter than a table footer" % len(buf))
-    footer = buf[-_FOOTER_SIZE:]
+    src = _Source(data)
+    if src.size < _FOOTER_SIZE:
+        raise _data_loss(path, "the file is %d bytes, shorter than a table footer" % src.size)
+    footer = src.read(src.size - _FOOTER_SIZE, _FOOTER_SIZE)
     if struct.unpack_from("<Q", footer, _FOOTER_SIZE - 8)[0] != _MAGIC:
         raise _data_loss(path, "bad magic number in the footer")
-    _, pos = _block(buf, footer, path, "the metaindex block")
-    index, _ = _block(buf, footer[pos:], path, "the index block")
+    budget = [_KEY_RATIO * src.size]
+    _, pos, _ = _block(src, footer, path, "the metaindex block")
+    index, _, _ = _block(src, footer[pos:], path, "the index block")
     out: list[tuple[bytes, bytes]] = []
-    for n, (_, handle) in enumerate(_entries(index, path, "the index block")):
+    start = 0
+    for n, (_, handle) in enumerate(_entries(index, path, "the index block", budget)):
         what = "data block %d" % n
-        block, _ = _block(buf, handle, path, what)
-        entries = _entries(block, path, what)
+        offset, _ = _handle_offset(handle)
+        if offset < start:
+            # Blocks are laid out in order: a handle pointing back re-reads bytes already
+            # read (10,000 handles to one block cost 10,000 reads of it).
+            raise _data_loss(path, "%s at offset %d overlaps the block before it" % (what, offset))
+        block, _, start = _block(src, handle, path, what)
+        entries = _entries(block, path, what, budget)
         if out and entries and entries[0][0] <= out[-1][0]:
             raise _data_loss(path, "%s: keys out of order across blocks" % what)
         out.extend(entries)
     return out
+
+
+def _handle_offset(handle: bytes) -> tuple[int, int]:
+    try:
+        return read_varint(handle, 0, len(handle))
+    except ValueError:
+        return 0, 0  # _block reports the bad handle

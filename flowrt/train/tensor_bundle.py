@@ -172,8 +172,7 @@ class BundleReader:
         self.prefix = prefix
         self.path = path = index_path(prefix)
         try:
-            with open(path, "rb") as f:
-                buf = f.read()
+            f = open(path, "rb")
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             raise errors.NotFoundError(
                 None,
@@ -181,9 +180,11 @@ class BundleReader:
                 "Unsuccessful TensorSliceReader constructor: Failed to find any matching "
                 "files for %s" % prefix,
             ) from None
-        if buf[:1] == b"{":
-            raise _legacy(prefix)
-        entries = dict(read_table(buf, path))
+        with f:
+            if f.read(1) == b"{":
+                raise _legacy(prefix)
+            # Read block by block: the file's size is checked, never read whole.
+            entries = dict(read_table(f, path))
         header = BundleHeaderProto()
         try:
             header.ParseFromString(entries.pop(b""))
@@ -281,18 +282,20 @@ class BundleReader:
                     self.path, "tensor %s: slice %s has another dtype or shape" % (name, extents)
                 )
             parts.append((extents, self._read_entry(name, dtype, part_shape, part)))
-        covered = (
-            np.zeros(shape, dtype=bool) if sum(p.size for _, p in parts) == _count(shape) else None
-        )
+        # Checked before the whole is allocated: a declared shape larger than its slices
+        # is a forgery, whatever memory it would take.
+        if sum(p.size for _, p in parts) != _count(shape):
+            raise _data_loss(self.path, "tensor %s: its slices do not cover it exactly" % name)
+        covered = np.zeros(shape, dtype=bool)
         out = np.empty(shape, dtype=object if dtype is _dt.string else dtype.np)
         # The slices' sizes add up to the whole: an overlap leaves a hole, found below.
         for extents, value in parts:
             where = tuple(slice(s, s + n) for s, n in extents)
-            if covered is None or covered[where].any():
+            if covered[where].any():
                 break
             covered[where] = True
             out[where] = value
-        if covered is None or not covered.all():
+        if not covered.all():
             raise _data_loss(self.path, "tensor %s: its slices do not cover it exactly" % name)
         return out
 

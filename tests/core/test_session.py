@@ -444,3 +444,19 @@ def test_an_interactive_session_on_another_graph_makes_it_the_default():
     finally:
         sess.close()
     assert fr.get_default_graph() is not g
+
+
+def test_feeding_a_list_nested_thousands_deep_is_a_value_error():
+    # TF: numpy's "exceeds the maximum number of dimensions" as a ValueError; the
+    # message shows the value cut short, not a RecursionError from printing it.
+    v = [1.0]
+    for _ in range(5000):
+        v = [v]
+    with fr.Graph().as_default():
+        x = fr.placeholder(fr.float32, name="x")
+        with fr.Session() as s:
+            with pytest.raises(
+                ValueError,
+                match=r"Cannot feed value \[+\.\.\.\]+ for Tensor 'x:0'",
+            ):
+                s.run(x, {x: v})

@@ -511,3 +511,31 @@ async def test_enqueue_many_copies_once_and_never_aliases_the_fed_batch(monkeypa
                 got = await sess.arun(shuffled.dequeue_many(2))
         assert sorted(got.tolist()) == [[100, 101], [102, 103]]
         assert sorted((await sess.arun(shuffled.dequeue_many(3))).tolist()) == batch.tolist()
+
+
+async def test_cancelled_pending_enqueue_gives_its_dequeued_elements_back(autojump_clock):
+    # Runners of q_out.enqueue(q_in.dequeue()) wait on a full q_out; closing it with
+    # cancel_pending_enqueues fails them with CancelledError, and the elements they
+    # took from q_in are back in q_in, in order, none lost.
+    q_in = fr.FIFOQueue(10, fr.int32, shapes=[])
+    q_out = fr.FIFOQueue(1, fr.int32, shapes=[])
+    move = q_out.enqueue(q_in.dequeue())
+    errors_seen = []
+
+    async def run():
+        try:
+            await sess.arun(move)
+        except fr.errors.OpError as e:
+            errors_seen.append(type(e).__name__)
+
+    async with fr.Session() as sess:
+        await sess.arun(q_in.enqueue_many([[1, 2, 3, 4]]))
+        await sess.arun(move)  # fills q_out with 1
+        async with trio.open_nursery() as nursery:
+            for _ in range(2):
+                nursery.start_soon(run)
+            await trio.testing.wait_all_tasks_blocked()
+            await sess.arun(q_out.close(cancel_pending_enqueues=True))
+        assert errors_seen == ["CancelledError", "CancelledError"]
+        assert await sess.arun(q_in.size()) == 3
+        assert sorted(await sess.arun(q_in.dequeue_many(3))) == [2, 3, 4]

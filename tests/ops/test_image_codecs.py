@@ -5,11 +5,13 @@ static shapes, attributes and errors as TF's."""
 import base64
 import hashlib
 import io
+import struct
 
 import numpy as np
 import pytest
 
 import flowrt as fr
+from tests.memory_limit import run_capped
 
 # 23x17 RGB JPEGs (quality 85), chroma 4:4:4 and 4:2:0.
 JPEG_444 = base64.b64decode(
@@ -214,3 +216,48 @@ def test_adjust_and_random_jpeg_quality():
 def run_all(ts):
     with fr.Session(graph=ts[0].graph) as s:
         return s.run(ts)
+
+
+def _gif(screen, boxes):
+    """A GIF with a 2-color global table, whose frames are the given (left, top, width,
+    height) boxes filled with color 0 (red)."""
+    out = bytearray(b"GIF89a" + struct.pack("<HHBBB", *screen, 0x80, 1, 0))
+    out += b"\xff\x00\x00\x00\x00\x00"
+    for left, top, w, h in boxes:
+        codes = [4, 0] * (w * h) + [5]  # clear, pixel 0, ...; end (3-bit codes)
+        acc = sum(c << (3 * i) for i, c in enumerate(codes))
+        lzw = acc.to_bytes((3 * len(codes) + 7) // 8, "little")
+        out += b"\x2c" + struct.pack("<HHHHB", left, top, w, h, 0) + b"\x02"
+        for i in range(0, len(lzw), 255):
+            out += bytes([len(lzw[i : i + 255])]) + lzw[i : i + 255]
+        out += b"\x00"
+    return bytes(out + b"\x3b")
+
+
+def test_gif_canvas_is_the_largest_frame_not_the_declared_screen():
+    # TF 2.21: a GIF decodes on a canvas as large as its largest frame; each frame sits
+    # at its offset, clipped to the canvas (the 3rd frame lies outside it).
+    pytest.importorskip("PIL.Image")
+    data = _gif((10, 10), [(0, 0, 2, 3), (1, 1, 3, 2), (5, 5, 1, 1)])
+    with fr.Graph().as_default():
+        out = run(fr.image.decode_gif(data))
+    assert out.shape == (3, 3, 3, 3)
+    np.testing.assert_array_equal(out[1, 1:, 1:, 0], 255)
+    np.testing.assert_array_equal(out[2], out[1])
+
+
+def test_gif_declaring_a_huge_screen_decodes_in_memory_of_its_frames():
+    # 40 frames of 1x1 on a declared 8000x8000 screen: [40, 1, 1, 3] as TF, and the
+    # decode fits far below the 40 x 192 MB the declared screen would take.
+    pytest.importorskip("PIL.Image")
+    data = _gif((8000, 8000), [(0, 0, 1, 1)] * 40)
+    out = run_capped(
+        """
+        import flowrt as fr
+        data = %r
+        with fr.Session() as s:
+            print(s.run(fr.image.decode_image(data)).shape)
+        """
+        % data
+    )
+    assert out.strip() == "(40, 1, 1, 3)"

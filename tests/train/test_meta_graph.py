@@ -277,3 +277,41 @@ def test_a_char_rnn_graph_with_dynamic_rnn_saves_and_is_written(tmp_path):
     ]
     assert variants and os.path.exists(path + ".meta") and fr.variant.as_datatype_enum == 21
     assert fr.train.latest_checkpoint(str(tmp_path)) == path
+
+
+def _meta_with_collections():
+    with fr.Graph().as_default():
+        v = fr.Variable(1.0, name="v")
+        fr.add_to_collection("mine", v.op)
+        q = fr.FIFOQueue(3, fr.float32)
+        fr.train.add_queue_runner(fr.train.QueueRunner(q, [q.enqueue(1.0)]))
+        return fr.train.export_meta_graph()
+
+
+@pytest.mark.parametrize(
+    "key, damage, msg",
+    [
+        ("variables", "garbage", "collection 'variables' holds bytes that are not a VariableDef"),
+        (
+            "queue_runners",
+            "garbage",
+            "collection 'queue_runners' holds bytes that are not a QueueRunnerDef",
+        ),
+        ("trainable_variables", "missing", "collection 'trainable_variables': variable 'nope:0'"),
+        ("mine", "missing", "collection 'mine' names 'nope', which is not in the imported"),
+    ],
+)
+def test_damaged_collections_name_the_collection_and_item(key, damage, msg):
+    meta = _meta_with_collections()
+    c = meta.collection_def[key]
+    if damage == "garbage":
+        c.bytes_list.value[0] = b"\xff\xff\xff"
+    elif c.WhichOneof("kind") == "node_list":
+        c.node_list.value[0] = "nope"
+    else:
+        d = VariableDef.FromString(c.bytes_list.value[0])
+        d.variable_name = "nope:0"
+        c.bytes_list.value[0] = d.SerializeToString()
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=msg):
+            fr.train.import_meta_graph(meta)

@@ -235,3 +235,35 @@ def test_checkpoint_state_timestamps_round_trip_as_tf_writes_them(tmp_path):
     assert s.last_preserved_timestamp == 1796465000.0
     with pytest.raises(ValueError, match="timestamps, if provided, must match checkpoint paths"):
         fr.train.generate_checkpoint_state_proto(d, d + "/m", [d + "/m"], [1.0, 2.0])
+
+
+def test_failed_resave_to_the_same_prefix_leaves_the_previous_checkpoint_loadable(
+    tmp_path, monkeypatch
+):
+    # os.replace fails at its second call, between moving the data file and the index.
+    prefix = str(tmp_path / "model.ckpt")
+    with fr.Graph().as_default():
+        v = fr.Variable(np.arange(5.0), name="v")
+        saver = fr.train.Saver()
+        with fr.Session() as s:
+            s.run(v.initializer)
+            saver.save(s, prefix, write_meta_graph=False)
+            s.run(v.assign(v * 10 + 1))
+            real, calls = os.replace, []
+
+            def flaky(src, dst):
+                calls.append(dst)
+                if len(calls) == 2:
+                    raise OSError("disk unplugged")
+                real(src, dst)
+
+            monkeypatch.setattr(os, "replace", flaky)
+            with pytest.raises(OSError, match="disk unplugged"):
+                saver.save(s, prefix, write_meta_graph=False)
+            monkeypatch.setattr(os, "replace", real)
+    np.testing.assert_array_equal(fr.train.load_variable(prefix, "v"), np.arange(5.0))
+    assert sorted(os.listdir(tmp_path)) == [
+        "checkpoint",
+        "model.ckpt.data-00000-of-00001",
+        "model.ckpt.index",
+    ]

@@ -14,6 +14,7 @@ import flowrt as fr
 from flowrt._core.crc import masked_crc32c
 from flowrt.protos.tensor_bundle_pb2 import BundleEntryProto, BundleHeaderProto
 from flowrt.train import sstable, tensor_bundle
+from tests.memory_limit import run_capped
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_checkpoint")
 _spec = importlib.util.spec_from_file_location(
@@ -259,9 +260,10 @@ def test_sstable_over_many_blocks_and_restart_points(tmp_path):
 def _data_blocks(buf):
     """How many data blocks the table ``buf`` has (entries of its index block)."""
     footer = buf[-48:]
-    _, pos = sstable._block(buf, footer, "t", "metaindex")
-    index, _ = sstable._block(buf, footer[pos:], "t", "index")
-    return len(sstable._entries(index, "t", "index"))
+    src = sstable._Source(buf)
+    _, pos, _ = sstable._block(src, footer, "t", "metaindex")
+    index, _, _ = sstable._block(src, footer[pos:], "t", "index")
+    return len(sstable._entries(index, "t", "index", [len(buf)]))
 
 
 def test_sstable_damage_is_data_loss_naming_the_file():
@@ -415,3 +417,109 @@ def test_flowrt_reads_what_tf_wrote_now(tmp_path):
     for n, v in ROUND_TRIP.items():
         _assert_same(fr.train.load_variable(path, n), v, n)
     _assert_same(fr.train.load_variable(path, "big"), big, "big")
+
+
+def _forged_huge_part(table):
+    """The fixture's [4, 3] "part" declared [2**40, 3], its one remaining slice 2x3."""
+    out = []
+    for k, v in table:
+        if k == b"part":
+            e = BundleEntryProto.FromString(v)
+            e.shape.dim[0].size = 2**40
+            del e.slices[1]
+            v = e.SerializeToString()
+        elif k == tensor_bundle.slice_key("part", [(2, 2), (0, 3)]):
+            continue
+        out.append((k, v))
+    return out
+
+
+def test_sliced_tensor_declaring_more_than_its_slices_fails_before_allocating(tmp_path):
+    # 12 TiB declared, 24 bytes saved: DataLossError, in a child whose address space
+    # could not hold the declared tensor (load_variable allocated it first).
+    prefix = _copy_fixture(tmp_path, _forged_huge_part)
+    out = run_capped(
+        """
+        import flowrt as fr
+        try:
+            fr.train.load_variable(%r, "part")
+        except fr.errors.DataLossError as e:
+            print(e.message)
+        """
+        % prefix
+    )
+    assert "tensor part: its slices do not cover it exactly" in out
+
+
+def _index_of(tmp_path, table_bytes):
+    """A checkpoint prefix whose .index is ``table_bytes`` (its data file empty)."""
+    prefix = str(tmp_path / "forged")
+    (tmp_path / "forged.index").write_bytes(table_bytes)
+    (tmp_path / "forged.data-00000-of-00001").write_bytes(b"")
+    return prefix
+
+
+def _forged_table(data_contents, handles_of):
+    """A table of one data block of ``data_contents`` (entries, restarts and count),
+    whose index holds ``handles_of(handle)``: ``(key, handle)`` pairs."""
+    out = bytearray()
+
+    def put(contents):
+        contents += b"\0"
+        handle = sstable.varint(len(out)) + sstable.varint(len(contents) - 1)
+        out.extend(contents + struct.pack("<I", masked_crc32c(contents)))
+        return handle
+
+    index = sstable._BlockBuilder(1)
+    for key, handle in handles_of(put(data_contents)):
+        index.add(key, handle)
+    footer = put(sstable._BlockBuilder(16).finish()) + put(index.finish())
+    footer += b"\0" * (40 - len(footer)) + struct.pack("<Q", sstable._MAGIC)
+    return bytes(out + footer)
+
+
+def test_index_whose_keys_grow_quadratically_is_data_loss(tmp_path):
+    # 50,000 keys "a", "aa", ...: each entry shares all but one byte with the one
+    # before, so 200 KB of file declare 1.25 GB of keys (+2.5 GB before this check).
+    entry = [b"\0\1\0a"] + [sstable.varint(n) + b"\1\0a" for n in range(1, 50_000)]
+    block = b"".join(entry) + struct.pack("<II", 0, 1)
+    table = _forged_table(block, lambda h: [(b"b", h)])
+    out = run_capped(
+        """
+        import flowrt as fr
+        try:
+            fr.train.load_variable(%r, "x")
+        except fr.errors.DataLossError as e:
+            print(e.message)
+        """
+        % _index_of(tmp_path, table)
+    )
+    assert "forged.index" in out and "keys add up to more than 64 times" in out
+
+
+def test_index_handles_pointing_back_at_one_block_are_data_loss(tmp_path):
+    # 2,000 index entries all pointing at one 30 KB data block: each would read it again.
+    data = sstable._BlockBuilder(16)
+    for i in range(300):
+        data.add(b"k%05d" % i, b"v" * 100)
+    table = _forged_table(data.finish(), lambda h: [(b"z%05d" % i, h) for i in range(2000)])
+    prefix = _index_of(tmp_path, table)
+    with pytest.raises(fr.errors.DataLossError, match="data block 1 .*overlaps the block before"):
+        fr.train.load_variable(prefix, "x")
+
+
+def test_huge_sparse_index_is_not_read_whole(tmp_path):
+    # An 8 GB sparse .index (zeros): only its footer is read, DataLossError at once.
+    prefix = _index_of(tmp_path, b"")
+    os.truncate(prefix + ".index", 8 << 30)
+    out = run_capped(
+        """
+        import flowrt as fr
+        try:
+            fr.train.load_variable(%r, "x")
+        except fr.errors.DataLossError as e:
+            print(e.message)
+        """
+        % prefix
+    )
+    assert "forged.index" in out and "bad magic number" in out
