@@ -208,6 +208,16 @@ def test_max_pool_gradient_goes_to_the_first_maximum_as_in_tf():
     np.testing.assert_array_equal(vg[0, :, :, 0], [[0, 11, 0], [100, 1000, 0], [0, 0, 0]])
 
 
+def test_max_pool_gradient_sums_overlapping_windows_in_tfs_order():
+    # Recorded from TF 2.21: x[1] is the maximum of the first three windows and gets
+    # (1 + 1e8) - 1e8 = 0 in float32, the outputs taken in order (the reverse gives 1).
+    x = fr.constant(np.array([0, 9, 0, 0], np.float32).reshape(1, 1, 4, 1))
+    y = fr.nn.max_pool(x, [1, 1, 3, 1], 1, "SAME")
+    g = np.array([1, 1e8, -1e8, 5], np.float32).reshape(1, 1, 4, 1)
+    (vg,) = _run(fr.gradients(y, x, grad_ys=fr.constant(g))[0])
+    np.testing.assert_array_equal(vg.ravel(), [0, 0, 5, 0])
+
+
 def test_avg_pool_same_averages_real_elements_only():
     x = fr.constant(np.arange(9, dtype=np.float32).reshape(1, 3, 3, 1))
     (v,) = _run(fr.nn.avg_pool(x, 2, 2, "SAME"))
