@@ -1,4 +1,4 @@
-"""Compiled loops of the sliding-window ops (convolution, pooling), NHWC.
+"""Compiled loops of the sliding-window ops (convolution, pooling, LRN), NHWC.
 
 Each loop covers the images ``[n0, n1)`` of a batch so that a kernel can hand
 disjoint slices of one batch to several threads (``_core/blas.run_blocks``); all run
@@ -13,15 +13,19 @@ position outside the input reads as zero (convolution) or is skipped (pooling).
   ``np.maximum``), and the routing of a gradient through the first tap equal to it in
   row-major order (TF's CPU routing of a max pool's gradient), found again from the
   forward op's input and output (``MaxPoolGrad`` has TF's inputs, not an argmax).
+* ``lrn`` / ``lrn_grad``: one pass per pixel over the depth axis with running window
+  sums in float64.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .._core.jit import compiled, warm_up
+from .._core.jit import compiled, inlined, warm_up
 
-__all__ = ["im2col", "col2im", "max_pool", "max_pool_route"]
+__all__ = ["im2col", "col2im", "max_pool", "max_pool_route", "lrn", "lrn_grad"]
 
 
 @compiled
@@ -145,6 +149,76 @@ def max_pool_route(x, y, src, n0, n1, kh, kw, sh, sw, pt, pl, low, dst, backward
                         break
 
 
+@inlined
+def _pow_neg(v, beta):
+    """``v ** -beta`` with the exponents LRN uses written as square roots."""
+    if beta == 0.75:
+        r = 1.0 / math.sqrt(v)
+        return r * math.sqrt(r)
+    if beta == 0.5:
+        return 1.0 / math.sqrt(v)
+    if beta == 1.0:
+        return 1.0 / v
+    return math.exp(-beta * math.log(v))
+
+
+@compiled
+def lrn(x, n0, n1, radius, bias, alpha, beta, out):
+    """``out = x * (bias + alpha * sum(x[..., d-r : d+r+1] ** 2)) ** -beta`` for the
+    pixels ``[n0, n1)`` of ``x`` seen as [pixels, depth]."""
+    depth = x.shape[1]
+    sq = np.empty(depth, np.float64)
+    for p in range(n0, n1):
+        for d in range(depth):
+            v = np.float64(x[p, d])
+            sq[d] = v * v
+        s = 0.0
+        for d in range(min(radius, depth)):
+            s += sq[d]
+        for d in range(depth):
+            if d + radius < depth:
+                s += sq[d + radius]
+            if d - radius - 1 >= 0:
+                s -= sq[d - radius - 1]
+            out[p, d] = x[p, d] * _pow_neg(bias + alpha * s, beta)
+
+
+@compiled
+def lrn_grad(g, x, n0, n1, radius, bias, alpha, beta, dx):
+    """LRN's gradient for the pixels ``[n0, n1)`` of ``[pixels, depth]`` arrays:
+    ``dx_j = g_j n_j^-beta - 2 alpha beta x_j sum_{i near j} g_i x_i n_i^(-beta-1)``
+    (the windows are symmetric, so the sum is a window sum at ``j``)."""
+    depth = x.shape[1]
+    sq = np.empty(depth, np.float64)
+    pw = np.empty(depth, np.float64)
+    t = np.empty(depth, np.float64)
+    for p in range(n0, n1):
+        for d in range(depth):
+            v = np.float64(x[p, d])
+            sq[d] = v * v
+        s = 0.0
+        for d in range(min(radius, depth)):
+            s += sq[d]
+        for d in range(depth):
+            if d + radius < depth:
+                s += sq[d + radius]
+            if d - radius - 1 >= 0:
+                s -= sq[d - radius - 1]
+            n = bias + alpha * s
+            pw[d] = _pow_neg(n, beta)
+            t[d] = np.float64(g[p, d]) * x[p, d] * pw[d] / n
+        s = 0.0
+        for d in range(min(radius, depth)):
+            s += t[d]
+        k = 2.0 * alpha * beta
+        for d in range(depth):
+            if d + radius < depth:
+                s += t[d + radius]
+            if d - radius - 1 >= 0:
+                s -= t[d - radius - 1]
+            dx[p, d] = g[p, d] * pw[d] - k * x[p, d] * s
+
+
 def _warm_job() -> None:
     for dt in (np.float32, np.float64):
         x = np.zeros((1, 2, 2, 1), dt)
@@ -155,6 +229,9 @@ def _warm_job() -> None:
         max_pool(x, 0, 1, 2, 2, 2, 2, 0, 0, dt(-np.inf), y)
         for backward in (True, False):
             max_pool_route(x, y, y, 0, 1, 2, 2, 2, 2, 0, 0, dt(-np.inf), x, backward)
+        p = x.reshape(4, 1)
+        lrn(p, 0, 4, 1, 1.0, 1.0, 0.75, p)
+        lrn_grad(p, p, 0, 4, 1, 1.0, 1.0, 0.75, p.copy())
 
 
 def warm() -> None:
