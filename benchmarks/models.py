@@ -136,9 +136,115 @@ def word2vec_nce(m) -> Model:
     return Model(feed, loss, [train, loss], 3 * f, f)
 
 
+def _batch_norm(m, h, name):
+    """Training-mode batch norm as DCGAN writes it (``fused_batch_norm``)."""
+    c = h.shape.as_list()[-1]
+    gamma = m.Variable(np.ones(c, np.float32), name=name + "_gamma")
+    beta = m.Variable(np.zeros(c, np.float32), name=name + "_beta")
+    return m.nn.fused_batch_norm(h, gamma, beta, is_training=True)[0]
+
+
+def dcgan(m) -> Model:
+    """A DCGAN step on 32x32x3 images, batch 64: generator z[100] -> dense 4x4x256 ->
+    conv2d_transpose 5x5/2 to 8x8x128, 16x16x64, 32x32x3 (batch norm + relu, tanh);
+    discriminator conv 5x5/2 3->64->128->256 (batch norm + leaky relu) -> dense 1;
+    sigmoid cross entropies, Adam 2e-4 on each network (both updates in one step)."""
+    rng = np.random.default_rng(0)
+    n = 64
+    z = m.placeholder(m.float32, [n, 100])
+    real = m.placeholder(m.float32, [n, 32, 32, 3])
+    w0 = _var(m, rng, (100, 4 * 4 * 256), 0.02)
+    gen_f = [_var(m, rng, (5, 5, o, i), 0.02) for i, o in ((256, 128), (128, 64), (64, 3))]
+    h = m.nn.relu(_batch_norm(m, m.reshape(m.matmul(z, w0), [n, 4, 4, 256]), "g0"))
+    for k, f in enumerate(gen_f):
+        size = 8 << k
+        h = m.nn.conv2d_transpose(h, f, [n, size, size, f.shape.as_list()[2]], [1, 2, 2, 1], "SAME")
+        h = m.tanh(h) if k == 2 else m.nn.relu(_batch_norm(m, h, "g%d" % (k + 1)))
+    fake = h
+    dis_f = [_var(m, rng, (5, 5, i, o), 0.02) for i, o in ((3, 64), (64, 128), (128, 256))]
+    w_out = _var(m, rng, (4 * 4 * 256, 1), 0.02)
+
+    def discriminate(x, reuse):
+        h = x
+        for k, f in enumerate(dis_f):
+            h = m.nn.conv2d(h, f, [1, 2, 2, 1], "SAME")
+            if k:
+                h = _batch_norm(m, h, "d%d%s" % (k, reuse))
+            h = m.nn.leaky_relu(h, 0.2)
+        return m.matmul(m.reshape(h, [n, -1]), w_out)
+
+    xent = m.nn.sigmoid_cross_entropy_with_logits
+    d_real, d_fake = discriminate(real, "r"), discriminate(fake, "f")
+    d_loss = m.reduce_mean(xent(labels=m.ones_like(d_real), logits=d_real)) + m.reduce_mean(
+        xent(labels=m.zeros_like(d_fake), logits=d_fake)
+    )
+    g_loss = m.reduce_mean(xent(labels=m.ones_like(d_fake), logits=d_fake))
+    d_vars = dis_f + [w_out]
+    g_vars = [w0] + gen_f
+    train = [
+        m.train.AdamOptimizer(2e-4, beta1=0.5).minimize(d_loss, var_list=d_vars),
+        m.train.AdamOptimizer(2e-4, beta1=0.5).minimize(g_loss, var_list=g_vars),
+        d_loss,
+    ]
+    gen = sum(
+        _conv_flops(n, 4 << k, 4 << k, 5, 5, o, i)
+        for k, (i, o) in enumerate(((256, 128), (128, 64), (64, 3)))
+    )
+    dis = sum(
+        _conv_flops(n, 32 >> (k + 1), 32 >> (k + 1), 5, 5, i, o)
+        for k, (i, o) in enumerate(((3, 64), (64, 128), (128, 256)))
+    )
+    fwd = gen + 2 * dis
+    feed = {
+        z: rng.uniform(-1, 1, (n, 100)).astype(np.float32),
+        real: rng.uniform(-1, 1, (n, 32, 32, 3)).astype(np.float32),
+    }
+    return Model(feed, d_loss, train, 3 * fwd, fwd)
+
+
+def lstm(m) -> Model:
+    """A 2-layer LSTM language model: 128 units, 50 steps, batch 32, vocabulary 60,
+    Adam. The cell is BasicLSTMCell's arithmetic written out and unrolled (one matmul
+    of [x, h] per layer and step, gates i, j, f, o, forget bias 1): TF 2.21's
+    compat.v1 ``BasicLSTMCell`` needs Keras 2, which its wheel does not bring."""
+    rng = np.random.default_rng(0)
+    n, steps, units, vocab = 32, 50, 128, 60
+    x = m.placeholder(m.int32, [n, steps])
+    y = m.placeholder(m.int32, [n, steps])
+    emb = _var(m, rng, (vocab, units), 0.1)
+    ws = [_var(m, rng, (2 * units, 4 * units), 0.05) for _ in range(2)]
+    bs = [m.Variable(np.zeros(4 * units, np.float32)) for _ in range(2)]
+    w_out, b_out = _var(m, rng, (units, vocab), 0.05), m.Variable(np.zeros(vocab, np.float32))
+    inputs = m.unstack(m.nn.embedding_lookup(emb, x), axis=1)
+    state = [(m.zeros([n, units]), m.zeros([n, units])) for _ in range(2)]
+    outs = []
+    for t in range(steps):
+        h_in = inputs[t]
+        for layer in range(2):
+            c, h = state[layer]
+            gates = m.matmul(m.concat([h_in, h], 1), ws[layer]) + bs[layer]
+            i, j, f, o = m.split(gates, 4, axis=1)
+            c = c * m.sigmoid(f + 1.0) + m.sigmoid(i) * m.tanh(j)
+            h = m.tanh(c) * m.sigmoid(o)
+            state[layer] = (c, h)
+            h_in = h
+        outs.append(h_in)
+    logits = m.matmul(m.reshape(m.stack(outs, 1), [-1, units]), w_out) + b_out
+    loss = m.reduce_mean(
+        m.nn.sparse_softmax_cross_entropy_with_logits(labels=m.reshape(y, [-1]), logits=logits)
+    )
+    train = m.train.AdamOptimizer(2e-3).minimize(loss)
+    ids = rng.integers(0, vocab, (n, steps + 1))
+    feed = {x: ids[:, :-1].astype(np.int32), y: ids[:, 1:].astype(np.int32)}
+    fwd = 2.0 * steps * 2 * n * 2 * units * 4 * units + 2.0 * n * steps * units * vocab
+    return Model(feed, loss, [train, loss], 3 * fwd, fwd)
+
+
 MODELS: dict[str, Callable[[Any], Model]] = {
     "cifar10": cifar10,
     "mnist_deep": mnist_deep,
+    "dcgan": dcgan,
+    "lstm": lstm,
     "word2vec_nce": word2vec_nce,
 }
 
