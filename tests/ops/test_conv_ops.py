@@ -360,3 +360,16 @@ def test_conv1d_is_tfs_expand_conv2d_squeeze():
     a, b = _run(y, z)
     np.testing.assert_allclose(a, _naive_conv(x[:, None], f[None], (1, 2), "SAME")[:, 0])
     np.testing.assert_allclose(b, _naive_conv(x[:, None], f[None], (1, 1), "VALID", (1, 2))[:, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_lrn_in_single_and_half_precision_matches_its_definition(dtype):
+    # The windows reach past the depth (radius 4 > depth 3) at both ends; float32 and
+    # float16 are computed in float64 and rounded once, so the tolerance is the dtype's.
+    x = _r.standard_normal((2, 3, 2, 3)).astype(dtype)
+    y = fr.nn.lrn(fr.constant(x), depth_radius=4, bias=1.0, alpha=0.5, beta=0.75)
+    (v,) = _run(y)
+    x64 = x.astype(np.float64)
+    ref = x64 / (1.0 + 0.5 * (x64**2).sum(-1, keepdims=True)) ** 0.75
+    assert v.dtype == dtype
+    np.testing.assert_allclose(v, ref, rtol=2 * np.finfo(dtype).eps, atol=0)
