@@ -18,10 +18,13 @@ other can turn a 1 ms matmul into a second, and ``--threads 1`` gives steadier f
 
 from __future__ import annotations
 
+import os
 import sys
 import timeit
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import flowrt as fr
 

@@ -5,11 +5,15 @@ each (infer, kernel, gradient), with TF's gradient wiring: the gradient of each 
 three is written with the other two, so second-order gradients and ``RegisterGradient``
 overrides work as in TF1.
 
-``Conv2D`` and ``Conv2DBackpropFilter`` are im2col + one matmul: the padded input is
-viewed as windows with ``as_strided`` (no copy), the view is copied once into a
-``[N*OH*OW, KH*KW*C]`` matrix and multiplied with the filter (or the output gradient).
-``Conv2DBackpropInput`` does one matmul per filter tap and adds each product into the
-input positions that tap read (``benchmarks/conv.py`` measures them against TF).
+The three kernels share one scheme: the batch is cut into blocks of whole images
+(``_Blocks``) whose patch matrix ``[rows, KH*KW*C]`` (``window_kernels.im2col``, padding
+read as zeros, never copied) is about a megabyte, so it is still in cache when one
+sgemm uses it: ``Conv2D`` multiplies it by the filter, ``Conv2DBackpropFilter`` adds
+its transpose times the output gradient, ``Conv2DBackpropInput`` multiplies the output
+gradient by the filter's transpose and adds the result back where the patches were read
+(``window_kernels.col2im``). The blocks run on the kernel threads
+(``blas.run_blocks``); ``benchmarks/models.py`` and ``benchmarks/conv.py`` measure them
+against TF, ``docs/kernels.md`` has the figures.
 
 The window geometry (``window_geometry``) and the padded views are shared with the
 pooling ops (``pool_ops``).
@@ -17,6 +21,7 @@ pooling ops (``pool_ops``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -24,10 +29,11 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import dtypes as _dt
+from .._core import blas
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from . import array_ops
+from . import array_ops, window_kernels
 from .common import check_dtype, in_graph_of, int_list, make, shape_str
 
 if TYPE_CHECKING:
@@ -264,21 +270,73 @@ def _compute_dtype(dt):
     return np.float32 if dt == np.float16 else dt
 
 
-def _im2col(op, x, kh, kw):
-    geo = geometry(x.shape[1], x.shape[2], op, kh, kw)
-    a = op.attrs
-    xp = pad_hw(x.astype(_compute_dtype(x.dtype), copy=False), geo)
-    cols = windows(xp, geo, kh, kw, a["strides"], a.get("dilations", [1, 1, 1, 1]))
-    n, oh, ow = cols.shape[:3]
-    return cols.reshape(n * oh * ow, kh * kw * x.shape[3]), geo
+class _Blocks:
+    """A convolution's batch cut into blocks of whole images, each block's patch
+    matrix (``window_kernels.im2col``) about ``_BLOCK_BYTES``: it stays in the L2 cache
+    between being written and being multiplied, and the blocks are what
+    ``blas.run_blocks`` hands to threads. ``args`` are the window arguments of
+    ``im2col``/``col2im`` after the image range."""
+
+    def __init__(self, op, n, h, w, c, kh, kw, dtype):
+        a = op.attrs
+        s, d = a["strides"], a.get("dilations", [1, 1, 1, 1])
+        self.geo = geo = geometry(h, w, op, kh, kw)
+        (oh, pt, _), (ow, pl, _) = geo
+        self.args = (kh, kw, s[1], s[2], d[1], d[2], pt, pl, oh, ow)
+        self.n, self.pixels, self.depth = n, oh * ow, kh * kw * c
+        self.dtype = np.dtype(dtype)
+        per_image = max(1, self.pixels * self.depth * self.dtype.itemsize)
+        per_block = max(1, min(_BLOCK_BYTES // per_image, -(-n // blas.kernel_threads())))
+        self.bounds = list(range(0, n, per_block)) + [n]
+        # a 1x1 window of stride 1 without padding reads the input as it is
+        self.identity = self.args == (1, 1, 1, 1, 1, 1, 0, 0, h, w)
+
+    def __len__(self):
+        return len(self.bounds) - 1
+
+    def rows(self, i):
+        n0, n1 = self.bounds[i], self.bounds[i + 1]
+        return n0, n1, (n1 - n0) * self.pixels
+
+    def cols(self, x, i):
+        """Block ``i``'s patch matrix of ``x`` (in this thread's scratch buffer)."""
+        n0, n1, rows = self.rows(i)
+        if self.identity:
+            return x[n0:n1].reshape(rows, self.depth)
+        buf = _scratch(rows, self.depth, self.dtype)
+        window_kernels.im2col(x, n0, n1, *self.args, buf)
+        return buf
+
+
+_BLOCK_BYTES = 1 << 20
+_local = threading.local()
+
+
+def _scratch(rows, cols, dtype):
+    """A ``[rows, cols]`` buffer of this thread's, reused by its next block: a fresh
+    megabyte-sized array per block would be mapped and faulted in each time."""
+    need = rows * cols
+    buf = getattr(_local, "buf", None)
+    if buf is None or buf.size < need or buf.dtype != dtype:
+        buf = _local.buf = np.empty(max(need, 1), dtype)
+    return buf[:need].reshape(rows, cols)
 
 
 def _conv_kernel(ctx, op, x, f):
     _check_run(op, x, f)
-    kh, kw, _, o = f.shape
-    cols, geo = _im2col(op, x, kh, kw)
-    out = cols @ f.astype(cols.dtype, copy=False).reshape(-1, o)
-    return (out.reshape(x.shape[0], geo[0][0], geo[1][0], o).astype(x.dtype, copy=False),)
+    kh, kw, c, o = f.shape
+    dt = _compute_dtype(x.dtype)
+    xc = np.ascontiguousarray(x, dt)
+    f2 = np.ascontiguousarray(f, dt).reshape(-1, o)
+    blocks = _Blocks(op, *x.shape, kh, kw, dt)
+    out = np.empty((x.shape[0], blocks.geo[0][0], blocks.geo[1][0], o), dt)
+
+    def block(i):
+        n0, n1, rows = blocks.rows(i)
+        np.matmul(blocks.cols(xc, i), f2, out=out[n0:n1].reshape(rows, o))
+
+    blas.run_blocks(len(blocks), block)
+    return (out.astype(x.dtype, copy=False),)
 
 
 def _sizes(t, what):
@@ -323,26 +381,31 @@ def _backprop_input_kernel(ctx, op, sizes, f, g):
             "input_sizes %s, filter %s and out_backprop %s do not match"
             % (list(sizes), list(f.shape), list(g.shape))
         )
-    a = op.attrs
     geo = geometry(h, w, op, kh, kw)
+    out_dtype = g.dtype
     if g.shape[:3] != (n, geo[0][0], geo[1][0]):
         raise ValueError(
             "out_backprop has shape %s, expected [%d, %d, %d, %d] for "
             "input_sizes %s" % (list(g.shape), n, geo[0][0], geo[1][0], o, list(sizes))
         )
     dt = _compute_dtype(g.dtype)
-    g2 = g.astype(dt, copy=False).reshape(-1, o)
-    f = f.astype(dt, copy=False)
-    dxp = np.zeros((n, h + geo[0][1] + geo[0][2], w + geo[1][1] + geo[1][2], c), dt)
-    s, d = a["strides"], a.get("dilations", [1, 1, 1, 1])
-    # One [N*OH*OW, O] x [O, C] product per tap, added where that tap read the input:
-    # measured faster than one product into a [N*OH*OW, KH*KW*C] buffer scattered
-    # afterwards (the buffer is large and its per-tap slices are strided).
-    shape = (n, geo[0][0], geo[1][0], c)
-    for i in range(kh):
-        for j in range(kw):
-            dxp[tap_slice(i, j, geo, s, d)] += (g2 @ f[i, j].T).reshape(shape)
-    return (np.ascontiguousarray(crop(dxp, geo, h, w)).astype(g.dtype, copy=False),)
+    g = np.ascontiguousarray(g, dt)
+    f2 = np.ascontiguousarray(f, dt).reshape(-1, o)
+    blocks = _Blocks(op, n, h, w, c, kh, kw, dt)
+    dx = np.empty((n, h, w, c), dt)
+
+    def block(i):
+        # the patch-matrix gradient of the block, added back where its patches were read
+        n0, n1, rows = blocks.rows(i)
+        g2 = g[n0:n1].reshape(rows, o)
+        if blocks.identity:
+            np.matmul(g2, f2.T, out=dx[n0:n1].reshape(rows, c))
+            return
+        dcols = np.matmul(g2, f2.T, out=_scratch(rows, blocks.depth, dt))
+        window_kernels.col2im(dcols, n0, n1, *blocks.args, dx)
+
+    blas.run_blocks(len(blocks), block)
+    return (dx.astype(out_dtype, copy=False),)
 
 
 def _backprop_filter_infer(op):
@@ -374,14 +437,30 @@ def _backprop_filter_kernel(ctx, op, x, sizes, g):
             "input %s, filter_sizes %s and out_backprop %s do not match"
             % (list(x.shape), list(sizes), list(g.shape))
         )
-    cols, geo = _im2col(op, x, kh, kw)
+    dt = _compute_dtype(x.dtype)
+    blocks = _Blocks(op, *x.shape, kh, kw, dt)
+    geo = blocks.geo
     if g.shape[:3] != (x.shape[0], geo[0][0], geo[1][0]):
         raise ValueError(
             "out_backprop has shape %s, expected [%d, %d, %d, %d]"
             % (list(g.shape), x.shape[0], geo[0][0], geo[1][0], o)
         )
-    df = cols.T @ g.astype(cols.dtype, copy=False).reshape(-1, o)
-    return (df.reshape(kh, kw, c, o).astype(x.dtype, copy=False),)
+    xc = np.ascontiguousarray(x, dt)
+    gc = np.ascontiguousarray(g, dt)
+    partial: dict = {}  # per thread: the sum of its blocks' products
+
+    def block(i):
+        n0, n1, rows = blocks.rows(i)
+        prod = blocks.cols(xc, i).T @ gc[n0:n1].reshape(rows, o)
+        acc = partial.get(threading.get_ident())
+        if acc is None:
+            partial[threading.get_ident()] = prod
+        else:
+            acc += prod
+
+    blas.run_blocks(len(blocks), block)
+    df = sum(partial.values()) if partial else np.zeros((kh * kw * c, o), dt)
+    return (np.asarray(df).reshape(kh, kw, c, o).astype(x.dtype, copy=False),)
 
 
 def _attrs_of(op):
@@ -459,6 +538,7 @@ register_op(
 
 
 def _conv_attrs(strides, padding, data_format, dilations, fn, op_type):
+    window_kernels.warm()
     check_format(data_format, fn)
     pad, explicit = check_padding(padding, op_type, explicit_ok=True)
     return {

@@ -2,8 +2,10 @@
 ``LRNGrad``, as in TF (the CIFAR-10 tutorial's normalization).
 
 ``sqr_sum[..., d] = sum(input[..., d - r : d + r + 1] ** 2)`` over the last axis and
-``output = input / (bias + alpha * sqr_sum) ** beta``. Window sums are differences of
-a float64 running sum, so each costs O(depth) whatever the radius.
+``output = input / (bias + alpha * sqr_sum) ** beta``. Both kernels are one compiled
+pass per pixel (``window_kernels.lrn``/``lrn_grad``): window sums are running sums in
+float64, so each costs O(depth) whatever the radius; the pixels are split among the
+kernel threads (``blas.run_blocks``).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import dtypes as _dt
+from .._core import blas
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
+from . import window_kernels
 from .common import check_dtype, make, shape_str
 
 if TYPE_CHECKING:
@@ -25,18 +29,21 @@ __all__ = ["lrn", "local_response_normalization"]
 _LRN_DTYPES = (_dt.float16, _dt.float32, _dt.float64)
 
 
-def _window_sum(v, r):
-    """``sum(v[..., d - r : d + r + 1])`` for every ``d`` of the last axis, in float64."""
-    depth = v.shape[-1]
-    cs = np.zeros(v.shape[:-1] + (depth + 1,), np.float64)
-    np.cumsum(v, axis=-1, dtype=np.float64, out=cs[..., 1:])
-    d = np.arange(depth)
-    return cs[..., np.minimum(d + r + 1, depth)] - cs[..., np.maximum(d - r, 0)]
-
-
-def _norm(op, x):
+def _run(kernel, op, arrays, like):
+    """``kernel`` over the pixels of ``arrays`` (viewed as [pixels, depth], float16
+    widened to float32) into a new array shaped as ``like``, in blocks per thread."""
+    flat = [
+        np.ascontiguousarray(v, np.float32 if v.dtype == np.float16 else v.dtype) for v in arrays
+    ]
+    flat = [v.reshape(-1, v.shape[-1]) if v.size else v.reshape(0, 1) for v in flat]
+    out = np.empty(flat[0].shape, flat[0].dtype)
     a = op.attrs
-    return a["bias"] + a["alpha"] * _window_sum(np.square(x, dtype=np.float64), a["depth_radius"])
+    attrs = (a["depth_radius"], a["bias"], a["alpha"], a["beta"], out)
+    pixels = out.shape[0]
+    per = max(1, -(-pixels // blas.kernel_threads()))
+    bounds = list(range(0, pixels, per)) + [pixels]
+    blas.run_blocks(len(bounds) - 1, lambda i: kernel(*flat, bounds[i], bounds[i + 1], *attrs))
+    return out.reshape(like.shape).astype(like.dtype, copy=False)
 
 
 def _lrn_infer(op):
@@ -53,7 +60,7 @@ def _lrn_infer(op):
 def _lrn_kernel(ctx, op, x):
     if x.ndim != 4:
         raise ValueError("input must be 4-dimensional, got shape %s" % list(x.shape))
-    return ((x * _norm(op, x) ** -op.attrs["beta"]).astype(x.dtype, copy=False),)
+    return (_run(window_kernels.lrn, op, [x], x),)
 
 
 def _lrn_grad_infer(op):
@@ -79,15 +86,7 @@ def _lrn_grad_kernel(ctx, op, g, x, y):
             "input_grads, input_image and output_image must have one shape, "
             "got %s, %s and %s" % (list(g.shape), list(x.shape), list(y.shape))
         )
-    a = op.attrs
-    n = _norm(op, x)
-    beta = a["beta"]
-    # d out_i / d x_j = [i == j] n_i^-beta - 2 alpha beta x_i x_j n_i^(-beta - 1) over the
-    # window; the windows are symmetric, so the second term is a window sum at j.
-    g64 = g.astype(np.float64)
-    inner = _window_sum(g64 * x * n ** (-beta - 1), a["depth_radius"])
-    dx = g64 * n**-beta - 2.0 * a["alpha"] * beta * x * inner
-    return (dx.astype(g.dtype, copy=False),)
+    return (_run(window_kernels.lrn_grad, op, [g, x], g),)
 
 
 def _lrn_attrs(op):
@@ -124,6 +123,7 @@ def lrn(
 
     Note (flowrt): float64 is accepted too (TF: float16/bfloat16/float32).
     """
+    window_kernels.warm()
     if int(depth_radius) < 0:
         raise ValueError("depth_radius must be non-negative, got %d" % depth_radius)
     x = convert_to_tensor(input, name="input")

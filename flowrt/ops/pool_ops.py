@@ -3,10 +3,13 @@
 ``MaxPool`` -> ``MaxPoolGrad`` -> ``MaxPoolGradGrad`` and ``AvgPool`` <-> ``AvgPoolGrad``
 are wired as TF wires them, so second-order gradients and ``RegisterGradient`` work.
 
-The kernels loop over the (few) window taps with whole-array numpy operations: a max or
-a sum of ``KH*KW`` strided views beats reducing a 6-D window view. A max pool routes
-each output's gradient to the first maximal element of its window in row-major order,
-as TF's CPU kernel does; SAME padding never wins a max, and the average excludes it.
+Max pooling and its gradients are compiled loops over the windows
+(``window_kernels``), the batch split among the kernel threads: a max pool routes each
+output's gradient to the first maximal element of its window in row-major order, found
+again from the forward op's input and output, and sums the gradients an input element
+gets in output order, as TF's CPU kernel does; SAME padding never wins a max. The
+average pools loop over the (few) window taps with whole-array numpy operations; the
+average excludes the padding.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import dtypes as _dt
+from .._core import blas
 from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from .._core.shape import TensorShape, unknown_shape
-from . import array_ops
+from . import array_ops, window_kernels
 from .common import check_dtype, int_list, make, op_scope, shape_str
 from .conv_ops import (
     check_attrs,
@@ -97,40 +101,60 @@ def _taps(op):
 # --------------------------------------------------------------------------------------
 
 
-def _max_pool_np(op, x):
-    geo = _geo(op, x)
-    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    xp = pad_hw(x, geo, low)
-    s = op.attrs["strides"]
-    out = None
-    for i, j in _taps(op):
-        v = xp[tap_slice(i, j, geo, s, _ONES)]
-        out = v.copy() if out is None else np.maximum(out, v, out=out)
-    return out, xp, geo
+def _low(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _window_args(op, geo):
+    k, s = op.attrs["ksize"], op.attrs["strides"]
+    (_, pt, _), (_, pl, _) = geo
+    return k[1], k[2], s[1], s[2], pt, pl
+
+
+def _exact(x):
+    """``x`` as the compiled loops take it: C-ordered, float16 widened to float32 (a
+    maximum and its comparisons are exact either way)."""
+    return np.ascontiguousarray(x, np.float32 if x.dtype == np.float16 else x.dtype)
 
 
 def _max_pool_kernel(ctx, op, x):
-    return (_max_pool_np(op, x)[0],)
+    geo = _geo(op, x)
+    xc = _exact(x)
+    out = np.empty((x.shape[0], geo[0][0], geo[1][0], x.shape[3]), xc.dtype)
+    args = _window_args(op, geo) + (_low(xc.dtype), out)
+    blas.run_blocks(
+        *_image_blocks(x.shape[0], lambda n0, n1: window_kernels.max_pool(xc, n0, n1, *args))
+    )
+    return (out.astype(x.dtype, copy=False),)
 
 
-def _argmax_masks(op, x, y, geo):
-    """Yields ``(slice, mask)`` per tap: where this tap is its window's first maximum."""
-    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    xp = pad_hw(x, geo, low)
-    s = op.attrs["strides"]
-    taken = np.zeros(y.shape, bool)
-    for i, j in _taps(op):
-        sl = tap_slice(i, j, geo, s, _ONES)
-        m = xp[sl] == y
-        m &= ~taken
-        taken |= m
-        yield sl, m
+def _image_blocks(n, fn):
+    """``(count, block)`` for ``blas.run_blocks``: the batch in one block per thread."""
+    per = max(1, -(-n // blas.kernel_threads()))
+    bounds = list(range(0, n, per)) + [n]
+    return len(bounds) - 1, lambda i: fn(bounds[i], bounds[i + 1])
 
 
-def _padded_zeros(x, geo, dtype):
-    (_, pt, pb), (_, pl, pr) = geo
-    n, h, w, c = x.shape
-    return np.zeros((n, h + pt + pb, w + pl + pr, c), dtype)
+def _route(op, x, y, src, dst_shape, backward):
+    """``window_kernels.max_pool_route`` over the batch: a max pool's gradient
+    (``backward``) or that gradient's gradient, in ``src``'s dtype."""
+    geo = _geo(op, x)
+    want = (x.shape[0], geo[0][0], geo[1][0], x.shape[3])
+    if y.shape != want:
+        raise ValueError(
+            "orig_output has shape %s, expected %s for orig_input %s"
+            % (list(y.shape), list(want), list(x.shape))
+        )
+    xc = _exact(x)
+    yc, sc = np.ascontiguousarray(y, xc.dtype), _exact(src)
+    dst = np.empty(dst_shape, sc.dtype)
+    args = _window_args(op, geo) + (_low(xc.dtype), dst, backward)
+    blas.run_blocks(
+        *_image_blocks(
+            x.shape[0], lambda n0, n1: window_kernels.max_pool_route(xc, yc, sc, n0, n1, *args)
+        )
+    )
+    return dst.astype(src.dtype, copy=False)
 
 
 def _max_pool_grad_kernel(ctx, op, x, y, g):
@@ -139,11 +163,7 @@ def _max_pool_grad_kernel(ctx, op, x, y, g):
             "orig_output and grad must have the same shape, got %s and %s"
             % (list(y.shape), list(g.shape))
         )
-    geo = _geo(op, x)
-    dxp = _padded_zeros(x, geo, g.dtype)
-    for sl, m in _argmax_masks(op, x, y, geo):
-        dxp[sl] += np.where(m, g, 0)
-    return (np.ascontiguousarray(crop(dxp, geo, x.shape[1], x.shape[2])),)
+    return (_route(op, x, y, g, x.shape, True),)
 
 
 def _max_pool_grad_grad_kernel(ctx, op, x, y, gg):
@@ -153,12 +173,7 @@ def _max_pool_grad_grad_kernel(ctx, op, x, y, gg):
             "grad must have the shape of orig_input, got %s and %s"
             % (list(gg.shape), list(x.shape))
         )
-    geo = _geo(op, x)
-    ggp = pad_hw(gg, geo)
-    out = np.zeros(y.shape, gg.dtype)
-    for sl, m in _argmax_masks(op, x, y, geo):
-        np.copyto(out, ggp[sl], where=m)
-    return (out,)
+    return (_route(op, x, y, gg, y.shape, False),)
 
 
 def _pool_grad_infer(op, grad_like_input=False):
@@ -321,6 +336,7 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name, input, fn)
     v = value if value is not None else input
     if v is None:
         raise ValueError("%s: `value` is required" % fn)
+    window_kernels.warm()
     check_format(data_format, fn)
     pad, _ = check_padding(padding, op_type)
     attrs = {

@@ -46,3 +46,29 @@ def test_an_environment_setting_is_left_alone_when_the_config_says_zero(
     fr.Session().close()
     assert set(_blas_threads()) == {2}
     monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+
+
+def test_kernel_blocks_run_once_each_on_the_kernel_threads(restore_default):
+    # The default config: BLAS gets one thread, the blocks every core of the process.
+    fr.Session().close()
+    assert blas.kernel_threads() == len(os.sched_getaffinity(0))
+    fr.Session(config=fr.ConfigProto(intra_op_parallelism_threads=1)).close()
+    assert blas.kernel_threads() == 1
+    fr.Session().close()
+    done: list[int] = []
+    blas.run_blocks(50, done.append)
+    assert sorted(done) == list(range(50))
+
+
+def test_a_failing_block_raises_after_the_others_ended(restore_default):
+    fr.Session().close()
+    done: list[int] = []
+
+    def block(i):
+        if i == 3:
+            raise ValueError("block 3")
+        done.append(i)
+
+    with pytest.raises(ValueError, match="^block 3$"):
+        blas.run_blocks(8, block)
+    assert 3 not in done

@@ -72,6 +72,8 @@ SPECS = [
     GradSpec("Conv2D", _conv("VALID", strides=2), [X, F], id="Conv2D-VALID-stride2"),
     GradSpec("Conv2D", _conv("SAME", strides=[1, 2, 3, 1]), [X, F], id="Conv2D-SAME-2x3"),
     GradSpec("Conv2D", _conv("SAME", dilations=2), [X, F], id="Conv2D-dilated"),
+    # a 1x1 window of stride 1 without padding: the input is its own patch matrix
+    GradSpec("Conv2D", _conv("VALID"), [X, F[:1, :1]], id="Conv2D-1x1"),
     GradSpec(
         "Conv2D", _conv([[0, 0], [1, 2], [0, 1], [0, 0]]), [X, F], id="Conv2D-explicit-padding"
     ),

@@ -208,6 +208,16 @@ def test_max_pool_gradient_goes_to_the_first_maximum_as_in_tf():
     np.testing.assert_array_equal(vg[0, :, :, 0], [[0, 11, 0], [100, 1000, 0], [0, 0, 0]])
 
 
+def test_max_pool_gradient_sums_overlapping_windows_in_tfs_order():
+    # Recorded from TF 2.21: x[1] is the maximum of the first three windows and gets
+    # (1 + 1e8) - 1e8 = 0 in float32, the outputs taken in order (the reverse gives 1).
+    x = fr.constant(np.array([0, 9, 0, 0], np.float32).reshape(1, 1, 4, 1))
+    y = fr.nn.max_pool(x, [1, 1, 3, 1], 1, "SAME")
+    g = np.array([1, 1e8, -1e8, 5], np.float32).reshape(1, 1, 4, 1)
+    (vg,) = _run(fr.gradients(y, x, grad_ys=fr.constant(g))[0])
+    np.testing.assert_array_equal(vg.ravel(), [0, 0, 5, 0])
+
+
 def test_avg_pool_same_averages_real_elements_only():
     x = fr.constant(np.arange(9, dtype=np.float32).reshape(1, 3, 3, 1))
     (v,) = _run(fr.nn.avg_pool(x, 2, 2, "SAME"))
@@ -350,3 +360,16 @@ def test_conv1d_is_tfs_expand_conv2d_squeeze():
     a, b = _run(y, z)
     np.testing.assert_allclose(a, _naive_conv(x[:, None], f[None], (1, 2), "SAME")[:, 0])
     np.testing.assert_allclose(b, _naive_conv(x[:, None], f[None], (1, 1), "VALID", (1, 2))[:, 0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_lrn_in_single_and_half_precision_matches_its_definition(dtype):
+    # The windows reach past the depth (radius 4 > depth 3) at both ends; float32 and
+    # float16 are computed in float64 and rounded once, so the tolerance is the dtype's.
+    x = _r.standard_normal((2, 3, 2, 3)).astype(dtype)
+    y = fr.nn.lrn(fr.constant(x), depth_radius=4, bias=1.0, alpha=0.5, beta=0.75)
+    (v,) = _run(y)
+    x64 = x.astype(np.float64)
+    ref = x64 / (1.0 + 0.5 * (x64**2).sum(-1, keepdims=True)) ** 0.75
+    assert v.dtype == dtype
+    np.testing.assert_allclose(v, ref, rtol=2 * np.finfo(dtype).eps, atol=0)
