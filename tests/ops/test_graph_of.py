@@ -34,6 +34,8 @@ MODULES = [
     "flowrt.ops.clip_ops",
     "flowrt.ops.sparse_ops",
     "flowrt.ops.parsing_ops",
+    "flowrt.ops.decode_raw_ops",
+    "flowrt.ops.sequence_example_ops",
     "flowrt.ops.string_ops",
     "flowrt.ops.text_ops",
     "flowrt.ops.hash_bucket_ops",
@@ -94,6 +96,10 @@ NOT_WRAPPERS = {
     "metrics_impl.metric_variable": "no tensor input: a variable of the default graph",
     "lookup_ops.tables_initializer": "reads the default graph's collection",
     "lookup_ops.initialize_all_tables": "reads the default graph's collection",
+    "parsing_ops.spec_of": "sorts a features dict, creates no op",
+    "parsing_ops.default_tensor": "kernel helper (numpy)",
+    "parsing_ops.dense_column": "kernel helper (numpy)",
+    "parsing_ops.sparse_column": "kernel helper (numpy)",
     **{
         name: "a helper shared with the op family's other modules, not a TF wrapper"
         for name in (
@@ -447,12 +453,21 @@ CASES = {
     # parsing, strings, csv
     "parsing_ops.parse_example": lambda i: fr.parse_example(i.s, _feature()),
     "parsing_ops.parse_single_example": lambda i: fr.parse_single_example(i.one_s, _feature()),
-    "parsing_ops.parse_single_sequence_example": lambda i: fr.parse_single_sequence_example(
-        i.one_s,
-        context_features=_feature(),
-        sequence_features={"q": fr.FixedLenSequenceFeature([], fr.int64)},
+    "sequence_example_ops.parse_sequence_example": lambda i: (
+        fr.io.parse_sequence_example(
+            i.s,
+            context_features=_feature(),
+            sequence_features={"q": fr.FixedLenSequenceFeature([], fr.int64)},
+        )
     ),
-    "parsing_ops.decode_raw": lambda i: fr.decode_raw(i.s, fr.uint8),
+    "sequence_example_ops.parse_single_sequence_example": lambda i: (
+        fr.parse_single_sequence_example(
+            i.one_s,
+            context_features=_feature(),
+            sequence_features={"q": fr.FixedLenSequenceFeature([], fr.int64)},
+        )
+    ),
+    "decode_raw_ops.decode_raw": lambda i: fr.decode_raw(i.s, fr.uint8),
     "string_ops.string_to_number": lambda i: fr.string_to_number(i.s),
     "string_ops.substr": lambda i: fr.substr(i.s, 0, 1),
     "csv_ops.decode_csv": lambda i: fr.decode_csv(i.s, [[1.0], [""], [0]]),
@@ -567,6 +582,9 @@ CASES = {
     "_weights.as_float32": lambda i: fr.losses._weights.as_float32(i.ids),
     "_weights.check_broadcastable": lambda i: fr.losses._weights.check_broadcastable(
         i.x[:, 0:1], i.x
+    ),
+    "_weights.assert_broadcastable": lambda i: fr.losses._weights.assert_broadcastable(
+        i.x[0:1], i.x
     ),
     "_weights.broadcast_weights": lambda i: fr.losses._weights.broadcast_weights(i.x[0:1], i.x),
     "confusion_matrix_ops.remove_squeezable_dimensions": lambda i: (
