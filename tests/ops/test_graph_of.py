@@ -453,12 +453,10 @@ CASES = {
     # parsing, strings, csv
     "parsing_ops.parse_example": lambda i: fr.parse_example(i.s, _feature()),
     "parsing_ops.parse_single_example": lambda i: fr.parse_single_example(i.one_s, _feature()),
-    "sequence_example_ops.parse_sequence_example": lambda i: (
-        fr.io.parse_sequence_example(
-            i.s,
-            context_features=_feature(),
-            sequence_features={"q": fr.FixedLenSequenceFeature([], fr.int64)},
-        )
+    "sequence_example_ops.parse_sequence_example": lambda i: fr.io.parse_sequence_example(
+        i.s,
+        context_features=_feature(),
+        sequence_features={"q": fr.FixedLenSequenceFeature([], fr.int64)},
     ),
     "sequence_example_ops.parse_single_sequence_example": lambda i: (
         fr.parse_single_sequence_example(
