@@ -51,7 +51,7 @@ def _shape(proto: TensorShapeProto) -> TensorShape:
 
 
 # TensorProto's typed value fields, by the numpy kind they hold.
-_VAL_FIELDS = {
+VAL_FIELDS = {
     "float16": "half_val",
     "float32": "float_val",
     "float64": "double_val",
@@ -111,10 +111,10 @@ def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
     elif dt == _dt.float16:
         arr = np.asarray(tensor.half_val, dtype=np.uint16).view(np.float16)
     elif dt.is_complex:
-        pairs = np.asarray(getattr(tensor, _VAL_FIELDS[dt.name]), dtype=dt.real_dtype.np)
+        pairs = np.asarray(getattr(tensor, VAL_FIELDS[dt.name]), dtype=dt.real_dtype.np)
         arr = (pairs[0::2] + 1j * pairs[1::2]).astype(dt.np)
-    elif dt.name in _VAL_FIELDS:
-        arr = np.asarray(getattr(tensor, _VAL_FIELDS[dt.name])).astype(dt.np)
+    elif dt.name in VAL_FIELDS:
+        arr = np.asarray(getattr(tensor, VAL_FIELDS[dt.name])).astype(dt.np)
     else:
         raise ValueError("%s: a %s tensor has no value form" % (where, dt.name))
     # TF's rule: fewer values than elements repeat the last one (none: zeros).

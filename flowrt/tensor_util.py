@@ -10,27 +10,10 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core.graph import _numpy_value
+from .graph_import import VAL_FIELDS
 from .protos.tensor_pb2 import TensorProto
 
 __all__ = ["make_tensor_proto"]
-
-# The repeated field TF fills with each element when it does not use tensor_content.
-_TYPED_FIELD = {
-    "float32": "float_val",
-    "float64": "double_val",
-    "int8": "int_val",
-    "int16": "int_val",
-    "int32": "int_val",
-    "uint8": "int_val",
-    "uint16": "int_val",
-    "int64": "int64_val",
-    "uint32": "uint32_val",
-    "uint64": "uint64_val",
-    "bool": "bool_val",
-    "float16": "half_val",
-    "complex64": "scomplex_val",
-    "complex128": "dcomplex_val",
-}
 
 
 def make_tensor_proto(
@@ -91,7 +74,7 @@ def make_tensor_proto(
     if size == arr.size and size > 1:
         proto.tensor_content = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
         return proto
-    field = _TYPED_FIELD.get(dt.name)
+    field = VAL_FIELDS.get(dt.name)
     if field is None:
         raise TypeError("make_tensor_proto: dtype %s has no TensorProto form" % dt.name)
     flat = arr.reshape(-1)
