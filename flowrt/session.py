@@ -16,21 +16,20 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import outcome
 import trio
 
 from . import errors
 from . import profiler as _profiler
 from ._core import blas as _blas
+from ._core import executor
 from ._core import graph as _graph
-from ._core.executor import ConcurrentRun, run_concurrent
+from ._core.executor import Runnable
 from ._core.graph import Graph
-from ._core.plan import Plan
+from ._core.plan import Plan, PlanCache
 from ._core.resources import ResourceManager
 from ._core.run_context import RunContext
 from ._core.token import TOKEN
 from ._core.tracing import runner_name
-from ._core.waiting import drive_async, drive_sync
 from .client import debug as _debug
 from .client import explain as _explain
 from .distributed import ray_cluster
@@ -38,11 +37,6 @@ from .fetch_structures import Fetches, fetch_key, fetch_value, resolve_feeds
 from .session_options import CallableOptions, ConfigProto, RunMetadata, RunOptions
 
 __all__ = ["Session", "InteractiveSession"]
-
-
-# ``arun`` runs a straight plan on a worker thread once its running average compute time
-# exceeds this; below it the thread hand-off (~50-100 us) costs more than it frees.
-ARUN_THREAD_SECONDS = 0.002
 
 
 _CLOSED_MSG = "Session was closed while this run was in progress; the run was cancelled."
@@ -85,8 +79,11 @@ class Session:
             from .distributed.client import ClusterClient
 
             self._cluster = ClusterClient(address)
-        self._plans: dict = {}
-        self._plans_version = self._graph.version
+        # The plans of this session's run signatures (also read by ``explain``).
+        self._plans = PlanCache(
+            self._graph, self._cluster.plan if self._cluster is not None else Plan
+        )
+        self._lock = threading.Lock()  # guards _step_counter
         self._closed = False
         self._inflight: set = set()  # RunContexts of the runs in progress
         self._inflight_lock = threading.Lock()
@@ -94,7 +91,9 @@ class Session:
         self._default_ctx: list = []
         self._partial_runs: dict = {}  # handle -> client.partial_run.PartialRun
         # plan -> the executor records of its last traced run (Session.explain)
-        self._last_stats: weakref.WeakKeyDictionary[Plan, list] = weakref.WeakKeyDictionary()
+        self._last_stats: weakref.WeakKeyDictionary[Runnable, list[Any]] = (
+            weakref.WeakKeyDictionary()
+        )
         _debug.track(self)
 
     # --- properties ------------------------------------------------------------------
@@ -142,54 +141,52 @@ class Session:
 
     # --- running --------------------------------------------------------------------
 
-    def _prepare(self, fetches, feed_dict, options, run_metadata):
+    def _prepare(
+        self,
+        fetches: Any,
+        feed_dict: Mapping[Any, Any] | None,
+        options: RunOptions | None,
+        run_metadata: RunMetadata | None,
+    ) -> tuple[Fetches, Runnable, Sequence[Any], RunContext]:
+        """The run's fetches, plan (from the cache), fed values and fresh context."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         g = self._graph
-        if g._version != self._plans_version:
-            self._plans = {}
-            self._plans_version = g._version
+        feed_tensors: tuple[Any, ...] = ()
+        feed_values: Sequence[Any] = ()
         if feed_dict:
-            feed_tensors, feed_values = resolve_feeds(self._graph, feed_dict)
-        else:
-            feed_tensors = feed_values = ()
+            feed_tensors, feed_values = resolve_feeds(g, feed_dict)
         fkey = fetch_key(fetches)
-        entry = None
-        if fkey is not None:
-            key = (fkey, feed_tensors)
-            entry = self._plans.get(key)
+        key = (fkey, feed_tensors)
+        entry = self._plans.entry(key)[0] if fkey is not None else None
         if entry is None:
             fm = Fetches(g, fetches)
-            pkey = (tuple(fm.tensors), tuple(fm.targets), feed_tensors)
-            plan = self._plans.get(pkey)
-            if plan is None:
-                if self._cluster is not None:
-                    plan = self._cluster.plan(fm.tensors, fm.targets, feed_tensors)
-                else:
-                    plan = Plan(fm.tensors, fm.targets, feed_tensors)
-                self._plans[pkey] = plan
+            plan, version = self._plans.plan(fm.tensors, fm.targets, feed_tensors)
             entry = (fm, plan)
             if fkey is not None:
-                self._plans[key] = entry
+                self._plans.keep_entry(key, entry, version)
         fm, plan = entry
-        stats = None
+        stats: list[Any] | None = None
         timeout_ms, timeout_from = self._timeout_ms, "ConfigProto.operation_timeout_in_ms"
-        if options is not None:
-            if run_metadata is not None and getattr(options, "trace_level", 0):
+        opts: Any = options  # a RunOptions, or any object with its fields
+        if opts is not None:
+            if run_metadata is not None and getattr(opts, "trace_level", None):
                 stats = []
-            if run_metadata is not None and getattr(options, "output_partition_graphs", 0):
+            if run_metadata is not None and getattr(opts, "output_partition_graphs", None):
                 run_metadata._partition_ops = (g, {op.name for op in plan.ops})
-            if getattr(options, "timeout_in_ms", 0):
-                timeout_ms, timeout_from = options.timeout_in_ms, "RunOptions.timeout_in_ms"
+            if getattr(opts, "timeout_in_ms", 0):
+                timeout_ms, timeout_from = opts.timeout_in_ms, "RunOptions.timeout_in_ms"
         if _profiler._active:
             # Registered as the run starts, so a block ending mid-run still shows its steps.
             stats = [] if stats is None else stats
             _profiler.collect(stats)
-        self._step_counter += 1
+        with self._lock:
+            self._step_counter += 1
+            step = self._step_counter
         ctx = RunContext(
             self,
             self._resources,
-            self._step_counter,
+            step,
             stats,
             timeout_ms / 1000.0 if timeout_ms > 0 else None,
             timeout_from,
@@ -232,14 +229,7 @@ class Session:
         TOKEN.acquire()
         try:
             fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
-            if plan.straight:
-                gen, vals = _start(plan, ctx, feeds)
-                if gen is not None:  # a step waits: now the run can be interrupted
-                    with _Running(self, ctx):
-                        vals = drive_sync(gen, plan, vals)
-            else:
-                with _Running(self, ctx):
-                    vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
+            vals = executor.run(plan, ctx, feeds, self._running)
             return self._finish(fm, plan, vals, ctx, run_metadata)
         finally:
             TOKEN.release(linger=True)
@@ -256,62 +246,28 @@ class Session:
         Several ``arun`` calls from tasks of one nursery run at once and share the
         session's state. Cancelling the calling task cancels the run: it takes or
         leaves nothing and gives back every element it dequeued. A plan whose compute
-        time exceeds ``ARUN_THREAD_SECONDS``, or that runs opaque user code (py_func),
-        runs on a worker thread, so other tasks of the loop go on meanwhile.
+        time exceeds ``executor.THREAD_SECONDS``, or that runs opaque user code
+        (py_func), runs on a worker thread, so other tasks of the loop go on meanwhile.
+
+        Note (flowrt): a run that never waits lets the loop's other tasks run only
+        when this task has run a switch interval without doing so (docs/executor.md).
         """
         fm, plan, feeds, ctx = self._prepare(fetches, feed_dict, options, run_metadata)
-        await trio.lowlevel.checkpoint_if_cancelled()
-        # Kernels run holding the execution token, taken stretch by stretch between
-        # awaits (never blocking the loop on it), or by a worker thread off the loop.
-        if not plan.straight:
-            with _Running(self, ctx):
-                vals = await self._interruptible(run_concurrent(plan, ctx, feeds), ctx)
-        elif plan.opaque or plan.seconds > ARUN_THREAD_SECONDS:
-            with _Running(self, ctx):
-                # On the thread, waits time out by the run's own deadline.
-                vals = await self._interruptible(_in_thread(plan, ctx, feeds), ctx, False)
-        else:
-            await TOKEN.acquire_async()
-            try:
-                gen, vals = _start(plan, ctx, feeds)
-            finally:
-                TOKEN.release()
-            if gen is not None:  # a step waits: now the run can be interrupted
-                with _Running(self, ctx):
-                    vals = await self._interruptible(drive_async(gen, plan, vals), ctx)
-            await trio.lowlevel.cancel_shielded_checkpoint()
-        with trio.CancelScope(shield=True):  # the run completed: its result is handed back
-            await TOKEN.acquire_async()
-        try:
-            return self._finish(fm, plan, vals, ctx, run_metadata)
-        finally:
-            TOKEN.release()
+        vals = await executor.arun(plan, ctx, feeds, self._running)
+        return self._finish(fm, plan, vals, ctx, run_metadata)
 
-    @staticmethod
-    async def _interruptible(coro, ctx, deadline=True):
-        """Awaits ``coro`` (a run) under a cancel scope that ``ctx.cancel`` (close())
-        and, with ``deadline``, the run's timeout cancel."""
-        token = trio.lowlevel.current_trio_token()
-        with trio.CancelScope() as cs:
+    def _running(self, ctx: RunContext) -> _Running:
+        """Registers a run that is about to wait (``executor.run``'s ``on_wait``)."""
+        return _Running(self, ctx)
 
-            def cancel():
-                try:
-                    token.run_sync_soon(cs.cancel)
-                except trio.RunFinishedError:
-                    pass
-
-            ctx.cancel_hook = cancel
-            if ctx.interrupt is not None:
-                cs.cancel()
-            if deadline and ctx.timeout is not None:
-                cs.deadline = trio.current_time() + ctx.timeout
-            return await coro
-        # The run's own scope was cancelled: by close() or its timeout.
-        if ctx.interrupt is None:
-            ctx.timed_out()
-        raise ctx.interrupt
-
-    def _finish(self, fm, plan, vals, ctx, run_metadata):
+    def _finish(
+        self,
+        fm: Fetches,
+        plan: Runnable,
+        vals: list[Any],
+        ctx: RunContext,
+        run_metadata: RunMetadata | None,
+    ) -> Any:
         if ctx.stats is not None:
             self._last_stats[plan] = ctx.stats
             if run_metadata is not None:
@@ -542,66 +498,3 @@ class _Running:
         if e is not None and (ctx.interrupt is not None or not isinstance(e, Exception)):
             ctx.rollback()
         return False
-
-
-def _start(plan, ctx, feeds):
-    """Runs a straight plan's body up to its first wait: ``(None, fetched)`` if it
-    completed, ``(generator, wait)`` if a step waits. Interrupted meanwhile (a signal),
-    it gives back what it dequeued."""
-    fn = plan.fn if ctx.stats is None else plan.traced_fn
-    t0 = time.perf_counter()
-    if not plan.blocking:
-        vals = fn(ctx, feeds)
-    else:
-        gen = fn(ctx, feeds)
-        try:
-            return gen, gen.send(None)
-        except StopIteration as stop:
-            vals = stop.value
-        except BaseException as e:
-            if not isinstance(e, Exception):
-                ctx.rollback()
-            raise
-    plan.seconds = 0.8 * plan.seconds + 0.2 * (time.perf_counter() - t0)
-    return None, vals
-
-
-def _to_end(plan, ctx, feeds):
-    """A straight run from start to end on this thread, holding the execution token."""
-    with TOKEN:
-        gen, vals = _start(plan, ctx, feeds)
-        return vals if gen is None else drive_sync(gen, plan, vals)
-
-
-async def _in_thread(plan, ctx, feeds):
-    """Runs a straight plan on a worker thread from a trio task (``_to_end``).
-
-    Cancelling the task interrupts the run (``ctx.cancel``: a waiting op gives up and
-    the run gives back what it dequeued) and waits for the thread to return, so the run
-    never outlives its task. A run that completed before the cancel reached it hands
-    back its result: its effects happened.
-    """
-    token = trio.lowlevel.current_trio_token()
-    done = trio.Event()
-    box: list = []
-
-    def target():
-        box.append(outcome.capture(_to_end, plan, ctx, feeds))
-
-    def report(_):
-        try:
-            token.run_sync_soon(done.set)
-        except trio.RunFinishedError:
-            pass
-
-    trio.lowlevel.start_thread_soon(target, report)
-    try:
-        await done.wait()
-    except trio.Cancelled:
-        ctx.cancel(errors.CancelledError(None, None, "The run was cancelled by its caller."))
-        with trio.CancelScope(shield=True):
-            await done.wait()
-        if isinstance(box[0], outcome.Value):
-            return box[0].unwrap()
-        raise
-    return box[0].unwrap()

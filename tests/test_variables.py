@@ -428,6 +428,28 @@ def test_dense_weights_train_in_place_and_a_held_read_forces_a_copy():
         assert res.holders == 0
 
 
+def test_a_concurrent_plan_hands_its_reads_back_as_a_straight_one_does():
+    """A plan whose blocking steps are not ordered (an enqueue and a dequeue fetched
+    together) runs as a readiness loop; its reads die in the run just the same, so
+    the weights still train in place."""
+    x = fr.placeholder(fr.float32, [None, 20])
+    with fr.variable_scope("dense"):
+        w = fr.get_variable("w", [20, 30])
+    train = fr.train.GradientDescentOptimizer(0.01).minimize(fr.reduce_sum(fr.matmul(x, w)))
+    q = fr.FIFOQueue(10, fr.float32, shapes=[])
+    step = [train, q.enqueue(1.0), q.dequeue()]
+    feed = {x: np.ones((8, 20), np.float32)}
+    with fr.Session() as sess:
+        sess.run(fr.global_variables_initializer())
+        res = sess.resources.get(("var", "dense/w"))
+        sess.run(step, feed)
+        before = id(res.value)
+        for _ in range(3):
+            sess.run(step, feed)
+        assert [p.straight for _, p in sess._plans.plans()][-1] is False
+        assert id(res.value) == before and res.holders == 0
+
+
 def test_in_place_update_never_mutates_an_array_a_run_still_holds():
     v = fr.Variable(np.zeros(3, np.float32), name="v")
     read = v.read_value()

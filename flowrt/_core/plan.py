@@ -9,14 +9,19 @@ walks this list; nothing here is recomputed per run.
 
 from __future__ import annotations
 
-from typing import Sequence
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 import numpy as np
 
-from .executor import compile_plan
+from .executor import Runnable, compile_plan
 from .fusion import fuse_steps
-from .graph import Operation, Tensor
+from .graph import Graph, Operation, Tensor
 from .registry import get_op_def
+from .token import heavy_kernel
+
+__all__ = ["Plan", "PlanCache", "Step", "prune"]
 
 
 def prune(
@@ -135,6 +140,8 @@ class Plan:
       feed_slots / fetch_slots: where fed values go and fetched values come from.
       blocking: True if some step may block (its kernel is a generator).
       straight: its blocking steps are totally ordered, so it runs as ``fn``.
+      kernels: per step, the kernel the plan calls (``token.heavy_kernel``: wrapped
+        once, when the plan is built).
       fn: the compiled body (``executor.compile_plan``) of a straight plan, else None.
       roots: indices of the steps with no predecessor (``run_concurrent``).
       npred: per step, how many predecessor steps it waits for.
@@ -229,9 +236,18 @@ class Plan:
         # Whether some kernel runs opaque user code (py_func): arun keeps it off the loop.
         self.opaque = any(get_op_def(st.op.type).extra.get("opaque") for st in steps)
         self.ops = ops
-        self.seconds = 0.0  # running average of a run's compute time (Session.arun)
+        self.seconds = 0.0  # running average of a run's compute time (executor.how)
+        self.kernels = [heavy_kernel(st) for st in steps]
+        # A concurrent plan's variable reads that die in the run (executor._Leases).
+        self.concurrent_leases: Any = None
         self.fn = compile_plan(self) if self.straight else None
         self._traced_fn = None
+
+    def body(self, traced: bool) -> Callable[..., Any]:
+        """The compiled body, with per-step timing if ``traced`` (a straight plan)."""
+        fn = self.traced_fn if traced else self.fn
+        assert fn is not None, "a concurrent plan has no body"
+        return fn
 
     @property
     def traced_fn(self):
@@ -263,3 +279,84 @@ def _straight(steps) -> bool:
         else:
             return False
     return True
+
+
+Signature = tuple[tuple[Tensor, ...], tuple[Operation, ...], tuple[Tensor, ...]]
+
+
+class PlanCache:
+    """A session's plans by run signature, shared by its runs and ``explain``.
+
+    A plan stays valid while the graph does not change: a new graph version empties
+    the cache. Plans are built outside the cache's lock (a big one takes a while) and
+    kept only if the graph did not change meanwhile, so a plan built from an older
+    graph serves the run that built it but never a later one. A caller may keep
+    entries of its own beside the plans (the session keeps, per fetch structure, its
+    flattened fetches with their plan), emptied with them.
+    """
+
+    def __init__(self, graph: Graph, build: Callable[..., Runnable]) -> None:
+        self._graph = graph
+        self._build = build
+        self._lock = threading.Lock()
+        self._version = graph.version
+        self._plans: dict[Signature, Runnable] = {}
+        self._entries: dict[Hashable, Any] = {}
+
+    def _current(self) -> int:
+        """With the lock held: the graph's version, after emptying a stale cache."""
+        version = self._graph.version
+        if version != self._version:
+            self._plans, self._entries = {}, {}
+            self._version = version
+        return version
+
+    def entry(self, key: Hashable) -> tuple[Any, int]:
+        """The caller's entry for ``key`` (None if none) and the graph version it is for."""
+        with self._lock:
+            version = self._current()
+            return self._entries.get(key), version
+
+    def keep_entry(self, key: Hashable, value: Any, version: int) -> None:
+        """Keeps ``value`` for ``key`` if the graph is still at ``version`` (``entry``)."""
+        with self._lock:
+            if self._current() == version:
+                self._entries[key] = value
+
+    @staticmethod
+    def signature(
+        fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor]
+    ) -> Signature:
+        """The key of a run's plan: its fetched tensors, target ops and fed tensors."""
+        return (tuple(fetches), tuple(targets), tuple(feeds))
+
+    def get(
+        self, fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor]
+    ) -> Runnable | None:
+        """The cached plan of this signature, or None (nothing is built)."""
+        key = self.signature(fetches, targets, feeds)
+        with self._lock:
+            self._current()
+            return self._plans.get(key)
+
+    def plan(
+        self, fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor]
+    ) -> tuple[Runnable, int]:
+        """The plan of this signature, built (and cached) on a miss, and the graph
+        version it was looked up at."""
+        key = self.signature(fetches, targets, feeds)
+        with self._lock:
+            version = self._current()
+            plan = self._plans.get(key)
+        if plan is None:
+            plan = self._build(*key)
+            with self._lock:
+                if self._current() == version:
+                    plan = self._plans.setdefault(key, plan)
+        return plan, version
+
+    def plans(self) -> list[tuple[Signature, Runnable]]:
+        """Every cached ``(signature, plan)``."""
+        with self._lock:
+            self._current()
+            return list(self._plans.items())

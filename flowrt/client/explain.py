@@ -55,15 +55,13 @@ def explain(
     g = sess.graph
     fm = Fetches(g, fetches)
     feed_tensors = resolve_feeds(sess.graph, feed_dict)[0] if feed_dict else ()
-    pkey = (tuple(fm.tensors), tuple(fm.targets), feed_tensors)
-    plans = sess._plans if g._version == sess._plans_version else {}
-    plan = plans.get(pkey)
+    plan = sess._plans.get(fm.tensors, fm.targets, feed_tensors)
     cached = plan is not None
     if plan is None:
         plan = Plan(fm.tensors, fm.targets, feed_tensors)
     others = [
         ([t.name for t in k[0]] + ["^" + op.name for op in k[1]], p)
-        for k, p in plans.items()
+        for k, p in sess._plans.plans()
         if isinstance(p, Plan) and p is not plan
     ]
     return explain_plan(

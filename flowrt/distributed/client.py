@@ -4,8 +4,8 @@ A ``DistributedPlan`` is built once per run signature, like a ``Plan``: its stag
 parts (``partition``), each local part compiled to a ``Plan`` on the session's graph,
 and so is each part of a task hosted by this process (its ``fr.train.Server`` was
 started here: ``HOSTED``), which runs in place on that task's resources; each part of
-a task of another process is pickled once (``PartSpec``) for its task. Its ``fn`` is a straight
-plan body like any other: a generator that runs the local parts in place and yields a
+a task of another process is pickled once (``PartSpec``) for its task. Its ``run`` is
+a straight plan body like any other: a generator that runs the local parts in place and yields a
 ``RemoteWait`` while remote parts run, so ``Session.run`` parks a thread and
 ``Session.arun`` awaits in its task through the same drivers as a local run.
 
@@ -26,7 +26,7 @@ from typing import Any
 import trio
 
 from .. import errors
-from .._core.executor import run_nested
+from .._core.executor import run_nested, run_sync
 from .._core.plan import Plan, prune
 from .._core.waiting import Wait
 from ..train.cluster import ClusterSpec
@@ -194,7 +194,8 @@ class _Hosted:
 
 
 class DistributedPlan:
-    """A run signature partitioned over a cluster; it runs like a straight ``Plan``."""
+    """A run signature partitioned over a cluster; it runs like a straight ``Plan``
+    (``executor.Runnable``) whose body is ``run``."""
 
     blocking = True
     straight = True
@@ -227,11 +228,11 @@ class DistributedPlan:
         self.ops = ops
         self.steps = ops
 
-    @property
-    def traced_fn(self):
-        return self.fn
+    def body(self, traced: bool):
+        """The run's body, traced or not: its parts record their own steps."""
+        return self.run
 
-    def fn(self, ctx, feeds):
+    def run(self, ctx, feeds):
         """The run's body (a generator; see the module docstring)."""
         client = self.client
         run_id = client.next_run_id()
@@ -243,7 +244,7 @@ class DistributedPlan:
                 for r in remotes:
                     calls.append(_Call(client, r, run_id, values, ctx))
                 for part in locals_:
-                    outs = part.plan.fn(ctx, [values[t] for t in part.inputs])
+                    outs = run_sync(part.plan, ctx, [values[t] for t in part.inputs])
                     values.update(zip(part.outputs, outs))
                 for h in hosted:
                     # The run's own context, on the task's resources while the part

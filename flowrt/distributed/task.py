@@ -35,12 +35,11 @@ from __future__ import annotations
 import threading
 
 from .. import errors
-from .._core.executor import ConcurrentRun
+from .._core import executor
 from .._core.plan import Plan
 from .._core.resources import ResourceManager
 from .._core.run_context import RunContext
 from .._core.token import TOKEN
-from .._core.waiting import drive_sync
 from . import ray_cluster
 from .partition import build_part_graph
 
@@ -211,12 +210,7 @@ class TaskRuntime:
         # runs take turns instead of trading the GIL.
         try:
             with TOKEN:
-                if not plan.blocking:
-                    vals = plan.fn(ctx, feeds)
-                elif plan.straight:
-                    vals = drive_sync(plan.fn(ctx, feeds))
-                else:
-                    vals = ConcurrentRun(plan, ctx, feeds).wait_sync()
+                vals = executor.run(plan, ctx, feeds)
         except BaseException as e:
             if ctx.interrupt is not None or not isinstance(e, Exception):
                 ctx.rollback()

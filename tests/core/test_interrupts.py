@@ -127,7 +127,7 @@ async def test_random_interruptions_count_every_element_exactly_once(seed, off_l
     # still arrives exactly once. ``off_loop``: every arun runs on a worker thread (the
     # heavy-plan path), so cancels reach runs on threads too.
     if off_loop:
-        monkeypatch.setattr(fr.session, "ARUN_THREAD_SECONDS", -1.0)
+        monkeypatch.setattr(fr._core.executor, "THREAD_SECONDS", -1.0)
     rng = random.Random(seed)
     n = 300
     q1, q2 = _two_queues(cap1=20, cap2=3)

@@ -1,11 +1,15 @@
 """Pruning and plan caching: only the needed ops run; one plan per (fetches, feeds,
 targets) until the graph grows."""
 
+import threading
+
 import pytest
+import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import flowrt as fr
+from flowrt._core import plan as plan_module
 from flowrt._core.plan import Plan
 
 from ._testops import Counter, count
@@ -161,3 +165,43 @@ def test_random_dag_plans_hold_exactly_the_needed_ancestors(dag):
         with fr.Session(graph=g) as sess:
             sess.run([fetch_t, target_o], {t: 1.0 for t in feed_t})
         assert counter.calls == {"n%d" % i: 1 for i in want}
+
+
+def test_a_plan_built_from_a_graph_that_changed_meanwhile_serves_no_later_run(monkeypatch):
+    # An arun (a trio loop on another thread) builds its plan while this thread adds a
+    # control input to the fetched op and runs it: the arun's plan, built from the old
+    # graph, must not replace the new one in the cache.
+    x = fr.placeholder(fr.float32, [], name="x")
+    y = fr.identity(x, name="y")
+    v = fr.Variable(0.0, name="v")
+    bump = fr.assign_add(v, 1.0)
+    inside, go = threading.Event(), threading.Event()
+    prune = plan_module.prune
+
+    def slow_prune(*args):
+        ops = prune(*args)
+        if threading.current_thread().name == "arun":
+            inside.set()
+            go.wait(10)
+        return ops
+
+    monkeypatch.setattr(plan_module, "prune", slow_prune)
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+
+        async def arun():
+            with trio.fail_after(10):
+                return await sess.arun(y, {x: 1.0})
+
+        got = []
+        t = threading.Thread(target=lambda: got.append(trio.run(arun)), name="arun")
+        t.start()
+        assert inside.wait(10)
+        y.op._add_control_input(bump.op)
+        sess.run(y, {x: 1.0})  # a plan with the bump
+        go.set()
+        t.join(10)
+        assert got == [1.0]
+        assert sess.run(v) == 1.0
+        sess.run(y, {x: 1.0})
+        assert sess.run(v) == 2.0

@@ -229,7 +229,7 @@ def test_a_part_that_may_wait_takes_the_thread_lane_and_a_read_the_quick_one(
                 sess.run(enq)
                 np.testing.assert_allclose(sess.run(deq), [0, 1, 2])
             lanes: dict = {}
-            for plan in sess._plans.values():
+            for _, plan in sess._plans.plans():
                 if isinstance(plan, DistributedPlan):
                     kinds = {op.type for op in plan.ops}
                     lane = "queue" if kinds & {"QueueEnqueueV2", "QueueDequeueV2"} else "read"
