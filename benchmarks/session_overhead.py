@@ -97,12 +97,14 @@ def measure(m, is_tf: bool) -> dict:
     # the same chains from a fed placeholder: TF's grappler cannot constant-fold them
     with m.Graph().as_default() as g:
         p = m.placeholder(m.float32, [])
+        f1 = p + 1.0
         f100, f1000 = p, p
         for i in range(1000):
             f1000 = f1000 + 1.0
             if i == 99:
                 f100 = f1000
         with m.Session(graph=g) as sess:
+            out["run 1 op, fed"] = _median_run(lambda: sess.run(f1, {p: 1.0}))
             out["run 100 chain, fed"] = _median_run(lambda: sess.run(f100, {p: 1.0}))
             out["run 1000 chain, fed"] = _median_run(lambda: sess.run(f1000, {p: 1.0}), min_runs=20)
             # The same run traced (RunOptions FULL_TRACE, reading the RunMetadata's
@@ -124,18 +126,21 @@ def measure(m, is_tf: bool) -> dict:
                 const = m.constant(1.0)
                 c100 = _chain(m, 100)
                 c1000 = _chain(m, 1000)
+                p = m.placeholder(m.float32, [])
+                f1 = p + 1.0
             async with m.Session(graph=g) as sess:
                 res = {}
-                for key, t in (
-                    ("arun const", const),
-                    ("arun 100 chain", c100),
-                    ("arun 1000 chain", c1000),
+                for key, t, feed in (
+                    ("arun const", const, None),
+                    ("arun 1 op, fed", f1, {p: 1.0}),
+                    ("arun 100 chain", c100, None),
+                    ("arun 1000 chain", c1000, None),
                 ):
-                    await sess.arun(t)
+                    await sess.arun(t, feed)
                     times = []
-                    for _ in range(300 if "1000" not in key else 50):
+                    for _ in range(3000 if "1000" not in key else 50):
                         t0 = time.perf_counter()
-                        await sess.arun(t)
+                        await sess.arun(t, feed)
                         times.append(time.perf_counter() - t0)
                     res[key] = statistics.median(times)
                 return res
@@ -229,6 +234,10 @@ def main():
             key += " (vs tf.function)"
         ratio = "%8.2f" % (v / t) if t else ""
         print("%-36s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
+    print(
+        "await sess.arun / sess.run of the 1-op fed plan: %.2f"
+        % (res_fr["arun 1 op, fed"] / res_fr["run 1 op, fed"])
+    )
     print(
         "fr.function call / sess.run of the same fed chain: %.2f"
         % (res_fr["function 100 chain"] / res_fr["run 100 chain, fed"])

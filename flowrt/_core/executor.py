@@ -31,6 +31,7 @@ import outcome
 import trio
 
 from .. import errors
+from .parker import Parker, canceller
 from .registry import get_op_def
 from .run_context import RunContext
 from .token import TOKEN
@@ -431,26 +432,19 @@ async def _in_thread(plan: Runnable, ctx: RunContext, feeds: Sequence[Any]) -> l
     never outlives its task. A run that completed before the cancel reached it hands
     back its result: its effects happened.
     """
-    token = trio.lowlevel.current_trio_token()
-    done = trio.Event()
+    parker = Parker()
     box: list[outcome.Outcome[list[Any]]] = []
 
     def target() -> None:
         box.append(outcome.capture(_to_end, plan, ctx, feeds))
 
-    def report(_: Any) -> None:
-        try:
-            token.run_sync_soon(done.set)
-        except trio.RunFinishedError:
-            pass
-
-    trio.lowlevel.start_thread_soon(target, report)
+    trio.lowlevel.start_thread_soon(target, lambda _: parker.wake())
     try:
-        await done.wait()
+        await parker.park_async()
     except trio.Cancelled:
         ctx.cancel(errors.CancelledError(None, None, "The run was cancelled by its caller."))
         with trio.CancelScope(shield=True):
-            await done.wait()
+            await parker.park_async()
         if isinstance(box[0], outcome.Value):
             return box[0].unwrap()
         raise
@@ -462,16 +456,8 @@ async def interruptible(coro: Awaitable[T], ctx: RunContext, timeout: float | No
     ``ctx.cancel`` (``close()``, a caller's cancel) cancels from any thread and that
     ends after ``timeout`` seconds of the loop's clock (None: never); raises the run's
     interruption then."""
-    token = trio.lowlevel.current_trio_token()
     with trio.CancelScope() as cs:
-
-        def cancel() -> None:
-            try:
-                token.run_sync_soon(cs.cancel)
-            except trio.RunFinishedError:  # the loop is gone: nothing left to cancel
-                pass
-
-        outer, ctx.cancel_hook = ctx.cancel_hook, cancel
+        outer, ctx.cancel_hook = ctx.cancel_hook, canceller(cs)
         try:
             if ctx.interrupt is not None:
                 cs.cancel()

@@ -27,6 +27,7 @@ import trio
 
 from .. import errors
 from .._core.executor import run_nested, run_sync
+from .._core.parker import Parker
 from .._core.plan import Plan, prune
 from .._core.waiting import Wait
 from ..train.cluster import ClusterSpec
@@ -475,21 +476,18 @@ class RemoteWait(Wait):
             ctx.waiter = None
 
     async def wait_async(self):
-        token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
+        parker = Parker()
         futures = [c.ref.future() for c in self.calls]
 
         def check(_f):
             if all(f.done() for f in futures):
-                try:
-                    token.run_sync_soon(done.set)
-                except trio.RunFinishedError:
-                    pass
+                parker.wake()
 
         for f in futures:
             f.add_done_callback(check)
         try:
-            await done.wait()
+            while not all(f.done() for f in futures):
+                await parker.park_async()
         except BaseException:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(self.abandon)

@@ -460,3 +460,51 @@ def test_feeding_a_list_nested_thousands_deep_is_a_value_error():
                 match=r"Cannot feed value \[+\.\.\.\]+ for Tensor 'x:0'",
             ):
                 s.run(x, {x: v})
+
+
+class _Steps(trio.abc.Instrument):
+    """Counts the steps (runs between schedule points) of one task."""
+
+    def __init__(self, task):
+        self.task, self.steps = task, 0
+
+    def before_task_step(self, task):
+        if task is self.task:
+            self.steps += 1
+
+
+async def test_aruns_that_never_wait_are_not_a_schedule_point_each(monkeypatch):
+    # A schedule point costs more than a small run: within one switch interval (made
+    # long here), a hundred runs that never wait take none.
+    monkeypatch.setattr(fr._core.executor.sys, "getswitchinterval", lambda: 60.0)
+    x = fr.placeholder(fr.float32, [])
+    y = x + 1.0
+    async with fr.Session() as sess:
+        await sess.arun(y, {x: 1.0})
+        steps = _Steps(trio.lowlevel.current_task())
+        trio.lowlevel.add_instrument(steps)
+        try:
+            for _ in range(100):
+                assert await sess.arun(y, {x: 1.0}) == 2.0
+        finally:
+            trio.lowlevel.remove_instrument(steps)
+        assert steps.steps <= 2
+
+
+async def test_a_task_looping_over_runs_that_never_wait_lets_the_others_run():
+    # Past a switch interval without one, a run's end is a schedule point: the other
+    # task gets its turn and the loop ends.
+    y = fr.constant(1.0) + 1.0
+    started, done = trio.Event(), []
+    async with fr.Session() as sess:
+
+        async def spin():
+            started.set()
+            while not done:
+                await sess.arun(y)
+
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(spin)
+                await started.wait()  # resumes only when spin gives up its turn
+                done.append(True)
