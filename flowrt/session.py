@@ -122,20 +122,20 @@ class Session:
         """Makes this the default session (for ``Tensor.eval``) inside the block."""
         return _DefaultSession(self)
 
-    def __enter__(self):
+    def __enter__(self) -> Session:
         ctx = _DefaultSession(self, with_graph=True)
         ctx.__enter__()
         self._default_ctx.append(ctx)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self._default_ctx.pop().__exit__(*exc)
         self.close()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Session:
         return self.__enter__()
 
-    async def __aexit__(self, *exc):
+    async def __aexit__(self, *exc: Any) -> None:
         self.__exit__(*exc)
         await trio.lowlevel.checkpoint()
 
@@ -328,7 +328,7 @@ class Session:
             for f in feed_list
         ]
 
-        def call(*args, **kwargs):
+        def call(*args: Any, **kwargs: Any) -> Any:
             options = kwargs.pop("options", None) if accept_options else None
             run_metadata = kwargs.pop("run_metadata", None) if accept_options else None
             if kwargs:
@@ -424,7 +424,7 @@ class Session:
 
 
 class _Device(collections.namedtuple("_Device", "name device_type memory_limit_bytes")):
-    def __new__(cls, job, task):
+    def __new__(cls, job: str, task: int) -> _Device:
         name = "/job:%s/replica:0/task:%d/device:CPU:0" % (job, task)
         return super().__new__(cls, name, "CPU", 0)
 
@@ -453,17 +453,17 @@ class InteractiveSession(Session):
 
 
 class _DefaultSession:
-    def __init__(self, sess, with_graph=False):
+    def __init__(self, sess: Session, with_graph: bool = False) -> None:
         self.sess = sess
         self.graph_ctx = sess.graph.as_default() if with_graph else None
 
-    def __enter__(self):
+    def __enter__(self) -> Session:
         _graph._session_stack().append(self.sess)
         if self.graph_ctx is not None:
             self.graph_ctx.__enter__()
         return self.sess
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         if self.graph_ctx is not None:
             self.graph_ctx.__exit__(*exc)
         stack = _graph._session_stack()
@@ -479,10 +479,10 @@ class _Running:
 
     __slots__ = ("sess", "ctx")
 
-    def __init__(self, sess, ctx):
+    def __init__(self, sess: Session, ctx: RunContext) -> None:
         self.sess, self.ctx = sess, ctx
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         sess = self.sess
         self.ctx.runner, self.ctx.since = runner_name(), time.monotonic()
         with sess._inflight_lock:
@@ -491,10 +491,9 @@ class _Running:
         if closed:  # closed since the run began: its first wait ends it
             self.ctx.cancel(errors.CancelledError(None, None, _CLOSED_MSG))
 
-    def __exit__(self, et, e, tb):
+    def __exit__(self, et: Any, e: BaseException | None, tb: Any) -> None:
         sess, ctx = self.sess, self.ctx
         with sess._inflight_lock:
             sess._inflight.discard(ctx)
         if e is not None and (ctx.interrupt is not None or not isinstance(e, Exception)):
             ctx.rollback()
-        return False

@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-def op_error(exc: BaseException, op) -> errors.OpError:
+def op_error(exc: BaseException, op: Any) -> errors.OpError:
     """Wraps a kernel's plain exception as InvalidArgumentError naming the op."""
     if isinstance(exc, errors.OpError):
         if exc.op is None:
@@ -195,7 +195,7 @@ def compile_plan(plan, traced: bool = False):
     return env["run"]
 
 
-def _leases(plan, last: dict, keep: set) -> dict:
+def _leases(plan: Any, last: dict[int, int], keep: set[int]) -> dict[int, dict[str, Any]]:
     """The variable reads of a straight plan whose values provably die within the run.
 
     A read's value may be handed back (the variable may then be updated in place) when

@@ -53,7 +53,7 @@ def prune(
     return sorted(needed, key=_op_id)
 
 
-def _op_id(op):
+def _op_id(op: Operation) -> int:
     return op._id
 
 
@@ -89,7 +89,7 @@ def _topo_order(needed: set, fed: set) -> list[Operation]:
 FOLD_MAX_ELEMENTS = 1 << 16
 
 
-def _fold(d, op, values):
+def _fold(d: Any, op: Operation, values: list[Any]) -> list[Any] | None:
     """The outputs of a pure op whose inputs are all constants, computed once when the
     plan is built (as TF's constant folding does), or None to leave it a step."""
     try:
@@ -116,7 +116,9 @@ class Step:
 
     __slots__ = ("op", "kernel", "blocking", "ins", "outs", "succ", "npred", "index")
 
-    def __init__(self, op: Operation, d, ins: tuple, outs: tuple, index: int):
+    def __init__(
+        self, op: Operation, d: Any, ins: tuple[int, ...], outs: tuple[int, ...], index: int
+    ) -> None:
         self.op = op
         self.kernel = d.kernel
         self.blocking = d.blocking
@@ -147,7 +149,13 @@ class Plan:
       npred: per step, how many predecessor steps it waits for.
     """
 
-    def __init__(self, fetch_tensors, target_ops, feed_tensors, ops=None):
+    def __init__(
+        self,
+        fetch_tensors: Sequence[Tensor],
+        target_ops: Sequence[Operation],
+        feed_tensors: Sequence[Tensor],
+        ops: Sequence[Operation] | None = None,
+    ) -> None:
         fed = set(feed_tensors)
         n_fed = len(feed_tensors)
         if ops is None:
@@ -250,18 +258,18 @@ class Plan:
         return fn
 
     @property
-    def traced_fn(self):
+    def traced_fn(self) -> Callable[..., Any] | None:
         """The compiled body with per-step timing (``RunOptions.FULL_TRACE``)."""
         if self._traced_fn is None and self.straight:
             self._traced_fn = compile_plan(self, traced=True)
         return self._traced_fn
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = "" if not self.blocking else " straight" if self.straight else " concurrent"
         return "<Plan %d steps%s>" % (len(self.steps), kind)
 
 
-def _straight(steps) -> bool:
+def _straight(steps: Sequence[Step]) -> bool:
     """Whether the blocking steps are totally ordered by the plan's dependencies, so
     that running the steps in order never waits on a step that comes later."""
     blocking = [st.index for st in steps if st.blocking]
