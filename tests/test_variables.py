@@ -406,20 +406,12 @@ def test_dense_weights_train_in_place_and_a_held_read_forces_a_copy():
     values die within the run (through Identity and MatMul) hand them back, so Adam
     updates the weights in place; an outstanding read (another run's, here taken by
     hand) makes the next update copy instead."""
-    x = fr.placeholder(fr.float32, [None, 20])
-    with fr.variable_scope("dense"):
-        w = fr.get_variable("w", [20, 30])
+    x, w = _dense_layer()
     loss = fr.reduce_mean(fr.square(fr.matmul(x, w)))
     train = fr.train.AdamOptimizer(0.01).minimize(loss)
     feed = {x: np.ones((8, 20), np.float32)}
     with fr.Session() as sess:
-        sess.run(fr.global_variables_initializer())
-        res = sess.resources.get(("var", "dense/w"))
-        sess.run(train, feed)
-        before = id(res.value)
-        for _ in range(3):
-            sess.run(train, feed)
-        assert id(res.value) == before and res.holders == 0
+        res = _trains_in_place(sess, train, feed)
         held = res.lease()  # as a concurrent run's read would
         snapshot = held.copy()
         sess.run(train, feed)
@@ -432,22 +424,33 @@ def test_a_concurrent_plan_hands_its_reads_back_as_a_straight_one_does():
     """A plan whose blocking steps are not ordered (an enqueue and a dequeue fetched
     together) runs as a readiness loop; its reads die in the run just the same, so
     the weights still train in place."""
-    x = fr.placeholder(fr.float32, [None, 20])
-    with fr.variable_scope("dense"):
-        w = fr.get_variable("w", [20, 30])
+    x, w = _dense_layer()
     train = fr.train.GradientDescentOptimizer(0.01).minimize(fr.reduce_sum(fr.matmul(x, w)))
     q = fr.FIFOQueue(10, fr.float32, shapes=[])
     step = [train, q.enqueue(1.0), q.dequeue()]
-    feed = {x: np.ones((8, 20), np.float32)}
     with fr.Session() as sess:
-        sess.run(fr.global_variables_initializer())
-        res = sess.resources.get(("var", "dense/w"))
-        sess.run(step, feed)
-        before = id(res.value)
-        for _ in range(3):
-            sess.run(step, feed)
+        _trains_in_place(sess, step, {x: np.ones((8, 20), np.float32)})
         assert [p.straight for _, p in sess._plans.plans()][-1] is False
-        assert id(res.value) == before and res.holders == 0
+
+
+def _dense_layer():
+    x = fr.placeholder(fr.float32, [None, 20])
+    with fr.variable_scope("dense"):
+        w = fr.get_variable("w", [20, 30])
+    return x, w
+
+
+def _trains_in_place(sess, step, feed):
+    """Runs ``step`` a few times, checking that ``dense/w`` is updated in place and
+    left unheld; returns its resource."""
+    sess.run(fr.global_variables_initializer())
+    res = sess.resources.get(("var", "dense/w"))
+    sess.run(step, feed)
+    before = id(res.value)
+    for _ in range(3):
+        sess.run(step, feed)
+    assert id(res.value) == before and res.holders == 0
+    return res
 
 
 def test_in_place_update_never_mutates_an_array_a_run_still_holds():
