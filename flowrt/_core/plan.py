@@ -320,7 +320,16 @@ class PlanCache:
         return version
 
     def entry(self, key: Hashable) -> tuple[Any, int]:
-        """The caller's entry for ``key`` (None if none) and the graph version it is for."""
+        """The caller's entry for ``key`` (None if none) and the graph version it is for.
+
+        A hit takes no lock (a run's hot path): the version is read before the entries,
+        and ``_current`` replaces the entries before the version, so an entry read here
+        belongs to the version returned, or the version returned is already stale and
+        nothing stored for it is kept (``keep_entry``)."""
+        version = self._version
+        entries = self._entries
+        if version == self._graph.version:
+            return entries.get(key), version
         with self._lock:
             version = self._current()
             return self._entries.get(key), version
