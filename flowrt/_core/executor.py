@@ -23,7 +23,8 @@ import trio
 from .. import errors
 from .registry import get_op_def
 from .run_context import RunContext
-from .token import TOKEN, heavy_kernel
+from .token import TOKEN
+from .token_policy import heavy_kernel
 from .tracing import record, runner_name, timed_waits
 from .waiting import Wait, drive_async
 
