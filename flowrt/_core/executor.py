@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
 import time
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any, Protocol, TypeVar
@@ -35,6 +34,7 @@ from .parker import Parker, canceller
 from .registry import get_op_def
 from .run_context import RunContext
 from .token import TOKEN
+from .token_policy import turn_seconds
 from .tracing import record, runner_name, timed_waits
 from .waiting import Wait, drive_async, drive_sync
 
@@ -399,7 +399,8 @@ _TURN: trio.lowlevel.RunVar[tuple[Any, float]] = trio.lowlevel.RunVar("flowrt_tu
 
 async def _yield_turn() -> None:
     """The end of a run that never waited: a schedule point once this task has run a
-    switch interval (``sys.getswitchinterval()``) since its last one here, else none.
+    turn (``token_policy.turn_seconds``: the switch interval) since its last one here,
+    else none.
 
     A schedule point costs a pass of trio's scheduler (~16 us on a quiet VM, more than
     a small run); taking one per run would make ``arun`` the slow path. Taking none at
@@ -412,7 +413,7 @@ async def _yield_turn() -> None:
     last_task, since = _TURN.get((None, 0.0))
     if last_task is not task:
         _TURN.set((task, now))
-    elif now - since >= sys.getswitchinterval():
+    elif now - since >= turn_seconds():
         await trio.lowlevel.cancel_shielded_checkpoint()
         _TURN.set((task, time.perf_counter()))
 
@@ -468,8 +469,10 @@ async def interruptible(coro: Awaitable[T], ctx: RunContext, timeout: float | No
             ctx.cancel_hook = outer
     # The run's own scope was cancelled: by ctx.cancel or its deadline.
     if ctx.interrupt is None:
-        ctx.timed_out()
-    raise ctx.interrupt
+        ctx.timed_out()  # raises DeadlineExceededError
+    interrupt = ctx.interrupt
+    assert interrupt is not None, "interruptible: a cancelled run with no interruption"
+    raise interrupt
 
 
 # --------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from .executor import Runnable, compile_plan
 from .fusion import fuse_steps
 from .graph import Graph, Operation, Tensor
 from .registry import get_op_def
-from .token import heavy_kernel
+from .token_policy import heavy_kernel
 
 __all__ = ["Plan", "PlanCache", "Step", "prune"]
 
@@ -142,7 +142,7 @@ class Plan:
       feed_slots / fetch_slots: where fed values go and fetched values come from.
       blocking: True if some step may block (its kernel is a generator).
       straight: its blocking steps are totally ordered, so it runs as ``fn``.
-      kernels: per step, the kernel the plan calls (``token.heavy_kernel``: wrapped
+      kernels: per step, the kernel the plan calls (``token_policy.heavy_kernel``: wrapped
         once, when the plan is built).
       fn: the compiled body (``executor.compile_plan``) of a straight plan, else None.
       roots: indices of the steps with no predecessor (``run_concurrent``).

@@ -3,8 +3,8 @@
 Independent of the graph: a queue holds elements (tuples of numpy arrays) and serves
 put and get requests from any thread and any trio loop. ``enqueue``/``dequeue`` are
 the blocking kernels' part: they complete at once when they can, else park a request
-and yield it (``waiting.Wait``); a thread waits for it on a ``threading.Event``, a trio
-task on a ``trio.Event`` woken through its loop's token. A lock guards the state.
+and yield it (``waiting.Wait``); the thread or trio task that made it parks on its
+``parker.Parker``, which whoever serves it wakes. A lock guards the state.
 
 Requests are served in arrival order by ``_flush``: waiting putters and getters form
 two lines, and only the head of a line is served. Serving a waiting request is a
@@ -40,6 +40,7 @@ import numpy as np
 import trio
 
 from .. import errors
+from .parker import Parker
 from .waiting import Wait, drive_async, park_thread
 
 __all__ = [
@@ -96,12 +97,9 @@ class QueueStatistics:
 
 
 class _Request(Wait):
-    """A put or get waiting in its line, woken by a thread or trio primitive.
-
-    A request made in a trio task is woken through a ``trio.Event`` (set on its own
-    loop through the loop's token when granted from another thread); one made in a
-    plain thread parks on a ``threading.Event``. Both wait through the same
-    grant/confirm protocol (``Queue._settle``).
+    """A put or get waiting in its line, parked where it was made (a thread or a trio
+    task) and woken from anywhere. Both wait through the same grant/confirm protocol
+    (``Queue._settle``).
     """
 
     __slots__ = (
@@ -114,9 +112,7 @@ class _Request(Wait):
         "error",
         "who",
         "ctx",
-        "event",
-        "token",
-        "thread",
+        "parker",
         "streaming",
     )
 
@@ -132,23 +128,11 @@ class _Request(Wait):
         self.error = None
         self.who = who
         self.ctx = ctx
-        if trio.lowlevel.in_trio_run():
-            self.event = trio.Event()
-            self.token = trio.lowlevel.current_trio_token()
-            self.thread = threading.get_ident()
-        else:
-            self.event = threading.Event()
-            self.token = None
+        self.parker = Parker()
 
     def wake(self):
-        """Wakes the waiter, from any thread (trio events are set on their own loop)."""
-        if self.token is None or threading.get_ident() == self.thread:
-            self.event.set()
-        else:
-            try:
-                self.token.run_sync_soon(self.event.set)
-            except trio.RunFinishedError:
-                pass
+        """Wakes the waiter, from any thread or loop."""
+        self.parker.wake()
 
     def _done(self) -> bool:
         return self.state != _WAITING
@@ -172,7 +156,7 @@ class _Request(Wait):
         try:
             stall_at = time.monotonic() + warn if warn > 0 else math.inf
             mark = q._progress(self.putter)
-            while not park_thread(self.event, self._done, self.ctx, self, stall_at):
+            while not park_thread(self.parker, self._done, self.ctx, self, stall_at):
                 stall_at = q._stall_check(self, mark, warn)
                 mark = q._progress(self.putter)
         except BaseException:
@@ -189,7 +173,7 @@ class _Request(Wait):
             mark = q._progress(self.putter)
             while self.state == _WAITING:
                 with trio.move_on_at(stall_at):
-                    await self.event.wait()
+                    await self.parker.park_async()
                 if self.state == _WAITING:
                     stall_at = q._stall_check(self, mark, warn, trio.current_time())
                     mark = q._progress(self.putter)
@@ -682,7 +666,7 @@ class Queue:
             return
         start = (
             "run them as trio tasks with `async with fr.train.queue_runners(sess):`"
-            if req.token is not None
+            if req.parker.in_trio
             else "start them with fr.train.start_queue_runners(sess, coord)"
         )
         logger.warning(

@@ -11,8 +11,12 @@ from __future__ import annotations
 import math
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import errors
+
+if TYPE_CHECKING:
+    from .waiting import Wait
 
 __all__ = ["RunContext"]
 
@@ -55,27 +59,28 @@ class RunContext:
 
     def __init__(
         self,
-        session,
-        resources,
-        step_id=0,
-        stats=None,
-        timeout=None,
-        timeout_from="RunOptions.timeout_in_ms",
-    ):
+        session: Any,
+        resources: Any,
+        step_id: int = 0,
+        stats: list[Any] | None = None,
+        timeout: float | None = None,
+        timeout_from: str = "RunOptions.timeout_in_ms",
+    ) -> None:
         self.session = session
         self.resources = resources
         self.step_id = step_id
         self.stats = stats
-        self.journal: list = []
+        self.journal: list[tuple[Any, Any]] = []
         self.timeout = timeout
         self.timeout_from = timeout_from
         self.deadline = math.inf if timeout is None else time.monotonic() + timeout
-        self.waiter = None  # the request a thread-side wait is parked on
-        self.waiting_on = None  # the last wait of the run, named in a timeout's message
-        self.interrupt = None  # the error that ends an interrupted run
-        self.cancel_hook = None  # cancels the run's trio cancel scope, from any thread
+        self.waiter: Wait | None = None  # the wait a thread-side wait is parked on
+        self.waiting_on: Wait | None = None  # the run's last wait, named when it times out
+        self.interrupt: errors.OpError | None = None  # the error ending an interrupted run
+        # Cancels the run's trio cancel scope, from any thread (``parker.canceller``).
+        self.cancel_hook: Callable[[], object] | None = None
         self._lock = threading.Lock()
-        self.runner = None  # set once the run waits: the thread or task running it
+        self.runner: str | None = None  # set once the run waits: who runs it
         self.since = 0.0  # and when (time.monotonic()) it began to wait
 
     def cancel(self, error: errors.OpError) -> None:
@@ -106,17 +111,19 @@ class RunContext:
         """Ends the run with DeadlineExceededError naming what it waited for."""
         w = self.waiter or self.waiting_on
         what = w.describe() if w is not None else "a blocking op"
+        timeout = self.timeout
+        assert timeout is not None, "only a run with a timeout times out"
         self.cancel(
             errors.DeadlineExceededError(
                 None,
                 None,
                 "Timed out after %d ms (%s) waiting on %s."
-                % (round(self.timeout * 1000), self.timeout_from, what),
+                % (round(timeout * 1000), self.timeout_from, what),
             )
         )
         self.check_interrupted()
 
-    def keep(self, elems: list) -> None:
+    def keep(self, elems: Any) -> None:
         """Takes dequeued ``elems`` out of the journal: a resource (a reader) owns them
         now, so an interrupted run must not give them back."""
         for i in range(len(self.journal) - 1, -1, -1):

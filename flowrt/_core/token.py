@@ -6,55 +6,79 @@ trainer), each such release lets a waiting thread take the GIL, and the releasin
 thread then waits up to a switch interval to get it back: hundreds of GIL hand-offs
 (futex wake-ups) per training step, which cost more CPU than the step's kernels. The
 token serializes runs instead: a run executes its kernels holding it, and gives it up
-only where it would wait or where overlapping pays (``docs/executor.md`` has the
-measurements), so the GIL changes hands a few times per run instead of hundreds.
+only where it would wait or where overlapping pays (``token_policy``), so the GIL
+changes hands a few times per run instead of hundreds (``docs/executor.md``).
 
 Holding is per thread and reentrant (a kernel may run a nested plan, a py_func may
-call ``sess.run`` on its own thread). Waiters are served in arrival order, with one
-exception that keeps turns long: a thread whose run ends while the waiters are threads
-that have waited less than the GIL's switch interval (``sys.getswitchinterval()``,
-5 ms) may take the token back for its next run ahead of them; past that interval the
-first waiter gets it. Each change of hands moves the work to a thread, often a core,
-whose caches hold another run's data: in the CSV pipeline of ``benchmarks/pipeline.py``
-(a trainer and two runner threads) handing off at every run end cost a fifth of the
-throughput (``docs/executor.md``). A thread running back-to-back runs still cannot
-starve the others for longer than the interval and one run. A trio task never blocks
-its loop on the token: it awaits a hand-off (``acquire_async``) and holds the token
-only between awaits.
+call ``sess.run`` on its own thread). Waiters are served in arrival order, in turns
+(``token_policy.turn_seconds``): a thread whose run ends while only threads wait, the
+first for less than a turn, may leave the token free and take it back for its next
+run ahead of them. A trio task never blocks its loop on the token: it parks until a
+hand-off (``acquire_async``) and holds the token only between awaits. Every waiter
+parks on a ``parker.Parker``.
+
+States (every field is read and written under ``_mutex``):
+
+* FREE: no owner, nobody waits.
+* HELD: a thread owns it ``_depth`` times over (``_depth >= 1``); waiters queue in
+  arrival order.
+* LEFT: no owner, threads wait: the run that ended left it free for its thread's next
+  run (``_lingerer``) while the first waiter is young.
+
+Transitions:
+
+* ``acquire`` (a thread): FREE → HELD; its own HELD → one level deeper; HELD by
+  another → it queues; LEFT → HELD if it is the lingerer and the turn is on, else it
+  queues (the turn over, the first waiter gets the token first).
+* ``acquire_async`` (a task, for its loop's thread): the same, but in LEFT it ends the
+  turn at once, since a task cannot wait a turn out (see the invariants).
+* ``release`` of the last level: HELD → LEFT (``linger``, only young threads wait),
+  else the hand-off. ``release_all``/``restore`` give up and take back every level.
+* The hand-off: the first waiter whose wake reaches it (a task's loop may have
+  finished) becomes the owner at the depth it asked for, else FREE.
+* A thread waiter's turn is up: it parks with a timeout at the end of its turn, and
+  then hands a token still left free to the first waiter.
+* An interrupted waiter (a cancelled task, a thread's KeyboardInterrupt): not served
+  yet, it leaves the line and the admission is re-run; served meanwhile, it passes
+  the token on at once.
+
+Invariants (``_consistent``, asserted after every transition but the uncontended
+fast paths, which cannot break them):
+
+1. No owner if and only if depth 0; an owner never has a lingerer.
+2. Queued waiters are not served yet (a served waiter leaves the line first).
+3. No owner with waiters (LEFT) ⇒ every waiter is a thread parked with a timeout at
+   most one turn away: a token left free is always taken over, and nobody waits on
+   it forever.
 """
 
 from __future__ import annotations
 
 import collections
-import math
-import sys
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
 
-import numpy as np
-import trio
+from .parker import Parker
+from .token_policy import turn_seconds
 
-from .registry import get_op_def
-
-__all__ = ["TOKEN", "ExecutionToken", "released", "heavy_kernel", "HEAVY"]
+__all__ = ["TOKEN", "ExecutionToken"]
 
 _get_ident = threading.get_ident
 _now = time.monotonic
 
 
 class _Waiter:
-    """A thread or trio task waiting for the token."""
+    """A thread or trio task in line for the token, and the depth it asks for."""
 
-    __slots__ = ("ident", "lock", "event", "trio_token", "granted", "since")
+    __slots__ = ("ident", "parker", "depth", "since", "served")
 
-    def __init__(self, ident: int, lock=None, event=None, trio_token=None):
-        self.ident = ident
+    def __init__(self, ident: int, depth: int) -> None:
+        self.ident = ident  # the thread that will own the token
+        self.parker = Parker()  # a thread's, or the task's loop's
+        self.depth = depth
         self.since = _now()
-        self.lock = lock  # a thread's: held, released by the hand-off
-        self.event = event  # a task's: set on its loop by the hand-off
-        self.trio_token = trio_token
-        self.granted = False
+        self.served = False  # set, under the mutex, before the parker is woken
 
 
 class ExecutionToken:
@@ -66,38 +90,42 @@ class ExecutionToken:
         self._owner: int | None = None  # thread ident
         self._depth = 0
         self._waiters: collections.deque[_Waiter] = collections.deque()
-        # The thread whose run ended leaving the token free with waiters queued: it
-        # may take it back while they are young (``release(linger=True)``).
-        self._lingerer: int | None = None
+        self._lingerer: int | None = None  # LEFT: the thread whose run left it free
 
     # --- threads ----------------------------------------------------------------------
 
-    def acquire(self) -> None:
-        """Takes the token for this thread, waiting (in arrival order) if another
-        thread holds it. Interruptible by a signal handler's exception."""
+    def acquire(self, depth: int = 1) -> None:
+        """Takes the token for this thread ``depth`` times over, waiting (in arrival
+        order) if another thread holds it. Interruptible by a signal handler's
+        exception, which leaves it not taken."""
         me = _get_ident()
         with self._mutex:
-            if self._owner == me:
-                self._depth += 1
+            owner = self._owner
+            if owner == me:
+                self._depth += depth
                 return
-            if self._owner is None:
-                if not self._waiters or (self._lingerer == me and self._young()):
-                    self._owner, self._depth, self._lingerer = me, 1, None
+            if owner is None:
+                if self._waiters and not (self._lingerer == me and self._turn_on()):
+                    self._admit()  # the turn over, the first waiter gets it first
+                if self._owner is None and (not self._waiters or self._lingerer == me):
+                    self._owner, self._depth, self._lingerer = me, depth, None
                     return
-                if not self._young():
-                    self._hand_off()
-            lock = threading.Lock()
-            lock.acquire()
-            w = _Waiter(me, lock=lock)
+            w = _Waiter(me, depth)
             self._waiters.append(w)
+            assert self._consistent()
         try:
-            # Released by the hand-off, which made this thread the owner. A token left
-            # free by a run that ended is taken over once the interval is up.
-            if not lock.acquire(timeout=max(w.since + sys.getswitchinterval() - _now(), 0.0)):
+            while not w.served:
+                left = w.since + turn_seconds() - _now()
+                if left > 0:
+                    w.parker.park(left)
+                    continue
+                # The turn is up: a token still left free goes to the first waiter.
                 with self._mutex:
-                    if self._owner is None and not w.granted:
-                        self._hand_off()
-                lock.acquire()
+                    if not w.served:
+                        self._admit()
+                        assert self._consistent()
+                if not w.served:
+                    w.parker.park()
         except BaseException:
             self._give_up(w)
             raise
@@ -109,25 +137,21 @@ class ExecutionToken:
 
         ``linger`` (a thread's run ended): while the waiters are young threads, the
         token is left free for this thread's next run instead; the first waiter takes
-        it over when its switch interval is up."""
+        it over when its turn is up."""
         me = _get_ident()
         with self._mutex:
             if self._owner != me:
                 return
             self._depth -= 1
             if self._depth == 0:
-                if linger and self._waiters and self._young():
+                if not self._waiters:
+                    self._owner = self._lingerer = None
+                    return
+                if linger and self._turn_on():
                     self._owner, self._lingerer = None, me
                 else:
                     self._hand_off()
-
-    def _young(self) -> bool:
-        """With the mutex held and waiters queued: whether all are threads and the
-        first has waited less than the switch interval (a trio waiter cannot time out,
-        so it is served at the next release)."""
-        if _now() - self._waiters[0].since >= sys.getswitchinterval():
-            return False
-        return all(w.lock is not None for w in self._waiters)
+                assert self._consistent()
 
     def release_all(self) -> int:
         """Gives up this thread's whole hold; returns its depth for ``restore``
@@ -136,21 +160,21 @@ class ExecutionToken:
             if self._owner != _get_ident():
                 return 0
             depth = self._depth
-            self._depth = 0
             self._hand_off()
+            assert self._consistent()
             return depth
 
     def restore(self, depth: int) -> None:
-        """Takes the token back at ``depth`` (from ``release_all``)."""
+        """Takes the token back at ``depth`` (from ``release_all``), in one step: an
+        interruption leaves it held ``depth`` times or not at all."""
         if depth:
-            self.acquire()
-            self._depth = depth  # this thread owns it: no other thread writes it now
+            self.acquire(depth)
 
     def held(self) -> bool:
         """Whether this thread holds the token."""
         return self._owner == _get_ident()
 
-    def __enter__(self) -> "ExecutionToken":
+    def __enter__(self) -> ExecutionToken:
         self.acquire()
         return self
 
@@ -166,215 +190,76 @@ class ExecutionToken:
         the thread. Cancelled while waiting, it takes nothing."""
         me = _get_ident()
         with self._mutex:
-            if self._owner is None and self._waiters and not self._young():
-                self._hand_off()
-            if (self._owner is None and not self._waiters) or self._owner == me:
-                self._owner = me
+            if self._owner == me:
                 self._depth += 1
                 return
-            event = trio.Event()
-            w = _Waiter(me, event=event, trio_token=trio.lowlevel.current_trio_token())
+            if self._owner is None and not self._waiters:
+                self._owner, self._depth, self._lingerer = me, 1, None
+                return
+            w = _Waiter(me, 1)
             self._waiters.append(w)
+            self._admit()  # a task in line ends a turn: it has no timeout to wait it out
+            assert self._consistent()
         try:
-            await event.wait()
+            while not w.served:
+                await w.parker.park_async()
         except BaseException:
             self._give_up(w)
             raise
 
     # --- hand-off ---------------------------------------------------------------------
 
+    def _turn_on(self) -> bool:
+        """With the mutex held and waiters queued: whether they are all threads and
+        the first has waited less than a turn."""
+        if _now() - self._waiters[0].since >= turn_seconds():
+            return False
+        return not any(w.parker.in_trio for w in self._waiters)
+
+    def _admit(self) -> None:
+        """With the mutex held: a token left free goes to the first waiter unless a
+        turn is on."""
+        if self._owner is None and self._waiters and not self._turn_on():
+            self._hand_off()
+
     def _hand_off(self) -> None:
-        """With the mutex held and depth 0: the first live waiter becomes the owner."""
+        """With the mutex held and the owner's hold given up: the first waiter whose
+        wake reaches it becomes the owner, else the token is free."""
         self._lingerer = None
         while self._waiters:
             w = self._waiters.popleft()
-            if w.lock is not None:
-                self._owner, self._depth, w.granted = w.ident, 1, True
-                w.lock.release()
+            self._owner, self._depth, w.served = w.ident, w.depth, True
+            if w.parker.wake():
                 return
-            try:
-                w.trio_token.run_sync_soon(w.event.set)
-            except trio.RunFinishedError:  # its loop is gone: serve the next
-                continue
-            self._owner, self._depth, w.granted = w.ident, 1, True
-            return
-        self._owner = None
+            w.served = False  # its loop has finished: serve the next
+        self._owner, self._depth = None, 0
 
     def _give_up(self, w: _Waiter) -> None:
-        """A waiter interrupted: out of the line, or, if handed the token meanwhile,
-        it passes the token on."""
+        """A waiter interrupted: out of the line (and the admission re-run, so the
+        waiters behind it are not stranded on a free token), or, if served
+        meanwhile, it passes the token on."""
         with self._mutex:
-            if not w.granted:
+            if not w.served:
                 self._waiters.remove(w)
-                return
-            self._depth -= 1
-            if self._depth == 0:
-                self._hand_off()
+                self._admit()
+            elif self._owner == w.ident:
+                # Its thread's other tasks may hold more levels meanwhile, or have
+                # given them all up (``release_all``) already.
+                self._depth -= w.depth
+                if self._depth == 0:
+                    self._hand_off()
+            assert self._consistent()
+
+    def _consistent(self) -> bool:
+        """The invariants of the module docstring (with the mutex held)."""
+        if self._owner is None:
+            if self._depth != 0:
+                return False
+            if self._waiters and any(w.parker.in_trio for w in self._waiters):
+                return False  # 3: a task cannot wait on a token left free
+        elif self._depth < 1 or self._lingerer is not None:
+            return False
+        return not any(w.served for w in self._waiters)
 
 
 TOKEN = ExecutionToken()
-
-
-def released(
-    kernel: Callable[..., Any], heavy: Callable[..., bool] | None = None
-) -> Callable[..., Any]:
-    """``kernel`` run without the token: always (opaque user code), or when
-    ``heavy(*inputs)`` says its GIL-free part is long enough for another run's kernels
-    to overlap it."""
-
-    def call(ctx, op, *args):
-        if heavy is not None and not heavy(*args):
-            return kernel(ctx, op, *args)
-        depth = TOKEN.release_all()
-        try:
-            return kernel(ctx, op, *args)
-        finally:
-            TOKEN.restore(depth)
-
-    call.__wrapped__ = kernel  # type: ignore[attr-defined]
-    return call
-
-
-#: Products of at least this many multiply-adds release the token (docs/executor.md).
-MATMUL_RELEASE_FLOPS = 1 << 22
-#: Random fills of at least this many elements release the token.
-RANDOM_RELEASE_ELEMENTS = 1 << 16
-
-
-def _matmul_heavy(a, b, *_rest) -> bool:
-    if a.ndim < 2 or b.ndim < 2:
-        return False
-    return a.size * b.shape[-1] >= MATMUL_RELEASE_FLOPS
-
-
-def _fill_heavy(shape, *_rest) -> bool:
-    return math.prod(np.asarray(shape).tolist() or [1]) >= RANDOM_RELEASE_ELEMENTS
-
-
-#: decode_csv / string_to_number of at least this many fields (~0.2 µs each, mostly in
-#: numpy calls and compiled parsing loops that release the GIL) release the token.
-PARSE_RELEASE_FIELDS = 1 << 14
-#: Pack / ConcatV2 results of at least this many elements (copies without the GIL).
-COPY_RELEASE_ELEMENTS = 1 << 17
-
-
-def _size(x) -> int:
-    """Elements of an array input; 1 for anything else (a handle, a scalar)."""
-    return x.size if isinstance(x, np.ndarray) else 1
-
-
-def _decode_heavy(records, *defaults) -> bool:
-    return _size(records) * max(len(defaults), 1) >= PARSE_RELEASE_FIELDS
-
-
-def _pack_heavy(*xs) -> bool:
-    return len(xs) * _size(xs[0]) >= COPY_RELEASE_ELEMENTS  # Pack's inputs share a shape
-
-
-def _concat_heavy(*xs) -> bool:
-    return sum(map(_size, xs)) >= COPY_RELEASE_ELEMENTS
-
-
-#: Op types whose kernel gives up the token when its input says it is heavy.
-HEAVY: dict[str, Callable[..., bool]] = {
-    "MatMul": _matmul_heavy,
-    "BatchMatMulV2": _matmul_heavy,
-    "RandomUniform": _fill_heavy,
-    "RandomStandardNormal": _fill_heavy,
-    "TruncatedNormal": _fill_heavy,
-    "DecodeCSV": _decode_heavy,
-    "StringToNumber": _decode_heavy,
-    "Pack": _pack_heavy,
-    "ConcatV2": _concat_heavy,
-}
-
-
-#: An elementwise kernel (or a fused chain of them) releases the token when its
-#: estimated GIL-free time reaches this many nanoseconds (docs/executor.md).
-ELEMENTWISE_RELEASE_NS = 25_000
-
-#: GIL-free nanoseconds per float32 element of the elementwise ops that cost more than
-#: a few tenths of one (numpy's loops, measured on this project's machine, rounded
-#: down); every other elementwise op counts ``_CHEAP_NS``.
-ELEMENTWISE_NS: dict[str, float] = {
-    "Exp": 1.5,
-    "Sin": 1.5,
-    "Tanh": 3.5,
-    "Sigmoid": 3.5,
-    "Cos": 5.0,
-    "Log": 7.0,
-    "Log1p": 12.0,
-    "Softplus": 12.0,
-    "Expm1": 40.0,
-    "Asin": 50.0,
-    "Acos": 50.0,
-    "Pow": 50.0,
-    "Tan": 50.0,
-    "Cosh": 50.0,
-    "Atan": 50.0,
-    "Sinh": 50.0,
-    "Asinh": 50.0,
-    "Acosh": 50.0,
-    "Atanh": 50.0,
-}
-_CHEAP_NS = 0.2
-
-
-def _elementwise(kernel: Callable[..., Any], ops: list, ns_per_element: float):
-    """``kernel`` of elementwise ``ops`` costing ``ns_per_element`` in all, releasing the
-    token when its largest operand is long to compute.
-
-    When every output's shape is known the choice is made here, once: the plan calls
-    the kernel itself (or its released form), with no check per run; an elementwise
-    output is at least as large as any operand. Otherwise each call checks its inputs.
-    """
-    least = ELEMENTWISE_RELEASE_NS / ns_per_element
-    most = _static_elements(ops)
-    if most is not None:
-        return released(kernel) if most >= least else kernel
-
-    def heavy(*xs) -> bool:
-        for x in xs:
-            if type(x) is np.ndarray and x.size >= least:
-                return True
-        return False
-
-    return released(kernel, heavy)
-
-
-def _static_elements(ops: list) -> int | None:
-    """The largest number of elements of any output of ``ops``, if all are known."""
-    most = 0
-    for op in ops:
-        outputs = getattr(op, "outputs", None)
-        if not outputs:
-            return None
-        for t in outputs:
-            n = t.shape.num_elements()
-            if n is None:
-                return None
-            most = max(most, n)
-    return most
-
-
-def heavy_kernel(step) -> Callable[..., Any]:
-    """The kernel a plan calls for ``step``: as registered, or wrapped to run without
-    the token (opaque user code always; a ``HEAVY`` op type, an elementwise op or a
-    fused chain of them when its inputs are big)."""
-    kernel = step.kernel
-    if step.blocking:
-        return kernel  # a generator: its waits give the token up (waiting.drive_*)
-    op_def = get_op_def(step.op.type)
-    if op_def.extra.get("opaque"):
-        return released(kernel)
-    heavy = HEAVY.get(step.op.type)
-    if heavy is not None:
-        return released(kernel, heavy)
-    members = getattr(kernel, "ops", None)  # a fused chain (fusion.FusedKernel)
-    if members is not None:
-        ns = sum(ELEMENTWISE_NS.get(o.type, _CHEAP_NS) for o in members)
-        return _elementwise(kernel, members, ns)
-    if op_def.ufunc is not None or step.op.type in ELEMENTWISE_NS:
-        ns = ELEMENTWISE_NS.get(step.op.type, _CHEAP_NS)
-        return _elementwise(kernel, [step.op], ns)
-    return kernel

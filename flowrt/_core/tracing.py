@@ -70,8 +70,7 @@ class _TimedWait(Wait):
         """Appends the wait's record, open (``end`` None) until it ends: a profiler
         block that ends meanwhile shows the wait as lasting until then."""
         w = self.wait  # described as the wait begins (the queue's size then)
-        what = w.describe() if hasattr(w, "describe") else type(w).__name__
-        rec = Stat((self.op, time.perf_counter(), None, runner_name(), None, what))
+        rec = Stat((self.op, time.perf_counter(), None, runner_name(), None, w.describe()))
         self.stats.append(rec)
         return rec
 
@@ -79,6 +78,12 @@ class _TimedWait(Wait):
         stats = self.stats  # append-only: the record is where it was put
         i = len(stats) - 1 if stats[-1] is rec else stats.index(rec)
         stats[i] = Stat((rec.op, rec.start, time.perf_counter(), rec.runner, None, rec.wait))
+
+    def describe(self) -> str:
+        return self.wait.describe()
+
+    def wake(self) -> None:
+        self.wait.wake()
 
     def wait_sync(self):
         rec = self._start()

@@ -3,8 +3,8 @@
 A blocking kernel is a generator function. It does its work without blocking when it
 can and returns; when it would have to wait, it yields a ``Wait`` (a queue's parked
 request, a sub-plan to run concurrently, ...) and is sent the wait's result. The
-driver decides how to wait: ``drive_sync`` parks the calling thread on the wait's
-threading primitive, ``drive_async`` awaits its trio primitive. One kernel, one
+driver decides how to wait: ``drive_sync`` parks the calling thread, ``drive_async``
+the calling trio task, both on the wait's ``parker.Parker``. One kernel, one
 grant/confirm protocol, two ways to park (trio's ``_channel.py`` shape, with
 ``queue.Queue``'s thread half beside it).
 """
@@ -13,41 +13,69 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Generator
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Callable, Generator
 
 import trio
 
 from .token import TOKEN
 
+if TYPE_CHECKING:
+    from .parker import Parker
+    from .run_context import RunContext
+
 __all__ = ["Wait", "drive_sync", "drive_async", "park_thread"]
 
+#: What a blocking kernel's generator is: it yields waits, is sent their results.
+KernelGen = Generator["Wait", Any, Any]
 
-class Wait:
+
+class Wait(ABC):
     """Something a blocking kernel waits for.
 
     ``wait_sync()`` blocks the calling (non-trio) thread and ``await wait_async()``
     the calling trio task until the wait completes, and return its result. Either
     one, interrupted, undoes the wait (it takes and leaves nothing) and raises.
+
+    ``wake()`` is how the run's interruption (``RunContext.cancel``, from any thread)
+    reaches a thread parked in ``wait_sync``; ``describe()`` names the wait in a
+    timeout's message and in a trace.
     """
 
     __slots__ = ()
 
-    def wait_sync(self) -> Any:
-        raise NotImplementedError
+    @abstractmethod
+    def wait_sync(self) -> Any: ...
 
-    async def wait_async(self) -> Any:
-        raise NotImplementedError
+    @abstractmethod
+    async def wait_async(self) -> Any: ...
+
+    def describe(self) -> str:
+        """What the run waits on, for messages and traces: by default the kind of
+        wait."""
+        return type(self).__name__
+
+    def wake(self) -> None:  # noqa: B027 (a deliberate default: nothing to wake)
+        """Wakes a thread parked in ``wait_sync``, from any thread, so that it sees
+        the run's interruption. A wait whose thread side parks nothing of its own (a
+        sub-plan in its own loop, which the run's ``cancel_hook`` cancels) has
+        nothing to wake."""
 
 
-def park_thread(event, ready, ctx, waiter, until: float = math.inf) -> bool:
-    """Parks this thread on ``event`` (a ``threading.Event``) until ``ready()``.
+def park_thread(
+    parker: Parker,
+    ready: Callable[[], bool],
+    ctx: RunContext | None,
+    waiter: Wait,
+    until: float = math.inf,
+) -> bool:
+    """Parks this thread on ``parker`` (made by it) until ``ready()``.
 
-    The event is set after whatever makes ``ready()`` true, and by ``ctx.cancel``.
+    The parker is woken after whatever makes ``ready()`` true, and by ``ctx.cancel``.
     Returns True once ready, False at ``until`` (a ``time.monotonic()`` value). With a
     run context ``ctx``, the run's interruption (``ctx.cancel``: close, a caller's
-    cancel) and its deadline end the wait by raising their error; ``waiter`` (with
-    ``wake()`` and ``describe()``) is what ``ctx.cancel`` wakes. A signal handler's
-    exception (KeyboardInterrupt) ends it too: ``Event.wait`` is interruptible.
+    cancel) and its deadline end the wait by raising their error; ``waiter`` is what
+    ``ctx.cancel`` wakes. A signal handler's exception (KeyboardInterrupt) ends it too.
     """
     if ctx is not None:
         ctx.waiter = waiter
@@ -58,8 +86,8 @@ def park_thread(event, ready, ctx, waiter, until: float = math.inf) -> bool:
                 end = min(until, ctx.deadline)
             else:
                 end = until
-            event.wait(None if end == math.inf else max(0.0, end - time.monotonic()))
-            event.clear()  # ready() is checked after: a wake-up in between is not lost
+            # A wake between the check and the park is kept as the parker's permit.
+            parker.park(end - time.monotonic() if end != math.inf else math.inf)
             if ready():
                 break
             now = time.monotonic()
@@ -73,7 +101,7 @@ def park_thread(event, ready, ctx, waiter, until: float = math.inf) -> bool:
             ctx.waiter = None
 
 
-def drive_sync(gen: Generator, meter=None, first: Wait | None = None) -> Any:
+def drive_sync(gen: KernelGen, meter: Any = None, first: Wait | None = None) -> Any:
     """Runs a kernel generator to its end on this thread, parking it on each wait.
 
     The execution token (``token.TOKEN``), if this thread holds it, is given up for
@@ -111,7 +139,7 @@ def drive_sync(gen: Generator, meter=None, first: Wait | None = None) -> Any:
         raise
 
 
-async def drive_async(gen: Generator, meter=None, first: Wait | None = None) -> Any:
+async def drive_async(gen: KernelGen, meter: Any = None, first: Wait | None = None) -> Any:
     """Runs a kernel generator to its end in this trio task, awaiting each wait.
 
     The caller does not hold the execution token: each stretch of the kernel between

@@ -13,6 +13,7 @@ import numpy as np
 import trio
 
 import flowrt as fr
+from flowrt._core.parker import Parker
 from flowrt._core.registry import NOT_DIFFERENTIABLE, register_op
 from flowrt._core.shape import TensorShape
 from flowrt._core.waiting import Wait, park_thread
@@ -61,7 +62,7 @@ class Gate:
         self._entered_cond = threading.Condition(self._lock)
         self.cancelled = 0
         self.loops: list = []  # trio token (None for a thread) each waiting kernel ran in
-        self._entered_waiters: list = []  # (trio token, trio.Event, n) of async watchers
+        self._entered_waiters: list = []  # (Parker, n) of async watchers
 
     @property
     def entered(self) -> int:
@@ -75,9 +76,9 @@ class Gate:
             self.loops.append(trio.lowlevel.current_trio_token() if in_trio else None)
             self._entered += 1
             self._entered_cond.notify_all()
-            for token, ev, n in self._entered_waiters:
+            for parker, n in self._entered_waiters:
                 if self._entered >= n:
-                    token.run_sync_soon(ev.set)
+                    parker.wake()
             if self._open:
                 return False
             self._waiters.append(wake)
@@ -96,12 +97,11 @@ class Gate:
 
     async def wait_entered_async(self, n: int = 1):
         """Waits in a trio task until ``n`` kernels (in any loop or thread) are waiting."""
-        ev = trio.Event()
+        parker = Parker()
         with self._lock:
-            if self._entered >= n:
-                return
-            self._entered_waiters.append((trio.lowlevel.current_trio_token(), ev, n))
-        await ev.wait()
+            self._entered_waiters.append((parker, n))
+        while self.entered < n:
+            await parker.park_async()
 
     def wait_entered(self, n: int = 1, timeout: float = 10.0):
         """Blocks this (non-trio) thread until ``n`` kernels are waiting."""
@@ -117,17 +117,17 @@ class _GateWait(Wait):
         self.gate, self.ctx, self.op = gate, ctx, op
 
     def wake(self):
-        self.event.set()
+        self.parker.wake()
 
     def describe(self):
         return "%s op '%s'" % (self.op.type, self.op.name)
 
     def wait_sync(self):
-        self.event = threading.Event()
-        if not self.gate._enter(self.event.set):
+        self.parker = Parker()
+        if not self.gate._enter(self.parker.wake):
             return None
         try:
-            park_thread(self.event, lambda: self.gate._open, self.ctx, self)
+            park_thread(self.parker, lambda: self.gate._open, self.ctx, self)
         except BaseException:
             self.gate._cancelled()
             raise
@@ -135,19 +135,12 @@ class _GateWait(Wait):
     async def wait_async(self):
         if self.ctx is not None:
             self.ctx.waiting_on = self
-        ev = trio.Event()
-        token = trio.lowlevel.current_trio_token()
-
-        def wake():
-            try:
-                token.run_sync_soon(ev.set)
-            except trio.RunFinishedError:
-                pass
-
-        if not self.gate._enter(wake):
+        parker = Parker()
+        if not self.gate._enter(parker.wake):
             return
         try:
-            await ev.wait()
+            while not self.gate._open:
+                await parker.park_async()
         except trio.Cancelled:
             self.gate._cancelled()
             raise

@@ -1,6 +1,8 @@
 """The execution token (flowrt/_core/token.py): runs execute holding it and give it up
 wherever they wait, around py_func and around heavy kernels; nothing deadlocks."""
 
+import os
+import signal
 import sys
 import threading
 import time
@@ -11,8 +13,9 @@ import pytest
 import trio
 
 import flowrt as fr
-from flowrt._core import token as token_mod
-from flowrt._core.token import TOKEN, ExecutionToken, heavy_kernel
+from flowrt._core import token_policy
+from flowrt._core.token import TOKEN, ExecutionToken
+from flowrt._core.token_policy import heavy_kernel
 from tests.signals import ctrl_c_after
 
 
@@ -203,6 +206,86 @@ def test_release_all_and_restore_keep_the_depth():
     assert not tok.held() and tok._owner is None
 
 
+def test_restore_takes_the_whole_depth_back_in_one_step():
+    # A signal handler's exception (Ctrl-C) can land at any line boundary: none may
+    # find the token held by this thread at a depth other than the one restored.
+    tok = ExecutionToken()
+    seen: list = []
+
+    def trace(frame, event, arg):
+        if event == "call":
+            return trace if frame.f_code is ExecutionToken.restore.__code__ else None
+        if event == "line" and tok.held():
+            seen.append(tok._depth)
+        return trace
+
+    sys.settrace(trace)
+    try:
+        tok.restore(3)
+    finally:
+        sys.settrace(None)
+    assert tok._depth == 3
+    assert all(d == 3 for d in seen), seen
+    for _ in range(3):
+        tok.release()
+    assert tok._owner is None
+
+
+def _until(condition, seconds=10.0):
+    """Polls ``condition`` from a helper thread (no event marks a thread's entering
+    the line); fails the helper, and so the test, if it never holds."""
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "the condition never held"
+        threading.Event().wait(0.001)
+
+
+def test_an_interrupted_waiter_does_not_strand_a_task_behind_it(switch_interval):
+    # A thread's run ends leaving the token free for its next run (a turn); the main
+    # thread waits in line; a trio task queues behind it; Ctrl-C interrupts the main
+    # thread. The task must get the token without some other thread touching it.
+    switch_interval(60.0)  # no waiter's turn ends during the test
+    tok = ExecutionToken()
+    main = threading.get_ident()
+    served = threading.Event()
+    box: list = []
+
+    async def task():
+        await tok.acquire_async()
+        tok.release()
+        served.set()
+
+    def lingerer():
+        tok.acquire()
+        _until(lambda: any(w.ident == main for w in list(tok._waiters)))  # main in line
+        tok.release(linger=True)  # its run ends: the token is left free, a turn on
+        t = threading.Thread(target=trio.run, args=(task,), daemon=True)
+        t.start()
+        box.append(t)
+        _until(lambda: served.is_set() or any(w.ident == t.ident for w in list(tok._waiters)))
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        threading.Thread(target=lingerer, daemon=True).start()
+        try:
+            tok.acquire()
+            tok.release()
+            threading.Event().wait(30)  # where the Ctrl-C lands when it was served
+        except KeyboardInterrupt:
+            pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+    async def task_served():
+        with trio.fail_after(10):
+            await trio.to_thread.run_sync(served.wait, abandon_on_cancel=True)
+
+    trio.run(task_served)
+    box[0].join(10)
+    assert tok._owner is None and not tok._waiters
+
+
 async def test_a_task_awaits_the_token_without_blocking_its_loop():
     tok = ExecutionToken()
     taken, go = threading.Event(), threading.Event()
@@ -374,7 +457,7 @@ def test_heavy_kernels_run_without_the_token(monkeypatch):
         k(None, Step.op, big, big)
         assert TOKEN.held()
     assert seen == [True, False]
-    monkeypatch.setattr(token_mod, "MATMUL_RELEASE_FLOPS", 1 << 40)
+    monkeypatch.setattr(token_policy, "MATMUL_RELEASE_FLOPS", 1 << 40)
     with TOKEN:
         k(None, Step.op, big, big)
     assert seen == [True, False, True]

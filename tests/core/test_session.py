@@ -476,7 +476,7 @@ class _Steps(trio.abc.Instrument):
 async def test_aruns_that_never_wait_are_not_a_schedule_point_each(monkeypatch):
     # A schedule point costs more than a small run: within one switch interval (made
     # long here), a hundred runs that never wait take none.
-    monkeypatch.setattr(fr._core.executor.sys, "getswitchinterval", lambda: 60.0)
+    monkeypatch.setattr(fr._core.executor, "turn_seconds", lambda: 60.0)
     x = fr.placeholder(fr.float32, [])
     y = x + 1.0
     async with fr.Session() as sess:
