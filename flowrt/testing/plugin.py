@@ -21,6 +21,7 @@ import trio
 import flowrt as fr
 
 from .._core.introspection import queue_snapshots
+from .._core.parker import canceller
 from ..train.queue_runner import live_runners
 from .report import open_sessions, pipeline_report
 from .seeds import seed_for
@@ -237,7 +238,7 @@ class _Guard:
         self.seconds = seconds
         self.nodeid = nodeid
         self.report: str | None = None
-        self.trio_cancel: Callable[[], None] | None = None
+        self.trio_cancel: Callable[[], bool] | None = None
         self.sessions: list[fr.Session] = []
         self._timer = threading.Timer(seconds, self._fire)
         self._timer.daemon = True
@@ -283,9 +284,7 @@ class _Guard:
                 return
             self.report = report
         if self.trio_cancel is not None:
-            try:
-                self.trio_cancel()
-            except trio.RunFinishedError:
+            if not self.trio_cancel():  # the test's loop has finished
                 return
             if self._ended.wait(_TRIO_GRACE):
                 return
@@ -352,9 +351,8 @@ def _guard_trio(fn: Callable[..., Any], guard: _Guard) -> Callable[..., Any]:
     @functools.wraps(fn)
     async def guarded(**kwargs: Any) -> Any:
         __tracebackhide__ = True
-        token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as scope:
-            guard.trio_cancel = functools.partial(token.run_sync_soon, scope.cancel)
+            guard.trio_cancel = canceller(scope)
             guard.start()
             try:
                 await fn(**kwargs)
