@@ -35,7 +35,7 @@ from .client import debug as _debug
 from .client import explain as _explain
 from .distributed import ray_cluster
 from .fetch_structures import Fetches, fetch_key, fetch_value, resolve_feeds
-from .session_options import CallableOptions, ConfigProto, RunMetadata, RunOptions
+from .session_options import CallableOptions, ConfigProto, RunMetadata, RunOptions, fuses
 
 __all__ = ["Session", "InteractiveSession"]
 
@@ -72,6 +72,7 @@ class Session:
     ) -> None:
         self._graph = graph if graph is not None else _graph.get_default_graph()
         self._config = config
+        self._fuse = fuses(config)
         _blas.configure(getattr(config, "intra_op_parallelism_threads", 0) or 0)
         self._timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         self._resources = ResourceManager()
@@ -166,7 +167,7 @@ class Session:
                 if self._cluster is not None:
                     plan = self._cluster.plan(fm.tensors, fm.targets, feed_tensors)
                 else:
-                    plan = Plan(fm.tensors, fm.targets, feed_tensors)
+                    plan = Plan(fm.tensors, fm.targets, feed_tensors, fuse=self._fuse)
                 self._plans[pkey] = plan
             entry = (fm, plan)
             if fkey is not None:

@@ -13,9 +13,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .executor import compile_plan
 from .fusion import fuse_steps
 from .graph import Operation, Tensor
+from .plan_body import compile_plan
 from .registry import get_op_def
 
 
@@ -127,7 +127,8 @@ class Plan:
 
     ``ops``, if given, are exactly the ops to run, in topological order, instead of
     those pruned from the fetches and targets (a cluster run's part); control inputs
-    outside them ran before the part.
+    outside them ran before the part. ``fuse`` applies the elementwise fusion rewrite
+    (``fusion.py``; a session's ``RewriterConfig.remapping``, see ``fuses``).
 
     Attributes:
       steps: Steps in topological order.
@@ -135,12 +136,12 @@ class Plan:
       feed_slots / fetch_slots: where fed values go and fetched values come from.
       blocking: True if some step may block (its kernel is a generator).
       straight: its blocking steps are totally ordered, so it runs as ``fn``.
-      fn: the compiled body (``executor.compile_plan``) of a straight plan, else None.
+      fn: the body (``plan_body.compile_plan``) of a straight plan, else None.
       roots: indices of the steps with no predecessor (``run_concurrent``).
       npred: per step, how many predecessor steps it waits for.
     """
 
-    def __init__(self, fetch_tensors, target_ops, feed_tensors, ops=None):
+    def __init__(self, fetch_tensors, target_ops, feed_tensors, ops=None, fuse=True):
         fed = set(feed_tensors)
         n_fed = len(feed_tensors)
         if ops is None:
@@ -216,7 +217,8 @@ class Plan:
         self.fetch_slots = tuple(slot[t] for t in fetch_tensors)
         self.fetch_is_fed = tuple(t in fed for t in fetch_tensors)
         self.fetches_fed = any(self.fetch_is_fed)
-        steps = fuse_steps(steps, self.fetch_slots)  # elementwise fusion (fusion.py)
+        if fuse:
+            steps = fuse_steps(steps, self.fetch_slots)  # elementwise fusion (fusion.py)
         self.steps = steps
         self.init = init
         self.blocking = blocking
@@ -243,6 +245,12 @@ class Plan:
     def __repr__(self):
         kind = "" if not self.blocking else " straight" if self.straight else " concurrent"
         return "<Plan %d steps%s>" % (len(self.steps), kind)
+
+
+def fuses(ctx) -> bool:
+    """Whether the plans of ``ctx``'s run (a kernel's sub-plans too) fuse elementwise
+    chains: as its session's ``ConfigProto`` says (``session_options.fuses``)."""
+    return getattr(getattr(ctx, "session", None), "_fuse", True)
 
 
 def _straight(steps) -> bool:

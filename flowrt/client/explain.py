@@ -60,7 +60,7 @@ def explain(
     plan = plans.get(pkey)
     cached = plan is not None
     if plan is None:
-        plan = Plan(fm.tensors, fm.targets, feed_tensors)
+        plan = Plan(fm.tensors, fm.targets, feed_tensors, fuse=sess._fuse)
     others = [
         ([t.name for t in k[0]] + ["^" + op.name for op in k[1]], p)
         for k, p in plans.items()
