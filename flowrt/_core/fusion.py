@@ -33,7 +33,8 @@ __all__ = ["fuse_steps", "FusedKernel", "FUSED_MIN_SIZE"]
 # docs/fusion.md).
 FUSED_MIN_SIZE = 1 << 17
 
-_FLOAT_KINDS = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
+# The builtin dtypes are singletons: membership and identity tests suffice.
+_FLOATS = {np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float64): np.dtype(np.float64)}
 
 
 def _fusible(st) -> np.dtype | None:
@@ -44,12 +45,13 @@ def _fusible(st) -> np.dtype | None:
     d = get_op_def(op.type)
     if d.ufunc is None or st.kernel is not d.kernel:
         return None
-    dt: Any = _FLOAT_KINDS.get(np.dtype(op.outputs[0].dtype.np).name)
-    if dt is None or any(t.dtype.np != dt for t in op.inputs):
-        return None
-    n = op.outputs[0].shape.num_elements()
+    out = op.outputs[0]
+    n = out.shape.num_elements()
     if n is not None and n < FUSED_MIN_SIZE:
         return None  # statically too small ever to take the fused path
+    dt: Any = _FLOATS.get(out.dtype.np)
+    if dt is None or any(t.dtype.np is not dt for t in op.inputs):
+        return None
     return dt
 
 

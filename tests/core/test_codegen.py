@@ -80,3 +80,16 @@ def test_a_plan_is_compiled_after_it_has_run_often(monkeypatch):
         (plan,) = [p for p in sess._plans.values() if isinstance(p, Plan)]
     assert plan.fn.compiled is not None
     assert got == [12.0] * 4
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_fed_scalar_is_computed_on_as_a_scalar_and_fetched_as_fed(compiled):
+    x = fr.placeholder(fr.float32, [])
+    y = x + x
+    plan = Plan([x, y], [], [x])
+    if compiled:
+        plan.fn.compile()
+    fed = np.asarray(2.0, np.float32)
+    got_x, got_y = plan.fn(None, [fed])
+    assert got_x is fed
+    assert type(got_y) is np.float32 and got_y == 4.0
