@@ -16,7 +16,7 @@ import numpy as np
 from .fusion import fuse_steps
 from .graph import Operation, Tensor
 from .plan_body import compile_plan
-from .registry import get_op_def
+from .registry import get_op_def, kernel_of
 
 
 def prune(
@@ -113,8 +113,7 @@ class Step:
 
     def __init__(self, op: Operation, d, ins: tuple, outs: tuple, index: int):
         self.op = op
-        self.kernel = d.kernel
-        self.blocking = d.blocking
+        self.kernel, self.blocking = kernel_of(d, op)
         self.ins = ins
         self.outs = outs
         self.succ: list[int] = []
@@ -198,8 +197,8 @@ class Plan:
                     whole = set(target_ops).union(*(o.control_inputs for o in ops))
                 keep = frozenset(i for i, t in enumerate(outs) if t in consumed)
                 if len(keep) < len(outs) and op not in whole:
-                    st.kernel = narrow(keep)
-            if d.blocking:
+                    st.kernel = narrow(st.kernel, keep)
+            if st.blocking:
                 blocking = True
             for t in op.inputs:
                 p = producer.get(t.op)
