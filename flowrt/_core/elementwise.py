@@ -38,13 +38,12 @@ __all__ = [
     "binary_kernel",
 ]
 
-# Elements per block: 64K float32 = 256 KB per buffer (L2 is 512 KB per core on the
-# measured host). Smaller blocks pay more per-block Python dispatch; larger ones spill
-# to L3 (docs/fusion.md, benchmarks/elementwise.py section 2).
+# Elements per block: a float32 buffer fits a core's L2 cache. Smaller blocks pay more
+# per-block Python dispatch; larger ones spill to L3 (docs/fusion.md, "Block size").
 BLOCK = 1 << 16
 
 # From this many elements the blocks are shared with helper threads (at least 4
-# blocks): below it the hand-off (~20-50 us) is not repaid.
+# blocks): below it the hand-off to a helper is not repaid (docs/fusion.md).
 PARALLEL_MIN_SIZE = 1 << 18
 
 THREADS = max(1, min(os.cpu_count() or 1, 4))
@@ -213,8 +212,8 @@ def _straight_line(
     n_regs: int,
     ops: Sequence[Operation] | None,
 ) -> Callable:
-    """``block(ins, regs, out)`` running ``code`` as straight-line Python: a loop over the
-    instructions costs ~0.5 us more per instruction and block."""
+    """``block(ins, regs, out)`` running ``code`` as straight-line Python, cheaper per
+    instruction and block than a loop over the instructions (docs/fusion.md)."""
     names = ["v%d" % i for i in range(n_inputs)] + ["r%d" % i for i in range(n_regs)]
     src = Source("elementwise program of %d ops" % len(code), "def block(ins, regs, out):")
     if n_inputs:

@@ -17,13 +17,17 @@ See ``docs/fusion.md`` for the design and the measurements behind the threshold.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from .codegen import Source
 from .elementwise import Program, broadcast_shape
 from .registry import get_op_def
+
+if TYPE_CHECKING:
+    from .plan import Step
 
 __all__ = ["fuse_steps", "FusedKernel", "FUSED_MIN_SIZE"]
 
@@ -37,7 +41,7 @@ FUSED_MIN_SIZE = 1 << 17
 _FLOATS = {np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float64): np.dtype(np.float64)}
 
 
-def _fusible(st) -> np.dtype | None:
+def _fusible(st: Step) -> np.dtype | None:
     """The float dtype of a step that may join a group, else None."""
     if st.blocking or len(st.outs) != 1:
         return None
@@ -58,13 +62,13 @@ def _fusible(st) -> np.dtype | None:
 class _Group:
     __slots__ = ("root", "members", "dtype")
 
-    def __init__(self, root, dtype):
+    def __init__(self, root: Step, dtype: np.dtype) -> None:
         self.root = root
         self.members = {root.index: root}
         self.dtype = dtype
 
 
-def _program(members) -> tuple[Program, list[int]]:
+def _program(members: list[Step]) -> tuple[Program, list[int]]:
     """The group's program (members in plan order) and its external input slots, in
     first-use order."""
     ext: list[int] = []
@@ -86,7 +90,13 @@ def _program(members) -> tuple[Program, list[int]]:
     return Program(instrs, n, [st.op for st in members]), ext
 
 
-def _grow(group, producer, readers, fetched, fusible):
+def _grow(
+    group: _Group,
+    producer: dict[int, Step],
+    readers: dict[int, list[int]],
+    fetched: set[int],
+    fusible: dict[int, np.dtype],
+) -> None:
     """Adds producers whose every consumer is in the group."""
     changed = True
     while changed:
@@ -113,7 +123,14 @@ def _grow(group, producer, readers, fetched, fusible):
 class FusedKernel:
     """The kernel of a fused step: ``(ctx, op, *external_inputs) -> (result,)``."""
 
-    def __init__(self, members, ext_slots, out_slot, dtype, program):
+    def __init__(
+        self,
+        members: list[Step],
+        ext_slots: Sequence[int],
+        out_slot: int,
+        dtype: np.dtype,
+        program: Program,
+    ) -> None:
         self.members = tuple((st.kernel, st.op, st.ins, st.outs[0]) for st in members)
         self.ext_slots = tuple(ext_slots)
         self.out_slot = out_slot
@@ -122,7 +139,7 @@ class FusedKernel:
         self.ops = tuple(st.op for st in members)
         self.unfused = _straight_line(self.members, self.ext_slots, out_slot)
 
-    def __call__(self, ctx, op, *xs):
+    def __call__(self, ctx: Any, op: Any, *xs: Any) -> tuple[Any]:
         dt = self.dtype
         big = False
         for x in xs:
@@ -140,7 +157,7 @@ class FusedKernel:
             return self.unfused(ctx, xs)
         return (self.program(xs, dt, shape),)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<FusedKernel %d ops: %s>" % (len(self.members), " ".join(o.type for o in self.ops))
 
 
@@ -151,7 +168,7 @@ def _straight_line(
     members: tuple[_Member, ...], ext_slots: tuple[int, ...], out_slot: int
 ) -> Callable[..., tuple[Any]]:
     """``unfused(ctx, xs) -> (result,)``: the members' own kernels in order, as straight-line
-    code (a dict-driven loop costs ~1 us per member); each intermediate is dropped at its
+    code (cheaper than a loop over the members: docs/fusion.md); each intermediate is dropped at its
     last use, as in the unfused plan, so numpy reuses its memory instead of faulting in
     fresh pages. A failure names the member op (``codegen``)."""
     src = Source("fused group of %d ops" % len(members), "def unfused(ctx, xs):")
@@ -172,7 +189,7 @@ def _straight_line(
     return src.build()
 
 
-def fuse_steps(steps: list, fetch_slots) -> list:
+def fuse_steps(steps: list[Step], fetch_slots: Sequence[int]) -> list[Step]:
     """The plan's steps with each fusible elementwise group replaced by one step.
 
     ``steps`` are in topological order with ``succ``/``npred`` filled in; the result is

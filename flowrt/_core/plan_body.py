@@ -5,14 +5,17 @@ run with no blocking step, else a generator that ``waiting.drive_sync``/``drive_
 drive (a blocking step runs its kernel with ``yield from``). Its first runs walk the
 plan's steps in a loop; from run ``COMPILE_AFTER_RUNS`` on it is one generated function
 of straight-line kernel calls (``s7 = k3(ctx, o3, s2, s5)[0]``, kernels, ops and
-constants bound as globals), built by ``codegen.Source``. Compiling costs about as
-much as a hundred interpreted runs save: a plan that runs once (a large graph's first
-run, a one-off initialisation) never pays it, a training step pays it once early
-(``docs/executor.md`` has the measurements). Both forms run the same steps in the same
-order, drop each value after its last use (memory peaks lower), hand variable leases
-back at the same point, and name a failing op the same way (``codegen.op_error``). A
-traced run (``RunOptions.FULL_TRACE``) always takes the loop, which times each step
-(``tracing.record``) and each wait of a blocking step (``tracing.timed_waits``).
+constants bound as globals), built by ``codegen.Source``. Compiling a step costs
+about what forty interpreted runs of it lose against the compiled form, so the body
+compiles when its interpreted runs have lost that much (as a ski rental: never more
+than twice the better choice); a plan that runs once (a large graph's first run, a
+one-off initialisation) never pays it (``docs/executor.md`` has the measurements).
+Both forms run the same steps in the same order, drop each value after its last use
+(memory peaks lower), hand variable leases back at the same point, and name a failing
+op the same way (``codegen.op_error``). A fed numeric 0-d array is computed on as its
+numpy scalar, as the plan keeps constants. A traced run (``RunOptions.FULL_TRACE``)
+always takes the loop, which times each step (``tracing.record``) and each wait of a
+blocking step (``tracing.timed_waits``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["compile_plan", "Body", "COMPILE_AFTER_RUNS"]
 
-COMPILE_AFTER_RUNS = 64
+COMPILE_AFTER_RUNS = 40
 """Runs of a plan interpreted before its body is compiled (see the module docstring)."""
 
 Fn = Callable[[Any, Sequence[Any]], Any]
