@@ -150,9 +150,20 @@ def measure(m, is_tf: bool) -> dict:
     return out
 
 
+def _quiet():
+    """Waits for flowrt's background threads (the jit warm-up) to end: they hold the GIL
+    in bursts and would be measured as build or first-run time."""
+    import threading
+
+    for t in threading.enumerate():
+        if t.name.startswith("flowrt-") and t is not threading.current_thread():
+            t.join(60)
+
+
 def measure_first_runs(m, n: int, repeats: int = 3) -> dict:
     """A fed chain of ``n`` adds with an identity every 10 ops, in a new graph each time:
     build time per op, first run and a steady run (best of ``repeats`` graphs, wall)."""
+    _quiet()
     build, first, steady = [], [], []
     for _ in range(repeats):
         with m.Graph().as_default():
