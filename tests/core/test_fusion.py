@@ -331,3 +331,17 @@ def test_an_error_in_the_fused_program_surfaces(monkeypatch, always_fused):
         with pytest.raises(fr.errors.InvalidArgumentError, match="block form failed") as ei:
             sess.run(y, {x: np.ones(10, np.float32)})
     assert ei.value.op.name == "the_exp"
+
+
+@pytest.mark.parametrize("remapping", [RewriterConfig.DEFAULT, RewriterConfig.OFF])
+def test_a_cond_branch_follows_the_sessions_fusion_option(remapping, always_fused):
+    x = fr.placeholder(fr.float32, [None])
+    y = fr.cond(fr.constant(True), lambda: chain10(x), lambda: x)
+    rewrites = RewriterConfig(remapping=remapping)
+    config = fr.ConfigProto(graph_options=fr.GraphOptions(rewrite_options=rewrites))
+    with fr.Session(config=config) as sess:
+        sess.run(y, {x: np.ones(4, np.float32)})
+    if_op = y.op.inputs[0].op
+    assert if_op.type == "StatelessIf"
+    plans = [entry[0] for _, entry in if_op.attrs["_plans"].values()]
+    assert [bool(fused_steps(p)) for p in plans] == [remapping != RewriterConfig.OFF]
