@@ -34,6 +34,7 @@ import numpy as np
 
 import flowrt as fr
 from flowrt._core import elementwise, fusion
+from flowrt.session_options import RewriterConfig
 from flowrt.train import update_rules
 
 try:
@@ -188,18 +189,21 @@ def blocks(n):
         elementwise.BLOCK, elementwise.PARALLEL_MIN_SIZE = saved
 
 
+def session_config(fused):
+    """A session configuration with flowrt's elementwise fusion on or off."""
+    remapping = RewriterConfig.DEFAULT if fused else RewriterConfig.OFF
+    return fr.ConfigProto(
+        graph_options=fr.GraphOptions(rewrite_options=RewriterConfig(remapping=remapping))
+    )
+
+
 def fr_time(n, build, fused):
-    saved = fusion.ENABLED
-    fusion.ENABLED = fused
-    try:
-        with fr.Graph().as_default():
-            x = fr.placeholder(fr.float32, [None])
-            y = build(x)
-            xv = np.random.default_rng(0).standard_normal(n).astype(F32)
-            with fr.Session() as sess:
-                return best(lambda: sess.run(y, {x: xv}))
-    finally:
-        fusion.ENABLED = saved
+    with fr.Graph().as_default():
+        x = fr.placeholder(fr.float32, [None])
+        y = build(x)
+        xv = np.random.default_rng(0).standard_normal(n).astype(F32)
+        with fr.Session(config=session_config(fused)) as sess:
+            return best(lambda: sess.run(y, {x: xv}))
 
 
 def tf_time(n, build):
@@ -257,18 +261,13 @@ def target(rounds, with_tf, n=1 << 22):
     for r in range(rounds):
         rows = {}
         for fused in (True, False):
-            saved = fusion.ENABLED
-            fusion.ENABLED = fused
-            try:
-                with fr.Graph().as_default():
-                    x = fr.placeholder(fr.float32, [None])
-                    y = arith_chain(x)
-                    with fr.Session() as sess:
-                        rows["fused" if fused else "unfused"] = _wall_cpu(
-                            lambda s=sess, y=y, x=x: s.run(y, {x: xv})
-                        )
-            finally:
-                fusion.ENABLED = saved
+            with fr.Graph().as_default():
+                x = fr.placeholder(fr.float32, [None])
+                y = arith_chain(x)
+                with fr.Session(config=session_config(fused)) as sess:
+                    rows["fused" if fused else "unfused"] = _wall_cpu(
+                        lambda s=sess, y=y, x=x: s.run(y, {x: xv})
+                    )
         if with_tf:
             try:
                 import tensorflow.compat.v1 as tf

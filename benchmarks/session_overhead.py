@@ -1,6 +1,7 @@
 """Session overhead: graph construction, first run and steady-state runs, flowrt vs TF1.
 
-Run: ``python benchmarks/session_overhead.py [--profile]``. The ``construct per
+Run: ``python benchmarks/session_overhead.py [--profile] [--first-runs]``. The
+``construct per
 wrapper`` row is one call of a mix of wrappers (reshape, concat, transpose, bias_add,
 clip_by_norm) that build in their inputs' graph. With tensorflow importable,
 the same figures for ``tensorflow.compat.v1`` (graph mode) are printed side by side
@@ -12,6 +13,11 @@ The ``function 100 chain`` row is a steady call of ``@fr.function`` computing th
 child process: the TF1 figures need eager execution disabled); compare it with the
 ``run 100 chain, fed`` row, the same graph through ``sess.run``. The ``FULL_TRACE``
 row is that run with ``RunOptions(trace_level=FULL_TRACE)`` and a ``RunMetadata``.
+
+The ``N-op chain`` rows build a fed chain of N adds with an identity every 10 ops in a
+new graph (build time per op, the first run, a steady run; best of three graphs for
+flowrt, one for TF); ``1000 dependent adds`` is a steady run of ``y = y + x`` a
+thousand times from a fed ``x`` (nothing folds). ``--first-runs`` prints only these.
 """
 
 from __future__ import annotations
@@ -149,6 +155,58 @@ def measure(m, is_tf: bool) -> dict:
     return out
 
 
+def _quiet():
+    """Waits for flowrt's background threads (the jit warm-up) to end: they hold the GIL
+    in bursts and would be measured as build or first-run time."""
+    import threading
+
+    for t in threading.enumerate():
+        if t.name.startswith("flowrt-") and t is not threading.current_thread():
+            t.join(60)
+
+
+def measure_first_runs(m, n: int, repeats: int = 3) -> dict:
+    """A fed chain of ``n`` adds with an identity every 10 ops, in a new graph each time:
+    build time per op, first run and a steady run (best of ``repeats`` graphs, wall)."""
+    _quiet()
+    build, first, steady = [], [], []
+    for _ in range(repeats):
+        with m.Graph().as_default():
+            p = m.placeholder(m.float32, [])
+            t0 = time.perf_counter()
+            x = p
+            for i in range(n):
+                x = x + 1.0
+                if i % 10 == 9:
+                    x = m.identity(x)
+            build.append((time.perf_counter() - t0) / n)
+            with m.Session() as sess:
+                t0 = time.perf_counter()
+                sess.run(x, {p: 1.0})
+                first.append(time.perf_counter() - t0)
+                for _ in range(100):  # hot: flowrt compiles a plan's body after its first runs
+                    sess.run(x, {p: 1.0})
+                run = lambda s=sess, x=x, p=p: s.run(x, {p: 1.0})
+                steady.append(_median_run(run, min_runs=20, min_time=0))
+    return {
+        "build per op, %d-op chain" % n: min(build),
+        "first run %d-op chain" % n: min(first),
+        "steady run %d-op chain" % n: min(steady),
+    }
+
+
+def measure_dependent_adds(m, n: int = 1000) -> float:
+    """A steady run of a fed chain of ``n`` data-dependent scalar adds (``y = y + x``):
+    nothing is constant, so nothing folds."""
+    with m.Graph().as_default():
+        x = m.placeholder(m.float32, [])
+        y = x
+        for _ in range(n):
+            y = y + x
+        with m.Session() as sess:
+            return _median_run(lambda: sess.run(y, {x: 1.0}), min_runs=200, min_time=1.0)
+
+
 def measure_function(m, tf_function) -> float:
     """A steady call of a traced function of the 100-op chain of its argument."""
     import numpy as np
@@ -214,14 +272,23 @@ def main():
 
         print(measure_function(tf, tf.function))
         return
-    res_fr = measure(fr, False)
-    res_fr["function 100 chain"] = measure_function(fr, fr.function)
+    first_runs_only = "--first-runs" in sys.argv
+    res_fr = {} if first_runs_only else measure(fr, False)
+    for n in (2000, 20000):
+        res_fr.update(measure_first_runs(fr, n))
+    res_fr["run 1000 dependent adds, fed"] = measure_dependent_adds(fr)
+    if not first_runs_only:
+        res_fr["function 100 chain"] = measure_function(fr, fr.function)
     try:
         import tensorflow.compat.v1 as tf
 
         tf.disable_eager_execution()
-        res_tf = measure(tf, True)
-        res_tf["function 100 chain"] = _tf_function_figure()
+        res_tf = {} if first_runs_only else measure(tf, True)
+        for n in (2000, 20000):
+            res_tf.update(measure_first_runs(tf, n, repeats=1))
+        res_tf["run 1000 dependent adds, fed"] = measure_dependent_adds(tf)
+        if not first_runs_only:
+            res_tf["function 100 chain"] = _tf_function_figure()
     except ImportError:
         res_tf = {}
     print("%-36s %12s %12s %8s" % ("figure", "flowrt", "TF", "fr/TF"))
@@ -234,14 +301,15 @@ def main():
             key += " (vs tf.function)"
         ratio = "%8.2f" % (v / t) if t else ""
         print("%-36s %12s %12s %s" % (key, _fmt(v), _fmt(t) if t else "-", ratio))
-    print(
-        "await sess.arun / sess.run of the 1-op fed plan: %.2f"
-        % (res_fr["arun 1 op, fed"] / res_fr["run 1 op, fed"])
-    )
-    print(
-        "fr.function call / sess.run of the same fed chain: %.2f"
-        % (res_fr["function 100 chain"] / res_fr["run 100 chain, fed"])
-    )
+    if not first_runs_only:
+        print(
+            "await sess.arun / sess.run of the 1-op fed plan: %.2f"
+            % (res_fr["arun 1 op, fed"] / res_fr["run 1 op, fed"])
+        )
+        print(
+            "fr.function call / sess.run of the same fed chain: %.2f"
+            % (res_fr["function 100 chain"] / res_fr["run 100 chain, fed"])
+        )
     if "--profile" in sys.argv:
         profile_flowrt()
 

@@ -146,7 +146,14 @@ from .scopes import (  # noqa
     name_scope,
 )
 from .session import InteractiveSession, Session  # noqa: F401
-from .session_options import ConfigProto, GPUOptions, RunMetadata, RunOptions  # noqa: F401
+from .session_options import (  # noqa: F401
+    ConfigProto,
+    GPUOptions,
+    GraphOptions,
+    OptimizerOptions,
+    RunMetadata,
+    RunOptions,
+)
 from .summary import (  # noqa: F401  (TF1's top-level tf.Summary, tf.Event, ...)
     Event,
     GraphDef,

@@ -10,6 +10,7 @@ session has no thread or loop of its own. See ``_core/executor.py``.
 from __future__ import annotations
 
 import collections
+import functools
 import threading
 import time
 import weakref
@@ -34,7 +35,7 @@ from .client import debug as _debug
 from .client import explain as _explain
 from .distributed import ray_cluster
 from .fetch_structures import Fetches, fetch_key, fetch_value, resolve_feeds
-from .session_options import CallableOptions, ConfigProto, RunMetadata, RunOptions
+from .session_options import CallableOptions, ConfigProto, RunMetadata, RunOptions, fuses
 
 __all__ = ["Session", "InteractiveSession"]
 
@@ -66,6 +67,7 @@ class Session:
     ) -> None:
         self._graph = graph if graph is not None else _graph.get_default_graph()
         self._config = config
+        self._fuse = fuses(config)
         _blas.configure(getattr(config, "intra_op_parallelism_threads", 0) or 0)
         self._timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         self._resources = ResourceManager()
@@ -81,7 +83,10 @@ class Session:
             self._cluster = ClusterClient(address)
         # The plans of this session's run signatures (also read by ``explain``).
         self._plans = PlanCache(
-            self._graph, self._cluster.plan if self._cluster is not None else Plan
+            self._graph,
+            self._cluster.plan
+            if self._cluster is not None
+            else functools.partial(Plan, fuse=self._fuse),
         )
         self._lock = threading.Lock()  # guards _step_counter
         self._closed = False

@@ -10,7 +10,17 @@ from typing import Any
 
 from .client import step_stats as _step_stats
 
-__all__ = ["RunOptions", "RunMetadata", "ConfigProto", "GPUOptions", "CallableOptions"]
+__all__ = [
+    "RunOptions",
+    "RunMetadata",
+    "ConfigProto",
+    "GPUOptions",
+    "GraphOptions",
+    "OptimizerOptions",
+    "RewriterConfig",
+    "CallableOptions",
+    "fuses",
+]
 
 
 class RunOptions:
@@ -88,10 +98,69 @@ class GPUOptions:
         self.__dict__.update(kwargs)
 
 
+class RewriterConfig:
+    """Graph rewrites at plan time (TF1's grappler ``rewriter_config_pb2.RewriterConfig``).
+
+    flowrt acts on two fields: ``remapping`` (TF's op-fusion pass) switches flowrt's
+    elementwise fusion (``docs/fusion.md``): ``OFF`` plans without it, ``DEFAULT``,
+    ``ON`` and ``AGGRESSIVE`` fuse; ``disable_meta_optimizer=True`` turns every rewrite
+    off, fusion included. The other TF fields are accepted and ignored.
+    """
+
+    DEFAULT, ON, OFF, AGGRESSIVE = 0, 1, 2, 3
+
+    def __init__(
+        self, remapping: int = 0, disable_meta_optimizer: bool = False, **kwargs: Any
+    ) -> None:
+        if remapping not in (0, 1, 2, 3):
+            raise ValueError(
+                "RewriterConfig.remapping must be DEFAULT, ON, OFF or AGGRESSIVE (0-3), "
+                "got %r" % (remapping,)
+            )
+        self.remapping = remapping
+        self.disable_meta_optimizer = bool(disable_meta_optimizer)
+        self.__dict__.update(kwargs)
+
+
+class OptimizerOptions:
+    """TF1's graph optimizer options (``opt_level``, ``do_constant_folding``, ...):
+    accepted and ignored (flowrt folds constants and prunes every plan)."""
+
+    L1, L0 = 0, -1
+    DEFAULT, OFF, ON_1, ON_2 = 0, -1, 1, 2  # GlobalJitLevel
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.__dict__.update(kwargs)
+
+
+class GraphOptions:
+    """TF1's ``GraphOptions``: ``optimizer_options`` and ``rewrite_options`` (acted on:
+    see ``RewriterConfig``); other fields accepted and ignored."""
+
+    def __init__(
+        self,
+        optimizer_options: OptimizerOptions | None = None,
+        rewrite_options: RewriterConfig | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.optimizer_options = optimizer_options or OptimizerOptions()
+        self.rewrite_options = rewrite_options or RewriterConfig()
+        self.__dict__.update(kwargs)
+
+
+def fuses(config: ConfigProto | None) -> bool:
+    """Whether a session with ``config`` fuses elementwise chains (``RewriterConfig``)."""
+    rw = getattr(getattr(config, "graph_options", None), "rewrite_options", None)
+    if rw is None:
+        return True
+    return not rw.disable_meta_optimizer and rw.remapping != RewriterConfig.OFF
+
+
 class ConfigProto:
-    """Session configuration. flowrt acts on ``intra_op_parallelism_threads`` and
-    ``operation_timeout_in_ms``; the other TF1 fields are accepted and ignored (there
-    are no devices to configure).
+    """Session configuration. flowrt acts on ``intra_op_parallelism_threads``,
+    ``operation_timeout_in_ms`` and ``graph_options.rewrite_options`` (``RewriterConfig``:
+    elementwise fusion); the other TF1 fields are accepted and ignored (there are no
+    devices to configure).
 
     Args:
       intra_op_parallelism_threads: threads one op may use (numpy's BLAS pool). Note
@@ -103,6 +172,7 @@ class ConfigProto:
       inter_op_parallelism_threads: ignored (independent ops overlap on trio).
       operation_timeout_in_ms: the timeout of every run of the session whose
         ``RunOptions`` set none; 0 or less means none.
+      graph_options: a ``GraphOptions``.
     """
 
     def __init__(
@@ -117,6 +187,7 @@ class ConfigProto:
         self.operation_timeout_in_ms = int(operation_timeout_in_ms or 0)
         self.__dict__.update(kwargs)
         self.gpu_options = kwargs.get("gpu_options", GPUOptions())
+        self.graph_options = kwargs.get("graph_options", GraphOptions())
 
 
 class CallableOptions:

@@ -19,9 +19,14 @@ import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
+
+from .codegen import Source
+
+if TYPE_CHECKING:
+    from .graph import Operation
 
 __all__ = [
     "BLOCK",
@@ -33,13 +38,12 @@ __all__ = [
     "binary_kernel",
 ]
 
-# Elements per block: 64K float32 = 256 KB per buffer (L2 is 512 KB per core on the
-# measured host). Smaller blocks pay more per-block Python dispatch; larger ones spill
-# to L3 (docs/fusion.md, benchmarks/elementwise.py section 2).
+# Elements per block: a float32 buffer fits a core's L2 cache. Smaller blocks pay more
+# per-block Python dispatch; larger ones spill to L3 (docs/fusion.md, "Block size").
 BLOCK = 1 << 16
 
 # From this many elements the blocks are shared with helper threads (at least 4
-# blocks): below it the hand-off (~20-50 us) is not repaid.
+# blocks): below it the hand-off to a helper is not repaid (docs/fusion.md).
 PARALLEL_MIN_SIZE = 1 << 18
 
 THREADS = max(1, min(os.cpu_count() or 1, 4))
@@ -98,7 +102,7 @@ def for_blocks(n: int, step: int, fn: Callable[[int, int], None], parallel: bool
         raise failed[0]
 
 
-def _broadcast_shape(xs) -> tuple:
+def broadcast_shape(xs: Sequence[np.ndarray]) -> tuple:
     """The broadcast shape of ``xs`` (fast when every operand is full-size or a scalar)."""
     shape = ()
     for x in xs:
@@ -125,10 +129,16 @@ class Program:
     or a function of that form (safe when ``out`` is one of its operands); an argument
     ``k < n_inputs`` is external input ``k``, ``n_inputs + i`` the result of instruction
     ``i``. The last instruction's result is the program's. Intermediates get buffers by
-    liveness (a buffer is reused once its value is dead), one set per thread.
+    liveness (a buffer is reused once its value is dead), one set per thread. ``ops``,
+    if given, are the ops the instructions compute: a failure names its op.
     """
 
-    def __init__(self, instrs: Sequence[tuple[Callable, Sequence[int]]], n_inputs: int):
+    def __init__(
+        self,
+        instrs: Sequence[tuple[Callable, Sequence[int]]],
+        n_inputs: int,
+        ops: Sequence[Operation] | None = None,
+    ):
         self.n_inputs = n_inputs
         last_use: dict[int, int] = {}
         for i, (_, args) in enumerate(instrs):
@@ -156,7 +166,7 @@ class Program:
         self.code = tuple(code)
         self.n_regs = n_regs
         self._local = threading.local()
-        self._block = _straight_line(self.code, n_inputs, n_regs)
+        self._block = _straight_line(self.code, n_inputs, n_regs, ops)
 
     def _regs(self, shape: tuple, dtype: np.dtype) -> list:
         """This thread's intermediate buffers, kept from call to call: fresh buffers of
@@ -168,9 +178,13 @@ class Program:
             loc.key = (shape, dtype)
         return regs
 
-    def __call__(self, xs: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
-        """The program's result over inputs ``xs`` (broadcast like the ops would)."""
-        shape = _broadcast_shape(xs)
+    def __call__(
+        self, xs: Sequence[np.ndarray], dtype: np.dtype, shape: tuple | None = None
+    ) -> np.ndarray:
+        """The program's result over inputs ``xs`` (broadcast like the ops would, to
+        ``shape`` when the caller computed it: ``broadcast_shape(xs)``)."""
+        if shape is None:
+            shape = broadcast_shape(xs)
         out = np.empty(shape, dtype)
         block = self._block
         d0 = shape[0] if shape else 1
@@ -192,24 +206,26 @@ class Program:
         return out
 
 
-def _straight_line(code, n_inputs: int, n_regs: int) -> Callable:
-    """``block(ins, regs, out)`` running ``code`` as straight-line Python: a loop over the
-    instructions costs ~0.5 us more per instruction and block."""
+def _straight_line(
+    code: Sequence[tuple[Callable, tuple[int, ...], int]],
+    n_inputs: int,
+    n_regs: int,
+    ops: Sequence[Operation] | None,
+) -> Callable:
+    """``block(ins, regs, out)`` running ``code`` as straight-line Python, cheaper per
+    instruction and block than a loop over the instructions (docs/fusion.md)."""
     names = ["v%d" % i for i in range(n_inputs)] + ["r%d" % i for i in range(n_regs)]
-    env: dict = {}
-    lines = ["def block(ins, regs, out):"]
+    src = Source("elementwise program of %d ops" % len(code), "def block(ins, regs, out):")
     if n_inputs:
-        lines.append("    %s, = ins" % ", ".join(names[:n_inputs]))
+        src.line("%s, = ins" % ", ".join(names[:n_inputs]))
     if n_regs:
-        lines.append("    %s, = regs" % ", ".join(names[n_inputs:]))
+        src.line("%s, = regs" % ", ".join(names[n_inputs:]))
     for i, (fn, args, o) in enumerate(code):
-        env["f%d" % i] = fn
-        lines.append(
-            "    f%d(%s, out=%s)"
-            % (i, ", ".join(names[a] for a in args), "out" if o < 0 else names[o])
-        )
-    exec(compile("\n".join(lines), "<flowrt elementwise program>", "exec"), env)
-    return env["block"]
+        src.bind("f%d" % i, fn)
+        operands = ", ".join(names[a] for a in args)
+        dest = "out" if o < 0 else names[o]
+        src.line("f%d(%s, out=%s)" % (i, operands, dest), None if ops is None else ops[i])
+    return src.build()
 
 
 def unary_kernel(np_fn: Callable):

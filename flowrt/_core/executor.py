@@ -1,9 +1,10 @@
-"""Running a plan: one compiled body for straight plans, a readiness loop for the rest.
+"""Running a plan: one body for straight plans, a readiness loop for the rest.
 
 A plan whose blocking steps are totally ordered by its dependencies is *straight*
-(every pipeline plan): it is compiled, when built, to one Python function of
-straight-line kernel calls. Without blocking steps that function is the whole run, on
-the caller's thread. With them it is a generator: a blocking step runs its kernel
+(every pipeline plan): it runs as one body (``plan_body``: a loop over its steps, one
+generated function of straight-line kernel calls once the plan is hot). Without
+blocking steps that body is the whole run, on the caller's thread. With them it is a
+generator: a blocking step runs its kernel
 (``yield from``) and, when that must wait, the wait travels out to the driver, which
 parks a thread or awaits in a trio task — the same body either way
 (``waiting.drive_sync`` / ``drive_async``). Only a plan whose blocking steps could wait
@@ -30,8 +31,9 @@ import outcome
 import trio
 
 from .. import errors
+from .codegen import op_error
 from .parker import Parker, canceller
-from .registry import get_op_def
+from .plan_body import Lease, leases_of
 from .run_context import RunContext
 from .token import TOKEN
 from .token_policy import turn_seconds
@@ -42,7 +44,6 @@ T = TypeVar("T")
 
 __all__ = [
     "op_error",
-    "compile_plan",
     "Runnable",
     "how",
     "run",
@@ -53,193 +54,6 @@ __all__ = [
     "run_concurrent",
     "ConcurrentRun",
 ]
-
-
-def op_error(exc: BaseException, op: Any) -> errors.OpError:
-    """Wraps a kernel's plain exception as InvalidArgumentError naming the op."""
-    if isinstance(exc, errors.OpError):
-        if exc.op is None:
-            exc.op = op
-        return exc
-    if isinstance(exc, MemoryError) or (
-        isinstance(exc, ValueError) and "larger than the maximum possible size" in str(exc)
-    ):
-        return errors.ResourceExhaustedError(
-            None,
-            op,
-            "%s: OOM when allocating the op's output (%s)"
-            % (op.describe(), str(exc) or "MemoryError"),
-        )
-    msg = str(exc) or type(exc).__name__
-    return errors.InvalidArgumentError(None, op, "%s: %s" % (op.describe(), msg))
-
-
-def compile_plan(plan, traced: bool = False):
-    """Compiles a straight plan to one Python function ``run(ctx, feeds)``.
-
-    Each step becomes ``s7 = k3(ctx, o3, s2, s5)[0]`` with kernels, ops and constants
-    bound as globals of the generated code: no per-step list indexing or loop overhead
-    remains. A blocking step becomes ``s7, = yield from k3(...)``, which makes the
-    function a generator for ``waiting.drive_sync``/``drive_async``. Each value is
-    dropped after its last use, so memory peaks lower. An error names its op, found
-    from the line of the call that raised. ``traced`` adds each step's timing, outputs
-    and runner to ``ctx.stats`` (``record``) and each wait of a blocking step
-    (``timed_waits``); the untraced body has none of it.
-    """
-    init = plan.init
-    env = {
-        "op_error": op_error,
-        "OpError": errors.OpError,
-        "clock": time.perf_counter,
-        "OPS": tuple(st.op for st in plan.steps),
-        "record": record,
-        "timed": timed_waits,
-    }
-    fed = set(plan.feed_slots)
-
-    def ref(slot):
-        if slot in fed or init[slot] is None:
-            return "s%d" % slot
-        name = "c%d" % slot
-        env[name] = init[slot]
-        return name
-
-    body = []
-    if traced:
-        # One thread or task runs the whole body (a generator stays with its driver).
-        body += ["stats = ctx.stats", "who = runner_name()"]
-        env["runner_name"] = runner_name
-    body += ["s%d = feeds[%d]" % (slot, j) for j, slot in enumerate(plan.feed_slots)]
-    last = {}
-    for i, st in enumerate(plan.steps):
-        for x in st.ins:
-            last[x] = i
-    keep = set(plan.fetch_slots)
-    leases = _leases(plan, last, keep)
-    checks: dict[int, list] = {}  # step -> [(lease, slot of an alias)] to compare outputs
-    releases: dict[int, list] = {}  # step -> leases handed back after it
-    for i, lease in leases.items():
-        for j, slot in lease["checks"]:
-            checks.setdefault(j, []).append((i, slot))
-        releases.setdefault(lease["end"], []).append(i)
-    if checks:
-        env["may_share"] = np.may_share_memory
-    at: dict[int, int] = {}  # body line -> step whose kernel call it is
-    for i, st in enumerate(plan.steps):
-        env["k%d" % i], env["o%d" % i] = plan.kernels[i], st.op
-        call = "k%d(ctx, o%d%s)" % (i, i, "".join(", " + ref(x) for x in st.ins))
-        if traced and st.blocking:
-            call = "timed(%s, stats, o%d)" % (call, i)
-        if traced:
-            body.append("t0 = clock()")
-        at[len(body)] = i
-        if st.blocking:
-            outs = "".join("s%d, " % o for o in st.outs)
-            body.append("%s = yield from %s" % (outs or "_", call))
-        elif len(st.outs) == 1:
-            body.append("s%d = %s[0]" % (st.outs[0], call))
-        elif not st.outs:
-            body.append(call)
-        else:
-            body.append("%s, = %s" % (", ".join("s%d" % o for o in st.outs), call))
-        if traced:
-            body.append(
-                "record(stats, o%d, t0, (%s), who)" % (i, "".join("s%d, " % o for o in st.outs))
-            )
-        if i in leases:
-            # The read's value and handle, kept for handing the lease back.
-            env["R%d" % i] = leases[i]["release"]
-            body += [
-                "V%d = s%d" % (i, st.outs[0]),
-                "H%d = %s" % (i, ref(st.ins[0])),
-                "e%d = False" % i,
-            ]
-        for r, slot in checks.get(i, ()):
-            # An output sharing memory with the read's value escapes it: no release.
-            body += [
-                "if not e%d and (%s):"
-                % (r, " or ".join("may_share(s%d, s%d)" % (o, slot) for o in st.outs)),
-                "    e%d = True" % r,
-            ]
-        for r in releases.get(i, ()):
-            body += ["if not e%d:" % r, "    R%d(H%d, V%d)" % (r, r, r), "del V%d, H%d" % (r, r)]
-        dead = [
-            x
-            for x in dict.fromkeys(st.ins)
-            if last[x] == i and x not in keep and (x in fed or init[x] is None)
-        ]
-        if dead:
-            body.append("del %s" % ", ".join("s%d" % x for x in dead))
-    body.append("return [%s]" % ", ".join(ref(s) for s in plan.fetch_slots))
-    lines = ["def run(ctx, feeds):", "    try:"]
-    if plan.numeric:
-        # TF is silent on inf/nan: so are the kernels (queue-only plans skip the cost).
-        lines.append("      with errstate(all='ignore'):")
-        env["errstate"] = np.errstate
-        indent = "        "
-    else:
-        indent = "      "
-    # The step that failed is found from the line its call raised at (a line per step
-    # costs nothing at run time; tracking a counter would).
-    env["STEP_AT"] = {len(lines) + 1 + k: i for k, i in at.items()}
-    lines += [indent + b for b in body]
-    lines += [
-        "    except Exception as e:",
-        "        n = STEP_AT.get(e.__traceback__.tb_lineno)",
-        "        if n is None:",
-        "            raise",
-        "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)",
-    ]
-    code = compile("\n".join(lines), "<flowrt plan of %d steps>" % len(plan.steps), "exec")
-    exec(code, env)
-    return env["run"]
-
-
-def _leases(plan: Any, last: dict[int, int], keep: set[int]) -> dict[int, dict[str, Any]]:
-    """The variable reads of a straight plan whose values provably die within the run.
-
-    A read's value may be handed back (the variable may then be updated in place) when
-    neither it nor an alias of it (an output of an ``aliases`` op such as Identity or
-    Reshape) is fetched or reaches a stateful or blocking op. Every other op is taken
-    to return fresh arrays, and the compiled code checks that at run time: an output
-    sharing memory with the value cancels the hand-back. Returns, per read step, its
-    release function, the (step, alias slot) pairs whose outputs to check, the step
-    after which the value and its aliases are dead, and every step using them.
-    """
-    steps = plan.steps
-    users: dict[int, list] = {}
-    for j, st in enumerate(steps):
-        for x in dict.fromkeys(st.ins):
-            users.setdefault(x, []).append(j)
-    out = {}
-    for i, st in enumerate(steps):
-        release = None if st.blocking else get_op_def(st.op.type).extra.get("lease")
-        if release is None:
-            continue
-        aliases, checks, end, escaped = [st.outs[0]], [], i, False
-        seen: set[int] = set()
-        k = 0
-        while k < len(aliases) and not escaped:
-            slot = aliases[k]
-            k += 1
-            if slot in keep:
-                escaped = True
-                break
-            end = max(end, last.get(slot, i))
-            for j in users.get(slot, ()):
-                seen.add(j)
-                d = get_op_def(steps[j].op.type)
-                if d.stateful or steps[j].blocking:
-                    escaped = True
-                    break
-                if d.extra.get("aliases"):
-                    aliases.extend(steps[j].outs)
-                    end = max(end, j)
-                else:
-                    checks.append((j, slot))
-        if not escaped:
-            out[i] = {"release": release, "checks": checks, "end": end, "users": seen}
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -611,14 +425,14 @@ class ConcurrentRun(Wait):
 
 class _Leases:
     """The variable reads of one concurrent run whose values provably die within it
-    (``_leases``, as for a straight plan): each is handed back once every step using
+    (``plan_body.leases_of``, as for a straight plan): each is handed back once every step using
     the value or an alias of it has run, unless one's output shares its memory."""
 
     __slots__ = ("spec", "users_of", "left", "held", "escaped")
 
-    def __init__(self, spec: dict[int, dict[str, Any]], users_of: dict[int, list[int]]):
+    def __init__(self, spec: dict[int, Lease], users_of: dict[int, list[int]]):
         self.spec, self.users_of = spec, users_of
-        self.left = {i: len(s["users"]) for i, s in spec.items()}
+        self.left = {i: len(s.users) for i, s in spec.items()}
         self.held: dict[int, tuple[Any, Any]] = {}
         self.escaped: set[int] = set()
 
@@ -629,7 +443,7 @@ class _Leases:
             self.held[i] = (vals[st.ins[0]], res[0])
             self._settle(i)
         for r in self.users_of.get(i, ()):
-            for j, slot in self.spec[r]["checks"]:
+            for j, slot in self.spec[r].checks:
                 if j == i and any(np.may_share_memory(o, vals[slot]) for o in res):
                     self.escaped.add(r)
             self.left[r] -= 1
@@ -638,7 +452,7 @@ class _Leases:
     def _settle(self, r: int) -> None:
         if self.left[r] == 0 and r in self.held and r not in self.escaped:
             handle, value = self.held.pop(r)
-            self.spec[r]["release"](handle, value)
+            self.spec[r].release(handle, value)
 
 
 def _concurrent_leases(plan: Any) -> _Leases | None:
@@ -646,10 +460,10 @@ def _concurrent_leases(plan: Any) -> _Leases | None:
     spec = plan.concurrent_leases
     if spec is None:
         keep = set(plan.fetch_slots)
-        spec = _leases(plan, {}, keep)
+        spec = leases_of(plan.steps, {}, keep)
         users_of: dict[int, list[int]] = {}
         for i, lease in spec.items():
-            for j in lease["users"]:
+            for j in lease.users:
                 users_of.setdefault(j, []).append(i)
         spec = plan.concurrent_leases = (spec, users_of)
     return _Leases(*spec) if spec[0] else None

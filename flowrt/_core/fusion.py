@@ -8,26 +8,28 @@ runs the members as one ``elementwise.Program`` over cache-sized blocks: each bl
 intermediates stay in cache, so the chain reads and writes main memory once, and large
 arrays share their blocks between threads. Below ``FUSED_MIN_SIZE`` elements, or when
 the values are not uniformly of the group's dtype, the fused step runs the original
-kernels one by one instead, so results are those of the unfused plan. See
-``docs/fusion.md`` for the design and the measurements behind the threshold.
+kernels one by one instead. Both forms compute each member with its block form or its
+kernel, which give the same values, so a result does not depend on its size; an error
+in the fused form surfaces (as the member op's ``OpError``). A session built with
+``RewriterConfig.remapping = OFF`` (``session_options``) plans without this rewrite.
+See ``docs/fusion.md`` for the design and the measurements behind the threshold.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from .. import errors
-from .elementwise import Program
-from .executor import op_error
+from .codegen import Source
+from .elementwise import Program, broadcast_shape
 from .registry import get_op_def
 
-__all__ = ["fuse_steps", "FusedKernel", "ENABLED", "FUSED_MIN_SIZE"]
+if TYPE_CHECKING:
+    from .plan import Step
 
-ENABLED = True
-"""Set to False to build unfused plans (benchmarks, tests); plans already cached keep
-their form."""
+__all__ = ["fuse_steps", "FusedKernel", "FUSED_MIN_SIZE"]
 
 # From this many elements (the largest input) the fused program runs; below it the
 # member kernels one by one are as fast or faster (numpy's scalar and small-array fast
@@ -35,10 +37,11 @@ their form."""
 # docs/fusion.md).
 FUSED_MIN_SIZE = 1 << 17
 
-_FLOAT_KINDS = {"float32": np.dtype(np.float32), "float64": np.dtype(np.float64)}
+# The builtin dtypes are singletons: membership and identity tests suffice.
+_FLOATS = {np.dtype(np.float32): np.dtype(np.float32), np.dtype(np.float64): np.dtype(np.float64)}
 
 
-def _fusible(st) -> np.dtype | None:
+def _fusible(st: Step) -> np.dtype | None:
     """The float dtype of a step that may join a group, else None."""
     if st.blocking or len(st.outs) != 1:
         return None
@@ -46,25 +49,26 @@ def _fusible(st) -> np.dtype | None:
     d = get_op_def(op.type)
     if d.ufunc is None or st.kernel is not d.kernel:
         return None
-    dt: Any = _FLOAT_KINDS.get(np.dtype(op.outputs[0].dtype.np).name)
-    if dt is None or any(t.dtype.np != dt for t in op.inputs):
-        return None
-    n = op.outputs[0].shape.num_elements()
+    out = op.outputs[0]
+    n = out.shape.num_elements()
     if n is not None and n < FUSED_MIN_SIZE:
         return None  # statically too small ever to take the fused path
+    dt: Any = _FLOATS.get(out.dtype.np)
+    if dt is None or any(t.dtype.np is not dt for t in op.inputs):
+        return None
     return dt
 
 
 class _Group:
     __slots__ = ("root", "members", "dtype")
 
-    def __init__(self, root, dtype):
+    def __init__(self, root: Step, dtype: np.dtype) -> None:
         self.root = root
         self.members = {root.index: root}
         self.dtype = dtype
 
 
-def _program(members) -> tuple[Program, list[int]]:
+def _program(members: list[Step]) -> tuple[Program, list[int]]:
     """The group's program (members in plan order) and its external input slots, in
     first-use order."""
     ext: list[int] = []
@@ -83,10 +87,16 @@ def _program(members) -> tuple[Program, list[int]]:
         instrs.append((get_op_def(st.op.type).ufunc, args))
     n = len(ext)
     instrs = [(fn, [a if a >= 0 else n + (-1 - a) for a in args]) for fn, args in instrs]
-    return Program(instrs, n), ext
+    return Program(instrs, n, [st.op for st in members]), ext
 
 
-def _grow(group, producer, readers, fetched, fusible):
+def _grow(
+    group: _Group,
+    producer: dict[int, Step],
+    readers: dict[int, list[int]],
+    fetched: set[int],
+    fusible: dict[int, np.dtype],
+) -> None:
     """Adds producers whose every consumer is in the group."""
     changed = True
     while changed:
@@ -113,7 +123,14 @@ def _grow(group, producer, readers, fetched, fusible):
 class FusedKernel:
     """The kernel of a fused step: ``(ctx, op, *external_inputs) -> (result,)``."""
 
-    def __init__(self, members, ext_slots, out_slot, dtype, program):
+    def __init__(
+        self,
+        members: list[Step],
+        ext_slots: Sequence[int],
+        out_slot: int,
+        dtype: np.dtype,
+        program: Program,
+    ) -> None:
         self.members = tuple((st.kernel, st.op, st.ins, st.outs[0]) for st in members)
         self.ext_slots = tuple(ext_slots)
         self.out_slot = out_slot
@@ -122,7 +139,7 @@ class FusedKernel:
         self.ops = tuple(st.op for st in members)
         self.unfused = _straight_line(self.members, self.ext_slots, out_slot)
 
-    def __call__(self, ctx, op, *xs):
+    def __call__(self, ctx: Any, op: Any, *xs: Any) -> tuple[Any]:
         dt = self.dtype
         big = False
         for x in xs:
@@ -130,60 +147,56 @@ class FusedKernel:
                 return self.unfused(ctx, xs)
             if x.size >= FUSED_MIN_SIZE:
                 big = True
-        if big:
-            try:
-                return (self.program(xs, dt),)
-            except Exception:  # the unfused path raises naming the member op
-                pass
-        return self.unfused(ctx, xs)
+        if not big:
+            return self.unfused(ctx, xs)
+        try:
+            shape = broadcast_shape(xs)
+        except ValueError:
+            # Shapes that do not broadcast (unknown static dims let them through): the
+            # members' kernels raise, naming the member whose inputs they are.
+            return self.unfused(ctx, xs)
+        return (self.program(xs, dt, shape),)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<FusedKernel %d ops: %s>" % (len(self.members), " ".join(o.type for o in self.ops))
 
 
-def _straight_line(members, ext_slots, out_slot):
+_Member = tuple[Any, Any, tuple[int, ...], int]  # (kernel, op, input slots, output slot)
+
+
+def _straight_line(
+    members: tuple[_Member, ...], ext_slots: tuple[int, ...], out_slot: int
+) -> Callable[..., tuple[Any]]:
     """``unfused(ctx, xs) -> (result,)``: the members' own kernels in order, as straight-line
-    code (a dict-driven loop costs ~1 us per member); each intermediate is dropped at its
+    code (cheaper than a loop over the members: docs/fusion.md); each intermediate is dropped at its
     last use, as in the unfused plan, so numpy reuses its memory instead of faulting in
-    fresh pages. A failure is raised naming the member op."""
-    env = {"op_error": op_error, "OpError": errors.OpError, "OPS": tuple(m[1] for m in members)}
+    fresh pages. A failure names the member op (``codegen``)."""
+    src = Source("fused group of %d ops" % len(members), "def unfused(ctx, xs):")
     last = {}
     for i, (_, _, ins, _) in enumerate(members):
         for x in ins:
             last[x] = i
-    lines = [
-        "def unfused(ctx, xs):",
-        "    %s, = xs" % ", ".join("s%d" % x for x in ext_slots),
-        "    del xs",
-        "    n = 0",
-        "    try:",
-    ]
+    src.line("%s, = xs" % ", ".join("s%d" % x for x in ext_slots))
+    src.line("del xs")
     for i, (kernel, op, ins, out) in enumerate(members):
-        env["k%d" % i], env["o%d" % i] = kernel, op
-        lines.append("        n = %d" % i)
-        lines.append(
-            "        s%d = k%d(ctx, o%d%s)[0]" % (out, i, i, "".join(", s%d" % x for x in ins))
-        )
+        src.bind("k%d" % i, kernel)
+        src.bind("o%d" % i, op)
+        src.line("s%d = k%d(ctx, o%d%s)[0]" % (out, i, i, "".join(", s%d" % x for x in ins)), op)
         dead = [x for x in dict.fromkeys(ins) if last[x] == i and x != out_slot]
         if dead:
-            lines.append("        del %s" % ", ".join("s%d" % x for x in dead))
-    lines += [
-        "        return (s%d,)" % out_slot,
-        "    except Exception as e:",
-        "        raise op_error(e, OPS[n]) from (None if isinstance(e, OpError) else e)",
-    ]
-    exec(compile("\n".join(lines), "<flowrt fused group of %d ops>" % len(members), "exec"), env)
-    return env["unfused"]
+            src.line("del %s" % ", ".join("s%d" % x for x in dead))
+    src.line("return (s%d,)" % out_slot)
+    return src.build()
 
 
-def fuse_steps(steps: list, fetch_slots) -> list:
+def fuse_steps(steps: list[Step], fetch_slots: Sequence[int]) -> list[Step]:
     """The plan's steps with each fusible elementwise group replaced by one step.
 
     ``steps`` are in topological order with ``succ``/``npred`` filled in; the result is
     too, renumbered. A step keeps the (kernel, op, ins, outs) contract: a fused step's
     op is its root (last) op, its ins are the group's external input slots.
     """
-    if not ENABLED or len(steps) < 2:
+    if len(steps) < 2:
         return steps
     fusible = {}
     for st in steps:

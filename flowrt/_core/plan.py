@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from .executor import Runnable, compile_plan
+from .executor import Runnable
 from .fusion import fuse_steps
 from .graph import Graph, Operation, Tensor
-from .registry import get_op_def
+from .plan_body import compile_plan
+from .registry import get_op_def, kernel_of
 from .token_policy import heavy_kernel
 
-__all__ = ["Plan", "PlanCache", "Step", "prune"]
+__all__ = ["Plan", "PlanCache", "Step", "prune", "fuses"]
 
 
 def prune(
@@ -120,8 +121,7 @@ class Step:
         self, op: Operation, d: Any, ins: tuple[int, ...], outs: tuple[int, ...], index: int
     ) -> None:
         self.op = op
-        self.kernel = d.kernel
-        self.blocking = d.blocking
+        self.kernel, self.blocking = kernel_of(d, op)
         self.ins = ins
         self.outs = outs
         self.succ: list[int] = []
@@ -134,7 +134,8 @@ class Plan:
 
     ``ops``, if given, are exactly the ops to run, in topological order, instead of
     those pruned from the fetches and targets (a cluster run's part); control inputs
-    outside them ran before the part.
+    outside them ran before the part. ``fuse`` applies the elementwise fusion rewrite
+    (``fusion.py``; a session's ``RewriterConfig.remapping``, see ``fuses``).
 
     Attributes:
       steps: Steps in topological order.
@@ -144,7 +145,7 @@ class Plan:
       straight: its blocking steps are totally ordered, so it runs as ``fn``.
       kernels: per step, the kernel the plan calls (``token_policy.heavy_kernel``: wrapped
         once, when the plan is built).
-      fn: the compiled body (``executor.compile_plan``) of a straight plan, else None.
+      fn: the body (``plan_body.compile_plan``) of a straight plan, else None.
       roots: indices of the steps with no predecessor (``run_concurrent``).
       npred: per step, how many predecessor steps it waits for.
     """
@@ -155,6 +156,7 @@ class Plan:
         target_ops: Sequence[Operation],
         feed_tensors: Sequence[Tensor],
         ops: Sequence[Operation] | None = None,
+        fuse: bool = True,
     ) -> None:
         fed = set(feed_tensors)
         n_fed = len(feed_tensors)
@@ -212,8 +214,8 @@ class Plan:
                     whole = set(target_ops).union(*(o.control_inputs for o in ops))
                 keep = frozenset(i for i, t in enumerate(outs) if t in consumed)
                 if len(keep) < len(outs) and op not in whole:
-                    st.kernel = narrow(keep)
-            if d.blocking:
+                    st.kernel = narrow(st.kernel, keep)
+            if st.blocking:
                 blocking = True
             for t in op.inputs:
                 p = producer.get(t.op)
@@ -231,7 +233,8 @@ class Plan:
         self.fetch_slots = tuple(slot[t] for t in fetch_tensors)
         self.fetch_is_fed = tuple(t in fed for t in fetch_tensors)
         self.fetches_fed = any(self.fetch_is_fed)
-        steps = fuse_steps(steps, self.fetch_slots)  # elementwise fusion (fusion.py)
+        if fuse:
+            steps = fuse_steps(steps, self.fetch_slots)  # elementwise fusion (fusion.py)
         self.steps = steps
         self.init = init
         self.blocking = blocking
@@ -267,6 +270,12 @@ class Plan:
     def __repr__(self) -> str:
         kind = "" if not self.blocking else " straight" if self.straight else " concurrent"
         return "<Plan %d steps%s>" % (len(self.steps), kind)
+
+
+def fuses(ctx: Any) -> bool:
+    """Whether the plans of ``ctx``'s run (a kernel's sub-plans too) fuse elementwise
+    chains: as its session's ``ConfigProto`` says (``session_options.fuses``)."""
+    return getattr(getattr(ctx, "session", None), "_fuse", True)
 
 
 def _straight(steps: Sequence[Step]) -> bool:

@@ -23,6 +23,9 @@ __all__ = [
     "NotDifferentiable",
     "gradient_function",
     "registered_ops",
+    "kernel_of",
+    "is_blocking",
+    "sync_kernel",
 ]
 
 
@@ -54,6 +57,10 @@ class OpDef:
         a ``waiting.Wait`` whenever it must wait and is sent the wait's result, so the
         same kernel waits in a thread or in a trio task (see ``waiting``).
       blocking: the kernel may wait (queue ops, readers).
+      blocks: for an op type that waits or not by what it runs (a cond, a loop, a call
+        whose body holds a queue op), ``blocks(op) -> bool`` for one op of it; its
+        registered kernel is then a generator function (``waiting_kernel``) and
+        ``kernel`` is derived from it (``sync_kernel``). ``kernel_of`` picks per op.
       grad: ``grad(op, *output_grads) -> [input_grad or None, ...]``, NOT_DIFFERENTIABLE,
         or None for "no gradient defined".
       stateful: the op reads or writes session state, so it is never folded or deduped.
@@ -77,6 +84,39 @@ class OpDef:
     default_name: str = ""
     ufunc: Callable | None = None
     extra: dict = field(default_factory=dict)
+    blocks: Callable[[Operation], bool] | None = None
+    waiting_kernel: Callable | None = None
+
+
+def sync_kernel(waiting: Callable[..., Any]) -> Callable[..., Any]:
+    """The kernel of an op that does not wait, from the generator function ``waiting``
+    that may: its generator runs to its end at once (a wait there is a bug)."""
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        gen = waiting(*args, **kwargs)
+        try:
+            wait = gen.send(None)
+        except StopIteration as stop:
+            return stop.value
+        gen.close()
+        raise RuntimeError("a kernel registered as not blocking waited on %r" % (wait,))
+
+    kernel.__name__ = kernel.__qualname__ = "sync_" + waiting.__name__
+    return kernel
+
+
+def kernel_of(d: OpDef, op: Operation) -> tuple[Callable[..., Any], bool]:
+    """The kernel a plan runs for ``op`` of type ``d`` and whether it may wait."""
+    if d.blocks is not None and d.blocks(op):
+        assert d.waiting_kernel is not None
+        return d.waiting_kernel, True
+    return d.kernel, d.blocking
+
+
+def is_blocking(op: Operation) -> bool:
+    """Whether ``op``'s kernel may wait (its type's, or this op's when it depends)."""
+    d = get_op_def(op.type)
+    return d.blocking or (d.blocks is not None and d.blocks(op))
 
 
 _OPS: dict[str, OpDef] = {}
@@ -88,20 +128,37 @@ def register_op(
     *,
     infer: Callable[..., Any],
     kernel: Callable[..., Any],
-    blocking: bool = False,
+    blocking: bool | Callable[[Operation], bool] = False,
     grad: GradientRule = None,
     stateful: bool = False,
     default_name: str | None = None,
     ufunc: Callable[..., Any] | None = None,
     **extra: Any,
 ) -> OpDef:
-    """Registers an op type once; a second registration of the same type is an error."""
+    """Registers an op type once; a second registration of the same type is an error.
+
+    ``blocking`` is True for a type whose kernel may wait, or a function of the op for
+    a type that waits or not by what the op runs (``OpDef.blocks``); either way
+    ``kernel`` is then a generator function."""
     if op_type in _OPS:
         raise KeyError("op type %r is already registered" % op_type)
     if blocking and not inspect.isgeneratorfunction(kernel):
         raise ValueError("op type %r: a blocking kernel is a generator function" % op_type)
+    blocks, waiting = None, None
+    if callable(blocking):
+        blocks, waiting, kernel, blocking = blocking, kernel, sync_kernel(kernel), False
     d = OpDef(
-        op_type, infer, kernel, blocking, grad, stateful, default_name or op_type, ufunc, extra
+        op_type,
+        infer,
+        kernel,
+        bool(blocking),
+        grad,
+        stateful,
+        default_name or op_type,
+        ufunc,
+        extra,
+        blocks,
+        waiting,
     )
     _OPS[op_type] = d
     if grad is not None:

@@ -1,7 +1,7 @@
 """Tracing a run (``RunOptions.FULL_TRACE``, ``fr.profiler``): a record per step and
 per wait, which ``fr.client.step_stats`` turns into TF1's StepStats and
 ``Session.explain`` into per-op times. An untraced run has none of this code in it
-(``executor.compile_plan``).
+(``plan_body``: a traced run takes the loop, the compiled form has no tracing).
 """
 
 from __future__ import annotations

@@ -169,7 +169,7 @@ def identity(input: TensorLike, name: str | None = None) -> Tensor:
     return make("Identity", [input], None, name)
 
 
-# ``aliases``: the output may be (a view of) the input (see executor.compile_plan).
+# ``aliases``: the output may be (a view of) the input (see plan_body._leases).
 register_op(
     "Identity",
     infer=same_as(0),

@@ -14,7 +14,9 @@ op and a loop one ``While`` op, whose outputs reach the user through ``Identity`
    with the captures fed, cached on the op per graph version, and runs it with the
    step's ``RunContext``: only the taken branch runs, and its state ops share the
    session's state. A branch that may block (a queue op) makes the op a blocking one
-   (``AsyncIf``/``AsyncWhile``), whose sub-plan waits as its run waits.
+   (``OpDef.blocks``; the op type stays TF's ``If``/``While``), whose sub-plan waits as
+   its run waits. Each kernel is written once, as a generator; the registry derives the
+   kernel of an op that cannot wait from it.
 3. **Differentiate.** The gradient of an ``If`` is an ``If`` over the gradients of its
    branches (traced with ``fr.gradients`` inside the gradient branches). Forward-branch
    tensors that a gradient branch needs become extra outputs of the forward ``If``,
@@ -32,10 +34,10 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors, nest
-from .._core.executor import run_nested, run_sync
+from .._core.executor import run_nested
 from .._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
-from .._core.plan import Plan
-from .._core.registry import get_op_def, register_op
+from .._core.plan import Plan, fuses
+from .._core.registry import get_op_def, is_blocking, register_op
 from .._core.shape import TensorShape, unknown_shape
 from . import array_ops
 from .common import make_op
@@ -193,7 +195,13 @@ def create_named(g, op_type, inputs, attrs, full_name):
 
 
 def any_blocking(ops) -> bool:
-    return any(get_op_def(op.type).blocking for op in ops)
+    return any(is_blocking(op) for op in ops)
+
+
+def blocks(op) -> bool:
+    """Whether functional op ``op`` may wait: its branches (body, function) hold an op
+    that may (``OpDef.blocks``; decided when the op is built)."""
+    return op.attrs["_blocking"]
 
 
 def any_stateful(ops) -> bool:
@@ -392,10 +400,8 @@ def _build_if(g, full_name, pred, bodies):
         for i in range(n)
     ]
     all_ops = [op for b in bodies for op in b.ops]
-    if any_blocking(all_ops):
-        op_type = "AsyncIf"
-    else:
-        op_type = "If" if any_stateful(all_ops) else "StatelessIf"
+    blocking = any_blocking(all_ops)
+    op_type = "If" if blocking or any_stateful(all_ops) else "StatelessIf"
     attrs = {
         "Tout": [d for d, _ in specs],
         "output_shapes": [s for _, s in specs],
@@ -404,6 +410,7 @@ def _build_if(g, full_name, pred, bodies):
         "_plans": {},
         "_fillers": [None] * n,
         "_n_user": n,
+        "_blocking": blocking,
     }
     op = create_named(g, op_type, inputs, attrs, full_name)
     for b in bodies:
@@ -426,7 +433,7 @@ def _branch_index(op, pred) -> int:
     return 0 if bool(p) else 1
 
 
-def _if_entry(op, b, keep=None):
+def _if_entry(op, b, keep, fuse):
     """Branch ``b``'s sub-plan computing the If's outputs ``keep`` (None: all), with its
     feed indices and the output slots it fills."""
 
@@ -437,9 +444,9 @@ def _if_entry(op, b, keep=None):
         if keep is not None:
             slots = tuple(k for k in slots if k in keep)
         fetch = [body.outputs[k] if k < n else body.exports[k] for k in slots]
-        return Plan(fetch, [], body.feeds), body.input_idx, slots
+        return Plan(fetch, [], body.feeds, fuse=fuse), body.input_idx, slots
 
-    return sub_plan(op, (b, keep), build)
+    return sub_plan(op, (b, keep, fuse), build)
 
 
 def _scatter(op, slots, vals):
@@ -450,26 +457,18 @@ def _scatter(op, slots, vals):
 
 
 def _if_kernel(ctx, op, pred, *args, keep=None):
-    plan, idx, slots = _if_entry(op, _branch_index(op, pred), keep)
-    vals = run_sync(plan, ctx, [args[i - 1] for i in idx])
-    return _scatter(op, slots, vals)
-
-
-def _if_blocking_kernel(ctx, op, pred, *args, keep=None):
-    plan, idx, slots = _if_entry(op, _branch_index(op, pred), keep)
+    """Runs the taken branch (a generator: a blocking branch waits as the run waits;
+    the registry derives the kernel of an If that cannot wait from it)."""
+    plan, idx, slots = _if_entry(op, _branch_index(op, pred), keep, fuses(ctx))
     vals = yield from run_nested(plan, ctx, [args[i - 1] for i in idx])
     return _scatter(op, slots, vals)
 
 
-def _narrowed(kernel):
-    """``kernel`` for a plan that consumes only the If's outputs ``keep``: the branch runs
-    only the ops those outputs need (TF prunes a lowered cond with the rest of the graph),
-    so fetching one output does not run the side effects of the others."""
-
-    def narrow(keep: frozenset):
-        return lambda ctx, op, *args: kernel(ctx, op, *args, keep=keep)
-
-    return narrow
+def _narrowed(kernel, keep: frozenset):
+    """The If's ``kernel`` for a plan that consumes only its outputs ``keep``: the branch
+    runs only the ops those outputs need (TF prunes a lowered cond with the rest of the
+    graph), so fetching one output does not run the side effects of the others."""
+    return lambda ctx, op, *args: kernel(ctx, op, *args, keep=keep)
 
 
 def _export(op, b, t: Tensor) -> Tensor:
@@ -607,21 +606,12 @@ for _t, _stateful_flag in (("StatelessIf", False), ("If", True)):
         _t,
         infer=specs_infer,
         kernel=_if_kernel,
+        blocking=blocks,
         grad=_if_grad,
         stateful=_stateful_flag,
         differentiates_handles=True,
-        narrow_outputs=_narrowed(_if_kernel),
+        narrow_outputs=_narrowed,
     )
-register_op(
-    "AsyncIf",
-    infer=specs_infer,
-    kernel=_if_blocking_kernel,
-    blocking=True,
-    grad=_if_grad,
-    stateful=True,
-    differentiates_handles=True,
-    narrow_outputs=_narrowed(_if_blocking_kernel),
-)
 
 
 # --------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ A call op holds a ``CallSpec``: a plan over another graph (a ``@fr.function``'s
 ``FuncGraph``) from its feeds to its fetches, plus targets that always run (the
 function's state ops). The kernel runs that plan, cached per output count and graph
 version, with the calling step's context, so the call prunes and caches like any op;
-a function whose plan may block makes ``AsyncStatefulPartitionedCall``.
+a call whose function's plan may block is a blocking ``StatefulPartitionedCall``
+(``OpDef.blocks``), its kernel a generator that waits as the run waits.
 
 The gradient of a call op is a call op of the same graph extended with ``fr.gradients``
 of the function's float outputs (weighted by placeholders for their incoming gradients)
@@ -18,10 +19,10 @@ from __future__ import annotations
 
 import threading
 
-from .._core.executor import run_nested, run_sync
+from .._core.executor import run_nested
 from .._core.graph import Tensor, get_default_graph
-from .._core.plan import Plan, prune
-from .._core.registry import get_op_def, register_op
+from .._core.plan import Plan, fuses, prune
+from .._core.registry import get_op_def, is_blocking, register_op
 from . import array_ops
 from .indexed_slices import IndexedSlices
 
@@ -45,13 +46,13 @@ class CallSpec:
         self._grad = None
         self._lock = threading.Lock()
 
-    def op_type(self) -> str:
+    def op_type(self) -> tuple[str, bool]:
+        """TF's type of a call op running this spec, and whether it may wait."""
         ops = prune(self.fetches, self.targets, set(self.feeds))
-        if any(get_op_def(o.type).blocking for o in ops):
-            return "AsyncStatefulPartitionedCall"
-        if any(get_op_def(o.type).stateful for o in ops):
-            return "StatefulPartitionedCall"
-        return "PartitionedCall"
+        blocking = any(is_blocking(o) for o in ops)
+        if blocking or any(get_op_def(o.type).stateful for o in ops):
+            return "StatefulPartitionedCall", blocking
+        return "PartitionedCall", False
 
     def gradient(self):
         """(grad spec, float input indices, float output indices, first export index),
@@ -109,8 +110,15 @@ def call_op(spec: CallSpec, inputs, name):
     """Adds a call op running ``spec`` in the default graph; returns its outputs."""
     g = get_default_graph()
     specs = [(t.dtype, t.shape) for t in spec.fetches]
-    attrs = {"f": spec, "_specs": specs, "_plans": {}, "Tout": [d for d, _ in specs]}
-    op = g._create_op(spec.op_type(), list(inputs), attrs, name)
+    op_type, blocking = spec.op_type()
+    attrs = {
+        "f": spec,
+        "_specs": specs,
+        "_plans": {},
+        "Tout": [d for d, _ in specs],
+        "_blocking": blocking,
+    }
+    op = g._create_op(op_type, list(inputs), attrs, name)
     return op
 
 
@@ -118,24 +126,26 @@ def _call_infer(op):
     return list(op.attrs["_specs"])
 
 
-def _call_plan(op) -> Plan:
+def _call_plan(op, fuse) -> Plan:
     spec = op.attrs["f"]
     n = len(op.outputs)
     version = spec.graph.version
-    hit = op.attrs["_plans"].get(n)
+    hit = op.attrs["_plans"].get((n, fuse))
     if hit is not None and hit[0] == version:
         return hit[1]
-    plan = Plan(spec.fetches[:n], spec.targets, spec.feeds)
-    op.attrs["_plans"][n] = (version, plan)
+    plan = Plan(spec.fetches[:n], spec.targets, spec.feeds, fuse=fuse)
+    op.attrs["_plans"][n, fuse] = (version, plan)
     return plan
 
 
 def _call_kernel(ctx, op, *args):
-    return tuple(run_sync(_call_plan(op), ctx, list(args)))
+    """Runs the function's plan (a generator: a blocking plan waits as the run waits;
+    the registry derives the kernel of a call that cannot wait from it)."""
+    return tuple((yield from run_nested(_call_plan(op, fuses(ctx)), ctx, list(args))))
 
 
-def _call_blocking_kernel(ctx, op, *args):
-    return tuple((yield from run_nested(_call_plan(op), ctx, list(args))))
+def _blocks(op) -> bool:
+    return op.attrs["_blocking"]
 
 
 def _call_grad(op, *grads):
@@ -166,16 +176,8 @@ for _t in ("PartitionedCall", "StatefulPartitionedCall"):
         _t,
         infer=_call_infer,
         kernel=_call_kernel,
+        blocking=_blocks,
         grad=_call_grad,
         stateful=_t.startswith("Stateful"),
         differentiates_handles=True,
     )
-register_op(
-    "AsyncStatefulPartitionedCall",
-    infer=_call_infer,
-    kernel=_call_blocking_kernel,
-    blocking=True,
-    grad=_call_grad,
-    stateful=True,
-    differentiates_handles=True,
-)

@@ -205,12 +205,17 @@ def _rsqrt_out(x, out):
 
 
 def _sigmoid_out(x, out):
-    # 1 / (1 + exp(-x)): exp overflows to inf for x < ~-88 (float32), giving 0 where the
-    # kernel's stable form gives a denormal; equal to float precision elsewhere.
-    np.negative(x, out=out)
-    np.exp(out, out=out)
-    np.add(out, out.dtype.type(1), out=out)
-    return np.divide(out.dtype.type(1), out, out=out)
+    """The logistic function of real ``x`` into ``out`` (which may be ``x``): the kernel
+    and the fused block form both, so they agree at every size. Stable for any x: it
+    never exponentiates a positive number (1 / (1 + exp(-x)) gives 0 where the result
+    is a denormal, below about -88 in float32)."""
+    neg = np.less(x, 0)  # before ``out`` overwrites ``x``
+    np.abs(x, out=out)
+    np.negative(out, out=out)
+    np.exp(out, out=out)  # e = exp(-|x|) in (0, 1]
+    d = np.add(out, out.dtype.type(1))
+    np.divide(out, d, out=out, where=neg)  # x < 0: e / (1 + e)
+    return np.divide(out.dtype.type(1), d, out=out, where=~neg)  # x >= 0: 1 / (1 + e)
 
 
 # type, allowed dtypes, numpy fn (the kernel), block form for fusion (OpDef.ufunc),
@@ -262,9 +267,7 @@ _UNARY: dict[str, tuple[Any, ...]] = {
 def _sigmoid(x):
     if x.dtype.kind == "c":
         return 1 / (1 + np.exp(-x))
-    # Stable for large |x|: never exponentiates a positive number.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+    return _sigmoid_out(x, np.empty(np.shape(x), x.dtype))
 
 
 for _t, (_allowed, _np_fn, _ufunc, _grad) in _UNARY.items():

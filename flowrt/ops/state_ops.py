@@ -82,8 +82,8 @@ class VariableResource:
 
     Ownership of the stored array is explicit: every read that hands it out counts a
     *holder* (``lease``), and a run that proves its read's value died within the run
-    hands the lease back (``release``, emitted by the compiled plan; see
-    ``executor.compile_plan``). An update may write the stored array in place only
+    hands the lease back (``release``, called by the plan's body; see
+    ``plan_body``). An update may write the stored array in place only
     while it has no holder; otherwise it copies (copy-on-write). Storing a new array
     starts its count at zero.
     """

@@ -30,7 +30,7 @@ from .. import dtypes as _dt
 from .. import errors, nest
 from .._core.executor import run_nested, run_sync
 from .._core.graph import Tensor, convert_to_tensor, get_default_graph
-from .._core.plan import Plan
+from .._core.plan import Plan, fuses
 from .._core.registry import register_op
 from .._core.shape import TensorShape, as_shape
 from . import array_ops
@@ -38,6 +38,7 @@ from .control_flow_ops import (
     TracedBody,
     any_blocking,
     any_stateful,
+    blocks,
     create_named,
     differentiable_input,
     nested_ops,
@@ -191,10 +192,8 @@ def while_loop(
         nv = len(flat_vars)
         inputs = wire_inputs([cb, bb], [counter, max_iter] + flat_vars, nv)
         all_ops = cb.ops + bb.ops
-        if any_blocking(all_ops):
-            op_type = "AsyncWhile"
-        else:
-            op_type = "While" if any_stateful(all_ops) else "StatelessWhile"
+        blocking = any_blocking(all_ops)
+        op_type = "While" if blocking or any_stateful(all_ops) else "StatelessWhile"
         specs = [(max_iter.dtype, TensorShape([])), (max_iter.dtype, TensorShape([]))]
         specs += [(v.dtype, ph.shape) for v, ph in zip(flat_vars, phs)]
         attrs = {
@@ -206,6 +205,7 @@ def while_loop(
             "_plans": {},
             "parallel_iterations": parallel_iterations,
             "_n_vars": nv,
+            "_blocking": blocking,
         }
         op = create_named(g, op_type, inputs, attrs, scope[:-1])
         for c in cb.control + bb.control:
@@ -257,18 +257,18 @@ def _shape_le(s1: TensorShape, s2: TensorShape) -> bool:
     return all(b is None or a == b for a, b in zip(s1.as_list(), s2.as_list()))
 
 
-def _while_entry(op):
+def _while_entry(op, fuse):
     def build():
         cb, bb = op.attrs["cond"], op.attrs["body"]
         fetch = bb.outputs + op.attrs.get("_record", [])
         return (
-            Plan(cb.outputs, [], cb.feeds),
+            Plan(cb.outputs, [], cb.feeds, fuse=fuse),
             cb.input_idx,
-            Plan(fetch, [], bb.feeds),
+            Plan(fetch, [], bb.feeds, fuse=fuse),
             bb.input_idx,
         )
 
-    return sub_plan(op, 0, build)
+    return sub_plan(op, fuse, build)
 
 
 def _while_setup(op, inputs):
@@ -297,30 +297,24 @@ def _outputs(op, count, limit, vars_, record):
 
 
 def _while_kernel(ctx, op, *inputs):
+    """Runs the loop (a generator: a blocking cond or body waits as the run waits; the
+    registry derives the kernel of a While that cannot wait from it)."""
     nv, count, limit, vars_, inputs = _while_setup(op, inputs)
-    cplan, cidx, bplan, bidx = _while_entry(op)
+    cplan, cidx, bplan, bidx = _while_entry(op, fuses(ctx))
     record = [] if "_record" in op.attrs else None
+    # A plan that cannot wait is called directly (a generator per iteration shows).
+    cfn = None if cplan.blocking else cplan.fn
+    bfn = None if bplan.blocking else bplan.fn
     while True:
-        (pred,) = run_sync(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
+        feeds = _feeds(cidx, nv, vars_, inputs)
+        if cfn is not None:
+            (pred,) = cfn(ctx, feeds)
+        else:
+            (pred,) = yield from run_nested(cplan, ctx, feeds)
         if _stop(op, pred, count, limit):
             break
-        vals = run_sync(bplan, ctx, _feeds(bidx, nv, vars_, inputs))
-        if record is not None:
-            record.append(tuple(vals[nv:]))
-        vars_ = vals[:nv]
-        count = count + 1
-    return _outputs(op, count, inputs[1], vars_, record)
-
-
-def _while_blocking_kernel(ctx, op, *inputs):
-    nv, count, limit, vars_, inputs = _while_setup(op, inputs)
-    cplan, cidx, bplan, bidx = _while_entry(op)
-    record = [] if "_record" in op.attrs else None
-    while True:
-        (pred,) = yield from run_nested(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
-        if _stop(op, pred, count, limit):
-            break
-        vals = yield from run_nested(bplan, ctx, _feeds(bidx, nv, vars_, inputs))
+        feeds = _feeds(bidx, nv, vars_, inputs)
+        vals = bfn(ctx, feeds) if bfn is not None else (yield from run_nested(bplan, ctx, feeds))
         if record is not None:
             record.append(tuple(vals[nv:]))
         vars_ = vals[:nv]
@@ -453,7 +447,8 @@ def _while_grad_kernel(ctx, op, record, *rest):
     consts = list(rest[:n_consts])
     caps = rest[n_consts : n_consts + n_caps]
     gys = list(rest[n_consts + n_caps :])
-    plan = sub_plan(op, 0, lambda: Plan(a["fetches"], [], a["feeds"]))
+    fuse = fuses(ctx)
+    plan = sub_plan(op, fuse, lambda: Plan(a["fetches"], [], a["feeds"], fuse=fuse))
     positions = a["positions"]
     acc = [_zeros_of(c) for c in caps]
     for vals in reversed(record):
@@ -468,18 +463,10 @@ for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
         _t,
         infer=specs_infer,
         kernel=_while_kernel,
+        blocking=blocks,
         grad=_while_grad,
         stateful=_stateful_flag,
         differentiates_handles=True,
     )
-register_op(
-    "AsyncWhile",
-    infer=specs_infer,
-    kernel=_while_blocking_kernel,
-    blocking=True,
-    grad=_while_grad,
-    stateful=True,
-    differentiates_handles=True,
-)
 # No second order through a loop yet: fr.gradients of a WhileGrad raises LookupError.
 register_op("WhileGrad", infer=specs_infer, kernel=_while_grad_kernel)

@@ -8,20 +8,16 @@ import flowrt as fr
 from flowrt._core import elementwise, fusion
 from flowrt._core.fusion import FusedKernel
 from flowrt._core.plan import Plan
+from flowrt._core.registry import get_op_def
+from flowrt.session_options import RewriterConfig
 
 
 @pytest.fixture
 def unfused():
-    """Builds plans without fusion inside the block."""
-
-    class _Off:
-        def __enter__(self):
-            fusion.ENABLED = False
-
-        def __exit__(self, *exc):
-            fusion.ENABLED = True
-
-    return _Off()
+    """A session configuration whose plans are not fused (TF's remapper off)."""
+    return fr.ConfigProto(
+        graph_options=fr.GraphOptions(rewrite_options=RewriterConfig(remapping=RewriterConfig.OFF))
+    )
 
 
 @pytest.fixture
@@ -57,7 +53,7 @@ def fused_steps(plan):
 def run_both(fetches, feed, unfused):
     with fr.Session() as sess:
         a = sess.run(fetches, feed)
-    with unfused, fr.Session() as sess:
+    with fr.Session(config=unfused) as sess:
         b = sess.run(fetches, feed)
     return a, b
 
@@ -266,7 +262,7 @@ async def test_fused_step_in_arun(unfused, always_fused):
     xv = np.linspace(-1, 1, 50000).astype(np.float32)
     with fr.Session() as sess:
         a = await sess.arun(y, {x: xv})
-    with unfused, fr.Session() as sess:
+    with fr.Session(config=unfused) as sess:
         b = await sess.arun(y, {x: xv})
     assert_same(a, b)
 
@@ -281,3 +277,71 @@ def test_fused_plan_is_a_valid_dag():
     for st in plan.steps:
         assert all(j > st.index for j in st.succ)
     assert plan.npred == [sum(st.index in p.succ for p in plan.steps) for st in plan.steps]
+
+
+@pytest.mark.parametrize(
+    "rewrites, fused",
+    [
+        (RewriterConfig(), True),
+        (RewriterConfig(remapping=RewriterConfig.AGGRESSIVE), True),
+        (RewriterConfig(remapping=RewriterConfig.OFF), False),
+        (RewriterConfig(disable_meta_optimizer=True), False),
+    ],
+)
+def test_the_sessions_rewriter_config_decides_fusion(rewrites, fused, always_fused):
+    x = fr.placeholder(fr.float32, [None])
+    y = chain10(x)
+    config = fr.ConfigProto(graph_options=fr.GraphOptions(rewrite_options=rewrites))
+    with fr.Session(config=config) as sess:
+        sess.run(y, {x: np.ones(4, np.float32)})
+        (plan,) = [p for _, p in sess._plans.plans() if isinstance(p, Plan)]
+    assert bool(fused_steps(plan)) is fused
+
+
+def test_rewriter_config_rejects_an_unknown_toggle():
+    with pytest.raises(ValueError, match=r"remapping must be DEFAULT, ON, OFF or AGGRESSIVE"):
+        RewriterConfig(remapping=7)
+
+
+def test_sigmoid_result_does_not_depend_on_the_array_size():
+    # Below about -88 (float32) the logistic function is a denormal, not 0: the fused
+    # block (large arrays) and the kernel (small ones) must agree there.
+    x = fr.placeholder(fr.float32, [None])
+    y = fr.sigmoid(x * 1.0)
+    xv = np.array([-100.0, -95.0, -89.0, -20.0, 0.0, 30.0], np.float32)
+    big = np.resize(xv, fusion.FUSED_MIN_SIZE)
+    with fr.Session() as sess:
+        assert fused_steps(Plan([y], [], [x]))
+        small_out = sess.run(y, {x: xv})
+        big_out = sess.run(y, {x: big})[: len(xv)]
+    assert small_out[0] > 0
+    # Same formula either way: equal to float32 rounding (atol 0 tells 0 from a denormal).
+    np.testing.assert_allclose(big_out, small_out, rtol=1e-6, atol=0)
+
+
+def test_an_error_in_the_fused_program_surfaces(monkeypatch, always_fused):
+    # The fused program must not fall back to the member kernels on an arbitrary error.
+    def broken_exp(x, out):
+        raise RuntimeError("block form failed")
+
+    monkeypatch.setattr(get_op_def("Exp"), "ufunc", broken_exp)
+    x = fr.placeholder(fr.float32, [None])
+    y = fr.exp(x * 2.0, name="the_exp") + 1.0
+    with fr.Session() as sess:
+        with pytest.raises(fr.errors.InvalidArgumentError, match="block form failed") as ei:
+            sess.run(y, {x: np.ones(10, np.float32)})
+    assert ei.value.op.name == "the_exp"
+
+
+@pytest.mark.parametrize("remapping", [RewriterConfig.DEFAULT, RewriterConfig.OFF])
+def test_a_cond_branch_follows_the_sessions_fusion_option(remapping, always_fused):
+    x = fr.placeholder(fr.float32, [None])
+    y = fr.cond(fr.constant(True), lambda: chain10(x), lambda: x)
+    rewrites = RewriterConfig(remapping=remapping)
+    config = fr.ConfigProto(graph_options=fr.GraphOptions(rewrite_options=rewrites))
+    with fr.Session(config=config) as sess:
+        sess.run(y, {x: np.ones(4, np.float32)})
+    if_op = y.op.inputs[0].op
+    assert if_op.type == "StatelessIf"
+    plans = [entry[0] for _, entry in if_op.attrs["_plans"].values()]
+    assert [bool(fused_steps(p)) for p in plans] == [remapping != RewriterConfig.OFF]

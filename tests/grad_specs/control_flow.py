@@ -1,7 +1,7 @@
 """Gradient specs for control flow: the If and While op families.
 
 Two test-only identity ops make the other If types: one stateful (``If``) and one with
-an async kernel (``AsyncIf``).
+an async kernel (a blocking ``If``).
 """
 
 import numpy as np
@@ -81,7 +81,7 @@ SPECS = [
     GradSpec("StatelessIf", _second_order, [A], id="StatelessIf-second-order"),
     GradSpec("If", _stateful, [A, B]),
     GradSpec("GradSpecStatefulIdentity", _stateful, [A, B]),
-    GradSpec("AsyncIf", _async, [A, B]),
+    GradSpec("If", _async, [A, B], id="If-blocking"),
     GradSpec("GradSpecAsyncIdentity", _async, [A, B]),
 ]
 
@@ -148,5 +148,5 @@ SPECS += [
     GradSpec("StatelessWhile", _two_vars, [A * 0.5, B * 0.5], id="StatelessWhile-two-vars"),
     GradSpec("StatelessWhile", lambda x, c: _loop(x, c), [A, C], id="StatelessWhile-broadcast"),
     GradSpec("While", _stateful_loop, [A, B]),
-    GradSpec("AsyncWhile", _async_loop, [A, B]),
+    GradSpec("While", _async_loop, [A, B], id="While-blocking"),
 ]

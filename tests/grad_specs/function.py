@@ -45,6 +45,11 @@ def _second_order(x):
 SPECS = [
     GradSpec("PartitionedCall", lambda x, y: _pure(x, y), [A, B]),
     GradSpec("StatefulPartitionedCall", lambda x, y: _reads_variable(x, y), [A, B]),
-    GradSpec("AsyncStatefulPartitionedCall", lambda x, y: _blocking(x, y), [A, B]),
+    GradSpec(
+        "StatefulPartitionedCall",
+        lambda x, y: _blocking(x, y),
+        [A, B],
+        id="StatefulPartitionedCall-blocking",
+    ),
     GradSpec("PartitionedCall", _second_order, [A], id="PartitionedCall-second-order"),
 ]

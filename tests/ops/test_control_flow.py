@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import flowrt as fr
-from flowrt._core.registry import NOT_DIFFERENTIABLE, register_op
+from flowrt._core.registry import NOT_DIFFERENTIABLE, is_blocking, register_op
 from flowrt.ops.common import make, same_as
 
 # --- test-only ops: a counter (side effects without variables) and a blocking identity
@@ -400,10 +400,16 @@ def _blocking_graph():
     return pred, x, out, loop
 
 
-def test_blocking_branch_makes_an_async_op():
+def test_a_blocking_branch_makes_a_blocking_if_and_while_of_tfs_types():
     pred, x, out, loop = _blocking_graph()
-    assert out.op.inputs[0].op.type == "AsyncIf"
-    assert loop[1].op.inputs[0].op.type == "AsyncWhile"
+    if_op, while_op = out.op.inputs[0].op, loop[1].op.inputs[0].op
+    assert (if_op.type, while_op.type) == ("If", "While")  # TF has no Async* ops
+    assert is_blocking(if_op) and is_blocking(while_op)
+    assert [
+        n.op
+        for n in fr.get_default_graph().as_graph_def().node
+        if n.name in (if_op.name, while_op.name)
+    ] == ["If", "While"]
     with fr.Session() as sess:
         assert sess.run(out, {pred: True, x: 3.0}) == 6.0
         assert sess.run(out, {pred: False, x: 3.0}) == 3.0

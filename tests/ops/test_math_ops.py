@@ -461,3 +461,21 @@ def test_broadcast_to_at_run_time_copies_and_checks_like_tf():
             sess.run(y, {x: [[1.0, 2.0]], s: [2]})
         with pytest.raises(fr.errors.InvalidArgumentError, match="BroadcastTo"):
             sess.run(y, {x: [1.0, 2.0], s: [3]})
+
+
+EDGES = [-1e30, -104.0, -100.0, -88.5, -20.0, -1.5, -1e-30, 0.0, 1e-30, 0.5, 20.0, 100.0, 1e30]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op_type", BLOCK_OPS)
+def test_block_form_and_kernel_agree_at_the_extremes(op_type, dtype):
+    # Fusion runs the block form on large arrays and the kernel on small ones: they must
+    # agree where results underflow or overflow too (atol 0 tells 0 from a denormal).
+    d = get_op_def(op_type)
+    x = np.array(EDGES, dtype)
+    xs = [x] if _nargs(op_type) == 1 else [np.repeat(x, len(x)), np.tile(x, len(x))]
+    with np.errstate(all="ignore"):
+        (ref,) = d.kernel(None, None, *[v.copy() for v in xs])
+        out = d.ufunc(*xs, out=np.empty(np.shape(ref), dtype))
+    rtol = 2e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(out, ref, rtol=rtol, atol=0, equal_nan=True, err_msg=op_type)
