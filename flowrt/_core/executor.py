@@ -89,7 +89,7 @@ class Runnable(Protocol):
     def fetches_fed(self) -> bool: ...
 
     def body(self, traced: bool) -> Callable[[RunContext, Sequence[Any]], Any]:
-        """The compiled body of a straight plan (with per-step timing if ``traced``)."""
+        """The body of a straight plan (with per-step timing if ``traced``)."""
         ...
 
 

@@ -254,9 +254,9 @@ def explain_plan(
                 edges.append((c.name, op.name, True))
     kind = "concurrent (blocking ops run as trio tasks as their inputs are ready)"
     if not plan.blocking:
-        kind = "straight, non-blocking (one compiled body on the caller's thread)"
+        kind = "straight, non-blocking (one body on the caller's thread)"
     elif plan.straight:
-        kind = "straight, blocking (one compiled body; waits park the thread or task)"
+        kind = "straight, blocking (one body; waits park the thread or task)"
     info = {
         "fetches": [t.name for t in fetches],
         "targets": [op.name for op in targets],

@@ -252,17 +252,17 @@ class Plan:
         # A concurrent plan's variable reads that die in the run (executor._Leases).
         self.concurrent_leases: Any = None
         self.fn = compile_plan(self) if self.straight else None
-        self._traced_fn = None
+        self._traced_fn: Callable[..., Any] | None = None
 
     def body(self, traced: bool) -> Callable[..., Any]:
-        """The compiled body, with per-step timing if ``traced`` (a straight plan)."""
+        """The body (``plan_body``), with per-step timing if ``traced`` (a straight plan)."""
         fn = self.traced_fn if traced else self.fn
         assert fn is not None, "a concurrent plan has no body"
         return fn
 
     @property
     def traced_fn(self) -> Callable[..., Any] | None:
-        """The compiled body with per-step timing (``RunOptions.FULL_TRACE``)."""
+        """The body with per-step timing (``RunOptions.FULL_TRACE``)."""
         if self._traced_fn is None and self.straight:
             self._traced_fn = compile_plan(self, traced=True)
         return self._traced_fn
