@@ -43,7 +43,6 @@ from . import (  # noqa: F401
     test,
     train,
 )
-from ._core import jit as _jit
 from ._core.device_spec import DeviceSpec  # noqa: F401
 from ._core.graph import (  # noqa: F401
     Graph,
@@ -195,12 +194,6 @@ __all__ = sorted(
     and not (isinstance(_value, _types.ModuleType) and _name in _IMPLEMENTATION_MODULES)
 )
 """Every public name: what ``from flowrt import *`` gives and the API reference lists."""
-
-
-# Nearly every graph runs a compiled kernel (a variable's random initializer, an
-# optimizer's update, decode_csv): numba starts loading now, on a background thread,
-# while the program reads its data and builds its graph (``_core/jit.py``).
-_jit.warm_up()
 
 
 def __getattr__(name: str) -> object:
