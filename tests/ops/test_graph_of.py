@@ -79,6 +79,7 @@ NOT_WRAPPERS = {
     "array_ops.constant": "no tensor input: builds in the default graph, as TF1",
     "array_ops.placeholder": "no tensor input",
     "array_ops.no_op": "no tensor input",
+    "array_ops.is_tensor": "a predicate on a Python object: builds no op",
     "random_ops.set_random_seed": "sets the default graph's seed",
     "random_ops.get_seed": "reads the default graph's seed",
     "sparse_ops.sparse_placeholder": "no tensor input",
@@ -236,6 +237,9 @@ CASES = {
         i.shape, [1, 3]
     ),
     "array_ops.range": lambda i: [fr.range(0, i.ids[0], 1), fr.range(0, 5, i.ids[1])],
+    "array_ops.lin_space": lambda i: fr.lin_space(0.0, 1.0, i.ids[0]),
+    "array_ops.linspace": lambda i: fr.linspace(i.x[0, 0], 1.0, 3),
+    "array_ops.parallel_stack": lambda i: fr.parallel_stack([i.x, i.y]),
     "array_ops.transpose": lambda i: fr.transpose(i.x, [1, 0]),
     "array_ops.invert_permutation": lambda i: fr.invert_permutation(i.ids),
     "array_ops.expand_dims": lambda i: fr.expand_dims(i.x, 0),
@@ -356,6 +360,7 @@ CASES = {
     "set_ops.set_union": lambda i: fr.sets.set_union([[1, 2]], i.ids[None]),
     "set_ops.set_difference": lambda i: fr.sets.set_difference(i.ids[None], [[1]]),
     "set_ops.set_size": lambda i: fr.sets.set_size(i.sps),
+    "set_ops.setdiff1d": lambda i: fr.setdiff1d(i.ids, [1]),
     # bitwise_ops
     "bitwise_ops.bitwise_and": lambda i: fr.bitwise.bitwise_and(i.ids, 3),
     "bitwise_ops.bitwise_or": lambda i: fr.bitwise.bitwise_or(3, i.ids),
@@ -549,6 +554,7 @@ CASES = {
     "binning_ops.histogram_fixed_width_bins": lambda i: fr.histogram_fixed_width_bins(
         i.x, [0.0, 1.0], 4
     ),
+    "binning_ops.bincount": lambda i: fr.bincount(i.ids, minlength=3),
     "custom_gradient_ops.identity_n": lambda i: fr.identity_n([i.x, i.ids]),
     "custom_gradient_ops.grad_pass_through": lambda i: fr.grad_pass_through(fr.round)(i.x),
     "custom_gradient_ops.custom_gradient": lambda i: fr.custom_gradient(
