@@ -1,13 +1,17 @@
 """Training step times: flowrt vs TensorFlow 2.21 (tensorflow.compat.v1, graph mode).
 
   python benchmarks/training.py [--steps N] [--no-tf] [--blas-threads N] [--malloc-tune]
-                                [--profile mlp_adam|mlp_sgd|nce] [-k TEXT]
+                                [--profile mlp_adam|mlp_sgd|nce|nce_zipf] [-k TEXT]
 
 Workloads (same graph built with ``tf = flowrt`` and ``tf = tensorflow.compat.v1``):
   * mlp_adam / mlp_sgd: a 784-256-10 MLP (relu, softmax cross entropy), batch 128 fed
     by feed_dict, one ``sess.run(train_op)`` per step.
   * nce: a skip-gram step, vocabulary 50,000, embedding 128, batch 128, 64 negative
-    samples (``nce_loss``), SGD (sparse row updates of the embedding and NCE weights).
+    samples (``nce_loss``), SGD (sparse row updates of the embedding and NCE weights),
+    word ids drawn uniformly.
+  * nce_zipf: the same with word ids drawn from a Zipf law (exponent 1.3, as text
+    gives), so a batch repeats its frequent words tens of times and the sparse updates
+    sum many duplicate rows.
   * queue_adam: the MLP with Adam (sparse labels) trained on ``dequeue_many(128)`` of a
     FIFOQueue that a 2-thread QueueRunner fills with ``enqueue_many`` of
     ``random_uniform`` batches; examples/s, beside the same step fed by feed_dict and
@@ -71,7 +75,7 @@ def build_mlp(tf, opt):
     return train, {x: xs, y: ys}
 
 
-def build_nce(tf, vocab=50_000, dim=128, batch=128, num_sampled=64):
+def build_nce(tf, vocab=50_000, dim=128, batch=128, num_sampled=64, zipf=False):
     centers = tf.placeholder(tf.int32, [batch], name="centers")
     contexts = tf.placeholder(tf.int64, [batch, 1], name="contexts")
     r = np.random.default_rng(0)
@@ -92,8 +96,12 @@ def build_nce(tf, vocab=50_000, dim=128, batch=128, num_sampled=64):
         )
     )
     train = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
-    c = r.integers(0, vocab, batch).astype(np.int32)
-    ctx = r.integers(0, vocab, (batch, 1)).astype(np.int64)
+    if zipf:
+        ids = np.minimum(r.zipf(1.3, 2 * batch), vocab) - 1
+        c, ctx = ids[:batch].astype(np.int32), ids[batch:].reshape(batch, 1)
+    else:
+        c = r.integers(0, vocab, batch).astype(np.int32)
+        ctx = r.integers(0, vocab, (batch, 1)).astype(np.int64)
     return train, {centers: c, contexts: ctx}
 
 
@@ -221,6 +229,7 @@ WORKLOADS = {
     "mlp_adam": lambda tf: build_mlp(tf, "adam"),
     "mlp_sgd": lambda tf: build_mlp(tf, "sgd"),
     "nce": build_nce,
+    "nce_zipf": lambda tf: build_nce(tf, zipf=True),
 }
 
 

@@ -43,7 +43,6 @@ from . import (  # noqa: F401
     test,
     train,
 )
-from ._core import jit as _jit
 from ._core.device_spec import DeviceSpec  # noqa: F401
 from ._core.graph import (  # noqa: F401
     Graph,
@@ -72,6 +71,7 @@ from .graph_import import import_graph_def, make_ndarray  # noqa: F401
 from .init_ops import *  # noqa: F403
 from .logging import get_logger  # noqa: F401
 from .module import Module  # noqa: F401
+from .ops.activation_ops import *  # noqa: F403
 from .ops.array_ops import *  # noqa: F403
 from .ops.batch_space_ops import *  # noqa: F403
 from .ops.binning_ops import *  # noqa: F403
@@ -83,13 +83,12 @@ from .ops.confusion_matrix_ops import *  # noqa: F403
 from .ops.control_flow_ops import *  # noqa: F403
 from .ops.csv_ops import *  # noqa: F403
 from .ops.custom_gradient_ops import *  # noqa: F403
+from .ops.cwise_math_ops import *  # noqa: F403
 from .ops.data_flow_ops import *  # noqa: F403
 from .ops.decomposition_ops import *  # noqa: F403
 from .ops.edit_distance_ops import *  # noqa: F403
 from .ops.einsum_ops import *  # noqa: F403
-from .ops.extra_array_ops import *  # noqa: F403
 from .ops.extra_check_ops import *  # noqa: F403
-from .ops.extra_math_ops import *  # noqa: F403
 from .ops.functional_loops import *  # noqa: F403
 from .ops.grouping_ops import *  # noqa: F403
 from .ops.hash_bucket_ops import *  # noqa: F403
@@ -102,17 +101,25 @@ from .ops.io_ops import *  # noqa: F403
 from .ops.linalg_ops import *  # noqa: F403
 from .ops.logging_ops import print  # noqa: F401
 from .ops.lookup_ops import *  # noqa: F403
+from .ops.manip_ops import *  # noqa: F403
 from .ops.math_ops import *  # noqa: F403
 from .ops.matrix_ops import *  # noqa: F403
-from .ops.more_array_ops import *  # noqa: F403
 from .ops.parsing_ops import *  # noqa: F403
 from .ops.partition_ops import *  # noqa: F403
+from .ops.product_ops import *  # noqa: F403
 from .ops.random_ops import *  # noqa: F403
 from .ops.record_ops import *  # noqa: F403
+from .ops.reduction_ops import *  # noqa: F403
+from .ops.scan_ops import *  # noqa: F403
 from .ops.scatter_nd_ops import *  # noqa: F403
 from .ops.script_ops import *  # noqa: F403
+from .ops.segment_ops import *  # noqa: F403
+from .ops.selection_ops import *  # noqa: F403
+from .ops.set_ops import setdiff1d  # noqa: F401
+from .ops.shape_ops import *  # noqa: F403
 from .ops.slicing_ops import *  # noqa: F403
 from .ops.solve_ops import *  # noqa: F403
+from .ops.sort_ops import *  # noqa: F403
 from .ops.space_depth_ops import *  # noqa: F403
 from .ops.sparse_math_ops import *  # noqa: F403
 from .ops.sparse_ops import *  # noqa: F403
@@ -202,12 +209,6 @@ __all__ = sorted(
     and not (isinstance(_value, _types.ModuleType) and _name in _IMPLEMENTATION_MODULES)
 )
 """Every public name: what ``from flowrt import *`` gives and the API reference lists."""
-
-
-# Nearly every graph runs a compiled kernel (a variable's random initializer, an
-# optimizer's update, decode_csv): numba starts loading now, on a background thread,
-# while the program reads its data and builds its graph (``_core/jit.py``).
-_jit.warm_up()
 
 
 def __getattr__(name: str) -> object:

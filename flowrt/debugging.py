@@ -1,6 +1,6 @@
 """``fr.debugging``: TF1's ``tf.debugging`` namespace: the run-time assertions,
 ``check_numerics`` and the elementwise finiteness tests. Definitions live in
-``flowrt/ops/check_ops.py``, ``extra_check_ops.py`` and ``extra_math_ops.py``; this
+``flowrt/ops/check_ops.py``, ``extra_check_ops.py`` and ``cwise_math_ops.py``; this
 module only re-exports."""
 
 import types as _types
@@ -24,6 +24,7 @@ from .ops.check_ops import (  # noqa: F401
     assert_type,
     check_numerics,
 )
+from .ops.cwise_math_ops import is_finite, is_inf, is_nan  # noqa: F401
 from .ops.extra_check_ops import (  # noqa: F401
     assert_near,
     assert_proper_iterable,
@@ -34,7 +35,6 @@ from .ops.extra_check_ops import (  # noqa: F401
     is_strictly_increasing,
 )
 from .ops.extra_check_ops import verify_tensor_all_finite as assert_all_finite  # noqa: F401
-from .ops.extra_math_ops import is_finite, is_inf, is_nan  # noqa: F401
 
 __all__ = sorted(
     _n

@@ -6,8 +6,8 @@ import types as _types
 
 from .ops.array_ops import reshape, reverse  # noqa: F401
 from .ops.batch_space_ops import batch_to_space_nd, space_to_batch_nd  # noqa: F401
-from .ops.extra_array_ops import roll  # noqa: F401
 from .ops.indexing_ops import gather_nd, scatter_nd  # noqa: F401
+from .ops.manip_ops import roll  # noqa: F401
 from .ops.slicing_ops import tile  # noqa: F401
 
 __all__ = sorted(

@@ -5,18 +5,21 @@ Definitions live in ``flowrt/ops/nn_ops.py``, ``embedding_ops.py``,
 ``sparse_segment_ops.py``, ``candidate_sampling_ops.py``, ``conv_ops.py``,
 ``conv3d_ops.py``, ``depthwise_conv_ops.py``, ``space_depth_ops.py``, ``pool_ops.py``,
 ``pool3d_ops.py``, ``pool_argmax_ops.py``, ``nd_conv_pool_ops.py``, ``lrn_ops.py``, ``topk_ops.py``,
-``moments_ops.py``, ``nn_loss_ops.py``, ``ctc_ops.py`` and ``extra_math_ops.py`` (softsign,
-swish, crelu); this module only re-exports them."""
+``moments_ops.py``, ``nn_loss_ops.py``, ``ctc_ops.py``, ``cwise_math_ops.py`` (softsign)
+and ``activation_ops.py`` (swish, crelu); this module only re-exports them."""
 
 import types as _types
 
 from .nn_rnn import rnn_cell  # noqa: F401
 from .nn_rnn.rnn import *  # noqa: F403
+from .ops.activation_ops import crelu, swish  # noqa: F401
+from .ops.activation_ops import swish as silu  # noqa: F401
 from .ops.batch_space_ops import space_to_batch  # noqa: F401
 from .ops.candidate_sampling_ops import *  # noqa: F403
 from .ops.conv3d_ops import *  # noqa: F403
 from .ops.conv_ops import *  # noqa: F403
 from .ops.ctc_ops import *  # noqa: F403
+from .ops.cwise_math_ops import softsign  # noqa: F401
 from .ops.depthwise_conv_ops import *  # noqa: F403
 from .ops.depthwise_conv_ops import (  # noqa: F401  (TF1's aliases)
     depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter,
@@ -25,8 +28,6 @@ from .ops.depthwise_conv_ops import (  # noqa: F401
     depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input,
 )
 from .ops.embedding_ops import *  # noqa: F403
-from .ops.extra_math_ops import crelu, softsign, swish  # noqa: F401
-from .ops.extra_math_ops import swish as silu  # noqa: F401
 from .ops.lrn_ops import *  # noqa: F403
 from .ops.moments_ops import *  # noqa: F403
 from .ops.nd_conv_pool_ops import *  # noqa: F403

@@ -1,6 +1,8 @@
 """What installing flowrt puts into site-packages, and what it registers."""
 
+import ast
 import importlib.metadata
+import importlib.util
 import re
 import subprocess
 import sys
@@ -122,3 +124,47 @@ def test_all_installs_every_extra_and_the_extras_leave_the_core():
     for name in listed:
         for dep in extras[name]:
             assert re.split(r"[<>=\[;]", dep)[0] not in core
+
+
+def test_every_package_import_flowrt_imports_is_a_declared_dependency():
+    # What a module imports when it is imported (not inside a function, not under
+    # TYPE_CHECKING) must be installed by ``pip install flowrt`` itself: declared in
+    # [project].dependencies, not only present as some dependency's dependency.
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys, flowrt; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=_ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = [m for m in proc.stdout.split() if m == "flowrt" or m.startswith("flowrt.")]
+    imported = set()
+    for name in loaded:
+        path = Path(importlib.util.find_spec(name).origin)
+        if path.suffix != ".py":
+            continue
+        tree = ast.parse(path.read_text())
+        nodes = list(tree.body)
+        while nodes:
+            node = nodes.pop()
+            if isinstance(node, ast.If) and "TYPE_CHECKING" not in ast.unparse(node.test):
+                nodes.extend(node.body + node.orelse)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    # ``google`` is a namespace that several distributions share (the declared protobuf
+    # and google-crc32c, an extra's google-re2): it names no one distribution.
+    third_party = {
+        m for m in imported if m not in sys.stdlib_module_names and m not in ("flowrt", "google")
+    }
+    dists = importlib.metadata.packages_distributions()
+
+    def norm(requirement: str) -> str:
+        return re.sub(r"[-_.]+", "-", re.split(r"[<>=\[;]", requirement)[0]).lower()
+
+    needed = {norm(d) for m in third_party for d in dists.get(m, [m])}
+    project = tomllib.loads((_ROOT / "pyproject.toml").read_text())["project"]
+    core = {norm(d) for d in project["dependencies"]}
+    assert sorted(needed - core) == []

@@ -2,15 +2,14 @@
 
 numpy's BLAS (OpenBLAS) keeps a process-wide pool whose worker threads busy-wait for
 work. On cores that something else also wants (another process, a queue runner thread,
-a concurrent run) a multi-threaded call waits for descheduled workers: measured on
-this project's shared 2-core machine (load ~8), a 128x128x64 float32 matmul took
-0.06 ms on one thread and 24 ms on two; 128x784x256 1.2 vs 94 ms; even 1000^3 86 vs
-180 ms. On an idle machine two threads gain at most ~2x on large products. So when a
-session's config leaves the choice to flowrt (0, TF's "system picks"), kernels get
-``DEFAULT_THREADS`` (1) and parallelism comes from concurrent runs (runner threads,
-trio tasks), as TF's shared op pool would give; a positive value asks for that many.
-A BLAS thread count set in the environment (``OPENBLAS_NUM_THREADS``, ...) is left as
-it is when the config says 0. ``docs/executor.md`` has the figures.
+a concurrent run) a multi-threaded call waits for descheduled workers, and is many
+times slower than one thread; on an idle machine two threads gain at most ~2x on large
+products (``docs/executor.md`` has the measurements). So when a session's config
+leaves the choice to flowrt (0, TF's "system picks"), kernels get ``DEFAULT_THREADS``
+(1) and parallelism comes from concurrent runs (runner threads, trio tasks), as TF's
+shared op pool would give; a positive value asks for that many. A BLAS thread count
+set in the environment (``OPENBLAS_NUM_THREADS``, ...) is left as it is when the
+config says 0.
 
 flowrt's own heavy kernels (convolution, pooling, LRN) are split into blocks that the
 caller and a small pool of threads take as they come free (``run_blocks``): both cores
@@ -41,7 +40,7 @@ def configure(intra_op_threads: int) -> None:
 
     The pool is process-wide: the last value applied holds for every session (and for
     numpy outside flowrt). Applying is skipped when the value is the one flowrt applied
-    last (finding the BLAS libraries costs ~3 ms; a new limit on them ~10 us).
+    last: finding the BLAS libraries costs milliseconds, a new limit on them far less.
     """
     n = int(intra_op_threads or 0)
     _state["threads"] = max(n, 0)

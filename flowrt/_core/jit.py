@@ -11,18 +11,16 @@ disk beside the source (``cache=True``; numba falls back to a directory of the u
 when the package's is read-only, and flowrt to compiling in every process when neither
 is writable), so a later process loads it instead of compiling again.
 
-The price is paid once per process: importing numba (~0.4-0.5 s) and loading its
-numpy support (~0.4-0.5 s), plus ~0.5-1 s per kernel signature the disk cache lacks.
-The main job (``pipelines/digits_mlp``, ~2 s of training) feels it; a job of a few
-minutes does not, and the kernels then run 2-10x faster than the numpy forms they
-replaced. So ``import flowrt`` starts loading numba on a background thread, and
-building an op whose kernel is compiled (``decode_csv``, a cross entropy, an
-optimizer's update, a random fill) calls ``warm_up`` with a job that runs the kernel on
-tiny inputs of the op's types: that thread compiles (or loads) those signatures while
-the program goes on reading its data and building its graph and session, so the first
-run rarely waits for any of it (a 20-epoch run of the CSV pipeline benchmark, ~1.2 s,
-lost ~0.6 s to the load when it started with the first graph). A fork waits for the
-thread to finish (``os.register_at_fork``): the child gets a whole numba or none.
+Nothing of this is paid at ``import flowrt``, and a program that never builds an op
+whose kernel is compiled never imports numba nor starts a thread. The price is paid
+once per process, on first need: importing numba and loading its numpy support, plus a
+compile for each kernel signature the disk cache lacks (``docs/kernels.md`` has the
+figures). Building such an op (``decode_csv``, a cross entropy, an optimizer's update,
+a random fill) calls ``warm_up`` with a job that runs the kernel on tiny inputs of the
+op's types: the first call starts a background thread that loads numba and compiles
+(or loads) those signatures while the program goes on building its graph and session,
+so the first run waits only for what is not done by then. A fork waits for that thread
+to finish (``os.register_at_fork``): the child gets a whole numba or none.
 
 Only fixed kernels written in this package are compiled: graph-level elementwise
 chains are built at plan time and run as blocked numpy (``_core/fusion.py``), where a
@@ -117,12 +115,13 @@ _queued: set = set()  # the keys of every job ever queued
 
 
 def warm_up(job: Callable[[], Any] | None = None, key: Any = None) -> None:
-    """Starts loading numba on a daemon thread (see the module docstring), which then
-    runs ``job``: a call of a kernel's Python wrapper on tiny inputs of the types a
-    graph will feed it, so that the signature is compiled (or loaded from the cache)
-    before the first run needs it. A job is queued once per ``key``. The thread ends
-    when it has nothing left to do; a kernel called meanwhile waits for the load or
-    the compile of its signature (numba's own lock), never makes them twice.
+    """Starts loading numba on a daemon thread unless it is loaded or loading (see the
+    module docstring), which then runs ``job``: a call of a kernel's Python wrapper on
+    tiny inputs of the types a graph will feed it, so that the signature is compiled
+    (or loaded from the cache) before the first run needs it. A job is queued once per
+    ``key``. The thread ends when it has nothing left to do; a kernel called meanwhile
+    waits for the load or the compile of its signature (numba's own lock), never makes
+    them twice.
     """
     with _lock:
         if job is not None and key not in _queued:

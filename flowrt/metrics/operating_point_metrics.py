@@ -11,7 +11,7 @@ from .. import dtypes as _dt
 from .._core.graph import Tensor
 from ..ops import math_ops
 from ..ops.common import in_graph_of
-from ..ops.extra_math_ops import cumsum
+from ..ops.scan_ops import cumsum
 from ..ops.slicing_ops import gather
 from ..var_scope import variable_scope
 from .metrics_impl import _check_collections, _collect, _confusion_at_thresholds

@@ -72,61 +72,39 @@ def _streaming_count(
 
 def _at_top_k(
     what: str,
-    labels: Any,
-    predictions_idx: TensorLike,
-    k: int | None,
-    class_id: int | None,
-    weights: TensorLike | None,
-    metrics_collections: Sequence[str] | None,
-    updates_collections: Sequence[str] | None,
-    name: str | None,
-) -> tuple[Tensor, Tensor]:
-    _check_collections(metrics_collections, updates_collections)
-    idx = math_ops.cast(convert_to_tensor(predictions_idx), _dt.int64)
-    labels = _labels(labels, idx)
-    if class_id is not None:
-        labels, idx = _select_class_id(labels, class_id), _select_class_id(idx, class_id)
-    tp = set_size(set_intersection(idx, labels))
-    # precision counts top-k ids not in the labels, recall labels not in the top k.
-    other = set_size(set_difference(idx, labels, aminusb=what == "precision"))
-    other_name = "false_positive" if what == "precision" else "false_negative"
-    tp_v, tp_up = _streaming_count(_at_k_name("true_positive", k, class_id), tp, weights)
-    o_v, o_up = _streaming_count(_at_k_name(other_name, k, class_id), other, weights)
-    # 0 / 0 is NaN, as TF's (no label or prediction of the class yet).
-    value = math_ops.divide(tp_v, math_ops.add(tp_v, o_v), name="value")
-    update = math_ops.divide(tp_up, math_ops.add(tp_up, o_up), name="update_op")
-    return _collect(metrics_collections, updates_collections, value, update)
-
-
-def _metric(
-    what: str,
+    from_scores: bool,
     labels: Any,
     predictions: Any,
     k: int | None,
     class_id: int | None,
     weights: Any,
-    metrics_collections: Sequence[str] | None,
-    updates_collections: Sequence[str] | None,
+    collections: tuple[Sequence[str] | None, Sequence[str] | None],
     name: str | None,
-    from_scores: bool,
 ) -> tuple[Tensor, Tensor]:
-    default = _at_k_name(what, k, class_id)
+    """The one body of the four metrics: ``what`` is ``precision`` or ``recall``;
+    ``predictions`` are scores whose top ``k`` are taken (``from_scores``) or the
+    predicted class ids themselves."""
+    metrics_collections, updates_collections = collections
+    _check_collections(metrics_collections, updates_collections)
     with in_graph_of([labels, predictions, weights]):
-        with variable_scope(name, default, (predictions, labels, weights)):
+        with variable_scope(name, _at_k_name(what, k, class_id), (predictions, labels, weights)):
             if from_scores:
                 assert k is not None
                 _, predictions = top_k(convert_to_tensor(predictions), k)
-            return _at_top_k(
-                what,
-                labels,
-                predictions,
-                k,
-                class_id,
-                weights,
-                metrics_collections,
-                updates_collections,
-                name,
-            )
+            idx = math_ops.cast(convert_to_tensor(predictions), _dt.int64)
+            labels = _labels(labels, idx)
+            if class_id is not None:
+                labels, idx = _select_class_id(labels, class_id), _select_class_id(idx, class_id)
+            tp = set_size(set_intersection(idx, labels))
+            # precision counts top-k ids not in the labels, recall labels not in the top k.
+            other = set_size(set_difference(idx, labels, aminusb=what == "precision"))
+            other_name = "false_positive" if what == "precision" else "false_negative"
+            tp_v, tp_up = _streaming_count(_at_k_name("true_positive", k, class_id), tp, weights)
+            o_v, o_up = _streaming_count(_at_k_name(other_name, k, class_id), other, weights)
+            # 0 / 0 is NaN, as TF's (no label or prediction of the class yet).
+            value = math_ops.divide(tp_v, math_ops.add(tp_v, o_v), name="value")
+            update = math_ops.divide(tp_up, math_ops.add(tp_up, o_up), name="update_op")
+            return _collect(metrics_collections, updates_collections, value, update)
 
 
 def precision_at_k(
@@ -155,18 +133,8 @@ def precision_at_k(
       ``(precision, update_op)`` (float64; NaN before any top-k prediction counts), with
       variables ``true_positive_at_<k>`` and ``false_positive_at_<k>``.
     """
-    return _metric(
-        "precision",
-        labels,
-        predictions,
-        k,
-        class_id,
-        weights,
-        metrics_collections,
-        updates_collections,
-        name,
-        True,
-    )
+    cols = metrics_collections, updates_collections
+    return _at_top_k("precision", True, labels, predictions, k, class_id, weights, cols, name)
 
 
 def recall_at_k(
@@ -186,18 +154,8 @@ def recall_at_k(
       ``(recall, update_op)`` (float64; NaN before any label counts), with variables
       ``true_positive_at_<k>`` and ``false_negative_at_<k>``.
     """
-    return _metric(
-        "recall",
-        labels,
-        predictions,
-        k,
-        class_id,
-        weights,
-        metrics_collections,
-        updates_collections,
-        name,
-        True,
-    )
+    cols = metrics_collections, updates_collections
+    return _at_top_k("recall", True, labels, predictions, k, class_id, weights, cols, name)
 
 
 def precision_at_top_k(
@@ -213,18 +171,8 @@ def precision_at_top_k(
     """``precision_at_k`` of already chosen class ids: ``predictions_idx`` is an int
     ``[D1, ... DN, k]`` tensor of each row's predicted classes; ``k`` only names the
     metric (``precision_at_<k>``, ``precision_at_k`` when None), as in TF."""
-    return _metric(
-        "precision",
-        labels,
-        predictions_idx,
-        k,
-        class_id,
-        weights,
-        metrics_collections,
-        updates_collections,
-        name,
-        False,
-    )
+    cols = metrics_collections, updates_collections
+    return _at_top_k("precision", False, labels, predictions_idx, k, class_id, weights, cols, name)
 
 
 def recall_at_top_k(
@@ -238,15 +186,5 @@ def recall_at_top_k(
     name: str | None = None,
 ) -> tuple[Tensor, Tensor]:
     """``recall_at_k`` of already chosen class ids (see ``precision_at_top_k``)."""
-    return _metric(
-        "recall",
-        labels,
-        predictions_idx,
-        k,
-        class_id,
-        weights,
-        metrics_collections,
-        updates_collections,
-        name,
-        False,
-    )
+    cols = metrics_collections, updates_collections
+    return _at_top_k("recall", False, labels, predictions_idx, k, class_id, weights, cols, name)

@@ -1,5 +1,6 @@
 """Sources and structural array ops: constants, placeholders, identity, shapes, reshape,
-stack, range, transpose, expand_dims, squeeze and reverse.
+stack (and parallel_stack), range and lin_space, transpose, expand_dims, squeeze and
+reverse; ``is_tensor``.
 
 Each op type is registered once below its public wrapper functions, with its infer
 rule, kernel and gradient together.
@@ -29,6 +30,7 @@ from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
 from . import math_ops
 from .common import (
+    FLOATS,
     axis_value,
     check_dtype,
     in_graph_of,
@@ -36,6 +38,7 @@ from .common import (
     is_tensor_like,
     make,
     make_op,
+    op_scope,
     same_as,
     shape_str,
     to_tensor,
@@ -67,12 +70,16 @@ __all__ = [
     "ones_like",
     "stack",
     "range",
+    "lin_space",
+    "linspace",
     "transpose",
     "invert_permutation",
     "expand_dims",
     "squeeze",
     "reverse",
     "reverse_v2",
+    "is_tensor",
+    "parallel_stack",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -706,7 +713,7 @@ def check_rank(t: Tensor, rank: int, what: str):
 
 
 # --------------------------------------------------------------------------------------
-# Range
+# Range, LinSpace
 # --------------------------------------------------------------------------------------
 
 
@@ -795,6 +802,46 @@ def _range_kernel(ctx, op, start, limit, delta):
 
 
 register_op("Range", infer=_range_infer, kernel=_range_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def _linspace_infer(op):
+    start, stop, num = op.inputs
+    check_dtype(start, FLOATS, "start")
+    if stop.dtype is not start.dtype:
+        raise TypeError("stop has dtype %s, start %s" % (stop.dtype.name, start.dtype.name))
+    check_dtype(num, (_dt.int32, _dt.int64), "num")
+    n = static_value(num)
+    return [(start.dtype, TensorShape([None if n is None else int(n)]))]
+
+
+def _linspace_kernel(ctx, op, start, stop, num):
+    if int(num) <= 0:
+        raise errors.InvalidArgumentError(None, op, "Requires num > 0: %d" % int(num))
+    return (np.linspace(start, stop, int(num), dtype=start.dtype),)
+
+
+register_op("LinSpace", infer=_linspace_infer, kernel=_linspace_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def lin_space(
+    start: TensorLike, stop: TensorLike, num: TensorLike, name: str | None = None
+) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop``, both included.
+
+    Args:
+      start: a float scalar.
+      stop: a float scalar of ``start``'s dtype.
+      num: int32/int64 scalar, the number of values (> 0).
+      name: the op's name (default ``LinSpace``).
+    """
+    with in_graph_of([start, stop, num]):
+        a = convert_to_tensor(start, name="start")
+        b = convert_to_tensor(stop, dtype=a.dtype, name="stop")
+        n = num if isinstance(num, Tensor) else convert_to_tensor(num, dtype=_dt.int32)
+        return make("LinSpace", [a, b, n], None, name)
+
+
+linspace = lin_space
 
 
 # --------------------------------------------------------------------------------------
@@ -1058,3 +1105,35 @@ register_op(
     kernel=_reverse_kernel,
     grad=lambda op, g: [reverse(g, op.inputs[1]), None],
 )
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a graph tensor (a ``Tensor``, ``Variable``, ``SparseTensor`` or
+    ``IndexedSlices``) rather than a Python or NumPy value.
+
+    Args:
+      x: any object.
+    """
+    from ..variables import Variable  # variables builds on the ops package
+    from .indexed_slices import IndexedSlices
+    from .sparse_ops import SparseTensor
+
+    return isinstance(x, (Tensor, Variable, SparseTensor, IndexedSlices))
+
+
+def parallel_stack(values: Sequence[TensorLike], name: str | None = "parallel_stack") -> Tensor:
+    """``stack(values)`` along a new first axis, for inputs of fully defined shapes.
+
+    Note (flowrt):
+      TF builds a ParallelConcat op; flowrt builds one Pack op (the same values and
+      gradient; flowrt's kernels copy into the result in one pass either way).
+
+    Raises:
+      ValueError: if an input's shape is not fully defined, or the shapes differ.
+    """
+    with op_scope(list(values), name, "parallel_stack") as scope:
+        ts = [to_tensor(v) for v in values]
+        for t in ts:
+            if not t.shape.is_fully_defined():
+                raise ValueError("All input shapes must be fully defined, got %s" % t)
+        return stack(ts, name=scope)

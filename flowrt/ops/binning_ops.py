@@ -1,6 +1,7 @@
 """Binning values: ``fr.searchsorted`` (ops ``LowerBound`` and ``UpperBound``),
-``fr.histogram_fixed_width`` (op ``HistogramFixedWidth``) and
-``fr.histogram_fixed_width_bins`` (composed, as TF's). None is differentiable."""
+``fr.histogram_fixed_width`` (op ``HistogramFixedWidth``),
+``fr.histogram_fixed_width_bins`` (composed, as TF's) and ``fr.bincount`` (op
+``Bincount``: how often each integer occurs). None is differentiable."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape
 from . import array_ops, math_ops
-from .common import check_dtype, in_graph_of, int_list, make, op_scope, shape_str
+from .common import check_dtype, in_graph_of, int_list, make, op_scope, shape_str, to_tensor
+from .const_eval import static_value
 
 if TYPE_CHECKING:
     from .._core.typing import DTypeLike, TensorLike
 
-__all__ = ["searchsorted", "histogram_fixed_width", "histogram_fixed_width_bins"]
+__all__ = ["searchsorted", "histogram_fixed_width", "histogram_fixed_width_bins", "bincount"]
 
 _REAL = (
     _dt.float16,
@@ -266,3 +268,75 @@ def histogram_fixed_width_bins(
         indices = math_ops.floor(nbins_float * scaled, name="indices")
         indices = math_ops.cast(math_ops.clip_by_value(indices, 0, nbins_float - 1), _dt.int32)
         return array_ops.reshape(indices, shape)
+
+
+def _int_tensor(v, dtype=_dt.int32) -> Tensor:
+    return v if isinstance(v, Tensor) else to_tensor(v, dtype)
+
+
+def _bincount_infer(op):
+    arr, size, w = op.inputs
+    check_dtype(arr, (_dt.int32,), "arr")
+    n = static_value(size)
+    return [(w.dtype, TensorShape([None if n is None else int(n)]))]
+
+
+def _bincount_kernel(ctx, op, arr, size, w):
+    size = int(size)
+    if size < 0:
+        raise errors.InvalidArgumentError(None, op, "size (%d) must be non-negative" % size)
+    if arr.size and arr.min() < 0:
+        raise errors.InvalidArgumentError(None, op, "Input arr must be non-negative!")
+    flat = arr.reshape(-1)
+    keep = flat < size
+    if w.size:
+        if w.shape != arr.shape:
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                "weights shape %s must match arr shape %s" % (list(w.shape), list(arr.shape)),
+            )
+        out = np.zeros(size, dtype=w.dtype)
+        np.add.at(out, flat[keep], w.reshape(-1)[keep])
+        return (out,)
+    return (np.bincount(flat[keep], minlength=size)[:size].astype(w.dtype),)
+
+
+register_op("Bincount", infer=_bincount_infer, kernel=_bincount_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def bincount(
+    arr: TensorLike,
+    weights: TensorLike | None = None,
+    minlength: TensorLike | None = None,
+    maxlength: TensorLike | None = None,
+    dtype: DTypeLike = _dt.int32,
+    name: str | None = None,
+) -> Tensor:
+    """How often each value ``0..max(arr)`` occurs in the int32 ``arr`` (or the sum of
+    ``weights`` at those places); at least ``minlength``, at most ``maxlength`` bins.
+
+    Args:
+      arr: an int32 tensor of non-negative values.
+      weights: None, or a tensor of ``arr``'s shape (its dtype is the result's).
+      minlength: the least number of bins.
+      maxlength: the most number of bins (values beyond are ignored).
+      dtype: the result's dtype when ``weights`` is None.
+      name: a name scope for the ops (default ``bincount``).
+
+    Raises:
+      InvalidArgumentError: at run time, for a negative value in ``arr``.
+    """
+    with op_scope([arr, weights, minlength, maxlength], name, "bincount"):
+        arr = _int_tensor(arr)
+        nonempty = math_ops.cast(array_ops.size(arr) > 0, _dt.int32)
+        size = (math_ops.reduce_max(arr) + 1) * nonempty
+        if minlength is not None:
+            size = math_ops.maximum(_int_tensor(minlength), size)
+        if maxlength is not None:
+            size = math_ops.minimum(_int_tensor(maxlength), size)
+        if weights is None:
+            w = array_ops.constant([], _dt.as_dtype(dtype))
+        else:
+            w = to_tensor(weights)
+        return make("Bincount", [arr, size, w], None, None, "Bincount")

@@ -219,7 +219,8 @@ def embedding_lookup_sparse(
       ValueError: an unknown ``combiner``.
       TypeError: ``sp_ids`` (or ``sp_weights``) is not a ``SparseTensor``.
     """
-    from .extra_array_ops import segment_sum, unique
+    from .segment_ops import segment_sum
+    from .sort_ops import unique
     from .sparse_ops import SparseTensor
     from .sparse_segment_ops import sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum
 
@@ -270,7 +271,7 @@ def embedding_lookup_sparse(
 def _flatten_rows(sp, rank: int):
     """A rank-``rank`` ``SparseTensor`` as a 2-D one: rows numbered over all but the
     last dimension (row-major), the last dimension kept; and the dense shape's head."""
-    from .extra_math_ops import cumprod
+    from .scan_ops import cumprod
     from .sparse_ops import SparseTensor
 
     shape = math_ops.cast(sp.dense_shape, _dt.int64)

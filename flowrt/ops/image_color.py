@@ -19,11 +19,11 @@ from .._core.graph import Tensor, convert_to_tensor
 from .._core.registry import register_op
 from . import (
     array_ops,
-    extra_math_ops,
     linalg_ops,
     math_ops,
-    more_array_ops,
+    product_ops,
     random_ops,
+    reduction_ops,
     slicing_ops,
 )
 from .common import check_dtype, make, op_scope
@@ -221,7 +221,7 @@ def per_image_standardization(image: TensorLike) -> Tensor:
         x = math_ops.cast(x, _dt.float32)
         n = math_ops.reduce_prod(array_ops.shape(x)[-3:])
         mean = math_ops.reduce_mean(x, axis=[-1, -2, -3], keepdims=True)
-        std = extra_math_ops.reduce_std(x, axis=[-1, -2, -3], keepdims=True)
+        std = reduction_ops.reduce_std(x, axis=[-1, -2, -3], keepdims=True)
         adjusted = math_ops.maximum(std, math_ops.rsqrt(math_ops.cast(n, _dt.float32)))
         x = x - mean
         return math_ops.divide(x, adjusted, name=scope)
@@ -357,7 +357,7 @@ def _color_matrix(images: TensorLike, kernel: list) -> Tensor:
     nd = x.shape.ndims
     if nd is None:
         raise ValueError("images must have a known rank")
-    return more_array_ops.tensordot(x, k, axes=[[nd - 1], [0]])
+    return product_ops.tensordot(x, k, axes=[[nd - 1], [0]])
 
 
 def rgb_to_yiq(images: TensorLike) -> Tensor:

@@ -1,5 +1,6 @@
-"""Indexing ops: strided slice (``Tensor.__getitem__``), boolean_mask, and the
-index-built tensors one_hot, sequence_mask and meshgrid.
+"""Indexing ops: strided slice (``Tensor.__getitem__``), boolean_mask, the
+index-built tensors one_hot, sequence_mask and meshgrid, and unravel_index (flat
+indices to coordinates).
 
 Each op type is registered once below its public wrapper functions, with its infer
 rule, kernel and gradient together.
@@ -37,7 +38,16 @@ from .array_ops import (
     stack,
     static_dims,
 )
-from .common import check_dtype, in_graph_of, int_list, is_tensor_like, make, shape_str
+from .common import (
+    check_dtype,
+    in_graph_of,
+    int_list,
+    is_tensor_like,
+    make,
+    op_scope,
+    shape_str,
+    to_tensor,
+)
 from .const_eval import partial_ints, static_value
 from .slicing_ops import concat, gather
 
@@ -55,6 +65,7 @@ __all__ = [
     "meshgrid",
     "gather_nd",
     "scatter_nd",
+    "unravel_index",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -630,3 +641,60 @@ def _scatter_nd_grad(op, g):
 
 
 register_op("ScatterNd", infer=_scatter_nd_infer, kernel=_scatter_nd_kernel, grad=_scatter_nd_grad)
+
+
+_INDEX = (_dt.int32, _dt.int64)
+
+
+def _int_tensor(v, dtype=_dt.int32) -> Tensor:
+    return v if isinstance(v, Tensor) else to_tensor(v, dtype)
+
+
+def _unravel_infer(op):
+    ix, dims = op.inputs
+    check_dtype(ix, _INDEX, "indices")
+    if dims.dtype is not ix.dtype:
+        raise TypeError("dims has dtype %s, indices %s" % (dims.dtype.name, ix.dtype.name))
+    if ix.shape.ndims not in (None, 0, 1) or dims.shape.ndims not in (None, 1):
+        raise ValueError(
+            "indices must be a scalar or vector and dims a vector, got shapes %s and %s"
+            % (ix.shape, dims.shape)
+        )
+    n = dims.shape[0] if dims.shape.ndims == 1 else None
+    if ix.shape.ndims == 0:
+        return [(ix.dtype, TensorShape([n]))]
+    m = ix.shape[0] if ix.shape.ndims == 1 else None
+    return [(ix.dtype, TensorShape([n, m]) if ix.shape.ndims == 1 else unknown_shape())]
+
+
+def _unravel_kernel(ctx, op, ix, dims):
+    size = int(np.prod(dims))
+    bad = (ix < 0) | (ix >= size)
+    if np.any(bad):
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            "index %d is out of bounds for array of size %d (dims %s)"
+            % (int(np.asarray(ix).reshape(-1)[np.flatnonzero(bad)[0]]), size, dims.tolist()),
+        )
+    return (np.asarray(np.unravel_index(ix, tuple(dims.tolist())), dtype=ix.dtype),)
+
+
+register_op("UnravelIndex", infer=_unravel_infer, kernel=_unravel_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+def unravel_index(indices: TensorLike, dims: TensorLike, name: str | None = None) -> Tensor:
+    """The coordinates in an array of shape ``dims`` of the flat ``indices``: shape
+    ``[len(dims)]`` for a scalar index, ``[len(dims), n]`` for ``n`` indices.
+
+    Args:
+      indices: an int32/int64 scalar or vector.
+      dims: an int vector of ``indices``' dtype.
+      name: the op's name (default ``UnravelIndex``).
+
+    Raises:
+      InvalidArgumentError: at run time, for an index outside the array (naming it).
+    """
+    with op_scope([indices, dims], None, None):
+        ix = _int_tensor(indices)
+        return make("UnravelIndex", [ix, _int_tensor(dims, ix.dtype)], None, name)

@@ -18,7 +18,7 @@ from .. import errors
 from .._core.elementwise import binary_kernel, unary_kernel
 from .._core.graph import OPERATORS, Tensor, convert_to_tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .._core.shape import TensorShape, broadcast_shapes, unknown_shape
+from .._core.shape import TensorShape, as_shape, broadcast_shapes, unknown_shape
 from . import array_ops
 from .common import (
     COMPLEX,
@@ -34,11 +34,12 @@ from .common import (
     op_scope,
     reduce_args,
     shape_str,
+    to_tensor,
 )
 from .const_eval import partial_shape
 
 if TYPE_CHECKING:
-    from .._core.typing import AxisLike, DTypeLike, TensorLike
+    from .._core.typing import AxisLike, DTypeLike, ShapeLike, TensorLike
 
 _OpFn = Callable[..., Tensor]
 
@@ -149,6 +150,8 @@ __all__ = [
     "imag",
     "conj",
     "div_no_nan",
+    "to_double",
+    "accumulate_n",
 ]
 
 _BOOL = (_dt.bool,)
@@ -1466,3 +1469,46 @@ def clip_by_value(
             % (shape_str(values.shape), shape_str(t_max.shape))
         )
     return t_max
+
+
+def to_double(x: TensorLike, name: str | None = "ToDouble") -> Tensor:
+    """``fr.cast(x, fr.float64)`` (TF1's deprecated name)."""
+    return cast(x, _dt.float64, name=name)
+
+
+def accumulate_n(
+    inputs: Sequence[TensorLike],
+    shape: ShapeLike | None = None,
+    tensor_dtype: DTypeLike | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """The elementwise sum of ``inputs`` (all of one shape and dtype).
+
+    Note (flowrt):
+      TF1 accumulates into a temporary variable; flowrt builds one AddN op (the
+      same result and gradient).
+
+    Raises:
+      ValueError: for an empty list, mixed dtypes or shapes, or a mismatch with
+        ``shape`` or ``tensor_dtype``.
+    """
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError(
+            "inputs must be a list of at least one Tensor/IndexedSlices with the same "
+            "dtype and shape"
+        )
+    with op_scope(list(inputs), name, "AccumulateN") as scope:
+        ts = [to_tensor(t) for t in inputs]
+        if any(t.dtype is not ts[0].dtype for t in ts):
+            raise ValueError("inputs must be a list of at least one Tensor with the same dtype")
+        s = as_shape(shape) if shape is not None else unknown_shape()
+        for t in ts:
+            if not t.shape.is_compatible_with(s):
+                raise ValueError("Shapes %s and %s are incompatible" % (t.shape, s))
+            s = s.merge_with(t.shape)
+        if tensor_dtype is not None and _dt.as_dtype(tensor_dtype) is not ts[0].dtype:
+            raise TypeError(
+                "tensor_dtype is %s, but input is of type %s"
+                % (_dt.as_dtype(tensor_dtype).name, ts[0].dtype.name)
+            )
+        return add_n(ts, name=scope)

@@ -26,7 +26,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import dtypes as _dt
-from .._core.jit import compiled
+from .._core.jit import compiled, inlined
 
 __all__ = [
     "parse_fields",
@@ -175,6 +175,31 @@ _POW10 = np.array([float(10**k) for k in range(23)])  # exact doubles
 _F32_MIN_NORMAL = float(np.finfo(np.float32).tiny)
 
 
+@inlined
+def _sign(buf, j, end):
+    """``(negative, j)`` past an optional ``+`` or ``-`` at ``buf[j]``."""
+    neg = False
+    if j < end and (buf[j] == 43 or buf[j] == 45):
+        neg = buf[j] == 45
+        j += 1
+    return neg, j
+
+
+@inlined
+def _mantissa_digits(buf, j, end, m, nd):
+    """Reads the decimal digits from ``buf[j]`` on into the mantissa ``m`` of ``nd``
+    significant digits (leading zeros are not significant; past 18, ``nd`` still counts
+    but ``m`` no longer grows): ``(j, m, nd, digits read)``."""
+    start = j
+    while j < end and 48 <= buf[j] <= 57:
+        if m != 0 or buf[j] != 48:
+            nd += 1
+            if nd <= 18:
+                m = m * 10 + (np.int64(buf[j]) - 48)
+        j += 1
+    return j, m, nd, j - start
+
+
 @compiled
 def _parse_ints(buf, starts, lens, todo, lo, hi, vals, ok):
     """Sets ``vals[i]`` and ``ok[i]`` for each field of ``todo`` that is a sign and 1 to
@@ -182,12 +207,8 @@ def _parse_ints(buf, starts, lens, todo, lo, hi, vals, ok):
     for i in range(starts.size):
         if not todo[i]:
             continue
-        j = starts[i]
-        end = j + lens[i]
-        neg = False
-        if j < end and (buf[j] == 43 or buf[j] == 45):
-            neg = buf[j] == 45
-            j += 1
+        end = starts[i] + lens[i]
+        neg, j = _sign(buf, starts[i], end)
         if j == end or end - j > 18:
             continue
         v = np.int64(0)
@@ -214,37 +235,18 @@ def _parse_floats(buf, starts, lens, todo, single, pow10, vals, ok):
     for i in range(starts.size):
         if not todo[i]:
             continue
-        j = starts[i]
-        end = j + lens[i]
-        neg = False
-        if j < end and (buf[j] == 43 or buf[j] == 45):
-            neg = buf[j] == 45
-            j += 1
-        m = np.int64(0)
-        nd = 0  # significant digits in m
+        end = starts[i] + lens[i]
+        neg, j = _sign(buf, starts[i], end)
         e = 0
-        digits = 0
         whole = True
-        while j < end and 48 <= buf[j] <= 57:
-            digits += 1
-            if m != 0 or buf[j] != 48:
-                nd += 1
-                if nd <= 18:
-                    m = m * 10 + (np.int64(buf[j]) - 48)
-            j += 1
+        j, m, nd, digits = _mantissa_digits(buf, j, end, np.int64(0), 0)
         if nd > 18:
             continue
         if j < end and buf[j] == 46:
             whole = False
-            j += 1
-            while j < end and 48 <= buf[j] <= 57:
-                digits += 1
-                if m != 0 or buf[j] != 48:
-                    nd += 1
-                    if nd <= 18:
-                        m = m * 10 + (np.int64(buf[j]) - 48)
-                e -= 1
-                j += 1
+            j, m, nd, frac = _mantissa_digits(buf, j + 1, end, m, nd)
+            digits += frac
+            e -= frac
             if nd > 18:
                 continue
         if digits == 0:

@@ -6,25 +6,30 @@ operation is a ``SparseTensor`` whose row ``i`` holds the result set of row ``i`
 sorted ascending, and whose last dimension is the largest result set's size (TF's
 ``DenseToDenseSetOperation``, ``DenseToSparseSetOperation``,
 ``SparseToSparseSetOperation`` and ``SetSize``). None has a gradient.
+
+``setdiff1d`` (op type ListDiff) is the one set op of TF1's top level: the values of a
+vector not in another, in order, with their positions.
 """
 
 from __future__ import annotations
 
+import collections
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from .._core.shape import TensorShape
-from .common import in_graph_of, make_op, to_tensor
+from .._core.shape import TensorShape, unknown_shape
+from .common import in_graph_of, make_op, op_scope, to_tensor
 from .sparse_ops import SparseTensor, check_sparse_indices, is_sparse, sparse_input
 
 if TYPE_CHECKING:
-    from .._core.graph import Tensor
+    from .._core.typing import DTypeLike, TensorLike
 
-__all__ = ["set_difference", "set_intersection", "set_size", "set_union"]
+__all__ = ["set_difference", "set_intersection", "set_size", "set_union", "setdiff1d"]
 
 _VALID = (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.string)
 
@@ -224,3 +229,43 @@ def set_difference(
     if isinstance(a, SparseTensor) and not isinstance(b, SparseTensor):
         a, b, aminusb = b, a, not aminusb
     return _set_operation(a, b, "a-b" if aminusb else "b-a", validate_indices)
+
+
+def _listdiff_infer(op):
+    x, y = op.inputs
+    if x.dtype is not y.dtype:
+        raise TypeError("x has dtype %s, y %s" % (x.dtype.name, y.dtype.name))
+    for t, n in ((x, "x"), (y, "y")):
+        if t.shape.ndims not in (None, 1):
+            raise ValueError("%s must be 1-dimensional, got shape %s" % (n, t.shape))
+    return [(x.dtype, unknown_shape(1)), (op.attrs["out_idx"], unknown_shape(1))]
+
+
+def _listdiff_kernel(ctx, op, x, y):
+    idx = np.flatnonzero(~np.isin(x, y))
+    return x[idx], idx.astype(op.attrs["out_idx"].np)
+
+
+register_op("ListDiff", infer=_listdiff_infer, kernel=_listdiff_kernel, grad=NOT_DIFFERENTIABLE)
+
+
+_ListDiff = collections.namedtuple("ListDiff", ["out", "idx"])  # type: ignore[name-match]
+
+
+def setdiff1d(
+    x: TensorLike, y: TensorLike, index_dtype: DTypeLike = _dt.int32, name: str | None = None
+) -> tuple:
+    """The values of the vector ``x`` not in ``y``, in order, and their positions in
+    ``x``: ``ListDiff(out, idx)`` (op ListDiff).
+
+    Args:
+      x: a 1-D tensor.
+      y: a 1-D tensor of ``x``'s dtype.
+      index_dtype: the dtype of ``idx`` (int32 or int64).
+      name: the op's name (default ``ListDiff``).
+    """
+    with op_scope([x, y], None, None):
+        tx = to_tensor(x)
+        ty = to_tensor(y, tx.dtype)
+        op = make_op("ListDiff", [tx, ty], {"out_idx": _dt.as_dtype(index_dtype)}, name)
+    return _ListDiff(*op.outputs)

@@ -17,11 +17,10 @@ from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import GraphKeys, Tensor
-from .._core.registry import NOT_DIFFERENTIABLE, register_op
-from ..ops.common import check_dtype, make, to_tensor
+from .._core.graph import Tensor
+from ..ops.common import check_dtype, to_tensor
 from .protos import Summary, SummaryMetadata, fill_tensor_proto
-from .summary_ops import _collect, _scalar_output, _summary_scope, _tag_str
+from .summary_ops import _register_summary, _scalar_tag, _serialized, _summary_op
 
 if TYPE_CHECKING:
     from .._core.typing import TensorLike
@@ -45,10 +44,6 @@ def _check_max(value: int, attr: str, op_type: str) -> int:
 def _value_tag(tag: str, kind: str, i: int, max_outputs: int) -> str:
     """TF's tags: ``tag/image`` when one output is asked for, else ``tag/image/<i>``."""
     return "%s/%s" % (tag, kind) if max_outputs == 1 else "%s/%s/%d" % (tag, kind, i)
-
-
-def _serialized(s: Summary) -> tuple[np.ndarray]:
-    return (np.array(s.SerializeToString(), dtype=object),)
 
 
 # --------------------------------------------------------------------------------------
@@ -80,14 +75,17 @@ def image(
       A scalar string tensor holding a serialized ``Summary``.
     """
     _check_max(max_outputs, "max_images", "ImageSummary")
-    with _summary_scope(name, family, None, [tensor]) as (tag, scope):
-        tag_t = to_tensor(tag, _dt.string, name="tag")
+
+    def build():
         images = to_tensor(tensor)
         check_dtype(images, _IMAGE_TYPES, "tensor")
-        attrs = {"max_images": max_outputs, "bad_color": _BAD_COLOR, "T": images.dtype}
-        val = make("ImageSummary", [tag_t, images], attrs, name=scope)
-        _collect(val, collections, [GraphKeys.SUMMARIES])
-    return val
+        return [images], {
+            "max_images": max_outputs,
+            "bad_color": _BAD_COLOR,
+            "T": images.dtype,
+        }
+
+    return _summary_op("ImageSummary", name, family, [tensor], collections, build)
 
 
 def _to_uint8(x: np.ndarray, bad_color: np.ndarray) -> np.ndarray:
@@ -140,7 +138,7 @@ def _image_summary_kernel(ctx, op, tag, tensor):
             "bad_color must have at least %d elements, got %s" % (x.shape[3], bad_color),
         )
     max_images = op.attrs["max_images"]
-    tag_s = _tag_str(np.asarray(tag, dtype=object)[()])
+    tag_s = _scalar_tag(tag)
     s = Summary()
     for i in range(min(x.shape[0], max_images)):
         pixels = x[i] if x.dtype == np.uint8 else _to_uint8(x[i], bad_color)
@@ -154,12 +152,7 @@ def _image_summary_kernel(ctx, op, tag, tensor):
     return _serialized(s)
 
 
-register_op(
-    "ImageSummary",
-    infer=lambda op: _scalar_output(),
-    kernel=_image_summary_kernel,
-    grad=NOT_DIFFERENTIABLE,
-)
+_register_summary("ImageSummary", _image_summary_kernel)
 
 # --------------------------------------------------------------------------------------
 # AudioSummaryV2
@@ -190,8 +183,8 @@ def audio(
       A scalar string tensor holding a serialized ``Summary``.
     """
     _check_max(max_outputs, "max_outputs", "AudioSummaryV2")
-    with _summary_scope(name, family, None, [tensor]) as (tag, scope):
-        tag_t = to_tensor(tag, _dt.string, name="tag")
+
+    def build():
         clips = to_tensor(tensor)
         if clips.dtype != _dt.float32:
             raise TypeError(
@@ -199,9 +192,9 @@ def audio(
                 "expected type of float32." % clips.dtype.name
             )
         rate = to_tensor(sample_rate, _dt.float32, name="sample_rate")
-        val = make("AudioSummaryV2", [tag_t, clips, rate], {"max_outputs": max_outputs}, name=scope)
-        _collect(val, collections, [GraphKeys.SUMMARIES])
-    return val
+        return [clips, rate], {"max_outputs": max_outputs}
+
+    return _summary_op("AudioSummaryV2", name, family, [tensor], collections, build)
 
 
 def _wav(samples: np.ndarray, rate: float) -> bytes:
@@ -247,7 +240,7 @@ def _audio_summary_kernel(ctx, op, tag, tensor, sample_rate):
     if x.ndim == 2:
         x = x[..., None]
     max_outputs = op.attrs["max_outputs"]
-    tag_s = _tag_str(np.asarray(tag, dtype=object)[()])
+    tag_s = _scalar_tag(tag)
     s = Summary()
     for i in range(min(x.shape[0], max_outputs)):
         if x.shape[2] == 0:
@@ -265,12 +258,7 @@ def _audio_summary_kernel(ctx, op, tag, tensor, sample_rate):
     return _serialized(s)
 
 
-register_op(
-    "AudioSummaryV2",
-    infer=lambda op: _scalar_output(),
-    kernel=_audio_summary_kernel,
-    grad=NOT_DIFFERENTIABLE,
-)
+_register_summary("AudioSummaryV2", _audio_summary_kernel)
 
 # --------------------------------------------------------------------------------------
 # TensorSummaryV2 (tensor_summary, text)
@@ -307,15 +295,15 @@ def tensor_summary(
         metadata.display_name = display_name
     if summary_description:
         metadata.summary_description = summary_description
-    with _summary_scope(name, family, None, [tensor]) as (tag, scope):
-        tag_t = to_tensor(tag, _dt.string, name="tag")
+
+    def build():
         value = to_tensor(tensor)
         meta_t = to_tensor(
             metadata.SerializeToString(), _dt.string, name="serialized_summary_metadata"
         )
-        val = make("TensorSummaryV2", [tag_t, value, meta_t], {"T": value.dtype}, name=scope)
-        _collect(val, collections, [GraphKeys.SUMMARIES])
-    return val
+        return [value, meta_t], {"T": value.dtype}
+
+    return _summary_op("TensorSummaryV2", name, family, [tensor], collections, build)
 
 
 def text(name: str, tensor: TensorLike, collections: list[str] | None = None) -> Tensor:
@@ -348,15 +336,10 @@ def _tensor_summary_kernel(ctx, op, tag, tensor, serialized_summary_metadata):
             None, op, "Could not parse serialized_summary_metadata"
         ) from None
     s = Summary()
-    v = s.value.add(tag=_tag_str(np.asarray(tag, dtype=object)[()]), metadata=metadata)
+    v = s.value.add(tag=_scalar_tag(tag), metadata=metadata)
     arr = np.asarray(tensor)
     fill_tensor_proto(v.tensor, arr)
     return _serialized(s)
 
 
-register_op(
-    "TensorSummaryV2",
-    infer=lambda op: _scalar_output(),
-    kernel=_tensor_summary_kernel,
-    grad=NOT_DIFFERENTIABLE,
-)
+_register_summary("TensorSummaryV2", _tensor_summary_kernel)

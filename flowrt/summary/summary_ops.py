@@ -7,7 +7,7 @@ what TF's kernel outputs. Each op type is registered once below its public wrapp
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,8 +86,46 @@ def _tag_str(t) -> str:
     return t.decode("utf-8", "replace") if isinstance(t, bytes) else str(t)
 
 
-def _scalar_output():
-    return [(_dt.string, TensorShape([]))]
+def _summary_op(
+    op_type: str,
+    name: str,
+    family: str | None,
+    values: list,
+    collections: list[str] | None,
+    build: Callable[[], tuple[list[Tensor], dict]],
+    default_name: str | None = None,
+    tag_input: str = "tag",
+) -> Tensor:
+    """The one shape of every summary wrapper: under ``_summary_scope``, the tag becomes
+    the op's first input (named ``tag_input``), ``build()`` makes its other inputs and
+    its attrs, the op is named for the scope, and it joins ``collections`` (default
+    ``[SUMMARIES]``)."""
+    with _summary_scope(name, family, default_name, values) as (tag, scope):
+        tag_t = to_tensor(tag, _dt.string, name=tag_input)
+        inputs, attrs = build()
+        val = make(op_type, [tag_t, *inputs], attrs, name=scope)
+        _collect(val, collections, [GraphKeys.SUMMARIES])
+    return val
+
+
+def _register_summary(op_type: str, kernel: Callable[..., tuple], infer=None) -> None:
+    """Registers a summary op: a scalar string output, no gradient."""
+    register_op(
+        op_type,
+        infer=infer or (lambda op: [(_dt.string, TensorShape([]))]),
+        kernel=kernel,
+        grad=NOT_DIFFERENTIABLE,
+    )
+
+
+def _serialized(s: Summary) -> tuple[np.ndarray]:
+    """A kernel's result: the ``Summary`` serialized, as a scalar string."""
+    return (np.array(s.SerializeToString(), dtype=object),)
+
+
+def _scalar_tag(tag) -> str:
+    """The tag string of a kernel's scalar tag input."""
+    return _tag_str(np.asarray(tag, dtype=object)[()])
 
 
 # --------------------------------------------------------------------------------------
@@ -112,13 +150,15 @@ def scalar(
     Returns:
       A scalar string tensor holding a serialized ``Summary``.
     """
-    with _summary_scope(name, family, None, [tensor]) as (tag, scope):
-        tags = to_tensor(tag, _dt.string, name="tags")
+
+    def build():
         values = to_tensor(tensor, name="values")
         check_dtype(values, _REAL, "values")
-        val = make("ScalarSummary", [tags, values], {"T": values.dtype}, name=scope)
-        _collect(val, collections, [GraphKeys.SUMMARIES])
-    return val
+        return [values], {"T": values.dtype}
+
+    return _summary_op(
+        "ScalarSummary", name, family, [tensor], collections, build, tag_input="tags"
+    )
 
 
 def _scalar_summary_kernel(ctx, op, tags, values):
@@ -137,15 +177,10 @@ def _scalar_summary_kernel(ctx, op, tags, values):
             for t, v in zip(tags.flat, values.flat, strict=True)
         ]
     )
-    return (np.array(s.SerializeToString(), dtype=object),)
+    return _serialized(s)
 
 
-register_op(
-    "ScalarSummary",
-    infer=lambda op: _scalar_output(),
-    kernel=_scalar_summary_kernel,
-    grad=NOT_DIFFERENTIABLE,
-)
+_register_summary("ScalarSummary", _scalar_summary_kernel)
 
 # --------------------------------------------------------------------------------------
 # HistogramSummary
@@ -169,13 +204,15 @@ def histogram(
     Returns:
       A scalar string tensor holding a serialized ``Summary``.
     """
-    with _summary_scope(name, family, "HistogramSummary", [values]) as (tag, scope):
-        tag_t = to_tensor(tag, _dt.string, name="tag")
-        values = to_tensor(values, name="values")
-        check_dtype(values, _REAL, "values")
-        val = make("HistogramSummary", [tag_t, values], {"T": values.dtype}, name=scope)
-        _collect(val, collections, [GraphKeys.SUMMARIES])
-    return val
+
+    def build():
+        t = to_tensor(values, name="values")
+        check_dtype(t, _REAL, "values")
+        return [t], {"T": t.dtype}
+
+    return _summary_op(
+        "HistogramSummary", name, family, [values], collections, build, "HistogramSummary"
+    )
 
 
 def _histogram_summary_kernel(ctx, op, tag, values):
@@ -192,15 +229,10 @@ def _histogram_summary_kernel(ctx, op, tag, values):
         )
         raise errors.InvalidArgumentError(None, op, what + op.name)
     s = Summary(value=[Summary.Value(tag=_tag_str(tag[()]), histo=histogram_proto(x))])
-    return (np.array(s.SerializeToString(), dtype=object),)
+    return _serialized(s)
 
 
-register_op(
-    "HistogramSummary",
-    infer=lambda op: _scalar_output(),
-    kernel=_histogram_summary_kernel,
-    grad=NOT_DIFFERENTIABLE,
-)
+_register_summary("HistogramSummary", _histogram_summary_kernel)
 
 # --------------------------------------------------------------------------------------
 # MergeSummary
@@ -254,7 +286,7 @@ def _merge_infer(op):
             raise TypeError(
                 "MergeSummary input %d has dtype %s, expected string" % (i, t.dtype.name)
             )
-    return _scalar_output()
+    return [(_dt.string, TensorShape([]))]
 
 
 def _merge_summary_kernel(ctx, op, *inputs):
@@ -277,9 +309,7 @@ def _merge_summary_kernel(ctx, op, *inputs):
                     )
                 seen.add(v.tag)
             out.value.extend(values)
-    return (np.array(out.SerializeToString(), dtype=object),)
+    return _serialized(out)
 
 
-register_op(
-    "MergeSummary", infer=_merge_infer, kernel=_merge_summary_kernel, grad=NOT_DIFFERENTIABLE
-)
+_register_summary("MergeSummary", _merge_summary_kernel, _merge_infer)

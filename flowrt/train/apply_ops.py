@@ -62,28 +62,33 @@ def _dedup(op, indices, values, nrows):
 
 def _segment_sums(vals, order, first, starts):
     """Per run of equal sorted indices, the sum of its values in order of occurrence:
-    ``((v0 + v1) + v2) ...``, TF's accumulation order.
+    ``((v0 + v1) + v2) ...``, TF's accumulation order (``unsorted_segment_sum``).
 
-    Duplicates are few in a training batch, so the values are added in rounds (the
-    second member of every run, then the third, ...), each one vectorized over the rows;
-    ``np.add.reduceat`` costs ~250 us for 192 rows of 128 (it sums pairwise along the
-    strided axis) against ~15 us here. Runs of more than 9 use ``np.add.at`` (same order).
+    Rows: when every run is a pair (most batches), one vectorized add; else each run
+    with duplicates is one numpy sum of its rows, which adds them one after another
+    along axis 0 (the frequent words of a Zipf-distributed batch repeat tens of times,
+    where ``np.add.at`` on rows cost a third of a skip-gram step). Scalars: one
+    ``np.add.at``, which numpy runs in order and, on a flat array, faster than any
+    other exact form measured. ``docs/kernels.md`` has the measurements.
     """
     out = vals.take(order[starts], axis=0)
-    rest = np.flatnonzero(~first)
-    seg = np.searchsorted(starts, rest, side="right") - 1  # the run of each duplicate
-    src = order[rest]
+    rest = np.flatnonzero(~first)  # the second and later members of the runs
+    seg = np.searchsorted(starts, rest, side="right") - 1  # the run of each
+    if out[0].size == 1:
+        np.add.at(out.reshape(-1), seg, vals.reshape(-1)[order[rest]])
+        return out
     rank = rest - starts[seg]  # position within its run, from 1
-    top = int(rank.max())
-    if top == 1:  # pairs only (the common case): one round
-        out[seg] += vals.take(src, axis=0)
+    if rank.max() == 1:  # pairs only: one round
+        out[seg] += vals.take(order[rest], axis=0)
         return out
-    if top > 8:
-        np.add.at(out, seg, vals.take(src, axis=0))
-        return out
-    for k in range(1, top + 1):
-        m = rank == k
-        out[seg[m]] += vals.take(src[m], axis=0)
+    ends = np.empty_like(starts)
+    ends[:-1], ends[-1] = starts[1:], first.size
+    lens = ends - starts
+    pairs = lens[seg] == 2
+    out[seg[pairs]] += vals.take(order[rest[pairs]], axis=0)
+    ordered = vals.take(order, axis=0)  # rows in sorted order: each run is a slice
+    for r in np.flatnonzero(lens > 2).tolist():
+        np.add.reduce(ordered[starts[r] : ends[r]], axis=0, out=out[r])
     return out
 
 

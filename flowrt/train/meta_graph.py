@@ -354,64 +354,20 @@ def export_meta_graph(
     is written, but ``import_meta_graph`` refuses it, naming the node.
     """
     del strip_default_attrs, save_debug_info, kwargs
-    return _export(
+    # TF's export_meta_graph is its scoped form without unbound inputs, too.
+    meta, _ = export_scoped_meta_graph(
         filename,
-        meta_info_def,
         graph_def,
-        saver_def,
-        collection_list,
-        as_text,
         graph,
         export_scope,
-        clear_devices,
-        clear_extraneous_savers,
-        None,
+        as_text,
+        unbound_inputs_col_name=None,
+        clear_devices=clear_devices,
+        saver_def=saver_def,
+        clear_extraneous_savers=clear_extraneous_savers,
+        meta_info_def=meta_info_def,
+        collection_list=collection_list,
     )
-
-
-def _export(
-    filename,
-    meta_info_def,
-    graph_def,
-    saver_def,
-    collection_list,
-    as_text,
-    graph,
-    export_scope,
-    clear_devices,
-    clear_extraneous_savers,
-    unbound_inputs_col_name,
-) -> MetaGraphDef:
-    g = graph if graph is not None else get_default_graph()
-    meta = MetaGraphDef()
-    if meta_info_def is not None:
-        meta.meta_info_def.CopyFrom(meta_info_def)
-    else:
-        import flowrt
-
-        meta.meta_info_def.tensorflow_version = "flowrt " + flowrt.__version__
-    gd = graph_def if graph_def is not None else graph_def_proto(g)
-    unbound: list | None = [] if unbound_inputs_col_name else None
-    meta.graph_def.CopyFrom(_scoped_graph_def(gd, export_scope, clear_devices, unbound))
-    if unbound:
-        c = meta.collection_def[unbound_inputs_col_name]
-        c.bytes_list.value.extend(n.encode("utf-8") for n in unbound)
-    if saver_def is not None:
-        meta.saver_def.CopyFrom(saver_def)
-    keys = g.get_all_collection_keys() if collection_list is None else list(collection_list)
-    for key in sorted(keys, key=str):
-        items = g.get_collection(key)
-        if not isinstance(key, str) or not items or key == unbound_inputs_col_name:
-            continue
-        if key == GraphKeys.SAVERS and clear_extraneous_savers and saver_def is not None:
-            items = [s for s in items if s.as_saver_def() == saver_def]
-            if not items:
-                continue
-        c = _collection_def(key, items, export_scope)
-        if c is not None:
-            meta.collection_def[key].CopyFrom(c)
-    if filename is not None:
-        _write(meta, filename, as_text)
     return meta
 
 
@@ -582,7 +538,7 @@ def export_scoped_meta_graph(
     graph: Any = None,
     export_scope: str | None = None,
     as_text: bool = False,
-    unbound_inputs_col_name: str = "unbound_inputs",
+    unbound_inputs_col_name: str | None = "unbound_inputs",
     clear_devices: bool = False,
     saver_def: SaverDef | None = None,
     clear_extraneous_savers: bool = False,
@@ -601,27 +557,47 @@ def export_scoped_meta_graph(
       unbound_inputs_col_name: an input from outside the scope is renamed
         ``$unbound_inputs_<name>`` and listed in this collection (the importer must map
         it); None makes it a ValueError, as ``export_meta_graph`` does.
-      strip_default_attrs, save_debug_info, **kwargs: kept for TF1's signature.
+      strip_default_attrs, save_debug_info: kept for TF1's signature.
+      **kwargs: ``meta_info_def`` and ``collection_list`` as for ``export_meta_graph``
+        (TF passes them this way); TF1's other arguments are ignored.
 
     Returns:
       ``(meta_graph_def, var_list)``: ``var_list`` maps each exported global variable's
       name, relative to the scope (``w:0``), to the variable.
     """
+    meta_info_def = kwargs.pop("meta_info_def", None)
+    collection_list = kwargs.pop("collection_list", None)
     del strip_default_attrs, save_debug_info, kwargs
     g = graph if graph is not None else get_default_graph()
-    meta = _export(
-        filename,
-        None,
-        graph_def,
-        saver_def,
-        None,
-        as_text,
-        g,
-        export_scope,
-        clear_devices,
-        clear_extraneous_savers,
-        unbound_inputs_col_name,
-    )
+    meta = MetaGraphDef()
+    if meta_info_def is not None:
+        meta.meta_info_def.CopyFrom(meta_info_def)
+    else:
+        import flowrt
+
+        meta.meta_info_def.tensorflow_version = "flowrt " + flowrt.__version__
+    gd = graph_def if graph_def is not None else graph_def_proto(g)
+    unbound: list | None = [] if unbound_inputs_col_name else None
+    meta.graph_def.CopyFrom(_scoped_graph_def(gd, export_scope, clear_devices, unbound))
+    if unbound:
+        c = meta.collection_def[unbound_inputs_col_name]
+        c.bytes_list.value.extend(n.encode("utf-8") for n in unbound)
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
+    keys = g.get_all_collection_keys() if collection_list is None else list(collection_list)
+    for key in sorted(keys, key=str):
+        items = g.get_collection(key)
+        if not isinstance(key, str) or not items or key == unbound_inputs_col_name:
+            continue
+        if key == GraphKeys.SAVERS and clear_extraneous_savers and saver_def is not None:
+            items = [s for s in items if s.as_saver_def() == saver_def]
+            if not items:
+                continue
+        c = _collection_def(key, items, export_scope)
+        if c is not None:
+            meta.collection_def[key].CopyFrom(c)
+    if filename is not None:
+        _write(meta, filename, as_text)
     var_list = {
         _strip(v.name, export_scope): v
         for v in g.get_collection(GraphKeys.GLOBAL_VARIABLES)

@@ -5,9 +5,9 @@
 ``_core/jit.py``).
 
 A loop makes one pass over the variable, its slots and the gradient, with no
-temporaries and without the GIL. Written as numpy calls, Adam is 12 passes over the
-arrays, with 12 calls' Python overhead (25 µs for a 10-element bias, 48 µs for a 64x128
-matrix, 481 µs for 784x256, against 2, 9 and 112 µs compiled). Each intermediate is
+temporaries and without the GIL, where numpy calls would make Adam 12 passes over the
+arrays with 12 calls' Python overhead (``docs/kernels.md`` and ``docs/fusion.md`` have
+the measurements). Each intermediate is
 rounded as TF's Eigen expression (and numpy) rounds it, in the variable's type and in
 the same order, with no fused multiply-add: the results are bit for bit those of the
 op-by-op numpy form (``tests/train/test_update_rules.py`` checks every rule against

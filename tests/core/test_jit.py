@@ -79,22 +79,54 @@ def _python(code: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_importing_flowrt_starts_loading_numba_in_the_background():
-    # Nearly every graph runs a compiled kernel: numba's ~1 s load starts with the
-    # import and overlaps the program's own set-up, instead of its first run.
+def test_importing_flowrt_and_a_plain_run_start_no_thread_and_load_no_numba():
+    # A program that never builds an op with a compiled kernel never pays for numba:
+    # neither the import nor a sync run of a plain plan starts a thread (counted at
+    # the one place every ``threading.Thread`` starts one) or imports numba.
     got = _python(
         """
         import sys, threading
-        import flowrt
+        started = []
+        real = threading._start_new_thread
+
+        def counting(*args, **kwargs):
+            started.append(args)
+            return real(*args, **kwargs)
+
+        threading._start_new_thread = counting
+        import flowrt as fr
+        print(len(started), threading.active_count(), "numba" in sys.modules)
+        p = fr.placeholder(fr.float32, [None])
+        y = fr.reduce_sum(p * 2.0 + 1.0)
+        with fr.Session() as sess:
+            print(sess.run(y, {p: [1.0, 2.0]}))
+        print(len(started), threading.active_count(), "numba" in sys.modules)
+        """
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split("\n")[:3] == ["0 1 False", "8.0", "0 1 False"]
+
+
+def test_a_kernel_built_after_the_import_starts_the_warm_up():
+    # The first op that needs a compiled kernel starts numba's load and its compile
+    # on the background thread; its run gives the kernel's result.
+    got = _python(
+        """
+        import sys, threading
+        import flowrt as fr
         from flowrt._core import jit
+        assert not jit._warming and "numba" not in sys.modules
+        a, b = fr.decode_csv(fr.constant(["1,2.5", "3,4"]), [[0], [0.0]])
         (t,) = jit._warming
         assert t is not threading.current_thread() and t.daemon
+        with fr.Session() as sess:
+            print([v.tolist() for v in sess.run([a, b])])
         t.join(200)
         print("numba" in sys.modules, jit._probe._fn is not None)
         """
     )
     assert got.returncode == 0, got.stderr
-    assert got.stdout.split() == ["True", "True"]
+    assert got.stdout.split("\n")[:2] == ["[[1, 3], [2.5, 4.0]]", "True True"]
 
 
 def test_a_fork_during_the_warm_up_gives_a_working_child():
@@ -106,11 +138,11 @@ def test_a_fork_during_the_warm_up_gives_a_working_child():
         import flowrt as fr
         from flowrt._core import jit
 
+        a, b = fr.decode_csv(fr.constant(["1,2.5", "3,4"]), [[0], [0.0]])
+
         def child(q):
-            with fr.Graph().as_default():
-                a, b = fr.decode_csv(fr.constant(["1,2.5", "3,4"]), [[0], [0.0]])
-                with fr.Session() as sess:
-                    q.put([v.tolist() for v in sess.run([a, b])])
+            with fr.Session() as sess:
+                q.put([v.tolist() for v in sess.run([a, b])])
 
         assert jit._warming, "the fork must happen during the warm-up"
         ctx = mp.get_context("fork")

@@ -71,6 +71,16 @@ MODULES = [
     "flowrt.ops.pool_argmax_ops",
     "flowrt.ops.edit_distance_ops",
     "flowrt.ops.ctc_ops",
+    "flowrt.ops.activation_ops",
+    "flowrt.ops.cwise_math_ops",
+    "flowrt.ops.manip_ops",
+    "flowrt.ops.product_ops",
+    "flowrt.ops.reduction_ops",
+    "flowrt.ops.scan_ops",
+    "flowrt.ops.segment_ops",
+    "flowrt.ops.selection_ops",
+    "flowrt.ops.shape_ops",
+    "flowrt.ops.sort_ops",
 ]
 
 # Public functions that take no tensor (so have no inputs' graph) or are kernel-side
@@ -79,6 +89,8 @@ NOT_WRAPPERS = {
     "array_ops.constant": "no tensor input: builds in the default graph, as TF1",
     "array_ops.placeholder": "no tensor input",
     "array_ops.no_op": "no tensor input",
+    "array_ops.is_tensor": "a predicate on a Python object: builds no op",
+    "shape_ops.broadcast_static_shape": "shapes in, a shape out: builds no op",
     "random_ops.set_random_seed": "sets the default graph's seed",
     "random_ops.get_seed": "reads the default graph's seed",
     "sparse_ops.sparse_placeholder": "no tensor input",
@@ -216,6 +228,12 @@ def _feature():
 
 ONES = np.ones([2, 3], np.float32)
 
+
+def _math_of_x(name):
+    """The case of ``fr.math.<name>`` applied to the float input."""
+    return lambda i: getattr(fr.math, name)(i.x)
+
+
 CASES = {
     # array_ops
     "array_ops.placeholder_with_default": lambda i: fr.placeholder_with_default(i.x, [2, 3]),
@@ -236,6 +254,9 @@ CASES = {
         i.shape, [1, 3]
     ),
     "array_ops.range": lambda i: [fr.range(0, i.ids[0], 1), fr.range(0, 5, i.ids[1])],
+    "array_ops.lin_space": lambda i: fr.lin_space(0.0, 1.0, i.ids[0]),
+    "array_ops.linspace": lambda i: fr.linspace(i.x[0, 0], 1.0, 3),
+    "array_ops.parallel_stack": lambda i: fr.parallel_stack([i.x, i.y]),
     "array_ops.transpose": lambda i: fr.transpose(i.x, [1, 0]),
     "array_ops.invert_permutation": lambda i: fr.invert_permutation(i.ids),
     "array_ops.expand_dims": lambda i: fr.expand_dims(i.x, 0),
@@ -356,6 +377,7 @@ CASES = {
     "set_ops.set_union": lambda i: fr.sets.set_union([[1, 2]], i.ids[None]),
     "set_ops.set_difference": lambda i: fr.sets.set_difference(i.ids[None], [[1]]),
     "set_ops.set_size": lambda i: fr.sets.set_size(i.sps),
+    "set_ops.setdiff1d": lambda i: fr.setdiff1d(i.ids, [1]),
     # bitwise_ops
     "bitwise_ops.bitwise_and": lambda i: fr.bitwise.bitwise_and(i.ids, 3),
     "bitwise_ops.bitwise_or": lambda i: fr.bitwise.bitwise_or(3, i.ids),
@@ -549,6 +571,7 @@ CASES = {
     "binning_ops.histogram_fixed_width_bins": lambda i: fr.histogram_fixed_width_bins(
         i.x, [0.0, 1.0], 4
     ),
+    "binning_ops.bincount": lambda i: fr.bincount(i.ids, minlength=3),
     "custom_gradient_ops.identity_n": lambda i: fr.identity_n([i.x, i.ids]),
     "custom_gradient_ops.grad_pass_through": lambda i: fr.grad_pass_through(fr.round)(i.x),
     "custom_gradient_ops.custom_gradient": lambda i: fr.custom_gradient(
@@ -606,6 +629,63 @@ CASES = {
     "normalization.batch_normalization": lambda i: fr.layers.batch_normalization(
         i.img, training=True
     ),
+    # cwise_math_ops, scan_ops, reduction_ops, activation_ops
+    **{
+        "cwise_math_ops." + n: _math_of_x(n)
+        for n in (
+            "sinh",
+            "cosh",
+            "tan",
+            "asin",
+            "acos",
+            "atan",
+            "asinh",
+            "acosh",
+            "atanh",
+            "expm1",
+            "rint",
+            "is_nan",
+            "is_inf",
+            "is_finite",
+            "softsign",
+        )
+    },
+    "cwise_math_ops.truncatediv": lambda i: fr.truncatediv(i.ids, 2),
+    "cwise_math_ops.truncatemod": lambda i: fr.truncatemod(i.ids, 2),
+    "cwise_math_ops.atan2": lambda i: fr.atan2(i.x, 1.0),
+    "cwise_math_ops.nextafter": lambda i: fr.math.nextafter(i.x, 1.0),
+    "scan_ops.cumsum": lambda i: fr.cumsum(i.x, 1),
+    "scan_ops.cumprod": lambda i: fr.cumprod(i.x, 1),
+    "scan_ops.cumulative_logsumexp": lambda i: fr.math.cumulative_logsumexp(i.x, 1),
+    "reduction_ops.reduce_logsumexp": lambda i: fr.reduce_logsumexp(i.x, 1),
+    "reduction_ops.reduce_euclidean_norm": lambda i: fr.math.reduce_euclidean_norm(i.x),
+    "reduction_ops.count_nonzero": lambda i: fr.count_nonzero(i.x),
+    "reduction_ops.reduce_variance": lambda i: fr.math.reduce_variance(i.x),
+    "reduction_ops.reduce_std": lambda i: fr.math.reduce_std(i.x),
+    "activation_ops.log_sigmoid": lambda i: fr.log_sigmoid(i.x),
+    "activation_ops.swish": lambda i: fr.nn.swish(i.x),
+    "activation_ops.crelu": lambda i: fr.nn.crelu(i.x),
+    # manip_ops, product_ops, selection_ops, shape_ops, segment_ops, sort_ops
+    "manip_ops.roll": lambda i: fr.roll(i.x, 1, 0),
+    "product_ops.tensordot": lambda i: fr.tensordot(i.x, i.y, [[1], [1]]),
+    "product_ops.cross": lambda i: fr.cross(i.x, i.y),
+    "product_ops.scalar_mul": lambda i: fr.scalar_mul(i.x[0, 0], i.y),
+    "selection_ops.reverse_sequence": lambda i: fr.reverse_sequence(i.x, [1, 2], 1, 0),
+    "selection_ops.where_v2": lambda i: fr.where_v2(i.b, i.x, 0.0),
+    "selection_ops.repeat": lambda i: fr.repeat(i.x, 2, 0),
+    "selection_ops.batch_gather": lambda i: fr.batch_gather(i.x, [[0], [1]]),
+    "shape_ops.ensure_shape": lambda i: fr.ensure_shape(i.x, [2, 3]),
+    "shape_ops.shape_n": lambda i: fr.shape_n([i.x, i.y]),
+    "shape_ops.broadcast_dynamic_shape": lambda i: fr.broadcast_dynamic_shape(i.shape, [1, 3]),
+    "segment_ops.segment_sum": lambda i: fr.math.segment_sum(i.x, [0, 1]),
+    "segment_ops.segment_mean": lambda i: fr.math.segment_mean(i.x, [0, 1]),
+    "segment_ops.segment_max": lambda i: fr.math.segment_max(i.x, [0, 1]),
+    "segment_ops.segment_min": lambda i: fr.math.segment_min(i.x, [0, 1]),
+    "segment_ops.segment_prod": lambda i: fr.math.segment_prod(i.x, [0, 1]),
+    "sort_ops.unique": lambda i: fr.unique(i.ids),
+    "sort_ops.unique_with_counts": lambda i: fr.unique_with_counts(i.ids),
+    "sort_ops.sort": lambda i: fr.sort(i.x),
+    "sort_ops.argsort": lambda i: fr.argsort(i.x),
     # metrics (their local variables too)
     "metrics_impl.mean": lambda i: fr.metrics.mean(i.x, weights=[[1.0], [0.5]]),
     "metrics_impl.accuracy": lambda i: fr.metrics.accuracy(i.ids, [1, 0]),

@@ -1,4 +1,5 @@
-"""Gradient specs for flowrt/ops/extra_math_ops.py (TF's math_grad.py rules)."""
+"""Gradient specs for flowrt/ops/cwise_math_ops.py, scan_ops.py and reduction_ops.py (TF's
+math_grad.py rules)."""
 
 import numpy as np
 

@@ -1,5 +1,6 @@
-"""flowrt/ops/extra_array_ops.py against NumPy, with the names, shapes and errors TF 2.21's
-compat.v1 was seen to give (written into the expectations)."""
+"""flowrt/ops/sort_ops.py, segment_ops.py, manip_ops.py (roll) and lin_space against
+NumPy, with the names, shapes and errors TF 2.21's compat.v1 was seen to give (written
+into the expectations)."""
 
 import numpy as np
 import pytest

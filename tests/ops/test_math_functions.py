@@ -1,5 +1,6 @@
-"""Values, names, shapes and errors of flowrt/ops/extra_math_ops.py, against NumPy and
-against what TF 2.21's compat.v1 was seen to give (written into the expectations)."""
+"""Values, names, shapes and errors of flowrt/ops/cwise_math_ops.py, scan_ops.py,
+reduction_ops.py and activation_ops.py, against NumPy and against what TF 2.21's
+compat.v1 was seen to give (written into the expectations)."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,7 @@
 """tensordot, reverse_sequence, where_v2, repeat, ensure_shape and the rest of
-flowrt/ops/more_array_ops.py, against TF 2.21's results (recorded here)."""
+flowrt/ops/selection_ops.py, shape_ops.py and product_ops.py, with setdiff1d, bincount,
+unravel_index, parallel_stack and accumulate_n, against TF 2.21's results (recorded
+here)."""
 
 import numpy as np
 import pytest

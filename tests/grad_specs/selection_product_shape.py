@@ -1,4 +1,5 @@
-"""Gradient specs for flowrt/ops/more_array_ops.py (op rows and composed functions)."""
+"""Gradient specs for flowrt/ops/selection_ops.py, product_ops.py and shape_ops.py (op rows
+and composed functions)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Gradient specs for flowrt/ops/extra_array_ops.py (segments, roll, sort)."""
+"""Gradient specs for flowrt/ops/segment_ops.py, manip_ops.py (roll) and sort_ops.py."""
 
 import numpy as np
 
