@@ -275,7 +275,12 @@ class DistributedPlan:
             # Parts still out (a failure elsewhere in the stage) are stopped, and what
             # they took joins the journal.
             RemoteWait(calls, ctx).abandon()
-            if ctx.interrupt is None and isinstance(e, Exception):
+            if isinstance(e, errors.UnavailableError):
+                # A task's death is not an op's failure: the run is interrupted, and
+                # the living tasks get back what it took from them.
+                ctx.mark_interrupted(e)
+                ctx.rollback()
+            elif ctx.interrupt is None and isinstance(e, Exception):
                 _commit(ctx)  # an op error consumes what the run took, as in TF
             raise
         _commit(ctx)
