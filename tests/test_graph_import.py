@@ -5,6 +5,7 @@ import pytest
 
 import flowrt as fr
 from flowrt import errors
+from flowrt._core.lazy_constant import LazyConstant, value_of
 from flowrt.protos.graph_pb2 import GraphDef
 from tests.memory_limit import run_capped
 
@@ -86,7 +87,11 @@ def test_every_attr_comes_back_with_its_value_and_type():
             if k == "dense_shapes":  # int tuples come back as TF's list(shape)
                 assert [tuple(s.as_list()) for s in new.attrs[k]] == [tuple(s) for s in v]
                 continue
-            assert _same(v, new.attrs[k]), (op.name, k, v, new.attrs[k])
+            got = new.attrs[k]
+            if k == "value":  # an imported constant is decoded when first needed
+                assert isinstance(got, LazyConstant)
+                got = value_of(got, new)
+            assert _same(v, got), (op.name, k, v, got)
         assert [t.dtype for t in new.outputs] == [t.dtype for t in op.outputs]
 
 
@@ -349,8 +354,9 @@ def test_tensorflow_graph_def_imports_and_runs():
         np.testing.assert_allclose(sess.run(y, {"import/x:0": X[:, :3]}), want, rtol=1e-6)
 
 
-def _const_def(name, dims, dtype_enum=1):
-    """A GraphDef of one Const node declaring ``dims`` and holding no values."""
+def _const_def(name, dims, dtype_enum=1, values=()):
+    """A GraphDef of one Const node declaring ``dims`` and holding ``values`` (float
+    or string ones, by ``dtype_enum``; the last repeats to fill the shape)."""
     gd = GraphDef()
     n = gd.node.add(name=name, op="Const")
     n.attr["dtype"].type = dtype_enum
@@ -358,6 +364,7 @@ def _const_def(name, dims, dtype_enum=1):
     t.dtype = dtype_enum
     for d in dims:
         t.tensor_shape.dim.add().size = d
+    (t.string_val if dtype_enum == 7 else t.float_val).extend(values)
     return gd
 
 
@@ -377,6 +384,38 @@ def test_unused_huge_constants_import_without_expanding():
         """
     )
     assert out.strip() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"
+
+
+def test_unused_constants_of_a_few_values_import_and_export_without_expanding():
+    # The same shapes holding a few values, the last repeated: TF imports them with no
+    # growth; so does flowrt (the constants stay TensorProtos), and writing the graph
+    # back writes the protos as they came. A run that needs one fails naming it,
+    # instead of numpy's MemoryError.
+    out = run_capped(
+        """
+        import flowrt as fr
+        from tests.test_graph_import import _const_def
+        with fr.Graph().as_default() as g:
+            fr.import_graph_def(_const_def("big", [60000, 60000], values=[1.0, 2.0]), name="")
+            fr.import_graph_def(_const_def("strs", [10**9], 7, [b"a", b"b"]), name="")
+            fr.import_graph_def(_const_def("zeros", [60000, 60000]), name="")
+            fr.import_graph_def(_const_def("small", [2, 3], values=[1.0, 2.0]), name="")
+            gd = g.as_graph_def()
+            print(len(gd.node), gd.ByteSize() < 1000)
+            with fr.Session() as s:
+                print(s.run("small:0").tolist())
+                for name in ("big", "strs"):
+                    try:
+                        s.run(name + ":0")
+                    except fr.errors.ResourceExhaustedError as e:
+                        print(e.op.name, "|", e.message)
+        """
+    )
+    lines = out.strip().splitlines()
+    assert lines[:2] == ["4 True", "[[1.0, 2.0, 2.0], [2.0, 2.0, 2.0]]"]
+    assert lines[2].startswith("big | OOM when allocating tensor with shape[60000, 60000]")
+    assert "Const 'big': 2 values repeated to fill it" in lines[2]
+    assert lines[3].startswith("strs | OOM when allocating tensor with shape[1000000000]")
 
 
 def test_const_whose_element_count_overflows_is_too_large_naming_it():

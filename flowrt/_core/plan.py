@@ -16,6 +16,7 @@ import numpy as np
 from .executor import compile_plan
 from .fusion import fuse_steps
 from .graph import Operation, Tensor
+from .lazy_constant import value_of
 from .registry import get_op_def
 
 
@@ -157,7 +158,7 @@ class Plan:
         for op in ops:
             outs = op.outputs
             if op.type == "Const" and not op.control_inputs:
-                v = op.attrs["value"]
+                v = value_of(op.attrs["value"], op)
                 if outs[0] not in fed:
                     slot[outs[0]] = len(init)
                     # Numeric scalars as numpy scalars: their arithmetic is ~10x cheaper
