@@ -478,8 +478,63 @@ def test_node_stripped_of_its_inputs_is_a_value_error_naming_it():
     gd = g.as_graph_def()
     del next(n for n in gd.node if n.name == "n").input[:]
     with fr.Graph().as_default():
-        with pytest.raises(ValueError, match=r"Node 'n' \(Identity\): too few inputs"):
+        with pytest.raises(
+            ValueError,
+            match=r"^NodeDef 'n' \(Identity\): expected inputs 'input' do not match 0 inputs "
+            r"specified$",
+        ):
             fr.import_graph_def(gd)
+
+
+def _add_n_def():
+    """x, mul = x * x and addn = AddN(x, x, x) with TF's N attr (flowrt writes none)."""
+    with fr.Graph().as_default() as g:
+        x = fr.placeholder(fr.float32, name="x")
+        fr.multiply(x, x, name="mul")
+        fr.add_n([x, x, x], name="addn")
+    gd = g.as_graph_def()
+    next(n for n in gd.node if n.name == "addn").attr["N"].i = 3
+    return gd
+
+
+def _set_n(n, value):
+    n.attr["N"].i = value
+
+
+@pytest.mark.parametrize(
+    "node, edit, msg",
+    [
+        ("mul", lambda n: n.input.append("x"), r"NodeDef 'mul' \(Mul\): expected inputs 'x, y' "),
+        ("addn", lambda n: _set_n(n, 5), r"NodeDef 'addn' \(AddN\): expected inputs 'inputs\*5' "),
+        ("addn", lambda n: n.input.append("^x"), None),  # control inputs do not count
+    ],
+)
+def test_input_count_is_checked_against_the_op_def_at_import(node, edit, msg):
+    # As TF's import_graph_def: a node has as many inputs (control inputs aside) as its
+    # OpDef's arguments take, a list argument sized by its attr (AddN's N). A Mul of 3
+    # inputs was numpy's "too many values to unpack"; an AddN of N=5 over 3 imported.
+    gd = _add_n_def()
+    edit(next(n for n in gd.node if n.name == node))
+    with fr.Graph().as_default():
+        if msg is None:
+            fr.import_graph_def(gd)
+            return
+        with pytest.raises(ValueError, match="^" + msg + "do not match 3 inputs specified$"):
+            fr.import_graph_def(gd)
+
+
+def test_ops_whose_flowrt_inputs_differ_from_tf_import_from_flowrt_graph_defs():
+    # ParseExampleV2 (keys as attrs) and TensorArray V3 ops (no flow input) take other
+    # inputs than TF's OpDefs list: a graph flowrt wrote imports and runs.
+    with fr.Graph().as_default() as g:
+        ta = fr.TensorArray(fr.float32, size=2).write(0, 1.0).write(1, 2.0)
+        fr.identity(ta.stack(), name="stacked")
+        fr.io.parse_example(
+            fr.constant([b""]), {"f": fr.io.FixedLenFeature([2], fr.float32, [0.0, 1.0])}
+        )
+    h, (stacked,) = _import_into_new_graph(g.as_graph_def(), return_elements=["stacked:0"])
+    with fr.Session(graph=h) as s:
+        assert s.run(stacked).tolist() == [1.0, 2.0]
 
 
 def test_conv2d_padding_is_checked_at_construction_as_tf():
