@@ -5,7 +5,6 @@ import pytest
 
 import flowrt as fr
 from flowrt import errors
-from flowrt._core.lazy_constant import LazyConstant, value_of
 from flowrt.protos.graph_pb2 import GraphDef
 from tests.memory_limit import run_capped
 
@@ -60,6 +59,8 @@ def test_mlp_with_adam_trains_the_same_after_a_round_trip():
 
 
 def test_every_attr_comes_back_with_its_value_and_type():
+    from flowrt._core.lazy_constant import LazyConstant, value_of
+
     g = fr.Graph()
     with g.as_default():
         _mlp_adam()
