@@ -119,6 +119,31 @@ def _check_png_size(op, data: bytes) -> None:
         ) from None
 
 
+def _check_bmp_size(op, data: bytes) -> None:
+    """InvalidArgumentError, as TF's, if an uncompressed 24- or 32-bit BMP's file is not
+    exactly its header and the rows it declares: a 54-byte file can declare a huge image,
+    which the decoder would allocate before finding the data short."""
+    if len(data) < 34:
+        return  # the decoder names what is missing
+    (offset,) = struct.unpack_from("<I", data, 10)
+    width, height = struct.unpack_from("<ii", data, 18)
+    bpp, compression = struct.unpack_from("<HI", data, 28)
+    if compression != 0 or bpp not in (24, 32) or width <= 0:
+        return
+    row = (width * bpp // 8 + 3) // 4 * 4
+    try:
+        need = declared_bytes([abs(height), row], 1, max(len(data) - offset, 0))
+    except DeclaredSizeError as e:
+        need = e.declared if e.declared is not None else abs(height) * row
+    if offset + need != len(data):
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            "Input size should match (header_size + row_size * abs_height) but they "
+            "differ by %d" % (len(data) - offset - need),
+        )
+
+
 def _decode(op, data: bytes, crop=None) -> np.ndarray:
     a = op.attrs
     fmt = _format(data)
@@ -132,6 +157,8 @@ def _decode(op, data: bytes, crop=None) -> np.ndarray:
         )
     if fmt == "png":
         _check_png_size(op, data)
+    elif fmt == "bmp":
+        _check_bmp_size(op, data)
     Image = _pil()
     channels = a.get("channels", 0)
     try:

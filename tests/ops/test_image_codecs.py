@@ -303,3 +303,40 @@ def test_png_whose_pixels_cannot_inflate_to_its_declared_size_fails_before_alloc
     )
     assert out.startswith("Invalid PNG data, size %d: " % len(data))
     assert "12000x12000" in out
+
+
+def _bmp(w, h, pixels=b""):
+    """A 24-bit uncompressed BMP declaring ``w`` x ``h`` followed by ``pixels``."""
+    row = (w * 3 + 3) & ~3
+    info = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, row * abs(h), 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 54 + len(pixels), 0, 0, 54) + info + pixels
+
+
+def test_bmp_whose_file_is_not_its_declared_rows_fails_before_allocating():
+    # TF 2.21's rule and message: the file is exactly its header and rows. A 54-byte
+    # header declaring 12000x12000 (432 MB) is refused before the pixels are
+    # allocated (the decoder allocated them, then found the data short), and so is
+    # a file with bytes past its rows (flowrt decoded it).
+    pytest.importorskip("PIL.Image")
+    out = run_capped(
+        """
+        import warnings
+        import flowrt as fr
+        from tests.ops.test_image_codecs import _bmp
+        warnings.simplefilter("ignore")  # Pillow's DecompressionBombWarning
+        with fr.Session() as s:
+            for data in (_bmp(12000, 12000), _bmp(3, 2, bytes(30))):
+                try:
+                    s.run(fr.image.decode_bmp(data))
+                except fr.errors.InvalidArgumentError as e:
+                    print(e.message)
+            print(s.run(fr.image.decode_bmp(_bmp(3, -2, bytes(24)))).shape)
+        """,
+        limit_mb=640,
+    )
+    assert out.splitlines() == [
+        "Input size should match (header_size + row_size * abs_height) but they differ by "
+        "-432000000",
+        "Input size should match (header_size + row_size * abs_height) but they differ by 6",
+        "(2, 3, 3)",
+    ]
