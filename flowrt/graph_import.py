@@ -19,7 +19,9 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import errors
+from ._core.bounds import DeclaredSizeError, declared_bytes
 from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from ._core.lazy_constant import LazyConstant
 from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
@@ -73,6 +75,40 @@ VAL_FIELDS = {
 _EXPAND_LIMIT = 1 << 16
 """Elements above which a tensor of one repeated value is a broadcast view."""
 
+EXPAND_CAP = 1 << 30
+"""The bytes a TensorProto whose last value repeats to fill its shape may expand to;
+one value repeated is a broadcast view and costs nothing, whatever its shape."""
+
+
+def _checked(tensor: TensorProto, where: str) -> tuple[_dt.DType, tuple[int, ...]]:
+    """The dtype and shape of a well-formed ``TensorProto``, checked without decoding
+    its values: they fit the shape, and the element count is an int64."""
+    dt = _dtype(tensor.dtype, where)
+    shape = _shape(tensor.tensor_shape)
+    if not shape.is_fully_defined():
+        raise ValueError("%s: a tensor's shape must be fully known, got %s" % (where, shape))
+    dims = tuple(shape.as_list())
+    npd = dt.np.newbyteorder("<") if dt != _dt.string else np.dtype(object)
+    try:
+        declared_bytes(dims, npd.itemsize)
+    except DeclaredSizeError as e:
+        raise ValueError("%s: %s" % (where, e)) from None
+    size = math.prod(dims)
+    if dt != _dt.string and tensor.tensor_content:
+        if len(tensor.tensor_content) != size * npd.itemsize:
+            raise ValueError(
+                "%s: tensor_content holds %d bytes, but shape %s of %s needs %d"
+                % (where, len(tensor.tensor_content), list(dims), dt.name, size * npd.itemsize)
+            )
+        return dt, dims
+    field = VAL_FIELDS.get(dt.name)
+    if field is None:
+        raise ValueError("%s: a %s tensor has no value form" % (where, dt.name))
+    n = len(getattr(tensor, field)) // (2 if dt.is_complex else 1)
+    if n > size:
+        raise ValueError("%s: %d values do not fit shape %s" % (where, n, list(dims)))
+    return dt, dims
+
 
 def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
     """The numpy array a ``TensorProto`` holds (TF1's ``tf.make_ndarray``).
@@ -83,50 +119,43 @@ def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
 
     Returns:
       An array of the proto's dtype and shape; strings are an object array of ``bytes``.
+      One value repeated over many elements is a read-only broadcast view.
 
     Raises:
-      ValueError: the dtype has no flowrt form, the shape is not fully known, or the
-        values do not fit the shape.
+      ValueError: the dtype has no flowrt form, the shape is not fully known or too
+        large, the values do not fit the shape, or repeating the last of several values
+        to fill it would take more than ``EXPAND_CAP`` bytes.
     """
-    dt = _dtype(tensor.dtype, where)
-    shape = _shape(tensor.tensor_shape)
-    if not shape.is_fully_defined():
-        raise ValueError("%s: a tensor's shape must be fully known, got %s" % (where, shape))
-    dims = tuple(shape.as_list())
+    dt, dims = _checked(tensor, where)
     size = math.prod(dims)
-    if size >= 1 << 63:
-        raise ValueError("%s: Shape %s is too large (more than 2**63 - 1 entries)" % (where, shape))
     if dt == _dt.string:
         vals = list(tensor.string_val)
         arr = np.empty(len(vals), dtype=object)
         arr[:] = vals
     elif tensor.tensor_content:
         npd = dt.np.newbyteorder("<")
-        if len(tensor.tensor_content) != size * npd.itemsize:
-            raise ValueError(
-                "%s: tensor_content holds %d bytes, but shape %s of %s needs %d"
-                % (where, len(tensor.tensor_content), list(dims), dt.name, size * npd.itemsize)
-            )
         return np.frombuffer(tensor.tensor_content, dtype=npd).astype(dt.np).reshape(dims)
     elif dt == _dt.float16:
         arr = np.asarray(tensor.half_val, dtype=np.uint16).view(np.float16)
     elif dt.is_complex:
         pairs = np.asarray(getattr(tensor, VAL_FIELDS[dt.name]), dtype=dt.real_dtype.np)
         arr = (pairs[0::2] + 1j * pairs[1::2]).astype(dt.np)
-    elif dt.name in VAL_FIELDS:
-        arr = np.asarray(getattr(tensor, VAL_FIELDS[dt.name])).astype(dt.np)
     else:
-        raise ValueError("%s: a %s tensor has no value form" % (where, dt.name))
+        arr = np.asarray(getattr(tensor, VAL_FIELDS[dt.name])).astype(dt.np)
     # TF's rule: fewer values than elements repeat the last one (none: zeros).
     if arr.size == size:
         return arr.reshape(dims)
-    if arr.size > size:
-        raise ValueError("%s: %d values do not fit shape %s" % (where, arr.size, list(dims)))
     if arr.size <= 1 and size > _EXPAND_LIMIT:
         # One value repeated: a read-only broadcast view, so a constant declaring
         # gigabytes costs nothing until a run copies it.
         fill = arr[0] if arr.size else (b"" if dt == _dt.string else dt.np.type(0))
         return np.broadcast_to(np.array(fill, dtype=object if dt == _dt.string else dt.np), dims)
+    try:
+        declared_bytes(dims, arr.dtype.itemsize, EXPAND_CAP)
+    except DeclaredSizeError as e:
+        raise ValueError(
+            "%s: %d values repeated to fill it: %s (EXPAND_CAP)" % (where, arr.size, e)
+        ) from None
     out = np.empty(size, dtype=arr.dtype) if dt == _dt.string else np.zeros(size, dtype=dt.np)
     if dt == _dt.string:
         out[:] = b""
@@ -134,6 +163,13 @@ def make_ndarray(tensor: TensorProto, where: str = "TensorProto") -> np.ndarray:
         out[: arr.size] = arr
         out[arr.size :] = arr[-1]
     return out.reshape(dims)
+
+
+def lazy_constant(tensor: TensorProto, where: str) -> LazyConstant:
+    """A ``Const``'s value as its ``TensorProto``, checked now and decoded by
+    ``make_ndarray`` when a run first needs it (``_core/lazy_constant.py``)."""
+    dt, dims = _checked(tensor, where)
+    return LazyConstant(tensor, dt.np, dims, make_ndarray)
 
 
 def _text(b: bytes) -> str | bytes:
@@ -164,7 +200,7 @@ def decode_attr(value: AttrValue, where: str, name: str = "") -> Any:
     if kind == "shape":
         return _shape(value.shape)
     if kind == "tensor":
-        return make_ndarray(value.tensor, where)
+        return lazy_constant(value.tensor, where)
     if kind == "list":
         lst = value.list
         if lst.s:

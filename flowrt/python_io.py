@@ -25,6 +25,7 @@ import zlib
 from typing import BinaryIO, Iterator, Self, cast
 
 from . import errors
+from ._core.bounds import DEFLATE_RATIO, DeclaredSizeError, declared_bytes
 from ._core.crc import masked_crc32c
 
 __all__ = [
@@ -301,6 +302,14 @@ class Inflating:
                 return more
         return b""
 
+    def most(self) -> int:
+        """The most bytes the stream can still produce: what is inflated, and what the
+        unread compressed bytes inflate to at deflate's largest ratio."""
+        unread = len(self._z.unconsumed_tail)
+        if not self._eof:
+            unread += os.fstat(self._raw.fileno()).st_size - self._raw.tell()
+        return len(self._buf) - self._pos + unread * DEFLATE_RATIO
+
     def read(self, n: int) -> bytes:
         buf, pos = self._buf, self._pos
         if len(buf) - pos < n and not self._eof:
@@ -356,8 +365,9 @@ class RecordFile:
             if ctype is TFRecordCompressionType.NONE
             else Inflating(raw, zlib_wbits(ctype, None), self.path)
         )
-        # An uncompressed file's size bounds a record's length before anything is read
-        # (a hostile length field must not make a huge allocation).
+        # The file's size (an uncompressed file) or what the stream can produce (a
+        # compressed one) bounds a record's length before its data is read: a hostile
+        # length field must not make a huge allocation.
         self._size = (
             os.fstat(raw.fileno()).st_size if ctype is TFRecordCompressionType.NONE else None
         )
@@ -403,11 +413,21 @@ class RecordFile:
         n, length_crc = _HEAD.unpack_from(buf, pos)
         if length_crc != masked_crc32c(buf[pos : pos + 8]):
             raise self._loss("corrupted (length CRC mismatch)")
-        if self._size is not None and n + 4 > self._size - self.offset - 12:
+        if self._size is not None:
+            held = self._size - self.offset - 12
+        else:
+            held = len(buf) - pos - 12 + cast(Inflating, self._f).most()
+        try:
+            declared_bytes([n + 4], 1, held)
+        except DeclaredSizeError:
+            if self._size is None:
+                raise self._loss(
+                    "truncated (the stream can inflate to at most %d of its %d data and CRC "
+                    "bytes)" % (held, n + 4)
+                ) from None
             raise self._loss(
-                "truncated (%d of %d data and CRC bytes)"
-                % (max(self._size - self.offset - 12, 0), n + 4)
-            )
+                "truncated (%d of %d data and CRC bytes)" % (max(held, 0), n + 4)
+            ) from None
         end = pos + 16 + n
         if len(buf) < end:
             buf, pos = self._more(16 + n)

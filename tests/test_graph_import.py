@@ -59,6 +59,8 @@ def test_mlp_with_adam_trains_the_same_after_a_round_trip():
 
 
 def test_every_attr_comes_back_with_its_value_and_type():
+    from flowrt._core.lazy_constant import LazyConstant, value_of
+
     g = fr.Graph()
     with g.as_default():
         _mlp_adam()
@@ -86,7 +88,11 @@ def test_every_attr_comes_back_with_its_value_and_type():
             if k == "dense_shapes":  # int tuples come back as TF's list(shape)
                 assert [tuple(s.as_list()) for s in new.attrs[k]] == [tuple(s) for s in v]
                 continue
-            assert _same(v, new.attrs[k]), (op.name, k, v, new.attrs[k])
+            got = new.attrs[k]
+            if k == "value":  # an imported constant is decoded when first needed
+                assert isinstance(got, LazyConstant)
+                got = value_of(got, new)
+            assert _same(v, got), (op.name, k, v, got)
         assert [t.dtype for t in new.outputs] == [t.dtype for t in op.outputs]
 
 
@@ -349,8 +355,9 @@ def test_tensorflow_graph_def_imports_and_runs():
         np.testing.assert_allclose(sess.run(y, {"import/x:0": X[:, :3]}), want, rtol=1e-6)
 
 
-def _const_def(name, dims, dtype_enum=1):
-    """A GraphDef of one Const node declaring ``dims`` and holding no values."""
+def _const_def(name, dims, dtype_enum=1, values=()):
+    """A GraphDef of one Const node declaring ``dims`` and holding ``values`` (float
+    or string ones, by ``dtype_enum``; the last repeats to fill the shape)."""
     gd = GraphDef()
     n = gd.node.add(name=name, op="Const")
     n.attr["dtype"].type = dtype_enum
@@ -358,6 +365,7 @@ def _const_def(name, dims, dtype_enum=1):
     t.dtype = dtype_enum
     for d in dims:
         t.tensor_shape.dim.add().size = d
+    (t.string_val if dtype_enum == 7 else t.float_val).extend(values)
     return gd
 
 
@@ -377,6 +385,38 @@ def test_unused_huge_constants_import_without_expanding():
         """
     )
     assert out.strip() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"
+
+
+def test_unused_constants_of_a_few_values_import_and_export_without_expanding():
+    # The same shapes holding a few values, the last repeated: TF imports them with no
+    # growth; so does flowrt (the constants stay TensorProtos), and writing the graph
+    # back writes the protos as they came. A run that needs one fails naming it,
+    # instead of numpy's MemoryError.
+    out = run_capped(
+        """
+        import flowrt as fr
+        from tests.test_graph_import import _const_def
+        with fr.Graph().as_default() as g:
+            fr.import_graph_def(_const_def("big", [60000, 60000], values=[1.0, 2.0]), name="")
+            fr.import_graph_def(_const_def("strs", [10**9], 7, [b"a", b"b"]), name="")
+            fr.import_graph_def(_const_def("zeros", [60000, 60000]), name="")
+            fr.import_graph_def(_const_def("small", [2, 3], values=[1.0, 2.0]), name="")
+            gd = g.as_graph_def()
+            print(len(gd.node), gd.ByteSize() < 1000)
+            with fr.Session() as s:
+                print(s.run("small:0").tolist())
+                for name in ("big", "strs"):
+                    try:
+                        s.run(name + ":0")
+                    except fr.errors.ResourceExhaustedError as e:
+                        print(e.op.name, "|", e.message)
+        """
+    )
+    lines = out.strip().splitlines()
+    assert lines[:2] == ["4 True", "[[1.0, 2.0, 2.0], [2.0, 2.0, 2.0]]"]
+    assert lines[2].startswith("big | OOM when allocating tensor with shape[60000, 60000]")
+    assert "Const 'big': 2 values repeated to fill it" in lines[2]
+    assert lines[3].startswith("strs | OOM when allocating tensor with shape[1000000000]")
 
 
 def test_const_whose_element_count_overflows_is_too_large_naming_it():
@@ -439,8 +479,63 @@ def test_node_stripped_of_its_inputs_is_a_value_error_naming_it():
     gd = g.as_graph_def()
     del next(n for n in gd.node if n.name == "n").input[:]
     with fr.Graph().as_default():
-        with pytest.raises(ValueError, match=r"Node 'n' \(Identity\): too few inputs"):
+        with pytest.raises(
+            ValueError,
+            match=r"^NodeDef 'n' \(Identity\): expected inputs 'input' do not match 0 inputs "
+            r"specified$",
+        ):
             fr.import_graph_def(gd)
+
+
+def _add_n_def():
+    """x, mul = x * x and addn = AddN(x, x, x) with TF's N attr (flowrt writes none)."""
+    with fr.Graph().as_default() as g:
+        x = fr.placeholder(fr.float32, name="x")
+        fr.multiply(x, x, name="mul")
+        fr.add_n([x, x, x], name="addn")
+    gd = g.as_graph_def()
+    next(n for n in gd.node if n.name == "addn").attr["N"].i = 3
+    return gd
+
+
+def _set_n(n, value):
+    n.attr["N"].i = value
+
+
+@pytest.mark.parametrize(
+    "node, edit, msg",
+    [
+        ("mul", lambda n: n.input.append("x"), r"NodeDef 'mul' \(Mul\): expected inputs 'x, y' "),
+        ("addn", lambda n: _set_n(n, 5), r"NodeDef 'addn' \(AddN\): expected inputs 'inputs\*5' "),
+        ("addn", lambda n: n.input.append("^x"), None),  # control inputs do not count
+    ],
+)
+def test_input_count_is_checked_against_the_op_def_at_import(node, edit, msg):
+    # As TF's import_graph_def: a node has as many inputs (control inputs aside) as its
+    # OpDef's arguments take, a list argument sized by its attr (AddN's N). A Mul of 3
+    # inputs was numpy's "too many values to unpack"; an AddN of N=5 over 3 imported.
+    gd = _add_n_def()
+    edit(next(n for n in gd.node if n.name == node))
+    with fr.Graph().as_default():
+        if msg is None:
+            fr.import_graph_def(gd)
+            return
+        with pytest.raises(ValueError, match="^" + msg + "do not match 3 inputs specified$"):
+            fr.import_graph_def(gd)
+
+
+def test_ops_whose_flowrt_inputs_differ_from_tf_import_from_flowrt_graph_defs():
+    # ParseExampleV2 (keys as attrs) and TensorArray V3 ops (no flow input) take other
+    # inputs than TF's OpDefs list: a graph flowrt wrote imports and runs.
+    with fr.Graph().as_default() as g:
+        ta = fr.TensorArray(fr.float32, size=2).write(0, 1.0).write(1, 2.0)
+        fr.identity(ta.stack(), name="stacked")
+        fr.io.parse_example(
+            fr.constant([b""]), {"f": fr.io.FixedLenFeature([2], fr.float32, [0.0, 1.0])}
+        )
+    h, (stacked,) = _import_into_new_graph(g.as_graph_def(), return_elements=["stacked:0"])
+    with fr.Session(graph=h) as s:
+        assert s.run(stacked).tolist() == [1.0, 2.0]
 
 
 def test_conv2d_padding_is_checked_at_construction_as_tf():

@@ -22,7 +22,9 @@ from typing import Any, Callable, cast
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import errors
 from .device_spec import DeviceSpec, canonical, merge_device
+from .lazy_constant import value_of
 from .op_signatures import check_attr_values
 from .registry import get_op_def
 from .shape import Dimension, TensorShape, as_shape
@@ -351,7 +353,7 @@ class Operation:
             return v.encode()
         if isinstance(v, list) and v and all(isinstance(x, str) for x in v):
             return [x.encode() for x in v]
-        return v
+        return value_of(v, self)
 
     def run(self, feed_dict: dict | None = None, session: Any = None) -> None:
         """Runs this op (for its side effects) in ``session`` or the default session."""
@@ -1291,7 +1293,10 @@ def constant_value(t: Tensor) -> Any:
     """The value of ``t`` if it is known at graph construction time, else None."""
     op = t.op
     if op.type == "Const":
-        return op.attrs["value"]
+        try:
+            return value_of(op.attrs["value"], op)
+        except errors.ResourceExhaustedError:  # only a run may fail on it
+            return None
     if op.type == "Shape" and op.inputs[0].shape.is_fully_defined():
         return np.array(op.inputs[0].shape.as_list(), dtype=op.outputs[0].dtype.np)
     if op.type == "Size" and op.inputs[0].shape.is_fully_defined():

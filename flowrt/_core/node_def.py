@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from .lazy_constant import LazyConstant
 from .shape import TensorShape
 
 __all__ = ["NodeDef", "AttrValue", "node_def_of"]
@@ -99,7 +100,7 @@ def _kind(v) -> tuple[str, Any] | None:
         return "s", v
     if isinstance(v, TensorShape):
         return "shape", TensorShapeProto(v)
-    if isinstance(v, np.ndarray):
+    if isinstance(v, (np.ndarray, LazyConstant)):
         return "tensor", v
     return None
 

@@ -18,6 +18,7 @@ import numpy as np
 from .executor import Runnable
 from .fusion import fuse_steps
 from .graph import Graph, Operation, Tensor
+from .lazy_constant import value_of
 from .plan_body import compile_plan
 from .registry import get_op_def, kernel_of
 from .token_policy import heavy_kernel
@@ -174,7 +175,7 @@ class Plan:
         for op in ops:
             outs = op.outputs
             if op.type == "Const" and not op.control_inputs:
-                v = op.attrs["value"]
+                v = value_of(op.attrs["value"], op)
                 if outs[0] not in fed:
                     slot[outs[0]] = len(init)
                     # Numeric scalars as numpy scalars: their arithmetic is ~10x cheaper

@@ -159,9 +159,11 @@ def _hosted_tasks() -> dict:
 
 class _Remote:
     """A part of a task of another process. ``waits``: its task said it may wait (or
-    is slow), so its runs go to the task's thread lane (``task.py``)."""
+    is slow), so its runs go to the task's thread lane (``task.py``). ``whole``: it is
+    the run's only part and returns nothing, so its task commits what it dequeued as
+    it completes."""
 
-    __slots__ = ("task", "key", "blob", "inputs", "outputs", "graph", "waits")
+    __slots__ = ("task", "key", "blob", "inputs", "outputs", "graph", "waits", "whole")
 
     def __init__(self, part):
         self.task = part.task
@@ -170,6 +172,7 @@ class _Remote:
         self.blob = PartSpec(part).dumps()
         self.inputs, self.outputs = part.inputs, part.outputs
         self.waits = False
+        self.whole = False
 
 
 class _Local:
@@ -222,6 +225,14 @@ class DistributedPlan:
             # Hosted parts that may wait run last: the stage's other parts go first.
             hosted.sort(key=lambda h: h.plan.blocking)
             self.stages.append((remotes, locals_, hosted))
+        if len(stages) == 1 and len(stages[0]) == 1 and remotes and not remotes[0].outputs:
+            # The run is this one part, and sends nothing back: once it completes on
+            # its task, nothing of the run is left to fail, be interrupted or be lost
+            # on the way, so the task commits at once. Its client dying before a
+            # commit message could leave would otherwise have the task give back
+            # elements the part had moved (then counted twice). A part whose outputs
+            # go back to its client stays pending until the client has them.
+            remotes[0].whole = True
         self.feeds = feeds
         self.fetches = fetches
         self.fetch_is_fed = tuple(t in fed for t in fetches)
@@ -277,7 +288,12 @@ class DistributedPlan:
             # Parts still out (a failure elsewhere in the stage) are stopped, and what
             # they took joins the journal.
             RemoteWait(calls, ctx).abandon()
-            if ctx.interrupt is None and isinstance(e, Exception):
+            if isinstance(e, errors.UnavailableError):
+                # A task's death is not an op's failure: the run is interrupted, and
+                # the living tasks get back what it took from them.
+                ctx.mark_interrupted(e)
+                ctx.rollback()
+            elif ctx.interrupt is None and isinstance(e, Exception):
                 _commit(ctx)  # an op error consumes what the run took, as in TF
             raise
         _commit(ctx)
@@ -345,7 +361,13 @@ class _Call:
             timeout = max(0.001, ctx.deadline - time.monotonic())
         method = self.actor.run_waiting_part if r.waits else self.actor.run_part
         self.ref = method.remote(
-            client.client_id, self.run_id, r.key, r.blob if with_blob else None, self.args, timeout
+            client.client_id,
+            self.run_id,
+            r.key,
+            r.blob if with_blob else None,
+            self.args,
+            timeout,
+            r.whole,
         )
         if with_blob:
             client._sent.setdefault(r.task, set()).add(r.key)

@@ -24,10 +24,13 @@ time anyway.
 Nothing a run dequeued is lost (``docs/distributed.md``): a part that took elements
 stays *pending* after it returns, holding them, until its client says the run
 completed (``finish(commit=True)``) or was interrupted (``commit=False``: they go back
-to the front of their queues). A watchdog checks, every ``WATCH_SECONDS``, that each
-client with runs in flight or pending is alive (a Ray object the client owns becomes
-unreachable when its process dies); a dead client's runs are cancelled and rolled back
-and its private resources freed.
+to the front of their queues). A part that is its run's whole and returns nothing
+commits as it completes: nothing of the run is left to fail, and a client dying
+before its commit leaves would otherwise see elements the part moved given back too.
+A watchdog checks, every ``WATCH_SECONDS``, that each client with runs in flight or
+pending is alive (a Ray object the client owns becomes unreachable when its process
+dies); a dead client's runs are cancelled and rolled back and its private resources
+freed.
 """
 
 from __future__ import annotations
@@ -127,11 +130,13 @@ class TaskRuntime:
         blob: bytes | None,
         feeds: list,
         timeout: float | None,
+        whole: bool = False,
     ) -> tuple:
         """Runs one part of a client's run on the quick lane.
 
         A part that may wait (a dequeue) or runs Python code is not run here: the
         answer ``("thread",)`` tells the client to send it to ``run_waiting_part``.
+        A part that is its run's ``whole`` commits its dequeues as it completes.
 
         Returns ``("ok", values, pending)``, ``("missing",)`` if the part's ops must be
         sent (``blob``) first, ``("thread",)``, or ``("error", code, message, op_name)``.
@@ -141,7 +146,7 @@ class TaskRuntime:
             return plan
         if plan.blocking or plan.opaque:
             return ("thread",)
-        return self._run(client_id, run_id, plan, feeds, timeout)
+        return self._run(client_id, run_id, plan, feeds, timeout, whole)
 
     def run_waiting_part(
         self,
@@ -151,13 +156,14 @@ class TaskRuntime:
         blob: bytes | None,
         feeds: list,
         timeout: float | None,
+        whole: bool = False,
     ) -> tuple:
         """``run_part`` for a part that may wait: runs it on the calling thread (the
         thread lane's). Answers as ``run_part``, never ``("thread",)``."""
         plan = self._plan(client_id, key, blob)
         if isinstance(plan, tuple):
             return plan
-        return self._run(client_id, run_id, plan, feeds, timeout)
+        return self._run(client_id, run_id, plan, feeds, timeout, whole)
 
     def _plan(self, client_id: str, key: str, blob: bytes | None) -> Plan | tuple:
         """The client's plan of part ``key`` (built from ``blob`` the first time), or
@@ -184,7 +190,9 @@ class TaskRuntime:
             return ("error", errors.INTERNAL, msg, None)
         return plan
 
-    def _run(self, client_id: str, run_id: int, plan: Plan, feeds: list, timeout) -> tuple:
+    def _run(
+        self, client_id: str, run_id: int, plan: Plan, feeds: list, timeout, whole: bool
+    ) -> tuple:
         client = self._clients.get(client_id)
         if client is None:  # dropped meanwhile (its process died, or it closed)
             return ("unknown-client",)
@@ -197,7 +205,7 @@ class TaskRuntime:
         finally:
             with self._lock:
                 self._inflight.pop(rkey, None)
-        if got[0] == "ok" and ctx.journal:
+        if got[0] == "ok" and ctx.journal and not whole:
             with self._lock:
                 self._pending[rkey] = ctx
             return ("ok", got[1], True)

@@ -26,6 +26,7 @@ from .._core.graph import (
     get_default_graph,
     register_tensor_conversion_function,
 )
+from .._core.lazy_constant import value_of
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from .._core.shape import TensorShape, as_shape, unknown_shape
 from . import math_ops
@@ -106,7 +107,7 @@ def _const_infer(op):
 register_op(
     "Const",
     infer=_const_infer,
-    kernel=lambda ctx, op: (op.attrs["value"],),
+    kernel=lambda ctx, op: (value_of(op.attrs["value"], op),),
     grad=NOT_DIFFERENTIABLE,
 )
 

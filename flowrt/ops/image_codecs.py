@@ -11,6 +11,7 @@ differ in which attributes they take and in their static shapes.
 from __future__ import annotations
 
 import io
+import struct
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from .._core import extras
+from .._core.bounds import DEFLATE_RATIO, DeclaredSizeError, declared_bytes
 from .._core.graph import Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import math_ops, string_ops
@@ -94,6 +96,54 @@ def _png_is_16bit_color(data: bytes) -> bool:
     return len(data) > 25 and data[24] == 16 and data[25] in (2, 6)
 
 
+# A PNG color type -> samples per pixel.
+_PNG_SAMPLES = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
+
+
+def _check_png_size(op, data: bytes) -> None:
+    """InvalidArgumentError if the file's compressed pixels cannot inflate to the image
+    its header declares: a few bytes can declare a huge image, which the decoder would
+    allocate before finding the data short."""
+    if len(data) < 26:
+        return  # the decoder names what is missing
+    w, h = struct.unpack_from(">II", data, 16)
+    bits = w * _PNG_SAMPLES.get(data[25], 4) * data[24]
+    try:
+        declared_bytes([h, bits // 8], 1, len(data) * DEFLATE_RATIO)
+    except DeclaredSizeError as e:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            "Invalid PNG data, size %d: its compressed pixels cannot inflate to the %dx%d "
+            "image it declares (%s)" % (len(data), w, h, e),
+        ) from None
+
+
+def _check_bmp_size(op, data: bytes) -> None:
+    """InvalidArgumentError, as TF's, if an uncompressed 24- or 32-bit BMP's file is not
+    exactly its header and the rows it declares: a 54-byte file can declare a huge image,
+    which the decoder would allocate before finding the data short."""
+    if len(data) < 34:
+        return  # the decoder names what is missing
+    (offset,) = struct.unpack_from("<I", data, 10)
+    width, height = struct.unpack_from("<ii", data, 18)
+    bpp, compression = struct.unpack_from("<HI", data, 28)
+    if compression != 0 or bpp not in (24, 32) or width <= 0:
+        return
+    row = (width * bpp // 8 + 3) // 4 * 4
+    try:
+        need = declared_bytes([abs(height), row], 1, max(len(data) - offset, 0))
+    except DeclaredSizeError as e:
+        need = e.declared if e.declared is not None else abs(height) * row
+    if offset + need != len(data):
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            "Input size should match (header_size + row_size * abs_height) but they "
+            "differ by %d" % (len(data) - offset - need),
+        )
+
+
 def _decode(op, data: bytes, crop=None) -> np.ndarray:
     a = op.attrs
     fmt = _format(data)
@@ -105,6 +155,10 @@ def _decode(op, data: bytes, crop=None) -> np.ndarray:
         raise errors.UnimplementedError(
             None, op, "16-bit color PNGs are not supported (16-bit grayscale is)"
         )
+    if fmt == "png":
+        _check_png_size(op, data)
+    elif fmt == "bmp":
+        _check_bmp_size(op, data)
     Image = _pil()
     channels = a.get("channels", 0)
     try:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._core.graph import GRAPH_DEF_BUILDER, Graph
+from .._core.lazy_constant import LazyConstant
 from .._core.shape import TensorShape
 from ..protos.event_pb2 import Event, SessionLog, TaggedRunMetadata
 from ..protos.graph_pb2 import AttrValue, GraphDef, NodeDef
@@ -158,6 +159,8 @@ def _fill_attr(a: AttrValue, v) -> bool:
         _fill_shape(a.shape, v)
     elif isinstance(v, np.ndarray):
         return fill_tensor_proto(a.tensor, v)
+    elif isinstance(v, LazyConstant):  # an imported constant: its proto as it came
+        a.tensor.ParseFromString(v.proto.SerializeToString())
     elif isinstance(v, (list, tuple)):
         return _fill_list(a.list, list(v))
     else:

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import BinaryIO
 
 from .. import errors
+from .._core.bounds import DeclaredSizeError, declared_bytes
 from .._core.crc import masked_crc32c
 
 __all__ = ["write_table", "read_table"]
@@ -175,10 +176,12 @@ def _block(src: _Source, handle: bytes, path: str, what: str) -> tuple[bytes, in
     except ValueError as e:
         raise _data_loss(path, "bad %s handle: %s" % (what, e)) from None
     end = offset + size + _TRAILER_SIZE
-    if end > src.size - _FOOTER_SIZE:
+    try:
+        declared_bytes([size + _TRAILER_SIZE], 1, src.size - _FOOTER_SIZE - offset)
+    except DeclaredSizeError:
         raise _data_loss(
             path, "%s at offset %d, size %d goes past the end of the file" % (what, offset, size)
-        )
+        ) from None
     raw = src.read(offset, size + _TRAILER_SIZE)
     contents = raw[: size + 1]
     (stored,) = struct.unpack_from("<I", raw, size + 1)

@@ -21,6 +21,7 @@ any data is read, every CRC is checked, and damage is a ``DataLossError`` naming
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import struct
@@ -32,6 +33,7 @@ from google.protobuf.message import DecodeError
 
 from .. import dtypes as _dt
 from .. import errors
+from .._core.bounds import DeclaredSizeError, declared_bytes
 from .._core.crc import mask, masked_crc32c
 from ..protos.graph_pb2 import VersionDef
 from ..protos.tensor_bundle_pb2 import BundleEntryProto, BundleHeaderProto, TensorSliceProto
@@ -137,13 +139,6 @@ def slice_key(name: str, extents: list[tuple[int, int]]) -> bytes:
     )
     key = num(0) + escaped + b"\x00\x01" + num(len(extents))
     return key + b"".join(_ordered_signed(s) + _ordered_signed(n) for s, n in extents)
-
-
-def _count(shape: tuple[int, ...]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _data_loss(path: str, detail: str) -> errors.DataLossError:
@@ -284,7 +279,12 @@ class BundleReader:
             parts.append((extents, self._read_entry(name, dtype, part_shape, part)))
         # Checked before the whole is allocated: a declared shape larger than its slices
         # is a forgery, whatever memory it would take.
-        if sum(p.size for _, p in parts) != _count(shape):
+        held = sum(p.size for _, p in parts)
+        try:
+            short = declared_bytes(shape, 1, held) != held
+        except DeclaredSizeError:
+            short = True
+        if short:
             raise _data_loss(self.path, "tensor %s: its slices do not cover it exactly" % name)
         covered = np.zeros(shape, dtype=bool)
         out = np.empty(shape, dtype=object if dtype is _dt.string else dtype.np)
@@ -315,8 +315,15 @@ class BundleReader:
 
     def _read_entry(self, name, dtype, shape, entry) -> np.ndarray:
         path = data_path(self.prefix, entry.shard_id, self.num_shards)
-        count = _count(shape)
-        if dtype is not _dt.string and entry.size != count * dtype.np.itemsize:
+        count = math.prod(shape)
+        # A string takes at least the byte of its length; a number exactly its size.
+        itemsize = 1 if dtype is _dt.string else dtype.np.itemsize
+        try:
+            nbytes = declared_bytes(shape, itemsize, entry.size)
+            short = dtype is not _dt.string and nbytes != entry.size
+        except DeclaredSizeError:
+            short = True
+        if short:
             raise _data_loss(
                 path,
                 "tensor %s: %d bytes stored for %d elements of %s"

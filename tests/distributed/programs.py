@@ -149,3 +149,17 @@ def add_counting_calls(state, cluster, index, name, amount):
         with fr.Session(server.target) as sess:
             value = float(sess.run(v.assign_add(amount)))
     return value, mailbox.CALLS - before[0], mailbox.DIRECT_CALLS - before[1]
+
+
+def move_batches_forever(state, cluster, index):
+    """Moves batches of 5 from ``in_q`` to ``out_q`` (both on ps 0), one run each,
+    until killed."""
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            in_q = fr.FIFOQueue(1000, [fr.int64], shapes=[[]], shared_name="in_q")
+            out_q = fr.FIFOQueue(1000, [fr.int64], shapes=[[]], shared_name="out_q")
+        move = out_q.enqueue_many([in_q.dequeue_many(5)])
+        with fr.Session(server.target) as sess:
+            while True:
+                sess.run(move)

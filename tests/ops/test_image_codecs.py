@@ -6,6 +6,7 @@ import base64
 import hashlib
 import io
 import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -261,3 +262,81 @@ def test_gif_declaring_a_huge_screen_decodes_in_memory_of_its_frames():
         % data
     )
     assert out.strip() == "(40, 1, 1, 3)"
+
+
+def _png_header_only(w, h):
+    """An 8-bit RGB PNG declaring ``w`` x ``h`` whose compressed pixels are 11 bytes."""
+
+    def chunk(kind, body):
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 100))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_png_whose_pixels_cannot_inflate_to_its_declared_size_fails_before_allocating():
+    # 12000x12000 RGB (432 MB) from 67 bytes: deflate inflates a byte to at most 1032,
+    # so the file cannot hold that image; refused before the pixels are allocated (the
+    # decoder allocated them all, then found the data truncated).
+    pytest.importorskip("PIL.Image")
+    data = _png_header_only(12000, 12000)
+    out = run_capped(
+        """
+        import warnings
+        import flowrt as fr
+        warnings.simplefilter("ignore")  # Pillow's DecompressionBombWarning
+        with fr.Session() as s:
+            try:
+                s.run(fr.image.decode_png(%r))
+            except fr.errors.InvalidArgumentError as e:
+                print(e.message)
+        """
+        % data,
+        limit_mb=640,
+    )
+    assert out.startswith("Invalid PNG data, size %d: " % len(data))
+    assert "12000x12000" in out
+
+
+def _bmp(w, h, pixels=b""):
+    """A 24-bit uncompressed BMP declaring ``w`` x ``h`` followed by ``pixels``."""
+    row = (w * 3 + 3) & ~3
+    info = struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, row * abs(h), 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 54 + len(pixels), 0, 0, 54) + info + pixels
+
+
+def test_bmp_whose_file_is_not_its_declared_rows_fails_before_allocating():
+    # TF 2.21's rule and message: the file is exactly its header and rows. A 54-byte
+    # header declaring 12000x12000 (432 MB) is refused before the pixels are
+    # allocated (the decoder allocated them, then found the data short), and so is
+    # a file with bytes past its rows (flowrt decoded it).
+    pytest.importorskip("PIL.Image")
+    out = run_capped(
+        """
+        import warnings
+        import flowrt as fr
+        from tests.ops.test_image_codecs import _bmp
+        warnings.simplefilter("ignore")  # Pillow's DecompressionBombWarning
+        with fr.Session() as s:
+            for data in (_bmp(12000, 12000), _bmp(3, 2, bytes(30))):
+                try:
+                    s.run(fr.image.decode_bmp(data))
+                except fr.errors.InvalidArgumentError as e:
+                    print(e.message)
+            print(s.run(fr.image.decode_bmp(_bmp(3, -2, bytes(24)))).shape)
+        """,
+        limit_mb=640,
+    )
+    assert out.splitlines() == [
+        "Input size should match (header_size + row_size * abs_height) but they differ by "
+        "-432000000",
+        "Input size should match (header_size + row_size * abs_height) but they differ by 6",
+        "(2, 3, 3)",
+    ]

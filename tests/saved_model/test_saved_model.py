@@ -205,3 +205,36 @@ def test_a_saved_model_written_by_tf_parses_and_its_signature_is_read():
     with fr.Session(graph=fr.Graph()) as s:
         with pytest.raises(fr.errors.NotFoundError, match="Op type not registered 'VariableV2'"):
             sm.load(s, ["serve"], str(TF_MODEL))
+
+
+def test_unused_huge_constants_of_a_saved_model_load_without_memory(tmp_path):
+    # A SavedModel whose graph also holds Consts declaring [60000, 60000] float32 and
+    # [10**9] strings (13.4 GiB and 8 GB decoded) from a few values: it loads and its
+    # signature runs in a child whose address space could hold neither (numpy's
+    # MemoryError at load before), as TF loads it with no growth.
+    from tests.memory_limit import run_capped
+    from tests.test_graph_import import _const_def
+
+    export = str(tmp_path / "m")
+    with fr.Graph().as_default():
+        x, w, y = _model()
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            sm.simple_save(s, export, {"x": x}, {"y": y})
+    path = os.path.join(export, "saved_model.pb")
+    model = SavedModel.FromString(Path(path).read_bytes())
+    graph = model.meta_graphs[0].graph_def
+    graph.node.extend(_const_def("big", [60000, 60000], values=[1.0, 2.0]).node)
+    graph.node.extend(_const_def("strs", [10**9], 7, [b"a", b"b"]).node)
+    Path(path).write_bytes(model.SerializeToString())
+    out = run_capped(
+        """
+        import flowrt as fr
+        with fr.Graph().as_default(), fr.Session() as s:
+            meta = fr.saved_model.load(s, ["serve"], %r)
+            sig = meta.signature_def["serving_default"]
+            print(s.run(sig.outputs["y"].name, {sig.inputs["x"].name: [[1.0, 1.0]]}).tolist())
+        """
+        % export
+    )
+    assert out.strip() == "[[3.0]]"
