@@ -210,24 +210,32 @@ def _start(plan: Runnable, ctx: RunContext, feeds: Sequence[Any]) -> tuple[Any, 
 # end, and which task: see ``_yield_turn``.
 _TURN: trio.lowlevel.RunVar[tuple[Any, float]] = trio.lowlevel.RunVar("flowrt_turn")
 
+#: Switch intervals a task's runs that never wait may go on before a schedule point.
+LOOP_TURNS = 2
+
 
 async def _yield_turn() -> None:
-    """The end of a run that never waited: a schedule point once this task has run a
-    turn (``token_policy.turn_seconds``: the switch interval) since its last one here,
-    else none.
+    """The end of a run that never waited: a schedule point once this task has run
+    ``LOOP_TURNS`` switch intervals (``token_policy.turn_seconds``) since its last one
+    here, else none.
 
     A schedule point costs a pass of trio's scheduler (~16 us on a quiet VM, more than
     a small run); taking one per run would make ``arun`` the slow path. Taking none at
     all would let a task looping over runs that never wait hold its loop forever (no
-    other task, no deadline). The interval bounds what the loop's other tasks wait, as
-    the GIL's interval bounds a thread's turn.
+    other task, no deadline). The interval bounds what the loop's other tasks wait.
+
+    It must be longer than one switch interval: each pass of the scheduler polls for
+    I/O, which lets go of the GIL and takes it straight back, and a thread waiting for
+    the GIL (a worker thread's run coming back from BLAS) asks for it by force only
+    after a whole interval in which it did not change hands. Passes one interval apart
+    kept such a thread waiting for seconds.
     """
     task = trio.lowlevel.current_task()
     now = time.perf_counter()
     last_task, since = _TURN.get((None, 0.0))
     if last_task is not task:
         _TURN.set((task, now))
-    elif now - since >= turn_seconds():
+    elif now - since >= LOOP_TURNS * turn_seconds():
         await trio.lowlevel.cancel_shielded_checkpoint()
         _TURN.set((task, time.perf_counter()))
 
