@@ -23,6 +23,7 @@ from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
+from .graph_import_tf import to_flowrt_forms
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
 from .protos.tensor_pb2 import TensorProto, TensorShapeProto
 from .summary.protos import UNENCODED_ATTRS
@@ -338,7 +339,7 @@ def import_nodes(
 ) -> dict[str, Operation]:
     """``import_graph_def``'s work: ``{node name in graph_def: its new op}``, the nodes
     imported under name scope ``name`` (``""``: none)."""
-    gd = _as_graph_def(graph_def)
+    gd = to_flowrt_forms(_as_graph_def(graph_def))
     mapped = _check_input_map(input_map)
     nodes: dict[str, NodeDef] = {}
     for node in gd.node:

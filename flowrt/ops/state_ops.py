@@ -365,7 +365,8 @@ def _var_handle_kernel(ctx, op):
     bound = op.attrs.get("_resource")
     if bound is not None:  # a function's capture: the variable's process-wide state
         return (bound,)
-    name = op.attrs["shared_name"]
+    # TF's rule: no shared_name shares the variable under the op's own name.
+    name = op.attrs["shared_name"] or op.name
     return (ctx.resources.get_or_create(_key(name), lambda: VariableResource(name)),)
 
 

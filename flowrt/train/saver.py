@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import errors
-from .._core.graph import GraphKeys, get_default_graph
+from .._core.graph import GraphKeys, Operation, get_default_graph
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
@@ -368,6 +368,15 @@ def _parts(v) -> list:
     return v.parts if isinstance(v, SavedSlices) else [v]
 
 
+def _restore_assigns(restore_op: Operation) -> list[Operation]:
+    """The ops a restore op runs: its control inputs, through the ``NoOp`` groups of a
+    sharded saver (TF's ``save/restore_all`` runs ``save/restore_shard``)."""
+    out = []
+    for c in restore_op.control_inputs:
+        out.extend(_restore_assigns(c) if c.type == "NoOp" else [c])
+    return out
+
+
 class Saver:
     """Saves and restores variables (TF1 ``tf.train.Saver``).
 
@@ -491,7 +500,7 @@ class Saver:
                 "SaverDef's restore_op_name %r names no operation of the graph" % full
             ) from None
         feeds = {}
-        for a in self._restore_op.control_inputs:
+        for a in _restore_assigns(self._restore_op):
             if a.type != "AssignVariableOp" or len(a.inputs) != 2:
                 raise ValueError(
                     "SaverDef's restore op %r runs %s, not a variable restore; it was not "

@@ -1,0 +1,255 @@
+"""TF's graph forms as flowrt's: the one table that rewrites what TF 2.21's ``compat.v1``
+writes into a ``GraphDef`` of flowrt's op types, before ``import_graph_def`` builds it.
+
+flowrt runs one kind of variable (a resource: ``VarHandleOp`` + ``ReadVariableOp`` +
+``AssignVariableOp``) and one kind of optimizer update (``ResourceApply*``). TF1's ref
+variables are rewritten into that form, node by node, keeping every node's name:
+
+- ``VariableV2`` becomes a ``VarHandleOp`` (an empty ``shared_name`` names the variable
+  by its node, as TF's kernels do).
+- An op that writes through a ref (``Assign*``, ``Apply*``, ``Scatter*``,
+  ``IsVariableInitialized``, ``CountUpTo``) becomes its resource form (``_ref_ops``),
+  taking the variable's handle.
+- An enqueue or dequeue op gets its queue's ``component_types`` and ``shapes`` attrs:
+  TF's kernels find them on the queue, flowrt's on the op.
+- ``Identity`` of a ref variable (the ``w/read`` snapshot) becomes ``ReadVariableOp``;
+  any other op reading a ref gets a ``ReadVariableOp`` inserted before it, under its
+  control inputs, so it reads when TF's op would. An ``Apply*`` op returns nothing in
+  flowrt: a consumer of its output reads the variable after it.
+
+The saver's graph is run by ``fr.train.Saver`` in Python, not by graph ops: TF's
+``RestoreV2`` becomes placeholders the Saver feeds (one per restored tensor, gathered by an
+``IdentityN`` of the same name, so ``save/RestoreV2:i`` keeps its meaning), and the
+nodes that write checkpoint files (``SaveV2``, ``MergeV2Checkpoints``, ``ShardedFilename``,
+``StaticRegexFullMatch``) are left out with everything computed from them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from .protos.graph_pb2 import GraphDef, NodeDef
+
+__all__ = ["to_flowrt_forms"]
+
+_REF_VARIABLES = frozenset({"VariableV2", "Variable"})
+
+# Ops whose files-side work fr.train.Saver does in Python (see the module docstring).
+_SAVER_FILE_OPS = frozenset(
+    {"SaveV2", "MergeV2Checkpoints", "ShardedFilename", "StaticRegexFullMatch"}
+)
+
+AttrEdit = Callable[[NodeDef, NodeDef], None]
+
+
+def _t_as_dtype(src: NodeDef, dst: NodeDef) -> None:
+    dst.attr["dtype"].CopyFrom(src.attr["T"])
+    del dst.attr["T"]
+    if "use_locking" in dst.attr:
+        del dst.attr["use_locking"]
+
+
+def _keep(src: NodeDef, dst: NodeDef) -> None:
+    pass
+
+
+def _drop_dtype(src: NodeDef, dst: NodeDef) -> None:
+    if "dtype" in dst.attr:
+        del dst.attr["dtype"]
+
+
+RefOp = tuple[str, int, AttrEdit, bool]
+
+
+@functools.cache
+def _ref_ops() -> dict[str, RefOp]:
+    """TF ref op -> (flowrt op, how many leading inputs are refs, its attrs from TF's,
+    whether flowrt's op returns a value)."""
+    from .train.apply_ops import _APPLY  # the train layer imports graph_import
+
+    table: dict[str, RefOp] = {
+        "Assign": ("AssignVariableOp", 1, _t_as_dtype, True),
+        "AssignAdd": ("AssignAddVariableOp", 1, _t_as_dtype, True),
+        "AssignSub": ("AssignSubVariableOp", 1, _t_as_dtype, True),
+        "IsVariableInitialized": ("VarIsInitializedOp", 1, _drop_dtype, True),
+        "CountUpTo": ("CountUpTo", 1, _keep, True),
+    }
+    for op in ("Update", "Add", "Sub", "Mul", "Div", "Min", "Max", "NdUpdate", "NdAdd", "NdSub"):
+        table["Scatter" + op] = ("ResourceScatter" + op, 1, _t_as_dtype, True)
+    for resource, _, n_handles, _ in _APPLY:
+        # TF's ref form of ResourceApplyAdam is ApplyAdam, with the same inputs and attrs.
+        table[resource[len("Resource") :]] = (resource, n_handles, _keep, False)
+    return table
+
+
+# Queue ops whose components' types and shapes TF's kernels read from the queue and
+# flowrt's from their own ``component_types`` and ``shapes`` attrs.
+_QUEUE_USERS = frozenset(
+    {
+        "QueueEnqueueV2",
+        "QueueEnqueueManyV2",
+        "QueueDequeueV2",
+        "QueueDequeueManyV2",
+        "QueueDequeueUpToV2",
+    }
+)
+_QUEUE_OPS = frozenset(
+    {"FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2"}
+)
+
+
+def _split(s: str) -> tuple[str, int]:
+    if s.startswith("^"):
+        return s[1:], -1
+    name, sep, index = s.rpartition(":")
+    if sep and index.isdigit():
+        return name, int(index)
+    return s, 0
+
+
+def _saver_file_nodes(nodes: list[NodeDef]) -> set[str]:
+    """The saver's file-writing nodes and everything computed from them."""
+    consumers: dict[str, list[str]] = {}
+    for n in nodes:
+        for s in n.input:
+            consumers.setdefault(_split(s)[0], []).append(n.name)
+    todo = [n.name for n in nodes if n.op in _SAVER_FILE_OPS]
+    out = set(todo)
+    while todo:
+        for c in consumers.get(todo.pop(), ()):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out
+
+
+def to_flowrt_forms(gd: GraphDef) -> GraphDef:
+    """``gd`` with TF's ref variables, ref updates and saver ops in flowrt's forms (the
+    module docstring says how); ``gd`` itself when it holds none of them."""
+    nodes = list(gd.node)
+    kinds = {n.op for n in nodes}
+    ref_ops = _ref_ops()
+    rewritten = _REF_VARIABLES | _SAVER_FILE_OPS | _QUEUE_USERS | ref_ops.keys() | {"RestoreV2"}
+    if not kinds & rewritten:
+        return gd
+    by_name = {n.name: n for n in nodes}
+    dropped = _saver_file_nodes(nodes)
+    used = set(by_name)
+
+    def fresh(base: str) -> str:
+        name, k = base, 0
+        while name in used:
+            k += 1
+            name = "%s_%d" % (base, k)
+        used.add(name)
+        return name
+
+    def ref_variable(src: str) -> NodeDef | None:
+        """The ref variable whose output ``src`` is, or None."""
+        node = by_name.get(_split(src)[0])
+        return node if node is not None and node.op in _REF_VARIABLES else None
+
+    def variable_of(src: str) -> NodeDef | None:
+        """The ref variable a tensor refers to (a variable's output, or the ref a ref op
+        passes through), or None for a value."""
+        name, i = _split(src)
+        node = by_name.get(name)
+        while node is not None and i == 0:
+            if node.op in _REF_VARIABLES:
+                return node
+            if node.op not in ref_ops or not node.input:
+                return None
+            name, i = _split(node.input[0])
+            node = by_name.get(name)
+        return None
+
+    out = GraphDef()
+    out.CopyFrom(gd)
+    del out.node[:]
+    for node in nodes:
+        if node.name in dropped:
+            continue
+        new = NodeDef()
+        new.CopyFrom(node)
+        controls = [s for s in node.input if s.startswith("^") and s[1:] not in dropped]
+        data = [s for s in node.input if not s.startswith("^")]
+        row = ref_ops.get(node.op)
+        n_refs = row[1] if row is not None else 0
+        extra: list[NodeDef] = []
+        read = functools.partial(_read, node, extra, fresh)
+
+        if node.op in _REF_VARIABLES:
+            new.op = "VarHandleOp"
+            for attr in ("container", "shared_name"):  # TF's defaults, when left out
+                new.attr[attr].s = node.attr[attr].s if attr in node.attr else b""
+        elif node.op == "RestoreV2":
+            _restore_placeholders(node, new, extra, fresh)
+            data = list(new.input)
+        elif node.op in _QUEUE_USERS:
+            queue = by_name.get(_split(data[0])[0]) if data else None
+            if queue is not None and queue.op in _QUEUE_OPS:
+                for attr in ("component_types", "shapes"):
+                    if attr not in new.attr:
+                        new.attr[attr].CopyFrom(queue.attr[attr])
+        elif node.op == "Identity" and ref_variable(data[0]) is not None:
+            new.op = "ReadVariableOp"
+            data = [_split(data[0])[0]]
+            new.attr["dtype"].CopyFrom(node.attr["T"])
+            del new.attr["T"]
+        else:
+            if row is not None:
+                new.op = row[0]
+                row[2](node, new)
+            for k, s in enumerate(data):
+                if k < n_refs:
+                    var = variable_of(s)
+                    if var is None:
+                        raise ValueError(
+                            "Node '%s' (%s): input %d ('%s') must be a ref variable, "
+                            "which TF writes as VariableV2" % (node.name, node.op, k, s)
+                        )
+                    data[k] = var.name
+                    continue
+                var = ref_variable(s)
+                if var is not None:
+                    data[k] = read(var, controls)
+                    continue
+                src = by_name.get(_split(s)[0])
+                if src is not None and src.op in ref_ops and not ref_ops[src.op][3]:
+                    # An Apply* op's output: the variable as it updated it.
+                    var = variable_of(s)
+                    if var is not None:
+                        data[k] = read(var, ["^" + src.name])
+        del new.input[:]
+        new.input.extend(data + controls)
+        out.node.extend(extra)
+        out.node.append(new)
+    return out
+
+
+def _read(consumer: NodeDef, extra: list, fresh, var: NodeDef, after: list[str]) -> str:
+    """Adds to ``extra`` a ``ReadVariableOp`` of ``var`` for ``consumer``, run after the
+    ``^ops`` of ``after``; returns its name."""
+    r = NodeDef(name=fresh(consumer.name + "/ReadVariableOp"), op="ReadVariableOp")
+    r.input.extend([var.name] + after)
+    r.attr["dtype"].CopyFrom(var.attr["dtype"])
+    r.device = consumer.device
+    extra.append(r)
+    return r.name
+
+
+def _restore_placeholders(node: NodeDef, new: NodeDef, extra: list, fresh) -> None:
+    """``RestoreV2`` as one placeholder per restored tensor, gathered by an ``IdentityN``
+    of the node's name (``fr.train.Saver`` feeds what the restore assigns)."""
+    dtypes = list(node.attr["dtypes"].list.type)
+    new.op = "IdentityN"
+    del new.input[:]
+    for k, t in enumerate(dtypes):
+        ph = NodeDef(name=fresh("%s/tensor_%d" % (node.name, k)), op="Placeholder")
+        ph.attr["dtype"].type = t
+        ph.attr["shape"].shape.unknown_rank = True
+        extra.append(ph)
+        new.input.append(ph.name)
+    new.attr.clear()
+    new.attr["T"].list.type.extend(dtypes)

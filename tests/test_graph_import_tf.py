@@ -1,0 +1,208 @@
+"""What TF 2.21's ``compat.v1`` writes, imported and run by flowrt: the committed fixtures
+of ``tests/fixtures/tf_graphs`` (ref and resource variables, Adam through a queue input
+pipeline, a SavedModel, frozen while loops and conds), the rewrite of TF's ref forms
+(``graph_import_tf``), and cross-checks with a live TF when it is installed."""
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import flowrt as fr
+from flowrt.graph_import_tf import to_flowrt_forms
+from flowrt.protos.graph_pb2 import GraphDef
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "tf_graphs")
+_spec = importlib.util.spec_from_file_location(
+    "make_tf_graphs", os.path.join(FIXTURE, "make_fixture.py")
+)
+_fixture = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_fixture)
+EXPECTED = dict(np.load(os.path.join(FIXTURE, "expected.npz")))
+
+# Same float32 ops as TF's, summed in another order: a few ulps apart.
+RTOL = 1e-5
+
+
+def _import_and_restore(sess, directory, prefix):
+    saver = fr.train.import_meta_graph(os.path.join(FIXTURE, directory, prefix + ".meta"))
+    saver.restore(sess, os.path.join(FIXTURE, directory, prefix))
+    return saver
+
+
+@pytest.mark.parametrize("kind", ["ref", "resource"])
+def test_tf_meta_graph_and_checkpoint_of_the_softmax_model_run_with_tf_values(kind):
+    with fr.Graph().as_default() as g, fr.Session() as sess:
+        _import_and_restore(sess, "softmax_" + kind, "model.ckpt")
+        probs = sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX})
+        np.testing.assert_allclose(probs, EXPECTED["softmax_%s/probs" % kind], rtol=RTOL)
+        # The VariableDefs became fr.Variables over resource ops, in their collections.
+        names = [v.op.name for v in fr.trainable_variables()]
+        assert names == ["w", "b"]
+        assert g.get_operation_by_name("w").type == "VarHandleOp"
+        assert g.get_operation_by_name("w/Assign").type == "AssignVariableOp"
+
+
+def _stop(sess, g, coord, threads):
+    coord.request_stop()
+    sess.run(g.get_operation_by_name("input_queue_Close_1"))
+    coord.join(threads)
+
+
+@pytest.mark.parametrize("kind", ["ref", "resource"])
+def test_tf_adam_queue_model_keeps_training_in_flowrt_as_it_would_in_tf(kind, tmp_path):
+    name = "adam_queue_" + kind
+    prefix = "model.ckpt-%d" % _fixture.STEPS
+    with fr.Graph().as_default() as g, fr.Session() as sess:
+        saver = _import_and_restore(sess, name, prefix)
+        (train_op,) = set(fr.get_collection(fr.GraphKeys.TRAIN_OP))
+        step = fr.train.get_global_step()
+        loss, x, y = (g.get_tensor_by_name(n) for n in ("loss:0", "batch:0", "batch:1"))
+        assert sess.run(step) == _fixture.STEPS
+        restored = _fixture.full_loss(sess, loss, x, y)
+        np.testing.assert_allclose(restored, EXPECTED[name + "/loss"], rtol=RTOL)
+        assert [s.name for s in fr.get_collection(fr.GraphKeys.SUMMARIES)] == ["loss_1:0"]
+
+        coord = fr.train.Coordinator()
+        threads = fr.train.start_queue_runners(sess, coord)
+        for _ in range(_fixture.STEPS):
+            sess.run(train_op)
+        _stop(sess, g, coord, threads)
+        assert sess.run(step) == 2 * _fixture.STEPS
+        trained = _fixture.full_loss(sess, loss, x, y)
+        assert trained < restored
+        # The same batches in the same order: the loss TF reached continuing itself.
+        np.testing.assert_allclose(trained, EXPECTED[name + "/loss_continued"], rtol=RTOL)
+        saved = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=step)
+        w = sess.run(
+            g.get_tensor_by_name("w/read:0" if kind == "ref" else "w/Read/ReadVariableOp:0")
+        )
+    assert saved.endswith("model.ckpt-%d" % (2 * _fixture.STEPS))
+    reader = fr.train.load_checkpoint(saved)
+    np.testing.assert_array_equal(reader.get_tensor("w"), w)
+    assert reader.get_tensor("global_step") == 2 * _fixture.STEPS
+    assert sorted(reader.get_variable_to_shape_map()) == sorted(
+        ["b", "b/Adam", "b/Adam_1", "beta1_power", "beta2_power", "global_step"]
+        + ["w", "w/Adam", "w/Adam_1"]
+    )
+
+
+def test_tf_restores_flowrts_save_of_the_imported_model_and_continues(tmp_path):
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    name, prefix = "adam_queue_ref", "model.ckpt-%d" % _fixture.STEPS
+    with fr.Graph().as_default(), fr.Session() as sess:
+        saver = _import_and_restore(sess, name, prefix)
+        saved = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=_fixture.STEPS)
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        tf_saver = tf.train.import_meta_graph(os.path.join(FIXTURE, name, prefix + ".meta"))
+        tf_saver.restore(sess, saved)
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        for _ in range(_fixture.STEPS):
+            sess.run("Adam")
+        _stop(sess, g, coord, threads)
+        assert sess.run("global_step:0") == 2 * _fixture.STEPS
+        loss, x, y = (g.get_tensor_by_name(n) for n in ("loss:0", "batch:0", "batch:1"))
+        trained = _fixture.full_loss(sess, loss, x, y)
+    np.testing.assert_allclose(trained, EXPECTED[name + "/loss_continued"], rtol=RTOL)
+
+
+# --- the rewrite of TF's ref forms, on small hand-written GraphDefs -------------------
+
+
+def _graph_def(text):
+    from google.protobuf import text_format
+
+    return text_format.Parse(text, GraphDef())
+
+
+_REF_GRAPH = """
+node { name: "v" op: "VariableV2"
+       attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
+                                            float_val: 1.0 } } } }
+node { name: "v/Assign" op: "Assign" input: "v" input: "one"
+       attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "lr" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.5 } } } }
+node { name: "sgd" op: "ApplyGradientDescent" input: "v" input: "lr" input: "one"
+       attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "after" op: "Neg" input: "sgd" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "gated" op: "Mul" input: "v" input: "one" input: "^sgd"
+       attr { key: "T" value { type: DT_FLOAT } } }
+"""
+
+
+def test_ref_ops_become_resource_ops_reading_when_tfs_would():
+    gd = to_flowrt_forms(_graph_def(_REF_GRAPH))
+    nodes = {n.name: n for n in gd.node}
+    assert nodes["v"].op == "VarHandleOp"
+    assert (nodes["v/Assign"].op, list(nodes["v/Assign"].input)) == (
+        "AssignVariableOp",
+        ["v", "one"],
+    )
+    assert nodes["sgd"].op == "ResourceApplyGradientDescent"
+    # A consumer of the ref reads under its own control inputs (after the update).
+    read = nodes[nodes["gated"].input[0]]
+    assert (read.op, list(read.input)) == ("ReadVariableOp", ["v", "^sgd"])
+    # An Apply op's output is the variable as it updated it.
+    read = nodes[nodes["after"].input[0]]
+    assert (read.op, list(read.input)) == ("ReadVariableOp", ["v", "^sgd"])
+    with fr.Graph().as_default() as g, fr.Session() as sess:
+        fr.import_graph_def(gd, name="")
+        sess.run("v/Assign")
+        np.testing.assert_array_equal(sess.run("gated:0"), [0.5, 0.5])
+        np.testing.assert_array_equal(sess.run("after:0"), [0.0, 0.0])
+        assert g.get_operation_by_name("v").type == "VarHandleOp"
+
+
+def test_ref_variables_imported_twice_under_scopes_are_two_variables():
+    gd = _graph_def(_REF_GRAPH)
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.import_graph_def(gd, name="a")
+        fr.import_graph_def(gd, name="b")
+        sess.run(["a/v/Assign", "b/v/Assign"])
+        # "gated" runs one step of "sgd" (1 - 0.5 * 1) before it reads.
+        np.testing.assert_array_equal(sess.run("a/gated:0"), [0.5, 0.5])
+        np.testing.assert_array_equal(sess.run("a/gated:0"), [0.0, 0.0])
+        np.testing.assert_array_equal(sess.run("b/gated:0"), [0.5, 0.5])
+
+
+def test_a_ref_op_on_a_value_is_a_value_error_naming_the_node():
+    gd = _graph_def(
+        _REF_GRAPH
+        + """node { name: "bad" op: "Assign" input: "one" input: "one"
+                    attr { key: "T" value { type: DT_FLOAT } } }"""
+    )
+    with pytest.raises(
+        ValueError, match=r"^Node 'bad' \(Assign\): input 0 \('one'\) must be a ref"
+    ):
+        to_flowrt_forms(gd)
+
+
+def test_an_unknown_tf_op_is_still_not_found_naming_type_and_node():
+    gd = _graph_def(_REF_GRAPH + 'node { name: "odd" op: "NoSuchTfOp" input: "v" }')
+    with fr.Graph().as_default():
+        with pytest.raises(
+            fr.errors.NotFoundError,
+            match=r"^Op type not registered 'NoSuchTfOp' in binary running flowrt \(node 'odd'\)",
+        ):
+            fr.import_graph_def(gd)
+
+
+def test_tf_saved_model_is_served_by_its_signature_with_tf_values():
+    with fr.Session(graph=fr.Graph()) as sess:
+        meta = fr.saved_model.loader.load(
+            sess, [fr.saved_model.tag_constants.SERVING], os.path.join(FIXTURE, "saved_model")
+        )
+        sig = meta.signature_def[
+            fr.saved_model.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+        ]
+        x = fr.saved_model.utils.get_tensor_from_tensor_info(sig.inputs["x"], sess.graph)
+        probs = fr.saved_model.utils.get_tensor_from_tensor_info(sig.outputs["probs"], sess.graph)
+        got = sess.run(probs, {x: _fixture.X_SOFTMAX})
+    np.testing.assert_allclose(got, EXPECTED["saved_model/probs"], rtol=RTOL)
