@@ -23,7 +23,7 @@ from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
-from .graph_import_tf import to_flowrt_forms
+from .graph_import_tf import FUNCTIONAL_OPS, function_graph_def, to_flowrt_forms
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
 from .protos.tensor_pb2 import TensorProto, TensorShapeProto
 from .summary.protos import UNENCODED_ATTRS
@@ -357,11 +357,11 @@ def import_nodes(
     created: dict[str, Operation] = {}
     with g.name_scope(name):
         for node in ordered:
-            created[node.name] = _import_node(g, node, ops, created, mapped)
+            created[node.name] = _import_node(g, node, ops, created, mapped, gd.library)
     return created
 
 
-def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operation:
+def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict, library) -> Operation:
     where = "Node '%s' (%s)" % (node.name, node.op)
     if node.op not in ops:
         close = difflib.get_close_matches(node.op, ops.keys(), n=3)
@@ -373,7 +373,12 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             % (node.op, node.name, hint),
         )
     check_node(node)
-    attrs = _attrs(node, where)
+    functional = node.op in FUNCTIONAL_OPS and any(
+        node.attr[k].WhichOneof("value") == "func"
+        for k in FUNCTIONAL_OPS[node.op]
+        if k in node.attr
+    )
+    attrs = {} if functional else _attrs(node, where)
     full = g.unique_name(node.name)
     inputs: list[Tensor] = []
     controls: list[Operation] = []
@@ -398,7 +403,10 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             )
         inputs.append(t)
     try:
-        op = g._create_op(node.op, inputs, attrs, full + "/")
+        if functional:
+            op = _import_functional(g, node, inputs, full, library)
+        else:
+            op = g._create_op(node.op, inputs, attrs, full + "/")
     except KeyError as e:
         raise ValueError("%s: NodeDef missing attr %s" % (where, e)) from None
     except IndexError:
@@ -411,6 +419,65 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             op.control_inputs.append(c)
             c._control_outputs.append(op)
     return op
+
+
+def _call_function(g, fname: str, args: list, library, scope: str) -> list[Tensor]:
+    """Imports function ``fname`` of ``library`` under name scope ``scope``, its args
+    mapped to ``args``; returns its outputs (run after its control outputs)."""
+    fdef = next((f for f in library.function if f.signature.name == fname), None)
+    if fdef is None:
+        raise ValueError("function '%s' is not in the GraphDef's library" % fname)
+    gd, arg_names, outputs, controls = function_graph_def(fdef, library)
+    if len(args) != len(arg_names):
+        raise ValueError(
+            "function '%s' takes %d args, called with %d" % (fname, len(arg_names), len(args))
+        )
+    by_arg = {a + ":0": t for a, t in zip(arg_names, args)}
+    created = import_nodes(gd, by_arg, scope)
+    outs = [
+        by_arg[o] if o in by_arg else created[n].outputs[i]
+        for o, (n, i) in zip(outputs, map(_split_input, outputs))
+    ]
+    after = [created[c] for c in controls]
+    if not after:
+        return outs
+    from .ops.array_ops import identity
+
+    with g.control_dependencies(after):
+        return [identity(t) for t in outs]
+
+
+def _import_functional(g, node: NodeDef, inputs: list[Tensor], full: str, library) -> Operation:
+    """A TF 2 functional node (``While``, ``If``, a call) built with flowrt's
+    ``while_loop``, ``cond`` or the function's ops inline, under name scope ``full``; the
+    node itself is an ``IdentityN`` of its results (a ``NoOp`` for none), named ``full``."""
+    from .ops.control_flow_ops import cond
+    from .ops.while_ops import while_loop
+
+    fn = [node.attr[k].func.name for k in FUNCTIONAL_OPS[node.op]]
+    with g.name_scope(full + "/"):
+        if node.op.endswith("While"):
+            shapes = node.attr["output_shapes"].list.shape if "output_shapes" in node.attr else []
+            outs = while_loop(
+                lambda *a: _call_function(g, fn[0], list(a), library, "cond")[0],
+                lambda *a: _call_function(g, fn[1], list(a), library, "body"),
+                list(inputs),
+                shape_invariants=[_shape(s) for s in shapes] or None,
+                return_same_structure=True,
+            )
+        elif node.op.endswith("If"):
+            args = inputs[1:]
+            outs = cond(
+                inputs[0],
+                lambda: _call_function(g, fn[0], args, library, "then"),
+                lambda: _call_function(g, fn[1], args, library, "else"),
+            )
+        else:
+            outs = _call_function(g, fn[0], inputs, library, "call")
+    outs = [outs] if isinstance(outs, Tensor) else list(outs)
+    if not outs:
+        return g._create_op("NoOp", [], {}, full + "/")
+    return g._create_op("IdentityN", outs, {"T": [t.dtype for t in outs]}, full + "/")
 
 
 def _return_element(r: str, created: dict[str, Operation]) -> Operation | Tensor:

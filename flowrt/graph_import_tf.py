@@ -253,3 +253,85 @@ def _restore_placeholders(node: NodeDef, new: NodeDef, extra: list, fresh) -> No
         new.input.append(ph.name)
     new.attr.clear()
     new.attr["T"].list.type.extend(dtypes)
+
+
+# --------------------------------------------------------------------------------------
+# Function libraries: TF 2's functional control flow and calls
+# --------------------------------------------------------------------------------------
+
+# Op -> its function attrs, in the order the builder takes them.
+FUNCTIONAL_OPS = {
+    "While": ("cond", "body"),
+    "StatelessWhile": ("cond", "body"),
+    "If": ("then_branch", "else_branch"),
+    "StatelessIf": ("then_branch", "else_branch"),
+    "PartitionedCall": ("f",),
+    "StatefulPartitionedCall": ("f",),
+}
+
+
+def _output_index(node: NodeDef, arg: str, index: int) -> int:
+    """The flat output index of ``node``'s output ``arg:index`` (a FunctionDef's
+    ``node:arg:index`` input), from TF's OpDef of ``node.op`` when flowrt has it."""
+    from ._core.op_signatures import _table
+
+    outputs = _table().get(node.op, {}).get("outputs")
+    if not outputs:
+        return index  # an op of one output arg (what flowrt's table cannot tell otherwise)
+    flat = 0
+    for out in outputs:
+        name, number_attr, list_attr = out[0], out[3], out[4]
+        if name == arg:
+            return flat + index
+        if number_attr:
+            flat += node.attr[number_attr].i
+        elif list_attr:
+            flat += len(node.attr[list_attr].list.type)
+        else:
+            flat += 1
+    raise ValueError("Node '%s' (%s) has no output '%s'" % (node.name, node.op, arg))
+
+
+def _tensor_name(s: str) -> str:
+    return s if ":" in s else s + ":0"
+
+
+def function_graph_def(fdef, library) -> tuple[GraphDef, list[str], list[str], list[str]]:
+    """A ``FunctionDef`` as ``(graph_def, arg nodes, output tensors, control ops)``: its
+    args become placeholders named as the args (to be mapped by ``input_map``), its
+    ``node:arg:index`` inputs flat ``node:i`` names, and ``library`` comes along for the
+    functions its nodes call."""
+    sig = fdef.signature
+    gd = GraphDef()
+    gd.library.CopyFrom(library)
+    args = []
+    for a in sig.input_arg:
+        ph = gd.node.add(name=a.name, op="Placeholder")
+        if not a.type:
+            raise ValueError(
+                "function '%s': arg '%s' has a polymorphic type (%s), which flowrt cannot "
+                "import" % (sig.name, a.name, a.type_attr or a.type_list_attr)
+            )
+        ph.attr["dtype"].type = a.type
+        ph.attr["shape"].shape.unknown_rank = True
+        args.append(a.name)
+    by_name = {n.name: n for n in fdef.node_def}
+
+    def flat(s: str) -> str:
+        if s.startswith("^"):
+            return s
+        parts = s.split(":")
+        if len(parts) == 1:
+            return s  # an arg
+        if len(parts) == 3 and parts[0] in by_name:
+            return "%s:%d" % (parts[0], _output_index(by_name[parts[0]], parts[1], int(parts[2])))
+        raise ValueError("function '%s': input '%s' names no arg or node output" % (sig.name, s))
+
+    for n in fdef.node_def:
+        new = gd.node.add()
+        new.CopyFrom(n)
+        del new.input[:]
+        new.input.extend(flat(s) for s in n.input)
+    outputs = [_tensor_name(flat(fdef.ret[a.name])) for a in sig.output_arg]
+    controls = [fdef.control_ret[c] for c in sig.control_output]
+    return gd, args, outputs, controls

@@ -206,3 +206,56 @@ def test_tf_saved_model_is_served_by_its_signature_with_tf_values():
         probs = fr.saved_model.utils.get_tensor_from_tensor_info(sig.outputs["probs"], sess.graph)
         got = sess.run(probs, {x: _fixture.X_SOFTMAX})
     np.testing.assert_allclose(got, EXPECTED["saved_model/probs"], rtol=RTOL)
+
+
+# --- control flow and functions -------------------------------------------------------
+
+
+def _frozen(name):
+    with open(os.path.join(FIXTURE, name + ".pb"), "rb") as f:
+        return GraphDef.FromString(f.read())
+
+
+_CONTROL_FLOW = [
+    ("while", "n:0", [0, 3]),
+    ("cond", "p:0", [[1.0, 2.0], [-1.0, -2.0]]),
+]
+
+
+@pytest.mark.parametrize("form", ["v2"])
+@pytest.mark.parametrize(("kind", "feed", "values"), _CONTROL_FLOW)
+def test_tf_frozen_control_flow_runs_with_tf_values(kind, feed, values, form):
+    name = "%s_%s" % (kind, form)
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.import_graph_def(_frozen(name), name="")
+        got = [sess.run("result:0", {feed: v}) for v in values]
+    for g, want in zip(got, EXPECTED[name + "/result"], strict=True):
+        np.testing.assert_array_equal(g, want)
+
+
+def test_tf_functional_while_is_a_flowrt_while_loop_named_as_the_node():
+    with fr.Graph().as_default() as g:
+        (loop,) = fr.import_graph_def(_frozen("while_v2"), return_elements=["loop"], name="")
+        # The node is the loop's results, in TF's output order (counter, limit, vars...).
+        assert loop.name == "loop" and len(loop.outputs) == 5
+        assert {op.type for op in g.get_operations()} & {"While", "StatelessWhile"}
+        # flowrt's loop differentiates like one built in Python.
+        (grad,) = fr.gradients(g.get_tensor_by_name("result:0"), [g.get_tensor_by_name("acc0:0")])
+        with fr.Session() as sess:
+            assert sess.run(grad, {"n:0": 3}) == 8.0  # d(8 a + 7)/da
+
+
+def test_tf_function_calls_run_inline_with_tf_values():
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.import_graph_def(_frozen("call"), name="")
+        result, total = sess.run(["result:0", "total:0"], {"x:0": [-1.0, 2.0]})
+    np.testing.assert_array_equal(result, EXPECTED["call/result"])
+    np.testing.assert_array_equal(total, EXPECTED["call/total"])
+
+
+def test_a_function_missing_from_the_library_is_a_value_error_naming_it():
+    gd = _frozen("call")
+    del gd.library.function[:]
+    with fr.Graph().as_default():
+        with pytest.raises(ValueError, match=r"function '__inference_outer_\d+' is not in the"):
+            fr.import_graph_def(gd, name="")
