@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from .graph_import_cf import functional_control_flow
 from .protos.graph_pb2 import GraphDef, NodeDef
 
 __all__ = ["to_flowrt_forms"]
@@ -127,6 +128,7 @@ def _saver_file_nodes(nodes: list[NodeDef]) -> set[str]:
 def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     """``gd`` with TF's ref variables, ref updates and saver ops in flowrt's forms (the
     module docstring says how); ``gd`` itself when it holds none of them."""
+    gd = functional_control_flow(gd)
     nodes = list(gd.node)
     kinds = {n.op for n in nodes}
     ref_ops = _ref_ops()
@@ -323,6 +325,8 @@ def function_graph_def(fdef, library) -> tuple[GraphDef, list[str], list[str], l
         parts = s.split(":")
         if len(parts) == 1:
             return s  # an arg
+        if len(parts) == 2 and parts[1].isdigit():
+            return s  # flowrt's own flat form (graph_import_cf's functions)
         if len(parts) == 3 and parts[0] in by_name:
             return "%s:%d" % (parts[0], _output_index(by_name[parts[0]], parts[1], int(parts[2])))
         raise ValueError("function '%s': input '%s' names no arg or node output" % (sig.name, s))

@@ -219,10 +219,11 @@ def _frozen(name):
 _CONTROL_FLOW = [
     ("while", "n:0", [0, 3]),
     ("cond", "p:0", [[1.0, 2.0], [-1.0, -2.0]]),
+    ("nested", "n:0", [0, 4]),
 ]
 
 
-@pytest.mark.parametrize("form", ["v2"])
+@pytest.mark.parametrize("form", ["v1", "v2"])
 @pytest.mark.parametrize(("kind", "feed", "values"), _CONTROL_FLOW)
 def test_tf_frozen_control_flow_runs_with_tf_values(kind, feed, values, form):
     name = "%s_%s" % (kind, form)
@@ -243,6 +244,17 @@ def test_tf_functional_while_is_a_flowrt_while_loop_named_as_the_node():
         (grad,) = fr.gradients(g.get_tensor_by_name("result:0"), [g.get_tensor_by_name("acc0:0")])
         with fr.Session() as sess:
             assert sess.run(grad, {"n:0": 3}) == 8.0  # d(8 a + 7)/da
+
+
+def test_tf1_switch_merge_loop_becomes_a_flowrt_while_keeping_the_exit_names():
+    with fr.Graph().as_default() as g:
+        fr.import_graph_def(_frozen("while_v1"), name="")
+        types = {op.type for op in g.get_operations()}
+        assert not types & {"Enter", "Merge", "Switch", "NextIteration", "Exit", "LoopCond"}
+        assert g.get_operation_by_name("loop/Exit_1").type == "Identity"
+        (grad,) = fr.gradients(g.get_tensor_by_name("result:0"), [g.get_tensor_by_name("acc0:0")])
+        with fr.Session() as sess:
+            assert sess.run(grad, {"n:0": 3}) == 8.0
 
 
 def test_tf_function_calls_run_inline_with_tf_values():
