@@ -15,6 +15,12 @@ and the slices' extents; each slice's bytes are under a key that encodes the nam
 extents (TF's ``EncodeTensorNameSlice``). flowrt writes a partitioned variable as one
 whole tensor, which TF reads into slices as needed.
 
+numpy has no bfloat16: a bfloat16 tensor (TF's mixed-precision models save them) is read
+as the float32 array of the same values, which is exact, reported as float32 and
+restorable into a float32 variable; flowrt never writes bfloat16. TF 2.21 writes the
+index uncompressed (checked on multi-block tables of ``tf.compat.v1.train.Saver`` and
+``tf.train.Checkpoint``), so a snappy-compressed block is refused as unreadable.
+
 Reading treats both files as untrusted: sizes are checked against dtype and shape before
 any data is read, every CRC is checked, and damage is a ``DataLossError`` naming the file.
 """
@@ -40,6 +46,9 @@ from .sstable import read_table, read_varint, varint, write_table
 __all__ = ["write_bundle", "BundleReader", "data_path", "index_path"]
 
 _VERSION = 1  # TF's kTensorBundleVersion; TF's min consumer is 0
+# TF's DT_BFLOAT16: numpy has no bfloat16, so its tensors are read as the float32 of the
+# same values (exact: a bfloat16 is a float32 with the low 16 mantissa bits zero).
+_BFLOAT16 = 14
 _BY_ENUM = {d.as_datatype_enum: d for d in _dt.ALL_DTYPES if d.name not in ("resource", "variant")}
 _MAX_RANK = 254
 
@@ -229,6 +238,8 @@ class BundleReader:
         return tuple(dims)
 
     def _dtype(self, name: str, entry: BundleEntryProto) -> _dt.DType:
+        if entry.dtype == _BFLOAT16:
+            return _dt.float32  # read widened, exactly (see _read_entry)
         # Raised only for the tensor asked for: the checkpoint's other tensors stay readable.
         dtype = _BY_ENUM.get(entry.dtype)
         if dtype is None:
@@ -246,7 +257,8 @@ class BundleReader:
 
     def info(self, name: str) -> tuple[_dt.DType, tuple[int, ...]]:
         """The ``(dtype, shape)`` of tensor ``name`` (KeyError if absent;
-        UnimplementedError if its dtype is one flowrt lacks, e.g. bfloat16)."""
+        UnimplementedError if its dtype is one flowrt lacks, e.g. float8; a bfloat16
+        tensor is float32, as ``read`` gives it)."""
         return self._dtype(name, self.entries[name]), self._shapes[name]
 
     def __contains__(self, name: str) -> bool:
@@ -316,11 +328,13 @@ class BundleReader:
     def _read_entry(self, name, dtype, shape, entry) -> np.ndarray:
         path = data_path(self.prefix, entry.shard_id, self.num_shards)
         count = _count(shape)
-        if dtype is not _dt.string and entry.size != count * dtype.np.itemsize:
+        bf16 = entry.dtype == _BFLOAT16
+        itemsize = 2 if bf16 else dtype.np.itemsize
+        if dtype is not _dt.string and entry.size != count * itemsize:
             raise _data_loss(
                 path,
                 "tensor %s: %d bytes stored for %d elements of %s"
-                % (name, entry.size, count, dtype.name),
+                % (name, entry.size, count, "bfloat16" if bf16 else dtype.name),
             )
         try:
             with open(path, "rb") as f:
@@ -341,6 +355,10 @@ class BundleReader:
             return self._strings(path, name, raw, count, entry.crc32c).reshape(shape)
         if masked_crc32c(raw) != entry.crc32c:
             raise _data_loss(path, "checksum mismatch for tensor %s" % name)
+        if bf16:
+            # A bfloat16 is the high half of the float32 of the same value.
+            high = np.frombuffer(raw, dtype=np.dtype(np.uint16).newbyteorder(self._order))
+            return (high.astype(np.uint32) << 16).view(np.float32).reshape(shape)
         return (
             np.frombuffer(raw, dtype=dtype.np.newbyteorder(self._order))
             .astype(dtype.np)
