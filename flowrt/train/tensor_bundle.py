@@ -357,7 +357,7 @@ class BundleReader:
             raise _data_loss(path, "checksum mismatch for tensor %s" % name)
         if bf16:
             # A bfloat16 is the high half of the float32 of the same value.
-            high = np.frombuffer(raw, dtype=np.dtype(np.uint16).newbyteorder(self._order))
+            high = np.frombuffer(raw, dtype=np.dtype(self._order + "u2"))
             return (high.astype(np.uint32) << 16).view(np.float32).reshape(shape)
         return (
             np.frombuffer(raw, dtype=dtype.np.newbyteorder(self._order))
