@@ -12,6 +12,8 @@ variables are rewritten into that form, node by node, keeping every node's name:
   taking the variable's handle.
 - An enqueue or dequeue op gets its queue's ``component_types`` and ``shapes`` attrs:
   TF's kernels find them on the queue, flowrt's on the op.
+- ``ResourceGather`` (a resource variable's ``embedding_lookup``) becomes ``GatherV2`` of a
+  ``ReadVariableOp``, flowrt's form of it.
 - ``Identity`` of a ref variable (the ``w/read`` snapshot) becomes ``ReadVariableOp``;
   any other op reading a ref gets a ``ReadVariableOp`` inserted before it, under its
   control inputs, so it reads when TF's op would. An ``Apply*`` op returns nothing in
@@ -132,7 +134,8 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     nodes = list(gd.node)
     kinds = {n.op for n in nodes}
     ref_ops = _ref_ops()
-    rewritten = _REF_VARIABLES | _SAVER_FILE_OPS | _QUEUE_USERS | ref_ops.keys() | {"RestoreV2"}
+    rewritten = _REF_VARIABLES | _SAVER_FILE_OPS | _QUEUE_USERS | ref_ops.keys()
+    rewritten |= {"RestoreV2", "ResourceGather"}
     if not kinds & rewritten:
         return gd
     by_name = {n.name: n for n in nodes}
@@ -194,6 +197,8 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
                 for attr in ("component_types", "shapes"):
                     if attr not in new.attr:
                         new.attr[attr].CopyFrom(queue.attr[attr])
+        elif node.op == "ResourceGather":
+            data = _resource_gather(node, new, extra, fresh, controls)
         elif node.op == "Identity" and ref_variable(data[0]) is not None:
             new.op = "ReadVariableOp"
             data = [_split(data[0])[0]]
@@ -230,7 +235,7 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     return out
 
 
-def _read(consumer: NodeDef, extra: list, fresh, var: NodeDef, after: list[str]) -> str:
+def _read(consumer: NodeDef, extra: list, fresh, var, after: list[str]) -> str:
     """Adds to ``extra`` a ``ReadVariableOp`` of ``var`` for ``consumer``, run after the
     ``^ops`` of ``after``; returns its name."""
     r = NodeDef(name=fresh(consumer.name + "/ReadVariableOp"), op="ReadVariableOp")
@@ -239,6 +244,34 @@ def _read(consumer: NodeDef, extra: list, fresh, var: NodeDef, after: list[str])
     r.device = consumer.device
     extra.append(r)
     return r.name
+
+
+def _resource_gather(node: NodeDef, new: NodeDef, extra: list, fresh, controls) -> list[str]:
+    """``ResourceGather`` (rows of a resource variable: ``embedding_lookup``'s forward) as
+    ``GatherV2`` of a read of it; returns the node's new data inputs."""
+    handle, indices = [s for s in node.input if not s.startswith("^")]
+    dtype = node.attr["dtype"]
+    read = _read(node, extra, fresh, _Var(handle, dtype), controls)
+    axis = NodeDef(name=fresh(node.name + "/axis"), op="Const")
+    axis.attr["dtype"].type = 3  # DT_INT32
+    axis.attr["value"].tensor.dtype = 3
+    axis.attr["value"].tensor.int_val.append(0)
+    extra.append(axis)
+    new.op = "GatherV2"
+    new.attr.clear()
+    new.attr["Tparams"].CopyFrom(dtype)
+    new.attr["Tindices"].CopyFrom(node.attr["Tindices"])
+    new.attr["Taxis"].type = 3
+    new.attr["batch_dims"].i = node.attr["batch_dims"].i
+    return [read, indices, axis.name]
+
+
+class _Var:
+    """A stand-in ``VariableV2`` NodeDef for ``_read``: its name and dtype attr."""
+
+    def __init__(self, name: str, dtype) -> None:
+        self.name = name
+        self.attr = {"dtype": dtype}
 
 
 def _restore_placeholders(node: NodeDef, new: NodeDef, extra: list, fresh) -> None:

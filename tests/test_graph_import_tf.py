@@ -271,3 +271,57 @@ def test_a_function_missing_from_the_library_is_a_value_error_naming_it():
     with fr.Graph().as_default():
         with pytest.raises(ValueError, match=r"function '__inference_outer_\d+' is not in the"):
             fr.import_graph_def(gd, name="")
+
+
+_OPTIMIZERS = [
+    ("GradientDescentOptimizer", (0.1,)),
+    ("MomentumOptimizer", (0.1, 0.9)),
+    ("AdagradOptimizer", (0.1,)),
+    ("AdamOptimizer", (0.1,)),
+    ("RMSPropOptimizer", (0.1,)),
+    ("AdadeltaOptimizer", (1.0,)),
+    ("FtrlOptimizer", (0.1,)),
+    ("ProximalAdagradOptimizer", (0.1,)),
+    ("ProximalGradientDescentOptimizer", (0.1,)),
+]
+
+
+@pytest.mark.parametrize("resource", [False, True], ids=["ref", "resource"])
+@pytest.mark.parametrize(("optimizer", "args"), _OPTIMIZERS, ids=[o for o, _ in _OPTIMIZERS])
+def test_each_tf_optimizers_update_ops_continue_in_flowrt_as_in_tf(
+    optimizer, args, resource, tmp_path
+):
+    """TF trains 2 steps, saves, trains a third; flowrt restores and trains the third with
+    the imported train_op: dense (``Apply*``) and sparse (``SparseApply*``/``Scatter*``,
+    from an embedding lookup) updates of every optimizer flowrt has."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    (tf.enable_resource_variables if resource else tf.disable_resource_variables)()
+    x = np.array([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0]], np.float32)
+    try:
+        with tf.Graph().as_default():
+            xs = tf.placeholder(tf.float32, [None, 4], name="x")
+            w = tf.Variable(_fixture.W0, name="w")
+            table = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2) / 5, name="table")
+            rows = tf.nn.embedding_lookup(table, tf.constant([0, 2, 0]))
+            loss = tf.reduce_sum(tf.square(tf.matmul(xs, w))) + tf.reduce_sum(tf.sin(rows))
+            step = tf.train.get_or_create_global_step()
+            train = getattr(tf.train, optimizer)(*args).minimize(loss, global_step=step)
+            tf.add_to_collection(tf.GraphKeys.TRAIN_OP, train)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(2):
+                    sess.run(train, {xs: x})
+                prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+                sess.run(train, {xs: x})
+                want = sess.run([w, table])
+    finally:
+        tf.enable_resource_variables()
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
+        (train_op,) = set(fr.get_collection(fr.GraphKeys.TRAIN_OP))
+        sess.run(train_op, {"x:0": x})
+        got = sess.run(fr.global_variables()[:2])
+        assert sess.run(fr.train.get_global_step()) == 3
+    for g, t in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, t, rtol=RTOL, atol=1e-7)
