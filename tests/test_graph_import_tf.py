@@ -44,6 +44,17 @@ def test_tf_meta_graph_and_checkpoint_of_the_softmax_model_run_with_tf_values(ki
         assert g.get_operation_by_name("w/Assign").type == "AssignVariableOp"
 
 
+@pytest.mark.parametrize("kind", ["ref", "resource"])
+def test_tf_initializers_run_in_flowrt(kind):
+    # The fixture's probs were computed right after TF ran the initializers.
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(os.path.join(FIXTURE, "softmax_" + kind, "model.ckpt.meta"))
+        assert sess.run(fr.report_uninitialized_variables()).tolist() == [b"w", b"b"]
+        sess.run(fr.global_variables_initializer())
+        probs = sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX})
+    np.testing.assert_allclose(probs, EXPECTED["softmax_%s/probs" % kind], rtol=RTOL)
+
+
 def _stop(sess, g, coord, threads):
     coord.request_stop()
     sess.run(g.get_operation_by_name("input_queue_Close_1"))
