@@ -12,6 +12,8 @@ variables are rewritten into that form, node by node, keeping every node's name:
   taking the variable's handle.
 - An enqueue or dequeue op gets its queue's ``component_types`` and ``shapes`` attrs:
   TF's kernels find them on the queue, flowrt's on the op.
+- ``DisableCopyOnRead`` (TF's saver writes it before reading a sliced resource variable)
+  is a ``NoOp``: flowrt's variables have no copy-on-read mode.
 - ``ResourceGather`` (a resource variable's ``embedding_lookup``) becomes ``GatherV2`` of a
   ``ReadVariableOp``, flowrt's form of it.
 - ``Identity`` of a ref variable (the ``w/read`` snapshot) becomes ``ReadVariableOp``;
@@ -135,7 +137,7 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     kinds = {n.op for n in nodes}
     ref_ops = _ref_ops()
     rewritten = _REF_VARIABLES | _SAVER_FILE_OPS | _QUEUE_USERS | ref_ops.keys()
-    rewritten |= {"RestoreV2", "ResourceGather"}
+    rewritten |= {"RestoreV2", "ResourceGather", "DisableCopyOnRead"}
     if not kinds & rewritten:
         return gd
     by_name = {n.name: n for n in nodes}
@@ -197,6 +199,12 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
                 for attr in ("component_types", "shapes"):
                     if attr not in new.attr:
                         new.attr[attr].CopyFrom(queue.attr[attr])
+        elif node.op == "DisableCopyOnRead":
+            # flowrt's variables have no copy-on-read mode to switch off.
+            new.op = "NoOp"
+            new.attr.clear()
+            controls = ["^" + _split(d)[0] for d in data] + controls
+            data = []
         elif node.op == "ResourceGather":
             data = _resource_gather(node, new, extra, fresh, controls)
         elif node.op == "Identity" and ref_variable(data[0]) is not None:

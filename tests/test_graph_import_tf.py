@@ -336,3 +336,26 @@ def test_each_tf_optimizers_update_ops_continue_in_flowrt_as_in_tf(
         assert sess.run(fr.train.get_global_step()) == 3
     for g, t in zip(got, want, strict=True):
         np.testing.assert_allclose(g, t, rtol=RTOL, atol=1e-7)
+
+
+@pytest.mark.parametrize("resource", [False, True], ids=["ref", "resource"])
+def test_tf_partitioned_variable_restores_through_the_imported_saver(resource, tmp_path):
+    # TF's resource saver reads a sliced variable after DisableCopyOnRead (a NoOp here).
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    (tf.enable_resource_variables if resource else tf.disable_resource_variables)()
+    value = np.arange(12, dtype=np.float32).reshape(4, 3)
+    try:
+        with tf.Graph().as_default():
+            part = tf.get_variable(
+                "part", initializer=tf.constant(value), partitioner=tf.fixed_size_partitioner(2)
+            )
+            tf.reduce_sum(tf.convert_to_tensor(part) * 2.0, name="y")
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+    finally:
+        tf.enable_resource_variables()
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
+        assert sess.run("y:0") == 2 * value.sum()
