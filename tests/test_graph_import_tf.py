@@ -12,6 +12,7 @@ import pytest
 import flowrt as fr
 from flowrt.graph_import_tf import to_flowrt_forms
 from flowrt.protos.graph_pb2 import GraphDef
+from flowrt.train.meta_graph import read_meta_graph_file
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "tf_graphs")
 _spec = importlib.util.spec_from_file_location(
@@ -359,3 +360,48 @@ def test_tf_partitioned_variable_restores_through_the_imported_saver(resource, t
     with fr.Graph().as_default(), fr.Session() as sess:
         fr.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
         assert sess.run("y:0") == 2 * value.sum()
+
+
+def test_a_saver_of_the_savers_collection_restores_the_imported_variables():
+    # TF's MonitoredTrainingSession keeps its Scaffold's saver in "savers": it binds to
+    # variables of the "variables" collection, which sorts after it.
+    meta = read_meta_graph_file(os.path.join(FIXTURE, "softmax_ref", "model.ckpt.meta"))
+    meta.collection_def["savers"].bytes_list.value.append(meta.saver_def.SerializeToString())
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(meta)
+        (saver,) = fr.get_collection(fr.GraphKeys.SAVERS)
+        saver.restore(sess, os.path.join(FIXTURE, "softmax_ref", "model.ckpt"))
+        probs = sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX})
+    np.testing.assert_allclose(probs, EXPECTED["softmax_ref/probs"], rtol=RTOL)
+
+
+def test_flowrt_monitored_session_continues_tfs_checkpoint_dir(tmp_path):
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    tf.disable_resource_variables()
+    x = _fixture.X_SOFTMAX
+    try:
+        with tf.Graph().as_default():
+            xs = tf.placeholder(tf.float32, [None, 4], name="x")
+            w = tf.get_variable("w", initializer=tf.constant(_fixture.W0))
+            loss = tf.reduce_mean(tf.square(tf.matmul(xs, w)), name="loss")
+            tf.summary.scalar("loss", loss)
+            step = tf.train.get_or_create_global_step()
+            train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=step)
+            with tf.train.MonitoredTrainingSession(
+                checkpoint_dir=str(tmp_path), save_checkpoint_steps=5
+            ) as sess:
+                for _ in range(5):
+                    sess.run(train, {xs: x})
+    finally:
+        tf.enable_resource_variables()
+    with fr.Graph().as_default():
+        fr.train.import_meta_graph(fr.train.latest_checkpoint(str(tmp_path)) + ".meta")
+        (train_op,) = set(fr.get_collection(fr.GraphKeys.TRAIN_OP))
+        with fr.train.MonitoredTrainingSession(
+            checkpoint_dir=str(tmp_path), save_checkpoint_steps=5
+        ) as sess:
+            losses = [sess.run(["loss:0", train_op], {"x:0": x})[0] for _ in range(5)]
+            assert sess.run(fr.train.get_global_step(), {"x:0": x}) == 10
+    assert losses == sorted(losses, reverse=True)
+    assert fr.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-10")

@@ -546,7 +546,8 @@ def _import(meta, clear_devices, import_scope, input_map, unbound_inputs_col_nam
         return op.outputs[int(index)] if sep else op
 
     variables: dict[str, Variable] = {}
-    for key in sorted(meta.collection_def):
+    # Variables first: a saver of the ``savers`` collection binds to them.
+    for key in sorted(meta.collection_def, key=lambda k: (k not in _VARIABLE_COLLECTIONS, k)):
         if key != unbound_inputs_col_name:
             _restore_collection(key, meta.collection_def[key], g, scope, names, variables)
     return g, scope, variables
