@@ -225,6 +225,11 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
                             "which TF writes as VariableV2" % (node.name, node.op, k, s)
                         )
                     data[k] = var.name
+                    src = _split(s)[0]
+                    if src != var.name and "^" + src not in controls:
+                        # A ref passed on by another ref op: run after that op, as the
+                        # data edge made TF do.
+                        controls.append("^" + src)
                     continue
                 var = ref_variable(s)
                 if var is not None:

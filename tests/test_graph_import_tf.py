@@ -172,6 +172,19 @@ def test_ref_ops_become_resource_ops_reading_when_tfs_would():
         assert g.get_operation_by_name("v").type == "VarHandleOp"
 
 
+def test_a_ref_passed_on_by_an_assign_orders_the_next_update_after_it():
+    gd = _graph_def(
+        _REF_GRAPH
+        + """node { name: "again" op: "AssignAdd" input: "v/Assign" input: "one"
+                    attr { key: "T" value { type: DT_FLOAT } } }"""
+    )
+    nodes = {n.name: n for n in to_flowrt_forms(gd).node}
+    assert list(nodes["again"].input) == ["v", "one", "^v/Assign"]
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.import_graph_def(gd, name="")
+        np.testing.assert_array_equal(sess.run("again:0"), [2.0, 2.0])
+
+
 def test_ref_variables_imported_twice_under_scopes_are_two_variables():
     gd = _graph_def(_REF_GRAPH)
     with fr.Graph().as_default(), fr.Session() as sess:
