@@ -36,7 +36,10 @@ from collections.abc import Callable
 from .graph_import_cf import functional_control_flow
 from .protos.graph_pb2 import GraphDef, NodeDef
 
-__all__ = ["to_flowrt_forms"]
+__all__ = ["to_flowrt_forms", "CHECKPOINT_KEY_ATTR"]
+
+CHECKPOINT_KEY_ATTR = "_checkpoint_key"
+"""The attr of an imported restore placeholder naming the checkpoint entry it is fed."""
 
 _REF_VARIABLES = frozenset({"VariableV2", "Variable"})
 
@@ -191,7 +194,7 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
             for attr in ("container", "shared_name"):  # TF's defaults, when left out
                 new.attr[attr].s = node.attr[attr].s if attr in node.attr else b""
         elif node.op == "RestoreV2":
-            _restore_placeholders(node, new, extra, fresh)
+            _restore_placeholders(node, new, extra, fresh, by_name)
             data = list(new.input)
         elif node.op in _QUEUE_USERS:
             queue = by_name.get(_split(data[0])[0]) if data else None
@@ -235,12 +238,12 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
                 if var is not None:
                     data[k] = read(var, controls)
                     continue
-                src = by_name.get(_split(s)[0])
-                if src is not None and src.op in ref_ops and not ref_ops[src.op][3]:
+                producer = by_name.get(_split(s)[0])
+                if producer is not None and producer.op in ref_ops and not ref_ops[producer.op][3]:
                     # An Apply* op's output: the variable as it updated it.
                     var = variable_of(s)
                     if var is not None:
-                        data[k] = read(var, ["^" + src.name])
+                        data[k] = read(var, ["^" + producer.name])
         del new.input[:]
         new.input.extend(data + controls)
         out.node.extend(extra)
@@ -287,16 +290,24 @@ class _Var:
         self.attr = {"dtype": dtype}
 
 
-def _restore_placeholders(node: NodeDef, new: NodeDef, extra: list, fresh) -> None:
+def _restore_placeholders(node: NodeDef, new: NodeDef, extra: list, fresh, by_name) -> None:
     """``RestoreV2`` as one placeholder per restored tensor, gathered by an ``IdentityN``
-    of the node's name (``fr.train.Saver`` feeds what the restore assigns)."""
+    of the node's name (``fr.train.Saver`` feeds what the restore assigns). Each
+    placeholder's ``_checkpoint_key`` attr is the name TF's saver reads it from (a
+    ``var_list`` dict's key), when the names are a constant of the graph."""
     dtypes = list(node.attr["dtypes"].list.type)
+    names = by_name.get(_split(node.input[1])[0]) if len(node.input) > 1 else None
+    keys: list[bytes] = []
+    if names is not None and names.op == "Const":
+        keys = list(names.attr["value"].tensor.string_val)
     new.op = "IdentityN"
     del new.input[:]
     for k, t in enumerate(dtypes):
         ph = NodeDef(name=fresh("%s/tensor_%d" % (node.name, k)), op="Placeholder")
         ph.attr["dtype"].type = t
         ph.attr["shape"].shape.unknown_rank = True
+        if len(keys) == len(dtypes):
+            ph.attr[CHECKPOINT_KEY_ATTR].s = keys[k]
         extra.append(ph)
         new.input.append(ph.name)
     new.attr.clear()

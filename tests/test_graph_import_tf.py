@@ -418,3 +418,40 @@ def test_flowrt_monitored_session_continues_tfs_checkpoint_dir(tmp_path):
             assert sess.run(fr.train.get_global_step(), {"x:0": x}) == 10
     assert losses == sorted(losses, reverse=True)
     assert fr.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-10")
+
+
+@pytest.mark.parametrize("resource", [False, True], ids=["ref", "resource"])
+def test_tf_savers_var_list_names_are_the_imported_savers_checkpoint_keys(resource, tmp_path):
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    (tf.enable_resource_variables if resource else tf.disable_resource_variables)()
+    try:
+        with tf.Graph().as_default():
+            w = tf.Variable(_fixture.W0, name="w")
+            tf.identity(w.read_value(), name="y")
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                saver = tf.train.Saver({"old_scope/weights": w})
+                prefix = saver.save(sess, str(tmp_path / "model.ckpt"))
+    finally:
+        tf.enable_resource_variables()
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run("y:0"), _fixture.W0)
+
+
+def test_the_imported_saver_reads_the_checkpoint_keys_tfs_restore_names(tmp_path):
+    # As TF's Saver({"bias": b, "weights": w}) writes it: RestoreV2 reads those keys.
+    meta = read_meta_graph_file(os.path.join(FIXTURE, "softmax_ref", "model.ckpt.meta"))
+    (names,) = [n for n in meta.graph_def.node if n.name == "save/RestoreV2/tensor_names"]
+    assert list(names.attr["value"].tensor.string_val) == [b"b", b"w"]
+    names.attr["value"].tensor.string_val[:] = [b"bias", b"weights"]
+    with fr.Graph().as_default(), fr.Session() as sess:
+        w = fr.Variable(np.ones((4, 3), np.float32))
+        b = fr.Variable(np.full(3, 2.0, np.float32))
+        sess.run(fr.global_variables_initializer())
+        prefix = fr.train.Saver({"bias": b, "weights": w}).save(sess, str(tmp_path / "m"))
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(meta).restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run("w/read:0"), np.ones((4, 3)))
+        np.testing.assert_array_equal(sess.run("b/read:0"), np.full(3, 2.0))

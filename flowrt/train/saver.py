@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import errors
 from .._core.graph import GraphKeys, Operation, get_default_graph
+from ..graph_import_tf import CHECKPOINT_KEY_ATTR
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
@@ -377,6 +378,15 @@ def _restore_assigns(restore_op: Operation) -> list[Operation]:
     return out
 
 
+def _restored_key(t: Tensor) -> str | None:
+    """The checkpoint key an imported TF restore reads into ``t`` (a placeholder's
+    ``_checkpoint_key``, through identities), or None."""
+    while t.op.type in ("Identity", "IdentityN"):
+        t = t.op.inputs[t.value_index if t.op.type == "IdentityN" else 0]
+    key = t.op.attrs.get(CHECKPOINT_KEY_ATTR) if t.op.type == "Placeholder" else None
+    return key if isinstance(key, str) else None
+
+
 class Saver:
     """Saves and restores variables (TF1 ``tf.train.Saver``).
 
@@ -500,6 +510,7 @@ class Saver:
                 "SaverDef's restore_op_name %r names no operation of the graph" % full
             ) from None
         feeds = {}
+        ckpt_keys = {}
         for a in _restore_assigns(self._restore_op):
             if a.type != "AssignVariableOp" or len(a.inputs) != 2:
                 raise ValueError(
@@ -507,6 +518,7 @@ class Saver:
                     "written by a flowrt Saver" % (full, a.describe())
                 )
             feeds[a.inputs[0].op] = a.inputs[1]
+            ckpt_keys[a.inputs[0].op] = _restored_key(a.inputs[1])
         candidates = global_variables() + g.get_collection(GraphKeys.SAVEABLE_OBJECTS)
         restored = [v for v in candidates if isinstance(v, Variable) and v.op in feeds]
         prefix = scope + "/" if scope else ""
@@ -515,7 +527,7 @@ class Saver:
             n = v._save_slice_info.full_name if v._save_slice_info is not None else v.op.name
             return n[len(prefix) :] if prefix and n.startswith(prefix) else n
 
-        self._vars = group_for_saving([(key(v), v) for v in restored])
+        self._vars = group_for_saving([(ckpt_keys.get(v.op) or key(v), v) for v in restored])
         self._feeds = {n: [feeds[p.op] for p in _parts(v)] for n, v in self._vars.items()}
         self._is_empty = not self._vars
 
