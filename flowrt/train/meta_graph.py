@@ -482,9 +482,11 @@ def import_meta_graph(
       A ``Saver`` restoring the imported variables: built from the file's ``SaverDef``
       if it has one, else over all variables; None if there are no variables.
 
-    Note (flowrt): a saver rebuilt from a ``SaverDef`` stores each variable under its
-    name (relative to ``import_scope``): names given by a ``var_list`` dict are not in
-    the meta graph.
+    Note (flowrt): TF's graph forms are imported as flowrt's (ref variables as resource
+    variables, TF1 control flow as ``while_loop``/``cond``, ...; see
+    ``docs/interop.md``). A saver rebuilt from a ``SaverDef`` stores each variable under
+    the checkpoint key the file's ``RestoreV2`` names (TF's files: a ``var_list``
+    dict's keys), else under the variable's name relative to ``import_scope``.
     """
     from .saver import Saver
 
