@@ -3,6 +3,9 @@
 Each ``NodeDef`` becomes an op of the same registered type, with its inputs (``^name``
 for control inputs), device and attrs decoded from their ``AttrValue`` form; shapes and
 dtypes are inferred again, as TF's importer does (``_output_shapes`` is not read back).
+TF's forms flowrt runs differently are rewritten into flowrt's first
+(``graph_import_tf``), and functional nodes are built from the GraphDef's function
+library (``_import_functional``).
 ``decode_attr`` and ``make_ndarray`` are the inverse of the writer in
 ``flowrt/summary/protos.py``.
 """
@@ -321,10 +324,13 @@ def import_graph_def(
         element is missing, or a node cannot be rebuilt (its message names it).
       NotFoundError: a node's op type is not registered.
 
-    Note (flowrt): ``func`` attrs (TF functions) are not supported, and a node whose
-    attr held a Python object when it was written (loop and branch bodies, function
-    calls, ``fr.print``'s stream; recorded in ``_flowrt_unencoded_attrs``) is a
-    ValueError naming it. A ``py_func`` node imports, but its callable is registered
+    Note (flowrt): TF's forms that flowrt runs otherwise are rewritten first
+    (``graph_import_tf``: ref variables, TF1 control flow, the saver's ops; see
+    ``docs/interop.md``). ``func`` attrs are read for ``While``/``If`` (built with
+    ``fr.while_loop``/``fr.cond``) and ``PartitionedCall`` (its function inline) from the
+    GraphDef's library, nowhere else. A node whose attr held a Python object when
+    flowrt wrote it (loop and branch bodies, function calls, ``fr.print``'s stream;
+    recorded in ``_flowrt_unencoded_attrs``) is a ValueError naming it. A ``py_func`` node imports, but its callable is registered
     with the graph that made it: running it elsewhere fails as in a new TF process
     (``callback pyfunc_0 is not found``).
     """
