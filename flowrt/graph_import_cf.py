@@ -5,10 +5,10 @@ functions of the GraphDef's library), which ``import_graph_def`` builds with flo
 
 - A while loop is the frame of its ``Enter`` nodes: each loop variable is an ``Enter`` ->
   ``Merge`` -> ``Switch`` -> ... -> ``NextIteration`` cycle, the ``LoopCond`` input is the
-  condition, and constant ``Enter``\\ s are the tensors the loop reads from outside. The
+  condition, and the constant ``Enter`` nodes bring in the tensors it reads from outside. The
   condition and the body become functions of (variables, constants); each ``Exit`` becomes
   an ``Identity`` of the ``While`` node's output, under the ``Exit``'s name.
-- A cond is the ``Switch``\\ es of one predicate and the ``Merge``\\ s that close them: the
+- A cond is the ``Switch`` nodes of one predicate and the ``Merge`` nodes closing them: the
   nodes under each side of the switches become a function of the switched tensors, and
   each ``Merge`` becomes an ``Identity`` of the ``If`` node's output.
 
@@ -204,12 +204,14 @@ class _Rewrite:
         cond_args = {"%s:0" % m.name: (a, t) for m, a, t in zip(merges, arg_names, dtypes)}
         cond_args.update(consts)
         cond_out = [cond_node.input[0]]
-        cond_body = self.backward(cond_out, boundary | {m.name for m in merges})
+        # The other parts of the loop bound each function: reading them is an error.
+        parts_of_loop = {n.name for n in merges + switches + nexts + [cond_node]} | boundary
+        cond_body = self.backward(cond_out, parts_of_loop)
         self.function(base + "_cond", cond_body, cond_args, cond_out)
         body_args = {"%s:1" % s.name: (a, t) for s, a, t in zip(switches, arg_names, dtypes)}
         body_args.update(consts)
         body_outs = [n.input[0] for n in nexts] + list(consts)
-        body = self.backward(body_outs, boundary | {s.name for s in switches})
+        body = self.backward(body_outs, parts_of_loop)
         self.function(base + "_body", body, body_args, body_outs)
         node = NodeDef(name=base, op="While")
         node.input.extend(e.input[0] for e in variables + constants)
