@@ -16,6 +16,7 @@ variables are rewritten into that form, node by node, keeping every node's name:
   is a ``NoOp``: flowrt's variables have no copy-on-read mode.
 - ``ResourceGather`` (a resource variable's ``embedding_lookup``) becomes ``GatherV2`` of a
   ``ReadVariableOp``, flowrt's form of it.
+- ``ParseExampleV2``'s keys, constant inputs in TF, become flowrt's attrs.
 - ``Identity`` of a ref variable (the ``w/read`` snapshot) becomes ``ReadVariableOp``;
   any other op reading a ref gets a ``ReadVariableOp`` inserted before it, under its
   control inputs, so it reads when TF's op would. An ``Apply*`` op returns nothing in
@@ -140,7 +141,7 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     kinds = {n.op for n in nodes}
     ref_ops = _ref_ops()
     rewritten = _REF_VARIABLES | _SAVER_FILE_OPS | _QUEUE_USERS | ref_ops.keys()
-    rewritten |= {"RestoreV2", "ResourceGather", "DisableCopyOnRead"}
+    rewritten |= {"RestoreV2", "ResourceGather", "DisableCopyOnRead", "ParseExampleV2"}
     if not kinds & rewritten:
         return gd
     by_name = {n.name: n for n in nodes}
@@ -208,6 +209,8 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
             new.attr.clear()
             controls = ["^" + _split(d)[0] for d in data] + controls
             data = []
+        elif node.op == "ParseExampleV2" and "num_sparse" in node.attr:
+            data = _parse_example(node, new, by_name)
         elif node.op == "ResourceGather":
             data = _resource_gather(node, new, extra, fresh, controls)
         elif node.op == "Identity" and ref_variable(data[0]) is not None:
@@ -280,6 +283,47 @@ def _resource_gather(node: NodeDef, new: NodeDef, extra: list, fresh, controls) 
     new.attr["Taxis"].type = 3
     new.attr["batch_dims"].i = node.attr["batch_dims"].i
     return [read, indices, axis.name]
+
+
+def _const_strings(node: NodeDef, src: str, by_name, what: str) -> list[str]:
+    const = by_name.get(_split(src)[0])
+    if const is None or const.op != "Const":
+        raise ValueError(
+            "Node '%s' (%s): its %s must be a constant for flowrt, got '%s'"
+            % (node.name, node.op, what, src)
+        )
+    return [b.decode("utf-8") for b in const.attr["value"].tensor.string_val]
+
+
+def _parse_example(node: NodeDef, new: NodeDef, by_name) -> list[str]:
+    """TF's ``ParseExampleV2`` (keys as constant inputs) as flowrt's (keys as attrs);
+    returns the node's new data inputs. A dense shape of unknown first dimension is a
+    ``FixedLenSequenceFeature``'s."""
+    data = [s for s in node.input if not s.startswith("^")]
+    ragged = _const_strings(node, data[4], by_name, "ragged_keys")
+    if ragged:
+        raise ValueError(
+            "Node '%s' (ParseExampleV2): ragged features (%s) have no flowrt form"
+            % (node.name, ", ".join(ragged))
+        )
+    new.attr.clear()
+    new.attr["sparse_keys"].list.s.extend(
+        k.encode() for k in _const_strings(node, data[2], by_name, "sparse_keys")
+    )
+    new.attr["dense_keys"].list.s.extend(
+        k.encode() for k in _const_strings(node, data[3], by_name, "dense_keys")
+    )
+    new.attr["sparse_types"].CopyFrom(node.attr["sparse_types"])
+    new.attr["Tdense"].CopyFrom(node.attr["Tdense"])
+    new.attr["dense_shapes"].list.SetInParent()
+    new.attr["ragged"].list.SetInParent()
+    for shape in node.attr["dense_shapes"].list.shape:
+        seq = bool(shape.dim) and shape.dim[0].size < 0
+        kept = new.attr["dense_shapes"].list.shape.add()
+        kept.dim.extend(shape.dim[1:] if seq else shape.dim)
+        new.attr["ragged"].list.b.append(seq)
+    new.attr["single"].b = False
+    return data[:2] + data[5:]
 
 
 class _Var:

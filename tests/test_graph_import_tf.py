@@ -455,3 +455,106 @@ def test_the_imported_saver_reads_the_checkpoint_keys_tfs_restore_names(tmp_path
         fr.train.import_meta_graph(meta).restore(sess, prefix)
         np.testing.assert_array_equal(sess.run("w/read:0"), np.ones((4, 3)))
         np.testing.assert_array_equal(sess.run("b/read:0"), np.full(3, 2.0))
+
+
+_PARSE_GRAPH = """
+node { name: "ser" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } }
+       attr { key: "shape" value { shape {} } } }
+node { name: "names" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+       attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim {} } } } } }
+node { name: "sparse_keys" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+       attr { key: "value" value { tensor { dtype: DT_STRING
+                                            tensor_shape { dim { size: 1 } } string_val: "s" } } } }
+node { name: "dense_keys" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+       attr { key: "value" value { tensor { dtype: DT_STRING
+                                            tensor_shape { dim { size: 1 } } string_val: "x" } } } }
+node { name: "ragged_keys" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+       attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim {} } } } } }
+node { name: "default" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim {} } } } } }
+node { name: "parse" op: "ParseExampleV2"
+       input: "ser" input: "names" input: "sparse_keys" input: "dense_keys"
+       input: "ragged_keys" input: "default"
+       attr { key: "num_sparse" value { i: 1 } }
+       attr { key: "sparse_types" value { list { type: DT_INT64 } } }
+       attr { key: "ragged_value_types" value { list {} } }
+       attr { key: "ragged_split_types" value { list {} } }
+       attr { key: "Tdense" value { list { type: DT_FLOAT } } }
+       attr { key: "dense_shapes" value { list { shape { dim { size: 2 } } } } } }
+"""
+
+
+def test_tfs_parse_example_v2_of_one_serialized_example_imports():
+    # What TF 2.21's parse_single_example writes: the keys are constant inputs, and a
+    # scalar input parses one example with no batch dimension.
+    from flowrt.protos.example_pb2 import Example
+
+    ex = Example()
+    ex.features.feature["x"].float_list.value.extend([1.5, -2.0])
+    ex.features.feature["s"].int64_list.value.extend([7, 8, 9])
+    with fr.Graph().as_default() as g, fr.Session() as sess:
+        fr.import_graph_def(_graph_def(_PARSE_GRAPH), name="")
+        parse = g.get_operation_by_name("parse")
+        assert [o.shape.as_list() for o in parse.outputs] == [[None, 1], [None], [1], [2]]
+        idx, vals, shape, x = sess.run(parse.outputs, {"ser:0": ex.SerializeToString()})
+    assert idx.tolist() == [[0], [1], [2]] and vals.tolist() == [7, 8, 9]
+    assert shape.tolist() == [3] and x.tolist() == [1.5, -2.0]
+
+
+def test_tf1_record_pipeline_keeps_training_in_flowrt(tmp_path):
+    """string_input_producer (epochs in a local variable's CountUpTo), TFRecordReader,
+    parse_single_example and train.batch, written by TF; flowrt restores and goes on."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    tf.disable_resource_variables()
+    path = str(tmp_path / "data.tfrecord")
+    rng = np.random.RandomState(0)
+    with tf.io.TFRecordWriter(path) as w:
+        for _ in range(40):
+            x = rng.randn(4).astype(np.float32)
+            ex = tf.train.Example()
+            ex.features.feature["x"].float_list.value.extend(x)
+            ex.features.feature["y"].int64_list.value.append(int(x.sum() > 0))
+            w.write(ex.SerializeToString())
+    try:
+        with tf.Graph().as_default():
+            files = tf.train.string_input_producer([path], num_epochs=4, shuffle=False)
+            _, rec = tf.TFRecordReader().read(files)
+            spec = {
+                "x": tf.FixedLenFeature([4], tf.float32),
+                "y": tf.FixedLenFeature([], tf.int64),
+            }
+            f = tf.parse_single_example(rec, spec)
+            xb, yb = tf.train.batch([f["x"], f["y"]], batch_size=8)
+            w = tf.get_variable("w", initializer=tf.zeros([4, 2]))
+            logits = tf.matmul(xb, w)
+            tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=logits),
+                name="loss",
+            )
+            step = tf.train.get_or_create_global_step()
+            loss = tf.get_default_graph().get_tensor_by_name("loss:0")
+            train = tf.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step)
+            with tf.Session() as sess:
+                sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+                coord = tf.train.Coordinator()
+                threads = tf.train.start_queue_runners(sess, coord)
+                first = sess.run([loss, train])[0]
+                for _ in range(9):
+                    sess.run(train)
+                prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), step)
+                coord.request_stop()
+                coord.join(threads, stop_grace_period_secs=5)
+    finally:
+        tf.enable_resource_variables()
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
+        sess.run(fr.local_variables_initializer())
+        coord = fr.train.Coordinator()
+        threads = fr.train.start_queue_runners(sess, coord)
+        (train_op,) = set(fr.get_collection(fr.GraphKeys.TRAIN_OP))
+        losses = [sess.run(["loss:0", train_op])[0] for _ in range(10)]
+        assert sess.run(fr.train.get_global_step()) == 20
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    assert max(losses[-3:]) < first
