@@ -18,8 +18,8 @@ whole tensor, which TF reads into slices as needed.
 numpy has no bfloat16: a bfloat16 tensor (TF's mixed-precision models save them) is read
 as the float32 array of the same values, which is exact, reported as float32 and
 restorable into a float32 variable; flowrt never writes bfloat16. TF 2.21 writes the
-index uncompressed (checked on multi-block tables of ``tf.compat.v1.train.Saver`` and
-``tf.train.Checkpoint``), so a snappy-compressed block is refused as unreadable.
+index uncompressed (``tf.compat.v1.train.Saver``'s and ``tf.train.Checkpoint``'s), so a
+snappy-compressed block is refused as unreadable.
 
 Reading treats both files as untrusted: sizes are checked against dtype and shape before
 any data is read, every CRC is checked, and damage is a ``DataLossError`` naming the file.
@@ -46,8 +46,8 @@ from .sstable import read_table, read_varint, varint, write_table
 __all__ = ["write_bundle", "BundleReader", "data_path", "index_path"]
 
 _VERSION = 1  # TF's kTensorBundleVersion; TF's min consumer is 0
-# TF's DT_BFLOAT16: numpy has no bfloat16, so its tensors are read as the float32 of the
-# same values (exact: a bfloat16 is a float32 with the low 16 mantissa bits zero).
+# TF's DT_BFLOAT16: its bytes are read as uint16, then widened to the float32 of the same
+# value (exact: a bfloat16 is the high half of a float32).
 _BFLOAT16 = 14
 _BY_ENUM = {d.as_datatype_enum: d for d in _dt.ALL_DTYPES if d.name not in ("resource", "variant")}
 _MAX_RANK = 254
@@ -238,8 +238,9 @@ class BundleReader:
         return tuple(dims)
 
     def _dtype(self, name: str, entry: BundleEntryProto) -> _dt.DType:
+        """The dtype of the stored elements (uint16 for bfloat16's)."""
         if entry.dtype == _BFLOAT16:
-            return _dt.float32  # read widened, exactly (see _read_entry)
+            return _dt.uint16
         # Raised only for the tensor asked for: the checkpoint's other tensors stay readable.
         dtype = _BY_ENUM.get(entry.dtype)
         if dtype is None:
@@ -257,9 +258,11 @@ class BundleReader:
 
     def info(self, name: str) -> tuple[_dt.DType, tuple[int, ...]]:
         """The ``(dtype, shape)`` of tensor ``name`` (KeyError if absent;
-        UnimplementedError if its dtype is one flowrt lacks, e.g. float8; a bfloat16
-        tensor is float32, as ``read`` gives it)."""
-        return self._dtype(name, self.entries[name]), self._shapes[name]
+        UnimplementedError if its dtype is one flowrt lacks, e.g. float8; bfloat16 is
+        float32, as ``read`` gives it)."""
+        entry = self.entries[name]
+        dtype = _dt.float32 if entry.dtype == _BFLOAT16 else self._dtype(name, entry)
+        return dtype, self._shapes[name]
 
     def __contains__(self, name: str) -> bool:
         return name in self._shapes
@@ -269,11 +272,15 @@ class BundleReader:
 
     def read(self, name: str) -> np.ndarray:
         """The value of tensor ``name``, checked against its entry's size and CRC."""
-        dtype, shape = self.info(name)
         entry = self.entries[name]
+        dtype, shape = self._dtype(name, entry), self._shapes[name]
         if entry.slices:
-            return self._read_sliced(name, dtype, shape, entry)
-        return self._read_entry(name, dtype, shape, entry)
+            value = self._read_sliced(name, dtype, shape, entry)
+        else:
+            value = self._read_entry(name, dtype, shape, entry)
+        if entry.dtype == _BFLOAT16:
+            return (value.astype(np.uint32) << 16).view(np.float32)
+        return value
 
     def _read_sliced(self, name, dtype, shape, entry) -> np.ndarray:
         """A tensor TF saved in slices: each slice read (so bounded by the files' real
@@ -328,13 +335,11 @@ class BundleReader:
     def _read_entry(self, name, dtype, shape, entry) -> np.ndarray:
         path = data_path(self.prefix, entry.shard_id, self.num_shards)
         count = _count(shape)
-        bf16 = entry.dtype == _BFLOAT16
-        itemsize = 2 if bf16 else dtype.np.itemsize
-        if dtype is not _dt.string and entry.size != count * itemsize:
+        if dtype is not _dt.string and entry.size != count * dtype.np.itemsize:
             raise _data_loss(
                 path,
                 "tensor %s: %d bytes stored for %d elements of %s"
-                % (name, entry.size, count, "bfloat16" if bf16 else dtype.name),
+                % (name, entry.size, count, dtype.name),
             )
         try:
             with open(path, "rb") as f:
@@ -355,10 +360,6 @@ class BundleReader:
             return self._strings(path, name, raw, count, entry.crc32c).reshape(shape)
         if masked_crc32c(raw) != entry.crc32c:
             raise _data_loss(path, "checksum mismatch for tensor %s" % name)
-        if bf16:
-            # A bfloat16 is the high half of the float32 of the same value.
-            high = np.frombuffer(raw, dtype=np.dtype(self._order + "u2"))
-            return (high.astype(np.uint32) << 16).view(np.float32).reshape(shape)
         return (
             np.frombuffer(raw, dtype=dtype.np.newbyteorder(self._order))
             .astype(dtype.np)
