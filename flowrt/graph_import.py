@@ -26,6 +26,7 @@ from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
+from .graph_import_cf import split_input as _split_input
 from .graph_import_tf import FUNCTIONAL_OPS, function_graph_def, to_flowrt_forms
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
 from .protos.tensor_pb2 import TensorProto, TensorShapeProto
@@ -208,16 +209,6 @@ def _as_graph_def(graph_def: Any) -> GraphDef:
     raise TypeError("Argument `graph_def` must be a GraphDef proto.")
 
 
-def _split_input(s: str) -> tuple[str, int]:
-    """``"name:i"`` -> (name, i); ``"name"`` -> (name, 0); ``"^name"`` -> (name, -1)."""
-    if s.startswith("^"):
-        return s[1:], -1
-    name, sep, index = s.rpartition(":")
-    if sep and index.isdigit():
-        return name, int(index)
-    return s, 0
-
-
 def _tensor_key(s: str) -> str:
     name, i = _split_input(s)
     return "^" + name if i < 0 else "%s:%d" % (name, i)
@@ -330,9 +321,9 @@ def import_graph_def(
     ``fr.while_loop``/``fr.cond``) and ``PartitionedCall`` (its function inline) from the
     GraphDef's library, nowhere else. A node whose attr held a Python object when
     flowrt wrote it (loop and branch bodies, function calls, ``fr.print``'s stream;
-    recorded in ``_flowrt_unencoded_attrs``) is a ValueError naming it. A ``py_func`` node imports, but its callable is registered
-    with the graph that made it: running it elsewhere fails as in a new TF process
-    (``callback pyfunc_0 is not found``).
+    recorded in ``_flowrt_unencoded_attrs``) is a ValueError naming it. A ``py_func``
+    node imports, but its callable is registered with the graph that made it: running it
+    elsewhere fails as in a new TF process (``callback pyfunc_0 is not found``).
     """
     del op_dict, producer_op_list
     returns = None if return_elements is None else [str(r) for r in return_elements]

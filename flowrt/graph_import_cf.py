@@ -21,18 +21,22 @@ from __future__ import annotations
 
 from .protos.graph_pb2 import FunctionDef, GraphDef, NodeDef
 
-__all__ = ["functional_control_flow"]
+__all__ = ["functional_control_flow", "split_input"]
 
 _V1_OPS = frozenset({"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"})
 
 
-def _split(s: str) -> tuple[str, int]:
+def split_input(s: str) -> tuple[str, int]:
+    """``"name:i"`` -> (name, i); ``"name"`` -> (name, 0); ``"^name"`` -> (name, -1)."""
     if s.startswith("^"):
         return s[1:], -1
     name, sep, index = s.rpartition(":")
     if sep and index.isdigit():
         return name, int(index)
     return s, 0
+
+
+_split = split_input
 
 
 def _tensor(s: str) -> str:

@@ -35,6 +35,7 @@ import functools
 from collections.abc import Callable
 
 from .graph_import_cf import functional_control_flow
+from .graph_import_cf import split_input as _split
 from .protos.graph_pb2 import GraphDef, NodeDef
 
 __all__ = ["to_flowrt_forms", "CHECKPOINT_KEY_ATTR"]
@@ -106,15 +107,6 @@ _QUEUE_USERS = frozenset(
 _QUEUE_OPS = frozenset(
     {"FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2"}
 )
-
-
-def _split(s: str) -> tuple[str, int]:
-    if s.startswith("^"):
-        return s[1:], -1
-    name, sep, index = s.rpartition(":")
-    if sep and index.isdigit():
-        return name, int(index)
-    return s, 0
 
 
 def _saver_file_nodes(nodes: list[NodeDef]) -> set[str]:
