@@ -558,3 +558,72 @@ def test_tf1_record_pipeline_keeps_training_in_flowrt(tmp_path):
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=5)
     assert max(losses[-3:]) < first
+
+
+@pytest.mark.parametrize("resource", [False, True], ids=["ref", "resource"])
+def test_a_tf_conv_training_graph_continues_in_flowrt_as_in_tf(resource, tmp_path):
+    """Conv, pooling, moments, batch_normalization, an ExponentialMovingAverage, three
+    losses, exponential_decay, clip_by_global_norm, Momentum and a streaming metric:
+    TF's graph and checkpoint after one step; the second step in flowrt as in TF."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    (tf.enable_resource_variables if resource else tf.disable_resource_variables)()
+    rng = np.random.RandomState(0)
+    feed_x, feed_y = rng.randn(6, 28, 28, 1).astype(np.float32), rng.randint(0, 10, 6)
+    try:
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None, 28, 28, 1], name="x")
+            y = tf.placeholder(tf.int64, [None], name="y")
+            k = tf.get_variable("k", [3, 3, 1, 8])
+            h = tf.nn.relu(tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"))
+            h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+            h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+            mean, var = tf.nn.moments(h, [0, 1, 2])
+            h = tf.reshape(tf.nn.batch_normalization(h, mean, var, None, None, 1e-3), [-1, 392])
+            ema = tf.train.ExponentialMovingAverage(0.9)
+            maintain = ema.apply([k])
+            w = tf.get_variable("w", [392, 10])
+            logits = tf.matmul(h, w)
+            onehot = tf.one_hot(y, 10)
+            losses = [
+                tf.nn.softmax_cross_entropy_with_logits_v2(labels=onehot, logits=logits),
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits),
+            ]
+            loss = tf.add_n(
+                [tf.reduce_mean(t) for t in losses]
+                + [1e-4 * tf.nn.l2_loss(w), tf.losses.sigmoid_cross_entropy(onehot, logits)],
+                name="loss",
+            )
+            step = tf.train.get_or_create_global_step()
+            opt = tf.train.MomentumOptimizer(tf.train.exponential_decay(0.1, step, 100, 0.9), 0.9)
+            grads, variables = zip(*opt.compute_gradients(loss))
+            grads, _ = tf.clip_by_global_norm(grads, 5.0)
+            with tf.control_dependencies([maintain]):
+                opt.apply_gradients(zip(grads, variables), global_step=step)
+            acc, acc_update = tf.metrics.accuracy(y, tf.argmax(logits, 1), name="acc")
+            tf.add_to_collection("acc", acc)
+            tf.add_to_collection("acc", acc_update)
+            average = ema.average(k)
+            with tf.Session() as sess:
+                sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+                feed = {x: feed_x, y: feed_y}
+                (train,) = set(tf.get_collection(tf.GraphKeys.TRAIN_OP))
+                sess.run(train, feed)
+                prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+                sess.run(train, feed)
+                sess.run(acc_update, feed)
+                want = sess.run([loss, acc, average], feed)
+    finally:
+        tf.enable_resource_variables()
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
+        sess.run(fr.local_variables_initializer())
+        feed = {"x:0": feed_x, "y:0": feed_y}
+        (train_op,) = set(fr.get_collection(fr.GraphKeys.TRAIN_OP))
+        sess.run(train_op, feed)
+        acc, acc_update = fr.get_collection("acc")
+        sess.run(acc_update, feed)
+        (ema_k,) = [v for v in fr.global_variables() if v.op.name == average.op.name]
+        got = sess.run(["loss:0", acc, ema_k], feed)
+    for g, t in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, t, rtol=RTOL, atol=1e-6)
