@@ -231,14 +231,14 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
                     continue
                 var = ref_variable(s)
                 if var is not None:
-                    data[k] = read(var, controls)
+                    data[k] = read(var.name, var.attr["dtype"], controls)
                     continue
                 producer = by_name.get(_split(s)[0])
                 if producer is not None and producer.op in ref_ops and not ref_ops[producer.op][3]:
                     # An Apply* op's output: the variable as it updated it.
                     var = variable_of(s)
                     if var is not None:
-                        data[k] = read(var, ["^" + producer.name])
+                        data[k] = read(var.name, var.attr["dtype"], ["^" + producer.name])
         del new.input[:]
         new.input.extend(data + controls)
         out.node.extend(extra)
@@ -246,12 +246,12 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     return out
 
 
-def _read(consumer: NodeDef, extra: list, fresh, var, after: list[str]) -> str:
-    """Adds to ``extra`` a ``ReadVariableOp`` of ``var`` for ``consumer``, run after the
-    ``^ops`` of ``after``; returns its name."""
+def _read(consumer: NodeDef, extra: list, fresh, handle: str, dtype, after: list[str]) -> str:
+    """Adds to ``extra`` a ``ReadVariableOp`` of variable ``handle`` (its ``dtype``
+    AttrValue) for ``consumer``, run after the ``^ops`` of ``after``; returns its name."""
     r = NodeDef(name=fresh(consumer.name + "/ReadVariableOp"), op="ReadVariableOp")
-    r.input.extend([var.name] + after)
-    r.attr["dtype"].CopyFrom(var.attr["dtype"])
+    r.input.extend([handle] + after)
+    r.attr["dtype"].CopyFrom(dtype)
     r.device = consumer.device
     extra.append(r)
     return r.name
@@ -262,7 +262,7 @@ def _resource_gather(node: NodeDef, new: NodeDef, extra: list, fresh, controls) 
     ``GatherV2`` of a read of it; returns the node's new data inputs."""
     handle, indices = [s for s in node.input if not s.startswith("^")]
     dtype = node.attr["dtype"]
-    read = _read(node, extra, fresh, _Var(handle, dtype), controls)
+    read = _read(node, extra, fresh, handle, dtype, controls)
     axis = NodeDef(name=fresh(node.name + "/axis"), op="Const")
     axis.attr["dtype"].type = 3  # DT_INT32
     axis.attr["value"].tensor.dtype = 3
@@ -316,14 +316,6 @@ def _parse_example(node: NodeDef, new: NodeDef, by_name) -> list[str]:
         new.attr["ragged"].list.b.append(seq)
     new.attr["single"].b = False
     return data[:2] + data[5:]
-
-
-class _Var:
-    """A stand-in ``VariableV2`` NodeDef for ``_read``: its name and dtype attr."""
-
-    def __init__(self, name: str, dtype) -> None:
-        self.name = name
-        self.attr = {"dtype": dtype}
 
 
 def _restore_placeholders(node: NodeDef, new: NodeDef, extra: list, fresh, by_name) -> None:
