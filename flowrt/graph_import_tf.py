@@ -16,6 +16,8 @@ variables are rewritten into that form, node by node, keeping every node's name:
   is a ``NoOp``: flowrt's variables have no copy-on-read mode.
 - ``ResourceGather`` (a resource variable's ``embedding_lookup``) becomes ``GatherV2`` of a
   ``ReadVariableOp``, flowrt's form of it.
+- TF 2's ``TensorList*`` ops (TensorArrays in functional loops: ``map_fn``, ``scan``,
+  ``dynamic_rnn``) become flowrt's ``TensorArray*V3`` ops, whose flow is a list value.
 - ``ParseExampleV2``'s keys, constant inputs in TF, become flowrt's attrs.
 - ``Identity`` of a ref variable (the ``w/read`` snapshot) becomes ``ReadVariableOp``;
   any other op reading a ref gets a ``ReadVariableOp`` inserted before it, under its
@@ -134,6 +136,7 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     ref_ops = _ref_ops()
     rewritten = _REF_VARIABLES | _SAVER_FILE_OPS | _QUEUE_USERS | ref_ops.keys()
     rewritten |= {"RestoreV2", "ResourceGather", "DisableCopyOnRead", "ParseExampleV2"}
+    rewritten |= _TENSOR_LIST_OPS
     if not kinds & rewritten:
         return gd
     by_name = {n.name: n for n in nodes}
@@ -203,6 +206,8 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
             data = []
         elif node.op == "ParseExampleV2" and "num_sparse" in node.attr:
             data = _parse_example(node, new, by_name)
+        elif node.op in _TENSOR_LIST_OPS:
+            data = _tensor_list(node, new, extra, fresh, by_name)
         elif node.op == "ResourceGather":
             data = _resource_gather(node, new, extra, fresh, controls)
         elif node.op == "Identity" and ref_variable(data[0]) is not None:
@@ -275,6 +280,124 @@ def _resource_gather(node: NodeDef, new: NodeDef, extra: list, fresh, controls) 
     new.attr["Taxis"].type = 3
     new.attr["batch_dims"].i = node.attr["batch_dims"].i
     return [read, indices, axis.name]
+
+
+_TENSOR_LIST_OPS = frozenset(
+    {
+        "TensorListReserve",
+        "TensorListFromTensor",
+        "TensorListGetItem",
+        "TensorListSetItem",
+        "TensorListStack",
+        "TensorListGather",
+        "TensorListLength",
+    }
+)
+_INT32 = 3  # DT_INT32
+
+
+def _const(extra: list, fresh, name: str, value: int) -> str:
+    c = NodeDef(name=fresh(name), op="Const")
+    c.attr["dtype"].type = _INT32
+    c.attr["value"].tensor.dtype = _INT32
+    c.attr["value"].tensor.int_val.append(value)
+    extra.append(c)
+    return c.name
+
+
+def _node(extra: list, fresh, name: str, op: str, inputs: list[str], **types) -> str:
+    """Adds to ``extra`` a node ``op`` of ``inputs`` whose type attrs are ``types``
+    (DataType enums or AttrValues); returns its name."""
+    n = NodeDef(name=fresh(name), op=op, input=inputs)
+    for k, v in types.items():
+        if isinstance(v, int):
+            n.attr[k].type = v
+        else:
+            n.attr[k].CopyFrom(v)
+    extra.append(n)
+    return n.name
+
+
+def _element_shape(src: str, by_name, attr) -> None:
+    """Sets ``attr`` (a shape AttrValue) to the element shape a TF list op takes as the
+    constant ``src`` (-1: unknown rank; a -1 dim: unknown), else to unknown rank."""
+    from .graph_import import make_ndarray  # graph_import imports this module
+
+    const = by_name.get(_split(src)[0])
+    dims = None
+    if const is not None and const.op == "Const":
+        value = make_ndarray(const.attr["value"].tensor, const.name)
+        dims = None if value.ndim == 0 else value.tolist()
+    if dims is None:
+        attr.shape.unknown_rank = True
+        return
+    attr.shape.SetInParent()
+    for d in dims:
+        attr.shape.dim.add(size=d)
+
+
+def _tensor_list(node: NodeDef, new: NodeDef, extra: list, fresh, by_name) -> list[str]:
+    """TF 2's ``TensorList*`` ops (a TensorArray in a functional loop) as flowrt's
+    TensorArray ops, whose flow is a list value too; returns the node's new data inputs."""
+    data = [s for s in node.input if not s.startswith("^")]
+    dtype = node.attr["element_dtype"]
+    new.attr.clear()
+    op, base = node.op, node.name
+
+    def array(ta: NodeDef, shape: str) -> None:
+        ta.op = "TensorArrayV3"
+        ta.attr["dtype"].CopyFrom(dtype)
+        _element_shape(shape, by_name, ta.attr["element_shape"])
+        ta.attr["dynamic_size"].b = False
+        ta.attr["clear_after_read"].b = False  # a list's items stay readable
+        ta.attr["identical_element_shapes"].b = False
+        ta.attr["tensor_array_name"].s = b""
+
+    def indices(size: str) -> str:
+        zero, one = _const(extra, fresh, base + "/zero", 0), _const(extra, fresh, base + "/one", 1)
+        return _node(extra, fresh, base + "/indices", "Range", [zero, size, one], Tidx=_INT32)
+
+    if op == "TensorListReserve":
+        array(new, data[0])
+        return [data[1]]
+    if op == "TensorListFromTensor":
+        shape = _node(extra, fresh, base + "/shape", "Shape", [data[0]], T=dtype, out_type=_INT32)
+        zero = _const(extra, fresh, base + "/first", 0)
+        size = _node(
+            extra,
+            fresh,
+            base + "/size",
+            "GatherV2",
+            [shape, zero, zero],
+            Tparams=_INT32,
+            Tindices=_INT32,
+            Taxis=_INT32,
+        )
+        extra[-1].attr["batch_dims"].i = 0
+        ta = NodeDef(name=fresh(base + "/array"), input=[size])
+        array(ta, data[1])
+        extra.append(ta)
+        new.op = "TensorArrayScatterV3"
+        new.attr["infer_shape"].b = False
+        return [ta.name, indices(size), data[0]]
+    if op in ("TensorListGetItem", "TensorListStack", "TensorListGather"):
+        new.attr["dtype"].CopyFrom(dtype)
+        shape_input = data[1] if op == "TensorListStack" else data[2]
+        _element_shape(shape_input, by_name, new.attr["element_shape"])
+        if op == "TensorListGetItem":
+            new.op = "TensorArrayReadV3"
+            return data[:2]
+        new.op = "TensorArrayGatherV3"
+        if op == "TensorListGather":
+            return data[:2]
+        size = _node(extra, fresh, base + "/size", "TensorArraySizeV3", [data[0]])
+        return [data[0], indices(size)]
+    if op == "TensorListSetItem":
+        new.op = "TensorArrayWriteV3"
+        new.attr["infer_shape"].b = False
+        return data[:3]
+    new.op = "TensorArraySizeV3"  # TensorListLength
+    return data[:1]
 
 
 def _const_strings(node: NodeDef, src: str, by_name, what: str) -> list[str]:
