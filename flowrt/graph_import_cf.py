@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .protos.graph_pb2 import FunctionDef, GraphDef, NodeDef
 
-__all__ = ["functional_control_flow", "split_input"]
+__all__ = ["functional_control_flow", "split_input", "tensor_name"]
 
 _V1_OPS = frozenset({"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"})
 
@@ -39,9 +39,13 @@ def split_input(s: str) -> tuple[str, int]:
 _split = split_input
 
 
-def _tensor(s: str) -> str:
+def tensor_name(s: str) -> str:
+    """An input's tensor as ``node:i`` (``node`` is ``node:0``)."""
     name, i = _split(s)
     return "%s:%d" % (name, max(i, 0))
+
+
+_tensor = tensor_name
 
 
 class _Rewrite:

@@ -16,8 +16,9 @@ variables are rewritten into that form, node by node, keeping every node's name:
   is a ``NoOp``: flowrt's variables have no copy-on-read mode.
 - ``ResourceGather`` (a resource variable's ``embedding_lookup``) becomes ``GatherV2`` of a
   ``ReadVariableOp``, flowrt's form of it.
-- TF 2's ``TensorList*`` ops (TensorArrays in functional loops: ``map_fn``, ``scan``,
-  ``dynamic_rnn``) become flowrt's ``TensorArray*V3`` ops, whose flow is a list value.
+- TensorArrays become flowrt's, whose flow is the array's value and which have no
+  handle: TF1's ``TensorArrayV3`` (a handle and a float flow through TF1's loops) and TF
+  2's ``TensorList*`` ops (in functional loops) alike.
 - ``ParseExampleV2``'s keys, constant inputs in TF, become flowrt's attrs.
 - ``Identity`` of a ref variable (the ``w/read`` snapshot) becomes ``ReadVariableOp``;
   any other op reading a ref gets a ``ReadVariableOp`` inserted before it, under its
@@ -38,6 +39,7 @@ from collections.abc import Callable
 
 from .graph_import_cf import functional_control_flow
 from .graph_import_cf import split_input as _split
+from .graph_import_cf import tensor_name as _tensor
 from .protos.graph_pb2 import GraphDef, NodeDef
 
 __all__ = ["to_flowrt_forms", "CHECKPOINT_KEY_ATTR"]
@@ -130,7 +132,7 @@ def _saver_file_nodes(nodes: list[NodeDef]) -> set[str]:
 def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     """``gd`` with TF's ref variables, ref updates and saver ops in flowrt's forms (the
     module docstring says how); ``gd`` itself when it holds none of them."""
-    gd = functional_control_flow(gd)
+    gd = functional_control_flow(_tensor_arrays(gd))
     nodes = list(gd.node)
     kinds = {n.op for n in nodes}
     ref_ops = _ref_ops()
@@ -294,6 +296,85 @@ _TENSOR_LIST_OPS = frozenset(
     }
 )
 _INT32 = 3  # DT_INT32
+
+
+# TF1's TensorArray ops, which take (handle, ..., flow_in); flowrt's take (flow, ...).
+_TA_OPS = frozenset(
+    {
+        "TensorArrayWriteV3",
+        "TensorArrayReadV3",
+        "TensorArrayGatherV3",
+        "TensorArrayScatterV3",
+        "TensorArraySizeV3",
+        "TensorArrayConcatV3",
+        "TensorArraySplitV3",
+        "TensorArrayCloseV3",
+    }
+)
+_FLOW_OUT = frozenset({"TensorArrayWriteV3", "TensorArrayScatterV3", "TensorArraySplitV3"})
+# Ops that pass a tensor on unchanged (through TF1's control flow).
+_PASS_ON = frozenset({"Identity", "Enter", "Merge", "Switch", "NextIteration", "Exit"})
+_VARIANT = 21  # DT_VARIANT
+
+
+def _tensor_arrays(gd: GraphDef) -> GraphDef:
+    """TF1's TensorArrays (a ``resource`` handle and a float flow through TF1's control
+    flow) as flowrt's, whose only output is the flow, a ``variant`` value: ``TensorArrayV3``
+    keeps its name, its flow is output 0, the ops take the flow first and no handle, and
+    the nodes passing the flow on carry a variant; those passing the handle on go."""
+    if not any(n.op == "TensorArrayV3" for n in gd.node):
+        return gd
+    consumers: dict[str, list[NodeDef]] = {}
+    for n in gd.node:
+        for src in n.input:
+            if not src.startswith("^"):
+                consumers.setdefault(_split(src)[0], []).append(n)
+    kind: dict[str, str] = {}  # tensor "node:i" -> "handle" or "flow"
+    todo = []
+    for n in gd.node:
+        if n.op == "TensorArrayV3":
+            todo += [("%s:0" % n.name, "handle"), ("%s:1" % n.name, "flow")]
+        elif n.op in _FLOW_OUT:
+            todo.append(("%s:0" % n.name, "flow"))
+    while todo:
+        t, k = todo.pop()
+        if t in kind:
+            continue
+        kind[t] = k
+        name, _ = _split(t)
+        for c in consumers.get(name, ()):
+            if c.op in _PASS_ON and any(_tensor(s) == t for s in c.input if not s.startswith("^")):
+                outs = (0, 1) if c.op == "Switch" else (0,)
+                todo += [("%s:%d" % (c.name, i), k) for i in outs]
+    arrays = {n.name for n in gd.node if n.op == "TensorArrayV3"}
+    handles = {_split(t)[0] for t, k in kind.items() if k == "handle"} - arrays
+    out = GraphDef()
+    out.CopyFrom(gd)
+    del out.node[:]
+    for n in gd.node:
+        if n.name in handles:
+            continue  # a handle passed on: flowrt's ops need none
+        new = out.node.add()
+        new.CopyFrom(n)
+        del new.input[:]
+        data = [s for s in n.input if not s.startswith("^")]
+        controls = [s for s in n.input if s.startswith("^") and s[1:] not in handles]
+        if n.op in _TA_OPS:
+            # (handle, middle..., flow_in) -> (flow_in, middle...); Close has no flow.
+            data = [] if n.op == "TensorArrayCloseV3" else [data[-1]] + data[1:-1]
+            if n.op == "TensorArrayCloseV3":
+                new.op = "NoOp"
+                new.attr.clear()
+            if n.op == "TensorArrayReadV3" and "element_shape" not in new.attr:
+                new.attr["element_shape"].shape.unknown_rank = True
+            if n.op in _FLOW_OUT:
+                new.attr["infer_shape"].b = False
+        elif n.op in _PASS_ON and data and kind.get(_tensor(data[0])) == "flow":
+            new.attr["T"].type = _VARIANT
+        # A TensorArrayV3's flow, its output 1 in TF, is flowrt's output 0.
+        data = [_split(s)[0] if _split(s)[1] == 1 and _split(s)[0] in arrays else s for s in data]
+        new.input.extend(data + controls)
+    return out
 
 
 def _const(extra: list, fresh, name: str, value: int) -> str:

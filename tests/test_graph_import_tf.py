@@ -271,14 +271,16 @@ def test_tf_functional_while_is_a_flowrt_while_loop_named_as_the_node():
             assert sess.run(grad, {"n:0": 3}) == 8.0  # d(8 a + 7)/da
 
 
-def test_tf2_tensor_lists_of_map_fn_and_scan_run_as_flowrt_tensor_arrays():
+@pytest.mark.parametrize("form", ["v1", "v2"])
+def test_tf_tensor_arrays_of_map_fn_and_scan_run_as_flowrt_tensor_arrays(form):
     e = np.arange(12, dtype=np.float32).reshape(4, 3)
     with fr.Graph().as_default() as g, fr.Session() as sess:
-        fr.import_graph_def(_frozen("lists_v2"), name="")
-        assert not [op for op in g.get_operations() if op.type.startswith("TensorList")]
+        fr.import_graph_def(_frozen("lists_" + form), name="")
+        arrays = [op for op in g.get_operations() if op.type == "TensorArrayV3"]
+        assert arrays and all(len(op.outputs) == 1 for op in arrays)
         mapped, scanned = sess.run(["mapped:0", "scanned:0"], {"e:0": e})
-    np.testing.assert_array_equal(mapped, EXPECTED["lists/map"])
-    np.testing.assert_array_equal(scanned, EXPECTED["lists/scan"])
+    np.testing.assert_array_equal(mapped, EXPECTED["lists_%s/map" % form])
+    np.testing.assert_array_equal(scanned, EXPECTED["lists_%s/scan" % form])
 
 
 def test_tf1_switch_merge_loop_becomes_a_flowrt_while_keeping_the_exit_names():
