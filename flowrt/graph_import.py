@@ -401,7 +401,9 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict, library) ->
         inputs.append(t)
     try:
         if functional:
-            op = _import_functional(g, node, inputs, full, library)
+            # Every op of the inlined function waits for the node's control inputs.
+            with g.control_dependencies(controls):
+                op = _import_functional(g, node, inputs, full, library)
         else:
             op = g._create_op(node.op, inputs, attrs, full + "/")
     except KeyError as e:

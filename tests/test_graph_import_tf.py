@@ -302,6 +302,20 @@ def test_tf_function_calls_run_inline_with_tf_values():
     np.testing.assert_array_equal(total, EXPECTED["call/total"])
 
 
+def test_a_calls_control_inputs_gate_every_op_of_the_inlined_function():
+    gd = _frozen("call")
+    gd.node.add(name="gate", op="NoOp")
+    (call,) = [n for n in gd.node if n.op == "PartitionedCall"]
+    call.input.append("^gate")
+    with fr.Graph().as_default() as g:
+        fr.import_graph_def(gd, name="")
+        inner = [op for op in g.get_operations() if op.name.startswith(call.name + "/")]
+        sources = [op for op in inner if not op.inputs]
+        assert sources and all(
+            g.get_operation_by_name("gate") in op.control_inputs for op in sources
+        )
+
+
 def test_a_function_missing_from_the_library_is_a_value_error_naming_it():
     gd = _frozen("call")
     del gd.library.function[:]
