@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import errors
 from .._core.graph import GraphKeys, get_default_graph
+from ..graph_export import RESTORE_KEYS
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
@@ -476,6 +477,7 @@ class Saver:
                         self._feeds[n].append(ph)
                         assigns.append(assign_op(v.handle, ph, name="AssignVariableOp").op)
                 self._restore_op = group(*assigns, name="restore_all")
+            self._record_keys()
         self._built = True
 
     def _bind_saver_def(self) -> None:
@@ -509,6 +511,16 @@ class Saver:
         self._vars = group_for_saving([(key(v), v) for v in restored])
         self._feeds = {n: [feeds[p.op] for p in _parts(v)] for n, v in self._vars.items()}
         self._is_empty = not self._vars
+        self._record_keys()
+
+    def _record_keys(self) -> None:
+        """Records the checkpoint key each restore placeholder reads, for the GraphDef
+        writer's ``RestoreV2`` (``graph_export.saver_graph_def``)."""
+        keys = self._graph._scratch.setdefault(RESTORE_KEYS, {})
+        for n, phs in self._feeds.items():
+            for part, ph in zip(_parts(self._vars[n]), phs, strict=True):
+                info = part._save_slice_info if len(phs) > 1 else None
+                keys[ph.op.name] = (n, info.spec if info is not None else "")
 
     # --- checkpoints list ------------------------------------------------------------
 
