@@ -7,7 +7,7 @@ TF's forms flowrt runs differently are rewritten into flowrt's first
 (``graph_import_tf``), and functional nodes are built from the GraphDef's function
 library (``_import_functional``).
 ``decode_attr`` and ``make_ndarray`` are the inverse of the writer in
-``flowrt/summary/protos.py``.
+``flowrt/graph_export.py``.
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from ._core.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
+from .graph_export import UNENCODED_ATTRS
 from .graph_import_cf import split_input as _split_input
 from .graph_import_tf import FUNCTIONAL_OPS, function_graph_def, to_flowrt_forms
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
 from .protos.tensor_pb2 import TensorProto, TensorShapeProto
-from .summary.protos import UNENCODED_ATTRS
 
 __all__ = ["import_graph_def", "make_ndarray"]
 
 # Attrs a node carries that are no op's input: the writer's shapes and flowrt's record of
-# the attrs it could not encode (see ``summary/protos.py``).
+# the attrs it could not encode (see ``graph_export.py``).
 _SHAPES_ATTR = "_output_shapes"
 DROPPED_ATTR = UNENCODED_ATTRS
 

@@ -10,8 +10,6 @@ variables are rewritten into that form, node by node, keeping every node's name:
 - An op that writes through a ref (``Assign*``, ``Apply*``, ``Scatter*``,
   ``IsVariableInitialized``, ``CountUpTo``) becomes its resource form (``_ref_ops``),
   taking the variable's handle.
-- An enqueue or dequeue op gets its queue's ``component_types`` and ``shapes`` attrs:
-  TF's kernels find them on the queue, flowrt's on the op.
 - ``DisableCopyOnRead`` (TF's saver writes it before reading a sliced resource variable)
   is a ``NoOp``: flowrt's variables have no copy-on-read mode.
 - ``ResourceGather`` (a resource variable's ``embedding_lookup``) becomes ``GatherV2`` of a
@@ -25,11 +23,8 @@ variables are rewritten into that form, node by node, keeping every node's name:
   control inputs, so it reads when TF's op would. An ``Apply*`` op returns nothing in
   flowrt: a consumer of its output reads the variable after it.
 
-The saver's graph is run by ``fr.train.Saver`` in Python, not by graph ops: TF's
-``RestoreV2`` becomes placeholders the Saver feeds (one per restored tensor, gathered by an
-``IdentityN`` of the same name, so ``save/RestoreV2:i`` keeps its meaning), and the
-nodes that write checkpoint files (``SaveV2``, ``MergeV2Checkpoints``, ``ShardedFilename``,
-``StaticRegexFullMatch``) are left out with everything computed from them.
+The saver's subgraph (``SaveV2``, ``RestoreV2``, a sharded saver's ``ShardedFilename``
+and ``MergeV2Checkpoints``) is made of flowrt ops as it is (``train/save_restore_ops.py``).
 """
 
 from __future__ import annotations
@@ -42,17 +37,9 @@ from .graph_import_cf import split_input as _split
 from .graph_import_cf import tensor_name as _tensor
 from .protos.graph_pb2 import GraphDef, NodeDef
 
-__all__ = ["to_flowrt_forms", "CHECKPOINT_KEY_ATTR"]
-
-CHECKPOINT_KEY_ATTR = "_checkpoint_key"
-"""The attr of an imported restore placeholder naming the checkpoint entry it is fed."""
+__all__ = ["to_flowrt_forms"]
 
 _REF_VARIABLES = frozenset({"VariableV2", "Variable"})
-
-# Ops whose files-side work fr.train.Saver does in Python (see the module docstring).
-_SAVER_FILE_OPS = frozenset(
-    {"SaveV2", "MergeV2Checkpoints", "ShardedFilename", "StaticRegexFullMatch"}
-)
 
 AttrEdit = Callable[[NodeDef, NodeDef], None]
 
@@ -97,38 +84,6 @@ def _ref_ops() -> dict[str, RefOp]:
     return table
 
 
-# Queue ops whose components' types and shapes TF's kernels read from the queue and
-# flowrt's from their own ``component_types`` and ``shapes`` attrs.
-_QUEUE_USERS = frozenset(
-    {
-        "QueueEnqueueV2",
-        "QueueEnqueueManyV2",
-        "QueueDequeueV2",
-        "QueueDequeueManyV2",
-        "QueueDequeueUpToV2",
-    }
-)
-_QUEUE_OPS = frozenset(
-    {"FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2"}
-)
-
-
-def _saver_file_nodes(nodes: list[NodeDef]) -> set[str]:
-    """The saver's file-writing nodes and everything computed from them."""
-    consumers: dict[str, list[str]] = {}
-    for n in nodes:
-        for s in n.input:
-            consumers.setdefault(_split(s)[0], []).append(n.name)
-    todo = [n.name for n in nodes if n.op in _SAVER_FILE_OPS]
-    out = set(todo)
-    while todo:
-        for c in consumers.get(todo.pop(), ()):
-            if c not in out:
-                out.add(c)
-                todo.append(c)
-    return out
-
-
 def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     """``gd`` with TF's ref variables, ref updates and saver ops in flowrt's forms (the
     module docstring says how); ``gd`` itself when it holds none of them."""
@@ -136,13 +91,12 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     nodes = list(gd.node)
     kinds = {n.op for n in nodes}
     ref_ops = _ref_ops()
-    rewritten = _REF_VARIABLES | _SAVER_FILE_OPS | _QUEUE_USERS | ref_ops.keys()
-    rewritten |= {"RestoreV2", "ResourceGather", "DisableCopyOnRead", "ParseExampleV2"}
+    rewritten = _REF_VARIABLES | ref_ops.keys()
+    rewritten |= {"ResourceGather", "DisableCopyOnRead", "ParseExampleV2"}
     rewritten |= _TENSOR_LIST_OPS
     if not kinds & rewritten:
         return gd
     by_name = {n.name: n for n in nodes}
-    dropped = _saver_file_nodes(nodes)
     used = set(by_name)
 
     def fresh(base: str) -> str:
@@ -176,11 +130,9 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
     out.CopyFrom(gd)
     del out.node[:]
     for node in nodes:
-        if node.name in dropped:
-            continue
         new = NodeDef()
         new.CopyFrom(node)
-        controls = [s for s in node.input if s.startswith("^") and s[1:] not in dropped]
+        controls = [s for s in node.input if s.startswith("^")]
         data = [s for s in node.input if not s.startswith("^")]
         row = ref_ops.get(node.op)
         n_refs = row[1] if row is not None else 0
@@ -191,15 +143,6 @@ def to_flowrt_forms(gd: GraphDef) -> GraphDef:
             new.op = "VarHandleOp"
             for attr in ("container", "shared_name"):  # TF's defaults, when left out
                 new.attr[attr].s = node.attr[attr].s if attr in node.attr else b""
-        elif node.op == "RestoreV2":
-            _restore_placeholders(node, new, extra, fresh, by_name)
-            data = list(new.input)
-        elif node.op in _QUEUE_USERS:
-            queue = by_name.get(_split(data[0])[0]) if data else None
-            if queue is not None and queue.op in _QUEUE_OPS:
-                for attr in ("component_types", "shapes"):
-                    if attr not in new.attr:
-                        new.attr[attr].CopyFrom(queue.attr[attr])
         elif node.op == "DisableCopyOnRead":
             # flowrt's variables have no copy-on-read mode to switch off.
             new.op = "NoOp"
@@ -520,30 +463,6 @@ def _parse_example(node: NodeDef, new: NodeDef, by_name) -> list[str]:
         new.attr["ragged"].list.b.append(seq)
     new.attr["single"].b = False
     return data[:2] + data[5:]
-
-
-def _restore_placeholders(node: NodeDef, new: NodeDef, extra: list, fresh, by_name) -> None:
-    """``RestoreV2`` as one placeholder per restored tensor, gathered by an ``IdentityN``
-    of the node's name (``fr.train.Saver`` feeds what the restore assigns). Each
-    placeholder's ``_checkpoint_key`` attr is the name TF's saver reads it from (a
-    ``var_list`` dict's key), when the names are a constant of the graph."""
-    dtypes = list(node.attr["dtypes"].list.type)
-    names = by_name.get(_split(node.input[1])[0]) if len(node.input) > 1 else None
-    keys: list[bytes] = []
-    if names is not None and names.op == "Const":
-        keys = list(names.attr["value"].tensor.string_val)
-    new.op = "IdentityN"
-    del new.input[:]
-    for k, t in enumerate(dtypes):
-        ph = NodeDef(name=fresh("%s/tensor_%d" % (node.name, k)), op="Placeholder")
-        ph.attr["dtype"].type = t
-        ph.attr["shape"].shape.unknown_rank = True
-        if len(keys) == len(dtypes):
-            ph.attr[CHECKPOINT_KEY_ATTR].s = keys[k]
-        extra.append(ph)
-        new.input.append(ph.name)
-    new.attr.clear()
-    new.attr["T"].list.type.extend(dtypes)
 
 
 # --------------------------------------------------------------------------------------

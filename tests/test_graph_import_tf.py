@@ -631,6 +631,8 @@ def test_a_tf_conv_training_graph_continues_in_flowrt_as_in_tf(resource, tmp_pat
             tf.add_to_collection("acc", acc_update)
             average = ema.average(k)
             with tf.Session() as sess:
+                # The average's initializer reads k: TF races them when run together.
+                sess.run(k.initializer)
                 sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
                 feed = {x: feed_x, y: feed_y}
                 (train,) = set(tf.get_collection(tf.GraphKeys.TRAIN_OP))
@@ -653,3 +655,40 @@ def test_a_tf_conv_training_graph_continues_in_flowrt_as_in_tf(resource, tmp_pat
         got = sess.run(["loss:0", acc, ema_k], feed)
     for g, t in zip(got, want, strict=True):
         np.testing.assert_allclose(g, t, rtol=RTOL, atol=1e-6)
+
+
+@pytest.mark.parametrize("directory", ["softmax_ref", "softmax_resource"])
+def test_tfs_saver_subgraph_saves_and_restores_by_its_saver_def_names(directory, tmp_path):
+    # What TF code does with a SaverDef: run its save tensor and restore op, the
+    # checkpoint prefix fed to its filename tensor.
+    meta = read_meta_graph_file(os.path.join(FIXTURE, directory, "model.ckpt.meta"))
+    d = meta.saver_def
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.train.import_meta_graph(meta)
+        sess.run(
+            d.restore_op_name,
+            {d.filename_tensor_name: os.path.join(FIXTURE, directory, "model.ckpt")},
+        )
+        want = sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX})
+        prefix = str(tmp_path / "again")
+        assert sess.run(d.save_tensor_name, {d.filename_tensor_name: prefix}) == prefix.encode()
+        sess.run(fr.global_variables_initializer())
+        sess.run(d.restore_op_name, {d.filename_tensor_name: prefix})
+        np.testing.assert_array_equal(sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX}), want)
+    np.testing.assert_allclose(want, EXPECTED["%s/probs" % directory], rtol=RTOL)
+
+
+def test_a_sharded_tf_saver_subgraph_saves_through_its_shards_and_merge(tmp_path):
+    pytest.importorskip("re2")  # the save path asks StaticRegexFullMatch if it is on s3://
+    export_dir = os.path.join(FIXTURE, "saved_model")
+    with fr.Session(graph=fr.Graph()) as sess:
+        meta = fr.saved_model.loader.load(sess, ["serve"], export_dir)
+        d = meta.saver_def
+        assert d.sharded
+        want = sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX})
+        prefix = str(tmp_path / "sharded")
+        sess.run(d.save_tensor_name, {d.filename_tensor_name: prefix})
+        assert sorted(os.listdir(tmp_path)) == ["sharded.data-00000-of-00001", "sharded.index"]
+        sess.run(fr.global_variables_initializer())
+        sess.run(d.restore_op_name, {d.filename_tensor_name: prefix})
+        np.testing.assert_array_equal(sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX}), want)

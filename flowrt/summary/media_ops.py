@@ -19,8 +19,9 @@ from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import GraphKeys, Tensor
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
+from ..graph_export import fill_tensor_proto
 from ..ops.common import check_dtype, make, to_tensor
-from .protos import Summary, SummaryMetadata, fill_tensor_proto
+from .protos import Summary, SummaryMetadata
 from .summary_ops import _collect, _scalar_output, _summary_scope, _tag_str
 
 if TYPE_CHECKING:

@@ -30,6 +30,7 @@ from google.protobuf import message, text_format
 from google.protobuf.message import DecodeError
 
 from .._core.graph import GraphKeys, Operation, Tensor, get_default_graph
+from ..graph_export import GRAPH_DEF_TF_VERSION, graph_def_proto, saver_graph_def
 from ..graph_import import import_nodes
 from ..partitioned_variables import SaveSliceInfo
 from ..protos.graph_pb2 import GraphDef
@@ -41,7 +42,6 @@ from ..protos.meta_graph_pb2 import (
     VariableDef,
 )
 from ..protos.queue_runner_pb2 import QueueRunnerDef
-from ..summary.protos import graph_def_proto
 from ..variables import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = [
@@ -349,9 +349,11 @@ def export_meta_graph(
     Raises:
       ValueError: a node under ``export_scope`` has an input from outside it.
 
-    Note (flowrt): ``meta_info_def.tensorflow_version`` holds flowrt's version; a node
-    whose attrs held Python objects (``py_func`` callables, fused kernels, loop bodies)
-    is written, but ``import_meta_graph`` refuses it, naming the node.
+    Note (flowrt): the graph is TF's (``flowrt/graph_export.py``): an op with no TF
+    counterpart is a ValueError naming it. ``meta_info_def.tensorflow_version`` is the TF
+    release whose format is written (TF parses it) and ``tensorflow_git_version`` names
+    flowrt's version. With ``saver_def``, the saver's ``SaveV2``/``RestoreV2`` subgraph
+    is written and the stored ``SaverDef`` names its filename and save tensors.
     """
     del strip_default_attrs, save_debug_info, kwargs
     return _export(
@@ -389,8 +391,16 @@ def _export(
     else:
         import flowrt
 
-        meta.meta_info_def.tensorflow_version = "flowrt " + flowrt.__version__
-    gd = graph_def if graph_def is not None else graph_def_proto(g)
+        meta.meta_info_def.tensorflow_version = GRAPH_DEF_TF_VERSION
+        meta.meta_info_def.tensorflow_git_version = "flowrt " + flowrt.__version__
+    given_saver_def = saver_def
+    if graph_def is not None:
+        gd = graph_def
+    elif saver_def is not None:
+        # TF's Saver rebuilt from this file saves and restores through SaveV2/RestoreV2.
+        gd, saver_def = saver_graph_def(g, saver_def)
+    else:
+        gd = graph_def_proto(g)
     unbound: list | None = [] if unbound_inputs_col_name else None
     meta.graph_def.CopyFrom(_scoped_graph_def(gd, export_scope, clear_devices, unbound))
     if unbound:
@@ -404,10 +414,15 @@ def _export(
         if not isinstance(key, str) or not items or key == unbound_inputs_col_name:
             continue
         if key == GraphKeys.SAVERS and clear_extraneous_savers and saver_def is not None:
-            items = [s for s in items if s.as_saver_def() == saver_def]
+            items = [s for s in items if s.as_saver_def() == given_saver_def]
             if not items:
                 continue
         c = _collection_def(key, items, export_scope)
+        if c is not None and key == GraphKeys.SAVERS and saver_def is not given_saver_def:
+            mine = given_saver_def.SerializeToString()
+            c.bytes_list.value[:] = [
+                saver_def.SerializeToString() if raw == mine else raw for raw in c.bytes_list.value
+            ]
         if c is not None:
             meta.collection_def[key].CopyFrom(c)
     if filename is not None:

@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import errors
 from .._core.graph import GraphKeys, Operation, get_default_graph
-from ..graph_import_tf import CHECKPOINT_KEY_ATTR
+from ..graph_export import RESTORE_KEYS
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
@@ -379,12 +379,15 @@ def _restore_assigns(restore_op: Operation) -> list[Operation]:
 
 
 def _restored_key(t: Tensor) -> str | None:
-    """The checkpoint key an imported TF restore reads into ``t`` (a placeholder's
-    ``_checkpoint_key``, through identities), or None."""
-    while t.op.type in ("Identity", "IdentityN"):
-        t = t.op.inputs[t.value_index if t.op.type == "IdentityN" else 0]
-    key = t.op.attrs.get(CHECKPOINT_KEY_ATTR) if t.op.type == "Placeholder" else None
-    return key if isinstance(key, str) else None
+    """The checkpoint key TF's ``RestoreV2`` reads into ``t`` (through identities), from
+    the constant names of the restore (a ``var_list`` dict's keys), or None."""
+    while t.op.type == "Identity":
+        t = t.op.inputs[0]
+    if t.op.type != "RestoreV2" or t.op.inputs[1].op.type != "Const":
+        return None
+    names = np.asarray(t.op.inputs[1].op.attrs["value"]).reshape(-1)
+    key = names[t.value_index] if t.value_index < names.size else None
+    return key.decode("utf-8") if isinstance(key, bytes) else None
 
 
 class Saver:
@@ -495,6 +498,7 @@ class Saver:
                         self._feeds[n].append(ph)
                         assigns.append(assign_op(v.handle, ph, name="AssignVariableOp").op)
                 self._restore_op = group(*assigns, name="restore_all")
+            self._record_keys()
         self._built = True
 
     def _bind_saver_def(self) -> None:
@@ -530,6 +534,16 @@ class Saver:
         self._vars = group_for_saving([(ckpt_keys.get(v.op) or key(v), v) for v in restored])
         self._feeds = {n: [feeds[p.op] for p in _parts(v)] for n, v in self._vars.items()}
         self._is_empty = not self._vars
+        self._record_keys()
+
+    def _record_keys(self) -> None:
+        """Records the checkpoint key each restore placeholder reads, for the GraphDef
+        writer's ``RestoreV2`` (``graph_export.saver_graph_def``)."""
+        keys = self._graph._scratch.setdefault(RESTORE_KEYS, {})
+        for n, phs in self._feeds.items():
+            for part, ph in zip(_parts(self._vars[n]), phs, strict=True):
+                info = part._save_slice_info if len(phs) > 1 else None
+                keys[ph.op.name] = (n, info.spec if info is not None else "")
 
     # --- checkpoints list ------------------------------------------------------------
 
@@ -703,10 +717,15 @@ class Saver:
     def as_saver_def(self) -> SaverDef:
         """This saver as a ``SaverDef`` (what ``import_meta_graph`` rebuilds it from).
 
-        Note (flowrt): ``filename_tensor_name`` and ``save_tensor_name`` are empty:
-        saving runs no graph op; ``restore_op_name`` is ``save/restore_all``.
+        Note (flowrt): a saver made from a ``SaverDef`` (an imported one) returns it;
+        otherwise ``filename_tensor_name`` and ``save_tensor_name`` are empty: saving
+        runs no graph op; ``restore_op_name`` is ``save/restore_all``.
         """
         self.build()
+        if self._saver_def is not None:
+            d = SaverDef()
+            d.CopyFrom(self._saver_def)
+            return d
         d = SaverDef(
             restore_op_name=self._restore_op.name,
             max_to_keep=self._max_to_keep or 0,
