@@ -483,9 +483,9 @@ FUNCTIONAL_OPS = {
 def _output_index(node: NodeDef, arg: str, index: int) -> int:
     """The flat output index of ``node``'s output ``arg:index`` (a FunctionDef's
     ``node:arg:index`` input), from TF's OpDef of ``node.op`` when flowrt has it."""
-    from ._core.op_signatures import _table
+    from ._core.op_signatures import op_def
 
-    outputs = _table().get(node.op, {}).get("outputs")
+    outputs = (op_def(node.op) or {}).get("outputs")
     if not outputs:
         return index  # an op of one output arg (what flowrt's table cannot tell otherwise)
     flat = 0

@@ -297,9 +297,10 @@ def test_tf1_switch_merge_loop_becomes_a_flowrt_while_keeping_the_exit_names():
 def test_tf_function_calls_run_inline_with_tf_values():
     with fr.Graph().as_default(), fr.Session() as sess:
         fr.import_graph_def(_frozen("call"), name="")
-        result, total = sess.run(["result:0", "total:0"], {"x:0": [-1.0, 2.0]})
-    np.testing.assert_array_equal(result, EXPECTED["call/result"])
-    np.testing.assert_array_equal(total, EXPECTED["call/total"])
+        got = sess.run(["result:0", "total:0", "idx:0"], {"x:0": [-1.0, 2.0, -1.0]})
+    for name, value in zip(["result", "total", "idx"], got, strict=True):
+        np.testing.assert_array_equal(value, EXPECTED["call/" + name])
+    assert EXPECTED["call/idx"].tolist() == [0, 1, 0]  # Unique:idx, its output 1
 
 
 def test_a_calls_control_inputs_gate_every_op_of_the_inlined_function():
