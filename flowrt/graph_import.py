@@ -28,7 +28,12 @@ from ._core.registry import registered_ops
 from ._core.shape import TensorShape
 from .graph_export import UNENCODED_ATTRS
 from .graph_import_cf import split_input as _split_input
-from .graph_import_tf import FUNCTIONAL_OPS, function_graph_def, to_flowrt_forms
+from .graph_import_tf import (
+    FUNCTIONAL_OPS,
+    function_graph_def,
+    to_flowrt_forms,
+    unshared_ref_variables,
+)
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
 from .protos.tensor_pb2 import TensorProto, TensorShapeProto
 
@@ -336,7 +341,9 @@ def import_nodes(
 ) -> dict[str, Operation]:
     """``import_graph_def``'s work: ``{node name in graph_def: its new op}``, the nodes
     imported under name scope ``name`` (``""``: none)."""
-    gd = to_flowrt_forms(_as_graph_def(graph_def))
+    gd = _as_graph_def(graph_def)
+    by_own_name = unshared_ref_variables(gd)
+    gd = to_flowrt_forms(gd)
     mapped = _check_input_map(input_map)
     nodes: dict[str, NodeDef] = {}
     for node in gd.node:
@@ -354,11 +361,16 @@ def import_nodes(
     created: dict[str, Operation] = {}
     with g.name_scope(name):
         for node in ordered:
-            created[node.name] = _import_node(g, node, ops, created, mapped, gd.library)
+            created[node.name] = _import_node(
+                g, node, ops, created, mapped, gd.library, node.name in by_own_name
+            )
     return created
 
 
-def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict, library) -> Operation:
+def _import_node(
+    g, node: NodeDef, ops, created: dict, mapped: dict, library, own_name: bool = False
+) -> Operation:
+    """The op of ``node``; ``own_name``: a TF ref variable, its resource named by its op."""
     where = "Node '%s' (%s)" % (node.name, node.op)
     if node.op not in ops:
         close = difflib.get_close_matches(node.op, ops.keys(), n=3)
@@ -377,6 +389,8 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict, library) ->
     )
     attrs = {} if functional else _attrs(node, where)
     full = g.unique_name(node.name)
+    if own_name:
+        attrs["shared_name"] = full
     inputs: list[Tensor] = []
     controls: list[Operation] = []
     for s in node.input:

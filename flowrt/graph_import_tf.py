@@ -5,8 +5,9 @@ flowrt runs one kind of variable (a resource: ``VarHandleOp`` + ``ReadVariableOp
 ``AssignVariableOp``) and one kind of optimizer update (``ResourceApply*``). TF1's ref
 variables are rewritten into that form, node by node, keeping every node's name:
 
-- ``VariableV2`` becomes a ``VarHandleOp`` (an empty ``shared_name`` names the variable
-  by its node, as TF's kernels do).
+- ``VariableV2`` becomes a ``VarHandleOp``. An empty ``shared_name`` names a ref
+  variable by its node (TF's kernel), but shares one resource among ``VarHandleOp`` nodes:
+  the importer gives those the node's imported name (``unshared_ref_variables``).
 - An op that writes through a ref (``Assign*``, ``Apply*``, ``Scatter*``,
   ``IsVariableInitialized``, ``CountUpTo``) becomes its resource form (``_ref_ops``),
   taking the variable's handle.
@@ -37,7 +38,7 @@ from .graph_import_cf import split_input as _split
 from .graph_import_cf import tensor_name as _tensor
 from .protos.graph_pb2 import GraphDef, NodeDef
 
-__all__ = ["to_flowrt_forms"]
+__all__ = ["to_flowrt_forms", "unshared_ref_variables"]
 
 _REF_VARIABLES = frozenset({"VariableV2", "Variable"})
 
@@ -82,6 +83,15 @@ def _ref_ops() -> dict[str, RefOp]:
         # TF's ref form of ResourceApplyAdam is ApplyAdam, with the same inputs and attrs.
         table[resource[len("Resource") :]] = (resource, n_handles, _keep, False)
     return table
+
+
+def unshared_ref_variables(gd: GraphDef) -> set[str]:
+    """The ref variables of ``gd`` without a ``shared_name``: TF names each by its node."""
+    return {
+        n.name
+        for n in gd.node
+        if n.op in _REF_VARIABLES and not ("shared_name" in n.attr and n.attr["shared_name"].s)
+    }
 
 
 def to_flowrt_forms(gd: GraphDef) -> GraphDef:

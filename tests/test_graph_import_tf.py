@@ -187,9 +187,15 @@ def test_a_ref_passed_on_by_an_assign_orders_the_next_update_after_it():
 
 def test_ref_variables_imported_twice_under_scopes_are_two_variables():
     gd = _graph_def(_REF_GRAPH)
-    with fr.Graph().as_default(), fr.Session() as sess:
+    with fr.Graph().as_default() as g, fr.Session() as sess:
         fr.import_graph_def(gd, name="a")
         fr.import_graph_def(gd, name="b")
+        # Named by their ops, as TF's ref kernels name them (an empty shared_name would
+        # be one variable for every VarHandleOp, in TF as in flowrt).
+        assert [g.get_operation_by_name(n + "/v").attrs["shared_name"] for n in "ab"] == [
+            "a/v",
+            "b/v",
+        ]
         sess.run(["a/v/Assign", "b/v/Assign"])
         # "gated" runs one step of "sgd" (1 - 0.5 * 1) before it reads.
         np.testing.assert_array_equal(sess.run("a/gated:0"), [0.5, 0.5])
@@ -693,3 +699,40 @@ def test_a_sharded_tf_saver_subgraph_saves_through_its_shards_and_merge(tmp_path
         sess.run(fr.global_variables_initializer())
         sess.run(d.restore_op_name, {d.filename_tensor_name: prefix})
         np.testing.assert_array_equal(sess.run("probs:0", {"x:0": _fixture.X_SOFTMAX}), want)
+
+
+@pytest.mark.parametrize("kind", ["ref", "resource"])
+def test_tf_to_flowrt_to_tf_the_adam_queue_model_keeps_training(kind, tmp_path):
+    """The whole round trip: TF's files -> flowrt trains STEPS and saves its own .meta and
+    checkpoint -> TF imports flowrt's files, restores and trains STEPS more."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    name = "adam_queue_" + kind
+    prefix = "model.ckpt-%d" % _fixture.STEPS
+    with fr.Graph().as_default() as g, fr.Session() as sess:
+        saver = _import_and_restore(sess, name, prefix)
+        (train_op,) = set(fr.get_collection(fr.GraphKeys.TRAIN_OP))
+        coord = fr.train.Coordinator()
+        threads = fr.train.start_queue_runners(sess, coord)
+        for _ in range(_fixture.STEPS):
+            sess.run(train_op)
+        _stop(sess, g, coord, threads)
+        saved = saver.save(
+            sess, str(tmp_path / "model.ckpt"), global_step=fr.train.get_global_step()
+        )
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        tf_saver = tf.train.import_meta_graph(saved + ".meta")
+        tf_saver.restore(sess, saved)
+        assert sess.run(tf.train.get_global_step()) == 2 * _fixture.STEPS
+        loss, x, y = (g.get_tensor_by_name(n) for n in ("loss:0", "batch:0", "batch:1"))
+        np.testing.assert_allclose(
+            _fixture.full_loss(sess, loss, x, y), EXPECTED[name + "/loss_continued"], rtol=RTOL
+        )
+        (train,) = set(tf.get_collection(tf.GraphKeys.TRAIN_OP))
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        for _ in range(_fixture.STEPS):
+            sess.run(train)
+        _stop(sess, g, coord, threads)
+        assert sess.run(tf.train.get_global_step()) == 3 * _fixture.STEPS
+        assert _fixture.full_loss(sess, loss, x, y) < EXPECTED[name + "/loss_continued"]

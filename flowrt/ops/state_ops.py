@@ -365,8 +365,7 @@ def _var_handle_kernel(ctx, op):
     bound = op.attrs.get("_resource")
     if bound is not None:  # a function's capture: the variable's process-wide state
         return (bound,)
-    # TF's rule: no shared_name shares the variable under the op's own name.
-    name = op.attrs["shared_name"] or op.name
+    name = op.attrs["shared_name"]
     return (ctx.resources.get_or_create(_key(name), lambda: VariableResource(name)),)
 
 
