@@ -3,8 +3,11 @@
 Each ``NodeDef`` becomes an op of the same registered type, with its inputs (``^name``
 for control inputs), device and attrs decoded from their ``AttrValue`` form; shapes and
 dtypes are inferred again, as TF's importer does (``_output_shapes`` is not read back).
+TF's forms flowrt runs differently are rewritten into flowrt's first
+(``graph_import_tf``), and functional nodes are built from the GraphDef's function
+library (``_import_functional``).
 ``decode_attr`` and ``make_ndarray`` are the inverse of the writer in
-``flowrt/summary/protos.py``.
+``flowrt/graph_export.py``.
 """
 
 from __future__ import annotations
@@ -25,14 +28,21 @@ from ._core.lazy_constant import LazyConstant
 from ._core.op_signatures import check_node
 from ._core.registry import registered_ops
 from ._core.shape import TensorShape
+from .graph_export import UNENCODED_ATTRS
+from .graph_import_cf import split_input as _split_input
+from .graph_import_tf import (
+    FUNCTIONAL_OPS,
+    function_graph_def,
+    to_flowrt_forms,
+    unshared_ref_variables,
+)
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
 from .protos.tensor_pb2 import TensorProto, TensorShapeProto
-from .summary.protos import UNENCODED_ATTRS
 
 __all__ = ["import_graph_def", "make_ndarray"]
 
 # Attrs a node carries that are no op's input: the writer's shapes and flowrt's record of
-# the attrs it could not encode (see ``summary/protos.py``).
+# the attrs it could not encode (see ``graph_export.py``).
 _SHAPES_ATTR = "_output_shapes"
 DROPPED_ATTR = UNENCODED_ATTRS
 
@@ -240,16 +250,6 @@ def _as_graph_def(graph_def: Any) -> GraphDef:
     raise TypeError("Argument `graph_def` must be a GraphDef proto.")
 
 
-def _split_input(s: str) -> tuple[str, int]:
-    """``"name:i"`` -> (name, i); ``"name"`` -> (name, 0); ``"^name"`` -> (name, -1)."""
-    if s.startswith("^"):
-        return s[1:], -1
-    name, sep, index = s.rpartition(":")
-    if sep and index.isdigit():
-        return name, int(index)
-    return s, 0
-
-
 def _tensor_key(s: str) -> str:
     name, i = _split_input(s)
     return "^" + name if i < 0 else "%s:%d" % (name, i)
@@ -356,12 +356,15 @@ def import_graph_def(
         element is missing, or a node cannot be rebuilt (its message names it).
       NotFoundError: a node's op type is not registered.
 
-    Note (flowrt): ``func`` attrs (TF functions) are not supported, and a node whose
-    attr held a Python object when it was written (loop and branch bodies, function
-    calls, ``fr.print``'s stream; recorded in ``_flowrt_unencoded_attrs``) is a
-    ValueError naming it. A ``py_func`` node imports, but its callable is registered
-    with the graph that made it: running it elsewhere fails as in a new TF process
-    (``callback pyfunc_0 is not found``).
+    Note (flowrt): TF's forms that flowrt runs otherwise are rewritten first
+    (``graph_import_tf``: ref variables, TF1 control flow, the saver's ops; see
+    ``docs/interop.md``). ``func`` attrs are read for ``While``/``If`` (built with
+    ``fr.while_loop``/``fr.cond``) and ``PartitionedCall`` (its function inline) from the
+    GraphDef's library, nowhere else. A node whose attr held a Python object when
+    flowrt wrote it (loop and branch bodies, function calls, ``fr.print``'s stream;
+    recorded in ``_flowrt_unencoded_attrs``) is a ValueError naming it. A ``py_func``
+    node imports, but its callable is registered with the graph that made it: running it
+    elsewhere fails as in a new TF process (``callback pyfunc_0 is not found``).
     """
     del op_dict, producer_op_list
     returns = None if return_elements is None else [str(r) for r in return_elements]
@@ -375,6 +378,8 @@ def import_nodes(
     """``import_graph_def``'s work: ``{node name in graph_def: its new op}``, the nodes
     imported under name scope ``name`` (``""``: none)."""
     gd = _as_graph_def(graph_def)
+    by_own_name = unshared_ref_variables(gd)
+    gd = to_flowrt_forms(gd)
     mapped = _check_input_map(input_map)
     nodes: dict[str, NodeDef] = {}
     for node in gd.node:
@@ -392,11 +397,16 @@ def import_nodes(
     created: dict[str, Operation] = {}
     with g.name_scope(name):
         for node in ordered:
-            created[node.name] = _import_node(g, node, ops, created, mapped)
+            created[node.name] = _import_node(
+                g, node, ops, created, mapped, gd.library, node.name in by_own_name
+            )
     return created
 
 
-def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operation:
+def _import_node(
+    g, node: NodeDef, ops, created: dict, mapped: dict, library, own_name: bool = False
+) -> Operation:
+    """The op of ``node``; ``own_name``: a TF ref variable, its resource named by its op."""
     where = "Node '%s' (%s)" % (node.name, node.op)
     if node.op not in ops:
         close = difflib.get_close_matches(node.op, ops.keys(), n=3)
@@ -408,8 +418,15 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             % (node.op, node.name, hint),
         )
     check_node(node)
-    attrs = _attrs(node, where)
+    functional = node.op in FUNCTIONAL_OPS and any(
+        node.attr[k].WhichOneof("value") == "func"
+        for k in FUNCTIONAL_OPS[node.op]
+        if k in node.attr
+    )
+    attrs = {} if functional else _attrs(node, where)
     full = g.unique_name(node.name)
+    if own_name:
+        attrs["shared_name"] = full
     inputs: list[Tensor] = []
     controls: list[Operation] = []
     for s in node.input:
@@ -433,7 +450,12 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             )
         inputs.append(t)
     try:
-        op = g._create_op(node.op, inputs, attrs, full + "/")
+        if functional:
+            # Every op of the inlined function waits for the node's control inputs.
+            with g.control_dependencies(controls):
+                op = _import_functional(g, node, inputs, full, library)
+        else:
+            op = g._create_op(node.op, inputs, attrs, full + "/")
     except KeyError as e:
         raise ValueError("%s: NodeDef missing attr %s" % (where, e)) from None
     except IndexError:
@@ -446,6 +468,65 @@ def _import_node(g, node: NodeDef, ops, created: dict, mapped: dict) -> Operatio
             op.control_inputs.append(c)
             c._control_outputs.append(op)
     return op
+
+
+def _call_function(g, fname: str, args: list, library, scope: str) -> list[Tensor]:
+    """Imports function ``fname`` of ``library`` under name scope ``scope``, its args
+    mapped to ``args``; returns its outputs (run after its control outputs)."""
+    fdef = next((f for f in library.function if f.signature.name == fname), None)
+    if fdef is None:
+        raise ValueError("function '%s' is not in the GraphDef's library" % fname)
+    gd, arg_names, outputs, controls = function_graph_def(fdef, library)
+    if len(args) != len(arg_names):
+        raise ValueError(
+            "function '%s' takes %d args, called with %d" % (fname, len(arg_names), len(args))
+        )
+    by_arg = {a + ":0": t for a, t in zip(arg_names, args)}
+    created = import_nodes(gd, by_arg, scope)
+    outs = [
+        by_arg[o] if o in by_arg else created[n].outputs[i]
+        for o, (n, i) in zip(outputs, map(_split_input, outputs))
+    ]
+    after = [created[c] for c in controls]
+    if not after:
+        return outs
+    from .ops.array_ops import identity
+
+    with g.control_dependencies(after):
+        return [identity(t) for t in outs]
+
+
+def _import_functional(g, node: NodeDef, inputs: list[Tensor], full: str, library) -> Operation:
+    """A TF 2 functional node (``While``, ``If``, a call) built with flowrt's
+    ``while_loop``, ``cond`` or the function's ops inline, under name scope ``full``; the
+    node itself is an ``IdentityN`` of its results (a ``NoOp`` for none), named ``full``."""
+    from .ops.control_flow_ops import cond
+    from .ops.while_ops import while_loop
+
+    fn = [node.attr[k].func.name for k in FUNCTIONAL_OPS[node.op]]
+    with g.name_scope(full + "/"):
+        if node.op.endswith("While"):
+            shapes = node.attr["output_shapes"].list.shape if "output_shapes" in node.attr else []
+            outs = while_loop(
+                lambda *a: _call_function(g, fn[0], list(a), library, "cond")[0],
+                lambda *a: _call_function(g, fn[1], list(a), library, "body"),
+                list(inputs),
+                shape_invariants=[_shape(s) for s in shapes] or None,
+                return_same_structure=True,
+            )
+        elif node.op.endswith("If"):
+            args = inputs[1:]
+            outs = cond(
+                inputs[0],
+                lambda: _call_function(g, fn[0], args, library, "then"),
+                lambda: _call_function(g, fn[1], args, library, "else"),
+            )
+        else:
+            outs = _call_function(g, fn[0], inputs, library, "call")
+    outs = [outs] if isinstance(outs, Tensor) else list(outs)
+    if not outs:
+        return g._create_op("NoOp", [], {}, full + "/")
+    return g._create_op("IdentityN", outs, {"T": [t.dtype for t in outs]}, full + "/")
 
 
 def _return_element(r: str, created: dict[str, Operation]) -> Operation | Tensor:

@@ -13,10 +13,10 @@ import numpy as np
 from . import dtypes as _dt
 from ._core.graph import Graph, Operation
 from ._core.shape import TensorShape
+from .graph_export import fill_tensor_proto
 from .graph_import import _dtype, import_graph_def
 from .logging import get_logger
 from .protos.graph_pb2 import GraphDef, NodeDef
-from .summary.protos import fill_tensor_proto
 
 __all__ = [
     "convert_variables_to_constants",

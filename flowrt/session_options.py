@@ -66,10 +66,10 @@ class RunMetadata:
     def partition_graphs(self) -> list:
         """The ``GraphDef`` of each partition of the run (one: see the class note)."""
         if self._partition_ops is not None:
-            from .summary.protos import graph_def_proto
+            from .graph_export import graph_def_proto
 
             graph, names = self._partition_ops
-            full = graph_def_proto(graph)
+            full = graph_def_proto(graph, display=True)
             part = type(full)()
             part.versions.CopyFrom(full.versions)
             part.node.extend(n for n in full.node if n.name in names)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import flowrt as fr
-from flowrt.summary.protos import graph_def_proto
+from flowrt.graph_export import graph_def_proto
 from flowrt.summary.run_metadata import CPU_DEVICE, run_metadata_proto
 from flowrt.summary.writer import read_events
 

@@ -1,6 +1,9 @@
-"""Writes ``flowrt/_core/op_defs.json``: TF 2.21's OpDef signatures of the op types
-flowrt registers (input arguments, attr types and allowed values), read from TF's op
-registry. Needs ``tensorflow-cpu==2.21.0``; run from the repository root:
+"""Writes ``flowrt/_core/op_defs.json``: TF 2.21's OpDefs of the op types flowrt
+registers and of the TF op types its GraphDef writer emits (``EXPORT_ONLY``), read from
+TF's op registry. Each entry holds the input and output arguments (name, fixed type,
+type attr, number attr, type-list attr, is_ref), the attrs (type, allowed values,
+default as an ``AttrValue`` in protobuf JSON) and whether the op is stateful. Needs
+``tensorflow-cpu==2.21.0``; run from the repository root:
 
     python tools/dump_op_defs.py
 """
@@ -8,12 +11,22 @@ registry. Needs ``tensorflow-cpu==2.21.0``; run from the repository root:
 import json
 import os
 
+from google.protobuf import json_format
 from tensorflow.python.framework import op_def_registry
 
 import flowrt  # noqa: F401  (registers every op)
 from flowrt._core.registry import registered_ops
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "flowrt", "_core", "op_defs.json")
+
+# TF op types flowrt does not register that the GraphDef writer emits: the Saver's
+# save/restore subgraph and the TF compositions of flowrt-only ops.
+EXPORT_ONLY = [
+    "SaveV2",
+    "RestoreV2",
+    "MergeV2Checkpoints",
+    "ShardedFilename",
+]
 
 
 def _allowed(attr):
@@ -27,15 +40,27 @@ def _allowed(attr):
     return None
 
 
+def _arg(a):
+    return [a.name, a.type, a.type_attr, a.number_attr, a.type_list_attr, a.is_ref]
+
+
+def _default(attr):
+    if not attr.HasField("default_value"):
+        return None
+    return json_format.MessageToDict(attr.default_value)
+
+
 def main():
     table = {}
-    for op_type in sorted(registered_ops()):
+    for op_type in sorted(set(registered_ops()) | set(EXPORT_ONLY)):
         op = op_def_registry.get(op_type)
         if op is None:
             continue
         table[op_type] = {
-            "inputs": [[a.name, a.number_attr, a.type_list_attr] for a in op.input_arg],
-            "attrs": {a.name: [a.type, _allowed(a)] for a in op.attr},
+            "inputs": [_arg(a) for a in op.input_arg],
+            "outputs": [_arg(a) for a in op.output_arg],
+            "attrs": {a.name: [a.type, _allowed(a), _default(a)] for a in op.attr},
+            "stateful": op.is_stateful,
         }
     with open(OUT, "w") as f:
         json.dump(table, f, indent=0, sort_keys=True)

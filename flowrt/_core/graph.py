@@ -895,10 +895,14 @@ class Graph:
           add_shapes: kept for TF1's signature; each node always carries its outputs'
             static shapes in its ``_output_shapes`` attr.
 
-        Note (flowrt): every node carries ``_output_shapes``, as TF1 gives only with
-        ``add_shapes=True``; an attr holding a Python object (a callable, a loop body)
-        has no ``AttrValue`` form: its name is listed in the node's
-        ``_flowrt_unencoded_attrs`` attr, and ``fr.import_graph_def`` refuses the node.
+        Note (flowrt): the nodes are TF's (``flowrt/graph_export.py``): TF's op types,
+        attrs (with the defaults TF's OpDefs declare) and input order, so TF imports
+        the GraphDef; an op with no TF counterpart is a ValueError naming it. Every node
+        with outputs carries ``_output_shapes``, as TF1 gives only with
+        ``add_shapes=True``. Control flow, function calls, TensorArrays and
+        ``initialized_value()`` are not written in TF's form yet: their attrs holding
+        Python objects are listed in the node's ``_flowrt_unencoded_attrs`` attr (TF
+        refuses the node; ``fr.import_graph_def`` names them).
         """
         return GRAPH_DEF_BUILDER["graph_def"](self)
 

@@ -1,12 +1,14 @@
-"""TF 2.21's op signatures (its OpDefs: input arguments, attr types and allowed values)
-for the op types flowrt registers, from ``op_defs.json`` beside this module (written by
-``tools/dump_op_defs.py`` from TF's op registry).
+"""TF 2.21's op signatures (its OpDefs: input and output arguments, attr types, allowed
+values and defaults) for the op types flowrt registers or its GraphDef writer emits, from
+``op_defs.json`` beside this module (written by ``tools/dump_op_defs.py`` from TF's op
+registry).
 
-One table serves two checks: attr values at op construction (``check_attr_values``:
-Conv2D's ``padding`` must be one of TF's) and whole nodes at GraphDef import
+One table serves three checks: attr values at op construction (``check_attr_values``:
+Conv2D's ``padding`` must be one of TF's), whole nodes at GraphDef import
 (``check_node``: every attr of the type its OpDef declares, and as many inputs as its
-input arguments take), each raising TF's error class (ValueError both) with TF's
-wording.
+input arguments take), and every node of an exported GraphDef (``check_graph_def``:
+op type, attrs, input count and input dtypes as TF's importer checks them), each
+raising ValueError with TF's wording where TF has one.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 import os
 from typing import Any
 
-__all__ = ["check_attr_values", "check_node"]
+__all__ = ["check_attr_values", "check_node", "check_graph_def", "op_def"]
 
 # An OpDef attr type -> the AttrValue field that holds it.
 _FIELD = {
@@ -66,13 +68,20 @@ def _table() -> dict[str, Any]:
         return json.load(f)
 
 
+def op_def(op_type: str) -> dict[str, Any] | None:
+    """TF's OpDef of ``op_type`` as the table holds it, or None if TF has no such op:
+    ``inputs``/``outputs`` as [name, type enum, type attr, number attr, type-list attr,
+    is_ref], ``attrs`` as {name: [type, allowed values, default AttrValue JSON]}."""
+    return _table().get(op_type)
+
+
 def check_attr_values(op_type: str, attrs: dict[str, Any]) -> None:
     """ValueError if a string attr's value is not one TF's OpDef allows (as TF's
     ``Attr 'padding' of 'Conv2D' Op passed string 'FOO' not in: "SAME", "VALID"``)."""
     sig = _table().get(op_type)
     if sig is None:
         return
-    for name, (kind, allowed) in sig["attrs"].items():
+    for name, (kind, allowed, _default) in sig["attrs"].items():
         v = attrs.get(name)
         if kind == "string" and allowed and isinstance(v, str) and v not in allowed:
             raise ValueError(
@@ -108,7 +117,7 @@ def check_node(node: Any) -> None:
     if sig is None:
         return
     where = "NodeDef '%s' (%s)" % (node.name, node.op)
-    for name, (kind, allowed) in sig["attrs"].items():
+    for name, (kind, allowed, _default) in sig["attrs"].items():
         if name not in node.attr:
             continue
         value = node.attr[name]
@@ -138,3 +147,89 @@ def check_node(node: Any) -> None:
             "%s: expected inputs '%s' do not match %d inputs specified"
             % (where, ", ".join(a if n is None else "%s*%d" % (a, n) for a, n in args), given)
         )
+
+
+# --------------------------------------------------------------------------------------
+# Exported GraphDefs
+# --------------------------------------------------------------------------------------
+
+_REF = 100  # TF's DataType of a ref: the base type + 100
+
+
+def _arg_types(args: list, node: Any, where: str) -> list[int]:
+    """The DataType of each tensor of OpDef args ``args`` bound to ``node``'s attrs."""
+    out: list[int] = []
+    for _name, fixed, type_attr, number_attr, list_attr, is_ref in args:
+        if list_attr:
+            types = list(node.attr[list_attr].list.type)
+        else:
+            t = fixed or node.attr[type_attr].type
+            n = node.attr[number_attr].i if number_attr else 1
+            types = [t] * n
+        out.extend(t + _REF if is_ref else t for t in types)
+    return out
+
+
+def _split(inp: str) -> tuple[str, int]:
+    name, _, idx = inp.partition(":")
+    return name, int(idx) if idx else 0
+
+
+def check_graph_def_node(node: Any, output_types: dict[str, list[int]]) -> list[int]:
+    """ValueError naming ``node`` unless TF's importer would take it: its op type is in
+    TF's registry, every attr it carries is declared (or internal, ``_``-prefixed) and of
+    the declared kind and allowed value, every declared attr without a default is set,
+    and its data inputs match the OpDef's arguments in count and DataType
+    (``output_types``: the DataTypes of the nodes already checked). Returns the node's
+    output DataTypes."""
+    sig = _table().get(node.op)
+    where = "NodeDef '%s' (%s)" % (node.name, node.op)
+    if sig is None:
+        raise ValueError("%s: Op type not registered '%s' in TensorFlow 2.21" % (where, node.op))
+    declared = sig["attrs"]
+    for name in node.attr:
+        if not name.startswith("_") and name not in declared:
+            raise ValueError("%s: NodeDef mentions attr '%s' not in its OpDef" % (where, name))
+    for name, (_kind, _allowed, default) in declared.items():
+        if name not in node.attr and default is None:
+            raise ValueError("%s: NodeDef missing attr '%s'" % (where, name))
+    check_node(node)
+    for name, (kind, allowed, _default) in declared.items():
+        if kind == "type" and allowed and node.attr[name].type not in allowed:
+            raise ValueError(
+                "%s: value for attr '%s' of DataType %d is not in the list of allowed "
+                "values %s" % (where, name, node.attr[name].type, allowed)
+            )
+    want = _arg_types(sig["inputs"], node, where)
+    data = [i for i in node.input if not i.startswith("^")]
+    if len(data) != len(want):
+        raise ValueError(
+            "%s: expected %d inputs, got %d (%s)" % (where, len(want), len(data), data)
+        )
+    for k, (inp, t) in enumerate(zip(data, want)):
+        src, idx = _split(inp)
+        types = output_types.get(src)
+        if types is None:
+            raise ValueError("%s: input %d '%s' names no earlier node" % (where, k, inp))
+        if idx >= len(types):
+            raise ValueError("%s: input %d '%s' names a missing output" % (where, k, inp))
+        got = types[idx]
+        if got not in (t, t + _REF):  # a ref feeds its value to a non-ref input
+            raise ValueError(
+                "%s: input %d '%s' has DataType %d, TF's OpDef expects %d" % (where, k, inp, got, t)
+            )
+    return _arg_types(sig["outputs"], node, where)
+
+
+def check_graph_def(graph_def: Any) -> None:
+    """Checks every node of ``graph_def`` (a GraphDef, nodes producers first) with
+    ``check_graph_def_node``."""
+    output_types: dict[str, list[int]] = {}
+    names = {n.name for n in graph_def.node}
+    for node in graph_def.node:
+        for c in node.input:
+            if c.startswith("^") and c[1:] not in names:
+                raise ValueError(
+                    "NodeDef '%s' (%s): control input '%s' names no node" % (node.name, node.op, c)
+                )
+        output_types[node.name] = check_graph_def_node(node, output_types)

@@ -153,8 +153,8 @@ def serialize_tensor(tensor: TensorLike, name: str | None = None) -> Tensor:
 
 
 def _serialize_kernel(ctx, op, x):
+    from ..graph_export import fill_tensor_proto
     from ..protos.tensor_pb2 import TensorProto
-    from ..summary.protos import fill_tensor_proto
 
     proto = TensorProto()
     proto.tensor_shape.SetInParent()  # TF writes a scalar's empty shape too

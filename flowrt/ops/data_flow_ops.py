@@ -665,6 +665,25 @@ def _shape_str(shape):
     return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
 
 
+def _elem_shapes(op):
+    """An enqueue's or dequeue's component shapes: its own ``shapes`` attr (flowrt's
+    builder sets it), else its queue's, as TF's shape function reads them from the queue
+    (a GraphDef's node carries only TF's attrs)."""
+    shapes = op.attrs.get("shapes")
+    if shapes is None:
+        shapes = op.inputs[0].op.attrs.get("shapes") or []
+    return shapes
+
+
+def _component_types(op):
+    """An enqueue's or dequeue's component types: its ``component_types`` attr, else
+    (a TF enqueue node, whose ``Tcomponents`` are its inputs' types) its queue's."""
+    types = op.attrs.get("component_types")
+    if types is None:
+        types = op.inputs[0].op.attrs.get("component_types") or []
+    return types
+
+
 _EXPECTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -673,12 +692,12 @@ def _expected_dims(op) -> list:
     tuple, or None when its shape is unknown (cached per op)."""
     got = _EXPECTED.get(op)
     if got is None:
-        shapes = op.attrs["shapes"]
+        shapes = _elem_shapes(op)
         got = _EXPECTED[op] = [
             tuple(shapes[i].as_list())
             if i < len(shapes) and shapes[i] is not None and shapes[i].ndims is not None
             else None
-            for i in range(len(op.attrs["component_types"]))
+            for i in range(len(_component_types(op)))
         ]
     return got
 
@@ -715,7 +734,7 @@ def _check_priority(q, op, prio, batch):
 
 
 def _element_values(q, op, comps):
-    types = op.attrs["component_types"]
+    types = _component_types(op)
     if len(comps) != len(types):
         raise errors.InvalidArgumentError(
             None,
@@ -740,7 +759,7 @@ def _enqueue_elems(op, q, comps):
     vals = _element_values(q, op, comps)
     for i, v in enumerate(vals):
         _check_component(q, op, i, v, v.shape)
-    if op.attrs["component_types"][0] is _dt.int64 and q.op_type == "PriorityQueueV2":
+    if _component_types(op)[0] is _dt.int64 and q.op_type == "PriorityQueueV2":
         _check_priority(q, op, vals[0], False)
     return [tuple(_frozen(v) for v in vals)]
 
@@ -814,7 +833,7 @@ register_op(
 
 
 def _dequeue_infer(op):
-    return [(dt, s) for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)]
+    return [(dt, s) for dt, s in zip(_component_types(op), _elem_shapes(op), strict=False)]
 
 
 def _many_infer(op, up_to):
@@ -822,7 +841,7 @@ def _many_infer(op, up_to):
     batch = TensorShape([None if n is None else n[0]])
     return [
         (dt, batch.concatenate(s))
-        for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)
+        for dt, s in zip(_component_types(op), _elem_shapes(op), strict=False)
     ]
 
 
@@ -838,7 +857,7 @@ def _many_kernel(up_to):
             raise errors.InvalidArgumentError(
                 None, op, "Request failed: n = %d, but must be >= 0 (%s '%s')" % (n, q.kind, q.name)
             )
-        shapes = op.attrs["shapes"]
+        shapes = _elem_shapes(op)
         pad = q.op_type == "PaddingFIFOQueueV2"
         if not pad and (len(shapes) != q.ncomp or any(not s.is_fully_defined() for s in shapes)):
             raise errors.InvalidArgumentError(
@@ -853,11 +872,9 @@ def _many_kernel(up_to):
         if not elems:
             return tuple(
                 np.zeros([0] + [d or 0 for d in s.as_list()], dtype=dt.np)
-                for dt, s in zip(op.attrs["component_types"], op.attrs["shapes"], strict=False)
+                for dt, s in zip(_component_types(op), _elem_shapes(op), strict=False)
             )
-        return _q.batch(
-            elems, [dt.np for dt in op.attrs["component_types"]], pad=pad, ordered=q.ordered
-        )
+        return _q.batch(elems, [dt.np for dt in _component_types(op)], pad=pad, ordered=q.ordered)
 
     def kernel(ctx, op, q, n):
         n, pad = check(op, q, n)

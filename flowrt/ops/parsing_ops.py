@@ -375,15 +375,18 @@ def _parse(ser, features, scope, example_names, single):
 
 
 def _parse_infer(op):
+    # A scalar ``serialized`` is one example without a batch dimension (TF's V2 op).
     a = op.attrs
     ser = op.inputs[0]
+    scalar = ser.shape.ndims == 0
     b = ser.shape.as_list()[0] if ser.shape.ndims == 1 else None
+    batch = [] if scalar else [b]
     ns = len(a["sparse_keys"])
-    outs = [(_dt.int64, TensorShape([None, 2]))] * ns
+    outs = [(_dt.int64, TensorShape([None, 1 if scalar else 2]))] * ns
     outs += [(t, TensorShape([None])) for t in a["sparse_types"]]
-    outs += [(_dt.int64, TensorShape([2]))] * ns
+    outs += [(_dt.int64, TensorShape([1 if scalar else 2]))] * ns
     for t, s, seq in zip(a["Tdense"], a["dense_shapes"], a["ragged"]):
-        outs.append((t, TensorShape([b] + ([None] if seq else []) + list(s))))
+        outs.append((t, TensorShape(batch + ([None] if seq else []) + list(s))))
     return outs
 
 
@@ -536,6 +539,9 @@ def _parse_kernel(ctx, op, serialized, names, *defaults):
         ]
     except errors.InvalidArgumentError as e:
         raise errors.InvalidArgumentError(None, op, e.message) from None
+    if np.ndim(serialized) == 0:
+        sparse = [(idx[:, 1:], vals, shape[1:]) for idx, vals, shape in sparse]
+        dense = [d[0] for d in dense]
     return (
         tuple(s[0] for s in sparse)
         + tuple(s[1] for s in sparse)

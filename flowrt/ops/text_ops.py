@@ -222,6 +222,15 @@ def _full_match_fn(op, pattern):
 elementwise_string_op("RegexFullMatch", _full_match_fn, _dt.bool)
 
 
+def _static_full_match_fn(op):
+    rx = _compiled(op.attrs["pattern"].encode("utf-8"))
+    return lambda s: rx.fullmatch(s) is not None
+
+
+# The pattern as an attr: what TF's sharded Saver writes (is the prefix on s3://?).
+elementwise_string_op("StaticRegexFullMatch", _static_full_match_fn, _dt.bool)
+
+
 # --------------------------------------------------------------------------------------
 # Case, whitespace, length
 # --------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from flowrt.protos import tensor_pb2 as flowrt_dot_protos_dot_tensor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x66lowrt/protos/graph.proto\x12\x06\x66lowrt\x1a\x1a\x66lowrt/protos/tensor.proto\"\x82\x04\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12 \n\x04type\x18\x06 \x01(\x0e\x32\x10.flowrt.DataTypeH\x00\x12)\n\x05shape\x18\x07 \x01(\x0b\x32\x18.flowrt.TensorShapeProtoH\x00\x12%\n\x06tensor\x18\x08 \x01(\x0b\x32\x13.flowrt.TensorProtoH\x00\x12+\n\x04list\x18\x01 \x01(\x0b\x32\x1b.flowrt.AttrValue.ListValueH\x00\x12$\n\x04\x66unc\x18\n \x01(\x0b\x32\x14.flowrt.NameAttrListH\x00\x12\x15\n\x0bplaceholder\x18\t \x01(\tH\x00\x1a\xd9\x01\n\tListValue\x12\t\n\x01s\x18\x02 \x03(\x0c\x12\r\n\x01i\x18\x03 \x03(\x03\x42\x02\x10\x01\x12\r\n\x01\x66\x18\x04 \x03(\x02\x42\x02\x10\x01\x12\r\n\x01\x62\x18\x05 \x03(\x08\x42\x02\x10\x01\x12\"\n\x04type\x18\x06 \x03(\x0e\x32\x10.flowrt.DataTypeB\x02\x10\x01\x12\'\n\x05shape\x18\x07 \x03(\x0b\x32\x18.flowrt.TensorShapeProto\x12#\n\x06tensor\x18\x08 \x03(\x0b\x32\x13.flowrt.TensorProto\x12\"\n\x04\x66unc\x18\t \x03(\x0b\x32\x14.flowrt.NameAttrListB\x07\n\x05value\"\x8a\x01\n\x0cNameAttrList\x12\x0c\n\x04name\x18\x01 \x01(\t\x12,\n\x04\x61ttr\x18\x02 \x03(\x0b\x32\x1e.flowrt.NameAttrList.AttrEntry\x1a>\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.flowrt.AttrValue:\x02\x38\x01\"\xab\x01\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12\'\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x19.flowrt.NodeDef.AttrEntry\x1a>\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.flowrt.AttrValue:\x02\x38\x01\"K\n\nVersionDef\x12\x10\n\x08producer\x18\x01 \x01(\x05\x12\x14\n\x0cmin_consumer\x18\x02 \x01(\x05\x12\x15\n\rbad_consumers\x18\x03 \x03(\x05\"d\n\x08GraphDef\x12\x1d\n\x04node\x18\x01 \x03(\x0b\x32\x0f.flowrt.NodeDef\x12$\n\x08versions\x18\x04 \x01(\x0b\x32\x12.flowrt.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x66lowrt/protos/graph.proto\x12\x06\x66lowrt\x1a\x1a\x66lowrt/protos/tensor.proto\"\x82\x04\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12 \n\x04type\x18\x06 \x01(\x0e\x32\x10.flowrt.DataTypeH\x00\x12)\n\x05shape\x18\x07 \x01(\x0b\x32\x18.flowrt.TensorShapeProtoH\x00\x12%\n\x06tensor\x18\x08 \x01(\x0b\x32\x13.flowrt.TensorProtoH\x00\x12+\n\x04list\x18\x01 \x01(\x0b\x32\x1b.flowrt.AttrValue.ListValueH\x00\x12$\n\x04\x66unc\x18\n \x01(\x0b\x32\x14.flowrt.NameAttrListH\x00\x12\x15\n\x0bplaceholder\x18\t \x01(\tH\x00\x1a\xd9\x01\n\tListValue\x12\t\n\x01s\x18\x02 \x03(\x0c\x12\r\n\x01i\x18\x03 \x03(\x03\x42\x02\x10\x01\x12\r\n\x01\x66\x18\x04 \x03(\x02\x42\x02\x10\x01\x12\r\n\x01\x62\x18\x05 \x03(\x08\x42\x02\x10\x01\x12\"\n\x04type\x18\x06 \x03(\x0e\x32\x10.flowrt.DataTypeB\x02\x10\x01\x12\'\n\x05shape\x18\x07 \x03(\x0b\x32\x18.flowrt.TensorShapeProto\x12#\n\x06tensor\x18\x08 \x03(\x0b\x32\x13.flowrt.TensorProto\x12\"\n\x04\x66unc\x18\t \x03(\x0b\x32\x14.flowrt.NameAttrListB\x07\n\x05value\"\x8a\x01\n\x0cNameAttrList\x12\x0c\n\x04name\x18\x01 \x01(\t\x12,\n\x04\x61ttr\x18\x02 \x03(\x0b\x32\x1e.flowrt.NameAttrList.AttrEntry\x1a>\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.flowrt.AttrValue:\x02\x38\x01\"\xab\x01\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12\'\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x19.flowrt.NodeDef.AttrEntry\x1a>\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.flowrt.AttrValue:\x02\x38\x01\"K\n\nVersionDef\x12\x10\n\x08producer\x18\x01 \x01(\x05\x12\x14\n\x0cmin_consumer\x18\x02 \x01(\x05\x12\x15\n\rbad_consumers\x18\x03 \x03(\x05\"\x91\x01\n\x08GraphDef\x12\x1d\n\x04node\x18\x01 \x03(\x0b\x32\x0f.flowrt.NodeDef\x12$\n\x08versions\x18\x04 \x01(\x0b\x32\x12.flowrt.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x12+\n\x07library\x18\x02 \x01(\x0b\x32\x1a.flowrt.FunctionDefLibrary\"\x9c\x01\n\x12\x46unctionDefLibrary\x12%\n\x08\x66unction\x18\x01 \x03(\x0b\x32\x13.flowrt.FunctionDef\x12%\n\x08gradient\x18\x02 \x03(\x0b\x32\x13.flowrt.GradientDef\x12\x38\n\x14registered_gradients\x18\x03 \x03(\x0b\x32\x1a.flowrt.RegisteredGradient\"\x98\x06\n\x0b\x46unctionDef\x12 \n\tsignature\x18\x01 \x01(\x0b\x32\r.flowrt.OpDef\x12+\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x1d.flowrt.FunctionDef.AttrEntry\x12\x32\n\x08\x61rg_attr\x18\x07 \x03(\x0b\x32 .flowrt.FunctionDef.ArgAttrEntry\x12L\n\x16resource_arg_unique_id\x18\x08 \x03(\x0b\x32,.flowrt.FunctionDef.ResourceArgUniqueIdEntry\x12!\n\x08node_def\x18\x03 \x03(\x0b\x32\x0f.flowrt.NodeDef\x12)\n\x03ret\x18\x04 \x03(\x0b\x32\x1c.flowrt.FunctionDef.RetEntry\x12\x38\n\x0b\x63ontrol_ret\x18\x06 \x03(\x0b\x32#.flowrt.FunctionDef.ControlRetEntry\x1a>\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.flowrt.AttrValue:\x02\x38\x01\x1a\x80\x01\n\x08\x41rgAttrs\x12\x34\n\x04\x61ttr\x18\x01 \x03(\x0b\x32&.flowrt.FunctionDef.ArgAttrs.AttrEntry\x1a>\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.flowrt.AttrValue:\x02\x38\x01\x1aL\n\x0c\x41rgAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12+\n\x05value\x18\x02 \x01(\x0b\x32\x1c.flowrt.FunctionDef.ArgAttrs:\x02\x38\x01\x1a:\n\x18ResourceArgUniqueIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x1a*\n\x08RetEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x31\n\x0f\x43ontrolRetEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01J\x04\x08\x02\x10\x03\";\n\x0bGradientDef\x12\x15\n\rfunction_name\x18\x01 \x01(\t\x12\x15\n\rgradient_func\x18\x02 \x01(\t\"G\n\x12RegisteredGradient\x12\x15\n\rgradient_func\x18\x01 \x01(\t\x12\x1a\n\x12registered_op_type\x18\x02 \x01(\t\"\xda\x05\n\x05OpDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\'\n\tinput_arg\x18\x02 \x03(\x0b\x32\x14.flowrt.OpDef.ArgDef\x12(\n\noutput_arg\x18\x03 \x03(\x0b\x32\x14.flowrt.OpDef.ArgDef\x12\x16\n\x0e\x63ontrol_output\x18\x14 \x03(\t\x12#\n\x04\x61ttr\x18\x04 \x03(\x0b\x32\x15.flowrt.OpDef.AttrDef\x12*\n\x0b\x64\x65precation\x18\x08 \x01(\x0b\x32\x15.flowrt.OpDeprecation\x12\x0f\n\x07summary\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x16\n\x0eis_commutative\x18\x12 \x01(\x08\x12\x14\n\x0cis_aggregate\x18\x10 \x01(\x08\x12\x13\n\x0bis_stateful\x18\x11 \x01(\x08\x12\"\n\x1a\x61llows_uninitialized_input\x18\x13 \x01(\x08\x12$\n\x1cis_distributed_communication\x18\x15 \x01(\x08\x1a\x9b\x01\n\x06\x41rgDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x1e\n\x04type\x18\x03 \x01(\x0e\x32\x10.flowrt.DataType\x12\x11\n\ttype_attr\x18\x04 \x01(\t\x12\x13\n\x0bnumber_attr\x18\x05 \x01(\t\x12\x16\n\x0etype_list_attr\x18\x06 \x01(\t\x12\x0e\n\x06is_ref\x18\x10 \x01(\x08\x1a\xb5\x01\n\x07\x41ttrDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12(\n\rdefault_value\x18\x03 \x01(\x0b\x32\x11.flowrt.AttrValue\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x13\n\x0bhas_minimum\x18\x05 \x01(\x08\x12\x0f\n\x07minimum\x18\x06 \x01(\x03\x12)\n\x0e\x61llowed_values\x18\x07 \x01(\x0b\x32\x11.flowrt.AttrValue\"5\n\rOpDeprecation\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x13\n\x0b\x65xplanation\x18\x02 \x01(\t\"#\n\x06OpList\x12\x19\n\x02op\x18\x01 \x03(\x0b\x32\r.flowrt.OpDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,6 +46,18 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_NODEDEF_ATTRENTRY']._serialized_options = b'8\001'
   _globals['_GRAPHDEF'].fields_by_name['version']._loaded_options = None
   _globals['_GRAPHDEF'].fields_by_name['version']._serialized_options = b'\030\001'
+  _globals['_FUNCTIONDEF_ATTRENTRY']._loaded_options = None
+  _globals['_FUNCTIONDEF_ATTRENTRY']._serialized_options = b'8\001'
+  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._loaded_options = None
+  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._serialized_options = b'8\001'
+  _globals['_FUNCTIONDEF_ARGATTRENTRY']._loaded_options = None
+  _globals['_FUNCTIONDEF_ARGATTRENTRY']._serialized_options = b'8\001'
+  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._loaded_options = None
+  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._serialized_options = b'8\001'
+  _globals['_FUNCTIONDEF_RETENTRY']._loaded_options = None
+  _globals['_FUNCTIONDEF_RETENTRY']._serialized_options = b'8\001'
+  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._loaded_options = None
+  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_options = b'8\001'
   _globals['_ATTRVALUE']._serialized_start=66
   _globals['_ATTRVALUE']._serialized_end=580
   _globals['_ATTRVALUE_LISTVALUE']._serialized_start=354
@@ -60,6 +72,38 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_NODEDEF_ATTRENTRY']._serialized_end=721
   _globals['_VERSIONDEF']._serialized_start=897
   _globals['_VERSIONDEF']._serialized_end=972
-  _globals['_GRAPHDEF']._serialized_start=974
-  _globals['_GRAPHDEF']._serialized_end=1074
+  _globals['_GRAPHDEF']._serialized_start=975
+  _globals['_GRAPHDEF']._serialized_end=1120
+  _globals['_FUNCTIONDEFLIBRARY']._serialized_start=1123
+  _globals['_FUNCTIONDEFLIBRARY']._serialized_end=1279
+  _globals['_FUNCTIONDEF']._serialized_start=1282
+  _globals['_FUNCTIONDEF']._serialized_end=2074
+  _globals['_FUNCTIONDEF_ATTRENTRY']._serialized_start=659
+  _globals['_FUNCTIONDEF_ATTRENTRY']._serialized_end=721
+  _globals['_FUNCTIONDEF_ARGATTRS']._serialized_start=1707
+  _globals['_FUNCTIONDEF_ARGATTRS']._serialized_end=1835
+  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._serialized_start=659
+  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._serialized_end=721
+  _globals['_FUNCTIONDEF_ARGATTRENTRY']._serialized_start=1837
+  _globals['_FUNCTIONDEF_ARGATTRENTRY']._serialized_end=1913
+  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._serialized_start=1915
+  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._serialized_end=1973
+  _globals['_FUNCTIONDEF_RETENTRY']._serialized_start=1975
+  _globals['_FUNCTIONDEF_RETENTRY']._serialized_end=2017
+  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_start=2019
+  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_end=2068
+  _globals['_GRADIENTDEF']._serialized_start=2076
+  _globals['_GRADIENTDEF']._serialized_end=2135
+  _globals['_REGISTEREDGRADIENT']._serialized_start=2137
+  _globals['_REGISTEREDGRADIENT']._serialized_end=2208
+  _globals['_OPDEF']._serialized_start=2211
+  _globals['_OPDEF']._serialized_end=2941
+  _globals['_OPDEF_ARGDEF']._serialized_start=2602
+  _globals['_OPDEF_ARGDEF']._serialized_end=2757
+  _globals['_OPDEF_ATTRDEF']._serialized_start=2760
+  _globals['_OPDEF_ATTRDEF']._serialized_end=2941
+  _globals['_OPDEPRECATION']._serialized_start=2943
+  _globals['_OPDEPRECATION']._serialized_end=2996
+  _globals['_OPLIST']._serialized_start=2998
+  _globals['_OPLIST']._serialized_end=3033
 # @@protoc_insertion_point(module_scope)

@@ -11,8 +11,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._core.graph import Tensor
+from ..graph_export import fill_tensor_proto
 from ..protos.meta_graph_pb2 import SignatureDef, TensorInfo
-from ..summary.protos import fill_tensor_proto
 from . import signature_constants as sc
 from .utils import build_tensor_info
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from .._core.graph import Graph, Tensor, get_default_graph
+from ..graph_export import datatype, fill_shape
 from ..ops.sparse_ops import SparseTensor
 from ..protos.meta_graph_pb2 import TensorInfo
-from ..summary.protos import _datatype, _fill_shape
 from ..train.meta_graph import _prepend
 
 __all__ = ["build_tensor_info", "get_tensor_from_tensor_info"]
@@ -20,7 +20,7 @@ def build_tensor_info(tensor: Tensor | SparseTensor) -> TensorInfo:
     Raises:
       TypeError: ``tensor`` is neither a ``Tensor`` nor a ``SparseTensor``.
     """
-    info = TensorInfo(dtype=_datatype(tensor.dtype))
+    info = TensorInfo(dtype=datatype(tensor.dtype))
     if isinstance(tensor, SparseTensor):
         info.coo_sparse.values_tensor_name = tensor.values.name
         info.coo_sparse.indices_tensor_name = tensor.indices.name
@@ -31,7 +31,7 @@ def build_tensor_info(tensor: Tensor | SparseTensor) -> TensorInfo:
         raise TypeError(
             "build_tensor_info takes a Tensor or SparseTensor, got %s" % type(tensor).__name__
         )
-    _fill_shape(info.tensor_shape, tensor.shape)
+    fill_shape(info.tensor_shape, tensor.shape)
     return info
 
 

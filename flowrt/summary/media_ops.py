@@ -18,8 +18,9 @@ from google.protobuf.message import DecodeError
 from .. import dtypes as _dt
 from .. import errors
 from .._core.graph import Tensor
+from ..graph_export import fill_tensor_proto
 from ..ops.common import check_dtype, to_tensor
-from .protos import Summary, SummaryMetadata, fill_tensor_proto
+from .protos import Summary, SummaryMetadata
 from .summary_ops import _register_summary, _scalar_tag, _serialized, _summary_op
 
 if TYPE_CHECKING:

@@ -20,8 +20,9 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from .._core.shape import TensorShape
+from ..graph_export import fill_shape
 from ..protos.step_stats_pb2 import TensorDescription
-from .protos import RunMetadata, TensorShapeProto, _fill_shape
+from .protos import RunMetadata, TensorShapeProto
 
 __all__ = ["run_metadata_proto", "CPU_DEVICE"]
 
@@ -63,7 +64,7 @@ def _copy(obj, msg: Message) -> None:
         msg.CopyFrom(obj)
         return
     if isinstance(msg, TensorShapeProto) and _get(obj, "dim") is None:
-        _fill_shape(msg, TensorShape(obj))  # a TensorShape, list or tuple
+        fill_shape(msg, TensorShape(obj))  # a TensorShape, list or tuple
         return
     if isinstance(msg, TensorDescription):
         msg.shape.SetInParent()

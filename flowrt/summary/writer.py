@@ -20,9 +20,9 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from .._core.graph import Graph
+from ..graph_export import graph_def as _graph_def
 from ..python_io import encode_record, tf_record_iterator
 from .protos import Event, SessionLog, Summary, TaggedRunMetadata
-from .protos import graph_def as _graph_def
 from .run_metadata import run_metadata_proto
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from ..protos import (  # noqa: F401
     Int64List,
     SequenceExample,
 )
+from . import save_restore_ops  # noqa: F401  (registers SaveV2, RestoreV2)
 from .basic_session_run_hooks import *  # noqa: F403
 from .checkpoint_management import *  # noqa: F403
 from .checkpoint_reader import *  # noqa: F403

@@ -30,6 +30,7 @@ from google.protobuf import message, text_format
 from google.protobuf.message import DecodeError
 
 from .._core.graph import GraphKeys, Operation, Tensor, get_default_graph
+from ..graph_export import GRAPH_DEF_TF_VERSION, graph_def_proto, saver_graph_def
 from ..graph_import import import_nodes
 from ..partitioned_variables import SaveSliceInfo
 from ..protos.graph_pb2 import GraphDef
@@ -41,7 +42,6 @@ from ..protos.meta_graph_pb2 import (
     VariableDef,
 )
 from ..protos.queue_runner_pb2 import QueueRunnerDef
-from ..summary.protos import graph_def_proto
 from ..variables import Variable, VariableAggregation, VariableSynchronization
 
 __all__ = [
@@ -349,9 +349,11 @@ def export_meta_graph(
     Raises:
       ValueError: a node under ``export_scope`` has an input from outside it.
 
-    Note (flowrt): ``meta_info_def.tensorflow_version`` holds flowrt's version; a node
-    whose attrs held Python objects (``py_func`` callables, fused kernels, loop bodies)
-    is written, but ``import_meta_graph`` refuses it, naming the node.
+    Note (flowrt): the graph is TF's (``flowrt/graph_export.py``): an op with no TF
+    counterpart is a ValueError naming it. ``meta_info_def.tensorflow_version`` is the TF
+    release whose format is written (TF parses it) and ``tensorflow_git_version`` names
+    flowrt's version. With ``saver_def``, the saver's ``SaveV2``/``RestoreV2`` subgraph
+    is written and the stored ``SaverDef`` names its filename and save tensors.
     """
     del strip_default_attrs, save_debug_info, kwargs
     # TF's export_meta_graph is its scoped form without unbound inputs, too.
@@ -438,9 +440,11 @@ def import_meta_graph(
       A ``Saver`` restoring the imported variables: built from the file's ``SaverDef``
       if it has one, else over all variables; None if there are no variables.
 
-    Note (flowrt): a saver rebuilt from a ``SaverDef`` stores each variable under its
-    name (relative to ``import_scope``): names given by a ``var_list`` dict are not in
-    the meta graph.
+    Note (flowrt): TF's graph forms are imported as flowrt's (ref variables as resource
+    variables, TF1 control flow as ``while_loop``/``cond``, ...; see
+    ``docs/interop.md``). A saver rebuilt from a ``SaverDef`` stores each variable under
+    the checkpoint key the file's ``RestoreV2`` names (TF's files: a ``var_list``
+    dict's keys), else under the variable's name relative to ``import_scope``.
     """
     from .saver import Saver
 
@@ -502,7 +506,8 @@ def _import(meta, clear_devices, import_scope, input_map, unbound_inputs_col_nam
         return op.outputs[int(index)] if sep else op
 
     variables: dict[str, Variable] = {}
-    for key in sorted(meta.collection_def):
+    # Variables first: a saver of the ``savers`` collection binds to them.
+    for key in sorted(meta.collection_def, key=lambda k: (k not in _VARIABLE_COLLECTIONS, k)):
         if key != unbound_inputs_col_name:
             _restore_collection(key, meta.collection_def[key], g, scope, names, variables)
     return g, scope, variables
@@ -575,8 +580,16 @@ def export_scoped_meta_graph(
     else:
         import flowrt
 
-        meta.meta_info_def.tensorflow_version = "flowrt " + flowrt.__version__
-    gd = graph_def if graph_def is not None else graph_def_proto(g)
+        meta.meta_info_def.tensorflow_version = GRAPH_DEF_TF_VERSION
+        meta.meta_info_def.tensorflow_git_version = "flowrt " + flowrt.__version__
+    given_saver_def = saver_def
+    if graph_def is not None:
+        gd = graph_def
+    elif saver_def is not None:
+        # TF's Saver rebuilt from this file saves and restores through SaveV2/RestoreV2.
+        gd, saver_def = saver_graph_def(g, saver_def)
+    else:
+        gd = graph_def_proto(g)
     unbound: list | None = [] if unbound_inputs_col_name else None
     meta.graph_def.CopyFrom(_scoped_graph_def(gd, export_scope, clear_devices, unbound))
     if unbound:
@@ -590,10 +603,15 @@ def export_scoped_meta_graph(
         if not isinstance(key, str) or not items or key == unbound_inputs_col_name:
             continue
         if key == GraphKeys.SAVERS and clear_extraneous_savers and saver_def is not None:
-            items = [s for s in items if s.as_saver_def() == saver_def]
+            items = [s for s in items if s.as_saver_def() == given_saver_def]
             if not items:
                 continue
         c = _collection_def(key, items, export_scope)
+        if c is not None and key == GraphKeys.SAVERS and saver_def is not given_saver_def:
+            mine = given_saver_def.SerializeToString()
+            c.bytes_list.value[:] = [
+                saver_def.SerializeToString() if raw == mine else raw for raw in c.bytes_list.value
+            ]
         if c is not None:
             meta.collection_def[key].CopyFrom(c)
     if filename is not None:

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import errors
-from .._core.graph import GraphKeys, get_default_graph
+from .._core.graph import GraphKeys, Operation, get_default_graph
+from ..graph_export import RESTORE_KEYS
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
@@ -368,6 +369,27 @@ def _parts(v) -> list:
     return v.parts if isinstance(v, SavedSlices) else [v]
 
 
+def _restore_assigns(restore_op: Operation) -> list[Operation]:
+    """The ops a restore op runs: its control inputs, through the ``NoOp`` groups of a
+    sharded saver (TF's ``save/restore_all`` runs ``save/restore_shard``)."""
+    out = []
+    for c in restore_op.control_inputs:
+        out.extend(_restore_assigns(c) if c.type == "NoOp" else [c])
+    return out
+
+
+def _restored_key(t: Tensor) -> str | None:
+    """The checkpoint key TF's ``RestoreV2`` reads into ``t`` (through identities), from
+    the constant names of the restore (a ``var_list`` dict's keys), or None."""
+    while t.op.type == "Identity":
+        t = t.op.inputs[0]
+    if t.op.type != "RestoreV2" or t.op.inputs[1].op.type != "Const":
+        return None
+    names = np.asarray(t.op.inputs[1].op.attrs["value"]).reshape(-1)
+    key = names[t.value_index] if t.value_index < names.size else None
+    return key.decode("utf-8") if isinstance(key, bytes) else None
+
+
 class Saver:
     """Saves and restores variables (TF1 ``tf.train.Saver``).
 
@@ -476,6 +498,7 @@ class Saver:
                         self._feeds[n].append(ph)
                         assigns.append(assign_op(v.handle, ph, name="AssignVariableOp").op)
                 self._restore_op = group(*assigns, name="restore_all")
+            self._record_keys()
         self._built = True
 
     def _bind_saver_def(self) -> None:
@@ -491,13 +514,15 @@ class Saver:
                 "SaverDef's restore_op_name %r names no operation of the graph" % full
             ) from None
         feeds = {}
-        for a in self._restore_op.control_inputs:
+        ckpt_keys = {}
+        for a in _restore_assigns(self._restore_op):
             if a.type != "AssignVariableOp" or len(a.inputs) != 2:
                 raise ValueError(
                     "SaverDef's restore op %r runs %s, not a variable restore; it was not "
                     "written by a flowrt Saver" % (full, a.describe())
                 )
             feeds[a.inputs[0].op] = a.inputs[1]
+            ckpt_keys[a.inputs[0].op] = _restored_key(a.inputs[1])
         candidates = global_variables() + g.get_collection(GraphKeys.SAVEABLE_OBJECTS)
         restored = [v for v in candidates if isinstance(v, Variable) and v.op in feeds]
         prefix = scope + "/" if scope else ""
@@ -506,9 +531,19 @@ class Saver:
             n = v._save_slice_info.full_name if v._save_slice_info is not None else v.op.name
             return n[len(prefix) :] if prefix and n.startswith(prefix) else n
 
-        self._vars = group_for_saving([(key(v), v) for v in restored])
+        self._vars = group_for_saving([(ckpt_keys.get(v.op) or key(v), v) for v in restored])
         self._feeds = {n: [feeds[p.op] for p in _parts(v)] for n, v in self._vars.items()}
         self._is_empty = not self._vars
+        self._record_keys()
+
+    def _record_keys(self) -> None:
+        """Records the checkpoint key each restore placeholder reads, for the GraphDef
+        writer's ``RestoreV2`` (``graph_export.saver_graph_def``)."""
+        keys = self._graph._scratch.setdefault(RESTORE_KEYS, {})
+        for n, phs in self._feeds.items():
+            for part, ph in zip(_parts(self._vars[n]), phs, strict=True):
+                info = part._save_slice_info if len(phs) > 1 else None
+                keys[ph.op.name] = (n, info.spec if info is not None else "")
 
     # --- checkpoints list ------------------------------------------------------------
 
@@ -682,10 +717,15 @@ class Saver:
     def as_saver_def(self) -> SaverDef:
         """This saver as a ``SaverDef`` (what ``import_meta_graph`` rebuilds it from).
 
-        Note (flowrt): ``filename_tensor_name`` and ``save_tensor_name`` are empty:
-        saving runs no graph op; ``restore_op_name`` is ``save/restore_all``.
+        Note (flowrt): a saver made from a ``SaverDef`` (an imported one) returns it;
+        otherwise ``filename_tensor_name`` and ``save_tensor_name`` are empty: saving
+        runs no graph op; ``restore_op_name`` is ``save/restore_all``.
         """
         self.build()
+        if self._saver_def is not None:
+            d = SaverDef()
+            d.CopyFrom(self._saver_def)
+            return d
         d = SaverDef(
             restore_op_name=self._restore_op.name,
             max_to_keep=self._max_to_keep or 0,

@@ -15,6 +15,12 @@ and the slices' extents; each slice's bytes are under a key that encodes the nam
 extents (TF's ``EncodeTensorNameSlice``). flowrt writes a partitioned variable as one
 whole tensor, which TF reads into slices as needed.
 
+numpy has no bfloat16: a bfloat16 tensor (TF's mixed-precision models save them) is read
+as the float32 array of the same values, which is exact, reported as float32 and
+restorable into a float32 variable; flowrt never writes bfloat16. TF 2.21 writes the
+index uncompressed (``tf.compat.v1.train.Saver``'s and ``tf.train.Checkpoint``'s), so a
+snappy-compressed block is refused as unreadable.
+
 Reading treats both files as untrusted: sizes are checked against dtype and shape before
 any data is read, every CRC is checked, and damage is a ``DataLossError`` naming the file.
 """
@@ -42,6 +48,9 @@ from .sstable import read_table, read_varint, varint, write_table
 __all__ = ["write_bundle", "BundleReader", "data_path", "index_path"]
 
 _VERSION = 1  # TF's kTensorBundleVersion; TF's min consumer is 0
+# TF's DT_BFLOAT16: its bytes are read as uint16, then widened to the float32 of the same
+# value (exact: a bfloat16 is the high half of a float32).
+_BFLOAT16 = 14
 _BY_ENUM = {d.as_datatype_enum: d for d in _dt.ALL_DTYPES if d.name not in ("resource", "variant")}
 _MAX_RANK = 254
 
@@ -224,6 +233,9 @@ class BundleReader:
         return tuple(dims)
 
     def _dtype(self, name: str, entry: BundleEntryProto) -> _dt.DType:
+        """The dtype of the stored elements (uint16 for bfloat16's)."""
+        if entry.dtype == _BFLOAT16:
+            return _dt.uint16
         # Raised only for the tensor asked for: the checkpoint's other tensors stay readable.
         dtype = _BY_ENUM.get(entry.dtype)
         if dtype is None:
@@ -241,8 +253,11 @@ class BundleReader:
 
     def info(self, name: str) -> tuple[_dt.DType, tuple[int, ...]]:
         """The ``(dtype, shape)`` of tensor ``name`` (KeyError if absent;
-        UnimplementedError if its dtype is one flowrt lacks, e.g. bfloat16)."""
-        return self._dtype(name, self.entries[name]), self._shapes[name]
+        UnimplementedError if its dtype is one flowrt lacks, e.g. float8; bfloat16 is
+        float32, as ``read`` gives it)."""
+        entry = self.entries[name]
+        dtype = _dt.float32 if entry.dtype == _BFLOAT16 else self._dtype(name, entry)
+        return dtype, self._shapes[name]
 
     def __contains__(self, name: str) -> bool:
         return name in self._shapes
@@ -252,11 +267,15 @@ class BundleReader:
 
     def read(self, name: str) -> np.ndarray:
         """The value of tensor ``name``, checked against its entry's size and CRC."""
-        dtype, shape = self.info(name)
         entry = self.entries[name]
+        dtype, shape = self._dtype(name, entry), self._shapes[name]
         if entry.slices:
-            return self._read_sliced(name, dtype, shape, entry)
-        return self._read_entry(name, dtype, shape, entry)
+            value = self._read_sliced(name, dtype, shape, entry)
+        else:
+            value = self._read_entry(name, dtype, shape, entry)
+        if entry.dtype == _BFLOAT16:
+            return (value.astype(np.uint32) << 16).view(np.float32)
+        return value
 
     def _read_sliced(self, name, dtype, shape, entry) -> np.ndarray:
         """A tensor TF saved in slices: each slice read (so bounded by the files' real

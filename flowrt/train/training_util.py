@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 from .. import dtypes as _dt
 from .._core.graph import Graph, GraphKeys, Tensor, get_default_graph
+from ..graph_export import graph_def_proto
 from ..init_ops import zeros_initializer
-from ..summary.protos import GraphDef, graph_def_proto
+from ..summary.protos import GraphDef
 from ..summary.writer import read_events
 from ..var_scope import get_variable
 from ..variables import Variable, VariableAggregation

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import flowrt as fr
-from flowrt.summary.protos import graph_def_proto
+from flowrt.graph_export import graph_def_proto
 from flowrt.summary.run_metadata import run_metadata_proto
 
 FULL = fr.RunOptions(trace_level=fr.RunOptions.FULL_TRACE)

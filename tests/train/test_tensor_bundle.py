@@ -284,6 +284,24 @@ def test_sstable_damage_is_data_loss_naming_the_file():
             sstable.read_table(good[:n], "/d/m.index")
 
 
+def test_bfloat16_tensors_tf_wrote_are_read_as_the_same_float32_values():
+    # tests/fixtures/tf_graphs/make_fixture.py: a bfloat16 variable "v" saved by TF 2.21.
+    fixture = os.path.join(os.path.dirname(__file__), "..", "fixtures", "tf_graphs")
+    want = np.load(os.path.join(fixture, "expected.npz"))["bfloat16/v"]
+    prefix = os.path.join(fixture, "bfloat16", "model.ckpt")
+    reader = fr.train.load_checkpoint(prefix)
+    assert reader.get_variable_to_dtype_map()["v"] == fr.float32
+    got = reader.get_tensor("v")
+    assert got.dtype == np.float32
+    # Bit for bit: -0.0, inf and the subnormal stay what TF's cast to float32 gives.
+    assert got.tobytes() == want.tobytes()
+    with fr.Graph().as_default():
+        v = fr.Variable(np.zeros(6, np.float32), name="v")
+        with fr.Session() as sess:
+            fr.train.Saver([v]).restore(sess, prefix)
+            assert sess.run(v).tobytes() == want.tobytes()
+
+
 def test_snappy_blocks_are_refused_clearly():
     # A one-entry table whose data block claims snappy compression (type 1), CRC right.
     good = bytearray(sstable.write_table([(b"a", b"b")]))

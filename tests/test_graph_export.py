@@ -1,0 +1,290 @@
+"""flowrt's GraphDefs, MetaGraphDefs and SavedModels as TF 2.21 reads them: every exported
+node checked against TF's OpDefs (``op_defs.json``), without TF; with TF installed, the
+exports loaded and run in ``tensorflow.compat.v1``."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import flowrt as fr
+from flowrt._core.op_signatures import check_graph_def
+from flowrt.graph_export import graph_def_proto
+from flowrt.protos.graph_pb2 import GraphDef
+
+# --------------------------------------------------------------------------------------
+# Graphs
+# --------------------------------------------------------------------------------------
+
+
+def _softmax_4_3():
+    x = fr.placeholder(fr.float32, [None, 4], name="x")
+    w = fr.Variable(np.random.RandomState(1).randn(4, 3).astype(np.float32), name="w")
+    b = fr.Variable(np.random.RandomState(2).randn(3).astype(np.float32), name="b")
+    return x, fr.nn.softmax(fr.nn.relu(fr.matmul(x, w) + b), name="y")
+
+
+_X = np.random.RandomState(0).rand(64, 4).astype(np.float32)
+_Y = (_X.sum(1) > 2).astype(np.int32)
+
+
+def _adam_queue_model():
+    """A softmax classifier trained by Adam on batches a queue runner feeds."""
+    q = fr.FIFOQueue(256, [fr.float32, fr.int32], shapes=[[4], []], name="input_queue")
+    enq = q.enqueue_many([fr.constant(_X), fr.constant(_Y)])
+    fr.train.add_queue_runner(fr.train.QueueRunner(q, [enq]))
+    xb, yb = q.dequeue_many(16)
+    w = fr.Variable(np.zeros((4, 2), np.float32), name="w")
+    b = fr.Variable(np.zeros(2, np.float32), name="b")
+    xent = fr.nn.sparse_softmax_cross_entropy_with_logits(labels=yb, logits=fr.matmul(xb, w) + b)
+    loss = fr.reduce_mean(xent, name="loss")
+    step = fr.train.get_or_create_global_step()
+    train = fr.train.AdamOptimizer(0.1).minimize(loss, global_step=step, name="train")
+    fr.add_to_collection("train_op", train)
+    fr.add_to_collection("loss", loss)
+    return loss, train, step
+
+
+def _optimizers_with_slots():
+    x = fr.placeholder(fr.float32, [None, 3], name="x")
+    for i, opt in enumerate(
+        [
+            fr.train.GradientDescentOptimizer(0.1),
+            fr.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+            fr.train.AdagradOptimizer(0.1),
+            fr.train.RMSPropOptimizer(0.1, momentum=0.5, centered=True),
+            fr.train.AdamOptimizer(0.1),
+        ]
+    ):
+        w = fr.Variable(np.ones((3, 2), np.float32), name="w%d" % i)
+        opt.minimize(fr.reduce_sum(fr.square(fr.matmul(x, w))))
+
+
+def _conv_net_with_summaries():
+    img = fr.placeholder(fr.float32, [None, 8, 8, 1], name="img")
+    c = fr.layers.conv2d(img, 3, 3, padding="same", activation=fr.nn.relu)
+    p = fr.layers.max_pooling2d(c, 2, 2)
+    logits = fr.layers.dense(fr.layers.flatten(p), 2)
+    loss = fr.losses.softmax_cross_entropy(fr.one_hot([0, 1], 2), logits[:2])
+    fr.train.GradientDescentOptimizer(0.1).minimize(loss)
+    fr.summary.scalar("loss", loss)
+    fr.summary.histogram("logits", logits)
+    fr.summary.image("img", img)
+    fr.summary.merge_all()
+
+
+def _queues_and_batching():
+    q = fr.RandomShuffleQueue(10, 2, [fr.string], shapes=[[]], name="shuffle")
+    q.enqueue([fr.constant("a")])
+    q.close()
+    q.size()
+    fr.train.batch([q.dequeue()], 4)
+    p = fr.PaddingFIFOQueue(5, [fr.int32], shapes=[[None]])
+    p.enqueue([fr.constant([1, 2])])
+    p.dequeue_many(1)
+    fr.decode_csv(fr.constant(["1,2.5,a"]), [[0], [0.0], ["z"]])
+
+
+def _array_and_math():
+    x = fr.placeholder(fr.float32, [None, 4, 5], name="x")
+    fr.transpose(x[:, 1:3, ::2], [0, 2, 1])
+    fr.concat([x, x], axis=2)
+    fr.reduce_max(x, axis=[1], keepdims=True)
+    fr.argmax(x, axis=2)
+    fr.cast(fr.shape(x), fr.float32)
+    fr.random_normal([2, 3], seed=3)
+    fr.gather(x, [0, 0])
+    fr.where(x > 0, x, -x)
+    fr.gradients(fr.reduce_mean(fr.square(x), axis=[1, 2]), x)
+
+
+GRAPHS = {
+    "softmax_4_3": _softmax_4_3,
+    "adam_queue": _adam_queue_model,
+    "optimizers": _optimizers_with_slots,
+    "conv_summaries": _conv_net_with_summaries,
+    "queues": _queues_and_batching,
+    "array_math": _array_and_math,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_every_exported_node_validates_against_tf_op_defs(name):
+    with fr.Graph().as_default() as g:
+        GRAPHS[name]()
+        fr.Variable(0.0, name="saved")  # something for the Saver in every graph
+        saver = fr.train.Saver()
+        meta = fr.train.export_meta_graph(saver_def=saver.as_saver_def())
+    check_graph_def(g.as_graph_def())
+    check_graph_def(meta.graph_def)
+    types = {n.op for n in meta.graph_def.node}
+    assert {"SaveV2", "RestoreV2"} <= types
+    assert not types & {"AssignMulVariableOp", "ReducedShape"}
+
+
+def test_nodes_carry_tf_attrs_with_opdef_defaults():
+    with fr.Graph().as_default() as g:
+        _softmax_4_3()
+    nodes = {n.name: n for n in g.as_graph_def().node}
+    mm = nodes["MatMul"]
+    assert mm.attr["T"].type == fr.float32.as_datatype_enum
+    assert not mm.attr["grad_a"].b and not mm.attr["transpose_b"].b
+    assert nodes["w"].op == "VarHandleOp" and nodes["w"].attr["allowed_devices"].HasField("list")
+    # TF's AssignVariableOp has no output, so no _output_shapes.
+    assert "_output_shapes" not in nodes["w/Assign"].attr
+    assert [d.size for d in nodes["y"].attr["_output_shapes"].list.shape[0].dim] == [-1, 3]
+
+
+def test_an_op_without_a_tf_counterpart_fails_the_export_naming_it():
+    with fr.Graph().as_default() as g:
+        fr.nn.sigmoid_cross_entropy_with_logits(labels=[1.0], logits=[0.5], name="xent")
+    with pytest.raises(ValueError, match="'xent'.*no TensorFlow counterpart"):
+        g.as_graph_def()
+    # TensorBoard's form writes it under flowrt's type.
+    assert "SigmoidCrossEntropyWithLogits" in {n.op for n in graph_def_proto(g, display=True).node}
+
+
+def test_the_validator_refuses_what_tf_refuses():
+    with fr.Graph().as_default() as g:
+        _softmax_4_3()
+    good = g.as_graph_def()
+
+    def broken(edit):
+        gd = GraphDef()
+        gd.CopyFrom(good)
+        edit({n.name: n for n in gd.node})
+        return gd
+
+    with pytest.raises(ValueError, match=r"NodeDef 'MatMul' \(MatMul\): NodeDef missing attr 'T'"):
+        check_graph_def(broken(lambda n: n["MatMul"].attr.pop("T")))
+    with pytest.raises(ValueError, match="mentions attr 'foo' not in its OpDef"):
+        check_graph_def(broken(lambda n: n["Relu"].attr["foo"].CopyFrom(n["Relu"].attr["T"])))
+    with pytest.raises(ValueError, match="expected 2 inputs, got 1"):
+        check_graph_def(broken(lambda n: n["MatMul"].input.pop()))
+    with pytest.raises(ValueError, match="input 0 'x' has DataType 3, TF's OpDef expects 1"):
+        check_graph_def(broken(lambda n: setattr(n["x"].attr["dtype"], "type", 3)))
+    with pytest.raises(ValueError, match="Op type not registered 'Frob'"):
+        check_graph_def(broken(lambda n: setattr(n["Relu"], "op", "Frob")))
+
+
+def test_the_saver_subgraph_saves_and_restores_when_run_by_its_saver_def(tmp_path):
+    """The SaverDef's filename and save tensors and restore op run as TF's Saver runs
+    them, here in flowrt after importing the meta graph."""
+    with fr.Graph().as_default():
+        x, y = _softmax_4_3()
+        saver = fr.train.Saver()
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            want = s.run(y, {x: _X})
+            meta = saver.export_meta_graph()
+    sd = meta.saver_def
+    assert (sd.filename_tensor_name, sd.save_tensor_name, sd.restore_op_name) == (
+        "save/Const:0",
+        "save/control_dependency:0",
+        "save/restore_all",
+    )
+    prefix = str(tmp_path / "model")
+    with fr.Graph().as_default() as g:
+        fr.train.import_meta_graph(meta)
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            assert s.run(sd.save_tensor_name, {sd.filename_tensor_name: prefix}) == prefix.encode()
+        with fr.Session() as s:
+            s.run(sd.restore_op_name, {sd.filename_tensor_name: prefix})
+            np.testing.assert_array_equal(s.run(g.get_tensor_by_name("y:0"), {"x:0": _X}), want)
+    assert fr.train.load_variable(prefix, "w").shape == (4, 3)
+
+
+# --------------------------------------------------------------------------------------
+# Loaded and run by TensorFlow (optional: skipped without TF)
+# --------------------------------------------------------------------------------------
+
+
+def _run_tf(script: str, tmp_path) -> str:
+    """Runs ``script`` in a TF 2.21 process (TF is never imported into the test's own)."""
+    pytest.importorskip("tensorflow")
+    src = "import numpy as np, tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
+    path = tmp_path / "tf_side.py"
+    path.write_text(src + textwrap.dedent(script))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    out = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+def test_tf_loads_the_saved_model_and_the_meta_graph_and_gets_the_same_values(tmp_path):
+    pytest.importorskip("tensorflow")
+    with fr.Graph().as_default():
+        x, y = _softmax_4_3()
+        saver = fr.train.Saver()
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            np.save(tmp_path / "want.npy", s.run(y, {x: _X}))
+            saver.save(s, str(tmp_path / "ckpt" / "model"))
+            fr.saved_model.simple_save(s, str(tmp_path / "sm"), {"x": x}, {"y": y})
+    np.save(tmp_path / "x.npy", _X)
+    out = _run_tf(
+        """
+        X, want = np.load("x.npy"), np.load("want.npy")
+        with tf.Graph().as_default(), tf.Session() as s:
+            meta = tf.saved_model.loader.load(s, ["serve"], "sm")
+            sig = meta.signature_def["serving_default"]
+            got = s.run(sig.outputs["y"].name, {sig.inputs["x"].name: X})
+            print("saved_model", np.abs(got - want).max())
+        with tf.Graph().as_default(), tf.Session() as s:
+            saver = tf.train.import_meta_graph("ckpt/model.meta")
+            saver.restore(s, "ckpt/model")
+            print("meta", np.abs(s.run("y:0", {"x:0": X}) - want).max())
+        """,
+        tmp_path,
+    )
+    # One float32 matmul and softmax, computed by both in the same order up to a few ulp.
+    diffs = dict(line.split() for line in out.splitlines())
+    assert set(diffs) == {"saved_model", "meta"}
+    assert all(float(v) < 1e-6 for v in diffs.values()), out
+
+
+def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp_path):
+    pytest.importorskip("tensorflow")
+    with fr.Graph().as_default():
+        loss, train, step = _adam_queue_model()
+        saver = fr.train.Saver()
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            coord = fr.train.Coordinator()
+            threads = fr.train.start_queue_runners(s, coord)
+            losses = [s.run([loss, train])[0] for _ in range(20)]
+            saver.save(s, str(tmp_path / "model"))
+            coord.request_stop()
+            coord.join(threads)
+    out = _run_tf(
+        """
+        with tf.Graph().as_default(), tf.Session() as s:
+            saver = tf.train.import_meta_graph("model.meta")
+            saver.restore(s, "model")
+            train, loss = tf.get_collection("train_op")[0], tf.get_collection("loss")[0]
+            step = tf.train.get_global_step()
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(s, coord)
+            print("step", s.run(step))
+            losses = [s.run([loss, train])[0] for _ in range(30)]
+            print("first", losses[0])
+            print("last", losses[-1])
+            print("step", s.run(step))
+            saver.save(s, "tf_model")
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=5)
+        """,
+        tmp_path,
+    )
+    lines = [line.split() for line in out.splitlines()]
+    vals = {k: float(v) for k, v in lines[1:3]}
+    assert [int(v) for k, v in lines if k == "step"] == [20, 50]
+    # Training goes on from flowrt's state: no jump back to the untrained loss (ln 2).
+    assert vals["first"] < losses[0] and vals["last"] < vals["first"]
+    assert fr.train.load_variable(str(tmp_path / "tf_model"), "global_step") == 50
