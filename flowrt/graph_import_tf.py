@@ -275,7 +275,15 @@ def _tensor_arrays(gd: GraphDef) -> GraphDef:
     flow) as flowrt's, whose only output is the flow, a ``variant`` value: ``TensorArrayV3``
     keeps its name, its flow is output 0, the ops take the flow first and no handle, and
     the nodes passing the flow on carry a variant; those passing the handle on go."""
-    if not any(n.op == "TensorArrayV3" for n in gd.node):
+    arrays = {n.name for n in gd.node if n.op == "TensorArrayV3"}
+    # TF's arrays pass their flow on as output 1; flowrt's (a graph flowrt wrote) have
+    # only the flow, output 0, and are in flowrt's form already.
+    if not any(
+        _split(s)[0] in arrays and _split(s)[1] == 1
+        for n in gd.node
+        for s in n.input
+        if not s.startswith("^")
+    ):
         return gd
     consumers: dict[str, list[NodeDef]] = {}
     for n in gd.node:
@@ -299,7 +307,6 @@ def _tensor_arrays(gd: GraphDef) -> GraphDef:
             if c.op in _PASS_ON and any(_tensor(s) == t for s in c.input if not s.startswith("^")):
                 outs = (0, 1) if c.op == "Switch" else (0,)
                 todo += [("%s:%d" % (c.name, i), k) for i in outs]
-    arrays = {n.name for n in gd.node if n.op == "TensorArrayV3"}
     handles = {_split(t)[0] for t, k in kind.items() if k == "handle"} - arrays
     out = GraphDef()
     out.CopyFrom(gd)

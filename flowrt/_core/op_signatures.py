@@ -95,7 +95,7 @@ def _input_args(sig: dict[str, Any], node: Any) -> list[tuple[str, int | None]] 
     one; a list argument is sized by the node's attr), or None if an attr that sizes
     one is missing."""
     args: list[tuple[str, int | None]] = []
-    for name, number_attr, type_list_attr in sig["inputs"]:
+    for name, _fixed, _type_attr, number_attr, type_list_attr, _is_ref in sig["inputs"]:
         sized_by = number_attr or type_list_attr
         if not sized_by:
             args.append((name, None))
