@@ -695,7 +695,9 @@ class Saver:
         """This saver as a ``SaverDef`` (what ``import_meta_graph`` rebuilds it from).
 
         Note (flowrt): ``filename_tensor_name`` and ``save_tensor_name`` are empty:
-        saving runs no graph op; ``restore_op_name`` is ``save/restore_all``.
+        flowrt's ``save`` runs no graph op; ``restore_op_name`` is ``save/restore_all``.
+        A meta graph exported with this ``SaverDef`` holds TF's ``SaveV2``/``RestoreV2``
+        subgraph, and its stored ``SaverDef`` names that subgraph's tensors.
         """
         self.build()
         d = SaverDef(
