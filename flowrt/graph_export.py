@@ -6,7 +6,8 @@ Processing order, per op in creation order:
 1. **Name.** The op's TF type: flowrt's own type when TF's registry (``op_defs.json``)
    has it; a retired flowrt name mapped to TF's (``AsyncIf`` -> ``If``); a flowrt-only op
    rewritten as the TF ops that compute it (``_REWRITES``: ``AssignMulVariableOp`` as
-   TF1's read, ``Mul`` and ``AssignVariableOp``). An op with neither fails the export
+   TF1's read, ``Mul`` and ``AssignVariableOp``; a cond as TF's ``If`` over two
+   ``FunctionDef``s of the library, ``function_export.py``). An op with neither fails the export
    with a ValueError naming it, so nothing TF cannot read is written.
 2. **Attrs.** The attrs TF's OpDef declares, from flowrt's values; the type, number and
    type-list attrs (``T``, ``N``, ``Tidx``, ``dtypes``) from the dtypes and counts of the
@@ -61,11 +62,12 @@ _TF_NAME = {
     "AsyncStatefulPartitionedCall": "StatefulPartitionedCall",
 }
 
-# flowrt ops whose TF form needs a FunctionDefLibrary (functional control flow and calls,
-# ``initialized_value()``'s cond), TF's TensorArray flow outputs (every ``TensorArray*``
-# op) or TF's ragged outputs (``ParseExampleV2``), which this writer does not write yet.
-# They are written in flowrt's form (attrs holding Python objects listed in
-# ``_flowrt_unencoded_attrs``), which ``fr.import_graph_def`` reads back and TF refuses.
+# flowrt ops written in flowrt's form (attrs holding Python objects listed in
+# ``_flowrt_unencoded_attrs``), which TF refuses: loops and function calls, whose bodies
+# this writer does not lower to FunctionDefs yet, ``initialized_value()``'s cond, TF's
+# TensorArray flow outputs (every ``TensorArray*`` op) and TF's ragged outputs
+# (``ParseExampleV2``). The If ops are here for the display form only: otherwise
+# ``function_export.py`` writes them as TF's If over library functions.
 _PENDING = frozenset(
     {
         "If",
@@ -122,6 +124,15 @@ def fill_tensor_proto(proto: TensorProto, arr: np.ndarray) -> bool:
     return True
 
 
+class FuncRef:
+    """A ``func`` attr's value: the name of a function of the library."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
 def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
@@ -148,6 +159,8 @@ def fill_attr(a: AttrValue, v) -> bool:
         fill_shape(a.shape, v)
     elif isinstance(v, np.ndarray):
         return fill_tensor_proto(a.tensor, v)
+    elif isinstance(v, FuncRef):
+        a.func.name = v.name
     elif isinstance(v, (list, tuple)):
         return _fill_list(a.list, list(v))
     else:
@@ -234,12 +247,32 @@ class GraphDefWriter:
     """One GraphDef being written: nodes, names taken, and tensors a rewrite replaced
     (``train/saver_graph.py`` adds the Saver's nodes with it)."""
 
-    def __init__(self, graph: Graph, display: bool):
+    def __init__(self, graph: Graph, display: bool, library: dict | None = None):
         self.graph = graph
         self.display = display
         self.gd = GraphDef()
+        self.nodes: Any = self.gd.node  # where ``node`` appends (a FunctionDef's body)
         self.names = {op.name for op in graph.get_operations()}
         self.renamed: dict[str, str] = {}  # flowrt tensor name -> exported input string
+        # The FunctionDefs of branches and bodies, by name (shared with body writers).
+        self.library: dict[str, Any] = {} if library is None else library
+
+    def top_level_ops(self) -> list[Operation]:
+        """The graph's ops outside branches and loop bodies (which the writer writes as
+        functions of the library); every op in the display form."""
+        ops = self.graph.get_operations()
+        if self.display:
+            return ops
+        from .ops.control_flow_ops import nested_ops
+
+        nested = nested_ops(self.graph)
+        return [op for op in ops if op not in nested]
+
+    def finish(self) -> GraphDef:
+        self.gd.versions.producer = GRAPH_DEF_VERSION
+        for name in sorted(self.library):
+            self.gd.library.function.add().CopyFrom(self.library[name])
+        return self.gd
 
     def unique(self, name: str) -> str:
         base, i = name, 0
@@ -272,7 +305,7 @@ class GraphDefWriter:
         the others, ``_output_shapes`` when it has outputs (``flowrt_form``: flowrt's
         attrs as they are, see ``_PENDING``)."""
         sig = None if flowrt_form else op_def(tf_type)
-        n = self.gd.node.add()
+        n = self.nodes.add()
         n.name, n.op = name, tf_type
         n.input.extend(inputs)
         n.input.extend("^" + c for c in control)
@@ -308,7 +341,11 @@ class GraphDefWriter:
         rewrite = _REWRITES.get(op.type)
         if rewrite is not None:
             rewrite(self, op)
-            return
+        else:
+            self.plain(op)
+
+    def plain(self, op: Operation) -> None:
+        """Writes ``op`` as one node of its own type (flowrt's form for ``_PENDING``)."""
         pending = op.type in _PENDING or op.type.startswith("TensorArray")
         tf_type = op.type if pending else _TF_NAME.get(op.type, op.type)
         sig = None if pending else op_def(tf_type)
@@ -641,10 +678,9 @@ def graph_def_proto(graph: Graph, display: bool = False) -> GraphDef:
     TensorBoard, writes it under its flowrt type instead).
     """
     w = GraphDefWriter(graph, display)
-    for op in graph.get_operations():
+    for op in w.top_level_ops():
         w.op(op)
-    w.gd.versions.producer = GRAPH_DEF_VERSION
-    return w.gd
+    return w.finish()
 
 
 GRAPH_DEF_BUILDER["graph_def"] = graph_def_proto  # Graph.as_graph_def
@@ -653,3 +689,8 @@ GRAPH_DEF_BUILDER["graph_def"] = graph_def_proto  # Graph.as_graph_def
 def graph_def(graph: Graph) -> bytes:
     """The serialized display ``GraphDef`` of a flowrt ``Graph`` (an event file's)."""
     return graph_def_proto(graph, display=True).SerializeToString(deterministic=True)
+
+
+from . import function_export  # noqa: E402  (adds the functional ops' rewrites)
+
+_REWRITES.update(function_export.REWRITES)

@@ -112,7 +112,17 @@ def _flowrt_only_ops_written_as_tf_compositions():
     fr.train.string_input_producer(["a", "b"])
 
 
+def _conds_with_gradients():
+    x = fr.placeholder(fr.float32, [3], name="x")
+    w = fr.Variable(np.array([1.0, 2.0, 3.0], np.float32), name="w")
+    inner = lambda: fr.cond(x[0] < -5, lambda: x - 1, lambda: x + 100.0)
+    y = fr.identity(fr.cond(fr.reduce_sum(x) > 0, lambda: x * w, inner), name="y")
+    fr.identity(fr.gradients(fr.reduce_sum(y * y), x)[0], name="gx")
+    fr.case([(x[1] > 0, lambda: x), (x[2] > 0, lambda: -x)], default=lambda: x * 0)
+
+
 GRAPHS = {
+    "cond": _conds_with_gradients,
     "rewrites": _flowrt_only_ops_written_as_tf_compositions,
     "softmax_4_3": _softmax_4_3,
     "adam_queue": _adam_queue_model,
@@ -171,6 +181,28 @@ def test_an_op_without_a_tf_counterpart_fails_the_export_naming_it():
         g.as_graph_def()
     # TensorBoard's form writes it under flowrt's type.
     assert "ResourceSparseApplyAdam" in {n.op for n in graph_def_proto(g, display=True).node}
+
+
+def test_a_cond_is_an_if_over_two_functions_of_the_library():
+    with fr.Graph().as_default() as g:
+        _conds_with_gradients()
+    gd = g.as_graph_def()
+    fns = {f.signature.name: f for f in gd.library.function}
+    (outer,) = [n for n in gd.node if n.name == "cond"]
+    assert outer.op == "If"  # its true branch reads a variable
+    then_fn = fns[outer.attr["then_branch"].func.name]
+    assert {"ReadVariableOp", "Mul"} <= {n.op for n in then_fn.node_def}
+    assert then_fn.ret["output_0"] == "cond/mul:z:0"
+    # The forward tensors the gradient needs are extra outputs; the branch that does not
+    # make one returns zeros for it.
+    assert len(then_fn.signature.output_arg) > 1 and "Const" in {n.op for n in then_fn.node_def}
+    # The inner cond lives in the outer's false branch, not in the graph.
+    else_fn = fns[outer.attr["else_branch"].func.name]
+    assert [n.op for n in else_fn.node_def if "If" in n.op] == ["StatelessIf"]
+    assert not [n for n in gd.node if n.name.startswith("cond/cond")]
+    gd.library.function.pop()
+    with pytest.raises(ValueError, match="names function '.*', not in the library"):
+        check_graph_def(gd)
 
 
 def test_the_validator_refuses_what_tf_refuses():
@@ -273,6 +305,32 @@ def test_tf_loads_the_saved_model_and_the_meta_graph_and_gets_the_same_values(tm
     diffs = dict(line.split() for line in out.splitlines())
     assert set(diffs) == {"saved_model", "meta"}
     assert all(float(v) < 1e-6 for v in diffs.values()), out
+
+
+def test_tf_runs_flowrts_conds_and_their_gradients(tmp_path):
+    pytest.importorskip("tensorflow")
+    with fr.Graph().as_default() as g:
+        _conds_with_gradients()
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            want = [s.run(["y:0", "gx:0"], {"x:0": v}) for v in ([1, 2, 3], [-1, -2, -3])]
+    (tmp_path / "g.pb").write_bytes(g.as_graph_def().SerializeToString())
+    out = _run_tf(
+        """
+        gd = tf.GraphDef()
+        gd.ParseFromString(open("g.pb", "rb").read())
+        with tf.Graph().as_default() as g, tf.Session() as s:
+            tf.import_graph_def(gd, name="")
+            s.run("w/Assign")
+            for v in ([1, 2, 3], [-1, -2, -3]):
+                y, gx = s.run(["y:0", "gx:0"], {"x:0": v})
+                print(" ".join(map(repr, y.tolist() + gx.tolist())))
+        """,
+        tmp_path,
+    )
+    got = [[float(v) for v in line.split()] for line in out.splitlines()]
+    # Products and sums of small integers: exact in float32 in both runtimes.
+    assert got == [list(y) + list(gx) for y, gx in want]
 
 
 def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp_path):

@@ -97,11 +97,126 @@ class VersionDef(_message.Message):
     def __init__(self, producer: _Optional[int] = ..., min_consumer: _Optional[int] = ..., bad_consumers: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class GraphDef(_message.Message):
-    __slots__ = ("node", "versions", "version")
+    __slots__ = ("node", "versions", "version", "library")
     NODE_FIELD_NUMBER: _ClassVar[int]
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    LIBRARY_FIELD_NUMBER: _ClassVar[int]
     node: _containers.RepeatedCompositeFieldContainer[NodeDef]
     versions: VersionDef
     version: int
-    def __init__(self, node: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., versions: _Optional[_Union[VersionDef, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+    library: FunctionDefLibrary
+    def __init__(self, node: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., versions: _Optional[_Union[VersionDef, _Mapping]] = ..., version: _Optional[int] = ..., library: _Optional[_Union[FunctionDefLibrary, _Mapping]] = ...) -> None: ...
+
+class OpDef(_message.Message):
+    __slots__ = ("name", "input_arg", "output_arg", "control_output", "attr", "summary", "description", "is_commutative", "is_aggregate", "is_stateful", "allows_uninitialized_input", "is_distributed_communication")
+    class ArgDef(_message.Message):
+        __slots__ = ("name", "description", "type", "type_attr", "number_attr", "type_list_attr", "is_ref")
+        NAME_FIELD_NUMBER: _ClassVar[int]
+        DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+        TYPE_FIELD_NUMBER: _ClassVar[int]
+        TYPE_ATTR_FIELD_NUMBER: _ClassVar[int]
+        NUMBER_ATTR_FIELD_NUMBER: _ClassVar[int]
+        TYPE_LIST_ATTR_FIELD_NUMBER: _ClassVar[int]
+        IS_REF_FIELD_NUMBER: _ClassVar[int]
+        name: str
+        description: str
+        type: _tensor_pb2.DataType
+        type_attr: str
+        number_attr: str
+        type_list_attr: str
+        is_ref: bool
+        def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[_tensor_pb2.DataType, str]] = ..., type_attr: _Optional[str] = ..., number_attr: _Optional[str] = ..., type_list_attr: _Optional[str] = ..., is_ref: _Optional[bool] = ...) -> None: ...
+    class AttrDef(_message.Message):
+        __slots__ = ("name", "type", "default_value", "description", "has_minimum", "minimum", "allowed_values")
+        NAME_FIELD_NUMBER: _ClassVar[int]
+        TYPE_FIELD_NUMBER: _ClassVar[int]
+        DEFAULT_VALUE_FIELD_NUMBER: _ClassVar[int]
+        DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+        HAS_MINIMUM_FIELD_NUMBER: _ClassVar[int]
+        MINIMUM_FIELD_NUMBER: _ClassVar[int]
+        ALLOWED_VALUES_FIELD_NUMBER: _ClassVar[int]
+        name: str
+        type: str
+        default_value: AttrValue
+        description: str
+        has_minimum: bool
+        minimum: int
+        allowed_values: AttrValue
+        def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default_value: _Optional[_Union[AttrValue, _Mapping]] = ..., description: _Optional[str] = ..., has_minimum: _Optional[bool] = ..., minimum: _Optional[int] = ..., allowed_values: _Optional[_Union[AttrValue, _Mapping]] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    INPUT_ARG_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_ARG_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    ATTR_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    IS_COMMUTATIVE_FIELD_NUMBER: _ClassVar[int]
+    IS_AGGREGATE_FIELD_NUMBER: _ClassVar[int]
+    IS_STATEFUL_FIELD_NUMBER: _ClassVar[int]
+    ALLOWS_UNINITIALIZED_INPUT_FIELD_NUMBER: _ClassVar[int]
+    IS_DISTRIBUTED_COMMUNICATION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    input_arg: _containers.RepeatedCompositeFieldContainer[OpDef.ArgDef]
+    output_arg: _containers.RepeatedCompositeFieldContainer[OpDef.ArgDef]
+    control_output: _containers.RepeatedScalarFieldContainer[str]
+    attr: _containers.RepeatedCompositeFieldContainer[OpDef.AttrDef]
+    summary: str
+    description: str
+    is_commutative: bool
+    is_aggregate: bool
+    is_stateful: bool
+    allows_uninitialized_input: bool
+    is_distributed_communication: bool
+    def __init__(self, name: _Optional[str] = ..., input_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ..., output_arg: _Optional[_Iterable[_Union[OpDef.ArgDef, _Mapping]]] = ..., control_output: _Optional[_Iterable[str]] = ..., attr: _Optional[_Iterable[_Union[OpDef.AttrDef, _Mapping]]] = ..., summary: _Optional[str] = ..., description: _Optional[str] = ..., is_commutative: _Optional[bool] = ..., is_aggregate: _Optional[bool] = ..., is_stateful: _Optional[bool] = ..., allows_uninitialized_input: _Optional[bool] = ..., is_distributed_communication: _Optional[bool] = ...) -> None: ...
+
+class FunctionDefLibrary(_message.Message):
+    __slots__ = ("function", "gradient")
+    FUNCTION_FIELD_NUMBER: _ClassVar[int]
+    GRADIENT_FIELD_NUMBER: _ClassVar[int]
+    function: _containers.RepeatedCompositeFieldContainer[FunctionDef]
+    gradient: _containers.RepeatedCompositeFieldContainer[GradientDef]
+    def __init__(self, function: _Optional[_Iterable[_Union[FunctionDef, _Mapping]]] = ..., gradient: _Optional[_Iterable[_Union[GradientDef, _Mapping]]] = ...) -> None: ...
+
+class FunctionDef(_message.Message):
+    __slots__ = ("signature", "attr", "node_def", "ret", "control_ret")
+    class AttrEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: AttrValue
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[AttrValue, _Mapping]] = ...) -> None: ...
+    class RetEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class ControlRetEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    ATTR_FIELD_NUMBER: _ClassVar[int]
+    NODE_DEF_FIELD_NUMBER: _ClassVar[int]
+    RET_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_RET_FIELD_NUMBER: _ClassVar[int]
+    signature: OpDef
+    attr: _containers.MessageMap[str, AttrValue]
+    node_def: _containers.RepeatedCompositeFieldContainer[NodeDef]
+    ret: _containers.ScalarMap[str, str]
+    control_ret: _containers.ScalarMap[str, str]
+    def __init__(self, signature: _Optional[_Union[OpDef, _Mapping]] = ..., attr: _Optional[_Mapping[str, AttrValue]] = ..., node_def: _Optional[_Iterable[_Union[NodeDef, _Mapping]]] = ..., ret: _Optional[_Mapping[str, str]] = ..., control_ret: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class GradientDef(_message.Message):
+    __slots__ = ("function_name", "gradient_func")
+    FUNCTION_NAME_FIELD_NUMBER: _ClassVar[int]
+    GRADIENT_FUNC_FIELD_NUMBER: _ClassVar[int]
+    function_name: str
+    gradient_func: str
+    def __init__(self, function_name: _Optional[str] = ..., gradient_func: _Optional[str] = ...) -> None: ...

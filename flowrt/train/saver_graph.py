@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._core.graph import Graph, Operation
 from .._core.shape import TensorShape
-from ..graph_export import GRAPH_DEF_VERSION, GraphDefWriter
+from ..graph_export import GraphDefWriter
 from ..protos.graph_pb2 import GraphDef
 from ..protos.meta_graph_pb2 import SaverDef
 
@@ -134,14 +134,14 @@ def saver_graph_def(graph: Graph, saver_def: SaverDef) -> tuple[GraphDef, SaverD
     placeholders = {e[2] for e in entries}
     w = GraphDefWriter(graph, display=False)
     tensors: tuple[str, str] | None = None
-    for op in graph.get_operations():
+    for op in w.top_level_ops():
         if op not in placeholders:
             w.op(op)
         elif tensors is None:
             tensors = _write_saver(w, scope, entries)
-    w.gd.versions.producer = GRAPH_DEF_VERSION
+    gd = w.finish()
     out = SaverDef()
     out.CopyFrom(saver_def)
     if tensors is not None:
         out.filename_tensor_name, out.save_tensor_name = tensors
-    return w.gd, out
+    return gd, out
