@@ -1,6 +1,8 @@
 """flowrt's functional control flow as TF writes it: an ``If``/``StatelessIf`` node whose
 ``then_branch``/``else_branch`` name ``FunctionDef``s of the GraphDef's library, as TF
-2.x's ``cond_v2`` writes ``tf.cond`` in ``compat.v1`` graphs.
+2.x's ``cond_v2`` writes ``tf.cond`` in ``compat.v1`` graphs, and a ``While`` or
+``StatelessWhile`` over ``cond``/``body`` functions, as ``while_v2`` writes
+``tf.while_loop`` (see ``_loop_functions``).
 
 A branch's traced ops (``TracedBody``) become the function's body. Its inputs are the
 ``If``'s inputs after the predicate (``input_0``, ...). A tensor the branch consumes
@@ -14,12 +16,15 @@ function form (``node:output_arg:index``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import dtypes as _dt
 from ._core.graph import Operation, Tensor
 from ._core.op_signatures import op_def
+from ._core.shape import TensorShape
 from .protos.graph_pb2 import FunctionDef
 
 if TYPE_CHECKING:
@@ -39,6 +44,7 @@ class _BodyWriter:
         self.w.nodes = fdef.node_def
         self.w.renamed.update(feeds)
         self.args = set(feeds.values())
+        self.inputs: list[str] = []  # the function's input names, in order
 
 
 def _function_name(w: GraphDefWriter, op: Operation, tag: str) -> str:
@@ -100,31 +106,125 @@ def _zeros(bw: _BodyWriter, t: Tensor, name: str) -> str:
     return name
 
 
-def _branch_function(w: GraphDefWriter, op: Operation, b: int, tag: str) -> str:
-    """Writes branch ``b`` of If ``op`` as a FunctionDef of the library; returns its name."""
-    body = op.attrs["branches"][b]
-    n_user = op.attrs["_n_user"]
+def _function(
+    w: GraphDefWriter,
+    op: Operation,
+    body: Any,
+    tag: str,
+    args: list[Tensor],
+    arg_of_feed: list[int],
+    returns: Callable[[Any], list[tuple[Any, str]]],
+) -> str:
+    """Writes traced ``body`` as a FunctionDef of the library taking ``args`` (the
+    tensor ``body.feeds[j]`` is input ``arg_of_feed[j]``); ``returns(writer)`` writes
+    and gives its outputs as (dtype, GraphDef-form ref). Returns the function's name."""
     fdef = FunctionDef()
     name = _function_name(w, op, tag)
     w.library[name] = fdef  # claimed before nested branches pick their names
     sig = fdef.signature
     sig.name = name
-    inputs = ["input_%d" % i for i in range(len(op.inputs) - 1)]
-    for arg, t in zip(inputs, op.inputs[1:], strict=True):
+    inputs = ["input_%d" % i for i in range(len(args))]
+    for arg, t in zip(inputs, args, strict=True):
         sig.input_arg.add(name=arg, type=t.dtype.base_dtype.as_datatype_enum)
-    feeds = {t.name: inputs[i - 1] for t, i in zip(body.feeds, body.input_idx, strict=True)}
+    feeds = {t.name: inputs[i] for t, i in zip(body.feeds, arg_of_feed, strict=True)}
     bw = _BodyWriter(w, fdef, feeds)
+    bw.inputs, bw.args = inputs, set(inputs)
     for o in body.ops:
         bw.w.op(o)
-    for k, out in enumerate(op.outputs):
-        src = body.outputs[k] if k < n_user else body.exports.get(k)
+    for k, (dtype, ref) in enumerate(returns(bw)):
         ret = "output_%d" % k
-        sig.output_arg.add(name=ret, type=out.dtype.base_dtype.as_datatype_enum)
-        fdef.ret[ret] = bw.w.ref(src) if src is not None else _zeros(bw, out, "zeros_%d" % k)
+        sig.output_arg.add(name=ret, type=dtype.base_dtype.as_datatype_enum)
+        fdef.ret[ret] = ref
     if any((op_def(n.op) or {}).get("stateful") for n in fdef.node_def):
         sig.is_stateful = True
     _to_function_form(fdef, bw.args)
     return name
+
+
+def _branch_function(w: GraphDefWriter, op: Operation, b: int, tag: str) -> str:
+    """Branch ``b`` of If ``op``: the If's inputs after the predicate in, its outputs
+    out (zeros for a gradient's forward tensor the other branch made)."""
+    body = op.attrs["branches"][b]
+    n_user = op.attrs["_n_user"]
+
+    def returns(bw: _BodyWriter) -> list[tuple[Any, str]]:
+        out = []
+        for k, t in enumerate(op.outputs):
+            src = body.outputs[k] if k < n_user else body.exports.get(k)
+            ref = bw.w.ref(src) if src is not None else _zeros(bw, t, "zeros_%d" % k)
+            out.append((t.dtype, ref))
+        return out
+
+    idx = [i - 1 for i in body.input_idx]
+    return _function(w, op, body, tag, list(op.inputs[1:]), idx, returns)
+
+
+def _scalar_node(bw: _BodyWriter, name: str, tf_type: str, inputs: list[str], attrs: dict) -> str:
+    name = bw.w.unique(name)
+    bw.w.node(name, tf_type, inputs, attrs, out_shapes=[TensorShape([])])
+    return name
+
+
+def _loop_functions(w: GraphDefWriter, op: Operation) -> tuple[str, str]:
+    """The cond and body functions of While ``op``, as TF's ``while_v2`` writes them:
+    both take the loop counter, the iteration limit, the loop variables and the
+    captures; the cond also stops at the limit (none when negative); the body counts
+    the iteration and passes the limit and captures through."""
+    nv = op.attrs["_n_vars"]
+    cb, bb = op.attrs["cond"], op.attrs["body"]
+    args = list(op.inputs)
+    i32 = args[0].dtype.base_dtype
+
+    def cond_returns(bw: _BodyWriter) -> list[tuple[Any, str]]:
+        counter, limit = bw.inputs[0], bw.inputs[1]
+        zero = _scalar_node(bw, "zero", "Const", [], {"dtype": i32, "value": np.array(0, i32.np)})
+        unbounded = _scalar_node(bw, "Less", "Less", [limit, zero], {"T": i32})
+        below = _scalar_node(bw, "Less_1", "Less", [counter, limit], {"T": i32})
+        go_on = _scalar_node(bw, "LogicalOr", "LogicalOr", [unbounded, below], {})
+        user = bw.w.ref(cb.outputs[0])
+        return [(_dt.bool, _scalar_node(bw, "LogicalAnd", "LogicalAnd", [go_on, user], {}))]
+
+    def body_returns(bw: _BodyWriter) -> list[tuple[Any, str]]:
+        one = _scalar_node(bw, "one", "Const", [], {"dtype": i32, "value": np.array(1, i32.np)})
+        count = _scalar_node(bw, "add", "AddV2", [bw.inputs[0], one], {"T": i32})
+        out = [(i32, count), (i32, bw.inputs[1])]
+        out += [(t.dtype, bw.w.ref(t)) for t in bb.outputs[:nv]]
+        out += [(t.dtype, bw.inputs[2 + nv + j]) for j, t in enumerate(args[2 + nv :])]
+        return out
+
+    cond_fn = _function(w, op, cb, "cond", args, list(cb.input_idx), cond_returns)
+    body_fn = _function(w, op, bb, "body", args, list(bb.input_idx), body_returns)
+    return cond_fn, body_fn
+
+
+def _write_while(w: GraphDefWriter, op: Operation) -> None:
+    """A ``While`` (``StatelessWhile`` when no cond or body op is stateful) over two
+    library functions; its outputs are its inputs' (TF's), flowrt's first ``2 + n``."""
+    if w.display or "_record" in op.attrs:
+        # A loop recording values for its gradient: TF records them in TensorLists,
+        # which this writer does not build; flowrt's form (TF refuses it).
+        w.plain(op)
+        return
+    from .graph_export import FuncRef
+
+    cond_fn, body_fn = _loop_functions(w, op)
+    shapes = [t.shape for t in op.outputs] + [t.shape for t in op.inputs[len(op.outputs) :]]
+    attrs = {
+        "T": [t.dtype.base_dtype for t in op.inputs],
+        "output_shapes": shapes,
+        "cond": FuncRef(cond_fn),
+        "body": FuncRef(body_fn),
+        "parallel_iterations": op.attrs.get("parallel_iterations", 10),
+    }
+    w.node(
+        op.name,
+        "StatelessWhile" if op.type == "StatelessWhile" else "While",
+        [w.ref(t) for t in op.inputs],
+        attrs,
+        control=[c.name for c in op.control_inputs],
+        device=op.device,
+        out_shapes=[t.shape for t in op.inputs],
+    )
 
 
 def _write_if(w: GraphDefWriter, op: Operation) -> None:
@@ -157,4 +257,11 @@ def _write_if(w: GraphDefWriter, op: Operation) -> None:
     )
 
 
-REWRITES = {"If": _write_if, "StatelessIf": _write_if, "AsyncIf": _write_if}
+REWRITES = {
+    "If": _write_if,
+    "StatelessIf": _write_if,
+    "AsyncIf": _write_if,
+    "While": _write_while,
+    "StatelessWhile": _write_while,
+    "AsyncWhile": _write_while,
+}

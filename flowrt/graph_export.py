@@ -6,9 +6,10 @@ Processing order, per op in creation order:
 1. **Name.** The op's TF type: flowrt's own type when TF's registry (``op_defs.json``)
    has it; a retired flowrt name mapped to TF's (``AsyncIf`` -> ``If``); a flowrt-only op
    rewritten as the TF ops that compute it (``_REWRITES``: ``AssignMulVariableOp`` as
-   TF1's read, ``Mul`` and ``AssignVariableOp``; a cond as TF's ``If`` over two
-   ``FunctionDef``s of the library, ``function_export.py``). An op with neither fails the export
-   with a ValueError naming it, so nothing TF cannot read is written.
+   TF1's read, ``Mul`` and ``AssignVariableOp``; a cond or loop as TF's ``If`` or
+   ``While`` over ``FunctionDef``s of the library, ``function_export.py``). An op with
+   neither fails the export with a ValueError naming it, so nothing TF cannot read is
+   written.
 2. **Attrs.** The attrs TF's OpDef declares, from flowrt's values; the type, number and
    type-list attrs (``T``, ``N``, ``Tidx``, ``dtypes``) from the dtypes and counts of the
    op's inputs and outputs, as the OpDef binds them; every other attr its OpDef default.
@@ -63,11 +64,12 @@ _TF_NAME = {
 }
 
 # flowrt ops written in flowrt's form (attrs holding Python objects listed in
-# ``_flowrt_unencoded_attrs``), which TF refuses: loops and function calls, whose bodies
-# this writer does not lower to FunctionDefs yet, ``initialized_value()``'s cond, TF's
-# TensorArray flow outputs (every ``TensorArray*`` op) and TF's ragged outputs
-# (``ParseExampleV2``). The If ops are here for the display form only: otherwise
-# ``function_export.py`` writes them as TF's If over library functions.
+# ``_flowrt_unencoded_attrs``), which TF refuses: function calls, whose functions this
+# writer does not lower to FunctionDefs yet, a loop recording values for its gradient,
+# ``initialized_value()``'s cond, TF's TensorArray flow outputs (every ``TensorArray*``
+# op) and TF's ragged outputs (``ParseExampleV2``). Otherwise ``function_export.py``
+# writes the If and While ops as TF's over library functions (this form is the display
+# form's).
 _PENDING = frozenset(
     {
         "If",

@@ -121,7 +121,21 @@ def _conds_with_gradients():
     fr.case([(x[1] > 0, lambda: x), (x[2] > 0, lambda: -x)], default=lambda: x * 0)
 
 
+def _loops():
+    x = fr.placeholder(fr.float32, [], name="x")
+    w = fr.Variable(2.0, name="w")
+    _, s = fr.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * w + x), [0, 1.0])
+    fr.identity(s, name="y")
+
+    def body(j, t):
+        return j + 1, fr.cond(t > 10, lambda: t * x, lambda: t + x)
+
+    j, t = fr.while_loop(lambda j, t: t < 1000.0, body, [0, 1.0], maximum_iterations=7)
+    fr.identity(t * fr.cast(j, fr.float32), name="gx")  # 7 iterations: the limit stops it
+
+
 GRAPHS = {
+    "loops": _loops,
     "cond": _conds_with_gradients,
     "rewrites": _flowrt_only_ops_written_as_tf_compositions,
     "softmax_4_3": _softmax_4_3,
@@ -307,13 +321,17 @@ def test_tf_loads_the_saved_model_and_the_meta_graph_and_gets_the_same_values(tm
     assert all(float(v) < 1e-6 for v in diffs.values()), out
 
 
-def test_tf_runs_flowrts_conds_and_their_gradients(tmp_path):
+@pytest.mark.parametrize("build", [_conds_with_gradients, _loops])
+def test_tf_runs_flowrts_conds_and_loops(tmp_path, build):
     pytest.importorskip("tensorflow")
     with fr.Graph().as_default() as g:
-        _conds_with_gradients()
+        build()
+        x = g.get_tensor_by_name("x:0")
+        feeds = [[1, 2, 3], [-1, -2, -3]] if x.shape.ndims else [3.0, -2.0]
         with fr.Session() as s:
             s.run(fr.global_variables_initializer())
-            want = [s.run(["y:0", "gx:0"], {"x:0": v}) for v in ([1, 2, 3], [-1, -2, -3])]
+            want = [s.run(["y:0", "gx:0"], {x: v}) for v in feeds]
+    (tmp_path / "feeds.txt").write_text(repr(feeds))
     (tmp_path / "g.pb").write_bytes(g.as_graph_def().SerializeToString())
     out = _run_tf(
         """
@@ -322,15 +340,15 @@ def test_tf_runs_flowrts_conds_and_their_gradients(tmp_path):
         with tf.Graph().as_default() as g, tf.Session() as s:
             tf.import_graph_def(gd, name="")
             s.run("w/Assign")
-            for v in ([1, 2, 3], [-1, -2, -3]):
+            for v in eval(open("feeds.txt").read()):
                 y, gx = s.run(["y:0", "gx:0"], {"x:0": v})
-                print(" ".join(map(repr, y.tolist() + gx.tolist())))
+                print(" ".join(map(repr, np.append(y, gx).tolist())))
         """,
         tmp_path,
     )
     got = [[float(v) for v in line.split()] for line in out.splitlines()]
     # Products and sums of small integers: exact in float32 in both runtimes.
-    assert got == [list(y) + list(gx) for y, gx in want]
+    assert got == [np.append(y, gx).tolist() for y, gx in want]
 
 
 def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp_path):

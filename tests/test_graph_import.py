@@ -295,16 +295,19 @@ def test_tf_errors_for_bad_graph_defs():
 def test_a_node_whose_attrs_held_python_objects_is_refused_by_name():
     g = fr.Graph()
     with g.as_default():
-        i = fr.constant(0)
-        fr.while_loop(lambda i: i < 3, lambda i: i + 1, [i], name="loop")
+
+        @fr.function
+        def square(a):
+            return a * a
+
+        square(fr.constant(2.0))
     gd = g.as_graph_def()
-    (node,) = [n for n in gd.node if n.op in ("While", "StatelessWhile")]
-    assert sorted(node.attr["_flowrt_unencoded_attrs"].list.s) == [b"body", b"cond"]
+    (node,) = [n for n in gd.node if n.op in ("PartitionedCall", "StatefulPartitionedCall")]
+    assert sorted(node.attr["_flowrt_unencoded_attrs"].list.s) == [b"f"]
     with fr.Graph().as_default():
         with pytest.raises(
             ValueError,
-            match=r"^Node '%s' \(%s\): attr 'cond', 'body' held a Python object"
-            % (node.name, node.op),
+            match=r"^Node '%s' \(%s\): attr 'f' held a Python object" % (node.name, node.op),
         ):
             fr.import_graph_def(gd)
 

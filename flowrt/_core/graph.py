@@ -897,11 +897,11 @@ class Graph:
         attrs (with the defaults TF's OpDefs declare) and input order, so TF imports
         the GraphDef; an op with no TF counterpart is a ValueError naming it. Every node
         with outputs carries ``_output_shapes``, as TF1 gives only with
-        ``add_shapes=True``. A cond is TF's ``If`` over functions of the GraphDef's
-        library. Loops, function calls, TensorArrays and ``initialized_value()`` are
-        not written in TF's form yet: their attrs holding Python objects are listed in
-        the node's ``_flowrt_unencoded_attrs`` attr (TF refuses the node;
-        ``fr.import_graph_def`` names them).
+        ``add_shapes=True``. A cond or loop is TF's ``If`` or ``While`` over functions
+        of the GraphDef's library. Function calls, a loop's gradient, TensorArrays and
+        ``initialized_value()`` are not written in TF's form yet: their attrs holding
+        Python objects are listed in the node's ``_flowrt_unencoded_attrs`` attr (TF
+        refuses the node; ``fr.import_graph_def`` names them).
         """
         return GRAPH_DEF_BUILDER["graph_def"](self)
 
