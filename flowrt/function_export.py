@@ -2,7 +2,8 @@
 ``then_branch``/``else_branch`` name ``FunctionDef``s of the GraphDef's library, as TF
 2.x's ``cond_v2`` writes ``tf.cond`` in ``compat.v1`` graphs, and a ``While`` or
 ``StatelessWhile`` over ``cond``/``body`` functions, as ``while_v2`` writes
-``tf.while_loop`` (see ``_loop_functions``).
+``tf.while_loop`` (see ``_loop_functions``), and an ``fr.function`` call as a
+``(Stateful)PartitionedCall`` of its traced graph's function.
 
 A branch's traced ops (``TracedBody``) become the function's body. Its inputs are the
 ``If``'s inputs after the predicate (``input_0``, ...). A tensor the branch consumes
@@ -37,10 +38,10 @@ class _BodyWriter:
     """Writes one branch into ``fdef`` with the graph writer's rules; ``feeds`` maps
     the name of each outside tensor the branch reads to the function input carrying it."""
 
-    def __init__(self, parent: GraphDefWriter, fdef: Any, feeds: dict[str, str]):
+    def __init__(self, parent: GraphDefWriter, fdef: Any, feeds: dict[str, str], graph: Any):
         from .graph_export import GraphDefWriter
 
-        self.w = GraphDefWriter(parent.graph, False, parent.library)
+        self.w = GraphDefWriter(graph, False, parent.library)
         self.w.nodes = fdef.node_def
         self.w.renamed.update(feeds)
         self.args = set(feeds.values())
@@ -127,7 +128,7 @@ def _function(
     for arg, t in zip(inputs, args, strict=True):
         sig.input_arg.add(name=arg, type=t.dtype.base_dtype.as_datatype_enum)
     feeds = {t.name: inputs[i] for t, i in zip(body.feeds, arg_of_feed, strict=True)}
-    bw = _BodyWriter(w, fdef, feeds)
+    bw = _BodyWriter(w, fdef, feeds, getattr(body, "graph", w.graph))
     bw.inputs, bw.args = inputs, set(inputs)
     for o in body.ops:
         bw.w.op(o)
@@ -135,6 +136,9 @@ def _function(
         ret = "output_%d" % k
         sig.output_arg.add(name=ret, type=dtype.base_dtype.as_datatype_enum)
         fdef.ret[ret] = ref
+    for target in getattr(body, "targets", ()):
+        sig.control_output.append(target.name)
+        fdef.control_ret[target.name] = target.name
     if any((op_def(n.op) or {}).get("stateful") for n in fdef.node_def):
         sig.is_stateful = True
     _to_function_form(fdef, bw.args)
@@ -257,7 +261,65 @@ def _write_if(w: GraphDefWriter, op: Operation) -> None:
     )
 
 
+class _CallBody:
+    """A call op's function as ``_function`` takes a body: the ops its plan runs, in
+    its own graph, from the call's inputs (``feeds``) to its outputs and targets."""
+
+    def __init__(self, op: Operation):
+        from ._core.plan import prune
+
+        spec = op.attrs["f"]
+        self.graph = spec.graph
+        self.feeds = list(spec.feeds)
+        self.outputs = list(spec.fetches[: len(op.outputs)])
+        self.targets = list(spec.targets)
+        fed = set(self.feeds)
+        self.ops = [
+            o
+            for o in prune(self.outputs, self.targets, fed)
+            if not (o.outputs and all(t in fed for t in o.outputs))
+        ]
+
+
+def _write_call(w: GraphDefWriter, op: Operation) -> None:
+    """An ``fr.function`` call as TF writes a ``tf.function`` call: a
+    ``(Stateful)PartitionedCall`` of a library function (one per traced function and
+    output count); flowrt's blocking call is TF's ``StatefulPartitionedCall``."""
+    if w.display:
+        w.plain(op)
+        return
+    from .graph_export import FuncRef
+
+    body = _CallBody(op)
+    key = (id(op.attrs["f"]), len(op.outputs))
+    fn = w.call_functions.get(key)
+    if fn is None:
+
+        def returns(bw: _BodyWriter) -> list[tuple[Any, str]]:
+            return [(t.dtype, bw.w.ref(t)) for t in body.outputs]
+
+        fn = _function(w, op, body, "fn", list(op.inputs), list(range(len(body.feeds))), returns)
+        w.call_functions[key] = fn
+    attrs = {
+        "Tin": [t.dtype.base_dtype for t in op.inputs],
+        "Tout": [t.dtype.base_dtype for t in op.outputs],
+        "f": FuncRef(fn),
+    }
+    w.node(
+        op.name,
+        "PartitionedCall" if op.type == "PartitionedCall" else "StatefulPartitionedCall",
+        [w.ref(t) for t in op.inputs],
+        attrs,
+        control=[c.name for c in op.control_inputs],
+        device=op.device,
+        out_shapes=[t.shape for t in op.outputs],
+    )
+
+
 REWRITES = {
+    "PartitionedCall": _write_call,
+    "StatefulPartitionedCall": _write_call,
+    "AsyncStatefulPartitionedCall": _write_call,
     "If": _write_if,
     "StatelessIf": _write_if,
     "AsyncIf": _write_if,

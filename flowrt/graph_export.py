@@ -6,8 +6,9 @@ Processing order, per op in creation order:
 1. **Name.** The op's TF type: flowrt's own type when TF's registry (``op_defs.json``)
    has it; a retired flowrt name mapped to TF's (``AsyncIf`` -> ``If``); a flowrt-only op
    rewritten as the TF ops that compute it (``_REWRITES``: ``AssignMulVariableOp`` as
-   TF1's read, ``Mul`` and ``AssignVariableOp``; a cond or loop as TF's ``If`` or
-   ``While`` over ``FunctionDef``s of the library, ``function_export.py``). An op with
+   TF1's read, ``Mul`` and ``AssignVariableOp``; a cond, loop or ``fr.function`` call
+   as TF's ``If``, ``While`` or ``PartitionedCall`` over ``FunctionDef``s of the
+   library, ``function_export.py``). An op with
    neither fails the export with a ValueError naming it, so nothing TF cannot read is
    written.
 2. **Attrs.** The attrs TF's OpDef declares, from flowrt's values; the type, number and
@@ -64,12 +65,11 @@ _TF_NAME = {
 }
 
 # flowrt ops written in flowrt's form (attrs holding Python objects listed in
-# ``_flowrt_unencoded_attrs``), which TF refuses: function calls, whose functions this
-# writer does not lower to FunctionDefs yet, a loop recording values for its gradient,
-# ``initialized_value()``'s cond, TF's TensorArray flow outputs (every ``TensorArray*``
-# op) and TF's ragged outputs (``ParseExampleV2``). Otherwise ``function_export.py``
-# writes the If and While ops as TF's over library functions (this form is the display
-# form's).
+# ``_flowrt_unencoded_attrs``), which TF refuses: a loop recording values for its
+# gradient, ``initialized_value()``'s cond, TF's TensorArray flow outputs (every
+# ``TensorArray*`` op) and TF's ragged outputs (``ParseExampleV2``). Otherwise
+# ``function_export.py`` writes the If, While and call ops as TF's over library
+# functions (this form is the display form's).
 _PENDING = frozenset(
     {
         "If",
@@ -258,6 +258,8 @@ class GraphDefWriter:
         self.renamed: dict[str, str] = {}  # flowrt tensor name -> exported input string
         # The FunctionDefs of branches and bodies, by name (shared with body writers).
         self.library: dict[str, Any] = {} if library is None else library
+        # The library function of each (call spec id, output count) written so far.
+        self.call_functions: dict[tuple[int, int], str] = {}
 
     def top_level_ops(self) -> list[Operation]:
         """The graph's ops outside branches and loop bodies (which the writer writes as

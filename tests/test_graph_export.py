@@ -134,7 +134,20 @@ def _loops():
     fr.identity(t * fr.cast(j, fr.float32), name="gx")  # 7 iterations: the limit stops it
 
 
+def _function_calls():
+    x = fr.placeholder(fr.float32, [3], name="x")
+    w = fr.Variable(np.array([1.0, 2.0, 3.0], np.float32), name="w")
+
+    @fr.function
+    def f(a):
+        return fr.reduce_sum(a * w) + fr.cond(a[0] > 0, lambda: a[1], lambda: a[2])
+
+    y = fr.identity(f(x), name="y")
+    fr.identity(fr.gradients(y, x)[0], name="gx")
+
+
 GRAPHS = {
+    "function_calls": _function_calls,
     "loops": _loops,
     "cond": _conds_with_gradients,
     "rewrites": _flowrt_only_ops_written_as_tf_compositions,
@@ -217,6 +230,18 @@ def test_a_cond_is_an_if_over_two_functions_of_the_library():
     gd.library.function.pop()
     with pytest.raises(ValueError, match="names function '.*', not in the library"):
         check_graph_def(gd)
+
+
+def test_a_function_call_is_a_partitioned_call_of_a_library_function():
+    with fr.Graph().as_default() as g:
+        _function_calls()
+    gd = g.as_graph_def()
+    fns = {f.signature.name: f for f in gd.library.function}
+    (call,) = [n for n in gd.node if n.name == "f"]
+    assert call.op == "StatefulPartitionedCall"  # it reads a variable
+    body = fns[call.attr["f"].func.name]
+    assert [a.type for a in body.signature.input_arg] == list(call.attr["Tin"].list.type)
+    assert "StatelessIf" in {n.op for n in body.node_def}  # its cond is inside it
 
 
 def test_the_validator_refuses_what_tf_refuses():
@@ -321,7 +346,7 @@ def test_tf_loads_the_saved_model_and_the_meta_graph_and_gets_the_same_values(tm
     assert all(float(v) < 1e-6 for v in diffs.values()), out
 
 
-@pytest.mark.parametrize("build", [_conds_with_gradients, _loops])
+@pytest.mark.parametrize("build", [_conds_with_gradients, _loops, _function_calls])
 def test_tf_runs_flowrts_conds_and_loops(tmp_path, build):
     pytest.importorskip("tensorflow")
     with fr.Graph().as_default() as g:

@@ -6,6 +6,7 @@ import pytest
 import flowrt as fr
 from flowrt import errors
 from flowrt._core.op_signatures import op_def
+from flowrt.graph_export import graph_def_proto
 from flowrt.protos.graph_pb2 import GraphDef
 from tests.memory_limit import run_capped
 
@@ -295,19 +296,17 @@ def test_tf_errors_for_bad_graph_defs():
 def test_a_node_whose_attrs_held_python_objects_is_refused_by_name():
     g = fr.Graph()
     with g.as_default():
-
-        @fr.function
-        def square(a):
-            return a * a
-
-        square(fr.constant(2.0))
-    gd = g.as_graph_def()
-    (node,) = [n for n in gd.node if n.op in ("PartitionedCall", "StatefulPartitionedCall")]
-    assert sorted(node.attr["_flowrt_unencoded_attrs"].list.s) == [b"f"]
+        x = fr.constant(2.0)
+        y = fr.while_loop(lambda v: v < 10.0, lambda v: [v * x], [x], name="loop")
+        fr.gradients(y, x)  # the loop records its values: written in flowrt's form
+    gd = graph_def_proto(g, display=True)
+    (node,) = [n for n in gd.node if n.name == "loop"]
+    assert sorted(node.attr["_flowrt_unencoded_attrs"].list.s) == [b"body", b"cond"]
     with fr.Graph().as_default():
         with pytest.raises(
             ValueError,
-            match=r"^Node '%s' \(%s\): attr 'f' held a Python object" % (node.name, node.op),
+            match=r"^Node '%s' \(%s\): attr 'cond', 'body' held a Python object"
+            % (node.name, node.op),
         ):
             fr.import_graph_def(gd)
 
