@@ -376,7 +376,8 @@ def test_tf_runs_flowrts_conds_and_loops(tmp_path, build):
     assert got == [np.append(y, gx).tolist() for y, gx in want]
 
 
-def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp_path):
+@pytest.mark.parametrize("form", ["meta", "saved_model"])
+def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp_path, form):
     pytest.importorskip("tensorflow")
     with fr.Graph().as_default():
         loss, train, step = _adam_queue_model()
@@ -386,14 +387,25 @@ def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp
             coord = fr.train.Coordinator()
             threads = fr.train.start_queue_runners(s, coord)
             losses = [s.run([loss, train])[0] for _ in range(20)]
-            saver.save(s, str(tmp_path / "model"))
+            if form == "meta":
+                saver.save(s, str(tmp_path / "model"))
+            else:
+                b = fr.saved_model.builder.SavedModelBuilder(str(tmp_path / "sm"))
+                b.add_meta_graph_and_variables(s, ["train"])
+                b.save()
             coord.request_stop()
             coord.join(threads)
+    load = {
+        "meta": ['saver = tf.train.import_meta_graph("model.meta")', 'saver.restore(s, "model")'],
+        "saved_model": [
+            'tf.saved_model.loader.load(s, ["train"], "sm")',
+            "saver = tf.train.Saver()",
+        ],
+    }[form]
     out = _run_tf(
         """
         with tf.Graph().as_default(), tf.Session() as s:
-            saver = tf.train.import_meta_graph("model.meta")
-            saver.restore(s, "model")
+            %s
             train, loss = tf.get_collection("train_op")[0], tf.get_collection("loss")[0]
             step = tf.train.get_global_step()
             coord = tf.train.Coordinator()
@@ -406,7 +418,8 @@ def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp
             saver.save(s, "tf_model")
             coord.request_stop()
             coord.join(threads, stop_grace_period_secs=5)
-        """,
+        """
+        % ("\n" + " " * 12).join(load),
         tmp_path,
     )
     lines = [line.split() for line in out.splitlines()]
