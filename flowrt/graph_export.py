@@ -6,8 +6,11 @@ Processing order, per op in creation order:
 1. **Name.** The op's TF type: flowrt's own type when TF's registry (``op_defs.json``)
    has it; a retired flowrt name mapped to TF's (``AsyncIf`` -> ``If``); a flowrt-only op
    rewritten as the TF ops that compute it (``_REWRITES``: ``AssignMulVariableOp`` as
-   TF1's read, ``Mul`` and ``AssignVariableOp``). An op with neither fails the export
-   with a ValueError naming it, so nothing TF cannot read is written.
+   TF1's read, ``Mul`` and ``AssignVariableOp``; a cond, loop or ``fr.function`` call
+   as TF's ``If``, ``While`` or ``PartitionedCall`` over ``FunctionDef``s of the
+   library, ``function_export.py``). An op with
+   neither fails the export with a ValueError naming it, so nothing TF cannot read is
+   written.
 2. **Attrs.** The attrs TF's OpDef declares, from flowrt's values; the type, number and
    type-list attrs (``T``, ``N``, ``Tidx``, ``dtypes``) from the dtypes and counts of the
    op's inputs and outputs, as the OpDef binds them; every other attr its OpDef default.
@@ -19,9 +22,8 @@ Processing order, per op in creation order:
 ``graph_def_proto(graph, display=True)`` is the TensorBoard form: an op without a TF
 counterpart keeps its flowrt type (listing the attrs it cannot encode in
 ``_flowrt_unencoded_attrs``) instead of failing, since no runtime reads it.
-``saver_graph_def`` adds the Saver's ``SaveV2``/``RestoreV2`` subgraph for a
-``SaverDef`` (what ``export_meta_graph`` stores). ``op_signatures.check_graph_def``
-validates the result against TF's OpDefs.
+``train/saver_graph.py`` adds the Saver's ``SaveV2``/``RestoreV2`` subgraph on this
+writer. ``op_signatures.check_graph_def`` validates the result against TF's OpDefs.
 """
 
 from __future__ import annotations
@@ -38,13 +40,11 @@ from ._core.lazy_constant import LazyConstant
 from ._core.op_signatures import op_def
 from ._core.shape import TensorShape
 from .protos.graph_pb2 import AttrValue, GraphDef, NodeDef
-from .protos.meta_graph_pb2 import SaverDef
 from .protos.tensor_pb2 import TensorProto, TensorShapeProto
 
 __all__ = [
     "graph_def_proto",
     "graph_def",
-    "saver_graph_def",
     "fill_tensor_proto",
     "fill_shape",
     "datatype",
@@ -58,10 +58,6 @@ UNENCODED_ATTRS = "_flowrt_unencoded_attrs"
 GRAPH_DEF_VERSION = 2474
 GRAPH_DEF_TF_VERSION = "2.21.0"
 
-# Graph scratch key: restore placeholder op name -> (checkpoint key, slice spec), which
-# the Saver records for ``saver_graph_def``.
-RESTORE_KEYS = "saver_restore_keys"
-
 # Op types flowrt once registered under another name than TF's.
 _TF_NAME = {
     "AsyncIf": "If",
@@ -69,11 +65,12 @@ _TF_NAME = {
     "AsyncStatefulPartitionedCall": "StatefulPartitionedCall",
 }
 
-# flowrt ops whose TF form needs a FunctionDefLibrary (functional control flow and calls,
-# ``initialized_value()``'s cond), TF's TensorArray flow outputs (every ``TensorArray*``
-# op) or TF's ragged outputs (``ParseExampleV2``), which this writer does not write yet.
-# They are written in flowrt's form (attrs holding Python objects listed in
-# ``_flowrt_unencoded_attrs``), which ``fr.import_graph_def`` reads back and TF refuses.
+# flowrt ops written in flowrt's form (attrs holding Python objects listed in
+# ``_flowrt_unencoded_attrs``), which TF refuses: a loop recording values for its
+# gradient, ``initialized_value()``'s cond, TF's TensorArray flow outputs (every
+# ``TensorArray*`` op) and TF's ragged outputs (``ParseExampleV2``). Otherwise
+# ``function_export.py`` writes the If, While and call ops as TF's over library
+# functions (this form is the display form's).
 _PENDING = frozenset(
     {
         "If",
@@ -130,6 +127,15 @@ def fill_tensor_proto(proto: TensorProto, arr: np.ndarray) -> bool:
     return True
 
 
+class FuncRef:
+    """A ``func`` attr's value: the name of a function of the library."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
 def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
@@ -158,6 +164,8 @@ def fill_attr(a: AttrValue, v) -> bool:
         return fill_tensor_proto(a.tensor, v)
     elif isinstance(v, LazyConstant):  # an imported constant: its proto as it came
         a.tensor.ParseFromString(v.proto.SerializeToString())
+    elif isinstance(v, FuncRef):
+        a.func.name = v.name
     elif isinstance(v, (list, tuple)):
         return _fill_list(a.list, list(v))
     else:
@@ -240,15 +248,38 @@ def _bind_types(args: list, tensors: list, attrs: dict, where: str) -> None:
             attrs.setdefault(type_attr, part[0].dtype.base_dtype)
 
 
-class _Writer:
-    """One GraphDef being written: nodes, names taken, and tensors a rewrite replaced."""
+class GraphDefWriter:
+    """One GraphDef being written: nodes, names taken, and tensors a rewrite replaced
+    (``train/saver_graph.py`` adds the Saver's nodes with it)."""
 
-    def __init__(self, graph: Graph, display: bool):
+    def __init__(self, graph: Graph, display: bool, library: dict | None = None):
         self.graph = graph
         self.display = display
         self.gd = GraphDef()
+        self.nodes: Any = self.gd.node  # where ``node`` appends (a FunctionDef's body)
         self.names = {op.name for op in graph.get_operations()}
         self.renamed: dict[str, str] = {}  # flowrt tensor name -> exported input string
+        # The FunctionDefs of branches and bodies, by name (shared with body writers).
+        self.library: dict[str, Any] = {} if library is None else library
+        # The library function of each (call spec id, output count) written so far.
+        self.call_functions: dict[tuple[int, int], str] = {}
+
+    def top_level_ops(self) -> list[Operation]:
+        """The graph's ops outside branches and loop bodies (which the writer writes as
+        functions of the library); every op in the display form."""
+        ops = self.graph.get_operations()
+        if self.display:
+            return ops
+        from .ops.control_flow_ops import nested_ops
+
+        nested = nested_ops(self.graph)
+        return [op for op in ops if op not in nested]
+
+    def finish(self) -> GraphDef:
+        self.gd.versions.producer = GRAPH_DEF_VERSION
+        for name in sorted(self.library):
+            self.gd.library.function.add().CopyFrom(self.library[name])
+        return self.gd
 
     def unique(self, name: str) -> str:
         base, i = name, 0
@@ -281,7 +312,7 @@ class _Writer:
         the others, ``_output_shapes`` when it has outputs (``flowrt_form``: flowrt's
         attrs as they are, see ``_PENDING``)."""
         sig = None if flowrt_form else op_def(tf_type)
-        n = self.gd.node.add()
+        n = self.nodes.add()
         n.name, n.op = name, tf_type
         n.input.extend(inputs)
         n.input.extend("^" + c for c in control)
@@ -317,7 +348,11 @@ class _Writer:
         rewrite = _REWRITES.get(op.type)
         if rewrite is not None:
             rewrite(self, op)
-            return
+        else:
+            self.plain(op)
+
+    def plain(self, op: Operation) -> None:
+        """Writes ``op`` as one node of its own type (flowrt's form for ``_PENDING``)."""
         pending = op.type in _PENDING or op.type.startswith("TensorArray")
         tf_type = op.type if pending else _TF_NAME.get(op.type, op.type)
         sig = None if pending else op_def(tf_type)
@@ -354,7 +389,7 @@ class _Writer:
             _read_after_assign(self, op)
 
 
-def _read_after_assign(w: _Writer, op: Operation) -> None:
+def _read_after_assign(w: GraphDefWriter, op: Operation) -> None:
     """TF1's ``assign(..., read_value=True)``: a ``ReadVariableOp`` run after the assign,
     standing in for flowrt's ``Assign*VariableOp`` output (only when something reads it)."""
     out = op.outputs[0] if op.outputs else None
@@ -373,7 +408,7 @@ def _read_after_assign(w: _Writer, op: Operation) -> None:
     w.renamed[out.name] = name
 
 
-def _assign_mul(w: _Writer, op: Operation) -> None:
+def _assign_mul(w: GraphDefWriter, op: Operation) -> None:
     """``AssignMulVariableOp`` (Adam's beta powers) as TF1 writes ``v.assign(v * x)``."""
     handle, x = op.inputs
     dtype, shape = x.dtype.base_dtype, x.shape  # the factor has the variable's dtype
@@ -398,14 +433,14 @@ def _assign_mul(w: _Writer, op: Operation) -> None:
     )
 
 
-def _int_const(w: _Writer, name: str, value: int) -> str:
+def _int_const(w: GraphDefWriter, name: str, value: int) -> str:
     name = w.unique(name)
     arr = np.array(value, dtype=np.int32)
     w.node(name, "Const", [], {"dtype": _dt.int32, "value": arr}, out_shapes=[TensorShape([])])
     return name
 
 
-def _reduced_shape(w: _Writer, op: Operation) -> None:
+def _reduced_shape(w: GraphDefWriter, op: Operation) -> None:
     """``ReducedShape`` (a reduction's gradient) as TF's ``math_ops.reduced_shape``
     writes it: the input shape with the reduced axes set to 1, by ``DynamicStitch``."""
     shape, axes = op.inputs
@@ -414,12 +449,25 @@ def _reduced_shape(w: _Writer, op: Operation) -> None:
     ax = w.ref(axes)
     if axes.dtype.base_dtype != i32:
         cast = w.unique(s + "/Cast")
-        w.node(cast, "Cast", [ax], {"SrcT": axes.dtype.base_dtype, "DstT": i32},
-               device=dev, out_shapes=[axes.shape])  # fmt: skip
+        w.node(
+            cast,
+            "Cast",
+            [ax],
+            {"SrcT": axes.dtype.base_dtype, "DstT": i32},
+            device=dev,
+            out_shapes=[axes.shape],
+        )
         ax = cast
     size = w.unique(s + "/Size")
-    w.node(size, "Size", [w.ref(shape)], {"T": i32, "out_type": i32}, device=dev,
-           control=[c.name for c in op.control_inputs], out_shapes=[TensorShape([])])  # fmt: skip
+    w.node(
+        size,
+        "Size",
+        [w.ref(shape)],
+        {"T": i32, "out_type": i32},
+        device=dev,
+        control=[c.name for c in op.control_inputs],
+        out_shapes=[TensorShape([])],
+    )
     add = w.unique(s + "/add")
     w.node(add, "AddV2", [ax, size], {"T": i32}, device=dev, out_shapes=[axes.shape])
     mod = w.unique(s + "/mod")
@@ -428,19 +476,201 @@ def _reduced_shape(w: _Writer, op: Operation) -> None:
     rng = w.unique(s + "/range")
     w.node(rng, "Range", [start, size, delta], {"Tidx": i32}, device=dev, out_shapes=[vec])
     ashape = w.unique(s + "/Shape")
-    w.node(ashape, "Shape", [mod], {"T": i32, "out_type": i32}, device=dev,
-           out_shapes=[TensorShape([axes.shape.ndims])])  # fmt: skip
+    w.node(
+        ashape,
+        "Shape",
+        [mod],
+        {"T": i32, "out_type": i32},
+        device=dev,
+        out_shapes=[TensorShape([axes.shape.ndims])],
+    )
     one = _int_const(w, s + "/Fill/value", 1)
     fill = w.unique(s + "/Fill")
-    w.node(fill, "Fill", [ashape, one], {"T": i32, "index_type": i32}, device=dev,
-           out_shapes=[TensorShape(None)])  # fmt: skip
-    w.node(s, "DynamicStitch", [rng, mod, w.ref(shape), fill], {"N": 2, "T": i32},
-           device=dev, out_shapes=[op.outputs[0].shape])  # fmt: skip
+    w.node(
+        fill,
+        "Fill",
+        [ashape, one],
+        {"T": i32, "index_type": i32},
+        device=dev,
+        out_shapes=[TensorShape(None)],
+    )
+    w.node(
+        s,
+        "DynamicStitch",
+        [rng, mod, w.ref(shape), fill],
+        {"N": 2, "T": i32},
+        device=dev,
+        out_shapes=[op.outputs[0].shape],
+    )
 
 
-_REWRITES: dict[str, Callable[[_Writer, Operation], None]] = {
+def _unary(w: GraphDefWriter, name: str, tf_type: str, x: str, t: Tensor, dev: str) -> str:
+    """An elementwise node of one input shaped and typed like ``t``."""
+    name = w.unique(name)
+    w.node(name, tf_type, [x], {"T": t.dtype.base_dtype}, device=dev, out_shapes=[t.shape])
+    return name
+
+
+def _binary(w: GraphDefWriter, name: str, tf_type: str, a: str, b: str, t: Tensor, dev: str) -> str:
+    w.node(name, tf_type, [a, b], {"T": t.dtype.base_dtype}, device=dev, out_shapes=[t.shape])
+    return name
+
+
+def _sigmoid_xent(w: GraphDefWriter, op: Operation) -> None:
+    """``SigmoidCrossEntropyWithLogits`` as TF's ``nn.sigmoid_cross_entropy_with_logits``
+    computes it: ``relu(x) - x * z + log1p(exp(-|x|))``."""
+    x, z = op.inputs
+    out, s, dev = op.outputs[0], op.name, op.device
+    lx = w.ref(x)
+    relu = _unary(w, s + "/Relu", "Relu", lx, out, dev)
+    mul = _binary(w, w.unique(s + "/mul"), "Mul", lx, w.ref(z), out, dev)
+    sub = _binary(w, w.unique(s + "/sub"), "Sub", relu, mul, out, dev)
+    neg_abs = _unary(w, s + "/Neg", "Neg", _unary(w, s + "/Abs", "Abs", lx, out, dev), out, dev)
+    log1p = _unary(
+        w, s + "/Log1p", "Log1p", _unary(w, s + "/Exp", "Exp", neg_abs, out, dev), out, dev
+    )
+    _binary(w, s, "AddV2", sub, log1p, out, dev)
+
+
+def _sigmoid_xent_grad(w: GraphDefWriter, op: Operation) -> None:
+    """Its gradient with respect to the logits: ``(sigmoid(x) - z) * g``."""
+    g, x, z = op.inputs
+    out, s, dev = op.outputs[0], op.name, op.device
+    sig = _unary(w, s + "/Sigmoid", "Sigmoid", w.ref(x), out, dev)
+    sub = _binary(w, w.unique(s + "/sub"), "Sub", sig, w.ref(z), out, dev)
+    _binary(w, s, "Mul", sub, w.ref(g), out, dev)
+
+
+def _strided_first(w: GraphDefWriter, op: Operation) -> None:
+    """``StridedFirst`` (a vector's first element) as TF's ``s[0]``: a ``StridedSlice``."""
+    (vec,) = op.inputs
+    s, dev = op.name, op.device
+    ends = [np.array([v], dtype=np.int32) for v in (0, 1, 1)]
+    names = []
+    for part, arr in zip(("stack", "stack_1", "stack_2"), ends, strict=True):
+        names.append(w.unique(s + "/" + part))
+        w.node(
+            names[-1],
+            "Const",
+            [],
+            {"dtype": _dt.int32, "value": arr},
+            out_shapes=[TensorShape([1])],
+        )
+    attrs = {"T": vec.dtype.base_dtype, "Index": _dt.int32, "shrink_axis_mask": 1}
+    w.node(
+        s,
+        "StridedSlice",
+        [w.ref(vec), *names],
+        attrs,
+        device=dev,
+        control=[c.name for c in op.control_inputs],
+        out_shapes=[TensorShape([])],
+    )
+
+
+def _assert_node(w: GraphDefWriter, name: str, cond: str, message: str, control: list[str]) -> None:
+    msg = w.unique(name + "/data_0")
+    value = np.array(message.encode("utf-8"), dtype=object)
+    w.node(msg, "Const", [], {"dtype": _dt.string, "value": value}, out_shapes=[TensorShape([])])
+    w.node(name, "Assert", [cond, msg], {"T": [_dt.string]}, control=control)
+
+
+def _input_assert_not_empty(w: GraphDefWriter, op: Operation) -> None:
+    """An input pipeline's check that a tensor has elements, as TF1's
+    ``Assert(size > 0)`` with the tensor passed on by an ``Identity`` after it."""
+    (t,) = op.inputs
+    s, dev = op.name, op.device
+    size = w.unique(s + "/Size")
+    w.node(
+        size,
+        "Size",
+        [w.ref(t)],
+        {"T": t.dtype.base_dtype, "out_type": _dt.int32},
+        device=dev,
+        control=[c.name for c in op.control_inputs],
+        out_shapes=[TensorShape([])],
+    )
+    zero = _int_const(w, s + "/Greater/y", 0)
+    greater = w.unique(s + "/Greater")
+    w.node(
+        greater, "Greater", [size, zero], {"T": _dt.int32}, device=dev, out_shapes=[TensorShape([])]
+    )
+    check = w.unique(s + "/Assert")
+    _assert_node(w, check, greater, op.attrs["message"], [])
+    out = op.outputs[0]
+    w.node(
+        s,
+        "Identity",
+        [w.ref(t)],
+        {"T": out.dtype.base_dtype},
+        control=[check],
+        device=dev,
+        out_shapes=[out.shape],
+    )
+
+
+def _assert_initialized(w: GraphDefWriter, op: Operation) -> None:
+    """``assert_variables_initialized`` as TF1 writes it: ``Assert`` that every
+    variable's ``VarIsInitializedOp`` holds."""
+    s, dev, scalar = op.name, op.device, TensorShape([])
+    flags = []
+    for h in op.inputs:
+        flags.append(w.unique(s + "/VarIsInitializedOp"))
+        w.node(flags[-1], "VarIsInitializedOp", [w.ref(h)], {}, device=dev, out_shapes=[scalar])
+    stack = w.unique(s + "/stack")
+    w.node(
+        stack,
+        "Pack",
+        flags,
+        {"T": _dt.bool, "N": len(flags), "axis": 0},
+        device=dev,
+        out_shapes=[TensorShape([len(flags)])],
+    )
+    axis = _int_const(w, s + "/Const", 0)
+    every = w.unique(s + "/All")
+    w.node(
+        every,
+        "All",
+        [stack, axis],
+        {"Tidx": _dt.int32, "keep_dims": False},
+        device=dev,
+        out_shapes=[scalar],
+    )
+    message = "Attempting to use uninitialized value among %s" % ", ".join(op.attrs["names"])
+    _assert_node(w, s, every, message, [c.name for c in op.control_inputs])
+
+
+def _sparse_sgd(w: GraphDefWriter, op: Operation) -> None:
+    """``ResourceSparseApplyGradientDescent`` as TF's ``GradientDescentOptimizer`` writes
+    a sparse update: ``ResourceScatterAdd(var, indices, -grad * lr)``."""
+    var, alpha, grad, indices = op.inputs
+    s, dev = op.name, op.device
+    dtype = grad.dtype.base_dtype
+    mul = w.unique(s + "/mul")
+    w.node(
+        mul,
+        "Mul",
+        [w.ref(grad), w.ref(alpha)],
+        {"T": dtype},
+        device=dev,
+        control=[c.name for c in op.control_inputs],
+        out_shapes=[grad.shape],
+    )
+    neg = _unary(w, s + "/Neg", "Neg", mul, grad, dev)
+    attrs = {"dtype": dtype, "Tindices": indices.dtype.base_dtype}
+    w.node(s, "ResourceScatterAdd", [w.ref(var), w.ref(indices), neg], attrs, device=dev)
+    _read_after_assign(w, op)
+
+
+_REWRITES: dict[str, Callable[[GraphDefWriter, Operation], None]] = {
     "AssignMulVariableOp": _assign_mul,
     "ReducedShape": _reduced_shape,
+    "SigmoidCrossEntropyWithLogits": _sigmoid_xent,
+    "SigmoidCrossEntropyWithLogitsGrad": _sigmoid_xent_grad,
+    "StridedFirst": _strided_first,
+    "_InputAssertNotEmpty": _input_assert_not_empty,
+    "AssertVariablesInitialized": _assert_initialized,
+    "ResourceSparseApplyGradientDescent": _sparse_sgd,
 }
 
 # --------------------------------------------------------------------------------------
@@ -454,11 +684,10 @@ def graph_def_proto(graph: Graph, display: bool = False) -> GraphDef:
     ValueError naming the op if one has no TF counterpart (``display=True``, for
     TensorBoard, writes it under its flowrt type instead).
     """
-    w = _Writer(graph, display)
-    for op in graph.get_operations():
+    w = GraphDefWriter(graph, display)
+    for op in w.top_level_ops():
         w.op(op)
-    w.gd.versions.producer = GRAPH_DEF_VERSION
-    return w.gd
+    return w.finish()
 
 
 GRAPH_DEF_BUILDER["graph_def"] = graph_def_proto  # Graph.as_graph_def
@@ -469,120 +698,6 @@ def graph_def(graph: Graph) -> bytes:
     return graph_def_proto(graph, display=True).SerializeToString(deterministic=True)
 
 
-# --------------------------------------------------------------------------------------
-# The Saver's subgraph
-# --------------------------------------------------------------------------------------
+from . import function_export  # noqa: E402  (adds the functional ops' rewrites)
 
-
-def _strings(values: list[str]) -> np.ndarray:
-    return np.array([v.encode("utf-8") for v in values], dtype=object)
-
-
-def _restore_entries(graph: Graph, restore: Operation) -> list[tuple]:
-    """(key, slice spec, restore placeholder, variable handle) of each variable (part) the
-    restore op assigns, sorted by key as TF's Saver orders them."""
-    keys = graph._scratch.get(RESTORE_KEYS, {})
-    entries = []
-    for a in restore.control_inputs:
-        ph = a.inputs[1].op if a.type == "AssignVariableOp" and len(a.inputs) == 2 else None
-        if ph is None or ph.name not in keys:
-            raise ValueError(
-                "SaverDef's restore op '%s' runs %s, which is not a flowrt Saver's variable "
-                "restore; its SaveV2/RestoreV2 subgraph cannot be written" % (restore.name, a.name)
-            )
-        key, spec = keys[ph.name]
-        entries.append((key, spec, ph, a.inputs[0]))
-    entries.sort(key=lambda e: (e[0], e[1]))
-    return entries
-
-
-def _write_saver(w: _Writer, scope: str, entries: list[tuple]) -> tuple[str, str]:
-    """TF1's ``Saver`` subgraph: the filename, ``SaveV2`` of every variable's value,
-    ``RestoreV2`` of every checkpoint entry, each restore placeholder an ``Identity`` of
-    its ``RestoreV2`` output. Returns (filename tensor, save tensor)."""
-    scalar, string = TensorShape([]), _dt.string
-    names = _strings([e[0] for e in entries])
-    specs = _strings([e[1] for e in entries])
-    dtypes = [e[2].outputs[0].dtype.base_dtype for e in entries]
-
-    def const(name: str, value: np.ndarray) -> str:
-        name = w.unique(name)
-        attrs = {"dtype": string, "value": value}
-        w.node(name, "Const", [], attrs, out_shapes=[TensorShape(value.shape)])
-        return name
-
-    fin = const(scope + "/filename/input", np.array(b"model", dtype=object))
-    fname = w.unique(scope + "/filename")
-    w.node(fname, "PlaceholderWithDefault", [fin], {"dtype": string, "shape": scalar},
-           out_shapes=[scalar])  # fmt: skip
-    prefix = w.unique(scope + "/Const")
-    w.node(prefix, "PlaceholderWithDefault", [fname], {"dtype": string, "shape": scalar},
-           out_shapes=[scalar])  # fmt: skip
-    reads = []
-    for (_key, _spec, ph, handle), dtype in zip(entries, dtypes, strict=True):
-        r = w.unique(scope + "/ReadVariableOp")
-        w.node(r, "ReadVariableOp", [w.ref(handle)], {"dtype": dtype},
-               out_shapes=[ph.outputs[0].shape])  # fmt: skip
-        reads.append(r)
-    save_names = const(scope + "/SaveV2/tensor_names", names)
-    save_specs = const(scope + "/SaveV2/shape_and_slices", specs)
-    save = w.unique(scope + "/SaveV2")
-    w.node(save, "SaveV2", [prefix, save_names, save_specs, *reads], {"dtypes": dtypes})
-    dep = w.unique(scope + "/control_dependency")
-    w.node(dep, "Identity", [prefix], {"T": string, "_class": ["loc:@" + prefix]},
-           control=[save], out_shapes=[scalar])  # fmt: skip
-    rnames = const(scope + "/RestoreV2/tensor_names", names)
-    rspecs = const(scope + "/RestoreV2/shape_and_slices", specs)
-    restore = w.unique(scope + "/RestoreV2")
-    w.node(restore, "RestoreV2", [prefix, rnames, rspecs], {"dtypes": dtypes},
-           out_shapes=[TensorShape(None)] * len(entries))  # fmt: skip
-    for i, (_key, _spec, ph, _handle) in enumerate(entries):
-        out = ph.outputs[0]
-        src = restore if i == 0 else "%s:%d" % (restore, i)
-        w.node(ph.name, "Identity", [src], {"T": out.dtype.base_dtype}, out_shapes=[out.shape])
-    return prefix + ":0", dep + ":0"
-
-
-def _holds(graph: Graph, name: str) -> bool:
-    try:
-        return bool(name) and graph.as_graph_element(name) is not None
-    except (KeyError, ValueError):
-        return False
-
-
-def saver_graph_def(graph: Graph, saver_def: SaverDef) -> tuple[GraphDef, SaverDef]:
-    """The ``GraphDef`` of ``graph`` with the subgraph TF's ``Saver`` runs for
-    ``saver_def`` (``SaveV2`` and ``RestoreV2`` in the restore op's name scope), and the
-    ``SaverDef`` naming its filename and save tensors, so TF's ``Saver`` rebuilt from a
-    meta graph saves and restores through it.
-
-    A graph holding the subgraph already (imported from TF's files: the ``SaverDef``
-    names its filename and save tensors) is written as it is.
-
-    ValueError if ``saver_def``'s restore op is not a flowrt Saver's in ``graph``.
-    """
-    if _holds(graph, saver_def.filename_tensor_name) and _holds(graph, saver_def.save_tensor_name):
-        return graph_def_proto(graph), saver_def
-    try:
-        restore = graph.get_operation_by_name(saver_def.restore_op_name)
-    except (KeyError, ValueError):
-        raise ValueError(
-            "SaverDef's restore_op_name %r names no operation of the graph"
-            % saver_def.restore_op_name
-        ) from None
-    entries = _restore_entries(graph, restore)
-    scope = restore.name.rpartition("/")[0] or "save"
-    placeholders = {e[2] for e in entries}
-    w = _Writer(graph, display=False)
-    tensors: tuple[str, str] | None = None
-    for op in graph.get_operations():
-        if op not in placeholders:
-            w.op(op)
-        elif tensors is None:
-            tensors = _write_saver(w, scope, entries)
-    w.gd.versions.producer = GRAPH_DEF_VERSION
-    out = SaverDef()
-    out.CopyFrom(saver_def)
-    if tensors is not None:
-        out.filename_tensor_name, out.save_tensor_name = tensors
-    return w.gd, out
+_REWRITES.update(function_export.REWRITES)

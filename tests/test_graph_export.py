@@ -101,7 +101,56 @@ def _array_and_math():
     fr.gradients(fr.reduce_mean(fr.square(x), axis=[1, 2]), x)
 
 
+def _flowrt_only_ops_written_as_tf_compositions():
+    x = fr.placeholder(fr.float32, [None, 3], name="x")
+    emb = fr.Variable(np.ones((5, 3), np.float32), name="emb")
+    rows = fr.nn.embedding_lookup(emb, [0, 2, 2])
+    loss = fr.reduce_sum(fr.nn.sigmoid_cross_entropy_with_logits(labels=rows, logits=x[:3]))
+    fr.train.GradientDescentOptimizer(0.1).minimize(loss)  # sparse update of emb
+    fr.assert_variables_initialized([emb])
+    fr.train.shuffle_batch([fr.constant([1.0])], 2, capacity=4, min_after_dequeue=1)
+    fr.train.string_input_producer(["a", "b"])
+
+
+def _conds_with_gradients():
+    x = fr.placeholder(fr.float32, [3], name="x")
+    w = fr.Variable(np.array([1.0, 2.0, 3.0], np.float32), name="w")
+    inner = lambda: fr.cond(x[0] < -5, lambda: x - 1, lambda: x + 100.0)
+    y = fr.identity(fr.cond(fr.reduce_sum(x) > 0, lambda: x * w, inner), name="y")
+    fr.identity(fr.gradients(fr.reduce_sum(y * y), x)[0], name="gx")
+    fr.case([(x[1] > 0, lambda: x), (x[2] > 0, lambda: -x)], default=lambda: x * 0)
+
+
+def _loops():
+    x = fr.placeholder(fr.float32, [], name="x")
+    w = fr.Variable(2.0, name="w")
+    _, s = fr.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * w + x), [0, 1.0])
+    fr.identity(s, name="y")
+
+    def body(j, t):
+        return j + 1, fr.cond(t > 10, lambda: t * x, lambda: t + x)
+
+    j, t = fr.while_loop(lambda j, t: t < 1000.0, body, [0, 1.0], maximum_iterations=7)
+    fr.identity(t * fr.cast(j, fr.float32), name="gx")  # 7 iterations: the limit stops it
+
+
+def _function_calls():
+    x = fr.placeholder(fr.float32, [3], name="x")
+    w = fr.Variable(np.array([1.0, 2.0, 3.0], np.float32), name="w")
+
+    @fr.function
+    def f(a):
+        return fr.reduce_sum(a * w) + fr.cond(a[0] > 0, lambda: a[1], lambda: a[2])
+
+    y = fr.identity(f(x), name="y")
+    fr.identity(fr.gradients(y, x)[0], name="gx")
+
+
 GRAPHS = {
+    "function_calls": _function_calls,
+    "loops": _loops,
+    "cond": _conds_with_gradients,
+    "rewrites": _flowrt_only_ops_written_as_tf_compositions,
     "softmax_4_3": _softmax_4_3,
     "adam_queue": _adam_queue_model,
     "optimizers": _optimizers_with_slots,
@@ -122,7 +171,16 @@ def test_every_exported_node_validates_against_tf_op_defs(name):
     check_graph_def(meta.graph_def)
     types = {n.op for n in meta.graph_def.node}
     assert {"SaveV2", "RestoreV2"} <= types
-    assert not types & {"AssignMulVariableOp", "ReducedShape"}
+    assert not types & {
+        "AssignMulVariableOp",
+        "ReducedShape",
+        "SigmoidCrossEntropyWithLogits",
+        "SigmoidCrossEntropyWithLogitsGrad",
+        "StridedFirst",
+        "_InputAssertNotEmpty",
+        "AssertVariablesInitialized",
+        "ResourceSparseApplyGradientDescent",
+    }
 
 
 def test_nodes_carry_tf_attrs_with_opdef_defaults():
@@ -140,11 +198,50 @@ def test_nodes_carry_tf_attrs_with_opdef_defaults():
 
 def test_an_op_without_a_tf_counterpart_fails_the_export_naming_it():
     with fr.Graph().as_default() as g:
-        fr.nn.sigmoid_cross_entropy_with_logits(labels=[1.0], logits=[0.5], name="xent")
-    with pytest.raises(ValueError, match="'xent'.*no TensorFlow counterpart"):
+        emb = fr.Variable(np.ones((5, 3), np.float32), name="emb")
+        fr.train.AdamOptimizer(0.1).minimize(fr.reduce_sum(fr.nn.embedding_lookup(emb, [0, 2])))
+    with pytest.raises(
+        ValueError,
+        match="ResourceSparseApplyAdam op 'Adam/update_emb/ResourceSparseApplyAdam' has no "
+        "TensorFlow counterpart",
+    ):
         g.as_graph_def()
     # TensorBoard's form writes it under flowrt's type.
-    assert "SigmoidCrossEntropyWithLogits" in {n.op for n in graph_def_proto(g, display=True).node}
+    assert "ResourceSparseApplyAdam" in {n.op for n in graph_def_proto(g, display=True).node}
+
+
+def test_a_cond_is_an_if_over_two_functions_of_the_library():
+    with fr.Graph().as_default() as g:
+        _conds_with_gradients()
+    gd = g.as_graph_def()
+    fns = {f.signature.name: f for f in gd.library.function}
+    (outer,) = [n for n in gd.node if n.name == "cond"]
+    assert outer.op == "If"  # its true branch reads a variable
+    then_fn = fns[outer.attr["then_branch"].func.name]
+    assert {"ReadVariableOp", "Mul"} <= {n.op for n in then_fn.node_def}
+    assert then_fn.ret["output_0"] == "cond/mul:z:0"
+    # The forward tensors the gradient needs are extra outputs; the branch that does not
+    # make one returns zeros for it.
+    assert len(then_fn.signature.output_arg) > 1 and "Const" in {n.op for n in then_fn.node_def}
+    # The inner cond lives in the outer's false branch, not in the graph.
+    else_fn = fns[outer.attr["else_branch"].func.name]
+    assert [n.op for n in else_fn.node_def if "If" in n.op] == ["StatelessIf"]
+    assert not [n for n in gd.node if n.name.startswith("cond/cond")]
+    gd.library.function.pop()
+    with pytest.raises(ValueError, match="names function '.*', not in the library"):
+        check_graph_def(gd)
+
+
+def test_a_function_call_is_a_partitioned_call_of_a_library_function():
+    with fr.Graph().as_default() as g:
+        _function_calls()
+    gd = g.as_graph_def()
+    fns = {f.signature.name: f for f in gd.library.function}
+    (call,) = [n for n in gd.node if n.name == "f"]
+    assert call.op == "StatefulPartitionedCall"  # it reads a variable
+    body = fns[call.attr["f"].func.name]
+    assert [a.type for a in body.signature.input_arg] == list(call.attr["Tin"].list.type)
+    assert "StatelessIf" in {n.op for n in body.node_def}  # its cond is inside it
 
 
 def test_the_validator_refuses_what_tf_refuses():
@@ -249,7 +346,38 @@ def test_tf_loads_the_saved_model_and_the_meta_graph_and_gets_the_same_values(tm
     assert all(float(v) < 1e-6 for v in diffs.values()), out
 
 
-def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp_path):
+@pytest.mark.parametrize("build", [_conds_with_gradients, _loops, _function_calls])
+def test_tf_runs_flowrts_conds_and_loops(tmp_path, build):
+    pytest.importorskip("tensorflow")
+    with fr.Graph().as_default() as g:
+        build()
+        x = g.get_tensor_by_name("x:0")
+        feeds = [[1, 2, 3], [-1, -2, -3]] if x.shape.ndims else [3.0, -2.0]
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            want = [s.run(["y:0", "gx:0"], {x: v}) for v in feeds]
+    (tmp_path / "feeds.txt").write_text(repr(feeds))
+    (tmp_path / "g.pb").write_bytes(g.as_graph_def().SerializeToString())
+    out = _run_tf(
+        """
+        gd = tf.GraphDef()
+        gd.ParseFromString(open("g.pb", "rb").read())
+        with tf.Graph().as_default() as g, tf.Session() as s:
+            tf.import_graph_def(gd, name="")
+            s.run("w/Assign")
+            for v in eval(open("feeds.txt").read()):
+                y, gx = s.run(["y:0", "gx:0"], {"x:0": v})
+                print(" ".join(map(repr, np.append(y, gx).tolist())))
+        """,
+        tmp_path,
+    )
+    got = [[float(v) for v in line.split()] for line in out.splitlines()]
+    # Products and sums of small integers: exact in float32 in both runtimes.
+    assert got == [np.append(y, gx).tolist() for y, gx in want]
+
+
+@pytest.mark.parametrize("form", ["meta", "saved_model"])
+def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp_path, form):
     pytest.importorskip("tensorflow")
     with fr.Graph().as_default():
         loss, train, step = _adam_queue_model()
@@ -259,14 +387,25 @@ def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp
             coord = fr.train.Coordinator()
             threads = fr.train.start_queue_runners(s, coord)
             losses = [s.run([loss, train])[0] for _ in range(20)]
-            saver.save(s, str(tmp_path / "model"))
+            if form == "meta":
+                saver.save(s, str(tmp_path / "model"))
+            else:
+                b = fr.saved_model.builder.SavedModelBuilder(str(tmp_path / "sm"))
+                b.add_meta_graph_and_variables(s, ["train"])
+                b.save()
             coord.request_stop()
             coord.join(threads)
+    load = {
+        "meta": ['saver = tf.train.import_meta_graph("model.meta")', 'saver.restore(s, "model")'],
+        "saved_model": [
+            'tf.saved_model.loader.load(s, ["train"], "sm")',
+            "saver = tf.train.Saver()",
+        ],
+    }[form]
     out = _run_tf(
         """
         with tf.Graph().as_default(), tf.Session() as s:
-            saver = tf.train.import_meta_graph("model.meta")
-            saver.restore(s, "model")
+            %s
             train, loss = tf.get_collection("train_op")[0], tf.get_collection("loss")[0]
             step = tf.train.get_global_step()
             coord = tf.train.Coordinator()
@@ -279,7 +418,8 @@ def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp
             saver.save(s, "tf_model")
             coord.request_stop()
             coord.join(threads, stop_grace_period_secs=5)
-        """,
+        """
+        % ("\n" + " " * 12).join(load),
         tmp_path,
     )
     lines = [line.split() for line in out.splitlines()]

@@ -62,9 +62,12 @@ def main():
             "attrs": {a.name: [a.type, _allowed(a), _default(a)] for a in op.attr},
             "stateful": op.is_stateful,
         }
+    # One op per line, so a TF upgrade's diff shows the ops that changed.
+    lines = [
+        "%s: %s" % (json.dumps(k), json.dumps(table[k], sort_keys=True)) for k in sorted(table)
+    ]
     with open(OUT, "w") as f:
-        json.dump(table, f, indent=0, sort_keys=True)
-        f.write("\n")
+        f.write("{\n" + ",\n".join(lines) + "\n}\n")
     print("%d op types written to %s" % (len(table), os.path.normpath(OUT)))
 
 

@@ -899,8 +899,10 @@ class Graph:
         attrs (with the defaults TF's OpDefs declare) and input order, so TF imports
         the GraphDef; an op with no TF counterpart is a ValueError naming it. Every node
         with outputs carries ``_output_shapes``, as TF1 gives only with
-        ``add_shapes=True``. Control flow, function calls, TensorArrays and
-        ``initialized_value()`` are not written in TF's form yet: their attrs holding
+        ``add_shapes=True``. A cond, loop or ``fr.function`` call is TF's ``If``,
+        ``While`` or ``PartitionedCall`` over functions of the GraphDef's library. A
+        loop's gradient, TensorArrays and ``initialized_value()`` are not written in
+        TF's form yet: their attrs holding
         Python objects are listed in the node's ``_flowrt_unencoded_attrs`` attr (TF
         refuses the node; ``fr.import_graph_def`` names them).
         """

@@ -156,32 +156,82 @@ def check_node(node: Any) -> None:
 _REF = 100  # TF's DataType of a ref: the base type + 100
 
 
-def _arg_types(args: list, node: Any, where: str) -> list[int]:
-    """The DataType of each tensor of OpDef args ``args`` bound to ``node``'s attrs."""
-    out: list[int] = []
-    for _name, fixed, type_attr, number_attr, list_attr, is_ref in args:
+def _arg_types(args: list, node: Any) -> list[tuple[str, list[int]]]:
+    """(arg name, the DataType of each of its tensors) of OpDef args ``args`` bound to
+    ``node``'s attrs."""
+    out = []
+    for name, fixed, type_attr, number_attr, list_attr, is_ref in args:
         if list_attr:
             types = list(node.attr[list_attr].list.type)
         else:
             t = fixed or node.attr[type_attr].type
             n = node.attr[number_attr].i if number_attr else 1
             types = [t] * n
-        out.extend(t + _REF if is_ref else t for t in types)
+        out.append((name, [t + _REF if is_ref else t for t in types]))
     return out
 
 
-def _split(inp: str) -> tuple[str, int]:
-    name, _, idx = inp.partition(":")
-    return name, int(idx) if idx else 0
+def _flat(args: list[tuple[str, list[int]]]) -> list[int]:
+    return [t for _name, types in args for t in types]
 
 
-def check_graph_def_node(node: Any, output_types: dict[str, list[int]]) -> list[int]:
+def _graph_source(outputs: dict[str, list[tuple[str, list[int]]]]):
+    """The DataType of a GraphDef input string (``node``, ``node:k``), or None."""
+
+    def source(inp: str) -> int | None:
+        name, _, idx = inp.partition(":")
+        types = _flat(outputs[name]) if name in outputs else []
+        k = int(idx) if idx.isdigit() else 0
+        return types[k] if k < len(types) else None
+
+    return source
+
+
+def _function_source(outputs: dict[str, list[tuple[str, list[int]]]], args: dict[str, int]):
+    """The DataType of a FunctionDef input string (``arg``, ``node:output_arg:k``)."""
+
+    def source(inp: str) -> int | None:
+        if inp in args:
+            return args[inp]
+        parts = inp.split(":")
+        if len(parts) != 3 or parts[0] not in outputs or not parts[2].isdigit():
+            return None
+        types = dict(outputs[parts[0]]).get(parts[1], [])
+        k = int(parts[2])
+        return types[k] if k < len(types) else None
+
+    return source
+
+
+def _check_calls(node: Any, sig: dict, library: dict[str, Any], where: str) -> None:
+    """Every ``func`` attr names a function of the library; an If's branches take its
+    ``Tin`` and give its ``Tout``."""
+    for name, (kind, _allowed, _default) in sig["attrs"].items():
+        if kind != "func" or name not in node.attr:
+            continue
+        fn = node.attr[name].func.name
+        if fn not in library:
+            raise ValueError(
+                "%s: attr '%s' names function '%s', not in the library" % (where, name, fn)
+            )
+        if node.op in ("If", "StatelessIf"):
+            fsig = library[fn].signature
+            got = ([a.type for a in fsig.input_arg], [a.type for a in fsig.output_arg])
+            want = (list(node.attr["Tin"].list.type), list(node.attr["Tout"].list.type))
+            if got != want:
+                raise ValueError(
+                    "%s: function '%s' takes and gives %s, the node %s" % (where, fn, got, want)
+                )
+
+
+def check_graph_def_node(node: Any, source: Any, library: dict[str, Any]) -> list:
     """ValueError naming ``node`` unless TF's importer would take it: its op type is in
     TF's registry, every attr it carries is declared (or internal, ``_``-prefixed) and of
     the declared kind and allowed value, every declared attr without a default is set,
-    and its data inputs match the OpDef's arguments in count and DataType
-    (``output_types``: the DataTypes of the nodes already checked). Returns the node's
-    output DataTypes."""
+    its ``func`` attrs name functions of ``library``, and its data inputs match the
+    OpDef's arguments in count and DataType (``source``: the DataType of an input
+    string, None if it names no earlier output). Returns the node's outputs as
+    (output arg, DataTypes)."""
     sig = _table().get(node.op)
     where = "NodeDef '%s' (%s)" % (node.name, node.op)
     if sig is None:
@@ -200,36 +250,54 @@ def check_graph_def_node(node: Any, output_types: dict[str, list[int]]) -> list[
                 "%s: value for attr '%s' of DataType %d is not in the list of allowed "
                 "values %s" % (where, name, node.attr[name].type, allowed)
             )
-    want = _arg_types(sig["inputs"], node, where)
+    _check_calls(node, sig, library, where)
+    want = _flat(_arg_types(sig["inputs"], node))
     data = [i for i in node.input if not i.startswith("^")]
     if len(data) != len(want):
         raise ValueError(
             "%s: expected %d inputs, got %d (%s)" % (where, len(want), len(data), data)
         )
     for k, (inp, t) in enumerate(zip(data, want)):
-        src, idx = _split(inp)
-        types = output_types.get(src)
-        if types is None:
-            raise ValueError("%s: input %d '%s' names no earlier node" % (where, k, inp))
-        if idx >= len(types):
-            raise ValueError("%s: input %d '%s' names a missing output" % (where, k, inp))
-        got = types[idx]
+        got = source(inp)
+        if got is None:
+            raise ValueError("%s: input %d '%s' names no earlier output" % (where, k, inp))
         if got not in (t, t + _REF):  # a ref feeds its value to a non-ref input
             raise ValueError(
                 "%s: input %d '%s' has DataType %d, TF's OpDef expects %d" % (where, k, inp, got, t)
             )
-    return _arg_types(sig["outputs"], node, where)
+    return _arg_types(sig["outputs"], node)
 
 
-def check_graph_def(graph_def: Any) -> None:
-    """Checks every node of ``graph_def`` (a GraphDef, nodes producers first) with
-    ``check_graph_def_node``."""
-    output_types: dict[str, list[int]] = {}
-    names = {n.name for n in graph_def.node}
-    for node in graph_def.node:
+def _check_nodes(nodes: Any, source: Any, outputs: dict, library: dict, where: str) -> None:
+    names = {n.name for n in nodes}
+    for node in nodes:
         for c in node.input:
             if c.startswith("^") and c[1:] not in names:
                 raise ValueError(
-                    "NodeDef '%s' (%s): control input '%s' names no node" % (node.name, node.op, c)
+                    "%sNodeDef '%s' (%s): control input '%s' names no node"
+                    % (where, node.name, node.op, c)
                 )
-        output_types[node.name] = check_graph_def_node(node, output_types)
+        try:
+            outputs[node.name] = check_graph_def_node(node, source, library)
+        except ValueError as e:
+            raise ValueError(where + str(e)) from None
+
+
+def check_graph_def(graph_def: Any) -> None:
+    """Checks every node of ``graph_def`` (a GraphDef, nodes producers first) and of each
+    function of its library with ``check_graph_def_node``; a function's returns must
+    name outputs of its body of its signature's types."""
+    library = {f.signature.name: f for f in graph_def.library.function}
+    outputs: dict[str, list] = {}
+    _check_nodes(graph_def.node, _graph_source(outputs), outputs, library, "")
+    for name, f in library.items():
+        args = {a.name: a.type for a in f.signature.input_arg}
+        fouts: dict[str, list] = {}
+        source = _function_source(fouts, args)
+        _check_nodes(f.node_def, source, fouts, library, "function '%s': " % name)
+        for a in f.signature.output_arg:
+            if source(f.ret.get(a.name, "")) != a.type:
+                raise ValueError(
+                    "function '%s': output '%s' returns '%s', not a %d"
+                    % (name, a.name, f.ret.get(a.name, ""), a.type)
+                )

@@ -30,7 +30,7 @@ from google.protobuf import message, text_format
 from google.protobuf.message import DecodeError
 
 from .._core.graph import GraphKeys, Operation, Tensor, get_default_graph
-from ..graph_export import GRAPH_DEF_TF_VERSION, graph_def_proto, saver_graph_def
+from ..graph_export import GRAPH_DEF_TF_VERSION, graph_def_proto
 from ..graph_import import import_nodes
 from ..partitioned_variables import SaveSliceInfo
 from ..protos.graph_pb2 import GraphDef
@@ -43,6 +43,7 @@ from ..protos.meta_graph_pb2 import (
 )
 from ..protos.queue_runner_pb2 import QueueRunnerDef
 from ..variables import Variable, VariableAggregation, VariableSynchronization
+from .saver_graph import saver_graph_def
 
 __all__ = [
     "export_meta_graph",

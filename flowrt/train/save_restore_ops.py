@@ -1,6 +1,6 @@
 """TF's ``SaveV2`` and ``RestoreV2`` ops: the save and restore subgraph a ``SaverDef``
 names, as TF's ``Saver`` builds it and flowrt's GraphDef writer exports it
-(``graph_export.saver_graph_def``), so a meta graph with that subgraph imports and runs
+(``saver_graph.saver_graph_def``), so a meta graph with that subgraph imports and runs
 in flowrt as in TF. flowrt's own ``Saver`` reads and writes the bundle directly.
 
 A sharded Saver's save path runs too: ``ShardedFilename`` names each shard's temporary

@@ -34,12 +34,12 @@ import numpy as np
 
 from .. import errors
 from .._core.graph import GraphKeys, Operation, get_default_graph
-from ..graph_export import RESTORE_KEYS
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
 from ..protos.meta_graph_pb2 import MetaGraphDef, SaverDef
 from ..variables import Variable, global_variables
+from .saver_graph import RESTORE_KEYS
 from .tensor_bundle import BundleReader, write_bundle
 
 if TYPE_CHECKING:
@@ -538,7 +538,7 @@ class Saver:
 
     def _record_keys(self) -> None:
         """Records the checkpoint key each restore placeholder reads, for the GraphDef
-        writer's ``RestoreV2`` (``graph_export.saver_graph_def``)."""
+        writer's ``RestoreV2`` (``saver_graph.saver_graph_def``)."""
         keys = self._graph._scratch.setdefault(RESTORE_KEYS, {})
         for n, phs in self._feeds.items():
             for part, ph in zip(_parts(self._vars[n]), phs, strict=True):
@@ -717,9 +717,11 @@ class Saver:
     def as_saver_def(self) -> SaverDef:
         """This saver as a ``SaverDef`` (what ``import_meta_graph`` rebuilds it from).
 
-        Note (flowrt): a saver made from a ``SaverDef`` (an imported one) returns it;
-        otherwise ``filename_tensor_name`` and ``save_tensor_name`` are empty: saving
-        runs no graph op; ``restore_op_name`` is ``save/restore_all``.
+        Note (flowrt): a saver made from a ``SaverDef`` (an imported one) returns it.
+        Otherwise ``filename_tensor_name`` and ``save_tensor_name`` are empty: flowrt's
+        ``save`` runs no graph op; ``restore_op_name`` is ``save/restore_all``. A meta
+        graph exported with this ``SaverDef`` holds TF's ``SaveV2``/``RestoreV2``
+        subgraph, and its stored ``SaverDef`` names that subgraph's tensors.
         """
         self.build()
         if self._saver_def is not None:
