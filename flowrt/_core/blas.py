@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
@@ -32,7 +33,7 @@ DEFAULT_THREADS = 1
 
 _ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 _lock = threading.Lock()
-_state: dict = {"applied": None, "controller": None, "threads": 0, "pool": None}
+_state: dict = {"applied": None, "controller": None, "modules": 0, "threads": 0, "pool": None}
 
 
 def configure(intra_op_threads: int) -> None:
@@ -40,7 +41,8 @@ def configure(intra_op_threads: int) -> None:
 
     The pool is process-wide: the last value applied holds for every session (and for
     numpy outside flowrt). Applying is skipped when the value is the one flowrt applied
-    last: finding the BLAS libraries costs milliseconds, a new limit on them far less.
+    last and no module was imported since: finding the BLAS libraries costs
+    milliseconds, a new limit on them far less.
     """
     n = int(intra_op_threads or 0)
     _state["threads"] = max(n, 0)
@@ -49,12 +51,16 @@ def configure(intra_op_threads: int) -> None:
             return
         n = DEFAULT_THREADS
     with _lock:
-        if _state["applied"] == n:
+        # A module imported since (scipy brings a BLAS of its own) may have loaded
+        # another BLAS library: the controller knows the libraries loaded when made.
+        loaded = len(sys.modules)
+        if _state["applied"] == n and _state["modules"] == loaded:
             return
-        if _state["controller"] is None:
+        if _state["controller"] is None or _state["modules"] != loaded:
             from threadpoolctl import ThreadpoolController
 
             _state["controller"] = ThreadpoolController()
+            _state["modules"] = loaded
         _state["controller"].limit(limits=n, user_api="blas")
         _state["applied"] = n
 
