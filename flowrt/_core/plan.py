@@ -170,6 +170,7 @@ class Plan:
                 ins
                 and not d.stateful
                 and d.kernel is not None
+                and not d.extra.get("no_fold")
                 and not op.control_inputs
                 and all(init[i] is not None and i >= n_fed for i in ins)
             ):

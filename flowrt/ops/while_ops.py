@@ -301,6 +301,7 @@ def _while_kernel(ctx, op, *inputs):
     cplan, cidx, bplan, bidx = _while_entry(op)
     record = [] if "_record" in op.attrs else None
     while True:
+        ctx.check_deadline(op)
         (pred,) = run_sync(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
         if _stop(op, pred, count, limit):
             break
@@ -317,6 +318,7 @@ def _while_blocking_kernel(ctx, op, *inputs):
     cplan, cidx, bplan, bidx = _while_entry(op)
     record = [] if "_record" in op.attrs else None
     while True:
+        ctx.check_deadline(op)
         (pred,) = yield from run_nested(cplan, ctx, _feeds(cidx, nv, vars_, inputs))
         if _stop(op, pred, count, limit):
             break
@@ -457,6 +459,7 @@ def _while_grad_kernel(ctx, op, record, *rest):
     positions = a["positions"]
     acc = [_zeros_of(c) for c in caps]
     for vals in reversed(record):
+        ctx.check_deadline(op)
         out = run_sync(plan, ctx, gys + [vals[p] for p in positions] + consts)
         gys = out[:nf]
         acc = [s + np.asarray(x) for s, x in zip(acc, out[nf:])]
@@ -471,6 +474,7 @@ for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
         grad=_while_grad,
         stateful=_stateful_flag,
         differentiates_handles=True,
+        no_fold=True,
     )
 register_op(
     "AsyncWhile",
