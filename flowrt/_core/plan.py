@@ -41,11 +41,19 @@ def prune(
         for t in op.inputs:
             if t.op not in needed and t not in fed:
                 stack.append(t.op)
-        if op.control_inputs:
-            stack.extend(op.control_inputs)
+        for c in op.control_inputs:
+            if not _fed_placeholder(c, fed):
+                stack.append(c)
     if needed and next(iter(needed)).graph._late_control_inputs:
         return _topo_order(needed, fed)
     return sorted(needed, key=_op_id)
+
+
+def _fed_placeholder(op: Operation, fed: set) -> bool:
+    """A fed placeholder satisfies a control dependency on it (TF replaces the node by
+    the feed, control edges included); other fed ops still run for their control
+    users."""
+    return op.type in ("Placeholder", "PlaceholderV2") and op.outputs[0] in fed
 
 
 def _op_id(op):
@@ -62,8 +70,9 @@ def _topo_order(needed: set, fed: set) -> list[Operation]:
                 users[t.op].append(op)
                 n += 1
         for c in op.control_inputs:
-            users[c].append(op)
-            n += 1
+            if not _fed_placeholder(c, fed):
+                users[c].append(op)
+                n += 1
         indeg[op] = n
     ready = sorted((op for op, n in indeg.items() if n == 0), key=_op_id, reverse=True)
     order = []
