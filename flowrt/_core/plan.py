@@ -176,8 +176,7 @@ class Plan:
             d = get_op_def(op.type)
             ins = tuple(slot[t] for t in op.inputs)
             if (
-                ins
-                and not d.stateful
+                not d.stateful
                 and d.kernel is not None
                 and not d.extra.get("no_fold")
                 and not op.control_inputs

@@ -134,6 +134,17 @@ def test_stateless_is_not_folded_at_graph_construction():
     assert calls == [1]
 
 
+def test_a_stateless_function_without_inputs_is_folded_like_tf():
+    # TF's constant folding computes a stateless py_func of constants (none at all
+    # included) once; a stateful one runs every time.
+    stateless, stateful = iter(range(10)), iter(range(10))
+    x = fr.py_func(lambda: next(stateless), [], fr.int64, stateful=False)
+    y = fr.py_func(lambda: next(stateful), [], fr.int64)
+    with fr.Session() as sess:
+        assert [sess.run(x) for _ in range(3)] == [0, 0, 0]
+        assert [sess.run(y) for _ in range(3)] == [0, 1, 2]
+
+
 async def test_two_runner_threads_call_it_at_once():
     both_inside = threading.Barrier(2, timeout=10)
 
