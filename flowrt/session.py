@@ -166,7 +166,7 @@ class Session:
                 if self._cluster is not None:
                     plan = self._cluster.plan(fm.tensors, fm.targets, feed_tensors)
                 else:
-                    plan = Plan(fm.tensors, fm.targets, feed_tensors)
+                    plan = Plan(fm.tensors, fm.targets, feed_tensors, overlap_calls=True)
                 self._plans[pkey] = plan
             entry = (fm, plan)
             if fkey is not None:

@@ -17,6 +17,7 @@ from .executor import compile_plan
 from .fusion import fuse_steps
 from .graph import Operation, Tensor
 from .registry import get_op_def
+from .waiting import on_worker_thread
 
 
 def prune(
@@ -149,7 +150,7 @@ class Plan:
       npred: per step, how many predecessor steps it waits for.
     """
 
-    def __init__(self, fetch_tensors, target_ops, feed_tensors, ops=None):
+    def __init__(self, fetch_tensors, target_ops, feed_tensors, ops=None, overlap_calls=False):
         fed = set(feed_tensors)
         n_fed = len(feed_tensors)
         if ops is None:
@@ -221,6 +222,8 @@ class Plan:
                     st.npred += 1
             steps.append(st)
             producer[op] = st
+        if overlap_calls and _overlap_opaque(steps):
+            blocking = True
         self.feed_slots = tuple(range(len(feed_tensors)))
         self.fetch_slots = tuple(slot[t] for t in fetch_tensors)
         self.fetch_is_fed = tuple(t in fed for t in fetch_tensors)
@@ -252,6 +255,29 @@ class Plan:
     def __repr__(self):
         kind = "" if not self.blocking else " straight" if self.straight else " concurrent"
         return "<Plan %d steps%s>" % (len(self.steps), kind)
+
+
+def _overlap_opaque(steps) -> bool:
+    """Makes the opaque steps (py_funcs) of ``steps`` blocking ones that call on a
+    worker thread when two of them are independent, so the plan runs them at once (as
+    TF does: one may wait for the other); True if it did."""
+    opaque = [st for st in steps if get_op_def(st.op.type).extra.get("opaque")]
+    if len(opaque) < 2 or _straight([_Marked(st) for st in steps]):
+        return False
+    for st in opaque:
+        st.kernel = on_worker_thread(st.kernel)
+        st.blocking = True
+    return True
+
+
+class _Marked:
+    """A step seen by ``_straight`` as blocking when it is opaque."""
+
+    __slots__ = ("index", "succ", "blocking")
+
+    def __init__(self, st):
+        self.index, self.succ = st.index, st.succ
+        self.blocking = st.blocking or bool(get_op_def(st.op.type).extra.get("opaque"))
 
 
 def _straight(steps) -> bool:

@@ -19,7 +19,7 @@ import trio
 
 from .token import TOKEN
 
-__all__ = ["Wait", "drive_sync", "drive_async", "park_thread"]
+__all__ = ["Wait", "drive_sync", "drive_async", "park_thread", "on_worker_thread"]
 
 
 class Wait:
@@ -37,6 +37,33 @@ class Wait:
 
     async def wait_async(self) -> Any:
         raise NotImplementedError
+
+
+class _CallOnThread(Wait):
+    """A kernel call as a wait: a trio task runs it on a worker thread (so calls of
+    several tasks overlap); a thread waiting on it just makes the call."""
+
+    __slots__ = ("call",)
+
+    def __init__(self, call):
+        self.call = call
+
+    def wait_sync(self) -> Any:
+        return self.call()
+
+    async def wait_async(self) -> Any:
+        return await trio.to_thread.run_sync(self.call)
+
+
+def on_worker_thread(kernel):
+    """``kernel`` as a blocking (generator) kernel whose one wait is the call itself:
+    in a concurrent plan, independent calls of opaque user code (py_funcs) run at
+    once on worker threads, as TF's executor runs them on its inter-op threads."""
+
+    def call(ctx, op, *args):
+        return (yield _CallOnThread(lambda: kernel(ctx, op, *args)))
+
+    return call
 
 
 def park_thread(event, ready, ctx, waiter, until: float = math.inf) -> bool:
