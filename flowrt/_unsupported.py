@@ -67,6 +67,22 @@ UNSUPPORTED: tuple[Unsupported, ...] = (
     ),
     Unsupported("tf.signal", "signal", "compute spectral features with NumPy before feeding"),
     Unsupported(
+        "tf.RaggedTensor",
+        "RaggedTensor",
+        "keep rows of varying length as a SparseTensor (fr.sparse ops), or pad them dense",
+    ),
+    Unsupported(
+        "tf.ragged",
+        "ragged",
+        "keep rows of varying length as a SparseTensor (fr.sparse ops), or pad them dense",
+    ),
+    Unsupported(
+        "tf.io.RaggedFeature (parse_example's RaggedTensor results)",
+        "io.RaggedFeature",
+        "parse the feature with fr.io.VarLenFeature: a SparseTensor with one row per "
+        "example (fr.sparse.to_dense pads the rows)",
+    ),
+    Unsupported(
         "GPU and TPU devices",
         None,
         "flowrt runs on the CPU: fr.device() "

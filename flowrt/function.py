@@ -43,6 +43,7 @@ from ._core.shape import TensorShape, as_shape, unknown_shape
 from .func_graph import FuncGraph, notify_read
 from .ops import array_ops
 from .ops.functional_ops import CallSpec, call_op
+from .ops.sparse_ops import SparseTensor, SparseTensorValue
 from .variables import Variable
 
 if TYPE_CHECKING:
@@ -122,10 +123,67 @@ class TensorSpec:
 # --------------------------------------------------------------------------------------
 
 
+class _Component:
+    """One component of a sparse argument, traced at ``spec``: any number of entries
+    (TF's ``SparseTensorSpec``), so a call with other entries reuses the trace."""
+
+    __slots__ = ("value", "spec")
+
+    def __init__(self, value, spec: TensorSpec):
+        self.value, self.spec = value, spec
+
+
+class _SparseParts(tuple):
+    """A sparse argument as the nest of its three components (``_Component`` leaves)."""
+
+    __slots__ = ()
+
+
+def _split_sparse(x):
+    """``x`` with every SparseTensor (or SparseTensorValue) in it as ``_SparseParts``."""
+    if isinstance(x, (SparseTensor, SparseTensorValue)):
+        sp = SparseTensor.from_value(x) if isinstance(x, SparseTensorValue) else x
+        rank = sp.dense_shape.shape.dims[0] if sp.dense_shape.shape.ndims == 1 else None
+        specs = (
+            TensorSpec([None, rank], _dt.int64),
+            TensorSpec([None], sp.values.dtype),
+            TensorSpec([rank], _dt.int64),
+        )
+        if isinstance(x, SparseTensorValue):
+            parts = (np.asarray(x.indices, np.int64), np.asarray(x.values), x.dense_shape)
+            parts = parts[:2] + (np.asarray(parts[2], np.int64),)
+        else:
+            parts = (x.indices, x.values, x.dense_shape)
+        return _SparseParts(_Component(v, s) for v, s in zip(parts, specs))
+    if isinstance(x, dict):
+        return {k: _split_sparse(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_split_sparse(v) for v in x)
+    return x
+
+
+def _join_sparse(x):
+    """``x`` with every ``_SparseParts`` of placeholders made a SparseTensor again."""
+    if isinstance(x, _SparseParts):
+        return SparseTensor(*x)
+    if isinstance(x, dict):
+        return {k: _join_sparse(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_join_sparse(v) for v in x)
+    return x
+
+
+def _fed(x):
+    """The value to feed for a flat argument leaf."""
+    return x.value if isinstance(x, _Component) else x
+
+
 def _leaf_spec(x):
     """A TensorSpec for a tensor-like leaf, or None for a Python value or a variable."""
     if isinstance(x, TensorSpec):
         return x
+    if isinstance(x, _Component):
+        return x.spec
     if isinstance(x, Tensor):
         return TensorSpec(x.shape, x.dtype)
     if isinstance(x, (np.ndarray, np.generic)):
@@ -466,13 +524,13 @@ class Function:
                         cf = self._cache["signature"] = self._trace_signature()
             return cf, values
         bound = self._bind(args, kwargs)
-        arguments = dict(bound.arguments)
+        arguments = _split_sparse(dict(bound.arguments))
         key = _structure_key(arguments)
         cf = self._cache.get(key)
         flat = nest.flatten(list(arguments.values()))  # parameter order
         values = [x for x in flat if _leaf_spec(x) is not None]
         if cf is not None:
-            return cf, values
+            return cf, [_fed(x) for x in values]
         with self._lock:
             cf = self._cache.get(key)
             if cf is None:
@@ -482,7 +540,7 @@ class Function:
                 self._cache[key] = cf
             else:
                 self._cache[key] = cf
-        return cf, values
+        return cf, [_fed(x) for x in values]
 
     def _relaxed_match(self, arguments, values):
         """With reduce_retracing: a trace whose specs fit, or a trace relaxed to fit."""
@@ -524,7 +582,7 @@ class Function:
                     ph = array_ops.placeholder(spec.dtype, spec.shape, name=spec.name or name)
                     phs.append(ph)
                     leaves.append(ph)
-                packed: Any = nest.pack_leaves(list(arguments.values()), leaves)
+                packed: Any = _join_sparse(nest.pack_leaves(list(arguments.values()), leaves))
                 bound = dict(zip(arguments, packed))
                 cf = self._finish_trace(fg, phs, bound, specs)
             skel = _skeleton(arguments)

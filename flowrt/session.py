@@ -86,7 +86,7 @@ class Session:
             self._graph,
             self._cluster.plan
             if self._cluster is not None
-            else functools.partial(Plan, fuse=self._fuse),
+            else functools.partial(Plan, fuse=self._fuse, overlap_calls=True),
         )
         self._lock = threading.Lock()  # guards _step_counter
         self._closed = False

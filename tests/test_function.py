@@ -456,3 +456,18 @@ def test_unconnected_zero_for_a_variable_a_call_takes():
     with fr.Session() as sess:
         sess.run(fr.global_variables_initializer())
         np.testing.assert_array_equal(sess.run(gw), np.zeros((2, 3)))
+
+
+def test_a_sparse_tensor_argument():
+    # TF traces a SparseTensor argument at a SparseTensorSpec: any number of entries.
+    @fr.function
+    def f(s, scale):
+        return fr.sparse.reduce_sum(s) * scale
+
+    sp = fr.SparseTensor([[0, 0], [1, 2]], [1.0, 2.0], [2, 3])
+    out = f(sp, 2.0)
+    with fr.Session() as sess:
+        assert sess.run(out) == 6.0
+    three = fr.SparseTensorValue([[0, 0], [0, 1], [1, 1]], np.float32([1, 2, 4]), [2, 3])
+    assert f(three, 2.0) == 14.0  # called with values: runs now
+    assert f.experimental_get_tracing_count() == 1

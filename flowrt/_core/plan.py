@@ -22,6 +22,7 @@ from .lazy_constant import value_of
 from .plan_body import compile_plan
 from .registry import get_op_def, kernel_of
 from .token_policy import heavy_kernel
+from .waiting import on_worker_thread
 
 __all__ = ["Plan", "PlanCache", "Step", "prune", "fuses"]
 
@@ -48,11 +49,19 @@ def prune(
         for t in op.inputs:
             if t.op not in needed and t not in fed:
                 stack.append(t.op)
-        if op.control_inputs:
-            stack.extend(op.control_inputs)
+        for c in op.control_inputs:
+            if not _fed_placeholder(c, fed):
+                stack.append(c)
     if needed and next(iter(needed)).graph._late_control_inputs:
         return _topo_order(needed, fed)
     return sorted(needed, key=_op_id)
+
+
+def _fed_placeholder(op: Operation, fed: set[Tensor]) -> bool:
+    """A fed placeholder satisfies a control dependency on it (TF replaces the node by
+    the feed, control edges included); other fed ops still run for their control
+    users."""
+    return op.type in ("Placeholder", "PlaceholderV2") and op.outputs[0] in fed
 
 
 def _op_id(op: Operation) -> int:
@@ -69,8 +78,9 @@ def _topo_order(needed: set, fed: set) -> list[Operation]:
                 users[t.op].append(op)
                 n += 1
         for c in op.control_inputs:
-            users[c].append(op)
-            n += 1
+            if not _fed_placeholder(c, fed):
+                users[c].append(op)
+                n += 1
         indeg[op] = n
     ready = sorted((op for op, n in indeg.items() if n == 0), key=_op_id, reverse=True)
     order = []
@@ -158,6 +168,7 @@ class Plan:
         feed_tensors: Sequence[Tensor],
         ops: Sequence[Operation] | None = None,
         fuse: bool = True,
+        overlap_calls: bool = False,
     ) -> None:
         fed = set(feed_tensors)
         n_fed = len(feed_tensors)
@@ -185,9 +196,9 @@ class Plan:
             d = get_op_def(op.type)
             ins = tuple(slot[t] for t in op.inputs)
             if (
-                ins
-                and not d.stateful
+                not d.stateful
                 and d.kernel is not None
+                and not d.extra.get("no_fold")
                 and not op.control_inputs
                 and all(init[i] is not None and i >= n_fed for i in ins)
             ):
@@ -230,6 +241,8 @@ class Plan:
                     st.npred += 1
             steps.append(st)
             producer[op] = st
+        if overlap_calls and _overlap_opaque(steps):
+            blocking = True
         self.feed_slots = tuple(range(len(feed_tensors)))
         self.fetch_slots = tuple(slot[t] for t in fetch_tensors)
         self.fetch_is_fed = tuple(t in fed for t in fetch_tensors)
@@ -279,7 +292,30 @@ def fuses(ctx: Any) -> bool:
     return getattr(getattr(ctx, "session", None), "_fuse", True)
 
 
-def _straight(steps: Sequence[Step]) -> bool:
+def _overlap_opaque(steps: list[Step]) -> bool:
+    """Makes the opaque steps (py_funcs) of ``steps`` blocking ones that call on a
+    worker thread when two of them are independent, so the plan runs them at once (as
+    TF does: one may wait for the other); True if it did."""
+    opaque = [st for st in steps if get_op_def(st.op.type).extra.get("opaque")]
+    if len(opaque) < 2 or _straight([_Marked(st) for st in steps]):
+        return False
+    for st in opaque:
+        st.kernel = on_worker_thread(st.kernel)
+        st.blocking = True
+    return True
+
+
+class _Marked:
+    """A step seen by ``_straight`` as blocking when it is opaque."""
+
+    __slots__ = ("index", "succ", "blocking")
+
+    def __init__(self, st: Step) -> None:
+        self.index, self.succ = st.index, st.succ
+        self.blocking = st.blocking or bool(get_op_def(st.op.type).extra.get("opaque"))
+
+
+def _straight(steps: Sequence[Any]) -> bool:
     """Whether the blocking steps are totally ordered by the plan's dependencies, so
     that running the steps in order never waits on a step that comes later."""
     blocking = [st.index for st in steps if st.blocking]

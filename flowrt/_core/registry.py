@@ -72,7 +72,9 @@ class OpDef:
       extra: further flags; ``quiet=True`` marks a kernel that does no floating-point
         math, so a plan of only such kernels skips silencing numpy's warnings;
         ``differentiates_handles=True`` an op (a call, a branch or loop) whose gradient
-        gives a variable handle input the gradient of the reads it makes of it.
+        gives a variable handle input the gradient of the reads it makes of it;
+        ``no_fold=True`` a pure op never computed before the run (constant folding):
+        a loop, whose length is unbounded, runs under the run's deadline.
     """
 
     type: str

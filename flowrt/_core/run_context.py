@@ -107,21 +107,33 @@ class RunContext:
         if self.interrupt is not None:
             raise self.interrupt
 
-    def timed_out(self) -> None:
-        """Ends the run with DeadlineExceededError naming what it waited for."""
-        w = self.waiter or self.waiting_on
-        what = w.describe() if w is not None else "a blocking op"
+    def timed_out(self, running: Any = None) -> None:
+        """Ends the run with DeadlineExceededError naming what it waited for, or the op
+        it was ``running`` (a loop)."""
+        if running is not None:
+            what = "running " + running.describe()
+        else:
+            w = self.waiter or self.waiting_on
+            what = "waiting on " + (w.describe() if w is not None else "a blocking op")
         timeout = self.timeout
         assert timeout is not None, "only a run with a timeout times out"
         self.cancel(
             errors.DeadlineExceededError(
                 None,
-                None,
-                "Timed out after %d ms (%s) waiting on %s."
-                % (round(timeout * 1000), self.timeout_from, what),
+                running,
+                "Timed out after %d ms (%s) %s." % (round(timeout * 1000), self.timeout_from, what),
             )
         )
         self.check_interrupted()
+
+    def check_deadline(self, op: Any) -> None:
+        """Ends the run if it was interrupted or its deadline passed. A kernel that loops
+        (``op``, a while loop) calls it once per iteration, so a long loop ends by the
+        run's timeout or cancel as a wait does."""
+        if self.interrupt is not None:
+            raise self.interrupt
+        if time.monotonic() >= self.deadline:
+            self.timed_out(op)
 
     def keep(self, elems: Any) -> None:
         """Takes dequeued ``elems`` out of the journal: a resource (a reader) owns them

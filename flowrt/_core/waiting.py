@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .parker import Parker
     from .run_context import RunContext
 
-__all__ = ["Wait", "drive_sync", "drive_async", "park_thread"]
+__all__ = ["Wait", "drive_sync", "drive_async", "park_thread", "on_worker_thread"]
 
 #: What a blocking kernel's generator is: it yields waits, is sent their results.
 KernelGen = Generator["Wait", Any, Any]
@@ -60,6 +60,36 @@ class Wait(ABC):
         the run's interruption. A wait whose thread side parks nothing of its own (a
         sub-plan in its own loop, which the run's ``cancel_hook`` cancels) has
         nothing to wake."""
+
+
+class _CallOnThread(Wait):
+    """A kernel call as a wait: a trio task runs it on a worker thread (so calls of
+    several tasks overlap); a thread waiting on it just makes the call."""
+
+    __slots__ = ("call",)
+
+    def __init__(self, call: Callable[[], Any]) -> None:
+        self.call = call
+
+    def wait_sync(self) -> Any:
+        return self.call()
+
+    async def wait_async(self) -> Any:
+        return await trio.to_thread.run_sync(self.call)
+
+    def describe(self) -> str:
+        return "a py_func call on a worker thread"
+
+
+def on_worker_thread(kernel: Callable[..., Any]) -> Callable[..., KernelGen]:
+    """``kernel`` as a blocking (generator) kernel whose one wait is the call itself:
+    in a concurrent plan, independent calls of opaque user code (py_funcs) run at
+    once on worker threads, as TF's executor runs them on its inter-op threads."""
+
+    def call(ctx: Any, op: Any, *args: Any) -> KernelGen:
+        return (yield _CallOnThread(lambda: kernel(ctx, op, *args)))
+
+    return call
 
 
 def park_thread(

@@ -58,7 +58,7 @@ def explain(
     plan = sess._plans.get(fm.tensors, fm.targets, feed_tensors)
     cached = plan is not None
     if plan is None:
-        plan = Plan(fm.tensors, fm.targets, feed_tensors, fuse=sess._fuse)
+        plan = Plan(fm.tensors, fm.targets, feed_tensors, fuse=sess._fuse, overlap_calls=True)
     others = [
         ([t.name for t in k[0]] + ["^" + op.name for op in k[1]], p)
         for k, p in sess._plans.plans()

@@ -45,6 +45,7 @@ def _eval(t: Tensor, budget: list):
         op_def.stateful
         or op_def.kernel is None
         or op_def.extra.get("opaque")
+        or op_def.extra.get("no_fold")
         or op.type in ("Placeholder", "PlaceholderWithDefault")
     ):
         return None

@@ -140,8 +140,8 @@ class TracedBody:
                     self.feeds.append(t)
                     self.providers.append(t)
             for c in list(op.control_inputs):
-                if c in inside:
-                    continue
+                if c in inside or c.outputs and c.outputs[0] in fed:
+                    continue  # a loop variable's placeholder: fed each time the body runs
                 op.control_inputs.remove(c)
                 c._control_outputs.remove(op)
                 if c not in nested and c not in self.control:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
-from .._core.graph import Graph, Operation, Tensor, constant_value, session_for
+from .._core.graph import OPERATORS, Graph, Operation, Tensor, constant_value, session_for
 from .._core.registry import NOT_DIFFERENTIABLE, register_op
 from . import array_ops as _array
 from . import slicing_ops as _slicing
@@ -250,6 +250,20 @@ def _sparse_dense_cwise(sp: SparseTensor, y: Any, fn: Any, name: str) -> SparseT
         d = to_tensor(y, sp.dtype, name="y")
         at = d if d.shape.ndims == 0 else gather_nd(broadcast_to(d, sp.dense_shape), sp.indices)
         return sp.with_values(fn(sp.values, at))
+
+
+_dense_mul = OPERATORS["mul"]
+
+
+def _mul_dispatch(x: Any, y: Any) -> Any:
+    """``x * y`` for a dense ``x``: a SparseTensor ``y`` gives ``y * x``, a SparseTensor
+    (TF's ``_mul_dispatch``); division and sums of dense and sparse stay TypeErrors."""
+    if isinstance(y, SparseTensor):
+        return y * x
+    return _dense_mul(x, y)
+
+
+OPERATORS["mul"] = _mul_dispatch
 
 
 SparseInput = SparseTensor | SparseTensorValue

@@ -306,6 +306,7 @@ def _while_kernel(ctx, op, *inputs):
     cfn = None if cplan.blocking else cplan.fn
     bfn = None if bplan.blocking else bplan.fn
     while True:
+        ctx.check_deadline(op)
         feeds = _feeds(cidx, nv, vars_, inputs)
         if cfn is not None:
             (pred,) = cfn(ctx, feeds)
@@ -452,6 +453,7 @@ def _while_grad_kernel(ctx, op, record, *rest):
     positions = a["positions"]
     acc = [_zeros_of(c) for c in caps]
     for vals in reversed(record):
+        ctx.check_deadline(op)
         out = run_sync(plan, ctx, gys + [vals[p] for p in positions] + consts)
         gys = out[:nf]
         acc = [s + np.asarray(x) for s, x in zip(acc, out[nf:])]
@@ -467,6 +469,7 @@ for _t, _stateful_flag in (("StatelessWhile", False), ("While", True)):
         grad=_while_grad,
         stateful=_stateful_flag,
         differentiates_handles=True,
+        no_fold=True,
     )
 # No second order through a loop yet: fr.gradients of a WhileGrad raises LookupError.
 register_op("WhileGrad", infer=specs_infer, kernel=_while_grad_kernel)

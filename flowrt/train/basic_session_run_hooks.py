@@ -446,14 +446,12 @@ class CheckpointSaverHook(SessionRunHook):
       checkpoint_basename: the checkpoint prefix inside ``checkpoint_dir``.
       scaffold: a ``Scaffold`` whose saver to use.
       listeners: ``CheckpointSaverListener``s.
-      save_graph_def: whether to write the graph: ``graph.pbtxt`` in
-        ``checkpoint_dir``, the graph and meta graph events, each checkpoint's ``.meta``.
+      save_graph_def: whether to write ``graph.pbtxt`` in ``checkpoint_dir`` and each
+        checkpoint's ``.meta``; the graph and meta graph events are written either way,
+        as in TF.
 
     Raises:
       ValueError: both ``saver`` and ``scaffold`` are given, or not exactly one period.
-
-    Note (flowrt): the graph is written to the directory's event file (TensorBoard's
-    graph tab); no ``graph.pbtxt`` or ``.meta`` file is written.
     """
 
     def __init__(
@@ -485,14 +483,15 @@ class CheckpointSaverHook(SessionRunHook):
 
     def after_create_session(self, session: Session, coord: Coordinator) -> None:
         step = int(session.run(self._global_step_tensor))
+        # Written now, not in begin: other hooks' begin may still add to the graph.
+        # ``save_graph_def`` gates the files only: TF writes the events either way.
+        graph = get_default_graph()
         if self._save_graph_def:
-            # Written now, not in begin: other hooks' begin may still add to the graph.
-            graph = get_default_graph()
             training_util.write_graph(graph, self._checkpoint_dir, "graph.pbtxt")
-            saver = self._get_saver()
-            meta = export_meta_graph(saver_def=saver.as_saver_def() if saver else None)
-            self._summary_writer.add_graph(graph)
-            self._summary_writer.add_meta_graph(meta)
+        saver = self._get_saver()
+        meta = export_meta_graph(saver_def=saver.as_saver_def() if saver else None)
+        self._summary_writer.add_graph(graph)
+        self._summary_writer.add_meta_graph(meta)
         # The checkpoint saved here is the state at step `step` (restored or initial).
         self._save(session, step)
         self._timer.update_last_triggered_step(step)

@@ -608,11 +608,15 @@ def export_scoped_meta_graph(
             if not items:
                 continue
         c = _collection_def(key, items, export_scope)
-        if c is not None and key == GraphKeys.SAVERS and saver_def is not given_saver_def:
-            mine = given_saver_def.SerializeToString()
-            c.bytes_list.value[:] = [
-                saver_def.SerializeToString() if raw == mine else raw for raw in c.bytes_list.value
-            ]
+        if (
+            c is not None
+            and key == GraphKeys.SAVERS
+            and saver_def is not None
+            and given_saver_def is not None
+            and saver_def is not given_saver_def
+        ):
+            mine, written = given_saver_def.SerializeToString(), saver_def.SerializeToString()
+            c.bytes_list.value[:] = [written if raw == mine else raw for raw in c.bytes_list.value]
         if c is not None:
             meta.collection_def[key].CopyFrom(c)
     if filename is not None:

@@ -151,7 +151,10 @@ def _wait_kernel(ctx, op, *inputs):
     return (_first(inputs),)
 
 
-register_op("_TestCount", infer=_infer, kernel=_count_kernel, grad=NOT_DIFFERENTIABLE)
+# Stateful: its count is a side effect, so a plan never computes it ahead (folding).
+register_op(
+    "_TestCount", infer=_infer, kernel=_count_kernel, grad=NOT_DIFFERENTIABLE, stateful=True
+)
 register_op(
     "_TestWaitGate",
     infer=_infer,

@@ -134,6 +134,34 @@ def test_control_dependency_inside_branch_on_outer_op_moves_to_the_if():
         assert count(sess, "outer") == 2  # runs before the If, once per run
 
 
+def test_control_dependencies_on_a_loop_variable_and_a_fed_placeholder():
+    # TF replaces a fed placeholder by its feed, control edges included.
+    p = fr.placeholder(fr.float32, [], name="p")
+    with fr.control_dependencies([p]):
+        outside = fr.constant(1.0) + 1.0
+
+    def body(i, x):
+        with fr.control_dependencies([x, p]):
+            return i + 1, fr.identity(x) + 1.0
+
+    loop = fr.while_loop(lambda i, x: i < 3, body, [fr.constant(0), fr.constant(0.0)])
+    pred = fr.placeholder(fr.bool, [])
+
+    def branch():
+        with fr.control_dependencies([p]):
+            return fr.constant(1.0)
+
+    out = fr.cond(pred, branch, lambda: fr.constant(2.0))
+    with fr.Session() as sess:
+        assert sess.run(outside, {p: 0.0}) == 2.0
+        assert sess.run(loop, {p: 0.0}) == [3, 3.0]
+        assert sess.run(out, {p: 0.0, pred: True}) == 1.0
+        assert sess.run(out, {p: 0.0, pred: False}) == 2.0
+        # Unfed, the placeholder a branch depends on fails the run, as in TF.
+        with pytest.raises(fr.errors.InvalidArgumentError, match="must feed a value for .*'p'"):
+            sess.run(out, {pred: False})
+
+
 def test_structures_and_static_shapes():
     pred = fr.placeholder(fr.bool, [])
     x = fr.placeholder(fr.float32, [2, 3])

@@ -478,3 +478,15 @@ def test_parse_sequence_example_errors_as_tf():
         ),
     ):
         sess.run(seqs, {ser: [_seq(1), b""]})
+
+
+def test_ragged_feature_is_not_supported_and_says_what_to_use():
+    # TF 2.21 parses a RaggedFeature into a RaggedTensor, a type flowrt does not have.
+    with pytest.raises(
+        AttributeError,
+        match=r"tf.io.RaggedFeature \(parse_example's RaggedTensor results\) is not supported "
+        r"by flowrt; instead, parse the feature with fr.io.VarLenFeature",
+    ):
+        fr.io.RaggedFeature  # noqa: B018
+    with pytest.raises(AttributeError, match=r"tf.RaggedTensor is not supported by flowrt"):
+        fr.RaggedTensor  # noqa: B018

@@ -134,6 +134,42 @@ def test_stateless_is_not_folded_at_graph_construction():
     assert calls == [1]
 
 
+def test_a_stateless_function_without_inputs_is_folded_like_tf():
+    # TF's constant folding computes a stateless py_func of constants (none at all
+    # included) once; a stateful one runs every time.
+    stateless, stateful = iter(range(10)), iter(range(10))
+    x = fr.py_func(lambda: next(stateless), [], fr.int64, stateful=False)
+    y = fr.py_func(lambda: next(stateful), [], fr.int64)
+    with fr.Session() as sess:
+        assert [sess.run(x) for _ in range(3)] == [0, 0, 0]
+        assert [sess.run(y) for _ in range(3)] == [0, 1, 2]
+
+
+def _meeting_pair():
+    """Two py_funcs of no data dependency that each wait for the other to be called."""
+    both_inside = threading.Barrier(2, timeout=10)  # a broken barrier fails, never hangs
+
+    def f(v):
+        both_inside.wait()
+        return v * 2
+
+    return [fr.py_func(f, [fr.constant(float(k))], fr.float32) for k in (1, 2)]
+
+
+def test_independent_functions_of_one_run_are_called_at_once():
+    # TF's executor runs independent py_funcs on its inter-op threads at once.
+    pair = _meeting_pair()
+    with fr.Session() as sess:
+        assert sess.run(pair) == [2.0, 4.0]
+
+
+async def test_independent_functions_of_one_arun_are_called_at_once():
+    pair = _meeting_pair()
+    async with fr.Session() as sess:
+        with trio.fail_after(20):
+            assert await sess.arun(pair) == [2.0, 4.0]
+
+
 async def test_two_runner_threads_call_it_at_once():
     both_inside = threading.Barrier(2, timeout=10)
 

@@ -393,3 +393,26 @@ def test_sparse_tensor_operators_and_with_values_as_tf():
     grad = fr.gradients(fr.reduce_sum((sp * d).values), [d])[0]
     with fr.Session() as sess:
         assert sess.run(grad).tolist() == [[2.0, 0, 0], [0, 0, 4.0]]
+
+
+def test_dense_times_sparse_is_sparse_as_tf():
+    # TF's Tensor.__mul__ dispatches a SparseTensor right operand to sparse * dense; a
+    # Python number or numpy array times a SparseTensor, and dense / sparse, stay errors.
+    sp = fr.SparseTensor([[0, 0], [1, 2]], [2.0, 4.0], [2, 3])
+    d = fr.constant([[1.0, 2, 3], [4, 5, 6]])
+    v = fr.Variable([[1.0, 1, 1], [1, 1, 10]])
+    got = {"dense": d * sp, "scalar": fr.constant(3.0) * sp, "variable": v * sp}
+    assert all(isinstance(x, fr.SparseTensor) for x in got.values())
+    with fr.Session() as sess:
+        sess.run(v.initializer)
+        out = sess.run(got)
+    assert out["dense"].values.tolist() == [2.0, 24.0]
+    np.testing.assert_array_equal(out["dense"].indices, [[0, 0], [1, 2]])
+    assert out["scalar"].values.tolist() == [6.0, 12.0]
+    assert out["variable"].values.tolist() == [2.0, 40.0]
+    with pytest.raises(TypeError, match="unsupported operand"):
+        _ = 2.0 * sp
+    with pytest.raises(TypeError):
+        _ = d / sp
+    with pytest.raises(TypeError):
+        _ = d + sp

@@ -505,6 +505,29 @@ def test_default_hooks_write_summaries_graph_and_meta_graph_where_tf_does(tmp_pa
     assert fr.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-250")
 
 
+def test_checkpoint_saver_hook_without_graph_def_writes_no_graph_files_but_the_events(tmp_path):
+    # TF 2.21: save_graph_def=False skips graph.pbtxt and the .meta files; the hook still
+    # adds the graph and meta graph events (after the cached writer's own pair).
+    from flowrt.summary.writer import read_events
+    from flowrt.summary.writer_cache import FileWriterCache
+
+    gs = fr.train.get_or_create_global_step()
+    fr.Variable(1.0, name="v")
+    step = fr.assign_add(gs, 1)
+    hook = fr.train.CheckpointSaverHook(str(tmp_path), save_steps=1, save_graph_def=False)
+    with fr.train.MonitoredSession(hooks=[hook]) as sess:
+        sess.run(step)
+    FileWriterCache.clear()  # flushes the event file
+    assert not (tmp_path / "graph.pbtxt").exists() and not list(tmp_path.glob("*.meta"))
+    events = [e for p in sorted(tmp_path.glob("events.out.tfevents.*")) for e in read_events(p)]
+    kinds = [e.WhichOneof("what") for e in events]
+    assert kinds.count("graph_def") == 2 and kinds.count("meta_graph_def") == 2
+    meta = [e for e in events if e.HasField("meta_graph_def")][-1]
+    assert b"save/" in meta.meta_graph_def  # the hook's carries the saver's SaverDef
+    logs = [(e.step, e.session_log.status) for e in events if e.HasField("session_log")]
+    assert (0, fr.summary.SessionLog.CHECKPOINT) in logs
+
+
 def test_monitored_training_session_passes_save_graph_def_to_its_checkpoint_hook(tmp_path):
     fr.train.get_or_create_global_step()
     for flag in (True, False):
