@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import flowrt as fr
-from flowrt.graph_export import graph_def_proto
 from flowrt._core.registry import NOT_DIFFERENTIABLE, is_blocking, register_op
+from flowrt.graph_export import graph_def_proto
 from flowrt.ops.common import make, same_as
 
 # --- test-only ops: a counter (side effects without variables) and a blocking identity
