@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import errors
-from .._core.graph import GraphKeys, Operation, get_default_graph
+from .._core.graph import GraphKeys, Operation, constant_value, get_default_graph
 from ..ops.array_ops import group, placeholder
 from ..ops.state_ops import assign_op
 from ..partitioned_variables import SavedSlices, group_for_saving
@@ -385,7 +385,7 @@ def _restored_key(t: Tensor) -> str | None:
         t = t.op.inputs[0]
     if t.op.type != "RestoreV2" or t.op.inputs[1].op.type != "Const":
         return None
-    names = np.asarray(t.op.inputs[1].op.attrs["value"]).reshape(-1)
+    names = np.asarray(constant_value(t.op.inputs[1])).reshape(-1)
     key = names[t.value_index] if t.value_index < names.size else None
     return key.decode("utf-8") if isinstance(key, bytes) else None
 
