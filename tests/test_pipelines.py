@@ -209,8 +209,9 @@ def _trace_tracks(path):
 @pytest.mark.parametrize("runners", ["threads", "async"])
 def test_digits_chrome_trace_has_the_queue_runners_tracks(tmp_path, runners, capsys):
     # Three epochs: more examples than the batch queue holds, so the runners still run
-    # while the traced steps do.
-    digits_mlp.main(["--runners", runners, "--epochs", "3", "--quiet", "--trace-steps", "2"])
+    # while the traced steps do. Ten steps: the trainer's thread may keep the token for
+    # a turn (a switch interval, several ~1 ms steps) before a runner's next run starts.
+    digits_mlp.main(["--runners", runners, "--epochs", "3", "--quiet", "--trace-steps", "10"])
     tracks = _trace_tracks(os.path.join("logs", "digits_mlp", "trace.json"))
     runners_tracks = [t for t in tracks if "QueueRunner" in t]
     assert runners_tracks, sorted(tracks)
