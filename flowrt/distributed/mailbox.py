@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -241,6 +243,49 @@ def serve_direct(request: tuple[str, str, tuple], on_thread: bool) -> Any:
     return getattr(runtime, method)(*args)
 
 
+class _DaemonPool:
+    """Up to ``size`` daemon threads, made as needed and reused, that run submitted
+    calls in order of arrival.
+
+    Not ``concurrent.futures.ThreadPoolExecutor``: its threads are joined when the
+    interpreter exits, so a part parked for good on a queue (its client gone without
+    cancelling it) would keep the process from ever exiting. A task hosted in a
+    process ends with it, as TF's in-process server does.
+    """
+
+    def __init__(self, size: int, prefix: str) -> None:
+        self._size, self._prefix = size, prefix
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._idle = 0
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._jobs.put((future, fn, args))
+        with self._lock:
+            if self._idle > 0:
+                self._idle -= 1  # that thread takes the job
+                return future
+            if self._threads >= self._size:
+                return future  # waits for a thread of the lane to come free
+            self._threads += 1
+            n = self._threads
+        threading.Thread(target=self._work, name="%s_%d" % (self._prefix, n), daemon=True).start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            future, fn, args = self._jobs.get()
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args))
+                except BaseException as e:
+                    future.set_exception(e)
+            with self._lock:
+                self._idle += 1
+
+
 def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
     """Starts the thread that serves ``runtime``'s mailbox in this process.
 
@@ -250,9 +295,7 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
     request; each answer is posted back without waiting. The thread ends when the
     mailbox or Ray goes away.
     """
-    pool = concurrent.futures.ThreadPoolExecutor(
-        MAX_WAITING_REQUESTS, thread_name_prefix="flowrt-task-part"
-    )
+    pool = _DaemonPool(MAX_WAITING_REQUESTS, "flowrt-task-part")
 
     async def handle(rid: int, method: str, args: list) -> None:
         try:
@@ -263,7 +306,7 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
                 payload = await payload
             fn = getattr(runtime, method)
             if method in ON_THREAD:
-                value = await asyncio.get_running_loop().run_in_executor(pool, fn, *payload)
+                value = await asyncio.wrap_future(pool.submit(fn, *payload))
             else:
                 value = fn(*payload)
             ok = True
@@ -291,7 +334,6 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
             asyncio.run(loop())
         except BaseException:  # interpreter shutdown: nothing left to serve
             pass
-        pool.shutdown(wait=False)
 
     thread = threading.Thread(target=main, name="flowrt-task-server " + name, daemon=True)
     thread.start()

@@ -5,6 +5,10 @@ call the hosting process directly when it is a worker process actor, else (a dri
 through the task's mailbox; the mailbox ends with its process.
 """
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 import trio
@@ -236,3 +240,45 @@ def test_a_part_that_may_wait_takes_the_thread_lane_and_a_read_the_quick_one(
                     for remotes, _, _ in plan.stages:
                         lanes.setdefault(lane, set()).update(r.waits for r in remotes)
     assert lanes == {"read": {False}, "queue": {True}}
+
+
+def test_a_part_parked_for_good_does_not_keep_the_hosting_process_from_exiting():
+    # A waiting request whose client went away without cancelling it (here a join that
+    # never returns) parks a thread of the serving lane for good; the process hosting
+    # the task must still exit, as it does with TF's in-process server.
+    program = textwrap.dedent(
+        """
+        import asyncio, threading
+        from flowrt.distributed import mailbox
+
+        class Remote:
+            def __init__(self, fn):
+                self.remote = fn
+
+        sent, parked = [], threading.Event()
+
+        async def next_requests(timeout):
+            if not sent:
+                sent.append(1)
+                return [(1, "join", ("plain", ()))]
+            await asyncio.sleep(timeout)
+            return []
+
+        class Box:
+            next = Remote(next_requests)
+            answer = Remote(lambda *args: None)
+
+        class Runtime:
+            def join(self):
+                parked.set()
+                threading.Event().wait()
+
+        mailbox.serve(Box(), Runtime(), "/job:ps/task:0")
+        assert parked.wait(30)
+        print("exiting")
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "exiting", out.stderr
