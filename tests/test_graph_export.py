@@ -154,7 +154,32 @@ def _function_calls():
     fr.identity(fr.gradients(y, x)[0], name="gx")
 
 
+def _tensor_arrays():
+    """A dynamic_rnn of an LSTM with map_fn, scan and TensorArray ops outside loops."""
+    x = _map_fn_scan_and_tensor_arrays()
+    kernel = np.linspace(-1.0, 1.0, 8 * 20, dtype=np.float32).reshape(8, 20)
+    with fr.variable_scope("lstm", initializer=fr.constant_initializer(kernel)):
+        out, _ = fr.nn.dynamic_rnn(fr.nn.rnn_cell.BasicLSTMCell(5), x, dtype=fr.float32)
+    fr.identity(out, name="y")
+
+
+def _map_fn_scan_and_tensor_arrays():
+    """map_fn and scan (TensorArrays in While loops) and every TensorArray op outside
+    loops, with values TF and flowrt compute alike."""
+    x = fr.placeholder(fr.float32, [2, 4, 3], name="x")
+    fr.identity(fr.map_fn(lambda e: e * 2.0 + 1.0, x[0]), name="m")
+    fr.identity(fr.scan(lambda a, e: a * e + 1.0, x[1]), name="sc")
+    ta = fr.TensorArray(fr.float32, size=4, element_shape=[3]).unstack(x[0])
+    grow = fr.TensorArray(fr.float32, size=0, dynamic_size=True)
+    grow = grow.write(0, ta.read(3)).write(1, ta.read(0))
+    parts = fr.TensorArray(fr.float32, size=2, infer_shape=False).split(x[1], [1, 3])
+    fr.identity(fr.concat([grow.stack(), ta.gather([2, 1]), parts.concat()], 0), name="ta")
+    fr.identity(grow.size() + ta.size(), name="n")
+    return x
+
+
 GRAPHS = {
+    "tensor_arrays": _tensor_arrays,
     "function_calls": _function_calls,
     "loops": _loops,
     "cond": _conds_with_gradients,
@@ -189,6 +214,7 @@ def test_every_exported_node_validates_against_tf_op_defs(name):
         "AssertVariablesInitialized",
         "ResourceSparseApplyGradientDescent",
     }
+    assert not any(t.startswith("TensorArray") for t in types)
 
 
 def test_nodes_carry_tf_attrs_with_opdef_defaults():
@@ -436,3 +462,59 @@ def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp
     # Training goes on from flowrt's state: no jump back to the untrained loss (ln 2).
     assert vals["first"] < losses[0] and vals["last"] < vals["first"]
     assert fr.train.load_variable(str(tmp_path / "tf_model"), "global_step") == 50
+
+
+def test_tensor_arrays_are_tf_tensor_lists_and_flowrt_reads_them_back():
+    with fr.Graph().as_default() as g:
+        _tensor_arrays()
+    gd = g.as_graph_def()
+    assert {"TensorListReserve", "TensorListScatterIntoExistingList", "TensorListStack"} <= {
+        n.op for n in gd.node
+    }
+    body = next(f for f in gd.library.function if f.signature.name.endswith("rnn_while_body"))
+    assert {"TensorListGetItem", "TensorListSetItem"} <= {n.op for n in body.node_def}
+    x = np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 10
+    fetches = ["m:0", "sc:0", "ta:0", "n:0"]
+    with fr.Graph().as_default() as g:
+        _map_fn_scan_and_tensor_arrays()
+        with fr.Session() as s:
+            want = s.run(fetches, {"x:0": x})
+    with fr.Graph().as_default():
+        fr.import_graph_def(g.as_graph_def(), name="")
+        with fr.Session() as s:
+            got = s.run(fetches, {"x:0": x})
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_tf_runs_flowrts_tensor_arrays(tmp_path):
+    _needs_tensorflow()
+    x = np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 10
+    fetches = ["y:0", "m:0", "sc:0", "ta:0", "n:0"]
+    with fr.Graph().as_default() as g:
+        _tensor_arrays()
+        with fr.Session() as s:
+            s.run(fr.global_variables_initializer())
+            want = s.run(fetches, {"x:0": x})
+    np.save(tmp_path / "x.npy", x)
+    (tmp_path / "g.pb").write_bytes(g.as_graph_def().SerializeToString())
+    out = _run_tf(
+        """
+        gd = tf.GraphDef()
+        gd.ParseFromString(open("g.pb", "rb").read())
+        with tf.Graph().as_default(), tf.Session() as s:
+            tf.import_graph_def(gd, name="")
+            s.run("init")
+            got = s.run(%r, {"x:0": np.load("x.npy")})
+            np.savez("got.npz", *got)
+        """
+        % fetches,
+        tmp_path,
+    )
+    got = np.load(tmp_path / "got.npz")
+    # map_fn, scan and the TensorArray ops move values and add/multiply small numbers:
+    # exact. The LSTM's matmul, sigmoid and tanh may differ by a few float32 ulp between
+    # the two runtimes' kernels (values in [-1, 1]).
+    np.testing.assert_allclose(got["arr_0"], want[0], rtol=0, atol=1e-5, err_msg=out)
+    for k in range(1, 5):
+        np.testing.assert_array_equal(got["arr_%d" % k], want[k])
