@@ -68,7 +68,7 @@ _TF_NAME = {
 
 # flowrt ops written in flowrt's form (attrs holding Python objects listed in
 # ``_flowrt_unencoded_attrs``), which TF refuses: a loop recording values for its
-# gradient, ``initialized_value()``'s cond and TF's ragged outputs (``ParseExampleV2``). Otherwise
+# gradient and ``initialized_value()``'s cond. Otherwise
 # ``function_export.py`` writes the If, While and call ops as TF's over library
 # functions (this form is the display form's).
 _PENDING = frozenset(
@@ -83,7 +83,6 @@ _PENDING = frozenset(
         "StatefulPartitionedCall",
         "AsyncStatefulPartitionedCall",
         "ReadVariableOrDefault",
-        "ParseExampleV2",
     }
 )
 
@@ -662,6 +661,47 @@ def _sparse_sgd(w: GraphDefWriter, op: Operation) -> None:
     _read_after_assign(w, op)
 
 
+def _string_const(w: GraphDefWriter, name: str, values: list[str]) -> str:
+    name = w.unique(name)
+    arr = np.array([v.encode("utf-8") for v in values], dtype=object).reshape([len(values)])
+    attrs = {"dtype": _dt.string, "value": arr}
+    w.node(name, "Const", [], attrs, out_shapes=[TensorShape(arr.shape)])
+    return name
+
+
+def _parse_example(w: GraphDefWriter, op: Operation) -> None:
+    """``ParseExampleV2`` as TF writes it: the keys as string constants after the
+    serialized batch and names, no ragged features, and a ``FixedLenSequenceFeature``'s
+    dense shape led by an unknown dim (flowrt marks it by its ``ragged`` flag)."""
+    a, s = op.attrs, op.name
+    serialized, names, *defaults = op.inputs
+    keys = [
+        _string_const(w, s + "/" + what, list(a.get(what, ())))
+        for what in ("sparse_keys", "dense_keys", "ragged_keys")
+    ]
+    shapes = [
+        TensorShape(([None] if seq else []) + list(shape))
+        for shape, seq in zip(a["dense_shapes"], a["ragged"], strict=True)
+    ]
+    attrs = {
+        "num_sparse": len(a["sparse_keys"]),
+        "sparse_types": list(a["sparse_types"]),
+        "Tdense": list(a["Tdense"]),
+        "dense_shapes": shapes,
+        "ragged_value_types": [],
+        "ragged_split_types": [],
+    }
+    w.node(
+        s,
+        "ParseExampleV2",
+        [w.ref(serialized), w.ref(names), *keys, *(w.ref(t) for t in defaults)],
+        attrs,
+        control=[c.name for c in op.control_inputs],
+        device=op.device,
+        out_shapes=[t.shape for t in op.outputs],
+    )
+
+
 _REWRITES: dict[str, Callable[[GraphDefWriter, Operation], None]] = {
     "AssignMulVariableOp": _assign_mul,
     "ReducedShape": _reduced_shape,
@@ -671,6 +711,7 @@ _REWRITES: dict[str, Callable[[GraphDefWriter, Operation], None]] = {
     "_InputAssertNotEmpty": _input_assert_not_empty,
     "AssertVariablesInitialized": _assert_initialized,
     "ResourceSparseApplyGradientDescent": _sparse_sgd,
+    "ParseExampleV2": _parse_example,
 }
 
 # --------------------------------------------------------------------------------------

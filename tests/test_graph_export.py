@@ -178,7 +178,40 @@ def _map_fn_scan_and_tensor_arrays():
     return x
 
 
+def _parsing():
+    """parse_example of every feature kind and parse_single_example, their outputs named."""
+    s = fr.placeholder(fr.string, [None], name="s")
+    spec = {
+        "a": fr.FixedLenFeature([2], fr.float32, default_value=[1.0, 2.0]),
+        "b": fr.VarLenFeature(fr.int64),
+        "c": fr.FixedLenSequenceFeature([], fr.int64, allow_missing=True),
+        "d": fr.FixedLenFeature([], fr.string),
+    }
+    f = fr.parse_example(s, spec)
+    one = fr.parse_single_example(s[0], {"a": spec["a"], "b": spec["b"]})
+    outs = [f["a"], f["b"].indices, f["b"].values, f["b"].dense_shape, f["c"], f["d"]]
+    outs += [one["a"], one["b"].indices, one["b"].values, one["b"].dense_shape]
+    return [fr.identity(t, name="p%d" % i).name for i, t in enumerate(outs)]
+
+
+def _examples() -> list:
+    """Two serialized Examples for ``_parsing``: the second lacks the defaulted ``a``."""
+    from flowrt.protos.example_pb2 import Example
+
+    out = []
+    for k in range(2):
+        ex = Example()
+        if k == 0:
+            ex.features.feature["a"].float_list.value.extend([0.5, -1.5])
+        ex.features.feature["b"].int64_list.value.extend(range(k + 2))
+        ex.features.feature["c"].int64_list.value.extend([7] * (3 - k))
+        ex.features.feature["d"].bytes_list.value.append(b"ex%d" % k)
+        out.append(ex.SerializeToString())
+    return out
+
+
 GRAPHS = {
+    "parsing": _parsing,
     "tensor_arrays": _tensor_arrays,
     "function_calls": _function_calls,
     "loops": _loops,
@@ -518,3 +551,49 @@ def test_tf_runs_flowrts_tensor_arrays(tmp_path):
     np.testing.assert_allclose(got["arr_0"], want[0], rtol=0, atol=1e-5, err_msg=out)
     for k in range(1, 5):
         np.testing.assert_array_equal(got["arr_%d" % k], want[k])
+
+
+def test_parse_example_is_tfs_with_its_keys_as_constant_inputs_and_flowrt_reads_it_back():
+    with fr.Graph().as_default() as g:
+        fetches = _parsing()
+        with fr.Session() as s:
+            want = s.run(fetches, {"s:0": _examples()})
+    gd = g.as_graph_def()
+    nodes = {n.name: n for n in gd.node}
+    parse = next(n for n in gd.node if n.op == "ParseExampleV2")
+    assert parse.attr["num_sparse"].i == 1 and "sparse_keys" not in parse.attr
+    dense_keys = nodes[parse.input[3]].attr["value"].tensor.string_val
+    assert list(dense_keys) == [b"a", b"c", b"d"]
+    assert [d.size for d in parse.attr["dense_shapes"].list.shape[1].dim] == [-1]
+    with fr.Graph().as_default():
+        fr.import_graph_def(gd, name="")
+        with fr.Session() as s:
+            got = s.run(fetches, {"s:0": _examples()})
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_tf_parses_the_same_examples_with_flowrts_parse_example(tmp_path):
+    _needs_tensorflow()
+    with fr.Graph().as_default() as g:
+        fetches = _parsing()
+        with fr.Session() as s:
+            want = s.run(fetches, {"s:0": _examples()})
+    np.save(tmp_path / "examples.npy", np.array(_examples(), dtype=object))
+    (tmp_path / "g.pb").write_bytes(g.as_graph_def().SerializeToString())
+    _run_tf(
+        """
+        gd = tf.GraphDef()
+        gd.ParseFromString(open("g.pb", "rb").read())
+        with tf.Graph().as_default(), tf.Session() as s:
+            tf.import_graph_def(gd, name="")
+            got = s.run(%r, {"s:0": np.load("examples.npy", allow_pickle=True)})
+            np.savez("got.npz", *got)
+        """
+        % fetches,
+        tmp_path,
+    )
+    got = np.load(tmp_path / "got.npz", allow_pickle=True)
+    assert len(got.files) == len(want)
+    for k, w in enumerate(want):
+        np.testing.assert_array_equal(got["arr_%d" % k], w)
