@@ -155,18 +155,13 @@ def _function_calls():
 
 
 def _tensor_arrays():
-    """A dynamic_rnn of an LSTM with map_fn, scan and TensorArray ops outside loops."""
-    x = _map_fn_scan_and_tensor_arrays()
+    """A dynamic_rnn of an LSTM, map_fn and scan (TensorArrays in While loops) and every
+    TensorArray op outside loops, with values TF and flowrt compute alike."""
+    x = fr.placeholder(fr.float32, [2, 4, 3], name="x")
     kernel = np.linspace(-1.0, 1.0, 8 * 20, dtype=np.float32).reshape(8, 20)
     with fr.variable_scope("lstm", initializer=fr.constant_initializer(kernel)):
         out, _ = fr.nn.dynamic_rnn(fr.nn.rnn_cell.BasicLSTMCell(5), x, dtype=fr.float32)
     fr.identity(out, name="y")
-
-
-def _map_fn_scan_and_tensor_arrays():
-    """map_fn and scan (TensorArrays in While loops) and every TensorArray op outside
-    loops, with values TF and flowrt compute alike."""
-    x = fr.placeholder(fr.float32, [2, 4, 3], name="x")
     fr.identity(fr.map_fn(lambda e: e * 2.0 + 1.0, x[0]), name="m")
     fr.identity(fr.scan(lambda a, e: a * e + 1.0, x[1]), name="sc")
     ta = fr.TensorArray(fr.float32, size=4, element_shape=[3]).unstack(x[0])
@@ -175,7 +170,6 @@ def _map_fn_scan_and_tensor_arrays():
     parts = fr.TensorArray(fr.float32, size=2, infer_shape=False).split(x[1], [1, 3])
     fr.identity(fr.concat([grow.stack(), ta.gather([2, 1]), parts.concat()], 0), name="ta")
     fr.identity(grow.size() + ta.size(), name="n")
-    return x
 
 
 def _parsing():
@@ -520,23 +514,25 @@ def test_tf_keeps_training_flowrts_adam_queue_model_after_restoring_its_save(tmp
 
 
 def test_tensor_arrays_are_tf_tensor_lists_and_flowrt_reads_them_back():
+    x = np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 10
+    fetches = ["y:0", "m:0", "sc:0", "ta:0", "n:0"]
     with fr.Graph().as_default() as g:
         _tensor_arrays()
+        fr.global_variables_initializer()
+        with fr.Session() as s:
+            s.run("init")
+            want = s.run(fetches, {"x:0": x})
     gd = g.as_graph_def()
     assert {"TensorListReserve", "TensorListScatterIntoExistingList", "TensorListStack"} <= {
         n.op for n in gd.node
     }
     body = next(f for f in gd.library.function if f.signature.name.endswith("rnn_while_body"))
     assert {"TensorListGetItem", "TensorListSetItem"} <= {n.op for n in body.node_def}
-    x = np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 10
-    fetches = ["m:0", "sc:0", "ta:0", "n:0"]
-    with fr.Graph().as_default() as g:
-        _map_fn_scan_and_tensor_arrays()
-        with fr.Session() as s:
-            want = s.run(fetches, {"x:0": x})
+    # The LSTM's loop reads its variables through handles passed through the While.
     with fr.Graph().as_default():
-        fr.import_graph_def(g.as_graph_def(), name="")
+        fr.import_graph_def(gd, name="")
         with fr.Session() as s:
+            s.run("init")
             got = s.run(fetches, {"x:0": x})
     for a, b in zip(got, want, strict=True):
         np.testing.assert_array_equal(a, b)
