@@ -445,6 +445,7 @@ def _tensor_list(node: NodeDef, new: NodeDef, extra: list, fresh, by_name) -> li
     if op == "TensorListScatterIntoExistingList":
         new.op = "TensorArrayScatterV3"
         new.attr["infer_shape"].b = False
+        new.attr["_dynamic_size"].b = True  # TF's scatter grows the list
         return [data[0], data[2], data[1]]
     if op == "TensorListSplit":
         # A new list of ``len(lengths)`` parts of the tensor.

@@ -168,7 +168,9 @@ def _tensor_arrays():
     grow = fr.TensorArray(fr.float32, size=0, dynamic_size=True)
     grow = grow.write(0, ta.read(3)).write(1, ta.read(0))
     parts = fr.TensorArray(fr.float32, size=2, infer_shape=False).split(x[1], [1, 3])
-    fr.identity(fr.concat([grow.stack(), ta.gather([2, 1]), parts.concat()], 0), name="ta")
+    unstacked = fr.TensorArray(fr.float32, size=0, dynamic_size=True).unstack(x[1])
+    stacked = [grow.stack(), ta.gather([2, 1]), parts.concat(), unstacked.stack()]
+    fr.identity(fr.concat(stacked, 0), name="ta")
     fr.identity(grow.size() + ta.size(), name="n")
 
 

@@ -268,8 +268,8 @@ register_op(
 
 
 def _write_kernel(ctx, op, flow, index, value):
-    # A write of a dynamic-size array grows it, as TF's ``TensorListSetItem`` does when
-    # told to (what an imported graph's write says; the array's flag otherwise).
+    # A write past the end grows the array when the array has a dynamic size or the
+    # write says so (``_dynamic_size``: an imported TensorList write that resizes).
     grow = op.attrs.get("_dynamic_size", False)
     return (_write_many(op, flow, [(int(index), value)], op.attrs["infer_shape"], grow),)
 
@@ -367,13 +367,14 @@ def _scatter_kernel(ctx, op, flow, indices, value):
             "Expected len(indices) == values.shape[0], but saw: %d vs. %s"
             % (len(idx), value.shape[0] if value.ndim else "a scalar"),
         )
-    if idx and not flow.dynamic and max(idx) >= len(flow.elems):
+    grow = op.attrs.get("_dynamic_size", False)  # TF's TensorListScatterIntoExistingList
+    if idx and not (flow.dynamic or grow) and max(idx) >= len(flow.elems):
         raise errors.InvalidArgumentError(
             None,
             op,
             "Max scatter index must be < array size (%d vs. %d)" % (max(idx), len(flow.elems)),
         )
-    return (_write_many(op, flow, list(zip(idx, value)), op.attrs["infer_shape"]),)
+    return (_write_many(op, flow, list(zip(idx, value)), op.attrs["infer_shape"], grow),)
 
 
 def _scatter_grad(op, dflow):
