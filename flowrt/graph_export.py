@@ -69,9 +69,9 @@ _TF_NAME = {
 
 # flowrt ops written in flowrt's form (attrs holding Python objects listed in
 # ``_flowrt_unencoded_attrs``), which TF refuses: a loop recording values for its
-# gradient and ``initialized_value()``'s cond. Otherwise
-# ``function_export.py`` writes the If, While and call ops as TF's over library
-# functions (this form is the display form's).
+# gradient and ``initialized_value()``'s cond. Otherwise ``function_export.py`` writes
+# the If, While and call ops as TF's over library functions (this form is the display
+# form's).
 _PENDING = frozenset(
     {
         "If",
