@@ -8,7 +8,9 @@ Processing order, per op in creation order:
    rewritten as the TF ops that compute it (``_REWRITES``: ``AssignMulVariableOp`` as
    TF1's read, ``Mul`` and ``AssignVariableOp``; a cond, loop or ``fr.function`` call
    as TF's ``If``, ``While`` or ``PartitionedCall`` over ``FunctionDef``s of the
-   library, ``function_export.py``). An op with
+   library, ``function_export.py``; a TensorArray op as TF 2's ``TensorList*`` op,
+   ``tensor_list_export.py``; sparse Adam, ``ProdOthers`` and ``ParseExampleV2`` as
+   TF's Python writes them, ``composite_export.py``). An op with
    neither fails the export with a ValueError naming it, so nothing TF cannot read is
    written.
 2. **Attrs.** The attrs TF's OpDef declares, from flowrt's values; the type, number and
@@ -67,10 +69,9 @@ _TF_NAME = {
 
 # flowrt ops written in flowrt's form (attrs holding Python objects listed in
 # ``_flowrt_unencoded_attrs``), which TF refuses: a loop recording values for its
-# gradient, ``initialized_value()``'s cond, TF's TensorArray flow outputs (every
-# ``TensorArray*`` op) and TF's ragged outputs (``ParseExampleV2``). Otherwise
-# ``function_export.py`` writes the If, While and call ops as TF's over library
-# functions (this form is the display form's).
+# gradient and ``initialized_value()``'s cond. Otherwise ``function_export.py`` writes
+# the If, While and call ops as TF's over library functions (this form is the display
+# form's).
 _PENDING = frozenset(
     {
         "If",
@@ -83,7 +84,6 @@ _PENDING = frozenset(
         "StatefulPartitionedCall",
         "AsyncStatefulPartitionedCall",
         "ReadVariableOrDefault",
-        "ParseExampleV2",
     }
 )
 
@@ -353,7 +353,7 @@ class GraphDefWriter:
 
     def plain(self, op: Operation) -> None:
         """Writes ``op`` as one node of its own type (flowrt's form for ``_PENDING``)."""
-        pending = op.type in _PENDING or op.type.startswith("TensorArray")
+        pending = op.type in _PENDING
         tf_type = op.type if pending else _TF_NAME.get(op.type, op.type)
         sig = None if pending else op_def(tf_type)
         if sig is None and not (self.display or pending):
@@ -698,6 +698,8 @@ def graph_def(graph: Graph) -> bytes:
     return graph_def_proto(graph, display=True).SerializeToString(deterministic=True)
 
 
-from . import function_export  # noqa: E402  (adds the functional ops' rewrites)
+from . import composite_export, function_export, tensor_list_export  # noqa: E402
 
+_REWRITES.update(composite_export.REWRITES)
 _REWRITES.update(function_export.REWRITES)
+_REWRITES.update(tensor_list_export.REWRITES)

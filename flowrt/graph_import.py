@@ -496,6 +496,20 @@ def _call_function(g, fname: str, args: list, library, scope: str) -> list[Tenso
         return [identity(t) for t in outs]
 
 
+def _passed_through_handles(library, body: str, inputs: list[Tensor]) -> set[int]:
+    """The loop inputs that are resource handles ``body`` returns as they came."""
+    fdef = next((f for f in library.function if f.signature.name == body), None)
+    if fdef is None:
+        return set()
+    ins = [a.name for a in fdef.signature.input_arg]
+    outs = [fdef.ret.get(a.name) for a in fdef.signature.output_arg]
+    return {
+        i
+        for i, t in enumerate(inputs)
+        if t.dtype is _dt.resource and i < len(outs) and i < len(ins) and outs[i] == ins[i]
+    }
+
+
 def _import_functional(g, node: NodeDef, inputs: list[Tensor], full: str, library) -> Operation:
     """A TF 2 functional node (``While``, ``If``, a call) built with flowrt's
     ``while_loop``, ``cond`` or the function's ops inline, under name scope ``full``; the
@@ -507,13 +521,30 @@ def _import_functional(g, node: NodeDef, inputs: list[Tensor], full: str, librar
     with g.name_scope(full + "/"):
         if node.op.endswith("While"):
             shapes = node.attr["output_shapes"].list.shape if "output_shapes" in node.attr else []
-            outs = while_loop(
-                lambda *a: _call_function(g, fn[0], list(a), library, "cond")[0],
-                lambda *a: _call_function(g, fn[1], list(a), library, "body"),
-                list(inputs),
-                shape_invariants=[_shape(s) for s in shapes] or None,
+            # A variable the body passes through unchanged (a capture, as while_v2 and
+            # flowrt's export write it) is read from outside: flowrt's loops capture
+            # variables, whose handles are not loop variables.
+            fixed = _passed_through_handles(library, fn[1], inputs)
+            var_idx = [i for i in range(len(inputs)) if i not in fixed]
+
+            def loop_args(a: tuple) -> list:
+                full = list(inputs)
+                for i, t in zip(var_idx, a, strict=True):
+                    full[i] = t
+                return full
+
+            def body(*a):
+                outs = _call_function(g, fn[1], loop_args(a), library, "body")
+                return [outs[i] for i in var_idx]
+
+            loop_outs = while_loop(
+                lambda *a: _call_function(g, fn[0], loop_args(a), library, "cond")[0],
+                body,
+                [inputs[i] for i in var_idx],
+                shape_invariants=[_shape(shapes[i]) for i in var_idx] if shapes else None,
                 return_same_structure=True,
             )
+            outs = loop_args(loop_outs)
         elif node.op.endswith("If"):
             args = inputs[1:]
             outs = cond(

@@ -246,9 +246,13 @@ _TENSOR_LIST_OPS = frozenset(
         "TensorListStack",
         "TensorListGather",
         "TensorListLength",
+        "TensorListScatterIntoExistingList",
+        "TensorListSplit",
+        "TensorListConcatV2",
     }
 )
 _INT32 = 3  # DT_INT32
+_INT64 = 9  # DT_INT64
 
 
 # TF1's TensorArray ops, which take (handle, ..., flow_in); flowrt's take (flow, ...).
@@ -436,7 +440,27 @@ def _tensor_list(node: NodeDef, new: NodeDef, extra: list, fresh, by_name) -> li
     if op == "TensorListSetItem":
         new.op = "TensorArrayWriteV3"
         new.attr["infer_shape"].b = False
+        new.attr["_dynamic_size"].b = node.attr["resize_if_index_out_of_bounds"].b
         return data[:3]
+    if op == "TensorListScatterIntoExistingList":
+        new.op = "TensorArrayScatterV3"
+        new.attr["infer_shape"].b = False
+        new.attr["_dynamic_size"].b = True  # TF's scatter grows the list
+        return [data[0], data[2], data[1]]
+    if op == "TensorListSplit":
+        # A new list of ``len(lengths)`` parts of the tensor.
+        size = _node(extra, fresh, base + "/size", "Size", [data[2]], T=_INT64, out_type=_INT32)
+        ta = NodeDef(name=fresh(base + "/array"), input=[size])
+        array(ta, data[1])
+        extra.append(ta)
+        new.op = "TensorArraySplitV3"
+        new.attr["infer_shape"].b = False
+        return [ta.name, data[0], data[2]]
+    if op == "TensorListConcatV2":
+        new.op = "TensorArrayConcatV3"
+        new.attr["dtype"].CopyFrom(dtype)
+        _element_shape(data[1], by_name, new.attr["element_shape"])
+        return data[:1]
     new.op = "TensorArraySizeV3"  # TensorListLength
     return data[:1]
 

@@ -736,3 +736,34 @@ def test_tf_to_flowrt_to_tf_the_adam_queue_model_keeps_training(kind, tmp_path):
         _stop(sess, g, coord, threads)
         assert sess.run(tf.train.get_global_step()) == 3 * _fixture.STEPS
         assert _fixture.full_loss(sess, loss, x, y) < EXPECTED[name + "/loss_continued"]
+
+
+def test_tfs_tensor_list_scatter_split_concat_and_resizing_writes_import():
+    """TF 2's TensorArray ops outside the loop fixtures: scatter into an existing list
+    (growing it), split into a new list, concat, and a dynamic-size array's writes."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_eager_execution()
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    with tf.Graph().as_default() as g:
+        xs = tf.placeholder(tf.float32, [4, 3], name="x")
+        scattered = tf.TensorArray(tf.float32, size=2).scatter([3, 0], xs[:2])
+        parts = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(xs, [1, 3])
+        grow = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        grow = grow.write(0, xs[3]).write(2, xs[1])
+        outs = [
+            tf.identity(scattered.gather([0, 3]), name="scattered"),
+            tf.identity(scattered.size(), name="n"),
+            tf.identity(parts.concat(), name="concat"),
+            tf.identity(grow.stack(), name="grown"),
+        ]
+        with tf.Session() as sess:
+            want = sess.run(outs, {xs: x})
+        gd = g.as_graph_def()
+    assert {"TensorListScatterIntoExistingList", "TensorListSplit", "TensorListConcatV2"} <= {
+        n.op for n in gd.node
+    }
+    with fr.Graph().as_default(), fr.Session() as sess:
+        fr.import_graph_def(GraphDef.FromString(gd.SerializeToString()), name="")
+        got = sess.run(["scattered:0", "n:0", "concat:0", "grown:0"], {"x:0": x})
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -20,12 +20,23 @@ from flowrt._core.registry import registered_ops
 OUT = os.path.join(os.path.dirname(__file__), "..", "flowrt", "_core", "op_defs.json")
 
 # TF op types flowrt does not register that the GraphDef writer emits: the Saver's
-# save/restore subgraph and the TF compositions of flowrt-only ops.
+# save/restore subgraph, the TF compositions of flowrt-only ops and TF 2's TensorList
+# ops, flowrt's TensorArrays as TF writes them.
 EXPORT_ONLY = [
     "SaveV2",
     "RestoreV2",
     "MergeV2Checkpoints",
     "ShardedFilename",
+    "TensorListReserve",
+    "TensorListFromTensor",
+    "TensorListSetItem",
+    "TensorListGetItem",
+    "TensorListStack",
+    "TensorListGather",
+    "TensorListScatterIntoExistingList",
+    "TensorListSplit",
+    "TensorListConcatV2",
+    "TensorListLength",
 ]
 
 

@@ -228,9 +228,10 @@ def check_graph_def_node(node: Any, source: Any, library: dict[str, Any]) -> lis
     """ValueError naming ``node`` unless TF's importer would take it: its op type is in
     TF's registry, every attr it carries is declared (or internal, ``_``-prefixed) and of
     the declared kind and allowed value, every declared attr without a default is set,
-    its ``func`` attrs name functions of ``library``, and its data inputs match the
+    its ``func`` attrs name functions of ``library``, its data inputs match the
     OpDef's arguments in count and DataType (``source``: the DataType of an input
-    string, None if it names no earlier output). Returns the node's outputs as
+    string, None if it names no earlier output), and its ``_output_shapes`` (if set)
+    has one shape per output. Returns the node's outputs as
     (output arg, DataTypes)."""
     sig = _table().get(node.op)
     where = "NodeDef '%s' (%s)" % (node.name, node.op)
@@ -265,7 +266,15 @@ def check_graph_def_node(node: Any, source: Any, library: dict[str, Any]) -> lis
             raise ValueError(
                 "%s: input %d '%s' has DataType %d, TF's OpDef expects %d" % (where, k, inp, got, t)
             )
-    return _arg_types(sig["outputs"], node)
+    outputs = _arg_types(sig["outputs"], node)
+    if "_output_shapes" in node.attr:
+        n, k = len(_flat(outputs)), len(node.attr["_output_shapes"].list.shape)
+        if n != k:
+            raise ValueError(
+                "%s: Node '%s' has %d outputs but the _output_shapes attribute specifies "
+                "shapes for %d outputs" % (where, node.name, n, k)
+            )
+    return outputs
 
 
 def _check_nodes(nodes: Any, source: Any, outputs: dict, library: dict, where: str) -> None:

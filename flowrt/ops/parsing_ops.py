@@ -238,9 +238,14 @@ def spec_of(features: Mapping[str, Any] | None, sequence: bool = False):
 
 
 def default_tensor(key, dtype, shape, seq, value):
-    """The default input of one dense key: an empty tensor when there is none."""
+    """The default input of one dense key, as TF builds it: when there is none, an empty
+    tensor, or for a ``FixedLenSequenceFeature`` the scalar padding (0 or ``b""``), which
+    TF's kernel requires."""
     np_dtype = object if dtype is _dt.string else dtype.np
     if value is None:
+        if seq:
+            pad = np.array(b"" if dtype is _dt.string else 0, dtype=np_dtype)
+            return to_tensor(pad, dtype, name="key_" + key)
         return to_tensor(
             np.zeros([0], np_dtype) if dtype is not _dt.string else np.array([], dtype=object),
             dtype,

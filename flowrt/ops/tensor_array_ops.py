@@ -146,14 +146,16 @@ def _read_one(op, v: TensorArrayValue, i: int, static_shape) -> np.ndarray:
     )
 
 
-def _write_many(op, v: TensorArrayValue, items, infer_shape: bool) -> TensorArrayValue:
+def _write_many(
+    op, v: TensorArrayValue, items, infer_shape: bool, grow: bool = False
+) -> TensorArrayValue:
     elems = list(v.elems)
     shape = v.shape
     for i, x in items:
         if i < 0:
             _fail(op, v, "Tried to write to index %d but array size is: %d" % (i, len(elems)))
         if i >= len(elems):
-            if not v.dynamic:
+            if not (v.dynamic or grow):
                 _fail(
                     op,
                     v,
@@ -266,7 +268,10 @@ register_op(
 
 
 def _write_kernel(ctx, op, flow, index, value):
-    return (_write_many(op, flow, [(int(index), value)], op.attrs["infer_shape"]),)
+    # A write past the end grows the array when the array has a dynamic size or the
+    # write says so (``_dynamic_size``: an imported TensorList write that resizes).
+    grow = op.attrs.get("_dynamic_size", False)
+    return (_write_many(op, flow, [(int(index), value)], op.attrs["infer_shape"], grow),)
 
 
 def _write_grad(op, dflow):
@@ -362,13 +367,14 @@ def _scatter_kernel(ctx, op, flow, indices, value):
             "Expected len(indices) == values.shape[0], but saw: %d vs. %s"
             % (len(idx), value.shape[0] if value.ndim else "a scalar"),
         )
-    if idx and not flow.dynamic and max(idx) >= len(flow.elems):
+    grow = op.attrs.get("_dynamic_size", False)  # TF's TensorListScatterIntoExistingList
+    if idx and not (flow.dynamic or grow) and max(idx) >= len(flow.elems):
         raise errors.InvalidArgumentError(
             None,
             op,
             "Max scatter index must be < array size (%d vs. %d)" % (max(idx), len(flow.elems)),
         )
-    return (_write_many(op, flow, list(zip(idx, value)), op.attrs["infer_shape"]),)
+    return (_write_many(op, flow, list(zip(idx, value)), op.attrs["infer_shape"], grow),)
 
 
 def _scatter_grad(op, dflow):
@@ -669,7 +675,8 @@ class TensorArray:
             value = self._value(value, "write")
             index = convert_to_tensor(index, dtype=_dt.int32, name="index")
             self._merge_element_shape(value.shape)
-            attrs = {"infer_shape": self._infer_shape}
+            # ``_dynamic_size``: TF's list grows on such a write (``TensorListSetItem``).
+            attrs = {"infer_shape": self._infer_shape, "_dynamic_size": self._dynamic_size}
             flow = make("TensorArrayWriteV3", [self._flow, index, value], attrs)
         return self._derive(flow)
 
