@@ -35,7 +35,7 @@ from .._core.waiting import Wait
 from ..train.cluster import ClusterSpec
 from . import ray_cluster
 from .partition import LOCAL, PartSpec, partition
-from .task import CLIENT_COMPUTES, CLIENT_TAKES
+from .task import CLIENT_COMPUTES, CLIENT_HOLDS
 
 __all__ = ["ClusterClient", "DistributedPlan", "RemoteWait"]
 
@@ -227,13 +227,14 @@ class DistributedPlan:
             hosted.sort(key=lambda h: h.plan.blocking)
             self.stages.append((remotes, locals_, hosted))
         # The run's parts, sent with each: the remote ones, and the client's own if it
-        # has any. A run that is one remote part alone settles on its task as that
-        # part completes: nothing of the run is left to fail or be interrupted.
+        # has any (what it holds dies with it: ``task.py``). A run that is one remote
+        # part alone settles on its task as that part completes: nothing of the run is
+        # left to fail or be interrupted.
         fetched = [t for t in fetches if t not in fed]
         parts = [(r.task[0], r.task[1], r.stage) for rs, _, _ in self.stages for r in rs]
-        if fetched:
-            parts.append(CLIENT_TAKES)
-        elif any(ls or hs for _, ls, hs in self.stages):
+        if fetched or any(hs for _, _, hs in self.stages):
+            parts.append(CLIENT_HOLDS)
+        elif any(ls for _, ls, _ in self.stages):
             parts.append(CLIENT_COMPUTES)
         self.parts = tuple(parts)
         self.feeds = feeds

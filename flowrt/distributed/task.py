@@ -28,8 +28,9 @@ elements stays *pending* after it completes, holding them, until the run is sett
 its client says the run completed (``finish(commit=True)``) or was interrupted
 (``commit=False``: they go back to the front of their queues). Each part carries the
 list of the run's parts (``parts``: ``(job, index, stage)`` of each remote part, and
-``CLIENT_TAKES`` when the run fetches values back to its client, ``CLIENT_COMPUTES``
-when its client runs parts of its own). A run settles by one rule, ``_settle``: it
+``CLIENT_HOLDS`` when the run fetches values back to its client or runs parts on a
+task of the client's process, else ``CLIENT_COMPUTES`` when its client runs parts of
+its own). A run settles by one rule, ``_settle``: it
 commits when every part completed, and gives back when any aborted. A part that is
 its run's only part settles as it completes. When a client dies (a watchdog checks,
 every ``WATCH_SECONDS``, that each client with parts in flight or pending is alive: a
@@ -38,8 +39,8 @@ flight are cancelled and its private resources freed, and each of its pending pa
 asks the run's other tasks for their parts' states (``part_state``), again each watch
 until none is running (their own watchdogs cancel those). A task asked about a part
 it never saw records it aborted, so the part, should it still arrive, is refused. A
-dead client's values fetched back count as aborted: it may have died before it saw
-them.
+dead client's own part counts as aborted when it held values (it may have died
+before it saw them) or ran on a task of its process (which died with it).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from .partition import build_part_graph
 
 __all__ = [
     "CLIENT_COMPUTES",
-    "CLIENT_TAKES",
+    "CLIENT_HOLDS",
     "ON_THREAD",
     "TaskRuntime",
     "WATCH_SECONDS",
@@ -72,11 +73,15 @@ WATCH_SECONDS = 0.5
 ON_THREAD = frozenset(["run_waiting_part", "join"])
 
 _INTERRUPTED = "The run was interrupted by its client."
+_REFUSED = (
+    "The run's part arrived after the run was settled as aborted (its client was taken for dead)."
+)
 
-# A run's parts held by its client, in the ``parts`` a task is sent: its client runs
-# parts of its own, or takes values back (fetches), which a dead client lost.
+# A run's parts held by its client, in the ``parts`` a task is sent: its client only
+# computes, or it holds what dies with it: values it fetches back, or parts it runs
+# on a task its own process hosts.
 CLIENT_COMPUTES = ("", -1, 0)
-CLIENT_TAKES = ("", -1, 1)
+CLIENT_HOLDS = ("", -1, 1)
 
 RUNNING, COMPLETED, ABORTED = "running", "completed", "aborted"
 
@@ -278,7 +283,7 @@ class TaskRuntime:
                 return ("unknown-client",)
             ledger = self._ledgers.setdefault(client_id, _Ledger())
             if (run_id, stage) in ledger.parts:  # a peer found the part missing: aborted
-                return ("error", errors.CANCELLED, _INTERRUPTED, None)
+                return ("error", errors.CANCELLED, _REFUSED, None)
             part = ledger.parts[run_id, stage] = _Part(RUNNING, parts)
             ctx = RunContext(self, client.resources, run_id, None, timeout)
             self._inflight[client_id, run_id, stage] = ctx
@@ -396,9 +401,9 @@ class TaskRuntime:
     def _peer_state(self, client_id: str, run_id: int, part: tuple) -> str | None:
         """The state of a gone client's run part ``part``: asked of its task (None if
         it does not answer in time); a task that died lost its part (aborted); the
-        client's own part aborted if it took values back, else done."""
+        client's own part aborted if it held values or tasks, else done."""
         job, index, stage = part
-        if part == CLIENT_TAKES:
+        if part == CLIENT_HOLDS:
             return ABORTED
         if part == CLIENT_COMPUTES:
             return COMPLETED

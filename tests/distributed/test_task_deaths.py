@@ -192,3 +192,34 @@ async def test_the_tasks_of_a_run_whose_client_died_before_its_commit_commit_it(
             assert await check.arun(q2.dequeue()) == 1
         sess.close()
         check.close()
+
+
+async def test_a_part_whose_task_was_asked_about_it_first_is_refused(
+    make_cluster, hosts, ray_session
+):
+    """A task asked how a run's part ended before the part arrived (a dead client's
+    run, settled by another task) records it aborted: the part, arriving later, is
+    refused, and its run gives back what its other parts took."""
+    ray = ray_session
+    cluster = make_cluster(ps=2, worker=1)
+    for i in range(2):
+        ray.get(hosts[i].call.remote(programs.start_server, cluster.as_dict(), "ps", i))
+    ps1 = find_actor(cluster.task_address("ps", 1), "ps1")
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            q1 = fr.FIFOQueue(10, [fr.int64], shapes=[[]], shared_name="q1")
+        with fr.device("/job:ps/task:1"):
+            q2 = fr.FIFOQueue(10, [fr.int64], shapes=[[]], shared_name="q2")
+        sess = fr.Session("grpc://" + cluster.task_address("ps", 0))
+        await sess.arun(q1.enqueue([7]))
+        move = q2.enqueue([q1.dequeue()])
+        run_id = sess._cluster.next_run_id() + 1  # the next run's: move's
+        # Its part on ps1 is its second stage's (its first dequeues on ps0).
+        state = ray.get(ps1.part_state.remote(sess._cluster.client_id, run_id, 1))
+        assert state == "aborted"
+        with trio.fail_after(60):
+            with pytest.raises(fr.errors.CancelledError, match="arrived after the run was settled as aborted"):
+                await sess.arun(move)
+            assert await sess.arun([q1.size(), q2.size()]) == [1, 0]
+            assert await sess.arun(q1.dequeue()) == 7
+        sess.close()
