@@ -12,6 +12,8 @@ a straight plan body like any other: a generator that runs the local parts in pl
 A remote part that dequeued stays pending on its task until the run ends: the run's
 journal holds a ``RemoteLease`` for it, so an interrupted run gives those elements
 back exactly as it gives back local ones, and a completed (or failed) run commits.
+Each part carries the list of the run's parts (``DistributedPlan.parts``), by which
+the tasks settle the run among themselves if this process dies (``task.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .._core.waiting import Wait
 from ..train.cluster import ClusterSpec
 from . import ray_cluster
 from .partition import LOCAL, PartSpec, partition
+from .task import CLIENT_COMPUTES, CLIENT_HOLDS
 
 __all__ = ["ClusterClient", "DistributedPlan", "RemoteWait"]
 
@@ -158,21 +161,19 @@ def _hosted_tasks() -> dict:
 
 
 class _Remote:
-    """A part of a task of another process. ``waits``: its task said it may wait (or
-    is slow), so its runs go to the task's thread lane (``task.py``). ``whole``: it is
-    the run's only part and returns nothing, so its task commits what it dequeued as
-    it completes."""
+    """A part of a task of another process, in stage ``stage`` of its run. ``waits``:
+    its task said it may wait (or is slow), so its runs go to the task's thread lane
+    (``task.py``)."""
 
-    __slots__ = ("task", "key", "blob", "inputs", "outputs", "graph", "waits", "whole")
+    __slots__ = ("task", "stage", "key", "blob", "inputs", "outputs", "graph", "waits")
 
-    def __init__(self, part):
-        self.task = part.task
+    def __init__(self, part, stage: int):
+        self.task, self.stage = part.task, stage
         self.graph = part.ops[0].graph
         self.key = uuid.uuid4().hex
         self.blob = PartSpec(part).dumps()
         self.inputs, self.outputs = part.inputs, part.outputs
         self.waits = False
-        self.whole = False
 
 
 class _Local:
@@ -212,7 +213,7 @@ class DistributedPlan:
         ops = prune(fetches, targets, fed)
         stages = partition(ops, fed, fetches, client.own, client.spec)
         self.stages = []
-        for stage in stages:
+        for n, stage in enumerate(stages):
             remotes, locals_, hosted = [], [], []
             for p in stage:
                 res = None if p.task == LOCAL else client.hosted(p.task)
@@ -221,18 +222,21 @@ class DistributedPlan:
                 elif res is not None:
                     hosted.append(_Hosted(p, res))
                 else:
-                    remotes.append(_Remote(p))
+                    remotes.append(_Remote(p, n))
             # Hosted parts that may wait run last: the stage's other parts go first.
             hosted.sort(key=lambda h: h.plan.blocking)
             self.stages.append((remotes, locals_, hosted))
-        if len(stages) == 1 and len(stages[0]) == 1 and remotes and not remotes[0].outputs:
-            # The run is this one part, and sends nothing back: once it completes on
-            # its task, nothing of the run is left to fail, be interrupted or be lost
-            # on the way, so the task commits at once. Its client dying before a
-            # commit message could leave would otherwise have the task give back
-            # elements the part had moved (then counted twice). A part whose outputs
-            # go back to its client stays pending until the client has them.
-            remotes[0].whole = True
+        # The run's parts, sent with each: the remote ones, and the client's own if it
+        # has any (what it holds dies with it: ``task.py``). A run that is one remote
+        # part alone settles on its task as that part completes: nothing of the run is
+        # left to fail or be interrupted.
+        fetched = [t for t in fetches if t not in fed]
+        parts = [(r.task[0], r.task[1], r.stage) for rs, _, _ in self.stages for r in rs]
+        if fetched or any(hs for _, _, hs in self.stages):
+            parts.append(CLIENT_HOLDS)
+        elif any(ls for _, ls, _ in self.stages):
+            parts.append(CLIENT_COMPUTES)
+        self.parts = tuple(parts)
         self.feeds = feeds
         self.fetches = fetches
         self.fetch_is_fed = tuple(t in fed for t in fetches)
@@ -254,7 +258,7 @@ class DistributedPlan:
             for remotes, locals_, hosted in self.stages:
                 calls = []
                 for r in remotes:
-                    calls.append(_Call(client, r, run_id, values, ctx))
+                    calls.append(_Call(client, r, run_id, values, ctx, self.parts))
                 for part in locals_:
                     outs = run_sync(part.plan, ctx, [values[t] for t in part.inputs])
                     values.update(zip(part.outputs, outs))
@@ -313,17 +317,17 @@ def _commit(ctx) -> None:
 class RemoteLease:
     """A pending remote part in a run's journal: ``give_back`` rolls it back."""
 
-    __slots__ = ("actor", "client", "run_id")
+    __slots__ = ("actor", "client", "run_id", "stage")
 
-    def __init__(self, actor, client, run_id):
-        self.actor, self.client, self.run_id = actor, client, run_id
+    def __init__(self, actor, client, run_id, stage):
+        self.actor, self.client, self.run_id, self.stage = actor, client, run_id, stage
 
     def finish(self, commit: bool) -> None:
         """Commits without waiting (the session's ``close`` waits for its commits);
         a rollback waits until the elements are back, so the interrupted run's caller
         finds them in the queue, as with a local run."""
         try:
-            ref = self.actor.finish.remote(self.client.client_id, self.run_id, commit)
+            ref = self.actor.finish.remote(self.client.client_id, self.run_id, self.stage, commit)
             if commit:
                 self.client.committing(ref)
             else:
@@ -342,10 +346,22 @@ _UNREAD = object()
 class _Call:
     """One remote part's actor call in one run."""
 
-    __slots__ = ("client", "remote", "run_id", "args", "ctx", "actor", "ref", "settled", "got")
+    __slots__ = (
+        "client",
+        "remote",
+        "run_id",
+        "parts",
+        "args",
+        "ctx",
+        "actor",
+        "ref",
+        "settled",
+        "got",
+    )
 
-    def __init__(self, client, remote, run_id, values, ctx):
+    def __init__(self, client, remote, run_id, values, ctx, parts):
         self.client, self.remote, self.run_id, self.ctx = client, remote, run_id, ctx
+        self.parts = parts
         self.args = [values[t] for t in remote.inputs]
         self.actor = None
         self.settled = False
@@ -367,7 +383,8 @@ class _Call:
             r.blob if with_blob else None,
             self.args,
             timeout,
-            r.whole,
+            r.stage,
+            self.parts,
         )
         if with_blob:
             client._sent.setdefault(r.task, set()).add(r.key)
@@ -407,7 +424,7 @@ class _Call:
         kind = got[0]
         if kind == "ok":
             if got[2]:
-                ctx.journal.append((RemoteLease(self.actor, self.client, self.run_id), None))
+                ctx.journal.append((self.lease(), None))
             return got[1]
         if kind == "thread":
             self.remote.waits = True
@@ -431,6 +448,9 @@ class _Call:
             ctx.check_interrupted()
         raise error
 
+    def lease(self) -> RemoteLease:
+        return RemoteLease(self.actor, self.client, self.run_id, self.remote.stage)
+
     def client_graph_op(self, name):
         return self.remote.graph.get_operation_by_name(name)
 
@@ -440,7 +460,7 @@ class _Call:
         self.settled = True
         got = self.outcome()
         if isinstance(got, tuple) and got[0] == "ok" and got[2]:
-            self.ctx.journal.append((RemoteLease(self.actor, self.client, self.run_id), None))
+            self.ctx.journal.append((self.lease(), None))
 
 
 class RemoteWait(Wait):

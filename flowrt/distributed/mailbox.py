@@ -81,6 +81,7 @@ SERVED = frozenset(
         "run_part",
         "run_waiting_part",
         "finish",
+        "part_state",
         "cancel",
         "drop_client",
         "ping",

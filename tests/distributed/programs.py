@@ -163,3 +163,18 @@ def move_batches_forever(state, cluster, index):
         with fr.Session(server.target) as sess:
             while True:
                 sess.run(move)
+
+
+def move_batches_across_forever(state, cluster, index):
+    """Moves batches of 5 from ``in_q`` (ps 0) to ``out_q`` (ps 1), one run each, until
+    killed."""
+    server = fr.train.Server(cluster, "worker", index)
+    with fr.Graph().as_default():
+        with fr.device("/job:ps/task:0"):
+            in_q = fr.FIFOQueue(1000, [fr.int64], shapes=[[]], shared_name="in_q")
+        with fr.device("/job:ps/task:1"):
+            out_q = fr.FIFOQueue(1000, [fr.int64], shapes=[[]], shared_name="out_q")
+        move = out_q.enqueue_many([in_q.dequeue_many(5)])
+        with fr.Session(server.target) as sess:
+            while True:
+                sess.run(move)
