@@ -218,7 +218,9 @@ async def test_a_part_whose_task_was_asked_about_it_first_is_refused(
         state = ray.get(ps1.part_state.remote(sess._cluster.client_id, run_id, 1))
         assert state == "aborted"
         with trio.fail_after(60):
-            with pytest.raises(fr.errors.CancelledError, match="arrived after the run was settled as aborted"):
+            with pytest.raises(
+                fr.errors.CancelledError, match="arrived after the run was settled as aborted"
+            ):
                 await sess.arun(move)
             assert await sess.arun([q1.size(), q2.size()]) == [1, 0]
             assert await sess.arun(q1.dequeue()) == 7
