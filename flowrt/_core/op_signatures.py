@@ -107,12 +107,13 @@ def _input_args(sig: dict[str, Any], node: Any) -> list[tuple[str, int | None]] 
     return args
 
 
-def check_node(node: Any) -> None:
+def check_node(node: Any, tf_inputs: bool = False) -> None:
     """ValueError (TF's ``import_graph_def`` class) naming ``node`` (a NodeDef) and the
     attr, if an attr's AttrValue holds another type than its OpDef declares or a string
     attr is not one of its allowed values; or naming the node if its inputs (control
     inputs aside) are not as many as its OpDef's input arguments take. The op types
-    of ``_FLOWRT_INPUTS`` take other inputs in flowrt: their own op checks them."""
+    of ``_FLOWRT_INPUTS`` take other inputs in flowrt, and their own op checks them,
+    unless ``tf_inputs`` (a GraphDef written for TF, ``check_graph_def_node``)."""
     sig = _table().get(node.op)
     if sig is None:
         return
@@ -140,7 +141,7 @@ def check_node(node: Any) -> None:
                     ", ".join('"%s"' % a for a in allowed),
                 ),
             )
-    args = None if node.op in _FLOWRT_INPUTS else _input_args(sig, node)
+    args = None if node.op in _FLOWRT_INPUTS and not tf_inputs else _input_args(sig, node)
     given = sum(1 for s in node.input if not s.startswith("^"))
     if args is not None and sum(1 if n is None else n for _, n in args) != given:
         raise ValueError(
@@ -244,7 +245,7 @@ def check_graph_def_node(node: Any, source: Any, library: dict[str, Any]) -> lis
     for name, (_kind, _allowed, default) in declared.items():
         if name not in node.attr and default is None:
             raise ValueError("%s: NodeDef missing attr '%s'" % (where, name))
-    check_node(node)
+    check_node(node, tf_inputs=True)
     for name, (kind, allowed, _default) in declared.items():
         if kind == "type" and allowed and node.attr[name].type not in allowed:
             raise ValueError(
@@ -254,10 +255,6 @@ def check_graph_def_node(node: Any, source: Any, library: dict[str, Any]) -> lis
     _check_calls(node, sig, library, where)
     want = _flat(_arg_types(sig["inputs"], node))
     data = [i for i in node.input if not i.startswith("^")]
-    if len(data) != len(want):
-        raise ValueError(
-            "%s: expected %d inputs, got %d (%s)" % (where, len(want), len(data), data)
-        )
     for k, (inp, t) in enumerate(zip(data, want)):
         got = source(inp)
         if got is None:
