@@ -17,7 +17,7 @@ task is served (``find``), and then:
   ``call(method, args)`` waits in the mailbox until the owning process, which
   long-polls the mailbox for requests (``next``) from a serving thread, posts the
   answer (``answer``). That thread's event loop is the quick lane; a request that may
-  wait runs on a thread of a pool.
+  wait runs on a thread of its own.
 
 The mailbox is created by the Server's process, so Ray ends it when that process ends
 (a non-detached actor shares its owner's fate): calls in flight and later ones fail
@@ -34,13 +34,13 @@ through the object store.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import queue
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import outcome
+import trio
 
 from . import ray_cluster
 from .task import ON_THREAD
@@ -69,7 +69,7 @@ MAX_CONCURRENT_CALLS = 100000
 # Requests of the thread lane (parts that may wait) that one process serves at once;
 # more wait for a thread, behind the others of that lane only. A process_class()
 # actor makes these threads when it starts (Ray's concurrency group); a driver's
-# serving pool makes them as needed.
+# serving loop takes them from trio's thread cache as needed.
 MAX_WAITING_REQUESTS = 256
 
 _MAILBOX: Any = None
@@ -244,47 +244,33 @@ def serve_direct(request: tuple[str, str, tuple], on_thread: bool) -> Any:
     return getattr(runtime, method)(*args)
 
 
-class _DaemonPool:
-    """Up to ``size`` daemon threads, made as needed and reused, that run submitted
-    calls in order of arrival.
+async def _on_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` on a thread of trio's thread cache (daemon threads, reused), for
+    this asyncio loop to await.
 
     Not ``concurrent.futures.ThreadPoolExecutor``: its threads are joined when the
     interpreter exits, so a part parked for good on a queue (its client gone without
     cancelling it) would keep the process from ever exiting. A task hosted in a
     process ends with it, as TF's in-process server does.
     """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
 
-    def __init__(self, size: int, prefix: str) -> None:
-        self._size, self._prefix = size, prefix
-        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._threads = 0
-        self._idle = 0
+    def settle(result: outcome.Outcome[Any]) -> None:
+        if not done.done():
+            if isinstance(result, outcome.Value):
+                done.set_result(result.value)
+            elif isinstance(result, outcome.Error):
+                done.set_exception(result.error)
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        self._jobs.put((future, fn, args))
-        with self._lock:
-            if self._idle > 0:
-                self._idle -= 1  # that thread takes the job
-                return future
-            if self._threads >= self._size:
-                return future  # waits for a thread of the lane to come free
-            self._threads += 1
-            n = self._threads
-        threading.Thread(target=self._work, name="%s_%d" % (self._prefix, n), daemon=True).start()
-        return future
+    def deliver(result: outcome.Outcome[Any]) -> None:
+        try:
+            loop.call_soon_threadsafe(settle, result)
+        except RuntimeError:  # the loop closed (interpreter shutdown): nobody awaits
+            pass
 
-    def _work(self) -> None:
-        while True:
-            future, fn, args = self._jobs.get()
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn(*args))
-                except BaseException as e:
-                    future.set_exception(e)
-            with self._lock:
-                self._idle += 1
+    trio.lowlevel.start_thread_soon(lambda: fn(*args), deliver)
+    return await done
 
 
 def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
@@ -292,11 +278,11 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
 
     The thread runs an asyncio loop: it polls the mailbox for requests and runs each
     ``TaskRuntime`` method in its loop (the quick lane) or, for one that may wait
-    (``task.ON_THREAD``), on a thread of a pool, so a part that waits holds up no other
-    request; each answer is posted back without waiting. The thread ends when the
-    mailbox or Ray goes away.
+    (``task.ON_THREAD``), on a thread of its own (``_on_daemon_thread``), so a part
+    that waits holds up no other request; each answer is posted back without waiting.
+    The thread ends when the mailbox or Ray goes away.
     """
-    pool = _DaemonPool(MAX_WAITING_REQUESTS, "flowrt-task-part")
+    lane = asyncio.Semaphore(MAX_WAITING_REQUESTS)
 
     async def handle(rid: int, method: str, args: list) -> None:
         try:
@@ -307,7 +293,8 @@ def serve(mailbox: Any, runtime: Any, name: str) -> threading.Thread:
                 payload = await payload
             fn = getattr(runtime, method)
             if method in ON_THREAD:
-                value = await asyncio.wrap_future(pool.submit(fn, *payload))
+                async with lane:
+                    value = await _on_daemon_thread(fn, *payload)
             else:
                 value = fn(*payload)
             ok = True
